@@ -1,0 +1,31 @@
+//! The wire: every shape that crosses between Collie and a durable agent, with the limits of
+//! SPEC L enforced on decode. Shared by the reference agent and the engine; no I/O here.
+//! The contract these types follow is docs/WIRE.md.
+
+pub mod actions;
+pub mod ask;
+pub mod decode;
+pub mod etag;
+pub mod events;
+pub mod hello;
+pub mod history;
+pub mod id;
+pub mod item;
+mod kind;
+pub mod limits;
+pub mod paths;
+pub mod sanitize;
+pub mod snapshot;
+pub mod time;
+
+pub use actions::*;
+pub use ask::*;
+pub use decode::{DecodeError, Decoded, Sanitize, decode};
+pub use etag::*;
+pub use events::*;
+pub use hello::*;
+pub use history::*;
+pub use id::*;
+pub use item::*;
+pub use sanitize::{Change, ChangeKind, Report};
+pub use snapshot::*;
