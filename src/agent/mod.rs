@@ -1,0 +1,56 @@
+//! The reference durable agent: a demo and test peer that keeps every agent-side rule of
+//! SPEC (W2–W7, H1, H3, H4, T3, T5, A1–A16, Q3, V4, L).
+//!
+//! `world` holds the rules and the state, `runtime` owns a world with its script and store,
+//! `server` speaks HTTP over `listen`'s sockets.
+
+pub mod requests;
+pub mod runtime;
+pub mod world;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Which world the agent starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum WorldKind {
+    /// 3 workspaces, 8+ panes that stream items and ask questions at a human pace.
+    #[default]
+    Demo,
+    /// No workspaces at all, but starters.
+    Empty,
+    /// Every limit of SPEC L filled, for benchmarks and stress tests.
+    Big,
+}
+
+/// How the agent's world behaves, apart from how it is reached.
+#[derive(Debug, Clone)]
+pub struct WorldOptions {
+    pub kind: WorldKind,
+    /// Seed of the demo's random choices: the same seed plays the same world.
+    pub seed: u64,
+    /// Scales the demo's clock: 2.0 plays twice as fast.
+    pub speed: f64,
+    /// Where conversations and open asks are kept across restarts.
+    pub state_dir: Option<PathBuf>,
+    /// Ready stays false this long after start (SPEC H3).
+    pub ready_after: Duration,
+    /// False over TLS (SPEC A11).
+    pub allow_always: bool,
+    /// Shown as `host.name` (SPEC H1).
+    pub host_name: String,
+}
+
+impl Default for WorldOptions {
+    fn default() -> Self {
+        Self {
+            kind: WorldKind::Demo,
+            seed: 1,
+            speed: 1.0,
+            state_dir: None,
+            ready_after: Duration::ZERO,
+            allow_always: true,
+            host_name: "collie-phone reference agent".into(),
+        }
+    }
+}
