@@ -1,2 +1,3 @@
 pub mod agent;
+pub mod transport;
 pub mod wire;

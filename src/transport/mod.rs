@@ -1,0 +1,182 @@
+//! One exchange = one HTTP request with its deadline and reply cap, over a private Unix socket
+//! (SPEC S) or TLS with a token (SPEC T). Knows nothing of sessions.
+
+pub mod privacy;
+pub mod socket;
+pub mod tls;
+pub mod token;
+
+use bytes::Bytes;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use privacy::NotPrivate;
+pub use token::Token;
+
+/// GET or POST: the only methods of the wire (SPEC W5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+}
+
+/// What kind of deadline a route has (SPEC S6, T7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RouteClass {
+    /// hello, snapshot, events, history reads.
+    Read,
+    /// answer, send, abort, action, rename, close, reopen.
+    Write,
+    /// a starter, which may take a while to lay out its pane.
+    Starter,
+}
+
+/// One request to send. `path` includes `/session/v1` and any query.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: Method,
+    pub path: String,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Option<Vec<u8>>,
+    pub class: RouteClass,
+    /// Most bytes of the reply to read (SPEC W5, W7).
+    pub reply_cap: usize,
+}
+
+/// The reply, read whole within its cap.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: u16,
+    pub etag: Option<String>,
+    pub location: Option<String>,
+    pub body: Bytes,
+    pub elapsed: Duration,
+}
+
+/// Why an exchange did not give a reply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// SPEC S4: no connection was made.
+    #[error("socket-not-private: {0}")]
+    NotPrivate(NotPrivate),
+    #[error("the process on the socket runs as uid {0}, not as you")]
+    PeerNotUs(u32),
+    #[error("could not connect: {0}")]
+    Connect(String),
+    /// SPEC S6, T7, T9: the whole exchange, connect to last byte.
+    #[error("no complete reply within {0} ms")]
+    Timeout(u128),
+    /// SPEC W7: reading stopped at the cap.
+    #[error("the reply is larger than {0} bytes, so it was not read")]
+    TooLarge(usize),
+    #[error("the connection broke: {0}")]
+    Broken(String),
+}
+
+impl TransportError {
+    /// True when the request may have reached the agent, so a POST's outcome is unknown (SPEC Q4).
+    pub fn may_have_arrived(&self) -> bool {
+        matches!(self, Self::Timeout(_) | Self::TooLarge(_) | Self::Broken(_))
+    }
+}
+
+/// Where an agent listens and how to reach it.
+#[derive(Clone)]
+pub enum Endpoint {
+    Socket(socket::SocketEndpoint),
+    Tls(tls::TlsEndpoint),
+}
+
+impl Endpoint {
+    pub fn socket(path: PathBuf) -> Self {
+        Endpoint::Socket(socket::SocketEndpoint::new(path))
+    }
+
+    /// The deadline of a route class on this transport (SPEC S6, T7).
+    pub fn deadline(&self, class: RouteClass) -> Duration {
+        match (self, class) {
+            (Endpoint::Socket(_), RouteClass::Read) => Duration::from_millis(1000),
+            (Endpoint::Socket(_), RouteClass::Write) => Duration::from_millis(3000),
+            (Endpoint::Tls(_), RouteClass::Read | RouteClass::Write) => Duration::from_millis(5000),
+            (_, RouteClass::Starter) => Duration::from_millis(30_000),
+        }
+    }
+
+    /// Poll intervals (watching, not watching) and how often a down agent is asked (SPEC S7, T8).
+    pub fn cadence(&self) -> Cadence {
+        match self {
+            Endpoint::Socket(_) => Cadence {
+                watching: Duration::from_secs(1),
+                idle: Duration::from_secs(3),
+                down_watching: Duration::from_secs(1),
+                down_idle: Duration::from_secs(3),
+            },
+            Endpoint::Tls(_) => Cadence {
+                watching: Duration::from_secs(2),
+                idle: Duration::from_secs(10),
+                down_watching: Duration::from_secs(10),
+                down_idle: Duration::from_secs(10),
+            },
+        }
+    }
+
+    /// Sends one request and reads its reply under the route's deadline and cap.
+    pub async fn exchange(&self, request: &Request) -> Result<Reply, TransportError> {
+        let deadline = self.deadline(request.class);
+        match self {
+            Endpoint::Socket(socket) => socket.exchange(request, deadline).await,
+            Endpoint::Tls(tls) => tls.exchange(request, deadline).await,
+        }
+    }
+
+    /// Where it is, for screens and logs (never the token).
+    pub fn describe(&self) -> String {
+        match self {
+            Endpoint::Socket(socket) => format!("unix:{}", socket.path.display()),
+            Endpoint::Tls(tls) => tls.base.clone(),
+        }
+    }
+
+    pub fn is_tls(&self) -> bool {
+        matches!(self, Endpoint::Tls(_))
+    }
+}
+
+/// How often to poll an agent (SPEC S7, T8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cadence {
+    pub watching: Duration,
+    pub idle: Duration,
+    pub down_watching: Duration,
+    pub down_idle: Duration,
+}
+
+/// Reads a body frame by frame, stopping as soon as it passes `cap` (SPEC W7): a reply over its
+/// limit is never buffered whole.
+pub(crate) async fn read_capped<B>(mut body: B, cap: usize) -> Result<Bytes, TransportError>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+    B::Error: std::fmt::Display,
+{
+    use http_body_util::BodyExt;
+    let mut buffer = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| TransportError::Broken(e.to_string()))?;
+        if let Ok(data) = frame.into_data() {
+            if buffer.len() + data.len() > cap {
+                return Err(TransportError::TooLarge(cap));
+            }
+            buffer.extend_from_slice(&data);
+        }
+    }
+    Ok(buffer.freeze())
+}

@@ -1,0 +1,237 @@
+//! The TLS transport (SPEC T): reqwest with rustls, redirects off (T4), the token on every
+//! request (T2), the deadline over the whole exchange (T7, T9), replies read within their cap (W7).
+
+use std::path::Path;
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use super::{Reply, Request, Token, TransportError};
+use crate::wire::limits::MAX_URL_BYTES;
+use crate::wire::paths::PREFIX;
+
+#[derive(Clone)]
+pub struct TlsEndpoint {
+    /// The agent's URL as given, without `/session/v1`.
+    pub base: String,
+    token: Token,
+    client: reqwest::Client,
+}
+
+/// Why a URL is not one Collie dials (SPEC T1).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    #[error("the URL is longer than {MAX_URL_BYTES} bytes")]
+    TooLong,
+    #[error("the URL does not parse: {0}")]
+    Unparsable(String),
+    #[error(
+        "the URL must be https://…, or http://127.0.0.1:PORT or http://localhost:PORT for a local test"
+    )]
+    Scheme,
+    #[error("the URL must not carry a user or a password")]
+    Credentials,
+    #[error("the URL must not carry a query or a fragment")]
+    QueryOrFragment,
+}
+
+/// Checks SPEC T1 and returns the base without a trailing slash.
+pub fn check_url(text: &str) -> Result<String, UrlError> {
+    if text.len() > MAX_URL_BYTES {
+        return Err(UrlError::TooLong);
+    }
+    let url = reqwest::Url::parse(text).map_err(|e| UrlError::Unparsable(e.to_string()))?;
+    match url.scheme() {
+        "https" => {}
+        "http" => {
+            let local = matches!(url.host_str(), Some("127.0.0.1") | Some("localhost"));
+            if !local || url.port().is_none() {
+                return Err(UrlError::Scheme);
+            }
+        }
+        _ => return Err(UrlError::Scheme),
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(UrlError::Credentials);
+    }
+    if url.query().is_some() || url.fragment().is_some() || text.contains('?') || text.contains('#')
+    {
+        return Err(UrlError::QueryOrFragment);
+    }
+    Ok(text.trim_end_matches('/').to_string())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TlsSetupError {
+    #[error(transparent)]
+    Url(#[from] UrlError),
+    #[error("cannot read the CA certificate {0}: {1}")]
+    CaCert(String, String),
+    #[error("cannot set up TLS: {0}")]
+    Client(String),
+}
+
+fn install_crypto_provider() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Another part of the program may have installed it first; either way one is set.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+impl TlsEndpoint {
+    pub fn new(url: &str, token: Token, ca_cert: Option<&Path>) -> Result<Self, TlsSetupError> {
+        let base = check_url(url)?;
+        install_crypto_provider();
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .http1_only()
+            .user_agent(concat!("collie-phone/", env!("CARGO_PKG_VERSION")));
+        if let Some(path) = ca_cert {
+            let shown = path.display().to_string();
+            let pem = std::fs::read(path)
+                .map_err(|e| TlsSetupError::CaCert(shown.clone(), e.to_string()))?;
+            let cert = reqwest::Certificate::from_pem(&pem)
+                .map_err(|e| TlsSetupError::CaCert(shown, e.to_string()))?;
+            builder = builder.tls_certs_only([cert]);
+        }
+        let client = builder
+            .build()
+            .map_err(|e| TlsSetupError::Client(e.to_string()))?;
+        Ok(Self {
+            base,
+            token,
+            client,
+        })
+    }
+
+    pub async fn exchange(
+        &self,
+        request: &Request,
+        deadline: Duration,
+    ) -> Result<Reply, TransportError> {
+        let started = Instant::now();
+        match tokio::time::timeout(deadline, self.exchange_inner(request, started)).await {
+            Ok(result) => result,
+            Err(_) => Err(TransportError::Timeout(deadline.as_millis())),
+        }
+    }
+
+    async fn exchange_inner(
+        &self,
+        request: &Request,
+        started: Instant,
+    ) -> Result<Reply, TransportError> {
+        debug_assert!(request.path.starts_with(PREFIX));
+        let url = format!("{}{}", self.base, request.path);
+        let method = match request.method {
+            super::Method::Get => reqwest::Method::GET,
+            super::Method::Post => reqwest::Method::POST,
+        };
+        let mut builder = self.client.request(method, url).header(
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {}", self.token.expose()),
+        );
+        for (name, value) in &request.headers {
+            builder = builder.header(*name, value);
+        }
+        if let Some(body) = &request.body {
+            builder = builder
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.clone());
+        }
+        let mut response = builder.send().await.map_err(|e| classify(&e))?;
+        let status = response.status().as_u16();
+        let header = |name| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let etag = header(reqwest::header::ETAG);
+        let location = header(reqwest::header::LOCATION);
+        if response
+            .content_length()
+            .is_some_and(|n| n > request.reply_cap as u64)
+        {
+            return Err(TransportError::TooLarge(request.reply_cap));
+        }
+        let mut buffer = bytes::BytesMut::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| TransportError::Broken(e.to_string()))?
+        {
+            if buffer.len() + chunk.len() > request.reply_cap {
+                return Err(TransportError::TooLarge(request.reply_cap));
+            }
+            buffer.extend_from_slice(&chunk);
+        }
+        Ok(Reply {
+            status,
+            etag,
+            location,
+            body: buffer.freeze(),
+            elapsed: started.elapsed(),
+        })
+    }
+}
+
+fn classify(error: &reqwest::Error) -> TransportError {
+    if error.is_connect() {
+        TransportError::Connect(error_chain(error))
+    } else if error.is_timeout() {
+        TransportError::Timeout(0)
+    } else {
+        TransportError::Broken(error_chain(error))
+    }
+}
+
+/// reqwest's top-level message is vague ("error sending request"); the cause says what happened.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t1_url_rules() {
+        assert_eq!(
+            check_url("https://agent.example/x/"),
+            Ok("https://agent.example/x".into())
+        );
+        assert!(check_url("http://127.0.0.1:8080").is_ok());
+        assert!(check_url("http://localhost:8080").is_ok());
+        assert_eq!(
+            check_url("http://agent.example:8080"),
+            Err(UrlError::Scheme)
+        );
+        assert_eq!(check_url("http://127.0.0.1"), Err(UrlError::Scheme));
+        assert_eq!(
+            check_url("https://u:p@agent.example"),
+            Err(UrlError::Credentials)
+        );
+        assert_eq!(
+            check_url("https://agent.example/?a=1"),
+            Err(UrlError::QueryOrFragment)
+        );
+        assert_eq!(
+            check_url("https://agent.example/#x"),
+            Err(UrlError::QueryOrFragment)
+        );
+        assert_eq!(
+            check_url(&format!("https://a.example/{}", "x".repeat(2050))),
+            Err(UrlError::TooLong)
+        );
+    }
+}
