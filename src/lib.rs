@@ -1,3 +1,4 @@
 pub mod agent;
+pub mod engine;
 pub mod transport;
 pub mod wire;

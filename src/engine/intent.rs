@@ -1,0 +1,452 @@
+//! Intents: one person's action, sent at most once (SPEC Q1–Q5, A3–A8, A16). Pure: building the
+//! request and reading its reply; the journal and the sending live elsewhere.
+
+use serde::{Deserialize, Serialize};
+
+use crate::transport::{Method, Reply, RouteClass, TransportError};
+use crate::wire::{
+    self, AbortRequest, ActionRequest, Answer, AnswerRequest, CloseRequest, DecidedBy, ErrorBody,
+    ErrorCode, Outcome, PostReply, RenameRequest, ReopenRequest, ReplyCode, SendRequest,
+    StarterRequest, TargetKind, limits,
+};
+
+/// What the person asked for. Each becomes one POST with one request id (SPEC Q1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum IntentKind {
+    Answer {
+        pane: String,
+        ask_id: String,
+        revision: u64,
+        answer: Answer,
+    },
+    Send {
+        pane: String,
+        turn_id: Option<String>,
+        text: String,
+    },
+    Abort {
+        pane: String,
+        turn_id: String,
+    },
+    Action {
+        pane: String,
+        button_id: String,
+    },
+    Rename {
+        target: String,
+        id: String,
+        title: String,
+    },
+    Close {
+        target: String,
+        id: String,
+    },
+    Starter {
+        starter_id: String,
+    },
+    Reopen {
+        conversation_id: String,
+    },
+}
+
+impl IntentKind {
+    /// A short name for logs and screens.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            Self::Answer { .. } => "answer",
+            Self::Send { .. } => "send",
+            Self::Abort { .. } => "abort",
+            Self::Action { .. } => "action",
+            Self::Rename { .. } => "rename",
+            Self::Close { .. } => "close",
+            Self::Starter { .. } => "starter",
+            Self::Reopen { .. } => "reopen",
+        }
+    }
+
+    /// The route and the exact body bytes; a retry sends these same bytes (SPEC Q4).
+    pub fn request(&self, request_id: &str) -> Result<(String, Vec<u8>, RouteClass), String> {
+        let request_id = request_id.to_string();
+        let (path, body, class) = match self {
+            Self::Answer {
+                pane,
+                ask_id,
+                revision,
+                answer,
+            } => (
+                wire::paths::pane_post(pane, "answer"),
+                serde_json::to_vec(&AnswerRequest {
+                    request_id,
+                    ask_id: ask_id.clone(),
+                    revision: *revision,
+                    answer: answer.clone(),
+                }),
+                RouteClass::Write,
+            ),
+            Self::Send {
+                pane,
+                turn_id,
+                text,
+            } => {
+                if text.len() > limits::MAX_SEND_TEXT {
+                    return Err(format!(
+                        "the text is {} bytes; the limit is 32 KiB",
+                        text.len()
+                    ));
+                }
+                (
+                    wire::paths::pane_post(pane, "send"),
+                    serde_json::to_vec(&SendRequest {
+                        request_id,
+                        turn_id: turn_id.clone(),
+                        text: text.clone(),
+                    }),
+                    RouteClass::Write,
+                )
+            }
+            Self::Abort { pane, turn_id } => (
+                wire::paths::pane_post(pane, "abort"),
+                serde_json::to_vec(&AbortRequest {
+                    request_id,
+                    turn_id: turn_id.clone(),
+                }),
+                RouteClass::Write,
+            ),
+            Self::Action { pane, button_id } => (
+                wire::paths::pane_post(pane, "action"),
+                serde_json::to_vec(&ActionRequest {
+                    request_id,
+                    button_id: button_id.clone(),
+                }),
+                RouteClass::Write,
+            ),
+            Self::Rename { target, id, title } => (
+                wire::paths::rename(),
+                serde_json::to_vec(&RenameRequest {
+                    request_id,
+                    kind: TargetKind::from(target.as_str()),
+                    id: id.clone(),
+                    title: title.clone(),
+                }),
+                RouteClass::Write,
+            ),
+            Self::Close { target, id } => (
+                wire::paths::close(),
+                serde_json::to_vec(&CloseRequest {
+                    request_id,
+                    kind: TargetKind::from(target.as_str()),
+                    id: id.clone(),
+                }),
+                RouteClass::Write,
+            ),
+            Self::Starter { starter_id } => (
+                wire::paths::starter(starter_id),
+                serde_json::to_vec(&StarterRequest { request_id }),
+                RouteClass::Starter,
+            ),
+            Self::Reopen { conversation_id } => (
+                wire::paths::reopen(),
+                serde_json::to_vec(&ReopenRequest {
+                    request_id,
+                    conversation_id: conversation_id.clone(),
+                }),
+                RouteClass::Write,
+            ),
+        };
+        let body = body.map_err(|e| format!("could not encode the request: {e}"))?;
+        if body.len() > limits::MAX_REQUEST_BODY {
+            return Err("the request is larger than 64 KiB".into());
+        }
+        Ok((path, body, class))
+    }
+
+    pub fn method(&self) -> Method {
+        Method::Post
+    }
+}
+
+/// Who decided an ask before this intent's answer (SPEC A7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decider {
+    /// Another tap, from this phone or another one.
+    Phone,
+    Program,
+    Timeout,
+}
+
+/// Where an intent is (DESIGN: "One intent, from key to outcome").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum IntentState {
+    /// The receipt is written; the request has not left yet (SPEC Q2).
+    Created,
+    Sending,
+    Done {
+        reply: PostReply,
+    },
+    /// The agent had already run this request id: the first reply again (SPEC Q3).
+    Replayed {
+        reply: PostReply,
+    },
+    /// SPEC A3: the ask changed; the card must be read again.
+    Stale {
+        revision: Option<u64>,
+    },
+    /// SPEC A7: someone decided first; nothing ran.
+    Decided {
+        by: Decider,
+        outcome: Option<Outcome>,
+    },
+    /// SPEC A8: the agent does not know the ask (now).
+    TooLate,
+    /// SPEC Q3: this request id was used with another payload.
+    RequestIdReused,
+    /// Any other refusal, with its status and code.
+    Refused {
+        status: u16,
+        code: String,
+        message: Option<String>,
+    },
+    /// SPEC Q4: timeout, lost connection, cut reply or 5xx. Only the person may retry.
+    Unknown {
+        why: String,
+    },
+    /// SPEC Q5: a retry found the ask closed or the turn changed. Final: never sent again.
+    MaybeApplied,
+    /// The request never reached the agent (no connection, or the socket failed its privacy
+    /// check): the person may send it again, and this try does not count.
+    NotSent {
+        why: String,
+    },
+}
+
+impl IntentState {
+    /// True once nothing more will happen to the intent.
+    pub fn is_final(&self) -> bool {
+        !matches!(
+            self,
+            Self::Created | Self::Sending | Self::Unknown { .. } | Self::NotSent { .. }
+        )
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Created => "created",
+            Self::Sending => "sending",
+            Self::Done { .. } => "done",
+            Self::Replayed { .. } => "replayed",
+            Self::Stale { .. } => "stale",
+            Self::Decided { .. } => "decided",
+            Self::TooLate => "too-late",
+            Self::RequestIdReused => "request-id-reused",
+            Self::Refused { .. } => "refused",
+            Self::Unknown { .. } => "unknown",
+            Self::MaybeApplied => "maybe-applied",
+            Self::NotSent { .. } => "not-sent",
+        }
+    }
+}
+
+/// How many times an intent may be sent: the first try and one retry by the person (SPEC Q5).
+pub const MAX_ATTEMPTS: u32 = 2;
+
+/// Reads the outcome of one attempt. `attempt` is 1 for the first try that reached the agent
+/// (or may have), 2 for the person's retry after an unknown outcome.
+pub fn outcome_of(attempt: u32, result: Result<&Reply, &TransportError>) -> IntentState {
+    let state = match result {
+        Err(error) if error.may_have_arrived() => IntentState::Unknown {
+            why: error.to_string(),
+        },
+        Err(error) => {
+            // Nothing reached the agent (no connection, privacy check): this try does not count.
+            return IntentState::NotSent {
+                why: error.to_string(),
+            };
+        }
+        Ok(reply) => state_of_reply(reply),
+    };
+    if attempt < 2 {
+        return state;
+    }
+    // SPEC Q5: a retry cannot tell whether the first try took effect when it finds the ask
+    // closed or the turn changed; and a retry that is again unknown may have applied as well.
+    match state {
+        IntentState::Decided { .. } | IntentState::TooLate | IntentState::Unknown { .. } => {
+            IntentState::MaybeApplied
+        }
+        IntentState::Refused { ref code, .. }
+            if code == ErrorCode::TurnChanged.as_str()
+                || code == ErrorCode::NotRunning.as_str() =>
+        {
+            IntentState::MaybeApplied
+        }
+        other => other,
+    }
+}
+
+fn state_of_reply(reply: &Reply) -> IntentState {
+    if reply.status >= 500 {
+        return IntentState::Unknown {
+            why: format!("the agent answered {}", reply.status),
+        };
+    }
+    if (200..300).contains(&reply.status) {
+        return match wire::decode::<PostReply>(&reply.body) {
+            Ok(decoded) => {
+                let reply = decoded.value;
+                match reply.code {
+                    ReplyCode::TooLate => IntentState::TooLate,
+                    _ if reply.replayed => IntentState::Replayed { reply },
+                    _ => IntentState::Done { reply },
+                }
+            }
+            // A 2xx we cannot read: it ran, but we cannot say how (SPEC Q4 treats it as unknown).
+            Err(e) => IntentState::Unknown {
+                why: format!("the agent's reply could not be read: {e}"),
+            },
+        };
+    }
+    if (300..400).contains(&reply.status) {
+        // SPEC T4: a redirect is a status, never followed.
+        return IntentState::Refused {
+            status: reply.status,
+            code: "redirect".into(),
+            message: reply
+                .location
+                .clone()
+                .map(|l| format!("the agent redirected to {l}")),
+        };
+    }
+    let body = wire::decode::<ErrorBody>(&reply.body).ok().map(|d| d.value);
+    let Some(body) = body else {
+        return IntentState::Refused {
+            status: reply.status,
+            code: "unreadable".into(),
+            message: None,
+        };
+    };
+    match body.code {
+        ErrorCode::Stale => IntentState::Stale {
+            revision: body.revision,
+        },
+        ErrorCode::Decided => IntentState::Decided {
+            by: match (&body.by, &body.decided_by) {
+                (Some(_), _) => Decider::Phone,
+                (None, Some(DecidedBy::Timeout)) => Decider::Timeout,
+                _ => Decider::Program,
+            },
+            outcome: body.outcome,
+        },
+        ErrorCode::RequestIdReused => IntentState::RequestIdReused,
+        code => IntentState::Refused {
+            status: reply.status,
+            code: code.as_str().to_string(),
+            message: body.message,
+        },
+    }
+}
+
+/// A fresh request id: 128 random bits, so two phones never pick the same one (SPEC Q1).
+pub fn fresh_request_id() -> String {
+    let bytes: [u8; 16] = rand::random();
+    format!("r-{}", hex::encode(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+    use std::time::Duration;
+
+    fn reply(status: u16, body: serde_json::Value) -> Reply {
+        Reply {
+            status,
+            etag: None,
+            location: None,
+            body: Bytes::from(body.to_string()),
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn q4_timeout_and_5xx_are_unknown() {
+        assert!(matches!(
+            outcome_of(1, Err(&TransportError::Timeout(3000))),
+            IntentState::Unknown { .. }
+        ));
+        assert!(matches!(
+            outcome_of(1, Ok(&reply(502, serde_json::json!({})))),
+            IntentState::Unknown { .. }
+        ));
+        assert!(matches!(
+            outcome_of(1, Err(&TransportError::TooLarge(16))),
+            IntentState::Unknown { .. }
+        ));
+    }
+
+    #[test]
+    fn a7_decided_names_who() {
+        let body = serde_json::json!({"code": "decided", "decidedBy": "timeout", "outcome": {"summary": "x"}});
+        assert!(matches!(
+            outcome_of(1, Ok(&reply(409, body))),
+            IntentState::Decided {
+                by: Decider::Timeout,
+                ..
+            }
+        ));
+        let body = serde_json::json!({"code": "decided", "by": "phone"});
+        assert!(matches!(
+            outcome_of(1, Ok(&reply(409, body))),
+            IntentState::Decided {
+                by: Decider::Phone,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn q5_retry_finding_ask_closed_is_maybe_applied() {
+        let body = serde_json::json!({"code": "decided", "by": "phone"});
+        assert_eq!(
+            outcome_of(2, Ok(&reply(409, body))),
+            IntentState::MaybeApplied
+        );
+        let body = serde_json::json!({"code": "too-late", "requestId": "r"});
+        assert_eq!(
+            outcome_of(2, Ok(&reply(200, body))),
+            IntentState::MaybeApplied
+        );
+        let body = serde_json::json!({"code": "turn-changed", "turnId": "t2"});
+        assert_eq!(
+            outcome_of(2, Ok(&reply(409, body))),
+            IntentState::MaybeApplied
+        );
+    }
+
+    #[test]
+    fn q3_replayed_is_its_own_state() {
+        let body = serde_json::json!({"code": "ok", "requestId": "r", "replayed": true});
+        assert!(matches!(
+            outcome_of(2, Ok(&reply(200, body))),
+            IntentState::Replayed { .. }
+        ));
+    }
+
+    #[test]
+    fn a8_too_late_first_try() {
+        let body = serde_json::json!({"code": "too-late", "requestId": "r"});
+        assert_eq!(outcome_of(1, Ok(&reply(200, body))), IntentState::TooLate);
+    }
+
+    #[test]
+    fn send_over_32k_refused_before_sending() {
+        let kind = IntentKind::Send {
+            pane: "p".into(),
+            turn_id: None,
+            text: "x".repeat(40_000),
+        };
+        assert!(kind.request("r").is_err());
+    }
+}

@@ -1,0 +1,300 @@
+//! The intent journal (SPEC Q2): a receipt of every request id, fsynced before the request
+//! leaves, and its outcome after. After a crash, intents without an outcome come back as
+//! `unknown` and keep their request id, so a retry is still at most once.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use super::intent::{IntentKind, IntentState};
+
+/// Final intents kept when the journal is compacted at start.
+const KEEP_FINAL: usize = 500;
+
+/// One intent as the journal knows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IntentRecord {
+    pub request_id: String,
+    /// The agent's name, as configured.
+    pub agent: String,
+    pub kind: IntentKind,
+    /// Tries that reached the agent or may have (SPEC Q5 allows two).
+    pub attempts: u32,
+    pub state: IntentState,
+    pub created_at: String,
+}
+
+/// One line of the journal.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
+enum Line {
+    Created {
+        record: IntentRecord,
+    },
+    Attempt {
+        request_id: String,
+        attempt: u32,
+    },
+    Outcome {
+        request_id: String,
+        state: IntentState,
+    },
+}
+
+pub struct Journal {
+    path: PathBuf,
+    file: File,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the intent journal {path}: {source}")]
+pub struct JournalError {
+    path: String,
+    source: std::io::Error,
+}
+
+impl Journal {
+    /// The default place: `$XDG_STATE_HOME/collie-phone/intents.jsonl`
+    /// (or `~/.local/state/collie-phone/intents.jsonl`).
+    pub fn default_path() -> PathBuf {
+        let base = std::env::var_os("XDG_STATE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state"))
+            })
+            .unwrap_or_else(std::env::temp_dir);
+        base.join("collie-phone").join("intents.jsonl")
+    }
+
+    /// Opens (creating) the journal, recovers what it holds, and compacts it.
+    pub fn open(path: &Path) -> Result<(Self, Vec<IntentRecord>), JournalError> {
+        let fail = |source| JournalError {
+            path: path.display().to_string(),
+            source,
+        };
+        if let Some(folder) = path.parent() {
+            create_private_dir(folder).map_err(fail)?;
+        }
+        let records = match File::open(path) {
+            Ok(file) => recover(BufReader::new(file)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(fail(e)),
+        };
+        let kept = compact(records);
+        rewrite(path, &kept).map_err(fail)?;
+        let file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(fail)?;
+        Ok((
+            Self {
+                path: path.to_path_buf(),
+                file,
+            },
+            kept,
+        ))
+    }
+
+    /// Writes the receipt of a new intent and syncs it to disk before it may be sent (SPEC Q2).
+    pub fn created(&mut self, record: &IntentRecord) -> Result<(), JournalError> {
+        self.append(&Line::Created {
+            record: record.clone(),
+        })
+    }
+
+    /// Notes that try number `attempt` is about to leave, synced, so a crash can never lead
+    /// to a third send (SPEC Q5).
+    pub fn attempt(&mut self, request_id: &str, attempt: u32) -> Result<(), JournalError> {
+        self.append(&Line::Attempt {
+            request_id: request_id.to_string(),
+            attempt,
+        })
+    }
+
+    pub fn outcome(&mut self, request_id: &str, state: &IntentState) -> Result<(), JournalError> {
+        self.append(&Line::Outcome {
+            request_id: request_id.to_string(),
+            state: state.clone(),
+        })
+    }
+
+    fn append(&mut self, line: &Line) -> Result<(), JournalError> {
+        let fail = |source| JournalError {
+            path: self.path.display().to_string(),
+            source,
+        };
+        let mut text = serde_json::to_string(line).map_err(|e| fail(std::io::Error::other(e)))?;
+        text.push('\n');
+        self.file.write_all(text.as_bytes()).map_err(fail)?;
+        self.file.sync_data().map_err(fail)
+    }
+}
+
+fn create_private_dir(folder: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(folder)
+}
+
+/// Rebuilds every intent from the lines; a torn last line (a crash mid-write) is skipped.
+fn recover(reader: impl BufRead) -> Vec<IntentRecord> {
+    let mut records: BTreeMap<String, (usize, IntentRecord)> = BTreeMap::new();
+    let mut order = 0;
+    for line in reader.lines() {
+        let Ok(line) = line else { break };
+        let Ok(entry) = serde_json::from_str::<Line>(&line) else {
+            tracing::warn!("skipping an unreadable line of the intent journal");
+            continue;
+        };
+        match entry {
+            Line::Created { record } => {
+                order += 1;
+                records.insert(record.request_id.clone(), (order, record));
+            }
+            Line::Attempt {
+                request_id,
+                attempt,
+            } => {
+                if let Some((_, record)) = records.get_mut(&request_id) {
+                    record.attempts = record.attempts.max(attempt);
+                    record.state = IntentState::Sending;
+                }
+            }
+            Line::Outcome { request_id, state } => {
+                if let Some((_, record)) = records.get_mut(&request_id) {
+                    if matches!(state, IntentState::NotSent { .. }) {
+                        // That try never reached the agent, so it does not count (SPEC Q5).
+                        record.attempts = record.attempts.saturating_sub(1);
+                    }
+                    record.state = state;
+                }
+            }
+        }
+    }
+    let mut list: Vec<(usize, IntentRecord)> = records.into_values().collect();
+    list.sort_by_key(|(order, _)| *order);
+    list.into_iter()
+        .map(|(_, mut record)| {
+            record.state = match record.state {
+                // Sent, or about to be, when collie-phone stopped: nobody knows (SPEC Q4).
+                IntentState::Sending => IntentState::Unknown {
+                    why: "collie-phone stopped before the agent's reply arrived".into(),
+                },
+                IntentState::Created => IntentState::NotSent {
+                    why: "collie-phone stopped before sending it".into(),
+                },
+                other => other,
+            };
+            record
+        })
+        .collect()
+}
+
+/// Keeps every open intent and the newest final ones.
+fn compact(records: Vec<IntentRecord>) -> Vec<IntentRecord> {
+    let finals = records.iter().filter(|r| r.state.is_final()).count();
+    let mut skip = finals.saturating_sub(KEEP_FINAL);
+    records
+        .into_iter()
+        .filter(|r| {
+            if r.state.is_final() && skip > 0 {
+                skip -= 1;
+                false
+            } else {
+                true
+            }
+        })
+        .collect()
+}
+
+/// Writes the compacted journal atomically: temp file, fsync, rename, fsync the folder.
+fn rewrite(path: &Path, records: &[IntentRecord]) -> std::io::Result<()> {
+    let temp = path.with_extension("jsonl.tmp");
+    {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temp)?;
+        for record in records {
+            let mut text = serde_json::to_string(&Line::Created {
+                record: record.clone(),
+            })
+            .map_err(std::io::Error::other)?;
+            text.push('\n');
+            file.write_all(text.as_bytes())?;
+        }
+        file.sync_all()?;
+    }
+    std::fs::rename(&temp, path)?;
+    if let Some(folder) = path.parent() {
+        File::open(folder)?.sync_all()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str) -> IntentRecord {
+        IntentRecord {
+            request_id: id.into(),
+            agent: "a".into(),
+            kind: IntentKind::Abort {
+                pane: "p".into(),
+                turn_id: "t".into(),
+            },
+            attempts: 0,
+            state: IntentState::Created,
+            created_at: "2026-11-29T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn q2_crash_after_send_comes_back_unknown_with_same_id() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("state/intents.jsonl");
+        {
+            let (mut journal, old) = Journal::open(&path).expect("open");
+            assert!(old.is_empty());
+            journal.created(&record("r-1")).expect("created");
+            journal.attempt("r-1", 1).expect("attempt");
+            journal.created(&record("r-2")).expect("created");
+            journal.created(&record("r-3")).expect("created");
+            journal.attempt("r-3", 1).expect("attempt");
+            journal
+                .outcome("r-3", &IntentState::TooLate)
+                .expect("outcome");
+        }
+        let (_journal, records) = Journal::open(&path).expect("reopen");
+        assert_eq!(records.len(), 3);
+        assert!(matches!(records[0].state, IntentState::Unknown { .. }));
+        assert_eq!(records[0].request_id, "r-1");
+        assert_eq!(records[0].attempts, 1);
+        assert!(matches!(records[1].state, IntentState::NotSent { .. }));
+        assert_eq!(records[2].state, IntentState::TooLate);
+    }
+
+    #[test]
+    fn torn_last_line_is_skipped() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("intents.jsonl");
+        {
+            let (mut journal, _) = Journal::open(&path).expect("open");
+            journal.created(&record("r-1")).expect("created");
+        }
+        let mut file = OpenOptions::new().append(true).open(&path).expect("open");
+        file.write_all(b"{\"op\":\"attempt\",\"requ")
+            .expect("write");
+        let (_journal, records) = Journal::open(&path).expect("reopen");
+        assert_eq!(records.len(), 1);
+    }
+}

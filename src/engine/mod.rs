@@ -1,0 +1,326 @@
+//! The Collie engine: one session task per agent, and the intents with their journal. Nothing
+//! here knows about the terminal: the app sends [`ToEngine`] and reads [`FromEngine`].
+
+pub mod exchange_log;
+pub mod intent;
+pub mod journal;
+mod session;
+pub mod status;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use time::OffsetDateTime;
+use tokio::sync::{Notify, mpsc, watch};
+
+use crate::transport::{Endpoint, Method, Request};
+use crate::wire::{self, Event, Hello, PaneView, Report, Snapshot, VERSION_HEADER, limits};
+pub use exchange_log::ExchangeRecord;
+pub use intent::{Decider, IntentKind, IntentState};
+pub use journal::{IntentRecord, Journal};
+pub use status::AgentStatus;
+
+/// One agent to dial.
+#[derive(Clone)]
+pub struct AgentSpec {
+    pub name: String,
+    pub endpoint: Endpoint,
+}
+
+/// What the app asks of the engine.
+#[derive(Debug)]
+pub enum ToEngine {
+    /// A new intent with a fresh request id (SPEC Q1).
+    Submit { agent: String, kind: IntentKind },
+    /// The person's retry of an unknown (or not sent) intent: same id, same body (SPEC Q4).
+    Retry { request_id: String },
+    /// Whether the person is watching (SPEC S7, T8).
+    Watching(bool),
+    /// Poll this agent now (after an intent, or a key that wants fresh data).
+    PollNow { agent: String },
+}
+
+/// What the engine tells the app.
+#[derive(Debug, Clone)]
+pub enum FromEngine {
+    Agent { agent: String, change: AgentChange },
+    Intent(IntentRecord),
+    Exchange(ExchangeRecord),
+}
+
+/// A change in one agent's state.
+#[derive(Debug, Clone)]
+pub enum AgentChange {
+    Status(AgentStatus),
+    Hello(Hello),
+    /// A new epoch was seen (SPEC H5): keep drawing, the new snapshot and views follow.
+    NewEpoch {
+        epoch: String,
+    },
+    Snapshot {
+        snapshot: Arc<Snapshot>,
+        report: Report,
+    },
+    PaneEvents {
+        pane: String,
+        events: Vec<Event>,
+    },
+    /// Drop what is shown of this pane and take this (SPEC H5).
+    PaneView {
+        pane: String,
+        view: PaneView,
+    },
+    /// A poll went through.
+    Synced(OffsetDateTime),
+}
+
+/// What intents need to know of a session: the chosen version while ready.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionInfo {
+    pub version: Option<u32>,
+    pub epoch: Option<String>,
+}
+
+struct AgentHandle {
+    endpoint: Endpoint,
+    info: watch::Receiver<SessionInfo>,
+    poke: Arc<Notify>,
+}
+
+/// The running engine. Dropping every sender stops it.
+pub struct Engine {
+    pub commands: mpsc::UnboundedSender<ToEngine>,
+    pub updates: mpsc::UnboundedReceiver<FromEngine>,
+    /// Intents recovered from the journal at start (SPEC Q2).
+    pub recovered: Vec<IntentRecord>,
+}
+
+impl Engine {
+    /// Starts a session per agent and the intent loop. Needs a tokio runtime.
+    pub fn start(agents: Vec<AgentSpec>, journal_path: &Path) -> anyhow::Result<Self> {
+        let (journal, recovered) = Journal::open(journal_path)?;
+        let (updates_tx, updates) = mpsc::unbounded_channel();
+        let (commands, commands_rx) = mpsc::unbounded_channel();
+        let (watching_tx, watching_rx) = watch::channel(true);
+        let mut handles = HashMap::new();
+        for spec in agents {
+            let (info_tx, info_rx) = watch::channel(SessionInfo::default());
+            let poke = Arc::new(Notify::new());
+            let session = session::Session::new(
+                spec.name.clone(),
+                spec.endpoint.clone(),
+                updates_tx.clone(),
+                watching_rx.clone(),
+                info_tx,
+                poke.clone(),
+            );
+            tokio::spawn(session.run());
+            handles.insert(
+                spec.name,
+                AgentHandle {
+                    endpoint: spec.endpoint,
+                    info: info_rx,
+                    poke,
+                },
+            );
+        }
+        let intents: HashMap<String, IntentRecord> = recovered
+            .iter()
+            .map(|r| (r.request_id.clone(), r.clone()))
+            .collect();
+        let runner = IntentRunner {
+            journal: Arc::new(Mutex::new(journal)),
+            agents: Arc::new(handles),
+            intents: Arc::new(Mutex::new(intents)),
+            updates: updates_tx,
+            watching: watching_tx,
+        };
+        tokio::spawn(runner.run(commands_rx));
+        Ok(Self {
+            commands,
+            updates,
+            recovered,
+        })
+    }
+}
+
+/// Owns the journal and sends intents, each from its own task so a slow starter does not hold
+/// up an answer.
+#[derive(Clone)]
+struct IntentRunner {
+    journal: Arc<Mutex<Journal>>,
+    agents: Arc<HashMap<String, AgentHandle>>,
+    intents: Arc<Mutex<HashMap<String, IntentRecord>>>,
+    updates: mpsc::UnboundedSender<FromEngine>,
+    watching: watch::Sender<bool>,
+}
+
+impl IntentRunner {
+    async fn run(self, mut commands: mpsc::UnboundedReceiver<ToEngine>) {
+        while let Some(command) = commands.recv().await {
+            match command {
+                ToEngine::Submit { agent, kind } => self.submit(agent, kind),
+                ToEngine::Retry { request_id } => self.retry(&request_id),
+                ToEngine::Watching(watching) => {
+                    self.watching.send_replace(watching);
+                }
+                ToEngine::PollNow { agent } => {
+                    if let Some(handle) = self.agents.get(&agent) {
+                        handle.poke.notify_one();
+                    }
+                }
+            }
+        }
+    }
+
+    fn publish(&self, record: &IntentRecord) {
+        if let Ok(mut intents) = self.intents.lock() {
+            intents.insert(record.request_id.clone(), record.clone());
+        }
+        let _ = self.updates.send(FromEngine::Intent(record.clone()));
+    }
+
+    fn submit(&self, agent: String, kind: IntentKind) {
+        let mut record = IntentRecord {
+            request_id: intent::fresh_request_id(),
+            agent,
+            kind,
+            attempts: 0,
+            state: IntentState::Created,
+            created_at: wire::time::format(OffsetDateTime::now_utc()),
+        };
+        if let Err(why) = record.kind.request(&record.request_id) {
+            record.state = IntentState::Refused {
+                status: 0,
+                code: "not-sent".into(),
+                message: Some(why),
+            };
+            self.publish(&record);
+            return;
+        }
+        // SPEC Q2: the receipt is on disk before the request may leave.
+        let written = self
+            .journal
+            .lock()
+            .map_err(|_| "the journal lock is poisoned".to_string())
+            .and_then(|mut j| j.created(&record).map_err(|e| e.to_string()));
+        if let Err(why) = written {
+            tracing::error!("{why}");
+            record.state = IntentState::NotSent {
+                why: format!("its receipt could not be written: {why}"),
+            };
+            self.publish(&record);
+            return;
+        }
+        self.publish(&record);
+        let runner = self.clone();
+        tokio::spawn(async move { runner.send(record).await });
+    }
+
+    /// SPEC Q4, Q5: only an unknown or unsent intent may go again, and never a third time.
+    fn retry(&self, request_id: &str) {
+        let record = self
+            .intents
+            .lock()
+            .ok()
+            .and_then(|i| i.get(request_id).cloned());
+        let Some(record) = record else {
+            tracing::warn!("retry of an intent this engine does not know: {request_id}");
+            return;
+        };
+        let allowed = match record.state {
+            IntentState::Unknown { .. } => record.attempts < intent::MAX_ATTEMPTS,
+            IntentState::NotSent { .. } => true,
+            _ => false,
+        };
+        if !allowed {
+            tracing::warn!(
+                "refused a retry of {request_id} in state {}",
+                record.state.name()
+            );
+            return;
+        }
+        let runner = self.clone();
+        tokio::spawn(async move { runner.send(record).await });
+    }
+
+    async fn send(&self, mut record: IntentRecord) {
+        let Some(agent) = self.agents.get(&record.agent) else {
+            record.state = IntentState::NotSent {
+                why: format!("no agent named {}", record.agent),
+            };
+            self.finish(&record);
+            return;
+        };
+        let info = agent.info.borrow().clone();
+        let Some(version) = info.version else {
+            record.state = IntentState::NotSent {
+                why: "the agent is not connected and ready".into(),
+            };
+            self.finish(&record);
+            return;
+        };
+        let (path, body, class) = match record.kind.request(&record.request_id) {
+            Ok(parts) => parts,
+            Err(why) => {
+                record.state = IntentState::NotSent { why };
+                self.finish(&record);
+                return;
+            }
+        };
+        let attempt = record.attempts + 1;
+        // SPEC Q5: the try is on disk before it leaves, so a crash can never cause a third.
+        let noted = self
+            .journal
+            .lock()
+            .map_err(|_| "the journal lock is poisoned".to_string())
+            .and_then(|mut j| {
+                j.attempt(&record.request_id, attempt)
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(why) = noted {
+            record.state = IntentState::NotSent {
+                why: format!("its receipt could not be written: {why}"),
+            };
+            self.finish(&record);
+            return;
+        }
+        record.state = IntentState::Sending;
+        self.publish(&record);
+        let request = Request {
+            method: Method::Post,
+            path,
+            headers: vec![(VERSION_HEADER, version.to_string())],
+            body: Some(body),
+            class,
+            reply_cap: limits::MAX_POST_REPLY,
+        };
+        let started = Instant::now();
+        let result = agent.endpoint.exchange(&request).await;
+        let _ = self.updates.send(FromEngine::Exchange(ExchangeRecord::new(
+            &record.agent,
+            &request,
+            Some(&record.request_id),
+            result.as_ref(),
+            started.elapsed().as_millis(),
+        )));
+        let state = intent::outcome_of(attempt, result.as_ref());
+        if !matches!(state, IntentState::NotSent { .. }) {
+            record.attempts = attempt;
+        }
+        record.state = state;
+        self.finish(&record);
+        agent.poke.notify_one();
+    }
+
+    fn finish(&self, record: &IntentRecord) {
+        if let Ok(mut journal) = self.journal.lock()
+            && let Err(e) = journal.outcome(&record.request_id, &record.state)
+        {
+            tracing::error!("could not record the outcome of {}: {e}", record.request_id);
+        }
+        tracing::info!(request_id = %record.request_id, agent = %record.agent, "{} → {}", record.kind.verb(), record.state.name());
+        self.publish(record);
+    }
+}

@@ -1,0 +1,451 @@
+//! One agent's session: hello, version, epoch, snapshot and events, polled at the cadence of
+//! SPEC S7/T8 (DESIGN: "An agent's session, as the phone sees it").
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use time::OffsetDateTime;
+use tokio::sync::{Notify, mpsc, watch};
+
+use super::exchange_log::ExchangeRecord;
+use super::status::AgentStatus;
+use super::{AgentChange, FromEngine, SessionInfo};
+use crate::transport::{Endpoint, Method, Reply, Request, RouteClass, TransportError};
+use crate::wire::{
+    self, ErrorBody, ErrorCode, EventsReply, Hello, OUR_PROTOCOL, RANGE_HEADER, Snapshot,
+    VERSION_HEADER, limits,
+};
+
+/// Reads of one pane's events in one poll when the agent says `more` (bounded so one busy pane
+/// cannot starve the others).
+const MAX_EVENT_READS_PER_POLL: usize = 8;
+
+/// A pane's place in its event stream: the epoch the cursor belongs to and the last seq read.
+#[derive(Debug, Clone, PartialEq)]
+struct Cursor {
+    epoch: String,
+    after: u64,
+}
+
+pub(super) struct Session {
+    name: String,
+    endpoint: Endpoint,
+    updates: mpsc::UnboundedSender<FromEngine>,
+    watching: watch::Receiver<bool>,
+    info: watch::Sender<SessionInfo>,
+    poke: Arc<Notify>,
+    status: AgentStatus,
+    version: Option<u32>,
+    epoch: Option<String>,
+    etag: Option<String>,
+    /// Pane ids of the last snapshot, in order.
+    panes: Vec<String>,
+    cursors: HashMap<String, Cursor>,
+    failures: u32,
+    last_seen: Option<OffsetDateTime>,
+    /// Epochs that already got their telling hello (SPEC V4).
+    told: HashSet<String>,
+    /// Ranges already logged as refused (SPEC V5: one line per refused range).
+    logged_ranges: HashSet<(u32, u32)>,
+}
+
+/// Why a poll stopped early.
+enum Stop {
+    /// A transport failure or a reply that makes no sense: counts toward unreachable (H6).
+    Failed(String),
+    /// The status changed to something that is not a failure (starting, incompatible, …).
+    Status(AgentStatus),
+}
+
+impl Session {
+    pub(super) fn new(
+        name: String,
+        endpoint: Endpoint,
+        updates: mpsc::UnboundedSender<FromEngine>,
+        watching: watch::Receiver<bool>,
+        info: watch::Sender<SessionInfo>,
+        poke: Arc<Notify>,
+    ) -> Self {
+        Self {
+            name,
+            endpoint,
+            updates,
+            watching,
+            info,
+            poke,
+            status: AgentStatus::Connecting,
+            version: None,
+            epoch: None,
+            etag: None,
+            panes: Vec::new(),
+            cursors: HashMap::new(),
+            failures: 0,
+            last_seen: None,
+            told: HashSet::new(),
+            logged_ranges: HashSet::new(),
+        }
+    }
+
+    pub(super) async fn run(mut self) {
+        self.emit(AgentChange::Status(self.status.clone()));
+        loop {
+            if matches!(self.status, AgentStatus::OtherServer { .. }) {
+                // SPEC H1: no further call to another server.
+                return;
+            }
+            self.poll().await;
+            let wait = self.wait();
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = self.poke.notified() => {}
+            }
+        }
+    }
+
+    /// The poll interval now (SPEC S7, T8): faster while the person watches; a down or refused
+    /// agent at the down cadence.
+    fn wait(&self) -> Duration {
+        let cadence = self.endpoint.cadence();
+        let watching = *self.watching.borrow();
+        let down = matches!(
+            self.status,
+            AgentStatus::Unreachable { .. }
+                | AgentStatus::TokenRefused { .. }
+                | AgentStatus::SocketNotPrivate { .. }
+                | AgentStatus::Incompatible { .. }
+        );
+        match (down, watching) {
+            (true, true) => cadence.down_watching,
+            (true, false) => cadence.down_idle,
+            (false, true) => cadence.watching,
+            (false, false) => cadence.idle,
+        }
+    }
+
+    fn emit(&self, change: AgentChange) {
+        let _ = self.updates.send(FromEngine::Agent {
+            agent: self.name.clone(),
+            change,
+        });
+    }
+
+    fn set_status(&mut self, status: AgentStatus) {
+        if self.status != status {
+            tracing::info!(agent = %self.name, "agent is {}: {}", status.name(), status.sentence());
+            self.status = status.clone();
+            self.publish_info();
+            self.emit(AgentChange::Status(status));
+        }
+    }
+
+    fn publish_info(&self) {
+        let info = SessionInfo {
+            version: if self.status.is_ready() {
+                self.version
+            } else {
+                None
+            },
+            epoch: self.epoch.clone(),
+        };
+        self.info.send_replace(info);
+    }
+
+    /// One poll: hello when needed, then snapshot, then each pane's events.
+    async fn poll(&mut self) {
+        let result = self.poll_inner().await;
+        match result {
+            Ok(()) => {
+                self.failures = 0;
+                self.last_seen = Some(OffsetDateTime::now_utc());
+                self.emit(AgentChange::Synced(OffsetDateTime::now_utc()));
+            }
+            Err(Stop::Status(status)) => {
+                self.failures = 0;
+                if !matches!(
+                    status,
+                    AgentStatus::SocketNotPrivate { .. } | AgentStatus::TokenRefused { .. }
+                ) {
+                    self.last_seen = Some(OffsetDateTime::now_utc());
+                }
+                self.set_status(status);
+            }
+            Err(Stop::Failed(reason)) => {
+                self.failures += 1;
+                tracing::warn!(agent = %self.name, failures = self.failures, "poll failed: {reason}");
+                // SPEC H6: one failure after a good read keeps the last snapshot; two in a row
+                // (or the first ever) show the agent as unreachable.
+                if self.failures >= 2 || self.last_seen.is_none() {
+                    self.version = None;
+                    self.set_status(AgentStatus::Unreachable {
+                        reason,
+                        last_seen: self.last_seen,
+                    });
+                }
+            }
+        }
+    }
+
+    async fn poll_inner(&mut self) -> Result<(), Stop> {
+        if !self.status.is_ready() || self.version.is_none() {
+            self.hello().await?;
+        }
+        self.snapshot().await?;
+        self.all_events().await
+    }
+
+    async fn send(&self, request: Request) -> Result<Reply, TransportError> {
+        let started = Instant::now();
+        let result = self.endpoint.exchange(&request).await;
+        let record = ExchangeRecord::new(
+            &self.name,
+            &request,
+            None,
+            result.as_ref(),
+            started.elapsed().as_millis(),
+        );
+        let _ = self.updates.send(FromEngine::Exchange(record));
+        result
+    }
+
+    fn get(&self, path: String, reply_cap: usize, versioned: bool) -> Request {
+        let mut headers = Vec::new();
+        if versioned && let Some(version) = self.version {
+            headers.push((VERSION_HEADER, version.to_string()));
+        }
+        Request {
+            method: Method::Get,
+            path,
+            headers,
+            body: None,
+            class: RouteClass::Read,
+            reply_cap,
+        }
+    }
+
+    /// Maps a transport failure: a socket that is not private is not a failure to count, it is a
+    /// state shown at once (SPEC H6, S4).
+    fn transport_stop(error: TransportError) -> Stop {
+        match error {
+            TransportError::NotPrivate(np) => Stop::Status(AgentStatus::SocketNotPrivate {
+                part: np.part.display().to_string(),
+                why: np.why,
+                fix: np.fix,
+            }),
+            other => Stop::Failed(other.to_string()),
+        }
+    }
+
+    /// Statuses any route may answer with, whatever it is.
+    fn common_refusal(&mut self, reply: &Reply) -> Option<Stop> {
+        match reply.status {
+            401 | 403 => Some(Stop::Status(AgentStatus::TokenRefused {
+                status: reply.status,
+            })),
+            300..=399 => Some(Stop::Failed(format!(
+                "the agent answered {} (a redirect, which Collie never follows){}",
+                reply.status,
+                reply
+                    .location
+                    .as_deref()
+                    .map(|l| format!(" to {l}"))
+                    .unwrap_or_default()
+            ))),
+            503 if error_code(reply) == Some(ErrorCode::Starting) => {
+                self.version = None;
+                Some(Stop::Status(AgentStatus::Starting))
+            }
+            409 if error_code(reply) == Some(ErrorCode::Incompatible) => {
+                self.version = None;
+                Some(Stop::Failed("the agent refused our version".into()))
+            }
+            _ => None,
+        }
+    }
+
+    /// SPEC H1, H2, H3, V4: hello without the version header; pick the highest common version.
+    async fn hello(&mut self) -> Result<(), Stop> {
+        let reply = self
+            .send(self.get(wire::paths::hello(), limits::MAX_HELLO_REPLY, false))
+            .await
+            .map_err(Self::transport_stop)?;
+        if let Some(stop) = self.common_refusal(&reply) {
+            return Err(stop);
+        }
+        if reply.status != 200 {
+            return Err(Stop::Failed(format!("hello answered {}", reply.status)));
+        }
+        let hello = wire::decode::<Hello>(&reply.body)
+            .map_err(|e| Stop::Failed(format!("hello's reply could not be read: {e}")))?
+            .value;
+        if hello.service != wire::SERVICE {
+            return Err(Stop::Status(AgentStatus::OtherServer {
+                service: hello.service,
+            }));
+        }
+        self.emit(AgentChange::Hello(hello.clone()));
+        self.note_epoch(&hello.epoch);
+        let Some(version) = OUR_PROTOCOL.highest_common(hello.protocol) else {
+            self.version = None;
+            self.refused_range(hello.protocol);
+            if self.told.insert(hello.epoch.clone()) {
+                self.telling_hello().await;
+            }
+            return Err(Stop::Status(AgentStatus::Incompatible {
+                agent: hello.protocol,
+                collie: OUR_PROTOCOL,
+            }));
+        };
+        self.version = Some(version);
+        if !hello.ready {
+            return Err(Stop::Status(AgentStatus::Starting));
+        }
+        self.set_status(AgentStatus::Ready);
+        Ok(())
+    }
+
+    /// SPEC V5: one log line per refused range.
+    fn refused_range(&mut self, range: wire::ProtocolRange) {
+        if self.logged_ranges.insert((range.min, range.max)) {
+            tracing::warn!(
+                agent = %self.name,
+                "the durable agent speaks wire {range}, this Collie speaks {OUR_PROTOCOL}; no reads until one side updates"
+            );
+        }
+    }
+
+    /// SPEC V4: once per agent epoch, one more hello with our version, so the agent can log it.
+    async fn telling_hello(&mut self) {
+        let mut request = self.get(wire::paths::hello(), limits::MAX_HELLO_REPLY, false);
+        request
+            .headers
+            .push((VERSION_HEADER, OUR_PROTOCOL.max.to_string()));
+        request.headers.push((
+            RANGE_HEADER,
+            format!("{}-{}", OUR_PROTOCOL.min, OUR_PROTOCOL.max),
+        ));
+        match self.send(request).await {
+            Ok(reply) => {
+                tracing::info!(agent = %self.name, status = reply.status, "sent the telling hello")
+            }
+            Err(e) => tracing::info!(agent = %self.name, "the telling hello failed: {e}"),
+        }
+    }
+
+    /// A new epoch means the agent restarted (SPEC H5): keep what is shown, forget the ETag;
+    /// cursors keep their old epoch, so the next events read returns each pane's whole view.
+    fn note_epoch(&mut self, epoch: &str) {
+        if self.epoch.as_deref() != Some(epoch) {
+            if let Some(old) = &self.epoch {
+                tracing::info!(agent = %self.name, "new epoch {epoch} (was {old}): the agent restarted");
+                self.emit(AgentChange::NewEpoch {
+                    epoch: epoch.to_string(),
+                });
+            }
+            self.epoch = Some(epoch.to_string());
+            self.etag = None;
+            self.publish_info();
+        }
+    }
+
+    /// SPEC H4, T5: the snapshot with `If-None-Match`; 304 keeps what we have.
+    async fn snapshot(&mut self) -> Result<(), Stop> {
+        let mut request = self.get(wire::paths::snapshot(), limits::MAX_SNAPSHOT_REPLY, true);
+        if let Some(tag) = &self.etag {
+            request.headers.push(("if-none-match", tag.clone()));
+        }
+        let reply = self.send(request).await.map_err(Self::transport_stop)?;
+        if let Some(stop) = self.common_refusal(&reply) {
+            return Err(stop);
+        }
+        match reply.status {
+            304 => Ok(()),
+            200 => {
+                let decoded = wire::decode::<Snapshot>(&reply.body)
+                    .map_err(|e| Stop::Failed(format!("the snapshot could not be read: {e}")))?;
+                if !decoded.report.is_empty() {
+                    tracing::info!(agent = %self.name, changes = decoded.report.changes.len(), "the snapshot was cut or cleaned");
+                }
+                let snapshot = decoded.value;
+                if self.epoch.as_deref() != Some(snapshot.epoch.as_str()) {
+                    // A restart between hello and snapshot: take it, and hello again next time.
+                    self.note_epoch(&snapshot.epoch);
+                    self.version = None;
+                }
+                self.etag = reply.etag.clone();
+                self.panes = snapshot.panes().map(|(_, _, p)| p.id.clone()).collect();
+                let alive: HashSet<&String> = self.panes.iter().collect();
+                self.cursors.retain(|pane, _| alive.contains(pane));
+                self.emit(AgentChange::Snapshot {
+                    snapshot: Arc::new(snapshot),
+                    report: decoded.report,
+                });
+                Ok(())
+            }
+            status => Err(Stop::Failed(format!("the snapshot answered {status}"))),
+        }
+    }
+
+    async fn all_events(&mut self) -> Result<(), Stop> {
+        for pane in self.panes.clone() {
+            self.events(&pane).await?;
+        }
+        Ok(())
+    }
+
+    /// SPEC H5, L: events after the pane's cursor, or its whole current view.
+    async fn events(&mut self, pane: &str) -> Result<(), Stop> {
+        for _ in 0..MAX_EVENT_READS_PER_POLL {
+            let cursor = self.cursors.get(pane).cloned();
+            let path = wire::paths::events(
+                pane,
+                cursor.as_ref().map_or(0, |c| c.after),
+                cursor.as_ref().map(|c| c.epoch.as_str()),
+            );
+            let reply = self
+                .send(self.get(path, limits::MAX_EVENTS_REPLY, true))
+                .await
+                .map_err(Self::transport_stop)?;
+            if let Some(stop) = self.common_refusal(&reply) {
+                return Err(stop);
+            }
+            match reply.status {
+                200 => {}
+                // The pane closed between snapshot and events: the next snapshot tells.
+                404 => return Ok(()),
+                status => return Err(Stop::Failed(format!("events of {pane} answered {status}"))),
+            }
+            let decoded = wire::decode::<EventsReply>(&reply.body)
+                .map_err(|e| Stop::Failed(format!("events of {pane} could not be read: {e}")))?;
+            let events = decoded.value;
+            self.cursors.insert(
+                pane.to_string(),
+                Cursor {
+                    epoch: events.epoch.clone(),
+                    after: events.cursor,
+                },
+            );
+            let more = events.more;
+            if let Some(view) = events.view {
+                self.emit(AgentChange::PaneView {
+                    pane: pane.to_string(),
+                    view,
+                });
+            } else if !events.events.is_empty() {
+                self.emit(AgentChange::PaneEvents {
+                    pane: pane.to_string(),
+                    events: events.events,
+                });
+            }
+            if !more {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn error_code(reply: &Reply) -> Option<ErrorCode> {
+    wire::decode::<ErrorBody>(&reply.body)
+        .ok()
+        .map(|d| d.value.code)
+}

@@ -1,0 +1,114 @@
+//! What the phone shows about an agent's connection (SPEC H1, H3, H6, S4, T6, V4, V5).
+
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use crate::wire::ProtocolRange;
+
+/// An agent's state, in the words the issue and SPEC use.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum AgentStatus {
+    /// Not heard from yet.
+    Connecting,
+    /// hello says ready is false, or a route answered 503 starting (SPEC H3).
+    Starting,
+    Ready,
+    /// Two failures in a row (SPEC H6), with the last failure's reason.
+    Unreachable {
+        reason: String,
+        #[serde(with = "time::serde::rfc3339::option")]
+        last_seen: Option<OffsetDateTime>,
+    },
+    /// The version ranges do not meet (SPEC V4, V5).
+    Incompatible {
+        agent: ProtocolRange,
+        collie: ProtocolRange,
+    },
+    /// hello's service is not `collie-durable` (SPEC H1): no further calls.
+    OtherServer {
+        service: String,
+    },
+    /// 401 or 403 (SPEC T6).
+    TokenRefused {
+        status: u16,
+    },
+    /// The socket path failed the privacy check (SPEC S3, S4): no connection was made.
+    SocketNotPrivate {
+        part: String,
+        why: String,
+        fix: Option<String>,
+    },
+}
+
+impl AgentStatus {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Connecting => "connecting",
+            Self::Starting => "starting",
+            Self::Ready => "ready",
+            Self::Unreachable { .. } => "unreachable",
+            Self::Incompatible { .. } => "incompatible",
+            Self::OtherServer { .. } => "other-server",
+            Self::TokenRefused { .. } => "token-refused",
+            Self::SocketNotPrivate { .. } => "socket-not-private",
+        }
+    }
+
+    /// One sentence for the phone's screen, in Collie's voice.
+    pub fn sentence(&self) -> String {
+        match self {
+            Self::Connecting => "Connecting…".into(),
+            Self::Starting => "Starting: the agent is laying out its panes.".into(),
+            Self::Ready => "Ready.".into(),
+            Self::Unreachable { reason, last_seen } => match last_seen {
+                Some(at) => format!(
+                    "Unreachable: {reason}. Last seen {:02}:{:02}.",
+                    at.hour(),
+                    at.minute()
+                ),
+                None => format!("Unreachable: {reason}."),
+            },
+            Self::Incompatible { agent, collie } if agent.min > collie.max => format!(
+                "The durable agent speaks wire {agent}, this Collie speaks {collie}. Update Collie, or the agent's SDK."
+            ),
+            Self::Incompatible { agent, collie } => format!(
+                "The durable agent speaks wire {agent}, this Collie speaks {collie}. Update the agent's SDK, or use an older Collie."
+            ),
+            Self::OtherServer { service } => {
+                format!(
+                    "This is not a durable agent: it calls itself \"{service}\". Collie stopped calling it."
+                )
+            }
+            Self::TokenRefused { status } => {
+                format!("token-refused: the agent answered {status}. Check the token file.")
+            }
+            Self::SocketNotPrivate { part, why, fix } => match fix {
+                Some(fix) => format!("socket-not-private: {part}: {why}. Fix: {fix}"),
+                None => format!("socket-not-private: {part}: {why}."),
+            },
+        }
+    }
+
+    /// True when the engine keeps reading snapshots and events.
+    pub fn is_ready(&self) -> bool {
+        matches!(self, Self::Ready)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v5_incompatible_sentence() {
+        let status = AgentStatus::Incompatible {
+            agent: ProtocolRange { min: 2, max: 2 },
+            collie: ProtocolRange { min: 1, max: 1 },
+        };
+        assert_eq!(
+            status.sentence(),
+            "The durable agent speaks wire v2, this Collie speaks v1. Update Collie, or the agent's SDK."
+        );
+    }
+}
