@@ -1,3 +1,18 @@
-fn main() {
-    println!("Hello, world!");
+//! The `collie-phone` binary: parse the command line and hand over to `cli`.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    // clap prints usage errors itself and exits with 2.
+    let cli = collie_phone::cli::Cli::parse();
+    match collie_phone::cli::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // The top of the program: the one place the error is told to the person.
+            eprintln!("collie-phone: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

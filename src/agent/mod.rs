@@ -4,8 +4,10 @@
 //! `world` holds the rules and the state, `runtime` owns a world with its script and store,
 //! `server` speaks HTTP over `listen`'s sockets.
 
+pub mod listen;
 pub mod requests;
 pub mod runtime;
+pub mod server;
 pub mod world;
 
 use std::path::PathBuf;

@@ -1,0 +1,136 @@
+//! `collie-phone agent`: the reference durable agent, on a private Unix socket (SPEC S1, S2)
+//! or on TCP with a token, over TLS or plain loopback http (SPEC T1–T3, A11).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use super::{WorldFlags, logging};
+use crate::agent::listen::{self, Binding, TlsFiles};
+use crate::agent::runtime::Agent;
+use crate::agent::server::{Access, Server};
+
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// Listen on this Unix socket: an absolute path of at most 103 bytes (SPEC S1).
+    #[arg(long, value_name = "PATH", env = "COLLIE_DURABLE_SOCKET")]
+    pub socket: Option<PathBuf>,
+    /// Listen on TCP instead, e.g. 127.0.0.1:0 (port 0 picks one). Plain http only on loopback.
+    #[arg(long, value_name = "ADDR", requires = "token_file")]
+    pub listen: Option<String>,
+    /// The bearer token for --listen, in a file only you may read or write (SPEC T2).
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    pub token_file: Option<PathBuf>,
+    /// Serve https with this PEM certificate chain (needs --tls-key).
+    #[arg(long, value_name = "FILE", requires_all = ["tls_key", "listen"])]
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    #[command(flatten)]
+    pub world: WorldFlags,
+    /// Write the log to this file instead of stderr.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+}
+
+/// How the agent is reached.
+enum Transport {
+    Socket(PathBuf),
+    Tcp {
+        address: String,
+        token_file: PathBuf,
+        tls: Option<TlsFiles>,
+    },
+}
+
+impl AgentArgs {
+    /// `--listen` wins over a socket path that came from the environment; both named on the
+    /// command line is a mistake worth saying.
+    fn transport(&self) -> anyhow::Result<Transport> {
+        match (&self.listen, &self.token_file, &self.socket) {
+            (Some(address), Some(token_file), _) => {
+                let tls = match (&self.tls_cert, &self.tls_key) {
+                    (Some(cert), Some(key)) => Some(TlsFiles {
+                        cert: cert.clone(),
+                        key: key.clone(),
+                    }),
+                    _ => None,
+                };
+                Ok(Transport::Tcp {
+                    address: address.clone(),
+                    token_file: token_file.clone(),
+                    tls,
+                })
+            }
+            (Some(_), None, _) => bail!(
+                "--listen needs --token-file: every request over TCP carries the token (SPEC T2)"
+            ),
+            (None, _, Some(path)) => Ok(Transport::Socket(path.clone())),
+            (None, _, None) => bail!(
+                "say where to listen: --socket PATH (or COLLIE_DURABLE_SOCKET), or --listen 127.0.0.1:PORT --token-file FILE"
+            ),
+        }
+    }
+}
+
+pub fn run(args: AgentArgs) -> anyhow::Result<()> {
+    let _log = logging::init(args.log.as_deref(), "info")?;
+    let transport = args.transport()?;
+    super::runtime()?.block_on(serve(&args.world, transport))
+}
+
+async fn serve(world: &WorldFlags, transport: Transport) -> anyhow::Result<()> {
+    // SPEC A11: with a token the token is the only access control, so no allow-always; the
+    // private socket (SPEC S5) may offer it.
+    let (access, allow_always) = match &transport {
+        Transport::Socket(_) => (
+            Access {
+                token: None,
+                tls: false,
+            },
+            true,
+        ),
+        Transport::Tcp {
+            token_file, tls, ..
+        } => {
+            let token = listen::read_token_file(token_file)?;
+            (
+                Access {
+                    token: Some(token),
+                    tls: tls.is_some(),
+                },
+                false,
+            )
+        }
+    };
+    let agent =
+        Agent::new(world.options(allow_always)).context("could not start the agent's world")?;
+    let binding = match &transport {
+        Transport::Socket(path) => listen::bind_unix(path)?,
+        Transport::Tcp { address, tls, .. } => listen::bind_tcp(address, tls.as_ref()).await?,
+    };
+    let server = Server::new(agent, access);
+    announce(&binding)?;
+    tracing::info!(at = %binding.url(), world = ?world.world, "the reference agent is listening");
+    serve_until_stopped(binding, server).await;
+    Ok(())
+}
+
+/// SPEC S2: exactly `listening <url>` on stdout, flushed, so whoever started the agent can
+/// wait for it and learn a picked port.
+fn announce(binding: &Binding) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "listening {}", binding.url()).context("could not write to stdout")?;
+    stdout.flush().context("could not write to stdout")
+}
+
+/// Serves with the world ticking until SIGINT or SIGTERM; the socket file goes with the binding.
+pub(crate) async fn serve_until_stopped(binding: Binding, server: Arc<Server>) {
+    let ticker = server.spawn_ticker();
+    binding.serve(server, listen::shutdown_signal()).await;
+    ticker.abort();
+}

@@ -1,0 +1,50 @@
+//! Where the program's tracing goes: a file with `--log`, else stderr. The agent is a server,
+//! so its log is for its operator, never mixed into stdout, which carries the `listening` line.
+
+use std::fs::OpenOptions;
+use std::io::IsTerminal;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use anyhow::Context;
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_subscriber::EnvFilter;
+
+/// Keeps the log writer running; dropping it flushes what is left.
+pub struct LogGuard {
+    _worker: Option<WorkerGuard>,
+}
+
+/// Starts tracing at `default_level` unless `RUST_LOG` says otherwise.
+pub fn init(file: Option<&Path>, default_level: &str) -> anyhow::Result<LogGuard> {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match file {
+        Some(path) => {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(0o600)
+                .open(path)
+                .with_context(|| format!("could not open the log file {}", path.display()))?;
+            let (writer, worker) = tracing_appender::non_blocking(file);
+            builder
+                .with_writer(writer)
+                .with_ansi(false)
+                .try_init()
+                .map_err(|error| anyhow::anyhow!("could not start logging: {error}"))?;
+            Ok(LogGuard {
+                _worker: Some(worker),
+            })
+        }
+        None => {
+            builder
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::stderr().is_terminal())
+                .try_init()
+                .map_err(|error| anyhow::anyhow!("could not start logging: {error}"))?;
+            Ok(LogGuard { _worker: None })
+        }
+    }
+}

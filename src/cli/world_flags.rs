@@ -1,0 +1,57 @@
+//! The flags that shape the agent's world, shared by `agent` and `demo`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::agent::{WorldKind, WorldOptions};
+
+#[derive(Debug, Clone, Args)]
+pub struct WorldFlags {
+    /// Which world to start with.
+    #[arg(long, value_enum, default_value_t = WorldKind::Demo)]
+    pub world: WorldKind,
+    /// Seed of the demo's random choices: the same seed plays the same world.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Speed of the demo's clock: 2 plays twice as fast, 0 freezes it.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
+    pub speed: f64,
+    /// Keep conversations and open asks in this folder across restarts.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Stay not ready this many milliseconds after start (SPEC H3).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub ready_after: u64,
+    /// The name the agent gives in hello (host.name, SPEC H1).
+    #[arg(long, value_name = "TEXT")]
+    pub name: Option<String>,
+}
+
+impl WorldFlags {
+    /// The world's options; `allow_always` depends on the transport (SPEC A11).
+    pub fn options(&self, allow_always: bool) -> WorldOptions {
+        let defaults = WorldOptions::default();
+        WorldOptions {
+            kind: self.world,
+            seed: self.seed,
+            speed: self.speed,
+            state_dir: self.state.clone(),
+            ready_after: Duration::from_millis(self.ready_after),
+            allow_always,
+            host_name: self.name.clone().unwrap_or(defaults.host_name),
+        }
+    }
+}
+
+fn parse_speed(text: &str) -> Result<f64, String> {
+    let speed: f64 = text
+        .parse()
+        .map_err(|_| format!("{text} is not a number"))?;
+    if speed.is_finite() && speed >= 0.0 {
+        Ok(speed)
+    } else {
+        Err("the speed is a number of 0 or more".to_string())
+    }
+}
