@@ -241,7 +241,7 @@ impl Session {
             401 | 403 => Some(Stop::Status(AgentStatus::TokenRefused {
                 status: reply.status,
             })),
-            300..=399 => Some(Stop::Failed(format!(
+            300..=303 | 305..=399 => Some(Stop::Failed(format!(
                 "the agent answered {} (a redirect, which Collie never follows){}",
                 reply.status,
                 reply
@@ -282,6 +282,8 @@ impl Session {
                 service: hello.service,
             }));
         }
+        // A good read: the next single failure keeps what is shown (SPEC H6).
+        self.last_seen = Some(OffsetDateTime::now_utc());
         self.emit(AgentChange::Hello(hello.clone()));
         self.note_epoch(&hello.epoch);
         let Some(version) = OUR_PROTOCOL.highest_common(hello.protocol) else {
