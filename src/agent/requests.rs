@@ -102,7 +102,14 @@ mod tests {
         let body = json!({"requestId": "r1", "text": "hi"});
         let print = fingerprint("/send", &body);
         assert_eq!(memory.recall("r1", &print), Recall::New);
-        memory.remember("r1", print.clone(), StoredReply { status: 200, body: json!({"code": "ok"}) });
+        memory.remember(
+            "r1",
+            print.clone(),
+            StoredReply {
+                status: 200,
+                body: json!({"code": "ok"}),
+            },
+        );
         match memory.recall("r1", &print) {
             Recall::Replay(reply) => assert_eq!(reply.body["replayed"], json!(true)),
             other => panic!("expected a replay, got {other:?}"),
@@ -115,7 +122,14 @@ mod tests {
     fn q3_keeps_at_least_500() {
         let mut memory = RequestMemory::default();
         for i in 0..600 {
-            memory.remember(&format!("r{i}"), "f".into(), StoredReply { status: 200, body: json!({}) });
+            memory.remember(
+                &format!("r{i}"),
+                "f".into(),
+                StoredReply {
+                    status: 200,
+                    body: json!({}),
+                },
+            );
         }
         assert_eq!(memory.len(), REMEMBERED_REQUEST_IDS);
         assert_eq!(memory.recall("r99", "f"), Recall::New);

@@ -133,12 +133,30 @@ impl PostReply {
     }
 
     pub fn sanitize(&mut self, report: &mut Report) {
-        clean(&mut self.request_id, MAX_SHORT, Lines::Single, "requestId", report);
+        clean(
+            &mut self.request_id,
+            MAX_SHORT,
+            Lines::Single,
+            "requestId",
+            report,
+        );
         if let Some(outcome) = &mut self.outcome {
             outcome.sanitize("outcome", report);
         }
-        clean_opt(&mut self.turn_id, MAX_SHORT, Lines::Single, "turnId", report);
-        clean_opt(&mut self.pane_id, MAX_SHORT, Lines::Single, "paneId", report);
+        clean_opt(
+            &mut self.turn_id,
+            MAX_SHORT,
+            Lines::Single,
+            "turnId",
+            report,
+        );
+        clean_opt(
+            &mut self.pane_id,
+            MAX_SHORT,
+            Lines::Single,
+            "paneId",
+            report,
+        );
     }
 }
 
@@ -250,10 +268,28 @@ impl ErrorBody {
     }
 
     pub fn sanitize(&mut self, report: &mut Report) {
-        clean_opt(&mut self.message, MAX_TITLE, Lines::Single, "message", report);
-        clean_opt(&mut self.request_id, MAX_SHORT, Lines::Single, "requestId", report);
+        clean_opt(
+            &mut self.message,
+            MAX_TITLE,
+            Lines::Single,
+            "message",
+            report,
+        );
+        clean_opt(
+            &mut self.request_id,
+            MAX_SHORT,
+            Lines::Single,
+            "requestId",
+            report,
+        );
         clean_opt(&mut self.by, MAX_SHORT, Lines::Single, "by", report);
-        clean_opt(&mut self.turn_id, MAX_SHORT, Lines::Single, "turnId", report);
+        clean_opt(
+            &mut self.turn_id,
+            MAX_SHORT,
+            Lines::Single,
+            "turnId",
+            report,
+        );
         if let Some(outcome) = &mut self.outcome {
             outcome.sanitize("outcome", report);
         }

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use super::id::check_id;
 use super::kind::open_enum;
 use super::limits::{
-    MAX_ARGUMENTS, MAX_CHOICE_OPTIONS, MAX_FORM_FIELDS, MAX_LABEL, MAX_PERMISSION_OPTIONS, MAX_PROMPT,
-    MAX_SHORT, MAX_TITLE,
+    MAX_ARGUMENTS, MAX_CHOICE_OPTIONS, MAX_FORM_FIELDS, MAX_LABEL, MAX_PERMISSION_OPTIONS,
+    MAX_PROMPT, MAX_SHORT, MAX_TITLE,
 };
 use super::sanitize::{ChangeKind, Lines, Report, cap, clean, clean_opt};
 
@@ -179,9 +179,27 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn sanitize(&mut self, path: &str, report: &mut Report) {
-        clean(&mut self.summary, MAX_LABEL, Lines::Single, &format!("{path}.summary"), report);
-        clean_opt(&mut self.text, MAX_PROMPT, Lines::Multi, &format!("{path}.text"), report);
-        clean_opt(&mut self.option_id, MAX_SHORT, Lines::Single, &format!("{path}.optionId"), report);
+        clean(
+            &mut self.summary,
+            MAX_LABEL,
+            Lines::Single,
+            &format!("{path}.summary"),
+            report,
+        );
+        clean_opt(
+            &mut self.text,
+            MAX_PROMPT,
+            Lines::Multi,
+            &format!("{path}.text"),
+            report,
+        );
+        clean_opt(
+            &mut self.option_id,
+            MAX_SHORT,
+            Lines::Single,
+            &format!("{path}.optionId"),
+            report,
+        );
         if let Some(values) = &mut self.values {
             let mut inner = Report::default();
             sanitize_map(values, &mut inner);
@@ -199,26 +217,84 @@ impl Ask {
             return false;
         }
         let mut mine = Report::default();
-        clean(&mut self.title, MAX_TITLE, Lines::Single, "title", &mut mine);
-        clean_opt(&mut self.opened_at, MAX_SHORT, Lines::Single, "openedAt", &mut mine);
-        clean_opt(&mut self.expires_at, MAX_SHORT, Lines::Single, "expiresAt", &mut mine);
+        clean(
+            &mut self.title,
+            MAX_TITLE,
+            Lines::Single,
+            "title",
+            &mut mine,
+        );
+        clean_opt(
+            &mut self.opened_at,
+            MAX_SHORT,
+            Lines::Single,
+            "openedAt",
+            &mut mine,
+        );
+        clean_opt(
+            &mut self.expires_at,
+            MAX_SHORT,
+            Lines::Single,
+            "expiresAt",
+            &mut mine,
+        );
         if let Some(body) = &mut self.permission {
-            clean(&mut body.tool, MAX_LABEL, Lines::Single, "permission.tool", &mut mine);
+            clean(
+                &mut body.tool,
+                MAX_LABEL,
+                Lines::Single,
+                "permission.tool",
+                &mut mine,
+            );
             sanitize_arguments(&mut body.arguments, &mut mine);
-            cap(&mut body.options, MAX_PERMISSION_OPTIONS, "permission.options", &mut mine);
+            cap(
+                &mut body.options,
+                MAX_PERMISSION_OPTIONS,
+                "permission.options",
+                &mut mine,
+            );
             sanitize_options(&mut body.options, "permission.options", &mut mine);
         }
         if let Some(body) = &mut self.choice {
-            clean_opt(&mut body.prompt, MAX_PROMPT, Lines::Multi, "choice.prompt", &mut mine);
-            cap(&mut body.options, MAX_CHOICE_OPTIONS, "choice.options", &mut mine);
+            clean_opt(
+                &mut body.prompt,
+                MAX_PROMPT,
+                Lines::Multi,
+                "choice.prompt",
+                &mut mine,
+            );
+            cap(
+                &mut body.options,
+                MAX_CHOICE_OPTIONS,
+                "choice.options",
+                &mut mine,
+            );
             sanitize_options(&mut body.options, "choice.options", &mut mine);
         }
         if let Some(body) = &mut self.text {
-            clean_opt(&mut body.prompt, MAX_PROMPT, Lines::Multi, "text.prompt", &mut mine);
-            clean_opt(&mut body.placeholder, MAX_LABEL, Lines::Single, "text.placeholder", &mut mine);
+            clean_opt(
+                &mut body.prompt,
+                MAX_PROMPT,
+                Lines::Multi,
+                "text.prompt",
+                &mut mine,
+            );
+            clean_opt(
+                &mut body.placeholder,
+                MAX_LABEL,
+                Lines::Single,
+                "text.placeholder",
+                &mut mine,
+            );
         }
         if let Some(body) = &mut self.form {
-            clean_opt(&mut body.prompt, MAX_PROMPT, Lines::Multi, "form.prompt", &mut mine);
+            clean_opt(
+                &mut body.prompt,
+                MAX_PROMPT,
+                Lines::Multi,
+                "form.prompt",
+                &mut mine,
+            );
             cap(&mut body.fields, MAX_FORM_FIELDS, "form.fields", &mut mine);
             let mut index = 0;
             body.fields.retain_mut(|field| {
@@ -228,8 +304,19 @@ impl Ask {
                     mine.note(&at, ChangeKind::Dropped);
                     return false;
                 }
-                clean(&mut field.label, MAX_LABEL, Lines::Single, &format!("{at}.label"), &mut mine);
-                cap(&mut field.options, MAX_CHOICE_OPTIONS, &format!("{at}.options"), &mut mine);
+                clean(
+                    &mut field.label,
+                    MAX_LABEL,
+                    Lines::Single,
+                    &format!("{at}.label"),
+                    &mut mine,
+                );
+                cap(
+                    &mut field.options,
+                    MAX_CHOICE_OPTIONS,
+                    &format!("{at}.options"),
+                    &mut mine,
+                );
                 sanitize_options(&mut field.options, &format!("{at}.options"), &mut mine);
                 if let Some(default) = &mut field.default {
                     sanitize_value(default, &mut mine);
@@ -245,7 +332,10 @@ impl Ask {
     /// True when the body named by `kind` is present, so the phone can offer answers (SPEC V3).
     pub fn is_answerable(&self) -> bool {
         match self.kind {
-            AskKind::Permission => self.permission.as_ref().is_some_and(|b| !b.options.is_empty()),
+            AskKind::Permission => self
+                .permission
+                .as_ref()
+                .is_some_and(|b| !b.options.is_empty()),
             AskKind::Choice => self.choice.as_ref().is_some_and(|b| !b.options.is_empty()),
             AskKind::Text => self.text.is_some(),
             AskKind::Form => self.form.as_ref().is_some_and(|b| !b.fields.is_empty()),
@@ -272,7 +362,13 @@ fn sanitize_options(options: &mut Vec<AskOption>, path: &str, report: &mut Repor
             report.note(&at, ChangeKind::Dropped);
             return false;
         }
-        clean(&mut option.label, MAX_LABEL, Lines::Single, &format!("{at}.label"), report);
+        clean(
+            &mut option.label,
+            MAX_LABEL,
+            Lines::Single,
+            &format!("{at}.label"),
+            report,
+        );
         true
     });
 }
@@ -297,7 +393,10 @@ fn sanitize_arguments(arguments: &mut Value, report: &mut Report) {
 fn sanitize_map(map: &mut BTreeMap<String, Value>, report: &mut Report) {
     let dirty: Vec<String> = map
         .keys()
-        .filter(|k| k.chars().any(|c| super::sanitize::is_invisible(c, Lines::Single)))
+        .filter(|k| {
+            k.chars()
+                .any(|c| super::sanitize::is_invisible(c, Lines::Single))
+        })
         .cloned()
         .collect();
     for key in dirty {
@@ -322,7 +421,10 @@ pub fn sanitize_value(value: &mut Value, report: &mut Report) {
         Value::Object(map) => {
             let dirty: Vec<String> = map
                 .keys()
-                .filter(|k| k.chars().any(|c| super::sanitize::is_invisible(c, Lines::Single)))
+                .filter(|k| {
+                    k.chars()
+                        .any(|c| super::sanitize::is_invisible(c, Lines::Single))
+                })
                 .cloned()
                 .collect();
             for key in dirty {
@@ -388,8 +490,12 @@ mod tests {
         let mut report = Report::default();
         assert!(ask.sanitize("a", &mut report));
         assert!(ask.words_altered);
-        assert_eq!(ask.permission.as_ref().map(|p| p.arguments["command"].clone()),
-            Some(Value::String("rm -rf /[8m hidden".into())));
+        assert_eq!(
+            ask.permission
+                .as_ref()
+                .map(|p| p.arguments["command"].clone()),
+            Some(Value::String("rm -rf /[8m hidden".into()))
+        );
     }
 
     #[test]

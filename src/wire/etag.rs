@@ -12,7 +12,10 @@ pub fn etag_matches(a: &str, b: &str) -> bool {
 
 /// True when an `If-None-Match` header value names `tag` (a list or `*` too, as HTTP allows).
 pub fn if_none_match_hits(header: &str, tag: &str) -> bool {
-    header.trim() == "*" || header.split(',').any(|candidate| etag_matches(candidate, tag))
+    header.trim() == "*"
+        || header
+            .split(',')
+            .any(|candidate| etag_matches(candidate, tag))
 }
 
 /// Reads the epoch and rev back out of a tag, weak or strong.

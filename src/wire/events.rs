@@ -6,7 +6,9 @@ use super::ask::{Ask, DecidedBy, Outcome};
 use super::id::check_id;
 use super::item::{Item, sanitize_items};
 use super::kind::open_enum;
-use super::limits::{MAX_EVENTS_PER_REPLY, MAX_OPEN_ASKS_PER_PANE, MAX_SHORT, MAX_TITLE, MAX_VIEW_ITEMS};
+use super::limits::{
+    MAX_EVENTS_PER_REPLY, MAX_OPEN_ASKS_PER_PANE, MAX_SHORT, MAX_TITLE, MAX_VIEW_ITEMS,
+};
 use super::sanitize::{ChangeKind, Lines, Report, cap, clean, clean_opt};
 use super::snapshot::{PaneState, Turn};
 
@@ -107,9 +109,27 @@ impl Event {
 
     /// Cleans the event; returns false when it lacks what its type needs and must be skipped.
     pub fn sanitize(&mut self, path: &str, report: &mut Report) -> bool {
-        clean_opt(&mut self.at, MAX_SHORT, Lines::Single, &format!("{path}.at"), report);
-        clean_opt(&mut self.title, MAX_TITLE, Lines::Single, &format!("{path}.title"), report);
-        clean_opt(&mut self.by, MAX_SHORT, Lines::Single, &format!("{path}.by"), report);
+        clean_opt(
+            &mut self.at,
+            MAX_SHORT,
+            Lines::Single,
+            &format!("{path}.at"),
+            report,
+        );
+        clean_opt(
+            &mut self.title,
+            MAX_TITLE,
+            Lines::Single,
+            &format!("{path}.title"),
+            report,
+        );
+        clean_opt(
+            &mut self.by,
+            MAX_SHORT,
+            Lines::Single,
+            &format!("{path}.by"),
+            report,
+        );
         if let Some(outcome) = &mut self.outcome {
             outcome.sanitize(&format!("{path}.outcome"), report);
         }
@@ -124,7 +144,10 @@ impl Event {
                 Some(ask) => ask.sanitize(&format!("{path}.ask"), report),
                 None => false,
             },
-            EventType::AskClosed => self.ask_id.as_deref().is_some_and(|id| check_id(id).is_ok()),
+            EventType::AskClosed => self
+                .ask_id
+                .as_deref()
+                .is_some_and(|id| check_id(id).is_ok()),
             EventType::Unknown(_) => true,
         };
         if !usable {
@@ -190,7 +213,9 @@ mod tests {
 
     #[test]
     fn h5_view_keeps_newest_2000_items() {
-        let items: Vec<_> = (0..2100).map(|i| json!({"id": format!("i{i}"), "kind": "reply", "text": "x"})).collect();
+        let items: Vec<_> = (0..2100)
+            .map(|i| json!({"id": format!("i{i}"), "kind": "reply", "text": "x"}))
+            .collect();
         let mut reply: EventsReply = serde_json::from_value(json!({
             "epoch": "e", "cursor": 9, "events": [],
             "view": {"state": "idle", "items": items, "asks": []}

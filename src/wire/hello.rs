@@ -83,9 +83,21 @@ impl Hello {
 
     /// Cleans the display strings (SPEC H1: host.name at most 64 bytes; L1).
     pub fn sanitize(&mut self, report: &mut Report) {
-        clean(&mut self.host.name, MAX_HOST_NAME, Lines::Single, "host.name", report);
+        clean(
+            &mut self.host.name,
+            MAX_HOST_NAME,
+            Lines::Single,
+            "host.name",
+            report,
+        );
         clean(&mut self.epoch, MAX_SHORT, Lines::Single, "epoch", report);
-        clean(&mut self.service, MAX_SHORT, Lines::Single, "service", report);
+        clean(
+            &mut self.service,
+            MAX_SHORT,
+            Lines::Single,
+            "service",
+            report,
+        );
     }
 }
 
@@ -124,7 +136,10 @@ mod tests {
         let a = ProtocolRange { min: 1, max: 3 };
         let b = ProtocolRange { min: 2, max: 5 };
         assert_eq!(a.highest_common(b), Some(3));
-        assert_eq!(OUR_PROTOCOL.highest_common(ProtocolRange { min: 2, max: 2 }), None);
+        assert_eq!(
+            OUR_PROTOCOL.highest_common(ProtocolRange { min: 2, max: 2 }),
+            None
+        );
     }
 
     #[test]

@@ -61,7 +61,10 @@ pub enum PageError {
 impl ConversationsPage {
     pub fn sanitize(&mut self, report: &mut Report) -> Result<(), PageError> {
         if self.conversations.len() > MAX_CONVERSATIONS_PAGE {
-            return Err(PageError::OverLimit(self.conversations.len(), MAX_CONVERSATIONS_PAGE));
+            return Err(PageError::OverLimit(
+                self.conversations.len(),
+                MAX_CONVERSATIONS_PAGE,
+            ));
         }
         if self.next.as_deref().is_some_and(|c| !check_cursor(c)) {
             return Err(PageError::BadCursor);
@@ -74,8 +77,20 @@ impl ConversationsPage {
                 report.note(&at, ChangeKind::Dropped);
                 return false;
             }
-            clean(&mut row.title, MAX_TITLE, Lines::Single, &format!("{at}.title"), report);
-            clean_opt(&mut row.updated_at, MAX_SHORT, Lines::Single, &format!("{at}.updatedAt"), report);
+            clean(
+                &mut row.title,
+                MAX_TITLE,
+                Lines::Single,
+                &format!("{at}.title"),
+                report,
+            );
+            clean_opt(
+                &mut row.updated_at,
+                MAX_SHORT,
+                Lines::Single,
+                &format!("{at}.updatedAt"),
+                report,
+            );
             if row.pane_id.as_deref().is_some_and(|p| check_id(p).is_err()) {
                 row.pane_id = None;
             }

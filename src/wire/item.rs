@@ -82,18 +82,47 @@ impl Item {
             report.note(format!("{path}.turnId"), ChangeKind::Dropped);
         }
         let limit = Self::text_limit(&self.kind);
-        clean(&mut self.text, limit, Lines::Multi, &format!("{path}.text"), report);
-        clean_opt(&mut self.at, MAX_SHORT, Lines::Single, &format!("{path}.at"), report);
-        clean_opt(&mut self.language, MAX_SHORT, Lines::Single, &format!("{path}.language"), report);
-        clean_opt(&mut self.title, MAX_TITLE, Lines::Single, &format!("{path}.title"), report);
+        clean(
+            &mut self.text,
+            limit,
+            Lines::Multi,
+            &format!("{path}.text"),
+            report,
+        );
+        clean_opt(
+            &mut self.at,
+            MAX_SHORT,
+            Lines::Single,
+            &format!("{path}.at"),
+            report,
+        );
+        clean_opt(
+            &mut self.language,
+            MAX_SHORT,
+            Lines::Single,
+            &format!("{path}.language"),
+            report,
+        );
+        clean_opt(
+            &mut self.title,
+            MAX_TITLE,
+            Lines::Single,
+            &format!("{path}.title"),
+            report,
+        );
         if self.kind == ItemKind::Link {
             let Some(url) = &mut self.url else {
                 report.note(path, ChangeKind::Dropped);
                 return false;
             };
             // A cut URL points somewhere else: drop it rather than show a wrong address.
-            if clean_chars(url, MAX_LINK_CHARS, Lines::Single, &format!("{path}.url"), report)
-                || !is_https_url(url)
+            if clean_chars(
+                url,
+                MAX_LINK_CHARS,
+                Lines::Single,
+                &format!("{path}.url"),
+                report,
+            ) || !is_https_url(url)
             {
                 report.note(path, ChangeKind::Dropped);
                 return false;
@@ -106,7 +135,9 @@ impl Item {
 /// True for an `https://` URL with a host (SPEC L: links are https only).
 pub fn is_https_url(url: &str) -> bool {
     url.len() > "https://".len()
-        && url.get(..8).is_some_and(|p| p.eq_ignore_ascii_case("https://"))
+        && url
+            .get(..8)
+            .is_some_and(|p| p.eq_ignore_ascii_case("https://"))
         && !url[8..].starts_with('/')
 }
 
@@ -127,11 +158,13 @@ mod tests {
     #[test]
     fn l_link_https_only() {
         let mut report = Report::default();
-        let mut item: Item = serde_json::from_str(r#"{"id":"i1","kind":"link","url":"http://x.example"}"#)
-            .expect("decodes");
+        let mut item: Item =
+            serde_json::from_str(r#"{"id":"i1","kind":"link","url":"http://x.example"}"#)
+                .expect("decodes");
         assert!(!item.sanitize("i", &mut report));
-        let mut item: Item = serde_json::from_str(r#"{"id":"i1","kind":"link","url":"https://x.example/a"}"#)
-            .expect("decodes");
+        let mut item: Item =
+            serde_json::from_str(r#"{"id":"i1","kind":"link","url":"https://x.example/a"}"#)
+                .expect("decodes");
         assert!(item.sanitize("i", &mut report));
     }
 
@@ -148,8 +181,9 @@ mod tests {
 
     #[test]
     fn v2_unknown_kind_is_kept() {
-        let item: Item = serde_json::from_str(r#"{"id":"i1","kind":"hologram","text":"hi","extra":1}"#)
-            .expect("decodes");
+        let item: Item =
+            serde_json::from_str(r#"{"id":"i1","kind":"hologram","text":"hi","extra":1}"#)
+                .expect("decodes");
         assert_eq!(item.kind, ItemKind::Unknown("hologram".into()));
     }
 }

@@ -107,12 +107,16 @@ pub fn is_invisible(c: char, lines: Lines) -> bool {
 
 /// Cleans then cuts `s` in place to at most `max_bytes` bytes, on a character boundary.
 /// Records what it did under `path` in `report`. Returns true when anything changed.
-pub fn clean(s: &mut String, max_bytes: usize, lines: Lines, path: &str, report: &mut Report) -> bool {
+pub fn clean(
+    s: &mut String,
+    max_bytes: usize,
+    lines: Lines,
+    path: &str,
+    report: &mut Report,
+) -> bool {
     let mut changed = false;
     // Fast path: plain printable ASCII within the limit, the common case, costs one scan.
-    let needs_clean = s
-        .bytes()
-        .any(|b| b < 0x20 || b == 0x7f || b >= 0x80)
+    let needs_clean = s.bytes().any(|b| b < 0x20 || b == 0x7f || b >= 0x80)
         && s.chars().any(|c| is_invisible(c, lines));
     if needs_clean {
         s.retain(|c| !is_invisible(c, lines));
@@ -132,7 +136,13 @@ pub fn clean(s: &mut String, max_bytes: usize, lines: Lines, path: &str, report:
 }
 
 /// Like [`clean`] but the limit counts characters, not bytes (belt labels, link URLs).
-pub fn clean_chars(s: &mut String, max_chars: usize, lines: Lines, path: &str, report: &mut Report) -> bool {
+pub fn clean_chars(
+    s: &mut String,
+    max_chars: usize,
+    lines: Lines,
+    path: &str,
+    report: &mut Report,
+) -> bool {
     let mut changed = clean(s, usize::MAX, lines, path, report);
     if let Some((cut, _)) = s.char_indices().nth(max_chars) {
         s.truncate(cut);
@@ -143,7 +153,13 @@ pub fn clean_chars(s: &mut String, max_chars: usize, lines: Lines, path: &str, r
 }
 
 /// Cleans an optional string; see [`clean`].
-pub fn clean_opt(s: &mut Option<String>, max_bytes: usize, lines: Lines, path: &str, report: &mut Report) -> bool {
+pub fn clean_opt(
+    s: &mut Option<String>,
+    max_bytes: usize,
+    lines: Lines,
+    path: &str,
+    report: &mut Report,
+) -> bool {
     match s {
         Some(s) => clean(s, max_bytes, lines, path, report),
         None => false,
@@ -203,7 +219,13 @@ mod tests {
         let mut s = "工作区工作区".to_string(); // 3 bytes each
         assert!(clean(&mut s, 7, Lines::Single, "t", &mut report));
         assert_eq!(s, "工作");
-        assert_eq!(report.changes, vec![Change { path: "t".into(), what: ChangeKind::Cut }]);
+        assert_eq!(
+            report.changes,
+            vec![Change {
+                path: "t".into(),
+                what: ChangeKind::Cut
+            }]
+        );
     }
 
     #[test]

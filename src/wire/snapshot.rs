@@ -6,8 +6,8 @@ use super::ask::Ask;
 use super::id::check_id;
 use super::kind::open_enum;
 use super::limits::{
-    MAX_BELT_BUTTONS, MAX_BELT_LABEL_CHARS, MAX_OPEN_ASKS_PER_PANE, MAX_PANES, MAX_PROMPT, MAX_STARTERS,
-    MAX_TABS, MAX_TITLE, MAX_WORKSPACES,
+    MAX_BELT_BUTTONS, MAX_BELT_LABEL_CHARS, MAX_OPEN_ASKS_PER_PANE, MAX_PANES, MAX_PROMPT,
+    MAX_STARTERS, MAX_TABS, MAX_TITLE, MAX_WORKSPACES,
 };
 use super::sanitize::{ChangeKind, Lines, Report, cap, clean, clean_chars, clean_opt};
 
@@ -108,9 +108,11 @@ pub struct Starter {
 impl Snapshot {
     /// Every pane in order, with its workspace and tab.
     pub fn panes(&self) -> impl Iterator<Item = (&Workspace, &Tab, &Pane)> {
-        self.workspaces
-            .iter()
-            .flat_map(|w| w.tabs.iter().flat_map(move |t| t.panes.iter().map(move |p| (w, t, p))))
+        self.workspaces.iter().flat_map(|w| {
+            w.tabs
+                .iter()
+                .flat_map(move |t| t.panes.iter().map(move |p| (w, t, p)))
+        })
     }
 
     pub fn pane(&self, id: &str) -> Option<&Pane> {
@@ -126,15 +128,42 @@ impl Snapshot {
         let mut panes_left = MAX_PANES;
         for (wi, workspace) in self.workspaces.iter_mut().enumerate() {
             let wpath = format!("workspaces[{wi}]");
-            clean(&mut workspace.title, MAX_TITLE, Lines::Single, &format!("{wpath}.title"), report);
-            keep_valid(&mut workspace.tabs, |t| &t.id, &format!("{wpath}.tabs"), report);
-            cap(&mut workspace.tabs, tabs_left, &format!("{wpath}.tabs"), report);
+            clean(
+                &mut workspace.title,
+                MAX_TITLE,
+                Lines::Single,
+                &format!("{wpath}.title"),
+                report,
+            );
+            keep_valid(
+                &mut workspace.tabs,
+                |t| &t.id,
+                &format!("{wpath}.tabs"),
+                report,
+            );
+            cap(
+                &mut workspace.tabs,
+                tabs_left,
+                &format!("{wpath}.tabs"),
+                report,
+            );
             tabs_left -= workspace.tabs.len();
             for (ti, tab) in workspace.tabs.iter_mut().enumerate() {
                 let tpath = format!("{wpath}.tabs[{ti}]");
-                clean(&mut tab.title, MAX_TITLE, Lines::Single, &format!("{tpath}.title"), report);
+                clean(
+                    &mut tab.title,
+                    MAX_TITLE,
+                    Lines::Single,
+                    &format!("{tpath}.title"),
+                    report,
+                );
                 keep_valid(&mut tab.panes, |p| &p.id, &format!("{tpath}.panes"), report);
-                cap(&mut tab.panes, panes_left, &format!("{tpath}.panes"), report);
+                cap(
+                    &mut tab.panes,
+                    panes_left,
+                    &format!("{tpath}.panes"),
+                    report,
+                );
                 panes_left -= tab.panes.len();
                 for (pi, pane) in tab.panes.iter_mut().enumerate() {
                     pane.sanitize(&format!("{tpath}.panes[{pi}]"), report);
@@ -145,15 +174,33 @@ impl Snapshot {
         cap(&mut self.starters, MAX_STARTERS, "starters", report);
         for (si, starter) in self.starters.iter_mut().enumerate() {
             let spath = format!("starters[{si}]");
-            clean(&mut starter.title, MAX_TITLE, Lines::Single, &format!("{spath}.title"), report);
-            clean_opt(&mut starter.description, MAX_PROMPT, Lines::Multi, &format!("{spath}.description"), report);
+            clean(
+                &mut starter.title,
+                MAX_TITLE,
+                Lines::Single,
+                &format!("{spath}.title"),
+                report,
+            );
+            clean_opt(
+                &mut starter.description,
+                MAX_PROMPT,
+                Lines::Multi,
+                &format!("{spath}.description"),
+                report,
+            );
         }
     }
 }
 
 impl Pane {
     pub fn sanitize(&mut self, path: &str, report: &mut Report) {
-        clean(&mut self.title, MAX_TITLE, Lines::Single, &format!("{path}.title"), report);
+        clean(
+            &mut self.title,
+            MAX_TITLE,
+            Lines::Single,
+            &format!("{path}.title"),
+            report,
+        );
         if let Some(turn) = &self.turn
             && check_id(&turn.id).is_err()
         {
@@ -167,11 +214,27 @@ impl Pane {
             report.note(format!("{path}.conversationId"), ChangeKind::Dropped);
         }
         keep_valid(&mut self.belt, |b| &b.id, &format!("{path}.belt"), report);
-        cap(&mut self.belt, MAX_BELT_BUTTONS, &format!("{path}.belt"), report);
+        cap(
+            &mut self.belt,
+            MAX_BELT_BUTTONS,
+            &format!("{path}.belt"),
+            report,
+        );
         for (bi, button) in self.belt.iter_mut().enumerate() {
-            clean_chars(&mut button.label, MAX_BELT_LABEL_CHARS, Lines::Single, &format!("{path}.belt[{bi}].label"), report);
+            clean_chars(
+                &mut button.label,
+                MAX_BELT_LABEL_CHARS,
+                Lines::Single,
+                &format!("{path}.belt[{bi}].label"),
+                report,
+            );
         }
-        cap(&mut self.asks, MAX_OPEN_ASKS_PER_PANE, &format!("{path}.asks"), report);
+        cap(
+            &mut self.asks,
+            MAX_OPEN_ASKS_PER_PANE,
+            &format!("{path}.asks"),
+            report,
+        );
         let mut index = 0;
         self.asks.retain_mut(|ask| {
             let keep = ask.sanitize(&format!("{path}.asks[{index}]"), report);
@@ -197,8 +260,10 @@ mod tests {
 
     #[test]
     fn l_panes_capped_over_whole_snapshot() {
-        let tab = |t: usize| json!({"id": format!("t{t}"), "title": "T", "panes":
-            (0..100).map(|p| json!({"id": format!("p{t}-{p}"), "title": "P", "state": "idle"})).collect::<Vec<_>>()});
+        let tab = |t: usize| {
+            json!({"id": format!("t{t}"), "title": "T", "panes":
+            (0..100).map(|p| json!({"id": format!("p{t}-{p}"), "title": "P", "state": "idle"})).collect::<Vec<_>>()})
+        };
         let mut snapshot: Snapshot = serde_json::from_value(json!({
             "epoch": "e", "rev": 1,
             "workspaces": [{"id": "w", "title": "W", "tabs": (0..4).map(tab).collect::<Vec<_>>()}]

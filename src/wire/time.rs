@@ -5,7 +5,8 @@ use time::format_description::well_known::Rfc3339;
 
 /// Formats a moment as RFC 3339 in UTC, e.g. `2026-11-29T23:30:00Z`.
 pub fn format(at: OffsetDateTime) -> String {
-    at.format(&Rfc3339).unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_string())
+    at.format(&Rfc3339)
+        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_string())
 }
 
 /// Parses an RFC 3339 timestamp; one without a zone is refused (SPEC A13).
