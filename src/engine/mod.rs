@@ -1,6 +1,7 @@
 //! The Collie engine: one session task per agent, and the intents with their journal. Nothing
 //! here knows about the terminal: the app sends [`ToEngine`] and reads [`FromEngine`].
 
+pub mod config;
 pub mod exchange_log;
 pub mod intent;
 pub mod journal;
