@@ -7,8 +7,11 @@
 pub mod listen;
 pub mod requests;
 pub mod runtime;
+pub mod script;
 pub mod server;
+pub mod store;
 pub mod world;
+pub mod worlds;
 
 use std::path::PathBuf;
 use std::time::Duration;
