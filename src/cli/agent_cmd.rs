@@ -114,9 +114,10 @@ async fn serve(world: &WorldFlags, transport: Transport) -> anyhow::Result<()> {
         Transport::Tcp { address, tls, .. } => listen::bind_tcp(address, tls.as_ref()).await?,
     };
     let server = Server::new(agent, access);
+    let stop = listen::shutdown_signal();
     announce(&binding)?;
     tracing::info!(at = %binding.url(), world = ?world.world, "the reference agent is listening");
-    serve_until_stopped(binding, server).await;
+    serve_until_stopped(binding, server, stop).await;
     Ok(())
 }
 
@@ -128,9 +129,13 @@ fn announce(binding: &Binding) -> anyhow::Result<()> {
     stdout.flush().context("could not write to stdout")
 }
 
-/// Serves with the world ticking until SIGINT or SIGTERM; the socket file goes with the binding.
-pub(crate) async fn serve_until_stopped(binding: Binding, server: Arc<Server>) {
+/// Serves with the world ticking until `stop` resolves; the socket file goes with the binding.
+pub(crate) async fn serve_until_stopped(
+    binding: Binding,
+    server: Arc<Server>,
+    stop: impl Future<Output = ()>,
+) {
     let ticker = server.spawn_ticker();
-    binding.serve(server, listen::shutdown_signal()).await;
+    binding.serve(server, stop).await;
     ticker.abort();
 }

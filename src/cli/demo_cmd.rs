@@ -43,8 +43,9 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
                 tls: false,
             },
         );
+        let stop = listen::shutdown_signal();
         tell_how_to_reach(&binding.url(), &socket)?;
-        super::agent_cmd::serve_until_stopped(binding, server).await;
+        super::agent_cmd::serve_until_stopped(binding, server, stop).await;
         drop(folder);
         Ok(())
     })
