@@ -138,6 +138,14 @@ impl Server {
         })
     }
 
+    /// Saves the world now (with `--state`), so a stop loses nothing the phone was told.
+    pub fn flush(&self) -> anyhow::Result<()> {
+        let mut agent = self
+            .agent()
+            .map_err(|_| anyhow::anyhow!("the agent's world broke earlier and cannot be saved"))?;
+        agent.flush()
+    }
+
     /// A poisoned lock means a panic left the world half-changed: say so rather than serve it.
     fn agent(&self) -> Result<MutexGuard<'_, Agent>, ErrorBody> {
         self.agent.lock().map_err(|_| {
@@ -177,11 +185,9 @@ impl Server {
             return Err(ErrorBody::new(ErrorCode::NotFound).with_message("no such route"));
         };
         let now = OffsetDateTime::now_utc();
-        if route == Route::Hello {
-            return self.hello(request.headers(), now);
-        }
-        self.check_version(request.headers())?;
-        {
+        // Hello is the one route that needs no version and answers while not ready (SPEC H2, H3).
+        if route != Route::Hello {
+            self.check_version(request.headers())?;
             let mut agent = self.agent()?;
             agent.tick(now);
             if !agent.world.ready {

@@ -117,8 +117,7 @@ async fn serve(world: &WorldFlags, transport: Transport) -> anyhow::Result<()> {
     let stop = listen::shutdown_signal();
     announce(&binding)?;
     tracing::info!(at = %binding.url(), world = ?world.world, "the reference agent is listening");
-    serve_until_stopped(binding, server, stop).await;
-    Ok(())
+    serve_until_stopped(binding, server, stop).await
 }
 
 /// SPEC S2: exactly `listening <url>` on stdout, flushed, so whoever started the agent can
@@ -129,13 +128,15 @@ fn announce(binding: &Binding) -> anyhow::Result<()> {
     stdout.flush().context("could not write to stdout")
 }
 
-/// Serves with the world ticking until `stop` resolves; the socket file goes with the binding.
+/// Serves with the world ticking until `stop` resolves, then saves the world; the socket file
+/// goes with the binding.
 pub(crate) async fn serve_until_stopped(
     binding: Binding,
     server: Arc<Server>,
     stop: impl Future<Output = ()>,
-) {
+) -> anyhow::Result<()> {
     let ticker = server.spawn_ticker();
-    binding.serve(server, stop).await;
+    binding.serve(Arc::clone(&server), stop).await;
     ticker.abort();
+    server.flush().context("could not save the world on stop")
 }

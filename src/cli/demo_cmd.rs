@@ -45,9 +45,9 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         );
         let stop = listen::shutdown_signal();
         tell_how_to_reach(&binding.url(), &socket)?;
-        super::agent_cmd::serve_until_stopped(binding, server, stop).await;
+        let served = super::agent_cmd::serve_until_stopped(binding, server, stop).await;
         drop(folder);
-        Ok(())
+        served
     })
 }
 
