@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::AgentSpec;
-use crate::transport::token::TokenError;
 use crate::transport::tls::{TlsEndpoint, TlsSetupError};
+use crate::transport::token::TokenError;
 use crate::transport::{Endpoint, Token};
 
 /// One agent as written in the config file.
@@ -39,7 +39,9 @@ pub enum ConfigError {
     SocketOrUrl(String),
     #[error("agent \"{0}\": {1}")]
     Token(String, TokenError),
-    #[error("agent \"{0}\" needs a token: token-file in the config, --token-file, or COLLIE_DURABLE_TOKEN")]
+    #[error(
+        "agent \"{0}\" needs a token: token-file in the config, --token-file, or COLLIE_DURABLE_TOKEN"
+    )]
     NoToken(String),
     #[error("agent \"{0}\": {1}")]
     Tls(String, TlsSetupError),
@@ -80,12 +82,21 @@ pub struct TokenSource {
 
 impl TokenSource {
     pub fn from_env(file: Option<PathBuf>) -> Self {
-        Self { file, env: std::env::var("COLLIE_DURABLE_TOKEN").ok().filter(|t| !t.is_empty()) }
+        Self {
+            file,
+            env: std::env::var("COLLIE_DURABLE_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty()),
+        }
     }
 }
 
 /// Turns a named entry into an agent to dial.
-pub fn agent_spec(name: &str, entry: &AgentEntry, fallback: &TokenSource) -> Result<AgentSpec, ConfigError> {
+pub fn agent_spec(
+    name: &str,
+    entry: &AgentEntry,
+    fallback: &TokenSource,
+) -> Result<AgentSpec, ConfigError> {
     let endpoint = match (&entry.socket, &entry.url) {
         (Some(path), None) => Endpoint::socket(path.clone()),
         (None, Some(url)) => {
@@ -101,7 +112,10 @@ pub fn agent_spec(name: &str, entry: &AgentEntry, fallback: &TokenSource) -> Res
         }
         _ => return Err(ConfigError::SocketOrUrl(name.to_string())),
     };
-    Ok(AgentSpec { name: name.to_string(), endpoint })
+    Ok(AgentSpec {
+        name: name.to_string(),
+        endpoint,
+    })
 }
 
 /// Every agent: first the command line's (named after their socket or URL), then the config
@@ -115,8 +129,17 @@ pub fn resolve_agents(
 ) -> Result<Vec<AgentSpec>, ConfigError> {
     let mut specs = Vec::new();
     for path in sockets {
-        let entry = AgentEntry { socket: Some(path.clone()), url: None, token_file: None, ca_cert: None };
-        specs.push(agent_spec(&short_name(&path.display().to_string()), &entry, tokens)?);
+        let entry = AgentEntry {
+            socket: Some(path.clone()),
+            url: None,
+            token_file: None,
+            ca_cert: None,
+        };
+        specs.push(agent_spec(
+            &short_name(&path.display().to_string()),
+            &entry,
+            tokens,
+        )?);
     }
     for url in urls {
         let entry = AgentEntry {
@@ -133,7 +156,12 @@ pub fn resolve_agents(
     if specs.is_empty()
         && let Some(path) = std::env::var_os("COLLIE_DURABLE_SOCKET").filter(|p| !p.is_empty())
     {
-        let entry = AgentEntry { socket: Some(PathBuf::from(path)), url: None, token_file: None, ca_cert: None };
+        let entry = AgentEntry {
+            socket: Some(PathBuf::from(path)),
+            url: None,
+            token_file: None,
+            ca_cert: None,
+        };
         specs.push(agent_spec("agent", &entry, tokens)?);
     }
     let mut seen = std::collections::HashSet::new();
@@ -148,7 +176,10 @@ pub fn resolve_agents(
 /// A short name for an agent given by path or URL: its last meaningful part.
 fn short_name(text: &str) -> String {
     let trimmed = text.trim_end_matches('/');
-    let last = trimmed.rsplit(['/', ':']).find(|p| !p.is_empty()).unwrap_or(trimmed);
+    let last = trimmed
+        .rsplit(['/', ':'])
+        .find(|p| !p.is_empty())
+        .unwrap_or(trimmed);
     last.trim_end_matches(".sock").to_string()
 }
 
@@ -165,15 +196,24 @@ mod tests {
             "#,
         )
         .expect("parses");
-        let specs = resolve_agents(&[], &[], &TokenSource::default(), None, &file).expect("resolves");
+        let specs =
+            resolve_agents(&[], &[], &TokenSource::default(), None, &file).expect("resolves");
         assert_eq!(specs.len(), 1);
         assert_eq!(specs[0].name, "laptop");
     }
 
     #[test]
     fn t2_url_without_token_is_refused() {
-        let entry = AgentEntry { socket: None, url: Some("https://a.example".into()), token_file: None, ca_cert: None };
-        assert!(matches!(agent_spec("a", &entry, &TokenSource::default()), Err(ConfigError::NoToken(_))));
+        let entry = AgentEntry {
+            socket: None,
+            url: Some("https://a.example".into()),
+            token_file: None,
+            ca_cert: None,
+        };
+        assert!(matches!(
+            agent_spec("a", &entry, &TokenSource::default()),
+            Err(ConfigError::NoToken(_))
+        ));
     }
 
     #[test]

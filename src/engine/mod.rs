@@ -5,6 +5,7 @@ pub mod config;
 pub mod exchange_log;
 pub mod intent;
 pub mod journal;
+pub mod pane_log;
 mod session;
 pub mod status;
 

@@ -1,0 +1,153 @@
+//! A pane's chat as the phone keeps it: items (at most the 2000 newest, SPEC L), open asks,
+//! state and turn, built from events and views (SPEC H5, A1–A6). Pure.
+
+use std::collections::VecDeque;
+
+use crate::wire::{
+    Ask, DecidedBy, Event, EventType, Item, Outcome, PaneState, PaneView, Turn, limits,
+};
+
+/// How an ask left the open list, for the chat lines of SPEC A5 and A6.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClosedAsk {
+    pub ask_id: String,
+    pub title: String,
+    /// None when a phone answered (SPEC A4).
+    pub decided_by: Option<DecidedBy>,
+    pub outcome: Option<Outcome>,
+    /// Where in the chat it closed: the number of items seen before it.
+    pub after_items: u64,
+}
+
+/// A line of a pane's chat: an item, or the note that an ask closed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChatEntry {
+    Item(Item),
+    Closed(ClosedAsk),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PaneLog {
+    /// The newest entries, at most [`limits::MAX_VIEW_ITEMS`].
+    pub entries: VecDeque<ChatEntry>,
+    /// Open asks, oldest first (SPEC A2).
+    pub asks: Vec<Ask>,
+    pub state: Option<PaneState>,
+    pub turn: Option<Turn>,
+    /// Items seen in all, so a scroll position survives the trimming of old ones.
+    pub items_seen: u64,
+}
+
+impl PaneLog {
+    /// Drops what was shown and takes the pane's whole current view (SPEC H5).
+    pub fn reset(&mut self, view: PaneView) {
+        self.entries = view.items.into_iter().map(ChatEntry::Item).collect();
+        self.items_seen = self.entries.len() as u64;
+        self.asks = view.asks;
+        self.state = Some(view.state);
+        self.turn = view.turn;
+        self.trim();
+    }
+
+    /// Applies events in order. Unknown types are ignored (SPEC V2).
+    pub fn apply(&mut self, events: &[Event]) {
+        for event in events {
+            match &event.kind {
+                EventType::Item => {
+                    if let Some(item) = &event.item {
+                        self.entries.push_back(ChatEntry::Item(item.clone()));
+                        self.items_seen += 1;
+                    }
+                }
+                EventType::Turn => self.turn = event.turn.clone(),
+                EventType::State => self.state = event.state.clone(),
+                EventType::Ask => {
+                    if let Some(ask) = &event.ask
+                        && !self.asks.iter().any(|a| a.id == ask.id)
+                    {
+                        self.asks.push(ask.clone());
+                        self.asks.truncate(limits::MAX_OPEN_ASKS_PER_PANE);
+                    }
+                }
+                EventType::AskChanged => {
+                    if let Some(ask) = &event.ask
+                        && let Some(open) = self.asks.iter_mut().find(|a| a.id == ask.id)
+                    {
+                        *open = ask.clone();
+                    }
+                }
+                EventType::AskClosed => {
+                    let Some(id) = &event.ask_id else { continue };
+                    let title = self
+                        .asks
+                        .iter()
+                        .find(|a| &a.id == id)
+                        .map(|a| a.title.clone())
+                        .or_else(|| event.title.clone())
+                        .unwrap_or_default();
+                    self.asks.retain(|a| &a.id != id);
+                    self.entries.push_back(ChatEntry::Closed(ClosedAsk {
+                        ask_id: id.clone(),
+                        title,
+                        decided_by: if event.by.is_some() {
+                            None
+                        } else {
+                            event.decided_by.clone()
+                        },
+                        outcome: event.outcome.clone(),
+                        after_items: self.items_seen,
+                    }));
+                }
+                EventType::Unknown(_) => {}
+            }
+        }
+        self.trim();
+    }
+
+    fn trim(&mut self) {
+        while self.entries.len() > limits::MAX_VIEW_ITEMS {
+            self.entries.pop_front();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ItemKind;
+
+    fn item_event(seq: u64) -> Event {
+        let mut event = Event::new(seq, EventType::Item);
+        event.item = Some(Item::text(format!("i{seq}"), ItemKind::Reply, "hi"));
+        event
+    }
+
+    #[test]
+    fn l_keeps_the_2000_newest() {
+        let mut log = PaneLog::default();
+        let events: Vec<Event> = (1..=2500).map(item_event).collect();
+        log.apply(&events);
+        assert_eq!(log.entries.len(), 2000);
+        assert!(matches!(&log.entries[0], ChatEntry::Item(i) if i.id == "i501"));
+        assert_eq!(log.items_seen, 2500);
+    }
+
+    #[test]
+    fn a5_a6_closed_asks_leave_a_chat_entry_with_the_title() {
+        let mut log = PaneLog::default();
+        let ask: Ask = serde_json::from_value(serde_json::json!({
+            "id": "a1", "revision": 1, "kind": "text", "title": "Name the branch", "text": {}
+        }))
+        .expect("ask");
+        let mut open = Event::new(1, EventType::Ask);
+        open.ask = Some(ask);
+        let mut closed = Event::new(2, EventType::AskClosed);
+        closed.ask_id = Some("a1".into());
+        closed.decided_by = Some(DecidedBy::Timeout);
+        log.apply(&[open, closed]);
+        assert!(log.asks.is_empty());
+        assert!(
+            matches!(&log.entries[0], ChatEntry::Closed(c) if c.title == "Name the branch" && c.decided_by == Some(DecidedBy::Timeout))
+        );
+    }
+}
