@@ -312,3 +312,94 @@ async fn t2_over_http_with_a_token_the_engine_reads_the_agent() {
     let hello = phone.hello.clone().expect("hello came before ready");
     assert!(!hello.cap(collie_phone::wire::caps::ALLOW_ALWAYS), "A11");
 }
+
+#[tokio::test]
+async fn w5_history_pages_and_reopen() {
+    use collie_phone::engine::HistoryPage;
+    use collie_phone::wire::ConversationState;
+    let dir = common::temp_dir();
+    let agent = common::socket_agent(dir.path(), &[]);
+    let mut phone = Phone::start(Endpoint::socket(agent.socket_path()));
+    phone.ready_with_snapshot().await;
+    let load = |after: Option<String>| ToEngine::LoadConversations {
+        agent: "ref".into(),
+        after,
+    };
+    phone
+        .engine
+        .commands
+        .send(load(None))
+        .expect("engine alive");
+    let first = phone
+        .until(SOON, |_, u| match u {
+            FromEngine::History {
+                page: HistoryPage::Conversations { page, .. },
+                ..
+            } => Some(page.clone()),
+            _ => None,
+        })
+        .await;
+    assert_eq!(first.conversations.len(), 100, "L: pages of 100");
+    let next = first
+        .next
+        .clone()
+        .expect("150+ conversations need a second page");
+    phone
+        .engine
+        .commands
+        .send(load(Some(next)))
+        .expect("engine alive");
+    let second = phone
+        .until(SOON, |_, u| match u {
+            FromEngine::History {
+                page: HistoryPage::Conversations { page, .. },
+                ..
+            } => Some(page.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(!second.conversations.is_empty());
+    let closed = first
+        .conversations
+        .iter()
+        .chain(&second.conversations)
+        .find(|c| c.state == ConversationState::Closed && c.item_count > 0)
+        .expect("a closed conversation")
+        .clone();
+    phone
+        .engine
+        .commands
+        .send(ToEngine::LoadItems {
+            agent: "ref".into(),
+            conversation: closed.id.clone(),
+            after: None,
+        })
+        .expect("engine alive");
+    let items = phone
+        .until(SOON, |_, u| match u {
+            FromEngine::History {
+                page: HistoryPage::Items { page, .. },
+                ..
+            } => Some(page.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(!items.items.is_empty());
+    let IntentState::Done { reply } = phone
+        .intent(IntentKind::Reopen {
+            conversation_id: closed.id,
+        })
+        .await
+    else {
+        panic!("reopen failed")
+    };
+    let pane = reply.pane_id.expect("reopen names the pane");
+    phone
+        .until(SOON, |me, _| {
+            me.snapshot
+                .as_ref()
+                .filter(|s| s.pane(&pane).is_some())
+                .map(|_| ())
+        })
+        .await;
+}

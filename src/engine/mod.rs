@@ -17,7 +17,10 @@ use time::OffsetDateTime;
 use tokio::sync::{Notify, mpsc, watch};
 
 use crate::transport::{Endpoint, Method, Request};
-use crate::wire::{self, Event, Hello, PaneView, Report, Snapshot, VERSION_HEADER, limits};
+use crate::wire::{
+    self, ConversationsPage, Event, Hello, ItemsPage, PaneView, Report, Snapshot, VERSION_HEADER,
+    limits,
+};
 pub use exchange_log::ExchangeRecord;
 pub use intent::{Decider, IntentKind, IntentState};
 pub use journal::{IntentRecord, Journal};
@@ -41,6 +44,35 @@ pub enum ToEngine {
     Watching(bool),
     /// Poll this agent now (after an intent, or a key that wants fresh data).
     PollNow { agent: String },
+    /// Read a page of the agent's conversations, newest first (SPEC W5).
+    LoadConversations {
+        agent: String,
+        after: Option<String>,
+    },
+    /// Read a page of one conversation's items, oldest first (SPEC W5).
+    LoadItems {
+        agent: String,
+        conversation: String,
+        after: Option<String>,
+    },
+}
+
+/// A history page, or why it could not be read.
+#[derive(Debug, Clone)]
+pub enum HistoryPage {
+    Conversations {
+        after: Option<String>,
+        page: ConversationsPage,
+    },
+    Items {
+        conversation: String,
+        after: Option<String>,
+        page: ItemsPage,
+    },
+    Failed {
+        what: String,
+        why: String,
+    },
 }
 
 /// What the engine tells the app.
@@ -49,6 +81,7 @@ pub enum FromEngine {
     Agent { agent: String, change: AgentChange },
     Intent(IntentRecord),
     Exchange(ExchangeRecord),
+    History { agent: String, page: HistoryPage },
 }
 
 /// A change in one agent's state.
@@ -172,8 +205,118 @@ impl IntentRunner {
                         handle.poke.notify_one();
                     }
                 }
+                ToEngine::LoadConversations { agent, after } => {
+                    let runner = self.clone();
+                    tokio::spawn(async move { runner.load_conversations(agent, after).await });
+                }
+                ToEngine::LoadItems {
+                    agent,
+                    conversation,
+                    after,
+                } => {
+                    let runner = self.clone();
+                    tokio::spawn(
+                        async move { runner.load_items(agent, conversation, after).await },
+                    );
+                }
             }
         }
+    }
+
+    /// One history GET under the session's version, read within its cap (SPEC W5, L).
+    async fn history_get(
+        &self,
+        agent: &str,
+        path: String,
+        reply_cap: usize,
+    ) -> Result<bytes::Bytes, String> {
+        let handle = self
+            .agents
+            .get(agent)
+            .ok_or_else(|| format!("no agent named {agent}"))?;
+        let version = handle
+            .info
+            .borrow()
+            .version
+            .ok_or("the agent is not connected and ready")?;
+        let request = Request {
+            method: Method::Get,
+            path,
+            headers: vec![(VERSION_HEADER, version.to_string())],
+            body: None,
+            class: crate::transport::RouteClass::Read,
+            reply_cap,
+        };
+        let started = Instant::now();
+        let result = handle.endpoint.exchange(&request).await;
+        let _ = self.updates.send(FromEngine::Exchange(ExchangeRecord::new(
+            agent,
+            &request,
+            None,
+            result.as_ref(),
+            started.elapsed().as_millis(),
+        )));
+        let reply = result.map_err(|e| e.to_string())?;
+        if reply.status != 200 {
+            let code = wire::decode::<wire::ErrorBody>(&reply.body)
+                .map(|d| d.value.code.as_str().to_string())
+                .unwrap_or_default();
+            return Err(format!("the agent answered {} {code}", reply.status));
+        }
+        Ok(reply.body)
+    }
+
+    async fn load_conversations(&self, agent: String, after: Option<String>) {
+        let path = wire::paths::conversations(after.as_deref(), limits::MAX_CONVERSATIONS_PAGE);
+        let page = match self
+            .history_get(&agent, path, limits::MAX_CONVERSATIONS_REPLY)
+            .await
+        {
+            Ok(body) => match wire::decode::<ConversationsPage>(&body) {
+                Ok(decoded) => HistoryPage::Conversations {
+                    after,
+                    page: decoded.value,
+                },
+                Err(e) => HistoryPage::Failed {
+                    what: "conversations".into(),
+                    why: e.to_string(),
+                },
+            },
+            Err(why) => HistoryPage::Failed {
+                what: "conversations".into(),
+                why,
+            },
+        };
+        let _ = self.updates.send(FromEngine::History { agent, page });
+    }
+
+    async fn load_items(&self, agent: String, conversation: String, after: Option<String>) {
+        let path = wire::paths::conversation_items(
+            &conversation,
+            after.as_deref(),
+            limits::MAX_ITEMS_PAGE,
+        );
+        let page = match self
+            .history_get(&agent, path, limits::MAX_ITEMS_REPLY)
+            .await
+        {
+            Ok(body) => match wire::decode::<ItemsPage>(&body) {
+                Ok(decoded) => HistoryPage::Items {
+                    conversation,
+                    after,
+                    page: decoded.value,
+                },
+                Err(e) => HistoryPage::Failed {
+                    what: format!("conversation {conversation}"),
+                    why: e.to_string(),
+                },
+            },
+            Err(why) => HistoryPage::Failed {
+                what: format!("conversation {conversation}"),
+                why,
+            },
+        };
+        let _ = self.updates.send(FromEngine::History { agent, page });
     }
 
     fn publish(&self, record: &IntentRecord) {
