@@ -1,5 +1,7 @@
 pub mod agent;
+pub mod app;
 pub mod cli;
 pub mod engine;
 pub mod transport;
+pub mod ui;
 pub mod wire;

@@ -1,0 +1,4 @@
+pub mod chat;
+pub mod markdown;
+pub mod theme;
+pub mod wrap;

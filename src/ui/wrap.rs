@@ -1,0 +1,416 @@
+//! Text measured in terminal columns: CJK and emoji take two, combining marks none.
+//!
+//! Widths are summed grapheme by grapheme, the way ratatui's buffer draws them, so a line this
+//! module says fits really fits. Lines are never cut inside a grapheme.
+
+use ratatui::text::{Line, Span};
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
+
+const ELLIPSIS: &str = "…";
+/// Tabs become spaces: a terminal cell cannot hold a tab, and its width depends on the column.
+const TAB_AS_SPACES: &str = "    ";
+
+/// Columns one grapheme takes. Control characters take none (they are never drawn).
+fn grapheme_width(grapheme: &str) -> usize {
+    if grapheme.chars().any(char::is_control) {
+        0
+    } else {
+        grapheme.width()
+    }
+}
+
+/// Columns `text` takes on a terminal.
+pub fn width(text: &str) -> usize {
+    text.graphemes(true).map(grapheme_width).sum()
+}
+
+/// `text` cut to at most `max_width` columns, ending with "…" when something was cut.
+pub fn truncate(text: &str, max_width: usize) -> String {
+    if width(text) <= max_width {
+        return text.to_string();
+    }
+    let room = max_width.saturating_sub(width(ELLIPSIS));
+    let mut out = String::new();
+    let mut used = 0;
+    for grapheme in text.graphemes(true) {
+        let w = grapheme_width(grapheme);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        out.push_str(grapheme);
+    }
+    if max_width >= width(ELLIPSIS) {
+        out.push_str(ELLIPSIS);
+    }
+    out
+}
+
+/// `text` cut or right-padded with spaces to exactly `width` columns.
+pub fn pad_to(text: &str, width: usize) -> String {
+    let mut out = truncate(text, width);
+    let used = self::width(&out);
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
+    out
+}
+
+/// Word-wraps `text` to `width` columns. Explicit newlines stay line breaks; a word longer than
+/// the width is broken inside; a line may break between any two wide (CJK) characters. With a
+/// width of 0 every source line becomes one empty line, so callers still see the line count.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    wrap_pieces(&[(text, ())], width)
+        .into_iter()
+        .map(|line| line.into_iter().map(|(piece, ())| piece).collect())
+        .collect()
+}
+
+/// [`wrap`] for styled spans: each output line is a list of spans, styles kept.
+pub fn wrap_spans(spans: &[Span<'_>], width: usize) -> Vec<Line<'static>> {
+    let pieces: Vec<(&str, ratatui::style::Style)> = spans
+        .iter()
+        .map(|span| (span.content.as_ref(), span.style))
+        .collect();
+    wrap_pieces(&pieces, width)
+        .into_iter()
+        .map(|line| {
+            Line::from(
+                line.into_iter()
+                    .map(|(text, style)| Span::styled(text, style))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect()
+}
+
+/// Cuts a styled line to `width` columns, ending with "…" when something was cut.
+pub fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
+    let total: usize = line.spans.iter().map(|s| self::width(&s.content)).sum();
+    if total <= width {
+        return line;
+    }
+    let room = width.saturating_sub(self::width(ELLIPSIS));
+    let mut used = 0;
+    let mut spans = Vec::new();
+    let mut last_style = line.style;
+    for span in line.spans {
+        if used >= room {
+            break;
+        }
+        let kept = take_columns(&span.content, room - used);
+        used += self::width(&kept);
+        last_style = span.style;
+        if !kept.is_empty() {
+            spans.push(Span::styled(kept, span.style));
+        }
+    }
+    if width >= self::width(ELLIPSIS) {
+        spans.push(Span::styled(ELLIPSIS, last_style));
+    }
+    Line::from(spans).style(line.style)
+}
+
+/// The longest prefix of `text` that fits in `columns`, whole graphemes only.
+fn take_columns(text: &str, columns: usize) -> String {
+    let mut used = 0;
+    let mut out = String::new();
+    for grapheme in text.graphemes(true) {
+        let w = grapheme_width(grapheme);
+        if used + w > columns {
+            break;
+        }
+        used += w;
+        out.push_str(grapheme);
+    }
+    out
+}
+
+/// A unit the wrapper places whole when it can.
+enum Token<T> {
+    /// Spaces: a place to break, dropped at the edges of a wrapped line.
+    Space(usize, T),
+    /// A word or one wide character, as styled parts, and its width.
+    Word(Vec<(String, T)>, usize),
+    Newline,
+}
+
+/// Appends to the last part when the tag is the same, so a word keeps few parts.
+fn push_part<T: Clone + PartialEq>(parts: &mut Vec<(String, T)>, text: &str, tag: &T) {
+    match parts.last_mut() {
+        Some((last, last_tag)) if last_tag == tag => last.push_str(text),
+        _ => parts.push((text.to_string(), tag.clone())),
+    }
+}
+
+/// Splits pieces into spaces, words and newlines. Wide graphemes are words of their own so a
+/// line can break between CJK characters. Control characters other than '\n' are dropped.
+fn tokenize<T: Clone + PartialEq>(pieces: &[(&str, T)]) -> Vec<Token<T>> {
+    let mut tokens: Vec<Token<T>> = Vec::new();
+    let mut word: Vec<(String, T)> = Vec::new();
+    let mut word_width = 0;
+    let flush =
+        |tokens: &mut Vec<Token<T>>, word: &mut Vec<(String, T)>, word_width: &mut usize| {
+            if !word.is_empty() {
+                tokens.push(Token::Word(std::mem::take(word), *word_width));
+                *word_width = 0;
+            }
+        };
+    for (piece, tag) in pieces {
+        for grapheme in piece.graphemes(true) {
+            if grapheme == "\n" || grapheme == "\r\n" {
+                flush(&mut tokens, &mut word, &mut word_width);
+                tokens.push(Token::Newline);
+            } else if grapheme == "\t" {
+                flush(&mut tokens, &mut word, &mut word_width);
+                tokens.push(Token::Space(TAB_AS_SPACES.len(), tag.clone()));
+            } else if grapheme.chars().any(char::is_control) {
+                continue;
+            } else if grapheme.chars().all(char::is_whitespace) {
+                flush(&mut tokens, &mut word, &mut word_width);
+                tokens.push(Token::Space(grapheme_width(grapheme).max(1), tag.clone()));
+            } else {
+                let w = grapheme_width(grapheme);
+                if w >= 2 {
+                    flush(&mut tokens, &mut word, &mut word_width);
+                    tokens.push(Token::Word(vec![(grapheme.to_string(), tag.clone())], w));
+                } else {
+                    push_part(&mut word, grapheme, tag);
+                    word_width += w;
+                }
+            }
+        }
+    }
+    flush(&mut tokens, &mut word, &mut word_width);
+    tokens
+}
+
+/// The line being filled.
+struct LineBuilder<T> {
+    lines: Vec<Vec<(String, T)>>,
+    current: Vec<(String, T)>,
+    used: usize,
+    /// Spaces seen since the last word, placed only if a word follows on the same line.
+    pending_spaces: usize,
+    pending_tag: Option<T>,
+    width: usize,
+}
+
+impl<T: Clone + PartialEq> LineBuilder<T> {
+    fn push_part(&mut self, text: &str, tag: &T) {
+        push_part(&mut self.current, text, tag);
+    }
+
+    fn break_line(&mut self) {
+        self.lines.push(std::mem::take(&mut self.current));
+        self.used = 0;
+        self.pending_spaces = 0;
+    }
+
+    fn place_spaces(&mut self, tag: &T) {
+        if self.pending_spaces > 0 {
+            let spaces = " ".repeat(self.pending_spaces);
+            self.used += self.pending_spaces;
+            self.pending_spaces = 0;
+            self.push_part(&spaces, tag);
+        }
+    }
+
+    fn place_word(&mut self, parts: Vec<(String, T)>, word_width: usize) {
+        let space_tag = self
+            .pending_tag
+            .clone()
+            .or_else(|| parts.first().map(|(_, tag)| tag.clone()));
+        if self.used + self.pending_spaces + word_width <= self.width {
+            if let Some(tag) = space_tag {
+                self.place_spaces(&tag);
+            }
+            for (text, tag) in &parts {
+                self.push_part(text, tag);
+            }
+            self.used += word_width;
+            return;
+        }
+        if word_width <= self.width {
+            if self.used > 0 {
+                self.break_line();
+            }
+            self.pending_spaces = 0;
+            for (text, tag) in &parts {
+                self.push_part(text, tag);
+            }
+            self.used = word_width;
+            return;
+        }
+        // Longer than a whole line: fill what is left of this line, then break inside the word.
+        if self.used > 0 && self.used + self.pending_spaces < self.width {
+            if let Some(tag) = space_tag {
+                self.place_spaces(&tag);
+            }
+        } else if self.used > 0 {
+            self.break_line();
+        }
+        self.pending_spaces = 0;
+        for (text, tag) in parts {
+            for grapheme in text.graphemes(true) {
+                let w = grapheme_width(grapheme);
+                if self.used + w > self.width {
+                    if self.used > 0 {
+                        self.break_line();
+                    }
+                    if w > self.width {
+                        // Wider than the whole line (a CJK character at width 1).
+                        let cut = truncate(grapheme, self.width);
+                        self.used = width(&cut);
+                        self.push_part(&cut, &tag);
+                        continue;
+                    }
+                }
+                self.push_part(grapheme, &tag);
+                self.used += w;
+            }
+        }
+    }
+}
+
+/// The wrapping engine behind [`wrap`] and [`wrap_spans`]: pieces of text tagged with a style
+/// (or nothing), wrapped to `width`, adjacent parts with equal tags merged.
+pub fn wrap_pieces<T: Clone + PartialEq>(
+    pieces: &[(&str, T)],
+    width: usize,
+) -> Vec<Vec<(String, T)>> {
+    let mut builder = LineBuilder {
+        lines: Vec::new(),
+        current: Vec::new(),
+        used: 0,
+        pending_spaces: 0,
+        pending_tag: None,
+        width,
+    };
+    for token in tokenize(pieces) {
+        match token {
+            Token::Newline => builder.break_line(),
+            Token::Space(n, tag) => {
+                if builder.pending_spaces == 0 {
+                    builder.pending_tag = Some(tag);
+                }
+                builder.pending_spaces += n;
+            }
+            Token::Word(parts, w) => {
+                if width > 0 {
+                    builder.place_word(parts, w);
+                }
+                builder.pending_tag = None;
+                builder.pending_spaces = 0;
+            }
+        }
+    }
+    builder.lines.push(builder.current);
+    builder.lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn width_counts_cjk_and_emoji_as_two_and_combining_marks_as_none() {
+        assert_eq!(width("abc"), 3);
+        assert_eq!(width("日本語"), 6);
+        assert_eq!(width("🦀"), 2);
+        assert_eq!(width("e\u{301}"), 1);
+        assert_eq!(width("👨‍👩‍👧"), 2);
+        assert_eq!(width("a\u{7}b"), 2);
+    }
+
+    #[test]
+    fn truncate_ends_with_an_ellipsis_and_never_splits_a_wide_char() {
+        assert_eq!(truncate("hello", 5), "hello");
+        assert_eq!(truncate("hello world", 5), "hell…");
+        assert_eq!(truncate("日本語です", 6), "日本…");
+        assert_eq!(truncate("日本語です", 5), "日本…");
+        assert_eq!(truncate("日本", 1), "…");
+        assert_eq!(truncate("abc", 0), "");
+        assert_eq!(truncate("cafe\u{301}s", 4), "caf…");
+        assert_eq!(truncate("cafe\u{301}", 4), "cafe\u{301}");
+    }
+
+    #[test]
+    fn pad_to_gives_exactly_the_width() {
+        assert_eq!(pad_to("ab", 4), "ab  ");
+        assert_eq!(pad_to("日本語", 5), "日本…");
+        assert_eq!(width(&pad_to("日本語", 5)), 5);
+        assert_eq!(pad_to("日本語", 4), "日… ");
+        assert_eq!(pad_to("x", 0), "");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces() {
+        assert_eq!(wrap("the quick brown fox", 10), ["the quick", "brown fox"]);
+        assert_eq!(wrap("", 10), [""]);
+        assert_eq!(wrap("a\n\nb", 10), ["a", "", "b"]);
+        assert_eq!(wrap("one\r\ntwo", 10), ["one", "two"]);
+    }
+
+    #[test]
+    fn wrap_breaks_inside_over_long_words() {
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("ab abcdefghij", 4), ["ab a", "bcde", "fghi", "j"]);
+    }
+
+    #[test]
+    fn wrap_breaks_between_cjk_characters() {
+        assert_eq!(wrap("日本語のテキスト", 6), ["日本語", "のテキ", "スト"]);
+        assert_eq!(
+            wrap("日本語のテキスト", 5),
+            ["日本", "語の", "テキ", "スト"]
+        );
+        assert_eq!(wrap("see 日本語", 7), ["see 日", "本語"]);
+    }
+
+    #[test]
+    fn wrap_keeps_emoji_and_combining_marks_whole() {
+        assert_eq!(wrap("🦀🦀🦀", 4), ["🦀🦀", "🦀"]);
+        assert_eq!(
+            wrap("e\u{301}e\u{301}e\u{301}", 2),
+            ["e\u{301}e\u{301}", "e\u{301}"]
+        );
+    }
+
+    #[test]
+    fn wrap_at_width_one_and_zero_does_not_panic() {
+        assert_eq!(wrap("ab", 1), ["a", "b"]);
+        assert_eq!(wrap("日本", 1), ["…", "…"]);
+        assert_eq!(wrap("a b\nc", 0), ["", ""]);
+    }
+
+    #[test]
+    fn wrap_spans_keeps_styles() {
+        use ratatui::style::{Style, Stylize};
+        let bold = Style::new().bold();
+        let lines = wrap_spans(&[Span::raw("plain "), Span::styled("bold words", bold)], 11);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].spans[1].style, bold);
+        assert_eq!(lines[0].spans[1].content, "bold");
+        assert_eq!(lines[1].spans[0].content, "words");
+    }
+
+    #[test]
+    fn fit_line_cuts_styled_spans() {
+        let line = Line::from(vec![Span::raw("ab"), Span::raw("日本語")]);
+        let fitted = fit_line(line, 5);
+        assert_eq!(fitted.to_string(), "ab日…");
+    }
+
+    proptest! {
+        #[test]
+        fn wrapped_lines_never_exceed_the_width(text in "\\PC{0,80}", w in 0usize..30) {
+            for line in wrap(&text, w) {
+                prop_assert!(width(&line) <= w, "{line:?} wider than {w}");
+                prop_assert!(!line.chars().any(char::is_control));
+            }
+            prop_assert!(width(&truncate(&text, w)) <= w);
+            prop_assert_eq!(width(&pad_to(&text, w)), w);
+        }
+    }
+}
