@@ -4,7 +4,6 @@
 
 use std::fs::{self, DirBuilder, Permissions};
 use std::future::Future;
-use std::io::Read;
 use std::net::SocketAddr;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -20,7 +19,7 @@ use tokio::net::{TcpListener, UnixListener};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
 
-use super::server::{Server, Token};
+use super::server::Server;
 use crate::wire::limits;
 
 /// A client gets this long to send its request headers before the connection is closed.
@@ -395,41 +394,6 @@ where
     if let Err(error) = watcher.watch(connection).await {
         tracing::debug!(%error, "a connection ended with an error");
     }
-}
-
-/// Reads the token of SPEC T2 from a file that only its owner may read or write.
-pub fn read_token_file(path: &Path) -> anyhow::Result<Token> {
-    let file = fs::File::open(path)
-        .with_context(|| format!("could not open the token file {}", path.display()))?;
-    let metadata = file
-        .metadata()
-        .with_context(|| format!("could not look at the token file {}", path.display()))?;
-    if !metadata.is_file() {
-        bail!("the token file {} is not a regular file", path.display());
-    }
-    let mode = metadata.mode() & 0o777;
-    if mode & 0o077 != 0 {
-        bail!(
-            "the token file {} has mode {mode:03o}, so others may read or change it; run `chmod 600 {}`",
-            path.display(),
-            path.display()
-        );
-    }
-    let mut text = String::new();
-    file.take(64 * 1024)
-        .read_to_string(&mut text)
-        .with_context(|| format!("the token file {} is not readable text", path.display()))?;
-    let token = text.strip_suffix('\n').map_or(text.as_str(), |line| {
-        line.strip_suffix('\r').unwrap_or(line)
-    });
-    Token::new(token).map_err(|why| {
-        anyhow!(
-            "the token in {} is not usable: {why}; a token is at least {} bytes of printable ASCII \
-             without spaces (SPEC T2)",
-            path.display(),
-            limits::MIN_TOKEN_BYTES
-        )
-    })
 }
 
 /// Listens for SIGINT and SIGTERM from now on, and resolves on the first. Call it before

@@ -11,7 +11,7 @@ use clap::Args;
 use super::{WorldFlags, logging};
 use crate::agent::listen::{self, Binding, TlsFiles};
 use crate::agent::runtime::Agent;
-use crate::agent::server::{Access, Server};
+use crate::agent::server::{Access, Server, TokenGate};
 
 #[derive(Debug, Args)]
 pub struct AgentArgs {
@@ -97,10 +97,10 @@ async fn serve(world: &WorldFlags, transport: Transport) -> anyhow::Result<()> {
         Transport::Tcp {
             token_file, tls, ..
         } => {
-            let token = listen::read_token_file(token_file)?;
+            let token = crate::transport::Token::from_file(token_file)?;
             (
                 Access {
-                    token: Some(token),
+                    token: Some(TokenGate::new(&token)),
                     tls: tls.is_some(),
                 },
                 false,

@@ -13,13 +13,17 @@ pub struct Token(String);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokenError {
-    #[error("the token is shorter than {MIN_TOKEN_BYTES} bytes")]
+    #[error(
+        "the token is shorter than {MIN_TOKEN_BYTES} bytes; a token is at least {MIN_TOKEN_BYTES} bytes of printable ASCII without spaces (SPEC T2)"
+    )]
     TooShort,
-    #[error("the token holds a space or a character that is not printable ASCII")]
+    #[error(
+        "the token holds a space or a character that is not printable ASCII; a token is at least {MIN_TOKEN_BYTES} bytes of printable ASCII without spaces (SPEC T2)"
+    )]
     BadChar,
     #[error("cannot read the token file {0}: {1}")]
     Unreadable(String, String),
-    #[error("the token file {0} can be read by group or others; run: chmod 600 {0}")]
+    #[error("the token file {0} can be read or changed by group or others; run `chmod 600 {0}`")]
     NotPrivate(String),
 }
 
