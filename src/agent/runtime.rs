@@ -136,3 +136,145 @@ impl Drop for Agent {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::WorldKind;
+    use crate::wire::{Answer, AnswerRequest, ReplyCode};
+    use std::path::Path;
+    use std::time::Duration;
+
+    fn t0() -> OffsetDateTime {
+        time::macros::datetime!(2026-01-02 03:04:05 UTC)
+    }
+
+    fn options(state: &Path, ready_after: Duration) -> WorldOptions {
+        WorldOptions {
+            kind: WorldKind::Demo,
+            speed: 0.0,
+            state_dir: Some(state.to_path_buf()),
+            ready_after,
+            ..WorldOptions::default()
+        }
+    }
+
+    fn open_asks(world: &World) -> Vec<(String, String, u64)> {
+        world
+            .layout
+            .panes
+            .values()
+            .flat_map(|p| {
+                p.asks
+                    .iter()
+                    .map(|a| (p.id.clone(), a.ask.id.clone(), a.ask.revision))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a9_h3_restart_is_a_new_epoch_with_the_same_asks_and_ready_only_later() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let first = Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("starts");
+        assert!(first.world.ready && !first.restored());
+        let epoch = first.world.epoch.clone();
+        let asks = open_asks(&first.world);
+        let conversations = first.world.layout.conversations.len();
+        drop(first);
+
+        let later = t0() + time::Duration::minutes(5);
+        let mut second =
+            Agent::new_at(options(dir.path(), Duration::from_secs(3)), later).expect("restarts");
+        assert!(second.restored());
+        assert_ne!(second.world.epoch, epoch, "H5: a new epoch");
+        assert!(!second.world.ready, "H3: not ready at once");
+        assert_eq!(open_asks(&second.world), asks, "A9: the same ids");
+        assert_eq!(second.world.layout.conversations.len(), conversations);
+        // Every pane's events start over in the new epoch with its state and open asks.
+        for pane in second.world.layout.panes.values() {
+            assert!(
+                pane.last_seq > pane.asks.len() as u64,
+                "a state event, then the asks"
+            );
+        }
+        second.tick(later + time::Duration::seconds(1));
+        // A monotonic clock that ran 3 s would also do; this test runs well under that.
+        assert!(!second.world.ready);
+        second.tick(later + time::Duration::seconds(3));
+        assert!(second.world.ready);
+
+        let (pane, ask_id, revision) = asks
+            .iter()
+            .find(|(pane, _, _)| {
+                second.world.layout.panes[pane].asks[0].ask.kind == crate::wire::AskKind::Text
+            })
+            .cloned()
+            .expect("the demo has a text ask");
+        let answer = Answer {
+            text: Some("ok".into()),
+            ..Answer::default()
+        };
+        let request = AnswerRequest {
+            request_id: "r".into(),
+            ask_id,
+            revision,
+            answer,
+        };
+        let reply = second
+            .world
+            .answer(&pane, &request, later)
+            .expect("the old id lands");
+        assert_eq!(reply.code, ReplyCode::Ok);
+    }
+
+    #[test]
+    fn dropping_the_agent_saves_what_the_timer_did_not() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut first = Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("starts");
+        let renamed = first.world.layout.workspaces[0].id.clone();
+        let request = crate::wire::RenameRequest {
+            request_id: "r".into(),
+            kind: crate::wire::TargetKind::Workspace,
+            id: renamed.clone(),
+            title: "Renamed just before the stop".into(),
+        };
+        first.world.rename(&request).expect("renames");
+        // Same instant as the save at start: the timer holds this one back.
+        first.tick(t0());
+        drop(first);
+        let second = Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("restarts");
+        let title = second
+            .world
+            .layout
+            .workspaces
+            .iter()
+            .find(|w| w.id == renamed)
+            .map(|w| w.title.clone());
+        assert_eq!(title.as_deref(), Some("Renamed just before the stop"));
+    }
+
+    #[test]
+    fn corrupt_state_starts_a_fresh_world() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join(super::super::store::STATE_FILE),
+            b"not json",
+        )
+        .expect("writes");
+        let agent =
+            Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("never crashes");
+        assert!(!agent.restored());
+        assert_eq!(agent.world.layout.workspaces.len(), 3);
+    }
+
+    #[test]
+    fn without_a_state_folder_flush_is_a_no_op() {
+        let options = WorldOptions {
+            speed: 0.0,
+            ..WorldOptions::default()
+        };
+        let mut agent = Agent::new_at(options, t0()).expect("starts");
+        agent.flush().expect("nothing to do");
+        assert!(agent.store.is_none());
+    }
+}
