@@ -316,7 +316,7 @@ mod tests {
         let mut code = Item::text("c", ItemKind::Code, "fn main() { println!(\"hi\"); }\n");
         code.language = Some("rust".into());
         let lines = shown(&ChatEntry::Item(code), &style(20));
-        assert_eq!(lines, ["rust", "fn main() { printl…"]);
+        assert_eq!(lines, ["rust", "fn main() { println…"]);
     }
 
     #[test]

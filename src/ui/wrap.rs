@@ -386,7 +386,7 @@ mod tests {
 
     #[test]
     fn wrap_spans_keeps_styles() {
-        use ratatui::style::{Style, Stylize};
+        use ratatui::style::Style;
         let bold = Style::new().bold();
         let lines = wrap_spans(&[Span::raw("plain "), Span::styled("bold words", bold)], 11);
         assert_eq!(lines.len(), 2);
