@@ -1,1 +1,831 @@
+//! The phone's state and how it changes: `App::update(message) -> commands`. No I/O and no
+//! drawing here (DESIGN): the runner in `tui` feeds keys, mouse, paste, resizes, focus, the
+//! engine's changes and clock ticks in, and carries the commands out; `ui` draws from `&App`.
+
+pub mod agents;
+pub mod card;
+mod card_screen;
+pub mod chat_scroll;
+pub mod config;
 pub mod editor;
+pub mod geometry;
+pub mod history;
+mod history_screen;
+pub mod home;
+pub mod inbox;
+pub mod intents;
+pub mod keymap;
+pub mod layout_screen;
+pub mod list;
+pub mod navigation;
+mod new_screen;
+pub mod overlay;
+pub mod pane_screen;
+pub mod typing;
+
+use std::collections::{HashMap, HashSet};
+
+use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
+use time::OffsetDateTime;
+
+use self::agents::Agents;
+use self::card::{CardState, CardStatus};
+use self::editor::Editor;
+use self::history::HistoryStore;
+use self::inbox::AskKey;
+use self::intents::Intents;
+use self::keymap::{Action, Context, Keymap};
+use self::navigation::{Navigation, PaneFocus, PaneScreen, Screen};
+use self::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
+use crate::engine::pane_log::{ChatEntry, ClosedAsk};
+use crate::engine::{FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
+use crate::ui::theme::Theme;
+
+/// How long after the last key the person still counts as watching (SPEC S7, T8).
+const WATCHING_AFTER_KEY_SECONDS: i64 = 60;
+
+/// Everything that can happen to the phone.
+#[derive(Debug, Clone)]
+pub enum Message {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    /// Bracketed paste: the pasted text in one piece.
+    Paste(String),
+    Resize(u16, u16),
+    /// The terminal gained (true) or lost (false) focus.
+    Focus(bool),
+    Engine(FromEngine),
+    /// The clock, once a second: countdowns, "synced 2s ago", messages that time out.
+    Tick(OffsetDateTime),
+}
+
+/// What the app asks the runner to do.
+#[derive(Debug)]
+pub enum Command {
+    Engine(ToEngine),
+    /// Ring the terminal bell: a new ask arrived.
+    Bell,
+    Quit,
+}
+
+/// What the phone starts with.
+pub struct AppSetup {
+    /// Each agent's name, and whether it is reached over TLS (SPEC A11).
+    pub agents: Vec<(String, bool)>,
+    pub keymap: Keymap,
+    pub bell: bool,
+    /// The theme the screens are drawn with; also measures chat lines.
+    pub theme: Theme,
+    pub now: OffsetDateTime,
+    pub size: (u16, u16),
+}
+
+pub struct App {
+    pub agents: Agents,
+    pub intents: Intents,
+    pub history: HistoryStore,
+    pub nav: Navigation,
+    pub overlay: Option<Overlay>,
+    /// Cards opened, by ask: what was picked or typed survives leaving the card.
+    pub cards: HashMap<AskKey, CardState>,
+    /// Unsent text per (agent, pane): a person's words are never lost.
+    pub drafts: HashMap<(String, String), Editor>,
+    pub toast: Option<Toast>,
+    pub keymap: Keymap,
+    pub theme: Theme,
+    pub bell: bool,
+    pub now: OffsetDateTime,
+    pub size: (u16, u16),
+    focused: bool,
+    last_key: Option<OffsetDateTime>,
+    watching: bool,
+    /// Open asks already seen, per agent, so only a new one rings the bell.
+    known_asks: HashMap<String, HashSet<String>>,
+    /// A pane a starter or reopen named, opened as soon as the snapshot has it (SPEC A17, W5).
+    awaiting_pane: Option<(String, String)>,
+    quitting: bool,
+}
+
+impl App {
+    pub fn new(setup: AppSetup) -> Self {
+        Self {
+            agents: Agents::new(setup.agents),
+            intents: Intents::default(),
+            history: HistoryStore::default(),
+            nav: Navigation::default(),
+            overlay: None,
+            cards: HashMap::new(),
+            drafts: HashMap::new(),
+            toast: None,
+            keymap: setup.keymap,
+            theme: setup.theme,
+            bell: setup.bell,
+            now: setup.now,
+            size: setup.size,
+            focused: true,
+            last_key: None,
+            watching: true,
+            known_asks: HashMap::new(),
+            awaiting_pane: None,
+            quitting: false,
+        }
+    }
+
+    /// True once the person chose to quit.
+    pub fn is_quitting(&self) -> bool {
+        self.quitting
+    }
+
+    pub fn update(&mut self, message: Message) -> Vec<Command> {
+        match message {
+            Message::Key(key) => self.on_key(key),
+            Message::Mouse(mouse) => self.on_mouse(mouse),
+            Message::Paste(text) => self.on_paste(&text),
+            Message::Resize(width, height) => {
+                self.size = (width, height);
+                self.clamp_lists();
+                Vec::new()
+            }
+            Message::Focus(focused) => {
+                self.focused = focused;
+                self.watching_change()
+            }
+            Message::Engine(update) => self.on_engine(update),
+            Message::Tick(now) => {
+                self.now = now;
+                if self.toast.as_ref().is_some_and(|t| t.until <= now) {
+                    self.toast = None;
+                }
+                self.watching_change()
+            }
+        }
+    }
+
+    /// SPEC S7, T8: watching while the terminal has focus or a key came in the last minute.
+    fn watching_change(&mut self) -> Vec<Command> {
+        let recent_key = self
+            .last_key
+            .is_some_and(|at| (self.now - at).whole_seconds() < WATCHING_AFTER_KEY_SECONDS);
+        let watching = self.focused || recent_key;
+        if watching == self.watching {
+            return Vec::new();
+        }
+        self.watching = watching;
+        vec![Command::Engine(ToEngine::Watching(watching))]
+    }
+
+    pub fn is_watching(&self) -> bool {
+        self.watching
+    }
+
+    /// Where keys go now.
+    pub fn context(&self) -> Context {
+        if let Some(overlay) = &self.overlay {
+            return match overlay {
+                Overlay::Help { .. } => Context::Help,
+                Overlay::Confirm { .. } => Context::Confirm,
+                Overlay::Prompt { .. } => Context::Prompt,
+            };
+        }
+        let top = self.nav.top();
+        if top.filter().is_some_and(|f| f.editing) {
+            return Context::Filter;
+        }
+        match top {
+            Screen::Home(_) => Context::Home,
+            Screen::Layout(_) => Context::Layout,
+            Screen::Pane(p) if p.focus == PaneFocus::Input => Context::PaneInput,
+            Screen::Pane(_) => Context::PaneChat,
+            Screen::Card(key) => {
+                if self.card_takes_typing(key) {
+                    Context::CardTyping
+                } else {
+                    Context::Card
+                }
+            }
+            Screen::New(_) => Context::New,
+            Screen::History(_) => Context::History,
+            Screen::Conversation(_) => Context::Conversation,
+        }
+    }
+
+    pub fn show_toast(&mut self, text: impl Into<String>, trouble: bool) {
+        self.toast = Some(Toast {
+            text: text.into(),
+            trouble,
+            until: self.now + time::Duration::seconds(TOAST_SECONDS),
+        });
+    }
+
+    // ----- keys ------------------------------------------------------------------------------
+
+    fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        if key.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        self.last_key = Some(self.now);
+        let mut commands = self.watching_change();
+        let context = self.context();
+        let action = self.keymap.action(context, &key);
+        if geometry::is_too_small(self.size.0, self.size.1) {
+            // Nothing is drawn but the message; only quitting makes sense.
+            if action == Some(Action::Quit) {
+                commands.extend(self.quit());
+            }
+            return commands;
+        }
+        let more = match context {
+            Context::Help => self.help_key(action),
+            Context::Confirm => self.confirm_key(action),
+            Context::Prompt => self.prompt_key(action, &key),
+            Context::Filter => self.filter_key(action, &key),
+            _ => match action {
+                Some(Action::Quit) => self.quit(),
+                Some(Action::Help) => {
+                    self.overlay = Some(Overlay::Help { context, scroll: 0 });
+                    Vec::new()
+                }
+                Some(Action::Filter) => {
+                    if let Some(filter) = self.nav.top_mut().filter_mut() {
+                        filter.editing = true;
+                    }
+                    Vec::new()
+                }
+                Some(action) => self.screen_action(context, action),
+                None if context.takes_typing() => self.screen_typing(context, &key),
+                None => Vec::new(),
+            },
+        };
+        commands.extend(more);
+        commands
+    }
+
+    fn screen_action(&mut self, context: Context, action: Action) -> Vec<Command> {
+        match context {
+            Context::Home => self.home_action(action),
+            Context::Layout => self.layout_action(action),
+            Context::PaneChat | Context::PaneInput => self.pane_action(action),
+            Context::Card | Context::CardTyping => self.card_action(action),
+            Context::New => self.new_action(action),
+            Context::History => self.history_action(action),
+            Context::Conversation => self.conversation_action(action),
+            Context::Confirm | Context::Prompt | Context::Filter | Context::Help => Vec::new(),
+        }
+    }
+
+    fn screen_typing(&mut self, context: Context, key: &KeyEvent) -> Vec<Command> {
+        match context {
+            Context::PaneInput => self.pane_typing(key),
+            Context::CardTyping => self.card_typing(key),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// Goes back one screen, forgetting a card whose ask is gone.
+    fn back(&mut self) -> Vec<Command> {
+        if let Some(Screen::Card(key)) = self.nav.pop()
+            && self.cards.get(&key).is_some_and(|c| c.closed.is_some())
+        {
+            self.cards.remove(&key);
+        }
+        Vec::new()
+    }
+
+    /// Quits, asking first when unsent words would be dropped.
+    fn quit(&mut self) -> Vec<Command> {
+        let drafts = self.unsent_drafts();
+        if drafts == 0 {
+            self.quitting = true;
+            return vec![Command::Quit];
+        }
+        let question = if drafts == 1 {
+            "One message is typed but not sent. Quit and drop it?".to_string()
+        } else {
+            format!("{drafts} messages are typed but not sent. Quit and drop them?")
+        };
+        self.overlay = Some(Overlay::Confirm {
+            question,
+            then: Deferred::Quit,
+        });
+        Vec::new()
+    }
+
+    /// Pane drafts and card answers with words in them.
+    pub fn unsent_drafts(&self) -> usize {
+        let panes = self.drafts.values().filter(|e| !e.is_empty()).count();
+        let cards = self
+            .cards
+            .values()
+            .filter(|card| card.closed.is_none() && !card.text.is_empty())
+            .count();
+        panes + cards
+    }
+
+    fn help_key(&mut self, action: Option<Action>) -> Vec<Command> {
+        if let Some(Overlay::Help { scroll, .. }) = &mut self.overlay {
+            match action {
+                Some(Action::Up) => *scroll = scroll.saturating_sub(1),
+                Some(Action::Down) => *scroll = scroll.saturating_add(1),
+                Some(Action::Help | Action::Back) => self.overlay = None,
+                _ => {}
+            }
+        }
+        Vec::new()
+    }
+
+    fn confirm_key(&mut self, action: Option<Action>) -> Vec<Command> {
+        match action {
+            Some(Action::Confirm) => match self.overlay.take() {
+                Some(Overlay::Confirm { then, .. }) => self.run_deferred(then, None),
+                other => {
+                    self.overlay = other;
+                    Vec::new()
+                }
+            },
+            Some(Action::Cancel) => {
+                self.overlay = None;
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn prompt_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Vec<Command> {
+        match action {
+            Some(Action::Confirm) => match self.overlay.take() {
+                Some(Overlay::Prompt { editor, then, .. }) => {
+                    let text = editor.text().trim().to_string();
+                    if text.is_empty() {
+                        self.show_toast("A title cannot be empty.", true);
+                        self.overlay = Some(Overlay::Prompt {
+                            title: "New title".into(),
+                            editor,
+                            then,
+                        });
+                        return Vec::new();
+                    }
+                    self.run_deferred(then, Some(text))
+                }
+                other => {
+                    self.overlay = other;
+                    Vec::new()
+                }
+            },
+            Some(Action::Cancel) => {
+                self.overlay = None;
+                Vec::new()
+            }
+            _ => {
+                if let Some(Overlay::Prompt { editor, .. }) = &mut self.overlay {
+                    typing::edit(editor, key, false);
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    fn filter_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Vec<Command> {
+        let context_below = {
+            let top = self.nav.top();
+            match top {
+                Screen::Home(_) => Context::Home,
+                Screen::Layout(_) => Context::Layout,
+                Screen::New(_) => Context::New,
+                _ => Context::History,
+            }
+        };
+        match action {
+            Some(Action::Confirm) => {
+                if let Some(filter) = self.nav.top_mut().filter_mut() {
+                    filter.editing = false;
+                }
+            }
+            Some(Action::Cancel) => {
+                if let Some(filter) = self.nav.top_mut().filter_mut() {
+                    filter.editing = false;
+                    filter.text.clear();
+                }
+                self.reset_list_selection();
+            }
+            Some(action @ (Action::Up | Action::Down)) => {
+                return self.screen_action(context_below, action);
+            }
+            _ => {
+                let Some(filter) = self.nav.top_mut().filter_mut() else {
+                    return Vec::new();
+                };
+                match key.code {
+                    crossterm::event::KeyCode::Backspace => {
+                        filter.text.pop();
+                    }
+                    crossterm::event::KeyCode::Char(c)
+                        if !key.modifiers.intersects(
+                            crossterm::event::KeyModifiers::CONTROL
+                                | crossterm::event::KeyModifiers::ALT,
+                        ) =>
+                    {
+                        filter.text.push(c);
+                    }
+                    _ => return Vec::new(),
+                }
+                self.reset_list_selection();
+            }
+        }
+        Vec::new()
+    }
+
+    /// A new filter puts the selection back at the first row.
+    fn reset_list_selection(&mut self) {
+        match self.nav.top_mut() {
+            Screen::Home(s) => {
+                s.agents = Default::default();
+                s.inbox = Default::default();
+            }
+            Screen::Layout(s) => s.cursor = Default::default(),
+            Screen::New(s) => s.cursor = Default::default(),
+            Screen::History(s) => s.cursor = Default::default(),
+            _ => {}
+        }
+    }
+
+    fn run_deferred(&mut self, deferred: Deferred, text: Option<String>) -> Vec<Command> {
+        match deferred {
+            Deferred::Quit => {
+                self.quitting = true;
+                vec![Command::Quit]
+            }
+            Deferred::Submit { agent, kind } => self.submit(&agent, kind),
+            Deferred::Rename { agent, target, id } => match text {
+                Some(title) => self.submit(&agent, IntentKind::Rename { target, id, title }),
+                None => Vec::new(),
+            },
+        }
+    }
+
+    /// Hands a new intent to the engine (SPEC Q1: it gets its own request id there).
+    fn submit(&mut self, agent: &str, kind: IntentKind) -> Vec<Command> {
+        self.intents.submitted(agent, kind.clone());
+        vec![Command::Engine(ToEngine::Submit {
+            agent: agent.to_string(),
+            kind,
+        })]
+    }
+
+    /// SPEC Q4: the same request id, the same body, only when the person asks.
+    fn retry(&mut self, request_id: &str) -> Vec<Command> {
+        vec![Command::Engine(ToEngine::Retry {
+            request_id: request_id.to_string(),
+        })]
+    }
+
+    // ----- mouse and paste ---------------------------------------------------------------------
+
+    fn on_mouse(&mut self, mouse: MouseEvent) -> Vec<Command> {
+        if self.overlay.is_some() || geometry::is_too_small(self.size.0, self.size.1) {
+            if let (Some(Overlay::Help { scroll, .. }), MouseEventKind::ScrollDown) =
+                (&mut self.overlay, mouse.kind)
+            {
+                *scroll += 1;
+            } else if let (Some(Overlay::Help { scroll, .. }), MouseEventKind::ScrollUp) =
+                (&mut self.overlay, mouse.kind)
+            {
+                *scroll = scroll.saturating_sub(1);
+            }
+            return Vec::new();
+        }
+        match mouse.kind {
+            MouseEventKind::ScrollDown => self.wheel(true, mouse.column, mouse.row),
+            MouseEventKind::ScrollUp => self.wheel(false, mouse.column, mouse.row),
+            MouseEventKind::Down(MouseButton::Left) => self.click(mouse.column, mouse.row),
+            _ => Vec::new(),
+        }
+    }
+
+    fn wheel(&mut self, down: bool, column: u16, row: u16) -> Vec<Command> {
+        match self.nav.top() {
+            Screen::Home(_) => self.home_wheel(down, column, row),
+            Screen::Pane(_) | Screen::Conversation(_) => {
+                let action = if down { Action::Down } else { Action::Up };
+                let mut commands = Vec::new();
+                for _ in 0..3 {
+                    commands.extend(self.scroll_chat(action));
+                }
+                commands
+            }
+            Screen::Card(_) => Vec::new(),
+            _ => self.list_wheel(down),
+        }
+    }
+
+    fn click(&mut self, column: u16, row: u16) -> Vec<Command> {
+        match self.nav.top() {
+            Screen::Home(_) => self.home_click(column, row),
+            Screen::Pane(_) => self.pane_click(column, row),
+            Screen::Layout(_) | Screen::New(_) | Screen::History(_) => self.list_click(column, row),
+            Screen::Card(_) | Screen::Conversation(_) => Vec::new(),
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) -> Vec<Command> {
+        match self.context() {
+            Context::PaneChat | Context::PaneInput => self.pane_paste(text),
+            Context::CardTyping => self.card_paste(text),
+            Context::Prompt => {
+                if let Some(Overlay::Prompt { editor, .. }) = &mut self.overlay {
+                    typing::paste(editor, text, false);
+                }
+            }
+            Context::Filter => {
+                if let Some(filter) = self.nav.top_mut().filter_mut() {
+                    filter.text.push_str(&text.replace(['\n', '\r'], " "));
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    // ----- the engine --------------------------------------------------------------------------
+
+    fn on_engine(&mut self, update: FromEngine) -> Vec<Command> {
+        match update {
+            FromEngine::Agent { agent, change } => {
+                let Some(view) = self.agents.get_mut(&agent) else {
+                    return Vec::new();
+                };
+                // Asks already open when the phone first hears of an agent ring no bell.
+                let primed = view.synced.is_some();
+                view.apply(change);
+                let mut commands = Vec::new();
+                if self.note_new_asks(&agent) && primed && self.bell {
+                    commands.push(Command::Bell);
+                }
+                self.refresh_cards();
+                self.open_awaited_pane();
+                commands
+            }
+            FromEngine::Intent(record) => self.on_intent(record),
+            FromEngine::History { agent, page } => {
+                self.pin_conversation_view(&agent, &page);
+                self.history.apply(&agent, page);
+                self.place_conversation_views();
+                self.clamp_lists();
+                Vec::new()
+            }
+            // The wire inspector's; nothing on these screens shows exchanges.
+            FromEngine::Exchange(_) => Vec::new(),
+        }
+    }
+
+    /// Notes the agent's open asks; true when one is new.
+    fn note_new_asks(&mut self, agent: &str) -> bool {
+        let Some(view) = self.agents.get(agent) else {
+            return false;
+        };
+        let open: HashSet<String> = view
+            .panes()
+            .iter()
+            .flat_map(|p| p.asks().iter().map(|a| a.id.clone()))
+            .collect();
+        let known = self.known_asks.entry(agent.to_string()).or_default();
+        let new = open.iter().any(|id| !known.contains(id));
+        *known = open;
+        new
+    }
+
+    /// The live ask of a card, and how it closed if the chat says.
+    fn live_ask(&self, key: &AskKey) -> (Option<&crate::wire::Ask>, Option<&ClosedAsk>) {
+        let Some(pane) = self.agents.pane(&key.agent, &key.pane) else {
+            return (None, None);
+        };
+        let live = pane.asks().iter().find(|a| a.id == key.ask_id);
+        let closed = pane.log.and_then(|log| {
+            log.entries.iter().rev().find_map(|entry| match entry {
+                ChatEntry::Closed(closed) if closed.ask_id == key.ask_id => Some(closed),
+                _ => None,
+            })
+        });
+        (live, closed)
+    }
+
+    /// Redraws open cards from the live asks (SPEC A3) and lets answered ones go (SPEC A4, A7).
+    fn refresh_cards(&mut self) {
+        let keys: Vec<AskKey> = self.cards.keys().cloned().collect();
+        for key in keys {
+            // An agent that is not ready keeps showing what it had (SPEC H6).
+            let ready = self
+                .agents
+                .get(&key.agent)
+                .is_some_and(|a| a.status.is_ready());
+            let (live, closed) = self.live_ask(&key);
+            if live.is_none() && !ready {
+                continue;
+            }
+            let (live, closed) = (live.cloned(), closed.cloned());
+            if let Some(card) = self.cards.get_mut(&key) {
+                card.refresh(live.as_ref(), closed.as_ref());
+            }
+        }
+        // "Already answered. This card goes away on the next refresh." (SPEC A7)
+        if let Screen::Card(key) = self.nav.top() {
+            let key = key.clone();
+            let closed = self.cards.get(&key).is_some_and(|c| c.closed.is_some());
+            let status = CardStatus::of(&self.intents, &key);
+            if closed
+                && matches!(
+                    status,
+                    Some(CardStatus::Answered | CardStatus::Decided(crate::engine::Decider::Phone))
+                )
+            {
+                self.nav.pop();
+                self.cards.remove(&key);
+            }
+        }
+    }
+
+    fn on_intent(&mut self, record: IntentRecord) -> Vec<Command> {
+        let before = self.intents.note(record.clone());
+        if before.as_ref() == Some(&record.state) {
+            return Vec::new();
+        }
+        let mut commands = Vec::new();
+        let agent = record.agent.clone();
+        let done_reply = match &record.state {
+            IntentState::Done { reply } | IntentState::Replayed { reply } => Some(reply),
+            _ => None,
+        };
+        match (&record.kind, done_reply) {
+            (IntentKind::Answer { pane, ask_id, .. }, Some(_)) => {
+                let key = AskKey {
+                    agent: agent.clone(),
+                    pane: pane.clone(),
+                    ask_id: ask_id.clone(),
+                };
+                if matches!(self.nav.top(), Screen::Card(k) if *k == key) {
+                    self.nav.pop();
+                }
+                self.cards.remove(&key);
+                self.nav
+                    .retain(|s| !matches!(s, Screen::Card(k) if *k == key));
+                self.show_toast("Answered.", false);
+            }
+            (IntentKind::Send { pane, text, .. }, Some(_)) => {
+                // Cleared only if it still holds what was sent: later typing is kept.
+                let key = (agent.clone(), pane.clone());
+                if self.drafts.get(&key).is_some_and(|d| d.text() == *text) {
+                    self.drafts.remove(&key);
+                }
+            }
+            (IntentKind::Starter { .. } | IntentKind::Reopen { .. }, Some(reply)) => {
+                if let Some(pane) = &reply.pane_id {
+                    self.awaiting_pane = Some((agent.clone(), pane.clone()));
+                    self.open_awaited_pane();
+                    if self.awaiting_pane.is_some() {
+                        commands.push(Command::Engine(ToEngine::PollNow {
+                            agent: agent.clone(),
+                        }));
+                    }
+                }
+            }
+            (IntentKind::Rename { .. }, Some(_)) => self.show_toast("Renamed.", false),
+            (IntentKind::Close { target, .. }, Some(_)) => {
+                self.show_toast(format!("Closed the {target}."), false)
+            }
+            (IntentKind::Action { .. }, Some(_)) => self.show_toast("Pressed.", false),
+            _ => {}
+        }
+        // Trouble with anything but answers and pane messages, which show it where they live.
+        let shown_in_place = matches!(
+            record.kind,
+            IntentKind::Answer { .. }
+                | IntentKind::Send { .. }
+                | IntentKind::Abort { .. }
+                | IntentKind::Action { .. }
+        );
+        if !shown_in_place
+            && done_reply.is_none()
+            && !intents::is_in_flight(&record.state)
+            && !matches!(self.nav.top(), Screen::Pane(_))
+        {
+            self.show_toast(
+                format!(
+                    "{}: {}",
+                    capitalized(record.kind.verb()),
+                    intent_words(&record)
+                ),
+                true,
+            );
+        }
+        commands
+    }
+
+    /// Opens the pane a starter or reopen named once the snapshot has it (SPEC A17).
+    fn open_awaited_pane(&mut self) {
+        let Some((agent, pane)) = self.awaiting_pane.clone() else {
+            return;
+        };
+        if self.agents.pane(&agent, &pane).is_none() {
+            return;
+        }
+        self.awaiting_pane = None;
+        self.nav.retain(|s| {
+            !matches!(
+                s,
+                Screen::New(_) | Screen::History(_) | Screen::Conversation(_)
+            )
+        });
+        self.open_pane(&agent, &pane);
+    }
+
+    pub fn open_pane(&mut self, agent: &str, pane: &str) {
+        if matches!(self.nav.top(), Screen::Pane(p) if p.agent == agent && p.pane == pane) {
+            return;
+        }
+        self.nav.push(Screen::Pane(PaneScreen {
+            agent: agent.to_string(),
+            pane: pane.to_string(),
+            focus: PaneFocus::Chat,
+            scroll: Default::default(),
+            thinking_expanded: false,
+        }));
+    }
+
+    /// Opens the card of an ask, keeping what was typed on it before.
+    pub fn open_card(&mut self, key: AskKey) {
+        let Some(pane) = self.agents.pane(&key.agent, &key.pane) else {
+            return;
+        };
+        let Some(ask) = pane.asks().iter().find(|a| a.id == key.ask_id) else {
+            return;
+        };
+        let ask = ask.clone();
+        let title = pane.pane.title.clone();
+        self.cards
+            .entry(key.clone())
+            .or_insert_with(|| CardState::new(key.clone(), ask, title));
+        if !matches!(self.nav.top(), Screen::Card(k) if *k == key) {
+            self.nav.push(Screen::Card(key));
+        }
+    }
+
+    /// Keeps every list's selection in range after the data or the size changed.
+    fn clamp_lists(&mut self) {
+        let (width, height) = self.size;
+        let depth = self.nav.depth();
+        for index in 0..depth {
+            let lens = self.list_len_at(index);
+            let screen = &mut self.nav.screens_mut()[index];
+            let filter_shown = screen.filter().is_some_and(|f| f.is_active());
+            let list_height =
+                usize::from(geometry::listing(width, height, filter_shown).list.height);
+            match screen {
+                Screen::Layout(s) => s.cursor.clamp(lens, list_height),
+                Screen::New(s) => s.cursor.clamp(lens, list_height),
+                Screen::History(s) => s.cursor.clamp(lens, list_height),
+                _ => {}
+            }
+        }
+    }
+
+    fn list_len_at(&self, index: usize) -> usize {
+        match self.nav.screens().get(index) {
+            Some(Screen::Layout(s)) => self.layout_rows(s).len(),
+            Some(Screen::New(s)) => self.starter_rows(&s.filter).len(),
+            Some(Screen::History(s)) => self.conversation_rows(&s.agent, &s.filter).len(),
+            _ => 0,
+        }
+    }
+}
+
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// An intent's state in a few words, for the line next to the input and for messages.
+pub fn intent_words(record: &IntentRecord) -> String {
+    match &record.state {
+        IntentState::Created | IntentState::Sending => "sending…".into(),
+        IntentState::Done { .. } => "sent".into(),
+        IntentState::Replayed { .. } => "sent (the agent had it already)".into(),
+        IntentState::Stale { .. } => "refused: the ask changed".into(),
+        IntentState::Decided { .. } => "refused: already decided".into(),
+        IntentState::TooLate => "not taken: the agent no longer knows it".into(),
+        IntentState::RequestIdReused => "refused: request-id-reused".into(),
+        IntentState::Refused { code, message, .. } => match message {
+            Some(message) => format!("refused: {code}: {message}"),
+            None => format!("refused: {code}"),
+        },
+        IntentState::Unknown { why } if intents::is_retryable(record) => {
+            format!("unknown: {why}")
+        }
+        IntentState::Unknown { .. } | IntentState::MaybeApplied => {
+            "maybe applied: check the chat".into()
+        }
+        IntentState::NotSent { why } => format!("not sent: {why}"),
+    }
+}

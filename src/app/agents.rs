@@ -1,0 +1,187 @@
+//! What the phone knows of each agent: its state, hello, last snapshot and each pane's chat,
+//! kept from the engine's changes (SPEC H1–H6, A1–A6).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use time::OffsetDateTime;
+
+use crate::engine::AgentChange;
+use crate::engine::pane_log::PaneLog;
+use crate::engine::status::AgentStatus;
+use crate::wire::{Ask, Hello, Pane, PaneState, Snapshot, Tab, Turn, Workspace, caps};
+
+/// One agent as the screens see it.
+#[derive(Debug, Clone)]
+pub struct AgentView {
+    pub name: String,
+    /// Reached over TLS, so no allow-always (SPEC A11).
+    pub is_tls: bool,
+    pub status: AgentStatus,
+    pub hello: Option<Hello>,
+    pub snapshot: Option<Arc<Snapshot>>,
+    pub panes: HashMap<String, PaneLog>,
+    /// The last poll that went through.
+    pub synced: Option<OffsetDateTime>,
+    /// Epochs seen since the phone started; more than one means the agent restarted (SPEC H5).
+    pub epochs: u32,
+}
+
+/// A pane with where it lives, as read from the snapshot and its chat.
+#[derive(Debug, Clone, Copy)]
+pub struct PaneRef<'a> {
+    pub workspace: &'a Workspace,
+    pub tab: &'a Tab,
+    pub pane: &'a Pane,
+    pub log: Option<&'a PaneLog>,
+}
+
+impl<'a> PaneRef<'a> {
+    /// The chat's state once its events were read, else the snapshot's.
+    pub fn state(&self) -> &'a PaneState {
+        self.log
+            .and_then(|l| l.state.as_ref())
+            .unwrap_or(&self.pane.state)
+    }
+
+    /// The pane's latest turn, the one send and abort name (SPEC A16).
+    pub fn turn(&self) -> Option<&'a Turn> {
+        match self.log {
+            Some(log) if log.state.is_some() => log.turn.as_ref(),
+            _ => self.pane.turn.as_ref(),
+        }
+    }
+
+    /// Open asks, oldest first (SPEC A2): the chat's when its events were read, since they are
+    /// newer than the snapshot's.
+    pub fn asks(&self) -> &'a [Ask] {
+        match self.log {
+            Some(log) if log.state.is_some() => &log.asks,
+            _ => &self.pane.asks,
+        }
+    }
+}
+
+impl AgentView {
+    pub fn new(name: &str, is_tls: bool) -> Self {
+        Self {
+            name: name.to_string(),
+            is_tls,
+            status: AgentStatus::Connecting,
+            hello: None,
+            snapshot: None,
+            panes: HashMap::new(),
+            synced: None,
+            epochs: 0,
+        }
+    }
+
+    /// Takes one change from the engine.
+    pub fn apply(&mut self, change: AgentChange) {
+        match change {
+            AgentChange::Status(status) => self.status = status,
+            AgentChange::Hello(hello) => {
+                if self.epochs == 0 {
+                    self.epochs = 1;
+                }
+                self.hello = Some(hello);
+            }
+            AgentChange::NewEpoch { .. } => self.epochs += 1,
+            AgentChange::Snapshot { snapshot, .. } => {
+                // Panes gone from the layout take their chat with them.
+                self.panes
+                    .retain(|id, _| snapshot.panes().any(|(_, _, p)| &p.id == id));
+                self.snapshot = Some(snapshot);
+            }
+            AgentChange::PaneEvents { pane, events } => {
+                self.panes.entry(pane).or_default().apply(&events);
+            }
+            AgentChange::PaneView { pane, view } => {
+                self.panes.entry(pane).or_default().reset(view);
+            }
+            AgentChange::Synced(at) => self.synced = Some(at),
+        }
+    }
+
+    /// True when allow-always may be offered at all on this agent (SPEC A11).
+    pub fn allows_always(&self) -> bool {
+        !self.is_tls
+            && self
+                .hello
+                .as_ref()
+                .is_some_and(|h| h.cap(caps::ALLOW_ALWAYS))
+    }
+
+    pub fn has_cap(&self, cap: &str) -> bool {
+        self.hello.as_ref().is_some_and(|h| h.cap(cap))
+    }
+
+    /// The name to show: the configured one, with the agent's own name when it differs.
+    pub fn display_name(&self) -> String {
+        match &self.hello {
+            Some(hello) if !hello.host.name.is_empty() && hello.host.name != self.name => {
+                format!("{} ({})", self.name, hello.host.name)
+            }
+            _ => self.name.clone(),
+        }
+    }
+
+    /// Every pane in layout order.
+    pub fn panes(&self) -> Vec<PaneRef<'_>> {
+        let Some(snapshot) = &self.snapshot else {
+            return Vec::new();
+        };
+        snapshot
+            .panes()
+            .map(|(workspace, tab, pane)| PaneRef {
+                workspace,
+                tab,
+                pane,
+                log: self.panes.get(&pane.id),
+            })
+            .collect()
+    }
+
+    pub fn pane(&self, id: &str) -> Option<PaneRef<'_>> {
+        let snapshot = self.snapshot.as_ref()?;
+        snapshot
+            .panes()
+            .find(|(_, _, p)| p.id == id)
+            .map(|(workspace, tab, pane)| PaneRef {
+                workspace,
+                tab,
+                pane,
+                log: self.panes.get(&pane.id),
+            })
+    }
+}
+
+/// Every agent, in the order they were given.
+#[derive(Debug, Clone, Default)]
+pub struct Agents {
+    pub list: Vec<AgentView>,
+}
+
+impl Agents {
+    pub fn new(agents: impl IntoIterator<Item = (String, bool)>) -> Self {
+        Self {
+            list: agents
+                .into_iter()
+                .map(|(name, tls)| AgentView::new(&name, tls))
+                .collect(),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&AgentView> {
+        self.list.iter().find(|a| a.name == name)
+    }
+
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut AgentView> {
+        self.list.iter_mut().find(|a| a.name == name)
+    }
+
+    /// A pane of an agent, if both are known.
+    pub fn pane(&self, agent: &str, pane: &str) -> Option<PaneRef<'_>> {
+        self.get(agent)?.pane(pane)
+    }
+}

@@ -1,0 +1,539 @@
+//! An ask card: the ask as last seen, what the person has picked or typed, and the state of
+//! the answer in Collie's words (SPEC A2–A15, Q4, Q5, V3).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::editor::Editor;
+use super::inbox::AskKey;
+use super::intents::{Intents, is_retryable};
+use crate::engine::pane_log::ClosedAsk;
+use crate::engine::{Decider, IntentState};
+use crate::wire::{Answer, Ask, AskKind, AskOption, DecidedBy, Effect, FieldKind, FormField};
+
+/// The line a card shows for an ask kind the phone does not know (SPEC V3).
+pub const CANNOT_ANSWER: &str = "This kind of question cannot be answered from the phone.";
+
+/// One form field's value as it is being filled in.
+#[derive(Debug, Clone)]
+pub enum FieldValue {
+    Text(Editor),
+    Number(Editor),
+    /// The index of the chosen option.
+    Choice(Option<usize>),
+    Boolean(bool),
+}
+
+impl FieldValue {
+    fn initial(field: &FormField) -> Self {
+        match field.kind {
+            FieldKind::Boolean => Self::Boolean(matches!(field.default, Some(Value::Bool(true)))),
+            FieldKind::Choice => Self::Choice(
+                field
+                    .default
+                    .as_ref()
+                    .and_then(Value::as_str)
+                    .and_then(|id| field.options.iter().position(|o| o.id == id)),
+            ),
+            FieldKind::Number => Self::Number(Editor::from_text(
+                &field
+                    .default
+                    .as_ref()
+                    .filter(|v| v.is_number())
+                    .map(Value::to_string)
+                    .unwrap_or_default(),
+            )),
+            // Text, and kinds this phone does not know, are typed as text.
+            _ => Self::Text(Editor::from_text(
+                field
+                    .default
+                    .as_ref()
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            )),
+        }
+    }
+
+    /// The editor of a field that takes typing.
+    pub fn editor_mut(&mut self) -> Option<&mut Editor> {
+        match self {
+            Self::Text(editor) | Self::Number(editor) => Some(editor),
+            _ => None,
+        }
+    }
+}
+
+/// A form being filled in: the focused field and every value.
+#[derive(Debug, Clone)]
+pub struct FormState {
+    pub focus: usize,
+    pub values: Vec<FieldValue>,
+}
+
+/// Why the card was left without an answer from this phone.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClosedHow {
+    /// The pane's chat says how (SPEC A4–A6).
+    Known(ClosedAsk),
+    /// The ask left the open list and the chat does not say why.
+    Gone,
+}
+
+#[derive(Debug, Clone)]
+pub struct CardState {
+    pub key: AskKey,
+    /// The ask as last seen; kept after it closes so the card can still say what happened.
+    pub ask: Ask,
+    pub pane_title: String,
+    /// The highlighted option of a permission or choice card.
+    pub selected: usize,
+    pub form: Option<FormState>,
+    /// The answer of a text card.
+    pub text: Editor,
+    /// Set once the ask is no longer open.
+    pub closed: Option<ClosedHow>,
+    /// A line from the phone itself, e.g. a required field left empty.
+    pub notice: Option<String>,
+}
+
+impl CardState {
+    pub fn new(key: AskKey, ask: Ask, pane_title: String) -> Self {
+        let mut card = Self {
+            key,
+            form: None,
+            ask: ask.clone(),
+            pane_title,
+            selected: 0,
+            text: Editor::new(),
+            closed: None,
+            notice: None,
+        };
+        card.reset_form(&ask);
+        card
+    }
+
+    fn reset_form(&mut self, ask: &Ask) {
+        self.form = ask.form.as_ref().map(|form| FormState {
+            focus: 0,
+            values: form.fields.iter().map(FieldValue::initial).collect(),
+        });
+    }
+
+    /// Takes the live ask: a new revision redraws the card (SPEC A3), keeping what was typed
+    /// into fields that are still there.
+    pub fn refresh(&mut self, live: Option<&Ask>, closed: Option<&ClosedAsk>) {
+        match live {
+            Some(ask) => {
+                self.closed = None;
+                if ask.revision != self.ask.revision || ask.kind != self.ask.kind {
+                    let old_fields = self.ask.form.as_ref().map(|f| f.fields.clone());
+                    let old_values = self.form.take();
+                    self.ask = ask.clone();
+                    self.reset_form(ask);
+                    if let (Some(fields), Some(old), Some(new), Some(form)) = (
+                        old_fields,
+                        old_values,
+                        self.form.as_mut(),
+                        ask.form.as_ref(),
+                    ) {
+                        for (i, field) in form.fields.iter().enumerate() {
+                            let kept = fields
+                                .iter()
+                                .position(|f| f.id == field.id && f.kind == field.kind)
+                                .and_then(|at| old.values.get(at).cloned());
+                            if let (Some(kept), Some(slot)) = (kept, new.values.get_mut(i)) {
+                                *slot = kept;
+                            }
+                        }
+                        new.focus = old.focus.min(new.values.len().saturating_sub(1));
+                    }
+                    self.selected = self
+                        .selected
+                        .min(self.options_shown().len().saturating_sub(1));
+                }
+            }
+            None => {
+                if self.closed.is_none() || closed.is_some() {
+                    self.closed = Some(match closed {
+                        Some(closed) => ClosedHow::Known(closed.clone()),
+                        None => ClosedHow::Gone,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Whether allow-always may be offered on this card, and if not, why (SPEC A11, A12).
+    pub fn allow_always(&self, agent_is_tls: bool, agent_allows: bool) -> Result<(), &'static str> {
+        let offered = self.ask.permission.as_ref().is_some_and(|p| {
+            p.options
+                .iter()
+                .any(|o| o.effect == Some(Effect::AllowAlways))
+        });
+        if !offered {
+            return Ok(());
+        }
+        if agent_is_tls {
+            return Err("Allow always is not offered: this agent is reached over TLS.");
+        }
+        if self.ask.words_altered {
+            return Err("Allow always is not offered: this card's words were cut or cleaned.");
+        }
+        if self
+            .ask
+            .permission
+            .as_ref()
+            .is_none_or(|p| p.tool.trim().is_empty())
+        {
+            return Err("Allow always is not offered: this card names no tool.");
+        }
+        if !agent_allows {
+            return Err("Allow always is not offered: this agent does not allow it.");
+        }
+        Ok(())
+    }
+
+    /// The options shown, with allow-always left out where it may not be offered.
+    pub fn options(&self, allow_always: bool) -> Vec<&AskOption> {
+        self.ask
+            .options()
+            .iter()
+            .filter(|o| allow_always || o.effect != Some(Effect::AllowAlways))
+            .collect()
+    }
+
+    fn options_shown(&self) -> Vec<&AskOption> {
+        self.options(true)
+    }
+
+    /// The answer of picking an option (permission or choice).
+    pub fn pick(option: &AskOption) -> Answer {
+        Answer {
+            option_id: Some(option.id.clone()),
+            ..Answer::default()
+        }
+    }
+
+    /// The answer of a text card.
+    pub fn text_answer(&self) -> Answer {
+        Answer {
+            text: Some(self.text.text()),
+            ..Answer::default()
+        }
+    }
+
+    /// The answer of a form card, or the first field that needs the person (client-side
+    /// check; the agent checks again).
+    pub fn form_answer(&self) -> Result<Answer, (usize, String)> {
+        let (Some(body), Some(state)) = (self.ask.form.as_ref(), self.form.as_ref()) else {
+            return Err((0, "This form has no fields to fill in.".into()));
+        };
+        let mut values = BTreeMap::new();
+        for (i, (field, value)) in body.fields.iter().zip(&state.values).enumerate() {
+            let json = match value {
+                FieldValue::Text(editor) => {
+                    let text = editor.text();
+                    (!text.is_empty()).then_some(Value::String(text))
+                }
+                FieldValue::Number(editor) => {
+                    let text = editor.text();
+                    let text = text.trim();
+                    if text.is_empty() {
+                        None
+                    } else {
+                        let number = text.parse::<i64>().map(Value::from).ok().or_else(|| {
+                            text.parse::<f64>()
+                                .ok()
+                                .and_then(serde_json::Number::from_f64)
+                                .map(Value::Number)
+                        });
+                        match number {
+                            Some(number) => Some(number),
+                            None => {
+                                return Err((i, format!("{} must be a number.", field.label)));
+                            }
+                        }
+                    }
+                }
+                FieldValue::Choice(choice) => choice
+                    .and_then(|at| field.options.get(at))
+                    .map(|o| Value::String(o.id.clone())),
+                FieldValue::Boolean(on) => Some(Value::Bool(*on)),
+            };
+            match json {
+                Some(json) => {
+                    values.insert(field.id.clone(), json);
+                }
+                None if field.required => {
+                    return Err((i, format!("Fill in {} first.", field.label)));
+                }
+                None => {}
+            }
+        }
+        Ok(Answer {
+            values: Some(values),
+            ..Answer::default()
+        })
+    }
+
+    /// True when the card is a text card or a form: letters are typed, not commands.
+    pub fn takes_typing(&self) -> bool {
+        matches!(self.ask.kind, AskKind::Text | AskKind::Form) && self.ask.is_answerable()
+    }
+
+    pub fn focused_field(&self) -> Option<(&FormField, &FieldValue)> {
+        let form = self.form.as_ref()?;
+        let field = self.ask.form.as_ref()?.fields.get(form.focus)?;
+        Some((field, form.values.get(form.focus)?))
+    }
+}
+
+/// The state of a card's answer, each with the exact sentence of the SPEC.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CardStatus {
+    /// Submitted, or on its way.
+    Sending,
+    Answered,
+    /// SPEC A3.
+    Stale,
+    /// SPEC A7.
+    Decided(Decider),
+    /// SPEC A8.
+    TooLate,
+    /// SPEC Q4: the person may retry this request id.
+    Unknown {
+        request_id: String,
+    },
+    /// SPEC Q5: final.
+    MaybeApplied,
+    RequestIdReused,
+    Refused {
+        code: String,
+        message: Option<String>,
+    },
+    /// Never reached the agent: the person may send it again.
+    NotSent {
+        request_id: String,
+        why: String,
+    },
+}
+
+impl CardStatus {
+    /// The status of the newest answer to this card, if any.
+    pub fn of(intents: &Intents, key: &AskKey) -> Option<Self> {
+        if intents.answer_pending(key) {
+            return Some(Self::Sending);
+        }
+        let record = intents.latest_answer(key)?;
+        Some(match &record.state {
+            IntentState::Created | IntentState::Sending => Self::Sending,
+            IntentState::Done { .. } | IntentState::Replayed { .. } => Self::Answered,
+            IntentState::Stale { .. } => Self::Stale,
+            IntentState::Decided { by, .. } => Self::Decided(by.clone()),
+            IntentState::TooLate => Self::TooLate,
+            IntentState::Unknown { .. } if is_retryable(record) => Self::Unknown {
+                request_id: record.request_id.clone(),
+            },
+            IntentState::Unknown { .. } | IntentState::MaybeApplied => Self::MaybeApplied,
+            IntentState::RequestIdReused => Self::RequestIdReused,
+            IntentState::Refused { code, message, .. } => Self::Refused {
+                code: code.clone(),
+                message: message.clone(),
+            },
+            IntentState::NotSent { why } => Self::NotSent {
+                request_id: record.request_id.clone(),
+                why: why.clone(),
+            },
+        })
+    }
+
+    pub fn sentence(&self) -> String {
+        match self {
+            Self::Sending => "Sending…".into(),
+            Self::Answered => "Answered.".into(),
+            Self::Stale => "This ask changed. Read it again and tap an answer.".into(),
+            Self::Decided(Decider::Program) => "Decided on the durable agent.".into(),
+            Self::Decided(Decider::Timeout) => "Timed out before an answer.".into(),
+            Self::Decided(Decider::Phone) => {
+                "Already answered. This card goes away on the next refresh.".into()
+            }
+            Self::TooLate => "Not taken. The question may come back in a moment.".into(),
+            Self::Unknown { .. } => "Not sure the answer arrived. Retry sends it again.".into(),
+            Self::MaybeApplied => "May already be applied. Check the chat.".into(),
+            Self::RequestIdReused => {
+                "Refused: the agent already took this request id for another answer.".into()
+            }
+            Self::Refused { code, message } => match message {
+                Some(message) => format!("Refused: {code}: {message}"),
+                None => format!("Refused: {code}."),
+            },
+            Self::NotSent { why, .. } => format!("Not sent: {why}. Retry sends it again."),
+        }
+    }
+
+    /// A request id the person may retry (SPEC Q4).
+    pub fn retry_id(&self) -> Option<&str> {
+        match self {
+            Self::Unknown { request_id } | Self::NotSent { request_id, .. } => Some(request_id),
+            _ => None,
+        }
+    }
+
+    /// True when a new answer may be given: nothing is on its way and nothing was decided.
+    pub fn allows_answer(status: Option<&Self>) -> bool {
+        match status {
+            None => true,
+            Some(status) => matches!(
+                status,
+                Self::Stale
+                    | Self::TooLate
+                    | Self::RequestIdReused
+                    | Self::Refused { .. }
+                    | Self::NotSent { .. }
+            ),
+        }
+    }
+
+    /// True for the outcomes drawn as trouble rather than progress.
+    pub fn is_trouble(&self) -> bool {
+        !matches!(self, Self::Sending | Self::Answered)
+    }
+}
+
+/// The sentence for a card whose ask closed without this phone's answer (SPEC A4–A6).
+pub fn closed_sentence(closed: &ClosedHow) -> &'static str {
+    match closed {
+        ClosedHow::Known(ClosedAsk {
+            decided_by: Some(DecidedBy::Program),
+            ..
+        }) => "Decided on the durable agent.",
+        ClosedHow::Known(ClosedAsk {
+            decided_by: Some(DecidedBy::Timeout),
+            ..
+        }) => "Timed out before an answer.",
+        ClosedHow::Known(ClosedAsk {
+            decided_by: None, ..
+        }) => "Answered from a phone.",
+        ClosedHow::Known(_) | ClosedHow::Gone => "This ask is no longer open.",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(json: serde_json::Value) -> Ask {
+        serde_json::from_value(json).expect("an ask")
+    }
+
+    fn permission(tool: &str) -> Ask {
+        ask(serde_json::json!({
+            "id": "a1", "revision": 1, "kind": "permission", "title": "shell: ls",
+            "permission": {"tool": tool, "arguments": {"command": "ls"}, "options": [
+                {"id": "allow-once", "label": "Allow once", "effect": "allow"},
+                {"id": "deny", "label": "Deny", "effect": "deny"},
+                {"id": "allow-always", "label": "Allow always", "effect": "allow-always"}
+            ]}
+        }))
+    }
+
+    fn key() -> AskKey {
+        AskKey {
+            agent: "a".into(),
+            pane: "p".into(),
+            ask_id: "a1".into(),
+        }
+    }
+
+    #[test]
+    fn a11_a12_allow_always_reasons() {
+        let card = CardState::new(key(), permission("shell"), "P".into());
+        assert_eq!(card.allow_always(false, true), Ok(()));
+        assert_eq!(
+            card.allow_always(true, true),
+            Err("Allow always is not offered: this agent is reached over TLS.")
+        );
+        let mut altered = permission("shell");
+        altered.words_altered = true;
+        let card = CardState::new(key(), altered, "P".into());
+        assert!(card.allow_always(false, true).is_err());
+        let card = CardState::new(key(), permission(""), "P".into());
+        assert_eq!(
+            card.allow_always(false, true),
+            Err("Allow always is not offered: this card names no tool.")
+        );
+        assert_eq!(card.options(false).len(), 2);
+    }
+
+    #[test]
+    fn a15_form_answer_checks_required_fields() {
+        let form = ask(serde_json::json!({
+            "id": "a1", "revision": 1, "kind": "form", "title": "Deploy",
+            "form": {"fields": [
+                {"id": "env", "label": "Environment", "kind": "choice", "required": true,
+                 "options": [{"id": "staging", "label": "Staging"}]},
+                {"id": "dry", "label": "Dry run", "kind": "boolean", "default": true},
+                {"id": "n", "label": "Replicas", "kind": "number", "default": 2},
+                {"id": "notes", "label": "Notes", "kind": "text"}
+            ]}
+        }));
+        let mut card = CardState::new(key(), form, "P".into());
+        assert_eq!(card.form_answer().map_err(|e| e.0), Err(0));
+        if let Some(state) = card.form.as_mut() {
+            state.values[0] = FieldValue::Choice(Some(0));
+        }
+        let answer = card.form_answer().expect("complete");
+        let values = answer.values.expect("values");
+        assert_eq!(values["env"], "staging");
+        assert_eq!(values["dry"], true);
+        assert_eq!(values["n"], 2);
+        assert!(!values.contains_key("notes"));
+    }
+
+    #[test]
+    fn a3_new_revision_keeps_typed_values() {
+        let form = |revision: u64| {
+            ask(serde_json::json!({
+                "id": "a1", "revision": revision, "kind": "form", "title": "F",
+                "form": {"fields": [{"id": "notes", "label": "Notes", "kind": "text"}]}
+            }))
+        };
+        let mut card = CardState::new(key(), form(1), "P".into());
+        if let Some(FieldValue::Text(editor)) = card.form.as_mut().map(|f| &mut f.values[0]) {
+            editor.insert_str("kept");
+        }
+        card.refresh(Some(&form(2)), None);
+        assert_eq!(card.ask.revision, 2);
+        assert!(
+            matches!(&card.form.as_ref().expect("form").values[0], FieldValue::Text(e) if e.text() == "kept")
+        );
+    }
+
+    #[test]
+    fn exact_sentences() {
+        assert_eq!(
+            CardStatus::Stale.sentence(),
+            "This ask changed. Read it again and tap an answer."
+        );
+        assert_eq!(
+            CardStatus::Decided(Decider::Phone).sentence(),
+            "Already answered. This card goes away on the next refresh."
+        );
+        assert_eq!(
+            CardStatus::TooLate.sentence(),
+            "Not taken. The question may come back in a moment."
+        );
+        assert_eq!(
+            CardStatus::Unknown {
+                request_id: "r".into()
+            }
+            .sentence(),
+            "Not sure the answer arrived. Retry sends it again."
+        );
+        assert_eq!(
+            CardStatus::MaybeApplied.sentence(),
+            "May already be applied. Check the chat."
+        );
+    }
+}

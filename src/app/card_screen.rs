@@ -1,0 +1,337 @@
+//! Keys on an ask card: options by key (y / n / a, 1–8), a text answer, a form's fields, and
+//! Retry for an answer whose outcome is unknown (SPEC A3–A15, Q4).
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::card::{CardState, CardStatus, FieldValue};
+use super::inbox::AskKey;
+use super::keymap::Action;
+use super::navigation::Screen;
+use super::{App, Command, typing};
+use crate::engine::IntentKind;
+use crate::wire::{Answer, AskKind, Effect};
+
+impl App {
+    fn top_card_key(&self) -> Option<AskKey> {
+        match self.nav.top() {
+            Screen::Card(key) => Some(key.clone()),
+            _ => None,
+        }
+    }
+
+    /// True when letters go into the card: a text or form card that may be answered now.
+    pub(super) fn card_takes_typing(&self, key: &AskKey) -> bool {
+        let Some(card) = self.cards.get(key) else {
+            return false;
+        };
+        card.takes_typing() && self.card_answerable(key)
+    }
+
+    /// True when a new answer may be given on this card now.
+    pub fn card_answerable(&self, key: &AskKey) -> bool {
+        let Some(card) = self.cards.get(key) else {
+            return false;
+        };
+        card.closed.is_none()
+            && card.ask.is_answerable()
+            && CardStatus::allows_answer(CardStatus::of(&self.intents, key).as_ref())
+    }
+
+    /// Whether allow-always is offered on a card, and why not (SPEC A11, A12).
+    pub fn card_allow_always(&self, card: &CardState) -> Result<(), &'static str> {
+        let (tls, allows) = self
+            .agents
+            .get(&card.key.agent)
+            .map_or((false, false), |a| (a.is_tls, a.allows_always()));
+        card.allow_always(tls, allows)
+    }
+
+    pub(super) fn card_action(&mut self, action: Action) -> Vec<Command> {
+        let Some(key) = self.top_card_key() else {
+            return Vec::new();
+        };
+        let Some(card) = self.cards.get(&key) else {
+            return self.back();
+        };
+        let answerable = self.card_answerable(&key);
+        let always = self.card_allow_always(card).is_ok();
+        let options: Vec<_> = card.options(always).into_iter().cloned().collect();
+        let kind = card.ask.kind.clone();
+        match action {
+            Action::Back => self.back(),
+            Action::Retry => {
+                match CardStatus::of(&self.intents, &key)
+                    .as_ref()
+                    .and_then(CardStatus::retry_id)
+                {
+                    Some(request_id) => {
+                        let request_id = request_id.to_string();
+                        self.retry(&request_id)
+                    }
+                    None => {
+                        self.show_toast("Nothing on this card needs a retry.", false);
+                        Vec::new()
+                    }
+                }
+            }
+            _ if !answerable => {
+                if matches!(
+                    action,
+                    Action::AllowOnce
+                        | Action::Deny
+                        | Action::AllowAlways
+                        | Action::Pick(_)
+                        | Action::Submit
+                ) {
+                    self.show_toast(self.why_not_answerable(&key), false);
+                }
+                Vec::new()
+            }
+            Action::Up | Action::Down if matches!(kind, AskKind::Permission | AskKind::Choice) => {
+                if let Some(card) = self.cards.get_mut(&key) {
+                    card.selected = if action == Action::Up {
+                        card.selected.saturating_sub(1)
+                    } else {
+                        (card.selected + 1).min(options.len().saturating_sub(1))
+                    };
+                }
+                Vec::new()
+            }
+            Action::Up | Action::Down | Action::PrevField | Action::NextField
+                if kind == AskKind::Form =>
+            {
+                let forward = matches!(action, Action::Down | Action::NextField);
+                if let Some(form) = self.cards.get_mut(&key).and_then(|c| c.form.as_mut()) {
+                    let count = form.values.len().max(1);
+                    form.focus = if forward {
+                        (form.focus + 1) % count
+                    } else {
+                        (form.focus + count - 1) % count
+                    };
+                }
+                Vec::new()
+            }
+            Action::AllowOnce | Action::Deny | Action::AllowAlways
+                if kind == AskKind::Permission =>
+            {
+                let effect = match action {
+                    Action::AllowOnce => Effect::Allow,
+                    Action::Deny => Effect::Deny,
+                    _ => Effect::AllowAlways,
+                };
+                match options.iter().find(|o| o.effect.as_ref() == Some(&effect)) {
+                    Some(option) => self.answer(&key, CardState::pick(option)),
+                    None => {
+                        let why = match effect {
+                            Effect::AllowAlways => self
+                                .cards
+                                .get(&key)
+                                .and_then(|c| self.card_allow_always(c).err())
+                                .unwrap_or("This card offers no allow always."),
+                            _ => "This card has no such option.",
+                        };
+                        self.show_toast(why, false);
+                        Vec::new()
+                    }
+                }
+            }
+            Action::Pick(n) if matches!(kind, AskKind::Permission | AskKind::Choice) => {
+                match options.get(usize::from(n).wrapping_sub(1)) {
+                    Some(option) => self.answer(&key, CardState::pick(option)),
+                    None => {
+                        self.show_toast(format!("There is no option {n}."), false);
+                        Vec::new()
+                    }
+                }
+            }
+            Action::Submit => match kind {
+                AskKind::Permission | AskKind::Choice => {
+                    let selected = self.cards.get(&key).map_or(0, |c| c.selected);
+                    match options.get(selected) {
+                        Some(option) => self.answer(&key, CardState::pick(option)),
+                        None => Vec::new(),
+                    }
+                }
+                AskKind::Text => {
+                    let Some(card) = self.cards.get(&key) else {
+                        return Vec::new();
+                    };
+                    if card.text.is_empty() {
+                        self.set_card_notice(&key, "Type an answer first.");
+                        return Vec::new();
+                    }
+                    let answer = card.text_answer();
+                    self.answer(&key, answer)
+                }
+                AskKind::Form => {
+                    let Some(card) = self.cards.get(&key) else {
+                        return Vec::new();
+                    };
+                    match card.form_answer() {
+                        Ok(answer) => self.answer(&key, answer),
+                        Err((field, why)) => {
+                            if let Some(form) =
+                                self.cards.get_mut(&key).and_then(|c| c.form.as_mut())
+                            {
+                                form.focus = field;
+                            }
+                            self.set_card_notice(&key, &why);
+                            Vec::new()
+                        }
+                    }
+                }
+                AskKind::Unknown(_) => Vec::new(),
+            },
+            Action::Newline => {
+                if let Some(card) = self.cards.get_mut(&key)
+                    && card.ask.kind == AskKind::Text
+                    && card.ask.text.as_ref().is_some_and(|t| t.multiline)
+                {
+                    card.text.newline();
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn why_not_answerable(&self, key: &AskKey) -> String {
+        match self.cards.get(key) {
+            Some(card) if !card.ask.is_answerable() => super::card::CANNOT_ANSWER.to_string(),
+            Some(card) if card.closed.is_some() => "This ask is no longer open.".to_string(),
+            _ => match CardStatus::of(&self.intents, key) {
+                Some(status @ CardStatus::Unknown { .. }) => status.sentence(),
+                Some(status) => status.sentence(),
+                None => "This card cannot be answered now.".to_string(),
+            },
+        }
+    }
+
+    fn set_card_notice(&mut self, key: &AskKey, text: &str) {
+        if let Some(card) = self.cards.get_mut(key) {
+            card.notice = Some(text.to_string());
+        }
+    }
+
+    /// Sends an answer to the revision on screen (SPEC A3).
+    fn answer(&mut self, key: &AskKey, answer: Answer) -> Vec<Command> {
+        let Some(card) = self.cards.get_mut(key) else {
+            return Vec::new();
+        };
+        card.notice = None;
+        let kind = IntentKind::Answer {
+            pane: key.pane.clone(),
+            ask_id: key.ask_id.clone(),
+            revision: card.ask.revision,
+            answer,
+        };
+        let agent = key.agent.clone();
+        self.submit(&agent, kind)
+    }
+
+    pub(super) fn card_typing(&mut self, key: &KeyEvent) {
+        let Some(card_key) = self.top_card_key() else {
+            return;
+        };
+        let Some(card) = self.cards.get_mut(&card_key) else {
+            return;
+        };
+        card.notice = None;
+        match card.ask.kind {
+            AskKind::Text => {
+                let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
+                typing::edit(&mut card.text, key, multiline);
+            }
+            AskKind::Form => {
+                let Some(form) = card.form.as_mut() else {
+                    return;
+                };
+                let count = form.values.len().max(1);
+                match key.code {
+                    KeyCode::Down => {
+                        form.focus = (form.focus + 1) % count;
+                        return;
+                    }
+                    KeyCode::Up => {
+                        form.focus = (form.focus + count - 1) % count;
+                        return;
+                    }
+                    _ => {}
+                }
+                let options = card
+                    .ask
+                    .form
+                    .as_ref()
+                    .and_then(|f| f.fields.get(form.focus))
+                    .map_or(0, |f| f.options.len());
+                match form.values.get_mut(form.focus) {
+                    Some(FieldValue::Text(editor)) => {
+                        typing::edit(editor, key, false);
+                    }
+                    Some(FieldValue::Number(editor)) => {
+                        let numeric = match key.code {
+                            KeyCode::Char(c) => c.is_ascii_digit() || "-+.eE".contains(c),
+                            _ => true,
+                        };
+                        if numeric {
+                            typing::edit(editor, key, false);
+                        }
+                    }
+                    Some(FieldValue::Boolean(on)) => {
+                        if matches!(
+                            key.code,
+                            KeyCode::Char(' ') | KeyCode::Left | KeyCode::Right
+                        ) {
+                            *on = !*on;
+                        }
+                    }
+                    Some(FieldValue::Choice(choice)) if options > 0 => match key.code {
+                        KeyCode::Right | KeyCode::Char(' ') => {
+                            *choice = Some(choice.map_or(0, |c| (c + 1) % options));
+                        }
+                        KeyCode::Left => {
+                            *choice =
+                                Some(choice.map_or(options - 1, |c| (c + options - 1) % options));
+                        }
+                        KeyCode::Char(c) => {
+                            if let Some(n) = c.to_digit(10).map(|n| n as usize)
+                                && (1..=options).contains(&n)
+                            {
+                                *choice = Some(n - 1);
+                            }
+                        }
+                        _ => {}
+                    },
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn card_paste(&mut self, text: &str) {
+        let Some(key) = self.top_card_key() else {
+            return;
+        };
+        let Some(card) = self.cards.get_mut(&key) else {
+            return;
+        };
+        match card.ask.kind {
+            AskKind::Text => {
+                let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
+                typing::paste(&mut card.text, text, multiline);
+            }
+            AskKind::Form => {
+                if let Some(editor) = card
+                    .form
+                    .as_mut()
+                    .and_then(|f| f.values.get_mut(f.focus))
+                    .and_then(FieldValue::editor_mut)
+                {
+                    typing::paste(editor, text, false);
+                }
+            }
+            _ => {}
+        }
+    }
+}

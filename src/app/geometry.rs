@@ -1,0 +1,199 @@
+//! Where each part of each screen goes, as a pure function of the terminal's size. The app
+//! uses it to keep selections on screen, scroll by pages and map mouse clicks to rows; the ui
+//! draws into the same rectangles, so both always agree.
+
+use ratatui::layout::Rect;
+
+/// The smallest terminal the phone draws in.
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+
+/// Most lines the pane's input box grows to.
+pub const MAX_INPUT_LINES: u16 = 6;
+/// Most agents listed on the home screen before their list scrolls.
+const MAX_AGENT_ROWS: u16 = 6;
+
+pub fn is_too_small(width: u16, height: u16) -> bool {
+    width < MIN_WIDTH || height < MIN_HEIGHT
+}
+
+/// The frame: a title bar, the body, and a footer for hints and short messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame {
+    pub title: Rect,
+    pub body: Rect,
+    pub footer: Rect,
+}
+
+pub fn frame(width: u16, height: u16) -> Frame {
+    let title = Rect::new(0, 0, width, 1.min(height));
+    let footer = Rect::new(0, height.saturating_sub(1), width, 1.min(height));
+    let body = Rect::new(0, 1, width, height.saturating_sub(2));
+    Frame {
+        title,
+        body,
+        footer,
+    }
+}
+
+/// The home screen: agents, the chosen agent's full state, then "Needs your answer".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Home {
+    pub agents_heading: Rect,
+    pub agents: Rect,
+    pub detail: Rect,
+    pub inbox_heading: Rect,
+    pub inbox: Rect,
+}
+
+pub fn home(width: u16, height: u16, agent_count: usize) -> Home {
+    let body = frame(width, height).body;
+    let rows = u16::try_from(agent_count)
+        .unwrap_or(u16::MAX)
+        .clamp(1, MAX_AGENT_ROWS);
+    let mut y = body.y;
+    let mut take = |h: u16| {
+        let h = h.min(body.bottom().saturating_sub(y));
+        let rect = Rect::new(body.x, y, body.width, h);
+        y += h;
+        rect
+    };
+    let agents_heading = take(1);
+    let agents = take(rows);
+    let detail = take(2);
+    let _gap = take(1);
+    let inbox_heading = take(1);
+    let inbox = take(u16::MAX);
+    Home {
+        agents_heading,
+        agents,
+        detail,
+        inbox_heading,
+        inbox,
+    }
+}
+
+/// A screen that is a heading line over a list (workspaces, New, History).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listing {
+    pub heading: Rect,
+    pub list: Rect,
+    /// The filter line, present while a filter is typed or set.
+    pub filter: Rect,
+}
+
+pub fn listing(width: u16, height: u16, filter_shown: bool) -> Listing {
+    let body = frame(width, height).body;
+    let heading = Rect::new(body.x, body.y, body.width, 1.min(body.height));
+    let filter_height = u16::from(filter_shown).min(body.height.saturating_sub(1));
+    let list_height = body.height.saturating_sub(1 + filter_height);
+    let list = Rect::new(body.x, body.y + 1, body.width, list_height);
+    let filter = Rect::new(body.x, list.bottom(), body.width, filter_height);
+    Listing {
+        heading,
+        list,
+        filter,
+    }
+}
+
+/// A pane: heading, chat, open asks, belt, the input box and its status line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pane {
+    pub heading: Rect,
+    pub chat: Rect,
+    pub asks: Rect,
+    pub belt: Rect,
+    pub input: Rect,
+    pub status: Rect,
+}
+
+pub fn pane(width: u16, height: u16, input_lines: usize, has_asks: bool) -> Pane {
+    let body = frame(width, height).body;
+    let input_lines = u16::try_from(input_lines)
+        .unwrap_or(MAX_INPUT_LINES)
+        .clamp(1, MAX_INPUT_LINES);
+    let input_height = input_lines + 2;
+    let asks_height = u16::from(has_asks);
+    let fixed = 1 + asks_height + 1 + input_height + 1;
+    let chat_height = body.height.saturating_sub(fixed);
+    let mut y = body.y;
+    let mut take = |h: u16| {
+        let h = h.min(body.bottom().saturating_sub(y));
+        let rect = Rect::new(body.x, y, body.width, h);
+        y += h;
+        rect
+    };
+    let heading = take(1);
+    let chat = take(chat_height);
+    let asks = take(asks_height);
+    let belt = take(1);
+    let input = take(input_height);
+    let status = take(1);
+    Pane {
+        heading,
+        chat,
+        asks,
+        belt,
+        input,
+        status,
+    }
+}
+
+/// A conversation from history: a heading over its chat.
+pub fn conversation(width: u16, height: u16) -> (Rect, Rect) {
+    let body = frame(width, height).body;
+    let heading = Rect::new(body.x, body.y, body.width, 1.min(body.height));
+    let chat = Rect::new(
+        body.x,
+        body.y + 1,
+        body.width,
+        body.height.saturating_sub(1),
+    );
+    (heading, chat)
+}
+
+/// An ask card: a box in the middle of the body, as wide as fits up to 100 columns.
+pub fn card(width: u16, height: u16) -> Rect {
+    let body = frame(width, height).body;
+    let card_width = body.width.min(100);
+    let x = body.x + (body.width - card_width) / 2;
+    Rect::new(x, body.y, card_width, body.height)
+}
+
+/// A dialog box centred on the screen.
+pub fn dialog(width: u16, height: u16, lines: u16) -> Rect {
+    let dialog_width = width.saturating_sub(4).min(70);
+    let dialog_height = (lines + 2).min(height);
+    Rect::new(
+        (width - dialog_width) / 2,
+        (height - dialog_height) / 2,
+        dialog_width,
+        dialog_height,
+    )
+}
+
+/// True when the point is inside the rectangle.
+pub fn contains(rect: Rect, column: u16, row: u16) -> bool {
+    column >= rect.x && column < rect.right() && row >= rect.y && row < rect.bottom()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pane_parts_fill_the_body_at_80x24() {
+        let parts = pane(80, 24, 1, true);
+        assert_eq!(parts.heading.y, 1);
+        assert_eq!(parts.status.bottom(), 23);
+        assert_eq!(parts.chat.height, 22 - 1 - 1 - 1 - 3 - 1);
+    }
+
+    #[test]
+    fn home_inbox_gets_the_rest() {
+        let parts = home(80, 24, 2);
+        assert_eq!(parts.agents.height, 2);
+        assert_eq!(parts.inbox.bottom(), 23);
+        assert!(parts.inbox.height >= 10);
+    }
+}

@@ -1,0 +1,174 @@
+//! History: an agent's conversations newest first, one conversation's items oldest first, and
+//! reopen (SPEC W5). The next page is read as the selection nears the end.
+
+use super::history::{HistoryStore, LOAD_AHEAD};
+use super::keymap::Action;
+use super::list::Filter;
+use super::navigation::{ConversationScreen, Screen};
+use super::{App, Command, geometry};
+use crate::engine::pane_log::ChatEntry;
+use crate::engine::{HistoryPage, IntentKind};
+use crate::ui::chat::ChatStyle;
+use crate::ui::chat_view;
+use crate::wire::ConversationSummary;
+
+impl App {
+    pub fn conversation_rows(&self, agent: &str, filter: &Filter) -> Vec<&ConversationSummary> {
+        self.history
+            .conversations(agent)
+            .map(|list| {
+                list.rows
+                    .iter()
+                    .filter(|row| filter.matches(&format!("{} {}", row.title, row.state.as_str())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub(super) fn history_action(&mut self, action: Action) -> Vec<Command> {
+        let Screen::History(screen) = self.nav.top() else {
+            return Vec::new();
+        };
+        let (agent, filter, selected) = (
+            screen.agent.clone(),
+            screen.filter.clone(),
+            screen.cursor.selected,
+        );
+        let rows = self.conversation_rows(&agent, &filter);
+        let len = rows.len();
+        let chosen = rows.get(selected).map(|r| (r.id.clone(), r.title.clone()));
+        let height = usize::from(
+            geometry::listing(self.size.0, self.size.1, filter.is_active())
+                .list
+                .height,
+        );
+        match action {
+            Action::Back => self.back(),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => {
+                let mut selected = 0;
+                if let Screen::History(screen) = self.nav.top_mut() {
+                    screen.cursor.apply(action, len, height);
+                    selected = screen.cursor.selected;
+                }
+                // Paging stays invisible: the next page comes before the end is reached.
+                let filtered_out = len
+                    < self
+                        .history
+                        .conversations(&agent)
+                        .map_or(0, |l| l.rows.len());
+                let position = if filtered_out {
+                    usize::MAX - LOAD_AHEAD
+                } else {
+                    selected
+                };
+                self.history
+                    .more_conversations(&agent, position)
+                    .map(Command::Engine)
+                    .into_iter()
+                    .collect()
+            }
+            Action::Open => {
+                let Some((conversation, title)) = chosen else {
+                    return Vec::new();
+                };
+                let loaded = self
+                    .history
+                    .items(&agent, &conversation)
+                    .is_some_and(|l| !l.entries.is_empty());
+                let mut screen = ConversationScreen {
+                    agent: agent.clone(),
+                    conversation: conversation.clone(),
+                    title,
+                    scroll: Default::default(),
+                    thinking_expanded: false,
+                    placed: false,
+                };
+                if let Some(list) = self.history.items(&agent, &conversation).filter(|_| loaded) {
+                    screen.scroll.to_top(&list.entries);
+                    screen.placed = true;
+                }
+                self.nav.push(Screen::Conversation(screen));
+                self.history
+                    .open_items(&agent, &conversation)
+                    .map(Command::Engine)
+                    .into_iter()
+                    .collect()
+            }
+            Action::Reopen => match chosen {
+                Some((conversation, _)) => self.reopen(&agent, &conversation),
+                None => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    /// Shows a conversation again (SPEC W5); its pane opens once the snapshot has it.
+    pub(super) fn reopen(&mut self, agent: &str, conversation: &str) -> Vec<Command> {
+        self.show_toast("Reopening…", false);
+        self.submit(
+            agent,
+            IntentKind::Reopen {
+                conversation_id: conversation.to_string(),
+            },
+        )
+    }
+
+    /// Before a page of items lands: a view at the bottom of what was read is pinned where
+    /// it is, so the new items come in below it instead of moving it.
+    pub(super) fn pin_conversation_view(&mut self, agent: &str, page: &HistoryPage) {
+        let HistoryPage::Items { conversation, .. } = page else {
+            return;
+        };
+        let (_, chat) = geometry::conversation(self.size.0, self.size.1);
+        let App {
+            nav,
+            history,
+            theme,
+            ..
+        } = self;
+        for screen in nav.screens_mut() {
+            let Screen::Conversation(screen) = screen else {
+                continue;
+            };
+            if screen.agent != agent || screen.conversation != *conversation {
+                continue;
+            }
+            let Some(list) = history.items(agent, conversation) else {
+                continue;
+            };
+            if screen.scroll.is_following() && !list.entries.is_empty() {
+                let style = ChatStyle {
+                    width: chat.width,
+                    thinking_expanded: screen.thinking_expanded,
+                };
+                let mut measure = |e: &ChatEntry| chat_view::entry_height(e, &style, theme);
+                // Moving up by nothing turns "at the bottom" into an anchor at the same place.
+                screen
+                    .scroll
+                    .up(0, &list.entries, usize::from(chat.height), &mut measure);
+            }
+        }
+    }
+
+    /// After a page of items landed: a conversation opened for the first time starts at its
+    /// first item (history reads oldest first).
+    pub(super) fn place_conversation_views(&mut self) {
+        let App { nav, history, .. } = self;
+        for screen in nav.screens_mut() {
+            if let Screen::Conversation(screen) = screen
+                && !screen.placed
+                && let Some(list) =
+                    HistoryStore::items(history, &screen.agent, &screen.conversation)
+                && !list.entries.is_empty()
+            {
+                screen.scroll.to_top(&list.entries);
+                screen.placed = true;
+            }
+        }
+    }
+}

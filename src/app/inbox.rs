@@ -1,0 +1,130 @@
+//! "Needs your answer": every open ask of every agent and pane in one list, oldest first
+//! (SPEC A2), with the time left of those that expire (SPEC A13).
+
+use time::OffsetDateTime;
+
+use super::agents::{AgentView, Agents, PaneRef};
+use crate::wire::{self, Ask};
+
+/// Which ask: its agent, pane and id. The revision is read from the live ask.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AskKey {
+    pub agent: String,
+    pub pane: String,
+    pub ask_id: String,
+}
+
+/// One row of the inbox.
+#[derive(Debug, Clone, Copy)]
+pub struct InboxRow<'a> {
+    pub agent: &'a AgentView,
+    pub pane: PaneRef<'a>,
+    pub ask: &'a Ask,
+    pub opened_at: Option<OffsetDateTime>,
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+impl InboxRow<'_> {
+    pub fn key(&self) -> AskKey {
+        AskKey {
+            agent: self.agent.name.clone(),
+            pane: self.pane.pane.id.clone(),
+            ask_id: self.ask.id.clone(),
+        }
+    }
+}
+
+/// Every open ask, oldest first by `openedAt` (SPEC A2); asks without it keep layout order
+/// after the dated ones.
+pub fn rows(agents: &Agents) -> Vec<InboxRow<'_>> {
+    let mut rows: Vec<InboxRow<'_>> = agents
+        .list
+        .iter()
+        .flat_map(|agent| {
+            agent.panes().into_iter().flat_map(move |pane| {
+                pane.asks().iter().map(move |ask| InboxRow {
+                    agent,
+                    pane,
+                    ask,
+                    opened_at: ask.opened_at.as_deref().and_then(wire::time::parse),
+                    expires_at: ask.expires_at.as_deref().and_then(wire::time::parse),
+                })
+            })
+        })
+        .collect();
+    // A stable sort keeps layout order among equal or missing times.
+    rows.sort_by_key(|row| match row.opened_at {
+        Some(at) => (0, at),
+        None => (1, OffsetDateTime::UNIX_EPOCH),
+    });
+    rows
+}
+
+/// The row whose ask expires soonest and has not expired yet, else the soonest expired one.
+pub fn soonest_expiring(rows: &[InboxRow<'_>], now: OffsetDateTime) -> Option<usize> {
+    let dated = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, row)| row.expires_at.map(|at| (i, at)));
+    dated
+        .clone()
+        .filter(|(_, at)| *at > now)
+        .min_by_key(|(_, at)| *at)
+        .or_else(|| dated.min_by_key(|(_, at)| *at))
+        .map(|(i, _)| i)
+}
+
+/// The time left of an ask that expires (SPEC A13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeLeft {
+    Seconds(i64),
+    Expired,
+}
+
+impl TimeLeft {
+    pub fn until(expires_at: OffsetDateTime, now: OffsetDateTime) -> Self {
+        let left = (expires_at - now).whole_seconds();
+        if left > 0 {
+            Self::Seconds(left)
+        } else {
+            Self::Expired
+        }
+    }
+
+    /// The last ten seconds are drawn urgent.
+    pub fn is_urgent(self) -> bool {
+        matches!(self, Self::Seconds(s) if s <= 10)
+    }
+
+    /// "0:42 left", "1:05:00 left", "expired".
+    pub fn text(self) -> String {
+        match self {
+            Self::Expired => "expired".into(),
+            Self::Seconds(s) if s >= 3600 => {
+                format!("{}:{:02}:{:02} left", s / 3600, (s % 3600) / 60, s % 60)
+            }
+            Self::Seconds(s) => format!("{}:{:02} left", s / 60, s % 60),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn a13_time_left_counts_down_to_expired() {
+        let now = datetime!(2026-11-29 12:00:00 UTC);
+        assert_eq!(
+            TimeLeft::until(datetime!(2026-11-29 12:01:05 UTC), now).text(),
+            "1:05 left"
+        );
+        let urgent = TimeLeft::until(datetime!(2026-11-29 12:00:09 UTC), now);
+        assert!(urgent.is_urgent());
+        assert_eq!(
+            TimeLeft::until(datetime!(2026-11-29 11:59:00 UTC), now).text(),
+            "expired"
+        );
+    }
+}

@@ -1,0 +1,780 @@
+//! Keys: what each key does on each screen, the defaults (arrows and vim keys), overrides from
+//! the config file's `[keys]` section, and the lines of the `?` help, generated from the same
+//! table so the help can never drift from what the keys do.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+/// Where the keys are read: a screen, or a part of one that takes typing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Context {
+    Home,
+    Layout,
+    /// A pane with the chat focused: letters are commands.
+    PaneChat,
+    /// A pane with the input focused: letters are typed.
+    PaneInput,
+    /// A permission, choice or unknown ask card, or any card while its answer is out.
+    Card,
+    /// A text or form card: letters are typed into the focused field.
+    CardTyping,
+    New,
+    History,
+    Conversation,
+    Confirm,
+    /// A one-line prompt, e.g. the new title of a rename.
+    Prompt,
+    /// Typing a list filter after `/`.
+    Filter,
+    Help,
+}
+
+impl Context {
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Home => "Home",
+            Self::Layout => "Workspaces",
+            Self::PaneChat => "Pane",
+            Self::PaneInput => "Pane input",
+            Self::Card => "Ask card",
+            Self::CardTyping => "Ask card (typing)",
+            Self::New => "New",
+            Self::History => "History",
+            Self::Conversation => "Conversation",
+            Self::Confirm => "Confirm",
+            Self::Prompt => "Prompt",
+            Self::Filter => "Filter",
+            Self::Help => "Help",
+        }
+    }
+
+    /// True where unbound printable keys are typed rather than ignored.
+    pub fn takes_typing(self) -> bool {
+        matches!(
+            self,
+            Self::PaneInput | Self::CardTyping | Self::Prompt | Self::Filter
+        )
+    }
+
+    /// Keys that are not in the table because they belong to a kind of field; shown in help.
+    pub fn notes(self) -> &'static [&'static str] {
+        match self {
+            Self::PaneInput | Self::Prompt | Self::Filter => {
+                &["Typing, Backspace, Delete, ←/→/↑/↓, Home/End, Alt-←/→ by word: edit the text"]
+            }
+            Self::CardTyping => &[
+                "Text fields: type; Backspace, ←/→, Home/End edit",
+                "Choice fields: ←/→ cycle the options",
+                "Yes/no fields: Space or ←/→ toggle",
+                "Number fields: type digits",
+            ],
+            _ => &[],
+        }
+    }
+}
+
+/// Everything a key can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    Quit,
+    Help,
+    Back,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Open,
+    Filter,
+    JumpExpiring,
+    NewPage,
+    History,
+    Rename,
+    Close,
+    FocusInput,
+    Send,
+    Newline,
+    ToggleThinking,
+    Abort,
+    Belt(u8),
+    Retry,
+    AllowOnce,
+    Deny,
+    AllowAlways,
+    Pick(u8),
+    Submit,
+    NextField,
+    PrevField,
+    Reopen,
+    OpenAsk,
+    Confirm,
+    Cancel,
+}
+
+impl Action {
+    /// The name used in the config file's `[keys]` section.
+    pub fn name(self) -> String {
+        let fixed = match self {
+            Self::Quit => "quit",
+            Self::Help => "help",
+            Self::Back => "back",
+            Self::Up => "up",
+            Self::Down => "down",
+            Self::PageUp => "page-up",
+            Self::PageDown => "page-down",
+            Self::Top => "top",
+            Self::Bottom => "bottom",
+            Self::Open => "open",
+            Self::Filter => "filter",
+            Self::JumpExpiring => "jump-expiring",
+            Self::NewPage => "new-page",
+            Self::History => "history",
+            Self::Rename => "rename",
+            Self::Close => "close",
+            Self::FocusInput => "focus-input",
+            Self::Send => "send",
+            Self::Newline => "newline",
+            Self::ToggleThinking => "toggle-thinking",
+            Self::Abort => "abort",
+            Self::Retry => "retry",
+            Self::AllowOnce => "allow-once",
+            Self::Deny => "deny",
+            Self::AllowAlways => "allow-always",
+            Self::Submit => "submit",
+            Self::NextField => "next-field",
+            Self::PrevField => "previous-field",
+            Self::Reopen => "reopen",
+            Self::OpenAsk => "open-ask",
+            Self::Confirm => "confirm",
+            Self::Cancel => "cancel",
+            Self::Belt(n) => return format!("belt-{n}"),
+            Self::Pick(n) => return format!("pick-{n}"),
+        };
+        fixed.to_string()
+    }
+
+    /// What the key does, for the help overlay.
+    pub fn describe(self) -> String {
+        let fixed = match self {
+            Self::Quit => "Quit collie-phone",
+            Self::Help => "Show or hide this help",
+            Self::Back => "Go back",
+            Self::Up => "Move up",
+            Self::Down => "Move down",
+            Self::PageUp => "Page up",
+            Self::PageDown => "Page down",
+            Self::Top => "Go to the top",
+            Self::Bottom => "Go to the bottom",
+            Self::Open => "Open the selected row",
+            Self::Filter => "Filter the list",
+            Self::JumpExpiring => "Open the ask that expires soonest",
+            Self::NewPage => "New: run a starter",
+            Self::History => "History of conversations",
+            Self::Rename => "Rename the workspace or tab",
+            Self::Close => "Close the pane, tab or workspace",
+            Self::FocusInput => "Type a message",
+            Self::Send => "Send the message",
+            Self::Newline => "New line",
+            Self::ToggleThinking => "Fold or unfold thinking",
+            Self::Abort => "Stop the running turn",
+            Self::Retry => "Retry what may not have arrived",
+            Self::AllowOnce => "Allow once",
+            Self::Deny => "Deny",
+            Self::AllowAlways => "Allow always",
+            Self::Submit => "Submit the answer",
+            Self::NextField => "Next field",
+            Self::PrevField => "Previous field",
+            Self::Reopen => "Reopen the conversation",
+            Self::OpenAsk => "Answer the pane's oldest open ask",
+            Self::Confirm => "Yes",
+            Self::Cancel => "No",
+            Self::Belt(n) => return format!("Press belt button {n}"),
+            Self::Pick(n) => return format!("Pick option {n}"),
+        };
+        fixed.to_string()
+    }
+
+    fn every() -> Vec<Action> {
+        let mut all = vec![
+            Self::Quit,
+            Self::Help,
+            Self::Back,
+            Self::Up,
+            Self::Down,
+            Self::PageUp,
+            Self::PageDown,
+            Self::Top,
+            Self::Bottom,
+            Self::Open,
+            Self::Filter,
+            Self::JumpExpiring,
+            Self::NewPage,
+            Self::History,
+            Self::Rename,
+            Self::Close,
+            Self::FocusInput,
+            Self::Send,
+            Self::Newline,
+            Self::ToggleThinking,
+            Self::Abort,
+            Self::Retry,
+            Self::AllowOnce,
+            Self::Deny,
+            Self::AllowAlways,
+            Self::Submit,
+            Self::NextField,
+            Self::PrevField,
+            Self::Reopen,
+            Self::OpenAsk,
+            Self::Confirm,
+            Self::Cancel,
+        ];
+        all.extend((1..=4).map(Self::Belt));
+        all.extend((1..=8).map(Self::Pick));
+        all
+    }
+
+    pub fn from_name(name: &str) -> Option<Action> {
+        Self::every().into_iter().find(|a| a.name() == name)
+    }
+}
+
+/// One key with its modifiers, as written in the config (`ctrl-r`, `alt-enter`, `f1`, `G`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Chord {
+    pub code: KeyCode,
+    pub modifiers: KeyModifiers,
+}
+
+impl Chord {
+    pub const fn plain(code: KeyCode) -> Self {
+        Self {
+            code,
+            modifiers: KeyModifiers::NONE,
+        }
+    }
+
+    pub const fn ch(c: char) -> Self {
+        Self::plain(KeyCode::Char(c))
+    }
+
+    pub const fn ctrl(c: char) -> Self {
+        Self {
+            code: KeyCode::Char(c),
+            modifiers: KeyModifiers::CONTROL,
+        }
+    }
+
+    pub const fn alt(code: KeyCode) -> Self {
+        Self {
+            code,
+            modifiers: KeyModifiers::ALT,
+        }
+    }
+
+    /// The chord of a key event: Shift is folded into the character (and BackTab), so `G`
+    /// matches whether or not the terminal reports Shift with it.
+    pub fn of(key: &KeyEvent) -> Self {
+        let mut modifiers =
+            key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        let code = match key.code {
+            KeyCode::Char(c) => {
+                modifiers.remove(KeyModifiers::SHIFT);
+                if modifiers.contains(KeyModifiers::CONTROL) {
+                    KeyCode::Char(c.to_ascii_lowercase())
+                } else {
+                    KeyCode::Char(c)
+                }
+            }
+            KeyCode::BackTab => {
+                modifiers.remove(KeyModifiers::SHIFT);
+                KeyCode::BackTab
+            }
+            other => other,
+        };
+        Self { code, modifiers }
+    }
+
+    /// Parses `ctrl-r`, `alt-enter`, `shift-tab`, `f1`, `pgup`, `space`, `?`, `G`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut modifiers = KeyModifiers::NONE;
+        let mut rest = text;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            if let Some(tail) = lower.strip_prefix("ctrl-").filter(|t| !t.is_empty()) {
+                modifiers |= KeyModifiers::CONTROL;
+                rest = &rest[rest.len() - tail.len()..];
+            } else if let Some(tail) = lower.strip_prefix("alt-").filter(|t| !t.is_empty()) {
+                modifiers |= KeyModifiers::ALT;
+                rest = &rest[rest.len() - tail.len()..];
+            } else if let Some(tail) = lower.strip_prefix("shift-").filter(|t| !t.is_empty()) {
+                modifiers |= KeyModifiers::SHIFT;
+                rest = &rest[rest.len() - tail.len()..];
+            } else {
+                break;
+            }
+        }
+        let named = match rest.to_ascii_lowercase().as_str() {
+            "enter" | "return" => Some(KeyCode::Enter),
+            "esc" | "escape" => Some(KeyCode::Esc),
+            "tab" if modifiers.contains(KeyModifiers::SHIFT) => {
+                modifiers.remove(KeyModifiers::SHIFT);
+                Some(KeyCode::BackTab)
+            }
+            "tab" => Some(KeyCode::Tab),
+            "backtab" => Some(KeyCode::BackTab),
+            "space" => Some(KeyCode::Char(' ')),
+            "up" => Some(KeyCode::Up),
+            "down" => Some(KeyCode::Down),
+            "left" => Some(KeyCode::Left),
+            "right" => Some(KeyCode::Right),
+            "home" => Some(KeyCode::Home),
+            "end" => Some(KeyCode::End),
+            "pgup" | "pageup" => Some(KeyCode::PageUp),
+            "pgdn" | "pgdown" | "pagedown" => Some(KeyCode::PageDown),
+            "backspace" => Some(KeyCode::Backspace),
+            "delete" | "del" => Some(KeyCode::Delete),
+            "insert" => Some(KeyCode::Insert),
+            lower if lower.len() >= 2 && lower.starts_with('f') => lower[1..]
+                .parse::<u8>()
+                .ok()
+                .filter(|n| (1..=12).contains(n))
+                .map(KeyCode::F),
+            _ => None,
+        };
+        let code = match named {
+            Some(code) => code,
+            None => {
+                let mut chars = rest.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) if !c.is_control() => {
+                        if modifiers.contains(KeyModifiers::SHIFT) {
+                            modifiers.remove(KeyModifiers::SHIFT);
+                            KeyCode::Char(c.to_ascii_uppercase())
+                        } else if modifiers.contains(KeyModifiers::CONTROL) {
+                            KeyCode::Char(c.to_ascii_lowercase())
+                        } else {
+                            KeyCode::Char(c)
+                        }
+                    }
+                    _ => return Err(format!("\"{text}\" is not a key I know")),
+                }
+            }
+        };
+        Ok(Self { code, modifiers })
+    }
+}
+
+impl fmt::Display for Chord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.modifiers.contains(KeyModifiers::CONTROL) {
+            f.write_str("Ctrl-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::ALT) {
+            f.write_str("Alt-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::SHIFT) {
+            f.write_str("Shift-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("Space"),
+            KeyCode::Char(c) if self.modifiers.contains(KeyModifiers::CONTROL) => {
+                write!(f, "{}", c.to_ascii_uppercase())
+            }
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Enter => f.write_str("Enter"),
+            KeyCode::Esc => f.write_str("Esc"),
+            KeyCode::Tab => f.write_str("Tab"),
+            KeyCode::BackTab => f.write_str("Shift-Tab"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::Home => f.write_str("Home"),
+            KeyCode::End => f.write_str("End"),
+            KeyCode::PageUp => f.write_str("PgUp"),
+            KeyCode::PageDown => f.write_str("PgDn"),
+            KeyCode::Backspace => f.write_str("Backspace"),
+            KeyCode::Delete => f.write_str("Delete"),
+            KeyCode::Insert => f.write_str("Insert"),
+            KeyCode::F(n) => write!(f, "F{n}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// Why the `[keys]` section could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeymapError {
+    #[error("[keys]: \"{0}\" is not an action; see `?` in the phone for the names")]
+    UnknownAction(String),
+    #[error("[keys] {0}: {1}")]
+    BadKey(String, String),
+}
+
+/// Every binding of every context, in the order the help lists them.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    bindings: BTreeMap<Context, Vec<(Chord, Action)>>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        Self::defaults()
+    }
+}
+
+/// Moving through a list: arrows, vim keys, pages, ends.
+fn list_moves() -> Vec<(Chord, Action)> {
+    vec![
+        (Chord::plain(KeyCode::Up), Action::Up),
+        (Chord::ch('k'), Action::Up),
+        (Chord::plain(KeyCode::Down), Action::Down),
+        (Chord::ch('j'), Action::Down),
+        (Chord::plain(KeyCode::PageUp), Action::PageUp),
+        (Chord::ctrl('b'), Action::PageUp),
+        (Chord::plain(KeyCode::PageDown), Action::PageDown),
+        (Chord::ctrl('f'), Action::PageDown),
+        (Chord::ch('g'), Action::Top),
+        (Chord::plain(KeyCode::Home), Action::Top),
+        (Chord::ch('G'), Action::Bottom),
+        (Chord::plain(KeyCode::End), Action::Bottom),
+    ]
+}
+
+/// Keys every screen that does not take typing shares.
+fn common() -> Vec<(Chord, Action)> {
+    vec![
+        (Chord::ch('?'), Action::Help),
+        (Chord::ch('q'), Action::Quit),
+        (Chord::ctrl('c'), Action::Quit),
+        (Chord::plain(KeyCode::Esc), Action::Back),
+        (Chord::plain(KeyCode::Left), Action::Back),
+        (Chord::ch('h'), Action::Back),
+    ]
+}
+
+impl Keymap {
+    pub fn defaults() -> Self {
+        use Action as A;
+        let mut bindings = BTreeMap::new();
+        let mut home = common();
+        home.retain(|(_, a)| *a != A::Back);
+        home.extend(list_moves());
+        home.extend([
+            (Chord::plain(KeyCode::Enter), A::Open),
+            (Chord::plain(KeyCode::Right), A::Open),
+            (Chord::ch('l'), A::Open),
+            (Chord::ch('e'), A::JumpExpiring),
+            (Chord::ch('n'), A::NewPage),
+            (Chord::ch('H'), A::History),
+            (Chord::ch('/'), A::Filter),
+        ]);
+        bindings.insert(Context::Home, home);
+
+        let mut layout = common();
+        layout.extend(list_moves());
+        layout.extend([
+            (Chord::plain(KeyCode::Enter), A::Open),
+            (Chord::plain(KeyCode::Right), A::Open),
+            (Chord::ch('l'), A::Open),
+            (Chord::ch('r'), A::Rename),
+            (Chord::ch('c'), A::Close),
+            (Chord::ch('n'), A::NewPage),
+            (Chord::ch('H'), A::History),
+            (Chord::ch('/'), A::Filter),
+        ]);
+        bindings.insert(Context::Layout, layout);
+
+        let mut chat = common();
+        chat.extend(list_moves());
+        chat.extend([
+            (Chord::plain(KeyCode::Enter), A::FocusInput),
+            (Chord::ch('i'), A::FocusInput),
+            (Chord::plain(KeyCode::Tab), A::FocusInput),
+            (Chord::ch('t'), A::ToggleThinking),
+            (Chord::ch('x'), A::Abort),
+            (Chord::ch('R'), A::Retry),
+            (Chord::ch('a'), A::OpenAsk),
+        ]);
+        for n in 1..=4u8 {
+            chat.push((Chord::plain(KeyCode::F(n)), A::Belt(n)));
+            chat.push((Chord::ch(char::from(b'0' + n)), A::Belt(n)));
+        }
+        bindings.insert(Context::PaneChat, chat);
+
+        let mut input = vec![
+            (Chord::plain(KeyCode::Enter), A::Send),
+            (Chord::alt(KeyCode::Enter), A::Newline),
+            (Chord::ctrl('j'), A::Newline),
+            (Chord::plain(KeyCode::Esc), A::Back),
+            (Chord::plain(KeyCode::PageUp), A::PageUp),
+            (Chord::plain(KeyCode::PageDown), A::PageDown),
+            (Chord::ctrl('x'), A::Abort),
+            (Chord::ctrl('r'), A::Retry),
+            (Chord::ctrl('c'), A::Quit),
+        ];
+        for n in 1..=4u8 {
+            input.push((Chord::plain(KeyCode::F(n)), A::Belt(n)));
+        }
+        bindings.insert(Context::PaneInput, input);
+
+        let mut card = common();
+        card.extend([
+            (Chord::ch('y'), A::AllowOnce),
+            (Chord::ch('n'), A::Deny),
+            (Chord::ch('a'), A::AllowAlways),
+            (Chord::ch('R'), A::Retry),
+            (Chord::plain(KeyCode::Up), A::Up),
+            (Chord::ch('k'), A::Up),
+            (Chord::plain(KeyCode::Down), A::Down),
+            (Chord::ch('j'), A::Down),
+            (Chord::plain(KeyCode::Enter), A::Submit),
+        ]);
+        card.extend((1..=8u8).map(|n| (Chord::ch(char::from(b'0' + n)), A::Pick(n))));
+        bindings.insert(Context::Card, card);
+
+        bindings.insert(
+            Context::CardTyping,
+            vec![
+                (Chord::plain(KeyCode::Enter), A::Submit),
+                (Chord::alt(KeyCode::Enter), A::Newline),
+                (Chord::ctrl('j'), A::Newline),
+                (Chord::plain(KeyCode::Tab), A::NextField),
+                (Chord::plain(KeyCode::BackTab), A::PrevField),
+                (Chord::plain(KeyCode::Esc), A::Back),
+                (Chord::ctrl('r'), A::Retry),
+                (Chord::ctrl('c'), A::Quit),
+            ],
+        );
+
+        let mut new = common();
+        new.extend(list_moves());
+        new.extend([
+            (Chord::plain(KeyCode::Enter), A::Open),
+            (Chord::ch('/'), A::Filter),
+        ]);
+        bindings.insert(Context::New, new);
+
+        let mut history = common();
+        history.extend(list_moves());
+        history.extend([
+            (Chord::plain(KeyCode::Enter), A::Open),
+            (Chord::plain(KeyCode::Right), A::Open),
+            (Chord::ch('l'), A::Open),
+            (Chord::ch('o'), A::Reopen),
+            (Chord::ch('/'), A::Filter),
+        ]);
+        bindings.insert(Context::History, history);
+
+        let mut conversation = common();
+        conversation.extend(list_moves());
+        conversation.extend([
+            (Chord::ch('o'), A::Reopen),
+            (Chord::ch('t'), A::ToggleThinking),
+        ]);
+        bindings.insert(Context::Conversation, conversation);
+
+        bindings.insert(
+            Context::Confirm,
+            vec![
+                (Chord::ch('y'), A::Confirm),
+                (Chord::plain(KeyCode::Enter), A::Confirm),
+                (Chord::ch('n'), A::Cancel),
+                (Chord::plain(KeyCode::Esc), A::Cancel),
+                (Chord::ctrl('c'), A::Cancel),
+            ],
+        );
+        bindings.insert(
+            Context::Prompt,
+            vec![
+                (Chord::plain(KeyCode::Enter), A::Confirm),
+                (Chord::plain(KeyCode::Esc), A::Cancel),
+                (Chord::ctrl('c'), A::Cancel),
+            ],
+        );
+        bindings.insert(
+            Context::Filter,
+            vec![
+                (Chord::plain(KeyCode::Enter), A::Confirm),
+                (Chord::plain(KeyCode::Esc), A::Cancel),
+                (Chord::plain(KeyCode::Up), A::Up),
+                (Chord::plain(KeyCode::Down), A::Down),
+            ],
+        );
+        bindings.insert(
+            Context::Help,
+            vec![
+                (Chord::ch('?'), A::Help),
+                (Chord::plain(KeyCode::Esc), A::Back),
+                (Chord::ch('q'), A::Back),
+                (Chord::plain(KeyCode::Up), A::Up),
+                (Chord::ch('k'), A::Up),
+                (Chord::plain(KeyCode::Down), A::Down),
+                (Chord::ch('j'), A::Down),
+            ],
+        );
+        Self { bindings }
+    }
+
+    /// The defaults with the config's `[keys]` applied: each named action gets exactly the
+    /// given keys, wherever it had keys before.
+    pub fn with_overrides(overrides: &BTreeMap<String, Vec<String>>) -> Result<Self, KeymapError> {
+        let mut keymap = Self::defaults();
+        for (name, keys) in overrides {
+            let action =
+                Action::from_name(name).ok_or_else(|| KeymapError::UnknownAction(name.clone()))?;
+            let chords = keys
+                .iter()
+                .map(|k| Chord::parse(k))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|why| KeymapError::BadKey(name.clone(), why))?;
+            for list in keymap.bindings.values_mut() {
+                if !list.iter().any(|(_, a)| *a == action) {
+                    continue;
+                }
+                let at = list.iter().position(|(_, a)| *a == action).unwrap_or(0);
+                list.retain(|(_, a)| *a != action);
+                // The new keys win over any other action they were bound to here.
+                list.retain(|(c, _)| !chords.contains(c));
+                let at = at.min(list.len());
+                for (offset, chord) in chords.iter().enumerate() {
+                    list.insert(at + offset, (*chord, action));
+                }
+            }
+        }
+        Ok(keymap)
+    }
+
+    /// The action of a key in a context; releases and unbound keys give none.
+    pub fn action(&self, context: Context, key: &KeyEvent) -> Option<Action> {
+        if key.kind == KeyEventKind::Release {
+            return None;
+        }
+        let chord = Chord::of(key);
+        self.bindings
+            .get(&context)?
+            .iter()
+            .find(|(c, _)| *c == chord)
+            .map(|(_, a)| *a)
+    }
+
+    /// The keys of an action in a context, for hints on screen ("R retries").
+    pub fn keys_for(&self, context: Context, action: Action) -> Vec<Chord> {
+        self.bindings
+            .get(&context)
+            .map(|list| {
+                list.iter()
+                    .filter(|(_, a)| *a == action)
+                    .map(|(c, _)| *c)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The first key of an action as text, or "?" hints would be wrong to show.
+    pub fn key_label(&self, context: Context, action: Action) -> Option<String> {
+        self.keys_for(context, action).first().map(Chord::to_string)
+    }
+
+    /// The help of a context: one line per action with all its keys, in table order.
+    pub fn help(&self, context: Context) -> Vec<(String, String)> {
+        let mut lines: Vec<(Action, Vec<String>)> = Vec::new();
+        for (chord, action) in self.bindings.get(&context).into_iter().flatten() {
+            match lines.iter_mut().find(|(a, _)| a == action) {
+                Some((_, keys)) => keys.push(chord.to_string()),
+                None => lines.push((*action, vec![chord.to_string()])),
+            }
+        }
+        lines
+            .into_iter()
+            .map(|(action, keys)| (keys.join(" "), action.describe()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn arrows_and_vim_keys_move() {
+        let keymap = Keymap::defaults();
+        let down = keymap.action(Context::Home, &key(KeyCode::Char('j'), KeyModifiers::NONE));
+        assert_eq!(down, Some(Action::Down));
+        let down = keymap.action(Context::Home, &key(KeyCode::Down, KeyModifiers::NONE));
+        assert_eq!(down, Some(Action::Down));
+        let bottom = keymap.action(Context::Home, &key(KeyCode::Char('G'), KeyModifiers::SHIFT));
+        assert_eq!(bottom, Some(Action::Bottom));
+    }
+
+    #[test]
+    fn typing_contexts_leave_letters_alone() {
+        let keymap = Keymap::defaults();
+        for context in [
+            Context::PaneInput,
+            Context::CardTyping,
+            Context::Prompt,
+            Context::Filter,
+        ] {
+            for c in "abcdefghijklmnopqrstuvwxyzRGHq?/0123456789 ".chars() {
+                assert_eq!(
+                    keymap.action(context, &key(KeyCode::Char(c), KeyModifiers::NONE)),
+                    None,
+                    "{c} in {context:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn chords_parse_and_print() {
+        assert_eq!(Chord::parse("ctrl-r"), Ok(Chord::ctrl('r')));
+        assert_eq!(Chord::parse("alt-enter"), Ok(Chord::alt(KeyCode::Enter)));
+        assert_eq!(
+            Chord::parse("shift-tab"),
+            Ok(Chord::plain(KeyCode::BackTab))
+        );
+        assert_eq!(Chord::parse("F2"), Ok(Chord::plain(KeyCode::F(2))));
+        assert_eq!(Chord::parse("G"), Ok(Chord::ch('G')));
+        assert_eq!(Chord::parse("shift-g"), Ok(Chord::ch('G')));
+        assert!(Chord::parse("hyper-x").is_err());
+        assert_eq!(Chord::ctrl('r').to_string(), "Ctrl-R");
+        assert_eq!(Chord::plain(KeyCode::PageUp).to_string(), "PgUp");
+    }
+
+    #[test]
+    fn overrides_replace_an_action_everywhere() {
+        let mut overrides = BTreeMap::new();
+        overrides.insert("quit".to_string(), vec!["ctrl-q".to_string()]);
+        overrides.insert("jump-expiring".to_string(), vec!["x".to_string()]);
+        let keymap = Keymap::with_overrides(&overrides).expect("valid");
+        let q = key(KeyCode::Char('q'), KeyModifiers::NONE);
+        assert_eq!(keymap.action(Context::Home, &q), None);
+        let ctrl_q = key(KeyCode::Char('q'), KeyModifiers::CONTROL);
+        assert_eq!(keymap.action(Context::Layout, &ctrl_q), Some(Action::Quit));
+        let x = key(KeyCode::Char('x'), KeyModifiers::NONE);
+        assert_eq!(keymap.action(Context::Home, &x), Some(Action::JumpExpiring));
+        let mut bad = BTreeMap::new();
+        bad.insert("fly".to_string(), vec!["x".to_string()]);
+        assert!(Keymap::with_overrides(&bad).is_err());
+    }
+
+    #[test]
+    fn help_is_generated_from_the_table() {
+        let keymap = Keymap::defaults();
+        let help = keymap.help(Context::Home);
+        assert!(
+            help.iter()
+                .any(|(keys, what)| keys == "↑ k" && what == "Move up")
+        );
+        assert!(help.iter().any(|(keys, _)| keys == "e"));
+    }
+}

@@ -1,0 +1,121 @@
+//! A selection in a list with the first row shown, kept so the selected row is always on
+//! screen; and the `/` filter of a list.
+
+use super::keymap::Action;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ListCursor {
+    pub selected: usize,
+    /// The first row drawn.
+    pub offset: usize,
+}
+
+impl ListCursor {
+    /// Applies a move; returns true when it was one.
+    pub fn apply(&mut self, action: Action, len: usize, height: usize) -> bool {
+        let page = height.max(1);
+        match action {
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Down => self.selected = self.selected.saturating_add(1),
+            Action::PageUp => self.selected = self.selected.saturating_sub(page),
+            Action::PageDown => self.selected = self.selected.saturating_add(page),
+            Action::Top => self.selected = 0,
+            Action::Bottom => self.selected = len.saturating_sub(1),
+            _ => return false,
+        }
+        self.clamp(len, height);
+        true
+    }
+
+    /// Keeps the selection inside the list and on screen.
+    pub fn clamp(&mut self, len: usize, height: usize) {
+        let height = height.max(1);
+        self.selected = self.selected.min(len.saturating_sub(1));
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        }
+        if self.selected >= self.offset + height {
+            self.offset = self.selected + 1 - height;
+        }
+        let last_page = len.saturating_sub(height);
+        self.offset = self.offset.min(last_page);
+    }
+
+    /// Selects the row at `row` lines below the list's top, if there is one.
+    pub fn click(&mut self, row: usize, len: usize) -> bool {
+        let index = self.offset + row;
+        if index < len {
+            self.selected = index;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Scrolls the view by the wheel, moving the selection along so it stays visible.
+    pub fn wheel(&mut self, down: bool, len: usize, height: usize) {
+        let step = 3;
+        if down {
+            self.selected = self.selected.saturating_add(step);
+        } else {
+            self.selected = self.selected.saturating_sub(step);
+        }
+        self.clamp(len, height);
+    }
+}
+
+/// The `/` filter of a list: the words typed, and whether they are being typed now.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub text: String,
+    pub editing: bool,
+}
+
+impl Filter {
+    /// True when `haystack` holds every word of the filter, ignoring case.
+    pub fn matches(&self, haystack: &str) -> bool {
+        if self.text.trim().is_empty() {
+            return true;
+        }
+        let haystack = haystack.to_lowercase();
+        self.text
+            .to_lowercase()
+            .split_whitespace()
+            .all(|word| haystack.contains(word))
+    }
+
+    pub fn is_active(&self) -> bool {
+        !self.text.is_empty() || self.editing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_stays_on_screen() {
+        let mut cursor = ListCursor::default();
+        for _ in 0..12 {
+            cursor.apply(Action::Down, 20, 5);
+        }
+        assert_eq!(cursor.selected, 12);
+        assert_eq!(cursor.offset, 8);
+        cursor.apply(Action::Top, 20, 5);
+        assert_eq!((cursor.selected, cursor.offset), (0, 0));
+        cursor.apply(Action::Bottom, 20, 5);
+        assert_eq!((cursor.selected, cursor.offset), (19, 15));
+        cursor.clamp(3, 5);
+        assert_eq!((cursor.selected, cursor.offset), (2, 0));
+    }
+
+    #[test]
+    fn filter_words_ignore_case_and_order() {
+        let filter = Filter {
+            text: "ORDER 支付".into(),
+            editing: false,
+        };
+        assert!(filter.matches("支付服务 / Order module"));
+        assert!(!filter.matches("Order module"));
+    }
+}

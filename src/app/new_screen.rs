@@ -1,0 +1,85 @@
+//! The New page: every agent's starters as rows (SPEC A17). Running one opens its pane as
+//! soon as the agent's snapshot has it.
+
+use super::keymap::Action;
+use super::list::Filter;
+use super::navigation::Screen;
+use super::{App, Command, geometry};
+use crate::engine::IntentKind;
+use crate::wire::Starter;
+
+/// One starter with its agent.
+#[derive(Debug, Clone, Copy)]
+pub struct StarterRow<'a> {
+    pub agent: &'a str,
+    pub starter: &'a Starter,
+}
+
+impl App {
+    pub fn starter_rows(&self, filter: &Filter) -> Vec<StarterRow<'_>> {
+        self.agents
+            .list
+            .iter()
+            .filter_map(|agent| agent.snapshot.as_ref().map(|s| (agent, s)))
+            .flat_map(|(agent, snapshot)| {
+                snapshot.starters.iter().map(move |starter| StarterRow {
+                    agent: &agent.name,
+                    starter,
+                })
+            })
+            .filter(|row| {
+                filter.matches(&format!(
+                    "{} {} {}",
+                    row.agent,
+                    row.starter.title,
+                    row.starter.description.as_deref().unwrap_or_default()
+                ))
+            })
+            .collect()
+    }
+
+    pub(super) fn new_action(&mut self, action: Action) -> Vec<Command> {
+        let Screen::New(screen) = self.nav.top() else {
+            return Vec::new();
+        };
+        let filter = screen.filter.clone();
+        let selected = screen.cursor.selected;
+        let rows = self.starter_rows(&filter);
+        let len = rows.len();
+        let chosen = rows.get(selected).map(|r| {
+            (
+                r.agent.to_string(),
+                r.starter.id.clone(),
+                r.starter.title.clone(),
+            )
+        });
+        let height = usize::from(
+            geometry::listing(self.size.0, self.size.1, filter.is_active())
+                .list
+                .height,
+        );
+        match action {
+            Action::Back => self.back(),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => {
+                if let Screen::New(screen) = self.nav.top_mut() {
+                    screen.cursor.apply(action, len, height);
+                }
+                Vec::new()
+            }
+            Action::Open => {
+                let Some((agent, starter_id, title)) = chosen else {
+                    self.show_toast("No agent offers a starter yet.", false);
+                    return Vec::new();
+                };
+                self.show_toast(format!("Starting “{title}”…"), false);
+                self.submit(&agent, IntentKind::Starter { starter_id })
+            }
+            _ => Vec::new(),
+        }
+    }
+}

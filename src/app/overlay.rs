@@ -1,0 +1,53 @@
+//! What floats over a screen: the help of its keys, a yes/no question before something that
+//! cannot be taken back, or a one-line prompt such as a new title; and short messages.
+
+use time::OffsetDateTime;
+
+use super::editor::Editor;
+use super::keymap::Context;
+use crate::engine::IntentKind;
+
+/// What happens once the person says yes (or types the prompt's answer).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Deferred {
+    Quit,
+    Submit {
+        agent: String,
+        kind: IntentKind,
+    },
+    /// The prompt's text is the new title (SPEC W5: rename a workspace or a tab).
+    Rename {
+        agent: String,
+        target: String,
+        id: String,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub enum Overlay {
+    /// The keys of `context`, generated from the keymap.
+    Help {
+        context: Context,
+        scroll: usize,
+    },
+    Confirm {
+        question: String,
+        then: Deferred,
+    },
+    Prompt {
+        title: String,
+        editor: Editor,
+        then: Deferred,
+    },
+}
+
+/// How long a short message stays.
+pub const TOAST_SECONDS: i64 = 4;
+
+/// A short message in the footer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Toast {
+    pub text: String,
+    pub trouble: bool,
+    pub until: OffsetDateTime,
+}

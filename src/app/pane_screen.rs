@@ -1,0 +1,407 @@
+//! A pane: its chat (scrolled by lines, following the newest by default), its belt, and the
+//! input box whose words stay as a draft until the agent took them (SPEC A16, L).
+
+use crossterm::event::KeyEvent;
+
+use super::chat_scroll::ChatScroll;
+use super::editor::Editor;
+use super::inbox::AskKey;
+use super::keymap::Action;
+use super::navigation::{PaneFocus, Screen};
+use super::overlay::{Deferred, Overlay};
+use super::{App, Command, geometry, typing};
+use crate::engine::IntentKind;
+use crate::engine::pane_log::ChatEntry;
+use crate::ui::chat::ChatStyle;
+use crate::ui::chat_view;
+use crate::ui::theme::Theme;
+use crate::ui::wrap;
+use crate::wire::{BeltButton, TurnState, limits};
+use std::collections::VecDeque;
+
+/// A belt button as drawn: its words and where they sit on the belt line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BeltSlot {
+    pub text: String,
+    pub x: u16,
+    pub width: u16,
+}
+
+/// The belt's buttons laid out from the left: `[F1 Run tests] [F2 Lint]`.
+pub fn belt_slots(belt: &[BeltButton]) -> Vec<BeltSlot> {
+    let mut x = 0u16;
+    belt.iter()
+        .take(limits::MAX_BELT_BUTTONS)
+        .enumerate()
+        .map(|(i, button)| {
+            let text = format!("[F{} {}]", i + 1, button.label);
+            let width = u16::try_from(wrap::width(&text)).unwrap_or(u16::MAX);
+            let slot = BeltSlot { text, x, width };
+            x = x.saturating_add(width + 1);
+            slot
+        })
+        .collect()
+}
+
+/// "1.2 KiB / 32 KiB": the input's size against the limit of SPEC L.
+pub fn byte_count(bytes: usize) -> String {
+    let limit = limits::MAX_SEND_TEXT / 1024;
+    if bytes < 1024 {
+        format!("{bytes} B / {limit} KiB")
+    } else {
+        format!("{:.1} KiB / {limit} KiB", bytes as f64 / 1024.0)
+    }
+}
+
+/// Scrolls a chat by an action, measuring only the entries passed over.
+fn scroll(
+    scroll: &mut ChatScroll,
+    action: Action,
+    entries: &VecDeque<ChatEntry>,
+    style: &ChatStyle,
+    height: usize,
+    theme: &Theme,
+) {
+    let mut measure = |entry: &ChatEntry| chat_view::entry_height(entry, style, theme);
+    let page = height.saturating_sub(1).max(1);
+    match action {
+        Action::Up => scroll.up(1, entries, height, &mut measure),
+        Action::Down => scroll.down(1, entries, height, &mut measure),
+        Action::PageUp => scroll.up(page, entries, height, &mut measure),
+        Action::PageDown => scroll.down(page, entries, height, &mut measure),
+        Action::Top => scroll.to_top(entries),
+        Action::Bottom => scroll.to_bottom(),
+        _ => {}
+    }
+}
+
+impl App {
+    /// The parts of the pane screen for the pane shown now.
+    pub fn pane_parts(&self, agent: &str, pane: &str) -> geometry::Pane {
+        let input_lines = self
+            .drafts
+            .get(&(agent.to_string(), pane.to_string()))
+            .map_or(1, |d| d.lines().len());
+        let has_asks = self
+            .agents
+            .pane(agent, pane)
+            .is_some_and(|p| !p.asks().is_empty());
+        geometry::pane(self.size.0, self.size.1, input_lines, has_asks)
+    }
+
+    pub fn draft(&self, agent: &str, pane: &str) -> Option<&Editor> {
+        self.drafts.get(&(agent.to_string(), pane.to_string()))
+    }
+
+    fn draft_mut(&mut self, agent: &str, pane: &str) -> &mut Editor {
+        self.drafts
+            .entry((agent.to_string(), pane.to_string()))
+            .or_default()
+    }
+
+    /// Moves a pane's or a conversation's chat.
+    pub(super) fn scroll_chat(&mut self, action: Action) -> Vec<Command> {
+        let (width, height) = match self.nav.top() {
+            Screen::Pane(s) => {
+                let chat = self.pane_parts(&s.agent, &s.pane).chat;
+                (chat.width, chat.height)
+            }
+            Screen::Conversation(_) => {
+                let (_, chat) = geometry::conversation(self.size.0, self.size.1);
+                (chat.width, chat.height)
+            }
+            _ => return Vec::new(),
+        };
+        let App {
+            nav,
+            agents,
+            history,
+            theme,
+            ..
+        } = self;
+        match nav.top_mut() {
+            Screen::Pane(screen) => {
+                let Some(log) = agents
+                    .get(&screen.agent)
+                    .and_then(|a| a.panes.get(&screen.pane))
+                else {
+                    return Vec::new();
+                };
+                let style = ChatStyle {
+                    width,
+                    thinking_expanded: screen.thinking_expanded,
+                };
+                scroll(
+                    &mut screen.scroll,
+                    action,
+                    &log.entries,
+                    &style,
+                    usize::from(height),
+                    theme,
+                );
+                Vec::new()
+            }
+            Screen::Conversation(screen) => {
+                let Some(list) = history.items(&screen.agent, &screen.conversation) else {
+                    return Vec::new();
+                };
+                let style = ChatStyle {
+                    width,
+                    thinking_expanded: screen.thinking_expanded,
+                };
+                scroll(
+                    &mut screen.scroll,
+                    action,
+                    &list.entries,
+                    &style,
+                    usize::from(height),
+                    theme,
+                );
+                // Near the end: read the next page before the person gets there (SPEC W5).
+                if screen.scroll.is_following() || action == Action::Bottom {
+                    let (agent, conversation) = (screen.agent.clone(), screen.conversation.clone());
+                    return history
+                        .more_items(&agent, &conversation)
+                        .map(Command::Engine)
+                        .into_iter()
+                        .collect();
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    pub(super) fn pane_action(&mut self, action: Action) -> Vec<Command> {
+        let Screen::Pane(screen) = self.nav.top() else {
+            return Vec::new();
+        };
+        let (agent, pane_id, focus) = (screen.agent.clone(), screen.pane.clone(), screen.focus);
+        match action {
+            Action::Back if focus == PaneFocus::Input => {
+                self.set_pane_focus(PaneFocus::Chat);
+                Vec::new()
+            }
+            Action::Back => self.back(),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => self.scroll_chat(action),
+            Action::FocusInput => {
+                self.set_pane_focus(PaneFocus::Input);
+                Vec::new()
+            }
+            Action::ToggleThinking => {
+                if let Screen::Pane(screen) = self.nav.top_mut() {
+                    screen.thinking_expanded = !screen.thinking_expanded;
+                }
+                Vec::new()
+            }
+            Action::Newline => {
+                self.draft_mut(&agent, &pane_id).newline();
+                Vec::new()
+            }
+            Action::Send => self.send(&agent, &pane_id),
+            Action::Abort => self.ask_abort(&agent, &pane_id),
+            Action::Retry => {
+                let retry = self
+                    .intents
+                    .latest_for_pane(&agent, &pane_id)
+                    .filter(|r| super::intents::is_retryable(r))
+                    .map(|r| r.request_id.clone());
+                match retry {
+                    Some(request_id) => self.retry(&request_id),
+                    None => {
+                        self.show_toast("Nothing here needs a retry.", false);
+                        Vec::new()
+                    }
+                }
+            }
+            Action::Belt(n) => self.press_belt(&agent, &pane_id, usize::from(n)),
+            Action::OpenAsk => {
+                let first = self
+                    .agents
+                    .pane(&agent, &pane_id)
+                    .and_then(|p| p.asks().first().map(|a| a.id.clone()));
+                match first {
+                    Some(ask_id) => self.open_card(AskKey {
+                        agent,
+                        pane: pane_id,
+                        ask_id,
+                    }),
+                    None => self.show_toast("This pane has no open ask.", false),
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn set_pane_focus(&mut self, focus: PaneFocus) {
+        if let Screen::Pane(screen) = self.nav.top_mut() {
+            screen.focus = focus;
+        }
+    }
+
+    /// Sends the draft to the turn on screen (SPEC A16); the words stay until the agent took
+    /// them, so a refusal or an unknown outcome never loses them.
+    fn send(&mut self, agent: &str, pane_id: &str) -> Vec<Command> {
+        let Some(draft) = self.draft(agent, pane_id).filter(|d| !d.is_empty()) else {
+            self.show_toast("Type a message first.", false);
+            return Vec::new();
+        };
+        let text = draft.text();
+        if text.len() > limits::MAX_SEND_TEXT {
+            self.show_toast(
+                format!(
+                    "Not sent: the message is {:.1} KiB and the limit is 32 KiB. Shorten it first.",
+                    text.len() as f64 / 1024.0
+                ),
+                true,
+            );
+            return Vec::new();
+        }
+        let in_flight = self.intents.pane_pending(agent, pane_id) == Some("send")
+            || self
+                .intents
+                .latest_for_pane(agent, pane_id)
+                .is_some_and(|r| {
+                    matches!(r.kind, IntentKind::Send { .. })
+                        && super::intents::is_in_flight(&r.state)
+                });
+        if in_flight {
+            self.show_toast("Still sending the last message…", false);
+            return Vec::new();
+        }
+        let Some(pane) = self.agents.pane(agent, pane_id) else {
+            self.show_toast("This pane is gone; the words stay here.", true);
+            return Vec::new();
+        };
+        let turn_id = pane.turn().map(|t| t.id.clone());
+        self.submit(
+            agent,
+            IntentKind::Send {
+                pane: pane_id.to_string(),
+                turn_id,
+                text,
+            },
+        )
+    }
+
+    /// Asks first, naming the turn that will stop (SPEC A16).
+    fn ask_abort(&mut self, agent: &str, pane_id: &str) -> Vec<Command> {
+        let running = self
+            .agents
+            .pane(agent, pane_id)
+            .and_then(|p| p.turn())
+            .filter(|t| t.state == TurnState::Running)
+            .map(|t| t.id.clone());
+        let Some(turn_id) = running else {
+            self.show_toast("No turn is running in this pane.", false);
+            return Vec::new();
+        };
+        self.overlay = Some(Overlay::Confirm {
+            question: format!("Stop turn {turn_id}?"),
+            then: Deferred::Submit {
+                agent: agent.to_string(),
+                kind: IntentKind::Abort {
+                    pane: pane_id.to_string(),
+                    turn_id,
+                },
+            },
+        });
+        Vec::new()
+    }
+
+    fn press_belt(&mut self, agent: &str, pane_id: &str, n: usize) -> Vec<Command> {
+        let button = self
+            .agents
+            .pane(agent, pane_id)
+            .and_then(|p| p.pane.belt.get(n.wrapping_sub(1)).map(|b| b.id.clone()));
+        match button {
+            Some(button_id) => self.submit(
+                agent,
+                IntentKind::Action {
+                    pane: pane_id.to_string(),
+                    button_id,
+                },
+            ),
+            None => {
+                self.show_toast(format!("This pane has no button {n}."), false);
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn pane_typing(&mut self, key: &KeyEvent) {
+        let Screen::Pane(screen) = self.nav.top() else {
+            return;
+        };
+        let (agent, pane) = (screen.agent.clone(), screen.pane.clone());
+        typing::edit(self.draft_mut(&agent, &pane), key, true);
+    }
+
+    pub(super) fn pane_paste(&mut self, text: &str) {
+        let Screen::Pane(screen) = self.nav.top() else {
+            return;
+        };
+        let (agent, pane) = (screen.agent.clone(), screen.pane.clone());
+        self.set_pane_focus(PaneFocus::Input);
+        typing::paste(self.draft_mut(&agent, &pane), text, true);
+    }
+
+    pub(super) fn pane_click(&mut self, column: u16, row: u16) -> Vec<Command> {
+        let Screen::Pane(screen) = self.nav.top() else {
+            return Vec::new();
+        };
+        let (agent, pane_id) = (screen.agent.clone(), screen.pane.clone());
+        let parts = self.pane_parts(&agent, &pane_id);
+        if geometry::contains(parts.input, column, row) {
+            self.set_pane_focus(PaneFocus::Input);
+        } else if geometry::contains(parts.chat, column, row) {
+            self.set_pane_focus(PaneFocus::Chat);
+        } else if geometry::contains(parts.asks, column, row) {
+            return self.pane_action(Action::OpenAsk);
+        } else if geometry::contains(parts.belt, column, row) {
+            let belt = self
+                .agents
+                .pane(&agent, &pane_id)
+                .map(|p| p.pane.belt.clone())
+                .unwrap_or_default();
+            let x = column - parts.belt.x;
+            if let Some(index) = belt_slots(&belt)
+                .iter()
+                .position(|slot| x >= slot.x && x < slot.x + slot.width)
+            {
+                return self.press_belt(&agent, &pane_id, index + 1);
+            }
+        }
+        Vec::new()
+    }
+
+    pub(super) fn conversation_action(&mut self, action: Action) -> Vec<Command> {
+        let Screen::Conversation(screen) = self.nav.top() else {
+            return Vec::new();
+        };
+        let (agent, conversation) = (screen.agent.clone(), screen.conversation.clone());
+        match action {
+            Action::Back => self.back(),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => self.scroll_chat(action),
+            Action::ToggleThinking => {
+                if let Screen::Conversation(screen) = self.nav.top_mut() {
+                    screen.thinking_expanded = !screen.thinking_expanded;
+                }
+                Vec::new()
+            }
+            Action::Reopen => self.reopen(&agent, &conversation),
+            _ => Vec::new(),
+        }
+    }
+}

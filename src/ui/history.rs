@@ -1,0 +1,180 @@
+//! History: conversations newest first, and one conversation's items oldest first (SPEC W5).
+
+use ratatui::Frame;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::chat::ChatStyle;
+use super::chat_view;
+use super::theme::Theme;
+use super::{columns, put};
+use crate::app::App;
+use crate::app::geometry;
+use crate::app::navigation::{ConversationScreen, HistoryScreen};
+use crate::wire::ConversationState;
+
+/// "2026-11-29 14:05" from an RFC 3339 time, or the text as given.
+fn short_time(text: &str) -> String {
+    match crate::wire::time::parse(text) {
+        Some(at) => format!(
+            "{}-{:02}-{:02} {:02}:{:02}",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            at.hour(),
+            at.minute()
+        ),
+        None => text.to_string(),
+    }
+}
+
+pub fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen, theme: &Theme) {
+    let area = frame.area();
+    let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
+    let list = app.history.conversations(&screen.agent);
+    let state = match list {
+        Some(l) if l.paging.loading => "reading…".to_string(),
+        Some(l) if l.paging.next.is_some() => format!("{}+ conversations", l.rows.len()),
+        Some(l) => format!("{} conversations", l.rows.len()),
+        None => String::new(),
+    };
+    put(
+        frame,
+        parts.heading,
+        0,
+        Line::from(vec![
+            Span::styled(
+                format!("History of {} — newest first  ", screen.agent),
+                theme.title,
+            ),
+            Span::styled(state, theme.dim),
+        ]),
+    );
+    let rows = app.conversation_rows(&screen.agent, &screen.filter);
+    let width = usize::from(parts.list.width);
+    let visible = usize::from(parts.list.height);
+    for (row, conversation) in rows
+        .iter()
+        .skip(screen.cursor.offset)
+        .take(visible)
+        .enumerate()
+    {
+        let selected = screen.cursor.offset + row == screen.cursor.selected;
+        let (state, style) = match conversation.state {
+            ConversationState::Open => ("open", theme.ok),
+            _ => ("closed", theme.dim),
+        };
+        let line = columns(
+            &[
+                (
+                    if selected { "› ".into() } else { "  ".into() },
+                    2,
+                    theme.accent,
+                ),
+                (state.into(), 8, style),
+                (
+                    conversation
+                        .updated_at
+                        .as_deref()
+                        .map(short_time)
+                        .unwrap_or_default(),
+                    18,
+                    theme.dim,
+                ),
+                (
+                    format!("{:>6} items  ", conversation.item_count),
+                    14,
+                    theme.dim,
+                ),
+                (conversation.title.clone(), width, theme.text),
+            ],
+            width,
+        );
+        let line = if selected {
+            line.style(theme.selected)
+        } else {
+            line
+        };
+        put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
+    }
+    let shown = rows.len().saturating_sub(screen.cursor.offset).min(visible);
+    let note = match list {
+        None => Some(("Reading the first page…".to_string(), theme.dim)),
+        Some(l) if l.paging.error.is_some() => {
+            Some((l.paging.error.clone().unwrap_or_default(), theme.danger))
+        }
+        Some(l) if l.paging.loading => Some(("Reading more…".to_string(), theme.dim)),
+        Some(l) if l.rows.is_empty() && l.paging.loaded_once => {
+            Some(("No conversations yet.".to_string(), theme.dim))
+        }
+        _ => None,
+    };
+    if let Some((words, style)) = note
+        && shown < visible
+    {
+        put(
+            frame,
+            parts.list,
+            u16::try_from(shown).unwrap_or(0),
+            Line::from(Span::styled(format!("  {words}"), style)),
+        );
+    }
+    super::starters::draw_filter(frame, parts.filter, &screen.filter, theme);
+}
+
+pub fn draw_conversation(
+    frame: &mut Frame<'_>,
+    app: &App,
+    screen: &ConversationScreen,
+    theme: &Theme,
+) {
+    let area = frame.area();
+    let (heading, chat) = geometry::conversation(area.width, area.height);
+    let list = app.history.items(&screen.agent, &screen.conversation);
+    let count = match list {
+        Some(l) if l.paging.next.is_some() => format!("{}+ items", l.entries.len()),
+        Some(l) => format!("{} items", l.entries.len()),
+        None => String::new(),
+    };
+    put(
+        frame,
+        heading,
+        0,
+        Line::from(vec![
+            Span::styled(format!("{} — oldest first  ", screen.title), theme.title),
+            Span::styled(count, theme.dim),
+        ]),
+    );
+    let Some(list) = list else {
+        return;
+    };
+    if list.entries.is_empty() {
+        let words = match (&list.paging.error, list.paging.loading) {
+            (Some(error), _) => error.clone(),
+            (None, true) => "Reading…".to_string(),
+            (None, false) => "This conversation has no items.".to_string(),
+        };
+        put(
+            frame,
+            chat,
+            0,
+            Line::from(Span::styled(format!("  {words}"), theme.dim)),
+        );
+        return;
+    }
+    let style = ChatStyle {
+        width: chat.width,
+        thinking_expanded: screen.thinking_expanded,
+    };
+    let mut lines = chat_view::visible_lines(
+        &list.entries,
+        &screen.scroll,
+        &style,
+        usize::from(chat.height),
+        theme,
+    );
+    if list.paging.loading && lines.len() < usize::from(chat.height) {
+        lines.push(Line::from(Span::styled("Reading more…", theme.dim)));
+    }
+    frame.render_widget(Paragraph::new(lines), chat);
+}

@@ -1,0 +1,190 @@
+//! Home: every agent with its state in words and how fresh it is, then "Needs your answer",
+//! oldest first, with the time left of asks that expire (SPEC A2, A13, H3, H6, S4, T6, V5).
+
+use ratatui::Frame;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::theme::Theme;
+use super::{ago, columns, put, wrap};
+use crate::app::App;
+use crate::app::agents::AgentView;
+use crate::app::geometry;
+use crate::app::inbox::TimeLeft;
+use crate::app::navigation::HomeScreen;
+use crate::engine::AgentStatus;
+
+fn status_style(status: &AgentStatus, theme: &Theme) -> Style {
+    match status {
+        AgentStatus::Ready => theme.ok,
+        AgentStatus::Connecting | AgentStatus::Starting => theme.warn,
+        _ => theme.danger,
+    }
+}
+
+/// "synced 2s ago", or what is known instead.
+fn freshness(agent: &AgentView, now: time::OffsetDateTime) -> String {
+    match agent.synced {
+        Some(at) => format!("synced {}", ago((now - at).whole_seconds())),
+        None => "not synced yet".to_string(),
+    }
+}
+
+pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme) {
+    let (width, height) = (frame.area().width, frame.area().height);
+    let parts = geometry::home(width, height, app.agents.list.len());
+    let agents = app.home_agents(&screen.filter);
+    let heading = if screen.filter.is_active() {
+        format!(
+            "Agents  (filter: {}{})",
+            screen.filter.text,
+            if screen.filter.editing { "▏" } else { "" }
+        )
+    } else {
+        "Agents".to_string()
+    };
+    put(
+        frame,
+        parts.agents_heading,
+        0,
+        Line::from(Span::styled(heading, theme.title)),
+    );
+    let row_width = usize::from(parts.agents.width);
+    let selected_agent = agents
+        .get(screen.agents.selected.min(agents.len().saturating_sub(1)))
+        .and_then(|i| app.agents.list.get(*i));
+    for (row, index) in agents
+        .iter()
+        .skip(screen.agents.offset)
+        .take(usize::from(parts.agents.height))
+        .enumerate()
+    {
+        let agent = &app.agents.list[*index];
+        let is_selected = !screen.in_inbox && screen.agents.offset + row == screen.agents.selected;
+        let fresh = freshness(agent, app.now);
+        let line = columns(
+            &[
+                (
+                    if is_selected {
+                        "› ".into()
+                    } else {
+                        "  ".into()
+                    },
+                    2,
+                    theme.accent,
+                ),
+                ("● ".into(), 2, status_style(&agent.status, theme)),
+                (agent.display_name(), 22, theme.text),
+                (" ".into(), 1, theme.text),
+                (
+                    agent.status.sentence(),
+                    row_width.saturating_sub(27 + 16),
+                    theme.text,
+                ),
+                (format!("{fresh:>15}"), 16, theme.dim),
+            ],
+            row_width,
+        );
+        let line = if is_selected {
+            line.style(theme.selected)
+        } else {
+            line
+        };
+        put(frame, parts.agents, u16::try_from(row).unwrap_or(0), line);
+    }
+    if agents.is_empty() {
+        put(
+            frame,
+            parts.agents,
+            0,
+            Line::from(Span::styled("  No agent matches the filter.", theme.dim)),
+        );
+    }
+    // The chosen agent's whole sentence, for the states whose words do not fit in a row.
+    if let Some(agent) = selected_agent.filter(|_| !screen.in_inbox) {
+        let mut words = agent.status.sentence();
+        if agent.epochs > 1 {
+            words.push_str(&format!(
+                " Restarted {} times since collie-phone started.",
+                agent.epochs - 1
+            ));
+        }
+        for (row, text) in wrap::wrap(&words, row_width.saturating_sub(4))
+            .into_iter()
+            .take(2)
+            .enumerate()
+        {
+            put(
+                frame,
+                parts.detail,
+                u16::try_from(row).unwrap_or(0),
+                Line::from(Span::styled(format!("    {text}"), theme.dim)),
+            );
+        }
+    }
+
+    let rows = app.home_inbox(&screen.filter);
+    let heading = match rows.len() {
+        0 => "Needs your answer — nothing right now".to_string(),
+        n => format!("Needs your answer ({n})"),
+    };
+    put(
+        frame,
+        parts.inbox_heading,
+        0,
+        Line::from(Span::styled(heading, theme.title)),
+    );
+    let width = usize::from(parts.inbox.width);
+    for (row, ask) in rows
+        .iter()
+        .skip(screen.inbox.offset)
+        .take(usize::from(parts.inbox.height))
+        .enumerate()
+    {
+        let is_selected = screen.in_inbox && screen.inbox.offset + row == screen.inbox.selected;
+        let (left, left_style) = match ask.expires_at.map(|at| TimeLeft::until(at, app.now)) {
+            Some(left) if left.is_urgent() || left == TimeLeft::Expired => {
+                (left.text(), theme.countdown_urgent)
+            }
+            Some(left) => (left.text(), theme.countdown),
+            None => (String::new(), theme.dim),
+        };
+        let title_width = width.saturating_sub(2 + 13 + 23 + 12 + 14);
+        let line = columns(
+            &[
+                (
+                    if is_selected {
+                        "› ".into()
+                    } else {
+                        "  ".into()
+                    },
+                    2,
+                    theme.accent,
+                ),
+                (ask.agent.name.clone(), 13, theme.dim),
+                (ask.pane.pane.title.clone(), 23, theme.text),
+                (ask.ask.title.clone(), title_width, theme.text),
+                (format!(" {}", ask.ask.kind.as_str()), 12, theme.accent),
+                (format!("{left:>13}"), 14, left_style),
+            ],
+            width,
+        );
+        let line = if is_selected {
+            line.style(theme.selected)
+        } else {
+            line
+        };
+        put(frame, parts.inbox, u16::try_from(row).unwrap_or(0), line);
+    }
+    if rows.is_empty() && !app.agents.list.iter().any(|a| a.status.is_ready()) {
+        put(
+            frame,
+            parts.inbox,
+            0,
+            Line::from(Span::styled(
+                "  Waiting for an agent to be ready…",
+                theme.dim,
+            )),
+        );
+    }
+}

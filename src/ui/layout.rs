@@ -1,0 +1,134 @@
+//! An agent's workspaces, tabs and panes as a tree, titles aligned by display width so CJK and
+//! emoji line up, each pane with its state in words (SPEC A2).
+
+use ratatui::Frame;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::theme::Theme;
+use super::{columns, put, wrap};
+use crate::app::App;
+use crate::app::geometry;
+use crate::app::layout_screen::TreeRow;
+use crate::app::navigation::LayoutScreen;
+use crate::wire::{PaneState, TurnState};
+
+/// The state word of a pane and its style: the known ones, or the agent's own word (SPEC V2).
+pub fn state_word(state: &PaneState, theme: &Theme) -> (String, Style) {
+    let style = match state {
+        PaneState::Running => theme.accent,
+        PaneState::Waiting => theme.warn,
+        PaneState::Failed => theme.danger,
+        PaneState::Idle | PaneState::Starting => theme.dim,
+        PaneState::Unknown(_) => theme.text,
+    };
+    (state.as_str().to_string(), style)
+}
+
+pub fn turn_words(state: &TurnState) -> &str {
+    state.as_str()
+}
+
+pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &Theme) {
+    let area = frame.area();
+    let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
+    let agent = app.agents.get(&screen.agent);
+    let status = agent.map(|a| a.status.sentence()).unwrap_or_default();
+    put(
+        frame,
+        parts.heading,
+        0,
+        Line::from(vec![
+            Span::styled(
+                format!("{} — workspaces, tabs and panes  ", screen.agent),
+                theme.title,
+            ),
+            Span::styled(status, theme.dim),
+        ]),
+    );
+    let rows = app.layout_rows(screen);
+    if rows.is_empty() {
+        let words = match agent.and_then(|a| a.snapshot.as_ref()) {
+            None => "No layout yet: the agent has not sent its snapshot.",
+            Some(_) if screen.filter.is_active() => "Nothing matches the filter.",
+            Some(_) => "This agent has no workspaces.",
+        };
+        put(
+            frame,
+            parts.list,
+            0,
+            Line::from(Span::styled(format!("  {words}"), theme.dim)),
+        );
+    }
+    // Every title gets the same column, measured in display width.
+    let title_width = rows
+        .iter()
+        .map(|row| {
+            let (indent, title) = match row {
+                TreeRow::Workspace(w) => (0, w.title.as_str()),
+                TreeRow::Tab(_, t) => (2, t.title.as_str()),
+                TreeRow::Pane(p) => (4, p.pane.title.as_str()),
+            };
+            indent + wrap::width(title)
+        })
+        .max()
+        .unwrap_or(0)
+        .clamp(12, 44);
+    let width = usize::from(parts.list.width);
+    for (row, entry) in rows
+        .iter()
+        .skip(screen.cursor.offset)
+        .take(usize::from(parts.list.height))
+        .enumerate()
+    {
+        let selected = screen.cursor.offset + row == screen.cursor.selected;
+        let marker = if selected { "› " } else { "  " };
+        let line = match entry {
+            TreeRow::Workspace(w) => columns(
+                &[
+                    (marker.into(), 2, theme.accent),
+                    (w.title.clone(), title_width + 2, theme.title),
+                    (format!("workspace · {} tabs", w.tabs.len()), 30, theme.dim),
+                ],
+                width,
+            ),
+            TreeRow::Tab(_, t) => columns(
+                &[
+                    (marker.into(), 2, theme.accent),
+                    (format!("  {}", t.title), title_width + 2, theme.text),
+                    (format!("tab · {} panes", t.panes.len()), 30, theme.dim),
+                ],
+                width,
+            ),
+            TreeRow::Pane(p) => {
+                let (word, style) = state_word(p.state(), theme);
+                let asks = match p.asks().len() {
+                    0 => String::new(),
+                    1 => "1 ask".into(),
+                    n => format!("{n} asks"),
+                };
+                let turn = p
+                    .turn()
+                    .map(|t| format!("turn {} {}", t.id, turn_words(&t.state)))
+                    .unwrap_or_default();
+                columns(
+                    &[
+                        (marker.into(), 2, theme.accent),
+                        (format!("    {}", p.pane.title), title_width + 2, theme.text),
+                        (word, 10, style),
+                        (asks, 9, theme.warn),
+                        (turn, 40, theme.dim),
+                    ],
+                    width,
+                )
+            }
+        };
+        let line = if selected {
+            line.style(theme.selected)
+        } else {
+            line
+        };
+        put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
+    }
+    super::starters::draw_filter(frame, parts.filter, &screen.filter, theme);
+}

@@ -1,0 +1,251 @@
+//! A pane: heading with the turn (SPEC A16), the chat, the open asks, the belt, the input box
+//! with its live size against 32 KiB (SPEC L), and the state of the last thing sent.
+
+use ratatui::Frame;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::chat::ChatStyle;
+use super::chat_view;
+use super::layout::{state_word, turn_words};
+use super::theme::Theme;
+use super::{put, wrap};
+use crate::app::keymap::{Action, Context};
+use crate::app::navigation::{PaneFocus, PaneScreen};
+use crate::app::pane_screen::{belt_slots, byte_count};
+use crate::app::{App, intent_words, intents};
+use crate::engine::IntentKind;
+use crate::wire::limits;
+
+pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme) {
+    let parts = app.pane_parts(&screen.agent, &screen.pane);
+    let Some(pane) = app.agents.pane(&screen.agent, &screen.pane) else {
+        put(
+            frame,
+            parts.heading,
+            0,
+            Line::from(Span::styled(
+                "This pane is not in the agent's layout (any more). Its draft is kept.",
+                theme.warn,
+            )),
+        );
+        draw_input(frame, app, screen, parts.input, theme);
+        return;
+    };
+    let (word, word_style) = state_word(pane.state(), theme);
+    let turn = match pane.turn() {
+        Some(turn) => format!("turn {} {}", turn.id, turn_words(&turn.state)),
+        None => "no turn yet".to_string(),
+    };
+    put(
+        frame,
+        parts.heading,
+        0,
+        Line::from(vec![
+            Span::styled(
+                format!(
+                    "{} › {} › {}  ",
+                    pane.workspace.title, pane.tab.title, pane.pane.title
+                ),
+                theme.title,
+            ),
+            Span::styled(word, word_style),
+            Span::styled(format!("  {turn}"), theme.dim),
+        ]),
+    );
+
+    match pane.log {
+        Some(log) => {
+            let style = ChatStyle {
+                width: parts.chat.width,
+                thinking_expanded: screen.thinking_expanded,
+            };
+            let lines = chat_view::visible_lines(
+                &log.entries,
+                &screen.scroll,
+                &style,
+                usize::from(parts.chat.height),
+                theme,
+            );
+            frame.render_widget(Paragraph::new(lines), parts.chat);
+            if !screen.scroll.is_following() && parts.chat.height > 0 {
+                let note = "↓ more below (G)";
+                let x = parts
+                    .chat
+                    .right()
+                    .saturating_sub(u16::try_from(wrap::width(note)).unwrap_or(0));
+                frame.render_widget(
+                    Paragraph::new(Span::styled(note, theme.accent)),
+                    Rect::new(x, parts.chat.bottom() - 1, parts.chat.right() - x, 1),
+                );
+            }
+        }
+        None => put(
+            frame,
+            parts.chat,
+            0,
+            Line::from(Span::styled("Reading the chat…", theme.dim)),
+        ),
+    }
+
+    let asks = pane.asks();
+    if let Some(first) = asks.first() {
+        let key = app
+            .keymap
+            .key_label(Context::PaneChat, Action::OpenAsk)
+            .unwrap_or_default();
+        let words = match asks.len() {
+            1 => format!("⚑ Needs your answer: {} — {key} answers", first.title),
+            n => format!(
+                "⚑ {n} asks need your answer, oldest: {} — {key} answers",
+                first.title
+            ),
+        };
+        put(
+            frame,
+            parts.asks,
+            0,
+            Line::from(Span::styled(words, theme.warn)),
+        );
+    }
+
+    let slots = belt_slots(&pane.pane.belt);
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    for slot in &slots {
+        if !spans.is_empty() {
+            spans.push(Span::raw(" "));
+        }
+        spans.push(Span::styled(slot.text.clone(), theme.accent));
+    }
+    if slots.is_empty() {
+        spans.push(Span::styled("No belt buttons.", theme.dim));
+    }
+    put(frame, parts.belt, 0, Line::from(spans));
+
+    draw_input(frame, app, screen, parts.input, theme);
+    draw_status(frame, app, screen, parts.status, theme);
+}
+
+/// The columns of `text` after the first `skip`, so the cursor's end of a long line shows.
+fn skip_columns(text: &str, skip: usize) -> String {
+    let mut used = 0;
+    let mut out = String::new();
+    for c in text.chars() {
+        if used >= skip {
+            out.push(c);
+        }
+        used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+    }
+    out
+}
+
+fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
+    let focused = screen.focus == PaneFocus::Input && app.overlay.is_none();
+    let border = if focused { theme.accent } else { theme.border };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(border)
+        .title(Span::styled(" Message ", border));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let draft = app.draft(&screen.agent, &screen.pane);
+    let empty = draft.is_none_or(|d| d.is_empty());
+    if empty && !focused {
+        let key = app
+            .keymap
+            .key_label(Context::PaneChat, Action::FocusInput)
+            .unwrap_or_default();
+        put(
+            frame,
+            inner,
+            0,
+            Line::from(Span::styled(format!("{key} to type a message"), theme.dim)),
+        );
+        return;
+    }
+    let Some(draft) = draft else {
+        if focused {
+            frame.set_cursor_position(Position::new(inner.x, inner.y));
+        }
+        return;
+    };
+    let lines = draft.lines();
+    let (row, column) = draft.cursor();
+    let height = usize::from(inner.height.max(1));
+    let first = row.saturating_sub(height - 1);
+    let width = usize::from(inner.width.max(1));
+    let shift = column.saturating_sub(width - 1);
+    for (i, line) in lines.iter().skip(first).take(height).enumerate() {
+        let shown = if first + i == row {
+            skip_columns(line, shift)
+        } else {
+            line.clone()
+        };
+        put(
+            frame,
+            inner,
+            u16::try_from(i).unwrap_or(0),
+            Line::from(Span::styled(shown, theme.text)),
+        );
+    }
+    if focused {
+        let x = inner.x + u16::try_from(column - shift).unwrap_or(0);
+        let y = inner.y + u16::try_from(row - first).unwrap_or(0);
+        frame.set_cursor_position(Position::new(x.min(inner.right().saturating_sub(1)), y));
+    }
+}
+
+/// The last send, stop or belt press of this pane, and the input's size.
+fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
+    let bytes = app
+        .draft(&screen.agent, &screen.pane)
+        .map_or(0, |d| d.byte_len());
+    let count = byte_count(bytes);
+    let count_style = if bytes > limits::MAX_SEND_TEXT {
+        theme.danger
+    } else if bytes * 10 > limits::MAX_SEND_TEXT * 8 {
+        theme.warn
+    } else {
+        theme.dim
+    };
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    if let Some(verb) = app.intents.pane_pending(&screen.agent, &screen.pane) {
+        spans.push(Span::styled(format!("{verb}: sending…"), theme.dim));
+    } else if let Some(record) = app.intents.latest_for_pane(&screen.agent, &screen.pane) {
+        let verb = match &record.kind {
+            IntentKind::Abort { turn_id, .. } => format!("stop {turn_id}"),
+            IntentKind::Action { button_id, .. } => format!("button {button_id}"),
+            other => other.verb().to_string(),
+        };
+        let style: Style = match &record.state {
+            s if intents::is_in_flight(s) => theme.dim,
+            crate::engine::IntentState::Done { .. }
+            | crate::engine::IntentState::Replayed { .. } => theme.ok,
+            crate::engine::IntentState::Unknown { .. }
+            | crate::engine::IntentState::MaybeApplied => theme.warn,
+            _ => theme.danger,
+        };
+        spans.push(Span::styled(
+            format!("{verb}: {}", intent_words(record)),
+            style,
+        ));
+        if intents::is_retryable(record) {
+            let context = if screen.focus == PaneFocus::Input {
+                Context::PaneInput
+            } else {
+                Context::PaneChat
+            };
+            if let Some(key) = app.keymap.key_label(context, Action::Retry) {
+                spans.push(Span::styled(format!(" — {key} retries"), theme.accent));
+            }
+        }
+    }
+    let left_width: usize = spans.iter().map(|s| wrap::width(&s.content)).sum();
+    let width = usize::from(area.width);
+    let room = width.saturating_sub(left_width + wrap::width(&count) + 1);
+    spans.push(Span::raw(" ".repeat(room)));
+    spans.push(Span::styled(count, count_style));
+    put(frame, area, 0, Line::from(spans));
+}

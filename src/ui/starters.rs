@@ -1,0 +1,88 @@
+//! The New page: each agent's starters as rows (SPEC A17).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::theme::Theme;
+use super::{columns, put};
+use crate::app::App;
+use crate::app::geometry;
+use crate::app::list::Filter;
+use crate::app::navigation::NewScreen;
+
+pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: &Theme) {
+    let area = frame.area();
+    let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
+    put(
+        frame,
+        parts.heading,
+        0,
+        Line::from(Span::styled(
+            "New — run a starter; its pane opens when it is ready",
+            theme.title,
+        )),
+    );
+    let rows = app.starter_rows(&screen.filter);
+    if rows.is_empty() {
+        put(
+            frame,
+            parts.list,
+            0,
+            Line::from(Span::styled(
+                "  No starters: no ready agent offers one.",
+                theme.dim,
+            )),
+        );
+    }
+    let width = usize::from(parts.list.width);
+    for (row, starter) in rows
+        .iter()
+        .skip(screen.cursor.offset)
+        .take(usize::from(parts.list.height))
+        .enumerate()
+    {
+        let selected = screen.cursor.offset + row == screen.cursor.selected;
+        let line = columns(
+            &[
+                (
+                    if selected { "› ".into() } else { "  ".into() },
+                    2,
+                    theme.accent,
+                ),
+                (starter.agent.to_string(), 14, theme.dim),
+                (starter.starter.title.clone(), 26, theme.text),
+                (
+                    starter.starter.description.clone().unwrap_or_default(),
+                    width,
+                    theme.dim,
+                ),
+            ],
+            width,
+        );
+        let line = if selected {
+            line.style(theme.selected)
+        } else {
+            line
+        };
+        put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
+    }
+    draw_filter(frame, parts.filter, &screen.filter, theme);
+}
+
+/// The filter line under a list, while a filter is typed or set.
+pub fn draw_filter(frame: &mut Frame<'_>, area: Rect, filter: &Filter, theme: &Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let cursor = if filter.editing { "▏" } else { "" };
+    put(
+        frame,
+        area,
+        0,
+        Line::from(vec![
+            Span::styled("/ ", theme.accent),
+            Span::styled(format!("{}{cursor}", filter.text), theme.text),
+        ]),
+    );
+}
