@@ -155,9 +155,10 @@ fn link_lines(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     lines
 }
 
-/// `text` wrapped to `width` in one style.
+/// `text` wrapped to `width` in one style. Trailing newlines and spaces, common at the end of
+/// an agent's reply, would only show as blank lines.
 fn plain(text: &str, style: Style, width: usize) -> Vec<Line<'static>> {
-    wrap_spans(&[Span::styled(text.to_string(), style)], width)
+    wrap_spans(&[Span::styled(text.trim_end().to_string(), style)], width)
 }
 
 /// `text` after a prefix, its wrapped lines indented under the text. On a screen too narrow
@@ -369,6 +370,38 @@ mod tests {
         );
         assert_fits(&narrow, 20);
         assert!(narrow[0].starts_with("Decided on the"));
+    }
+
+    #[test]
+    fn a_trailing_newline_is_not_a_blank_line() {
+        assert_eq!(
+            shown(&item(ItemKind::Reply, "done.\n\n"), &style(40)),
+            ["done."]
+        );
+        assert_eq!(
+            shown(&item(ItemKind::Reply, "one\n\ntwo"), &style(40)),
+            ["one", "", "two"]
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_entry_fits_any_width(
+            text in "\\PC{0,200}",
+            kind in proptest::sample::select(vec!["user", "reply", "thinking", "notice", "markdown", "code", "link", "hologram"]),
+            width in 0u16..120,
+            expanded in proptest::bool::ANY,
+        ) {
+            let mut item = Item::text("i", ItemKind::from(kind), text.clone());
+            item.url = Some(format!("https://example.com/{}", text.len()));
+            item.title = Some(text);
+            let style = ChatStyle { width, thinking_expanded: expanded };
+            for line in entry_lines(&ChatEntry::Item(item), &style, &theme()) {
+                let shown = line.to_string();
+                proptest::prop_assert!(text_width(&shown) <= usize::from(width), "{shown:?}");
+                proptest::prop_assert!(!shown.chars().any(char::is_control), "{shown:?}");
+            }
+        }
     }
 
     #[test]

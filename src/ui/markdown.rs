@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::theme::Theme;
-use super::wrap::{fit_line, pad_to, width as text_width, wrap_spans};
+use super::wrap::{fit_line, pad_to, truncate, width as text_width, wrap_spans};
 use crate::wire::is_https_url;
 
 const RULE: &str = "─";
@@ -19,6 +19,10 @@ const TAB_AS_SPACES: &str = "    ";
 
 /// Renders markdown `text` into lines no wider than `width` columns.
 pub fn render(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    if width == 0 {
+        // Nothing can show; wrapping at one column would only make thousands of empty lines.
+        return Vec::new();
+    }
     let mut renderer = Renderer::new(usize::from(width), theme);
     let options = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     for event in Parser::new_ext(text, options) {
@@ -66,11 +70,16 @@ fn code_spans(
     width: usize,
     theme: &Theme,
 ) -> Vec<Span<'static>> {
-    let shown = pad_to(line, width);
     let Some(syntax) = language.and_then(Syntax::for_language) else {
-        return vec![Span::styled(shown, theme.code)];
+        return vec![Span::styled(pad_to(line, width), theme.code)];
     };
-    syntax.highlight(&shown, theme)
+    let shown = truncate(line, width);
+    let padding = width.saturating_sub(text_width(&shown));
+    let mut spans = syntax.highlight(&shown, theme);
+    if padding > 0 {
+        spans.push(Span::styled(" ".repeat(padding), theme.code));
+    }
+    spans
 }
 
 /// Drops control characters (the text should arrive clean, SPEC L1; this is the last guard
@@ -585,7 +594,11 @@ impl<'t> Renderer<'t> {
             return;
         }
         let spans = std::mem::take(&mut self.inline);
-        let wrapped = wrap_spans(&spans, self.content_width());
+        let mut wrapped = wrap_spans(&spans, self.content_width());
+        // An HTML block's text ends with its newline; that is not a blank line to show.
+        while wrapped.len() > 1 && wrapped.last().is_some_and(|line| line.width() == 0) {
+            wrapped.pop();
+        }
         for (index, line) in wrapped.into_iter().enumerate() {
             let mut spans = self.prefix(index == 0);
             spans.extend(line.spans);
@@ -754,6 +767,14 @@ mod tests {
     fn rules_span_the_width() {
         let lines = render("a\n\n---\n\nb", 5, &theme());
         assert_eq!(plain(&lines), ["a", "", "─────", "", "b"]);
+    }
+
+    #[test]
+    fn html_blocks_show_as_dim_text_without_a_trailing_blank_line() {
+        let theme = theme();
+        let lines = render("<div>hi</div>\n", 40, &theme);
+        assert_eq!(plain(&lines), ["<div>hi</div>"]);
+        assert_eq!(lines[0].spans[0].style, theme.text.patch(theme.dim));
     }
 
     #[test]

@@ -22,6 +22,10 @@ fn grapheme_width(grapheme: &str) -> usize {
 
 /// Columns `text` takes on a terminal.
 pub fn width(text: &str) -> usize {
+    if text.is_ascii() {
+        // The common case, without grapheme segmentation: one column per printable byte.
+        return text.bytes().filter(|b| !b.is_ascii_control()).count();
+    }
     text.graphemes(true).map(grapheme_width).sum()
 }
 
