@@ -1,83 +1,225 @@
-//! `collie-phone demo`: until the phone screens exist, it starts the reference agent with the
-//! demo world on a private socket in a fresh folder, says how to reach it, and cleans up on
-//! Ctrl-C.
+//! `collie-phone demo`: starts the reference agent as a child process on a private socket in a
+//! fresh folder, opens the phone on it, and, with `--restart-every`, restarts the agent now and
+//! then (same socket, same state) so the demo shows "starting" and a new epoch (SPEC H3, H5).
+//! Quitting stops the agent and removes the folder.
 
 use std::fs::DirBuilder;
-use std::io::Write;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
-use clap::Args;
+use clap::{Args, ValueEnum};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::Mutex;
 
-use super::{WorldFlags, logging};
-use crate::agent::listen;
-use crate::agent::runtime::Agent;
-use crate::agent::server::{Access, Server};
+use super::WorldFlags;
+use super::phone_cmd::{PhoneSetup, open_phone, start_log};
+use crate::engine::AgentSpec;
+use crate::engine::config::default_config_path;
+use crate::transport::Endpoint;
 use crate::wire::limits::MAX_SOCKET_PATH;
 
 const SOCKET_NAME: &str = "agent.sock";
+/// How long the agent may take to say `listening`.
+const START_DEADLINE: Duration = Duration::from_secs(20);
+/// How long a stopping agent may take to save its world before it is killed.
+const STOP_DEADLINE: Duration = Duration::from_secs(5);
+/// How long a restarted agent stays "starting", so the phone can show it (SPEC H3).
+const RESTART_READY_AFTER_MS: u64 = 2000;
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     #[command(flatten)]
     pub world: WorldFlags,
-    /// Write the log to this file instead of stderr.
+    /// Restart the agent this often, e.g. 90s or 2m, to show starting and a new epoch.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub restart_every: Option<Duration>,
+    /// A built-in theme (dark, light, high-contrast) or a theme file.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
+    /// The config file for theme, bell and keys.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Write the phone's log here instead of $XDG_STATE_HOME/collie-phone/phone.log.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
 }
 
+/// "90s", "2m", "1500ms", "1h", or a number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("{text} is not a duration like 90s or 2m"))?;
+    let seconds = match unit {
+        "" | "s" => number,
+        "ms" => number / 1000.0,
+        "m" => number * 60.0,
+        "h" => number * 3600.0,
+        other => return Err(format!("unknown unit {other}: use ms, s, m or h")),
+    };
+    if !seconds.is_finite() || seconds < 1.0 {
+        return Err("give at least one second".into());
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
 pub fn run(args: DemoArgs) -> anyhow::Result<()> {
-    // The terminal is the person's here: only warnings reach it unless RUST_LOG asks for more.
-    let _log = logging::init(args.log.as_deref(), "warn")?;
+    let _log = start_log(args.log.as_deref())?;
+    let config_path = args.config.clone().unwrap_or_else(default_config_path);
+    let mut setup = PhoneSetup::load(&config_path, args.theme.as_deref())?;
     super::runtime()?.block_on(async {
         let folder = DemoFolder::create()?;
-        let socket = folder.path.join(SOCKET_NAME);
-        let agent =
-            Agent::new(args.world.options(true)).context("could not start the demo world")?;
-        let binding = listen::bind_unix(&socket)?;
-        let server = Server::new(
-            agent,
-            Access {
-                token: None,
-                tls: false,
-            },
-        );
-        let stop = listen::shutdown_signal();
-        tell_how_to_reach(&binding.url(), &socket)?;
-        let served = super::agent_cmd::serve_until_stopped(binding, server, stop).await;
+        // The demo's intents stay with the demo: a real journal never sees them.
+        setup.journal = folder.path.join("intents.jsonl");
+        let agent = DemoAgent::new(&folder.path, &args.world)?;
+        let child = Arc::new(Mutex::new(Some(agent.start(false).await?)));
+        let restarts = args.restart_every.map(|every| {
+            let (agent, child) = (agent.clone(), Arc::clone(&child));
+            tokio::spawn(async move { agent.restart_every(every, child).await })
+        });
+        let spec = AgentSpec {
+            name: "demo".into(),
+            endpoint: Endpoint::socket(folder.path.join(SOCKET_NAME)),
+        };
+        let shown = open_phone(vec![spec], setup).await;
+        if let Some(restarts) = restarts {
+            restarts.abort();
+        }
+        if let Some(child) = child.lock().await.take() {
+            stop(child).await;
+        }
         drop(folder);
-        served
+        shown
     })
 }
 
-fn tell_how_to_reach(url: &str, socket: &Path) -> anyhow::Result<()> {
-    let socket = shell_quoted(&socket.display().to_string());
-    let mut stdout = std::io::stdout().lock();
-    write!(
-        stdout,
-        "collie-phone demo: a reference durable agent is running with the demo world.\n\
-         listening {url}\n\
-         \n\
-         The phone screens are not built yet. Meanwhile, talk to the agent yourself:\n\
-         \x20 curl --unix-socket {socket} http://agent/session/v1/hello\n\
-         \x20 curl --unix-socket {socket} -H 'X-Collie-Session: 1' http://agent/session/v1/snapshot\n\
-         \n\
-         Press Ctrl-C to stop; the socket and its folder are removed.\n"
-    )
-    .context("could not write to stdout")?;
-    stdout.flush().context("could not write to stdout")
+/// How to start the reference agent of this demo.
+#[derive(Clone)]
+struct DemoAgent {
+    program: PathBuf,
+    args: Vec<String>,
 }
 
-/// Quotes a path for a shell when it holds anything but plain characters.
-fn shell_quoted(text: &str) -> String {
-    let plain = text
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%".contains(c));
-    if plain {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
+impl DemoAgent {
+    fn new(folder: &Path, world: &WorldFlags) -> anyhow::Result<Self> {
+        let program =
+            std::env::current_exe().context("cannot find this program to start the agent")?;
+        let path = |name: &str| folder.join(name).display().to_string();
+        let kind = world
+            .world
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_else(|| "demo".into());
+        let mut args = vec![
+            "agent".to_string(),
+            "--socket".into(),
+            path(SOCKET_NAME),
+            "--state".into(),
+            path("state"),
+            "--log".into(),
+            path("agent.log"),
+            "--world".into(),
+            kind,
+            "--seed".into(),
+            world.seed.to_string(),
+            "--speed".into(),
+            world.speed.to_string(),
+        ];
+        if let Some(name) = &world.name {
+            args.extend(["--name".to_string(), name.clone()]);
+        }
+        args.extend(["--ready-after".to_string(), world.ready_after.to_string()]);
+        Ok(Self { program, args })
+    }
+
+    /// Starts the agent and waits for its `listening` line (SPEC S2).
+    async fn start(&self, restarted: bool) -> anyhow::Result<Child> {
+        let mut args = self.args.clone();
+        if restarted
+            && let Some(at) = args.iter().position(|a| a == "--ready-after")
+            && args.get(at + 1).is_some_and(|v| v == "0")
+        {
+            args[at + 1] = RESTART_READY_AFTER_MS.to_string();
+        }
+        let mut child = Command::new(&self.program)
+            .args(&args)
+            .env_remove("COLLIE_DURABLE_SOCKET")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .context("could not start the reference agent")?;
+        let stdout = child
+            .stdout
+            .take()
+            .context("the agent's output is not readable")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let listening = tokio::time::timeout(START_DEADLINE, async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.starts_with("listening ") {
+                    return true;
+                }
+            }
+            false
+        })
+        .await;
+        match listening {
+            Ok(true) => {
+                // Keep reading, so nothing the agent prints later meets a closed pipe.
+                tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+                tracing::info!(restarted, "the demo agent is listening");
+                Ok(child)
+            }
+            Ok(false) => bail!(
+                "the reference agent stopped before listening; see its log in the demo folder"
+            ),
+            Err(_) => bail!("the reference agent did not start within {START_DEADLINE:?}"),
+        }
+    }
+
+    /// Stops and starts the agent every `every`, on the same socket and state.
+    async fn restart_every(self, every: Duration, child: Arc<Mutex<Option<Child>>>) {
+        loop {
+            tokio::time::sleep(every).await;
+            let mut slot = child.lock().await;
+            if let Some(running) = slot.take() {
+                stop(running).await;
+            }
+            match self.start(true).await {
+                Ok(started) => *slot = Some(started),
+                Err(error) => {
+                    tracing::error!("the demo agent did not come back: {error:#}");
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// SIGTERM first, so the agent saves its world; a kill if it does not stop in time.
+async fn stop(mut child: Child) {
+    if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
+        // SAFETY: kill(2) with a pid this program started and has not reaped yet.
+        unsafe {
+            libc::kill(pid, libc::SIGTERM);
+        }
+    }
+    match tokio::time::timeout(STOP_DEADLINE, child.wait()).await {
+        Ok(_) => {}
+        Err(_) => {
+            tracing::warn!("the demo agent did not stop on SIGTERM; killing it");
+            let _ = child.kill().await;
+        }
     }
 }
 
@@ -134,11 +276,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn curl_hint_quotes_odd_paths() {
-        assert_eq!(
-            shell_quoted("/run/user/1000/x/agent.sock"),
-            "/run/user/1000/x/agent.sock"
-        );
-        assert_eq!(shell_quoted("/tmp/it's here"), r"'/tmp/it'\''s here'");
+    fn durations_for_restart_every() {
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("45"), Ok(Duration::from_secs(45)));
+        assert_eq!(parse_duration("1500ms"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("soon").is_err());
     }
 }

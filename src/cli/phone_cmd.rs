@@ -1,0 +1,146 @@
+//! `collie-phone` with no subcommand: the phone itself, over the engine, in this terminal.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::Args;
+use time::OffsetDateTime;
+
+use super::logging;
+use crate::app::config::PhoneConfig;
+use crate::app::keymap::Keymap;
+use crate::app::{App, AppSetup};
+use crate::engine::config::{TokenSource, default_config_path, read_agents_file, resolve_agents};
+use crate::engine::{AgentSpec, Engine, Journal};
+use crate::tui::{Tui, terminal};
+use crate::ui::theme::Theme;
+
+#[derive(Debug, Clone, Args, Default)]
+pub struct PhoneArgs {
+    /// Dial the durable agent on this Unix socket (SPEC S1). May be given more than once.
+    #[arg(long = "socket", value_name = "PATH")]
+    pub sockets: Vec<PathBuf>,
+    /// Dial the durable agent at this https:// (or loopback http://) URL (SPEC T1).
+    #[arg(long = "url", value_name = "URL")]
+    pub urls: Vec<String>,
+    /// The bearer token for --url agents, in a file only you can read (SPEC T2).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Trust this PEM certificate for --url agents.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// The config file (agents, theme, bell, keys); default
+    /// $XDG_CONFIG_HOME/collie-phone/config.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A built-in theme (dark, light, high-contrast) or a theme file. NO_COLOR is honoured.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
+    /// Write the log here instead of $XDG_STATE_HOME/collie-phone/phone.log.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+}
+
+/// Everything the phone needs besides its agents.
+pub struct PhoneSetup {
+    pub config: PhoneConfig,
+    pub theme: Theme,
+    pub keymap: Keymap,
+    pub journal: PathBuf,
+}
+
+impl PhoneSetup {
+    /// Reads the config file and the theme; `--theme` wins over the file's `theme`.
+    pub fn load(config_path: &Path, theme: Option<&str>) -> anyhow::Result<Self> {
+        let config = PhoneConfig::read(config_path)?;
+        let theme_name = theme.map(str::to_string).or_else(|| config.theme.clone());
+        let theme = Theme::from_env(theme_name.as_deref())?;
+        let keymap = Keymap::with_overrides(&config.key_overrides())
+            .with_context(|| format!("in {}", config_path.display()))?;
+        Ok(Self {
+            config,
+            theme,
+            keymap,
+            journal: Journal::default_path(),
+        })
+    }
+}
+
+/// `$XDG_STATE_HOME/collie-phone/phone.log`, its folder made private.
+pub fn default_log_path() -> PathBuf {
+    Journal::default_path().with_file_name("phone.log")
+}
+
+/// Starts tracing into a file: the terminal belongs to the screens.
+pub fn start_log(path: Option<&Path>) -> anyhow::Result<logging::LogGuard> {
+    let path = path.map_or_else(default_log_path, Path::to_path_buf);
+    if let Some(folder) = path.parent() {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(folder)
+            .with_context(|| format!("could not make the log folder {}", folder.display()))?;
+    }
+    logging::init(Some(&path), "info")
+}
+
+pub fn run(args: PhoneArgs) -> anyhow::Result<()> {
+    let _log = start_log(args.log.as_deref())?;
+    let config_path = args.config.clone().unwrap_or_else(default_config_path);
+    let setup = PhoneSetup::load(&config_path, args.theme.as_deref())?;
+    let file = read_agents_file(&config_path)?;
+    let tokens = TokenSource::from_env(args.token_file.clone());
+    let agents = resolve_agents(
+        &args.sockets,
+        &args.urls,
+        &tokens,
+        args.ca_cert.as_deref(),
+        &file,
+    )?;
+    if agents.is_empty() {
+        bail!(
+            "no agent to dial: give --socket PATH or --url URL, set COLLIE_DURABLE_SOCKET, or name agents in {} (try `collie-phone demo`)",
+            config_path.display()
+        );
+    }
+    super::runtime()?.block_on(open_phone(agents, setup))
+}
+
+/// Opens the phone on these agents in this terminal until the person quits or a stop signal
+/// comes; the terminal is restored either way.
+pub async fn open_phone(agents: Vec<AgentSpec>, setup: PhoneSetup) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        bail!("the phone needs a terminal: run it in one (stdin and stdout are not a TTY)");
+    }
+    // TLS agents need a crypto provider before their first client is built.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let named: Vec<(String, bool)> = agents
+        .iter()
+        .map(|a| (a.name.clone(), a.endpoint.is_tls()))
+        .collect();
+    let engine = Engine::start(agents, &setup.journal)?;
+    let (terminal, _guard) = terminal::enter().context("could not take over the terminal")?;
+    let size = terminal
+        .size()
+        .map(|s| (s.width, s.height))
+        .unwrap_or((80, 24));
+    let app = App::new(AppSetup {
+        agents: named,
+        keymap: setup.keymap,
+        bell: setup.config.bell,
+        theme: setup.theme.clone(),
+        now: OffsetDateTime::now_utc(),
+        size,
+    });
+    let events = crossterm::event::EventStream::new();
+    let mut tui = Tui::new(terminal, events, engine, app, setup.theme).with_bell(terminal::bell);
+    tokio::select! {
+        result = tui.run() => result,
+        () = terminal::stop_signal() => {
+            tracing::info!("stopped by a signal");
+            Ok(())
+        }
+    }
+}

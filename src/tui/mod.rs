@@ -1,0 +1,214 @@
+//! The runner: feeds terminal events, the engine's changes and a one-second clock into the
+//! app, carries its commands out, and draws only when something changed. Generic over the
+//! backend and the event stream, so whole-app tests drive the real app with a `TestBackend`
+//! and scripted keys against a real agent.
+
+pub mod terminal;
+
+use std::io;
+
+use crossterm::event::{Event, KeyEventKind};
+use std::task::Poll;
+
+use futures::{Stream, StreamExt};
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use time::OffsetDateTime;
+use tokio::time::{Duration, Interval, MissedTickBehavior};
+
+use crate::app::{App, Command, Message};
+use crate::engine::{Engine, FromEngine};
+use crate::ui;
+use crate::ui::theme::Theme;
+
+/// Messages taken in one go before a frame is drawn, so a burst never starves drawing.
+const MAX_BATCH: usize = 512;
+
+/// Whether to keep going after a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Quit,
+}
+
+/// The app, its terminal, its inputs and its engine.
+pub struct Tui<B: Backend, E> {
+    terminal: Terminal<B>,
+    events: E,
+    engine: Engine,
+    app: App,
+    theme: Theme,
+    bell: Box<dyn FnMut() + Send>,
+    clock: Box<dyn Fn() -> OffsetDateTime + Send>,
+    ticker: Interval,
+    dirty: bool,
+    frames: u64,
+}
+
+/// The app's message for a terminal event; key releases carry none.
+pub fn message_of(event: Event) -> Option<Message> {
+    match event {
+        Event::Key(key) if key.kind == KeyEventKind::Release => None,
+        Event::Key(key) => Some(Message::Key(key)),
+        Event::Mouse(mouse) => Some(Message::Mouse(mouse)),
+        Event::Paste(text) => Some(Message::Paste(text)),
+        Event::Resize(width, height) => Some(Message::Resize(width, height)),
+        Event::FocusGained => Some(Message::Focus(true)),
+        Event::FocusLost => Some(Message::Focus(false)),
+    }
+}
+
+impl<B, E> Tui<B, E>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+    E: Stream<Item = io::Result<Event>> + Unpin,
+{
+    /// Needs a tokio runtime (the clock). Intents the engine recovered from its journal are
+    /// shown at once (SPEC Q2).
+    pub fn new(
+        terminal: Terminal<B>,
+        events: E,
+        engine: Engine,
+        mut app: App,
+        theme: Theme,
+    ) -> Self {
+        for record in engine.recovered.clone() {
+            app.update(Message::Engine(FromEngine::Intent(record)));
+        }
+        if let Ok(size) = terminal.size() {
+            app.update(Message::Resize(size.width, size.height));
+        }
+        let mut ticker = tokio::time::interval(Duration::from_secs(1));
+        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        Self {
+            terminal,
+            events,
+            engine,
+            app,
+            theme,
+            bell: Box::new(|| {}),
+            clock: Box::new(OffsetDateTime::now_utc),
+            ticker,
+            dirty: true,
+            frames: 0,
+        }
+    }
+
+    /// What ringing the bell does (a real terminal writes BEL).
+    pub fn with_bell(mut self, bell: impl FnMut() + Send + 'static) -> Self {
+        self.bell = Box::new(bell);
+        self
+    }
+
+    /// Where the clock ticks come from (tests freeze it).
+    pub fn with_clock(mut self, clock: impl Fn() -> OffsetDateTime + Send + 'static) -> Self {
+        self.clock = Box::new(clock);
+        self
+    }
+
+    pub fn app(&self) -> &App {
+        &self.app
+    }
+
+    pub fn terminal(&self) -> &Terminal<B> {
+        &self.terminal
+    }
+
+    pub fn terminal_mut(&mut self) -> &mut Terminal<B> {
+        &mut self.terminal
+    }
+
+    /// Frames drawn so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Runs until the person quits or the input ends.
+    pub async fn run(&mut self) -> anyhow::Result<()> {
+        self.draw()?;
+        while self.step().await? == Flow::Continue {}
+        Ok(())
+    }
+
+    /// Waits for the next message, takes every message already queued after it, then draws
+    /// once if anything changed.
+    pub async fn step(&mut self) -> anyhow::Result<Flow> {
+        let first = tokio::select! {
+            event = self.events.next() => match event {
+                Some(Ok(event)) => message_of(event),
+                Some(Err(error)) => return Err(anyhow::anyhow!("reading the terminal failed: {error}")),
+                // The input is gone: nothing more can be asked of the phone.
+                None => return Ok(Flow::Quit),
+            },
+            update = self.engine.updates.recv() => match update {
+                Some(update) => Some(Message::Engine(update)),
+                None => return Err(anyhow::anyhow!("the engine stopped")),
+            },
+            _ = self.ticker.tick() => Some(Message::Tick((self.clock)())),
+        };
+        if let Some(message) = first
+            && self.handle(message) == Flow::Quit
+        {
+            return Ok(Flow::Quit);
+        }
+        for _ in 0..MAX_BATCH {
+            let next = if let Ok(update) = self.engine.updates.try_recv() {
+                Some(Message::Engine(update))
+            } else {
+                // Polled with this task's own waker: a stream that parks a waker while it
+                // waits (crossterm's does) must be woken for real when the next key comes.
+                match futures::poll!(self.events.next()) {
+                    Poll::Ready(Some(Ok(event))) => message_of(event),
+                    Poll::Ready(Some(Err(error))) => {
+                        return Err(anyhow::anyhow!("reading the terminal failed: {error}"));
+                    }
+                    Poll::Ready(None) => return Ok(Flow::Quit),
+                    Poll::Pending => break,
+                }
+            };
+            if let Some(message) = next
+                && self.handle(message) == Flow::Quit
+            {
+                return Ok(Flow::Quit);
+            }
+        }
+        if self.dirty {
+            self.draw()?;
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Feeds one message to the app and carries out its commands.
+    pub fn handle(&mut self, message: Message) -> Flow {
+        // Exchanges feed the wire inspector; nothing drawn here changes with them.
+        if !matches!(message, Message::Engine(FromEngine::Exchange(_))) {
+            self.dirty = true;
+        }
+        let mut flow = Flow::Continue;
+        for command in self.app.update(message) {
+            match command {
+                Command::Engine(command) => {
+                    if self.engine.commands.send(command).is_err() {
+                        tracing::error!("the engine is gone; a command was dropped");
+                    }
+                }
+                Command::Bell => (self.bell)(),
+                Command::Quit => flow = Flow::Quit,
+            }
+        }
+        flow
+    }
+
+    /// Draws a frame now.
+    pub fn draw(&mut self) -> anyhow::Result<()> {
+        let app = &self.app;
+        let theme = &self.theme;
+        self.terminal
+            .draw(|frame| ui::draw(frame, app, theme))
+            .map_err(|error| anyhow::anyhow!("drawing failed: {error}"))?;
+        self.dirty = false;
+        self.frames += 1;
+        Ok(())
+    }
+}
