@@ -2,7 +2,7 @@
 //! and the state of the answer in the exact words of the SPEC (A2–A15, Q4, Q5, V3).
 
 use ratatui::Frame;
-use ratatui::layout::Position;
+use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
@@ -104,10 +104,19 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) {
             format!(" {} ", kind_title(&card.ask.kind)),
             theme.title,
         ));
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    let width = usize::from(inner.width);
+    // One column of room on each side inside the border.
+    let width = usize::from(rect.width.saturating_sub(4));
     let (mut lines, cursor) = card_lines(app, card, status.as_ref(), answerable, width, theme);
+    let wanted = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let rect = Rect::new(rect.x, rect.y, rect.width, rect.height.min(wanted));
+    let inner = block.inner(rect);
+    let inner = Rect::new(
+        inner.x + 1,
+        inner.y,
+        inner.width.saturating_sub(2),
+        inner.height,
+    );
+    frame.render_widget(block, rect);
     // Keep the state and the keys in view: when the card is long, its body is cut instead.
     let height = usize::from(inner.height);
     let mut cursor = cursor;
@@ -414,11 +423,11 @@ fn hint_line(
             }
             AskKind::Form => {
                 parts.push(format!(
-                    "{} / {} between fields",
+                    "{}/{} fields",
                     key(Action::NextField),
                     key(Action::PrevField)
                 ));
-                parts.push("←/→ or Space change a choice or yes/no".into());
+                parts.push("←/→ Space change".into());
                 parts.push(format!("{} submits", key(Action::Submit)));
             }
             AskKind::Unknown(_) => {}

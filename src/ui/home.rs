@@ -50,6 +50,14 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
         Line::from(Span::styled(heading, theme.title)),
     );
     let row_width = usize::from(parts.agents.width);
+    let name_width = app
+        .agents
+        .list
+        .iter()
+        .map(|a| wrap::width(&a.display_name()))
+        .max()
+        .unwrap_or(0)
+        .clamp(8, 32);
     let selected_agent = agents
         .get(screen.agents.selected.min(agents.len().saturating_sub(1)))
         .and_then(|i| app.agents.list.get(*i));
@@ -74,11 +82,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
                     theme.accent,
                 ),
                 ("● ".into(), 2, status_style(&agent.status, theme)),
-                (agent.display_name(), 22, theme.text),
-                (" ".into(), 1, theme.text),
+                (agent.display_name(), name_width, theme.text),
+                ("  ".into(), 2, theme.text),
                 (
                     agent.status.sentence(),
-                    row_width.saturating_sub(27 + 16),
+                    row_width.saturating_sub(name_width + 6 + 16),
                     theme.text,
                 ),
                 (format!("{fresh:>15}"), 16, theme.dim),
@@ -102,7 +110,20 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
     }
     // The chosen agent's whole sentence, for the states whose words do not fit in a row.
     if let Some(agent) = selected_agent.filter(|_| !screen.in_inbox) {
-        let mut words = agent.status.sentence();
+        let mut words = match (&agent.status, &agent.snapshot) {
+            (AgentStatus::Ready, Some(snapshot)) => format!(
+                "Ready: {} panes in {} workspaces, {} starters, reached {}.",
+                snapshot.panes().count(),
+                snapshot.workspaces.len(),
+                snapshot.starters.len(),
+                if agent.is_tls {
+                    "over TLS with a token"
+                } else {
+                    "over the private socket"
+                }
+            ),
+            (status, _) => status.sentence(),
+        };
         if agent.epochs > 1 {
             words.push_str(&format!(
                 " Restarted {} times since collie-phone started.",
@@ -135,6 +156,32 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
         Line::from(Span::styled(heading, theme.title)),
     );
     let width = usize::from(parts.inbox.width);
+    // Columns as wide as their widest entry (display width), the ask's title taking the rest.
+    let agent_width = rows
+        .iter()
+        .map(|r| wrap::width(&r.agent.name))
+        .max()
+        .unwrap_or(0)
+        .min(14)
+        + 2;
+    let pane_width = rows
+        .iter()
+        .map(|r| wrap::width(&r.pane.pane.title))
+        .max()
+        .unwrap_or(0)
+        .min(if width > 100 { 28 } else { 18 })
+        + 2;
+    let kind_width = rows
+        .iter()
+        .map(|r| wrap::width(r.ask.kind.as_str()))
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let left_width = if rows.iter().any(|r| r.expires_at.is_some()) {
+        13
+    } else {
+        0
+    };
     for (row, ask) in rows
         .iter()
         .skip(screen.inbox.offset)
@@ -149,7 +196,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
             Some(left) => (left.text(), theme.countdown),
             None => (String::new(), theme.dim),
         };
-        let title_width = width.saturating_sub(2 + 13 + 23 + 12 + 14);
+        let title_width =
+            width.saturating_sub(2 + agent_width + pane_width + kind_width + left_width);
         let line = columns(
             &[
                 (
@@ -161,11 +209,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
                     2,
                     theme.accent,
                 ),
-                (ask.agent.name.clone(), 13, theme.dim),
-                (ask.pane.pane.title.clone(), 23, theme.text),
+                (ask.agent.name.clone(), agent_width, theme.dim),
+                (ask.pane.pane.title.clone(), pane_width, theme.text),
                 (ask.ask.title.clone(), title_width, theme.text),
-                (format!(" {}", ask.ask.kind.as_str()), 12, theme.accent),
-                (format!("{left:>13}"), 14, left_style),
+                (ask.ask.kind.as_str().to_string(), kind_width, theme.accent),
+                (format!("{left:>12}"), left_width, left_style),
             ],
             width,
         );

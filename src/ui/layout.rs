@@ -88,7 +88,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &The
                 &[
                     (marker.into(), 2, theme.accent),
                     (w.title.clone(), title_width + 2, theme.title),
-                    (format!("workspace · {} tabs", w.tabs.len()), 30, theme.dim),
+                    (
+                        plural(w.tabs.len(), "workspace · 1 tab", "tabs", "workspace · "),
+                        30,
+                        theme.dim,
+                    ),
                 ],
                 width,
             ),
@@ -96,7 +100,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &The
                 &[
                     (marker.into(), 2, theme.accent),
                     (format!("  {}", t.title), title_width + 2, theme.text),
-                    (format!("tab · {} panes", t.panes.len()), 30, theme.dim),
+                    (
+                        plural(t.panes.len(), "tab · 1 pane", "panes", "tab · "),
+                        30,
+                        theme.dim,
+                    ),
                 ],
                 width,
             ),
@@ -131,4 +139,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &The
         put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
     }
     super::starters::draw_filter(frame, parts.filter, &screen.filter, theme);
+}
+
+/// "tab · 1 pane", "tab · 3 panes".
+fn plural(count: usize, one: &str, many: &str, prefix: &str) -> String {
+    if count == 1 {
+        one.to_string()
+    } else {
+        format!("{prefix}{count} {many}")
+    }
 }

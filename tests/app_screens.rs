@@ -1,0 +1,871 @@
+//! Snapshots of every phone screen and every state of an ask card, at 80x24 and 160x48, drawn
+//! from app states built out of the reference agent's demo world (with its Chinese workspace)
+//! and wire values. The clock is frozen, so every frame is the same on every run.
+
+use std::sync::Arc;
+
+use collie_phone::agent::WorldKind;
+use collie_phone::agent::world::World;
+use collie_phone::agent::worlds;
+use collie_phone::app::inbox::AskKey;
+use collie_phone::app::keymap::{Chord, Keymap};
+use collie_phone::app::{App, AppSetup, Message};
+use collie_phone::engine::{
+    AgentChange, AgentStatus, Decider, FromEngine, HistoryPage, IntentKind, IntentRecord,
+    IntentState,
+};
+use collie_phone::ui;
+use collie_phone::ui::theme::Theme;
+use collie_phone::wire::{
+    self, Answer, Ask, DecidedBy, Event, EventType, EventsReply, Hello, Outcome, PostReply,
+    ProtocolRange, Report, Snapshot,
+};
+use crossterm::event::KeyEvent;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+
+const NOW: OffsetDateTime = datetime!(2026-11-29 14:30:00 UTC);
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+fn theme() -> Theme {
+    Theme::builtin("dark").expect("the dark theme")
+}
+
+/// Round-trips a value through the wire decoder, as the engine would receive it (SPEC L).
+fn decoded<T: serde::Serialize + serde::de::DeserializeOwned + wire::Sanitize>(value: &T) -> T {
+    let bytes = serde_json::to_vec(value).expect("encodes");
+    wire::decode::<T>(&bytes).expect("decodes").value
+}
+
+fn demo_world() -> World {
+    worlds::build(WorldKind::Demo, 1, true, "collie-demo", NOW)
+}
+
+fn key(text: &str) -> Message {
+    let chord = Chord::parse(text).expect("a key");
+    Message::Key(KeyEvent::new(chord.code, chord.modifiers))
+}
+
+fn agent_change(app: &mut App, change: AgentChange) {
+    app.update(Message::Engine(FromEngine::Agent {
+        agent: "demo".into(),
+        change,
+    }));
+}
+
+/// The phone after its first good poll of `world`.
+fn app_on(world: &World, tls: bool, (width, height): (u16, u16)) -> App {
+    let mut app = App::new(AppSetup {
+        agents: vec![("demo".into(), tls)],
+        keymap: Keymap::defaults(),
+        bell: true,
+        theme: theme(),
+        now: NOW,
+        size: (width, height),
+    });
+    load(&mut app, world, tls);
+    app
+}
+
+fn load(app: &mut App, world: &World, tls: bool) {
+    agent_change(app, AgentChange::Hello(decoded::<Hello>(&world.hello(tls))));
+    agent_change(app, AgentChange::Status(AgentStatus::Ready));
+    let snapshot = decoded::<Snapshot>(&world.snapshot());
+    let panes: Vec<String> = snapshot.panes().map(|(_, _, p)| p.id.clone()).collect();
+    agent_change(
+        app,
+        AgentChange::Snapshot {
+            snapshot: Arc::new(snapshot),
+            report: Report::default(),
+        },
+    );
+    for pane in panes {
+        let reply = decoded::<EventsReply>(&world.events(&pane, 0, None).expect("events"));
+        agent_change(
+            app,
+            AgentChange::PaneView {
+                pane,
+                view: reply.view.expect("a whole view"),
+            },
+        );
+    }
+    agent_change(app, AgentChange::Synced(NOW - Duration::seconds(2)));
+}
+
+fn pane_id(world: &World, title: &str) -> String {
+    world
+        .snapshot()
+        .panes()
+        .find(|(_, _, p)| p.title == title)
+        .map(|(_, _, p)| p.id.clone())
+        .unwrap_or_else(|| panic!("no pane {title}"))
+}
+
+fn ask_key(world: &World, pane_title: &str) -> AskKey {
+    let pane = pane_id(world, pane_title);
+    let snapshot = world.snapshot();
+    let ask = snapshot
+        .pane(&pane)
+        .and_then(|p| p.asks.first())
+        .unwrap_or_else(|| panic!("{pane_title} has no ask"));
+    AskKey {
+        agent: "demo".into(),
+        pane,
+        ask_id: ask.id.clone(),
+    }
+}
+
+fn draw(app: &App, (width, height): (u16, u16)) -> TestBackend {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    let theme = theme();
+    terminal
+        .draw(|frame| ui::draw(frame, app, &theme))
+        .expect("draws");
+    terminal.backend().clone()
+}
+
+/// Builds the state at both sizes and snapshots each.
+fn snap(name: &str, build: impl Fn((u16, u16)) -> App) {
+    for size in SIZES {
+        let app = build(size);
+        let backend = draw(&app, size);
+        insta::assert_snapshot!(format!("{name}_{}x{}", size.0, size.1), backend);
+    }
+}
+
+fn screen_text(app: &App, size: (u16, u16)) -> String {
+    draw(app, size).to_string()
+}
+
+// ----- screens ---------------------------------------------------------------------------------
+
+#[test]
+fn home_lists_agents_and_the_inbox_oldest_first() {
+    snap("home", |size| app_on(&demo_world(), false, size));
+}
+
+#[test]
+fn home_with_the_inbox_selected_and_a_filter() {
+    snap("home_filter", |size| {
+        let mut app = app_on(&demo_world(), false, size);
+        for message in [key("/"), key("支"), key("enter"), key("j")] {
+            app.update(message);
+        }
+        app
+    });
+}
+
+#[test]
+fn home_agent_states_in_words() {
+    // SPEC H3, H6, S4, T6, V5: every state an agent can be in, in Collie's words.
+    snap("home_states", |size| {
+        let mut app = App::new(AppSetup {
+            agents: ["starting", "down", "socket", "token", "old", "other"]
+                .iter()
+                .map(|n| (n.to_string(), *n == "token"))
+                .collect(),
+            keymap: Keymap::defaults(),
+            bell: true,
+            theme: theme(),
+            now: NOW,
+            size,
+        });
+        let states = [
+            ("starting", AgentStatus::Starting),
+            (
+                "down",
+                AgentStatus::Unreachable {
+                    reason: "could not connect: connection refused".into(),
+                    last_seen: Some(datetime!(2026-11-29 14:03:00 UTC)),
+                },
+            ),
+            (
+                "socket",
+                AgentStatus::SocketNotPrivate {
+                    part: "/run/user/1000/collie".into(),
+                    why: "the folder is writable by others".into(),
+                    fix: Some("chmod 700 /run/user/1000/collie".into()),
+                },
+            ),
+            ("token", AgentStatus::TokenRefused { status: 401 }),
+            (
+                "old",
+                AgentStatus::Incompatible {
+                    agent: ProtocolRange { min: 2, max: 2 },
+                    collie: ProtocolRange { min: 1, max: 1 },
+                },
+            ),
+            (
+                "other",
+                AgentStatus::OtherServer {
+                    service: "nginx".into(),
+                },
+            ),
+        ];
+        for (agent, status) in states {
+            app.update(Message::Engine(FromEngine::Agent {
+                agent: agent.into(),
+                change: AgentChange::Status(status),
+            }));
+        }
+        // The incompatible agent's whole sentence shows under the list (SPEC V5).
+        for _ in 0..4 {
+            app.update(key("j"));
+        }
+        app
+    });
+}
+
+#[test]
+fn v5_incompatible_sentence_is_on_screen() {
+    let mut app = App::new(AppSetup {
+        agents: vec![("old".into(), false)],
+        keymap: Keymap::defaults(),
+        bell: true,
+        theme: theme(),
+        now: NOW,
+        size: (80, 24),
+    });
+    app.update(Message::Engine(FromEngine::Agent {
+        agent: "old".into(),
+        change: AgentChange::Status(AgentStatus::Incompatible {
+            agent: ProtocolRange { min: 2, max: 2 },
+            collie: ProtocolRange { min: 1, max: 1 },
+        }),
+    }));
+    let text = screen_text(&app, (160, 48));
+    assert!(text.contains(
+        "The durable agent speaks wire v2, this Collie speaks v1. Update Collie, or the agent's SDK."
+    ));
+}
+
+#[test]
+fn workspaces_tabs_and_panes_align_cjk_titles() {
+    snap("layout", |size| {
+        let mut app = app_on(&demo_world(), false, size);
+        app.update(key("enter"));
+        app
+    });
+}
+
+#[test]
+fn rename_prompt_and_close_confirm() {
+    snap("rename_prompt", |size| {
+        let mut app = app_on(&demo_world(), false, size);
+        for message in [key("enter"), key("r")] {
+            app.update(message);
+        }
+        app
+    });
+    snap("close_confirm", |size| {
+        let mut app = app_on(&demo_world(), false, size);
+        for message in [key("enter"), key("j"), key("j"), key("c")] {
+            app.update(message);
+        }
+        app
+    });
+}
+
+fn showcase(size: (u16, u16)) -> (World, App) {
+    let world = demo_world();
+    let mut app = app_on(&world, false, size);
+    app.open_pane("demo", &pane_id(&world, "HTTP routes 🚀"));
+    (world, app)
+}
+
+#[test]
+fn pane_with_every_item_kind_and_its_belt() {
+    snap("pane", |size| showcase(size).1);
+}
+
+#[test]
+fn pane_with_thinking_unfolded_scrolled_to_the_top() {
+    snap("pane_thinking", |size| {
+        let (_, mut app) = showcase(size);
+        for message in [key("t"), key("g")] {
+            app.update(message);
+        }
+        app
+    });
+}
+
+#[test]
+fn pane_input_with_cjk_text_and_its_size() {
+    snap("pane_input", |size| {
+        let (_, mut app) = showcase(size);
+        app.update(key("i"));
+        app.update(Message::Paste(
+            "把订单服务拆成三个模块 🚀\nthen run the tests".into(),
+        ));
+        app
+    });
+}
+
+#[test]
+fn l_pane_input_over_32k_is_refused_and_kept() {
+    let size = (80, 24);
+    let (_, mut app) = showcase(size);
+    app.update(key("i"));
+    app.update(Message::Paste("x".repeat(33 * 1024)));
+    app.update(key("enter"));
+    let text = screen_text(&app, size);
+    assert!(text.contains("33.0 KiB / 32 KiB"), "{text}");
+    assert!(text.contains("Not sent: the message is 33.0 KiB"), "{text}");
+    assert_eq!(app.unsent_drafts(), 1);
+}
+
+#[test]
+fn abort_confirm_names_the_turn() {
+    snap("abort_confirm", |size| {
+        let (_, mut app) = showcase(size);
+        app.update(key("x"));
+        app
+    });
+}
+
+#[test]
+fn pane_send_refused_keeps_the_words() {
+    // A person's words are never lost: a refused send leaves them in the input.
+    snap("pane_send_refused", |size| {
+        let (world, mut app) = showcase(size);
+        let pane = pane_id(&world, "HTTP routes 🚀");
+        app.update(key("i"));
+        app.update(Message::Paste("please also update the docs".into()));
+        app.update(key("enter"));
+        app.update(Message::Engine(FromEngine::Intent(IntentRecord {
+            request_id: "r-send".into(),
+            agent: "demo".into(),
+            kind: IntentKind::Send {
+                pane,
+                turn_id: Some("t-old".into()),
+                text: "please also update the docs".into(),
+            },
+            attempts: 1,
+            state: IntentState::Refused {
+                status: 409,
+                code: "turn-changed".into(),
+                message: None,
+            },
+            created_at: "2026-11-29T14:30:00Z".into(),
+        })));
+        app
+    });
+}
+
+#[test]
+fn new_page_lists_starters() {
+    snap("new", |size| {
+        let mut app = app_on(&demo_world(), false, size);
+        app.update(key("n"));
+        app
+    });
+}
+
+fn with_history(size: (u16, u16)) -> (World, App) {
+    let world = demo_world();
+    let mut app = app_on(&world, false, size);
+    app.update(key("H"));
+    let page = world.conversations(None, 100).expect("a page");
+    app.update(Message::Engine(FromEngine::History {
+        agent: "demo".into(),
+        page: HistoryPage::Conversations {
+            after: None,
+            page: decoded(&page),
+        },
+    }));
+    (world, app)
+}
+
+#[test]
+fn history_lists_conversations_newest_first() {
+    snap("history", |size| with_history(size).1);
+}
+
+#[test]
+fn a_conversation_reads_oldest_first() {
+    snap("conversation", |size| {
+        let (world, mut app) = with_history(size);
+        for _ in 0..12 {
+            app.update(key("j"));
+        }
+        app.update(key("enter"));
+        let conversation = world
+            .conversations(None, 100)
+            .expect("a page")
+            .conversations[12]
+            .id
+            .clone();
+        let page = world
+            .conversation_items(&conversation, None, 1000)
+            .expect("items");
+        app.update(Message::Engine(FromEngine::History {
+            agent: "demo".into(),
+            page: HistoryPage::Items {
+                conversation,
+                after: None,
+                page: decoded(&page),
+            },
+        }));
+        app
+    });
+}
+
+#[test]
+fn help_is_generated_for_the_screen() {
+    snap("help_home", |size| {
+        let mut app = app_on(&demo_world(), false, size);
+        app.update(key("?"));
+        app
+    });
+    snap("help_pane", |size| {
+        let (_, mut app) = showcase(size);
+        app.update(key("?"));
+        app
+    });
+}
+
+#[test]
+fn too_small_says_so() {
+    for (width, height) in [(79, 24), (80, 23), (40, 10)] {
+        let mut app = app_on(&demo_world(), false, (width, height));
+        app.update(Message::Resize(width, height));
+        let text = screen_text(&app, (width, height));
+        assert!(
+            text.replace(['\n', '"', '│'], " ")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(&format!(
+                    "collie-phone needs at least 80x24; this terminal is {width}x{height}."
+                )),
+            "{text}"
+        );
+    }
+    let mut app = app_on(&demo_world(), false, (79, 23));
+    app.update(Message::Resize(79, 23));
+    insta::assert_snapshot!("too_small_79x23", draw(&app, (79, 23)));
+}
+
+// ----- ask cards -------------------------------------------------------------------------------
+
+/// A world whose "Inbox screen" pane asks `ask`.
+fn world_asking(ask: Ask) -> World {
+    let mut world = demo_world();
+    let pane = pane_id(&world, "Inbox screen");
+    world.open_ask(&pane, "call-under-test", ask, NOW);
+    world
+}
+
+fn card_app(world: &World, tls: bool, size: (u16, u16)) -> (App, AskKey) {
+    let mut app = app_on(world, tls, size);
+    let key = ask_key(world, "Inbox screen");
+    app.open_card(key.clone());
+    (app, key)
+}
+
+fn record(key: &AskKey, revision: u64, state: IntentState, attempts: u32) -> Message {
+    Message::Engine(FromEngine::Intent(IntentRecord {
+        request_id: "r-0123456789abcdef".into(),
+        agent: key.agent.clone(),
+        kind: IntentKind::Answer {
+            pane: key.pane.clone(),
+            ask_id: key.ask_id.clone(),
+            revision,
+            answer: Answer {
+                option_id: Some("allow-once".into()),
+                ..Answer::default()
+            },
+        },
+        attempts,
+        state,
+        created_at: "2026-11-29T14:30:00Z".into(),
+    }))
+}
+
+fn permission() -> Ask {
+    worlds::permission(
+        "shell",
+        json!({"command": "cargo publish --dry-run", "cwd": "/home/dev/src/支付服务"}),
+    )
+}
+
+#[test]
+fn a10_permission_card_shows_tool_and_arguments_as_data() {
+    snap("card_permission", |size| {
+        card_app(&world_asking(permission()), false, size).0
+    });
+}
+
+#[test]
+fn a11_no_allow_always_over_tls() {
+    snap("card_permission_tls", |size| {
+        card_app(&world_asking(permission()), true, size).0
+    });
+    let (app, _) = card_app(&world_asking(permission()), true, (80, 24));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Allow always is not offered: this agent is reached over TLS."));
+    assert!(!text.contains("a  Allow always"));
+}
+
+#[test]
+fn a12_no_allow_always_on_cleaned_words_or_without_a_tool() {
+    let mut cleaned = permission();
+    cleaned.title = "shell: cargo\u{202e} publish".into();
+    let (app, _) = card_app(&world_asking(cleaned), false, (80, 24));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Allow always is not offered: this card's words were cut or cleaned."));
+    snap("card_permission_no_tool", |size| {
+        let mut no_tool = permission();
+        if let Some(body) = no_tool.permission.as_mut() {
+            body.tool = String::new();
+        }
+        card_app(&world_asking(no_tool), false, size).0
+    });
+}
+
+#[test]
+fn a15_choice_card_in_chinese() {
+    snap("card_choice", |size| {
+        let world = demo_world();
+        let mut app = app_on(&world, false, size);
+        app.open_card(ask_key(&world, "重构订单服务 🧾"));
+        app.update(key("j"));
+        app
+    });
+}
+
+#[test]
+fn a15_text_card_with_typed_words() {
+    snap("card_text", |size| {
+        let world = demo_world();
+        let mut app = app_on(&world, false, size);
+        app.open_card(ask_key(&world, "Docs ✍️"));
+        app.update(Message::Paste("静湖 Quiet Lake".into()));
+        app
+    });
+}
+
+#[test]
+fn a15_form_card_with_a_missing_required_field() {
+    snap("card_form", |size| {
+        let world = world_asking({
+            let mut form = worlds::deploy_form();
+            if let Some(body) = form.form.as_mut() {
+                body.fields[0].default = None;
+            }
+            form
+        });
+        let (mut app, _) = card_app(&world, false, size);
+        for message in [key("tab"), key("space"), key("tab"), key("enter")] {
+            app.update(message);
+        }
+        app
+    });
+}
+
+#[test]
+fn v3_unknown_kind_has_no_buttons() {
+    let ask: Ask = serde_json::from_value(json!({
+        "id": "x", "revision": 1, "kind": "hologram", "title": "Project the design review",
+        "hologram": {"depth": 3}
+    }))
+    .expect("an ask");
+    snap("card_unknown_kind", |size| {
+        card_app(&world_asking(ask.clone()), false, size).0
+    });
+    let (app, _) = card_app(&world_asking(ask), false, (80, 24));
+    assert!(
+        screen_text(&app, (80, 24))
+            .contains("This kind of question cannot be answered from the phone.")
+    );
+}
+
+#[test]
+fn a13_countdown_ticks_and_turns_urgent_then_expired() {
+    let expiring = |seconds: i64| {
+        let mut ask = permission();
+        ask.expires_at = Some(wire::time::format(NOW + Duration::seconds(seconds)));
+        ask
+    };
+    snap("card_countdown", |size| {
+        card_app(&world_asking(expiring(95)), false, size).0
+    });
+    snap("card_countdown_urgent", |size| {
+        let (mut app, _) = card_app(&world_asking(expiring(95)), false, size);
+        app.update(Message::Tick(NOW + Duration::seconds(87)));
+        app
+    });
+    let (mut app, _) = card_app(&world_asking(expiring(5)), false, (80, 24));
+    assert!(screen_text(&app, (80, 24)).contains("0:05 left"));
+    app.update(Message::Tick(NOW + Duration::seconds(6)));
+    assert!(screen_text(&app, (80, 24)).contains("expired"));
+}
+
+#[test]
+fn home_jumps_to_the_ask_that_expires_soonest() {
+    let mut world = demo_world();
+    let later = {
+        let mut ask = permission();
+        ask.expires_at = Some(wire::time::format(NOW + Duration::seconds(300)));
+        ask
+    };
+    let sooner = {
+        let mut ask = worlds::text("Reviewer", "Who should review this PR?", "a handle", false);
+        ask.expires_at = Some(wire::time::format(NOW + Duration::seconds(40)));
+        ask
+    };
+    let inbox_pane = pane_id(&world, "Inbox screen");
+    let release_pane = pane_id(&world, "Release notes");
+    world.open_ask(&inbox_pane, "call-later", later, NOW);
+    world.open_ask(&release_pane, "call-sooner", sooner, NOW);
+    let mut app = app_on(&world, false, (80, 24));
+    app.update(key("e"));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Reviewer"), "{text}");
+    assert!(text.contains("0:40 left"), "{text}");
+}
+
+/// Every answer state of SPEC A3, A7, A8, Q4, Q5 on the card, with its exact sentence.
+#[test]
+fn answer_states_on_the_card() {
+    let world = world_asking(permission());
+    let cases: Vec<(&str, IntentState, u32, &str)> = vec![
+        ("sending", IntentState::Sending, 1, "Sending…"),
+        (
+            "stale",
+            IntentState::Stale { revision: Some(2) },
+            1,
+            "This ask changed. Read it again and tap an answer.",
+        ),
+        (
+            "decided_program",
+            IntentState::Decided {
+                by: Decider::Program,
+                outcome: None,
+            },
+            1,
+            "Decided on the durable agent.",
+        ),
+        (
+            "decided_timeout",
+            IntentState::Decided {
+                by: Decider::Timeout,
+                outcome: None,
+            },
+            1,
+            "Timed out before an answer.",
+        ),
+        (
+            "decided_phone",
+            IntentState::Decided {
+                by: Decider::Phone,
+                outcome: None,
+            },
+            1,
+            "Already answered. This card goes away on the next refresh.",
+        ),
+        (
+            "too_late",
+            IntentState::TooLate,
+            1,
+            "Not taken. The question may come back in a moment.",
+        ),
+        (
+            "unknown",
+            IntentState::Unknown {
+                why: "no complete reply within 3000 ms".into(),
+            },
+            1,
+            "Not sure the answer arrived. Retry sends it again.",
+        ),
+        (
+            "maybe_applied",
+            IntentState::MaybeApplied,
+            2,
+            "May already be applied. Check the chat.",
+        ),
+    ];
+    for (name, state, attempts, sentence) in cases {
+        let build = |size| {
+            let (mut app, key) = card_app(&world, false, size);
+            app.update(record(&key, 1, state.clone(), attempts));
+            app
+        };
+        snap(&format!("card_state_{name}"), build);
+        let text = screen_text(&build((160, 48)), (160, 48));
+        assert!(text.contains(sentence), "{name}: {text}");
+    }
+}
+
+#[test]
+fn q4_retry_sends_the_same_request_id() {
+    let world = world_asking(permission());
+    let (mut app, key) = card_app(&world, false, (80, 24));
+    app.update(record(
+        &key,
+        1,
+        IntentState::Unknown {
+            why: "the connection broke".into(),
+        },
+        1,
+    ));
+    let commands = app.update(self::key("R"));
+    let retried = commands.iter().any(|c| {
+        matches!(c, collie_phone::app::Command::Engine(collie_phone::engine::ToEngine::Retry { request_id }) if request_id == "r-0123456789abcdef")
+    });
+    assert!(retried, "{commands:?}");
+}
+
+#[test]
+fn a4_done_takes_the_card_away() {
+    let world = world_asking(permission());
+    let (mut app, key) = card_app(&world, false, (80, 24));
+    let commands = app.update(self::key("y"));
+    assert!(matches!(
+        commands.as_slice(),
+        [collie_phone::app::Command::Engine(
+            collie_phone::engine::ToEngine::Submit {
+                kind: IntentKind::Answer { revision: 1, .. },
+                ..
+            }
+        )]
+    ));
+    assert!(screen_text(&app, (80, 24)).contains("Sending…"));
+    app.update(record(
+        &key,
+        1,
+        IntentState::Done {
+            reply: PostReply::ok("r-0123456789abcdef"),
+        },
+        1,
+    ));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Answered."), "{text}");
+    assert!(text.contains("Needs your answer"), "{text}");
+}
+
+#[test]
+fn a3_changed_ask_redraws_the_card() {
+    let mut world = world_asking(permission());
+    let (mut app, key) = card_app(&world, false, (80, 24));
+    app.update(record(&key, 1, IntentState::Stale { revision: Some(2) }, 1));
+    world.change_ask(
+        &key.pane,
+        &key.ask_id,
+        |ask| {
+            if let Some(body) = ask.permission.as_mut() {
+                body.arguments = json!({"command": "cargo publish", "cwd": "/home/dev"});
+            }
+        },
+        NOW,
+    );
+    load(&mut app, &world, false);
+    snap_one("card_state_stale_redrawn", &app, (80, 24));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("cwd    : /home/dev "), "{text}");
+    assert!(!text.contains("支付服务"), "{text}");
+    // The answer now names the new revision.
+    let commands = app.update(self::key("y"));
+    assert!(matches!(
+        commands.as_slice(),
+        [collie_phone::app::Command::Engine(
+            collie_phone::engine::ToEngine::Submit {
+                kind: IntentKind::Answer { revision: 2, .. },
+                ..
+            }
+        )]
+    ));
+}
+
+fn snap_one(name: &str, app: &App, size: (u16, u16)) {
+    insta::assert_snapshot!(name, draw(app, size));
+}
+
+#[test]
+fn a5_a6_decided_on_the_agent_shows_on_card_and_in_chat() {
+    let world = world_asking(permission());
+    let (mut app, key) = card_app(&world, false, (80, 24));
+    let mut closed = Event::new(1_000_000, EventType::AskClosed);
+    closed.ask_id = Some(key.ask_id.clone());
+    closed.decided_by = Some(DecidedBy::Program);
+    closed.outcome = Some(Outcome {
+        summary: "Denied: the turn was stopped".into(),
+        ..Outcome::default()
+    });
+    agent_change(
+        &mut app,
+        AgentChange::PaneEvents {
+            pane: key.pane.clone(),
+            events: vec![closed],
+        },
+    );
+    snap_one("card_closed_by_program", &app, (80, 24));
+    assert!(screen_text(&app, (80, 24)).contains("Decided on the durable agent."));
+    app.update(self::key("esc"));
+    app.open_pane("demo", &key.pane);
+    let text = screen_text(&app, (160, 48));
+    assert!(
+        text.contains("Decided on the durable agent: shell: cargo publish --dry-run"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bell_rings_for_a_new_ask_only() {
+    let mut world = demo_world();
+    let mut app = app_on(&world, false, (80, 24));
+    let pane = pane_id(&world, "Inbox screen");
+    world.open_ask(&pane, "call-new", permission(), NOW);
+    let snapshot = decoded::<Snapshot>(&world.snapshot());
+    let rang = |commands: Vec<collie_phone::app::Command>| {
+        commands
+            .iter()
+            .any(|c| matches!(c, collie_phone::app::Command::Bell))
+    };
+    let commands = app.update(Message::Engine(FromEngine::Agent {
+        agent: "demo".into(),
+        change: AgentChange::Snapshot {
+            snapshot: Arc::new(snapshot.clone()),
+            report: Report::default(),
+        },
+    }));
+    // The pane's chat has not read the ask's event yet: the snapshot alone rings once.
+    let view = decoded::<EventsReply>(&world.events(&pane, 0, None).expect("events"))
+        .view
+        .expect("a view");
+    let after_view = app.update(Message::Engine(FromEngine::Agent {
+        agent: "demo".into(),
+        change: AgentChange::PaneView {
+            pane: pane.clone(),
+            view,
+        },
+    }));
+    assert!(rang(commands) || rang(after_view));
+    let again = app.update(Message::Engine(FromEngine::Agent {
+        agent: "demo".into(),
+        change: AgentChange::Snapshot {
+            snapshot: Arc::new(snapshot),
+            report: Report::default(),
+        },
+    }));
+    assert!(!rang(again));
+}
+
+#[test]
+fn quit_asks_first_when_a_draft_would_be_dropped() {
+    let (_, mut app) = showcase((80, 24));
+    app.update(key("i"));
+    app.update(Message::Paste("half a thought".into()));
+    app.update(key("esc"));
+    let commands = app.update(key("q"));
+    assert!(commands.is_empty());
+    snap_one("quit_confirm", &app, (80, 24));
+    let commands = app.update(key("y"));
+    assert!(matches!(
+        commands.as_slice(),
+        [collie_phone::app::Command::Quit]
+    ));
+}
