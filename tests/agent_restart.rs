@@ -169,11 +169,19 @@ async fn a_clean_stop_saves_the_last_change_at_once() {
     let state = dir.path().join("state");
     let mut first = socket_agent(dir.path(), &["--state", arg(&state)]);
     let client = first.client();
-    let (pane, ask) = find_ask(&snapshot(&client).await, "text").expect("an open text ask");
+    let world = snapshot(&client).await;
+    let (pane, ask) = find_ask(&world, "text").expect("an open text ask");
+    let workspace = world["workspaces"][0]["id"].clone();
+    // The answer is saved by the timer at once (nothing changed for a while); the rename right
+    // after it falls inside the 250 ms between saves, so only the save on stop keeps it.
     answer(&client, &pane, "just-before-stop", &ask)
         .await
         .expect(200, "ok");
-    // Straight after the answer, maybe before the timer's next save: the stop must keep it.
+    let rename = json!({"requestId": "rename-before-stop", "kind": "workspace", "id": workspace, "title": "Renamed last"});
+    client
+        .post("/session/v1/rename", rename)
+        .await
+        .expect(200, "ok");
     assert!(first.stop(true).success());
     drop(client);
 
@@ -184,6 +192,16 @@ async fn a_clean_stop_saves_the_last_change_at_once() {
         .await
         .expect(409, "decided");
     assert_eq!(late["outcome"]["text"], "from the test");
+    let world = snapshot(&client).await;
+    let renamed = world["workspaces"]
+        .as_array()
+        .expect("workspaces")
+        .iter()
+        .find(|w| w["id"] == workspace);
+    assert_eq!(
+        renamed.map(|w| w["title"].clone()),
+        Some(json!("Renamed last"))
+    );
 }
 
 #[tokio::test]
