@@ -110,16 +110,37 @@ fn any_json() -> impl Strategy<Value = Value> {
     })
 }
 
-/// Repeats a list's entries until it has `len` of them (for lists over their cap).
+/// Repeats a list's entries until it has `len` of them (for lists over their cap). The copies
+/// carry short strings: the originals already test the string limits, and hundreds of copies of
+/// a 64 KiB text would only make the suite slow.
 fn stretch(list: Vec<Value>, len: usize) -> Vec<Value> {
     if list.is_empty() {
         return list;
     }
-    list.iter()
+    let originals = list.len();
+    let copies: Vec<Value> = list
+        .iter()
         .cycle()
-        .take(len.max(list.len()))
-        .cloned()
-        .collect()
+        .take(len.saturating_sub(originals))
+        .map(|entry| {
+            let mut copy = entry.clone();
+            shorten_strings(&mut copy);
+            copy
+        })
+        .collect();
+    list.into_iter().chain(copies).collect()
+}
+
+fn shorten_strings(value: &mut Value) {
+    match value {
+        Value::String(s) if s.len() > 64 => {
+            let cut = s.char_indices().nth(16).map_or(s.len(), |(at, _)| at);
+            s.truncate(cut);
+        }
+        Value::Array(items) => items.iter_mut().for_each(shorten_strings),
+        Value::Object(map) => map.values_mut().for_each(shorten_strings),
+        _ => {}
+    }
 }
 
 // ----- strategies: shapes ------------------------------------------------------------------
