@@ -2,6 +2,10 @@
 //! rules that govern them (SPEC A1–A17, H4, H5, L). Pure: every call takes `now`, nothing here
 //! touches a socket or a file. The HTTP layer (`server`) and the demo script (`script`) drive it.
 
+// The error of every route here is the reply body itself (`ErrorBody`), built once per refused
+// request and sent at once: boxing it would only add an allocation.
+#![allow(clippy::result_large_err)]
+
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use time::OffsetDateTime;
@@ -9,9 +13,10 @@ use time::OffsetDateTime;
 use crate::wire::{
     self, AbortRequest, ActionRequest, Answer, AnswerRequest, Ask, AskKind, AskOption, BeltButton,
     CloseRequest, ConversationState, ConversationSummary, ConversationsPage, DecidedBy, Effect,
-    ErrorBody, ErrorCode, Event, EventType, EventsReply, FieldKind, Hello, Host, Item, ItemKind, ItemsPage,
-    OUR_PROTOCOL, Outcome, Pane, PaneState, PaneView, PostReply, ReopenRequest, RenameRequest,
-    ReplyCode, SendRequest, Snapshot, Starter, Tab, TargetKind, Turn, TurnState, Workspace, limits,
+    ErrorBody, ErrorCode, Event, EventType, EventsReply, FieldKind, Hello, Host, Item, ItemKind,
+    ItemsPage, OUR_PROTOCOL, Outcome, Pane, PaneState, PaneView, PostReply, RenameRequest,
+    ReopenRequest, ReplyCode, SendRequest, Snapshot, Starter, Tab, TargetKind, Turn, TurnState,
+    Workspace, limits,
 };
 
 /// Decided asks whose outcome a pane keeps (SPEC A14 asks for at least 500).
@@ -22,13 +27,36 @@ pub const RETAINED_EVENTS: usize = 4000;
 /// Something the world did because a phone asked, for the script to act on.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Happening {
-    AskAnswered { pane: String, ask_id: String, tool_call_id: String, outcome: Outcome },
-    TextSent { pane: String, turn_id: String, text: String, steered: bool },
-    Aborted { pane: String, turn_id: String },
-    ButtonPressed { pane: String, button_id: String },
-    StarterRun { pane: String, starter_id: String },
-    Reopened { pane: String },
-    Closed { pane: String },
+    AskAnswered {
+        pane: String,
+        ask_id: String,
+        tool_call_id: String,
+        outcome: Outcome,
+    },
+    TextSent {
+        pane: String,
+        turn_id: String,
+        text: String,
+        steered: bool,
+    },
+    Aborted {
+        pane: String,
+        turn_id: String,
+    },
+    ButtonPressed {
+        pane: String,
+        button_id: String,
+    },
+    StarterRun {
+        pane: String,
+        starter_id: String,
+    },
+    Reopened {
+        pane: String,
+    },
+    Closed {
+        pane: String,
+    },
 }
 
 /// An open ask with what the agent needs to know beside the wire shape.
@@ -169,14 +197,25 @@ impl World {
 
     pub fn hello(&self, tls: bool) -> Hello {
         let mut caps = BTreeMap::new();
-        caps.insert(wire::caps::ALLOW_ALWAYS.to_string(), self.allow_always && !tls);
-        for cap in [wire::caps::HISTORY, wire::caps::STARTERS, wire::caps::RENAME, wire::caps::CLOSE] {
+        caps.insert(
+            wire::caps::ALLOW_ALWAYS.to_string(),
+            self.allow_always && !tls,
+        );
+        for cap in [
+            wire::caps::HISTORY,
+            wire::caps::STARTERS,
+            wire::caps::RENAME,
+            wire::caps::CLOSE,
+        ] {
             caps.insert(cap.to_string(), true);
         }
         Hello {
             service: wire::SERVICE.to_string(),
             protocol: OUR_PROTOCOL,
-            host: Host { name: wire::sanitize::truncate_to(&self.layout.host_name, limits::MAX_HOST_NAME).to_string() },
+            host: Host {
+                name: wire::sanitize::truncate_to(&self.layout.host_name, limits::MAX_HOST_NAME)
+                    .to_string(),
+            },
             epoch: self.epoch.clone(),
             ready: self.ready,
             caps,
@@ -252,10 +291,17 @@ impl World {
 
     /// Events after `after`, or the whole current view when the reader's epoch is not ours or
     /// its cursor is not one we can continue from (SPEC H5, L).
-    pub fn events(&self, pane_id: &str, after: u64, epoch: Option<&str>) -> Result<EventsReply, ErrorBody> {
+    pub fn events(
+        &self,
+        pane_id: &str,
+        after: u64,
+        epoch: Option<&str>,
+    ) -> Result<EventsReply, ErrorBody> {
         let pane = self.pane(pane_id)?;
         let oldest_kept = pane.events.front().map_or(pane.last_seq + 1, |e| e.seq);
-        let continuable = epoch == Some(self.epoch.as_str()) && after <= pane.last_seq && after + 1 >= oldest_kept;
+        let continuable = epoch == Some(self.epoch.as_str())
+            && after <= pane.last_seq
+            && after + 1 >= oldest_kept;
         if !continuable {
             return Ok(EventsReply {
                 epoch: self.epoch.clone(),
@@ -301,13 +347,22 @@ impl World {
         }
     }
 
-    pub fn conversations(&self, after: Option<&str>, limit: usize) -> Result<ConversationsPage, ErrorBody> {
+    pub fn conversations(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<ConversationsPage, ErrorBody> {
         let before = match after {
             None => u64::MAX,
             Some(cursor) => cursor
                 .strip_prefix("before-")
                 .and_then(|n| n.parse().ok())
-                .ok_or_else(|| error(ErrorCode::BadRequest, "after is not a cursor this agent gave"))?,
+                .ok_or_else(|| {
+                    error(
+                        ErrorCode::BadRequest,
+                        "after is not a cursor this agent gave",
+                    )
+                })?,
         };
         let limit = limit.clamp(1, limits::MAX_CONVERSATIONS_PAGE);
         let mut rows: Vec<&Conversation> = self
@@ -316,17 +371,25 @@ impl World {
             .values()
             .filter(|c| c.created < before)
             .collect();
-        rows.sort_by(|a, b| b.created.cmp(&a.created));
+        rows.sort_by_key(|row| std::cmp::Reverse(row.created));
         let more = rows.len() > limit;
         rows.truncate(limit);
-        let next = if more { rows.last().map(|c| format!("before-{}", c.created)) } else { None };
+        let next = if more {
+            rows.last().map(|c| format!("before-{}", c.created))
+        } else {
+            None
+        };
         Ok(ConversationsPage {
             conversations: rows
                 .into_iter()
                 .map(|c| ConversationSummary {
                     id: c.id.clone(),
                     title: c.title.clone(),
-                    state: if c.pane_id.is_some() { ConversationState::Open } else { ConversationState::Closed },
+                    state: if c.pane_id.is_some() {
+                        ConversationState::Open
+                    } else {
+                        ConversationState::Closed
+                    },
                     pane_id: c.pane_id.clone(),
                     updated_at: Some(c.updated_at.clone()),
                     item_count: c.items.len() as u64,
@@ -336,18 +399,29 @@ impl World {
         })
     }
 
-    pub fn conversation_items(&self, id: &str, after: Option<&str>, limit: usize) -> Result<ItemsPage, ErrorBody> {
-        let conversation = self
-            .layout
-            .conversations
-            .get(id)
-            .ok_or_else(|| error(ErrorCode::NoSuchConversation, format!("no conversation {id}")))?;
+    pub fn conversation_items(
+        &self,
+        id: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<ItemsPage, ErrorBody> {
+        let conversation = self.layout.conversations.get(id).ok_or_else(|| {
+            error(
+                ErrorCode::NoSuchConversation,
+                format!("no conversation {id}"),
+            )
+        })?;
         let start: usize = match after {
             None => 0,
             Some(cursor) => cursor
                 .strip_prefix("from-")
                 .and_then(|n| n.parse().ok())
-                .ok_or_else(|| error(ErrorCode::BadRequest, "after is not a cursor this agent gave"))?,
+                .ok_or_else(|| {
+                    error(
+                        ErrorCode::BadRequest,
+                        "after is not a cursor this agent gave",
+                    )
+                })?,
         };
         let limit = limit.clamp(1, limits::MAX_ITEMS_PAGE);
         let start = start.min(conversation.items.len());
@@ -361,7 +435,9 @@ impl World {
     // ----- the script's side: things the agent does by itself ----------------------------
 
     fn push_event(&mut self, pane_id: &str, mut event: Event, now: OffsetDateTime) {
-        let Some(pane) = self.layout.panes.get_mut(pane_id) else { return };
+        let Some(pane) = self.layout.panes.get_mut(pane_id) else {
+            return;
+        };
         pane.last_seq += 1;
         event.seq = pane.last_seq;
         event.at = Some(now_text(now));
@@ -372,13 +448,28 @@ impl World {
     }
 
     /// Adds an item to a pane's chat and conversation. Text is cut to its limit (SPEC L).
-    pub fn push_item(&mut self, pane_id: &str, kind: ItemKind, text: &str, now: OffsetDateTime) -> Option<String> {
-        let mut item = Item::text("", kind.clone(), wire::sanitize::truncate_to(text, Item::text_limit(&kind)));
+    pub fn push_item(
+        &mut self,
+        pane_id: &str,
+        kind: ItemKind,
+        text: &str,
+        now: OffsetDateTime,
+    ) -> Option<String> {
+        let mut item = Item::text(
+            "",
+            kind.clone(),
+            wire::sanitize::truncate_to(text, Item::text_limit(&kind)),
+        );
         self.push_built_item(pane_id, &mut item, now)
     }
 
     /// Adds a prepared item (code with a language, a link), giving it an id and the turn.
-    pub fn push_built_item(&mut self, pane_id: &str, item: &mut Item, now: OffsetDateTime) -> Option<String> {
+    pub fn push_built_item(
+        &mut self,
+        pane_id: &str,
+        item: &mut Item,
+        now: OffsetDateTime,
+    ) -> Option<String> {
         let id = self.fresh_id("i");
         let pane = self.layout.panes.get(pane_id)?;
         item.id = id.clone();
@@ -407,7 +498,10 @@ impl World {
     pub fn start_turn(&mut self, pane_id: &str, now: OffsetDateTime) -> Option<String> {
         let pane = self.layout.panes.get_mut(pane_id)?;
         pane.turns_started += 1;
-        let turn = Turn { id: format!("{}.turn-{}", pane.id, pane.turns_started), state: TurnState::Running };
+        let turn = Turn {
+            id: format!("{}.turn-{}", pane.id, pane.turns_started),
+            state: TurnState::Running,
+        };
         pane.turn = Some(turn.clone());
         pane.starting = false;
         let mut event = Event::new(0, EventType::Turn);
@@ -420,8 +514,12 @@ impl World {
 
     /// Ends the pane's running turn with `state` (done, aborted, failed).
     pub fn end_turn(&mut self, pane_id: &str, state: TurnState, now: OffsetDateTime) {
-        let Some(pane) = self.layout.panes.get_mut(pane_id) else { return };
-        let Some(turn) = pane.turn.as_mut().filter(|t| t.state == TurnState::Running) else { return };
+        let Some(pane) = self.layout.panes.get_mut(pane_id) else {
+            return;
+        };
+        let Some(turn) = pane.turn.as_mut().filter(|t| t.state == TurnState::Running) else {
+            return;
+        };
         turn.state = state;
         let mut event = Event::new(0, EventType::Turn);
         event.turn = Some(turn.clone());
@@ -432,7 +530,13 @@ impl World {
 
     /// Opens an ask under the id of SPEC A9. Asking again an ask that is open is a no-op, so a
     /// restart that re-asks does not duplicate it. Returns the ask id.
-    pub fn open_ask(&mut self, pane_id: &str, tool_call_id: &str, mut ask: Ask, now: OffsetDateTime) -> Option<String> {
+    pub fn open_ask(
+        &mut self,
+        pane_id: &str,
+        tool_call_id: &str,
+        mut ask: Ask,
+        now: OffsetDateTime,
+    ) -> Option<String> {
         let id = wire::ask_id(pane_id, tool_call_id);
         let pane = self.layout.panes.get_mut(pane_id)?;
         if pane.asks.iter().any(|a| a.ask.id == id) {
@@ -447,7 +551,10 @@ impl World {
         if !self.allow_always {
             strip_allow_always(&mut ask);
         }
-        pane.asks.push(OpenAsk { ask: ask.clone(), tool_call_id: tool_call_id.to_string() });
+        pane.asks.push(OpenAsk {
+            ask: ask.clone(),
+            tool_call_id: tool_call_id.to_string(),
+        });
         let mut event = Event::new(0, EventType::Ask);
         event.ask = Some(ask);
         self.push_event(pane_id, event, now);
@@ -457,10 +564,20 @@ impl World {
     }
 
     /// Changes an open ask in place; its revision rises (SPEC A3).
-    pub fn change_ask(&mut self, pane_id: &str, ask_id: &str, change: impl FnOnce(&mut Ask), now: OffsetDateTime) -> bool {
+    pub fn change_ask(
+        &mut self,
+        pane_id: &str,
+        ask_id: &str,
+        change: impl FnOnce(&mut Ask),
+        now: OffsetDateTime,
+    ) -> bool {
         let allow_always = self.allow_always;
-        let Some(pane) = self.layout.panes.get_mut(pane_id) else { return false };
-        let Some(open) = pane.asks.iter_mut().find(|a| a.ask.id == ask_id) else { return false };
+        let Some(pane) = self.layout.panes.get_mut(pane_id) else {
+            return false;
+        };
+        let Some(open) = pane.asks.iter_mut().find(|a| a.ask.id == ask_id) else {
+            return false;
+        };
         change(&mut open.ask);
         open.ask.id = ask_id.to_string();
         open.ask.revision += 1;
@@ -475,11 +592,22 @@ impl World {
     }
 
     /// Closes an open ask and remembers the outcome (SPEC A4–A6, A14).
-    pub fn close_ask(&mut self, pane_id: &str, ask_id: &str, closer: Closer, outcome: Outcome, now: OffsetDateTime) -> Option<OpenAsk> {
+    pub fn close_ask(
+        &mut self,
+        pane_id: &str,
+        ask_id: &str,
+        closer: Closer,
+        outcome: Outcome,
+        now: OffsetDateTime,
+    ) -> Option<OpenAsk> {
         let pane = self.layout.panes.get_mut(pane_id)?;
         let index = pane.asks.iter().position(|a| a.ask.id == ask_id)?;
         let open = pane.asks.remove(index);
-        pane.decisions.push_back(Decision { ask_id: ask_id.to_string(), closer: closer.clone(), outcome: outcome.clone() });
+        pane.decisions.push_back(Decision {
+            ask_id: ask_id.to_string(),
+            closer: closer.clone(),
+            outcome: outcome.clone(),
+        });
         while pane.decisions.len() > REMEMBERED_DECISIONS {
             pane.decisions.pop_front();
         }
@@ -511,13 +639,25 @@ impl World {
         }
         for (pane, ask) in &due {
             let outcome = default_outcome(ask, "Timed out before an answer");
-            self.close_ask(pane, &ask.id, Closer::Agent(DecidedBy::Timeout), outcome, now);
+            self.close_ask(
+                pane,
+                &ask.id,
+                Closer::Agent(DecidedBy::Timeout),
+                outcome,
+                now,
+            );
         }
         due.len()
     }
 
     /// The agent decides an ask itself (SPEC A5).
-    pub fn decide_ask(&mut self, pane_id: &str, ask_id: &str, summary: &str, now: OffsetDateTime) -> bool {
+    pub fn decide_ask(
+        &mut self,
+        pane_id: &str,
+        ask_id: &str,
+        summary: &str,
+        now: OffsetDateTime,
+    ) -> bool {
         let Some(ask) = self
             .layout
             .panes
@@ -528,11 +668,25 @@ impl World {
             return false;
         };
         let outcome = default_outcome(&ask, summary);
-        self.close_ask(pane_id, ask_id, Closer::Agent(DecidedBy::Program), outcome, now).is_some()
+        self.close_ask(
+            pane_id,
+            ask_id,
+            Closer::Agent(DecidedBy::Program),
+            outcome,
+            now,
+        )
+        .is_some()
     }
 
     /// Creates a pane (and its conversation) in a tab; returns its id.
-    pub fn add_pane(&mut self, workspace_id: &str, tab_id: &str, title: &str, belt: Vec<BeltButton>, now: OffsetDateTime) -> Option<String> {
+    pub fn add_pane(
+        &mut self,
+        workspace_id: &str,
+        tab_id: &str,
+        title: &str,
+        belt: Vec<BeltButton>,
+        now: OffsetDateTime,
+    ) -> Option<String> {
         let pane_id = self.fresh_id("p");
         let conversation_id = self.fresh_id("c");
         let created = self.layout.next_id;
@@ -556,28 +710,48 @@ impl World {
                 items: Vec::new(),
             },
         );
-        self.layout.panes.insert(pane_id.clone(), PaneRecord::new(&pane_id, title, &conversation_id, belt));
+        self.layout.panes.insert(
+            pane_id.clone(),
+            PaneRecord::new(&pane_id, title, &conversation_id, belt),
+        );
         self.touch();
         Some(pane_id)
     }
 
     pub fn add_workspace(&mut self, title: &str) -> String {
         let id = self.fresh_id("w");
-        self.layout.workspaces.push(WorkspaceRecord { id: id.clone(), title: title.to_string(), tabs: Vec::new() });
+        self.layout.workspaces.push(WorkspaceRecord {
+            id: id.clone(),
+            title: title.to_string(),
+            tabs: Vec::new(),
+        });
         self.touch();
         id
     }
 
     pub fn add_tab(&mut self, workspace_id: &str, title: &str) -> Option<String> {
         let id = self.fresh_id("t");
-        let workspace = self.layout.workspaces.iter_mut().find(|w| w.id == workspace_id)?;
-        workspace.tabs.push(TabRecord { id: id.clone(), title: title.to_string(), panes: Vec::new() });
+        let workspace = self
+            .layout
+            .workspaces
+            .iter_mut()
+            .find(|w| w.id == workspace_id)?;
+        workspace.tabs.push(TabRecord {
+            id: id.clone(),
+            title: title.to_string(),
+            panes: Vec::new(),
+        });
         self.touch();
         Some(id)
     }
 
     /// Adds a closed conversation to history (the demo's past).
-    pub fn add_past_conversation(&mut self, title: &str, items: Vec<(ItemKind, String)>, at: OffsetDateTime) -> String {
+    pub fn add_past_conversation(
+        &mut self,
+        title: &str,
+        items: Vec<(ItemKind, String)>,
+        at: OffsetDateTime,
+    ) -> String {
         let id = self.fresh_id("c");
         let created = self.layout.next_id;
         let items = items
@@ -591,7 +765,14 @@ impl World {
             .collect();
         self.layout.conversations.insert(
             id.clone(),
-            Conversation { id: id.clone(), title: title.to_string(), created, pane_id: None, updated_at: now_text(at), items },
+            Conversation {
+                id: id.clone(),
+                title: title.to_string(),
+                created,
+                pane_id: None,
+                updated_at: now_text(at),
+                items,
+            },
         );
         id
     }
@@ -599,7 +780,10 @@ impl World {
     /// Where a workspace's pane lives: (workspace id, tab id).
     pub fn pane_home(&self, pane_id: &str) -> Option<(String, String)> {
         self.layout.workspaces.iter().find_map(|w| {
-            w.tabs.iter().find(|t| t.panes.iter().any(|p| p == pane_id)).map(|t| (w.id.clone(), t.id.clone()))
+            w.tabs
+                .iter()
+                .find(|t| t.panes.iter().any(|p| p == pane_id))
+                .map(|t| (w.id.clone(), t.id.clone()))
         })
     }
 
@@ -612,7 +796,12 @@ impl World {
                 pane.last_seq = 0;
             }
             self.push_state(&id, now);
-            let asks: Vec<Ask> = self.layout.panes.get(&id).map(|p| p.asks.iter().map(|a| a.ask.clone()).collect()).unwrap_or_default();
+            let asks: Vec<Ask> = self
+                .layout
+                .panes
+                .get(&id)
+                .map(|p| p.asks.iter().map(|a| a.ask.clone()).collect())
+                .unwrap_or_default();
             for ask in asks {
                 let mut event = Event::new(0, EventType::Ask);
                 event.ask = Some(ask);
@@ -625,12 +814,25 @@ impl World {
     // ----- the phone's side: POST routes -------------------------------------------------
 
     /// `POST /pane/:id/answer` (SPEC A3, A4, A7, A8, A11, A15).
-    pub fn answer(&mut self, pane_id: &str, request: &AnswerRequest, now: OffsetDateTime) -> Result<PostReply, ErrorBody> {
+    pub fn answer(
+        &mut self,
+        pane_id: &str,
+        request: &AnswerRequest,
+        now: OffsetDateTime,
+    ) -> Result<PostReply, ErrorBody> {
         self.expire_asks(now);
         let pane = self.pane(pane_id)?;
         let Some(open) = pane.asks.iter().find(|a| a.ask.id == request.ask_id) else {
-            if let Some(decision) = pane.decisions.iter().rev().find(|d| d.ask_id == request.ask_id) {
-                let mut body = error(ErrorCode::Decided, "this ask was decided before the answer arrived");
+            if let Some(decision) = pane
+                .decisions
+                .iter()
+                .rev()
+                .find(|d| d.ask_id == request.ask_id)
+            {
+                let mut body = error(
+                    ErrorCode::Decided,
+                    "this ask was decided before the answer arrived",
+                );
                 match &decision.closer {
                     Closer::Phone => body.by = Some("phone".into()),
                     Closer::Agent(by) => body.decided_by = Some(by.clone()),
@@ -649,7 +851,13 @@ impl World {
         }
         let outcome = check_answer(&open.ask, &request.answer)?;
         let tool_call_id = open.tool_call_id.clone();
-        self.close_ask(pane_id, &request.ask_id, Closer::Phone, outcome.clone(), now);
+        self.close_ask(
+            pane_id,
+            &request.ask_id,
+            Closer::Phone,
+            outcome.clone(),
+            now,
+        );
         self.happenings.push(Happening::AskAnswered {
             pane: pane_id.to_string(),
             ask_id: request.ask_id.clone(),
@@ -662,7 +870,12 @@ impl World {
     }
 
     /// `POST /pane/:id/send` (SPEC A16, L): steers the running turn or starts the next.
-    pub fn send(&mut self, pane_id: &str, request: &SendRequest, now: OffsetDateTime) -> Result<PostReply, ErrorBody> {
+    pub fn send(
+        &mut self,
+        pane_id: &str,
+        request: &SendRequest,
+        now: OffsetDateTime,
+    ) -> Result<PostReply, ErrorBody> {
         if request.text.len() > limits::MAX_SEND_TEXT {
             return Err(error(ErrorCode::TextTooLong, "text over 32 KiB"));
         }
@@ -672,14 +885,21 @@ impl World {
         let pane = self.pane(pane_id)?;
         let latest = pane.turn.clone();
         if latest.as_ref().map(|t| &t.id) != request.turn_id.as_ref() {
-            let mut body = error(ErrorCode::TurnChanged, "the pane's turn is not the one named");
+            let mut body = error(
+                ErrorCode::TurnChanged,
+                "the pane's turn is not the one named",
+            );
             body.turn_id = latest.map(|t| t.id);
             return Err(body);
         }
-        let steered = latest.as_ref().is_some_and(|t| t.state == TurnState::Running);
+        let steered = latest
+            .as_ref()
+            .is_some_and(|t| t.state == TurnState::Running);
         let turn_id = match latest {
             Some(turn) if steered => turn.id,
-            _ => self.start_turn(pane_id, now).ok_or_else(|| error(ErrorCode::NoSuchPane, "pane went away"))?,
+            _ => self
+                .start_turn(pane_id, now)
+                .ok_or_else(|| error(ErrorCode::NoSuchPane, "pane went away"))?,
         };
         self.push_item(pane_id, ItemKind::User, &request.text, now);
         self.happenings.push(Happening::TextSent {
@@ -695,7 +915,12 @@ impl World {
     }
 
     /// `POST /pane/:id/abort` (SPEC A16, A5: a stopped turn decides its open asks).
-    pub fn abort(&mut self, pane_id: &str, request: &AbortRequest, now: OffsetDateTime) -> Result<PostReply, ErrorBody> {
+    pub fn abort(
+        &mut self,
+        pane_id: &str,
+        request: &AbortRequest,
+        now: OffsetDateTime,
+    ) -> Result<PostReply, ErrorBody> {
         let pane = self.pane(pane_id)?;
         let latest = pane.turn.clone();
         match &latest {
@@ -706,7 +931,10 @@ impl World {
                 return Err(body);
             }
             _ => {
-                let mut body = error(ErrorCode::TurnChanged, "the pane's turn is not the one named");
+                let mut body = error(
+                    ErrorCode::TurnChanged,
+                    "the pane's turn is not the one named",
+                );
                 body.turn_id = latest.map(|t| t.id);
                 return Err(body);
             }
@@ -716,25 +944,56 @@ impl World {
             self.decide_ask(pane_id, &ask_id, "Denied: the turn was stopped", now);
         }
         self.end_turn(pane_id, TurnState::Aborted, now);
-        self.push_item(pane_id, ItemKind::Notice, "Turn stopped from the phone.", now);
-        self.happenings.push(Happening::Aborted { pane: pane_id.to_string(), turn_id: request.turn_id.clone() });
+        self.push_item(
+            pane_id,
+            ItemKind::Notice,
+            "Turn stopped from the phone.",
+            now,
+        );
+        self.happenings.push(Happening::Aborted {
+            pane: pane_id.to_string(),
+            turn_id: request.turn_id.clone(),
+        });
         let mut reply = PostReply::ok(&request.request_id);
         reply.turn_id = Some(request.turn_id.clone());
         Ok(reply)
     }
 
     /// `POST /pane/:id/action`: a belt button press.
-    pub fn action(&mut self, pane_id: &str, request: &ActionRequest, now: OffsetDateTime) -> Result<PostReply, ErrorBody> {
+    pub fn action(
+        &mut self,
+        pane_id: &str,
+        request: &ActionRequest,
+        now: OffsetDateTime,
+    ) -> Result<PostReply, ErrorBody> {
         let pane = self.pane(pane_id)?;
-        let Some(button) = pane.belt.iter().find(|b| b.id == request.button_id).cloned() else {
-            return Err(error(ErrorCode::NoSuchButton, format!("no button {}", request.button_id)));
+        let Some(button) = pane
+            .belt
+            .iter()
+            .find(|b| b.id == request.button_id)
+            .cloned()
+        else {
+            return Err(error(
+                ErrorCode::NoSuchButton,
+                format!("no button {}", request.button_id),
+            ));
         };
         let turn_id = match pane.turn.as_ref().filter(|t| t.state == TurnState::Running) {
             Some(turn) => turn.id.clone(),
-            None => self.start_turn(pane_id, now).ok_or_else(|| error(ErrorCode::NoSuchPane, "pane went away"))?,
+            None => self
+                .start_turn(pane_id, now)
+                .ok_or_else(|| error(ErrorCode::NoSuchPane, "pane went away"))?,
         };
-        self.push_item(pane_id, ItemKind::Notice, &format!("Pressed “{}”.", button.label), now);
-        self.happenings.push(Happening::ButtonPressed { pane: pane_id.to_string(), button_id: button.id });
+        self.push_item(
+            pane_id,
+            ItemKind::Notice,
+            &format!("Pressed “{}”.", button.label),
+            now,
+        );
+        self.happenings.push(Happening::ButtonPressed {
+            pane: pane_id.to_string(),
+            button_id: button.id,
+        });
         let mut reply = PostReply::ok(&request.request_id);
         reply.turn_id = Some(turn_id);
         Ok(reply)
@@ -747,7 +1006,12 @@ impl World {
             return Err(error(ErrorCode::BadRequest, "a title is 1–256 bytes"));
         }
         let found = match request.kind {
-            TargetKind::Workspace => self.layout.workspaces.iter_mut().find(|w| w.id == request.id).map(|w| &mut w.title),
+            TargetKind::Workspace => self
+                .layout
+                .workspaces
+                .iter_mut()
+                .find(|w| w.id == request.id)
+                .map(|w| &mut w.title),
             TargetKind::Tab => self
                 .layout
                 .workspaces
@@ -755,10 +1019,18 @@ impl World {
                 .flat_map(|w| w.tabs.iter_mut())
                 .find(|t| t.id == request.id)
                 .map(|t| &mut t.title),
-            _ => return Err(error(ErrorCode::BadRequest, "only a workspace or a tab can be renamed")),
+            _ => {
+                return Err(error(
+                    ErrorCode::BadRequest,
+                    "only a workspace or a tab can be renamed",
+                ));
+            }
         };
         let Some(slot) = found else {
-            return Err(error(ErrorCode::NoSuchTarget, format!("no {} {}", request.kind, request.id)));
+            return Err(error(
+                ErrorCode::NoSuchTarget,
+                format!("no {} {}", request.kind, request.id),
+            ));
         };
         *slot = title.to_string();
         self.touch();
@@ -767,7 +1039,11 @@ impl World {
 
     /// `POST /close`: a pane, a tab or a workspace. Open asks of a closed pane are decided by
     /// the program (SPEC A5); its conversation stays in history as closed.
-    pub fn close(&mut self, request: &CloseRequest, now: OffsetDateTime) -> Result<PostReply, ErrorBody> {
+    pub fn close(
+        &mut self,
+        request: &CloseRequest,
+        now: OffsetDateTime,
+    ) -> Result<PostReply, ErrorBody> {
         let panes: Vec<String> = match request.kind {
             TargetKind::Pane => {
                 self.pane(&request.id)?;
@@ -787,14 +1063,28 @@ impl World {
                 .iter()
                 .find(|w| w.id == request.id)
                 .map(|w| w.tabs.iter().flat_map(|t| t.panes.clone()).collect())
-                .ok_or_else(|| error(ErrorCode::NoSuchTarget, format!("no workspace {}", request.id)))?,
-            TargetKind::Unknown(_) => return Err(error(ErrorCode::BadRequest, "kind is pane, tab or workspace")),
+                .ok_or_else(|| {
+                    error(
+                        ErrorCode::NoSuchTarget,
+                        format!("no workspace {}", request.id),
+                    )
+                })?,
+            TargetKind::Unknown(_) => {
+                return Err(error(
+                    ErrorCode::BadRequest,
+                    "kind is pane, tab or workspace",
+                ));
+            }
         };
         for pane in &panes {
             self.close_pane(pane, now);
         }
         match request.kind {
-            TargetKind::Tab => self.layout.workspaces.iter_mut().for_each(|w| w.tabs.retain(|t| t.id != request.id)),
+            TargetKind::Tab => self
+                .layout
+                .workspaces
+                .iter_mut()
+                .for_each(|w| w.tabs.retain(|t| t.id != request.id)),
             TargetKind::Workspace => self.layout.workspaces.retain(|w| w.id != request.id),
             _ => {}
         }
@@ -824,28 +1114,57 @@ impl World {
                 tab.panes.retain(|p| p != pane_id);
             }
         }
-        self.happenings.push(Happening::Closed { pane: pane_id.to_string() });
+        self.happenings.push(Happening::Closed {
+            pane: pane_id.to_string(),
+        });
     }
 
     /// `POST /starter/:id` (SPEC A17): a new pane in a new tab of the first workspace.
-    pub fn run_starter(&mut self, starter_id: &str, request_id: &str, now: OffsetDateTime) -> Result<PostReply, ErrorBody> {
-        let Some(starter) = self.layout.starters.iter().find(|s| s.id == starter_id).cloned() else {
-            return Err(error(ErrorCode::NoSuchStarter, format!("no starter {starter_id}")));
+    pub fn run_starter(
+        &mut self,
+        starter_id: &str,
+        request_id: &str,
+        now: OffsetDateTime,
+    ) -> Result<PostReply, ErrorBody> {
+        let Some(starter) = self
+            .layout
+            .starters
+            .iter()
+            .find(|s| s.id == starter_id)
+            .cloned()
+        else {
+            return Err(error(
+                ErrorCode::NoSuchStarter,
+                format!("no starter {starter_id}"),
+            ));
         };
         let workspace_id = match self.layout.workspaces.first() {
             Some(w) => w.id.clone(),
             None => self.add_workspace("Started"),
         };
         if self.layout.panes.len() >= limits::MAX_PANES || self.tab_count() >= limits::MAX_TABS {
-            return Err(error(ErrorCode::BadRequest, "this agent is full: close a pane first"));
+            return Err(error(
+                ErrorCode::BadRequest,
+                "this agent is full: close a pane first",
+            ));
         }
-        let tab_id = self.add_tab(&workspace_id, &starter.title).ok_or_else(|| error(ErrorCode::Internal, "no workspace"))?;
+        let tab_id = self
+            .add_tab(&workspace_id, &starter.title)
+            .ok_or_else(|| error(ErrorCode::Internal, "no workspace"))?;
         let pane_id = self
             .add_pane(&workspace_id, &tab_id, &starter.title, default_belt(), now)
             .ok_or_else(|| error(ErrorCode::Internal, "no tab"))?;
         self.start_turn(&pane_id, now);
-        self.push_item(&pane_id, ItemKind::Notice, &format!("Started from “{}”.", starter.title), now);
-        self.happenings.push(Happening::StarterRun { pane: pane_id.clone(), starter_id: starter_id.to_string() });
+        self.push_item(
+            &pane_id,
+            ItemKind::Notice,
+            &format!("Started from “{}”.", starter.title),
+            now,
+        );
+        self.happenings.push(Happening::StarterRun {
+            pane: pane_id.clone(),
+            starter_id: starter_id.to_string(),
+        });
         let mut reply = PostReply::ok(request_id);
         reply.pane_id = Some(pane_id);
         Ok(reply)
@@ -857,9 +1176,21 @@ impl World {
 
     /// `POST /reopen`: shows a closed conversation in a new pane; an open one answers with its
     /// pane.
-    pub fn reopen(&mut self, request: &ReopenRequest, now: OffsetDateTime) -> Result<PostReply, ErrorBody> {
-        let Some(conversation) = self.layout.conversations.get(&request.conversation_id).cloned() else {
-            return Err(error(ErrorCode::NoSuchConversation, format!("no conversation {}", request.conversation_id)));
+    pub fn reopen(
+        &mut self,
+        request: &ReopenRequest,
+        now: OffsetDateTime,
+    ) -> Result<PostReply, ErrorBody> {
+        let Some(conversation) = self
+            .layout
+            .conversations
+            .get(&request.conversation_id)
+            .cloned()
+        else {
+            return Err(error(
+                ErrorCode::NoSuchConversation,
+                format!("no conversation {}", request.conversation_id),
+            ));
         };
         let mut reply = PostReply::ok(&request.request_id);
         if let Some(pane) = conversation.pane_id {
@@ -867,7 +1198,10 @@ impl World {
             return Ok(reply);
         }
         if self.layout.panes.len() >= limits::MAX_PANES {
-            return Err(error(ErrorCode::BadRequest, "this agent is full: close a pane first"));
+            return Err(error(
+                ErrorCode::BadRequest,
+                "this agent is full: close a pane first",
+            ));
         }
         let workspace_id = match self.layout.workspaces.first() {
             Some(w) => w.id.clone(),
@@ -881,15 +1215,28 @@ impl World {
             .and_then(|w| w.tabs.iter().find(|t| t.title == "Reopened"))
         {
             Some(tab) => tab.id.clone(),
-            None => self.add_tab(&workspace_id, "Reopened").ok_or_else(|| error(ErrorCode::Internal, "no workspace"))?,
+            None => self
+                .add_tab(&workspace_id, "Reopened")
+                .ok_or_else(|| error(ErrorCode::Internal, "no workspace"))?,
         };
         let pane_id = self.fresh_id("p");
-        if let Some(tab) = self.layout.workspaces.iter_mut().flat_map(|w| w.tabs.iter_mut()).find(|t| t.id == tab_id) {
+        if let Some(tab) = self
+            .layout
+            .workspaces
+            .iter_mut()
+            .flat_map(|w| w.tabs.iter_mut())
+            .find(|t| t.id == tab_id)
+        {
             tab.panes.push(pane_id.clone());
         }
         self.layout.panes.insert(
             pane_id.clone(),
-            PaneRecord::new(&pane_id, &conversation.title, &conversation.id, default_belt()),
+            PaneRecord::new(
+                &pane_id,
+                &conversation.title,
+                &conversation.id,
+                default_belt(),
+            ),
         );
         if let Some(stored) = self.layout.conversations.get_mut(&conversation.id) {
             stored.pane_id = Some(pane_id.clone());
@@ -898,7 +1245,9 @@ impl World {
         self.push_state(&pane_id, now);
         self.push_item(&pane_id, ItemKind::Notice, "Conversation reopened.", now);
         self.touch();
-        self.happenings.push(Happening::Reopened { pane: pane_id.clone() });
+        self.happenings.push(Happening::Reopened {
+            pane: pane_id.clone(),
+        });
         reply.pane_id = Some(pane_id);
         Ok(reply)
     }
@@ -925,15 +1274,22 @@ impl PaneRecord {
 /// The belt every demo pane carries.
 pub fn default_belt() -> Vec<BeltButton> {
     vec![
-        BeltButton { id: "run-tests".into(), label: "Run tests".into() },
-        BeltButton { id: "summarize".into(), label: "Summarize".into() },
+        BeltButton {
+            id: "run-tests".into(),
+            label: "Run tests".into(),
+        },
+        BeltButton {
+            id: "summarize".into(),
+            label: "Summarize".into(),
+        },
     ]
 }
 
 /// Over TLS no allow-always is offered (SPEC A11).
 fn strip_allow_always(ask: &mut Ask) {
     if let Some(body) = &mut ask.permission {
-        body.options.retain(|o| o.effect != Some(Effect::AllowAlways));
+        body.options
+            .retain(|o| o.effect != Some(Effect::AllowAlways));
     }
 }
 
@@ -955,8 +1311,14 @@ fn default_outcome(ask: &Ask, summary: &str) -> Outcome {
 fn check_answer(ask: &Ask, answer: &Answer) -> Result<Outcome, ErrorBody> {
     let bad = |why: &str| error(ErrorCode::BadAnswer, why.to_string());
     let pick = |options: &[AskOption]| -> Result<Outcome, ErrorBody> {
-        let id = answer.option_id.as_deref().ok_or_else(|| bad("this ask needs optionId"))?;
-        let option = options.iter().find(|o| o.id == id).ok_or_else(|| bad("optionId is not one of the ask's options"))?;
+        let id = answer
+            .option_id
+            .as_deref()
+            .ok_or_else(|| bad("this ask needs optionId"))?;
+        let option = options
+            .iter()
+            .find(|o| o.id == id)
+            .ok_or_else(|| bad("optionId is not one of the ask's options"))?;
         Ok(Outcome {
             option_id: Some(option.id.clone()),
             effect: option.effect.clone(),
@@ -968,14 +1330,24 @@ fn check_answer(ask: &Ask, answer: &Answer) -> Result<Outcome, ErrorBody> {
         AskKind::Permission => pick(ask.permission.as_ref().map_or(&[][..], |p| &p.options)),
         AskKind::Choice => pick(ask.choice.as_ref().map_or(&[][..], |c| &c.options)),
         AskKind::Text => {
-            let text = answer.text.as_deref().ok_or_else(|| bad("this ask needs text"))?;
+            let text = answer
+                .text
+                .as_deref()
+                .ok_or_else(|| bad("this ask needs text"))?;
             if text.len() > limits::MAX_ANSWER_TEXT {
                 return Err(bad("text over 32 KiB"));
             }
-            Ok(Outcome { text: Some(text.to_string()), summary: "Answered".into(), ..Outcome::default() })
+            Ok(Outcome {
+                text: Some(text.to_string()),
+                summary: "Answered".into(),
+                ..Outcome::default()
+            })
         }
         AskKind::Form => {
-            let values = answer.values.as_ref().ok_or_else(|| bad("this ask needs values"))?;
+            let values = answer
+                .values
+                .as_ref()
+                .ok_or_else(|| bad("this ask needs values"))?;
             let fields = ask.form.as_ref().map_or(&[][..], |f| &f.fields);
             for field in fields {
                 match values.get(&field.id) {
@@ -989,7 +1361,11 @@ fn check_answer(ask: &Ask, answer: &Answer) -> Result<Outcome, ErrorBody> {
             if let Some(extra) = values.keys().find(|k| !fields.iter().any(|f| &f.id == *k)) {
                 return Err(bad(&format!("the form has no field {extra}")));
             }
-            Ok(Outcome { values: Some(values.clone()), summary: "Submitted".into(), ..Outcome::default() })
+            Ok(Outcome {
+                values: Some(values.clone()),
+                summary: "Submitted".into(),
+                ..Outcome::default()
+            })
         }
         AskKind::Unknown(kind) => Err(bad(&format!("asks of kind {kind} cannot be answered"))),
     }
@@ -1004,7 +1380,11 @@ fn check_field(field: &wire::FormField, value: &serde_json::Value) -> Result<(),
         (FieldKind::Choice, Value::String(s)) => field.options.iter().any(|o| &o.id == s),
         _ => false,
     };
-    if ok { Ok(()) } else { Err(format!("field {} has a value of the wrong kind", field.id)) }
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("field {} has a value of the wrong kind", field.id))
+    }
 }
 
 /// Per-pane lookups the script uses.
@@ -1014,7 +1394,11 @@ impl World {
     }
 
     pub fn open_asks(&self, pane_id: &str) -> Vec<OpenAsk> {
-        self.layout.panes.get(pane_id).map(|p| p.asks.clone()).unwrap_or_default()
+        self.layout
+            .panes
+            .get(pane_id)
+            .map(|p| p.asks.clone())
+            .unwrap_or_default()
     }
 
     pub fn turn(&self, pane_id: &str) -> Option<Turn> {
@@ -1027,6 +1411,10 @@ impl World {
 
     /// How many events each pane holds now (for tests and the big world).
     pub fn event_counts(&self) -> HashMap<String, u64> {
-        self.layout.panes.iter().map(|(id, p)| (id.clone(), p.last_seq)).collect()
+        self.layout
+            .panes
+            .iter()
+            .map(|(id, p)| (id.clone(), p.last_seq))
+            .collect()
     }
 }
