@@ -75,7 +75,7 @@ pub struct FormState {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClosedHow {
     /// The pane's chat says how (SPEC A4–A6).
-    Known(ClosedAsk),
+    Known(Box<ClosedAsk>),
     /// The ask left the open list and the chat does not say why.
     Gone,
 }
@@ -156,7 +156,7 @@ impl CardState {
             None => {
                 if self.closed.is_none() || closed.is_some() {
                     self.closed = Some(match closed {
-                        Some(closed) => ClosedHow::Known(closed.clone()),
+                        Some(closed) => ClosedHow::Known(Box::new(closed.clone())),
                         None => ClosedHow::Gone,
                     });
                 }
@@ -403,19 +403,14 @@ impl CardStatus {
 
 /// The sentence for a card whose ask closed without this phone's answer (SPEC A4–A6).
 pub fn closed_sentence(closed: &ClosedHow) -> &'static str {
-    match closed {
-        ClosedHow::Known(ClosedAsk {
-            decided_by: Some(DecidedBy::Program),
-            ..
-        }) => "Decided on the durable agent.",
-        ClosedHow::Known(ClosedAsk {
-            decided_by: Some(DecidedBy::Timeout),
-            ..
-        }) => "Timed out before an answer.",
-        ClosedHow::Known(ClosedAsk {
-            decided_by: None, ..
-        }) => "Answered from a phone.",
-        ClosedHow::Known(_) | ClosedHow::Gone => "This ask is no longer open.",
+    let ClosedHow::Known(closed) = closed else {
+        return "This ask is no longer open.";
+    };
+    match &closed.decided_by {
+        Some(DecidedBy::Program) => "Decided on the durable agent.",
+        Some(DecidedBy::Timeout) => "Timed out before an answer.",
+        None => "Answered from a phone.",
+        Some(DecidedBy::Unknown(_)) => "This ask is no longer open.",
     }
 }
 

@@ -1,0 +1,347 @@
+//! The whole phone against the real reference agent: the real `App` in the real `Tui` runner,
+//! drawn into a `TestBackend`, driven by a scripted stream of key events, with the engine
+//! dialing `collie-phone agent` over its private socket. Each flow asserts what the screen
+//! shows after each step (issue 4: answer a permission from the inbox, a choice, send, abort,
+//! run a starter, open history and reopen a conversation).
+
+mod common;
+
+use std::io;
+use std::time::Duration;
+
+use collie_phone::app::keymap::{Chord, Keymap};
+use collie_phone::app::{App, AppSetup};
+use collie_phone::engine::{AgentSpec, Engine};
+use collie_phone::transport::Endpoint;
+use collie_phone::tui::Tui;
+use collie_phone::ui::theme::Theme;
+use crossterm::event::{Event, KeyEvent};
+use futures::channel::mpsc;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use time::OffsetDateTime;
+use unicode_width::UnicodeWidthStr;
+
+const WIDTH: u16 = 120;
+const HEIGHT: u16 = 40;
+/// How long one step of a flow may take to show on screen.
+const SOON: Duration = Duration::from_secs(10);
+
+type Keys = mpsc::UnboundedReceiver<io::Result<Event>>;
+
+struct Phone {
+    tui: Tui<TestBackend, Keys>,
+    keys: mpsc::UnboundedSender<io::Result<Event>>,
+    _agent: common::AgentProcess,
+    _dir: tempfile::TempDir,
+}
+
+impl Phone {
+    /// The phone on a fresh demo agent (frozen clock), showing its inbox.
+    async fn start() -> Self {
+        let dir = common::temp_dir();
+        let agent = common::socket_agent(dir.path(), &[]);
+        let engine = Engine::start(
+            vec![AgentSpec {
+                name: "demo".into(),
+                endpoint: Endpoint::socket(agent.socket_path()),
+            }],
+            &dir.path().join("intents.jsonl"),
+        )
+        .expect("the engine starts");
+        let theme = Theme::builtin("dark").expect("a theme");
+        let app = App::new(AppSetup {
+            agents: vec![("demo".into(), false)],
+            keymap: Keymap::defaults(),
+            bell: false,
+            theme: theme.clone(),
+            now: OffsetDateTime::now_utc(),
+            size: (WIDTH, HEIGHT),
+        });
+        let (keys, stream) = mpsc::unbounded();
+        let terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).expect("a terminal");
+        let tui = Tui::new(terminal, stream, engine, app, theme);
+        let mut phone = Self {
+            tui,
+            keys,
+            _agent: agent,
+            _dir: dir,
+        };
+        phone
+            .until("the inbox", |s| s.contains("Needs your answer (4)"))
+            .await;
+        phone
+    }
+
+    /// The screen as text, one line per row; the cell after a wide character is skipped.
+    fn screen(&self) -> String {
+        let buffer = self.tui.terminal().backend().buffer();
+        let mut text = String::new();
+        for y in 0..buffer.area.height {
+            let mut skip = 0;
+            for x in 0..buffer.area.width {
+                if skip > 0 {
+                    skip -= 1;
+                    continue;
+                }
+                let symbol = buffer[(x, y)].symbol();
+                skip = symbol.width().saturating_sub(1);
+                text.push_str(symbol);
+            }
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Runs the phone until the screen shows what `check` wants.
+    async fn until(&mut self, what: &str, check: impl Fn(&str) -> bool) {
+        let deadline = tokio::time::Instant::now() + SOON;
+        loop {
+            if check(&self.screen()) {
+                return;
+            }
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match tokio::time::timeout(left, self.tui.step()).await {
+                Ok(result) => {
+                    result.expect("the phone runs");
+                }
+                Err(_) => panic!(
+                    "{what} did not show within {SOON:?}; the screen:\n{}",
+                    self.screen()
+                ),
+            }
+        }
+    }
+
+    /// Types keys as the terminal would send them.
+    async fn press(&mut self, keys: &[&str]) {
+        for key in keys {
+            let chord = Chord::parse(key).expect("a key");
+            self.keys
+                .unbounded_send(Ok(Event::Key(KeyEvent::new(chord.code, chord.modifiers))))
+                .expect("the phone listens");
+        }
+        // Let the runner take them before the next check.
+        for _ in 0..keys.len() {
+            tokio::time::timeout(SOON, self.tui.step())
+                .await
+                .expect("a step")
+                .expect("the phone runs");
+        }
+    }
+
+    async fn type_text(&mut self, text: &str) {
+        let keys: Vec<String> = text
+            .chars()
+            .map(|c| {
+                if c == ' ' {
+                    "space".to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        self.press(&keys).await;
+    }
+
+    /// Moves the home selection onto the inbox row whose text holds `words`, then opens it.
+    async fn open_inbox_row(&mut self, words: &str) {
+        self.press(&["g", "j"]).await;
+        for _ in 0..10 {
+            let screen = self.screen();
+            if screen
+                .lines()
+                .any(|l| l.starts_with('›') && l.contains(words))
+            {
+                self.press(&["enter"]).await;
+                return;
+            }
+            self.press(&["j"]).await;
+        }
+        panic!("no inbox row with {words}:\n{}", self.screen());
+    }
+
+    /// From home, opens the agent's workspaces and then the pane titled `title`.
+    async fn open_pane(&mut self, title: &str) {
+        self.press(&["g", "enter"]).await;
+        self.until("the workspaces", |s| {
+            s.contains("workspaces, tabs and panes")
+        })
+        .await;
+        for _ in 0..30 {
+            let screen = self.screen();
+            if screen
+                .lines()
+                .any(|l| l.starts_with('›') && l.contains(title))
+            {
+                self.press(&["enter"]).await;
+                let heading = format!("› {title}");
+                self.until("the pane", |s| {
+                    s.lines().nth(1).is_some_and(|l| l.contains(&heading))
+                })
+                .await;
+                return;
+            }
+            self.press(&["j"]).await;
+        }
+        panic!("no pane {title}:\n{}", self.screen());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a4_answer_a_permission_from_the_inbox() {
+    let mut phone = Phone::start().await;
+    phone.open_inbox_row("rm -rf build/").await;
+    phone
+        .until("the permission card", |s| {
+            s.contains("Tool  shell")
+                && s.contains("command: rm -rf build/")
+                && s.contains("Allow always")
+        })
+        .await;
+    phone.press(&["y"]).await;
+    phone
+        .until("the answer taken", |s| {
+            s.contains("Answered.") && s.contains("Needs your answer (3)")
+        })
+        .await;
+    assert!(!phone.screen().contains("rm -rf build/"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a15_answer_a_choice_by_number() {
+    let mut phone = Phone::start().await;
+    phone.open_inbox_row("选择迁移策略").await;
+    phone
+        .until("the choice card", |s| {
+            s.contains("订单表有 1200 万行") && s.contains("2  双写过渡")
+        })
+        .await;
+    phone.press(&["2"]).await;
+    phone
+        .until("the answer taken", |s| {
+            s.contains("Answered.") && s.contains("Needs your answer (3)")
+        })
+        .await;
+    // The pane's chat tells what was chosen (SPEC A4).
+    phone.press(&["j", "j"]).await;
+    phone.open_pane("重构订单服务").await;
+    phone
+        .until("the chat line", |s| {
+            s.contains("Answered: 选择迁移策略 → 双写过渡")
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a16_send_text_to_a_pane() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    phone.type_text("hello from the flow").await;
+    phone
+        .until("the typed words", |s| {
+            s.contains("hello from the flow") && s.contains("19 B / 32 KiB")
+        })
+        .await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("the words in the chat", |s| {
+            s.contains("you › hello from the flow")
+                && s.contains("send: sent")
+                && s.contains("0 B / 32 KiB")
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a16_abort_a_turn_after_a_confirm() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Store & restarts").await;
+    phone
+        .until("a running turn", |s| s.contains("running"))
+        .await;
+    phone.press(&["x"]).await;
+    phone
+        .until("the confirm", |s| {
+            s.contains("Stop turn p-") && s.contains("y yes")
+        })
+        .await;
+    phone.press(&["y"]).await;
+    phone
+        .until("the turn stopped", |s| {
+            s.contains("Turn stopped from the phone.")
+                && s.contains("aborted")
+                && s.contains(": sent")
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a17_run_a_starter_and_land_in_its_pane() {
+    let mut phone = Phone::start().await;
+    phone.press(&["n"]).await;
+    phone
+        .until("the New page", |s| {
+            s.contains("New — run a starter") && s.contains("Code review")
+        })
+        .await;
+    phone.press(&["j", "enter"]).await;
+    phone
+        .until("the new pane", |s| {
+            s.contains("Started from “Code review”.")
+                && s.lines()
+                    .nth(1)
+                    .is_some_and(|l| l.contains("› Code review"))
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn w5_open_history_read_a_conversation_and_reopen_it() {
+    let mut phone = Phone::start().await;
+    phone.press(&["H"]).await;
+    phone
+        .until("the history", |s| {
+            s.contains("History of demo — newest first") && s.contains("closed")
+        })
+        .await;
+    phone.press(&["/"]).await;
+    phone.type_text("closed").await;
+    phone.press(&["enter"]).await;
+    let title = phone
+        .screen()
+        .lines()
+        .find(|l| l.starts_with('›'))
+        .and_then(|l| l.split("items").nth(1))
+        .map(|t| t.trim().to_string())
+        .expect("a selected closed conversation");
+    phone.press(&["enter"]).await;
+    phone
+        .until("its items, oldest first", |s| {
+            s.contains("— oldest first") && s.contains("you › ")
+        })
+        .await;
+    phone.press(&["o"]).await;
+    phone
+        .until("the reopened pane", |s| {
+            s.contains("Conversation reopened.")
+                && s.lines().nth(1).is_some_and(|l| l.contains(&title))
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_pages_load_as_the_selection_nears_the_end() {
+    let mut phone = Phone::start().await;
+    phone.press(&["H"]).await;
+    phone
+        .until("the first page", |s| s.contains("100+ conversations"))
+        .await;
+    // 170 conversations in the demo: the second page comes while scrolling, unasked.
+    phone.press(&["G"]).await;
+    phone
+        .until("the second page", |s| s.contains("170 conversations"))
+        .await;
+}
