@@ -1,0 +1,270 @@
+//! The real binary in a real terminal: `collie-phone demo` inside tmux, driven by keys, the
+//! screen read back after each step (issue 4, item 10). Answers a permission, a choice, a text
+//! and a form ask, sends text, aborts a turn, runs a starter, opens history and reopens a
+//! conversation, then quits and checks the demo folder is gone. Skipped, with a note, where
+//! tmux is not installed.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
+const SOON: Duration = Duration::from_secs(20);
+
+/// A tmux server of its own, killed when dropped.
+struct Tmux {
+    socket: String,
+    session: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    }
+
+    fn start(command: &str) -> Self {
+        let id = std::process::id();
+        let tmux = Self {
+            socket: format!("collie-phone-test-{id}"),
+            session: "phone".into(),
+        };
+        let out = tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            &tmux.session,
+            "-x",
+            "120",
+            "-y",
+            "40",
+            command,
+        ]);
+        assert!(out.status.success(), "tmux new-session: {out:?}");
+        tmux
+    }
+
+    fn screen(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-t", &self.session]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for key in keys {
+            let out = self.run(&["send-keys", "-t", &self.session, key]);
+            assert!(out.status.success(), "send-keys {key}: {out:?}");
+            // One key at a time, as a person types: each lands on the screen it was meant for.
+            std::thread::sleep(Duration::from_millis(60));
+        }
+    }
+
+    fn text(&self, text: &str) {
+        let out = self.run(&["send-keys", "-t", &self.session, "-l", text]);
+        assert!(out.status.success(), "send-keys -l: {out:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    fn until(&self, what: &str, check: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + SOON;
+        loop {
+            let screen = self.screen();
+            if check(&screen) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what} did not show within {SOON:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// True while the session (the phone) still runs.
+    fn alive(&self) -> bool {
+        self.run(&["has-session", "-t", &self.session])
+            .status
+            .success()
+    }
+
+    /// Moves the selection down until its row holds `words`.
+    fn select(&self, words: &str) {
+        for _ in 0..40 {
+            if self
+                .screen()
+                .lines()
+                .any(|l| l.starts_with('›') && l.contains(words))
+            {
+                return;
+            }
+            self.keys(&["j"]);
+        }
+        panic!("no row with {words}:\n{}", self.screen());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+fn tmux_installed() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn demo_folders(runtime: &Path) -> usize {
+    std::fs::read_dir(runtime)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("collie-phone-demo-")
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn demo_in_tmux_every_flow() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED demo_in_tmux_every_flow: tmux is not installed");
+        return;
+    }
+    let home = tempfile::Builder::new()
+        .prefix("cp-tmux-")
+        .tempdir_in("/tmp")
+        .expect("a temp folder");
+    let runtime = home.path().join("run");
+    std::fs::create_dir(&runtime).expect("runtime folder");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
+            .expect("private runtime folder");
+    }
+    let command = format!(
+        "env XDG_RUNTIME_DIR={run} XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config {BIN} demo --speed 0",
+        run = runtime.display(),
+        home = home.path().display()
+    );
+    let tmux = Tmux::start(&command);
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    assert_eq!(demo_folders(&runtime), 1);
+
+    // A permission (SPEC A4, A10): from the inbox, tool and arguments as data.
+    tmux.keys(&["j"]);
+    tmux.select("rm -rf build/");
+    tmux.keys(&["Enter"]);
+    tmux.until("the permission card", |s| {
+        s.contains("Tool  shell") && s.contains("command: rm -rf build/")
+    });
+    tmux.keys(&["y"]);
+    tmux.until("three asks left", |s| s.contains("Needs your answer (3)"));
+
+    // A choice, by its number (SPEC A15).
+    tmux.select("选择迁移策略");
+    tmux.keys(&["Enter"]);
+    tmux.until("the choice card", |s| s.contains("订单表有 1200 万行"));
+    tmux.keys(&["2"]);
+    tmux.until("two asks left", |s| s.contains("Needs your answer (2)"));
+
+    // A text ask: typed, Enter submits.
+    tmux.keys(&["g", "j"]);
+    tmux.select("Name for the release");
+    tmux.keys(&["Enter"]);
+    tmux.until("the text card", |s| {
+        s.contains("What should v0.3 be called")
+    });
+    tmux.text("Quiet Lake");
+    tmux.until("the typed answer", |s| s.contains("› Quiet Lake"));
+    tmux.keys(&["Enter"]);
+    tmux.until("one ask left", |s| s.contains("Needs your answer (1)"));
+
+    // A form: its defaults are valid; Tab moves, Space toggles, Enter submits.
+    tmux.keys(&["g", "j"]);
+    tmux.select("Deploy settings");
+    tmux.keys(&["Enter"]);
+    tmux.until("the form card", |s| {
+        s.contains("Environment*") && s.contains("‹ Staging ›")
+    });
+    tmux.keys(&["Right", "Tab", "Space", "Tab", "Tab"]);
+    tmux.text("ship it");
+    tmux.until("the form filled", |s| {
+        s.contains("‹ Production ›") && s.contains("[ ] no") && s.contains("ship it")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.until("no asks left", |s| s.contains("nothing needs your answer"));
+
+    // Send text to a pane (SPEC A16).
+    tmux.keys(&["g", "Enter"]);
+    tmux.until("the workspaces", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.select("Inbox screen");
+    tmux.keys(&["Enter", "i"]);
+    tmux.text("hello from tmux");
+    tmux.keys(&["Enter"]);
+    tmux.until("the words in the chat", |s| {
+        s.contains("you › hello from tmux") && s.contains("send: sent")
+    });
+
+    // Abort a turn, after a confirm naming it (SPEC A16).
+    tmux.keys(&["Escape", "Escape"]);
+    tmux.until("the workspaces again", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.keys(&["g"]);
+    tmux.select("Store & restarts");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane", |s| s.contains("Store & restarts  running"));
+    tmux.keys(&["x"]);
+    tmux.until("the confirm", |s| s.contains("Stop turn p-"));
+    tmux.keys(&["y"]);
+    tmux.until("the turn stopped", |s| {
+        s.contains("Turn stopped from the phone.")
+    });
+
+    // Run a starter; its pane opens (SPEC A17).
+    tmux.keys(&["Escape", "Escape", "n"]);
+    tmux.until("the New page", |s| s.contains("New — run a starter"));
+    tmux.select("Write tests");
+    tmux.keys(&["Enter"]);
+    tmux.until("the new pane", |s| {
+        s.contains("Started from “Write tests”.")
+    });
+
+    // History, a conversation's items, and reopen (SPEC W5).
+    tmux.keys(&["Escape", "H"]);
+    tmux.until("the history", |s| {
+        s.contains("History of demo — newest first")
+    });
+    tmux.keys(&["/"]);
+    tmux.text("closed");
+    tmux.keys(&["Enter", "Enter"]);
+    tmux.until("a conversation", |s| s.contains("— oldest first"));
+    tmux.keys(&["o"]);
+    tmux.until("the reopened pane", |s| {
+        s.contains("Conversation reopened.")
+    });
+
+    // Quit: the agent stops and its folder goes.
+    tmux.keys(&["q"]);
+    let deadline = Instant::now() + SOON;
+    while tmux.alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!tmux.alive(), "the phone did not quit:\n{}", tmux.screen());
+    let deadline = Instant::now() + SOON;
+    while demo_folders(&runtime) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(demo_folders(&runtime), 0, "the demo folder was left behind");
+}
