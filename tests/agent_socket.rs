@@ -145,38 +145,6 @@ fn s2_sigint_and_sigterm_stop_and_remove_the_socket() {
     }
 }
 
-#[tokio::test]
-async fn demo_listens_in_a_private_folder_and_cleans_up() {
-    let runtime_dir = temp_dir();
-    let base = runtime_dir.path().to_str().expect("utf-8");
-    let mut demo =
-        AgentProcess::start_with_env(&["demo", "--speed", "0"], &[("XDG_RUNTIME_DIR", base)]);
-    let socket = demo.socket_path();
-    let folder = socket.parent().expect("a folder").to_path_buf();
-    assert_eq!(folder.parent(), Some(runtime_dir.path()));
-    assert_eq!(mode(&folder), 0o700);
-    assert_eq!(mode(&socket), 0o600);
-    let hello = demo
-        .client()
-        .send(Req::get(HELLO).version(None))
-        .await
-        .expect(200, "");
-    assert_eq!(hello["service"], "collie-durable");
-    let hint = format!(
-        "curl --unix-socket {} http://agent/session/v1/hello",
-        socket.display()
-    );
-    let said = eventually("the curl hint", std::time::Duration::from_secs(5), || {
-        let said = demo.stdout();
-        async move { said.contains("Ctrl-C").then_some(said) }
-    })
-    .await;
-    assert!(said.contains(&hint), "{said}");
-    assert!(said.contains("not built yet"), "{said}");
-    assert!(demo.stop(false).success());
-    assert!(!folder.exists(), "the demo's folder is removed on Ctrl-C");
-}
-
 // ----- W: the wire ---------------------------------------------------------------------------
 
 #[tokio::test]

@@ -135,7 +135,14 @@ pub struct Layout {
     pub conversations: BTreeMap<String, Conversation>,
     pub starters: Vec<Starter>,
     pub next_id: u64,
+    /// Decided asks of closed panes, newest pane last, so a late tap on a closed pane still
+    /// gets `409 decided` with the first outcome (SPEC A7, A14).
+    #[serde(default)]
+    pub closed_pane_decisions: VecDeque<(String, VecDeque<Decision>)>,
 }
+
+/// Closed panes whose decided asks are kept.
+pub const REMEMBERED_CLOSED_PANES: usize = 256;
 
 /// The world of one agent epoch.
 #[derive(Debug)]
@@ -156,6 +163,20 @@ fn now_text(now: OffsetDateTime) -> String {
 
 fn error(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(code).with_message(message)
+}
+
+/// `409 decided` with who decided first and the first outcome (SPEC A7).
+fn decided_error(decision: &Decision) -> ErrorBody {
+    let mut body = error(
+        ErrorCode::Decided,
+        "this ask was decided before the answer arrived",
+    );
+    match &decision.closer {
+        Closer::Phone => body.by = Some("phone".into()),
+        Closer::Agent(by) => body.decided_by = Some(by.clone()),
+    }
+    body.outcome = Some(decision.outcome.clone());
+    body
 }
 
 /// A fresh epoch: 128 random bits as hex, never reused (SPEC H1).
@@ -821,7 +842,21 @@ impl World {
         now: OffsetDateTime,
     ) -> Result<PostReply, ErrorBody> {
         self.expire_asks(now);
-        let pane = self.pane(pane_id)?;
+        let Some(pane) = self.layout.panes.get(pane_id) else {
+            // A closed pane: its decided asks still answer a late tap (SPEC A7, A14).
+            let decision = self
+                .layout
+                .closed_pane_decisions
+                .iter()
+                .find(|(id, _)| id == pane_id)
+                .and_then(|(_, decisions)| {
+                    decisions.iter().rev().find(|d| d.ask_id == request.ask_id)
+                });
+            return Err(match decision {
+                Some(decision) => decided_error(decision),
+                None => error(ErrorCode::NoSuchPane, format!("no pane {pane_id}")),
+            });
+        };
         let Some(open) = pane.asks.iter().find(|a| a.ask.id == request.ask_id) else {
             if let Some(decision) = pane
                 .decisions
@@ -829,16 +864,7 @@ impl World {
                 .rev()
                 .find(|d| d.ask_id == request.ask_id)
             {
-                let mut body = error(
-                    ErrorCode::Decided,
-                    "this ask was decided before the answer arrived",
-                );
-                match &decision.closer {
-                    Closer::Phone => body.by = Some("phone".into()),
-                    Closer::Agent(by) => body.decided_by = Some(by.clone()),
-                }
-                body.outcome = Some(decision.outcome.clone());
-                return Err(body);
+                return Err(decided_error(decision));
             }
             let mut reply = PostReply::ok(&request.request_id);
             reply.code = ReplyCode::TooLate;
@@ -1103,11 +1129,18 @@ impl World {
             self.decide_ask(pane_id, &ask_id, "Denied: the pane was closed", now);
         }
         self.end_turn(pane_id, TurnState::Aborted, now);
-        if let Some(pane) = self.layout.panes.remove(pane_id)
-            && let Some(conversation) = self.layout.conversations.get_mut(&pane.conversation_id)
-        {
-            conversation.pane_id = None;
-            conversation.updated_at = now_text(now);
+        if let Some(pane) = self.layout.panes.remove(pane_id) {
+            if let Some(conversation) = self.layout.conversations.get_mut(&pane.conversation_id) {
+                conversation.pane_id = None;
+                conversation.updated_at = now_text(now);
+            }
+            if !pane.decisions.is_empty() {
+                let kept = &mut self.layout.closed_pane_decisions;
+                kept.push_back((pane.id, pane.decisions));
+                while kept.len() > REMEMBERED_CLOSED_PANES {
+                    kept.pop_front();
+                }
+            }
         }
         for workspace in &mut self.layout.workspaces {
             for tab in &mut workspace.tabs {
@@ -1416,5 +1449,114 @@ impl World {
             .iter()
             .map(|(id, p)| (id.clone(), p.last_seq))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{PermissionBody, TargetKind};
+
+    fn permission() -> Ask {
+        Ask {
+            id: String::new(),
+            revision: 1,
+            kind: AskKind::Permission,
+            title: "shell: ls".into(),
+            opened_at: None,
+            expires_at: None,
+            permission: Some(PermissionBody {
+                tool: "shell".into(),
+                arguments: serde_json::json!({"command": "ls"}),
+                options: vec![
+                    AskOption {
+                        id: "allow-once".into(),
+                        label: "Allow once".into(),
+                        effect: Some(Effect::Allow),
+                    },
+                    AskOption {
+                        id: "deny".into(),
+                        label: "Deny".into(),
+                        effect: Some(Effect::Deny),
+                    },
+                ],
+            }),
+            choice: None,
+            text: None,
+            form: None,
+            words_altered: false,
+        }
+    }
+
+    fn world_with_pane() -> (World, String) {
+        let now = OffsetDateTime::now_utc();
+        let mut world = World::new(Layout::default(), true);
+        let workspace = world.add_workspace("W");
+        let tab = world.add_tab(&workspace, "T").expect("tab");
+        let pane = world
+            .add_pane(&workspace, &tab, "P", default_belt(), now)
+            .expect("pane");
+        (world, pane)
+    }
+
+    fn answer(ask_id: &str, request_id: &str) -> AnswerRequest {
+        AnswerRequest {
+            request_id: request_id.into(),
+            ask_id: ask_id.into(),
+            revision: 1,
+            answer: Answer {
+                option_id: Some("allow-once".into()),
+                ..Answer::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a7_a14_late_tap_on_a_closed_pane_gets_decided_with_the_first_outcome() {
+        let now = OffsetDateTime::now_utc();
+        let (mut world, pane) = world_with_pane();
+        let ask = world
+            .open_ask(&pane, "call-1", permission(), now)
+            .expect("ask");
+        assert!(world.answer(&pane, &answer(&ask, "r1"), now).is_ok());
+        let close = CloseRequest {
+            request_id: "r2".into(),
+            kind: TargetKind::Pane,
+            id: pane.clone(),
+        };
+        assert!(world.close(&close, now).is_ok());
+        let late = world
+            .answer(&pane, &answer(&ask, "r3"), now)
+            .expect_err("decided");
+        assert_eq!(late.code, ErrorCode::Decided);
+        assert_eq!(late.by.as_deref(), Some("phone"));
+        assert_eq!(
+            late.outcome.and_then(|o| o.option_id).as_deref(),
+            Some("allow-once")
+        );
+        let unknown = world
+            .answer("p-none", &answer(&ask, "r4"), now)
+            .expect_err("no pane");
+        assert_eq!(unknown.code, ErrorCode::NoSuchPane);
+    }
+
+    #[test]
+    fn a5_closing_a_pane_decides_its_open_asks_by_program() {
+        let now = OffsetDateTime::now_utc();
+        let (mut world, pane) = world_with_pane();
+        let ask = world
+            .open_ask(&pane, "call-1", permission(), now)
+            .expect("ask");
+        let close = CloseRequest {
+            request_id: "r2".into(),
+            kind: TargetKind::Pane,
+            id: pane.clone(),
+        };
+        assert!(world.close(&close, now).is_ok());
+        let late = world
+            .answer(&pane, &answer(&ask, "r3"), now)
+            .expect_err("decided");
+        assert_eq!(late.decided_by, Some(DecidedBy::Program));
+        assert_eq!(late.outcome.and_then(|o| o.effect), Some(Effect::Deny));
     }
 }

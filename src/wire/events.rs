@@ -133,6 +133,28 @@ impl Event {
         if let Some(outcome) = &mut self.outcome {
             outcome.sanitize(&format!("{path}.outcome"), report);
         }
+        // Fields that do not belong to this type are dropped unread, so nothing uncleaned can
+        // reach the screen through them (SPEC L1, V2).
+        let kind = self.kind.clone();
+        if kind != EventType::Item {
+            self.item = None;
+        }
+        if kind != EventType::Turn {
+            self.turn = None;
+        }
+        if kind != EventType::State {
+            self.state = None;
+        }
+        if !matches!(kind, EventType::Ask | EventType::AskChanged) {
+            self.ask = None;
+        }
+        if kind != EventType::AskClosed {
+            self.ask_id = None;
+            self.by = None;
+            self.decided_by = None;
+            self.outcome = None;
+            self.title = None;
+        }
         let usable = match self.kind {
             EventType::Item => match &mut self.item {
                 Some(item) => item.sanitize(&format!("{path}.item"), report),
@@ -160,7 +182,13 @@ impl Event {
 impl EventsReply {
     /// Cuts, cleans and caps (SPEC L, L1): 1000 events, 2000 newest view items, 50 asks.
     pub fn sanitize(&mut self, report: &mut Report) {
-        clean(&mut self.epoch, 256, Lines::Single, "epoch", report);
+        clean(
+            &mut self.epoch,
+            super::limits::MAX_EPOCH,
+            Lines::Single,
+            "epoch",
+            report,
+        );
         cap(&mut self.events, MAX_EVENTS_PER_REPLY, "events", report);
         let mut index = 0;
         self.events.retain_mut(|event| {

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use super::limits::{MAX_HOST_NAME, MAX_SHORT};
+use super::limits::{MAX_EPOCH, MAX_HOST_NAME, MAX_SHORT};
 use super::sanitize::{Lines, Report, clean};
 
 /// The one service name a durable agent answers with (SPEC H1).
@@ -90,7 +90,7 @@ impl Hello {
             "host.name",
             report,
         );
-        clean(&mut self.epoch, MAX_SHORT, Lines::Single, "epoch", report);
+        clean(&mut self.epoch, MAX_EPOCH, Lines::Single, "epoch", report);
         clean(
             &mut self.service,
             MAX_SHORT,

@@ -110,7 +110,10 @@ impl Item {
             &format!("{path}.title"),
             report,
         );
-        if self.kind == ItemKind::Link {
+        if self.kind != ItemKind::Link {
+            // Only a link's URL is ever shown; another kind's is dropped unread.
+            self.url = None;
+        } else {
             let Some(url) = &mut self.url else {
                 report.note(path, ChangeKind::Dropped);
                 return false;

@@ -24,7 +24,9 @@ macro_rules! open_enum {
             fn from(text: &str) -> Self {
                 match text {
                     $($text => Self::$variant,)+
-                    other => Self::Unknown(other.to_string()),
+                    // An unknown word is shown as given (SPEC V2), so it is cleaned and cut like
+                    // any string from an agent (SPEC L1).
+                    other => Self::Unknown($crate::wire::kind::clean_unknown(other)),
                 }
             }
         }
@@ -51,3 +53,14 @@ macro_rules! open_enum {
 }
 
 pub(crate) use open_enum;
+
+/// Cleans an unknown enum word from an agent: no control or invisible characters, one line,
+/// at most 64 bytes (SPEC L1).
+pub(crate) fn clean_unknown(text: &str) -> String {
+    use super::sanitize::{Lines, is_invisible, truncate_to};
+    let cleaned: String = text
+        .chars()
+        .filter(|c| !is_invisible(*c, Lines::Single))
+        .collect();
+    truncate_to(&cleaned, 64).to_string()
+}

@@ -68,6 +68,9 @@ pub const MAX_LABEL: usize = 256;
 pub const MAX_PROMPT: usize = 4 * 1024;
 /// Bytes of a permission ask's arguments, as compact JSON.
 pub const MAX_ARGUMENTS: usize = 16 * 1024;
+/// Bytes of an epoch, wherever it appears (hello, snapshot, events). SPEC H1 asks for at least
+/// 128 bits; one limit everywhere, so a long epoch never looks like a restart.
+pub const MAX_EPOCH: usize = 256;
 /// Bytes of any other string value (a timestamp, a language name, an error message).
 pub const MAX_SHORT: usize = 1024;
 /// Bytes of a text answer and of each form value the phone sends.

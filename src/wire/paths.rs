@@ -1,7 +1,22 @@
 //! Route paths (SPEC W2, W5). Every path starts with `/session/v1`, a fixed name, not the version.
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
 /// The fixed prefix of every route (SPEC W2).
 pub const PREFIX: &str = "/session/v1";
+
+/// What stays as it is in a path segment or a query value: RFC 3986's unreserved characters.
+/// Ids may hold `%`, `&`, `=` or any non-ASCII character (SPEC L), so everything else is encoded.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// One id or cursor, encoded for a path segment or a query value.
+pub fn encode(text: &str) -> String {
+    utf8_percent_encode(text, SEGMENT).to_string()
+}
 
 pub fn hello() -> String {
     format!("{PREFIX}/hello")
@@ -14,14 +29,18 @@ pub fn snapshot() -> String {
 /// `epoch` is the one the cursor belongs to; None on a first read (SPEC H5).
 pub fn events(pane: &str, after: u64, epoch: Option<&str>) -> String {
     match epoch {
-        Some(epoch) => format!("{PREFIX}/pane/{pane}/events?after={after}&epoch={epoch}"),
-        None => format!("{PREFIX}/pane/{pane}/events?after={after}"),
+        Some(epoch) => format!(
+            "{PREFIX}/pane/{}/events?after={after}&epoch={}",
+            encode(pane),
+            encode(epoch)
+        ),
+        None => format!("{PREFIX}/pane/{}/events?after={after}", encode(pane)),
     }
 }
 
 /// `verb` is one of answer, send, abort, action.
 pub fn pane_post(pane: &str, verb: &str) -> String {
-    format!("{PREFIX}/pane/{pane}/{verb}")
+    format!("{PREFIX}/pane/{}/{verb}", encode(pane))
 }
 
 pub fn rename() -> String {
@@ -33,7 +52,7 @@ pub fn close() -> String {
 }
 
 pub fn starter(id: &str) -> String {
-    format!("{PREFIX}/starter/{id}")
+    format!("{PREFIX}/starter/{}", encode(id))
 }
 
 pub fn reopen() -> String {
@@ -42,14 +61,42 @@ pub fn reopen() -> String {
 
 pub fn conversations(after: Option<&str>, limit: usize) -> String {
     match after {
-        Some(after) => format!("{PREFIX}/conversations?after={after}&limit={limit}"),
+        Some(after) => format!(
+            "{PREFIX}/conversations?after={}&limit={limit}",
+            encode(after)
+        ),
         None => format!("{PREFIX}/conversations?limit={limit}"),
     }
 }
 
 pub fn conversation_items(id: &str, after: Option<&str>, limit: usize) -> String {
     match after {
-        Some(after) => format!("{PREFIX}/conversation/{id}/items?after={after}&limit={limit}"),
-        None => format!("{PREFIX}/conversation/{id}/items?limit={limit}"),
+        Some(after) => format!(
+            "{PREFIX}/conversation/{}/items?after={}&limit={limit}",
+            encode(id),
+            encode(after)
+        ),
+        None => format!("{PREFIX}/conversation/{}/items?limit={limit}", encode(id)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn l_ids_with_percent_and_cjk_are_encoded() {
+        assert_eq!(
+            pane_post("工作%1", "send"),
+            "/session/v1/pane/%E5%B7%A5%E4%BD%9C%251/send"
+        );
+        assert_eq!(
+            events("p-1", 3, Some("e&x=1")),
+            "/session/v1/pane/p-1/events?after=3&epoch=e%26x%3D1"
+        );
+        assert_eq!(
+            conversations(Some("before-12"), 100),
+            "/session/v1/conversations?after=before-12&limit=100"
+        );
     }
 }

@@ -121,7 +121,13 @@ impl Snapshot {
 
     /// Cuts, cleans and caps the whole layout (SPEC L, L1). Entries with bad ids are dropped.
     pub fn sanitize(&mut self, report: &mut Report) {
-        clean(&mut self.epoch, 256, Lines::Single, "epoch", report);
+        clean(
+            &mut self.epoch,
+            super::limits::MAX_EPOCH,
+            Lines::Single,
+            "epoch",
+            report,
+        );
         keep_valid(&mut self.workspaces, |w| &w.id, "workspaces", report);
         cap(&mut self.workspaces, MAX_WORKSPACES, "workspaces", report);
         let mut tabs_left = MAX_TABS;
