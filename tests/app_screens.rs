@@ -869,3 +869,133 @@ fn quit_asks_first_when_a_draft_would_be_dropped() {
         [collie_phone::app::Command::Quit]
     ));
 }
+
+// ----- mouse, watching, paging -----------------------------------------------------------------
+
+fn click(column: u16, row: u16) -> Message {
+    Message::Mouse(crossterm::event::MouseEvent {
+        kind: crossterm::event::MouseEventKind::Down(crossterm::event::MouseButton::Left),
+        column,
+        row,
+        modifiers: crossterm::event::KeyModifiers::NONE,
+    })
+}
+
+#[test]
+fn a_click_selects_an_inbox_row_and_a_second_click_opens_it() {
+    let mut app = app_on(&demo_world(), false, (80, 24));
+    let inbox = collie_phone::app::geometry::home(80, 24, 1).inbox;
+    app.update(click(10, inbox.y + 1));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.lines().any(|l| l.contains("› demo  Docs")), "{text}");
+    app.update(click(10, inbox.y + 1));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("What should v0.3 be called"), "{text}");
+}
+
+#[test]
+fn the_wheel_scrolls_a_pane_and_g_follows_again() {
+    let (_, mut app) = showcase((80, 24));
+    let bottom = screen_text(&app, (80, 24));
+    for _ in 0..3 {
+        app.update(Message::Mouse(crossterm::event::MouseEvent {
+            kind: crossterm::event::MouseEventKind::ScrollUp,
+            column: 10,
+            row: 5,
+            modifiers: crossterm::event::KeyModifiers::NONE,
+        }));
+    }
+    let scrolled = screen_text(&app, (80, 24));
+    assert_ne!(bottom, scrolled);
+    assert!(scrolled.contains("↓ more below"), "{scrolled}");
+    app.update(key("G"));
+    assert_eq!(screen_text(&app, (80, 24)), bottom);
+}
+
+#[test]
+fn s7_watching_follows_focus_and_the_last_key() {
+    use collie_phone::app::Command;
+    use collie_phone::engine::ToEngine;
+    let mut app = app_on(&demo_world(), false, (80, 24));
+    let watching = |commands: &[Command]| {
+        commands.iter().find_map(|c| match c {
+            Command::Engine(ToEngine::Watching(on)) => Some(*on),
+            _ => None,
+        })
+    };
+    assert_eq!(watching(&app.update(Message::Focus(false))), Some(false));
+    assert_eq!(watching(&app.update(key("j"))), Some(true));
+    assert_eq!(
+        watching(&app.update(Message::Tick(NOW + Duration::seconds(30)))),
+        None
+    );
+    assert_eq!(
+        watching(&app.update(Message::Tick(NOW + Duration::seconds(61)))),
+        Some(false)
+    );
+    assert_eq!(watching(&app.update(Message::Focus(true))), Some(true));
+}
+
+#[test]
+fn w5_items_page_as_the_reader_nears_the_end_without_moving_the_view() {
+    use collie_phone::app::Command;
+    use collie_phone::engine::ToEngine;
+    let world = demo_world();
+    // The demo keeps one conversation of 1500 items: two pages of SPEC L's 1000.
+    let mut after = None;
+    let long = loop {
+        let page = world.conversations(after.as_deref(), 100).expect("a page");
+        if let Some(row) = page.conversations.iter().find(|c| c.item_count == 1500) {
+            break row.clone();
+        }
+        after = Some(page.next.expect("the long conversation is in some page"));
+    };
+    let (_, mut app) = with_history((80, 24));
+    app.update(Message::Engine(FromEngine::History {
+        agent: "demo".into(),
+        page: HistoryPage::Conversations {
+            after: None,
+            page: decoded(&collie_phone::wire::ConversationsPage {
+                conversations: vec![long.clone()],
+                next: None,
+            }),
+        },
+    }));
+    app.update(key("enter"));
+    let first = world
+        .conversation_items(&long.id, None, 1000)
+        .expect("items");
+    let cursor = first.next.clone().expect("a second page");
+    app.update(Message::Engine(FromEngine::History {
+        agent: "demo".into(),
+        page: HistoryPage::Items {
+            conversation: long.id.clone(),
+            after: None,
+            page: decoded(&first),
+        },
+    }));
+    let commands = app.update(key("G"));
+    let asked = commands.iter().any(|c| {
+        matches!(c, Command::Engine(ToEngine::LoadItems { after: Some(a), .. }) if *a == cursor)
+    });
+    assert!(asked, "{commands:?}");
+    let before = screen_text(&app, (80, 24));
+    let second = world
+        .conversation_items(&long.id, Some(&cursor), 1000)
+        .expect("items");
+    app.update(Message::Engine(FromEngine::History {
+        agent: "demo".into(),
+        page: HistoryPage::Items {
+            conversation: long.id.clone(),
+            after: Some(cursor),
+            page: decoded(&second),
+        },
+    }));
+    let after_page = screen_text(&app, (80, 24));
+    // The heading counts the new items; the chat under it has not moved.
+    assert!(after_page.contains("1500 items"), "{after_page}");
+    assert_eq!(
+        before.lines().skip(2).collect::<Vec<_>>(),
+        after_page.lines().skip(2).collect::<Vec<_>>()
+    );
+}

@@ -61,9 +61,10 @@ impl Context {
     /// Keys that are not in the table because they belong to a kind of field; shown in help.
     pub fn notes(self) -> &'static [&'static str] {
         match self {
-            Self::PaneInput | Self::Prompt | Self::Filter => {
+            Self::PaneInput | Self::Prompt => {
                 &["Typing, Backspace, Delete, ←/→/↑/↓, Home/End, Alt-←/→ by word: edit the text"]
             }
+            Self::Filter => &["Type words to keep the rows holding all of them; Backspace deletes"],
             Self::CardTyping => &[
                 "Text fields: type; Backspace, ←/→, Home/End edit",
                 "Choice fields: ←/→ cycle the options",

@@ -124,11 +124,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
             ),
             (status, _) => status.sentence(),
         };
-        if agent.epochs > 1 {
-            words.push_str(&format!(
+        match agent.epochs {
+            0 | 1 => {}
+            2 => words.push_str(" Restarted once since collie-phone started."),
+            n => words.push_str(&format!(
                 " Restarted {} times since collie-phone started.",
-                agent.epochs - 1
-            ));
+                n - 1
+            )),
         }
         for (row, text) in wrap::wrap(&words, row_width.saturating_sub(4))
             .into_iter()
