@@ -15,6 +15,14 @@ pub fn entry_key(entry: &ChatEntry) -> String {
     }
 }
 
+/// True when `key` is this entry's key; compares without building the key.
+fn has_key(entry: &ChatEntry, key: &str) -> bool {
+    match entry {
+        ChatEntry::Item(item) => item.id == key,
+        ChatEntry::Closed(closed) => key.strip_prefix("closed:") == Some(closed.ask_id.as_str()),
+    }
+}
+
 /// The top of the view: `line` lines into the entry `key`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Anchor {
@@ -44,7 +52,7 @@ impl ChatScroll {
     pub fn start(&self, entries: &VecDeque<ChatEntry>) -> ViewStart {
         match &self.anchor {
             None => ViewStart::Bottom,
-            Some(anchor) => match entries.iter().position(|e| entry_key(e) == anchor.key) {
+            Some(anchor) => match entries.iter().position(|e| has_key(e, &anchor.key)) {
                 Some(index) => ViewStart::At {
                     index,
                     skip: anchor.line,

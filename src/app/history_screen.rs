@@ -9,7 +9,6 @@ use super::{App, Command, geometry};
 use crate::engine::pane_log::ChatEntry;
 use crate::engine::{HistoryPage, IntentKind};
 use crate::ui::chat::ChatStyle;
-use crate::ui::chat_view;
 use crate::wire::ConversationSummary;
 
 impl App {
@@ -129,6 +128,7 @@ impl App {
             nav,
             history,
             theme,
+            chat_layout,
             ..
         } = self;
         for screen in nav.screens_mut() {
@@ -146,7 +146,8 @@ impl App {
                     width: chat.width,
                     thinking_expanded: screen.thinking_expanded,
                 };
-                let mut measure = |e: &ChatEntry| chat_view::entry_height(e, &style, theme);
+                let scope = super::pane_screen::conversation_scope(agent, conversation);
+                let mut measure = |e: &ChatEntry| chat_layout.height(&scope, e, &style, theme);
                 // Moving up by nothing turns "at the bottom" into an anchor at the same place.
                 screen
                     .scroll

@@ -60,6 +60,16 @@ pub fn rows(agents: &Agents) -> Vec<InboxRow<'_>> {
     rows
 }
 
+/// How many asks are open, without sorting them.
+pub fn count(agents: &Agents) -> usize {
+    agents
+        .list
+        .iter()
+        .flat_map(|agent| agent.panes())
+        .map(|pane| pane.asks().len())
+        .sum()
+}
+
 /// The row whose ask expires soonest and has not expired yet, else the soonest expired one.
 pub fn soonest_expiring(rows: &[InboxRow<'_>], now: OffsetDateTime) -> Option<usize> {
     let dated = rows

@@ -39,6 +39,7 @@ use self::navigation::{Navigation, PaneFocus, PaneScreen, Screen};
 use self::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
 use crate::engine::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
+use crate::ui::chat_view::ChatLayout;
 use crate::ui::theme::Theme;
 
 /// How long after the last key the person still counts as watching (SPEC S7, T8).
@@ -94,6 +95,8 @@ pub struct App {
     /// Unsent text per (agent, pane): a person's words are never lost.
     pub drafts: HashMap<(String, String), Editor>,
     pub toast: Option<Toast>,
+    /// Chat entries as laid out, kept between frames (a memo, see `ui::chat_view`).
+    pub chat_layout: ChatLayout,
     pub keymap: Keymap,
     pub theme: Theme,
     pub bell: bool,
@@ -120,6 +123,7 @@ impl App {
             cards: HashMap::new(),
             drafts: HashMap::new(),
             toast: None,
+            chat_layout: ChatLayout::default(),
             keymap: setup.keymap,
             theme: setup.theme,
             bell: setup.bell,

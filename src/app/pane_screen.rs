@@ -13,7 +13,7 @@ use super::{App, Command, geometry, typing};
 use crate::engine::IntentKind;
 use crate::engine::pane_log::ChatEntry;
 use crate::ui::chat::ChatStyle;
-use crate::ui::chat_view;
+use crate::ui::chat_view::ChatLayout;
 use crate::ui::theme::Theme;
 use crate::ui::wrap;
 use crate::wire::{BeltButton, TurnState, limits};
@@ -53,16 +53,37 @@ pub fn byte_count(bytes: usize) -> String {
     }
 }
 
-/// Scrolls a chat by an action, measuring only the entries passed over.
-fn scroll(
-    scroll: &mut ChatScroll,
-    action: Action,
-    entries: &VecDeque<ChatEntry>,
-    style: &ChatStyle,
+/// The cache scope of a pane's chat.
+pub fn pane_scope(agent: &str, pane: &str) -> String {
+    format!("pane/{agent}/{pane}")
+}
+
+/// The cache scope of a conversation read from history.
+pub fn conversation_scope(agent: &str, conversation: &str) -> String {
+    format!("history/{agent}/{conversation}")
+}
+
+/// A chat to scroll: its entries and how they are laid out.
+struct ChatView<'a> {
+    layout: &'a ChatLayout,
+    scope: &'a str,
+    entries: &'a VecDeque<ChatEntry>,
+    style: ChatStyle,
     height: usize,
-    theme: &Theme,
-) {
-    let mut measure = |entry: &ChatEntry| chat_view::entry_height(entry, style, theme);
+    theme: &'a Theme,
+}
+
+/// Scrolls a chat by an action, measuring only the entries passed over.
+fn scroll(scroll: &mut ChatScroll, action: Action, view: ChatView<'_>) {
+    let ChatView {
+        layout,
+        scope,
+        entries,
+        style,
+        height,
+        theme,
+    } = view;
+    let mut measure = |entry: &ChatEntry| layout.height(scope, entry, &style, theme);
     let page = height.saturating_sub(1).max(1);
     match action {
         Action::Up => scroll.up(1, entries, height, &mut measure),
@@ -117,6 +138,7 @@ impl App {
             agents,
             history,
             theme,
+            chat_layout,
             ..
         } = self;
         match nav.top_mut() {
@@ -131,13 +153,18 @@ impl App {
                     width,
                     thinking_expanded: screen.thinking_expanded,
                 };
+                let scope = pane_scope(&screen.agent, &screen.pane);
                 scroll(
                     &mut screen.scroll,
                     action,
-                    &log.entries,
-                    &style,
-                    usize::from(height),
-                    theme,
+                    ChatView {
+                        layout: chat_layout,
+                        scope: &scope,
+                        entries: &log.entries,
+                        style,
+                        height: usize::from(height),
+                        theme,
+                    },
                 );
                 Vec::new()
             }
@@ -149,13 +176,18 @@ impl App {
                     width,
                     thinking_expanded: screen.thinking_expanded,
                 };
+                let scope = conversation_scope(&screen.agent, &screen.conversation);
                 scroll(
                     &mut screen.scroll,
                     action,
-                    &list.entries,
-                    &style,
-                    usize::from(height),
-                    theme,
+                    ChatView {
+                        layout: chat_layout,
+                        scope: &scope,
+                        entries: &list.entries,
+                        style,
+                        height: usize::from(height),
+                        theme,
+                    },
                 );
                 // Near the end: read the next page before the person gets there (SPEC W5).
                 if screen.scroll.is_following() || action == Action::Bottom {

@@ -1,28 +1,91 @@
-//! The visible part of a chat: only the entries on screen are laid out, so a pane of 2000
-//! items draws as fast as a pane of ten (SPEC L).
+//! The visible part of a chat: only the entries on screen are laid out, and each entry's lines
+//! are kept once laid out, so a pane of 2000 items — some of them 64 KiB — scrolls and draws
+//! as fast as a pane of ten (SPEC L).
 
-use std::collections::VecDeque;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 use ratatui::text::Line;
 
 use super::chat::{ChatStyle, entry_lines};
 use super::theme::Theme;
-use crate::app::chat_scroll::{ChatScroll, ViewStart};
+use crate::app::chat_scroll::{ChatScroll, ViewStart, entry_key};
 use crate::engine::pane_log::ChatEntry;
 
-/// Lines an entry takes on screen: its own and one blank line after it.
-pub fn entry_height(entry: &ChatEntry, style: &ChatStyle, theme: &Theme) -> usize {
-    entry_lines(entry, style, theme).len() + 1
+/// Entries kept laid out; past this the cache starts over.
+const MAX_CACHED: usize = 6000;
+
+/// Which entry, laid out how: the chat it is in (agent and pane or conversation), its key,
+/// and whether thinking is unfolded. Items never change once sent, so this is enough.
+type CacheKey = (String, String, bool);
+
+#[derive(Debug, Default)]
+struct Cache {
+    width: u16,
+    theme: String,
+    entries: HashMap<CacheKey, Arc<Vec<Line<'static>>>>,
 }
 
-fn laid_out(entry: &ChatEntry, style: &ChatStyle, theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines = entry_lines(entry, style, theme);
-    lines.push(Line::default());
-    lines
+/// Laid-out chat entries, shared by the app (to measure while scrolling) and the ui (to draw).
+/// A memo only: what it holds can always be computed again from the entry.
+#[derive(Debug, Default)]
+pub struct ChatLayout {
+    cache: RefCell<Cache>,
+}
+
+impl Clone for ChatLayout {
+    /// A copy starts empty; it fills again on use.
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl ChatLayout {
+    /// The lines of an entry with the blank line after it.
+    pub fn lines(
+        &self,
+        scope: &str,
+        entry: &ChatEntry,
+        style: &ChatStyle,
+        theme: &Theme,
+    ) -> Arc<Vec<Line<'static>>> {
+        let mut cache = self.cache.borrow_mut();
+        if cache.width != style.width
+            || cache.theme != theme.name
+            || cache.entries.len() > MAX_CACHED
+        {
+            cache.entries.clear();
+            cache.width = style.width;
+            cache.theme.clone_from(&theme.name);
+        }
+        let key = (scope.to_string(), entry_key(entry), style.thinking_expanded);
+        if let Some(lines) = cache.entries.get(&key) {
+            return Arc::clone(lines);
+        }
+        let mut lines = entry_lines(entry, style, theme);
+        lines.push(Line::default());
+        let lines = Arc::new(lines);
+        cache.entries.insert(key, Arc::clone(&lines));
+        lines
+    }
+
+    /// Lines an entry takes on screen: its own and one blank line after it.
+    pub fn height(
+        &self,
+        scope: &str,
+        entry: &ChatEntry,
+        style: &ChatStyle,
+        theme: &Theme,
+    ) -> usize {
+        self.lines(scope, entry, style, theme).len()
+    }
 }
 
 /// The `height` lines to draw for a chat scrolled to `scroll`.
 pub fn visible_lines(
+    layout: &ChatLayout,
+    scope: &str,
     entries: &VecDeque<ChatEntry>,
     scroll: &ChatScroll,
     style: &ChatStyle,
@@ -33,31 +96,33 @@ pub fn visible_lines(
         ViewStart::Bottom => {
             let mut lines: VecDeque<Line<'static>> = VecDeque::new();
             for entry in entries.iter().rev() {
-                for line in laid_out(entry, style, theme).into_iter().rev() {
-                    lines.push_front(line);
+                let laid_out = layout.lines(scope, entry, style, theme);
+                // Only what can still show is copied out of a long entry.
+                let room = height.saturating_sub(lines.len());
+                for line in laid_out.iter().rev().take(room) {
+                    lines.push_front(line.clone());
                 }
                 if lines.len() >= height {
                     break;
                 }
             }
-            let skip = lines.len().saturating_sub(height);
-            lines.into_iter().skip(skip).collect()
+            lines.into_iter().collect()
         }
         ViewStart::At { index, skip } => {
             let mut lines = Vec::with_capacity(height);
             for (i, entry) in entries.iter().enumerate().skip(index) {
-                let entry_lines = laid_out(entry, style, theme);
+                let laid_out = layout.lines(scope, entry, style, theme);
                 let from = if i == index {
-                    skip.min(entry_lines.len())
+                    skip.min(laid_out.len())
                 } else {
                     0
                 };
-                lines.extend(entry_lines.into_iter().skip(from));
+                let room = height.saturating_sub(lines.len());
+                lines.extend(laid_out.iter().skip(from).take(room).cloned());
                 if lines.len() >= height {
                     break;
                 }
             }
-            lines.truncate(height);
             lines
         }
     }

@@ -47,7 +47,7 @@ pub fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Screen::History(s) => format!("{} › History", s.agent),
         Screen::Conversation(s) => format!("{} › History › {}", s.agent, s.title),
     };
-    let waiting = inbox::rows(&app.agents).len();
+    let waiting = inbox::count(&app.agents);
     let right = match waiting {
         0 => "nothing needs your answer".to_string(),
         1 => "1 ask needs your answer".to_string(),

@@ -166,7 +166,10 @@ pub fn draw_conversation(
         width: chat.width,
         thinking_expanded: screen.thinking_expanded,
     };
+    let scope = crate::app::pane_screen::conversation_scope(&screen.agent, &screen.conversation);
     let mut lines = chat_view::visible_lines(
+        &app.chat_layout,
+        &scope,
         &list.entries,
         &screen.scroll,
         &style,

@@ -62,7 +62,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
                 width: parts.chat.width,
                 thinking_expanded: screen.thinking_expanded,
             };
+            let scope = crate::app::pane_screen::pane_scope(&screen.agent, &screen.pane);
             let lines = chat_view::visible_lines(
+                &app.chat_layout,
+                &scope,
                 &log.entries,
                 &screen.scroll,
                 &style,
