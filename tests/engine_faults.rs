@@ -360,3 +360,19 @@ async fn h5_a_new_epoch_is_told_and_the_snapshot_read_again() {
         .await;
     assert_eq!(snapshot_epoch, epoch);
 }
+
+#[tokio::test]
+async fn s5_a_socket_agent_refusing_this_process_is_unreachable_not_token_refused() {
+    let faulty = Faulty::new();
+    faulty.set(|b| b.force_status = Some(403));
+    let (path, _dir) = faulty.serve_socket().await;
+    let mut h = Harness::start(Endpoint::socket(path));
+    let status = h
+        .wait_status(SOON, |s| matches!(s, AgentStatus::Unreachable { .. }))
+        .await;
+    assert!(
+        status.sentence().contains("refuses this process (403"),
+        "{}",
+        status.sentence()
+    );
+}

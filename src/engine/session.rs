@@ -238,8 +238,19 @@ impl Session {
     /// Statuses any route may answer with, whatever it is.
     fn common_refusal(&mut self, reply: &Reply) -> Option<Stop> {
         match reply.status {
-            401 | 403 => Some(Stop::Status(AgentStatus::TokenRefused {
+            401 | 403 if self.endpoint.is_tls() => Some(Stop::Status(AgentStatus::TokenRefused {
                 status: reply.status,
+            })),
+            // Over the socket there is no token: the agent refused this very process (SPEC S5).
+            401 | 403 => Some(Stop::Status(AgentStatus::Unreachable {
+                reason: format!(
+                    "the agent refuses this process ({} {})",
+                    reply.status,
+                    error_code(reply)
+                        .map(|c| c.as_str().to_string())
+                        .unwrap_or_default()
+                ),
+                last_seen: self.last_seen,
             })),
             300..=303 | 305..=399 => Some(Stop::Failed(format!(
                 "the agent answered {} (a redirect, which Collie never follows){}",
