@@ -345,3 +345,65 @@ async fn history_pages_load_as_the_selection_nears_the_end() {
         .until("the second page", |s| s.contains("170 conversations"))
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn w5_rename_a_tab_and_close_a_pane_after_a_confirm() {
+    let mut phone = Phone::start().await;
+    phone.press(&["g", "enter"]).await;
+    phone
+        .until("the workspaces", |s| {
+            s.contains("workspaces, tabs and panes")
+        })
+        .await;
+    phone.press(&["j", "r"]).await;
+    phone
+        .until("the rename prompt", |s| {
+            s.contains("New title for the tab “Server”")
+        })
+        .await;
+    phone.press(&["ctrl-u"]).await;
+    phone.type_text("Backend").await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("the new title", |s| {
+            s.contains("Renamed.")
+                && s.lines()
+                    .any(|l| l.starts_with("›") && l.contains("Backend"))
+        })
+        .await;
+    for _ in 0..30 {
+        if phone
+            .screen()
+            .lines()
+            .any(|l| l.starts_with('›') && l.contains("Release notes"))
+        {
+            break;
+        }
+        phone.press(&["j"]).await;
+    }
+    phone.press(&["c"]).await;
+    phone
+        .until("the confirm", |s| {
+            s.contains("Close the pane “Release notes”")
+        })
+        .await;
+    phone.press(&["y"]).await;
+    phone
+        .until("the pane gone", |s| {
+            s.contains("Closed the pane.") && !s.contains("Release notes")
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn belt_buttons_press_with_number_keys() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.until("the belt", |s| s.contains("[F1 ")).await;
+    phone.press(&["1"]).await;
+    phone
+        .until("the press taken", |s| {
+            s.contains("button ") && s.contains(": sent")
+        })
+        .await;
+}
