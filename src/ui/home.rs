@@ -213,7 +213,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
                 ),
                 (ask.agent.name.clone(), agent_width, theme.dim),
                 (ask.pane.pane.title.clone(), pane_width, theme.text),
-                (ask.ask.title.clone(), title_width, theme.text),
+                // Two columns of air after the title, like every other column has.
+                (
+                    ask.ask.title.clone(),
+                    title_width.saturating_sub(2),
+                    theme.text,
+                ),
+                (String::new(), 2.min(title_width), theme.text),
                 (ask.ask.kind.as_str().to_string(), kind_width, theme.accent),
                 (format!("{left:>12}"), left_width, left_style),
             ],
