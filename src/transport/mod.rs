@@ -130,11 +130,19 @@ impl Endpoint {
     }
 
     /// Sends one request and reads its reply under the route's deadline and cap.
+    /// The deadline covers the whole exchange, connect to last byte (SPEC T9).
     pub async fn exchange(&self, request: &Request) -> Result<Reply, TransportError> {
         let deadline = self.deadline(request.class);
-        match self {
-            Endpoint::Socket(socket) => socket.exchange(request, deadline).await,
-            Endpoint::Tls(tls) => tls.exchange(request, deadline).await,
+        let started = std::time::Instant::now();
+        let exchange = async {
+            match self {
+                Endpoint::Socket(socket) => socket.exchange(request, started).await,
+                Endpoint::Tls(tls) => tls.exchange(request, started).await,
+            }
+        };
+        match tokio::time::timeout(deadline, exchange).await {
+            Ok(result) => result,
+            Err(_) => Err(TransportError::Timeout(deadline.as_millis())),
         }
     }
 

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::rt::TokioIo;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::net::UnixStream;
 
 use super::privacy::{check_socket_path, current_uid};
@@ -32,17 +32,15 @@ impl SocketEndpoint {
         Self { path }
     }
 
+    /// One exchange on a fresh connection, after the S3 check (S4: a failed check connects to
+    /// nothing). The caller bounds it with the route's deadline.
     pub async fn exchange(
         &self,
         request: &Request,
-        deadline: Duration,
+        started: Instant,
     ) -> Result<Reply, TransportError> {
         check_socket_path(&self.path).map_err(TransportError::NotPrivate)?;
-        let started = Instant::now();
-        match tokio::time::timeout(deadline, self.exchange_inner(request, started)).await {
-            Ok(result) => result,
-            Err(_) => Err(TransportError::Timeout(deadline.as_millis())),
-        }
+        self.exchange_inner(request, started).await
     }
 
     async fn exchange_inner(

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 use std::sync::Once;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::{Reply, Request, Token, TransportError};
 use crate::wire::limits::MAX_URL_BYTES;
@@ -105,16 +105,13 @@ impl TlsEndpoint {
         })
     }
 
+    /// One exchange; the caller bounds it with the route's deadline.
     pub async fn exchange(
         &self,
         request: &Request,
-        deadline: Duration,
+        started: Instant,
     ) -> Result<Reply, TransportError> {
-        let started = Instant::now();
-        match tokio::time::timeout(deadline, self.exchange_inner(request, started)).await {
-            Ok(result) => result,
-            Err(_) => Err(TransportError::Timeout(deadline.as_millis())),
-        }
+        self.exchange_inner(request, started).await
     }
 
     async fn exchange_inner(

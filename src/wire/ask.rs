@@ -391,24 +391,27 @@ fn sanitize_arguments(arguments: &mut Value, report: &mut Report) {
 }
 
 fn sanitize_map(map: &mut BTreeMap<String, Value>, report: &mut Report) {
-    let dirty: Vec<String> = map
-        .keys()
-        .filter(|k| {
-            k.chars()
-                .any(|c| super::sanitize::is_invisible(c, Lines::Single))
-        })
-        .cloned()
-        .collect();
-    for key in dirty {
+    for key in dirty_keys(map.keys()) {
         if let Some(value) = map.remove(&key) {
-            let mut clean_key = key;
-            clean(&mut clean_key, MAX_LABEL, Lines::Single, "key", report);
-            map.insert(clean_key, value);
+            map.insert(cleaned_key(key, report), value);
         }
     }
-    for value in map.values_mut() {
-        sanitize_value(value, report);
-    }
+    map.values_mut().for_each(|v| sanitize_value(v, report));
+}
+
+/// Keys that hold a character [`clean`] would remove.
+fn dirty_keys<'a>(keys: impl Iterator<Item = &'a String>) -> Vec<String> {
+    keys.filter(|k| {
+        k.chars()
+            .any(|c| super::sanitize::is_invisible(c, Lines::Single))
+    })
+    .cloned()
+    .collect()
+}
+
+fn cleaned_key(mut key: String, report: &mut Report) -> String {
+    clean(&mut key, MAX_LABEL, Lines::Single, "key", report);
+    key
 }
 
 /// Cleans every string inside a JSON value (keys too), keeping line breaks in values.
@@ -419,19 +422,9 @@ pub fn sanitize_value(value: &mut Value, report: &mut Report) {
         }
         Value::Array(items) => items.iter_mut().for_each(|v| sanitize_value(v, report)),
         Value::Object(map) => {
-            let dirty: Vec<String> = map
-                .keys()
-                .filter(|k| {
-                    k.chars()
-                        .any(|c| super::sanitize::is_invisible(c, Lines::Single))
-                })
-                .cloned()
-                .collect();
-            for key in dirty {
+            for key in dirty_keys(map.keys()) {
                 if let Some(inner) = map.remove(&key) {
-                    let mut clean_key = key;
-                    clean(&mut clean_key, MAX_LABEL, Lines::Single, "key", report);
-                    map.insert(clean_key, inner);
+                    map.insert(cleaned_key(key, report), inner);
                 }
             }
             map.values_mut().for_each(|v| sanitize_value(v, report));
