@@ -1,0 +1,272 @@
+//! One full frame at 200x60 (issue 4, item 11; goal: under 4 ms) drawn from what the phone
+//! really holds after reading `--world big` (256 panes, 50 open asks in one pane, 2000 items
+//! in another, some of them 64 KiB, with markdown and code): an in-process reference agent
+//! serves the big world, the real engine reads it over the private socket, and its updates
+//! are fed into the real `App` until every pane's chat is in. The agent and the engine are
+//! then stopped, so nothing else runs while frames are timed.
+//!
+//! Three screens: home with its inbox, the 2000-item pane following its newest item, and the
+//! same pane scrolled to its middle. Each is timed twice: "steady", a redraw with the chat
+//! layout memo warm and the terminal holding the last frame (every tick and keystroke), and
+//! "first", with the memo emptied and a fresh terminal (opening the pane, a resize, a theme
+//! change), so every visible entry is laid out and every cell written.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use time::OffsetDateTime;
+
+use collie_phone::agent::listen::bind_unix;
+use collie_phone::agent::runtime::Agent;
+use collie_phone::agent::server::{Access, Server};
+use collie_phone::agent::worlds::{BIG_LONG_PANE, BIG_LONG_PANE_ITEMS};
+use collie_phone::agent::{WorldKind, WorldOptions};
+use collie_phone::app::chat_scroll::ViewStart;
+use collie_phone::app::keymap::Keymap;
+use collie_phone::app::navigation::Screen;
+use collie_phone::app::{App, AppSetup, Command, Message};
+use collie_phone::engine::{AgentSpec, Engine};
+use collie_phone::transport::Endpoint;
+use collie_phone::ui;
+use collie_phone::ui::chat_view::ChatLayout;
+use collie_phone::ui::theme::Theme;
+
+const WIDTH: u16 = 200;
+const HEIGHT: u16 = 60;
+const AGENT: &str = "big";
+/// How long the engine may take to read the whole big world (a debug build in `cargo test`).
+const LOAD_DEADLINE: Duration = Duration::from_secs(120);
+
+fn theme() -> Theme {
+    Theme::builtin("dark").expect("the dark theme")
+}
+
+/// The phone's state once it has read all of the big world, and the id of its long pane.
+fn big_world_app() -> (App, String) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let dir = tempfile::Builder::new()
+        .prefix("cp-frame")
+        .tempdir_in("/tmp")
+        .expect("a temp folder");
+    let socket = dir.path().join("run").join("agent.sock");
+    let (stop_agent, stopped) = tokio::sync::oneshot::channel::<()>();
+    let agent_task = start_agent(&runtime, &socket, stopped);
+    let loaded = runtime.block_on(read_the_world(&socket, dir.path()));
+    let _ = stop_agent.send(());
+    let _ = runtime.block_on(agent_task);
+    // The engine's sessions go with the runtime: nothing polls while frames are timed.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    loaded
+}
+
+fn start_agent(
+    runtime: &tokio::runtime::Runtime,
+    socket: &Path,
+    stopped: tokio::sync::oneshot::Receiver<()>,
+) -> tokio::task::JoinHandle<()> {
+    let options = WorldOptions {
+        kind: WorldKind::Big,
+        speed: 0.0,
+        ..WorldOptions::default()
+    };
+    let agent = Agent::new(options).expect("the big world");
+    let server = Server::new(
+        agent,
+        Access {
+            token: None,
+            tls: false,
+        },
+    );
+    let binding = runtime
+        .block_on(async { bind_unix(socket) })
+        .expect("bind the socket");
+    runtime.spawn(async move {
+        let ticker = server.spawn_ticker();
+        binding
+            .serve(server, async {
+                let _ = stopped.await;
+            })
+            .await;
+        ticker.abort();
+    })
+}
+
+/// Runs the engine against the agent, feeding its updates into a fresh app (and the app's
+/// commands back), until the agent is ready and every pane's chat has been read.
+async fn read_the_world(socket: &Path, dir: &Path) -> (App, String) {
+    let mut engine = Engine::start(
+        vec![AgentSpec {
+            name: AGENT.into(),
+            endpoint: Endpoint::socket(socket.to_path_buf()),
+        }],
+        &dir.join("intents.jsonl"),
+    )
+    .expect("the engine starts");
+    let mut app = App::new(AppSetup {
+        agents: vec![(AGENT.into(), false)],
+        keymap: Keymap::defaults(),
+        bell: false,
+        theme: theme(),
+        now: OffsetDateTime::now_utc(),
+        size: (WIDTH, HEIGHT),
+    });
+    let deadline = tokio::time::Instant::now() + LOAD_DEADLINE;
+    loop {
+        if let Some(pane) = everything_read(&app) {
+            app.update(Message::Tick(OffsetDateTime::now_utc()));
+            return (app, pane);
+        }
+        let update = tokio::time::timeout_at(deadline, engine.updates.recv())
+            .await
+            .expect("the big world is read in time")
+            .expect("the engine runs");
+        for command in app.update(Message::Engine(update)) {
+            if let Command::Engine(command) = command {
+                let _ = engine.commands.send(command);
+            }
+        }
+    }
+}
+
+/// The long pane's id once the agent is ready, its snapshot is in and every pane's chat with
+/// it (the long one whole).
+fn everything_read(app: &App) -> Option<String> {
+    let agent = app.agents.get(AGENT)?;
+    if !agent.status.is_ready() {
+        return None;
+    }
+    let panes = agent.panes();
+    if panes.is_empty()
+        || panes
+            .iter()
+            .any(|p| p.log.is_none_or(|l| l.state.is_none()))
+    {
+        return None;
+    }
+    let long = panes.iter().find(|p| p.pane.title == BIG_LONG_PANE)?;
+    let read = long.log.map_or(0, |l| l.entries.len());
+    (read == BIG_LONG_PANE_ITEMS).then(|| long.pane.id.clone())
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    app.update(Message::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+/// The index of the first entry the pane screen shows, or None while it follows the newest.
+fn top_entry(app: &App) -> Option<usize> {
+    let Screen::Pane(screen) = app.nav.top() else {
+        return None;
+    };
+    let log = app.agents.get(&screen.agent)?.panes.get(&screen.pane)?;
+    match screen.scroll.start(&log.entries) {
+        ViewStart::Bottom => None,
+        ViewStart::At { index, .. } => Some(index),
+    }
+}
+
+fn draw(terminal: &mut Terminal<TestBackend>, app: &App, theme: &Theme) {
+    terminal
+        .draw(|frame| ui::draw(frame, app, theme))
+        .expect("draws");
+}
+
+fn new_terminal() -> Terminal<TestBackend> {
+    Terminal::new(TestBackend::new(WIDTH, HEIGHT)).expect("a terminal")
+}
+
+fn screen_text(terminal: &Terminal<TestBackend>) -> String {
+    terminal.backend().to_string()
+}
+
+/// Times `iters` frames of the app as it is now: steady (warm memo, the last frame on the
+/// terminal) or first (empty memo, blank terminal).
+fn frames<'a>(
+    app: &'a mut App,
+    theme: &Theme,
+    first: bool,
+) -> impl FnMut(u64) -> Duration + use<'a> {
+    let theme = theme.clone();
+    let mut terminal = new_terminal();
+    draw(&mut terminal, app, &theme);
+    move |iters| {
+        let mut spent = Duration::ZERO;
+        for _ in 0..iters {
+            if first {
+                app.chat_layout = ChatLayout::default();
+                terminal = new_terminal();
+            }
+            let started = Instant::now();
+            draw(&mut terminal, black_box(&*app), &theme);
+            spent += started.elapsed();
+        }
+        spent
+    }
+}
+
+fn frame(c: &mut Criterion) {
+    let theme = theme();
+    let (mut app, long_pane) = big_world_app();
+
+    let mut terminal = new_terminal();
+    draw(&mut terminal, &app, &theme);
+    let home = screen_text(&terminal);
+    assert!(
+        home.contains("Needs your answer"),
+        "home shows the inbox:\n{home}"
+    );
+
+    let mut group = c.benchmark_group("frame_200x60_big_world");
+    group.bench_function("home with the inbox, steady", |b| {
+        b.iter_custom(frames(&mut app, &theme, false))
+    });
+    group.bench_function("home with the inbox, first", |b| {
+        b.iter_custom(frames(&mut app, &theme, true))
+    });
+
+    app.open_pane(AGENT, &long_pane);
+    let mut terminal = new_terminal();
+    draw(&mut terminal, &app, &theme);
+    let bottom = screen_text(&terminal);
+    assert!(
+        bottom.contains(&format!("{}: ", BIG_LONG_PANE_ITEMS - 1)),
+        "the pane shows its newest item:\n{bottom}"
+    );
+    group.bench_function("2000-item pane at the bottom, steady", |b| {
+        b.iter_custom(frames(&mut app, &theme, false))
+    });
+    group.bench_function("2000-item pane at the bottom, first", |b| {
+        b.iter_custom(frames(&mut app, &theme, true))
+    });
+
+    let middle = BIG_LONG_PANE_ITEMS / 2;
+    while top_entry(&app).is_none_or(|index| index > middle) {
+        press(&mut app, KeyCode::PageUp);
+    }
+    let mut terminal = new_terminal();
+    draw(&mut terminal, &app, &theme);
+    let shown = screen_text(&terminal);
+    let index = top_entry(&app).expect("scrolled");
+    assert!(
+        (middle - 20..=middle).contains(&index),
+        "scrolled to the middle, at entry {index}:\n{shown}"
+    );
+    group.bench_function("2000-item pane in the middle, steady", |b| {
+        b.iter_custom(frames(&mut app, &theme, false))
+    });
+    group.bench_function("2000-item pane in the middle, first", |b| {
+        b.iter_custom(frames(&mut app, &theme, true))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frame);
+criterion_main!(benches);
