@@ -1,10 +1,12 @@
 //! The phone's part of the config file (`$XDG_CONFIG_HOME/collie-phone/config.toml`): the
-//! theme, the bell and the `[keys]` overrides. The `[agents]` section belongs to the engine.
+//! theme, how new asks are announced (`notify`, or the older `bell`) and the `[keys]` overrides. The `[agents]` section belongs to the engine.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
+
+use super::notify::NotifyStyle;
 
 /// One or several keys for an action: `quit = "q"` or `quit = ["q", "ctrl-q"]`.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -29,8 +31,11 @@ impl Keys {
 pub struct PhoneConfig {
     /// A built-in theme name (dark, light, high-contrast) or a path to a theme file.
     pub theme: Option<String>,
-    /// Ring the terminal bell when a new ask arrives.
+    /// Ring the terminal bell when a new ask arrives; `false` means no announcement at all
+    /// unless `notify` says otherwise.
     pub bell: bool,
+    /// How a new ask is announced: "bell", "osc9", "osc777" or "off".
+    pub notify: Option<NotifyStyle>,
     /// Action name → keys, replacing that action's default keys.
     pub keys: BTreeMap<String, Keys>,
 }
@@ -40,6 +45,7 @@ impl Default for PhoneConfig {
         Self {
             theme: None,
             bell: true,
+            notify: None,
             keys: BTreeMap::new(),
         }
     }
@@ -67,6 +73,16 @@ impl PhoneConfig {
 
     pub fn parse(text: &str) -> Result<Self, String> {
         toml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// How new asks are announced: `notify` when set (it is the newer, more precise word),
+    /// else the bell, or nothing under `bell = false`.
+    pub fn notify_style(&self) -> NotifyStyle {
+        match (self.notify, self.bell) {
+            (Some(style), _) => style,
+            (None, true) => NotifyStyle::Bell,
+            (None, false) => NotifyStyle::Off,
+        }
     }
 
     /// The `[keys]` overrides as lists.
@@ -105,6 +121,19 @@ mod tests {
     fn empty_file_is_the_defaults() {
         let config = PhoneConfig::parse("").expect("parses");
         assert!(config.bell);
+        assert_eq!(config.notify_style(), NotifyStyle::Bell);
         assert!(config.keys.is_empty());
+    }
+
+    #[test]
+    fn notify_picks_the_way_and_bell_false_still_means_off() {
+        let style = |text: &str| PhoneConfig::parse(text).expect("parses").notify_style();
+        assert_eq!(style(r#"notify = "osc9""#), NotifyStyle::Osc9);
+        assert_eq!(style(r#"notify = "osc777""#), NotifyStyle::Osc777);
+        assert_eq!(style(r#"notify = "off""#), NotifyStyle::Off);
+        assert_eq!(style(r#"notify = "bell""#), NotifyStyle::Bell);
+        assert_eq!(style("bell = false"), NotifyStyle::Off);
+        assert_eq!(style("bell = false\nnotify = \"osc9\""), NotifyStyle::Osc9);
+        assert!(PhoneConfig::parse(r#"notify = "siren""#).is_err());
     }
 }

@@ -23,6 +23,10 @@ pub enum Context {
     New,
     History,
     Conversation,
+    /// The wire inspector's list of exchanges.
+    Inspector,
+    /// One exchange of the wire inspector, its bodies.
+    Exchange,
     Confirm,
     /// A one-line prompt, e.g. the new title of a rename.
     Prompt,
@@ -43,6 +47,8 @@ impl Context {
             Self::New => "New",
             Self::History => "History",
             Self::Conversation => "Conversation",
+            Self::Inspector => "Wire inspector",
+            Self::Exchange => "Exchange",
             Self::Confirm => "Confirm",
             Self::Prompt => "Prompt",
             Self::Filter => "Filter",
@@ -113,6 +119,8 @@ pub enum Action {
     OpenAsk,
     Confirm,
     Cancel,
+    Wire,
+    Export,
 }
 
 impl Action {
@@ -151,6 +159,8 @@ impl Action {
             Self::OpenAsk => "open-ask",
             Self::Confirm => "confirm",
             Self::Cancel => "cancel",
+            Self::Wire => "wire",
+            Self::Export => "export",
             Self::Belt(n) => return format!("belt-{n}"),
             Self::Pick(n) => return format!("pick-{n}"),
         };
@@ -192,6 +202,8 @@ impl Action {
             Self::OpenAsk => "Answer the pane's oldest open ask",
             Self::Confirm => "Yes",
             Self::Cancel => "No",
+            Self::Wire => "Wire inspector: every exchange with the agents",
+            Self::Export => "Save the listed exchanges to a file",
             Self::Belt(n) => return format!("Press belt button {n}"),
             Self::Pick(n) => return format!("Pick option {n}"),
         };
@@ -232,6 +244,8 @@ impl Action {
             Self::OpenAsk,
             Self::Confirm,
             Self::Cancel,
+            Self::Wire,
+            Self::Export,
         ];
         all.extend((1..=4).map(Self::Belt));
         all.extend((1..=8).map(Self::Pick));
@@ -473,6 +487,7 @@ impl Keymap {
             (Chord::ch('n'), A::NewPage),
             (Chord::ch('H'), A::History),
             (Chord::ch('/'), A::Filter),
+            (Chord::ch('w'), A::Wire),
         ]);
         bindings.insert(Context::Home, home);
 
@@ -487,6 +502,7 @@ impl Keymap {
             (Chord::ch('n'), A::NewPage),
             (Chord::ch('H'), A::History),
             (Chord::ch('/'), A::Filter),
+            (Chord::ch('w'), A::Wire),
         ]);
         bindings.insert(Context::Layout, layout);
 
@@ -505,6 +521,7 @@ impl Keymap {
             chat.push((Chord::plain(KeyCode::F(n)), A::Belt(n)));
             chat.push((Chord::ch(char::from(b'0' + n)), A::Belt(n)));
         }
+        chat.push((Chord::ch('w'), A::Wire));
         bindings.insert(Context::PaneChat, chat);
 
         let mut input = vec![
@@ -536,6 +553,7 @@ impl Keymap {
             (Chord::plain(KeyCode::Enter), A::Submit),
         ]);
         card.extend((1..=8u8).map(|n| (Chord::ch(char::from(b'0' + n)), A::Pick(n))));
+        card.push((Chord::ch('w'), A::Wire));
         bindings.insert(Context::Card, card);
 
         bindings.insert(
@@ -557,6 +575,7 @@ impl Keymap {
         new.extend([
             (Chord::plain(KeyCode::Enter), A::Open),
             (Chord::ch('/'), A::Filter),
+            (Chord::ch('w'), A::Wire),
         ]);
         bindings.insert(Context::New, new);
 
@@ -568,6 +587,7 @@ impl Keymap {
             (Chord::ch('l'), A::Open),
             (Chord::ch('o'), A::Reopen),
             (Chord::ch('/'), A::Filter),
+            (Chord::ch('w'), A::Wire),
         ]);
         bindings.insert(Context::History, history);
 
@@ -576,8 +596,24 @@ impl Keymap {
         conversation.extend([
             (Chord::ch('o'), A::Reopen),
             (Chord::ch('t'), A::ToggleThinking),
+            (Chord::ch('w'), A::Wire),
         ]);
         bindings.insert(Context::Conversation, conversation);
+
+        let mut inspector = common();
+        inspector.extend(list_moves());
+        inspector.extend([
+            (Chord::plain(KeyCode::Enter), A::Open),
+            (Chord::plain(KeyCode::Right), A::Open),
+            (Chord::ch('l'), A::Open),
+            (Chord::ch('/'), A::Filter),
+            (Chord::ch('x'), A::Export),
+        ]);
+        bindings.insert(Context::Inspector, inspector);
+
+        let mut exchange = common();
+        exchange.extend(list_moves());
+        bindings.insert(Context::Exchange, exchange);
 
         bindings.insert(
             Context::Confirm,

@@ -13,17 +13,21 @@ pub mod history;
 mod history_screen;
 pub mod home;
 pub mod inbox;
+pub mod inspector;
 pub mod intents;
 pub mod keymap;
 pub mod layout_screen;
 pub mod list;
 pub mod navigation;
 mod new_screen;
+pub mod notify;
 pub mod overlay;
 pub mod pane_screen;
+mod pretty_json;
 pub mod typing;
 
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use time::OffsetDateTime;
@@ -33,9 +37,11 @@ use self::card::{CardState, CardStatus};
 use self::editor::Editor;
 use self::history::HistoryStore;
 use self::inbox::AskKey;
+use self::inspector::WireLog;
 use self::intents::Intents;
 use self::keymap::{Action, Context, Keymap};
 use self::navigation::{Navigation, PaneFocus, PaneScreen, Screen};
+use self::notify::{Announcement, Notice, NotifyStyle};
 use self::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
 use crate::engine::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
@@ -61,6 +67,11 @@ pub enum Message {
     Engine(FromEngine),
     /// The clock, once a second: countdowns, "synced 2s ago", messages that time out.
     Tick(OffsetDateTime),
+    /// The runner wrote the wire inspector's export to `path`, or says why it could not.
+    Exported {
+        path: PathBuf,
+        result: Result<(), String>,
+    },
 }
 
 /// What the app asks the runner to do.
@@ -69,6 +80,10 @@ pub enum Command {
     Engine(ToEngine),
     /// Ring the terminal bell: a new ask arrived.
     Bell,
+    /// Show a desktop notification through the terminal: a new ask arrived.
+    Notify(Notice),
+    /// Write the wire inspector's exchanges (JSON lines) to a new private file.
+    ExportInspector(PathBuf, String),
     Quit,
 }
 
@@ -77,6 +92,8 @@ pub struct AppSetup {
     /// Each agent's name, and whether it is reached over TLS (SPEC A11).
     pub agents: Vec<(String, bool)>,
     pub keymap: Keymap,
+    /// False: no bell and no notification. True: the bell, unless [`App::with_notify`]
+    /// chooses another way.
     pub bell: bool,
     /// The theme the screens are drawn with; also measures chat lines.
     pub theme: Theme,
@@ -99,7 +116,14 @@ pub struct App {
     pub chat_layout: ChatLayout,
     pub keymap: Keymap,
     pub theme: Theme,
-    pub bell: bool,
+    /// How a new ask is announced.
+    pub notify: NotifyStyle,
+    /// The newest exchanges with the agents, for the wire inspector.
+    pub wire: WireLog,
+    /// Where the wire inspector saves its exports.
+    pub export_dir: PathBuf,
+    /// The export the runner is writing, and how many exchanges it holds.
+    pending_export: Option<(PathBuf, usize)>,
     pub now: OffsetDateTime,
     pub size: (u16, u16),
     focused: bool,
@@ -126,7 +150,14 @@ impl App {
             chat_layout: ChatLayout::default(),
             keymap: setup.keymap,
             theme: setup.theme,
-            bell: setup.bell,
+            notify: if setup.bell {
+                NotifyStyle::Bell
+            } else {
+                NotifyStyle::Off
+            },
+            wire: WireLog::default(),
+            export_dir: inspector::default_export_dir(),
+            pending_export: None,
             now: setup.now,
             size: setup.size,
             focused: true,
@@ -136,6 +167,12 @@ impl App {
             awaiting_pane: None,
             quitting: false,
         }
+    }
+
+    /// Announces new asks this way (the config's `notify`).
+    pub fn with_notify(mut self, notify: NotifyStyle) -> Self {
+        self.notify = notify;
+        self
     }
 
     /// True once the person chose to quit.
@@ -165,6 +202,7 @@ impl App {
                 }
                 self.watching_change()
             }
+            Message::Exported { path, result } => self.exported(path, result),
         }
     }
 
@@ -213,6 +251,8 @@ impl App {
             Screen::New(_) => Context::New,
             Screen::History(_) => Context::History,
             Screen::Conversation(_) => Context::Conversation,
+            Screen::Inspector(_) => Context::Inspector,
+            Screen::Exchange(_) => Context::Exchange,
         }
     }
 
@@ -258,6 +298,7 @@ impl App {
                     }
                     Vec::new()
                 }
+                Some(Action::Wire) => self.open_inspector(),
                 Some(action) => self.screen_action(context, action),
                 None if context.takes_typing() => self.screen_typing(context, &key),
                 None => Vec::new(),
@@ -276,6 +317,8 @@ impl App {
             Context::New => self.new_action(action),
             Context::History => self.history_action(action),
             Context::Conversation => self.conversation_action(action),
+            Context::Inspector => self.inspector_action(action),
+            Context::Exchange => self.exchange_action(action),
             Context::Confirm | Context::Prompt | Context::Filter | Context::Help => Vec::new(),
         }
     }
@@ -399,6 +442,7 @@ impl App {
                 Screen::Home(_) => Context::Home,
                 Screen::Layout(_) => Context::Layout,
                 Screen::New(_) => Context::New,
+                Screen::Inspector(_) => Context::Inspector,
                 _ => Context::History,
             }
         };
@@ -452,6 +496,11 @@ impl App {
             Screen::Layout(s) => s.cursor = Default::default(),
             Screen::New(s) => s.cursor = Default::default(),
             Screen::History(s) => s.cursor = Default::default(),
+            // A new filter shows the newest matching exchange.
+            Screen::Inspector(s) => {
+                s.selected = None;
+                s.top = None;
+            }
             _ => {}
         }
     }
@@ -521,6 +570,8 @@ impl App {
                 commands
             }
             Screen::Card(_) => Vec::new(),
+            Screen::Inspector(_) => self.inspector_wheel(down),
+            Screen::Exchange(_) => self.exchange_wheel(down),
             _ => self.list_wheel(down),
         }
     }
@@ -530,7 +581,8 @@ impl App {
             Screen::Home(_) => self.home_click(column, row),
             Screen::Pane(_) => self.pane_click(column, row),
             Screen::Layout(_) | Screen::New(_) | Screen::History(_) => self.list_click(column, row),
-            Screen::Card(_) | Screen::Conversation(_) => Vec::new(),
+            Screen::Inspector(_) => self.inspector_click(column, row),
+            Screen::Card(_) | Screen::Conversation(_) | Screen::Exchange(_) => Vec::new(),
         }
     }
 
@@ -565,8 +617,15 @@ impl App {
                 let primed = view.synced.is_some();
                 view.apply(change);
                 let mut commands = Vec::new();
-                if self.note_new_asks(&agent) && primed && self.bell {
-                    commands.push(Command::Bell);
+                let new_asks = self.note_new_asks(&agent);
+                if primed {
+                    match notify::announce(self.notify, &agent, &new_asks) {
+                        Some(Announcement::Bell) => commands.push(Command::Bell),
+                        Some(Announcement::Desktop(notice)) => {
+                            commands.push(Command::Notify(notice))
+                        }
+                        None => {}
+                    }
                 }
                 self.refresh_cards();
                 self.open_awaited_pane();
@@ -580,25 +639,35 @@ impl App {
                 self.clamp_lists();
                 Vec::new()
             }
-            // The wire inspector's; nothing on these screens shows exchanges.
-            FromEngine::Exchange(_) => Vec::new(),
+            FromEngine::Exchange(record) => {
+                self.wire.push(record);
+                Vec::new()
+            }
         }
     }
 
-    /// Notes the agent's open asks; true when one is new.
-    fn note_new_asks(&mut self, agent: &str) -> bool {
+    /// Notes the agent's open asks; gives the titles of the new ones, oldest first (SPEC A2).
+    fn note_new_asks(&mut self, agent: &str) -> Vec<String> {
         let Some(view) = self.agents.get(agent) else {
-            return false;
+            return Vec::new();
         };
-        let open: HashSet<String> = view
-            .panes()
-            .iter()
-            .flat_map(|p| p.asks().iter().map(|a| a.id.clone()))
-            .collect();
+        let panes = view.panes();
+        let asks: Vec<&crate::wire::Ask> = panes.iter().flat_map(|p| p.asks().iter()).collect();
         let known = self.known_asks.entry(agent.to_string()).or_default();
-        let new = open.iter().any(|id| !known.contains(id));
-        *known = open;
-        new
+        let mut new: Vec<&crate::wire::Ask> = asks
+            .iter()
+            .copied()
+            .filter(|a| !known.contains(&a.id))
+            .collect();
+        // As the inbox sorts: by when asked, layout order among equal or missing times.
+        new.sort_by_key(
+            |a| match a.opened_at.as_deref().and_then(crate::wire::time::parse) {
+                Some(at) => (0, at),
+                None => (1, OffsetDateTime::UNIX_EPOCH),
+            },
+        );
+        *known = asks.iter().map(|a| a.id.clone()).collect();
+        new.into_iter().map(|a| a.title.clone()).collect()
     }
 
     /// The live ask of a card, and how it closed if the chat says.

@@ -4,6 +4,7 @@
 use super::chat_scroll::ChatScroll;
 use super::inbox::AskKey;
 use super::list::{Filter, ListCursor};
+use crate::engine::ExchangeRecord;
 
 #[derive(Debug, Clone, Default)]
 pub struct HomeScreen {
@@ -61,6 +62,36 @@ pub struct ConversationScreen {
     pub placed: bool,
 }
 
+/// The wire inspector: every exchange with the agents, newest at the bottom.
+#[derive(Debug, Clone, Default)]
+pub struct InspectorScreen {
+    /// The selected exchange by its number; None follows the newest.
+    pub selected: Option<u64>,
+    /// The first exchange drawn, by its number, while not following.
+    pub top: Option<u64>,
+    pub filter: Filter,
+    /// What the last export came to.
+    pub note: Option<InspectorNote>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InspectorNote {
+    pub text: String,
+    pub trouble: bool,
+}
+
+/// One exchange of the wire inspector, kept whole even after the list lets it go.
+#[derive(Debug, Clone)]
+pub struct ExchangeScreen {
+    pub number: u64,
+    pub record: Box<ExchangeRecord>,
+    /// The request body as shown: laid out when it is JSON.
+    pub request_text: String,
+    pub reply_text: String,
+    /// Lines scrolled past.
+    pub scroll: usize,
+}
+
 #[derive(Debug, Clone)]
 pub enum Screen {
     Home(HomeScreen),
@@ -71,13 +102,15 @@ pub enum Screen {
     New(NewScreen),
     History(HistoryScreen),
     Conversation(ConversationScreen),
+    Inspector(InspectorScreen),
+    Exchange(ExchangeScreen),
 }
 
 impl Screen {
     /// The agent this screen is about, if one.
     pub fn agent(&self) -> Option<&str> {
         match self {
-            Screen::Home(_) | Screen::New(_) => None,
+            Screen::Home(_) | Screen::New(_) | Screen::Inspector(_) | Screen::Exchange(_) => None,
             Screen::Layout(s) => Some(&s.agent),
             Screen::Pane(s) => Some(&s.agent),
             Screen::Card(key) => Some(&key.agent),
@@ -92,6 +125,7 @@ impl Screen {
             Screen::Layout(s) => Some(&mut s.filter),
             Screen::New(s) => Some(&mut s.filter),
             Screen::History(s) => Some(&mut s.filter),
+            Screen::Inspector(s) => Some(&mut s.filter),
             _ => None,
         }
     }
@@ -102,6 +136,7 @@ impl Screen {
             Screen::Layout(s) => Some(&s.filter),
             Screen::New(s) => Some(&s.filter),
             Screen::History(s) => Some(&s.filter),
+            Screen::Inspector(s) => Some(&s.filter),
             _ => None,
         }
     }

@@ -133,9 +133,12 @@ pub async fn open_phone(agents: Vec<AgentSpec>, setup: PhoneSetup) -> anyhow::Re
         theme: setup.theme.clone(),
         now: OffsetDateTime::now_utc(),
         size,
-    });
+    })
+    .with_notify(setup.config.notify_style());
     let events = crossterm::event::EventStream::new();
-    let mut tui = Tui::new(terminal, events, engine, app, setup.theme).with_bell(terminal::bell);
+    let mut tui = Tui::new(terminal, events, engine, app, setup.theme)
+        .with_bell(terminal::bell)
+        .with_notifier(terminal::notify);
     tokio::select! {
         result = tui.run() => result,
         () = terminal::stop_signal() => {

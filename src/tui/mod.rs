@@ -3,8 +3,10 @@
 //! backend and the event stream, so whole-app tests drive the real app with a `TestBackend`
 //! and scripted keys against a real agent.
 
+pub mod export;
 pub mod terminal;
 
+use std::collections::VecDeque;
 use std::io;
 
 use crossterm::event::{Event, KeyEventKind};
@@ -16,6 +18,7 @@ use ratatui::backend::Backend;
 use time::OffsetDateTime;
 use tokio::time::{Duration, Interval, MissedTickBehavior};
 
+use crate::app::notify::Notice;
 use crate::app::{App, Command, Message};
 use crate::engine::{Engine, FromEngine};
 use crate::ui;
@@ -39,6 +42,7 @@ pub struct Tui<B: Backend, E> {
     app: App,
     theme: Theme,
     bell: Box<dyn FnMut() + Send>,
+    notifier: Box<dyn FnMut(&Notice) + Send>,
     clock: Box<dyn Fn() -> OffsetDateTime + Send>,
     ticker: Interval,
     dirty: bool,
@@ -88,6 +92,7 @@ where
             app,
             theme,
             bell: Box::new(|| {}),
+            notifier: Box::new(|_| {}),
             clock: Box::new(OffsetDateTime::now_utc),
             ticker,
             dirty: true,
@@ -98,6 +103,12 @@ where
     /// What ringing the bell does (a real terminal writes BEL).
     pub fn with_bell(mut self, bell: impl FnMut() + Send + 'static) -> Self {
         self.bell = Box::new(bell);
+        self
+    }
+
+    /// What showing a desktop notification does (a real terminal writes its escape).
+    pub fn with_notifier(mut self, notifier: impl FnMut(&Notice) + Send + 'static) -> Self {
+        self.notifier = Box::new(notifier);
         self
     }
 
@@ -179,22 +190,36 @@ where
         Ok(Flow::Continue)
     }
 
-    /// Feeds one message to the app and carries out its commands.
+    /// Feeds one message to the app and carries out its commands, feeding back what they
+    /// came to.
     pub fn handle(&mut self, message: Message) -> Flow {
-        // Exchanges feed the wire inspector; nothing drawn here changes with them.
-        if !matches!(message, Message::Engine(FromEngine::Exchange(_))) {
-            self.dirty = true;
-        }
         let mut flow = Flow::Continue;
-        for command in self.app.update(message) {
-            match command {
-                Command::Engine(command) => {
-                    if self.engine.commands.send(command).is_err() {
-                        tracing::error!("the engine is gone; a command was dropped");
+        let mut queue = VecDeque::from([message]);
+        while let Some(message) = queue.pop_front() {
+            // Exchanges change nothing drawn unless the wire inspector is on screen.
+            if !matches!(message, Message::Engine(FromEngine::Exchange(_)))
+                || self.app.shows_exchanges()
+            {
+                self.dirty = true;
+            }
+            for command in self.app.update(message) {
+                match command {
+                    Command::Engine(command) => {
+                        if self.engine.commands.send(command).is_err() {
+                            tracing::error!("the engine is gone; a command was dropped");
+                        }
                     }
+                    Command::Bell => (self.bell)(),
+                    Command::Notify(notice) => (self.notifier)(&notice),
+                    Command::ExportInspector(path, text) => {
+                        let result = export::write_export(&path, &text);
+                        if let Err(error) = &result {
+                            tracing::warn!(path = %path.display(), %error, "the wire export failed");
+                        }
+                        queue.push_back(Message::Exported { path, result });
+                    }
+                    Command::Quit => flow = Flow::Quit,
                 }
-                Command::Bell => (self.bell)(),
-                Command::Quit => flow = Flow::Quit,
             }
         }
         flow

@@ -16,6 +16,8 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
+use crate::app::notify::Notice;
+
 /// Puts the terminal back as it was when dropped.
 pub struct TerminalGuard {
     _private: (),
@@ -73,6 +75,13 @@ fn install_panic_hook() {
 pub fn bell() {
     let mut stdout = io::stdout();
     let _ = stdout.write_all(b"\x07");
+    let _ = stdout.flush();
+}
+
+/// Shows a desktop notification through the terminal's escape (OSC 9 or 777).
+pub fn notify(notice: &Notice) {
+    let mut stdout = io::stdout();
+    let _ = stdout.write_all(notice.escape().as_bytes());
     let _ = stdout.flush();
 }
 

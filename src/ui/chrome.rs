@@ -46,6 +46,8 @@ pub fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Screen::New(_) => "New".to_string(),
         Screen::History(s) => format!("{} › History", s.agent),
         Screen::Conversation(s) => format!("{} › History › {}", s.agent, s.title),
+        Screen::Inspector(_) => "Wire inspector".to_string(),
+        Screen::Exchange(s) => format!("Wire inspector › {} {}", s.record.method, s.record.path),
     };
     let waiting = inbox::count(&app.agents);
     let right = match waiting {
@@ -130,6 +132,19 @@ fn hinted(context: Context) -> &'static [(Action, &'static str)] {
         Context::Conversation => &[
             (Action::Reopen, "reopen"),
             (Action::ToggleThinking, "thinking"),
+            (Action::Back, "back"),
+            (Action::Help, "help"),
+        ],
+        Context::Inspector => &[
+            (Action::Open, "read"),
+            (Action::Filter, "filter"),
+            (Action::Export, "save to a file"),
+            (Action::Bottom, "follow"),
+            (Action::Back, "back"),
+            (Action::Help, "help"),
+        ],
+        Context::Exchange => &[
+            (Action::Down, "scroll"),
             (Action::Back, "back"),
             (Action::Help, "help"),
         ],

@@ -1,5 +1,6 @@
 pub mod chat;
 pub mod chat_view;
+pub mod inspector;
 pub mod markdown;
 pub mod theme;
 pub mod wrap;
@@ -41,6 +42,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
         Screen::New(screen) => starters::draw(frame, app, screen, theme),
         Screen::History(screen) => history::draw_list(frame, app, screen, theme),
         Screen::Conversation(screen) => history::draw_conversation(frame, app, screen, theme),
+        Screen::Inspector(screen) => inspector::draw_list(frame, app, screen, theme),
+        Screen::Exchange(screen) => inspector::draw_exchange(frame, screen, theme),
     }
     chrome::footer(frame, parts.footer, app, theme);
     overlay::draw(frame, app, theme);

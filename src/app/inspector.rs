@@ -1,0 +1,491 @@
+//! The wire inspector: the newest exchanges the engine reports, in a ring; the list with its
+//! filter, following the newest unless the person moved up; one exchange's bodies; and the
+//! export of the listed exchanges to a file for a bug report (written by the runner).
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+use ratatui::layout::Rect;
+use time::OffsetDateTime;
+
+use super::keymap::Action;
+use super::list::{Filter, ListCursor};
+use super::navigation::{ExchangeScreen, InspectorNote, InspectorScreen, Screen};
+use super::{App, Command, geometry, pretty_json};
+use crate::engine::ExchangeRecord;
+
+/// Exchanges kept: a few minutes of polling, a few MiB at most.
+pub const KEPT_EXCHANGES: usize = 1000;
+
+/// Most rows the export's note may take under the list.
+const NOTE_ROWS: usize = 3;
+
+/// The newest exchanges, each with a number that rises by one per exchange.
+#[derive(Debug, Default)]
+pub struct WireLog {
+    records: VecDeque<ExchangeRecord>,
+    /// The number of the oldest record kept; a record's place is its number minus this.
+    first: u64,
+}
+
+impl WireLog {
+    pub fn push(&mut self, record: ExchangeRecord) {
+        if self.records.len() >= KEPT_EXCHANGES {
+            self.records.pop_front();
+            self.first += 1;
+        }
+        self.records.push_back(record);
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// Every exchange reported since the phone started, kept or not.
+    pub fn seen(&self) -> u64 {
+        self.first + self.records.len() as u64
+    }
+
+    pub fn get(&self, number: u64) -> Option<&ExchangeRecord> {
+        let place = usize::try_from(number.checked_sub(self.first)?).ok()?;
+        self.records.get(place)
+    }
+
+    /// The numbers of the kept exchanges the filter lets through, oldest first.
+    pub fn rows(&self, filter: &Filter) -> Vec<u64> {
+        let numbers = (self.first..).zip(self.records.iter());
+        if filter.text.trim().is_empty() {
+            return numbers.map(|(n, _)| n).collect();
+        }
+        numbers
+            .filter(|(_, record)| filter.matches(&filter_words(record)))
+            .map(|(n, _)| n)
+            .collect()
+    }
+}
+
+/// What the `/` filter looks through: agent, method, path, status and request id.
+fn filter_words(record: &ExchangeRecord) -> String {
+    format!(
+        "{} {} {} {} {}",
+        record.agent,
+        record.method,
+        record.path,
+        status_words(record),
+        record.request_id.as_deref().unwrap_or_default()
+    )
+}
+
+/// The status, or why no reply came.
+pub fn status_words(record: &ExchangeRecord) -> String {
+    match (record.status, &record.error) {
+        (Some(status), _) => status.to_string(),
+        (None, Some(error)) => error.clone(),
+        (None, None) => "no reply".to_string(),
+    }
+}
+
+/// Where the inspector's parts go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InspectorParts {
+    pub heading: Rect,
+    /// The column titles.
+    pub columns: Rect,
+    pub list: Rect,
+    /// What the last export came to.
+    pub note: Rect,
+    pub filter: Rect,
+}
+
+/// The rows the export's note takes at this width.
+pub fn note_lines(note: Option<&InspectorNote>, width: u16) -> Vec<String> {
+    let Some(note) = note else {
+        return Vec::new();
+    };
+    let mut lines = crate::ui::wrap::wrap(&note.text, usize::from(width.saturating_sub(1)));
+    lines.truncate(NOTE_ROWS);
+    lines
+}
+
+pub fn inspector_parts(width: u16, height: u16, screen: &InspectorScreen) -> InspectorParts {
+    let body = geometry::frame(width, height).body;
+    let note_rows = u16::try_from(note_lines(screen.note.as_ref(), width).len()).unwrap_or(0);
+    let filter_rows = u16::from(screen.filter.is_active());
+    let mut y = body.y;
+    let mut take = |h: u16| {
+        let h = h.min(body.bottom().saturating_sub(y));
+        let rect = Rect::new(body.x, y, body.width, h);
+        y += h;
+        rect
+    };
+    let heading = take(1);
+    let columns = take(1);
+    let list = take(body.height.saturating_sub(2 + note_rows + filter_rows));
+    let note = take(note_rows);
+    let filter = take(filter_rows);
+    InspectorParts {
+        heading,
+        columns,
+        list,
+        note,
+        filter,
+    }
+}
+
+/// The list as shown: its rows, the selection and the first row drawn.
+#[derive(Debug, Clone)]
+pub struct InspectorView {
+    pub rows: Vec<u64>,
+    pub cursor: ListCursor,
+    pub following: bool,
+}
+
+/// Places the selection and the view over the filtered rows; a selected exchange the ring let
+/// go gives way to the oldest one kept.
+pub fn inspector_view(wire: &WireLog, screen: &InspectorScreen, height: usize) -> InspectorView {
+    let rows = wire.rows(&screen.filter);
+    let len = rows.len();
+    let place = |number: u64| rows.partition_point(|n| *n < number);
+    let mut cursor = match screen.selected {
+        None => ListCursor {
+            selected: len.saturating_sub(1),
+            offset: usize::MAX,
+        },
+        Some(selected) => ListCursor {
+            selected: place(selected),
+            offset: screen.top.map_or(0, place),
+        },
+    };
+    cursor.clamp(len, height);
+    InspectorView {
+        rows,
+        cursor,
+        following: screen.selected.is_none(),
+    }
+}
+
+/// Where the detail of one exchange goes: a heading over its lines.
+pub fn exchange_parts(width: u16, height: u16) -> (Rect, Rect) {
+    geometry::conversation(width, height)
+}
+
+/// `wire-20261129-143000-123.jsonl`, from the phone's clock (UTC, no colons for any file system).
+pub fn export_file_name(now: OffsetDateTime) -> String {
+    let at = now.to_offset(time::UtcOffset::UTC);
+    format!(
+        "wire-{:04}{:02}{:02}-{:02}{:02}{:02}-{:03}.jsonl",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.millisecond()
+    )
+}
+
+/// `$XDG_STATE_HOME/collie-phone` (or `~/.local/state/collie-phone`), next to the journal:
+/// an export must outlive `collie-phone demo`, whose folder goes when it quits.
+pub fn default_export_dir() -> PathBuf {
+    let journal = crate::engine::Journal::default_path();
+    journal
+        .parent()
+        .map_or_else(std::env::temp_dir, Path::to_path_buf)
+}
+
+impl App {
+    /// True while new exchanges change what is on screen.
+    pub fn shows_exchanges(&self) -> bool {
+        matches!(self.nav.top(), Screen::Inspector(_))
+    }
+
+    pub(super) fn open_inspector(&mut self) -> Vec<Command> {
+        self.nav.push(Screen::Inspector(InspectorScreen::default()));
+        Vec::new()
+    }
+
+    fn inspector_list_height(&self, screen: &InspectorScreen) -> usize {
+        usize::from(
+            inspector_parts(self.size.0, self.size.1, screen)
+                .list
+                .height,
+        )
+    }
+
+    /// Moves the selection with `change`, then keeps it as exchange numbers; reaching the last
+    /// row follows the newest again.
+    fn move_inspector(&mut self, change: impl FnOnce(&mut ListCursor, usize, usize)) {
+        let Screen::Inspector(screen) = self.nav.top() else {
+            return;
+        };
+        let height = self.inspector_list_height(screen);
+        let mut view = inspector_view(&self.wire, screen, height);
+        let len = view.rows.len();
+        change(&mut view.cursor, len, height);
+        let (selected, top) = if view.cursor.selected + 1 >= len {
+            (None, None)
+        } else {
+            (
+                view.rows.get(view.cursor.selected).copied(),
+                view.rows.get(view.cursor.offset).copied(),
+            )
+        };
+        if let Screen::Inspector(screen) = self.nav.top_mut() {
+            screen.selected = selected;
+            screen.top = top;
+        }
+    }
+
+    pub(super) fn inspector_action(&mut self, action: Action) -> Vec<Command> {
+        match action {
+            Action::Back => self.back(),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => {
+                self.move_inspector(|cursor, len, height| {
+                    cursor.apply(action, len, height);
+                });
+                Vec::new()
+            }
+            Action::Open => {
+                self.open_exchange();
+                Vec::new()
+            }
+            Action::Export => self.export_inspector(),
+            _ => Vec::new(),
+        }
+    }
+
+    pub(super) fn inspector_wheel(&mut self, down: bool) -> Vec<Command> {
+        self.move_inspector(|cursor, len, height| cursor.wheel(down, len, height));
+        Vec::new()
+    }
+
+    /// A click selects a row; a click on the selected row opens it.
+    pub(super) fn inspector_click(&mut self, column: u16, row: u16) -> Vec<Command> {
+        let Screen::Inspector(screen) = self.nav.top() else {
+            return Vec::new();
+        };
+        let list = inspector_parts(self.size.0, self.size.1, screen).list;
+        if !geometry::contains(list, column, row) {
+            return Vec::new();
+        }
+        let height = usize::from(list.height);
+        let before = inspector_view(&self.wire, screen, height).cursor.selected;
+        let mut clicked = false;
+        self.move_inspector(|cursor, len, _| {
+            clicked = cursor.click(usize::from(row - list.y), len)
+        });
+        let Screen::Inspector(screen) = self.nav.top() else {
+            return Vec::new();
+        };
+        let after = inspector_view(&self.wire, screen, height).cursor.selected;
+        if clicked && after == before {
+            self.open_exchange();
+        }
+        Vec::new()
+    }
+
+    fn open_exchange(&mut self) {
+        let Screen::Inspector(screen) = self.nav.top() else {
+            return;
+        };
+        let view = inspector_view(&self.wire, screen, self.inspector_list_height(screen));
+        let Some(number) = view.rows.get(view.cursor.selected).copied() else {
+            return;
+        };
+        let Some(record) = self.wire.get(number) else {
+            return;
+        };
+        let shown = |body: &str| pretty_json::pretty(body).unwrap_or_else(|| body.to_string());
+        let screen = ExchangeScreen {
+            number,
+            request_text: shown(&record.request_body),
+            reply_text: shown(&record.reply_body),
+            record: Box::new(record.clone()),
+            scroll: 0,
+        };
+        self.nav.push(Screen::Exchange(screen));
+    }
+
+    pub(super) fn exchange_action(&mut self, action: Action) -> Vec<Command> {
+        if action == Action::Back {
+            return self.back();
+        }
+        let (width, height) = self.size;
+        let (_, body) = exchange_parts(width, height);
+        let page = usize::from(body.height).max(1);
+        let App { nav, theme, .. } = self;
+        let Screen::Exchange(screen) = nav.top_mut() else {
+            return Vec::new();
+        };
+        let lines = crate::ui::inspector::detail_lines(screen, body.width, theme).len();
+        let last = lines.saturating_sub(page);
+        let scroll = &mut screen.scroll;
+        match action {
+            Action::Up => *scroll = scroll.saturating_sub(1),
+            Action::Down => *scroll = scroll.saturating_add(1),
+            Action::PageUp => *scroll = scroll.saturating_sub(page),
+            Action::PageDown => *scroll = scroll.saturating_add(page),
+            Action::Top => *scroll = 0,
+            Action::Bottom => *scroll = last,
+            _ => {}
+        }
+        *scroll = (*scroll).min(last);
+        Vec::new()
+    }
+
+    pub(super) fn exchange_wheel(&mut self, down: bool) -> Vec<Command> {
+        let action = if down { Action::Down } else { Action::Up };
+        for _ in 0..3 {
+            self.exchange_action(action);
+        }
+        Vec::new()
+    }
+
+    /// The listed exchanges as JSON lines, oldest first, for the runner to write.
+    fn export_inspector(&mut self) -> Vec<Command> {
+        let Screen::Inspector(screen) = self.nav.top() else {
+            return Vec::new();
+        };
+        let rows = self.wire.rows(&screen.filter);
+        if rows.is_empty() {
+            self.note_export("Nothing to save: no exchange is listed.".into(), true);
+            return Vec::new();
+        }
+        let mut text = String::new();
+        for record in rows.iter().filter_map(|n| self.wire.get(*n)) {
+            match serde_json::to_string(record) {
+                Ok(line) => {
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+                Err(error) => {
+                    self.note_export(format!("Could not save the exchanges: {error}"), true);
+                    return Vec::new();
+                }
+            }
+        }
+        let path = self.export_dir.join(export_file_name(self.now));
+        self.pending_export = Some((path.clone(), rows.len()));
+        vec![Command::ExportInspector(path, text)]
+    }
+
+    /// The runner wrote (or could not write) an export.
+    pub(super) fn exported(&mut self, path: PathBuf, result: Result<(), String>) -> Vec<Command> {
+        let count = match self.pending_export.take() {
+            Some((pending, count)) if pending == path => Some(count),
+            other => {
+                self.pending_export = other;
+                None
+            }
+        };
+        let shown = path.display();
+        match result {
+            Ok(()) => {
+                let what = match count {
+                    Some(1) => "1 exchange".to_string(),
+                    Some(n) => format!("{n} exchanges"),
+                    None => "the exchanges".to_string(),
+                };
+                self.note_export(format!("Saved {what} to {shown}"), false);
+            }
+            Err(error) => {
+                self.note_export(format!("Could not save to {shown}: {error}"), true);
+            }
+        }
+        Vec::new()
+    }
+
+    /// Shows what an export came to under the inspector's list, or as a message elsewhere.
+    fn note_export(&mut self, text: String, trouble: bool) {
+        let mut noted = false;
+        for screen in self.nav.screens_mut() {
+            if let Screen::Inspector(screen) = screen {
+                screen.note = Some(InspectorNote {
+                    text: text.clone(),
+                    trouble,
+                });
+                noted = true;
+            }
+        }
+        if !noted {
+            self.show_toast(text, trouble);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(n: usize) -> ExchangeRecord {
+        ExchangeRecord {
+            at: OffsetDateTime::UNIX_EPOCH,
+            agent: "demo".into(),
+            method: "GET",
+            path: format!("/session/v1/panes/p{n}/events"),
+            status: Some(200),
+            error: None,
+            reply_bytes: 2,
+            millis: 1,
+            request_id: None,
+            request_body: String::new(),
+            reply_body: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn the_ring_keeps_the_newest_thousand_with_their_numbers() {
+        let mut wire = WireLog::default();
+        for n in 0..KEPT_EXCHANGES + 5 {
+            wire.push(record(n));
+        }
+        assert_eq!(wire.len(), KEPT_EXCHANGES);
+        assert_eq!(wire.seen(), (KEPT_EXCHANGES + 5) as u64);
+        assert!(wire.get(4).is_none());
+        assert_eq!(
+            wire.get(5).map(|r| r.path.as_str()),
+            Some("/session/v1/panes/p5/events")
+        );
+        let rows = wire.rows(&Filter {
+            text: "p1004/".into(),
+            editing: false,
+        });
+        assert_eq!(rows, vec![1004]);
+    }
+
+    #[test]
+    fn the_view_follows_the_newest_or_stays_on_the_chosen_exchange() {
+        let mut wire = WireLog::default();
+        for n in 0..30 {
+            wire.push(record(n));
+        }
+        let following = InspectorScreen::default();
+        let view = inspector_view(&wire, &following, 10);
+        assert_eq!((view.cursor.selected, view.cursor.offset), (29, 20));
+        let paused = InspectorScreen {
+            selected: Some(12),
+            top: Some(8),
+            ..InspectorScreen::default()
+        };
+        for n in 30..40 {
+            wire.push(record(n));
+        }
+        let view = inspector_view(&wire, &paused, 10);
+        assert_eq!((view.cursor.selected, view.cursor.offset), (12, 8));
+    }
+
+    #[test]
+    fn export_names_sort_by_time() {
+        let at = time::macros::datetime!(2026-11-29 14:30:05.042 UTC);
+        assert_eq!(export_file_name(at), "wire-20261129-143005-042.jsonl");
+    }
+}

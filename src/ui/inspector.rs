@@ -1,0 +1,460 @@
+//! The wire inspector: every exchange as a row of columns (the least needed ones dropped on a
+//! narrow terminal), and one exchange with its bodies. Headers are never recorded, so no token
+//! can show here.
+
+use ratatui::Frame;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::theme::Theme;
+use super::{columns, put, wrap};
+use crate::app::App;
+use crate::app::inspector::{self, KEPT_EXCHANGES, inspector_parts, inspector_view};
+use crate::app::keymap::{Action, Context};
+use crate::app::navigation::{ExchangeScreen, InspectorScreen};
+use crate::engine::ExchangeRecord;
+use crate::engine::exchange_log::KEPT_BODY_BYTES;
+use crate::wire::paths::PREFIX;
+
+const MARKER: usize = 2;
+/// "14:30:00.123" and a gap.
+const TIME: usize = 14;
+const METHOD: usize = 7;
+const STATUS: usize = 8;
+const BYTES: usize = 7;
+const MILLIS: usize = 7;
+/// The whole request id ("r-" and 32 hex digits) and a gap.
+const REQUEST_ID: usize = 36;
+/// The path keeps at least this much; other columns go first.
+const PATH_MIN: usize = 24;
+const AGENT_MAX: usize = 16;
+/// Width of the labels of an exchange's fields.
+const LABEL: usize = 12;
+
+/// Which of the columns that can go fit at this width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plan {
+    millis: bool,
+    bytes: bool,
+    agent: Option<usize>,
+    request_id: bool,
+}
+
+/// Drops columns by how much they are missed: request ids first (the detail shows them), then
+/// the agent, the bytes and the milliseconds. Time, method, status and path always stay.
+fn plan(width: usize, agent_width: usize) -> Plan {
+    let mut room = width.saturating_sub(MARKER + TIME + METHOD + STATUS + PATH_MIN);
+    let mut take = |cells: usize| {
+        let fits = cells <= room;
+        if fits {
+            room -= cells;
+        }
+        fits
+    };
+    let millis = take(MILLIS);
+    let bytes = millis && take(BYTES);
+    let agent = (bytes && take(agent_width)).then_some(agent_width);
+    let request_id = agent.is_some() && take(REQUEST_ID);
+    Plan {
+        millis,
+        bytes,
+        agent,
+        request_id,
+    }
+}
+
+/// "14:30:00.123" (UTC).
+fn clock(record: &ExchangeRecord) -> String {
+    let at = record.at.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.millisecond()
+    )
+}
+
+/// "812", "8.0K", "12K", "1.5M": the exact count is in the detail.
+fn short_bytes(bytes: usize) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    match bytes {
+        0..=9_999 => bytes.to_string(),
+        _ if b < 10.0 * KIB * KIB => {
+            let kib = b / KIB;
+            if kib < 10.0 {
+                format!("{kib:.1}K")
+            } else if kib < 1000.0 {
+                format!("{kib:.0}K")
+            } else {
+                format!("{:.1}M", kib / KIB)
+            }
+        }
+        _ => format!("{:.0}M", b / KIB / KIB),
+    }
+}
+
+/// The path without the protocol's prefix every route shares.
+fn short_path(path: &str) -> &str {
+    match path.strip_prefix(PREFIX) {
+        Some(rest) if rest.starts_with('/') => rest,
+        _ => path,
+    }
+}
+
+fn status_style(record: &ExchangeRecord, theme: &Theme) -> Style {
+    match record.status {
+        Some(200..=299) => theme.ok,
+        Some(300..=499) => theme.warn,
+        _ => theme.danger,
+    }
+}
+
+pub fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScreen, theme: &Theme) {
+    let area = frame.area();
+    let parts = inspector_parts(area.width, area.height, screen);
+    let view = inspector_view(&app.wire, screen, usize::from(parts.list.height));
+    let width = usize::from(parts.list.width);
+
+    let count = if screen.filter.text.trim().is_empty() {
+        exchanges(app.wire.len())
+    } else {
+        format!("{} of {}", view.rows.len(), exchanges(app.wire.len()))
+    };
+    let kept = if app.wire.seen() > app.wire.len() as u64 {
+        format!(" (the newest {KEPT_EXCHANGES} of {} kept)", app.wire.seen())
+    } else {
+        String::new()
+    };
+    let place = if view.following {
+        "following the newest".to_string()
+    } else {
+        match app.keymap.key_label(Context::Inspector, Action::Bottom) {
+            Some(key) => format!("paused: {key} follows the newest"),
+            None => "paused".to_string(),
+        }
+    };
+    put(
+        frame,
+        parts.heading,
+        0,
+        Line::from(vec![
+            Span::styled("Wire inspector  ", theme.title),
+            Span::styled(format!("{count}{kept} · {place}"), theme.dim),
+        ]),
+    );
+
+    let agent_width = view
+        .rows
+        .iter()
+        .filter_map(|n| app.wire.get(*n))
+        .map(|r| wrap::width(&r.agent))
+        .max()
+        .unwrap_or(5)
+        .clamp(5, AGENT_MAX)
+        + 2;
+    let plan = plan(width, agent_width);
+    let titles = cells(
+        plan,
+        [
+            "",
+            "time (UTC)",
+            "agent",
+            "method",
+            "status",
+            "bytes",
+            "   ms",
+            "request id",
+            &format!("path after {PREFIX}"),
+        ]
+        .map(|t| (t.to_string(), theme.dim)),
+        width,
+    );
+    put(frame, parts.columns, 0, columns(&titles, width));
+
+    if view.rows.is_empty() {
+        let words = if app.wire.is_empty() {
+            "No exchange yet: every request to an agent shows here."
+        } else {
+            "No exchange matches the filter."
+        };
+        put(
+            frame,
+            parts.list,
+            0,
+            Line::from(Span::styled(format!("  {words}"), theme.dim)),
+        );
+    }
+    let shown = view
+        .rows
+        .iter()
+        .enumerate()
+        .skip(view.cursor.offset)
+        .take(usize::from(parts.list.height));
+    for (row, (index, number)) in shown.enumerate() {
+        let Some(record) = app.wire.get(*number) else {
+            continue;
+        };
+        let selected = index == view.cursor.selected;
+        let line = row_line(record, selected, plan, width, theme);
+        let line = if selected {
+            line.style(theme.selected)
+        } else {
+            line
+        };
+        put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
+    }
+
+    let note_style = match &screen.note {
+        Some(note) if note.trouble => theme.danger,
+        _ => theme.ok,
+    };
+    for (row, text) in inspector::note_lines(screen.note.as_ref(), parts.note.width)
+        .into_iter()
+        .enumerate()
+    {
+        put(
+            frame,
+            parts.note,
+            u16::try_from(row).unwrap_or(0),
+            Line::from(Span::styled(format!(" {text}"), note_style)),
+        );
+    }
+    super::starters::draw_filter(frame, parts.filter, &screen.filter, theme);
+}
+
+fn exchanges(count: usize) -> String {
+    match count {
+        1 => "1 exchange".to_string(),
+        n => format!("{n} exchanges"),
+    }
+}
+
+/// The cells of a row in column order, the dropped columns left out; the path takes the rest.
+fn cells(plan: Plan, texts: [(String, Style); 9], width: usize) -> Vec<(String, usize, Style)> {
+    let [
+        marker,
+        time,
+        agent,
+        method,
+        status,
+        bytes,
+        millis,
+        request_id,
+        path,
+    ] = texts;
+    let mut out = vec![(marker.0, MARKER, marker.1), (time.0, TIME, time.1)];
+    if let Some(agent_width) = plan.agent {
+        out.push((agent.0, agent_width, agent.1));
+    }
+    out.push((method.0, METHOD, method.1));
+    out.push((status.0, STATUS, status.1));
+    if plan.bytes {
+        out.push((bytes.0, BYTES, bytes.1));
+    }
+    if plan.millis {
+        out.push((millis.0, MILLIS, millis.1));
+    }
+    if plan.request_id {
+        out.push((request_id.0, REQUEST_ID, request_id.1));
+    }
+    out.push((path.0, width, path.1));
+    out
+}
+
+fn row_line(
+    record: &ExchangeRecord,
+    selected: bool,
+    plan: Plan,
+    width: usize,
+    theme: &Theme,
+) -> Line<'static> {
+    let status = match record.status {
+        Some(status) => status.to_string(),
+        None => "error".to_string(),
+    };
+    let texts = [
+        (if selected { "› " } else { "  " }.to_string(), theme.accent),
+        (clock(record), theme.dim),
+        (record.agent.clone(), theme.text),
+        (record.method.to_string(), theme.text),
+        (status, status_style(record, theme)),
+        (format!("{:>5}", short_bytes(record.reply_bytes)), theme.dim),
+        (format!("{:>5}", record.millis), theme.dim),
+        (record.request_id.clone().unwrap_or_default(), theme.dim),
+        (short_path(&record.path).to_string(), theme.text),
+    ];
+    let mut line = columns(&cells(plan, texts, width), width);
+    // No reply: why, in words, after the path.
+    if record.status.is_none() {
+        let used: usize = line.spans.iter().map(|s| wrap::width(&s.content)).sum();
+        let why = inspector::status_words(record);
+        line.spans.push(Span::styled(
+            wrap::truncate(&format!("  {why}"), width.saturating_sub(used)),
+            theme.danger,
+        ));
+    }
+    line
+}
+
+pub fn draw_exchange(frame: &mut Frame<'_>, screen: &ExchangeScreen, theme: &Theme) {
+    let area = frame.area();
+    let (heading, body) = inspector::exchange_parts(area.width, area.height);
+    let record = &screen.record;
+    put(
+        frame,
+        heading,
+        0,
+        Line::from(vec![
+            Span::styled(format!("{} {}", record.method, record.path), theme.title),
+            Span::styled(
+                format!("  → {}", inspector::status_words(record)),
+                status_style(record, theme),
+            ),
+        ]),
+    );
+    let lines = detail_lines(screen, body.width, theme);
+    let height = usize::from(body.height);
+    let scroll = screen.scroll.min(lines.len().saturating_sub(height));
+    let shown: Vec<Line<'static>> = lines.into_iter().skip(scroll).take(height).collect();
+    frame.render_widget(Paragraph::new(shown), body);
+}
+
+/// Every line of one exchange at this width: its fields, then each body laid out.
+pub fn detail_lines(screen: &ExchangeScreen, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let width = usize::from(width);
+    let record = &screen.record;
+    let mut lines = Vec::new();
+    let mut field = |label: &str, value: String, style: Style| {
+        lines.extend(wrap::wrap_spans(
+            &[
+                Span::styled(wrap::pad_to(label, LABEL), theme.dim),
+                Span::styled(value, style),
+            ],
+            width,
+        ));
+    };
+    let at = record.at.to_offset(time::UtcOffset::UTC);
+    field(
+        "Time",
+        format!(
+            "{}-{:02}-{:02} {} UTC",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            clock(record)
+        ),
+        theme.text,
+    );
+    field("Agent", record.agent.clone(), theme.text);
+    field(
+        "Request",
+        format!("{} {}", record.method, record.path),
+        theme.text,
+    );
+    field(
+        "Request id",
+        record
+            .request_id
+            .clone()
+            .unwrap_or_else(|| "none (a read)".to_string()),
+        theme.text,
+    );
+    let status = match (record.status, &record.error) {
+        (Some(status), _) => {
+            let reason = hyper::StatusCode::from_u16(status)
+                .ok()
+                .and_then(|code| code.canonical_reason());
+            match reason {
+                Some(reason) => format!("{status} {reason}"),
+                None => status.to_string(),
+            }
+        }
+        (None, Some(error)) => format!("no reply: {error}"),
+        (None, None) => "no reply".to_string(),
+    };
+    field("Status", status, status_style(record, theme));
+    field(
+        "Reply",
+        format!("{} bytes in {} ms", record.reply_bytes, record.millis),
+        theme.text,
+    );
+    lines.extend(wrap::wrap_spans(
+        &[Span::styled(
+            "Headers are not recorded, so the token never shows here.",
+            theme.dim,
+        )],
+        width,
+    ));
+    lines.push(Line::default());
+
+    let request_cut = record.request_body.len() >= KEPT_BODY_BYTES;
+    let request_note = if request_cut {
+        " (its first 8 KiB)".to_string()
+    } else {
+        String::new()
+    };
+    body(
+        &mut lines,
+        &format!("Request body{request_note}"),
+        &screen.request_text,
+        width,
+        theme,
+    );
+    lines.push(Line::default());
+    let reply_note = if record.reply_bytes > KEPT_BODY_BYTES {
+        format!(" (its first 8 KiB of {} bytes)", record.reply_bytes)
+    } else {
+        String::new()
+    };
+    body(
+        &mut lines,
+        &format!("Reply body{reply_note}"),
+        &screen.reply_text,
+        width,
+        theme,
+    );
+    lines
+}
+
+fn body(lines: &mut Vec<Line<'static>>, title: &str, text: &str, width: usize, theme: &Theme) {
+    lines.push(Line::from(Span::styled(title.to_string(), theme.title)));
+    if text.is_empty() {
+        lines.push(Line::from(Span::styled("(empty)", theme.dim)));
+        return;
+    }
+    lines.extend(
+        wrap::wrap(text, width)
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, theme.code))),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_go_by_priority_as_the_terminal_narrows() {
+        let wide = plan(160, 6);
+        assert!(wide.request_id && wide.agent.is_some() && wide.bytes && wide.millis);
+        let narrow = plan(80, 6);
+        assert!(!narrow.request_id);
+        assert!(narrow.agent.is_some() && narrow.bytes && narrow.millis);
+        let tiny = plan(70, 6);
+        assert_eq!(tiny.agent, None);
+        assert!(tiny.millis && tiny.bytes);
+    }
+
+    #[test]
+    fn sizes_are_short() {
+        assert_eq!(short_bytes(812), "812");
+        assert_eq!(short_bytes(8192 * 2), "16K");
+        assert_eq!(short_bytes(10_000), "9.8K");
+        assert_eq!(short_bytes(4 * 1024 * 1024), "4.0M");
+        assert_eq!(short_path("/session/v1/snapshot"), "/snapshot");
+        assert_eq!(short_path("/session/v1x"), "/session/v1x");
+    }
+}
