@@ -47,7 +47,7 @@ pub fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Screen::History(s) => format!("{} › History", s.agent),
         Screen::Conversation(s) => format!("{} › History › {}", s.agent, s.title),
         Screen::Inspector(_) => "Wire inspector".to_string(),
-        Screen::Exchange(s) => format!("Wire inspector › {} {}", s.record.method, s.record.path),
+        Screen::Exchange(_) => "Wire inspector › Exchange".to_string(),
     };
     let waiting = inbox::count(&app.agents);
     let right = match waiting {

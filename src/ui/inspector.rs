@@ -19,11 +19,11 @@ use crate::wire::paths::PREFIX;
 
 const MARKER: usize = 2;
 /// "14:30:00.123" and a gap.
-const TIME: usize = 14;
+const TIME: usize = 13;
 const METHOD: usize = 7;
-const STATUS: usize = 8;
-const BYTES: usize = 7;
-const MILLIS: usize = 7;
+const STATUS: usize = 7;
+const BYTES: usize = 6;
+const MILLIS: usize = 6;
 /// The whole request id ("r-" and 32 hex digits) and a gap.
 const REQUEST_ID: usize = 36;
 /// The path keeps at least this much; other columns go first.
@@ -41,9 +41,10 @@ struct Plan {
     request_id: bool,
 }
 
-/// Drops columns by how much they are missed: request ids first (the detail shows them), then
-/// the agent, the bytes and the milliseconds. Time, method, status and path always stay.
-fn plan(width: usize, agent_width: usize) -> Plan {
+/// Drops columns by how much they are missed: request ids first (the detail shows them; only
+/// POSTs have one, so the column is there only when a listed exchange has one), then the
+/// agent, the bytes and the milliseconds. Time, method, status and path always stay.
+fn plan(width: usize, agent_width: usize, request_ids: bool) -> Plan {
     let mut room = width.saturating_sub(MARKER + TIME + METHOD + STATUS + PATH_MIN);
     let mut take = |cells: usize| {
         let fits = cells <= room;
@@ -55,7 +56,7 @@ fn plan(width: usize, agent_width: usize) -> Plan {
     let millis = take(MILLIS);
     let bytes = millis && take(BYTES);
     let agent = (bytes && take(agent_width)).then_some(agent_width);
-    let request_id = agent.is_some() && take(REQUEST_ID);
+    let request_id = request_ids && agent.is_some() && take(REQUEST_ID);
     Plan {
         millis,
         bytes,
@@ -106,8 +107,9 @@ fn short_path(path: &str) -> &str {
 
 fn status_style(record: &ExchangeRecord, theme: &Theme) -> Style {
     match record.status {
-        Some(200..=299) => theme.ok,
-        Some(300..=499) => theme.warn,
+        // 304: nothing changed since the last read, the usual answer of a poll.
+        Some(100..=399) => theme.ok,
+        Some(400..=499) => theme.warn,
         _ => theme.danger,
     }
 }
@@ -155,7 +157,12 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScreen, the
         .unwrap_or(5)
         .clamp(5, AGENT_MAX)
         + 2;
-    let plan = plan(width, agent_width);
+    let request_ids = view
+        .rows
+        .iter()
+        .filter_map(|n| app.wire.get(*n))
+        .any(|r| r.request_id.is_some());
+    let plan = plan(width, agent_width, request_ids);
     let titles = cells(
         plan,
         [
@@ -327,14 +334,20 @@ pub fn detail_lines(screen: &ExchangeScreen, width: u16, theme: &Theme) -> Vec<L
     let width = usize::from(width);
     let record = &screen.record;
     let mut lines = Vec::new();
+    // The value wraps under itself, clear of the labels.
     let mut field = |label: &str, value: String, style: Style| {
-        lines.extend(wrap::wrap_spans(
-            &[
+        let room = width.saturating_sub(LABEL).max(1);
+        let mut parts = wrap::wrap(&value, room);
+        if parts.is_empty() {
+            parts.push(String::new());
+        }
+        for (i, part) in parts.into_iter().enumerate() {
+            let label = if i == 0 { label } else { "" };
+            lines.push(Line::from(vec![
                 Span::styled(wrap::pad_to(label, LABEL), theme.dim),
-                Span::styled(value, style),
-            ],
-            width,
-        ));
+                Span::styled(part, style),
+            ]));
+        }
     };
     let at = record.at.to_offset(time::UtcOffset::UTC);
     field(
@@ -438,12 +451,13 @@ mod tests {
 
     #[test]
     fn columns_go_by_priority_as_the_terminal_narrows() {
-        let wide = plan(160, 6);
+        let wide = plan(160, 6, true);
         assert!(wide.request_id && wide.agent.is_some() && wide.bytes && wide.millis);
-        let narrow = plan(80, 6);
+        assert!(!plan(160, 6, false).request_id);
+        let narrow = plan(80, 6, true);
         assert!(!narrow.request_id);
         assert!(narrow.agent.is_some() && narrow.bytes && narrow.millis);
-        let tiny = plan(70, 6);
+        let tiny = plan(70, 6, true);
         assert_eq!(tiny.agent, None);
         assert!(tiny.millis && tiny.bytes);
     }
