@@ -215,6 +215,38 @@ fn moving_up_pauses_the_list_and_new_exchanges_do_not_move_it() {
     assert!(following.contains("› 14:29:59.000"), "{following}");
 }
 
+fn mouse(kind: crossterm::event::MouseEventKind, column: u16, row: u16) -> Message {
+    Message::Mouse(crossterm::event::MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: crossterm::event::KeyModifiers::NONE,
+    })
+}
+
+#[test]
+fn the_wheel_scrolls_and_a_second_click_opens_the_row() {
+    use crossterm::event::{MouseButton, MouseEventKind};
+    let mut app = inspector_app((80, 24));
+    app.update(mouse(MouseEventKind::ScrollUp, 10, 10));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("paused"), "{text}");
+    // Row 3 of the screen is the first row of the list.
+    app.update(mouse(MouseEventKind::Down(MouseButton::Left), 10, 3));
+    let selected = screen_text(&app, (80, 24));
+    let first_row = selected.lines().nth(3).expect("a row");
+    assert!(first_row.starts_with("\"›"), "{selected}");
+    assert!(matches!(app.nav.top(), Screen::Inspector(_)));
+    app.update(mouse(MouseEventKind::Down(MouseButton::Left), 10, 3));
+    assert!(matches!(app.nav.top(), Screen::Exchange(_)));
+    app.update(mouse(MouseEventKind::ScrollDown, 10, 10));
+    app.update(key("esc"));
+    for _ in 0..20 {
+        app.update(mouse(MouseEventKind::ScrollDown, 10, 10));
+    }
+    assert!(screen_text(&app, (80, 24)).contains("following the newest"));
+}
+
 #[test]
 fn one_exchange_shows_its_bodies_laid_out() {
     let open_answer = |size| {
