@@ -48,7 +48,7 @@ async fn answer(client: &Client, pane: &str, request_id: &str, ask: &Value) -> R
         .await
 }
 
-/// Waits until `world.json` holds the decision of `ask_id` (saves come at most every 250 ms).
+/// Waits until `world.json` holds the decision of `ask_id` (saves come at most once a second).
 async fn saved_decision(state: &Path, ask_id: &str) {
     let file = state.join("world.json");
     eventually("the decision is saved", Duration::from_secs(5), || async {
@@ -173,7 +173,7 @@ async fn a_clean_stop_saves_the_last_change_at_once() {
     let (pane, ask) = find_ask(&world, "text").expect("an open text ask");
     let workspace = world["workspaces"][0]["id"].clone();
     // The answer is saved by the timer at once (nothing changed for a while); the rename right
-    // after it falls inside the 250 ms between saves, so only the save on stop keeps it.
+    // after it falls inside the second between saves, so only the save on stop keeps it.
     answer(&client, &pane, "just-before-stop", &ask)
         .await
         .expect(200, "ok");

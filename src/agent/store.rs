@@ -18,7 +18,7 @@ use super::world::{Layout, World};
 
 pub const STATE_FILE: &str = "world.json";
 /// The least time between two writes.
-pub const SAVE_EVERY: time::Duration = time::Duration::milliseconds(250);
+pub const SAVE_EVERY: time::Duration = time::Duration::seconds(1);
 /// The shape of `world.json`; a file of another format is moved aside like a corrupt one.
 const FORMAT: u32 = 1;
 const TEMP_PREFIX: &str = ".world.json.tmp-";

@@ -18,7 +18,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 use crate::app::App;
 use crate::app::geometry;
@@ -56,7 +55,9 @@ fn put(frame: &mut Frame<'_>, area: Rect, row: u16, line: Line<'static>) {
     }
     let rect = Rect::new(area.x, area.y + row, area.width, 1);
     let line = wrap::fit_line(line, usize::from(area.width));
-    frame.render_widget(Paragraph::new(line), rect);
+    frame
+        .buffer_mut()
+        .set_line(rect.x, rect.y, &line, rect.width);
 }
 
 /// A row of columns: each text padded or cut to its width (display width, so CJK and emoji

@@ -72,7 +72,18 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
                 usize::from(parts.chat.height),
                 theme,
             );
-            frame.render_widget(Paragraph::new(lines), parts.chat);
+            for (row, line) in lines.into_iter().enumerate() {
+                let row = u16::try_from(row).unwrap_or(u16::MAX);
+                if row >= parts.chat.height {
+                    break;
+                }
+                frame.buffer_mut().set_line(
+                    parts.chat.x,
+                    parts.chat.y + row,
+                    &line,
+                    parts.chat.width,
+                );
+            }
             if !screen.scroll.is_following() && parts.chat.height > 0 {
                 let note = "↓ more below (G)";
                 let x = parts
