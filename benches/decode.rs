@@ -66,7 +66,9 @@ fn ask(pane: usize, n: usize) -> Ask {
         kind: kind.clone(),
         title: cjk(pane + n, 40),
         opened_at: Some("2026-11-29T23:30:00Z".into()),
-        expires_at: (n % 5 == 0).then(|| "2026-11-29T23:45:00+08:00".into()),
+        expires_at: n
+            .is_multiple_of(5)
+            .then(|| "2026-11-29T23:45:00+08:00".into()),
         permission: None,
         choice: None,
         text: None,
@@ -102,7 +104,7 @@ fn ask(pane: usize, n: usize) -> Ask {
             ask.text = Some(TextBody {
                 prompt: Some(cjk(n, 80)),
                 placeholder: Some("e.g. Quiet Lake 静湖".into()),
-                multiline: n % 2 == 0,
+                multiline: n.is_multiple_of(2),
             });
         }
         _ => {
