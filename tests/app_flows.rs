@@ -6,34 +6,30 @@
 
 mod common;
 
-use std::io;
-use std::time::Duration;
-
-use collie_phone::app::keymap::{Chord, Keymap};
-use collie_phone::app::{App, AppSetup};
-use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::transport::Endpoint;
-use collie_phone::tui::Tui;
-use collie_phone::ui::theme::Theme;
-use crossterm::event::{Event, KeyEvent};
-use futures::channel::mpsc;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use time::OffsetDateTime;
-use unicode_width::UnicodeWidthStr;
+use common::phone::TestPhone;
 
 const WIDTH: u16 = 120;
 const HEIGHT: u16 = 40;
-/// How long one step of a flow may take to show on screen.
-const SOON: Duration = Duration::from_secs(10);
 
-type Keys = mpsc::UnboundedReceiver<io::Result<Event>>;
-
+/// The test phone on its own demo agent, which lives as long as it does.
 struct Phone {
-    tui: Tui<TestBackend, Keys>,
-    keys: mpsc::UnboundedSender<io::Result<Event>>,
+    phone: TestPhone,
     _agent: common::AgentProcess,
     _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Phone {
+    type Target = TestPhone;
+    fn deref(&self) -> &TestPhone {
+        &self.phone
+    }
+}
+
+impl std::ops::DerefMut for Phone {
+    fn deref_mut(&mut self) -> &mut TestPhone {
+        &mut self.phone
+    }
 }
 
 impl Phone {
@@ -41,29 +37,10 @@ impl Phone {
     async fn start() -> Self {
         let dir = common::temp_dir();
         let agent = common::socket_agent(dir.path(), &[]);
-        let engine = Engine::start(
-            vec![AgentSpec {
-                name: "demo".into(),
-                endpoint: Endpoint::socket(agent.socket_path()),
-            }],
-            &dir.path().join("intents.jsonl"),
-        )
-        .expect("the engine starts");
-        let theme = Theme::builtin("dark").expect("a theme");
-        let app = App::new(AppSetup {
-            agents: vec![("demo".into(), false)],
-            keymap: Keymap::defaults(),
-            bell: false,
-            theme: theme.clone(),
-            now: OffsetDateTime::now_utc(),
-            size: (WIDTH, HEIGHT),
-        });
-        let (keys, stream) = mpsc::unbounded();
-        let terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).expect("a terminal");
-        let tui = Tui::new(terminal, stream, engine, app, theme);
+        let endpoint = Endpoint::socket(agent.socket_path());
+        let phone = TestPhone::start("demo", endpoint, false, dir.path(), (WIDTH, HEIGHT), |_| {});
         let mut phone = Self {
-            tui,
-            keys,
+            phone,
             _agent: agent,
             _dir: dir,
         };
@@ -71,63 +48,6 @@ impl Phone {
             .until("the inbox", |s| s.contains("Needs your answer (4)"))
             .await;
         phone
-    }
-
-    /// The screen as text, one line per row; the cell after a wide character is skipped.
-    fn screen(&self) -> String {
-        let buffer = self.tui.terminal().backend().buffer();
-        let mut text = String::new();
-        for y in 0..buffer.area.height {
-            let mut skip = 0;
-            for x in 0..buffer.area.width {
-                if skip > 0 {
-                    skip -= 1;
-                    continue;
-                }
-                let symbol = buffer[(x, y)].symbol();
-                skip = symbol.width().saturating_sub(1);
-                text.push_str(symbol);
-            }
-            text.push('\n');
-        }
-        text
-    }
-
-    /// Runs the phone until the screen shows what `check` wants.
-    async fn until(&mut self, what: &str, check: impl Fn(&str) -> bool) {
-        let deadline = tokio::time::Instant::now() + SOON;
-        loop {
-            if check(&self.screen()) {
-                return;
-            }
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            match tokio::time::timeout(left, self.tui.step()).await {
-                Ok(result) => {
-                    result.expect("the phone runs");
-                }
-                Err(_) => panic!(
-                    "{what} did not show within {SOON:?}; the screen:\n{}",
-                    self.screen()
-                ),
-            }
-        }
-    }
-
-    /// Types keys as the terminal would send them.
-    async fn press(&mut self, keys: &[&str]) {
-        for key in keys {
-            let chord = Chord::parse(key).expect("a key");
-            self.keys
-                .unbounded_send(Ok(Event::Key(KeyEvent::new(chord.code, chord.modifiers))))
-                .expect("the phone listens");
-        }
-        // Let the runner take them before the next check.
-        for _ in 0..keys.len() {
-            tokio::time::timeout(SOON, self.tui.step())
-                .await
-                .expect("a step")
-                .expect("the phone runs");
-        }
     }
 
     async fn type_text(&mut self, text: &str) {

@@ -6,10 +6,10 @@
 
 mod common;
 
-use std::io;
+use common::phone::TestPhone;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use collie_phone::agent::WorldKind;
 use collie_phone::agent::world::World;
@@ -18,22 +18,17 @@ use collie_phone::app::keymap::{Chord, Keymap};
 use collie_phone::app::navigation::Screen;
 use collie_phone::app::notify::{DesktopProtocol, Notice, NotifyStyle};
 use collie_phone::app::{App, AppSetup, Command, Message};
-use collie_phone::engine::{
-    AgentChange, AgentSpec, AgentStatus, Engine, ExchangeRecord, FromEngine,
-};
+use collie_phone::engine::{AgentChange, AgentStatus, ExchangeRecord, FromEngine};
 use collie_phone::transport::{Endpoint, Token, tls::TlsEndpoint};
-use collie_phone::tui::Tui;
 use collie_phone::ui;
 use collie_phone::ui::theme::Theme;
 use collie_phone::wire::{self, EventsReply, Hello, Report, Snapshot};
-use crossterm::event::{Event, KeyEvent};
-use futures::channel::mpsc;
+use crossterm::event::KeyEvent;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
 use time::OffsetDateTime;
 use time::macros::datetime;
-use unicode_width::UnicodeWidthStr;
 
 const NOW: OffsetDateTime = datetime!(2026-11-29 14:30:00 UTC);
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
@@ -580,102 +575,18 @@ fn a_new_ask_is_announced_as_the_notify_setting_says() {
 
 // ----- the whole phone against the reference agent ---------------------------------------------
 
-const SOON: Duration = Duration::from_secs(10);
-
-type Keys = mpsc::UnboundedReceiver<io::Result<Event>>;
-
-struct Phone {
-    tui: Tui<TestBackend, Keys>,
-    keys: mpsc::UnboundedSender<io::Result<Event>>,
-}
-
-impl Phone {
-    fn start(endpoint: Endpoint, tls: bool, dir: &Path) -> Self {
-        let engine = Engine::start(
-            vec![AgentSpec {
-                name: "ref".into(),
-                endpoint,
-            }],
-            &dir.join("intents.jsonl"),
-        )
-        .expect("the engine starts");
-        let theme = theme();
-        let mut app = App::new(AppSetup {
-            agents: vec![("ref".into(), tls)],
-            keymap: Keymap::defaults(),
-            bell: false,
-            theme: theme.clone(),
-            now: OffsetDateTime::now_utc(),
-            size: (160, 48),
-        });
-        app.export_dir = dir.join("state");
-        let (keys, stream) = mpsc::unbounded();
-        let terminal = Terminal::new(TestBackend::new(160, 48)).expect("a terminal");
-        Self {
-            tui: Tui::new(terminal, stream, engine, app, theme),
-            keys,
-        }
-    }
-
-    fn screen(&self) -> String {
-        let buffer = self.tui.terminal().backend().buffer();
-        let mut text = String::new();
-        for y in 0..buffer.area.height {
-            let mut skip = 0;
-            for x in 0..buffer.area.width {
-                if skip > 0 {
-                    skip -= 1;
-                    continue;
-                }
-                let symbol = buffer[(x, y)].symbol();
-                skip = symbol.width().saturating_sub(1);
-                text.push_str(symbol);
-            }
-            text.push('\n');
-        }
-        text
-    }
-
-    async fn until(&mut self, what: &str, check: impl Fn(&str) -> bool) {
-        let deadline = tokio::time::Instant::now() + SOON;
-        loop {
-            if check(&self.screen()) {
-                return;
-            }
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            match tokio::time::timeout(left, self.tui.step()).await {
-                Ok(result) => {
-                    result.expect("the phone runs");
-                }
-                Err(_) => panic!(
-                    "{what} did not show within {SOON:?}; the screen:\n{}",
-                    self.screen()
-                ),
-            }
-        }
-    }
-
-    async fn press(&mut self, keys: &[&str]) {
-        for key in keys {
-            let chord = Chord::parse(key).expect("a key");
-            self.keys
-                .unbounded_send(Ok(Event::Key(KeyEvent::new(chord.code, chord.modifiers))))
-                .expect("the phone listens");
-        }
-        for _ in 0..keys.len() {
-            tokio::time::timeout(SOON, self.tui.step())
-                .await
-                .expect("a step")
-                .expect("the phone runs");
-        }
-    }
+/// The test phone at 160x48 with its exports in `dir/state`.
+fn start_phone(endpoint: Endpoint, tls: bool, dir: &Path) -> TestPhone {
+    TestPhone::start("ref", endpoint, tls, dir, (160, 48), |app| {
+        app.export_dir = dir.join("state")
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exchanges_show_in_the_inspector_after_a_few_polls_and_export_to_a_file() {
     let dir = common::temp_dir();
     let agent = common::socket_agent(dir.path(), &[]);
-    let mut phone = Phone::start(Endpoint::socket(agent.socket_path()), false, dir.path());
+    let mut phone = start_phone(Endpoint::socket(agent.socket_path()), false, dir.path());
     phone
         .until("the inbox", |s| s.contains("Needs your answer (4)"))
         .await;
@@ -751,7 +662,7 @@ async fn t2_the_token_never_shows_after_a_tls_exchange() {
     assert!(agent.url.starts_with("https://"), "{}", agent.url);
     let endpoint = TlsEndpoint::new(&agent.url, Token::new(&token).expect("token"), Some(&cert))
         .expect("endpoint");
-    let mut phone = Phone::start(Endpoint::Tls(endpoint), true, dir.path());
+    let mut phone = start_phone(Endpoint::Tls(endpoint), true, dir.path());
     phone
         .until("the inbox", |s| s.contains("Needs your answer (4)"))
         .await;

@@ -5,6 +5,8 @@
 // Each test binary uses its own part of these helpers.
 #![allow(dead_code)]
 
+pub mod phone;
+
 use std::convert::Infallible;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,124 @@
+//! The real phone (`App` in the `Tui` runner) on a `TestBackend`, fed keys from a channel and
+//! polling a real agent through the engine: what whole-app tests drive and read back.
+
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use collie_phone::app::keymap::{Chord, Keymap};
+use collie_phone::app::{App, AppSetup};
+use collie_phone::engine::{AgentSpec, Engine};
+use collie_phone::transport::Endpoint;
+use collie_phone::tui::Tui;
+use collie_phone::ui::theme::Theme;
+use crossterm::event::{Event, KeyEvent};
+use futures::channel::mpsc;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use time::OffsetDateTime;
+use unicode_width::UnicodeWidthStr;
+
+/// How long one step of a flow may take to show on screen.
+pub const SOON: Duration = Duration::from_secs(10);
+
+type Keys = mpsc::UnboundedReceiver<io::Result<Event>>;
+
+pub struct TestPhone {
+    pub tui: Tui<TestBackend, Keys>,
+    keys: mpsc::UnboundedSender<io::Result<Event>>,
+}
+
+impl TestPhone {
+    /// The phone on one agent named `name`; `tls` says whether it is reached over TLS (A11);
+    /// the intent journal lives in `dir`; `adjust` may change the app before it runs.
+    pub fn start(
+        name: &str,
+        endpoint: Endpoint,
+        tls: bool,
+        dir: &Path,
+        (width, height): (u16, u16),
+        adjust: impl FnOnce(&mut App),
+    ) -> Self {
+        let engine = Engine::start(
+            vec![AgentSpec {
+                name: name.into(),
+                endpoint,
+            }],
+            &dir.join("intents.jsonl"),
+        )
+        .expect("the engine starts");
+        let theme = Theme::builtin("dark").expect("a theme");
+        let mut app = App::new(AppSetup {
+            agents: vec![(name.into(), tls)],
+            keymap: Keymap::defaults(),
+            bell: false,
+            theme: theme.clone(),
+            now: OffsetDateTime::now_utc(),
+            size: (width, height),
+        });
+        adjust(&mut app);
+        let (keys, stream) = mpsc::unbounded();
+        let terminal = Terminal::new(TestBackend::new(width, height)).expect("a terminal");
+        Self {
+            tui: Tui::new(terminal, stream, engine, app, theme),
+            keys,
+        }
+    }
+
+    /// The screen as text, one line per row; the cell after a wide character is skipped.
+    pub fn screen(&self) -> String {
+        let buffer = self.tui.terminal().backend().buffer();
+        let mut text = String::new();
+        for y in 0..buffer.area.height {
+            let mut skip = 0;
+            for x in 0..buffer.area.width {
+                if skip > 0 {
+                    skip -= 1;
+                    continue;
+                }
+                let symbol = buffer[(x, y)].symbol();
+                skip = symbol.width().saturating_sub(1);
+                text.push_str(symbol);
+            }
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Runs the phone until the screen shows what `check` wants.
+    pub async fn until(&mut self, what: &str, check: impl Fn(&str) -> bool) {
+        let deadline = tokio::time::Instant::now() + SOON;
+        loop {
+            if check(&self.screen()) {
+                return;
+            }
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match tokio::time::timeout(left, self.tui.step()).await {
+                Ok(result) => {
+                    result.expect("the phone runs");
+                }
+                Err(_) => panic!(
+                    "{what} did not show within {SOON:?}; the screen:\n{}",
+                    self.screen()
+                ),
+            }
+        }
+    }
+
+    /// Types keys as the terminal would send them.
+    pub async fn press(&mut self, keys: &[&str]) {
+        for key in keys {
+            let chord = Chord::parse(key).expect("a key");
+            self.keys
+                .unbounded_send(Ok(Event::Key(KeyEvent::new(chord.code, chord.modifiers))))
+                .expect("the phone listens");
+        }
+        // Let the runner take them before the next check.
+        for _ in 0..keys.len() {
+            tokio::time::timeout(SOON, self.tui.step())
+                .await
+                .expect("a step")
+                .expect("the phone runs");
+        }
+    }
+}
