@@ -236,21 +236,18 @@ impl UnixBinding {
         graceful: &GracefulShutdown,
         shutdown: impl Future<Output = ()>,
     ) {
-        tokio::pin!(shutdown);
-        loop {
-            tokio::select! {
-                () = &mut shutdown => return,
-                accepted = self.listener.accept() => match accepted {
-                    Ok((stream, _)) => {
-                        tokio::spawn(serve_connection(Arc::clone(server), stream, graceful.watcher()));
-                    }
-                    Err(error) => {
-                        tracing::warn!(%error, "could not accept a connection");
-                        tokio::time::sleep(ACCEPT_RETRY).await;
-                    }
-                },
-            }
-        }
+        accept_loop(
+            || self.listener.accept(),
+            shutdown,
+            |(stream, _)| {
+                tokio::spawn(serve_connection(
+                    Arc::clone(server),
+                    stream,
+                    graceful.watcher(),
+                ));
+            },
+        )
+        .await;
     }
 }
 
@@ -346,36 +343,57 @@ impl TcpBinding {
         graceful: &GracefulShutdown,
         shutdown: impl Future<Output = ()>,
     ) {
-        tokio::pin!(shutdown);
-        loop {
-            tokio::select! {
-                () = &mut shutdown => return,
-                accepted = self.listener.accept() => match accepted {
-                    Ok((stream, peer)) => {
-                        let server = Arc::clone(server);
-                        let watcher = graceful.watcher();
-                        match &self.tls {
-                            None => {
-                                tokio::spawn(serve_connection(server, stream, watcher));
-                            }
-                            Some(acceptor) => {
-                                let acceptor = acceptor.clone();
-                                tokio::spawn(async move {
-                                    match tokio::time::timeout(HANDSHAKE_DEADLINE, acceptor.accept(stream)).await {
-                                        Ok(Ok(tls)) => serve_connection(server, tls, watcher).await,
-                                        Ok(Err(error)) => tracing::debug!(%error, %peer, "a TLS handshake failed"),
-                                        Err(_) => tracing::debug!(%peer, "a TLS handshake took too long"),
-                                    }
-                                });
-                            }
-                        }
+        accept_loop(
+            || self.listener.accept(),
+            shutdown,
+            |(stream, peer)| {
+                let server = Arc::clone(server);
+                let watcher = graceful.watcher();
+                match &self.tls {
+                    None => {
+                        tokio::spawn(serve_connection(server, stream, watcher));
                     }
-                    Err(error) => {
-                        tracing::warn!(%error, "could not accept a connection");
-                        tokio::time::sleep(ACCEPT_RETRY).await;
+                    Some(acceptor) => {
+                        let acceptor = acceptor.clone();
+                        tokio::spawn(async move {
+                            match tokio::time::timeout(HANDSHAKE_DEADLINE, acceptor.accept(stream))
+                                .await
+                            {
+                                Ok(Ok(tls)) => serve_connection(server, tls, watcher).await,
+                                Ok(Err(error)) => {
+                                    tracing::debug!(%error, %peer, "a TLS handshake failed")
+                                }
+                                Err(_) => tracing::debug!(%peer, "a TLS handshake took too long"),
+                            }
+                        });
                     }
-                },
-            }
+                }
+            },
+        )
+        .await;
+    }
+}
+
+/// Accepts until `shutdown` resolves, handing each connection to `serve`; a failed accept (say,
+/// out of file descriptors) is retried after a pause rather than ending the agent.
+async fn accept_loop<C, Fut>(
+    mut accept: impl FnMut() -> Fut,
+    shutdown: impl Future<Output = ()>,
+    mut serve: impl FnMut(C),
+) where
+    Fut: Future<Output = std::io::Result<C>>,
+{
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => return,
+            accepted = accept() => match accepted {
+                Ok(connection) => serve(connection),
+                Err(error) => {
+                    tracing::warn!(%error, "could not accept a connection");
+                    tokio::time::sleep(ACCEPT_RETRY).await;
+                }
+            },
         }
     }
 }
