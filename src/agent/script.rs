@@ -1340,21 +1340,22 @@ mod tests {
         }
     }
 
+    /// When an ask opened and when it expires.
+    fn ask_window(ask: &Ask) -> (time::OffsetDateTime, time::OffsetDateTime) {
+        let at = |text: &Option<String>| {
+            text.as_deref()
+                .and_then(wire::time::parse)
+                .expect("a timestamp")
+        };
+        (at(&ask.opened_at), at(&ask.expires_at))
+    }
+
     #[test]
     fn a6_a13_scripted_ask_times_out_45s_after_it_opens() {
         let mut agent = demo(1.0, 1);
         let (opened_ms, ask) = run_until_asked(&mut agent, "Release notes", 0);
         assert!(opened_ms >= EXPIRING_ASK_AT);
-        let opened = ask
-            .opened_at
-            .as_deref()
-            .and_then(wire::time::parse)
-            .expect("opened at");
-        let expires = ask
-            .expires_at
-            .as_deref()
-            .and_then(wire::time::parse)
-            .expect("expires at");
+        let (opened, expires) = ask_window(&ask);
         assert_eq!(expires - opened, time::Duration::seconds(45));
         run(&mut agent, opened_ms + 100, opened_ms + 44_900, 100);
         assert!(
@@ -1384,16 +1385,7 @@ mod tests {
     fn a6_expiry_is_scaled_by_speed() {
         let mut agent = demo(10.0, 1);
         let (_, ask) = run_until_asked(&mut agent, "Release notes", 0);
-        let opened = ask
-            .opened_at
-            .as_deref()
-            .and_then(wire::time::parse)
-            .expect("opened at");
-        let expires = ask
-            .expires_at
-            .as_deref()
-            .and_then(wire::time::parse)
-            .expect("expires at");
+        let (opened, expires) = ask_window(&ask);
         assert_eq!(expires - opened, time::Duration::milliseconds(4_500));
     }
 
