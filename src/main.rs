@@ -8,7 +8,7 @@ fn main() -> ExitCode {
     // clap prints usage errors itself and exits with 2.
     let cli = collie_phone::cli::Cli::parse();
     match collie_phone::cli::run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(error) => {
             // The top of the program: the one place the error is told to the person.
             eprintln!("collie-phone: {error:#}");

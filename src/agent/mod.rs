@@ -4,6 +4,8 @@
 //! `world` holds the rules and the state, `runtime` owns a world with its script and store,
 //! `server` speaks HTTP over `listen`'s sockets.
 
+pub mod chaos;
+pub mod faults;
 pub mod listen;
 pub mod requests;
 pub mod runtime;
@@ -44,6 +46,10 @@ pub struct WorldOptions {
     pub allow_always: bool,
     /// Shown as `host.name` (SPEC H1).
     pub host_name: String,
+    /// Rules broken on purpose (`--break`), for `check`'s own tests.
+    pub breaks: faults::Breaks,
+    /// Failures made on purpose (`--chaos`).
+    pub chaos: chaos::Chaos,
 }
 
 impl Default for WorldOptions {
@@ -56,6 +62,8 @@ impl Default for WorldOptions {
             ready_after: Duration::ZERO,
             allow_always: true,
             host_name: "collie-phone reference agent".into(),
+            breaks: faults::Breaks::default(),
+            chaos: chaos::Chaos::default(),
         }
     }
 }

@@ -9,6 +9,9 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use super::{WorldFlags, logging};
+use crate::agent::WorldOptions;
+use crate::agent::chaos::Chaos;
+use crate::agent::faults::Breaks;
 use crate::agent::listen::{self, Binding, TlsFiles};
 use crate::agent::runtime::Agent;
 use crate::agent::server::{Access, Server, TokenGate};
@@ -32,6 +35,14 @@ pub struct AgentArgs {
     pub tls_key: Option<PathBuf>,
     #[command(flatten)]
     pub world: WorldFlags,
+    /// Break this rule on purpose (a SPEC id, e.g. W4), so `check` can be seen to catch it.
+    /// May be given more than once. Never for real use.
+    #[arg(long = "break", value_name = "RULE")]
+    pub breaks: Vec<String>,
+    /// Fail now and then on purpose, e.g.
+    /// `drop-after-apply=0.1,delay=0.05:3s,restart-every=60s,expire-early=0.1,dup-events=0.05`.
+    #[arg(long, value_name = "SPEC")]
+    pub chaos: Option<String>,
     /// Write the log to this file instead of stderr.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
@@ -80,10 +91,21 @@ impl AgentArgs {
 pub fn run(args: AgentArgs) -> anyhow::Result<()> {
     let _log = logging::init(args.log.as_deref(), "info")?;
     let transport = args.transport()?;
-    super::runtime()?.block_on(serve(&args.world, transport))
+    let faults = Faults {
+        breaks: Breaks::parse(&args.breaks).map_err(anyhow::Error::msg)?,
+        chaos: Chaos::parse(args.chaos.as_deref().unwrap_or_default())
+            .map_err(anyhow::Error::msg)?,
+    };
+    super::runtime()?.block_on(serve(&args.world, faults, transport))
 }
 
-async fn serve(world: &WorldFlags, transport: Transport) -> anyhow::Result<()> {
+/// What the agent does wrong on purpose.
+struct Faults {
+    breaks: Breaks,
+    chaos: Chaos,
+}
+
+async fn serve(world: &WorldFlags, faults: Faults, transport: Transport) -> anyhow::Result<()> {
     // SPEC A11: with a token the token is the only access control, so no allow-always; the
     // private socket (SPEC S5) may offer it.
     let (access, allow_always) = match &transport {
@@ -107,8 +129,16 @@ async fn serve(world: &WorldFlags, transport: Transport) -> anyhow::Result<()> {
             )
         }
     };
-    let agent =
-        Agent::new(world.options(allow_always)).context("could not start the agent's world")?;
+    let options = WorldOptions {
+        breaks: faults.breaks,
+        chaos: faults.chaos,
+        ..world.options(allow_always)
+    };
+    if !options.breaks.is_empty() {
+        let broken: Vec<&str> = options.breaks.ids().collect();
+        tracing::warn!("breaking on purpose: {}", broken.join(", "));
+    }
+    let agent = Agent::new(options).context("could not start the agent's world")?;
     let binding = match &transport {
         Transport::Socket(path) => listen::bind_unix(path)?,
         Transport::Tcp { address, tls, .. } => listen::bind_tcp(address, tls.as_ref()).await?,

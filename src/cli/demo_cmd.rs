@@ -44,6 +44,8 @@ pub struct DemoArgs {
     /// The config file for theme, bell and keys.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub record: super::connect::RecordArgs,
     /// Write the phone's log here instead of $XDG_STATE_HOME/collie-phone/phone.log.
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
@@ -76,6 +78,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     let _log = start_log(args.log.as_deref())?;
     let config_path = args.config.clone().unwrap_or_else(default_config_path);
     let mut setup = PhoneSetup::load(&config_path, args.theme.as_deref())?;
+    setup.engine.record = args.record.record.clone();
     super::runtime()?.block_on(async {
         let folder = DemoFolder::create()?;
         // The demo's intents stay with the demo: a real journal never sees them.

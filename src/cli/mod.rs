@@ -2,10 +2,17 @@
 //! hands over here; each command lives in its own file.
 
 pub mod agent_cmd;
+pub mod check_cmd;
+pub mod connect;
 pub mod demo_cmd;
+pub mod doctor_cmd;
 mod logging;
 pub mod phone_cmd;
+pub mod replay_cmd;
+pub mod script;
 mod world_flags;
+
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
@@ -33,14 +40,42 @@ pub enum Command {
     Agent(agent_cmd::AgentArgs),
     /// Try it out: the phone on a demo agent started on a private socket.
     Demo(demo_cmd::DemoArgs),
+    /// Why can't I reach my agent? One read-only pass, a line per step, a fix for each failure.
+    Doctor(doctor_cmd::DoctorArgs),
+    /// Check that an agent keeps the protocol, rule by rule (SPEC ids); non-zero on any failure.
+    Check(check_cmd::CheckArgs),
+    /// List the open asks.
+    Asks(script::AsksArgs),
+    /// Answer an ask: with an option, --text, or --field name=value.
+    Answer(script::AnswerArgs),
+    /// Send text to a pane.
+    Send(script::SendArgs),
+    /// Stop a pane's running turn.
+    Abort(script::AbortArgs),
+    /// Run a starter.
+    Start(script::StartArgs),
+    /// Print what happens (events, agent states, ask changes) until stopped.
+    Watch(script::WatchArgs),
+    /// Serve a recording made with --record as a fake agent, to play a bug back in the phone.
+    Replay(replay_cmd::ReplayArgs),
 }
 
-/// Runs the chosen command to its end.
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+/// Runs the chosen command to its end; the exit code tells how it went.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let done = |result: anyhow::Result<()>| result.map(|()| ExitCode::SUCCESS);
     match cli.command {
-        Some(Command::Agent(args)) => agent_cmd::run(args),
-        Some(Command::Demo(args)) => demo_cmd::run(args),
-        None => phone_cmd::run(cli.phone),
+        Some(Command::Agent(args)) => done(agent_cmd::run(args)),
+        Some(Command::Demo(args)) => done(demo_cmd::run(args)),
+        Some(Command::Doctor(args)) => doctor_cmd::run(args),
+        Some(Command::Check(args)) => check_cmd::run(args),
+        Some(Command::Asks(args)) => script::asks(args),
+        Some(Command::Answer(args)) => script::answer(args),
+        Some(Command::Send(args)) => script::send(args),
+        Some(Command::Abort(args)) => script::abort(args),
+        Some(Command::Start(args)) => script::start(args),
+        Some(Command::Watch(args)) => script::watch(args),
+        Some(Command::Replay(args)) => replay_cmd::run(args),
+        None => done(phone_cmd::run(cli.phone)),
     }
 }
 

@@ -6,33 +6,21 @@ use anyhow::{Context, bail};
 use clap::Args;
 use time::OffsetDateTime;
 
+use super::connect::{ConnectArgs, RecordArgs};
 use super::logging;
 use crate::app::config::PhoneConfig;
 use crate::app::keymap::Keymap;
 use crate::app::{App, AppSetup};
-use crate::engine::config::{TokenSource, default_config_path, read_agents_file, resolve_agents};
-use crate::engine::{AgentSpec, Engine, Journal};
+use crate::engine::{AgentSpec, Engine, EngineOptions, Journal};
 use crate::tui::{Tui, terminal};
 use crate::ui::theme::Theme;
 
 #[derive(Debug, Clone, Args, Default)]
 pub struct PhoneArgs {
-    /// Dial the durable agent on this Unix socket (SPEC S1). May be given more than once.
-    #[arg(long = "socket", value_name = "PATH")]
-    pub sockets: Vec<PathBuf>,
-    /// Dial the durable agent at this https:// (or loopback http://) URL (SPEC T1).
-    #[arg(long = "url", value_name = "URL")]
-    pub urls: Vec<String>,
-    /// The bearer token for --url agents, in a file only you can read (SPEC T2).
-    #[arg(long, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
-    /// Trust this PEM certificate for --url agents.
-    #[arg(long, value_name = "FILE")]
-    pub ca_cert: Option<PathBuf>,
-    /// The config file (agents, theme, bell, keys); default
-    /// $XDG_CONFIG_HOME/collie-phone/config.toml.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    #[command(flatten)]
+    pub record: RecordArgs,
     /// A built-in theme (dark, light, high-contrast) or a theme file. NO_COLOR is honoured.
     #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
@@ -47,6 +35,7 @@ pub struct PhoneSetup {
     pub theme: Theme,
     pub keymap: Keymap,
     pub journal: PathBuf,
+    pub engine: EngineOptions,
 }
 
 impl PhoneSetup {
@@ -62,6 +51,7 @@ impl PhoneSetup {
             theme,
             keymap,
             journal: Journal::default_path(),
+            engine: EngineOptions::default(),
         })
     }
 }
@@ -87,23 +77,10 @@ pub fn start_log(path: Option<&Path>) -> anyhow::Result<logging::LogGuard> {
 
 pub fn run(args: PhoneArgs) -> anyhow::Result<()> {
     let _log = start_log(args.log.as_deref())?;
-    let config_path = args.config.clone().unwrap_or_else(default_config_path);
-    let setup = PhoneSetup::load(&config_path, args.theme.as_deref())?;
-    let file = read_agents_file(&config_path)?;
-    let tokens = TokenSource::from_env(args.token_file.clone());
-    let agents = resolve_agents(
-        &args.sockets,
-        &args.urls,
-        &tokens,
-        args.ca_cert.as_deref(),
-        &file,
-    )?;
-    if agents.is_empty() {
-        bail!(
-            "no agent to dial: give --socket PATH or --url URL, set COLLIE_DURABLE_SOCKET, or name agents in {} (try `collie-phone demo`)",
-            config_path.display()
-        );
-    }
+    let config_path = args.connect.config_path();
+    let mut setup = PhoneSetup::load(&config_path, args.theme.as_deref())?;
+    setup.engine.record = args.record.record.clone();
+    let agents = args.connect.agents()?;
     super::runtime()?.block_on(open_phone(agents, setup))
 }
 
@@ -120,7 +97,7 @@ pub async fn open_phone(agents: Vec<AgentSpec>, setup: PhoneSetup) -> anyhow::Re
         .iter()
         .map(|a| (a.name.clone(), a.endpoint.is_tls()))
         .collect();
-    let engine = Engine::start(agents, &setup.journal)?;
+    let engine = Engine::start_with(agents, &setup.journal, setup.engine.clone())?;
     let (terminal, _guard) = terminal::enter().context("could not take over the terminal")?;
     let size = terminal
         .size()

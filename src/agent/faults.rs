@@ -1,0 +1,57 @@
+//! Rules the reference agent breaks on purpose (`collie-phone agent --break RULE`), so that
+//! `collie-phone check` can prove it notices each one. Never set in normal use.
+
+use std::collections::BTreeSet;
+
+/// Every rule `--break` knows, with what breaking it does. Each entry has a `check` that fails
+/// on it and a test that proves exactly that id fails (tests/check_breaks.rs).
+pub const BREAKABLE: &[(&str, &str)] = &[];
+
+/// The rules this agent breaks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Breaks {
+    rules: BTreeSet<&'static str>,
+}
+
+impl Breaks {
+    /// Reads `--break` values; an id `--break` does not know is refused with the known list.
+    pub fn parse(ids: &[String]) -> Result<Self, String> {
+        let mut rules = BTreeSet::new();
+        for id in ids {
+            let id = id.trim();
+            match BREAKABLE
+                .iter()
+                .find(|(known, _)| known.eq_ignore_ascii_case(id))
+            {
+                Some((known, _)) => {
+                    rules.insert(*known);
+                }
+                None => {
+                    let known: Vec<&str> = BREAKABLE.iter().map(|(k, _)| *k).collect();
+                    return Err(format!(
+                        "--break {id}: not a rule the reference agent can break; it knows {}",
+                        if known.is_empty() {
+                            "none yet".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    ));
+                }
+            }
+        }
+        Ok(Self { rules })
+    }
+
+    /// True when the agent breaks `rule` (a SPEC id such as "W4").
+    pub fn has(&self, rule: &str) -> bool {
+        self.rules.contains(rule)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.rules.iter().copied()
+    }
+}

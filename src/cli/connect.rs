@@ -1,0 +1,93 @@
+//! The flags that say which agents to dial, shared by the phone and every command that talks to
+//! agents (`doctor`, `check`, the headless commands).
+
+use std::path::PathBuf;
+
+use anyhow::bail;
+use clap::Args;
+
+use crate::engine::AgentSpec;
+use crate::engine::config::{TokenSource, default_config_path, read_agents_file, resolve_agents};
+
+#[derive(Debug, Clone, Args, Default)]
+pub struct ConnectArgs {
+    /// Dial the durable agent on this Unix socket (SPEC S1). May be given more than once.
+    #[arg(long = "socket", value_name = "PATH")]
+    pub sockets: Vec<PathBuf>,
+    /// Dial the durable agent at this https:// (or loopback http://) URL (SPEC T1).
+    #[arg(long = "url", value_name = "URL")]
+    pub urls: Vec<String>,
+    /// The bearer token for --url agents, in a file only you can read (SPEC T2).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Trust this PEM certificate for --url agents.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// The config file (agents, theme, bell, keys); default
+    /// $XDG_CONFIG_HOME/collie-phone/config.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+impl ConnectArgs {
+    pub fn config_path(&self) -> PathBuf {
+        self.config.clone().unwrap_or_else(default_config_path)
+    }
+
+    /// Every agent these flags name (the command line's first, then the config file's, else
+    /// `COLLIE_DURABLE_SOCKET`); an error when there is none.
+    pub fn agents(&self) -> anyhow::Result<Vec<AgentSpec>> {
+        let config_path = self.config_path();
+        let file = read_agents_file(&config_path)?;
+        let tokens = TokenSource::from_env(self.token_file.clone());
+        let agents = resolve_agents(
+            &self.sockets,
+            &self.urls,
+            &tokens,
+            self.ca_cert.as_deref(),
+            &file,
+        )?;
+        if agents.is_empty() {
+            bail!(
+                "no agent to dial: give --socket PATH or --url URL, set COLLIE_DURABLE_SOCKET, or name agents in {} (try `collie-phone demo`)",
+                config_path.display()
+            );
+        }
+        Ok(agents)
+    }
+
+    /// The one agent a command talks to: the only one named, or the one called `name`.
+    pub fn one_agent(&self, name: Option<&str>) -> anyhow::Result<AgentSpec> {
+        let mut agents = self.agents()?;
+        match name {
+            Some(name) => match agents.iter().position(|a| a.name == name) {
+                Some(at) => Ok(agents.swap_remove(at)),
+                None => {
+                    let known: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
+                    bail!(
+                        "no agent called {name}; the agents are {}",
+                        known.join(", ")
+                    )
+                }
+            },
+            None if agents.len() == 1 => Ok(agents.remove(0)),
+            None => {
+                let known: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
+                bail!(
+                    "{} agents are named; say which with --agent NAME ({})",
+                    agents.len(),
+                    known.join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// `--record FILE`: every exchange as JSON lines with timings, the token left out.
+#[derive(Debug, Clone, Args, Default)]
+pub struct RecordArgs {
+    /// Write every exchange with the agents to FILE as JSON lines (the token is never written);
+    /// `collie-phone replay FILE` plays it back.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+}
