@@ -1,7 +1,10 @@
 pub mod agent;
 pub mod app;
+pub mod check;
 pub mod cli;
+pub mod doctor;
 pub mod engine;
+pub mod replay;
 pub mod transport;
 pub mod tui;
 pub mod ui;
