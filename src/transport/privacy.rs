@@ -31,12 +31,83 @@ pub fn check_socket_path(path: &Path) -> Result<(), NotPrivate> {
     check_with_uid(path, uid)
 }
 
+/// One part of a socket path as SPEC S3 sees it, for `doctor`: what it is, and whether it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartVerdict {
+    pub part: PathBuf,
+    /// "path", "folder above", "socket folder" or "socket".
+    pub role: &'static str,
+    /// What holds, or what fails and how to fix it.
+    pub verdict: Result<String, NotPrivate>,
+}
+
+/// Every part of the path with its own verdict, so a person sees all that is wrong at once;
+/// [`check_socket_path`] is the same walk stopped at the first failure.
+pub fn walk_socket_path(path: &Path) -> Vec<PartVerdict> {
+    walk_with_uid(path, current_uid())
+}
+
+fn walk_with_uid(path: &Path, uid: u32) -> Vec<PartVerdict> {
+    let whole = |verdict| PartVerdict {
+        part: path.to_path_buf(),
+        role: "path",
+        verdict,
+    };
+    if let Err(not_private) = check_shape(path) {
+        return vec![whole(Err(not_private))];
+    }
+    let mut verdicts = vec![whole(Ok(format!(
+        "absolute, {} of at most {MAX_SOCKET_PATH} bytes",
+        path.as_os_str().len()
+    )))];
+    let Some(folder) = path.parent() else {
+        return verdicts;
+    };
+    let mut above: Vec<&Path> = folder.ancestors().skip(1).collect();
+    above.reverse();
+    for part in above {
+        verdicts.push(PartVerdict {
+            part: part.to_path_buf(),
+            role: "folder above",
+            verdict: check_above(part),
+        });
+    }
+    verdicts.push(PartVerdict {
+        part: folder.to_path_buf(),
+        role: "socket folder",
+        verdict: check_folder(folder, uid),
+    });
+    verdicts.push(PartVerdict {
+        part: path.to_path_buf(),
+        role: "socket",
+        verdict: check_socket(path, uid),
+    });
+    verdicts
+}
+
 pub fn current_uid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() }
 }
 
 pub(crate) fn check_with_uid(path: &Path, uid: u32) -> Result<(), NotPrivate> {
+    check_shape(path)?;
+    let Some(folder) = path.parent() else {
+        return Err(fail(path, "the socket path has no folder", None));
+    };
+    // Every folder above the socket's own, from the root down.
+    let mut above: Vec<&Path> = folder.ancestors().skip(1).collect();
+    above.reverse();
+    for part in above {
+        check_above(part)?;
+    }
+    check_folder(folder, uid)?;
+    check_socket(path, uid)?;
+    Ok(())
+}
+
+/// SPEC S1: absolute, short enough, no `.` or `..`, in a folder.
+fn check_shape(path: &Path) -> Result<(), NotPrivate> {
     if !path.is_absolute() {
         return Err(fail(path, "the socket path is not absolute", None));
     }
@@ -53,30 +124,43 @@ pub(crate) fn check_with_uid(path: &Path, uid: u32) -> Result<(), NotPrivate> {
     {
         return Err(fail(path, "the socket path holds '.' or '..'", None));
     }
-    let Some(folder) = path.parent() else {
+    if path.parent().is_none() {
         return Err(fail(path, "the socket path has no folder", None));
-    };
-    // Every folder above the socket's own, from the root down.
-    let mut above: Vec<&Path> = folder.ancestors().skip(1).collect();
-    above.reverse();
-    for part in above {
-        let meta = lstat(part)?;
-        if meta.file_type().is_symlink() {
-            return Err(fail(part, "is a symlink", None));
-        }
-        let mode = meta.mode();
-        let sticky = mode & 0o1000 != 0;
-        if mode & 0o022 != 0 && !sticky {
-            return Err(fail(
-                part,
-                format!(
-                    "is writable by group or others (mode {:04o}) and has no sticky bit",
-                    mode & 0o7777
-                ),
-                Some(format!("chmod go-w {}", part.display())),
-            ));
-        }
     }
+    Ok(())
+}
+
+/// A folder above the socket's: no symlink, and not writable by others unless sticky.
+fn check_above(part: &Path) -> Result<String, NotPrivate> {
+    let meta = lstat(part)?;
+    if meta.file_type().is_symlink() {
+        return Err(fail(part, "is a symlink", None));
+    }
+    let mode = meta.mode();
+    let sticky = mode & 0o1000 != 0;
+    if mode & 0o022 != 0 && !sticky {
+        return Err(fail(
+            part,
+            format!(
+                "is writable by group or others (mode {:04o}) and has no sticky bit",
+                mode & 0o7777
+            ),
+            Some(format!("chmod go-w {}", part.display())),
+        ));
+    }
+    Ok(format!(
+        "mode {:04o}{}",
+        mode & 0o7777,
+        if sticky && mode & 0o022 != 0 {
+            ", sticky"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// The socket's own folder: a real folder of ours with mode 0700.
+fn check_folder(folder: &Path, uid: u32) -> Result<String, NotPrivate> {
     let meta = lstat(folder)?;
     if meta.file_type().is_symlink() {
         return Err(fail(folder, "is a symlink", None));
@@ -98,6 +182,11 @@ pub(crate) fn check_with_uid(path: &Path, uid: u32) -> Result<(), NotPrivate> {
             Some(format!("chmod 700 {}", folder.display())),
         ));
     }
+    Ok(format!("yours (uid {uid}), mode 0700"))
+}
+
+/// The socket: a real socket of ours that group and others cannot use.
+fn check_socket(path: &Path, uid: u32) -> Result<String, NotPrivate> {
     let meta = lstat(path)?;
     if meta.file_type().is_symlink() {
         return Err(fail(path, "is a symlink", None));
@@ -122,7 +211,10 @@ pub(crate) fn check_with_uid(path: &Path, uid: u32) -> Result<(), NotPrivate> {
             Some(format!("chmod 600 {}", path.display())),
         ));
     }
-    Ok(())
+    Ok(format!(
+        "a socket, yours, mode {:04o}",
+        meta.mode() & 0o7777
+    ))
 }
 
 fn lstat(part: &Path) -> Result<std::fs::Metadata, NotPrivate> {
@@ -237,6 +329,32 @@ mod tests {
         assert_eq!(err.part, shared);
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).expect("chmod");
         assert_eq!(check_socket_path(&path), Ok(()));
+    }
+
+    #[test]
+    fn s3_walk_names_every_failing_part_with_its_fix() {
+        let dir = private_dir();
+        let (path, _l) = socket_in(dir.path());
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+        let walk = walk_socket_path(&path);
+        let failed: Vec<_> = walk.iter().filter(|v| v.verdict.is_err()).collect();
+        assert_eq!(failed.len(), 2, "{walk:?}");
+        assert_eq!(failed[0].role, "socket folder");
+        assert_eq!(failed[1].role, "socket");
+        let fixes: Vec<_> = failed
+            .iter()
+            .filter_map(|v| v.verdict.as_ref().err().and_then(|e| e.fix.clone()))
+            .collect();
+        assert_eq!(
+            fixes,
+            [
+                format!("chmod 700 {}", dir.path().display()),
+                format!("chmod 600 {}", path.display())
+            ]
+        );
+        assert_eq!(walk.first().map(|v| v.role), Some("path"));
     }
 
     #[test]
