@@ -1,6 +1,7 @@
 //! Where the reference agent listens: a private Unix socket (SPEC S1, S2), or TCP with a token,
 //! behind TLS or, for a local test, plain http on loopback (SPEC T1–T3). Every accepted
-//! connection is served by [`Server`] over HTTP/1.1 or HTTP/2.
+//! connection is served by a [`Handler`] (the agent's [`Server`], or a replay) over HTTP/1.1 or
+//! HTTP/2.
 
 use std::fs::{self, DirBuilder, Permissions};
 use std::future::Future;
@@ -19,7 +20,7 @@ use tokio::net::{TcpListener, UnixListener};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
 
-use super::server::Server;
+use super::server::{Reply, Server};
 use crate::wire::limits;
 
 /// A client gets this long to send its request headers before the connection is closed.
@@ -30,6 +31,24 @@ const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(10);
 const DRAIN_DEADLINE: Duration = Duration::from_secs(2);
 /// A failed accept (say, out of file descriptors) is retried after this pause.
 const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+
+/// What answers the requests of a listener: the reference agent's [`Server`], or a recording
+/// played back by `collie-phone replay`, over the same sockets and rules.
+pub trait Handler: Send + Sync + 'static {
+    fn handle(
+        self: Arc<Self>,
+        request: hyper::Request<hyper::body::Incoming>,
+    ) -> impl Future<Output = Result<Reply, std::convert::Infallible>> + Send;
+}
+
+impl Handler for Server {
+    fn handle(
+        self: Arc<Self>,
+        request: hyper::Request<hyper::body::Incoming>,
+    ) -> impl Future<Output = Result<Reply, std::convert::Infallible>> + Send {
+        Server::handle(self, request)
+    }
+}
 
 /// A listening socket, ready to serve.
 pub enum Binding {
@@ -51,7 +70,7 @@ impl Binding {
 
     /// Serves until `shutdown` resolves, then lets running requests finish for a moment. A Unix
     /// socket's file is removed when the binding is dropped.
-    pub async fn serve(self, server: Arc<Server>, shutdown: impl Future<Output = ()>) {
+    pub async fn serve<H: Handler>(self, server: Arc<H>, shutdown: impl Future<Output = ()>) {
         let graceful = GracefulShutdown::new();
         match &self {
             Self::Unix(unix) => unix.accept_until(&server, &graceful, shutdown).await,
@@ -230,9 +249,9 @@ fn remove_stale_socket(path: &Path) -> anyhow::Result<()> {
 }
 
 impl UnixBinding {
-    async fn accept_until(
+    async fn accept_until<H: Handler>(
         &self,
-        server: &Arc<Server>,
+        server: &Arc<H>,
         graceful: &GracefulShutdown,
         shutdown: impl Future<Output = ()>,
     ) {
@@ -337,9 +356,9 @@ fn tls_acceptor(files: &TlsFiles) -> anyhow::Result<TlsAcceptor> {
 }
 
 impl TcpBinding {
-    async fn accept_until(
+    async fn accept_until<H: Handler>(
         &self,
-        server: &Arc<Server>,
+        server: &Arc<H>,
         graceful: &GracefulShutdown,
         shutdown: impl Future<Output = ()>,
     ) {
@@ -398,7 +417,7 @@ async fn accept_loop<C, Fut>(
     }
 }
 
-async fn serve_connection<I>(server: Arc<Server>, io: I, watcher: Watcher)
+async fn serve_connection<H: Handler, I>(server: Arc<H>, io: I, watcher: Watcher)
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
