@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use time::OffsetDateTime;
 
+use super::faults::Breaks;
 use crate::wire::{
     self, AbortRequest, ActionRequest, Answer, AnswerRequest, Ask, AskKind, AskOption, BeltButton,
     CloseRequest, ConversationState, ConversationSummary, ConversationsPage, DecidedBy, Effect,
@@ -155,6 +156,9 @@ pub struct World {
     pub layout: Layout,
     pub happenings: Vec<Happening>,
     pub requests: super::requests::RequestMemory,
+    /// Rules broken on purpose (`agent --break`), so `check` can prove it sees each one.
+    /// Empty in normal use; set once by [`World::break_on_purpose`].
+    pub breaks: Breaks,
 }
 
 fn now_text(now: OffsetDateTime) -> String {
@@ -195,6 +199,7 @@ impl World {
             layout,
             happenings: Vec::new(),
             requests: Default::default(),
+            breaks: Breaks::default(),
         };
         if !allow_always {
             for pane in world.layout.panes.values_mut() {
@@ -337,7 +342,11 @@ impl World {
             .events
             .iter()
             .skip(start)
-            .take(limits::MAX_EVENTS_PER_REPLY)
+            .take(if self.breaks.has("L.events") {
+                usize::MAX
+            } else {
+                limits::MAX_EVENTS_PER_REPLY
+            })
             .cloned()
             .collect();
         let cursor = events.last().map_or(after, |e| e.seq);
@@ -385,7 +394,8 @@ impl World {
                     )
                 })?,
         };
-        let limit = limit.clamp(1, limits::MAX_CONVERSATIONS_PAGE);
+        let limit = limit.clamp(1, limits::MAX_CONVERSATIONS_PAGE)
+            + usize::from(self.breaks.has("L.history-page"));
         let mut rows: Vec<&Conversation> = self
             .layout
             .conversations
@@ -396,7 +406,12 @@ impl World {
         let more = rows.len() > limit;
         rows.truncate(limit);
         let next = if more {
-            rows.last().map(|c| format!("before-{}", c.created))
+            let mark = if self.breaks.has("L.cursor") {
+                "before "
+            } else {
+                "before-"
+            };
+            rows.last().map(|c| format!("{mark}{}", c.created))
         } else {
             None
         };
@@ -535,6 +550,7 @@ impl World {
 
     /// Ends the pane's running turn with `state` (done, aborted, failed).
     pub fn end_turn(&mut self, pane_id: &str, state: TurnState, now: OffsetDateTime) {
+        let forget_decisions = self.breaks.has("A14");
         let Some(pane) = self.layout.panes.get_mut(pane_id) else {
             return;
         };
@@ -542,6 +558,9 @@ impl World {
             return;
         };
         turn.state = state;
+        if forget_decisions {
+            pane.decisions.clear();
+        }
         let mut event = Event::new(0, EventType::Turn);
         event.turn = Some(turn.clone());
         self.push_event(pane_id, event, now);
@@ -563,7 +582,7 @@ impl World {
         if pane.asks.iter().any(|a| a.ask.id == id) {
             return Some(id);
         }
-        if pane.asks.len() >= limits::MAX_OPEN_ASKS_PER_PANE {
+        if pane.asks.len() >= limits::MAX_OPEN_ASKS_PER_PANE && !self.breaks.has("L.open-asks") {
             return None;
         }
         ask.id = id.clone();
@@ -832,6 +851,16 @@ impl World {
         self.touch();
     }
 
+    /// Takes the rules to break on purpose (`agent --break`) and lays into the world what the
+    /// layout-level ones need (worlds::lay_out_breaks). A no-op without breaks.
+    pub fn break_on_purpose(&mut self, breaks: Breaks, now: OffsetDateTime) {
+        if breaks.is_empty() {
+            return;
+        }
+        self.breaks = breaks.clone();
+        super::worlds::lay_out_breaks(self, &breaks, now);
+    }
+
     // ----- the phone's side: POST routes -------------------------------------------------
 
     /// `POST /pane/:id/answer` (SPEC A3, A4, A7, A8, A11, A15).
@@ -864,13 +893,25 @@ impl World {
                 .rev()
                 .find(|d| d.ask_id == request.ask_id)
             {
+                if self.breaks.has("A7") {
+                    // Broken on purpose: the late tap is taken as if it ran.
+                    let mut reply = PostReply::ok(&request.request_id);
+                    reply.outcome = Some(decision.outcome.clone());
+                    return Ok(reply);
+                }
                 return Err(decided_error(decision));
+            }
+            if self.breaks.has("A8") {
+                return Err(error(
+                    ErrorCode::NotFound,
+                    format!("no ask {}", request.ask_id),
+                ));
             }
             let mut reply = PostReply::ok(&request.request_id);
             reply.code = ReplyCode::TooLate;
             return Ok(reply);
         };
-        if open.ask.revision != request.revision {
+        if open.ask.revision != request.revision && !self.breaks.has("A3") {
             let mut body = error(ErrorCode::Stale, "this ask changed; read it again");
             body.revision = Some(open.ask.revision);
             return Err(body);
