@@ -46,7 +46,8 @@ impl Handler for Server {
         self: Arc<Self>,
         request: hyper::Request<hyper::body::Incoming>,
     ) -> impl Future<Output = Result<Reply, std::convert::Infallible>> + Send {
-        Server::handle(self, request)
+        // `--chaos` acts around the server; a quiet agent goes straight through.
+        super::chaos_serve::serve(self, request)
     }
 }
 
@@ -426,7 +427,17 @@ where
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_DEADLINE);
-    let service = hyper::service::service_fn(move |request| Arc::clone(&server).handle(request));
+    let service = hyper::service::service_fn(move |request| {
+        let reply = Arc::clone(&server).handle(request);
+        async move {
+            let Ok(reply) = reply.await;
+            // `--chaos drop-after-apply`: an error makes hyper close the connection unanswered.
+            match reply.extensions().get::<super::chaos_serve::DropConnection>() {
+                Some(_) => Err(super::chaos_serve::DroppedOnPurpose),
+                None => Ok(reply),
+            }
+        }
+    });
     let connection = builder.serve_connection(TokioIo::new(io), service);
     if let Err(error) = watcher.watch(connection).await {
         tracing::debug!(%error, "a connection ended with an error");

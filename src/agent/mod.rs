@@ -5,6 +5,8 @@
 //! `server` speaks HTTP over `listen`'s sockets.
 
 pub mod chaos;
+pub mod chaos_serve;
+pub mod chaos_state;
 pub mod faults;
 pub mod listen;
 pub mod requests;

@@ -1,14 +1,19 @@
 //! One running agent: its world, the script that makes the world move, and (with `--state`)
 //! the store that keeps it across restarts (SPEC H3, H5, A9).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use time::OffsetDateTime;
 
 use super::WorldOptions;
+use super::chaos_state::ChaosState;
 use super::script::Script;
 use super::store::{Found, Store};
-use super::world::World;
+use super::world::{Layout, World};
 use super::worlds;
+
+/// How long a restart made by `--chaos restart-every` answers `503 starting` at least, so a
+/// phone polling every second can see it (SPEC H3).
+pub const CHAOS_RESTART_STARTING: Duration = Duration::from_millis(500);
 
 /// A world with what drives it. The server holds one behind a mutex and calls [`Agent::tick`]
 /// on a timer and after every POST.
@@ -23,6 +28,10 @@ pub struct Agent {
     started: Instant,
     options: WorldOptions,
     restored: bool,
+    /// Ready stays false this long after the (re)start (SPEC H3).
+    starting_for: Duration,
+    /// Failures made on purpose (`--chaos`): the dice, and what they remember.
+    pub chaos: ChaosState,
 }
 
 impl Agent {
@@ -44,20 +53,7 @@ impl Agent {
         };
         let restored = matches!(found, Found::Layout(_));
         let mut world = match found {
-            Found::Layout(layout) => {
-                let mut layout = *layout;
-                layout.host_name = options.host_name.clone();
-                let mut world = World::new(layout, options.allow_always);
-                world.replay_layout_events(now);
-                tracing::info!(
-                    panes = world.layout.panes.len(),
-                    conversations = world.layout.conversations.len(),
-                    open_asks = world.layout.panes.values().map(|p| p.asks.len()).sum::<usize>(),
-                    epoch = %world.epoch,
-                    "restored the saved world in a new epoch"
-                );
-                world
-            }
+            Found::Layout(layout) => restored_world(*layout, &options, now),
             Found::Nothing | Found::Corrupt(_) => worlds::build(
                 options.kind,
                 options.seed,
@@ -68,14 +64,20 @@ impl Agent {
         };
         world.ready = options.ready_after.is_zero();
         let script = Script::new(options.kind, options.seed, options.speed, now, &world);
+        if !options.chaos.is_quiet() {
+            tracing::warn!(chaos = %options.chaos, "failing on purpose");
+        }
+        let chaos = ChaosState::new(options.chaos.clone(), options.seed);
         let mut agent = Self {
             world,
             script,
             store,
             origin: now,
             started: Instant::now(),
+            starting_for: options.ready_after,
             options,
             restored,
+            chaos,
         };
         if let Some(store) = &mut agent.store {
             store.save_if_due(&agent.world, now);
@@ -86,6 +88,11 @@ impl Agent {
     /// Moves the world on to `now`: expiries (SPEC A6, A13), the script, the store, readiness
     /// (SPEC H3). Cheap when nothing is due.
     pub fn tick(&mut self, now: OffsetDateTime) {
+        if let Some(every) = self.chaos.spec.restart_every
+            && now - self.origin >= every
+        {
+            self.restart_in_place(now);
+        }
         self.world.expire_asks(now);
         if self.world.ready {
             self.script.tick(&mut self.world, now);
@@ -97,11 +104,69 @@ impl Agent {
             store.save_if_due(&self.world, now);
         }
         if !self.world.ready
-            && (self.started.elapsed() >= self.options.ready_after
-                || now - self.origin >= self.options.ready_after)
+            && (self.started.elapsed() >= self.starting_for
+                || now - self.origin >= self.starting_for)
         {
             self.world.ready = true;
         }
+    }
+
+    /// `--chaos restart-every`: the agent starts again without leaving the process, the way a
+    /// real restart does (SPEC H3, H5, A9): the layout as it would be read back (from the
+    /// state folder when there is one, else the same bytes kept in memory), a new epoch, every
+    /// pane's view rebuilt and every open ask asked again under its old id, a new script, and
+    /// `503 starting` for a moment.
+    ///
+    /// The request ids of SPEC Q3 are carried over: the chaos plays a crash of the process,
+    /// not the loss of what a durable agent keeps, and a retry across the restart must still
+    /// be answered `replayed` rather than run a second time.
+    pub fn restart_in_place(&mut self, now: OffsetDateTime) {
+        let layout = match self.saved_layout(now) {
+            Ok(layout) => layout,
+            Err(error) => {
+                tracing::error!(%error, "chaos: cannot lay the world out again; no restart");
+                self.origin = now;
+                return;
+            }
+        };
+        let old_epoch = std::mem::take(&mut self.world.epoch);
+        let requests = std::mem::take(&mut self.world.requests);
+        let mut world = restored_world(layout, &self.options, now);
+        world.requests = requests;
+        world.ready = false;
+        tracing::info!(
+            kind = "restart",
+            old_epoch = %old_epoch,
+            epoch = %world.epoch,
+            "chaos"
+        );
+        self.script = Script::new(
+            self.options.kind,
+            self.options.seed,
+            self.options.speed,
+            now,
+            &world,
+        );
+        self.world = world;
+        self.origin = now;
+        self.started = Instant::now();
+        self.starting_for = self.options.ready_after.max(CHAOS_RESTART_STARTING);
+        self.restored = true;
+    }
+
+    /// The layout a restarted agent would find: the state file after a flush, or, without a
+    /// state folder, the same encoding round-tripped in memory (so nothing survives that a
+    /// save would not keep).
+    fn saved_layout(&mut self, now: OffsetDateTime) -> anyhow::Result<Layout> {
+        if let Some(store) = &mut self.store {
+            store.flush(&self.world, now)?;
+            if let Found::Layout(layout) = store.load(now)? {
+                return Ok(*layout);
+            }
+            anyhow::bail!("the state file was not there right after it was written");
+        }
+        let bytes = serde_json::to_vec(&self.world.layout)?;
+        Ok(serde_json::from_slice(&bytes)?)
     }
 
     /// Writes the layout to the state folder now and waits for the disk. Call it when the
@@ -126,6 +191,21 @@ impl Agent {
     pub fn options(&self) -> &WorldOptions {
         &self.options
     }
+}
+
+/// A saved layout as a world of a new epoch, every pane's events laid out again (SPEC A9, H5).
+fn restored_world(mut layout: Layout, options: &WorldOptions, now: OffsetDateTime) -> World {
+    layout.host_name = options.host_name.clone();
+    let mut world = World::new(layout, options.allow_always);
+    world.replay_layout_events(now);
+    tracing::info!(
+        panes = world.layout.panes.len(),
+        conversations = world.layout.conversations.len(),
+        open_asks = world.layout.panes.values().map(|p| p.asks.len()).sum::<usize>(),
+        epoch = %world.epoch,
+        "restored the saved world in a new epoch"
+    );
+    world
 }
 
 impl Drop for Agent {
@@ -265,6 +345,52 @@ mod tests {
             Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("never crashes");
         assert!(!agent.restored());
         assert_eq!(agent.world.layout.workspaces.len(), 3);
+    }
+
+    /// A9, H3, H5, Q3: `--chaos restart-every` without a state folder restarts from the layout
+    /// kept in memory: a new epoch, the same open asks, `starting` for a moment, and the
+    /// request ids of the old epoch still answered as replays.
+    #[test]
+    fn chaos_restart_in_place_keeps_asks_and_request_ids() {
+        use crate::agent::chaos::Chaos;
+        use crate::agent::requests::{Recall, StoredReply};
+        let options = WorldOptions {
+            speed: 0.0,
+            chaos: Chaos::parse("restart-every=10s").expect("a spec"),
+            ..WorldOptions::default()
+        };
+        let mut agent = Agent::new_at(options, t0()).expect("starts");
+        let epoch = agent.world.epoch.clone();
+        let asks = open_asks(&agent.world);
+        assert!(!asks.is_empty());
+        agent.world.requests.remember(
+            "r-1",
+            "print".into(),
+            StoredReply {
+                status: 200,
+                body: serde_json::json!({"code": "ok"}),
+            },
+        );
+        agent.tick(t0() + time::Duration::seconds(9));
+        assert_eq!(agent.world.epoch, epoch, "not yet");
+        let restart = t0() + time::Duration::seconds(10);
+        agent.tick(restart);
+        assert_ne!(agent.world.epoch, epoch, "H5: a new epoch");
+        assert!(!agent.world.ready, "H3: starting for a moment");
+        assert!(agent.restored());
+        assert_eq!(open_asks(&agent.world), asks, "A9: the same ids");
+        assert!(matches!(
+            agent.world.requests.recall("r-1", "print"),
+            Recall::Replay(_)
+        ));
+        for pane in agent.world.layout.panes.values() {
+            assert!(pane.last_seq >= 1, "every view laid out again");
+        }
+        agent.tick(restart + time::Duration::milliseconds(500));
+        assert!(agent.world.ready);
+        let second = agent.world.epoch.clone();
+        agent.tick(restart + time::Duration::seconds(10));
+        assert_ne!(agent.world.epoch, second, "and again every 10 s");
     }
 
     #[test]

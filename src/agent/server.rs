@@ -139,6 +139,16 @@ impl Server {
         })
     }
 
+    /// For `--chaos` (`chaos_serve`): acts on the agent under its lock; None once it broke.
+    pub(crate) fn with_agent<T>(&self, act: impl FnOnce(&mut Agent) -> T) -> Option<T> {
+        self.agent().ok().map(|mut agent| act(&mut agent))
+    }
+
+    /// For `--chaos`: no chaos for a caller that gets a bare 401 (SPEC T3).
+    pub(crate) fn admits(&self, headers: &HeaderMap) -> bool {
+        self.access.token.as_ref().is_none_or(|t| t.admits(headers))
+    }
+
     /// Answers one request. Never fails: every problem is a JSON error reply (SPEC W6).
     pub async fn handle<B>(
         self: Arc<Self>,
