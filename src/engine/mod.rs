@@ -6,6 +6,7 @@ pub mod exchange_log;
 pub mod intent;
 pub mod journal;
 pub mod pane_log;
+pub mod record;
 mod session;
 pub mod status;
 
@@ -24,6 +25,7 @@ use crate::wire::{
 pub use exchange_log::ExchangeRecord;
 pub use intent::{Decider, IntentKind, IntentState};
 pub use journal::{IntentRecord, Journal};
+pub use record::Recorder;
 pub use status::AgentStatus;
 
 /// One agent to dial.
@@ -153,9 +155,12 @@ impl Engine {
         journal_path: &Path,
         options: EngineOptions,
     ) -> anyhow::Result<Self> {
-        let _ = options.record;
         let (journal, recovered) = Journal::open(journal_path)?;
         let (updates_tx, updates) = mpsc::unbounded_channel();
+        let recorder = match &options.record {
+            Some(path) => Recorder::create(path, &agents, updates_tx.clone())?,
+            None => Recorder::off(),
+        };
         let (commands, commands_rx) = mpsc::unbounded_channel();
         let (watching_tx, watching_rx) = watch::channel(true);
         let mut handles = HashMap::new();
@@ -169,6 +174,7 @@ impl Engine {
                 watching_rx.clone(),
                 info_tx,
                 poke.clone(),
+                recorder.clone(),
             );
             tokio::spawn(session.run());
             handles.insert(
@@ -190,6 +196,7 @@ impl Engine {
             intents: Arc::new(Mutex::new(intents)),
             updates: updates_tx,
             watching: watching_tx,
+            recorder,
         };
         tokio::spawn(runner.run(commands_rx));
         Ok(Self {
@@ -209,6 +216,7 @@ struct IntentRunner {
     intents: Arc<Mutex<HashMap<String, IntentRecord>>>,
     updates: mpsc::UnboundedSender<FromEngine>,
     watching: watch::Sender<bool>,
+    recorder: Recorder,
 }
 
 impl IntentRunner {
@@ -269,6 +277,8 @@ impl IntentRunner {
         };
         let started = Instant::now();
         let result = handle.endpoint.exchange(&request).await;
+        self.recorder
+            .exchange(agent, &request, result.as_ref(), started);
         let _ = self.updates.send(FromEngine::Exchange(ExchangeRecord::new(
             agent,
             &request,
@@ -463,6 +473,8 @@ impl IntentRunner {
         };
         let started = Instant::now();
         let result = agent.endpoint.exchange(&request).await;
+        self.recorder
+            .exchange(&record.agent, &request, result.as_ref(), started);
         let _ = self.updates.send(FromEngine::Exchange(ExchangeRecord::new(
             &record.agent,
             &request,

@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::exchange_log::ExchangeRecord;
+use super::record::Recorder;
 use super::status::AgentStatus;
 use super::{AgentChange, FromEngine, SessionInfo};
 use crate::transport::{Endpoint, Method, Reply, Request, RouteClass, TransportError};
@@ -34,6 +35,7 @@ pub(super) struct Session {
     watching: watch::Receiver<bool>,
     info: watch::Sender<SessionInfo>,
     poke: Arc<Notify>,
+    recorder: Recorder,
     status: AgentStatus,
     version: Option<u32>,
     epoch: Option<String>,
@@ -65,6 +67,7 @@ impl Session {
         watching: watch::Receiver<bool>,
         info: watch::Sender<SessionInfo>,
         poke: Arc<Notify>,
+        recorder: Recorder,
     ) -> Self {
         Self {
             name,
@@ -73,6 +76,7 @@ impl Session {
             watching,
             info,
             poke,
+            recorder,
             status: AgentStatus::Connecting,
             version: None,
             epoch: None,
@@ -196,6 +200,8 @@ impl Session {
     async fn send(&self, request: Request) -> Result<Reply, TransportError> {
         let started = Instant::now();
         let result = self.endpoint.exchange(&request).await;
+        self.recorder
+            .exchange(&self.name, &request, result.as_ref(), started);
         let record = ExchangeRecord::new(
             &self.name,
             &request,
