@@ -1,17 +1,20 @@
 //! `collie-phone doctor`: one read-only pass that says why the phone can or cannot reach an
-//! agent, line by line, with the fix for each line that fails.
+//! agent, line by line, with the fix for each line that fails. Exit 0 only when all hold.
 
 use std::process::ExitCode;
 
+use anyhow::{Context, bail};
 use clap::Args;
 
 use super::connect::ConnectArgs;
+use crate::doctor::{self, Report};
+use crate::engine::config::read_agents_file;
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
     #[command(flatten)]
     pub connect: ConnectArgs,
-    /// Which of several agents (by name) to look at.
+    /// Look only at this agent (by name), of several.
     #[arg(long, value_name = "NAME")]
     pub agent: Option<String>,
     /// Print the findings as JSON instead of lines.
@@ -19,6 +22,51 @@ pub struct DoctorArgs {
     pub json: bool,
 }
 
-pub fn run(_args: DoctorArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("doctor is being built")
+pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
+    let config_path = args.connect.config_path();
+    let file = read_agents_file(&config_path)?;
+    let mut targets = doctor::targets(
+        &args.connect.sockets,
+        &args.connect.urls,
+        args.connect.token_file.as_deref(),
+        args.connect.ca_cert.as_deref(),
+        &file,
+    );
+    if let Some(name) = &args.agent {
+        targets.retain(|t| &t.name == name);
+        if targets.is_empty() {
+            bail!("no agent called {name}");
+        }
+    }
+    if targets.is_empty() {
+        bail!(
+            "no agent to look at: give --socket PATH or --url URL --token-file FILE, set COLLIE_DURABLE_SOCKET, or name agents in {}",
+            config_path.display()
+        );
+    }
+    let reports: Vec<Report> = super::runtime()?.block_on(async {
+        let mut reports = Vec::new();
+        for target in &targets {
+            reports.push(doctor::examine(target).await);
+        }
+        reports
+    });
+    let all_hold = reports.iter().all(|r| r.ok);
+    if args.json {
+        let json = if reports.len() == 1 {
+            serde_json::to_string_pretty(&reports[0])
+        } else {
+            serde_json::to_string_pretty(&reports)
+        }
+        .context("could not write the report as JSON")?;
+        println!("{json}");
+    } else {
+        let texts: Vec<String> = reports.iter().map(Report::to_text).collect();
+        print!("{}", texts.join("\n"));
+    }
+    Ok(if all_hold {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -174,7 +174,7 @@ pub fn resolve_agents(
 }
 
 /// A short name for an agent given by path or URL: its last meaningful part.
-fn short_name(text: &str) -> String {
+pub(crate) fn short_name(text: &str) -> String {
     let trimmed = text.trim_end_matches('/');
     let last = trimmed
         .rsplit(['/', ':'])

@@ -43,6 +43,8 @@ pub struct Behaviour {
     pub force_status: Option<u16>,
     /// Answer every request with a 307 to this URL (SPEC T4).
     pub redirect_to: Option<String>,
+    /// Send the whole snapshot even when If-None-Match holds its ETag (breaks SPEC W4).
+    pub never_not_modified: bool,
     /// request id → (body without id, first reply), per epoch (SPEC Q3).
     pub memory: HashMap<String, (Value, Value)>,
 }
@@ -78,6 +80,7 @@ impl Faulty {
                 get_stall: None,
                 force_status: None,
                 redirect_to: None,
+                never_not_modified: false,
                 memory: HashMap::new(),
             })),
             seen: Arc::new(Mutex::new(Seen::default())),
@@ -220,9 +223,10 @@ impl Faulty {
             }
             "/session/v1/snapshot" => {
                 let tag = format!("\"{}-{}\"", b.epoch, b.rev);
-                if headers
-                    .get("if-none-match")
-                    .is_some_and(|h| h.trim_start_matches("W/") == tag)
+                if !b.never_not_modified
+                    && headers
+                        .get("if-none-match")
+                        .is_some_and(|h| h.trim_start_matches("W/") == tag)
                 {
                     return (304, Value::Null, vec![("etag", tag)]);
                 }

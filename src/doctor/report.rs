@@ -1,0 +1,168 @@
+//! What `doctor` found: a line per step, each holding or failing with a fix, as text or JSON.
+
+use serde::Serialize;
+
+/// How one step went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Holds,
+    Fails,
+    /// Not tried, because an earlier step failed (the line says which).
+    NotTried,
+}
+
+/// One line of the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// What was looked at: "socket folder", "hello", "304 on a second read" …
+    pub step: String,
+    pub verdict: Verdict,
+    /// What was seen, in plain words.
+    pub detail: String,
+    /// A command or an action that fixes a failing step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+    /// The round trip of a step that talked to the agent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub millis: Option<u64>,
+}
+
+impl Step {
+    pub fn holds(step: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self {
+            step: step.into(),
+            verdict: Verdict::Holds,
+            detail: detail.into(),
+            fix: None,
+            millis: None,
+        }
+    }
+
+    pub fn fails(step: impl Into<String>, detail: impl Into<String>, fix: Option<String>) -> Self {
+        Self {
+            step: step.into(),
+            verdict: Verdict::Fails,
+            detail: detail.into(),
+            fix,
+            millis: None,
+        }
+    }
+
+    pub fn not_tried(step: impl Into<String>, because: impl Into<String>) -> Self {
+        Self {
+            step: step.into(),
+            verdict: Verdict::NotTried,
+            detail: format!("not tried: {}", because.into()),
+            fix: None,
+            millis: None,
+        }
+    }
+
+    pub fn timed(mut self, millis: u64) -> Self {
+        self.millis = Some(millis);
+        self
+    }
+}
+
+/// Everything found about one agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub agent: String,
+    /// Where it was looked for (never the token).
+    pub at: String,
+    /// True when every step holds.
+    pub ok: bool,
+    pub steps: Vec<Step>,
+}
+
+impl Report {
+    pub fn new(agent: String, at: String, steps: Vec<Step>) -> Self {
+        let ok = steps.iter().all(|s| s.verdict == Verdict::Holds);
+        Self {
+            agent,
+            at,
+            ok,
+            steps,
+        }
+    }
+
+    /// The report as lines: ✓ or ✗ (· for a step not tried), the step, what was seen, and
+    /// under each ✗ its fix.
+    pub fn to_text(&self) -> String {
+        let width = self
+            .steps
+            .iter()
+            .map(|s| s.step.chars().count())
+            .max()
+            .unwrap_or(0);
+        let mut text = format!("{} ({})\n", self.agent, self.at);
+        for step in &self.steps {
+            let mark = match step.verdict {
+                Verdict::Holds => '✓',
+                Verdict::Fails => '✗',
+                Verdict::NotTried => '·',
+            };
+            let timing = step
+                .millis
+                .map(|ms| format!(" ({ms} ms)"))
+                .unwrap_or_default();
+            let pad = width - step.step.chars().count();
+            text.push_str(&format!(
+                "  {mark} {}{}  {}{timing}\n",
+                step.step,
+                " ".repeat(pad),
+                step.detail
+            ));
+            if let Some(fix) = &step.fix {
+                text.push_str(&format!("      fix: {fix}\n"));
+            }
+        }
+        let failed = self
+            .steps
+            .iter()
+            .filter(|s| s.verdict == Verdict::Fails)
+            .count();
+        if failed == 0 {
+            text.push_str(&format!("All {} steps hold.\n", self.steps.len()));
+        } else {
+            text.push_str(&format!(
+                "{failed} of {} steps fail{}.\n",
+                self.steps.len(),
+                if failed == 1 { "s" } else { "" }
+            ));
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failing_step_shows_its_fix_and_the_report_fails() {
+        let report = Report::new(
+            "agent".into(),
+            "unix:/tmp/a/agent.sock".into(),
+            vec![
+                Step::holds("path", "absolute"),
+                Step::fails(
+                    "socket folder",
+                    "/tmp/a has mode 0755, not 0700",
+                    Some("chmod 700 /tmp/a".into()),
+                ),
+                Step::not_tried("hello", "the socket is not private (SPEC S4)"),
+            ],
+        );
+        assert!(!report.ok);
+        let text = report.to_text();
+        assert!(
+            text.contains("✗ socket folder  /tmp/a has mode 0755"),
+            "{text}"
+        );
+        assert!(text.contains("      fix: chmod 700 /tmp/a"), "{text}");
+        assert!(text.contains("· hello"), "{text}");
+        assert!(text.ends_with("1 of 3 steps fails.\n"), "{text}");
+    }
+}
