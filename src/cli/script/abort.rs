@@ -1,0 +1,74 @@
+//! `collie-phone abort PANE`: stop the pane's running turn, naming it as the phone's pane
+//! screen does (SPEC A16), so a turn that ended meanwhile is refused, never a newer one stopped.
+
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::args::ScriptArgs;
+use super::exit::{self, Exit};
+use super::journal_hold::JournalHold;
+use super::link::Link;
+use super::out::{Failure, Report, finish};
+use super::receipt::report;
+use super::send::no_such_pane;
+use crate::engine::IntentKind;
+use crate::wire::TurnState;
+
+#[derive(Debug, Args)]
+#[command(after_help = exit::help())]
+pub struct AbortArgs {
+    #[command(flatten)]
+    pub common: ScriptArgs,
+    /// The pane's id.
+    #[arg(required_unless_present = "retry")]
+    pub pane: Option<String>,
+    /// Send the stop with this request id again, from its receipt, after an unknown outcome
+    /// (same id, same body; never a third time).
+    #[arg(long, value_name = "REQUEST_ID", conflicts_with = "pane")]
+    pub retry: Option<String>,
+}
+
+pub fn run(args: AbortArgs) -> anyhow::Result<ExitCode> {
+    if let Some(request_id) = &args.retry {
+        return super::retry::run(&args.common, "abort", request_id);
+    }
+    let result = crate::cli::runtime()
+        .map_err(Failure::from)
+        .and_then(|runtime| runtime.block_on(abort(&args)));
+    finish(args.common.json, result)
+}
+
+async fn abort(args: &AbortArgs) -> Result<Report, Failure> {
+    let Some(pane_id) = &args.pane else {
+        return Err(Failure::new(Exit::BadArguments, "give a PANE"));
+    };
+    let spec = args
+        .common
+        .connect
+        .one_agent(args.common.agent.as_deref())?;
+    let agent = spec.name.clone();
+    let journal = JournalHold::shared()?;
+    let shown = journal.shown();
+    let mut link = Link::open(vec![spec], journal, args.common.record.record.clone())?;
+    link.wait_for(args.common.patience()).await?;
+    let Some(pane) = link.pane(&agent, pane_id) else {
+        return Err(no_such_pane(&link, &agent, pane_id));
+    };
+    let Some(turn) = pane.turn().filter(|t| t.state == TurnState::Running) else {
+        let last = pane
+            .turn()
+            .map(|t| format!(" (its last turn {} is {})", t.id, t.state))
+            .unwrap_or_default();
+        return Err(Failure::new(
+            Exit::NotFound,
+            format!("No turn is running in pane {pane_id}{last}; nothing was sent."),
+        ));
+    };
+    let kind = IntentKind::Abort {
+        pane: pane_id.clone(),
+        turn_id: turn.id.clone(),
+    };
+    let record = link.submit(&agent, kind).await?;
+    Ok(report(&record, &args.common.dial_flags(), &shown))
+}

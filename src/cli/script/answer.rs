@@ -1,0 +1,367 @@
+//! `collie-phone answer ASK OPTION | --text T | --field k=v…`: an answer built exactly as the
+//! phone's card builds it (`app::card::CardState`), sent to the revision this command saw
+//! (SPEC A3, A15), with allow-always held back where the card would hold it back (A11, A12).
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::args::ScriptArgs;
+use super::exit::{self, Exit};
+use super::journal_hold::JournalHold;
+use super::link::Link;
+use super::out::{Failure, Report, finish};
+use super::receipt::report;
+use crate::app::card::{CANNOT_ANSWER, CardState, FieldValue};
+use crate::app::editor::Editor;
+use crate::app::inbox::AskKey;
+use crate::engine::IntentKind;
+use crate::wire::{Answer, Ask, AskKind, AskOption, FieldKind, FormField};
+
+#[derive(Debug, Args)]
+#[command(after_help = exit::help())]
+pub struct AnswerArgs {
+    #[command(flatten)]
+    pub common: ScriptArgs,
+    /// The ask's id (`collie-phone asks` lists them).
+    #[arg(required_unless_present = "retry")]
+    pub ask: Option<String>,
+    /// For a permission or choice ask: the option's id, or its number in the list (1, 2, …).
+    pub option: Option<String>,
+    /// Answer a text ask with this text.
+    #[arg(long, value_name = "TEXT", conflicts_with = "option")]
+    pub text: Option<String>,
+    /// Answer a form ask, a field at a time: --field name=value (fields left out keep their
+    /// defaults).
+    #[arg(long = "field", value_name = "NAME=VALUE", conflicts_with_all = ["option", "text"])]
+    pub fields: Vec<String>,
+    /// Send the answer with this request id again, from its receipt, after an unknown outcome
+    /// (same id, same body; never a third time).
+    #[arg(long, value_name = "REQUEST_ID", conflicts_with_all = ["ask", "option", "text", "fields"])]
+    pub retry: Option<String>,
+}
+
+pub fn run(args: AnswerArgs) -> anyhow::Result<ExitCode> {
+    if let Some(request_id) = &args.retry {
+        return super::retry::run(&args.common, "answer", request_id);
+    }
+    let result = crate::cli::runtime()
+        .map_err(Failure::from)
+        .and_then(|runtime| runtime.block_on(answer(&args)));
+    finish(args.common.json, result)
+}
+
+async fn answer(args: &AnswerArgs) -> Result<Report, Failure> {
+    let ask_id = args
+        .ask
+        .clone()
+        .ok_or_else(|| Failure::new(Exit::BadArguments, "give the ask's id"))?;
+    let spec = args
+        .common
+        .connect
+        .one_agent(args.common.agent.as_deref())?;
+    let agent = spec.name.clone();
+    let journal = JournalHold::shared()?;
+    let shown = journal.shown();
+    let mut link = Link::open(vec![spec], journal, args.common.record.record.clone())?;
+    link.wait_for(args.common.patience()).await?;
+    let kind = match find_open(&link, &agent, &ask_id) {
+        Some((pane, title, ask)) => {
+            let view = link.views.get(&agent);
+            let (tls, allows) = view.map_or((false, false), |v| (v.is_tls, v.allows_always()));
+            let key = AskKey {
+                agent: agent.clone(),
+                pane: pane.clone(),
+                ask_id: ask_id.clone(),
+            };
+            let card = CardState::new(key, ask, title);
+            let answer = build(args, card.clone(), tls, allows)?;
+            IntentKind::Answer {
+                pane,
+                ask_id: ask_id.clone(),
+                revision: card.ask.revision,
+                answer,
+            }
+        }
+        None => closed_again(args, &link, &agent, &ask_id)?,
+    };
+    let record = link.submit(&agent, kind).await?;
+    Ok(report(&record, &args.common.dial_flags(), &shown))
+}
+
+/// The open ask with this id: its pane, the pane's title and the ask as last seen.
+fn find_open(link: &Link, agent: &str, ask_id: &str) -> Option<(String, String, Ask)> {
+    let view = link.views.get(agent)?;
+    view.panes().into_iter().find_map(|pane| {
+        pane.asks()
+            .iter()
+            .find(|a| a.id == ask_id)
+            .map(|ask| (pane.pane.id.clone(), pane.pane.title.clone(), ask.clone()))
+    })
+}
+
+/// An ask that is no longer open but that this phone answered before: send the new answer to
+/// the same pane and revision, and let the agent say how it was decided (SPEC A7, A8, A14).
+fn closed_again(
+    args: &AnswerArgs,
+    link: &Link,
+    agent: &str,
+    ask_id: &str,
+) -> Result<IntentKind, Failure> {
+    let earlier = link.receipts().iter().rev().find_map(|r| match &r.kind {
+        IntentKind::Answer {
+            pane,
+            ask_id: id,
+            revision,
+            ..
+        } if r.agent == agent && id == ask_id => Some((pane.clone(), *revision)),
+        _ => None,
+    });
+    let Some((pane, revision)) = earlier else {
+        let open: Vec<String> = link
+            .views
+            .get(agent)
+            .map(|view| {
+                view.panes()
+                    .into_iter()
+                    .flat_map(|p| p.asks().iter().map(|a| a.id.clone()).collect::<Vec<_>>())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let listed = if open.is_empty() {
+            "there is no open ask".to_string()
+        } else {
+            format!("the open asks are {}", open.join(", "))
+        };
+        return Err(Failure::new(
+            Exit::NotFound,
+            format!("no open ask {ask_id} on the agent \"{agent}\"; {listed}"),
+        )
+        .with(json!({ "openAsks": open })));
+    };
+    // The agent checks the answer's shape only while the ask is open (docs/WIRE.md §4.2), so
+    // the words as given are enough to learn how it was decided.
+    let answer = if let Some(option) = &args.option {
+        Answer {
+            option_id: Some(option.clone()),
+            ..Answer::default()
+        }
+    } else if let Some(text) = &args.text {
+        Answer {
+            text: Some(text.clone()),
+            ..Answer::default()
+        }
+    } else if !args.fields.is_empty() {
+        let mut values = BTreeMap::new();
+        for field in &args.fields {
+            let (name, value) = split_field(field)?;
+            values.insert(name.to_string(), Value::String(value.to_string()));
+        }
+        Answer {
+            values: Some(values),
+            ..Answer::default()
+        }
+    } else {
+        return Err(Failure::new(
+            Exit::BadArguments,
+            "give an OPTION, --text TEXT or --field NAME=VALUE",
+        ));
+    };
+    Ok(IntentKind::Answer {
+        pane,
+        ask_id: ask_id.to_string(),
+        revision,
+        answer,
+    })
+}
+
+/// The answer the card would send for these flags, or why the flags do not fit the ask.
+fn build(
+    args: &AnswerArgs,
+    mut card: CardState,
+    tls: bool,
+    allows: bool,
+) -> Result<Answer, Failure> {
+    let ask = card.ask.clone();
+    if !ask.is_answerable() {
+        let why = match &ask.kind {
+            AskKind::Unknown(kind) => format!(
+                "{CANNOT_ANSWER} The ask {} is of kind \"{kind}\", which this phone does not know (SPEC V3).",
+                ask.id
+            ),
+            kind => format!(
+                "{CANNOT_ANSWER} The {kind} ask {} came without anything to answer with.",
+                ask.id
+            ),
+        };
+        return Err(Failure::new(Exit::Error, why));
+    }
+    let bad = |text: String| Failure::new(Exit::BadArguments, text);
+    match &ask.kind {
+        AskKind::Permission | AskKind::Choice => {
+            let always = card.allow_always(tls, allows);
+            let options: Vec<AskOption> =
+                card.options(always.is_ok()).into_iter().cloned().collect();
+            let listed = list_options(&options);
+            let Some(wanted) = &args.option else {
+                return Err(bad(format!(
+                    "{} is a {} ask: answer it with one of its options: {listed}",
+                    ask.id, ask.kind
+                )));
+            };
+            if let Some(option) = pick(&options, wanted) {
+                return Ok(CardState::pick(option));
+            }
+            let held_back = ask.options().iter().any(|o| o.id == *wanted);
+            match (held_back, always) {
+                (true, Err(why)) => Err(bad(format!("{why} The options are: {listed}"))),
+                _ => Err(bad(format!(
+                    "{} has no option \"{wanted}\"; the options are: {listed}",
+                    ask.id
+                ))),
+            }
+        }
+        AskKind::Text => {
+            let Some(text) = &args.text else {
+                return Err(bad(format!(
+                    "{} is a text ask: answer it with --text TEXT",
+                    ask.id
+                )));
+            };
+            if text.trim().is_empty() {
+                return Err(bad("Type an answer first: --text is empty.".into()));
+            }
+            let multiline = ask.text.as_ref().is_some_and(|t| t.multiline);
+            if !multiline && text.contains('\n') {
+                return Err(bad(format!(
+                    "{} takes one line of text; this text has several",
+                    ask.id
+                )));
+            }
+            card.text = Editor::from_text(text);
+            Ok(card.text_answer())
+        }
+        AskKind::Form => {
+            let fields: Vec<FormField> = ask
+                .form
+                .as_ref()
+                .map(|f| f.fields.clone())
+                .unwrap_or_default();
+            let listed = list_fields(&fields);
+            if args.option.is_some() || args.text.is_some() {
+                return Err(bad(format!(
+                    "{} is a form: give --field NAME=VALUE for its fields: {listed}",
+                    ask.id
+                )));
+            }
+            let Some(form) = card.form.as_mut() else {
+                return Err(bad(format!("{} has no fields to fill in", ask.id)));
+            };
+            let mut given = Vec::new();
+            for raw in &args.fields {
+                let (name, value) = split_field(raw)?;
+                let Some(at) = fields.iter().position(|f| f.id == name) else {
+                    return Err(bad(format!(
+                        "{} has no field \"{name}\"; the fields are: {listed}",
+                        ask.id
+                    )));
+                };
+                if given.contains(&at) {
+                    return Err(bad(format!("--field {name} is given twice")));
+                }
+                given.push(at);
+                let field = &fields[at];
+                let parsed = field_value(field, value).map_err(bad)?;
+                if let Some(slot) = form.values.get_mut(at) {
+                    *slot = parsed;
+                }
+            }
+            card.form_answer().map_err(|(at, why)| {
+                let hint = fields
+                    .get(at)
+                    .map(|f| format!(" (--field {}=VALUE)", f.id))
+                    .unwrap_or_default();
+                bad(format!("{why}{hint} The fields are: {listed}"))
+            })
+        }
+        AskKind::Unknown(_) => Err(Failure::new(Exit::Error, CANNOT_ANSWER)),
+    }
+}
+
+/// An option by its id, or by its number in the list as the card's keys 1–8 pick it.
+fn pick<'a>(options: &'a [AskOption], wanted: &str) -> Option<&'a AskOption> {
+    options.iter().find(|o| o.id == wanted).or_else(|| {
+        wanted
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|at| options.get(at))
+    })
+}
+
+fn split_field(raw: &str) -> Result<(&str, &str), Failure> {
+    raw.split_once('=').ok_or_else(|| {
+        Failure::new(
+            Exit::BadArguments,
+            format!("--field takes NAME=VALUE, not \"{raw}\""),
+        )
+    })
+}
+
+/// One field's value from the command line, checked as the card's editor would check it.
+fn field_value(field: &FormField, value: &str) -> Result<FieldValue, String> {
+    match field.kind {
+        FieldKind::Boolean => match value.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "on" | "1" => Ok(FieldValue::Boolean(true)),
+            "false" | "no" | "off" | "0" => Ok(FieldValue::Boolean(false)),
+            _ => Err(format!(
+                "{} ({}) is yes or no: give true or false, not \"{value}\"",
+                field.id, field.label
+            )),
+        },
+        FieldKind::Choice => pick(&field.options, value)
+            .and_then(|o| field.options.iter().position(|p| p.id == o.id))
+            .map(|at| FieldValue::Choice(Some(at)))
+            .ok_or_else(|| {
+                format!(
+                    "{} ({}) has no choice \"{value}\"; the choices are: {}",
+                    field.id,
+                    field.label,
+                    list_options(&field.options)
+                )
+            }),
+        FieldKind::Number => Ok(FieldValue::Number(Editor::from_text(value))),
+        // Text, and kinds this phone does not know, are typed as text (as on the card).
+        _ => Ok(FieldValue::Text(Editor::from_text(value))),
+    }
+}
+
+fn list_options(options: &[AskOption]) -> String {
+    options
+        .iter()
+        .enumerate()
+        .map(|(at, o)| format!("{} ({}: {})", o.id, at + 1, o.label))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn list_fields(fields: &[FormField]) -> String {
+    fields
+        .iter()
+        .map(|f| {
+            let mut text = format!("{} ({}, {}", f.id, f.label, f.kind);
+            if f.required {
+                text.push_str(", required");
+            }
+            if !f.options.is_empty() {
+                let ids: Vec<&str> = f.options.iter().map(|o| o.id.as_str()).collect();
+                text.push_str(&format!(": {}", ids.join("|")));
+            }
+            text.push(')');
+            text
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,239 @@
+//! The engine as a headless command uses it: start it on the agents the flags name, keep a
+//! view of each agent exactly as the phone does (`app::agents::AgentView`), wait until the
+//! agent is connected and ready, and run one intent to its outcome.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::exit::Exit;
+use super::journal_hold::JournalHold;
+use super::out::Failure;
+use crate::app::agents::{AgentView, PaneRef};
+use crate::engine::{
+    AgentSpec, AgentStatus, Engine, EngineOptions, FromEngine, IntentKind, IntentRecord,
+    IntentState, ToEngine,
+};
+
+/// How long past `--wait` to give an agent that has not answered its first poll at all: the
+/// transport's own deadline (at most 5 s over TLS, SPEC T7) says when that poll fails.
+const FIRST_POLL_GRACE: Duration = Duration::from_secs(6);
+/// How long to wait for an intent's outcome. The transport gives up first (3 s for a write,
+/// 30 s for a starter, SPEC S6/T7); this only guards against an engine that went quiet.
+const OUTCOME_PATIENCE: Duration = Duration::from_secs(45);
+
+pub struct Link {
+    engine: Engine,
+    /// Every agent dialled, by name, as the phone would show it.
+    pub views: BTreeMap<String, AgentView>,
+    /// Kept for as long as the engine may write to the journal (its lock, or its folder).
+    _journal: JournalHold,
+}
+
+/// An agent that was not ready in time, and what it looked like.
+pub struct NotReady {
+    pub agent: String,
+    pub status: AgentStatus,
+}
+
+impl NotReady {
+    pub fn sentence(&self, patience: Duration) -> String {
+        match &self.status {
+            AgentStatus::Connecting => format!(
+                "the agent \"{}\" did not answer within {} s; check that it runs and that the socket or URL is right (try `collie-phone doctor` with the same flags)",
+                self.agent,
+                patience.as_secs()
+            ),
+            AgentStatus::Starting => format!(
+                "the agent \"{}\" was still starting after {} s (it says it is not ready); try again with a longer --wait",
+                self.agent,
+                patience.as_secs()
+            ),
+            status => format!(
+                "cannot reach the agent \"{}\": {}",
+                self.agent,
+                status.sentence()
+            ),
+        }
+    }
+}
+
+impl Link {
+    /// Starts the engine on `specs` with the given journal (and `--record`).
+    pub fn open(
+        specs: Vec<AgentSpec>,
+        journal: JournalHold,
+        record: Option<PathBuf>,
+    ) -> anyhow::Result<Self> {
+        let views = specs
+            .iter()
+            .map(|s| (s.name.clone(), AgentView::new(&s.name, s.endpoint.is_tls())))
+            .collect();
+        let engine = Engine::start_with(specs, &journal.path(), EngineOptions { record })?;
+        Ok(Self {
+            engine,
+            views,
+            _journal: journal,
+        })
+    }
+
+    /// The intents the journal held when the engine started (SPEC Q2).
+    pub fn receipts(&self) -> &[IntentRecord] {
+        &self.engine.recovered
+    }
+
+    pub fn tell(&self, command: ToEngine) -> Result<(), Failure> {
+        self.engine
+            .commands
+            .send(command)
+            .map_err(|_| Failure::new(Exit::Error, "the engine stopped unexpectedly"))
+    }
+
+    /// The next update of the engine, already applied to the agents' views.
+    pub async fn next(&mut self) -> Option<FromEngine> {
+        let update = self.engine.updates.recv().await?;
+        if let FromEngine::Agent { agent, change } = &update
+            && let Some(view) = self.views.get_mut(agent)
+        {
+            view.apply(change.clone());
+        }
+        Some(update)
+    }
+
+    /// Waits until every agent is ready and its first poll (hello, snapshot, every pane's
+    /// events) went through, or has failed in a way that waiting cannot mend, or `patience`
+    /// is over. Returns the agents that are not ready.
+    pub async fn wait_ready(&mut self, patience: Duration) -> Vec<NotReady> {
+        let deadline = Instant::now() + patience;
+        let grace = deadline + FIRST_POLL_GRACE;
+        loop {
+            let now = Instant::now();
+            let pending = self.views.values().any(|view| {
+                !(is_ready(view)
+                    || is_hopeless(&view.status)
+                    || (now >= deadline && view.status != AgentStatus::Connecting)
+                    || now >= grace)
+            });
+            if !pending {
+                break;
+            }
+            let until = if now < deadline { deadline } else { grace };
+            tokio::select! {
+                update = self.next() => {
+                    if update.is_none() {
+                        break;
+                    }
+                }
+                () = tokio::time::sleep_until(until) => {}
+            }
+        }
+        self.views
+            .values()
+            .filter(|view| !is_ready(view))
+            .map(|view| NotReady {
+                agent: view.name.clone(),
+                status: view.status.clone(),
+            })
+            .collect()
+    }
+
+    /// Waits for the one agent a command talks to; a plain sentence when it is not ready.
+    pub async fn wait_for(&mut self, patience: Duration) -> Result<(), Failure> {
+        match self.wait_ready(patience).await.first() {
+            None => Ok(()),
+            Some(not_ready) => Err(Failure::new(
+                Exit::Unreachable,
+                format!("{}; nothing was sent", not_ready.sentence(patience)),
+            )
+            .with(serde_json::json!({
+                "agent": not_ready.agent,
+                "status": not_ready.status,
+            }))),
+        }
+    }
+
+    /// The pane with this id on this agent, as the phone sees it now.
+    pub fn pane(&self, agent: &str, pane: &str) -> Option<PaneRef<'_>> {
+        self.views
+            .get(agent)?
+            .panes()
+            .into_iter()
+            .find(|p| p.pane.id == pane)
+    }
+
+    /// Submits one intent (a fresh request id, its receipt fsynced first, SPEC Q1, Q2) and
+    /// waits for its outcome.
+    pub async fn submit(&mut self, agent: &str, kind: IntentKind) -> Result<IntentRecord, Failure> {
+        self.tell(ToEngine::Submit {
+            agent: agent.to_string(),
+            kind: kind.clone(),
+        })?;
+        self.outcome(|record| record.agent == agent && record.kind == kind)
+            .await
+    }
+
+    /// Sends an unknown (or unsent) intent again with its same request id and body (SPEC Q4).
+    /// The caller has checked that the receipt allows it.
+    pub async fn retry(&mut self, request_id: &str) -> Result<IntentRecord, Failure> {
+        self.tell(ToEngine::Retry {
+            request_id: request_id.to_string(),
+        })?;
+        self.outcome(|record| record.request_id == request_id).await
+    }
+
+    /// Follows the first intent `is_mine` picks until it settles; on no word from the engine
+    /// in time, its last known state (unknown: the receipt stays retryable).
+    async fn outcome(
+        &mut self,
+        is_mine: impl Fn(&IntentRecord) -> bool,
+    ) -> Result<IntentRecord, Failure> {
+        let deadline = Instant::now() + OUTCOME_PATIENCE;
+        let mut mine: Option<IntentRecord> = None;
+        loop {
+            tokio::select! {
+                update = self.next() => match update {
+                    None => break,
+                    Some(FromEngine::Intent(record)) => {
+                        let ours = match &mine {
+                            Some(known) => known.request_id == record.request_id,
+                            None => is_mine(&record),
+                        };
+                        if ours {
+                            let settled = !matches!(record.state, IntentState::Created | IntentState::Sending);
+                            mine = Some(record);
+                            if settled {
+                                break;
+                            }
+                        }
+                    }
+                    Some(_) => {}
+                },
+                () = tokio::time::sleep_until(deadline) => break,
+            }
+        }
+        mine.ok_or_else(|| {
+            Failure::new(
+                Exit::Error,
+                "the engine took no receipt for this request; nothing was sent",
+            )
+        })
+    }
+}
+
+fn is_ready(view: &AgentView) -> bool {
+    view.status.is_ready() && view.synced.is_some()
+}
+
+/// States that waiting does not mend: the wrong server, versions that do not meet, a refused
+/// token, a socket that is not private (SPEC H1, V4, T6, S4).
+fn is_hopeless(status: &AgentStatus) -> bool {
+    matches!(
+        status,
+        AgentStatus::OtherServer { .. }
+            | AgentStatus::Incompatible { .. }
+            | AgentStatus::TokenRefused { .. }
+            | AgentStatus::SocketNotPrivate { .. }
+    )
+}

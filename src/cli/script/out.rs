@@ -1,0 +1,102 @@
+//! What a headless command prints, and how it ends. Lines go to stdout and are flushed one at
+//! a time; a closed stdout ends the command quietly instead of panicking as `println!` would.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use serde_json::{Value, json};
+
+use super::exit::Exit;
+
+/// How a command ended, with what it has to say.
+#[derive(Debug)]
+pub struct Report {
+    pub exit: Exit,
+    /// Lines for a person (text mode).
+    pub lines: Vec<String>,
+    /// The same as one JSON value (`--json`).
+    pub json: Value,
+}
+
+/// A command that ended before (or instead of) an intent: bad arguments, nothing to act on,
+/// an agent out of reach, or an error.
+#[derive(Debug)]
+pub struct Failure {
+    pub exit: Exit,
+    pub message: String,
+    /// More for `--json`, merged into the object.
+    pub details: Option<Value>,
+}
+
+impl Failure {
+    pub fn new(exit: Exit, message: impl Into<String>) -> Self {
+        Self {
+            exit,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    pub fn with(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(error: anyhow::Error) -> Self {
+        Self::new(Exit::Error, format!("{error:#}"))
+    }
+}
+
+/// Writes one line to stdout and flushes it, so a reader of a pipe sees it at once.
+pub fn line(text: &str) -> std::io::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.write_all(b"\n")?;
+    stdout.flush()
+}
+
+/// Writes to stderr; a closed stderr is nothing to stop for.
+pub fn warn(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{text}");
+}
+
+/// Prints how the command ended and gives its exit code.
+pub fn finish(json: bool, result: Result<Report, Failure>) -> anyhow::Result<ExitCode> {
+    let exit = match result {
+        Ok(report) => {
+            let written = if json {
+                line(&report.json.to_string())
+            } else {
+                report.lines.iter().try_for_each(|l| line(l))
+            };
+            if let Err(e) = written {
+                tracing::warn!("could not write the result to stdout: {e}");
+            }
+            report.exit
+        }
+        Err(failure) => {
+            if json {
+                let mut object = json!({
+                    "exit": failure.exit.number(),
+                    "result": failure.exit.name(),
+                    "message": failure.message,
+                });
+                if let (Some(Value::Object(extra)), Value::Object(map)) =
+                    (failure.details, &mut object)
+                {
+                    map.extend(extra);
+                }
+                if let Err(e) = line(&object.to_string()) {
+                    tracing::warn!("could not write the result to stdout: {e}");
+                }
+            } else {
+                warn(&format!("collie-phone: {}", failure.message));
+            }
+            failure.exit
+        }
+    };
+    Ok(exit.code())
+}

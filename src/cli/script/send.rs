@@ -1,0 +1,119 @@
+//! `collie-phone send PANE TEXT`: text for a pane, naming the turn this command saw, as the
+//! phone's pane screen does (SPEC A16): it steers the running turn or starts the next one.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::args::ScriptArgs;
+use super::exit::{self, Exit};
+use super::journal_hold::JournalHold;
+use super::link::Link;
+use super::out::{Failure, Report, finish};
+use super::receipt::report;
+use crate::engine::IntentKind;
+use crate::wire::limits;
+
+#[derive(Debug, Args)]
+#[command(after_help = exit::help())]
+pub struct SendArgs {
+    #[command(flatten)]
+    pub common: ScriptArgs,
+    /// The pane's id (`collie-phone asks` and `watch` show them).
+    #[arg(required_unless_present = "retry")]
+    pub pane: Option<String>,
+    /// What to send (at most 32 KiB); `-` reads it from stdin.
+    #[arg(required_unless_present = "retry")]
+    pub text: Option<String>,
+    /// Send the message with this request id again, from its receipt, after an unknown outcome
+    /// (same id, same body; never a third time).
+    #[arg(long, value_name = "REQUEST_ID", conflicts_with_all = ["pane", "text"])]
+    pub retry: Option<String>,
+}
+
+pub fn run(args: SendArgs) -> anyhow::Result<ExitCode> {
+    if let Some(request_id) = &args.retry {
+        return super::retry::run(&args.common, "send", request_id);
+    }
+    let result = crate::cli::runtime()
+        .map_err(Failure::from)
+        .and_then(|runtime| runtime.block_on(send(&args)));
+    finish(args.common.json, result)
+}
+
+async fn send(args: &SendArgs) -> Result<Report, Failure> {
+    let (Some(pane_id), Some(text)) = (&args.pane, &args.text) else {
+        return Err(Failure::new(Exit::BadArguments, "give a PANE and a TEXT"));
+    };
+    let text = if text == "-" {
+        let mut read = String::new();
+        std::io::stdin()
+            .read_to_string(&mut read)
+            .map_err(|e| Failure::new(Exit::BadArguments, format!("could not read stdin: {e}")))?;
+        read
+    } else {
+        text.clone()
+    };
+    if text.trim().is_empty() {
+        return Err(Failure::new(
+            Exit::BadArguments,
+            "Type a message first: the text is empty.",
+        ));
+    }
+    if text.len() > limits::MAX_SEND_TEXT {
+        return Err(Failure::new(
+            Exit::BadArguments,
+            format!(
+                "Not sent: the message is {:.1} KiB and the limit is 32 KiB. Shorten it first.",
+                text.len() as f64 / 1024.0
+            ),
+        ));
+    }
+    let spec = args
+        .common
+        .connect
+        .one_agent(args.common.agent.as_deref())?;
+    let agent = spec.name.clone();
+    let journal = JournalHold::shared()?;
+    let shown = journal.shown();
+    let mut link = Link::open(vec![spec], journal, args.common.record.record.clone())?;
+    link.wait_for(args.common.patience()).await?;
+    let Some(pane) = link.pane(&agent, pane_id) else {
+        return Err(no_such_pane(&link, &agent, pane_id));
+    };
+    let turn_id = pane.turn().map(|t| t.id.clone());
+    let kind = IntentKind::Send {
+        pane: pane_id.clone(),
+        turn_id,
+        text,
+    };
+    let record = link.submit(&agent, kind).await?;
+    Ok(report(&record, &args.common.dial_flags(), &shown))
+}
+
+/// Nothing to act on: the pane is not in the agent's layout.
+pub fn no_such_pane(link: &Link, agent: &str, pane_id: &str) -> Failure {
+    let panes: Vec<String> = link
+        .views
+        .get(agent)
+        .map(|view| {
+            view.panes()
+                .into_iter()
+                .map(|p| p.pane.id.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    Failure::new(
+        Exit::NotFound,
+        format!(
+            "the agent \"{agent}\" has no pane {pane_id}; its panes are {}",
+            if panes.is_empty() {
+                "none".to_string()
+            } else {
+                panes.join(", ")
+            }
+        ),
+    )
+    .with(serde_json::json!({ "panes": panes }))
+}

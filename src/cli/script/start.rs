@@ -1,0 +1,89 @@
+//! `collie-phone start STARTER`: run one of the agent's starters, the rows of the phone's
+//! "New" page (SPEC A17); the reply names the new pane.
+
+use std::process::ExitCode;
+
+use clap::Args;
+
+use super::args::ScriptArgs;
+use super::exit::{self, Exit};
+use super::journal_hold::JournalHold;
+use super::link::Link;
+use super::out::{Failure, Report, finish};
+use super::receipt::report;
+use crate::engine::IntentKind;
+
+#[derive(Debug, Args)]
+#[command(after_help = exit::help())]
+pub struct StartArgs {
+    #[command(flatten)]
+    pub common: ScriptArgs,
+    /// The starter's id (a wrong one prints the agent's starters).
+    #[arg(required_unless_present = "retry")]
+    pub starter: Option<String>,
+    /// Run the starter with this request id again, from its receipt, after an unknown outcome
+    /// (same id, same body; never a third time).
+    #[arg(long, value_name = "REQUEST_ID", conflicts_with = "starter")]
+    pub retry: Option<String>,
+}
+
+pub fn run(args: StartArgs) -> anyhow::Result<ExitCode> {
+    if let Some(request_id) = &args.retry {
+        return super::retry::run(&args.common, "start", request_id);
+    }
+    let result = crate::cli::runtime()
+        .map_err(Failure::from)
+        .and_then(|runtime| runtime.block_on(start(&args)));
+    finish(args.common.json, result)
+}
+
+async fn start(args: &StartArgs) -> Result<Report, Failure> {
+    let Some(starter_id) = &args.starter else {
+        return Err(Failure::new(Exit::BadArguments, "give a STARTER"));
+    };
+    let spec = args
+        .common
+        .connect
+        .one_agent(args.common.agent.as_deref())?;
+    let agent = spec.name.clone();
+    let journal = JournalHold::shared()?;
+    let shown = journal.shown();
+    let mut link = Link::open(vec![spec], journal, args.common.record.record.clone())?;
+    link.wait_for(args.common.patience()).await?;
+    let starters: Vec<(String, String)> = link
+        .views
+        .get(&agent)
+        .and_then(|v| v.snapshot.as_ref())
+        .map(|s| {
+            s.starters
+                .iter()
+                .map(|st| (st.id.clone(), st.title.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !starters.iter().any(|(id, _)| id == starter_id) {
+        let listed: Vec<String> = starters
+            .iter()
+            .map(|(id, title)| format!("{id} ({title})"))
+            .collect();
+        return Err(Failure::new(
+            Exit::NotFound,
+            format!(
+                "the agent \"{agent}\" has no starter {starter_id}; its starters are {}",
+                if listed.is_empty() {
+                    "none".to_string()
+                } else {
+                    listed.join(", ")
+                }
+            ),
+        )
+        .with(serde_json::json!({
+            "starters": starters.iter().map(|(id, _)| id).collect::<Vec<_>>()
+        })));
+    }
+    let kind = IntentKind::Starter {
+        starter_id: starter_id.clone(),
+    };
+    let record = link.submit(&agent, kind).await?;
+    Ok(report(&record, &args.common.dial_flags(), &shown))
+}
