@@ -5,7 +5,48 @@ use std::collections::BTreeSet;
 
 /// Every rule `--break` knows, with what breaking it does. Each entry has a `check` that fails
 /// on it and a test that proves exactly that id fails (tests/check_breaks.rs).
-pub const BREAKABLE: &[(&str, &str)] = &[];
+pub const BREAKABLE: &[(&str, &str)] = &[
+    // W, H, T, Q and V (check/wire_rules.rs, hello_rules.rs, token_rules.rs, replay_rules.rs,
+    // version_rules.rs).
+    (
+        "W2",
+        "the routes are served without /session/v1 too (GET /hello answers)",
+    ),
+    (
+        "W4",
+        "a body over 64 KiB gets 400 bad-request instead of 413 too-large",
+    ),
+    (
+        "W6",
+        "an unknown path gets 400 bad-request instead of 404 not-found",
+    ),
+    ("H1", "hello names the service collie-durable-reference"),
+    (
+        "H3",
+        "while not ready, every route is served instead of 503 starting",
+    ),
+    ("H4", "the snapshot's ETag leaves out the epoch (\"<rev>\")"),
+    (
+        "T3",
+        "the path is judged before the token: an unknown path gets 404 without a token",
+    ),
+    (
+        "T5",
+        "a weakened tag W/\"…\" in If-None-Match never matches, so no 304",
+    ),
+    (
+        "Q3",
+        "a repeated request id gets the first reply without replayed: true",
+    ),
+    (
+        "V2",
+        "a request body with a field no route has gets 400 bad-request",
+    ),
+    (
+        "V4",
+        "409 incompatible carries no refusal with the two ranges",
+    ),
+];
 
 /// The rules this agent breaks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -23,6 +23,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use time::OffsetDateTime;
 
+use super::faults::Breaks;
 use super::requests::{Recall, StoredReply, fingerprint};
 use super::runtime::Agent;
 use super::world::World;
@@ -93,14 +94,18 @@ pub struct Server {
     access: Access,
     /// Ranges already logged as refused, so each is logged once (SPEC V4, V5).
     refused_ranges: Mutex<HashSet<(u32, u32)>>,
+    /// Rules broken on purpose (`--break`), kept here so no request locks the world to read them.
+    breaks: Breaks,
 }
 
 impl Server {
     pub fn new(agent: Agent, access: Access) -> Arc<Self> {
+        let breaks = agent.options().breaks.clone();
         Arc::new(Self {
             agent: Mutex::new(agent),
             access,
             refused_ranges: Mutex::new(HashSet::new()),
+            breaks,
         })
     }
 
@@ -170,22 +175,24 @@ impl Server {
         B: Body<Data = Bytes> + Send,
         B::Error: std::error::Error + Send + Sync + 'static,
     {
+        // `--break T3`: the path is judged before the token.
+        if self.breaks.has("T3") {
+            self.route_of(&request)?;
+        }
         // SPEC T3: the token comes before everything else, and a refusal says nothing more.
         if let Some(token) = &self.access.token
             && !token.admits(request.headers())
         {
             return Ok(unauthorized());
         }
-        let Some(route) = Route::parse(request.method(), request.uri().path()) else {
-            return Err(ErrorBody::new(ErrorCode::NotFound).with_message("no such route"));
-        };
+        let route = self.route_of(&request)?;
         let now = OffsetDateTime::now_utc();
         // Hello is the one route that needs no version and answers while not ready (SPEC H2, H3).
         if route != Route::Hello {
             self.check_version(request.headers())?;
             let mut agent = self.agent()?;
             agent.tick(now);
-            if !agent.world.ready {
+            if !agent.world.ready && !self.breaks.has("H3") {
                 return Err(ErrorBody::new(ErrorCode::Starting)
                     .with_message("the agent is laying out its panes"));
             }
@@ -201,9 +208,33 @@ impl Server {
                 self.conversation_items(&conversation, &query)
             }
             Route::Post(post) => {
-                let body = read_body(request).await?;
+                let body = read_body(request).await.map_err(|error| {
+                    if self.breaks.has("W4") && error.code == ErrorCode::TooLarge {
+                        bad_request("the request body is too long")
+                    } else {
+                        error
+                    }
+                })?;
                 self.post(&post, &path, body)
             }
+        }
+    }
+
+    /// The route of a request (SPEC W2, W6), or `404 not-found`.
+    fn route_of<B>(&self, request: &Request<B>) -> Result<Route, ErrorBody> {
+        let path = request.uri().path();
+        let route = Route::parse(request.method(), path).or_else(|| {
+            // `--break W2`: the routes are served without their prefix too.
+            let unprefixed = self.breaks.has("W2") && !path.starts_with(wire::paths::PREFIX);
+            unprefixed
+                .then(|| Route::parse(request.method(), &format!("{}{path}", wire::paths::PREFIX)))
+                .flatten()
+        });
+        match route {
+            Some(route) => Ok(route),
+            // `--break W6`: an unknown route is called a bad request.
+            None if self.breaks.has("W6") => Err(bad_request("no such route")),
+            None => Err(ErrorBody::new(ErrorCode::NotFound).with_message("no such route")),
         }
     }
 
@@ -215,8 +246,11 @@ impl Server {
         }
         let mut agent = self.agent()?;
         agent.tick(now);
-        let hello = agent.world.hello(self.access.tls);
+        let mut hello = agent.world.hello(self.access.tls);
         drop(agent);
+        if self.breaks.has("H1") {
+            hello.service = format!("{}-reference", wire::SERVICE);
+        }
         Ok(json_reply(StatusCode::OK, &hello))
     }
 
@@ -245,10 +279,13 @@ impl Server {
         let mut body = ErrorBody::new(ErrorCode::Incompatible).with_message(format!(
             "this agent speaks {OUR_PROTOCOL}, the caller {collie}"
         ));
-        body.refusal = Some(Refusal {
-            agent: OUR_PROTOCOL,
-            collie,
-        });
+        // `--break V4`: the refusal is left out.
+        if !self.breaks.has("V4") {
+            body.refusal = Some(Refusal {
+                agent: OUR_PROTOCOL,
+                collie,
+            });
+        }
         Err(body)
     }
 
@@ -265,10 +302,17 @@ impl Server {
     /// `GET /snapshot` with its ETag (SPEC H4, T5).
     fn snapshot(&self, headers: &HeaderMap) -> Result<Reply, ErrorBody> {
         let agent = self.agent()?;
-        let etag = agent.world.etag();
+        let mut etag = agent.world.etag();
+        if self.breaks.has("H4")
+            && let Some((_, rev)) = wire::parse_etag(&etag)
+        {
+            etag = format!("\"{rev}\"");
+        }
         let unchanged = headers
             .get(header::IF_NONE_MATCH)
             .and_then(|value| value.to_str().ok())
+            // `--break T5`: a weakened tag never matches.
+            .filter(|seen| !(self.breaks.has("T5") && seen.contains("W/")))
             .is_some_and(|seen| wire::if_none_match_hits(seen, &etag));
         if unchanged {
             drop(agent);
@@ -321,6 +365,9 @@ impl Server {
     /// Every POST: decode, then the request-id memory of SPEC Q3, then the world.
     fn post(&self, post: &PostRoute, path: &str, body: Value) -> Result<Reply, ErrorBody> {
         let request_id = request_id(&body)?;
+        if self.breaks.has("V2") {
+            refuse_unknown_fields(&body)?;
+        }
         let with_id = |mut error: ErrorBody| {
             error.request_id = Some(request_id.clone());
             error
@@ -329,8 +376,13 @@ impl Server {
         let print = fingerprint(path, &body);
         let mut agent = self.agent()?;
         match agent.world.requests.recall(&request_id, &print) {
-            Recall::Replay(stored) => {
+            Recall::Replay(mut stored) => {
                 drop(agent);
+                if self.breaks.has("Q3")
+                    && let Value::Object(map) = &mut stored.body
+                {
+                    map.remove("replayed");
+                }
                 let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
                 Ok(json_reply(status, &stored.body))
             }
@@ -501,6 +553,30 @@ where
         Err(error) => Err(bad_request(format!(
             "the request body is not JSON: {error}"
         ))),
+    }
+}
+
+/// `--break V2`: a body field no route of version 1 has is refused, as a strict reader would.
+fn refuse_unknown_fields(body: &Value) -> Result<(), ErrorBody> {
+    const KNOWN: &[&str] = &[
+        "requestId",
+        "askId",
+        "revision",
+        "answer",
+        "turnId",
+        "text",
+        "buttonId",
+        "kind",
+        "id",
+        "title",
+        "conversationId",
+    ];
+    let unknown = body
+        .as_object()
+        .and_then(|map| map.keys().find(|key| !KNOWN.contains(&key.as_str())));
+    match unknown {
+        Some(key) => Err(bad_request(format!("unknown field `{key}`"))),
+        None => Ok(()),
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use serde_json::Value;
 
-use crate::transport::{Endpoint, Method, Reply, Request, RouteClass, TransportError};
+use crate::transport::{Endpoint, Method, Reply, Request, RouteClass, Token, TransportError};
 use crate::wire::{self, Hello, OUR_PROTOCOL, VERSION_HEADER, limits, paths};
 
 /// One request as a rule wants it sent. Build it with [`Probe::get`]-style helpers or by hand.
@@ -68,7 +68,12 @@ impl ProbeRequest {
             Some(body) => format!(" with {}", String::from_utf8_lossy(body)),
             None => String::new(),
         };
-        format!("{} {}{body}", self.method.as_str(), self.path)
+        let headers: String = self
+            .headers
+            .iter()
+            .map(|(name, value)| format!(" ({name}: {value})"))
+            .collect();
+        format!("{} {}{headers}{body}", self.method.as_str(), self.path)
     }
 
     fn class(&self) -> RouteClass {
@@ -170,10 +175,12 @@ pub enum Unreachable {
     Client(String),
 }
 
-/// Over TCP: how to reach the agent without the phone's token (SPEC T3).
+/// Over TCP: how to send what the phone's transport never sends: no token or a wrong one
+/// (SPEC T3), or a path outside `/session/v1` (SPEC W2), which needs the real token.
 struct Bare {
     base: String,
     client: reqwest::Client,
+    token: Option<Token>,
 }
 
 /// A connection to one agent for the length of a check: its hello, the version chosen from
@@ -192,8 +199,14 @@ pub struct Probe {
 
 impl Probe {
     /// Reads the first hello (without a version header, SPEC H2). Fails only when nothing
-    /// usable came back: no reply at all, or the token was refused.
-    pub fn connect(endpoint: Endpoint, allow_writes: bool) -> Result<Self, Unreachable> {
+    /// usable came back: no reply at all, or the token was refused. `token` is the one the
+    /// endpoint carries, when known: without it over TCP, paths outside `/session/v1` cannot
+    /// be tried.
+    pub fn connect(
+        endpoint: Endpoint,
+        token: Option<Token>,
+        allow_writes: bool,
+    ) -> Result<Self, Unreachable> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -202,6 +215,7 @@ impl Probe {
             Endpoint::Tls(tls) => Some(Bare {
                 base: tls.base.clone(),
                 client: bare_client()?,
+                token,
             }),
             Endpoint::Socket(_) => None,
         };
@@ -302,6 +316,20 @@ impl Probe {
     /// Sends one request as the phone would (token included over TCP). A GET that gets no
     /// reply is tried once more, since reading twice is harmless; a POST never is (SPEC Q4).
     pub fn send(&self, request: &ProbeRequest) -> Result<Answer, String> {
+        if let Some(bare) = &self.bare
+            && !request.path.starts_with(paths::PREFIX)
+        {
+            // The phone's transport only sends paths under the prefix; this one goes around it.
+            let Some(token) = &bare.token else {
+                return Err(format!(
+                    "{} was not sent: the agent's token is not known here (give --token-file)",
+                    request.describe()
+                ));
+            };
+            return self
+                .send_with_token(request, Some(token.expose()))
+                .unwrap_or_else(|| Err("no TCP access".to_string()));
+        }
         let first = self.exchange(request);
         let answer = match first {
             Err(error)

@@ -8,6 +8,8 @@ use clap::Args;
 
 use super::connect::ConnectArgs;
 use crate::check::{self, Probe};
+use crate::engine::config::{TokenSource, read_agents_file};
+use crate::transport::Token;
 
 /// Exit code when a rule failed.
 const EXIT_FAILED: u8 = 1;
@@ -36,7 +38,8 @@ pub struct CheckArgs {
 /// be reached.
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let spec = args.connect.one_agent(args.agent.as_deref())?;
-    let probe = match Probe::connect(spec.endpoint, args.allow_writes) {
+    let token = token_of(&args.connect, &spec.name);
+    let probe = match Probe::connect(spec.endpoint, token, args.allow_writes) {
         Ok(probe) => probe,
         Err(unreachable) => return Ok(unreachable_exit(&spec.name, &unreachable, args.json)),
     };
@@ -61,6 +64,24 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(EXIT_FAILED)
     })
+}
+
+/// The token the agent's endpoint was given, found the same way: the config entry's token
+/// file, else --token-file, else `COLLIE_DURABLE_TOKEN`. The check needs its text for the few
+/// requests the phone's transport never sends (paths outside /session/v1).
+fn token_of(connect: &ConnectArgs, name: &str) -> Option<Token> {
+    let entry_file = read_agents_file(&connect.config_path())
+        .ok()
+        .and_then(|file| {
+            file.agents
+                .get(name)
+                .and_then(|entry| entry.token_file.clone())
+        });
+    let source = TokenSource::from_env(connect.token_file.clone());
+    match entry_file.or(source.file) {
+        Some(file) => Token::from_file(&file).ok(),
+        None => source.env.and_then(|text| Token::new(&text).ok()),
+    }
 }
 
 /// Says why on stderr (and, with `--json`, as `{"agent", "unreachable"}` on stdout).
