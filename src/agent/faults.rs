@@ -46,6 +46,24 @@ pub const BREAKABLE: &[(&str, &str)] = &[
         "V4",
         "409 incompatible carries no refusal with the two ranges",
     ),
+    // The A rules and SPEC L (check/asks.rs, check/limits.rs).
+    (
+        "A3",
+        "an answer naming an old revision is taken instead of 409 stale",
+    ),
+    (
+        "A7",
+        "a second answer to a decided ask gets 200 ok instead of 409 decided",
+    ),
+    (
+        "A8",
+        "an answer to an ask the agent does not know gets 404 instead of 200 too-late",
+    ),
+    ("A13", "open asks carry an expiresAt with no zone"),
+    (
+        "A14",
+        "a pane forgets its decided asks when its turn ends, so a late tap gets too-late",
+    ),
 ];
 
 /// The rules this agent breaks.
