@@ -92,26 +92,35 @@ async fn send(args: &SendArgs) -> Result<Report, Failure> {
     Ok(report(&record, &args.common.dial_flags(), &shown))
 }
 
-/// Nothing to act on: the pane is not in the agent's layout.
+/// Nothing to act on: the pane is not in the agent's layout. The JSON lists the panes there
+/// are, with their state and turn, so a script can pick one.
 pub fn no_such_pane(link: &Link, agent: &str, pane_id: &str) -> Failure {
-    let panes: Vec<String> = link
+    let panes: Vec<serde_json::Value> = link
         .views
         .get(agent)
         .map(|view| {
             view.panes()
                 .into_iter()
-                .map(|p| p.pane.id.clone())
+                .map(|p| {
+                    serde_json::json!({
+                        "id": p.pane.id,
+                        "title": p.pane.title,
+                        "state": p.state(),
+                        "turn": p.turn(),
+                    })
+                })
                 .collect()
         })
         .unwrap_or_default();
+    let ids: Vec<&str> = panes.iter().filter_map(|p| p["id"].as_str()).collect();
     Failure::new(
         Exit::NotFound,
         format!(
             "the agent \"{agent}\" has no pane {pane_id}; its panes are {}",
-            if panes.is_empty() {
+            if ids.is_empty() {
                 "none".to_string()
             } else {
-                panes.join(", ")
+                ids.join(", ")
             }
         ),
     )
