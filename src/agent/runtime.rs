@@ -135,7 +135,7 @@ impl Agent {
         world.requests = requests;
         world.ready = false;
         tracing::info!(
-            kind = "restart",
+            kind = %"restart",
             old_epoch = %old_epoch,
             epoch = %world.epoch,
             "chaos"

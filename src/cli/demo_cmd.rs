@@ -38,6 +38,10 @@ pub struct DemoArgs {
     /// Restart the agent this often, e.g. 90s or 2m, to show starting and a new epoch.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub restart_every: Option<Duration>,
+    /// Make the agent fail now and then on purpose, to watch the failure paths in the phone,
+    /// e.g. `drop-after-apply=0.2,expire-early=0.3,dup-events=0.2` (see `agent --chaos`).
+    #[arg(long, value_name = "SPEC")]
+    pub chaos: Option<String>,
     /// A built-in theme (dark, light, high-contrast) or a theme file.
     #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
@@ -75,6 +79,10 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: DemoArgs) -> anyhow::Result<()> {
+    // A bad spec is said here, before the screen opens, not in the agent's log.
+    if let Some(spec) = &args.chaos {
+        crate::agent::chaos::Chaos::parse(spec).map_err(anyhow::Error::msg)?;
+    }
     let _log = start_log(args.log.as_deref())?;
     let config_path = args.config.clone().unwrap_or_else(default_config_path);
     let mut setup = PhoneSetup::load(&config_path, args.theme.as_deref())?;
@@ -83,7 +91,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         let folder = DemoFolder::create()?;
         // The demo's intents stay with the demo: a real journal never sees them.
         setup.journal = folder.path.join("intents.jsonl");
-        let agent = DemoAgent::new(&folder.path, &args.world)?;
+        let agent = DemoAgent::new(&folder.path, &args.world, args.chaos.as_deref())?;
         let child = Arc::new(Mutex::new(Some(agent.start(false).await?)));
         let restarts = args.restart_every.map(|every| {
             let (agent, child) = (agent.clone(), Arc::clone(&child));
@@ -113,7 +121,7 @@ struct DemoAgent {
 }
 
 impl DemoAgent {
-    fn new(folder: &Path, world: &WorldFlags) -> anyhow::Result<Self> {
+    fn new(folder: &Path, world: &WorldFlags, chaos: Option<&str>) -> anyhow::Result<Self> {
         let program =
             std::env::current_exe().context("cannot find this program to start the agent")?;
         let path = |name: &str| folder.join(name).display().to_string();
@@ -141,6 +149,9 @@ impl DemoAgent {
             args.extend(["--name".to_string(), name.clone()]);
         }
         args.extend(["--ready-after".to_string(), world.ready_after.to_string()]);
+        if let Some(spec) = chaos {
+            args.extend(["--chaos".to_string(), spec.to_string()]);
+        }
         Ok(Self { program, args })
     }
 
