@@ -3,6 +3,7 @@ pub mod app;
 pub mod check;
 pub mod cli;
 pub mod doctor;
+pub mod dsh;
 pub mod engine;
 pub mod replay;
 pub mod transport;
