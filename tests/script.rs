@@ -515,3 +515,47 @@ fn q5_a_retry_that_finds_the_ask_closed_is_maybe_applied_and_never_sent_a_third_
     assert_eq!(third["sentAgain"], false);
     assert_eq!(agent.posted_ids(), [id.clone(), id], "never a third time");
 }
+
+#[test]
+fn q2_commands_run_at_once_keep_every_receipt_and_outcome() {
+    let dir = temp_dir();
+    let agent = socket_agent(dir.path(), &[]);
+    let socket = agent.socket_path();
+    let home = Home::new();
+    let asks = open_asks(&home, &socket);
+    let (permission, _) = ask_of_kind(&asks, "permission");
+    let (choice, _) = ask_of_kind(&asks, "choice");
+    let (text, _) = ask_of_kind(&asks, "text");
+    let runs: Vec<Vec<String>> = vec![
+        vec!["answer".into(), permission, "deny".into()],
+        vec!["answer".into(), choice, "o1".into()],
+        vec!["answer".into(), text, "--text".into(), "Quiet Lake".into()],
+    ];
+    let socket_text = socket.to_str().expect("utf-8").to_string();
+    let children: Vec<_> = runs
+        .iter()
+        .map(|run| {
+            let mut args: Vec<&str> = run.iter().map(String::as_str).collect();
+            args.extend(["--json", "--socket", &socket_text]);
+            home.command(&args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("answer starts")
+        })
+        .collect();
+    let mut ids = Vec::new();
+    for child in children {
+        let output = child.wait_with_output().expect("answer ends");
+        let reply: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        assert_eq!(output.status.code(), Some(DONE), "{reply}");
+        ids.push(reply["requestId"].as_str().expect("id").to_string());
+    }
+    // Every outcome reached the shared journal: a retry finds each one settled as done.
+    for id in &ids {
+        let (code, told) = home.json(&socket, &["answer", "--retry", id]);
+        assert_eq!(code, DONE, "{told}");
+        assert_eq!(told["state"], "done");
+        assert_eq!(told["sentAgain"], false);
+    }
+}

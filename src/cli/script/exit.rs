@@ -166,6 +166,80 @@ mod tests {
         }
     }
 
+    fn record(state: IntentState, attempts: u32) -> IntentRecord {
+        IntentRecord {
+            request_id: "r-1".into(),
+            agent: "a".into(),
+            kind: crate::engine::IntentKind::Abort {
+                pane: "p".into(),
+                turn_id: "t".into(),
+            },
+            attempts,
+            state,
+            created_at: "2026-11-30T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn every_outcome_has_its_exit() {
+        use crate::engine::Decider;
+        use crate::wire::PostReply;
+        let mut replayed = PostReply::ok("r-1");
+        replayed.replayed = true;
+        let cases = [
+            (
+                IntentState::Done {
+                    reply: PostReply::ok("r-1"),
+                },
+                1,
+                Exit::Done,
+            ),
+            // SPEC Q3: a replay ran once, so it is done.
+            (IntentState::Replayed { reply: replayed }, 2, Exit::Done),
+            (IntentState::Stale { revision: Some(2) }, 1, Exit::Stale),
+            (
+                IntentState::Decided {
+                    by: Decider::Timeout,
+                    outcome: None,
+                },
+                1,
+                Exit::Decided,
+            ),
+            (IntentState::TooLate, 1, Exit::TooLate),
+            (IntentState::Unknown { why: "cut".into() }, 1, Exit::Unknown),
+            // SPEC Q5: a second try that is itself unknown is never sent again.
+            (
+                IntentState::Unknown { why: "cut".into() },
+                2,
+                Exit::MaybeApplied,
+            ),
+            (IntentState::MaybeApplied, 2, Exit::MaybeApplied),
+            (
+                IntentState::NotSent { why: "down".into() },
+                0,
+                Exit::Unreachable,
+            ),
+            (IntentState::RequestIdReused, 1, Exit::Error),
+            (
+                IntentState::Refused {
+                    status: 409,
+                    code: "turn-changed".into(),
+                    message: None,
+                },
+                1,
+                Exit::Error,
+            ),
+            (IntentState::Sending, 1, Exit::Unknown),
+        ];
+        for (state, attempts, exit) in cases {
+            assert_eq!(
+                Exit::of(&record(state.clone(), attempts)),
+                exit,
+                "{state:?}"
+            );
+        }
+    }
+
     #[test]
     fn help_lists_every_code() {
         let help = help();
