@@ -26,6 +26,23 @@ fn check(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// True when a line of the table starts with these words, whatever the column widths.
+fn has_line(table: &str, words: &[&str]) -> bool {
+    table.lines().any(|line| {
+        let mut rest = line;
+        words.iter().all(|word| {
+            rest = rest.trim_start();
+            match rest.strip_prefix(word) {
+                Some(after) => {
+                    rest = after;
+                    true
+                }
+                None => false,
+            }
+        })
+    })
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -198,8 +215,8 @@ fn t3_check_passes_over_loopback_http_with_a_token_and_prints_a_table() {
         table.starts_with(&format!("collie-phone check against {}", agent.url)),
         "{table}"
     );
-    assert!(table.contains("rule  result   what"), "{table}");
-    assert!(table.contains("T3    pass"), "{table}");
+    assert!(has_line(&table, &["rule", "result", "what"]), "{table}");
+    assert!(has_line(&table, &["T3", "pass"]), "{table}");
     // Read-only: the writes are skipped, and the table says how to run them.
     assert!(
         table.contains("changes the agent's state: run with --allow-writes"),
@@ -224,7 +241,14 @@ fn w4_a_broken_rule_fails_with_exit_1_and_junit_is_valid_xml() {
     let table = text(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{table}");
     assert!(
-        table.contains("W4    FAIL     a body of 65537 bytes gets 413 too-large: sent POST /session/v1/rename with a 65537-byte body, got 400 bad-request, expected 413 too-large"),
+        has_line(
+            &table,
+            &[
+                "W4",
+                "FAIL",
+                "a body of 65537 bytes gets 413 too-large: sent POST /session/v1/rename with a 65537-byte body, got 400 bad-request, expected 413 too-large"
+            ]
+        ),
         "{table}"
     );
     assert!(table.contains("Failed rules: W4."), "{table}");

@@ -66,14 +66,24 @@ impl Report {
                 ", read-only"
             }
         );
-        out.push_str(&format!("{:<5} {:<8} what\n", "rule", "result"));
+        let width = self
+            .findings
+            .iter()
+            .map(|finding| finding.rule.len())
+            .chain(["rule".len()])
+            .max()
+            .unwrap_or(4);
+        out.push_str(&format!("{:<width$}  {:<8} what\n", "rule", "result"));
         for finding in &self.findings {
             let (result, why) = match &finding.verdict {
                 Verdict::Pass => ("pass", None),
                 Verdict::Fail(why) => ("FAIL", Some(why)),
                 Verdict::Skipped(why) => ("skipped", Some(why)),
             };
-            out.push_str(&format!("{:<5} {result:<8} {}", finding.rule, finding.what));
+            out.push_str(&format!(
+                "{:<width$}  {result:<8} {}",
+                finding.rule, finding.what
+            ));
             if let Some(why) = why {
                 out.push_str(&format!(": {why}"));
             }
@@ -233,7 +243,11 @@ mod tests {
             }
         );
         assert_eq!(report.failed_rules(), vec!["W4"]);
-        assert!(report.table().contains("W4    FAIL"));
+        assert!(
+            report
+                .table()
+                .contains("\nW4    FAIL     a body over 64 KiB: sent")
+        );
     }
 
     #[test]
