@@ -64,6 +64,29 @@ pub const BREAKABLE: &[(&str, &str)] = &[
         "A14",
         "a pane forgets its decided asks when its turn ends, so a late tap gets too-late",
     ),
+    ("L.layout", "the snapshot holds 65 workspaces"),
+    ("L.open-asks", "a pane holds 51 open asks"),
+    ("L.ask-options", "a choice ask has 9 options"),
+    ("L.form-fields", "a form ask has 7 fields"),
+    ("L.starters", "the snapshot holds 51 starters"),
+    (
+        "L.belt",
+        "a pane has 5 belt buttons, one labelled with 18 characters",
+    ),
+    ("L.id", "a workspace id holds a space"),
+    ("L.reply-size", "a conversation's items page is over 8 MiB"),
+    ("L.events", "an events reply holds more than 1000 events"),
+    ("L.item-text", "a markdown item holds 32 KiB and one byte"),
+    ("L.link", "a link item points at http://"),
+    (
+        "L.history-page",
+        "a conversations page holds one row more than asked, 101 for 100",
+    ),
+    (
+        "L.cursor",
+        "a conversations page's next cursor holds a space",
+    ),
+    ("L1", "a notice item holds a terminal escape (ESC [2J)"),
 ];
 
 /// The rules this agent breaks.
