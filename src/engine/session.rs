@@ -435,7 +435,22 @@ impl Session {
             }
             let decoded = wire::decode::<EventsReply>(&reply.body)
                 .map_err(|e| Stop::Failed(format!("events of {pane} could not be read: {e}")))?;
-            let events = decoded.value;
+            let mut events = decoded.value;
+            // An agent may deliver at least once: an event at or below the cursor, or one
+            // already in this reply, was applied before and would show twice.
+            let mut last = cursor
+                .as_ref()
+                .filter(|c| c.epoch == events.epoch)
+                .map_or(0, |c| c.after);
+            let before = events.events.len();
+            events.events.retain(|event| {
+                let fresh = event.seq > last;
+                last = last.max(event.seq);
+                fresh
+            });
+            if events.events.len() < before {
+                tracing::debug!(agent = %self.name, %pane, repeated = before - events.events.len(), "dropped events already applied");
+            }
             self.cursors.insert(
                 pane.to_string(),
                 Cursor {
