@@ -36,28 +36,34 @@
 //! }];
 //!
 //! fn w9(probe: &Probe) -> Vec<Finding> {
-//!     if !probe.allow_writes() {
-//!         return vec![Finding::skipped("W9", "a send is echoed", NEEDS_WRITES)];
-//!     }
 //!     let sent = ProbeRequest::get(paths::snapshot()).without_version();
-//!     vec![Finding::judge("W9", "a missing version is refused", || {
-//!         let answer = probe.send(&sent)?;
+//!     let mut findings = vec![Finding::judge("W9", "a missing version is refused", || {
+//!         let answer = probe.send(&sent)?; // Err: "GET … got no reply: …"
 //!         expect(&sent, &answer, 400, "version-required")
-//!     })]
+//!     })];
+//!     // A sub-check that changes the agent's state runs only with --allow-writes.
+//!     findings.push(if probe.allow_writes() {
+//!         Finding::judge("W9", "a rename is done", || rename_and_back(probe))
+//!     } else {
+//!         Finding::skipped("W9", "a rename is done", NEEDS_WRITES)
+//!     });
+//!     findings
 //! }
 //! ```
 //!
 //! 3. Make the reference agent able to break it: an entry in `agent::faults::BREAKABLE` (id and a
 //!    few words on what the break does) and an `if breaks.has("W9") { … }` at the one spot of
 //!    `agent::server` (or the world) where the rule lives. `tests/check_breaks.rs` then proves
-//!    that `check` against `agent --break W9` fails W9 and nothing else.
+//!    that `check` against `agent --break W9` fails W9 and nothing else (a break that needs more
+//!    agent flags, like H3's `--ready-after`, names them in that file's `extra_flags`). Run
+//!    `cargo test --test check_breaks` and `cargo test --test check`.
 //!
 //! Rules run one after another against one agent, in the order of [`rules`]; a rule that
 //! writes (only when `probe.allow_writes()`) must leave nothing behind that another rule trips
 //! on (e.g. rename a tab and rename it back).
 //!
-//! `asks.rs` (the A rules) and `limits.rs` (SPEC L on what the agent sends) were created empty
-//! here and are filled by their own author; each exposes its `RULES` the same way.
+//! `asks.rs` (the A rules) and `limits.rs` (SPEC L on what the agent sends) started empty here
+//! and have their own author; each exposes its `RULES` the same way.
 
 mod asks;
 mod hello_rules;
