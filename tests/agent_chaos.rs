@@ -455,3 +455,100 @@ async fn quiet_agent_logs_no_chaos() {
         .expect(200, "ok");
     assert!(!agent.stderr().contains("chaos"), "{}", agent.stderr());
 }
+
+/// dup-events=1 through the engine: every events reply repeats events, yet the engine passes
+/// each event on once, in order, so the person sees the sent text once.
+#[tokio::test]
+async fn the_engine_passes_repeated_events_on_once() {
+    use collie_phone::engine::pane_log::{ChatEntry, PaneLog};
+    let dir = common::temp_dir();
+    let agent = chaotic_agent(dir.path(), "dup-events=1", &[]);
+    let journal = tempfile::tempdir().expect("dir");
+    let mut engine = Engine::start(
+        vec![AgentSpec {
+            name: "chaos".into(),
+            endpoint: Endpoint::socket(agent.socket_path()),
+        }],
+        &journal.path().join("intents.jsonl"),
+    )
+    .expect("engine");
+    let mut ready = false;
+    let snapshot = next(&mut engine, |update| match update {
+        FromEngine::Agent {
+            change: AgentChange::Status(status),
+            ..
+        } => {
+            ready = status.is_ready();
+            None
+        }
+        FromEngine::Agent {
+            change: AgentChange::Snapshot { snapshot, .. },
+            ..
+        } if ready => Some(snapshot.clone()),
+        _ => None,
+    })
+    .await;
+    let (pane, turn) = snapshot
+        .panes()
+        .find_map(|(_, _, p)| {
+            p.turn
+                .as_ref()
+                .filter(|t| t.state == collie_phone::wire::TurnState::Running)
+                .map(|t| (p.id.clone(), t.id.clone()))
+        })
+        .expect("a running pane");
+    let text = "said once, delivered twice";
+    engine
+        .commands
+        .send(ToEngine::Submit {
+            agent: "chaos".into(),
+            kind: IntentKind::Send {
+                pane: pane.clone(),
+                turn_id: Some(turn),
+                text: text.into(),
+            },
+        })
+        .expect("engine alive");
+    let mut log = PaneLog::default();
+    let mut last_seq = 0;
+    let mut polls_after = 0;
+    let count = |log: &PaneLog| {
+        log.entries
+            .iter()
+            .filter(|e| matches!(e, ChatEntry::Item(item) if item.text == text))
+            .count()
+    };
+    // Three more polls after the text shows, so the repeats of it have come and gone.
+    next(&mut engine, |update| match update {
+        FromEngine::Agent {
+            agent: _,
+            change: AgentChange::PaneView { pane: p, view },
+        } if *p == pane => {
+            log.reset(view.clone());
+            last_seq = 0;
+            None
+        }
+        FromEngine::Agent {
+            change: AgentChange::PaneEvents { pane: p, events },
+            ..
+        } if *p == pane => {
+            for event in events {
+                assert!(event.seq > last_seq, "seq {} after {last_seq}", event.seq);
+                last_seq = event.seq;
+            }
+            log.apply(events);
+            None
+        }
+        FromEngine::Agent {
+            change: AgentChange::Synced(_),
+            ..
+        } if count(&log) > 0 => {
+            polls_after += 1;
+            (polls_after >= 3).then_some(())
+        }
+        _ => None,
+    })
+    .await;
+    assert_eq!(count(&log), 1, "the text shows once");
+    logged(&agent, &["chaos", "kind=dup-events", "how=already-sent"]).await;
+}
