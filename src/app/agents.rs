@@ -100,6 +100,8 @@ impl AgentView {
                 self.panes.entry(pane).or_default().reset(view);
             }
             AgentChange::Synced(at) => self.synced = Some(at),
+            // What only a DSH bridge tells (capabilities, tasks, reloads) is for its own screens.
+            AgentChange::Dsh(_) => {}
         }
     }
 

@@ -3,6 +3,7 @@
 //! (`collie-phone dsh-bridge`) that tests and the demo talk to. The contract is docs/DSH.md.
 
 pub mod bridge;
+pub mod client;
 pub mod wire;
 mod wire_enum;
 mod wire_events;

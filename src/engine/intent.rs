@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::dsh::wire::{AppendKind, AppendMode, ModelConfig};
 use crate::transport::{Method, Reply, RouteClass, TransportError};
 use crate::wire::{
     self, AbortRequest, ActionRequest, Answer, AnswerRequest, CloseRequest, DecidedBy, ErrorBody,
@@ -48,6 +49,46 @@ pub enum IntentKind {
     Reopen {
         conversation_id: String,
     },
+    /// DSH bridge: `POST /tasks/append` (SPEC D3, D5). `message_kind` is the bridge's `kind`
+    /// (instruction, feedback, question, review, clarification, note); `mode` queue or steer;
+    /// `model` switches the session's provider/model/effort (from the catalog only).
+    DshAppend {
+        task_id: String,
+        message_kind: AppendKind,
+        message: String,
+        mode: AppendMode,
+        #[serde(default)]
+        model: Option<ModelConfig>,
+    },
+    /// DSH bridge: `POST /tasks/cancel`, the running turn only (queue and waits stay).
+    DshCancel {
+        task_id: String,
+    },
+    /// DSH bridge: `POST /tasks/close`; the session stays on the desktop.
+    DshClose {
+        task_id: String,
+    },
+    /// DSH bridge: `POST /tasks/create` in a workspace, with a preset listed by /capabilities,
+    /// a provider/model/effort of the catalog, or adopting an existing session of the workspace.
+    DshCreate {
+        workspace_id: String,
+        #[serde(default)]
+        title: Option<String>,
+        #[serde(default)]
+        objective: Option<String>,
+        #[serde(default)]
+        preset: Option<String>,
+        #[serde(default)]
+        model: Option<ModelConfig>,
+        #[serde(default)]
+        adopt_session: Option<String>,
+    },
+    /// DSH bridge: `POST /workspaces/create`, an absolute path of an existing directory.
+    DshRegisterWorkspace {
+        path: String,
+        #[serde(default)]
+        title: Option<String>,
+    },
 }
 
 impl IntentKind {
@@ -62,7 +103,24 @@ impl IntentKind {
             Self::Close { .. } => "close",
             Self::Starter { .. } => "starter",
             Self::Reopen { .. } => "reopen",
+            Self::DshAppend { .. } => "send",
+            Self::DshCancel { .. } => "abort",
+            Self::DshClose { .. } => "close",
+            Self::DshCreate { .. } => "create",
+            Self::DshRegisterWorkspace { .. } => "register",
         }
+    }
+
+    /// True for an action on a DSH bridge, which `dsh::client::intents` builds and sends.
+    pub fn is_dsh(&self) -> bool {
+        matches!(
+            self,
+            Self::DshAppend { .. }
+                | Self::DshCancel { .. }
+                | Self::DshClose { .. }
+                | Self::DshCreate { .. }
+                | Self::DshRegisterWorkspace { .. }
+        )
     }
 
     /// The route and the exact body bytes; a retry sends these same bytes (SPEC Q4).
@@ -153,6 +211,13 @@ impl IntentKind {
                 }),
                 RouteClass::Write,
             ),
+            Self::DshAppend { .. }
+            | Self::DshCancel { .. }
+            | Self::DshClose { .. }
+            | Self::DshCreate { .. }
+            | Self::DshRegisterWorkspace { .. } => {
+                return Err("this action goes to a DSH bridge, not to a durable agent".into());
+            }
         };
         let body = body.map_err(|e| format!("could not encode the request: {e}"))?;
         if body.len() > limits::MAX_REQUEST_BODY {

@@ -17,6 +17,9 @@ use std::time::Instant;
 use time::OffsetDateTime;
 use tokio::sync::{Notify, mpsc, watch};
 
+use crate::dsh::client::intents as dsh_intents;
+use crate::dsh::client::session::{BridgeSession, BridgeShared};
+use crate::dsh::client::{BridgeClient, BridgeSpec, DshChange};
 use crate::transport::{Endpoint, Method, Request};
 use crate::wire::{
     self, ConversationsPage, Event, Hello, ItemsPage, PaneView, Report, Snapshot, VERSION_HEADER,
@@ -113,6 +116,9 @@ pub enum AgentChange {
     },
     /// A poll went through.
     Synced(OffsetDateTime),
+    /// What only a DSH bridge tells: capabilities, model catalog, workspaces, tasks, desktop
+    /// reloads, tasks no longer addressed (SPEC D; `dsh::client::DshChange`).
+    Dsh(DshChange),
 }
 
 /// What intents need to know of a session: the chosen version while ready.
@@ -125,6 +131,13 @@ pub struct SessionInfo {
 struct AgentHandle {
     endpoint: Endpoint,
     info: watch::Receiver<SessionInfo>,
+    poke: Arc<Notify>,
+}
+
+/// A DSH bridge as the intents see it.
+struct BridgeHandle {
+    client: BridgeClient,
+    shared: Arc<BridgeShared>,
     poke: Arc<Notify>,
 }
 
@@ -155,6 +168,26 @@ impl Engine {
         journal_path: &Path,
         options: EngineOptions,
     ) -> anyhow::Result<Self> {
+        Self::start_mixed(agents, Vec::new(), journal_path, options)
+    }
+
+    /// Collie agents and DSH bridges in one engine, one journal: a bridge is one more agent by
+    /// its name (SPEC D). Its name must not be one of the agents'.
+    pub fn start_mixed(
+        agents: Vec<AgentSpec>,
+        bridges: Vec<BridgeSpec>,
+        journal_path: &Path,
+        options: EngineOptions,
+    ) -> anyhow::Result<Self> {
+        if let Some(both) = bridges
+            .iter()
+            .find(|b| agents.iter().any(|a| a.name == b.name))
+        {
+            anyhow::bail!(
+                "an agent and a DSH bridge are both named \"{}\"; name them apart in the config",
+                both.name
+            );
+        }
         let (journal, recovered) = Journal::open(journal_path)?;
         let (updates_tx, updates) = mpsc::unbounded_channel();
         let recorder = match &options.record {
@@ -186,6 +219,30 @@ impl Engine {
                 },
             );
         }
+        let mut bridge_handles = HashMap::new();
+        for spec in bridges {
+            let client = BridgeClient::new(spec.url.clone(), spec.token.clone())
+                .map_err(|why| anyhow::anyhow!("DSH bridge {}: {why}", spec.name))?;
+            let shared = Arc::new(BridgeShared::default());
+            let poke = Arc::new(Notify::new());
+            let session = BridgeSession::new(
+                spec.name.clone(),
+                client.clone(),
+                updates_tx.clone(),
+                watching_rx.clone(),
+                poke.clone(),
+                shared.clone(),
+            );
+            tokio::spawn(session.run());
+            bridge_handles.insert(
+                spec.name,
+                BridgeHandle {
+                    client,
+                    shared,
+                    poke,
+                },
+            );
+        }
         let intents: HashMap<String, IntentRecord> = recovered
             .iter()
             .map(|r| (r.request_id.clone(), r.clone()))
@@ -193,6 +250,7 @@ impl Engine {
         let runner = IntentRunner {
             journal: Arc::new(Mutex::new(journal)),
             agents: Arc::new(handles),
+            bridges: Arc::new(bridge_handles),
             intents: Arc::new(Mutex::new(intents)),
             updates: updates_tx,
             watching: watching_tx,
@@ -213,6 +271,7 @@ impl Engine {
 struct IntentRunner {
     journal: Arc<Mutex<Journal>>,
     agents: Arc<HashMap<String, AgentHandle>>,
+    bridges: Arc<HashMap<String, BridgeHandle>>,
     intents: Arc<Mutex<HashMap<String, IntentRecord>>>,
     updates: mpsc::UnboundedSender<FromEngine>,
     watching: watch::Sender<bool>,
@@ -230,6 +289,9 @@ impl IntentRunner {
                 }
                 ToEngine::PollNow { agent } => {
                     if let Some(handle) = self.agents.get(&agent) {
+                        handle.poke.notify_one();
+                    }
+                    if let Some(handle) = self.bridges.get(&agent) {
                         handle.poke.notify_one();
                     }
                 }
@@ -258,6 +320,11 @@ impl IntentRunner {
         path: String,
         reply_cap: usize,
     ) -> Result<bytes::Bytes, String> {
+        if self.bridges.contains_key(agent) {
+            return Err(format!(
+                "{agent} is a DSH bridge, which keeps no conversation list; its sessions are in each workspace's sessions tab"
+            ));
+        }
         let handle = self
             .agents
             .get(agent)
@@ -365,7 +432,7 @@ impl IntentRunner {
             state: IntentState::Created,
             created_at: wire::time::format(OffsetDateTime::now_utc()),
         };
-        if let Err(why) = record.kind.request(&record.request_id) {
+        if let Err(why) = self.check(&record) {
             record.state = IntentState::Refused {
                 status: 0,
                 code: "not-sent".into(),
@@ -391,6 +458,24 @@ impl IntentRunner {
         self.publish(&record);
         let runner = self.clone();
         tokio::spawn(async move { runner.send(record).await });
+    }
+
+    /// Whether an intent may be sent at all, before its receipt is written.
+    fn check(&self, record: &IntentRecord) -> Result<(), String> {
+        if record.kind.is_dsh() {
+            let Some(bridge) = self.bridges.get(&record.agent) else {
+                return Err(format!("{} is not a DSH bridge", record.agent));
+            };
+            return match dsh_intents::request(
+                &record.kind,
+                &record.request_id,
+                Some(&bridge.shared),
+            ) {
+                Some(result) => result.map(|_| ()),
+                None => Err("not a DSH action".into()),
+            };
+        }
+        record.kind.request(&record.request_id).map(|_| ())
     }
 
     /// SPEC Q4, Q5: only an unknown or unsent intent may go again, and never a third time.
@@ -420,7 +505,81 @@ impl IntentRunner {
         tokio::spawn(async move { runner.send(record).await });
     }
 
-    async fn send(&self, mut record: IntentRecord) {
+    async fn send(&self, record: IntentRecord) {
+        if record.kind.is_dsh() {
+            self.send_dsh(record).await;
+        } else {
+            self.send_collie(record).await;
+        }
+    }
+
+    /// One try of a DSH action (SPEC D2, D5): its attempt on disk first, then the bridge's
+    /// resends as its error table allows (`dsh::client::intents::deliver`).
+    async fn send_dsh(&self, mut record: IntentRecord) {
+        let Some(bridge) = self.bridges.get(&record.agent) else {
+            record.state = IntentState::NotSent {
+                why: format!("no DSH bridge named {}", record.agent),
+            };
+            self.finish(&record);
+            return;
+        };
+        let built = dsh_intents::request(&record.kind, &record.request_id, Some(&bridge.shared));
+        let (route, body) = match built {
+            Some(Ok(parts)) => parts,
+            Some(Err(why)) => {
+                record.state = IntentState::Refused {
+                    status: 0,
+                    code: "not-sent".into(),
+                    message: Some(why),
+                };
+                self.finish(&record);
+                return;
+            }
+            None => {
+                record.state = IntentState::NotSent {
+                    why: "not a DSH action".into(),
+                };
+                self.finish(&record);
+                return;
+            }
+        };
+        let attempt = record.attempts + 1;
+        let noted = self
+            .journal
+            .lock()
+            .map_err(|_| "the journal lock is poisoned".to_string())
+            .and_then(|mut j| {
+                j.attempt(&record.request_id, attempt)
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(why) = noted {
+            record.state = IntentState::NotSent {
+                why: format!("its receipt could not be written: {why}"),
+            };
+            self.finish(&record);
+            return;
+        }
+        record.state = IntentState::Sending;
+        self.publish(&record);
+        let state = dsh_intents::deliver(
+            &bridge.client,
+            &bridge.shared,
+            &record.kind,
+            &record.request_id,
+            route,
+            body,
+            attempt,
+        )
+        .await;
+        if !matches!(state, IntentState::NotSent { .. }) {
+            record.attempts = attempt;
+        }
+        record.state = state;
+        self.finish(&record);
+        bridge.poke.notify_one();
+    }
+
+    async fn send_collie(&self, mut record: IntentRecord) {
         let Some(agent) = self.agents.get(&record.agent) else {
             record.state = IntentState::NotSent {
                 why: format!("no agent named {}", record.agent),

@@ -1,0 +1,275 @@
+//! One call to the bridge (seed §1, SPEC D1, D2): the bearer token on every request, the
+//! envelope read and cleaned, the error code kept with its status. The token is never logged:
+//! it lives only in the `Authorization` header, and [`Token`]'s Debug hides it.
+
+use std::sync::Once;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+
+use super::base::BridgeUrl;
+use crate::dsh::wire::{self, BridgeError, ErrorCode, Sanitize};
+use crate::transport::Token;
+
+/// Deadline of a read (health, lists, a transcript page), connect to last byte.
+pub const READ_DEADLINE: Duration = Duration::from_secs(15);
+/// Deadline of a POST; the bridge answers 504 bridge/timeout itself when the host is slow.
+pub const WRITE_DEADLINE: Duration = Duration::from_secs(45);
+/// Deadline to connect and get the headers of the event stream.
+pub const CONNECT_DEADLINE: Duration = Duration::from_secs(10);
+/// Most bytes of any reply but a transcript page.
+pub const MAX_REPLY: usize = 4 * 1024 * 1024;
+/// Most bytes of a transcript page (the client asks for at most 500 events a page).
+pub const MAX_TRANSCRIPT_REPLY: usize = 32 * 1024 * 1024;
+
+/// Why a call gave no value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CallError {
+    /// Nothing reached the bridge: it is not listening, or the connection was refused.
+    #[error("could not reach the bridge: {0}")]
+    NotSent(String),
+    /// The request left but no whole reply came back (timeout, broken connection, cut reply):
+    /// it may have been applied.
+    #[error("no complete reply from the bridge: {0}")]
+    Lost(String),
+    /// The bridge answered with an error envelope.
+    #[error("the bridge answered {status} {error}")]
+    Refused { status: u16, error: BridgeError },
+    /// A reply that is not this protocol's envelope.
+    #[error("the bridge answered {status} with a reply that could not be read: {why}")]
+    Unreadable { status: u16, why: String },
+}
+
+impl CallError {
+    /// The bridge's error code, when it gave one.
+    pub fn code(&self) -> Option<&ErrorCode> {
+        match self {
+            Self::Refused { error, .. } => Some(&error.code),
+            _ => None,
+        }
+    }
+
+    /// True for 401/403 auth/* and any other 401/403: the token is refused (SPEC D2: never
+    /// retried without the person).
+    pub fn token_refused(&self) -> Option<u16> {
+        match self {
+            Self::Refused { status, error }
+                if matches!(
+                    error.code,
+                    ErrorCode::MissingToken | ErrorCode::InvalidToken
+                ) =>
+            {
+                Some(*status)
+            }
+            Self::Unreadable { status, .. } if matches!(status, 401 | 403) => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// A client of one bridge.
+#[derive(Clone)]
+pub struct BridgeClient {
+    url: BridgeUrl,
+    token: Token,
+    http: reqwest::Client,
+}
+
+impl std::fmt::Debug for BridgeClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BridgeClient")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+fn install_crypto_provider() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // reqwest is built with rustls and no provider; one must be installed before any client
+        // is built, even one that only speaks plain HTTP. Another part may have done it first.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+impl BridgeClient {
+    pub fn new(url: BridgeUrl, token: Token) -> Result<Self, String> {
+        install_crypto_provider();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .http1_only()
+            .connect_timeout(CONNECT_DEADLINE)
+            .user_agent(concat!("collie-phone/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
+        Ok(Self { url, token, http })
+    }
+
+    pub fn url(&self) -> &BridgeUrl {
+        &self.url
+    }
+
+    /// `GET route` (with its query), the envelope's value.
+    pub async fn get<T: DeserializeOwned + Sanitize>(
+        &self,
+        route: &str,
+        reply_cap: usize,
+    ) -> Result<T, CallError> {
+        let request = self
+            .http
+            .get(self.url.route(route))
+            .bearer_auth(self.token.expose());
+        self.call(request, READ_DEADLINE, reply_cap).await
+    }
+
+    /// `POST route` with these exact body bytes (a resend sends the same bytes, SPEC D5).
+    pub async fn post<T: DeserializeOwned + Sanitize>(
+        &self,
+        route: &str,
+        body: Vec<u8>,
+    ) -> Result<T, CallError> {
+        let request = self
+            .http
+            .post(self.url.route(route))
+            .bearer_auth(self.token.expose())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
+        self.call(request, WRITE_DEADLINE, MAX_REPLY).await
+    }
+
+    /// Opens `GET /events?taskId=&sinceSeq=` (no `sinceSeq` when nothing is held yet) and returns the response once its headers say
+    /// 200 `text/event-stream`; an error envelope otherwise.
+    pub async fn open_events(
+        &self,
+        task_id: &str,
+        since_seq: Option<i64>,
+    ) -> Result<reqwest::Response, CallError> {
+        let since = since_seq.map(|s| s.to_string());
+        let mut pairs = vec![("taskId", task_id)];
+        if let Some(since) = &since {
+            pairs.push(("sinceSeq", since));
+        }
+        let route = wire::routes::with_query(wire::routes::EVENTS, &pairs);
+        let request = self
+            .http
+            .get(self.url.route(&route))
+            .bearer_auth(self.token.expose())
+            .header(reqwest::header::ACCEPT, "text/event-stream");
+        let response = tokio::time::timeout(CONNECT_DEADLINE, request.send())
+            .await
+            .map_err(|_| CallError::Lost("the event stream did not open in time".into()))?
+            .map_err(|e| classify(&e))?;
+        if response.status().as_u16() == 200 {
+            return Ok(response);
+        }
+        let status = response.status().as_u16();
+        let body = read_capped(response, MAX_REPLY).await?;
+        Err(refusal::<wire::Health>(status, &body))
+    }
+
+    async fn call<T: DeserializeOwned + Sanitize>(
+        &self,
+        request: reqwest::RequestBuilder,
+        deadline: Duration,
+        reply_cap: usize,
+    ) -> Result<T, CallError> {
+        let exchange = async {
+            let response = request.send().await.map_err(|e| classify(&e))?;
+            let status = response.status().as_u16();
+            let body = read_capped(response, reply_cap).await?;
+            Ok::<_, CallError>((status, body))
+        };
+        let (status, body) = tokio::time::timeout(deadline, exchange)
+            .await
+            .map_err(|_| {
+                CallError::Lost(format!("no complete reply within {} s", deadline.as_secs()))
+            })??;
+        let decoded = wire::decode::<T>(&body).map_err(|e| CallError::Unreadable {
+            status,
+            why: e.to_string(),
+        })?;
+        if !decoded.report.is_empty() {
+            tracing::debug!(
+                changes = decoded.report.changes.len(),
+                "a bridge reply was cut or cleaned"
+            );
+        }
+        let envelope = decoded.value;
+        if envelope.protocol_version != wire::PROTOCOL_VERSION {
+            return Err(CallError::Unreadable {
+                status,
+                why: format!(
+                    "it speaks protocol version {}, this phone speaks {}",
+                    envelope.protocol_version,
+                    wire::PROTOCOL_VERSION
+                ),
+            });
+        }
+        match envelope.into_result() {
+            Ok(value) if (200..300).contains(&status) => Ok(value),
+            Ok(_) => Err(CallError::Unreadable {
+                status,
+                why: "an ok envelope with an error status".into(),
+            }),
+            Err(error) => Err(CallError::Refused { status, error }),
+        }
+    }
+}
+
+/// The error of a non-200 reply, read as an envelope.
+fn refusal<T: DeserializeOwned + Sanitize>(status: u16, body: &[u8]) -> CallError {
+    match wire::decode::<T>(body).map(|d| d.value.into_result()) {
+        Ok(Err(error)) => CallError::Refused { status, error },
+        Ok(Ok(_)) => CallError::Unreadable {
+            status,
+            why: "an ok envelope with an error status".into(),
+        },
+        Err(e) => CallError::Unreadable {
+            status,
+            why: e.to_string(),
+        },
+    }
+}
+
+async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<Vec<u8>, CallError> {
+    if response.content_length().is_some_and(|n| n > cap as u64) {
+        return Err(CallError::Lost(format!(
+            "the reply is larger than {cap} bytes, so it was not read"
+        )));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| CallError::Lost(error_chain(&e)))?
+    {
+        if body.len() + chunk.len() > cap {
+            return Err(CallError::Lost(format!(
+                "the reply is larger than {cap} bytes, so it was not read"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+fn classify(error: &reqwest::Error) -> CallError {
+    if error.is_connect() {
+        CallError::NotSent(error_chain(error))
+    } else {
+        CallError::Lost(error_chain(error))
+    }
+}
+
+/// reqwest's top-level message is vague ("error sending request"); the cause says what happened.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
