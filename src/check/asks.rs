@@ -172,25 +172,48 @@ fn a3(probe: &Probe) -> Vec<Finding> {
         let answer = answer_for(&ask.ask, 0).unwrap_or(Value::Null);
         let (sent, got) = post_answer(probe, &ask, old, &answer)?;
         expect(&sent, &got, 409, "stale")?;
+        // A live agent may change or decide the ask meanwhile: judge against what it lists now.
+        let now = still_listed(probe, &ask.pane, ask.id())?;
+        let current = now.as_ref().and_then(OpenAsk::revision);
         let named = got.json().and_then(|body| body.get("revision").cloned());
         if let Some(named) = named
             && named.as_u64() != Some(revision)
+            && (current.is_none() || named.as_u64() != current)
         {
             return Err(format!(
-                "sent {}, got 409 stale naming revision {named}, but {} is at revision {revision}",
+                "sent {}, got 409 stale naming revision {named}, but {} is at revision {}",
                 sent.describe(),
-                ask.describe()
+                ask.describe(),
+                current.unwrap_or(revision)
             ));
         }
-        if still_listed(probe, &ask.pane, ask.id())?.is_none() {
-            return Err(format!(
-                "after an answer naming revision {old}, {} (revision {revision}) is no longer listed: the stale answer was taken",
-                ask.describe()
-            ));
+        if now.is_none() {
+            closed_by_the_stale_answer(probe, &ask, revision, &answer, old)?;
         }
         Ok(())
     });
     vec![shape, stale]
+}
+
+/// The ask went away after a `409 stale`: the agent may have decided it meanwhile, or taken
+/// the stale answer after all. A tap with the revision the check saw tells them apart: `409
+/// decided` by the phone means the stale answer ran.
+fn closed_by_the_stale_answer(
+    probe: &Probe,
+    ask: &OpenAsk,
+    revision: u64,
+    answer: &Value,
+    old: u64,
+) -> Result<(), String> {
+    let (sent, got) = post_answer(probe, ask, revision, answer)?;
+    match decided_parts(&got) {
+        (Some(by), _, _) if got.is(409, "decided") && by == "phone" => Err(format!(
+            "after 409 stale to an answer naming revision {old}, {} was no longer listed, and {} then got 409 decided by the phone: the stale answer was taken",
+            ask.describe(),
+            sent.describe()
+        )),
+        _ => Ok(()),
+    }
 }
 
 // ----- A7 ---------------------------------------------------------------------------------------
