@@ -6,8 +6,11 @@ use std::path::PathBuf;
 use anyhow::bail;
 use clap::Args;
 
+use crate::dsh::client::BridgeSpec;
 use crate::engine::AgentSpec;
-use crate::engine::config::{TokenSource, default_config_path, read_agents_file, resolve_agents};
+use crate::engine::config::{
+    TokenSource, default_config_path, read_agents_file, resolve_agents, resolve_bridges,
+};
 
 #[derive(Debug, Clone, Args, Default)]
 pub struct ConnectArgs {
@@ -23,6 +26,14 @@ pub struct ConnectArgs {
     /// Trust this PEM certificate for --url agents.
     #[arg(long, value_name = "FILE")]
     pub ca_cert: Option<PathBuf>,
+    /// Dial the DSH collaboration bridge at this loopback URL (SPEC D1); `default` is
+    /// http://127.0.0.1:19387/codex-bridge. May be given more than once.
+    #[arg(long = "dsh", value_name = "URL")]
+    pub dsh: Vec<String>,
+    /// The bearer token for --dsh bridges, in a file only you can read. Without it, --token-file
+    /// serves the bridges too when no --url agent is named.
+    #[arg(long, value_name = "FILE")]
+    pub dsh_token_file: Option<PathBuf>,
     /// The config file (agents, theme, bell, keys); default
     /// $XDG_CONFIG_HOME/collie-phone/config.toml.
     #[arg(long, value_name = "FILE")]
@@ -54,6 +65,41 @@ impl ConnectArgs {
             );
         }
         Ok(agents)
+    }
+
+    /// Every DSH bridge these flags and the config name (SPEC D1); none is not an error.
+    pub fn bridges(&self) -> anyhow::Result<Vec<BridgeSpec>> {
+        let file = read_agents_file(&self.config_path())?;
+        // --token-file is the Collie agents' token; it stands for the bridges' only when no
+        // --url agent needs it, so one file never goes to two kinds of server by accident.
+        let token_file = self
+            .dsh_token_file
+            .as_deref()
+            .or_else(|| self.token_file.as_deref().filter(|_| self.urls.is_empty()));
+        Ok(resolve_bridges(&self.dsh, token_file, &file)?)
+    }
+
+    /// The Collie agents and the DSH bridges together, for the phone; an error only when there
+    /// is neither.
+    pub fn agents_and_bridges(&self) -> anyhow::Result<(Vec<AgentSpec>, Vec<BridgeSpec>)> {
+        let bridges = self.bridges()?;
+        let config_path = self.config_path();
+        let file = read_agents_file(&config_path)?;
+        let tokens = TokenSource::from_env(self.token_file.clone());
+        let agents = resolve_agents(
+            &self.sockets,
+            &self.urls,
+            &tokens,
+            self.ca_cert.as_deref(),
+            &file,
+        )?;
+        if agents.is_empty() && bridges.is_empty() {
+            bail!(
+                "no agent to dial: give --socket PATH, --url URL or --dsh URL, set COLLIE_DURABLE_SOCKET, or name agents in {} (try `collie-phone demo`)",
+                config_path.display()
+            );
+        }
+        Ok((agents, bridges))
     }
 
     /// The one agent a command talks to: the only one named, or the one called `name`.

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::AgentSpec;
+use crate::dsh::client::{BridgeSpec, BridgeUrl, BridgeUrlError, DEFAULT_BRIDGE_URL};
 use crate::transport::tls::{TlsEndpoint, TlsSetupError};
 use crate::transport::token::TokenError;
 use crate::transport::{Endpoint, Token};
@@ -21,12 +22,29 @@ pub struct AgentEntry {
     pub ca_cert: Option<PathBuf>,
 }
 
-/// The config file. Sections other than `agents` belong to the phone (keys, theme, …) and are
-/// read by it; the engine reads only the agents.
+/// One DSH bridge as written in the config file (`[dsh.NAME]`, SPEC D1).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DshEntry {
+    /// The bridge's base URL, loopback only; `default` is `http://127.0.0.1:19387/codex-bridge`.
+    #[serde(default = "default_dsh_url")]
+    pub url: String,
+    pub token_file: Option<PathBuf>,
+}
+
+fn default_dsh_url() -> String {
+    DEFAULT_BRIDGE_URL.to_string()
+}
+
+/// The config file. Sections other than `agents` and `dsh` belong to the phone (keys, theme,
+/// …) and are read by it; the engine reads only what it dials.
 #[derive(Debug, Clone, Deserialize, Default)]
 pub struct AgentsFile {
     #[serde(default)]
     pub agents: BTreeMap<String, AgentEntry>,
+    /// DSH bridges by name (SPEC D).
+    #[serde(default)]
+    pub dsh: BTreeMap<String, DshEntry>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +65,12 @@ pub enum ConfigError {
     Tls(String, TlsSetupError),
     #[error("two agents are named \"{0}\"")]
     Duplicate(String),
+    #[error("DSH bridge \"{0}\": {1}")]
+    DshUrl(String, BridgeUrlError),
+    #[error(
+        "DSH bridge \"{0}\" needs a token: token-file in its [dsh.{0}] section, --dsh-token-file, or --token-file when no --url agent needs it"
+    )]
+    DshNoToken(String),
 }
 
 /// The default config path.
@@ -173,6 +197,58 @@ pub fn resolve_agents(
     Ok(specs)
 }
 
+/// Every DSH bridge: first the command line's (`--dsh URL`, named `dsh` when it is the only
+/// one, else `dsh-PORT`), then the config file's `[dsh.NAME]` sections (SPEC D1). The token
+/// comes from the section's `token-file`, else `token_file` (the command line's).
+pub fn resolve_bridges(
+    urls: &[String],
+    token_file: Option<&Path>,
+    file: &AgentsFile,
+) -> Result<Vec<BridgeSpec>, ConfigError> {
+    let mut specs = Vec::new();
+    for text in urls {
+        let url = BridgeUrl::parse(text).map_err(|e| ConfigError::DshUrl(text.clone(), e))?;
+        let name = if urls.len() == 1 {
+            "dsh".to_string()
+        } else {
+            format!("dsh-{}", port_of(url.as_str()))
+        };
+        let file = token_file.ok_or_else(|| ConfigError::DshNoToken(name.clone()))?;
+        let token = Token::from_file(file).map_err(|e| ConfigError::Token(name.clone(), e))?;
+        specs.push(BridgeSpec { name, url, token });
+    }
+    for (name, entry) in &file.dsh {
+        let url = BridgeUrl::parse(&entry.url).map_err(|e| ConfigError::DshUrl(name.clone(), e))?;
+        let path = entry
+            .token_file
+            .as_deref()
+            .or(token_file)
+            .ok_or_else(|| ConfigError::DshNoToken(name.clone()))?;
+        let token = Token::from_file(path).map_err(|e| ConfigError::Token(name.clone(), e))?;
+        specs.push(BridgeSpec {
+            name: name.clone(),
+            url,
+            token,
+        });
+    }
+    let mut seen = std::collections::HashSet::new();
+    for spec in &specs {
+        if !seen.insert(spec.name.clone()) {
+            return Err(ConfigError::Duplicate(spec.name.clone()));
+        }
+    }
+    Ok(specs)
+}
+
+fn port_of(url: &str) -> String {
+    url.split("://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|host| host.rsplit(':').next())
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// A short name for an agent given by path or URL: its last meaningful part.
 pub(crate) fn short_name(text: &str) -> String {
     let trimmed = text.trim_end_matches('/');
@@ -214,6 +290,44 @@ mod tests {
             agent_spec("a", &entry, &TokenSource::default()),
             Err(ConfigError::NoToken(_))
         ));
+    }
+
+    #[test]
+    fn d1_dsh_sections_and_flags() {
+        let dir = tempfile::tempdir().expect("dir");
+        let token = dir.path().join("token");
+        std::fs::write(&token, "t".repeat(40)).expect("write");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let file: AgentsFile = toml::from_str(&format!(
+            "[dsh.desk]\ntoken-file = \"{}\"\n",
+            token.display()
+        ))
+        .expect("parses");
+        let specs = resolve_bridges(&["default".into()], Some(&token), &file).expect("resolves");
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["dsh", "desk"]);
+        assert_eq!(specs[1].url.as_str(), DEFAULT_BRIDGE_URL);
+        assert!(matches!(
+            resolve_bridges(
+                &["http://example.com:1/x".into()],
+                Some(&token),
+                &AgentsFile::default()
+            ),
+            Err(ConfigError::DshUrl(..))
+        ));
+        assert!(matches!(
+            resolve_bridges(&["default".into()], None, &AgentsFile::default()),
+            Err(ConfigError::DshNoToken(_))
+        ));
+        let two = resolve_bridges(
+            &["http://127.0.0.1:1/a".into(), "http://127.0.0.1:2/a".into()],
+            Some(&token),
+            &AgentsFile::default(),
+        )
+        .expect("resolves");
+        assert_eq!(two[0].name, "dsh-1");
+        assert_eq!(two[1].name, "dsh-2");
     }
 
     #[test]
