@@ -142,11 +142,11 @@ pub fn report(record: &IntentRecord, dial: &str, journal: &str) -> Report {
     let sentence = sentence(record);
     let retry = retry_line(record, dial);
     let mut lines = vec![format!(
-        "{} {}: {} ({})",
+        "{} {} ({}): {}",
         record.state.name(),
         record.request_id,
-        sentence,
-        subject(&record.kind)
+        subject(&record.kind),
+        sentence
     )];
     if let Some(retry) = &retry {
         lines.push(format!("  {retry}"));

@@ -190,7 +190,9 @@ fn change_entries(agent: &str, change: &AgentChange) -> Vec<Entry> {
             ),
             json: json!({"type": "pane-view", "agent": agent, "pane": pane, "view": view}),
         }],
-        AgentChange::Synced(_) => Vec::new(),
+        // A poll that went through says nothing new; other changes (the DSH bridge's) belong to
+        // the screens that show them.
+        _ => Vec::new(),
     }
 }
 
