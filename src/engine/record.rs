@@ -11,9 +11,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -36,6 +36,8 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const REDACTED: &str = "[redacted]";
 /// The header that carries the token over TLS (SPEC T2).
 const AUTHORIZATION: &str = "authorization";
+/// Most of an existing file read to see whether it is a recording (a header line is far less).
+const FIRST_LINE_BYTES: u64 = 64 * 1024;
 
 /// One line of a recording: the header first, then one line per exchange.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -336,13 +338,29 @@ fn millis(duration: std::time::Duration) -> u64 {
 }
 
 /// `--record` onto an existing file that is not a recording is almost surely a slip: refuse
-/// rather than destroy it.
+/// rather than destroy it. Only a regular file (or none) may be written.
 fn refuse_foreign_file(path: &Path) -> anyhow::Result<()> {
-    let Ok(file) = File::open(path) else {
+    let Ok(metadata) = std::fs::symlink_metadata(path) else {
         return Ok(());
     };
+    if metadata.file_type().is_symlink() {
+        bail!(
+            "{} is a symbolic link; give --record the real file's path",
+            path.display()
+        );
+    }
+    if !metadata.is_file() {
+        bail!(
+            "{} is not a regular file; give --record a file name",
+            path.display()
+        );
+    }
+    let file = File::open(path)
+        .with_context(|| format!("could not read the existing file {}", path.display()))?;
     let mut first = String::new();
-    let read = BufReader::new(file).read_line(&mut first).unwrap_or(0);
+    let read = BufReader::new(file.take(FIRST_LINE_BYTES))
+        .read_line(&mut first)
+        .unwrap_or(0);
     let ours = matches!(
         serde_json::from_str::<RecordLine>(first.trim_end()),
         Ok(RecordLine::Header(header)) if header.format == FORMAT
@@ -366,7 +384,7 @@ fn write_line(out: &mut impl Write, line: &RecordLine) -> std::io::Result<()> {
 fn write_all(
     mut out: BufWriter<File>,
     lines: mpsc::Receiver<Pending>,
-    path: &PathBuf,
+    path: &Path,
     updates: &UnboundedSender<FromEngine>,
 ) {
     let mut failed = false;

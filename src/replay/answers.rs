@@ -230,7 +230,7 @@ impl Answers {
     /// The first reply and the runs recorded after it, up to `now_ms` and 1000 events.
     fn join_runs(&self, cursor: &Cursor, first: &Entry, now_ms: u64) -> Reply {
         let Some(mut joined) = plain_run(&first.reply) else {
-            return first.reply.clone();
+            return self.view_with_more(cursor, first, now_ms);
         };
         let mut links = 0;
         loop {
@@ -273,6 +273,41 @@ impl Answers {
             etag: None,
             location: None,
             body: Bytes::from(Value::Object(body).to_string()),
+        }
+    }
+
+    /// A whole view after which the recording has runs of events up to `now_ms` says `more`, so
+    /// the reader asks on at once (SPEC H5) rather than showing the older view for a poll.
+    fn view_with_more(&self, cursor: &Cursor, first: &Entry, now_ms: u64) -> Reply {
+        let Ok(Value::Object(mut view)) = serde_json::from_slice::<Value>(&first.reply.body) else {
+            return first.reply.clone();
+        };
+        let (Some(epoch), Some(end)) = (
+            view.get("epoch").and_then(Value::as_str),
+            view.get("cursor").and_then(Value::as_u64),
+        ) else {
+            return first.reply.clone();
+        };
+        let next = Cursor {
+            route: cursor.route.clone(),
+            after: end,
+            epoch: Some(epoch.to_string()),
+        };
+        let candidates: Vec<&Entry> = self
+            .events
+            .get(&next)
+            .map(|e| e.iter().collect())
+            .unwrap_or_default();
+        let newer = at_or_before(&candidates, now_ms)
+            .and_then(|e| plain_run(&e.reply))
+            .is_some_and(|run| run.epoch == epoch && run.cursor > end);
+        if first.reply.status != 200 || !newer {
+            return first.reply.clone();
+        }
+        view.insert("more".into(), Value::Bool(true));
+        Reply {
+            body: Bytes::from(Value::Object(view).to_string()),
+            ..first.reply.clone()
         }
     }
 
@@ -528,7 +563,17 @@ mod tests {
             r#"{"epoch":"E","cursor":6,"events":[{"seq":6}]}"#,
         );
         let mut answers = Answers::new(&[view, quiet, run1, run2]);
-        assert!(body(answers.answer(&get(&format!("{p}?after=0"), None), 0)).contains("view"));
+        let early = body(answers.answer(&get(&format!("{p}?after=0"), None), 0));
+        assert!(
+            early.contains("view") && !early.contains("\"more\":true"),
+            "{early}"
+        );
+        // At the end a first read still gets the view, told that more waits after it (H5).
+        let late = body(answers.answer(&get(&format!("{p}?after=0"), None), u64::MAX));
+        assert!(
+            late.contains("view") && late.contains("\"more\":true"),
+            "{late}"
+        );
         // Before anything happened after cursor 3: the quiet reply.
         assert!(
             body(answers.answer(&get(&format!("{p}?after=3&epoch=E"), None), 1000))

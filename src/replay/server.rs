@@ -2,7 +2,6 @@
 //! moment of the timeline the replay has reached, and a request the recording has no reply for
 //! gets an honest `404 not-found` naming it (SPEC W6), never a crash.
 
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -130,11 +129,11 @@ impl ReplayServer {
 }
 
 impl Handler for ReplayServer {
-    fn handle(
+    async fn handle(
         self: Arc<Self>,
         request: Request<Body>,
-    ) -> impl Future<Output = Result<Response<Full<Bytes>>, std::convert::Infallible>> + Send {
-        async move { Ok(self.reply(request).await) }
+    ) -> Result<Response<Full<Bytes>>, std::convert::Infallible> {
+        Ok(self.reply(request).await)
     }
 }
 
