@@ -6,6 +6,7 @@ pub mod check_cmd;
 pub mod connect;
 pub mod demo_cmd;
 pub mod doctor_cmd;
+pub mod dsh_bridge_cmd;
 mod logging;
 pub mod phone_cmd;
 pub mod replay_cmd;
@@ -58,6 +59,8 @@ pub enum Command {
     Watch(script::WatchArgs),
     /// Serve a recording made with --record as a fake agent, to play a bug back in the phone.
     Replay(replay_cmd::ReplayArgs),
+    /// Run the reference DSH collaboration bridge with a demo desktop host (SPEC D).
+    DshBridge(dsh_bridge_cmd::DshBridgeArgs),
 }
 
 /// Runs the chosen command to its end; the exit code tells how it went.
@@ -75,6 +78,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Start(args)) => script::start(args),
         Some(Command::Watch(args)) => script::watch(args),
         Some(Command::Replay(args)) => replay_cmd::run(args),
+        Some(Command::DshBridge(args)) => done(dsh_bridge_cmd::run(args)),
         None => done(phone_cmd::run(cli.phone)),
     }
 }

@@ -1,1 +1,142 @@
-//! The reference DSH bridge (`collie-phone dsh-bridge`): built in the next commits.
+//! The reference DSH bridge (`collie-phone dsh-bridge`, seed 002, SPEC D1–D7): a demo desktop
+//! host behind the bridge's HTTP protocol, for tests and demos. Tokens are kept as hashes and
+//! scoped to workspaces (`tokens`), the host plays sessions on a virtual clock (`host`, `plan`,
+//! `demo`), and `http` speaks the wire of `dsh::wire`.
+
+mod clock;
+mod demo;
+mod host;
+mod http;
+mod plan;
+mod tokens;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use tokio::sync::broadcast;
+
+pub use host::HostOptions;
+pub use tokens::{Caller, Scope, TokenStore};
+
+/// How often the host's virtual clock is looked at.
+const TICK: Duration = Duration::from_millis(50);
+/// Signals a slow stream may fall behind before it is ended (it resumes by sinceSeq).
+const SIGNAL_BUFFER: usize = 4096;
+
+/// Everything `collie-phone dsh-bridge` was told.
+#[derive(Debug, Clone)]
+pub struct BridgeOptions {
+    pub host: HostOptions,
+    pub listen: String,
+    pub token_file: PathBuf,
+    pub scoped_tokens: Option<PathBuf>,
+    pub ready_after: Duration,
+    pub reload_every: Option<Duration>,
+}
+
+/// A bridge bound to its address, not yet serving.
+pub struct Bound {
+    listener: tokio::net::TcpListener,
+    bridge: Arc<http::Bridge>,
+    reload_every: Option<Duration>,
+    pub url: String,
+}
+
+/// Checks the address is loopback (seed "只用回环地址"), loads the tokens, lays out the demo
+/// host and binds.
+pub async fn bind(options: BridgeOptions) -> anyhow::Result<Bound> {
+    let address: SocketAddr = options.listen.parse().with_context(|| {
+        format!(
+            "--listen {:?} is not an address like 127.0.0.1:19387",
+            options.listen
+        )
+    })?;
+    if !address.ip().is_loopback() {
+        bail!(
+            "--listen {address} is not a loopback address; the bridge only listens on 127.0.0.1 or ::1"
+        );
+    }
+    let tokens = TokenStore::load(&options.token_file, options.scoped_tokens.as_deref())?;
+    let (signals, _) = broadcast::channel(SIGNAL_BUFFER);
+    let prefix = options.host.route_prefix.clone();
+    let keep_alive = Duration::from_millis(options.host.keep_alive_ms.max(1));
+    let max_wait_ms = options.host.max_wait_ms;
+    let host = host::Host::new(options.host, signals.clone())?;
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("could not listen on {address}"))?;
+    let local = listener
+        .local_addr()
+        .context("the listener has no address")?;
+    Ok(Bound {
+        url: format!("http://{local}{prefix}"),
+        listener,
+        reload_every: options.reload_every,
+        bridge: Arc::new(http::Bridge {
+            host: Mutex::new(host),
+            tokens,
+            signals,
+            prefix,
+            keep_alive,
+            max_wait_ms,
+            ready_at: Instant::now() + options.ready_after,
+        }),
+    })
+}
+
+impl Bound {
+    /// Serves until `stop` resolves; SIGHUP (and `--reload-every`) simulate a desktop reload.
+    pub async fn serve(
+        self,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let ticker = tokio::spawn(tick(Arc::clone(&self.bridge), self.reload_every));
+        let app = http::router(Arc::clone(&self.bridge));
+        let served = axum::serve(self.listener, app)
+            .with_graceful_shutdown(stop)
+            .await
+            .context("the bridge stopped serving");
+        ticker.abort();
+        served
+    }
+}
+
+async fn tick(bridge: Arc<http::Bridge>, reload_every: Option<Duration>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut hangup = match signal(SignalKind::hangup()) {
+        Ok(hangup) => Some(hangup),
+        Err(error) => {
+            tracing::warn!(%error, "cannot listen for SIGHUP; reloads only by --reload-every");
+            None
+        }
+    };
+    let mut ticks = tokio::time::interval(TICK);
+    let mut next_reload = reload_every.map(|every| tokio::time::Instant::now() + every);
+    loop {
+        let hung_up = async {
+            match hangup.as_mut() {
+                Some(hangup) => hangup.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        let reload = tokio::select! {
+            _ = ticks.tick() => false,
+            _ = hung_up => true,
+        };
+        let due = next_reload.is_some_and(|at| tokio::time::Instant::now() >= at);
+        let Ok(mut host) = bridge.host.lock() else {
+            tracing::error!("the host's state is broken; the clock stops");
+            return;
+        };
+        if reload || due {
+            host.reload();
+            if let (Some(at), Some(every)) = (next_reload.as_mut(), reload_every) {
+                *at = tokio::time::Instant::now() + every;
+            }
+        }
+        host.tick();
+    }
+}

@@ -1,0 +1,1874 @@
+//! The demo desktop host and the bridge's memory of it: workspaces, sessions with their durable
+//! logs, tasks that follow sessions with a bounded event tail, and the request records that make
+//! create and append idempotent (seed §2, §4; SPEC D3–D5). Pure state, no I/O but the clock and
+//! the directory checks of /workspaces/create; the HTTP side (`http.rs`) locks it briefly.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tokio::sync::broadcast;
+
+use super::clock::Clock;
+use super::demo::{self, Topic};
+use super::plan::{Step, TurnShape, plan_turn};
+use super::tokens::Caller;
+use crate::dsh::wire::{
+    AppendMode, AppendRequest, AppendValue, BridgeError, CancelValue, Capabilities, CapabilityBits,
+    CloseValue, CreateTaskRequest, CreateTaskValue, ErrorCode, Event, EventBody, EventCapabilities,
+    ExecutionEvent, ExecutionPhase, Follower, FollowerStatus, Health, LastTurn, LogEvent,
+    MessageEvent, ModelCapabilities, ModelCatalog, ModelConfig, PermissionCapabilities,
+    PermissionFacts, PermissionPhase, PresetCapabilities, Role, Round, Session,
+    SessionCapabilities, SessionList, TaskGetValue, TaskList, TaskStatus, TaskView, TranscriptPage,
+    TranscriptSource, WaitOn, WaitRequest, WaitValue, Workspace, WorkspaceCapabilities,
+    WorkspaceCreateRequest, WorkspaceCreateValue, WorkspaceList, WorkspaceRef, WorkspaceStatus,
+    limits,
+};
+
+/// How the host is set up (`collie-phone dsh-bridge` flags).
+#[derive(Debug, Clone)]
+pub struct HostOptions {
+    pub seed: u64,
+    pub speed: f64,
+    /// Events a task's follower keeps in memory, `eventCacheLimit`.
+    pub event_cache: usize,
+    /// Events a session's durable log keeps; older ones are gone for good (a gap).
+    pub durable_log: usize,
+    /// Where the demo's workspace directories are.
+    pub root: PathBuf,
+    /// The deployment's `workspacePaths` allow-list: workspaces live under these.
+    pub workspace_paths: Vec<PathBuf>,
+    /// The deployment's `allowWorkspaceCreate`.
+    pub allow_workspace_create: bool,
+    pub route_prefix: String,
+    pub keep_alive_ms: u64,
+    pub max_wait_ms: u64,
+}
+
+/// What the HTTP side hears from the host: a followed task's event (live, or sent again after
+/// a desktop reload: at-least-once, SPEC D4), or the end of a task's stream.
+#[derive(Debug, Clone)]
+pub enum Signal {
+    Event {
+        task_id: String,
+        event: Event,
+        replay: bool,
+    },
+    Closed {
+        task_id: String,
+    },
+}
+
+/// Turns a demo session played before the bridge started, so every session has a history.
+const HISTORY_TURNS: u64 = 3;
+/// Events sent again to live streams when the desktop reloads.
+const RELOAD_REPLAY: usize = 5;
+/// Virtual ms between looks for an idle session to wake.
+const PULSE_EVERY_MS: i64 = 20_000;
+/// Virtual ms before the person answers a permission wait on the desktop.
+const DESKTOP_ANSWER_MS: (i64, i64) = (40_000, 90_000);
+/// Virtual ms between a new session and its follower being live.
+const READY_AFTER_MS: i64 = 500;
+/// Cues played in one tick at most.
+const MAX_CUES_PER_TICK: usize = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Activity {
+    Idle,
+    Running,
+    Waiting(WaitKind),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WaitKind {
+    Input,
+    Approval,
+}
+
+struct HostWorkspace {
+    id: String,
+    title: String,
+    path: PathBuf,
+    created_at: i64,
+    updated_at: i64,
+}
+
+struct Prompt {
+    text: String,
+}
+
+struct HostSession {
+    id: String,
+    workspace_id: String,
+    title: String,
+    cwd: PathBuf,
+    log: VecDeque<Event>,
+    next_seq: i64,
+    turn: u64,
+    activity: Activity,
+    plan: VecDeque<Step>,
+    queued: VecDeque<Prompt>,
+    config: ModelConfig,
+    /// Invalidates cues scheduled before the plan changed (cancel, steer).
+    cue_token: u64,
+    writer_held: bool,
+    loses_first_reply: bool,
+    lost_once: bool,
+    effort_downgraded: bool,
+    /// The open task that follows this session.
+    task: Option<String>,
+    created_at: i64,
+    updated_at: i64,
+    /// Counts turns to vary their shape.
+    turns_planned: u64,
+}
+
+struct HostTask {
+    id: String,
+    workspace_id: String,
+    session_id: String,
+    preset: Option<String>,
+    title: Option<String>,
+    objective: Option<String>,
+    acceptance: Option<String>,
+    external: Option<serde_json::Value>,
+    requested: ModelConfig,
+    observed: Option<ModelConfig>,
+    last_turn: Option<LastTurn>,
+    rounds: Vec<Round>,
+    /// True until the follower hears its session (a new session's first event).
+    starting: bool,
+    created_at: i64,
+    updated_at: i64,
+    cache: VecDeque<Event>,
+    /// The session's last seq when the task began following: history at or below it is only
+    /// read back, never folded into the task's live state (seed GET /transcript).
+    front: i64,
+    /// The seq of the user message of the last round appended through the bridge: only a turn
+    /// end after it satisfies `turn-end` (seed §4.7).
+    last_round_seq: i64,
+    closed: bool,
+}
+
+enum Record {
+    Create {
+        task_id: String,
+        fingerprint: String,
+    },
+    Append {
+        task_id: String,
+        fingerprint: String,
+        value: AppendValue,
+    },
+}
+
+#[derive(Debug)]
+enum Cue {
+    Step {
+        session: String,
+        token: u64,
+    },
+    Answer {
+        session: String,
+        token: u64,
+    },
+    Ready {
+        session: String,
+    },
+    Opening {
+        session: String,
+        permission: PermissionPhase,
+    },
+    Pulse,
+}
+
+pub struct Host {
+    options: HostOptions,
+    clock: Clock,
+    rng: ChaCha8Rng,
+    pid: u64,
+    workspaces: Vec<HostWorkspace>,
+    sessions: BTreeMap<String, HostSession>,
+    tasks: BTreeMap<String, HostTask>,
+    requests: BTreeMap<String, Record>,
+    workspace_requests: BTreeMap<(usize, String), (String, WorkspaceCreateValue)>,
+    agenda: BTreeMap<(i64, u64), Cue>,
+    cues: u64,
+    catalog: ModelCatalog,
+    signals: broadcast::Sender<Arc<Signal>>,
+    made: u64,
+}
+
+fn forbidden() -> BridgeError {
+    BridgeError::new(
+        ErrorCode::WorkspaceForbidden,
+        "this token's scope does not cover that workspace; use a token that does, or an in-scope workspace",
+    )
+}
+
+fn bad(message: impl Into<String>) -> BridgeError {
+    BridgeError::new(ErrorCode::BadRequest, message)
+}
+
+fn conflict(message: impl Into<String>) -> BridgeError {
+    BridgeError::new(ErrorCode::Conflict, message)
+}
+
+fn task_not_found() -> BridgeError {
+    BridgeError::new(
+        ErrorCode::TaskNotFound,
+        "no open task has this taskId (unknown or closed); create it again with tasks/create",
+    )
+}
+
+/// The request without its id, as the idempotency records compare it.
+fn fingerprint<T: serde::Serialize>(request: &T) -> String {
+    let mut value = serde_json::to_value(request).unwrap_or_default();
+    if let Some(map) = value.as_object_mut() {
+        map.remove("requestId");
+    }
+    value.to_string()
+}
+
+fn check_request_id(id: &str) -> Result<(), BridgeError> {
+    if id.trim().is_empty() || id.len() > limits::MAX_REQUEST_ID || id.chars().any(char::is_control)
+    {
+        return Err(bad(format!(
+            "requestId must be 1 to {} bytes without control characters",
+            limits::MAX_REQUEST_ID
+        )));
+    }
+    Ok(())
+}
+
+fn check_text(field: &str, text: &Option<String>) -> Result<(), BridgeError> {
+    match text {
+        Some(text) if text.chars().count() > limits::MAX_TASK_TEXT_CHARS => Err(bad(format!(
+            "{field} is longer than {} characters",
+            limits::MAX_TASK_TEXT_CHARS
+        ))),
+        _ => Ok(()),
+    }
+}
+
+impl Host {
+    pub fn new(
+        options: HostOptions,
+        signals: broadcast::Sender<Arc<Signal>>,
+    ) -> anyhow::Result<Self> {
+        let clock = Clock::new(options.speed);
+        let now = clock.start_ms();
+        let mut host = Self {
+            rng: ChaCha8Rng::seed_from_u64(options.seed),
+            pid: u64::from(std::process::id()),
+            workspaces: Vec::new(),
+            sessions: BTreeMap::new(),
+            tasks: BTreeMap::new(),
+            requests: BTreeMap::new(),
+            workspace_requests: BTreeMap::new(),
+            agenda: BTreeMap::new(),
+            cues: 0,
+            catalog: demo::catalog(),
+            signals,
+            made: 0,
+            clock,
+            options,
+        };
+        host.furnish(now)?;
+        Ok(host)
+    }
+
+    /// Lays out the demo desktop: directories, workspaces, sessions with a played history, the
+    /// tasks that already follow some of them, and the first live moves.
+    fn furnish(&mut self, now: i64) -> anyhow::Result<()> {
+        use anyhow::Context;
+        let history_start = now - 3_600_000;
+        for workspace in demo::WORKSPACES {
+            let path = self.options.root.join(workspace.dir);
+            std::fs::create_dir_all(&path)
+                .with_context(|| format!("could not make the demo directory {}", path.display()))?;
+            let path = path.canonicalize().unwrap_or(path);
+            self.workspaces.push(HostWorkspace {
+                id: workspace.id.into(),
+                title: workspace.title.into(),
+                path: path.clone(),
+                created_at: history_start,
+                updated_at: history_start,
+            });
+            for session in workspace.sessions {
+                self.sessions.insert(
+                    session.id.into(),
+                    HostSession {
+                        id: session.id.into(),
+                        workspace_id: workspace.id.into(),
+                        title: session.title.into(),
+                        cwd: path.clone(),
+                        log: VecDeque::new(),
+                        next_seq: 0,
+                        turn: 0,
+                        activity: Activity::Idle,
+                        plan: VecDeque::new(),
+                        queued: VecDeque::new(),
+                        config: ModelConfig {
+                            reasoning_effort: Some(
+                                if session.effort_downgraded {
+                                    "high"
+                                } else {
+                                    "medium"
+                                }
+                                .into(),
+                            ),
+                            ..demo::default_config()
+                        },
+                        cue_token: 0,
+                        writer_held: session.writer_held,
+                        loses_first_reply: session.loses_first_reply,
+                        lost_once: false,
+                        effort_downgraded: session.effort_downgraded,
+                        task: None,
+                        created_at: history_start,
+                        updated_at: history_start,
+                        turns_planned: 0,
+                    },
+                );
+                self.play_history(session.id, workspace.topic, history_start);
+                if let Some(task_id) = session.task {
+                    self.follow(task_id, session.id, None, history_start + 60_000);
+                }
+            }
+        }
+        let mut opening_at = 3_000;
+        for (session, permission) in [
+            ("session-titanic-eda", PermissionPhase::ApprovalRequested),
+            ("session-collie-sse", PermissionPhase::InputRequested),
+        ] {
+            self.schedule(
+                opening_at,
+                Cue::Opening {
+                    session: session.into(),
+                    permission,
+                },
+            );
+            opening_at += 6_000;
+        }
+        self.schedule(PULSE_EVERY_MS, Cue::Pulse);
+        Ok(())
+    }
+
+    /// Plays turns instantly with past times: the history a session had before the bridge.
+    fn play_history(&mut self, session_id: &str, topic: &'static Topic, start: i64) {
+        let mut at = start;
+        for index in 0..HISTORY_TURNS {
+            let prompt = topic.prompts[(index as usize) % topic.prompts.len()];
+            self.emit_at(
+                session_id,
+                "message/user",
+                user_message(prompt, "desktop", None),
+                at,
+            );
+            let permission = match index {
+                1 => Some(PermissionPhase::InputRequested),
+                2 => Some(PermissionPhase::ApprovalRequested),
+                _ => None,
+            };
+            let Some(steps) = self.plan_for(session_id, None, permission, index == 1) else {
+                return;
+            };
+            for step in steps {
+                at += step.gap_ms;
+                let waits = matches!(step.body, EventBody::Permission(_));
+                self.emit_at(session_id, step.event_type, step.body, at);
+                if waits {
+                    at += 30_000;
+                    let answer = self.desktop_answer(session_id, topic);
+                    self.emit_at(session_id, answer.0, answer.1, at);
+                }
+            }
+            at += 120_000;
+        }
+        if let Some(session) = self.sessions.get_mut(session_id) {
+            session.activity = Activity::Idle;
+            session.updated_at = at;
+        }
+    }
+
+    /// The desktop person's answer to the session's permission wait.
+    fn desktop_answer(&mut self, session_id: &str, topic: &Topic) -> (&'static str, EventBody) {
+        let waiting = self
+            .sessions
+            .get(session_id)
+            .and_then(|session| session.log.back())
+            .map(|event| &event.body);
+        match waiting {
+            Some(EventBody::Permission(permission))
+                if permission.phase == PermissionPhase::ApprovalRequested =>
+            {
+                (
+                    "approval/replied",
+                    EventBody::Log(LogEvent {
+                        data: serde_json::json!({"callId": permission.call_id, "decision": "approved"}),
+                        summary: Some("approved by the person on the desktop".into()),
+                    }),
+                )
+            }
+            _ => {
+                let index = self.rng.random_range(0..topic.answers.len().max(1));
+                let answer = topic.answers.get(index).copied().unwrap_or("Yes.");
+                ("message/user", user_message(answer, "desktop", None))
+            }
+        }
+    }
+
+    fn plan_for(
+        &mut self,
+        session_id: &str,
+        reply: Option<String>,
+        permission: Option<PermissionPhase>,
+        tool_fails: bool,
+    ) -> Option<Vec<Step>> {
+        let session = self.sessions.get_mut(session_id)?;
+        session.turn += 1;
+        session.turns_planned += 1;
+        let topic = demo::topic_of(&session.workspace_id);
+        let observed = observed_config(&session.config, session.effort_downgraded);
+        let turn_fails = session.turns_planned % 7 == 0;
+        let shape = TurnShape {
+            turn: session.turn,
+            topic,
+            reply,
+            observed: &observed,
+            permission,
+            tool_fails,
+            turn_fails,
+        };
+        Some(plan_turn(&mut self.rng, &shape))
+    }
+
+    fn schedule(&mut self, after_ms: i64, cue: Cue) {
+        self.cues += 1;
+        let due = self.clock.elapsed_ms() + after_ms;
+        self.agenda.insert((due, self.cues), cue);
+    }
+
+    /// Plays the cues that are due by the virtual clock.
+    pub fn tick(&mut self) {
+        let now = self.clock.elapsed_ms();
+        for _ in 0..MAX_CUES_PER_TICK {
+            let Some(entry) = self.agenda.first_entry() else {
+                return;
+            };
+            if entry.key().0 > now {
+                return;
+            }
+            let cue = entry.remove();
+            self.play(cue);
+        }
+    }
+
+    fn play(&mut self, cue: Cue) {
+        match cue {
+            Cue::Step { session, token } => self.step(&session, token),
+            Cue::Answer { session, token } => self.answer(&session, token),
+            Cue::Ready { session } => {
+                self.emit(
+                    &session,
+                    "session/ready",
+                    EventBody::Log(LogEvent {
+                        data: serde_json::json!({"sessionId": session}),
+                        summary: Some("the desktop opened the session".into()),
+                    }),
+                );
+            }
+            Cue::Opening {
+                session,
+                permission,
+            } => {
+                let idle = self
+                    .sessions
+                    .get(&session)
+                    .is_some_and(|s| s.activity == Activity::Idle);
+                if idle {
+                    let topic = self.topic_of_session(&session);
+                    let prompt = topic.prompts[0];
+                    self.emit(
+                        &session,
+                        "message/user",
+                        user_message(prompt, "desktop", None),
+                    );
+                    self.start_turn(&session, None, Some(permission), true);
+                }
+            }
+            Cue::Pulse => {
+                self.pulse();
+                self.schedule(PULSE_EVERY_MS, Cue::Pulse);
+            }
+        }
+    }
+
+    fn topic_of_session(&self, session_id: &str) -> &'static Topic {
+        self.sessions
+            .get(session_id)
+            .map_or(&demo::RUST, |session| demo::topic_of(&session.workspace_id))
+    }
+
+    /// Now and then the person starts a turn on the desktop in an idle, followed session.
+    fn pulse(&mut self) {
+        let idle: Vec<String> = self
+            .sessions
+            .values()
+            .filter(|s| s.activity == Activity::Idle && s.task.is_some() && !s.writer_held)
+            .map(|s| s.id.clone())
+            .collect();
+        if idle.is_empty() || !self.rng.random_bool(0.5) {
+            return;
+        }
+        let pick = idle[self.rng.random_range(0..idle.len())].clone();
+        let topic = self.topic_of_session(&pick);
+        let prompt = topic.prompts[self.rng.random_range(0..topic.prompts.len())];
+        self.emit(&pick, "message/user", user_message(prompt, "desktop", None));
+        let permission = match self.rng.random_range(0..4) {
+            0 => Some(PermissionPhase::InputRequested),
+            1 => Some(PermissionPhase::ApprovalRequested),
+            _ => None,
+        };
+        let fails = self.rng.random_bool(0.3);
+        self.start_turn(&pick, None, permission, fails);
+    }
+
+    fn start_turn(
+        &mut self,
+        session_id: &str,
+        reply: Option<String>,
+        permission: Option<PermissionPhase>,
+        tool_fails: bool,
+    ) {
+        let Some(steps) = self.plan_for(session_id, reply, permission, tool_fails) else {
+            return;
+        };
+        let Some(session) = self.sessions.get_mut(session_id) else {
+            return;
+        };
+        session.plan = steps.into();
+        session.activity = Activity::Running;
+        session.cue_token += 1;
+        let token = session.cue_token;
+        let gap = session.plan.front().map_or(0, |step| step.gap_ms);
+        self.schedule(
+            gap,
+            Cue::Step {
+                session: session_id.into(),
+                token,
+            },
+        );
+    }
+
+    fn step(&mut self, session_id: &str, token: u64) {
+        let Some(session) = self.sessions.get_mut(session_id) else {
+            return;
+        };
+        if session.cue_token != token || session.activity != Activity::Running {
+            return;
+        }
+        let Some(step) = session.plan.pop_front() else {
+            self.turn_over(session_id);
+            return;
+        };
+        let wait = match &step.body {
+            EventBody::Permission(permission) => Some(match permission.phase {
+                PermissionPhase::ApprovalRequested => WaitKind::Approval,
+                _ => WaitKind::Input,
+            }),
+            _ => None,
+        };
+        self.emit(session_id, step.event_type, step.body);
+        let Some(session) = self.sessions.get_mut(session_id) else {
+            return;
+        };
+        if let Some(kind) = wait {
+            session.activity = Activity::Waiting(kind);
+            let token = session.cue_token;
+            let after = self
+                .rng
+                .random_range(DESKTOP_ANSWER_MS.0..=DESKTOP_ANSWER_MS.1);
+            self.schedule(
+                after,
+                Cue::Answer {
+                    session: session_id.into(),
+                    token,
+                },
+            );
+            return;
+        }
+        match session.plan.front().map(|next| next.gap_ms) {
+            Some(gap) => {
+                let token = session.cue_token;
+                self.schedule(
+                    gap,
+                    Cue::Step {
+                        session: session_id.into(),
+                        token,
+                    },
+                );
+            }
+            None => self.turn_over(session_id),
+        }
+    }
+
+    /// The turn ended: the session is idle, and the next queued prompt starts.
+    fn turn_over(&mut self, session_id: &str) {
+        let Some(session) = self.sessions.get_mut(session_id) else {
+            return;
+        };
+        session.activity = Activity::Idle;
+        if let Some(prompt) = session.queued.pop_front() {
+            let reply = self.reply_to(session_id, &prompt.text);
+            self.start_turn(session_id, Some(reply), None, false);
+        }
+    }
+
+    fn answer(&mut self, session_id: &str, token: u64) {
+        let Some(session) = self.sessions.get(session_id) else {
+            return;
+        };
+        if session.cue_token != token || !matches!(session.activity, Activity::Waiting(_)) {
+            return;
+        }
+        let topic = self.topic_of_session(session_id);
+        let (event_type, body) = self.desktop_answer(session_id, topic);
+        self.emit(session_id, event_type, body);
+        let Some(session) = self.sessions.get_mut(session_id) else {
+            return;
+        };
+        session.activity = Activity::Running;
+        let token = session.cue_token;
+        let gap = session.plan.front().map_or(0, |step| step.gap_ms);
+        self.schedule(
+            gap,
+            Cue::Step {
+                session: session_id.into(),
+                token,
+            },
+        );
+    }
+
+    fn reply_to(&self, session_id: &str, prompt: &str) -> String {
+        let topic = self.topic_of_session(session_id);
+        let excerpt: String = prompt.chars().take(80).collect();
+        let more = if prompt.chars().count() > 80 {
+            "…"
+        } else {
+            ""
+        };
+        format!("{}: “{excerpt}{more}”. {}", topic.ack, topic.replies[0])
+    }
+
+    fn emit(&mut self, session_id: &str, event_type: &str, body: EventBody) -> Option<i64> {
+        let at = self.clock.now_ms();
+        self.emit_at(session_id, event_type, body, at)
+    }
+
+    /// Appends an event to a session's durable log and to the tail of the task that follows
+    /// it, folds it into the task's live state, and tells the live streams.
+    fn emit_at(
+        &mut self,
+        session_id: &str,
+        event_type: &str,
+        body: EventBody,
+        at: i64,
+    ) -> Option<i64> {
+        let session = self.sessions.get_mut(session_id)?;
+        let seq = session.next_seq;
+        session.next_seq += 1;
+        session.updated_at = at;
+        let event = Event {
+            task_id: None,
+            session_seq: seq,
+            at,
+            session_event_type: event_type.to_string(),
+            body,
+        };
+        session.log.push_back(event.clone());
+        while session.log.len() > self.options.durable_log {
+            session.log.pop_front();
+        }
+        let task_id = session.task.clone()?;
+        let task = self.tasks.get_mut(&task_id)?;
+        let event = Event {
+            task_id: Some(task_id.clone()),
+            ..event
+        };
+        fold(task, &event);
+        task.cache.push_back(event.clone());
+        while task.cache.len() > self.options.event_cache {
+            task.cache.pop_front();
+        }
+        // No receiver is fine: nobody is watching.
+        let _ = self.signals.send(Arc::new(Signal::Event {
+            task_id,
+            event,
+            replay: false,
+        }));
+        Some(seq)
+    }
+
+    /// Starts (or restarts) a task following a session: its tail is filled from the session's
+    /// durable log, as the host's first snapshot frame does (seed GET /transcript).
+    fn follow(
+        &mut self,
+        task_id: &str,
+        session_id: &str,
+        request: Option<&CreateTaskRequest>,
+        at: i64,
+    ) {
+        let Some(session) = self.sessions.get_mut(session_id) else {
+            return;
+        };
+        session.task = Some(task_id.to_string());
+        let front = session.next_seq - 1;
+        let cache = tail_of(&session.log, self.options.event_cache, task_id);
+        let fresh = session.next_seq == 0;
+        let requested = session.config.clone();
+        let workspace_id = session.workspace_id.clone();
+        let previous = self.tasks.remove(task_id);
+        let rounds = previous
+            .as_ref()
+            .map(|t| t.rounds.clone())
+            .unwrap_or_default();
+        let created_at = previous.as_ref().map_or(at, |t| t.created_at);
+        let field = |pick: fn(&CreateTaskRequest) -> Option<String>| request.and_then(pick);
+        self.tasks.insert(
+            task_id.to_string(),
+            HostTask {
+                id: task_id.to_string(),
+                workspace_id,
+                session_id: session_id.to_string(),
+                preset: field(|r| r.agent_preset.clone()).or(Some("standard".into())),
+                title: field(|r| r.title.clone()).or_else(|| Some(session.title.clone())),
+                objective: field(|r| r.objective.clone()),
+                acceptance: field(|r| r.acceptance_criteria.clone()),
+                external: request.and_then(|r| r.external.clone()),
+                requested,
+                observed: None,
+                last_turn: None,
+                rounds,
+                starting: fresh,
+                created_at,
+                updated_at: at,
+                cache,
+                front,
+                last_round_seq: front,
+                closed: false,
+            },
+        );
+    }
+
+    // ------------------------------------------------------------ views
+
+    fn workspace_path_allowed(&self, path: &Path) -> bool {
+        self.options
+            .workspace_paths
+            .iter()
+            .any(|allowed| path.starts_with(allowed))
+    }
+
+    /// A workspace the caller may reach (seed: scope and the deployment's allow-list first,
+    /// then existence: 403 before 404).
+    fn workspace_for(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+    ) -> Result<&HostWorkspace, BridgeError> {
+        if !caller.scope.covers(workspace_id) {
+            return Err(forbidden());
+        }
+        let workspace = self
+            .workspaces
+            .iter()
+            .find(|w| w.id == workspace_id)
+            .ok_or_else(|| {
+                BridgeError::new(
+                    ErrorCode::WorkspaceNotFound,
+                    "no workspace has this workspaceId; read /workspaces again",
+                )
+            })?;
+        if !self.workspace_path_allowed(&workspace.path) {
+            return Err(forbidden());
+        }
+        Ok(workspace)
+    }
+
+    fn visible(&self, caller: &Caller, workspace: &HostWorkspace) -> bool {
+        caller.scope.covers(&workspace.id) && self.workspace_path_allowed(&workspace.path)
+    }
+
+    /// An open task the caller may reach: unknown or closed → 404; out of scope → 403 that
+    /// names nothing of the task.
+    fn task_for(&self, caller: &Caller, task_id: &str) -> Result<&HostTask, BridgeError> {
+        let task = self
+            .tasks
+            .get(task_id)
+            .filter(|task| !task.closed)
+            .ok_or_else(task_not_found)?;
+        let allowed = self
+            .workspaces
+            .iter()
+            .find(|w| w.id == task.workspace_id)
+            .is_some_and(|w| self.visible(caller, w));
+        if !allowed {
+            return Err(forbidden());
+        }
+        Ok(task)
+    }
+
+    fn task_visible(&self, caller: &Caller, task_id: &str) -> bool {
+        self.tasks.get(task_id).is_some_and(|task| {
+            self.workspaces
+                .iter()
+                .find(|w| w.id == task.workspace_id)
+                .is_some_and(|w| self.visible(caller, w))
+        })
+    }
+
+    fn view(&self, task: &HostTask) -> TaskView {
+        let workspace_path = self
+            .workspaces
+            .iter()
+            .find(|w| w.id == task.workspace_id)
+            .map(|w| w.path.display().to_string())
+            .unwrap_or_default();
+        TaskView {
+            task_id: task.id.clone(),
+            workspace_id: task.workspace_id.clone(),
+            workspace_path,
+            session_id: task.session_id.clone(),
+            agent_preset: task.preset.clone(),
+            title: task.title.clone(),
+            objective: task.objective.clone(),
+            acceptance_criteria: task.acceptance.clone(),
+            external: task.external.clone(),
+            status: self.status_of(task),
+            requested_config: Some(task.requested.clone()),
+            observed_config: task.observed.clone(),
+            last_turn: task.last_turn.clone(),
+            rounds: task.rounds.clone(),
+            created_at: Some(crate::dsh::wire::Stamp::Millis(task.created_at)),
+            updated_at: Some(crate::dsh::wire::Stamp::Millis(task.updated_at)),
+        }
+    }
+
+    /// seed GET /tasks/get: `idle` when the last turn completed, `attention` when it ended
+    /// otherwise or a permission wait is open.
+    fn status_of(&self, task: &HostTask) -> TaskStatus {
+        if task.closed {
+            return TaskStatus::Closed;
+        }
+        if task.starting {
+            return TaskStatus::Starting;
+        }
+        match self.sessions.get(&task.session_id).map(|s| s.activity) {
+            Some(Activity::Running) => TaskStatus::Running,
+            Some(Activity::Waiting(_)) => TaskStatus::Attention,
+            _ => match task.last_turn.as_ref().and_then(|turn| turn.phase.as_ref()) {
+                Some(phase) if phase.ends_turn() && *phase != ExecutionPhase::TurnCompleted => {
+                    TaskStatus::Attention
+                }
+                _ => TaskStatus::Idle,
+            },
+        }
+    }
+
+    pub fn health(&self) -> Health {
+        let open = self.tasks.values().filter(|t| !t.closed).count() as u64;
+        Health {
+            bridge: format!(
+                "collie-phone reference DSH bridge {}",
+                env!("CARGO_PKG_VERSION")
+            ),
+            protocol_version: crate::dsh::wire::PROTOCOL_VERSION,
+            route_prefix: self.options.route_prefix.clone(),
+            pid: Some(self.pid),
+            sessions_followed: open,
+            tracked_tasks: open,
+            permissions: PermissionFacts {
+                auto_approve: false,
+            },
+        }
+    }
+
+    pub fn workspaces(&self, caller: &Caller) -> WorkspaceList {
+        let items = self
+            .workspaces
+            .iter()
+            .filter(|w| self.visible(caller, w))
+            .map(|w| {
+                let session_ids: Vec<String> = self
+                    .sessions
+                    .values()
+                    .filter(|s| s.cwd == w.path)
+                    .map(|s| s.id.clone())
+                    .collect();
+                let status = match std::fs::metadata(&w.path) {
+                    Ok(meta) if meta.is_dir() => WorkspaceStatus::Ok,
+                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                        WorkspaceStatus::MissingDir
+                    }
+                    _ => WorkspaceStatus::Undetermined,
+                };
+                Workspace {
+                    workspace_id: w.id.clone(),
+                    title: w.title.clone(),
+                    path: w.path.display().to_string(),
+                    status,
+                    session_count: session_ids.len() as u64,
+                    session_ids,
+                    created_at: Some(crate::dsh::wire::Stamp::Millis(w.created_at)),
+                    updated_at: Some(crate::dsh::wire::Stamp::Millis(w.updated_at)),
+                }
+            })
+            .collect();
+        WorkspaceList {
+            items,
+            token_scope: caller.scope.wire(),
+        }
+    }
+
+    pub fn capabilities(&self, caller: &Caller) -> Capabilities {
+        Capabilities {
+            protocol_version: crate::dsh::wire::PROTOCOL_VERSION,
+            route_prefix: self.options.route_prefix.clone(),
+            capabilities: CapabilityBits {
+                workspaces: WorkspaceCapabilities {
+                    list: true,
+                    create: caller.may_create_workspaces && self.options.allow_workspace_create,
+                },
+                sessions: SessionCapabilities {
+                    list: true,
+                    adopt: true,
+                    transcript: true,
+                },
+                models: ModelCapabilities {
+                    select: true,
+                    reasoning_effort: true,
+                },
+                presets: PresetCapabilities { select: true },
+                events: EventCapabilities {
+                    sse: true,
+                    wait: true,
+                    transcript: true,
+                    keep_alive_ms: Some(self.options.keep_alive_ms),
+                },
+                permissions: PermissionCapabilities {
+                    auto_approve: false,
+                    approve: false,
+                },
+            },
+            model_catalog: self.catalog.clone(),
+            agent_presets: demo::presets(),
+            unavailable: demo::unavailable(),
+        }
+    }
+
+    pub fn sessions(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+    ) -> Result<SessionList, BridgeError> {
+        let workspace = self.workspace_for(caller, workspace_id)?;
+        let items = self
+            .sessions
+            .values()
+            .filter(|s| s.cwd == workspace.path)
+            .map(|s| Session {
+                session_id: s.id.clone(),
+                title: Some(s.title.clone()),
+                cwd: Some(s.cwd.display().to_string()),
+                task_id: s.task.clone(),
+                created_at: Some(crate::dsh::wire::Stamp::Millis(s.created_at)),
+                updated_at: Some(crate::dsh::wire::Stamp::Millis(s.updated_at)),
+            })
+            .collect();
+        Ok(SessionList { items })
+    }
+
+    pub fn task_get(&self, caller: &Caller, task_id: &str) -> Result<TaskGetValue, BridgeError> {
+        let task = self.task_for(caller, task_id)?;
+        let cursor = self.cursor_of(&task.session_id);
+        Ok(TaskGetValue {
+            task: self.view(task),
+            follower: Some(Follower {
+                status: if task.starting {
+                    FollowerStatus::Starting
+                } else {
+                    FollowerStatus::Live
+                },
+                cursor,
+                failure: None,
+            }),
+        })
+    }
+
+    pub fn task_list(
+        &self,
+        caller: &Caller,
+        workspace_id: Option<&str>,
+    ) -> Result<TaskList, BridgeError> {
+        if let Some(id) = workspace_id {
+            self.workspace_for(caller, id)?;
+        }
+        let items = self
+            .tasks
+            .values()
+            .filter(|t| !t.closed)
+            .filter(|t| workspace_id.is_none_or(|id| t.workspace_id == id))
+            .filter(|t| self.task_visible(caller, &t.id))
+            .map(|t| self.view(t))
+            .collect();
+        Ok(TaskList { items })
+    }
+
+    fn cursor_of(&self, session_id: &str) -> i64 {
+        self.sessions.get(session_id).map_or(-1, |s| s.next_seq - 1)
+    }
+
+    /// seed GET /transcript?taskId=: the tail, completed from the durable log when the asked
+    /// range is older than the tail; `truncatedBefore` when even that cannot fill it.
+    pub fn transcript_task(
+        &self,
+        caller: &Caller,
+        task_id: &str,
+        since: i64,
+        limit: usize,
+    ) -> Result<TranscriptPage, BridgeError> {
+        let task = self.task_for(caller, task_id)?;
+        let session = self.sessions.get(&task.session_id).ok_or_else(|| {
+            BridgeError::new(ErrorCode::SessionNotFound, "the task's session is gone")
+        })?;
+        let (items, truncated_before, durable) =
+            page(Some(&task.cache), &session.log, since, limit, Some(task_id));
+        Ok(TranscriptPage {
+            task_id: Some(task_id.to_string()),
+            session_id: task.session_id.clone(),
+            follower_status: Some(if task.starting {
+                FollowerStatus::Starting
+            } else {
+                FollowerStatus::Live
+            }),
+            follower_failure: None,
+            cursor: session.next_seq - 1,
+            truncated_before,
+            source: Some(if durable {
+                TranscriptSource::BridgeFollowerAndDurable
+            } else {
+                TranscriptSource::BridgeFollower
+            }),
+            items,
+        })
+    }
+
+    /// seed GET /transcript?workspaceId=&sessionId=: any session of the workspace.
+    pub fn transcript_session(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+        session_id: &str,
+        since: i64,
+        limit: usize,
+    ) -> Result<TranscriptPage, BridgeError> {
+        let workspace = self.workspace_for(caller, workspace_id)?;
+        let session = self
+            .sessions
+            .get(session_id)
+            .ok_or_else(session_not_found)?;
+        if session.cwd != workspace.path {
+            return Err(self.mismatch_or_not_found(caller, session));
+        }
+        if let Some(task_id) = session.task.clone() {
+            return self.transcript_task(caller, &task_id, since, limit);
+        }
+        let (items, truncated_before, _) = page(None, &session.log, since, limit, None);
+        Ok(TranscriptPage {
+            task_id: None,
+            session_id: session.id.clone(),
+            follower_status: None,
+            follower_failure: None,
+            cursor: session.next_seq - 1,
+            truncated_before,
+            source: Some(TranscriptSource::DurableLog),
+            items,
+        })
+    }
+
+    /// A session of another workspace: 409 when the caller may see that workspace, else the
+    /// same 404 as an unknown session, so scope is never probed through sessions.
+    fn mismatch_or_not_found(&self, caller: &Caller, session: &HostSession) -> BridgeError {
+        let visible = self
+            .workspaces
+            .iter()
+            .find(|w| w.id == session.workspace_id)
+            .is_some_and(|w| self.visible(caller, w));
+        if visible {
+            BridgeError::new(
+                ErrorCode::SessionWorkspaceMismatch,
+                "this session does not belong to that workspace; address it through its own workspace",
+            )
+        } else {
+            session_not_found()
+        }
+    }
+
+    // ------------------------------------------------------------ actions
+
+    pub fn create(
+        &mut self,
+        caller: &Caller,
+        request: CreateTaskRequest,
+    ) -> Result<CreateTaskValue, BridgeError> {
+        check_request_id(&request.request_id)?;
+        // Authorization first (seed "授权先于任何回放/读取").
+        self.workspace_for(caller, &request.workspace_id)?;
+        let print = fingerprint(&request);
+        match self.requests.get(&request.request_id) {
+            Some(Record::Create {
+                task_id,
+                fingerprint,
+            }) => {
+                if !self.task_visible(caller, task_id) || *fingerprint != print {
+                    return Err(conflict(
+                        "this requestId was already used for a different request; use a new requestId",
+                    ));
+                }
+                let task = self.tasks.get(task_id).ok_or_else(task_not_found)?;
+                return Ok(CreateTaskValue {
+                    task: self.view(task),
+                    replayed: true,
+                });
+            }
+            Some(Record::Append { .. }) => {
+                return Err(conflict(
+                    "this requestId was already used for a different request; use a new requestId",
+                ));
+            }
+            None => {}
+        }
+        let mut adopt = request.session_id.clone();
+        if let Some(task_id) = &request.task_id {
+            check_request_id(task_id)
+                .map_err(|_| bad("taskId must be 1 to 128 bytes without control characters"))?;
+            if let Some(existing) = self.tasks.get(task_id) {
+                if !self.task_visible(caller, task_id) {
+                    return Err(forbidden());
+                }
+                if existing.workspace_id != request.workspace_id {
+                    return Err(conflict("this taskId belongs to another workspace"));
+                }
+                if !existing.closed {
+                    return Err(conflict(
+                        "a task with this taskId is open; read it with tasks/get or choose another taskId",
+                    ));
+                }
+                match &adopt {
+                    Some(session) if *session != existing.session_id => {
+                        return Err(conflict(
+                            "this closed taskId followed another session; reopen it without sessionId",
+                        ));
+                    }
+                    _ => adopt = Some(existing.session_id.clone()),
+                }
+            }
+        }
+        check_text("objective", &request.objective)?;
+        check_text("acceptanceCriteria", &request.acceptance_criteria)?;
+        if let Some(context) = &request.task_context {
+            if context.to_string().chars().count() > limits::MAX_TASK_TEXT_CHARS {
+                return Err(bad(
+                    "taskContext is longer than 4000 characters once serialized",
+                ));
+            }
+        }
+        if let Some(preset) = &request.agent_preset {
+            if !demo::presets().iter().any(|p| &p.id == preset) {
+                return Err(bad(format!(
+                    "agentPreset {preset:?} is not offered; use one that /capabilities lists"
+                ))
+                .with_details(serde_json::json!({
+                    "agentPresets": demo::presets().iter().map(|p| p.id.clone()).collect::<Vec<_>>()
+                })));
+            }
+        }
+        let config = self.resolve_config(
+            None,
+            request.provider.as_deref(),
+            request.model.as_deref(),
+            request.reasoning_effort.as_deref(),
+        )?;
+        let workspace = self.workspace_for(caller, &request.workspace_id)?;
+        let workspace_path = workspace.path.clone();
+        let session_id = match adopt {
+            Some(session_id) => {
+                let session = self
+                    .sessions
+                    .get(&session_id)
+                    .ok_or_else(session_not_found)?;
+                if session.cwd != workspace_path {
+                    return Err(self.mismatch_or_not_found(caller, session));
+                }
+                if session.task.is_some() {
+                    return Err(conflict(
+                        "another open task already follows this session; read it with tasks/list",
+                    ));
+                }
+                session_id
+            }
+            None => self.new_session(&request, workspace_path),
+        };
+        self.made += 1;
+        let task_id = request
+            .task_id
+            .clone()
+            .unwrap_or_else(|| format!("task-{}", self.made));
+        if let Some(config) = config {
+            if let Some(session) = self.sessions.get_mut(&session_id) {
+                session.config = config;
+            }
+        }
+        let now = self.clock.now_ms();
+        self.follow(&task_id, &session_id, Some(&request), now);
+        self.requests.insert(
+            request.request_id.clone(),
+            Record::Create {
+                task_id: task_id.clone(),
+                fingerprint: print,
+            },
+        );
+        let task = self.tasks.get(&task_id).ok_or_else(task_not_found)?;
+        Ok(CreateTaskValue {
+            task: self.view(task),
+            replayed: false,
+        })
+    }
+
+    fn new_session(&mut self, request: &CreateTaskRequest, cwd: PathBuf) -> String {
+        self.made += 1;
+        let id = format!("session-{}-{}", self.options.seed, self.made);
+        let now = self.clock.now_ms();
+        self.sessions.insert(
+            id.clone(),
+            HostSession {
+                id: id.clone(),
+                workspace_id: request.workspace_id.clone(),
+                title: request.title.clone().unwrap_or_else(|| "New task".into()),
+                cwd,
+                log: VecDeque::new(),
+                next_seq: 0,
+                turn: 0,
+                activity: Activity::Idle,
+                plan: VecDeque::new(),
+                queued: VecDeque::new(),
+                config: demo::default_config(),
+                cue_token: 0,
+                writer_held: false,
+                loses_first_reply: false,
+                lost_once: false,
+                effort_downgraded: false,
+                task: None,
+                created_at: now,
+                updated_at: now,
+                turns_planned: 0,
+            },
+        );
+        self.schedule(
+            READY_AFTER_MS,
+            Cue::Ready {
+                session: id.clone(),
+            },
+        );
+        id
+    }
+
+    /// Checks a provider/model/effort choice against the catalog (seed model/* codes).
+    fn resolve_config(
+        &self,
+        current: Option<&ModelConfig>,
+        provider: Option<&str>,
+        model: Option<&str>,
+        effort: Option<&str>,
+    ) -> Result<Option<ModelConfig>, BridgeError> {
+        let (provider, model) = match (provider, model) {
+            (Some(p), Some(m)) => (p.to_string(), m.to_string()),
+            (None, None) => {
+                if effort.is_none() {
+                    return Ok(None);
+                }
+                let base = current.cloned().unwrap_or_else(demo::default_config);
+                (
+                    base.provider.unwrap_or_default(),
+                    base.model.unwrap_or_default(),
+                )
+            }
+            _ => return Err(bad("provider and model are given together or not at all")),
+        };
+        let entry = self.catalog.model(&provider, &model).ok_or_else(|| {
+            BridgeError::new(
+                ErrorCode::ModelUnavailable,
+                format!(
+                    "{provider}/{model} cannot be routed; choose one of details.availableModels"
+                ),
+            )
+            .with_details(demo::available_models(&self.catalog))
+        })?;
+        let efforts = entry
+            .reasoning
+            .as_ref()
+            .map(|r| r.efforts.clone())
+            .unwrap_or_default();
+        if let Some(effort) = effort {
+            if !efforts.iter().any(|e| e == effort) {
+                return Err(BridgeError::new(
+                    ErrorCode::ReasoningEffortUnavailable,
+                    format!("{provider}/{model} does not declare reasoning effort {effort:?}"),
+                )
+                .with_details(serde_json::json!({ "supportedEfforts": efforts })));
+            }
+        }
+        Ok(Some(ModelConfig {
+            provider: Some(provider),
+            model: Some(model),
+            reasoning_effort: effort
+                .map(str::to_string)
+                .or_else(|| entry.reasoning.as_ref().and_then(|r| r.default.clone())),
+        }))
+    }
+
+    pub fn append(
+        &mut self,
+        caller: &Caller,
+        request: AppendRequest,
+    ) -> Result<AppendValue, BridgeError> {
+        check_request_id(&request.request_id)?;
+        if request.message.trim().is_empty() {
+            return Err(bad("message is empty; send the words to append"));
+        }
+        if let crate::dsh::wire::AppendKind::Unknown(kind) = &request.kind {
+            return Err(bad(format!(
+                "kind {kind:?} is not one of instruction, feedback, question, review, clarification, note"
+            )));
+        }
+        if let Some(AppendMode::Unknown(mode)) = &request.mode {
+            return Err(bad(format!("mode {mode:?} is not queue or steer")));
+        }
+        let task = self.task_for(caller, &request.task_id)?;
+        let session_id = task.session_id.clone();
+        let current = task.requested.clone();
+        let print = fingerprint(&request);
+        match self.requests.get(&request.request_id) {
+            Some(Record::Append {
+                task_id,
+                fingerprint,
+                value,
+            }) if *task_id == request.task_id && *fingerprint == print => {
+                return Ok(AppendValue {
+                    replayed: true,
+                    ..value.clone()
+                });
+            }
+            Some(_) => {
+                return Err(conflict(
+                    "this requestId was already used for a different request; use a new requestId",
+                ));
+            }
+            None => {}
+        }
+        let session = self
+            .sessions
+            .get(&session_id)
+            .ok_or_else(session_not_found)?;
+        if session.writer_held {
+            return Err(BridgeError::new(
+                ErrorCode::WriterHeld,
+                "another runtime holds this session's writer lock; try later or take it over on the desktop",
+            ));
+        }
+        let steer = request.mode == Some(AppendMode::Steer);
+        if steer && matches!(session.activity, Activity::Waiting(_)) {
+            return Err(BridgeError::new(
+                ErrorCode::AgentBusy,
+                "the session waits for a permission on the desktop and takes no steer now; queue it or answer on the desktop",
+            ));
+        }
+        let config = self.resolve_config(
+            Some(&current),
+            request.provider.as_deref(),
+            request.model.as_deref(),
+            request.reasoning_effort.as_deref(),
+        )?;
+        if let Some(config) = config {
+            if let Some(session) = self.sessions.get_mut(&session_id) {
+                session.config = config.clone();
+            }
+            self.emit(
+                &session_id,
+                "model/selected",
+                EventBody::Execution(ExecutionEvent {
+                    selected_config: Some(config),
+                    ..ExecutionEvent::new(ExecutionPhase::ModelSelection)
+                }),
+            );
+        }
+        let seq = self.emit(
+            &session_id,
+            "message/user",
+            user_message(&request.message, "bridge", Some(&request.request_id)),
+        );
+        let now = self.clock.now_ms();
+        let task = self
+            .tasks
+            .get_mut(&request.task_id)
+            .ok_or_else(task_not_found)?;
+        let round = task.rounds.len() as u64 + 1;
+        task.rounds.push(Round {
+            round,
+            request_id: Some(request.request_id.clone()),
+            kind: Some(request.kind.clone()),
+            mode: Some(request.mode.clone().unwrap_or(AppendMode::Queue)),
+            message_preview: Some(request.message.chars().take(200).collect()),
+            at: Some(crate::dsh::wire::Stamp::Millis(now)),
+        });
+        task.updated_at = now;
+        if let Some(seq) = seq {
+            task.last_round_seq = seq;
+        }
+        self.dispatch_prompt(&session_id, &request.message, steer);
+        let value = AppendValue {
+            task_id: request.task_id.clone(),
+            session_id: session_id.clone(),
+            round,
+            accepted: true,
+            replayed: false,
+        };
+        self.requests.insert(
+            request.request_id.clone(),
+            Record::Append {
+                task_id: request.task_id.clone(),
+                fingerprint: print,
+                value: value.clone(),
+            },
+        );
+        if let Some(session) = self.sessions.get_mut(&session_id) {
+            if session.loses_first_reply && !session.lost_once {
+                session.lost_once = true;
+                return Err(BridgeError::new(
+                    ErrorCode::Timeout,
+                    "the desktop did not confirm the prompt in time; resend with the same requestId",
+                ));
+            }
+        }
+        Ok(value)
+    }
+
+    /// Runs a prompt now when the session is idle, after the running turn when queued, or
+    /// instead of it when steering.
+    fn dispatch_prompt(&mut self, session_id: &str, text: &str, steer: bool) {
+        let Some(session) = self.sessions.get_mut(session_id) else {
+            return;
+        };
+        match (session.activity, steer) {
+            (Activity::Idle, _) => {
+                let reply = self.reply_to(session_id, text);
+                self.start_turn(session_id, Some(reply), None, false);
+            }
+            (Activity::Running, true) => {
+                let turn = session.turn;
+                session.plan.clear();
+                session.cue_token += 1;
+                self.emit(
+                    session_id,
+                    "turn/interrupted",
+                    EventBody::Execution(ExecutionEvent {
+                        turn: Some(turn),
+                        ..ExecutionEvent::new(ExecutionPhase::TurnInterrupted)
+                    }),
+                );
+                let reply = self.reply_to(session_id, text);
+                self.start_turn(session_id, Some(reply), None, false);
+            }
+            _ => session.queued.push_back(Prompt { text: text.into() }),
+        }
+    }
+
+    /// Probes a wait: the events after `sinceSeq`, and whether one meets a condition.
+    pub fn wait_probe(
+        &self,
+        caller: &Caller,
+        request: &WaitRequest,
+    ) -> Result<(bool, WaitValue), BridgeError> {
+        let task = self.task_for(caller, &request.task_id)?;
+        if let Some(WaitOn::Unknown(word)) = request
+            .condition
+            .on
+            .iter()
+            .find(|c| matches!(c, WaitOn::Unknown(_)))
+        {
+            return Err(bad(format!(
+                "condition.on holds {word:?}; use turn-end, input-request, message, tool-failure, artifact"
+            )));
+        }
+        let since = request.condition.since_seq;
+        let wants = |on: WaitOn| {
+            matches!(on, WaitOn::TurnEnd | WaitOn::InputRequest)
+                || request.condition.on.contains(&on)
+        };
+        let live_after = since.max(task.front);
+        let events: Vec<Event> = task
+            .cache
+            .iter()
+            .filter(|e| e.session_seq > since)
+            .take(limits::DEFAULT_TRANSCRIPT_LIMIT)
+            .cloned()
+            .collect();
+        let met = events
+            .iter()
+            .filter(|e| e.session_seq > live_after)
+            .any(|event| match &event.body {
+                EventBody::Execution(execution) => {
+                    (wants(WaitOn::TurnEnd)
+                        && execution.phase.ends_turn()
+                        && event.session_seq > task.last_round_seq)
+                        || (wants(WaitOn::ToolFailure)
+                            && execution.phase == ExecutionPhase::ToolResult
+                            && execution.failed == Some(true))
+                        || (wants(WaitOn::Artifact)
+                            && execution.phase == ExecutionPhase::ToolResult
+                            && execution.failed != Some(true)
+                            && matches!(
+                                execution.tool.as_deref(),
+                                Some("write_file" | "apply_patch")
+                            ))
+                }
+                EventBody::Permission(_) => wants(WaitOn::InputRequest),
+                EventBody::Message(_) => wants(WaitOn::Message),
+                _ => false,
+            });
+        Ok((
+            met,
+            WaitValue {
+                task_id: task.id.clone(),
+                session_id: task.session_id.clone(),
+                cursor: self.cursor_of(&task.session_id),
+                status: self.status_of(task),
+                timed_out: !met,
+                events,
+            },
+        ))
+    }
+
+    pub fn cancel(&mut self, caller: &Caller, task_id: &str) -> Result<CancelValue, BridgeError> {
+        let task = self.task_for(caller, task_id)?;
+        let session_id = task.session_id.clone();
+        let session = self
+            .sessions
+            .get_mut(&session_id)
+            .ok_or_else(session_not_found)?;
+        // seed POST /tasks/cancel: a permission wait is never touched, so a waiting turn stays.
+        let accepted = session.activity == Activity::Running;
+        if accepted {
+            let turn = session.turn;
+            session.plan.clear();
+            session.cue_token += 1;
+            self.emit(
+                &session_id,
+                "turn/aborted",
+                EventBody::Execution(ExecutionEvent {
+                    turn: Some(turn),
+                    ..ExecutionEvent::new(ExecutionPhase::TurnAborted)
+                }),
+            );
+            self.turn_over(&session_id);
+        }
+        Ok(CancelValue {
+            task_id: task_id.to_string(),
+            session_id,
+            accepted,
+        })
+    }
+
+    pub fn close(&mut self, caller: &Caller, task_id: &str) -> Result<CloseValue, BridgeError> {
+        let task = self.task_for(caller, task_id)?;
+        let session_id = task.session_id.clone();
+        if let Some(task) = self.tasks.get_mut(task_id) {
+            task.closed = true;
+            task.cache.clear();
+        }
+        if let Some(session) = self.sessions.get_mut(&session_id) {
+            session.task = None;
+        }
+        let _ = self.signals.send(Arc::new(Signal::Closed {
+            task_id: task_id.to_string(),
+        }));
+        Ok(CloseValue {
+            task_id: task_id.to_string(),
+            status: TaskStatus::Closed,
+            session_kept: true,
+        })
+    }
+
+    /// seed "全工作区授权与注册": rights first, then the caller's replay record, then the path.
+    pub fn workspace_create(
+        &mut self,
+        caller: &Caller,
+        request: WorkspaceCreateRequest,
+    ) -> Result<WorkspaceCreateValue, BridgeError> {
+        check_request_id(&request.request_id)?;
+        if !(caller.may_create_workspaces && self.options.allow_workspace_create) {
+            return Err(BridgeError::new(
+                ErrorCode::WorkspaceForbidden,
+                "this token may not register workspaces (it needs the null scope and allowWorkspaceCreate, and the desktop must allow it)",
+            ));
+        }
+        let key = (caller.token_index, request.request_id.clone());
+        let print = fingerprint(&request);
+        if let Some((recorded, value)) = self.workspace_requests.get(&key) {
+            if *recorded != print {
+                return Err(conflict(
+                    "this requestId was already used for a different path or title; use a new requestId",
+                ));
+            }
+            return Ok(WorkspaceCreateValue {
+                replayed: true,
+                ..value.clone()
+            });
+        }
+        let raw = Path::new(&request.path);
+        if !raw.is_absolute() {
+            return Err(bad("path must be absolute"));
+        }
+        let meta = std::fs::metadata(raw)
+            .map_err(|_| bad("path does not exist; the bridge never creates directories"))?;
+        if !meta.is_dir() {
+            return Err(bad("path is not a directory"));
+        }
+        let path = raw
+            .canonicalize()
+            .map_err(|_| bad("path cannot be resolved"))?;
+        if !self.workspace_path_allowed(&path) {
+            return Err(BridgeError::new(
+                ErrorCode::WorkspaceForbidden,
+                "path is outside the desktop's allowed workspace paths",
+            ));
+        }
+        let now = self.clock.now_ms();
+        let (workspace, reused) = match self.workspaces.iter().find(|w| w.path == path) {
+            Some(existing) => (
+                WorkspaceRef {
+                    workspace_id: existing.id.clone(),
+                    title: existing.title.clone(),
+                    path: existing.path.display().to_string(),
+                },
+                true,
+            ),
+            None => {
+                self.made += 1;
+                let id = format!("ws-{}", self.made);
+                let title = request.title.clone().unwrap_or_else(|| {
+                    path.file_name()
+                        .map(|name| name.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| path.display().to_string())
+                });
+                self.workspaces.push(HostWorkspace {
+                    id: id.clone(),
+                    title: title.clone(),
+                    path: path.clone(),
+                    created_at: now,
+                    updated_at: now,
+                });
+                (
+                    WorkspaceRef {
+                        workspace_id: id,
+                        title,
+                        path: path.display().to_string(),
+                    },
+                    false,
+                )
+            }
+        };
+        let value = WorkspaceCreateValue {
+            workspace,
+            replayed: false,
+            reused,
+        };
+        self.workspace_requests.insert(key, (print, value.clone()));
+        Ok(value)
+    }
+
+    /// The start of an event stream: the task's session and its cached events after `since`.
+    pub fn events_start(
+        &self,
+        caller: &Caller,
+        task_id: &str,
+        since: i64,
+    ) -> Result<Vec<Event>, BridgeError> {
+        let task = self.task_for(caller, task_id)?;
+        Ok(task
+            .cache
+            .iter()
+            .filter(|e| e.session_seq > since)
+            .cloned()
+            .collect())
+    }
+
+    /// The desktop reloaded (seed §4.8): a new pid, every follower rebuilt from its session's
+    /// durable log, and the last few events delivered again (at least once, SPEC D4).
+    pub fn reload(&mut self) {
+        self.pid += 1;
+        tracing::info!(pid = self.pid, "simulated a desktop reload");
+        let ids: Vec<String> = self
+            .tasks
+            .values()
+            .filter(|t| !t.closed)
+            .map(|t| t.id.clone())
+            .collect();
+        for task_id in ids {
+            let Some(task) = self.tasks.get(&task_id) else {
+                continue;
+            };
+            let Some(session) = self.sessions.get(&task.session_id) else {
+                continue;
+            };
+            let cache = tail_of(&session.log, self.options.event_cache, &task_id);
+            let again: Vec<Event> = cache
+                .iter()
+                .rev()
+                .take(RELOAD_REPLAY)
+                .rev()
+                .cloned()
+                .collect();
+            if let Some(task) = self.tasks.get_mut(&task_id) {
+                task.cache = cache;
+            }
+            for event in again {
+                let _ = self.signals.send(Arc::new(Signal::Event {
+                    task_id: task_id.clone(),
+                    event,
+                    replay: true,
+                }));
+            }
+        }
+    }
+}
+
+fn session_not_found() -> BridgeError {
+    BridgeError::new(
+        ErrorCode::SessionNotFound,
+        "no session has this sessionId in a workspace this token reaches; create a task without sessionId",
+    )
+}
+
+fn user_message(text: &str, source: &str, request_id: Option<&str>) -> EventBody {
+    EventBody::Message(MessageEvent {
+        role: Role::User,
+        text: text.to_string(),
+        source: Some(source.to_string()),
+        request_id: request_id.map(str::to_string),
+        model: None,
+        model_id: None,
+        usage: None,
+        interrupted: None,
+    })
+}
+
+/// The config a request header shows: the asked one, or one effort lower on a session whose
+/// host downgrades it (so the phone can show requested next to observed).
+fn observed_config(requested: &ModelConfig, downgraded: bool) -> ModelConfig {
+    if !downgraded {
+        return requested.clone();
+    }
+    let lower = match requested.reasoning_effort.as_deref() {
+        Some("high") => "medium",
+        _ => "low",
+    };
+    ModelConfig {
+        reasoning_effort: Some(lower.into()),
+        ..requested.clone()
+    }
+}
+
+/// Folds a live event into a task's state (never history at or below the front).
+fn fold(task: &mut HostTask, event: &Event) {
+    task.starting = false;
+    if event.session_seq <= task.front {
+        return;
+    }
+    task.updated_at = event.at;
+    if let EventBody::Execution(execution) = &event.body {
+        match &execution.phase {
+            ExecutionPhase::RequestHeader => task.observed = execution.observed_config.clone(),
+            ExecutionPhase::ModelSelection => {
+                if let Some(config) = &execution.selected_config {
+                    task.requested = config.clone();
+                }
+            }
+            phase if phase.ends_turn() || *phase == ExecutionPhase::TurnStart => {
+                task.last_turn = Some(LastTurn {
+                    phase: Some(phase.clone()),
+                    turn: execution.turn,
+                    session_seq: Some(event.session_seq),
+                    at: Some(event.at),
+                    error: execution.error.clone(),
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The last `limit` events of a log, stamped with the task that follows them.
+fn tail_of(log: &VecDeque<Event>, limit: usize, task_id: &str) -> VecDeque<Event> {
+    log.iter()
+        .skip(log.len().saturating_sub(limit))
+        .map(|event| Event {
+            task_id: Some(task_id.to_string()),
+            ..event.clone()
+        })
+        .collect()
+}
+
+/// One page after `since`: the tail first, completed from the durable log when the tail starts
+/// later than asked. Returns the items, `truncatedBefore`, and whether the log was used.
+fn page(
+    tail: Option<&VecDeque<Event>>,
+    log: &VecDeque<Event>,
+    since: i64,
+    limit: usize,
+    task_id: Option<&str>,
+) -> (Vec<Event>, Option<i64>, bool) {
+    let tail_first = tail.and_then(|t| t.front()).map(|e| e.session_seq);
+    let needs_log = tail.is_none() || tail_first.is_none_or(|first| first > since + 1);
+    let mut items: Vec<Event> = Vec::new();
+    let mut used_log = false;
+    if needs_log {
+        for event in log.iter().filter(|e| e.session_seq > since) {
+            if tail_first.is_some_and(|first| event.session_seq >= first) {
+                break;
+            }
+            used_log = tail.is_some();
+            items.push(Event {
+                task_id: task_id.map(str::to_string),
+                ..event.clone()
+            });
+        }
+    }
+    if let Some(tail) = tail {
+        items.extend(tail.iter().filter(|e| e.session_seq > since).cloned());
+    }
+    items.sort_by_key(|e| e.session_seq);
+    items.dedup_by_key(|e| e.session_seq);
+    let earliest = [log.front(), tail.and_then(|t| t.front())]
+        .into_iter()
+        .flatten()
+        .map(|e| e.session_seq)
+        .min();
+    let truncated_before = earliest.filter(|first| *first > since + 1);
+    items.truncate(limit);
+    (items, truncated_before, used_log)
+}

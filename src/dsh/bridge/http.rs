@@ -1,0 +1,452 @@
+//! The bridge's HTTP side (seed §1–§2, SPEC D1–D3): one handler that reads the body within
+//! `maxRequestBytes`, checks the bearer token, routes by method and path under the prefix, and
+//! answers every call in the envelope with the requestId echoed; `/events` is SSE with
+//! keep-alive comments; `/tasks/wait` waits on the host's signals.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::sse::{KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+use super::host::{Host, Signal};
+use super::tokens::{Caller, TokenStore};
+use crate::dsh::wire::{
+    AppendRequest, BridgeError, CreateTaskRequest, Envelope, ErrorCode, Event, SSE_EVENT_NAME,
+    TaskRef, WaitRequest, WorkspaceCreateRequest, limits, routes,
+};
+
+/// Everything a request handler needs.
+pub struct Bridge {
+    pub host: Mutex<Host>,
+    pub tokens: TokenStore,
+    pub signals: broadcast::Sender<Arc<Signal>>,
+    pub prefix: String,
+    pub keep_alive: Duration,
+    pub max_wait_ms: u64,
+    pub ready_at: Instant,
+}
+
+impl Bridge {
+    fn host(&self) -> Result<MutexGuard<'_, Host>, BridgeError> {
+        self.host.lock().map_err(|_| {
+            BridgeError::new(
+                ErrorCode::Internal,
+                "the bridge's state was left broken by an earlier failure; restart the bridge",
+            )
+        })
+    }
+}
+
+/// The router: every path goes through [`dispatch`], so unknown routes and methods get the
+/// envelope too (404 request/unsupported), never axum's plain 404/405.
+pub fn router(bridge: Arc<Bridge>) -> Router {
+    Router::new().fallback(dispatch).with_state(bridge)
+}
+
+fn envelope<T: Serialize>(request_id: Option<String>, result: Result<T, BridgeError>) -> Response {
+    let (status, body) = match result {
+        Ok(value) => (
+            StatusCode::OK,
+            serde_json::to_vec(&Envelope::success(request_id, value)),
+        ),
+        Err(error) => {
+            let status = StatusCode::from_u16(error.code.status())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            tracing::debug!(code = %error.code, "refused a call");
+            (
+                status,
+                serde_json::to_vec(&Envelope::<()>::failure(request_id, error)),
+            )
+        }
+    };
+    match body {
+        Ok(bytes) => (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
+        Err(error) => {
+            tracing::error!(%error, "could not write a reply");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
+
+fn unsupported(method: &Method, route: &str) -> BridgeError {
+    BridgeError::new(
+        ErrorCode::Unsupported,
+        format!("this bridge has no {method} {route}; see docs/DSH.md for the routes"),
+    )
+}
+
+fn bad(message: impl Into<String>) -> BridgeError {
+    BridgeError::new(ErrorCode::BadRequest, message)
+}
+
+fn parse<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, BridgeError> {
+    serde_json::from_slice(bytes)
+        .map_err(|error| bad(format!("the body is not a {what} request: {error}")))
+}
+
+fn required<'a>(query: &'a HashMap<String, String>, key: &str) -> Result<&'a str, BridgeError> {
+    query
+        .get(key)
+        .map(String::as_str)
+        .filter(|value| !value.is_empty())
+        .ok_or_else(|| bad(format!("the query needs {key}")))
+}
+
+fn since_seq(query: &HashMap<String, String>) -> Result<i64, BridgeError> {
+    match query.get("sinceSeq") {
+        None => Ok(-1),
+        Some(text) => text
+            .parse::<i64>()
+            .map_err(|_| bad("sinceSeq must be an integer")),
+    }
+}
+
+fn limit(query: &HashMap<String, String>) -> Result<usize, BridgeError> {
+    match query.get("limit") {
+        None => Ok(limits::DEFAULT_TRANSCRIPT_LIMIT),
+        Some(text) => match text.parse::<usize>() {
+            Ok(0) | Err(_) => Err(bad("limit must be a whole number from 1 to 2000")),
+            Ok(n) => Ok(n.min(limits::MAX_TRANSCRIPT_LIMIT)),
+        },
+    }
+}
+
+async fn dispatch(State(bridge): State<Arc<Bridge>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let query: HashMap<String, String> = Query::try_from_uri(&parts.uri)
+        .map(|Query(query)| query)
+        .unwrap_or_default();
+    let too_large = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<usize>().ok())
+        .is_some_and(|length| length > limits::MAX_REQUEST_BYTES);
+    let too_large_error = || {
+        BridgeError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "the body is larger than {} bytes (maxRequestBytes); split the content",
+                limits::MAX_REQUEST_BYTES
+            ),
+        )
+    };
+    if too_large {
+        return envelope::<()>(None, Err(too_large_error()));
+    }
+    let Ok(bytes) = axum::body::to_bytes(body, limits::MAX_REQUEST_BYTES).await else {
+        return envelope::<()>(None, Err(too_large_error()));
+    };
+    // seed §1: the requestId of the body or the query is echoed, on errors too.
+    let request_id = serde_json::from_slice::<Value>(&bytes)
+        .ok()
+        .and_then(|value| {
+            value
+                .get("requestId")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .or_else(|| query.get("requestId").cloned())
+        .map(|id| crate::wire::sanitize::truncate_to(&id, limits::MAX_REQUEST_ID).to_string());
+    let caller = match bridge.tokens.authorize(authorization(&parts.headers)) {
+        Ok(caller) => caller,
+        Err(error) => return envelope::<()>(request_id, Err(error)),
+    };
+    let Some(route) = parts.uri.path().strip_prefix(bridge.prefix.as_str()) else {
+        return envelope::<()>(
+            request_id,
+            Err(unsupported(&parts.method, parts.uri.path())),
+        );
+    };
+    let route = route.to_string();
+    if route != routes::HEALTH && Instant::now() < bridge.ready_at {
+        return envelope::<()>(
+            request_id,
+            Err(BridgeError::new(
+                ErrorCode::NotReady,
+                "the desktop host is still starting; retry after a pause",
+            )),
+        );
+    }
+    let method = parts.method.clone();
+    match (method.clone(), route.as_str()) {
+        (Method::GET, routes::EVENTS) => events(bridge, caller, request_id, &query),
+        (Method::POST, routes::TASKS_WAIT) => wait(bridge, caller, request_id, &bytes).await,
+        (Method::GET, _) => {
+            let result = get(&bridge, &caller, &route, &query);
+            respond(request_id, result)
+        }
+        (Method::POST, _) => {
+            let result = post(&bridge, &caller, &route, &bytes);
+            respond(request_id, result)
+        }
+        _ => envelope::<()>(request_id, Err(unsupported(&method, &route))),
+    }
+}
+
+fn respond(request_id: Option<String>, result: Result<Option<Value>, BridgeError>) -> Response {
+    match result {
+        Ok(Some(value)) => envelope(request_id, Ok(value)),
+        Ok(None) => envelope::<()>(
+            request_id,
+            Err(BridgeError::new(
+                ErrorCode::Unsupported,
+                "this bridge has no such route",
+            )),
+        ),
+        Err(error) => envelope::<()>(request_id, Err(error)),
+    }
+}
+
+fn authorization(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .map(|value| value.to_str().unwrap_or(""))
+}
+
+fn to_value<T: Serialize>(value: T) -> Result<Option<Value>, BridgeError> {
+    serde_json::to_value(value).map(Some).map_err(|error| {
+        BridgeError::new(
+            ErrorCode::Internal,
+            format!("could not write the reply: {error}"),
+        )
+    })
+}
+
+/// The GET routes but /events; `Ok(None)` when there is no such route.
+fn get(
+    bridge: &Bridge,
+    caller: &Caller,
+    route: &str,
+    query: &HashMap<String, String>,
+) -> Result<Option<Value>, BridgeError> {
+    let host = bridge.host()?;
+    match route {
+        routes::HEALTH => to_value(host.health()),
+        routes::WORKSPACES => to_value(host.workspaces(caller)),
+        routes::CAPABILITIES => to_value(host.capabilities(caller)),
+        routes::SESSIONS => to_value(host.sessions(caller, required(query, "workspaceId")?)?),
+        routes::TASKS_GET => to_value(host.task_get(caller, required(query, "taskId")?)?),
+        routes::TASKS_LIST => to_value(
+            host.task_list(
+                caller,
+                query
+                    .get("workspaceId")
+                    .map(String::as_str)
+                    .filter(|id| !id.is_empty()),
+            )?,
+        ),
+        routes::TRANSCRIPT => {
+            let since = since_seq(query)?;
+            let limit = limit(query)?;
+            match (
+                query.get("taskId"),
+                query.get("workspaceId"),
+                query.get("sessionId"),
+            ) {
+                (Some(task), None, None) => {
+                    to_value(host.transcript_task(caller, task, since, limit)?)
+                }
+                (None, Some(workspace), Some(session)) => {
+                    to_value(host.transcript_session(caller, workspace, session, since, limit)?)
+                }
+                _ => Err(bad(
+                    "give either taskId, or workspaceId and sessionId (not both, not neither)",
+                )),
+            }
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The POST routes but /tasks/wait; `Ok(None)` when there is no such route.
+fn post(
+    bridge: &Bridge,
+    caller: &Caller,
+    route: &str,
+    bytes: &[u8],
+) -> Result<Option<Value>, BridgeError> {
+    match route {
+        routes::TASKS_CREATE => {
+            let raw: Value = parse(bytes, "tasks/create")?;
+            // seed §5: the protocol never takes an arbitrary cwd; workspaceId is the only way.
+            if raw.get("cwd").is_some() {
+                return Err(bad(
+                    "cwd is not accepted; name the workspace by workspaceId",
+                ));
+            }
+            let request: CreateTaskRequest = parse(bytes, "tasks/create")?;
+            to_value(bridge.host()?.create(caller, request)?)
+        }
+        routes::TASKS_APPEND => {
+            let request: AppendRequest = parse(bytes, "tasks/append")?;
+            to_value(bridge.host()?.append(caller, request)?)
+        }
+        routes::TASKS_CANCEL => {
+            let request: TaskRef = parse(bytes, "tasks/cancel")?;
+            to_value(bridge.host()?.cancel(caller, &request.task_id)?)
+        }
+        routes::TASKS_CLOSE => {
+            let request: TaskRef = parse(bytes, "tasks/close")?;
+            to_value(bridge.host()?.close(caller, &request.task_id)?)
+        }
+        routes::WORKSPACES_CREATE => {
+            let request: WorkspaceCreateRequest = parse(bytes, "workspaces/create")?;
+            to_value(bridge.host()?.workspace_create(caller, request)?)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// seed POST /tasks/wait: at once when a condition holds, else until one does or `waitMs`
+/// (capped by `maxWaitMs`) passes; a timeout says `timedOut: true` and invents nothing.
+async fn wait(
+    bridge: Arc<Bridge>,
+    caller: Caller,
+    request_id: Option<String>,
+    bytes: &[u8],
+) -> Response {
+    let request: WaitRequest = match parse(bytes, "tasks/wait") {
+        Ok(request) => request,
+        Err(error) => return envelope::<()>(request_id, Err(error)),
+    };
+    let wait_ms = request
+        .wait_ms
+        .unwrap_or(bridge.max_wait_ms)
+        .min(bridge.max_wait_ms);
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(wait_ms);
+    // Subscribed before the first look, so an event between the look and the wait still wakes.
+    let mut signals = bridge.signals.subscribe();
+    loop {
+        let probe = bridge
+            .host()
+            .and_then(|host| host.wait_probe(&caller, &request));
+        let (met, value) = match probe {
+            Ok(probe) => probe,
+            Err(error) => return envelope::<()>(request_id, Err(error)),
+        };
+        if met || tokio::time::Instant::now() >= deadline {
+            return envelope(request_id, Ok(value));
+        }
+        match tokio::time::timeout_at(deadline, signals.recv()).await {
+            Ok(Err(broadcast::error::RecvError::Closed)) => {
+                return envelope(request_id, Ok(value));
+            }
+            Ok(_) | Err(_) => {}
+        }
+    }
+}
+
+fn frame(event: &Event) -> Option<axum::response::sse::Event> {
+    match serde_json::to_string(event) {
+        Ok(json) => Some(
+            axum::response::sse::Event::default()
+                .event(SSE_EVENT_NAME)
+                .data(json),
+        ),
+        Err(error) => {
+            tracing::error!(%error, "could not write an event");
+            None
+        }
+    }
+}
+
+struct Live {
+    task_id: String,
+    signals: broadcast::Receiver<Arc<Signal>>,
+    /// The highest seq sent: live copies at or below it were already sent from the tail; a
+    /// desktop reload sends some again on purpose (at least once, SPEC D4).
+    sent_through: i64,
+}
+
+/// seed GET /events: the cached events after `sinceSeq`, then live ones, `event: bridge`
+/// frames, `: keep-alive` comments, no SSE ids. The stream ends when the task is closed or the
+/// stream fell too far behind (the client resumes with `sinceSeq`).
+fn events(
+    bridge: Arc<Bridge>,
+    caller: Caller,
+    request_id: Option<String>,
+    query: &HashMap<String, String>,
+) -> Response {
+    let task_id = match required(query, "taskId") {
+        Ok(task_id) => task_id.to_string(),
+        Err(error) => return envelope::<()>(request_id, Err(error)),
+    };
+    let since = match since_seq(query) {
+        Ok(since) => since,
+        Err(error) => return envelope::<()>(request_id, Err(error)),
+    };
+    let signals = bridge.signals.subscribe();
+    let cached = match bridge
+        .host()
+        .and_then(|host| host.events_start(&caller, &task_id, since))
+    {
+        Ok(cached) => cached,
+        Err(error) => return envelope::<()>(request_id, Err(error)),
+    };
+    let sent_through = cached.last().map_or(since, |e| e.session_seq);
+    let first = futures::stream::iter(
+        cached
+            .iter()
+            .filter_map(frame)
+            .map(Ok::<_, Infallible>)
+            .collect::<Vec<_>>(),
+    );
+    let live = futures::stream::unfold(
+        Live {
+            task_id,
+            signals,
+            sent_through,
+        },
+        |mut live| async move {
+            loop {
+                let signal = match live.signals.recv().await {
+                    Ok(signal) => signal,
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::info!(
+                            missed,
+                            "an event stream fell behind; ending it so the client resumes"
+                        );
+                        return None;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                };
+                match &*signal {
+                    Signal::Closed { task_id } if *task_id == live.task_id => return None,
+                    Signal::Event {
+                        task_id,
+                        event,
+                        replay,
+                    } if *task_id == live.task_id => {
+                        if !replay && event.session_seq <= live.sent_through {
+                            continue;
+                        }
+                        live.sent_through = live.sent_through.max(event.session_seq);
+                        if let Some(frame) = frame(event) {
+                            return Some((Ok::<_, Infallible>(frame), live));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        },
+    );
+    Sse::new(first.chain(live))
+        .keep_alive(
+            KeepAlive::new()
+                .interval(bridge.keep_alive)
+                .text("keep-alive"),
+        )
+        .into_response()
+}
