@@ -423,9 +423,14 @@ fn a14(probe: &Probe) -> Vec<Finding> {
         Ok(snapshot) => snapshot,
         Err(why) => return vec![Finding::fail("A14", WHAT, why)],
     };
+    // Ending the turn decides the pane's other open asks too (SPEC A5): the pane with the
+    // fewest is disturbed least.
+    let listed = open_asks(&snapshot);
+    let others = |pane: &str| listed.iter().filter(|ask| ask.pane == pane).count();
     let Some(ask) = answerable(&snapshot)
         .into_iter()
-        .find(OpenAsk::turn_is_running)
+        .filter(OpenAsk::turn_is_running)
+        .min_by_key(|ask| others(&ask.pane))
     else {
         return vec![Finding::skipped(
             "A14",
