@@ -447,6 +447,52 @@ mod tests {
         assert_eq!(back.to_bytes(), Some(vec![0xff, 0x00, 0x41]));
     }
 
+    fn pending(path: &str) -> Pending {
+        Pending {
+            since_start_ms: 1,
+            at: OffsetDateTime::UNIX_EPOCH,
+            agent: "a".into(),
+            method: "GET",
+            path: path.into(),
+            request_headers: BTreeMap::new(),
+            request_body: None,
+            outcome: Ok((200, None, None, Bytes::from_static(b"{}"))),
+            elapsed_ms: 1,
+        }
+    }
+
+    /// A disk that refuses the writes is told once, in the log and the wire inspector, and the
+    /// writer then stops writing.
+    #[test]
+    fn a_failed_write_is_told_once() {
+        let Ok(full) = OpenOptions::new().write(true).open("/dev/full") else {
+            return;
+        };
+        let (lines, received) = mpsc::channel();
+        let (updates, mut told) = tokio::sync::mpsc::unbounded_channel();
+        for _ in 0..3 {
+            lines
+                .send(pending("/session/v1/hello"))
+                .expect("the channel is open");
+        }
+        drop(lines);
+        write_all(
+            BufWriter::with_capacity(16, full),
+            received,
+            Path::new("/dev/full"),
+            &updates,
+        );
+        let Ok(FromEngine::Exchange(notice)) = told.try_recv() else {
+            panic!("the failure was told");
+        };
+        let why = notice.error.expect("an error");
+        assert!(
+            why.starts_with("could not write the recording /dev/full"),
+            "{why}"
+        );
+        assert!(told.try_recv().is_err(), "told once");
+    }
+
     #[test]
     fn a_line_names_its_type_first() {
         let header = RecordLine::Header(RecordHeader {
