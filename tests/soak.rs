@@ -591,7 +591,7 @@ async fn q1_q5_soak_against_a_chaotic_agent_runs_nothing_twice_and_loses_no_text
         );
     }
     eprintln!(
-        "soak of {:?}: {} texts, {} answers, {} applied; outcomes {outcomes:?}; chaos acts {acts:?}",
+        "soak: typed for {sending_for:?}, {:?} in all: {} texts, {} answers, {} applied; outcomes {outcomes:?}; chaos acts {acts:?}",
         started.elapsed(),
         phone.texts.len(),
         phone.answered.len(),
