@@ -432,7 +432,10 @@ where
         async move {
             let Ok(reply) = reply.await;
             // `--chaos drop-after-apply`: an error makes hyper close the connection unanswered.
-            match reply.extensions().get::<super::chaos_serve::DropConnection>() {
+            match reply
+                .extensions()
+                .get::<super::chaos_serve::DropConnection>()
+            {
                 Some(_) => Err(super::chaos_serve::DroppedOnPurpose),
                 None => Ok(reply),
             }
