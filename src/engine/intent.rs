@@ -58,7 +58,7 @@ pub enum IntentKind {
         message: String,
         mode: AppendMode,
         #[serde(default)]
-        model: Option<ModelConfig>,
+        model: Option<Box<ModelConfig>>,
     },
     /// DSH bridge: `POST /tasks/cancel`, the running turn only (queue and waits stay).
     DshCancel {
@@ -79,7 +79,7 @@ pub enum IntentKind {
         #[serde(default)]
         preset: Option<String>,
         #[serde(default)]
-        model: Option<ModelConfig>,
+        model: Option<Box<ModelConfig>>,
         #[serde(default)]
         adopt_session: Option<String>,
     },

@@ -49,7 +49,7 @@ pub fn request(
                 return Err("the message is empty; the bridge takes only words".to_string());
             }
             refuse_stopped(shared, task_id)?;
-            let (provider, model, reasoning_effort) = split_model(model.as_ref());
+            let (provider, model, reasoning_effort) = split_model(model.as_deref());
             check_model(
                 shared,
                 provider.as_deref(),
@@ -108,7 +108,7 @@ pub fn request(
             if let Some(preset) = preset {
                 check_preset(shared, preset)?;
             }
-            let (provider, model, reasoning_effort) = split_model(model.as_ref());
+            let (provider, model, reasoning_effort) = split_model(model.as_deref());
             check_model(
                 shared,
                 provider.as_deref(),
