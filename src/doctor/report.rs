@@ -97,7 +97,17 @@ impl Report {
             .max()
             .unwrap_or(0);
         let mut text = format!("{} ({})\n", self.agent, self.at);
+        let mut previous_reason: Option<&str> = None;
         for step in &self.steps {
+            // A run of steps skipped for one reason says it once.
+            let detail = if step.verdict == Verdict::NotTried
+                && previous_reason == Some(step.detail.as_str())
+            {
+                "not tried: as above"
+            } else {
+                step.detail.as_str()
+            };
+            previous_reason = (step.verdict == Verdict::NotTried).then_some(step.detail.as_str());
             let mark = match step.verdict {
                 Verdict::Holds => '✓',
                 Verdict::Fails => '✗',
@@ -109,10 +119,9 @@ impl Report {
                 .unwrap_or_default();
             let pad = width - step.step.chars().count();
             text.push_str(&format!(
-                "  {mark} {}{}  {}{timing}\n",
+                "  {mark} {}{}  {detail}{timing}\n",
                 step.step,
                 " ".repeat(pad),
-                step.detail
             ));
             if let Some(fix) = &step.fix {
                 text.push_str(&format!("      fix: {fix}\n"));
@@ -153,6 +162,7 @@ mod tests {
                     Some("chmod 700 /tmp/a".into()),
                 ),
                 Step::not_tried("hello", "the socket is not private (SPEC S4)"),
+                Step::not_tried("snapshot", "the socket is not private (SPEC S4)"),
             ],
         );
         assert!(!report.ok);
@@ -162,7 +172,14 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("      fix: chmod 700 /tmp/a"), "{text}");
-        assert!(text.contains("· hello"), "{text}");
-        assert!(text.ends_with("1 of 3 steps fails.\n"), "{text}");
+        assert!(
+            text.contains("· hello          not tried: the socket is not private"),
+            "{text}"
+        );
+        assert!(
+            text.contains("· snapshot       not tried: as above"),
+            "{text}"
+        );
+        assert!(text.ends_with("1 of 4 steps fails.\n"), "{text}");
     }
 }
