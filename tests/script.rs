@@ -559,3 +559,28 @@ fn q2_commands_run_at_once_keep_every_receipt_and_outcome() {
         assert_eq!(told["sentAgain"], false);
     }
 }
+
+#[test]
+fn a_command_waits_for_an_agent_started_a_moment_later() {
+    let dir = temp_dir();
+    let home = Home::new();
+    let socket = dir.path().join("run").join("agent.sock");
+    let socket_text = socket.to_str().expect("utf-8").to_string();
+    // The socket does not exist yet: --wait gives the agent time to come up.
+    let asks = home
+        .command(&["asks", "--json", "--wait", "30", "--socket", &socket_text])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("asks starts");
+    let _agent = socket_agent(dir.path(), &[]);
+    let output = asks.wait_with_output().expect("asks ends");
+    assert_eq!(
+        output.status.code(),
+        Some(DONE),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let listed: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(listed.as_array().map(Vec::len), Some(4));
+}

@@ -227,13 +227,13 @@ fn is_ready(view: &AgentView) -> bool {
 }
 
 /// States that waiting does not mend: the wrong server, versions that do not meet, a refused
-/// token, a socket that is not private (SPEC H1, V4, T6, S4).
+/// token (SPEC H1, V4, T6). A socket that fails the privacy check (S4) is waited for: a script
+/// may have started the agent a moment ago, and its path or modes may not be there yet.
 fn is_hopeless(status: &AgentStatus) -> bool {
     matches!(
         status,
         AgentStatus::OtherServer { .. }
             | AgentStatus::Incompatible { .. }
             | AgentStatus::TokenRefused { .. }
-            | AgentStatus::SocketNotPrivate { .. }
     )
 }

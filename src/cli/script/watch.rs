@@ -14,7 +14,6 @@ use super::args::ScriptArgs;
 use super::journal_hold::JournalHold;
 use super::link::Link;
 use super::out::{self, Failure};
-use super::receipt;
 use crate::app::agents::AgentView;
 use crate::engine::pane_log::ChatEntry;
 use crate::engine::{AgentChange, FromEngine};
@@ -29,7 +28,7 @@ const WATCH_HELP: &str = "Exit codes:
   2  bad arguments
 
 With --json every line is one object with a \"type\": status, hello, new-epoch, snapshot,
-event, pane-view, ask-opened, ask-changed, ask-closed or intent.";
+event, pane-view, ask-opened, ask-changed or ask-closed.";
 
 #[derive(Debug, Args)]
 #[command(after_help = WATCH_HELP)]
@@ -66,7 +65,6 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
     // Watching sends nothing, so the shared receipts stay untouched (see journal_hold).
     let journal = JournalHold::scratch()?;
     let mut link = Link::open(specs, journal, args.common.record.record.clone())?;
-    let dial = args.common.dial_flags();
     let mut known = Known::new();
     let mut check = tokio::time::interval(STDOUT_CHECK);
     loop {
@@ -82,7 +80,7 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
                 let Some(update) = update else {
                     return Err(Failure::new(super::exit::Exit::Error, "the engine stopped unexpectedly"));
                 };
-                let entries = entries(&update, &link, &mut known, &dial);
+                let entries = entries(&update, &link, &mut known);
                 let written = entries.iter().try_for_each(|entry| {
                     if args.common.json {
                         out::line(&entry.json.to_string())
@@ -112,7 +110,7 @@ fn stdout_is_closed() -> bool {
     ready > 0 && poll.revents & (libc::POLLERR | libc::POLLHUP) != 0
 }
 
-fn entries(update: &FromEngine, link: &Link, known: &mut Known, dial: &str) -> Vec<Entry> {
+fn entries(update: &FromEngine, link: &Link, known: &mut Known) -> Vec<Entry> {
     let mut list = Vec::new();
     match update {
         FromEngine::Agent { agent, change } => {
@@ -121,18 +119,9 @@ fn entries(update: &FromEngine, link: &Link, known: &mut Known, dial: &str) -> V
                 list.extend(ask_changes(view, known));
             }
         }
-        FromEngine::Intent(record) => {
-            let told = receipt::report(record, dial, "a throwaway journal");
-            let mut json = told.json;
-            if let Value::Object(map) = &mut json {
-                map.insert("type".into(), json!("intent"));
-            }
-            list.push(Entry {
-                json,
-                text: told.lines.join("\n"),
-            });
-        }
-        FromEngine::Exchange(_) | FromEngine::History { .. } => {}
+        // watch sends nothing, so there is no intent of its own; exchanges and history pages
+        // belong to the inspector and the history screens.
+        FromEngine::Intent(_) | FromEngine::Exchange(_) | FromEngine::History { .. } => {}
     }
     list
 }
