@@ -743,3 +743,137 @@ async fn d2_refused_token_is_not_retried() {
     let _ = tokio::time::timeout(Duration::from_secs(3), never.recv()).await;
     assert_eq!(fake.lock().expect("fake").bad_auth, refusals);
 }
+
+/// The reference bridge binary, killed when dropped.
+struct BridgeProcess {
+    child: std::process::Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for BridgeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_reference_bridge() -> BridgeProcess {
+    use std::io::BufRead;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("dir");
+    let token = dir.path().join("token");
+    std::fs::write(&token, TOKEN).expect("token");
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let root = dir.path().join("root");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_collie-phone"))
+        .args([
+            "dsh-bridge",
+            "--demo",
+            "--listen",
+            "127.0.0.1:0",
+            "--speed",
+            "4",
+        ])
+        .arg("--token-file")
+        .arg(&token)
+        .arg("--root")
+        .arg(&root)
+        .arg("--log")
+        .arg(dir.path().join("bridge.log"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the bridge starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("a listening line");
+    let url = line
+        .trim()
+        .strip_prefix("listening ")
+        .expect("`listening URL`")
+        .to_string();
+    BridgeProcess {
+        child,
+        url,
+        _dir: dir,
+    }
+}
+
+/// SPEC D1, D3, D5 against the reference bridge: its workspaces laid out, a task created with a
+/// preset it lists, and an instruction appended that comes back as the session's user message.
+#[tokio::test]
+async fn d3_reference_bridge_create_and_append() {
+    let bridge = start_reference_bridge();
+    let mut phone = Phone::start(&bridge.url, TOKEN);
+    phone
+        .until("the reference bridge's workspaces and capabilities", |seen| {
+            seen.iter().any(|u| matches!(u, FromEngine::Agent { change: AgentChange::Snapshot { snapshot, .. }, .. } if !snapshot.workspaces.is_empty()))
+                && seen.iter().any(|u| matches!(u, FromEngine::Agent { change: AgentChange::Dsh(DshChange::Capabilities(_)), .. }))
+        })
+        .await;
+    let (workspace, preset) = phone
+        .seen
+        .iter()
+        .find_map(|u| match u {
+            FromEngine::Agent {
+                change: AgentChange::Dsh(DshChange::Capabilities(c)),
+                ..
+            } => c.agent_presets.first().map(|p| p.id.clone()),
+            _ => None,
+        })
+        .and_then(|preset| {
+            phone.seen.iter().find_map(|u| match u {
+                FromEngine::Agent {
+                    change: AgentChange::Snapshot { snapshot, .. },
+                    ..
+                } => snapshot
+                    .workspaces
+                    .first()
+                    .map(|w| (w.id.clone(), preset.clone())),
+                _ => None,
+            })
+        })
+        .expect("a workspace and a preset");
+    phone.send(ToEngine::Submit {
+        agent: "desk".into(),
+        kind: IntentKind::DshCreate {
+            workspace_id: workspace,
+            title: Some("From the phone".into()),
+            objective: Some("Say hello".into()),
+            preset: Some(preset),
+            model: None,
+            adopt_session: None,
+        },
+    });
+    phone
+        .until("the task created", |seen| {
+            matches!(
+                intent_state(seen, None),
+                Some((_, IntentState::Done { .. }, 1))
+            )
+        })
+        .await;
+    let Some((_, IntentState::Done { reply }, _)) = intent_state(&phone.seen, None) else {
+        panic!("done")
+    };
+    let task = reply.pane_id.expect("the created task's pane");
+    phone.send(append_to(&task, "hello from the phone"));
+    phone
+        .until("the instruction in the task's chat", |seen| {
+            pane_texts(seen, &task)
+                .iter()
+                .any(|t| t == "hello from the phone")
+        })
+        .await;
+    assert!(
+        matches!(
+            intent_state(&phone.seen, None),
+            Some((_, IntentState::Done { .. }, 1))
+        ) || final_intents(&phone.seen)
+            .iter()
+            .any(|(_, s)| matches!(s, IntentState::Done { .. }))
+    );
+}
