@@ -53,7 +53,7 @@ pub struct HostOptions {
 pub enum Signal {
     Event {
         task_id: String,
-        event: Event,
+        event: Box<Event>,
         replay: bool,
     },
     Closed {
@@ -707,7 +707,7 @@ impl Host {
         // No receiver is fine: nobody is watching.
         let _ = self.signals.send(Arc::new(Signal::Event {
             task_id,
-            event,
+            event: Box::new(event),
             replay: false,
         }));
         Some(seq)
@@ -1180,22 +1180,22 @@ impl Host {
         }
         check_text("objective", &request.objective)?;
         check_text("acceptanceCriteria", &request.acceptance_criteria)?;
-        if let Some(context) = &request.task_context {
-            if context.to_string().chars().count() > limits::MAX_TASK_TEXT_CHARS {
-                return Err(bad(
-                    "taskContext is longer than 4000 characters once serialized",
-                ));
-            }
+        if let Some(context) = &request.task_context
+            && context.to_string().chars().count() > limits::MAX_TASK_TEXT_CHARS
+        {
+            return Err(bad(
+                "taskContext is longer than 4000 characters once serialized",
+            ));
         }
-        if let Some(preset) = &request.agent_preset {
-            if !demo::presets().iter().any(|p| &p.id == preset) {
-                return Err(bad(format!(
-                    "agentPreset {preset:?} is not offered; use one that /capabilities lists"
-                ))
-                .with_details(serde_json::json!({
-                    "agentPresets": demo::presets().iter().map(|p| p.id.clone()).collect::<Vec<_>>()
-                })));
-            }
+        if let Some(preset) = &request.agent_preset
+            && !demo::presets().iter().any(|p| &p.id == preset)
+        {
+            return Err(bad(format!(
+                "agentPreset {preset:?} is not offered; use one that /capabilities lists"
+            ))
+            .with_details(serde_json::json!({
+                "agentPresets": demo::presets().iter().map(|p| p.id.clone()).collect::<Vec<_>>()
+            })));
         }
         let config = self.resolve_config(
             None,
@@ -1228,10 +1228,10 @@ impl Host {
             .task_id
             .clone()
             .unwrap_or_else(|| format!("task-{}", self.made));
-        if let Some(config) = config {
-            if let Some(session) = self.sessions.get_mut(&session_id) {
-                session.config = config;
-            }
+        if let Some(config) = config
+            && let Some(session) = self.sessions.get_mut(&session_id)
+        {
+            session.config = config;
         }
         let now = self.clock.now_ms();
         self.follow(&task_id, &session_id, Some(&request), now);
@@ -1323,14 +1323,14 @@ impl Host {
             .as_ref()
             .map(|r| r.efforts.clone())
             .unwrap_or_default();
-        if let Some(effort) = effort {
-            if !efforts.iter().any(|e| e == effort) {
-                return Err(BridgeError::new(
-                    ErrorCode::ReasoningEffortUnavailable,
-                    format!("{provider}/{model} does not declare reasoning effort {effort:?}"),
-                )
-                .with_details(serde_json::json!({ "supportedEfforts": efforts })));
-            }
+        if let Some(effort) = effort
+            && !efforts.iter().any(|e| e == effort)
+        {
+            return Err(BridgeError::new(
+                ErrorCode::ReasoningEffortUnavailable,
+                format!("{provider}/{model} does not declare reasoning effort {effort:?}"),
+            )
+            .with_details(serde_json::json!({ "supportedEfforts": efforts })));
         }
         Ok(Some(ModelConfig {
             provider: Some(provider),
@@ -1455,14 +1455,15 @@ impl Host {
                 value: value.clone(),
             },
         );
-        if let Some(session) = self.sessions.get_mut(&session_id) {
-            if session.loses_first_reply && !session.lost_once {
-                session.lost_once = true;
-                return Err(BridgeError::new(
-                    ErrorCode::Timeout,
-                    "the desktop did not confirm the prompt in time; resend with the same requestId",
-                ));
-            }
+        if let Some(session) = self.sessions.get_mut(&session_id)
+            && session.loses_first_reply
+            && !session.lost_once
+        {
+            session.lost_once = true;
+            return Err(BridgeError::new(
+                ErrorCode::Timeout,
+                "the desktop did not confirm the prompt in time; resend with the same requestId",
+            ));
         }
         Ok(value)
     }
@@ -1749,7 +1750,7 @@ impl Host {
             for event in again {
                 let _ = self.signals.send(Arc::new(Signal::Event {
                     task_id: task_id.clone(),
-                    event,
+                    event: Box::new(event),
                     replay: true,
                 }));
             }

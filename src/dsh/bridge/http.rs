@@ -339,11 +339,11 @@ async fn wait(
         if met || tokio::time::Instant::now() >= deadline {
             return envelope(request_id, Ok(value));
         }
-        match tokio::time::timeout_at(deadline, signals.recv()).await {
-            Ok(Err(broadcast::error::RecvError::Closed)) => {
-                return envelope(request_id, Ok(value));
-            }
-            Ok(_) | Err(_) => {}
+        // A timeout or any signal means: look again.
+        if let Ok(Err(broadcast::error::RecvError::Closed)) =
+            tokio::time::timeout_at(deadline, signals.recv()).await
+        {
+            return envelope(request_id, Ok(value));
         }
     }
 }
