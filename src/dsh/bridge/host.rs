@@ -693,8 +693,12 @@ impl Host {
         while session.log.len() > self.options.durable_log {
             session.log.pop_front();
         }
-        let task_id = session.task.clone()?;
-        let task = self.tasks.get_mut(&task_id)?;
+        let Some(task_id) = session.task.clone() else {
+            return Some(seq);
+        };
+        let Some(task) = self.tasks.get_mut(&task_id) else {
+            return Some(seq);
+        };
         let event = Event {
             task_id: Some(task_id.clone()),
             ..event

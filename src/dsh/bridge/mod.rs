@@ -40,6 +40,8 @@ pub struct BridgeOptions {
 /// A bridge bound to its address, not yet serving.
 pub struct Bound {
     listener: tokio::net::TcpListener,
+    /// Installed before `listening` is printed: SIGHUP's default would end the process.
+    hangup: Option<tokio::signal::unix::Signal>,
     bridge: Arc<http::Bridge>,
     reload_every: Option<Duration>,
     pub url: String,
@@ -71,7 +73,15 @@ pub async fn bind(options: BridgeOptions) -> anyhow::Result<Bound> {
     let local = listener
         .local_addr()
         .context("the listener has no address")?;
+    let hangup = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
+        Ok(hangup) => Some(hangup),
+        Err(error) => {
+            tracing::warn!(%error, "cannot listen for SIGHUP; reloads only by --reload-every");
+            None
+        }
+    };
     Ok(Bound {
+        hangup,
         url: format!("http://{local}{prefix}"),
         listener,
         reload_every: options.reload_every,
@@ -93,7 +103,11 @@ impl Bound {
         self,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
-        let ticker = tokio::spawn(tick(Arc::clone(&self.bridge), self.reload_every));
+        let ticker = tokio::spawn(tick(
+            Arc::clone(&self.bridge),
+            self.hangup,
+            self.reload_every,
+        ));
         let app = http::router(Arc::clone(&self.bridge));
         let served = axum::serve(self.listener, app)
             .with_graceful_shutdown(stop)
@@ -104,15 +118,11 @@ impl Bound {
     }
 }
 
-async fn tick(bridge: Arc<http::Bridge>, reload_every: Option<Duration>) {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut hangup = match signal(SignalKind::hangup()) {
-        Ok(hangup) => Some(hangup),
-        Err(error) => {
-            tracing::warn!(%error, "cannot listen for SIGHUP; reloads only by --reload-every");
-            None
-        }
-    };
+async fn tick(
+    bridge: Arc<http::Bridge>,
+    mut hangup: Option<tokio::signal::unix::Signal>,
+    reload_every: Option<Duration>,
+) {
     let mut ticks = tokio::time::interval(TICK);
     let mut next_reload = reload_every.map(|every| tokio::time::Instant::now() + every);
     loop {
