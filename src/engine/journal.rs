@@ -1,6 +1,12 @@
 //! The intent journal (SPEC Q2): a receipt of every request id, fsynced before the request
 //! leaves, and its outcome after. After a crash, intents without an outcome come back as
 //! `unknown` and keep their request id, so a retry is still at most once.
+//!
+//! Several processes may hold it at once (the phone and a script's `collie-phone answer`).
+//! Appends use O_APPEND, so lines never tear each other. Compacting rewrites the file and
+//! renames it over the old one, which would leave every other holder appending to a file
+//! nobody reads; so each holder keeps a shared lock on `intents.jsonl.lock` while it is open,
+//! and only a process that finds no other holder (an exclusive lock) compacts.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -47,6 +53,8 @@ enum Line {
 pub struct Journal {
     path: PathBuf,
     file: File,
+    /// Held shared for as long as this journal is open, so nobody compacts under it.
+    _holder: File,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -70,7 +78,8 @@ impl Journal {
         base.join("collie-phone").join("intents.jsonl")
     }
 
-    /// Opens (creating) the journal, recovers what it holds, and compacts it.
+    /// Opens (creating) the journal and recovers what it holds; compacts it when no other
+    /// process has it open.
     pub fn open(path: &Path) -> Result<(Self, Vec<IntentRecord>), JournalError> {
         let fail = |source| JournalError {
             path: path.display().to_string(),
@@ -79,24 +88,35 @@ impl Journal {
         if let Some(folder) = path.parent() {
             create_private_dir(folder).map_err(fail)?;
         }
+        let holder = open_private(&path.with_extension("jsonl.lock"), false).map_err(fail)?;
+        let alone = match holder.try_lock() {
+            Ok(()) => true,
+            Err(std::fs::TryLockError::WouldBlock) => false,
+            Err(std::fs::TryLockError::Error(e)) => return Err(fail(e)),
+        };
         let records = match File::open(path) {
             Ok(file) => recover(BufReader::new(file)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(fail(e)),
         };
-        let kept = compact(records);
-        rewrite(path, &kept).map_err(fail)?;
-        let file = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(fail)?;
+        let records = if alone {
+            let kept = compact(records);
+            rewrite(path, &kept).map_err(fail)?;
+            kept
+        } else {
+            records
+        };
+        // From exclusive (or none) to shared: another process may compact in the gap, so the
+        // file is opened only once the shared lock is held, when nobody can any more.
+        holder.lock_shared().map_err(fail)?;
+        let file = open_private(path, true).map_err(fail)?;
         Ok((
             Self {
                 path: path.to_path_buf(),
                 file,
+                _holder: holder,
             },
-            kept,
+            records,
         ))
     }
 
@@ -133,6 +153,19 @@ impl Journal {
         self.file.write_all(text.as_bytes()).map_err(fail)?;
         self.file.sync_data().map_err(fail)
     }
+}
+
+/// Opens a file of this user only (0600), creating it; for appending or as a lock.
+fn open_private(path: &Path, append: bool) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = OpenOptions::new();
+    options.create(true).mode(0o600);
+    if append {
+        options.append(true);
+    } else {
+        options.write(true).truncate(false);
+    }
+    options.open(path)
 }
 
 fn create_private_dir(folder: &Path) -> std::io::Result<()> {
@@ -218,11 +251,15 @@ fn compact(records: Vec<IntentRecord>) -> Vec<IntentRecord> {
 fn rewrite(path: &Path, records: &[IntentRecord]) -> std::io::Result<()> {
     let temp = path.with_extension("jsonl.tmp");
     {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temp)?;
+        let mut file = {
+            use std::os::unix::fs::OpenOptionsExt;
+            OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(&temp)?
+        };
         for record in records {
             let mut text = serde_json::to_string(&Line::Created {
                 record: record.clone(),
@@ -281,6 +318,33 @@ mod tests {
         assert_eq!(records[0].attempts, 1);
         assert!(matches!(records[1].state, IntentState::NotSent { .. }));
         assert_eq!(records[2].state, IntentState::TooLate);
+    }
+
+    #[test]
+    fn q2_a_second_holder_never_compacts_under_the_first() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("intents.jsonl");
+        let (mut phone, _) = Journal::open(&path).expect("open");
+        phone.created(&record("r-1")).expect("created");
+        // A script opens the same journal while the phone holds it, and writes its own.
+        let (mut script, seen) = Journal::open(&path).expect("second open");
+        assert_eq!(seen.len(), 1);
+        script.created(&record("r-2")).expect("created");
+        drop(script);
+        // The phone's later lines land in the file everyone reads.
+        phone.attempt("r-1", 1).expect("attempt");
+        phone
+            .outcome("r-1", &IntentState::TooLate)
+            .expect("outcome");
+        drop(phone);
+        let (_journal, records) = Journal::open(&path).expect("reopen");
+        let states: Vec<(&str, &IntentState)> = records
+            .iter()
+            .map(|r| (r.request_id.as_str(), &r.state))
+            .collect();
+        assert_eq!(states.len(), 2, "{states:?}");
+        assert_eq!(states[0], ("r-1", &IntentState::TooLate));
+        assert_eq!(states[1].0, "r-2");
     }
 
     #[test]
