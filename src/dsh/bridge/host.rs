@@ -14,6 +14,7 @@ use tokio::sync::broadcast;
 use super::clock::Clock;
 use super::demo::{self, Topic};
 use super::plan::{Step, TurnShape, plan_turn};
+use super::tail::{page, tail_of};
 use super::tokens::Caller;
 use crate::dsh::wire::{
     AppendMode, AppendRequest, AppendValue, BridgeError, CancelValue, Capabilities, CapabilityBits,
@@ -1825,55 +1826,4 @@ fn fold(task: &mut HostTask, event: &Event) {
             _ => {}
         }
     }
-}
-
-/// The last `limit` events of a log, stamped with the task that follows them.
-fn tail_of(log: &VecDeque<Event>, limit: usize, task_id: &str) -> VecDeque<Event> {
-    log.iter()
-        .skip(log.len().saturating_sub(limit))
-        .map(|event| Event {
-            task_id: Some(task_id.to_string()),
-            ..event.clone()
-        })
-        .collect()
-}
-
-/// One page after `since`: the tail first, completed from the durable log when the tail starts
-/// later than asked. Returns the items, `truncatedBefore`, and whether the log was used.
-fn page(
-    tail: Option<&VecDeque<Event>>,
-    log: &VecDeque<Event>,
-    since: i64,
-    limit: usize,
-    task_id: Option<&str>,
-) -> (Vec<Event>, Option<i64>, bool) {
-    let tail_first = tail.and_then(|t| t.front()).map(|e| e.session_seq);
-    let needs_log = tail.is_none() || tail_first.is_none_or(|first| first > since + 1);
-    let mut items: Vec<Event> = Vec::new();
-    let mut used_log = false;
-    if needs_log {
-        for event in log.iter().filter(|e| e.session_seq > since) {
-            if tail_first.is_some_and(|first| event.session_seq >= first) {
-                break;
-            }
-            used_log = tail.is_some();
-            items.push(Event {
-                task_id: task_id.map(str::to_string),
-                ..event.clone()
-            });
-        }
-    }
-    if let Some(tail) = tail {
-        items.extend(tail.iter().filter(|e| e.session_seq > since).cloned());
-    }
-    items.sort_by_key(|e| e.session_seq);
-    items.dedup_by_key(|e| e.session_seq);
-    let earliest = [log.front(), tail.and_then(|t| t.front())]
-        .into_iter()
-        .flatten()
-        .map(|e| e.session_seq)
-        .min();
-    let truncated_before = earliest.filter(|first| *first > since + 1);
-    items.truncate(limit);
-    (items, truncated_before, used_log)
 }

@@ -8,6 +8,7 @@ mod demo;
 mod host;
 mod http;
 mod plan;
+mod tail;
 mod tokens;
 
 use std::net::SocketAddr;
