@@ -124,12 +124,15 @@ impl Intents {
     }
 }
 
-/// The pane a send, abort or belt press goes to.
+/// The pane a send, abort or belt press goes to (a DSH task's pane id is its task id).
 pub fn pane_of(kind: &IntentKind) -> Option<&str> {
     match kind {
         IntentKind::Send { pane, .. }
         | IntentKind::Abort { pane, .. }
         | IntentKind::Action { pane, .. } => Some(pane),
+        IntentKind::DshAppend { task_id, .. }
+        | IntentKind::DshCancel { task_id }
+        | IntentKind::DshClose { task_id } => Some(task_id),
         _ => None,
     }
 }

@@ -30,6 +30,10 @@ pub enum Context {
     Confirm,
     /// A one-line prompt, e.g. the new title of a rename.
     Prompt,
+    /// Choosing the kind of the next message to a DSH bridge task (instruction, feedback…).
+    KindPicker,
+    /// The New page's form for a DSH bridge: a task or a workspace to register.
+    DshForm,
     /// Typing a list filter after `/`.
     Filter,
     Help,
@@ -51,6 +55,8 @@ impl Context {
             Self::Exchange => "Exchange",
             Self::Confirm => "Confirm",
             Self::Prompt => "Prompt",
+            Self::KindPicker => "Message kind",
+            Self::DshForm => "New on a DSH bridge",
             Self::Filter => "Filter",
             Self::Help => "Help",
         }
@@ -60,7 +66,7 @@ impl Context {
     pub fn takes_typing(self) -> bool {
         matches!(
             self,
-            Self::PaneInput | Self::CardTyping | Self::Prompt | Self::Filter
+            Self::PaneInput | Self::CardTyping | Self::Prompt | Self::Filter | Self::DshForm
         )
     }
 
@@ -71,6 +77,10 @@ impl Context {
                 &["Typing, Backspace, Delete, ←/→/↑/↓, Home/End, Alt-←/→ by word: edit the text"]
             }
             Self::Filter => &["Type words to keep the rows holding all of them; Backspace deletes"],
+            Self::DshForm => &[
+                "Text fields: type; Backspace, ←/→, Home/End edit",
+                "Choice fields (workspace, session, preset, model, effort): ←/→ cycle the options",
+            ],
             Self::CardTyping => &[
                 "Text fields: type; Backspace, ←/→, Home/End edit",
                 "Choice fields: ←/→ cycle the options",
@@ -121,6 +131,10 @@ pub enum Action {
     Cancel,
     Wire,
     Export,
+    /// DSH bridge: choose the kind of the next message (instruction, feedback…).
+    MessageKind,
+    /// DSH bridge: switch the next message between queue and steer.
+    SendMode,
 }
 
 impl Action {
@@ -161,6 +175,8 @@ impl Action {
             Self::Cancel => "cancel",
             Self::Wire => "wire",
             Self::Export => "export",
+            Self::MessageKind => "message-kind",
+            Self::SendMode => "send-mode",
             Self::Belt(n) => return format!("belt-{n}"),
             Self::Pick(n) => return format!("pick-{n}"),
         };
@@ -204,6 +220,8 @@ impl Action {
             Self::Cancel => "No",
             Self::Wire => "Wire inspector: every exchange with the agents",
             Self::Export => "Save the listed exchanges to a file",
+            Self::MessageKind => "DSH task: choose the kind of the next message",
+            Self::SendMode => "DSH task: queue the next message, or steer the turn",
             Self::Belt(n) => return format!("Press belt button {n}"),
             Self::Pick(n) => return format!("Pick option {n}"),
         };
@@ -246,6 +264,8 @@ impl Action {
             Self::Cancel,
             Self::Wire,
             Self::Export,
+            Self::MessageKind,
+            Self::SendMode,
         ];
         all.extend((1..=4).map(Self::Belt));
         all.extend((1..=8).map(Self::Pick));
@@ -516,6 +536,9 @@ impl Keymap {
             (Chord::ch('x'), A::Abort),
             (Chord::ch('R'), A::Retry),
             (Chord::ch('a'), A::OpenAsk),
+            (Chord::ch('K'), A::MessageKind),
+            (Chord::ch('m'), A::SendMode),
+            (Chord::ch('c'), A::Close),
         ]);
         for n in 1..=4u8 {
             chat.push((Chord::plain(KeyCode::F(n)), A::Belt(n)));
@@ -533,6 +556,8 @@ impl Keymap {
             (Chord::plain(KeyCode::PageDown), A::PageDown),
             (Chord::ctrl('x'), A::Abort),
             (Chord::ctrl('r'), A::Retry),
+            (Chord::ctrl('k'), A::MessageKind),
+            (Chord::ctrl('o'), A::SendMode),
             (Chord::ctrl('c'), A::Quit),
         ];
         for n in 1..=4u8 {
@@ -640,6 +665,31 @@ impl Keymap {
                 (Chord::plain(KeyCode::Esc), A::Cancel),
                 (Chord::plain(KeyCode::Up), A::Up),
                 (Chord::plain(KeyCode::Down), A::Down),
+            ],
+        );
+        let mut kinds = vec![
+            (Chord::plain(KeyCode::Up), A::Up),
+            (Chord::ch('k'), A::Up),
+            (Chord::plain(KeyCode::Down), A::Down),
+            (Chord::ch('j'), A::Down),
+            (Chord::plain(KeyCode::Enter), A::Confirm),
+            (Chord::plain(KeyCode::Esc), A::Cancel),
+            (Chord::ch('q'), A::Cancel),
+            (Chord::ctrl('c'), A::Cancel),
+        ];
+        kinds.extend((1..=6u8).map(|n| (Chord::ch(char::from(b'0' + n)), A::Pick(n))));
+        bindings.insert(Context::KindPicker, kinds);
+        bindings.insert(
+            Context::DshForm,
+            vec![
+                (Chord::plain(KeyCode::Enter), A::Submit),
+                (Chord::plain(KeyCode::Tab), A::NextField),
+                (Chord::plain(KeyCode::Down), A::NextField),
+                (Chord::plain(KeyCode::BackTab), A::PrevField),
+                (Chord::plain(KeyCode::Up), A::PrevField),
+                (Chord::plain(KeyCode::Esc), A::Back),
+                (Chord::ctrl('r'), A::Retry),
+                (Chord::ctrl('c'), A::Quit),
             ],
         );
         bindings.insert(

@@ -158,6 +158,16 @@ impl App {
                 let Some((kind, id, title, _)) = chosen else {
                     return Vec::new();
                 };
+                if self.is_bridge(&agent) {
+                    if kind == "pane" {
+                        return self.dsh_ask_close(&agent, &id);
+                    }
+                    self.show_toast(
+                        "A DSH bridge closes tasks only: its workspaces stay on the desktop.",
+                        false,
+                    );
+                    return Vec::new();
+                }
                 if !self.agent_can(&agent, caps::CLOSE) {
                     self.show_toast(format!("{agent} does not close {kind}s."), true);
                     return Vec::new();

@@ -7,6 +7,9 @@ pub mod card;
 mod card_screen;
 pub mod chat_scroll;
 pub mod config;
+pub mod dsh_form;
+pub mod dsh_pane;
+pub mod dsh_state;
 pub mod editor;
 pub mod geometry;
 pub mod history;
@@ -111,6 +114,8 @@ pub struct App {
     pub cards: HashMap<AskKey, CardState>,
     /// Unsent text per (agent, pane): a person's words are never lost.
     pub drafts: HashMap<(String, String), Editor>,
+    /// What each DSH bridge told beyond its panes, by agent name (SPEC D).
+    pub dsh: HashMap<String, dsh_state::DshView>,
     pub toast: Option<Toast>,
     /// Chat entries as laid out, kept between frames (a memo, see `ui::chat_view`).
     pub chat_layout: ChatLayout,
@@ -146,6 +151,7 @@ impl App {
             overlay: None,
             cards: HashMap::new(),
             drafts: HashMap::new(),
+            dsh: HashMap::new(),
             toast: None,
             chat_layout: ChatLayout::default(),
             keymap: setup.keymap,
@@ -230,6 +236,7 @@ impl App {
                 Overlay::Help { .. } => Context::Help,
                 Overlay::Confirm { .. } => Context::Confirm,
                 Overlay::Prompt { .. } => Context::Prompt,
+                Overlay::DshKind { .. } => Context::KindPicker,
             };
         }
         let top = self.nav.top();
@@ -253,6 +260,7 @@ impl App {
             Screen::Conversation(_) => Context::Conversation,
             Screen::Inspector(_) => Context::Inspector,
             Screen::Exchange(_) => Context::Exchange,
+            Screen::DshForm(_) => Context::DshForm,
         }
     }
 
@@ -286,6 +294,7 @@ impl App {
             Context::Confirm => self.confirm_key(action),
             Context::Prompt => self.prompt_key(action, &key),
             Context::Filter => self.filter_key(action, &key),
+            Context::KindPicker => self.kind_picker_key(action),
             _ => match action {
                 Some(Action::Quit) => self.quit(),
                 Some(Action::Help) => {
@@ -319,7 +328,12 @@ impl App {
             Context::Conversation => self.conversation_action(action),
             Context::Inspector => self.inspector_action(action),
             Context::Exchange => self.exchange_action(action),
-            Context::Confirm | Context::Prompt | Context::Filter | Context::Help => Vec::new(),
+            Context::DshForm => self.dsh_form_action(action),
+            Context::Confirm
+            | Context::Prompt
+            | Context::Filter
+            | Context::Help
+            | Context::KindPicker => Vec::new(),
         }
     }
 
@@ -327,6 +341,7 @@ impl App {
         match context {
             Context::PaneInput => self.pane_typing(key),
             Context::CardTyping => self.card_typing(key),
+            Context::DshForm => self.dsh_form_typing(key),
             _ => {}
         }
         Vec::new()
@@ -569,7 +584,7 @@ impl App {
                 }
                 commands
             }
-            Screen::Card(_) => Vec::new(),
+            Screen::Card(_) | Screen::DshForm(_) => Vec::new(),
             Screen::Inspector(_) => self.inspector_wheel(down),
             Screen::Exchange(_) => self.exchange_wheel(down),
             _ => self.list_wheel(down),
@@ -582,7 +597,10 @@ impl App {
             Screen::Pane(_) => self.pane_click(column, row),
             Screen::Layout(_) | Screen::New(_) | Screen::History(_) => self.list_click(column, row),
             Screen::Inspector(_) => self.inspector_click(column, row),
-            Screen::Card(_) | Screen::Conversation(_) | Screen::Exchange(_) => Vec::new(),
+            Screen::Card(_)
+            | Screen::Conversation(_)
+            | Screen::Exchange(_)
+            | Screen::DshForm(_) => Vec::new(),
         }
     }
 
@@ -590,6 +608,7 @@ impl App {
         match self.context() {
             Context::PaneChat | Context::PaneInput => self.pane_paste(text),
             Context::CardTyping => self.card_paste(text),
+            Context::DshForm => self.dsh_form_paste(text),
             Context::Prompt => {
                 if let Some(Overlay::Prompt { editor, .. }) = &mut self.overlay {
                     typing::paste(editor, text, false);
@@ -610,6 +629,12 @@ impl App {
     fn on_engine(&mut self, update: FromEngine) -> Vec<Command> {
         match update {
             FromEngine::Agent { agent, change } => {
+                if let crate::engine::AgentChange::Dsh(dsh) = &change {
+                    self.dsh
+                        .entry(agent.clone())
+                        .or_default()
+                        .apply(dsh.clone());
+                }
                 let Some(view) = self.agents.get_mut(&agent) else {
                     return Vec::new();
                 };
@@ -731,6 +756,9 @@ impl App {
             IntentState::Done { reply } | IntentState::Replayed { reply } => Some(reply),
             _ => None,
         };
+        if let Some(dsh) = self.dsh_on_intent(&record, done_reply) {
+            return dsh;
+        }
         match (&record.kind, done_reply) {
             (IntentKind::Answer { pane, ask_id, .. }, Some(_)) => {
                 let key = AskKey {
@@ -808,7 +836,7 @@ impl App {
         self.nav.retain(|s| {
             !matches!(
                 s,
-                Screen::New(_) | Screen::History(_) | Screen::Conversation(_)
+                Screen::New(_) | Screen::History(_) | Screen::Conversation(_) | Screen::DshForm(_)
             )
         });
         self.open_pane(&agent, &pane);
@@ -867,7 +895,9 @@ impl App {
     fn list_len_at(&self, index: usize) -> usize {
         match self.nav.screens().get(index) {
             Some(Screen::Layout(s)) => self.layout_rows(s).len(),
-            Some(Screen::New(s)) => self.starter_rows(&s.filter).len(),
+            Some(Screen::New(s)) => {
+                self.starter_rows(&s.filter).len() + self.dsh_new_rows(&s.filter).len()
+            }
             Some(Screen::History(s)) => self.conversation_rows(&s.agent, &s.filter).len(),
             _ => 0,
         }

@@ -104,6 +104,8 @@ pub enum Screen {
     Conversation(ConversationScreen),
     Inspector(InspectorScreen),
     Exchange(ExchangeScreen),
+    /// The New page's form for a DSH bridge.
+    DshForm(super::dsh_form::DshFormScreen),
 }
 
 impl Screen {
@@ -116,6 +118,7 @@ impl Screen {
             Screen::Card(key) => Some(&key.agent),
             Screen::History(s) => Some(&s.agent),
             Screen::Conversation(s) => Some(&s.agent),
+            Screen::DshForm(s) => Some(&s.agent),
         }
     }
 

@@ -45,7 +45,12 @@ impl App {
         let filter = screen.filter.clone();
         let selected = screen.cursor.selected;
         let rows = self.starter_rows(&filter);
-        let len = rows.len();
+        let bridge_rows = self.dsh_new_rows(&filter);
+        let len = rows.len() + bridge_rows.len();
+        // Below the starters: a task or a workspace on each DSH bridge (SPEC D3).
+        let bridge_row = selected
+            .checked_sub(rows.len())
+            .and_then(|i| bridge_rows.get(i).cloned());
         let chosen = rows.get(selected).map(|r| {
             (
                 r.agent.to_string(),
@@ -68,6 +73,12 @@ impl App {
             | Action::Bottom => {
                 if let Screen::New(screen) = self.nav.top_mut() {
                     screen.cursor.apply(action, len, height);
+                }
+                Vec::new()
+            }
+            Action::Open if bridge_row.is_some() => {
+                if let Some(row) = bridge_row {
+                    self.open_dsh_form(&row.agent, row.purpose);
                 }
                 Vec::new()
             }

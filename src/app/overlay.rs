@@ -39,6 +39,13 @@ pub enum Overlay {
         editor: Editor,
         then: Deferred,
     },
+    /// The kind of the next message to a DSH bridge task, remembered per pane (SPEC D3).
+    DshKind {
+        agent: String,
+        pane: String,
+        /// The highlighted row of `AppendKind::ALL`.
+        selected: usize,
+    },
 }
 
 /// How long a short message stays.

@@ -209,6 +209,11 @@ impl App {
             return Vec::new();
         };
         let (agent, pane_id, focus) = (screen.agent.clone(), screen.pane.clone(), screen.focus);
+        if self.is_bridge(&agent)
+            && let Some(commands) = self.dsh_pane_action(&agent, &pane_id, action)
+        {
+            return commands;
+        }
         match action {
             Action::Back if focus == PaneFocus::Input => {
                 self.set_pane_focus(PaneFocus::Chat);
@@ -252,6 +257,34 @@ impl App {
                 }
             }
             Action::Belt(n) => self.press_belt(&agent, &pane_id, usize::from(n)),
+            Action::MessageKind | Action::SendMode => {
+                self.show_toast(
+                    "Message kinds and modes belong to DSH bridge tasks; this agent takes plain messages.",
+                    false,
+                );
+                Vec::new()
+            }
+            Action::Close => {
+                if !self.agent_can(&agent, crate::wire::caps::CLOSE) {
+                    self.show_toast(format!("{agent} does not close panes."), true);
+                    return Vec::new();
+                }
+                let title = self
+                    .agents
+                    .pane(&agent, &pane_id)
+                    .map_or_else(|| pane_id.clone(), |p| p.pane.title.clone());
+                self.overlay = Some(Overlay::Confirm {
+                    question: format!("Close the pane “{title}” and stop its agent?"),
+                    then: Deferred::Submit {
+                        agent,
+                        kind: IntentKind::Close {
+                            target: "pane".into(),
+                            id: pane_id,
+                        },
+                    },
+                });
+                Vec::new()
+            }
             Action::OpenAsk => {
                 let first = self
                     .agents

@@ -90,6 +90,9 @@ fn option_key(effect: Option<&Effect>) -> Option<char> {
 }
 
 pub fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) {
+    if super::dsh_card::draw(frame, app, key, theme) {
+        return;
+    }
     let area = frame.area();
     let rect = geometry::card(area.width, area.height);
     let Some(card) = app.cards.get(key) else {

@@ -71,12 +71,10 @@ fn item_lines(item: &Item, style: &ChatStyle, theme: &Theme) -> Vec<Line<'static
         ),
         ItemKind::Reply => plain(&item.text, theme.reply, width),
         ItemKind::Thinking => thinking_lines(&item.text, style, theme),
-        ItemKind::Notice => hanging(
-            Span::styled(NOTICE_PREFIX, theme.notice),
-            &item.text,
-            theme.notice,
-            width,
-        ),
+        ItemKind::Notice => {
+            let style = super::dsh_chat::notice_style(&item.text, theme).unwrap_or(theme.notice);
+            hanging(Span::styled(NOTICE_PREFIX, style), &item.text, style, width)
+        }
         ItemKind::Markdown => markdown::render(&item.text, style.width, theme),
         ItemKind::Code => {
             markdown::code_block(&item.text, item.language.as_deref(), style.width, theme)

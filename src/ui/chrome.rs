@@ -48,6 +48,7 @@ pub fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Screen::Conversation(s) => format!("{} › History › {}", s.agent, s.title),
         Screen::Inspector(_) => "Wire inspector".to_string(),
         Screen::Exchange(_) => "Wire inspector › Exchange".to_string(),
+        Screen::DshForm(s) => format!("{} › New", s.agent),
     };
     let waiting = inbox::count(&app.agents);
     let right = match waiting {
@@ -152,6 +153,16 @@ fn hinted(context: Context) -> &'static [(Action, &'static str)] {
         Context::Confirm => &[(Action::Confirm, "yes"), (Action::Cancel, "no")],
         Context::Prompt => &[(Action::Confirm, "save"), (Action::Cancel, "cancel")],
         Context::Help => &[(Action::Back, "close help")],
+        Context::KindPicker => &[
+            (Action::Confirm, "choose"),
+            (Action::Down, "next"),
+            (Action::Cancel, "cancel"),
+        ],
+        Context::DshForm => &[
+            (Action::Submit, "send"),
+            (Action::NextField, "next field"),
+            (Action::Back, "back"),
+        ],
     }
 }
 
@@ -169,7 +180,8 @@ pub fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
     let context = app.context();
     let mut spans = vec![Span::raw(" ")];
-    for (action, words) in hinted(context) {
+    let hints = super::dsh_pane::hints(app, context).unwrap_or_else(|| hinted(context));
+    for (action, words) in hints {
         let Some(key) = app.keymap.key_label(context, *action) else {
             continue;
         };

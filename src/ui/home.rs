@@ -54,7 +54,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
         .agents
         .list
         .iter()
-        .map(|a| wrap::width(&a.display_name()))
+        .map(|a| wrap::width(&super::dsh_home::name(app, a)))
         .max()
         .unwrap_or(0)
         .clamp(8, 32);
@@ -82,7 +82,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
                     theme.accent,
                 ),
                 ("● ".into(), 2, status_style(&agent.status, theme)),
-                (agent.display_name(), name_width, theme.text),
+                (super::dsh_home::name(app, agent), name_width, theme.text),
                 ("  ".into(), 2, theme.text),
                 (
                     agent.status.sentence(),
@@ -111,6 +111,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
     // The chosen agent's whole sentence, for the states whose words do not fit in a row.
     if let Some(agent) = selected_agent.filter(|_| !screen.in_inbox) {
         let mut words = match (&agent.status, &agent.snapshot) {
+            _ if super::dsh_home::detail(app, agent).is_some() => {
+                super::dsh_home::detail(app, agent).unwrap_or_default()
+            }
             (AgentStatus::Ready, Some(snapshot)) => format!(
                 "Ready: {} panes in {} workspaces, {} starters, reached {}.",
                 snapshot.panes().count(),

@@ -7,6 +7,12 @@ pub mod wrap;
 
 mod card;
 mod chrome;
+mod dsh_card;
+mod dsh_chat;
+mod dsh_form;
+mod dsh_home;
+mod dsh_kind;
+mod dsh_pane;
 mod history;
 mod home;
 mod layout;
@@ -43,6 +49,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
         Screen::Conversation(screen) => history::draw_conversation(frame, app, screen, theme),
         Screen::Inspector(screen) => inspector::draw_list(frame, app, screen, theme),
         Screen::Exchange(screen) => inspector::draw_exchange(frame, screen, theme),
+        Screen::DshForm(screen) => dsh_form::draw(frame, app, screen, theme),
     }
     chrome::footer(frame, parts.footer, app, theme);
     overlay::draw(frame, app, theme);

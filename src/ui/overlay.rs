@@ -51,6 +51,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
             );
             boxed(frame, rect, " Are you sure? ", lines, theme);
         }
+        Overlay::DshKind { selected, .. } => super::dsh_kind::draw(frame, app, *selected, theme),
         Overlay::Prompt { title, editor, .. } => {
             let text = editor.text();
             let lines = vec![
@@ -71,7 +72,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
     }
 }
 
-fn boxed(frame: &mut Frame<'_>, rect: Rect, title: &str, lines: Vec<Line<'static>>, theme: &Theme) {
+pub(super) fn boxed(
+    frame: &mut Frame<'_>,
+    rect: Rect,
+    title: &str,
+    lines: Vec<Line<'static>>,
+    theme: &Theme,
+) {
     frame.render_widget(Clear, rect);
     let block = Block::default()
         .borders(Borders::ALL)

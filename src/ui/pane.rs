@@ -35,9 +35,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
         return;
     };
     let (word, word_style) = state_word(pane.state(), theme);
-    let turn = match pane.turn() {
-        Some(turn) => format!("turn {} {}", turn.id, turn_words(&turn.state)),
-        None => "no turn yet".to_string(),
+    let turn = match (super::dsh_pane::turn_words(app, screen), pane.turn()) {
+        (Some(words), _) => words,
+        (None, Some(turn)) => format!("turn {} {}", turn.id, turn_words(&turn.state)),
+        (None, None) => "no turn yet".to_string(),
     };
     put(
         frame,
@@ -111,6 +112,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
             .key_label(Context::PaneChat, Action::OpenAsk)
             .unwrap_or_default();
         let words = match asks.len() {
+            _ if app.is_bridge(&screen.agent) => format!(
+                "⚑ {} waiting on the desktop: {} — {key} shows it",
+                asks.len(),
+                first.title
+            ),
             1 => format!("⚑ Needs your answer: {} — {key} answers", first.title),
             n => format!(
                 "⚑ {n} asks need your answer, oldest: {} — {key} answers",
@@ -125,6 +131,12 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
         );
     }
 
+    if let Some(line) = super::dsh_pane::info_line(app, screen, theme) {
+        put(frame, parts.belt, 0, line);
+        draw_input(frame, app, screen, parts.input, theme);
+        draw_status(frame, app, screen, parts.status, theme);
+        return;
+    }
     let slots = belt_slots(&pane.pane.belt);
     let mut spans: Vec<Span<'static>> = Vec::new();
     for slot in &slots {
@@ -158,10 +170,12 @@ fn skip_columns(text: &str, skip: usize) -> String {
 fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
     let focused = screen.focus == PaneFocus::Input && app.overlay.is_none();
     let border = if focused { theme.accent } else { theme.border };
+    let title =
+        super::dsh_pane::input_title(app, screen).unwrap_or_else(|| " Message ".to_string());
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(border)
-        .title(Span::styled(" Message ", border));
+        .title(Span::styled(title, border));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let draft = app.draft(&screen.agent, &screen.pane);
@@ -213,6 +227,9 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect,
 
 /// The last send, stop or belt press of this pane, and the input's size.
 fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
+    if super::dsh_pane::draw_status(frame, app, screen, area, theme) {
+        return;
+    }
     let bytes = app
         .draft(&screen.agent, &screen.pane)
         .map_or(0, |d| d.byte_len());

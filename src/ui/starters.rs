@@ -19,12 +19,17 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: &Theme)
         parts.heading,
         0,
         Line::from(Span::styled(
-            "New — run a starter; its pane opens when it is ready",
+            if app.dsh.is_empty() {
+                "New — run a starter; its pane opens when it is ready"
+            } else {
+                "New — run a starter, or start a task on a DSH bridge; its pane opens when it is ready"
+            },
             theme.title,
         )),
     );
     let rows = app.starter_rows(&screen.filter);
-    if rows.is_empty() {
+    let bridge_rows = app.dsh_new_rows(&screen.filter);
+    if rows.is_empty() && bridge_rows.is_empty() {
         put(
             frame,
             parts.list,
@@ -57,6 +62,36 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: &Theme)
                     width,
                     theme.dim,
                 ),
+            ],
+            width,
+        );
+        let line = if selected {
+            line.style(theme.selected)
+        } else {
+            line
+        };
+        put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
+    }
+    // The DSH bridges' rows follow the starters, in the same list and selection.
+    for (index, bridge_row) in bridge_rows.iter().enumerate() {
+        let position = rows.len() + index;
+        let Some(row) = position.checked_sub(screen.cursor.offset) else {
+            continue;
+        };
+        if row >= usize::from(parts.list.height) {
+            break;
+        }
+        let selected = position == screen.cursor.selected;
+        let line = columns(
+            &[
+                (
+                    if selected { "› ".into() } else { "  ".into() },
+                    2,
+                    theme.accent,
+                ),
+                (bridge_row.agent.clone(), 14, theme.dim),
+                (bridge_row.title.clone(), 26, theme.text),
+                (bridge_row.description.clone(), width, theme.dim),
             ],
             width,
         );

@@ -1,0 +1,426 @@
+//! A DSH bridge task in a pane (SPEC D3, D5, D6): send is `tasks/append` with the kind and
+//! mode chosen for this pane, stop is `tasks/cancel`, close is `tasks/close`, each after the
+//! same kind of confirm the Collie actions use. A session no task follows is read-only here.
+
+use super::dsh_state::{DshView, kind_words, mode_words};
+use super::keymap::Action;
+use super::navigation::Screen;
+use super::overlay::{Deferred, Overlay};
+use super::{App, Command, intents};
+use crate::dsh::wire::{AppendKind, AppendMode, TaskStatus};
+use crate::engine::{IntentKind, IntentRecord, IntentState, ToEngine};
+use crate::wire::PostReply;
+
+/// The longest message the phone sends to a bridge; the body must stay under its 256 KiB
+/// (seed: maxRequestBytes), and the JSON around the words needs room.
+pub const MAX_BRIDGE_MESSAGE: usize = 240 * 1024;
+
+impl App {
+    /// True when `agent` is a DSH bridge.
+    pub fn is_bridge(&self, agent: &str) -> bool {
+        self.dsh.contains_key(agent)
+    }
+
+    /// Names the agents that are DSH bridges, before they say anything.
+    pub fn with_bridges(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        for name in names {
+            self.dsh.entry(name).or_default();
+        }
+        self
+    }
+
+    pub fn dsh_view(&self, agent: &str) -> Option<&DshView> {
+        self.dsh.get(agent)
+    }
+
+    /// What an action means on a bridge's pane; None when it means what it means on a
+    /// Collie pane (scrolling, typing, opening the wait's card).
+    pub(super) fn dsh_pane_action(
+        &mut self,
+        agent: &str,
+        pane: &str,
+        action: Action,
+    ) -> Option<Vec<Command>> {
+        let commands = match action {
+            Action::Send => self.dsh_send(agent, pane),
+            Action::Abort => self.dsh_ask_cancel(agent, pane),
+            Action::Close => self.dsh_ask_close(agent, pane),
+            Action::MessageKind => {
+                if let Some(why) = self.dsh_unwritable(agent, pane) {
+                    self.show_toast(why, false);
+                    return Some(Vec::new());
+                }
+                let current = self
+                    .dsh
+                    .get(agent)
+                    .map(|v| v.prefs(pane).kind)
+                    .unwrap_or(AppendKind::Instruction);
+                let selected = AppendKind::ALL
+                    .iter()
+                    .position(|k| *k == current)
+                    .unwrap_or(0);
+                self.overlay = Some(Overlay::DshKind {
+                    agent: agent.to_string(),
+                    pane: pane.to_string(),
+                    selected,
+                });
+                Vec::new()
+            }
+            Action::SendMode => {
+                if let Some(why) = self.dsh_unwritable(agent, pane) {
+                    self.show_toast(why, false);
+                    return Some(Vec::new());
+                }
+                let Some(view) = self.dsh.get_mut(agent) else {
+                    return Some(Vec::new());
+                };
+                let prefs = view.prefs.entry(pane.to_string()).or_default();
+                prefs.mode = match prefs.mode {
+                    AppendMode::Steer => AppendMode::Queue,
+                    _ => AppendMode::Steer,
+                };
+                let words = format!(
+                    "Mode {}: the next message {}.",
+                    prefs.mode,
+                    mode_words(&prefs.mode)
+                );
+                self.show_toast(words, false);
+                Vec::new()
+            }
+            _ => return None,
+        };
+        Some(commands)
+    }
+
+    /// Why this pane takes no action, if it does not: a session not adopted, or a task the
+    /// engine stopped addressing (SPEC D2).
+    fn dsh_unwritable(&self, agent: &str, pane: &str) -> Option<String> {
+        if DshView::is_session_pane(pane) {
+            return Some(
+                "This desktop session has no task yet, so the bridge takes nothing for it: adopt it on the New page (n from Home) first."
+                    .into(),
+            );
+        }
+        self.dsh
+            .get(agent)
+            .and_then(|v| v.stopped.get(pane))
+            .map(|why| {
+                format!("The phone no longer addresses this task ({why}); check it on the desktop.")
+            })
+    }
+
+    /// The kind picker's keys.
+    pub(super) fn kind_picker_key(&mut self, action: Option<Action>) -> Vec<Command> {
+        let Some(Overlay::DshKind {
+            agent,
+            pane,
+            selected,
+        }) = self.overlay.clone()
+        else {
+            return Vec::new();
+        };
+        let last = AppendKind::ALL.len() - 1;
+        let chosen = match action {
+            Some(Action::Up) => {
+                let selected = selected.checked_sub(1).unwrap_or(last);
+                self.overlay = Some(Overlay::DshKind {
+                    agent,
+                    pane,
+                    selected,
+                });
+                return Vec::new();
+            }
+            Some(Action::Down) => {
+                let selected = if selected >= last { 0 } else { selected + 1 };
+                self.overlay = Some(Overlay::DshKind {
+                    agent,
+                    pane,
+                    selected,
+                });
+                return Vec::new();
+            }
+            Some(Action::Pick(n)) if (1..=last + 1).contains(&usize::from(n)) => usize::from(n) - 1,
+            Some(Action::Confirm) => selected,
+            Some(Action::Cancel) => {
+                self.overlay = None;
+                return Vec::new();
+            }
+            _ => return Vec::new(),
+        };
+        self.overlay = None;
+        let kind = AppendKind::ALL[chosen.min(last)].clone();
+        if let Some(view) = self.dsh.get_mut(&agent) {
+            view.prefs.entry(pane).or_default().kind = kind.clone();
+        }
+        self.show_toast(
+            format!("Kind {kind}: the next message is {}.", kind_words(&kind)),
+            false,
+        );
+        Vec::new()
+    }
+
+    /// `tasks/append` with this pane's kind and mode; the words stay until the bridge took
+    /// them (SPEC D5), so a refusal or a lost reply never loses them.
+    fn dsh_send(&mut self, agent: &str, pane: &str) -> Vec<Command> {
+        if let Some(why) = self.dsh_unwritable(agent, pane) {
+            self.show_toast(why, true);
+            return Vec::new();
+        }
+        let Some(draft) = self.draft(agent, pane).filter(|d| !d.is_empty()) else {
+            self.show_toast("Type a message first.", false);
+            return Vec::new();
+        };
+        let text = draft.text();
+        if text.trim().is_empty() {
+            self.show_toast("The bridge takes only words: this message is blank.", false);
+            return Vec::new();
+        }
+        if text.len() > MAX_BRIDGE_MESSAGE {
+            self.show_toast(
+                format!(
+                    "Not sent: the message is {:.0} KiB and the bridge takes at most {} KiB. Split it first.",
+                    text.len() as f64 / 1024.0,
+                    MAX_BRIDGE_MESSAGE / 1024
+                ),
+                true,
+            );
+            return Vec::new();
+        }
+        let in_flight = self.intents.pane_pending(agent, pane) == Some("send")
+            || self.intents.latest_for_pane(agent, pane).is_some_and(|r| {
+                matches!(r.kind, IntentKind::DshAppend { .. }) && intents::is_in_flight(&r.state)
+            });
+        if in_flight {
+            self.show_toast("Still sending the last message…", false);
+            return Vec::new();
+        }
+        if self.agents.pane(agent, pane).is_none() {
+            self.show_toast("This task is gone; the words stay here.", true);
+            return Vec::new();
+        }
+        let prefs = self
+            .dsh
+            .get(agent)
+            .map(|v| v.prefs(pane))
+            .unwrap_or_default();
+        self.submit(
+            agent,
+            IntentKind::DshAppend {
+                task_id: pane.to_string(),
+                message_kind: prefs.kind,
+                message: text,
+                mode: prefs.mode,
+                model: None,
+            },
+        )
+    }
+
+    /// Asks first: `tasks/cancel` stops the running turn only (seed POST /tasks/cancel).
+    fn dsh_ask_cancel(&mut self, agent: &str, pane: &str) -> Vec<Command> {
+        if let Some(why) = self.dsh_unwritable(agent, pane) {
+            self.show_toast(why, false);
+            return Vec::new();
+        }
+        let task = self.dsh.get(agent).and_then(|v| v.task(pane));
+        let Some(task) = task else {
+            self.show_toast("This task is not open on the bridge any more.", false);
+            return Vec::new();
+        };
+        if matches!(task.status, TaskStatus::Idle | TaskStatus::Closed) {
+            self.show_toast(
+                format!("No turn is running in this task (it is {}).", task.status),
+                false,
+            );
+            return Vec::new();
+        }
+        let title = task.title.clone().unwrap_or_else(|| task.task_id.clone());
+        self.overlay = Some(Overlay::Confirm {
+            question: format!(
+                "Cancel the running turn of “{title}”? Queued messages and any wait on the desktop stay."
+            ),
+            then: Deferred::Submit {
+                agent: agent.to_string(),
+                kind: IntentKind::DshCancel {
+                    task_id: pane.to_string(),
+                },
+            },
+        });
+        Vec::new()
+    }
+
+    /// Asks first: `tasks/close` ends the phone's following; the session stays on the desktop.
+    pub(super) fn dsh_ask_close(&mut self, agent: &str, pane: &str) -> Vec<Command> {
+        if let Some(why) = self.dsh_unwritable(agent, pane) {
+            self.show_toast(why, false);
+            return Vec::new();
+        }
+        let title = self
+            .agents
+            .pane(agent, pane)
+            .map_or_else(|| pane.to_string(), |p| p.pane.title.clone());
+        self.overlay = Some(Overlay::Confirm {
+            question: format!(
+                "Close the task “{title}”? The bridge stops following it; its session stays on the desktop and can be adopted again from the New page."
+            ),
+            then: Deferred::Submit {
+                agent: agent.to_string(),
+                kind: IntentKind::DshClose {
+                    task_id: pane.to_string(),
+                },
+            },
+        });
+        Vec::new()
+    }
+
+    /// What a bridge intent's outcome changes on screen; None for a Collie intent.
+    pub(super) fn dsh_on_intent(
+        &mut self,
+        record: &IntentRecord,
+        done: Option<&PostReply>,
+    ) -> Option<Vec<Command>> {
+        if !record.kind.is_dsh() {
+            return None;
+        }
+        let agent = record.agent.clone();
+        let mut commands = Vec::new();
+        match (&record.kind, done) {
+            (
+                IntentKind::DshAppend {
+                    task_id, message, ..
+                },
+                Some(_),
+            ) => {
+                let key = (agent.clone(), task_id.clone());
+                if self.drafts.get(&key).is_some_and(|d| d.text() == *message) {
+                    self.drafts.remove(&key);
+                }
+            }
+            (IntentKind::DshClose { task_id }, Some(_)) => {
+                let task_id = task_id.clone();
+                self.nav.retain(
+                    |s| !matches!(s, Screen::Pane(p) if p.agent == agent && p.pane == task_id),
+                );
+                self.show_toast("Closed the task. Its session stays on the desktop.", false);
+                commands.push(Command::Engine(ToEngine::PollNow {
+                    agent: agent.clone(),
+                }));
+            }
+            (IntentKind::DshCreate { .. }, Some(reply)) => {
+                if let Some(pane) = &reply.pane_id {
+                    self.awaiting_pane = Some((agent.clone(), pane.clone()));
+                    self.open_awaited_pane();
+                    if self.awaiting_pane.is_some() {
+                        commands.push(Command::Engine(ToEngine::PollNow {
+                            agent: agent.clone(),
+                        }));
+                    }
+                }
+            }
+            (IntentKind::DshRegisterWorkspace { path, .. }, Some(_)) => {
+                self.show_toast(
+                    format!("Registered {path}: it shows among the bridge's workspaces."),
+                    false,
+                );
+                commands.push(Command::Engine(ToEngine::PollNow {
+                    agent: agent.clone(),
+                }));
+            }
+            _ => {}
+        }
+        // Trouble shows where the person is: the pane's status line or the form's receipt.
+        let shown_in_place = matches!(self.nav.top(), Screen::Pane(_) | Screen::DshForm(_));
+        if !shown_in_place && done.is_none() && !intents::is_in_flight(&record.state) {
+            self.show_toast(
+                format!("{}: {}", record.kind.verb(), dsh_intent_words(record)),
+                true,
+            );
+        }
+        Some(commands)
+    }
+}
+
+/// A bridge intent's state in a few words (SPEC D5): a replay is said as such, and a lost
+/// reply says who may resend it and how.
+pub fn dsh_intent_words(record: &IntentRecord) -> String {
+    match &record.state {
+        IntentState::Replayed { .. } => "replayed (already applied)".into(),
+        IntentState::Done { .. } => match &record.kind {
+            IntentKind::DshCreate { .. } => "created".into(),
+            IntentKind::DshRegisterWorkspace { .. } => "registered".into(),
+            IntentKind::DshCancel { .. } => "cancelled the turn".into(),
+            IntentKind::DshClose { .. } => "closed".into(),
+            _ => "accepted".into(),
+        },
+        IntentState::Unknown { why } if intents::is_retryable(record) => {
+            format!("no reply ({why}); it may or may not have arrived")
+        }
+        _ => super::intent_words(record),
+    }
+}
+
+/// The verb of a bridge intent with what qualifies it: "send feedback (steer)".
+pub fn dsh_verb(kind: &IntentKind) -> String {
+    match kind {
+        IntentKind::DshAppend {
+            message_kind, mode, ..
+        } => format!("send {message_kind} ({mode})"),
+        IntentKind::DshCancel { .. } => "cancel turn".into(),
+        IntentKind::DshClose { .. } => "close task".into(),
+        IntentKind::DshCreate { .. } => "create task".into(),
+        IntentKind::DshRegisterWorkspace { .. } => "register workspace".into(),
+        other => other.verb().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(state: IntentState, attempts: u32) -> IntentRecord {
+        IntentRecord {
+            request_id: "r-1".into(),
+            agent: "dsh".into(),
+            kind: IntentKind::DshAppend {
+                task_id: "t1".into(),
+                message_kind: AppendKind::Feedback,
+                message: "go".into(),
+                mode: AppendMode::Steer,
+                model: None,
+            },
+            attempts,
+            state,
+            created_at: "2026-11-29T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn d5_replayed_is_said_as_already_applied() {
+        let replayed = record(
+            IntentState::Replayed {
+                reply: PostReply::ok("r-1"),
+            },
+            1,
+        );
+        assert_eq!(dsh_intent_words(&replayed), "replayed (already applied)");
+        assert_eq!(dsh_verb(&replayed.kind), "send feedback (steer)");
+    }
+
+    #[test]
+    fn d5_a_lost_reply_may_be_resent_once_by_the_person() {
+        let lost = record(
+            IntentState::Unknown {
+                why: "reset".into(),
+            },
+            1,
+        );
+        assert!(dsh_intent_words(&lost).contains("may or may not have arrived"));
+        assert!(intents::is_retryable(&lost));
+        let twice = record(
+            IntentState::Unknown {
+                why: "reset".into(),
+            },
+            2,
+        );
+        assert!(!intents::is_retryable(&twice));
+    }
+}

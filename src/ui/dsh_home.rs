@@ -1,0 +1,50 @@
+//! A DSH bridge on Home: marked as one, and when chosen, what it holds — its workspaces by
+//! name, its open tasks and sessions, the desktop's process — beside the Collie agents.
+
+use crate::app::App;
+use crate::app::agents::AgentView;
+use crate::app::dsh_state::DshView;
+use crate::engine::AgentStatus;
+
+/// The name shown for an agent on Home: a bridge says that it is one.
+pub fn name(app: &App, agent: &AgentView) -> String {
+    if app.is_bridge(&agent.name) {
+        format!("{} (DSH bridge)", agent.name)
+    } else {
+        agent.display_name()
+    }
+}
+
+/// The chosen bridge's sentence; None for a Collie agent or a bridge that is not ready.
+pub fn detail(app: &App, agent: &AgentView) -> Option<String> {
+    let view = app.dsh_view(&agent.name)?;
+    if agent.status != AgentStatus::Ready {
+        return None;
+    }
+    let workspaces: Vec<&str> = view
+        .workspace_list()
+        .iter()
+        .map(|w| w.title.as_str())
+        .collect();
+    let sessions = agent
+        .panes()
+        .iter()
+        .filter(|p| DshView::is_session_pane(&p.pane.id))
+        .count();
+    let desktop = view
+        .health
+        .as_ref()
+        .and_then(|h| h.pid)
+        .map(|pid| format!(" on the desktop's process {pid}"))
+        .unwrap_or_default();
+    let reloaded = view
+        .last_reload()
+        .map(|r| format!(" Last: {r}."))
+        .unwrap_or_default();
+    Some(format!(
+        "Ready{desktop}: {} open tasks and {sessions} sessions in {} workspaces ({}). Waits are answered on the desktop.{reloaded}",
+        view.tasks.len(),
+        workspaces.len(),
+        workspaces.join(", ")
+    ))
+}

@@ -1,0 +1,57 @@
+//! The kind picker of a DSH bridge pane: the six kinds the seed names, with what each means,
+//! chosen by number or arrows (SPEC D3). The choice is kept for the pane.
+
+use ratatui::Frame;
+use ratatui::text::{Line, Span};
+
+use super::overlay::boxed;
+use super::theme::Theme;
+use super::wrap;
+use crate::app::App;
+use crate::app::dsh_state::kind_words;
+use crate::app::geometry;
+use crate::app::keymap::{Action, Context};
+use crate::dsh::wire::AppendKind;
+
+pub fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Theme) {
+    let area = frame.area();
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    for (index, kind) in AppendKind::ALL.iter().enumerate() {
+        let chosen = index == selected;
+        let marker = if chosen { "› " } else { "  " };
+        let line = Line::from(vec![
+            Span::styled(format!("{marker}{} ", index + 1), theme.accent),
+            Span::styled(wrap::pad_to(kind.as_str(), 14), theme.text),
+            Span::styled(kind_words(kind).to_string(), theme.dim),
+        ]);
+        lines.push(if chosen {
+            line.style(theme.selected)
+        } else {
+            line
+        });
+    }
+    lines.push(Line::default());
+    let key = |action| {
+        app.keymap
+            .key_label(Context::KindPicker, action)
+            .unwrap_or_default()
+    };
+    lines.push(Line::from(vec![
+        Span::styled("1-6", theme.accent),
+        Span::styled(" or ", theme.dim),
+        Span::styled(key(Action::Confirm), theme.accent),
+        Span::styled(" choose   ", theme.dim),
+        Span::styled(key(Action::Cancel), theme.accent),
+        Span::styled(" keep the kind", theme.dim),
+    ]));
+    lines.push(Line::from(Span::styled(
+        "The session sees a plain message; the kind goes in the bridge's record.",
+        theme.dim,
+    )));
+    let rect = geometry::dialog(
+        area.width,
+        area.height,
+        u16::try_from(lines.len()).unwrap_or(10),
+    );
+    boxed(frame, rect, " Kind of the next message ", lines, theme);
+}

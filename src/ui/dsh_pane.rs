@@ -1,0 +1,273 @@
+//! What a DSH bridge's pane shows beyond a Collie pane (SPEC D2–D6): the task's last turn in
+//! the heading, a line with its preset and the requested config next to the one the desktop
+//! really used (a difference highlighted), a stopped task or a desktop reload, the kind and mode
+//! of the next message on the input box, and the receipt of the last action with its request id.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::theme::Theme;
+use super::{put, wrap};
+use crate::app::dsh_pane::{MAX_BRIDGE_MESSAGE, dsh_intent_words, dsh_verb};
+use crate::app::dsh_state::DshView;
+use crate::app::keymap::{Action, Context};
+use crate::app::navigation::{PaneFocus, PaneScreen, Screen};
+use crate::app::{App, intents};
+use crate::dsh::client::pane::DESKTOP_ASK_KIND;
+use crate::dsh::wire::ModelConfig;
+use crate::engine::{IntentRecord, IntentState};
+use crate::wire::AskKind;
+
+/// The footer's hints where a bridge is on screen; None elsewhere.
+pub fn hints(app: &App, context: Context) -> Option<&'static [(Action, &'static str)]> {
+    match app.nav.top() {
+        Screen::Pane(screen) if app.is_bridge(&screen.agent) => match context {
+            Context::PaneChat if DshView::is_session_pane(&screen.pane) => Some(&[
+                (Action::Up, "scroll"),
+                (Action::Back, "back"),
+                (Action::Help, "help"),
+            ]),
+            Context::PaneChat => Some(&[
+                (Action::FocusInput, "type"),
+                (Action::MessageKind, "kind"),
+                (Action::SendMode, "queue/steer"),
+                (Action::OpenAsk, "wait"),
+                (Action::Abort, "cancel turn"),
+                (Action::Close, "close task"),
+                (Action::Back, "back"),
+            ]),
+            Context::PaneInput => Some(&[
+                (Action::Send, "send"),
+                (Action::MessageKind, "kind"),
+                (Action::SendMode, "queue/steer"),
+                (Action::Newline, "new line"),
+                (Action::Back, "leave input"),
+            ]),
+            _ => None,
+        },
+        Screen::Card(key)
+            if app.is_bridge(&key.agent)
+                && app
+                    .cards
+                    .get(key)
+                    .is_some_and(|c| c.ask.kind == AskKind::Unknown(DESKTOP_ASK_KIND.into())) =>
+        {
+            Some(&[(Action::Back, "back"), (Action::Help, "help")])
+        }
+        _ => None,
+    }
+}
+
+/// The heading's words after the state: the task's last turn, or what a session pane is.
+pub fn turn_words(app: &App, screen: &PaneScreen) -> Option<String> {
+    let view = app.dsh_view(&screen.agent)?;
+    if DshView::is_session_pane(&screen.pane) {
+        return Some("a desktop session no task follows (read-only)".into());
+    }
+    let task = view.task(&screen.pane)?;
+    let turn = task.last_turn.as_ref().and_then(|last| {
+        let phase = last.phase.as_ref()?;
+        let number = last.turn.map(|t| format!(" {t}")).unwrap_or_default();
+        Some(format!(
+            "turn{number} {}",
+            phase.as_str().trim_start_matches("turn-")
+        ))
+    });
+    let rounds = match task.rounds.len() {
+        0 => String::new(),
+        1 => " · 1 round".into(),
+        n => format!(" · {n} rounds"),
+    };
+    Some(format!(
+        "{}{rounds}",
+        turn.unwrap_or_else(|| "no turn yet".into())
+    ))
+}
+
+fn config_words(config: &ModelConfig) -> String {
+    config.label()
+}
+
+/// The line where a Collie pane has its belt: what the task runs with, and anything the person
+/// must know first (stopped, desktop reloaded).
+pub fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'static>> {
+    let view = app.dsh_view(&screen.agent)?;
+    if DshView::is_session_pane(&screen.pane) {
+        return Some(Line::from(Span::styled(
+            "Read-only: adopt this session on the New page to write to it.",
+            theme.dim,
+        )));
+    }
+    if let Some(why) = view.stopped.get(&screen.pane) {
+        return Some(Line::from(Span::styled(
+            format!(
+                "Stopped: the phone no longer addresses this task ({why}). Check it on the desktop."
+            ),
+            theme.danger,
+        )));
+    }
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    if let Some(reload) = view.last_reload() {
+        spans.push(Span::styled(format!("{reload} · "), theme.warn));
+    }
+    let Some(task) = view.task(&screen.pane) else {
+        spans.push(Span::styled(
+            "This task is not among the bridge's open tasks.",
+            theme.dim,
+        ));
+        return Some(Line::from(spans));
+    };
+    if let Some(preset) = &task.agent_preset {
+        spans.push(Span::styled(format!("preset {preset} · "), theme.dim));
+    }
+    match (&task.requested_config, &task.observed_config) {
+        (Some(asked), Some(used)) => {
+            let differs = differs(asked, used);
+            spans.push(Span::styled("asked ", theme.dim));
+            spans.push(Span::styled(config_words(asked), theme.text));
+            spans.push(Span::styled(" · used ", theme.dim));
+            spans.push(Span::styled(
+                config_words(used),
+                if differs { theme.warn } else { theme.text },
+            ));
+            if differs {
+                spans.push(Span::styled(" ≠ not what was asked", theme.warn));
+            }
+        }
+        (Some(asked), None) => {
+            spans.push(Span::styled("asked ", theme.dim));
+            spans.push(Span::styled(config_words(asked), theme.text));
+            spans.push(Span::styled(" · nothing sent yet", theme.dim));
+        }
+        (None, Some(used)) => {
+            spans.push(Span::styled("used ", theme.dim));
+            spans.push(Span::styled(config_words(used), theme.text));
+        }
+        (None, None) => spans.push(Span::styled("the desktop's default model", theme.dim)),
+    }
+    Some(Line::from(spans))
+}
+
+/// True when a field both name differs (a field one leaves out is not a difference).
+fn differs(asked: &ModelConfig, used: &ModelConfig) -> bool {
+    let one = |a: &Option<String>, b: &Option<String>| a.is_some() && b.is_some() && a != b;
+    one(&asked.provider, &used.provider)
+        || one(&asked.model, &used.model)
+        || one(&asked.reasoning_effort, &used.reasoning_effort)
+}
+
+/// The input box's title: the kind and mode the next message goes with.
+pub fn input_title(app: &App, screen: &PaneScreen) -> Option<String> {
+    let view = app.dsh_view(&screen.agent)?;
+    if DshView::is_session_pane(&screen.pane) {
+        return Some(" Message (adopt the session first) ".into());
+    }
+    let prefs = view.prefs(&screen.pane);
+    Some(format!(" Message · {} · {} ", prefs.kind, prefs.mode))
+}
+
+/// The last action of this pane with its request id and state, and the input's size against
+/// the bridge's limit. False when the pane is not a bridge's.
+pub fn draw_status(
+    frame: &mut Frame<'_>,
+    app: &App,
+    screen: &PaneScreen,
+    area: Rect,
+    theme: &Theme,
+) -> bool {
+    if !app.is_bridge(&screen.agent) {
+        return false;
+    }
+    let bytes = app
+        .draft(&screen.agent, &screen.pane)
+        .map_or(0, |d| d.byte_len());
+    let count = if bytes < 1024 {
+        format!("{bytes} B / {} KiB", MAX_BRIDGE_MESSAGE / 1024)
+    } else {
+        format!(
+            "{:.1} KiB / {} KiB",
+            bytes as f64 / 1024.0,
+            MAX_BRIDGE_MESSAGE / 1024
+        )
+    };
+    let count_style = if bytes > MAX_BRIDGE_MESSAGE {
+        theme.danger
+    } else {
+        theme.dim
+    };
+    let context = if screen.focus == PaneFocus::Input {
+        Context::PaneInput
+    } else {
+        Context::PaneChat
+    };
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    if let Some(verb) = app.intents.pane_pending(&screen.agent, &screen.pane) {
+        spans.push(Span::styled(format!("{verb}: sending…"), theme.dim));
+    } else if let Some(record) = app.intents.latest_for_pane(&screen.agent, &screen.pane) {
+        spans.extend(receipt_spans(
+            app,
+            record,
+            context,
+            usize::from(area.width),
+            theme,
+        ));
+    }
+    let left_width: usize = spans.iter().map(|s| wrap::width(&s.content)).sum();
+    let width = usize::from(area.width);
+    let room = width.saturating_sub(left_width + wrap::width(&count) + 1);
+    spans.push(Span::raw(" ".repeat(room)));
+    spans.push(Span::styled(count, count_style));
+    put(frame, area, 0, Line::from(spans));
+    true
+}
+
+/// The style of a receipt's state.
+pub fn receipt_style(state: &IntentState, theme: &Theme) -> Style {
+    match state {
+        s if intents::is_in_flight(s) => theme.dim,
+        IntentState::Done { .. } => theme.ok,
+        IntentState::Replayed { .. } | IntentState::Unknown { .. } | IntentState::MaybeApplied => {
+            theme.warn
+        }
+        _ => theme.danger,
+    }
+}
+
+/// "send feedback (steer) · req 6f1c… · replayed (already applied) — Ctrl-R resends": the request
+/// id in full when it fits, else its first 8 characters.
+pub fn receipt_spans(
+    app: &App,
+    record: &IntentRecord,
+    context: Context,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
+    let verb = dsh_verb(&record.kind);
+    let words = dsh_intent_words(record);
+    let retry = intents::is_retryable(record)
+        .then(|| app.keymap.key_label(context, Action::Retry))
+        .flatten()
+        .map(|key| format!(" — {key} resends it with the same request id"));
+    let whole = wrap::width(&verb)
+        + wrap::width(&words)
+        + record.request_id.len()
+        + retry.as_deref().map_or(0, wrap::width)
+        + 32;
+    let id = if whole <= width {
+        record.request_id.clone()
+    } else {
+        let short: String = record.request_id.chars().take(8).collect();
+        format!("{short}…")
+    };
+    let mut spans = vec![
+        Span::styled(format!("{verb} · "), theme.dim),
+        Span::styled(format!("request {id} · "), theme.dim),
+        Span::styled(words, receipt_style(&record.state, theme)),
+    ];
+    if let Some(retry) = retry {
+        spans.push(Span::styled(retry, theme.accent));
+    }
+    spans
+}
