@@ -199,13 +199,13 @@ impl DshChoices {
     pub fn shown(&self, form: &DshFormScreen, field: DshField) -> String {
         match field {
             DshField::Workspace => match self.workspaces.get(form.workspace) {
-                Some((id, title, path, status)) => {
+                Some((id, title, _, status)) => {
                     let status = if status == "ok" {
                         String::new()
                     } else {
                         format!(" [{status}]")
                     };
-                    format!("{title} ({id}) {path}{status}")
+                    format!("{title} ({id}){status}")
                 }
                 None => "none: the bridge lists no workspace for this token".into(),
             },

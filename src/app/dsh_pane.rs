@@ -358,6 +358,24 @@ pub fn dsh_intent_words(record: &IntentRecord) -> String {
     }
 }
 
+/// A bridge intent's state split for a one-line status: a few words, and the bridge's whole
+/// sentence (with its advice) for the line above when there is one.
+pub fn dsh_intent_parts(record: &IntentRecord) -> (String, Option<String>) {
+    match &record.state {
+        IntentState::Refused {
+            code,
+            message: Some(message),
+            ..
+        } => (format!("refused: {code}"), Some(message.clone())),
+        IntentState::NotSent { why } => ("not sent".into(), Some(why.clone())),
+        IntentState::Unknown { why } if intents::is_retryable(record) => (
+            "no reply: it may or may not have arrived".into(),
+            Some(why.clone()),
+        ),
+        _ => (dsh_intent_words(record), None),
+    }
+}
+
 /// The verb of a bridge intent with what qualifies it: "send feedback (steer)".
 pub fn dsh_verb(kind: &IntentKind) -> String {
     match kind {

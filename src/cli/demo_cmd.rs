@@ -2,6 +2,10 @@
 //! fresh folder, opens the phone on it, and, with `--restart-every`, restarts the agent now and
 //! then (same socket, same state) so the demo shows "starting" and a new epoch (SPEC H3, H5).
 //! Quitting stops the agent and removes the folder.
+//!
+//! With `--dsh` it also starts the reference DSH bridge (`dsh-bridge --demo`) on a loopback port
+//! with a fresh token in the same private folder, and the phone shows both side by side: the
+//! Collie agent "demo" and the bridge "dsh" (SPEC D).
 
 use std::fs::DirBuilder;
 use std::os::unix::fs::DirBuilderExt;
@@ -17,10 +21,12 @@ use tokio::process::{Child, Command};
 use tokio::sync::Mutex;
 
 use super::WorldFlags;
-use super::phone_cmd::{PhoneSetup, open_phone, start_log};
+use super::phone_cmd::{PhoneSetup, open_phone_mixed, start_log};
+use crate::dsh::client::{BridgeSpec, BridgeUrl};
 use crate::engine::AgentSpec;
 use crate::engine::config::default_config_path;
 use crate::transport::Endpoint;
+use crate::transport::Token;
 use crate::wire::limits::MAX_SOCKET_PATH;
 
 const SOCKET_NAME: &str = "agent.sock";
@@ -42,6 +48,10 @@ pub struct DemoArgs {
     /// e.g. `drop-after-apply=0.2,expire-early=0.3,dup-events=0.2` (see `agent --chaos`).
     #[arg(long, value_name = "SPEC")]
     pub chaos: Option<String>,
+    /// Also start the reference DSH bridge with its demo desktop (three workspaces, one in
+    /// Chinese) and show it beside the Collie agent.
+    #[arg(long)]
+    pub dsh: bool,
     /// A built-in theme (dark, light, high-contrast) or a theme file.
     #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
@@ -101,7 +111,24 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
             name: "demo".into(),
             endpoint: Endpoint::socket(folder.path.join(SOCKET_NAME)),
         };
-        let shown = open_phone(vec![spec], setup).await;
+        let bridge = if args.dsh {
+            match DemoBridge::start(&folder.path, &args.world).await {
+                Ok(bridge) => Some(bridge),
+                Err(error) => {
+                    if let Some(child) = child.lock().await.take() {
+                        stop(child).await;
+                    }
+                    return Err(error);
+                }
+            }
+        } else {
+            None
+        };
+        let bridges = bridge.iter().map(|b| b.spec.clone()).collect();
+        let shown = open_phone_mixed(vec![spec], bridges, setup).await;
+        if let Some(bridge) = bridge {
+            stop(bridge.child).await;
+        }
         if let Some(restarts) = restarts {
             restarts.abort();
         }
@@ -217,6 +244,98 @@ impl DemoAgent {
                 }
             }
         }
+    }
+}
+
+/// The reference DSH bridge of `demo --dsh`, listening on a loopback port it picked.
+struct DemoBridge {
+    child: Child,
+    spec: BridgeSpec,
+}
+
+impl DemoBridge {
+    /// Writes a fresh token (mode 0600) into the demo's folder, starts `dsh-bridge --demo` on
+    /// 127.0.0.1:0 with its workspaces under the folder, and waits for its `listening` line.
+    async fn start(folder: &Path, world: &WorldFlags) -> anyhow::Result<Self> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let program =
+            std::env::current_exe().context("cannot find this program to start the bridge")?;
+        let token_path = folder.join("dsh-token");
+        let secret: String = (0..32)
+            .map(|_| format!("{:02x}", rand::random::<u8>()))
+            .collect();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&token_path)
+            .and_then(|mut file| file.write_all(secret.as_bytes()))
+            .with_context(|| {
+                format!(
+                    "could not write the bridge's token {}",
+                    token_path.display()
+                )
+            })?;
+        let token = Token::from_file(&token_path)
+            .map_err(|e| anyhow::anyhow!("the bridge's token: {e}"))?;
+        let path = |name: &str| folder.join(name).display().to_string();
+        let mut child = Command::new(&program)
+            .args([
+                "dsh-bridge",
+                "--demo",
+                "--listen",
+                "127.0.0.1:0",
+                "--token-file",
+                &path("dsh-token"),
+                "--root",
+                &path("dsh-desktop"),
+                "--log",
+                &path("dsh-bridge.log"),
+                "--seed",
+                &world.seed.to_string(),
+                "--speed",
+                &world.speed.to_string(),
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .context("could not start the reference DSH bridge")?;
+        let stdout = child
+            .stdout
+            .take()
+            .context("the bridge's output is not readable")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let url = tokio::time::timeout(START_DEADLINE, async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(url) = line.strip_prefix("listening ") {
+                    return Some(url.trim().to_string());
+                }
+            }
+            None
+        })
+        .await;
+        let url = match url {
+            Ok(Some(url)) => url,
+            Ok(None) => bail!(
+                "the reference DSH bridge stopped before listening; see dsh-bridge.log in the demo folder"
+            ),
+            Err(_) => bail!("the reference DSH bridge did not start within {START_DEADLINE:?}"),
+        };
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        tracing::info!(%url, "the demo DSH bridge is listening");
+        let url = BridgeUrl::parse(&url)
+            .map_err(|e| anyhow::anyhow!("the bridge announced {url}, which is not usable: {e}"))?;
+        Ok(Self {
+            child,
+            spec: BridgeSpec {
+                name: "dsh".into(),
+                url,
+                token,
+            },
+        })
     }
 }
 

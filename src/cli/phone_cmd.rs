@@ -11,6 +11,7 @@ use super::logging;
 use crate::app::config::PhoneConfig;
 use crate::app::keymap::Keymap;
 use crate::app::{App, AppSetup};
+use crate::dsh::client::BridgeSpec;
 use crate::engine::{AgentSpec, Engine, EngineOptions, Journal};
 use crate::tui::{Tui, terminal};
 use crate::ui::theme::Theme;
@@ -80,24 +81,36 @@ pub fn run(args: PhoneArgs) -> anyhow::Result<()> {
     let config_path = args.connect.config_path();
     let mut setup = PhoneSetup::load(&config_path, args.theme.as_deref())?;
     setup.engine.record = args.record.record.clone();
-    let agents = args.connect.agents()?;
-    super::runtime()?.block_on(open_phone(agents, setup))
+    let (agents, bridges) = args.connect.agents_and_bridges()?;
+    super::runtime()?.block_on(open_phone_mixed(agents, bridges, setup))
 }
 
 /// Opens the phone on these agents in this terminal until the person quits or a stop signal
 /// comes; the terminal is restored either way.
 pub async fn open_phone(agents: Vec<AgentSpec>, setup: PhoneSetup) -> anyhow::Result<()> {
+    open_phone_mixed(agents, Vec::new(), setup).await
+}
+
+/// [`open_phone`] on Collie agents and DSH bridges together (SPEC D): each bridge is one more
+/// agent of the phone, by its name.
+pub async fn open_phone_mixed(
+    agents: Vec<AgentSpec>,
+    bridges: Vec<BridgeSpec>,
+    setup: PhoneSetup,
+) -> anyhow::Result<()> {
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         bail!("the phone needs a terminal: run it in one (stdin and stdout are not a TTY)");
     }
     // TLS agents need a crypto provider before their first client is built.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let named: Vec<(String, bool)> = agents
+    let mut named: Vec<(String, bool)> = agents
         .iter()
         .map(|a| (a.name.clone(), a.endpoint.is_tls()))
         .collect();
-    let engine = Engine::start_with(agents, &setup.journal, setup.engine.clone())?;
+    let bridge_names: Vec<String> = bridges.iter().map(|b| b.name.clone()).collect();
+    named.extend(bridge_names.iter().map(|name| (name.clone(), false)));
+    let engine = Engine::start_mixed(agents, bridges, &setup.journal, setup.engine.clone())?;
     let (terminal, _guard) = terminal::enter().context("could not take over the terminal")?;
     let size = terminal
         .size()
@@ -111,7 +124,8 @@ pub async fn open_phone(agents: Vec<AgentSpec>, setup: PhoneSetup) -> anyhow::Re
         now: OffsetDateTime::now_utc(),
         size,
     })
-    .with_notify(setup.config.notify_style());
+    .with_notify(setup.config.notify_style())
+    .with_bridges(bridge_names);
     let events = crossterm::event::EventStream::new();
     let mut tui = Tui::new(terminal, events, engine, app, setup.theme)
         .with_bell(terminal::bell)

@@ -6,11 +6,12 @@ use ratatui::Frame;
 use ratatui::layout::Position;
 use ratatui::text::{Line, Span};
 
-use super::dsh_pane::receipt_spans;
+use super::dsh_pane::{receipt_spans, receipt_style};
 use super::theme::Theme;
 use super::{put, wrap};
 use crate::app::App;
 use crate::app::dsh_form::{DshField, DshFormScreen, DshPurpose};
+use crate::app::dsh_pane::dsh_intent_parts;
 use crate::app::geometry;
 use crate::app::keymap::Context;
 
@@ -106,6 +107,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme: &Them
         }
     };
     if form.purpose == DshPurpose::Task {
+        if let Some((_, _, path, _)) = choices.workspaces.get(form.workspace) {
+            say(format!("The workspace's directory: {path}"), theme.dim);
+        }
         if let Some(view) = app.dsh_view(&form.agent)
             && let Some(capabilities) = &view.capabilities
         {
@@ -133,13 +137,15 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme: &Them
     if app.dsh_form_pending(form) {
         say("Sending…".into(), theme.dim);
     } else if let Some(record) = app.dsh_form_receipt(form) {
-        lines.push(Line::from(receipt_spans(
-            app,
-            record,
-            Context::DshForm,
-            width,
-            theme,
-        )));
+        // Whole, request id and all, wrapped: the form has the room the pane does not.
+        let receipt: String = receipt_spans(app, record, Context::DshForm, usize::MAX, theme)
+            .iter()
+            .map(|span| span.content.as_ref())
+            .collect();
+        say(receipt, receipt_style(&record.state, theme));
+        if let (_, Some(detail)) = dsh_intent_parts(record) {
+            say(detail, receipt_style(&record.state, theme));
+        }
     }
     for (row, line) in lines.into_iter().take(usize::from(list.height)).enumerate() {
         put(frame, list, u16::try_from(row).unwrap_or(0), line);

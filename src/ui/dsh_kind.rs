@@ -44,10 +44,17 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Theme) {
         Span::styled(key(Action::Cancel), theme.accent),
         Span::styled(" keep the kind", theme.dim),
     ]));
-    lines.push(Line::from(Span::styled(
+    let width = usize::from(
+        geometry::dialog(area.width, area.height, 1)
+            .width
+            .saturating_sub(2),
+    );
+    for line in wrap::wrap(
         "The session sees a plain message; the kind goes in the bridge's record.",
-        theme.dim,
-    )));
+        width,
+    ) {
+        lines.push(Line::from(Span::styled(line, theme.dim)));
+    }
     let rect = geometry::dialog(
         area.width,
         area.height,

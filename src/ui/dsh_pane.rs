@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 
 use super::theme::Theme;
 use super::{put, wrap};
-use crate::app::dsh_pane::{MAX_BRIDGE_MESSAGE, dsh_intent_words, dsh_verb};
+use crate::app::dsh_pane::{MAX_BRIDGE_MESSAGE, dsh_intent_parts, dsh_verb};
 use crate::app::dsh_state::DshView;
 use crate::app::keymap::{Action, Context};
 use crate::app::navigation::{PaneFocus, PaneScreen, Screen};
@@ -32,7 +32,7 @@ pub fn hints(app: &App, context: Context) -> Option<&'static [(Action, &'static 
             Context::PaneChat => Some(&[
                 (Action::FocusInput, "type"),
                 (Action::MessageKind, "kind"),
-                (Action::SendMode, "queue/steer"),
+                (Action::SendMode, "mode"),
                 (Action::OpenAsk, "wait"),
                 (Action::Abort, "cancel turn"),
                 (Action::Close, "close task"),
@@ -41,12 +41,22 @@ pub fn hints(app: &App, context: Context) -> Option<&'static [(Action, &'static 
             Context::PaneInput => Some(&[
                 (Action::Send, "send"),
                 (Action::MessageKind, "kind"),
-                (Action::SendMode, "queue/steer"),
-                (Action::Newline, "new line"),
+                (Action::SendMode, "mode"),
                 (Action::Back, "leave input"),
+                (Action::Newline, "new line"),
             ]),
             _ => None,
         },
+        Screen::Layout(screen) if app.is_bridge(&screen.agent) && context == Context::Layout => {
+            Some(&[
+                (Action::Open, "open"),
+                (Action::Close, "close task"),
+                (Action::NewPage, "new task"),
+                (Action::Filter, "filter"),
+                (Action::Back, "back"),
+                (Action::Help, "help"),
+            ])
+        }
         Screen::Card(key)
             if app.is_bridge(&key.agent)
                 && app
@@ -70,10 +80,11 @@ pub fn turn_words(app: &App, screen: &PaneScreen) -> Option<String> {
     let turn = task.last_turn.as_ref().and_then(|last| {
         let phase = last.phase.as_ref()?;
         let number = last.turn.map(|t| format!(" {t}")).unwrap_or_default();
-        Some(format!(
-            "turn{number} {}",
-            phase.as_str().trim_start_matches("turn-")
-        ))
+        let how = match phase.as_str() {
+            "turn-start" => "started",
+            other => other.trim_start_matches("turn-"),
+        };
+        Some(format!("turn{number} {how}"))
     });
     let rounds = match task.rounds.len() {
         0 => String::new(),
@@ -100,6 +111,20 @@ pub fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'
             theme.dim,
         )));
     }
+    // Why the last action was refused or may not have arrived, in the bridge's words: the
+    // status line below has room only for its code.
+    if app
+        .intents
+        .pane_pending(&screen.agent, &screen.pane)
+        .is_none()
+        && let Some(record) = app.intents.latest_for_pane(&screen.agent, &screen.pane)
+        && let (_, Some(detail)) = dsh_intent_parts(record)
+    {
+        return Some(Line::from(Span::styled(
+            detail,
+            receipt_style(&record.state, theme),
+        )));
+    }
     if let Some(why) = view.stopped.get(&screen.pane) {
         return Some(Line::from(Span::styled(
             format!(
@@ -123,6 +148,33 @@ pub fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'
         spans.push(Span::styled(format!("preset {preset} · "), theme.dim));
     }
     match (&task.requested_config, &task.observed_config) {
+        (Some(asked), Some(used))
+            if differs(asked, used)
+                && asked.provider == used.provider
+                && asked.model == used.model =>
+        {
+            // Only the effort differs: name the model once so the difference fits at 80.
+            spans.push(Span::styled(
+                format!(
+                    "{}/{} · effort asked ",
+                    asked.provider.as_deref().unwrap_or("?"),
+                    asked.model.as_deref().unwrap_or("?")
+                ),
+                theme.dim,
+            ));
+            spans.push(Span::styled(
+                asked.reasoning_effort.clone().unwrap_or_default(),
+                theme.text,
+            ));
+            spans.push(Span::styled(", used ", theme.dim));
+            spans.push(Span::styled(
+                format!(
+                    "{} ≠ not what was asked",
+                    used.reasoning_effort.as_deref().unwrap_or("?")
+                ),
+                theme.warn,
+            ));
+        }
         (Some(asked), Some(used)) => {
             let differs = differs(asked, used);
             spans.push(Span::styled("asked ", theme.dim));
@@ -205,7 +257,7 @@ pub fn draw_status(
     let mut spans: Vec<Span<'static>> = Vec::new();
     if let Some(verb) = app.intents.pane_pending(&screen.agent, &screen.pane) {
         spans.push(Span::styled(format!("{verb}: sending…"), theme.dim));
-    } else if let Some(record) = app.intents.latest_for_pane(&screen.agent, &screen.pane) {
+    } else if let Some(record) = latest_for_task(app, &screen.agent, &screen.pane) {
         spans.extend(receipt_spans(
             app,
             record,
@@ -221,6 +273,21 @@ pub fn draw_status(
     spans.push(Span::styled(count, count_style));
     put(frame, area, 0, Line::from(spans));
     true
+}
+
+/// The newest action on this task, its create included (whose reply named the task).
+fn latest_for_task<'a>(app: &'a App, agent: &str, pane: &str) -> Option<&'a IntentRecord> {
+    app.intents.latest(|r| {
+        r.agent == agent
+            && (intents::pane_of(&r.kind) == Some(pane)
+                || matches!(
+                    (&r.kind, &r.state),
+                    (
+                        crate::engine::IntentKind::DshCreate { .. },
+                        IntentState::Done { reply } | IntentState::Replayed { reply }
+                    ) if reply.pane_id.as_deref() == Some(pane)
+                ))
+    })
 }
 
 /// The style of a receipt's state.
@@ -245,7 +312,7 @@ pub fn receipt_spans(
     theme: &Theme,
 ) -> Vec<Span<'static>> {
     let verb = dsh_verb(&record.kind);
-    let words = dsh_intent_words(record);
+    let (words, _) = dsh_intent_parts(record);
     let retry = intents::is_retryable(record)
         .then(|| app.keymap.key_label(context, Action::Retry))
         .flatten()

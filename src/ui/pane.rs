@@ -112,9 +112,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
             .key_label(Context::PaneChat, Action::OpenAsk)
             .unwrap_or_default();
         let words = match asks.len() {
-            _ if app.is_bridge(&screen.agent) => format!(
-                "⚑ {} waiting on the desktop: {} — {key} shows it",
-                asks.len(),
+            1 if app.is_bridge(&screen.agent) => format!("⚑ {} — {key} shows it", first.title),
+            n if app.is_bridge(&screen.agent) => format!(
+                "⚑ {n} waits on the desktop, oldest: {} — {key} shows it",
                 first.title
             ),
             1 => format!("⚑ Needs your answer: {} — {key} answers", first.title),

@@ -22,7 +22,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: &Theme)
             if app.dsh.is_empty() {
                 "New — run a starter; its pane opens when it is ready"
             } else {
-                "New — run a starter, or start a task on a DSH bridge; its pane opens when it is ready"
+                "New — run a starter or start a DSH task; its pane opens when ready"
             },
             theme.title,
         )),
