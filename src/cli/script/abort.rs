@@ -7,9 +7,8 @@ use clap::Args;
 
 use super::args::ScriptArgs;
 use super::exit::{self, Exit};
-use super::journal_hold::JournalHold;
-use super::link::Link;
-use super::out::{Failure, Report, finish};
+use super::link::Sending;
+use super::out::{Failure, Report, run_to_end};
 use super::receipt::report;
 use super::send::no_such_pane;
 use crate::engine::IntentKind;
@@ -33,25 +32,18 @@ pub fn run(args: AbortArgs) -> anyhow::Result<ExitCode> {
     if let Some(request_id) = &args.retry {
         return super::retry::run(&args.common, "abort", request_id);
     }
-    let result = crate::cli::runtime()
-        .map_err(Failure::from)
-        .and_then(|runtime| runtime.block_on(abort(&args)));
-    finish(args.common.json, result)
+    run_to_end(args.common.json, abort(&args))
 }
 
 async fn abort(args: &AbortArgs) -> Result<Report, Failure> {
     let Some(pane_id) = &args.pane else {
         return Err(Failure::new(Exit::BadArguments, "give a PANE"));
     };
-    let spec = args
-        .common
-        .connect
-        .one_agent(args.common.agent.as_deref())?;
-    let agent = spec.name.clone();
-    let journal = JournalHold::shared()?;
-    let shown = journal.shown();
-    let mut link = Link::open(vec![spec], journal, args.common.record.record.clone())?;
-    link.wait_for(args.common.patience()).await?;
+    let Sending {
+        mut link,
+        agent,
+        journal_shown: shown,
+    } = Sending::open(&args.common).await?;
     let Some(pane) = link.pane(&agent, pane_id) else {
         return Err(no_such_pane(&link, &agent, pane_id));
     };

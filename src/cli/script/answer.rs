@@ -10,9 +10,8 @@ use serde_json::{Value, json};
 
 use super::args::ScriptArgs;
 use super::exit::{self, Exit};
-use super::journal_hold::JournalHold;
-use super::link::Link;
-use super::out::{Failure, Report, finish};
+use super::link::{Link, Sending};
+use super::out::{Failure, Report, run_to_end};
 use super::receipt::report;
 use crate::app::card::{CANNOT_ANSWER, CardState, FieldValue};
 use crate::app::editor::Editor;
@@ -47,10 +46,7 @@ pub fn run(args: AnswerArgs) -> anyhow::Result<ExitCode> {
     if let Some(request_id) = &args.retry {
         return super::retry::run(&args.common, "answer", request_id);
     }
-    let result = crate::cli::runtime()
-        .map_err(Failure::from)
-        .and_then(|runtime| runtime.block_on(answer(&args)));
-    finish(args.common.json, result)
+    run_to_end(args.common.json, answer(&args))
 }
 
 async fn answer(args: &AnswerArgs) -> Result<Report, Failure> {
@@ -58,15 +54,11 @@ async fn answer(args: &AnswerArgs) -> Result<Report, Failure> {
         .ask
         .clone()
         .ok_or_else(|| Failure::new(Exit::BadArguments, "give the ask's id"))?;
-    let spec = args
-        .common
-        .connect
-        .one_agent(args.common.agent.as_deref())?;
-    let agent = spec.name.clone();
-    let journal = JournalHold::shared()?;
-    let shown = journal.shown();
-    let mut link = Link::open(vec![spec], journal, args.common.record.record.clone())?;
-    link.wait_for(args.common.patience()).await?;
+    let Sending {
+        mut link,
+        agent,
+        journal_shown: shown,
+    } = Sending::open(&args.common).await?;
     let kind = match find_open(&link, &agent, &ask_id) {
         Some((pane, title, ask)) => {
             let view = link.views.get(&agent);

@@ -12,7 +12,7 @@ use super::args::ScriptArgs;
 use super::exit::{self, Exit};
 use super::journal_hold::JournalHold;
 use super::link::Link;
-use super::out::{Failure, Report, finish, warn};
+use super::out::{Failure, Report, run_to_end, warn};
 use crate::app::agents::AgentView;
 use crate::app::card::{CANNOT_ANSWER, CardState};
 use crate::app::inbox::AskKey;
@@ -26,10 +26,7 @@ pub struct AsksArgs {
 }
 
 pub fn run(args: AsksArgs) -> anyhow::Result<ExitCode> {
-    let result = crate::cli::runtime()
-        .map_err(Failure::from)
-        .and_then(|runtime| runtime.block_on(asks(&args)));
-    finish(args.common.json, result)
+    run_to_end(args.common.json, asks(&args))
 }
 
 async fn asks(args: &AsksArgs) -> Result<Report, Failure> {

@@ -60,6 +60,32 @@ impl NotReady {
     }
 }
 
+/// What a command that sends works with: the one agent named, ready, over the phone's journal.
+pub struct Sending {
+    pub link: Link,
+    /// The agent's name.
+    pub agent: String,
+    /// Where its receipts go, for the person.
+    pub journal_shown: String,
+}
+
+impl Sending {
+    /// Dials the one agent the flags name and waits until it is connected and ready.
+    pub async fn open(common: &super::args::ScriptArgs) -> Result<Self, Failure> {
+        let spec = common.connect.one_agent(common.agent.as_deref())?;
+        let agent = spec.name.clone();
+        let journal = JournalHold::shared()?;
+        let journal_shown = journal.shown();
+        let mut link = Link::open(vec![spec], journal, common.record.record.clone())?;
+        link.wait_for(common.patience()).await?;
+        Ok(Self {
+            link,
+            agent,
+            journal_shown,
+        })
+    }
+}
+
 impl Link {
     /// Starts the engine on `specs` with the given journal (and `--record`).
     pub fn open(

@@ -63,6 +63,17 @@ pub fn warn(text: &str) {
     let _ = writeln!(stderr, "{text}");
 }
 
+/// Runs a command's work on the runtime, then prints how it ended and gives its exit code.
+pub fn run_to_end(
+    json: bool,
+    work: impl Future<Output = Result<Report, Failure>>,
+) -> anyhow::Result<ExitCode> {
+    let result = crate::cli::runtime()
+        .map_err(Failure::from)
+        .and_then(|runtime| runtime.block_on(work));
+    finish(json, result)
+}
+
 /// Prints how the command ended and gives its exit code.
 pub fn finish(json: bool, result: Result<Report, Failure>) -> anyhow::Result<ExitCode> {
     let exit = match result {

@@ -8,7 +8,7 @@ use super::args::ScriptArgs;
 use super::exit::Exit;
 use super::journal_hold::JournalHold;
 use super::link::Link;
-use super::out::{Failure, Report, finish};
+use super::out::{Failure, Report, run_to_end};
 use super::receipt::{command_of, report};
 use crate::app::intents::is_retryable;
 
@@ -18,10 +18,7 @@ pub fn run(
     command: &'static str,
     request_id: &str,
 ) -> anyhow::Result<ExitCode> {
-    let result = crate::cli::runtime()
-        .map_err(Failure::from)
-        .and_then(|runtime| runtime.block_on(retry(common, command, request_id)));
-    finish(common.json, result)
+    run_to_end(common.json, retry(common, command, request_id))
 }
 
 async fn retry(common: &ScriptArgs, command: &str, request_id: &str) -> Result<Report, Failure> {

@@ -8,9 +8,8 @@ use clap::Args;
 
 use super::args::ScriptArgs;
 use super::exit::{self, Exit};
-use super::journal_hold::JournalHold;
-use super::link::Link;
-use super::out::{Failure, Report, finish};
+use super::link::{Link, Sending};
+use super::out::{Failure, Report, run_to_end};
 use super::receipt::report;
 use crate::engine::IntentKind;
 use crate::wire::limits;
@@ -36,10 +35,7 @@ pub fn run(args: SendArgs) -> anyhow::Result<ExitCode> {
     if let Some(request_id) = &args.retry {
         return super::retry::run(&args.common, "send", request_id);
     }
-    let result = crate::cli::runtime()
-        .map_err(Failure::from)
-        .and_then(|runtime| runtime.block_on(send(&args)));
-    finish(args.common.json, result)
+    run_to_end(args.common.json, send(&args))
 }
 
 async fn send(args: &SendArgs) -> Result<Report, Failure> {
@@ -70,15 +66,11 @@ async fn send(args: &SendArgs) -> Result<Report, Failure> {
             ),
         ));
     }
-    let spec = args
-        .common
-        .connect
-        .one_agent(args.common.agent.as_deref())?;
-    let agent = spec.name.clone();
-    let journal = JournalHold::shared()?;
-    let shown = journal.shown();
-    let mut link = Link::open(vec![spec], journal, args.common.record.record.clone())?;
-    link.wait_for(args.common.patience()).await?;
+    let Sending {
+        mut link,
+        agent,
+        journal_shown: shown,
+    } = Sending::open(&args.common).await?;
     let Some(pane) = link.pane(&agent, pane_id) else {
         return Err(no_such_pane(&link, &agent, pane_id));
     };

@@ -7,9 +7,8 @@ use clap::Args;
 
 use super::args::ScriptArgs;
 use super::exit::{self, Exit};
-use super::journal_hold::JournalHold;
-use super::link::Link;
-use super::out::{Failure, Report, finish};
+use super::link::Sending;
+use super::out::{Failure, Report, run_to_end};
 use super::receipt::report;
 use crate::engine::IntentKind;
 
@@ -31,25 +30,18 @@ pub fn run(args: StartArgs) -> anyhow::Result<ExitCode> {
     if let Some(request_id) = &args.retry {
         return super::retry::run(&args.common, "start", request_id);
     }
-    let result = crate::cli::runtime()
-        .map_err(Failure::from)
-        .and_then(|runtime| runtime.block_on(start(&args)));
-    finish(args.common.json, result)
+    run_to_end(args.common.json, start(&args))
 }
 
 async fn start(args: &StartArgs) -> Result<Report, Failure> {
     let Some(starter_id) = &args.starter else {
         return Err(Failure::new(Exit::BadArguments, "give a STARTER"));
     };
-    let spec = args
-        .common
-        .connect
-        .one_agent(args.common.agent.as_deref())?;
-    let agent = spec.name.clone();
-    let journal = JournalHold::shared()?;
-    let shown = journal.shown();
-    let mut link = Link::open(vec![spec], journal, args.common.record.record.clone())?;
-    link.wait_for(args.common.patience()).await?;
+    let Sending {
+        mut link,
+        agent,
+        journal_shown: shown,
+    } = Sending::open(&args.common).await?;
     let starters: Vec<(String, String)> = link
         .views
         .get(&agent)
