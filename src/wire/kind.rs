@@ -1,12 +1,13 @@
 //! String enums that keep unknown values (SPEC V2: a reader ignores what it does not know).
 
 /// Declares a string enum whose unknown values decode to `Unknown(String)` instead of failing.
+/// Both wires use it: the durable agent's and the DSH bridge's.
 macro_rules! open_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
         pub enum $name {
-            $($variant,)+
+            $($(#[$vmeta])* $variant,)+
             /// A value this program does not know (SPEC V2).
             Unknown(String),
         }

@@ -11,7 +11,7 @@ pub mod hello;
 pub mod history;
 pub mod id;
 pub mod item;
-mod kind;
+pub(crate) mod kind;
 pub mod limits;
 pub mod paths;
 pub mod sanitize;
