@@ -543,24 +543,9 @@ impl IntentRunner {
                 return;
             }
         };
-        let attempt = record.attempts + 1;
-        let noted = self
-            .journal
-            .lock()
-            .map_err(|_| "the journal lock is poisoned".to_string())
-            .and_then(|mut j| {
-                j.attempt(&record.request_id, attempt)
-                    .map_err(|e| e.to_string())
-            });
-        if let Err(why) = noted {
-            record.state = IntentState::NotSent {
-                why: format!("its receipt could not be written: {why}"),
-            };
-            self.finish(&record);
+        let Some(attempt) = self.begin_attempt(&mut record) else {
             return;
-        }
-        record.state = IntentState::Sending;
-        self.publish(&record);
+        };
         let state = dsh_intents::deliver(
             &bridge.client,
             &bridge.shared,
@@ -603,25 +588,9 @@ impl IntentRunner {
                 return;
             }
         };
-        let attempt = record.attempts + 1;
-        // SPEC Q5: the try is on disk before it leaves, so a crash can never cause a third.
-        let noted = self
-            .journal
-            .lock()
-            .map_err(|_| "the journal lock is poisoned".to_string())
-            .and_then(|mut j| {
-                j.attempt(&record.request_id, attempt)
-                    .map_err(|e| e.to_string())
-            });
-        if let Err(why) = noted {
-            record.state = IntentState::NotSent {
-                why: format!("its receipt could not be written: {why}"),
-            };
-            self.finish(&record);
+        let Some(attempt) = self.begin_attempt(&mut record) else {
             return;
-        }
-        record.state = IntentState::Sending;
-        self.publish(&record);
+        };
         let request = Request {
             method: Method::Post,
             path,
@@ -648,6 +617,31 @@ impl IntentRunner {
         record.state = state;
         self.finish(&record);
         agent.poke.notify_one();
+    }
+
+    /// Notes the next try in the journal and shows the intent as sending; None (the intent
+    /// finished as not sent) when the note could not be written. SPEC Q5: the try is on disk
+    /// before it leaves, so a crash can never cause a third.
+    fn begin_attempt(&self, record: &mut IntentRecord) -> Option<u32> {
+        let attempt = record.attempts + 1;
+        let noted = self
+            .journal
+            .lock()
+            .map_err(|_| "the journal lock is poisoned".to_string())
+            .and_then(|mut j| {
+                j.attempt(&record.request_id, attempt)
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(why) = noted {
+            record.state = IntentState::NotSent {
+                why: format!("its receipt could not be written: {why}"),
+            };
+            self.finish(record);
+            return None;
+        }
+        record.state = IntentState::Sending;
+        self.publish(record);
+        Some(attempt)
     }
 
     fn finish(&self, record: &IntentRecord) {
