@@ -186,7 +186,7 @@ fn classify(error: &reqwest::Error) -> TransportError {
 }
 
 /// reqwest's top-level message is vague ("error sending request"); the cause says what happened.
-fn error_chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

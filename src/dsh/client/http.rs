@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use super::base::BridgeUrl;
 use crate::dsh::wire::{self, BridgeError, ErrorCode, Sanitize};
 use crate::transport::Token;
+use crate::transport::tls::error_chain;
 
 /// Deadline of a read (health, lists, a transcript page), connect to last byte.
 pub const READ_DEADLINE: Duration = Duration::from_secs(15);
@@ -260,16 +261,4 @@ fn classify(error: &reqwest::Error) -> CallError {
     } else {
         CallError::Lost(error_chain(error))
     }
-}
-
-/// reqwest's top-level message is vague ("error sending request"); the cause says what happened.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
