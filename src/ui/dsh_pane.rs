@@ -144,9 +144,6 @@ pub fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'
         ));
         return Some(Line::from(spans));
     };
-    if let Some(preset) = &task.agent_preset {
-        spans.push(Span::styled(format!("preset {preset} · "), theme.dim));
-    }
     match (&task.requested_config, &task.observed_config) {
         (Some(asked), Some(used))
             if differs(asked, used)
@@ -168,10 +165,7 @@ pub fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'
             ));
             spans.push(Span::styled(", used ", theme.dim));
             spans.push(Span::styled(
-                format!(
-                    "{} ≠ not what was asked",
-                    used.reasoning_effort.as_deref().unwrap_or("?")
-                ),
+                format!("{} ≠", used.reasoning_effort.as_deref().unwrap_or("?")),
                 theme.warn,
             ));
         }
@@ -198,6 +192,10 @@ pub fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'
             spans.push(Span::styled(config_words(used), theme.text));
         }
         (None, None) => spans.push(Span::styled("the desktop's default model", theme.dim)),
+    }
+    // Last, so a narrow screen cuts it before the models.
+    if let Some(preset) = &task.agent_preset {
+        spans.push(Span::styled(format!(" · preset {preset}"), theme.dim));
     }
     Some(Line::from(spans))
 }
@@ -268,9 +266,12 @@ pub fn draw_status(
     }
     let left_width: usize = spans.iter().map(|s| wrap::width(&s.content)).sum();
     let width = usize::from(area.width);
-    let room = width.saturating_sub(left_width + wrap::width(&count) + 1);
-    spans.push(Span::raw(" ".repeat(room)));
-    spans.push(Span::styled(count, count_style));
+    // The size gives way to the receipt when both do not fit, unless it is over the limit.
+    if left_width + wrap::width(&count) + 2 <= width || bytes > MAX_BRIDGE_MESSAGE {
+        let room = width.saturating_sub(left_width + wrap::width(&count) + 1);
+        spans.push(Span::raw(" ".repeat(room)));
+        spans.push(Span::styled(count, count_style));
+    }
     put(frame, area, 0, Line::from(spans));
     true
 }
@@ -316,12 +317,16 @@ pub fn receipt_spans(
     let retry = intents::is_retryable(record)
         .then(|| app.keymap.key_label(context, Action::Retry))
         .flatten()
-        .map(|key| format!(" — {key} resends it with the same request id"));
+        .map(|key| format!(" — {key} resends with the same id"));
+    // verb · request ID · words — retry, and room for the size at the right.
     let whole = wrap::width(&verb)
-        + wrap::width(&words)
+        + 3
+        + 8
         + record.request_id.len()
+        + 3
+        + wrap::width(&words)
         + retry.as_deref().map_or(0, wrap::width)
-        + 32;
+        + 18;
     let id = if whole <= width {
         record.request_id.clone()
     } else {
