@@ -70,7 +70,8 @@ pub enum TlsSetupError {
     Client(String),
 }
 
-fn install_crypto_provider() {
+/// Installs rustls's ring provider once; reqwest needs one before any client is built.
+pub(crate) fn install_crypto_provider() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // Another part of the program may have installed it first; either way one is set.

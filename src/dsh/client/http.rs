@@ -2,7 +2,6 @@
 //! envelope read and cleaned, the error code kept with its status. The token is never logged:
 //! it lives only in the `Authorization` header, and [`Token`]'s Debug hides it.
 
-use std::sync::Once;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -10,7 +9,7 @@ use serde::de::DeserializeOwned;
 use super::base::BridgeUrl;
 use crate::dsh::wire::{self, BridgeError, ErrorCode, Sanitize};
 use crate::transport::Token;
-use crate::transport::tls::error_chain;
+use crate::transport::tls::{error_chain, install_crypto_provider};
 
 /// Deadline of a read (health, lists, a transcript page), connect to last byte.
 pub const READ_DEADLINE: Duration = Duration::from_secs(15);
@@ -84,17 +83,10 @@ impl std::fmt::Debug for BridgeClient {
     }
 }
 
-fn install_crypto_provider() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // reqwest is built with rustls and no provider; one must be installed before any client
-        // is built, even one that only speaks plain HTTP. Another part may have done it first.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
 impl BridgeClient {
     pub fn new(url: BridgeUrl, token: Token) -> Result<Self, String> {
+        // reqwest is built with rustls and no provider; one must be installed before any
+        // client is built, even one that only speaks plain HTTP.
         install_crypto_provider();
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
