@@ -268,3 +268,86 @@ fn demo_in_tmux_every_flow() {
     }
     assert_eq!(demo_folders(&runtime), 0, "the demo folder was left behind");
 }
+
+#[test]
+fn demo_dsh_in_tmux_shows_both_agents_and_sends_to_a_bridge_task() {
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED demo_dsh_in_tmux_shows_both_agents_and_sends_to_a_bridge_task: tmux is not installed"
+        );
+        return;
+    }
+    let home = tempfile::Builder::new()
+        .prefix("cp-tmux-dsh-")
+        .tempdir_in("/tmp")
+        .expect("a temp folder");
+    let runtime = home.path().join("run");
+    std::fs::create_dir(&runtime).expect("runtime folder");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
+            .expect("private runtime folder");
+    }
+    let command = format!(
+        "env XDG_RUNTIME_DIR={run} XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config {BIN} demo --dsh --speed 0",
+        run = runtime.display(),
+        home = home.path().display()
+    );
+    // A tmux server apart from the other test's, which may run at the same time.
+    let tmux = Tmux {
+        socket: format!("collie-phone-test-dsh-{}", std::process::id()),
+        session: "phone".into(),
+    };
+    let out = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "phone",
+        "-x",
+        "80",
+        "-y",
+        "24",
+        &command,
+    ]);
+    assert!(out.status.success(), "tmux new-session: {out:?}");
+    // Both agents in one phone (SPEC D): the Collie agent and the bridge, marked as one.
+    tmux.until("both agents ready", |s| {
+        s.contains("demo (collie-phone") && s.contains("dsh (DSH bridge)")
+    });
+    tmux.keys(&["j"]);
+    tmux.until("the bridge's workspaces named", |s| {
+        s.contains("泰坦尼克数据分析")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.select("数据体检");
+    tmux.keys(&["Enter"]);
+    tmux.until("the task pane", |s| {
+        s.contains("Message · instruction · queue")
+    });
+    // Kind feedback from the picker (SPEC D3), queue kept, then the words.
+    tmux.keys(&["K", "2"]);
+    tmux.until("the kind chosen", |s| {
+        s.contains("Message · feedback · queue")
+    });
+    tmux.keys(&["i"]);
+    tmux.text("先看缺失值");
+    tmux.keys(&["Enter"]);
+    tmux.until("the append accepted", |s| {
+        s.contains("send feedback (queue)") && s.contains("accepted")
+    });
+    tmux.until("the words in the chat", |s| s.contains("先看缺失值"));
+
+    // Quit: the agent and the bridge stop, and the demo folder (the bridge's token and
+    // desktop with it) goes.
+    tmux.keys(&["Escape", "q"]);
+    let deadline = Instant::now() + SOON;
+    while tmux.alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!tmux.alive(), "the phone did not quit:\n{}", tmux.screen());
+    let deadline = Instant::now() + SOON;
+    while demo_folders(&runtime) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(demo_folders(&runtime), 0, "the demo folder was left behind");
+}
