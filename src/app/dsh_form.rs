@@ -284,8 +284,9 @@ impl App {
     }
 
     pub(super) fn open_dsh_form(&mut self, agent: &str, purpose: DshPurpose) {
-        self.nav
-            .push(Screen::DshForm(DshFormScreen::new(agent, purpose)));
+        self.nav.push(Screen::DshForm(Box::new(DshFormScreen::new(
+            agent, purpose,
+        ))));
     }
 
     /// The options of a form, from the bridge's capabilities, workspaces and layout.

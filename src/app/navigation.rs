@@ -105,7 +105,7 @@ pub enum Screen {
     Inspector(InspectorScreen),
     Exchange(ExchangeScreen),
     /// The New page's form for a DSH bridge.
-    DshForm(super::dsh_form::DshFormScreen),
+    DshForm(Box<super::dsh_form::DshFormScreen>),
 }
 
 impl Screen {
