@@ -134,9 +134,6 @@ pub fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'
         )));
     }
     let mut spans: Vec<Span<'static>> = Vec::new();
-    if let Some(reload) = view.last_reload() {
-        spans.push(Span::styled(format!("{reload} · "), theme.warn));
-    }
     let Some(task) = view.task(&screen.pane) else {
         spans.push(Span::styled(
             "This task is not among the bridge's open tasks.",
@@ -196,6 +193,10 @@ pub fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'
     // Last, so a narrow screen cuts it before the models.
     if let Some(preset) = &task.agent_preset {
         spans.push(Span::styled(format!(" · preset {preset}"), theme.dim));
+    }
+    // The chat says it too, in its place; here it stays for whoever looks later.
+    if let Some(reload) = view.last_reload() {
+        spans.push(Span::styled(format!(" · {reload}"), theme.warn));
     }
     Some(Line::from(spans))
 }
