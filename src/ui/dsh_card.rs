@@ -85,7 +85,18 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) -> bo
         }
     }
     if let Some(at) = &ask.opened_at {
-        row("Since", at, theme.dim);
+        // The wire's timestamp as the person reads a clock: when, and how long ago.
+        let since = match crate::wire::time::parse(at) {
+            Some(when) => format!(
+                "{:02}:{:02}:{:02} UTC, {}",
+                when.hour(),
+                when.minute(),
+                when.second(),
+                super::ago((app.now - when).whole_seconds())
+            ),
+            None => at.clone(),
+        };
+        row("Since", &since, theme.dim);
     }
     lines.push(Line::default());
     let auto_approve = app
