@@ -74,6 +74,17 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &The
         .max()
         .unwrap_or(0)
         .clamp(12, 44);
+    // The state column fits the longest word shown (an agent's own word may be long), at
+    // least 10 so the usual words line up the same on every screen.
+    let state_width = rows
+        .iter()
+        .filter_map(|row| match row {
+            TreeRow::Pane(p) => Some(wrap::width(p.state().as_str()) + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+        .clamp(10, 24);
     let width = usize::from(parts.list.width);
     for (row, entry) in rows
         .iter()
@@ -123,7 +134,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &The
                     &[
                         (marker.into(), 2, theme.accent),
                         (format!("    {}", p.pane.title), title_width + 2, theme.text),
-                        (word, 10, style),
+                        (word, state_width, style),
                         (asks, 9, theme.warn),
                         (turn, 40, theme.dim),
                     ],
