@@ -15,7 +15,7 @@ use crate::dsh::wire::{DEFAULT_PREFIX, limits};
 #[derive(Debug, Args)]
 pub struct DshBridgeArgs {
     /// Serve the demo desktop host: three workspaces whose sessions work at a human pace.
-    /// (The demo host is the only one; the flag says so plainly.)
+    /// Required: the reference bridge fronts no real desktop, so it says so on its command line.
     #[arg(long)]
     pub demo: bool,
     /// Loopback address to listen on; port 0 picks one.
