@@ -390,6 +390,15 @@ async fn w6_what_the_recording_lacks_gets_an_honest_not_found() {
         .get("/session/v1/pane/nobody/events?after=0")
         .await
         .expect(404, "not-found");
+    // The replay's stderr is read by a thread of its own: give the line time to arrive.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !replay
+        .stderr()
+        .contains("this recording has no reply for POST")
+        && std::time::Instant::now() < until
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     assert!(
         replay
             .stderr()
