@@ -121,11 +121,14 @@ async fn q4_drop_after_apply_runs_the_post_and_closes_with_no_reply() {
     assert_eq!(applied, 1, "applied once, replayed once");
 }
 
-/// Q4, Q5 through the engine: the dropped answer is `unknown`, the person's retry is a replay.
-#[tokio::test]
-async fn q4_the_engine_sees_a_dropped_answer_as_unknown_and_its_retry_as_replayed() {
-    let dir = common::temp_dir();
-    let agent = chaotic_agent(dir.path(), "drop-after-apply=1", &[]);
+/// The engine on `agent` with a journal of its own, once it is ready and has a snapshot.
+async fn engine_on(
+    agent: &AgentProcess,
+) -> (
+    Engine,
+    tempfile::TempDir,
+    std::sync::Arc<collie_phone::wire::Snapshot>,
+) {
     let journal = tempfile::tempdir().expect("dir");
     let mut engine = Engine::start(
         vec![AgentSpec {
@@ -151,6 +154,15 @@ async fn q4_the_engine_sees_a_dropped_answer_as_unknown_and_its_retry_as_replaye
         _ => None,
     })
     .await;
+    (engine, journal, snapshot)
+}
+
+/// Q4, Q5 through the engine: the dropped answer is `unknown`, the person's retry is a replay.
+#[tokio::test]
+async fn q4_the_engine_sees_a_dropped_answer_as_unknown_and_its_retry_as_replayed() {
+    let dir = common::temp_dir();
+    let agent = chaotic_agent(dir.path(), "drop-after-apply=1", &[]);
+    let (mut engine, _journal, snapshot) = engine_on(&agent).await;
     let (pane, ask) = snapshot
         .panes()
         .flat_map(|(_, _, p)| p.asks.iter().map(move |a| (p.id.clone(), a.clone())))
@@ -463,31 +475,7 @@ async fn the_engine_passes_repeated_events_on_once() {
     use collie_phone::engine::pane_log::{ChatEntry, PaneLog};
     let dir = common::temp_dir();
     let agent = chaotic_agent(dir.path(), "dup-events=1", &[]);
-    let journal = tempfile::tempdir().expect("dir");
-    let mut engine = Engine::start(
-        vec![AgentSpec {
-            name: "chaos".into(),
-            endpoint: Endpoint::socket(agent.socket_path()),
-        }],
-        &journal.path().join("intents.jsonl"),
-    )
-    .expect("engine");
-    let mut ready = false;
-    let snapshot = next(&mut engine, |update| match update {
-        FromEngine::Agent {
-            change: AgentChange::Status(status),
-            ..
-        } => {
-            ready = status.is_ready();
-            None
-        }
-        FromEngine::Agent {
-            change: AgentChange::Snapshot { snapshot, .. },
-            ..
-        } if ready => Some(snapshot.clone()),
-        _ => None,
-    })
-    .await;
+    let (mut engine, _journal, snapshot) = engine_on(&agent).await;
     let (pane, turn) = snapshot
         .panes()
         .find_map(|(_, _, p)| {
