@@ -876,6 +876,31 @@ async fn d3_reference_bridge_create_and_append() {
             .iter()
             .any(|(_, s)| matches!(s, IntentState::Done { .. }))
     );
+    // The wire inspector sees the bridge's calls like a Collie agent's, never the token.
+    let exchanges: Vec<_> = phone
+        .seen
+        .iter()
+        .filter_map(|u| match u {
+            FromEngine::Exchange(record) => Some(record),
+            _ => None,
+        })
+        .collect();
+    let create = exchanges
+        .iter()
+        .find(|r| r.method == "POST" && r.path == "/codex-bridge/tasks/create")
+        .expect("the create in the inspector");
+    assert_eq!(create.status, Some(200));
+    assert!(create.request_id.is_some(), "{create:?}");
+    assert!(
+        exchanges
+            .iter()
+            .any(|r| r.method == "GET" && r.path.starts_with("/codex-bridge/events?taskId="))
+    );
+    let all = format!("{exchanges:?}");
+    assert!(
+        !all.contains(TOKEN),
+        "the token never reaches the inspector"
+    );
 }
 
 /// Every (sessionSeq, text) of a pane's item events since its last whole view.

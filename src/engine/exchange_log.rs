@@ -64,4 +64,36 @@ impl ExchangeRecord {
             reply_body,
         }
     }
+
+    /// An exchange made outside the Collie transport (a DSH bridge's call), from its parts:
+    /// the reply's status and body, or why none came.
+    pub fn from_parts(
+        agent: &str,
+        method: &'static str,
+        path: String,
+        request_body: Option<&[u8]>,
+        reply: Result<(u16, &[u8]), String>,
+        millis: u128,
+    ) -> Self {
+        let request_id = request_body
+            .and_then(|body| serde_json::from_slice::<serde_json::Value>(body).ok())
+            .and_then(|value| value.get("requestId")?.as_str().map(str::to_string));
+        let (status, error, reply_bytes, reply_body) = match reply {
+            Ok((status, body)) => (Some(status), None, body.len(), kept(body)),
+            Err(why) => (None, Some(why), 0, String::new()),
+        };
+        Self {
+            at: OffsetDateTime::now_utc(),
+            agent: agent.to_string(),
+            method,
+            path,
+            status,
+            error,
+            reply_bytes,
+            millis,
+            request_id,
+            request_body: request_body.map(kept).unwrap_or_default(),
+            reply_body,
+        }
+    }
 }

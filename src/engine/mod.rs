@@ -222,7 +222,8 @@ impl Engine {
         let mut bridge_handles = HashMap::new();
         for spec in bridges {
             let client = BridgeClient::new(spec.url.clone(), spec.token.clone())
-                .map_err(|why| anyhow::anyhow!("DSH bridge {}: {why}", spec.name))?;
+                .map_err(|why| anyhow::anyhow!("DSH bridge {}: {why}", spec.name))?
+                .observed_by(&spec.name, updates_tx.clone());
             let shared = Arc::new(BridgeShared::default());
             let poke = Arc::new(Notify::new());
             let session = BridgeSession::new(

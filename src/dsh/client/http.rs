@@ -2,12 +2,13 @@
 //! envelope read and cleaned, the error code kept with its status. The token is never logged:
 //! it lives only in the `Authorization` header, and [`Token`]'s Debug hides it.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 
 use super::base::BridgeUrl;
 use crate::dsh::wire::{self, BridgeError, ErrorCode, Sanitize};
+use crate::engine::{ExchangeRecord, FromEngine};
 use crate::transport::Token;
 use crate::transport::tls::{error_chain, install_crypto_provider};
 
@@ -73,6 +74,36 @@ pub struct BridgeClient {
     url: BridgeUrl,
     token: Token,
     http: reqwest::Client,
+    observer: Option<Observer>,
+}
+
+/// Where every exchange is told, so the wire inspector shows a bridge's calls as it shows a
+/// Collie agent's (never the token: it lives only in a header, and headers are not recorded).
+#[derive(Clone)]
+struct Observer {
+    agent: String,
+    updates: tokio::sync::mpsc::UnboundedSender<FromEngine>,
+}
+
+impl Observer {
+    fn tell(
+        &self,
+        method: &'static str,
+        path: &str,
+        body: Option<&[u8]>,
+        reply: Result<(u16, &[u8]), String>,
+        started: Instant,
+    ) {
+        let record = ExchangeRecord::from_parts(
+            &self.agent,
+            method,
+            path.to_string(),
+            body,
+            reply,
+            started.elapsed().as_millis(),
+        );
+        let _ = self.updates.send(FromEngine::Exchange(record));
+    }
 }
 
 impl std::fmt::Debug for BridgeClient {
@@ -96,7 +127,37 @@ impl BridgeClient {
             .user_agent(concat!("collie-phone/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
-        Ok(Self { url, token, http })
+        Ok(Self {
+            url,
+            token,
+            http,
+            observer: None,
+        })
+    }
+
+    /// Tells every exchange to `updates` as the agent `agent`, for the wire inspector.
+    pub fn observed_by(
+        mut self,
+        agent: &str,
+        updates: tokio::sync::mpsc::UnboundedSender<FromEngine>,
+    ) -> Self {
+        self.observer = Some(Observer {
+            agent: agent.to_string(),
+            updates,
+        });
+        self
+    }
+
+    /// The path (and query) of a route as the bridge sees it, for the inspector.
+    fn path_of(&self, route: &str) -> String {
+        let url = self.url.route(route);
+        match reqwest::Url::parse(&url) {
+            Ok(parsed) => match parsed.query() {
+                Some(query) => format!("{}?{query}", parsed.path()),
+                None => parsed.path().to_string(),
+            },
+            Err(_) => route.to_string(),
+        }
     }
 
     pub fn url(&self) -> &BridgeUrl {
@@ -113,7 +174,8 @@ impl BridgeClient {
             .http
             .get(self.url.route(route))
             .bearer_auth(self.token.expose());
-        self.call(request, READ_DEADLINE, reply_cap).await
+        let seen = ("GET", self.path_of(route), None);
+        self.call(request, seen, READ_DEADLINE, reply_cap).await
     }
 
     /// `POST route` with these exact body bytes (a resend sends the same bytes, SPEC D5).
@@ -127,8 +189,9 @@ impl BridgeClient {
             .post(self.url.route(route))
             .bearer_auth(self.token.expose())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body);
-        self.call(request, WRITE_DEADLINE, MAX_REPLY).await
+            .body(body.clone());
+        let seen = ("POST", self.path_of(route), Some(body));
+        self.call(request, seen, WRITE_DEADLINE, MAX_REPLY).await
     }
 
     /// Opens `GET /events?taskId=&sinceSeq=` (no `sinceSeq` when nothing is held yet) and returns the response once its headers say
@@ -149,35 +212,59 @@ impl BridgeClient {
             .get(self.url.route(&route))
             .bearer_auth(self.token.expose())
             .header(reqwest::header::ACCEPT, "text/event-stream");
+        let started = Instant::now();
+        let path = self.path_of(&route);
+        let tell = |reply: Result<(u16, &[u8]), String>| {
+            if let Some(observer) = &self.observer {
+                observer.tell("GET", &path, None, reply, started);
+            }
+        };
         let response = tokio::time::timeout(CONNECT_DEADLINE, request.send())
             .await
-            .map_err(|_| CallError::Lost("the event stream did not open in time".into()))?
-            .map_err(|e| classify(&e))?;
+            .map_err(|_| CallError::Lost("the event stream did not open in time".into()))
+            .and_then(|sent| sent.map_err(|e| classify(&e)))
+            .inspect_err(|e| tell(Err(e.to_string())))?;
         if response.status().as_u16() == 200 {
+            // The stream itself is not kept: only that it opened.
+            tell(Ok((200, b"")));
             return Ok(response);
         }
         let status = response.status().as_u16();
-        let body = read_capped(response, MAX_REPLY).await?;
+        let body = read_capped(response, MAX_REPLY)
+            .await
+            .inspect_err(|e| tell(Err(e.to_string())))?;
+        tell(Ok((status, &body)));
         Err(refusal::<wire::Health>(status, &body))
     }
 
     async fn call<T: DeserializeOwned + Sanitize>(
         &self,
         request: reqwest::RequestBuilder,
+        (method, path, sent_body): (&'static str, String, Option<Vec<u8>>),
         deadline: Duration,
         reply_cap: usize,
     ) -> Result<T, CallError> {
+        let started = Instant::now();
         let exchange = async {
             let response = request.send().await.map_err(|e| classify(&e))?;
             let status = response.status().as_u16();
             let body = read_capped(response, reply_cap).await?;
             Ok::<_, CallError>((status, body))
         };
-        let (status, body) = tokio::time::timeout(deadline, exchange)
+        let result = tokio::time::timeout(deadline, exchange)
             .await
             .map_err(|_| {
                 CallError::Lost(format!("no complete reply within {} s", deadline.as_secs()))
-            })??;
+            })
+            .and_then(|inner| inner);
+        if let Some(observer) = &self.observer {
+            let reply = match &result {
+                Ok((status, body)) => Ok((*status, body.as_slice())),
+                Err(e) => Err(e.to_string()),
+            };
+            observer.tell(method, &path, sent_body.as_deref(), reply, started);
+        }
+        let (status, body) = result?;
         let decoded = wire::decode::<T>(&body).map_err(|e| CallError::Unreadable {
             status,
             why: e.to_string(),
