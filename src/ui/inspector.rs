@@ -174,7 +174,7 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScreen, the
             "bytes",
             "   ms",
             "request id",
-            &format!("path after {PREFIX}"),
+            &format!("path ({PREFIX} left out)"),
         ]
         .map(|t| (t.to_string(), theme.dim)),
         width,
