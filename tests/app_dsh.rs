@@ -7,9 +7,7 @@
 
 mod common;
 
-use std::io;
 use std::sync::Arc;
-use std::time::Duration;
 
 use collie_phone::app::keymap::{Chord, Keymap};
 use collie_phone::app::{App, AppSetup, Message};
@@ -21,21 +19,19 @@ use collie_phone::engine::{
     IntentState,
 };
 use collie_phone::transport::Token;
-use collie_phone::tui::Tui;
 use collie_phone::ui;
 use collie_phone::ui::theme::Theme;
 use collie_phone::wire::{
     EventType, Item, Pane, PaneView, PostReply, Report, Snapshot, Tab, Workspace,
 };
+use common::phone::TestPhone;
 use common::{Client, Req};
-use crossterm::event::{Event, KeyEvent};
-use futures::channel::mpsc;
+use crossterm::event::KeyEvent;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::macros::datetime;
-use unicode_width::UnicodeWidthStr;
 
 const NOW: OffsetDateTime = datetime!(2026-11-29 14:30:00 UTC);
 /// 2026-11-29 14:29:00 UTC in milliseconds, the time of the snapshots' events.
@@ -515,114 +511,23 @@ fn d2_a_stopped_task_says_so_and_takes_nothing() {
 
 // ----- the whole phone against the real bridge ----------------------------------------------
 
-const SOON: Duration = Duration::from_secs(20);
-
-type Keys = mpsc::UnboundedReceiver<io::Result<Event>>;
-
-struct BridgePhone {
-    tui: Tui<TestBackend, Keys>,
-    keys: mpsc::UnboundedSender<io::Result<Event>>,
-}
-
-impl BridgePhone {
-    fn start(url: &str, token_path: &std::path::Path, dir: &std::path::Path) -> Self {
-        let spec = BridgeSpec {
-            name: BRIDGE.into(),
-            url: BridgeUrl::parse(url).expect("a bridge url"),
-            token: Token::from_file(token_path).expect("the token"),
-        };
-        let engine = Engine::start_mixed(
-            Vec::new(),
-            vec![spec],
-            &dir.join("intents.jsonl"),
-            EngineOptions::default(),
-        )
-        .expect("the engine starts");
-        let theme = theme();
-        let app = App::new(AppSetup {
-            agents: vec![(BRIDGE.into(), false)],
-            keymap: Keymap::defaults(),
-            bell: false,
-            theme: theme.clone(),
-            now: OffsetDateTime::now_utc(),
-            size: (160, 48),
-        })
-        .with_bridges([BRIDGE.to_string()]);
-        let (keys, stream) = mpsc::unbounded();
-        let terminal = Terminal::new(TestBackend::new(160, 48)).expect("a terminal");
-        Self {
-            tui: Tui::new(terminal, stream, engine, app, theme),
-            keys,
-        }
-    }
-
-    fn screen(&self) -> String {
-        let buffer = self.tui.terminal().backend().buffer();
-        let mut text = String::new();
-        for y in 0..buffer.area.height {
-            let mut skip = 0;
-            for x in 0..buffer.area.width {
-                if skip > 0 {
-                    skip -= 1;
-                    continue;
-                }
-                let symbol = buffer[(x, y)].symbol();
-                skip = symbol.width().saturating_sub(1);
-                text.push_str(symbol);
-            }
-            text.push('\n');
-        }
-        text
-    }
-
-    async fn until(&mut self, what: &str, check: impl Fn(&str) -> bool) {
-        let deadline = tokio::time::Instant::now() + SOON;
-        loop {
-            if check(&self.screen()) {
-                return;
-            }
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            match tokio::time::timeout(left, self.tui.step()).await {
-                Ok(result) => {
-                    result.expect("the phone runs");
-                }
-                Err(_) => panic!(
-                    "{what} did not show within {SOON:?}; the screen:\n{}",
-                    self.screen()
-                ),
-            }
-        }
-    }
-
-    async fn press(&mut self, keys: &[&str]) {
-        for key in keys {
-            let chord = Chord::parse(key).expect("a key");
-            self.keys
-                .unbounded_send(Ok(Event::Key(KeyEvent::new(chord.code, chord.modifiers))))
-                .expect("the phone listens");
-        }
-        for _ in 0..keys.len() {
-            tokio::time::timeout(SOON, self.tui.step())
-                .await
-                .expect("a step")
-                .expect("the phone runs");
-        }
-    }
-
-    async fn type_text(&mut self, text: &str) {
-        for c in text.chars() {
-            self.keys
-                .unbounded_send(Ok(Event::Key(KeyEvent::new(
-                    crossterm::event::KeyCode::Char(c),
-                    crossterm::event::KeyModifiers::NONE,
-                ))))
-                .expect("the phone listens");
-            tokio::time::timeout(SOON, self.tui.step())
-                .await
-                .expect("a step")
-                .expect("the phone runs");
-        }
-    }
+/// The whole phone on one bridge, through the engine, at 160x48.
+fn bridge_phone(url: &str, token_path: &std::path::Path, dir: &std::path::Path) -> TestPhone {
+    let spec = BridgeSpec {
+        name: BRIDGE.into(),
+        url: BridgeUrl::parse(url).expect("a bridge url"),
+        token: Token::from_file(token_path).expect("the token"),
+    };
+    let engine = Engine::start_mixed(
+        Vec::new(),
+        vec![spec],
+        &dir.join("intents.jsonl"),
+        EngineOptions::default(),
+    )
+    .expect("the engine starts");
+    TestPhone::on_engine(engine, vec![(BRIDGE.into(), false)], (160, 48), |app| {
+        app.with_bridges([BRIDGE.to_string()])
+    })
 }
 
 struct RealBridge {
@@ -672,7 +577,7 @@ async fn d3_d5_the_phone_appends_cancels_closes_and_creates_on_the_real_bridge()
         token,
         _process: process,
     };
-    let mut phone = BridgePhone::start(&url, &token_path, dir.path());
+    let mut phone = bridge_phone(&url, &token_path, dir.path());
     phone
         .until("the bridge ready on Home", |s| {
             s.contains("dsh (DSH bridge)") && s.contains("Ready on the desktop's process")

@@ -50,21 +50,6 @@ impl Phone {
         phone
     }
 
-    async fn type_text(&mut self, text: &str) {
-        let keys: Vec<String> = text
-            .chars()
-            .map(|c| {
-                if c == ' ' {
-                    "space".to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect();
-        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-        self.press(&keys).await;
-    }
-
     /// Moves the home selection onto the inbox row whose text holds `words`, then opens it.
     async fn open_inbox_row(&mut self, words: &str) {
         self.press(&["g", "j"]).await;

@@ -18,8 +18,8 @@ use ratatui::backend::TestBackend;
 use time::OffsetDateTime;
 use unicode_width::UnicodeWidthStr;
 
-/// How long one step of a flow may take to show on screen.
-pub const SOON: Duration = Duration::from_secs(10);
+/// How long one step of a flow may take to show on screen (a loaded 2-core CI box is slow).
+pub const SOON: Duration = Duration::from_secs(20);
 
 type Keys = mpsc::UnboundedReceiver<io::Result<Event>>;
 
@@ -47,16 +47,34 @@ impl TestPhone {
             &dir.join("intents.jsonl"),
         )
         .expect("the engine starts");
+        Self::on_engine(
+            engine,
+            vec![(name.into(), tls)],
+            (width, height),
+            |mut app| {
+                adjust(&mut app);
+                app
+            },
+        )
+    }
+
+    /// The phone on a running engine whose agents are `agents` (name, reached over TLS);
+    /// `setup` may change the app before it runs.
+    pub fn on_engine(
+        engine: Engine,
+        agents: Vec<(String, bool)>,
+        (width, height): (u16, u16),
+        setup: impl FnOnce(App) -> App,
+    ) -> Self {
         let theme = Theme::builtin("dark").expect("a theme");
-        let mut app = App::new(AppSetup {
-            agents: vec![(name.into(), tls)],
+        let app = setup(App::new(AppSetup {
+            agents,
             keymap: Keymap::defaults(),
             bell: false,
             theme: theme.clone(),
             now: OffsetDateTime::now_utc(),
             size: (width, height),
-        });
-        adjust(&mut app);
+        }));
         let (keys, stream) = mpsc::unbounded();
         let terminal = Terminal::new(TestBackend::new(width, height)).expect("a terminal");
         Self {
@@ -119,6 +137,20 @@ impl TestPhone {
                 .await
                 .expect("a step")
                 .expect("the phone runs");
+        }
+    }
+
+    /// Types text a character at a time, as the terminal would send it, letting the runner
+    /// take each before the next (a step may take several queued keys at once and then wait
+    /// for the next tick).
+    pub async fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            let key = if c == ' ' {
+                "space".to_string()
+            } else {
+                c.to_string()
+            };
+            self.press(&[key.as_str()]).await;
         }
     }
 }
