@@ -13,33 +13,11 @@ struct TlsAgent {
 
 fn tls_agent() -> TlsAgent {
     let dir = temp_dir();
-    let certified =
-        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()])
-            .expect("a test certificate");
-    let cert_pem = certified.cert.pem();
-    let cert = dir.path().join("cert.pem");
-    let key = dir.path().join("key.pem");
-    std::fs::write(&cert, &cert_pem).expect("write the certificate");
-    std::fs::write(&key, certified.signing_key.serialize_pem()).expect("write the key");
-    let (token_path, token) = token_file(dir.path());
-    let agent = AgentProcess::start(&[
-        "agent",
-        "--listen",
-        "127.0.0.1:0",
-        "--token-file",
-        token_path.to_str().expect("utf-8"),
-        "--tls-cert",
-        cert.to_str().expect("utf-8"),
-        "--tls-key",
-        key.to_str().expect("utf-8"),
-        "--speed",
-        "0",
-    ]);
-    assert!(agent.url.starts_with("https://127.0.0.1:"), "{}", agent.url);
-    let client = Client::https(&agent.url, &cert_pem).with_token(&token);
+    let agent = https_agent(dir.path());
+    let client = Client::https(&agent.process.url, &agent.cert_pem).with_token(&agent.token);
     TlsAgent {
         _dir: dir,
-        _agent: agent,
+        _agent: agent.process,
         client,
     }
 }

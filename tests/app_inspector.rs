@@ -638,30 +638,13 @@ async fn exchanges_show_in_the_inspector_after_a_few_polls_and_export_to_a_file(
 async fn t2_the_token_never_shows_after_a_tls_exchange() {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let dir = common::temp_dir();
-    let certified =
-        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()])
-            .expect("a test certificate");
-    let cert = dir.path().join("cert.pem");
-    let key_path = dir.path().join("key.pem");
-    std::fs::write(&cert, certified.cert.pem()).expect("write the certificate");
-    std::fs::write(&key_path, certified.signing_key.serialize_pem()).expect("write the key");
-    let (token_path, token) = common::token_file(dir.path());
-    let agent = common::AgentProcess::start(&[
-        "agent",
-        "--listen",
-        "127.0.0.1:0",
-        "--token-file",
-        token_path.to_str().expect("utf-8"),
-        "--tls-cert",
-        cert.to_str().expect("utf-8"),
-        "--tls-key",
-        key_path.to_str().expect("utf-8"),
-        "--speed",
-        "0",
-    ]);
-    assert!(agent.url.starts_with("https://"), "{}", agent.url);
-    let endpoint = TlsEndpoint::new(&agent.url, Token::new(&token).expect("token"), Some(&cert))
-        .expect("endpoint");
+    let agent = common::https_agent(dir.path());
+    let endpoint = TlsEndpoint::new(
+        &agent.process.url,
+        Token::new(&agent.token).expect("token"),
+        Some(&agent.cert),
+    )
+    .expect("endpoint");
     let mut phone = start_phone(Endpoint::Tls(endpoint), true, dir.path());
     phone
         .until("the inbox", |s| s.contains("Needs your answer (4)"))
@@ -672,7 +655,7 @@ async fn t2_the_token_never_shows_after_a_tls_exchange() {
             s.contains("/snapshot") && s.contains("/events?after=")
         })
         .await;
-    let secret_words = [token.as_str(), "Bearer", "bearer", "authorization"];
+    let secret_words = [agent.token.as_str(), "Bearer", "bearer", "authorization"];
     let check = |text: &str, place: &str| {
         for secret in secret_words {
             assert!(!text.contains(secret), "{secret} in {place}:\n{text}");

@@ -89,13 +89,7 @@ fn assert_all_pass(output: &Output) -> Value {
 }
 
 fn tls_files(dir: &Path) -> (String, String) {
-    let certified =
-        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()])
-            .expect("a test certificate");
-    let cert = dir.join("cert.pem");
-    let key = dir.join("key.pem");
-    std::fs::write(&cert, certified.cert.pem()).expect("write the certificate");
-    std::fs::write(&key, certified.signing_key.serialize_pem()).expect("write the key");
+    let (cert, key, _) = common::tls_files(dir);
     let path = |p: &Path| p.to_str().expect("utf-8").to_string();
     (path(&cert), path(&key))
 }

@@ -234,30 +234,14 @@ async fn w1_a_socket_recording_keeps_every_exchange_whole() {
 async fn t2_a_recording_over_https_never_holds_the_token() {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let dir = common::temp_dir();
-    let certified =
-        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()])
-            .expect("a test certificate");
-    let cert = dir.path().join("cert.pem");
-    let key = dir.path().join("key.pem");
-    std::fs::write(&cert, certified.cert.pem()).expect("write the certificate");
-    std::fs::write(&key, certified.signing_key.serialize_pem()).expect("write the key");
-    let (token_path, token) = common::token_file(dir.path());
-    let agent = AgentProcess::start(&[
-        "agent",
-        "--listen",
-        "127.0.0.1:0",
-        "--token-file",
-        token_path.to_str().expect("utf-8"),
-        "--tls-cert",
-        cert.to_str().expect("utf-8"),
-        "--tls-key",
-        key.to_str().expect("utf-8"),
-        "--speed",
-        "0",
-    ]);
-    assert!(agent.url.starts_with("https://"), "{}", agent.url);
-    let endpoint = TlsEndpoint::new(&agent.url, Token::new(&token).expect("token"), Some(&cert))
-        .expect("endpoint");
+    let agent = common::https_agent(dir.path());
+    let token = agent.token.clone();
+    let endpoint = TlsEndpoint::new(
+        &agent.process.url,
+        Token::new(&token).expect("token"),
+        Some(&agent.cert),
+    )
+    .expect("endpoint");
     let record = dir.path().join("tls.recording.jsonl");
     let mut engine = recording_engine("tls", Endpoint::Tls(endpoint), dir.path(), &record);
     let snapshot = ready_snapshot(&mut engine).await;
@@ -281,7 +265,7 @@ async fn t2_a_recording_over_https_never_holds_the_token() {
         panic!("the first line is the header");
     };
     assert_eq!(header.agents[0].kind, AgentKind::Url);
-    assert_eq!(header.agents[0].address, agent.url);
+    assert_eq!(header.agents[0].address, agent.process.url);
     for exchange in &exchanges {
         assert_eq!(
             exchange

@@ -240,6 +240,57 @@ pub fn socket_agent(dir: &Path, extra: &[&str]) -> AgentProcess {
     AgentProcess::start(&args)
 }
 
+/// A certificate for 127.0.0.1 and localhost written to `dir`: (cert path, key path, cert PEM).
+pub fn tls_files(dir: &Path) -> (PathBuf, PathBuf, String) {
+    let certified =
+        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()])
+            .expect("a test certificate");
+    let cert_pem = certified.cert.pem();
+    let cert = dir.join("cert.pem");
+    let key = dir.join("key.pem");
+    std::fs::write(&cert, &cert_pem).expect("write the certificate");
+    std::fs::write(&key, certified.signing_key.serialize_pem()).expect("write the key");
+    (cert, key, cert_pem)
+}
+
+/// The reference agent over https with a token, its files in `dir`.
+pub struct HttpsAgent {
+    pub process: AgentProcess,
+    pub cert: PathBuf,
+    pub cert_pem: String,
+    pub token: String,
+}
+
+/// Starts the reference agent over https with a fresh certificate and token (frozen clock).
+pub fn https_agent(dir: &Path) -> HttpsAgent {
+    let (cert, key, cert_pem) = tls_files(dir);
+    let (token_path, token) = token_file(dir);
+    let process = AgentProcess::start(&[
+        "agent",
+        "--listen",
+        "127.0.0.1:0",
+        "--token-file",
+        token_path.to_str().expect("utf-8"),
+        "--tls-cert",
+        cert.to_str().expect("utf-8"),
+        "--tls-key",
+        key.to_str().expect("utf-8"),
+        "--speed",
+        "0",
+    ]);
+    assert!(
+        process.url.starts_with("https://127.0.0.1:"),
+        "{}",
+        process.url
+    );
+    HttpsAgent {
+        process,
+        cert,
+        cert_pem,
+        token,
+    }
+}
+
 /// Writes a token file of mode 0600 and returns (path, token).
 pub fn token_file(dir: &Path) -> (PathBuf, String) {
     use std::os::unix::fs::PermissionsExt;
