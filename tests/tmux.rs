@@ -26,21 +26,23 @@ impl Tmux {
             .expect("tmux runs")
     }
 
-    fn start(command: &str) -> Self {
-        let id = std::process::id();
+    /// Runs `command` in a new tmux server named after `name` (tests that run at the same
+    /// time each have their own), in a window of `width`x`height`.
+    fn start(name: &str, (width, height): (u16, u16), command: &str) -> Self {
         let tmux = Self {
-            socket: format!("collie-phone-test-{id}"),
+            socket: format!("collie-phone-test-{name}-{}", std::process::id()),
             session: "phone".into(),
         };
+        let (width, height) = (width.to_string(), height.to_string());
         let out = tmux.run(&[
             "new-session",
             "-d",
             "-s",
             &tmux.session,
             "-x",
-            "120",
+            &width,
             "-y",
-            "40",
+            &height,
             command,
         ]);
         assert!(out.status.success(), "tmux new-session: {out:?}");
@@ -133,12 +135,9 @@ fn demo_folders(runtime: &Path) -> usize {
         .unwrap_or(0)
 }
 
-#[test]
-fn demo_in_tmux_every_flow() {
-    if !tmux_installed() {
-        eprintln!("SKIPPED demo_in_tmux_every_flow: tmux is not installed");
-        return;
-    }
+/// A private home for a demo (its own runtime, state and config folders) and the command that
+/// runs `collie-phone ARGS` in it: (home, runtime folder, command).
+fn demo_home(args: &str) -> (tempfile::TempDir, std::path::PathBuf, String) {
     let home = tempfile::Builder::new()
         .prefix("cp-tmux-")
         .tempdir_in("/tmp")
@@ -151,11 +150,21 @@ fn demo_in_tmux_every_flow() {
             .expect("private runtime folder");
     }
     let command = format!(
-        "env XDG_RUNTIME_DIR={run} XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config {BIN} demo --speed 0",
+        "env XDG_RUNTIME_DIR={run} XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config {BIN} {args}",
         run = runtime.display(),
         home = home.path().display()
     );
-    let tmux = Tmux::start(&command);
+    (home, runtime, command)
+}
+
+#[test]
+fn demo_in_tmux_every_flow() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED demo_in_tmux_every_flow: tmux is not installed");
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --speed 0");
+    let tmux = Tmux::start("demo", (120, 40), &command);
     tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
     assert_eq!(demo_folders(&runtime), 1);
 
@@ -277,39 +286,8 @@ fn demo_dsh_in_tmux_shows_both_agents_and_sends_to_a_bridge_task() {
         );
         return;
     }
-    let home = tempfile::Builder::new()
-        .prefix("cp-tmux-dsh-")
-        .tempdir_in("/tmp")
-        .expect("a temp folder");
-    let runtime = home.path().join("run");
-    std::fs::create_dir(&runtime).expect("runtime folder");
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
-            .expect("private runtime folder");
-    }
-    let command = format!(
-        "env XDG_RUNTIME_DIR={run} XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config {BIN} demo --dsh --speed 0",
-        run = runtime.display(),
-        home = home.path().display()
-    );
-    // A tmux server apart from the other test's, which may run at the same time.
-    let tmux = Tmux {
-        socket: format!("collie-phone-test-dsh-{}", std::process::id()),
-        session: "phone".into(),
-    };
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "phone",
-        "-x",
-        "80",
-        "-y",
-        "24",
-        &command,
-    ]);
-    assert!(out.status.success(), "tmux new-session: {out:?}");
+    let (_home, runtime, command) = demo_home("demo --dsh --speed 0");
+    let tmux = Tmux::start("dsh", (80, 24), &command);
     // Both agents in one phone (SPEC D): the Collie agent and the bridge, marked as one.
     tmux.until("both agents ready", |s| {
         s.contains("demo (collie-phone") && s.contains("dsh (DSH bridge)")
