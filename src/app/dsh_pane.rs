@@ -186,14 +186,6 @@ impl App {
             );
             return Vec::new();
         }
-        let in_flight = self.intents.pane_pending(agent, pane) == Some("send")
-            || self.intents.latest_for_pane(agent, pane).is_some_and(|r| {
-                matches!(r.kind, IntentKind::DshAppend { .. }) && intents::is_in_flight(&r.state)
-            });
-        if in_flight {
-            self.show_toast("Still sending the last message…", false);
-            return Vec::new();
-        }
         if self.agents.pane(agent, pane).is_none() {
             self.show_toast("This task is gone; the words stay here.", true);
             return Vec::new();
@@ -203,8 +195,9 @@ impl App {
             .get(agent)
             .map(|v| v.prefs(pane))
             .unwrap_or_default();
-        self.submit(
+        self.dispatch_send(
             agent,
+            pane,
             IntentKind::DshAppend {
                 task_id: pane.to_string(),
                 message_kind: prefs.kind,
@@ -284,17 +277,6 @@ impl App {
         let agent = record.agent.clone();
         let mut commands = Vec::new();
         match (&record.kind, done) {
-            (
-                IntentKind::DshAppend {
-                    task_id, message, ..
-                },
-                Some(_),
-            ) => {
-                let key = (agent.clone(), task_id.clone());
-                if self.drafts.get(&key).is_some_and(|d| d.text() == *message) {
-                    self.drafts.remove(&key);
-                }
-            }
             (IntentKind::DshClose { task_id }, Some(_)) => {
                 let task_id = task_id.clone();
                 self.nav.retain(

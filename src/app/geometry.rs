@@ -10,6 +10,8 @@ pub const MIN_HEIGHT: u16 = 24;
 
 /// Most lines the pane's input box grows to.
 pub const MAX_INPUT_LINES: u16 = 6;
+/// Most lines of sends on their way a pane shows above its box (the last says how many more).
+pub const MAX_OUTBOX_LINES: u16 = 3;
 /// Most agents listed on the home screen before their list scrolls.
 const MAX_AGENT_ROWS: u16 = 6;
 
@@ -101,20 +103,31 @@ pub fn listing(width: u16, height: u16, filter_shown: bool) -> Listing {
 pub struct Pane {
     pub heading: Rect,
     pub chat: Rect,
+    /// Sends that left the box and are not in the chat yet.
+    pub outbox: Rect,
     pub asks: Rect,
     pub belt: Rect,
     pub input: Rect,
     pub status: Rect,
 }
 
-pub fn pane(width: u16, height: u16, input_lines: usize, has_asks: bool) -> Pane {
+pub fn pane(
+    width: u16,
+    height: u16,
+    input_lines: usize,
+    outbox_lines: usize,
+    has_asks: bool,
+) -> Pane {
     let body = frame(width, height).body;
+    let outbox_height = u16::try_from(outbox_lines)
+        .unwrap_or(MAX_OUTBOX_LINES)
+        .min(MAX_OUTBOX_LINES);
     let input_lines = u16::try_from(input_lines)
         .unwrap_or(MAX_INPUT_LINES)
         .clamp(1, MAX_INPUT_LINES);
     let input_height = input_lines + 2;
     let asks_height = u16::from(has_asks);
-    let fixed = 1 + asks_height + 1 + input_height + 1;
+    let fixed = 1 + outbox_height + asks_height + 1 + input_height + 1;
     let chat_height = body.height.saturating_sub(fixed);
     let mut y = body.y;
     let mut take = |h: u16| {
@@ -125,6 +138,7 @@ pub fn pane(width: u16, height: u16, input_lines: usize, has_asks: bool) -> Pane
     };
     let heading = take(1);
     let chat = take(chat_height);
+    let outbox = take(outbox_height);
     let asks = take(asks_height);
     let belt = take(1);
     let input = take(input_height);
@@ -132,6 +146,7 @@ pub fn pane(width: u16, height: u16, input_lines: usize, has_asks: bool) -> Pane
     Pane {
         heading,
         chat,
+        outbox,
         asks,
         belt,
         input,
@@ -183,7 +198,7 @@ mod tests {
 
     #[test]
     fn pane_parts_fill_the_body_at_80x24() {
-        let parts = pane(80, 24, 1, true);
+        let parts = pane(80, 24, 1, 0, true);
         assert_eq!(parts.heading.y, 1);
         assert_eq!(parts.status.bottom(), 23);
         assert_eq!(parts.chat.height, 22 - 1 - 1 - 1 - 3 - 1);

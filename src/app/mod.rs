@@ -24,6 +24,7 @@ pub mod list;
 pub mod navigation;
 mod new_screen;
 pub mod notify;
+pub mod outbox;
 pub mod overlay;
 pub mod pane_screen;
 mod pretty_json;
@@ -45,6 +46,7 @@ use self::intents::Intents;
 use self::keymap::{Action, Context, Keymap};
 use self::navigation::{Navigation, PaneFocus, PaneScreen, Screen};
 use self::notify::{Announcement, Notice, NotifyStyle};
+use self::outbox::Outbox;
 use self::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
 use crate::engine::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
@@ -114,6 +116,8 @@ pub struct App {
     pub cards: HashMap<AskKey, CardState>,
     /// Unsent text per (agent, pane): a person's words are never lost.
     pub drafts: HashMap<(String, String), Editor>,
+    /// Words that left a box with Enter, until the agent took them (one send = one Enter).
+    pub outbox: Outbox,
     /// What each DSH bridge told beyond its panes, by agent name (SPEC D).
     pub dsh: HashMap<String, dsh_state::DshView>,
     pub toast: Option<Toast>,
@@ -151,6 +155,7 @@ impl App {
             overlay: None,
             cards: HashMap::new(),
             drafts: HashMap::new(),
+            outbox: Outbox::default(),
             dsh: HashMap::new(),
             toast: None,
             chat_layout: ChatLayout::default(),
@@ -206,6 +211,7 @@ impl App {
                 if self.toast.as_ref().is_some_and(|t| t.until <= now) {
                     self.toast = None;
                 }
+                self.outbox.tick(now);
                 self.watching_change()
             }
             Message::Exported { path, result } => self.exported(path, result),
@@ -376,9 +382,9 @@ impl App {
         Vec::new()
     }
 
-    /// Pane drafts and card answers with words in them.
+    /// Pane drafts, sends not taken yet and card answers with words in them.
     pub fn unsent_drafts(&self) -> usize {
-        let panes = self.drafts.values().filter(|e| !e.is_empty()).count();
+        let panes = self.drafts.values().filter(|e| !e.is_empty()).count() + self.outbox.unsent();
         let cards = self
             .cards
             .values()
@@ -751,13 +757,18 @@ impl App {
             return Vec::new();
         }
         let mut commands = Vec::new();
+        // The next send of the pane leaves once this one was taken (one at a time, in order).
+        if let (_, outbox::Next::Submit { agent, kind }) = self.outbox.note(&record, self.now) {
+            commands.extend(self.submit(&agent, kind));
+        }
         let agent = record.agent.clone();
         let done_reply = match &record.state {
             IntentState::Done { reply } | IntentState::Replayed { reply } => Some(reply),
             _ => None,
         };
         if let Some(dsh) = self.dsh_on_intent(&record, done_reply) {
-            return dsh;
+            commands.extend(dsh);
+            return commands;
         }
         match (&record.kind, done_reply) {
             (IntentKind::Answer { pane, ask_id, .. }, Some(_)) => {
@@ -773,13 +784,6 @@ impl App {
                 self.nav
                     .retain(|s| !matches!(s, Screen::Card(k) if *k == key));
                 self.show_toast("Answered.", false);
-            }
-            (IntentKind::Send { pane, text, .. }, Some(_)) => {
-                // Cleared only if it still holds what was sent: later typing is kept.
-                let key = (agent.clone(), pane.clone());
-                if self.drafts.get(&key).is_some_and(|d| d.text() == *text) {
-                    self.drafts.remove(&key);
-                }
             }
             (IntentKind::Starter { .. } | IntentKind::Reopen { .. }, Some(reply)) => {
                 if let Some(pane) = &reply.pane_id {

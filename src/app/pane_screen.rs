@@ -107,7 +107,14 @@ impl App {
             .agents
             .pane(agent, pane)
             .is_some_and(|p| !p.asks().is_empty());
-        geometry::pane(self.size.0, self.size.1, input_lines, has_asks)
+        let outbox_lines = self.outbox.len(agent, pane);
+        geometry::pane(
+            self.size.0,
+            self.size.1,
+            input_lines,
+            outbox_lines,
+            has_asks,
+        )
     }
 
     pub fn draft(&self, agent: &str, pane: &str) -> Option<&Editor> {
@@ -242,12 +249,23 @@ impl App {
             }
             Action::Send => self.send(&agent, &pane_id),
             Action::Abort => self.ask_abort(&agent, &pane_id),
+            Action::TakeBack => self.take_back(&agent, &pane_id),
             Action::Retry => {
-                let retry = self
-                    .intents
-                    .latest_for_pane(&agent, &pane_id)
-                    .filter(|r| super::intents::is_retryable(r))
-                    .map(|r| r.request_id.clone());
+                // The held send first: it holds the ones typed after it.
+                let held = self
+                    .outbox
+                    .held(&agent, &pane_id, |id| {
+                        self.intents
+                            .get(id)
+                            .is_some_and(super::intents::is_retryable)
+                    })
+                    .map(str::to_string);
+                let retry = held.or_else(|| {
+                    self.intents
+                        .latest_for_pane(&agent, &pane_id)
+                        .filter(|r| super::intents::is_retryable(r))
+                        .map(|r| r.request_id.clone())
+                });
                 match retry {
                     Some(request_id) => self.retry(&request_id),
                     None => {
@@ -328,31 +346,107 @@ impl App {
             );
             return Vec::new();
         }
-        let in_flight = self.intents.pane_pending(agent, pane_id) == Some("send")
-            || self
-                .intents
-                .latest_for_pane(agent, pane_id)
-                .is_some_and(|r| {
-                    matches!(r.kind, IntentKind::Send { .. })
-                        && super::intents::is_in_flight(&r.state)
-                });
-        if in_flight {
-            self.show_toast("Still sending the last message…", false);
-            return Vec::new();
-        }
         let Some(pane) = self.agents.pane(agent, pane_id) else {
             self.show_toast("This pane is gone; the words stay here.", true);
             return Vec::new();
         };
         let turn_id = pane.turn().map(|t| t.id.clone());
-        self.submit(
+        self.dispatch_send(
             agent,
+            pane_id,
             IntentKind::Send {
                 pane: pane_id.to_string(),
                 turn_id,
                 text,
             },
         )
+    }
+
+    /// Enter: the words leave the box into the pane's outbox at once, so what is typed next is
+    /// a new message and never rides along; they leave for the agent when the sends before
+    /// them were taken.
+    pub(super) fn dispatch_send(
+        &mut self,
+        agent: &str,
+        pane_id: &str,
+        kind: IntentKind,
+    ) -> Vec<Command> {
+        self.drafts
+            .remove(&(agent.to_string(), pane_id.to_string()));
+        self.follow_chat();
+        match self.outbox.push(agent, pane_id, kind) {
+            super::outbox::Next::Submit { agent, kind } => self.submit(&agent, kind),
+            super::outbox::Next::Wait => Vec::new(),
+        }
+    }
+
+    /// True when a send of the outbox stopped: it failed, or its outcome is unknown.
+    pub fn send_is_held(&self, request_id: &str) -> bool {
+        self.intents.get(request_id).is_some_and(|r| {
+            !super::intents::is_in_flight(&r.state)
+                && !matches!(
+                    r.state,
+                    crate::engine::IntentState::Done { .. }
+                        | crate::engine::IntentState::Replayed { .. }
+                )
+        })
+    }
+
+    /// Brings the words of the stopped send, and of those queued after it, back into the box,
+    /// before what is typed there; the receipt stays in the journal as it was.
+    pub(super) fn take_back(&mut self, agent: &str, pane_id: &str) -> Vec<Command> {
+        let held: Vec<String> = self
+            .outbox
+            .lines(agent, pane_id)
+            .filter_map(|o| o.request_id())
+            .filter(|id| self.send_is_held(id))
+            .map(str::to_string)
+            .collect();
+        let Some(taken) = self
+            .outbox
+            .take_back(agent, pane_id, |id| held.iter().any(|h| h == id))
+        else {
+            self.show_toast(
+                "No message of this pane is held: nothing to take back.",
+                false,
+            );
+            return Vec::new();
+        };
+        let unknown = held
+            .first()
+            .and_then(|id| self.intents.get(id))
+            .is_some_and(|r| {
+                matches!(
+                    r.state,
+                    crate::engine::IntentState::Unknown { .. }
+                        | crate::engine::IntentState::MaybeApplied
+                )
+            });
+        let draft = self.draft_mut(agent, pane_id);
+        let typed = draft.text();
+        let mut text = taken.join("\n");
+        if !typed.is_empty() {
+            text.push('\n');
+            text.push_str(&typed);
+        }
+        *draft = Editor::from_text(&text);
+        self.set_pane_focus(PaneFocus::Input);
+        if unknown {
+            self.show_toast(
+                "The words are back in the box. The first try may have arrived: check the chat before sending again.",
+                true,
+            );
+        } else {
+            self.show_toast("The words are back in the box.", false);
+        }
+        Vec::new()
+    }
+
+    /// Shows the newest chat item: what the person just sent goes there next.
+    fn follow_chat(&mut self) {
+        if let Screen::Pane(screen) = self.nav.top_mut() {
+            screen.scroll.to_bottom();
+        }
     }
 
     /// Asks first, naming the turn that will stop (SPEC A16).

@@ -3,6 +3,7 @@
 //! backend and the event stream, so whole-app tests drive the real app with a `TestBackend`
 //! and scripted keys against a real agent.
 
+pub mod burst;
 pub mod export;
 pub mod terminal;
 
@@ -18,6 +19,7 @@ use ratatui::backend::Backend;
 use time::OffsetDateTime;
 use tokio::time::{Duration, Interval, MissedTickBehavior};
 
+use self::burst::BurstDetector;
 use crate::app::notify::Notice;
 use crate::app::{App, Command, Message};
 use crate::engine::{Engine, FromEngine};
@@ -47,6 +49,8 @@ pub struct Tui<B: Backend, E> {
     ticker: Interval,
     dirty: bool,
     frames: u64,
+    /// Tells an unbracketed paste from typing.
+    burst: BurstDetector,
 }
 
 /// The app's message for a terminal event; key releases carry none.
@@ -97,6 +101,7 @@ where
             ticker,
             dirty: true,
             frames: 0,
+            burst: BurstDetector::default(),
         }
     }
 
@@ -143,34 +148,41 @@ where
     }
 
     /// Waits for the next message, takes every message already queued after it, then draws
-    /// once if anything changed.
+    /// once if anything changed. Terminal events that were waiting together are one batch, so
+    /// an unbracketed paste is seen whole (see `burst`).
     pub async fn step(&mut self) -> anyhow::Result<Flow> {
+        enum First {
+            Terminal(Event),
+            Message(Message),
+        }
         let first = tokio::select! {
             event = self.events.next() => match event {
-                Some(Ok(event)) => message_of(event),
+                Some(Ok(event)) => First::Terminal(event),
                 Some(Err(error)) => return Err(anyhow::anyhow!("reading the terminal failed: {error}")),
                 // The input is gone: nothing more can be asked of the phone.
                 None => return Ok(Flow::Quit),
             },
             update = self.engine.updates.recv() => match update {
-                Some(update) => Some(Message::Engine(update)),
+                Some(update) => First::Message(Message::Engine(update)),
                 None => return Err(anyhow::anyhow!("the engine stopped")),
             },
-            _ = self.ticker.tick() => Some(Message::Tick((self.clock)())),
+            _ = self.ticker.tick() => First::Message(Message::Tick((self.clock)())),
         };
-        if let Some(message) = first
-            && self.handle(message) == Flow::Quit
-        {
+        let flow = match first {
+            First::Terminal(event) => self.terminal_batch(event).await?,
+            First::Message(message) => self.handle(message),
+        };
+        if flow == Flow::Quit {
             return Ok(Flow::Quit);
         }
         for _ in 0..MAX_BATCH {
-            let next = if let Ok(update) = self.engine.updates.try_recv() {
-                Some(Message::Engine(update))
+            let flow = if let Ok(update) = self.engine.updates.try_recv() {
+                self.handle(Message::Engine(update))
             } else {
                 // Polled with this task's own waker: a stream that parks a waker while it
                 // waits (crossterm's does) must be woken for real when the next key comes.
                 match futures::poll!(self.events.next()) {
-                    Poll::Ready(Some(Ok(event))) => message_of(event),
+                    Poll::Ready(Some(Ok(event))) => self.terminal_batch(event).await?,
                     Poll::Ready(Some(Err(error))) => {
                         return Err(anyhow::anyhow!("reading the terminal failed: {error}"));
                     }
@@ -178,9 +190,7 @@ where
                     Poll::Pending => break,
                 }
             };
-            if let Some(message) = next
-                && self.handle(message) == Flow::Quit
-            {
+            if flow == Flow::Quit {
                 return Ok(Flow::Quit);
             }
         }
@@ -188,6 +198,40 @@ where
             self.draw()?;
         }
         Ok(Flow::Continue)
+    }
+
+    /// Takes `first` and every terminal event already waiting after it, sorts out a paste that
+    /// came without markers, and feeds them to the app in order.
+    async fn terminal_batch(&mut self, first: Event) -> anyhow::Result<Flow> {
+        let mut batch = vec![first];
+        let mut input_gone = false;
+        while batch.len() < MAX_BATCH {
+            match futures::poll!(self.events.next()) {
+                Poll::Ready(Some(Ok(event))) => batch.push(event),
+                Poll::Ready(Some(Err(error))) => {
+                    return Err(anyhow::anyhow!("reading the terminal failed: {error}"));
+                }
+                Poll::Ready(None) => {
+                    input_gone = true;
+                    break;
+                }
+                Poll::Pending => break,
+            }
+        }
+        let sorted = self.burst.sort(batch, std::time::Instant::now());
+        for event in sorted {
+            if let Some(message) = message_of(event)
+                && self.handle(message) == Flow::Quit
+            {
+                return Ok(Flow::Quit);
+            }
+        }
+        self.burst.handled(std::time::Instant::now());
+        Ok(if input_gone {
+            Flow::Quit
+        } else {
+            Flow::Continue
+        })
     }
 
     /// Feeds one message to the app and carries out its commands, feeding back what they

@@ -14,9 +14,10 @@ use super::theme::Theme;
 use super::{put, wrap};
 use crate::app::keymap::{Action, Context};
 use crate::app::navigation::{PaneFocus, PaneScreen};
+use crate::app::outbox::{Outgoing, Step};
 use crate::app::pane_screen::{belt_slots, byte_count};
 use crate::app::{App, intent_words, intents};
-use crate::engine::IntentKind;
+use crate::engine::{IntentKind, IntentState};
 use crate::wire::limits;
 
 pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme) {
@@ -105,6 +106,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
         ),
     }
 
+    draw_outbox(frame, app, screen, parts.outbox, theme);
+
     let asks = pane.asks();
     if let Some(first) = asks.first() {
         let key = app
@@ -152,6 +155,101 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
 
     draw_input(frame, app, screen, parts.input, theme);
     draw_status(frame, app, screen, parts.status, theme);
+}
+
+/// The sends that left the box, one line each, with their state (SPEC Q1–Q5): the words stay
+/// on screen until the agent took them; a held one says how to retry it or take it back.
+fn draw_outbox(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
+    if area.height == 0 {
+        return;
+    }
+    let context = if screen.focus == PaneFocus::Input {
+        Context::PaneInput
+    } else {
+        Context::PaneChat
+    };
+    let lines: Vec<&Outgoing> = app.outbox.lines(&screen.agent, &screen.pane).collect();
+    let room = usize::from(area.height);
+    // When they do not all fit, the first ones show (the held one is first) and the last row
+    // says how many more wait.
+    let shown = if lines.len() > room {
+        room - 1
+    } else {
+        lines.len()
+    };
+    for (row, outgoing) in lines.iter().take(shown).enumerate() {
+        let line = outbox_line(app, outgoing, context, theme);
+        put(frame, area, u16::try_from(row).unwrap_or(u16::MAX), line);
+    }
+    if lines.len() > shown {
+        let more = lines.len() - shown;
+        put(
+            frame,
+            area,
+            u16::try_from(shown).unwrap_or(u16::MAX),
+            Line::from(Span::styled(
+                format!("  … and {more} more waiting, in the order typed"),
+                theme.dim,
+            )),
+        );
+    }
+}
+
+fn outbox_line(app: &App, outgoing: &Outgoing, context: Context, theme: &Theme) -> Line<'static> {
+    let text = outgoing.text();
+    let mut first = text.lines().next().unwrap_or("").to_string();
+    let more_lines = text.lines().count().saturating_sub(1);
+    if more_lines > 0 {
+        first.push_str(&format!(" (+{more_lines} lines)"));
+    }
+    let record = outgoing.request_id().and_then(|id| app.intents.get(id));
+    let (words, style) = match (&outgoing.step, record) {
+        (Step::Queued, _) => ("waits for the one above".to_string(), theme.dim),
+        (Step::Submitted, _) => ("sending…".to_string(), theme.dim),
+        (_, None) => ("sending…".to_string(), theme.dim),
+        (_, Some(record)) => {
+            let style = match &record.state {
+                s if intents::is_in_flight(s) => theme.dim,
+                IntentState::Done { .. } | IntentState::Replayed { .. } => theme.ok,
+                IntentState::Unknown { .. } | IntentState::MaybeApplied => theme.warn,
+                _ => theme.danger,
+            };
+            (intent_words(record), style)
+        }
+    };
+    let mut hints = Vec::new();
+    if let Some(record) = record
+        && app.send_is_held(&record.request_id)
+    {
+        if intents::is_retryable(record)
+            && let Some(key) = app.keymap.key_label(context, Action::Retry)
+        {
+            hints.push(format!("{key} retries"));
+        }
+        if let Some(key) = app.keymap.key_label(context, Action::TakeBack) {
+            hints.push(format!("{key} takes it back"));
+        }
+    }
+    let mut spans = vec![
+        Span::styled("› ", theme.dim),
+        Span::styled(first, theme.text),
+        Span::styled("  ", theme.dim),
+        Span::styled(words, style),
+    ];
+    if !hints.is_empty() {
+        spans.push(Span::styled(
+            format!(" — {}", hints.join(" · ")),
+            theme.accent,
+        ));
+    }
+    // The state and its keys matter more than the end of long words: the words give way.
+    let tail: usize = spans[2..].iter().map(|s| wrap::width(&s.content)).sum();
+    let width = usize::from(app.size.0);
+    let room = width.saturating_sub(tail + 2).max(8);
+    if wrap::width(&spans[1].content) > room {
+        spans[1] = Span::styled(wrap::truncate(&spans[1].content, room), theme.text);
+    }
+    Line::from(spans)
 }
 
 /// The columns of `text` after the first `skip`, so the cursor's end of a long line shows.
@@ -242,9 +340,18 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
         theme.dim
     };
     let mut spans: Vec<Span<'static>> = Vec::new();
-    if let Some(verb) = app.intents.pane_pending(&screen.agent, &screen.pane) {
+    if let Some(verb) = app
+        .intents
+        .pane_pending(&screen.agent, &screen.pane)
+        .filter(|verb| *verb != "send")
+    {
         spans.push(Span::styled(format!("{verb}: sending…"), theme.dim));
-    } else if let Some(record) = app.intents.latest_for_pane(&screen.agent, &screen.pane) {
+    } else if let Some(record) = app.intents.latest(|r| {
+        r.agent == screen.agent
+            && intents::pane_of(&r.kind) == Some(screen.pane.as_str())
+            // Sends show on their own lines above the box.
+            && !matches!(r.kind, IntentKind::Send { .. })
+    }) {
         let verb = match &record.kind {
             IntentKind::Abort { turn_id, .. } => format!("stop {turn_id}"),
             IntentKind::Action { button_id, .. } => format!("button {button_id}"),

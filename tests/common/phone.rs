@@ -123,21 +123,55 @@ impl TestPhone {
         }
     }
 
-    /// Types keys as the terminal would send them.
+    /// Types keys as a person does: each arrives alone, with no pause after it (the runner
+    /// takes it at once), the way a real terminal delivers keys typed by hand.
     pub async fn press(&mut self, keys: &[&str]) {
         for key in keys {
             let chord = Chord::parse(key).expect("a key");
             self.keys
                 .unbounded_send(Ok(Event::Key(KeyEvent::new(chord.code, chord.modifiers))))
                 .expect("the phone listens");
-        }
-        // Let the runner take them before the next check.
-        for _ in 0..keys.len() {
             tokio::time::timeout(SOON, self.tui.step())
                 .await
                 .expect("a step")
                 .expect("the phone runs");
         }
+    }
+
+    /// Pastes `text` as a terminal without bracketed paste does: every character a key press
+    /// (newlines as Enter), all waiting at once, in reads of 1024 keys.
+    pub async fn paste_unbracketed(&mut self, text: &str) {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let keys: Vec<KeyEvent> = text
+            .chars()
+            .map(|c| match c {
+                '\n' => KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+                '\t' => KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE),
+                c => KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE),
+            })
+            .collect();
+        for chunk in keys.chunks(1024) {
+            for key in chunk {
+                self.keys
+                    .unbounded_send(Ok(Event::Key(*key)))
+                    .expect("the phone listens");
+            }
+            tokio::time::timeout(SOON, self.tui.step())
+                .await
+                .expect("a step")
+                .expect("the phone runs");
+        }
+    }
+
+    /// Pastes `text` with bracketed-paste markers: one event.
+    pub async fn paste_bracketed(&mut self, text: &str) {
+        self.keys
+            .unbounded_send(Ok(Event::Paste(text.to_string())))
+            .expect("the phone listens");
+        tokio::time::timeout(SOON, self.tui.step())
+            .await
+            .expect("a step")
+            .expect("the phone runs");
     }
 
     /// Types text a character at a time, as the terminal would send it, letting the runner

@@ -1,0 +1,356 @@
+//! Words that left a pane's box and are on their way (SPEC Q1–Q5, A16, D5).
+//!
+//! Enter takes the words out of the box at once: one send is exactly the words in the box when
+//! Enter was pressed, and what is typed next is a new draft that never rides along. Each send
+//! waits here, drawn as a line above the box with its intent's state, until the agent took it.
+//! Sends of one pane leave one at a time, in the order typed, so "alpha", " beta", " gamma"
+//! arrive in that order; a send that failed or whose outcome is unknown holds the ones after
+//! it until the person retries it (same request id, same words) or takes the words back into
+//! the box. Nothing typed is lost: the words stay here, and in the journal's receipt.
+
+use std::collections::{HashMap, VecDeque};
+
+use time::OffsetDateTime;
+
+use crate::engine::{IntentKind, IntentRecord, IntentState};
+
+/// How long a line that was taken stays, saying "sent", so the words do not vanish before
+/// the chat shows them on the next poll (1 s on a socket, 2 s over TLS: SPEC S7, T8).
+pub const SENT_LINE_SECONDS: i64 = 3;
+
+/// One send, from Enter to the agent's reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    /// A `Send` or a `DshAppend`, exactly as it goes to the engine.
+    pub kind: IntentKind,
+    pub step: Step,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Waits for the sends before it.
+    Queued,
+    /// Handed to the engine, which has not named its request id yet.
+    Submitted,
+    /// The engine's intent: its state is in `Intents`.
+    Tracked { request_id: String },
+    /// Taken by the agent at this time; the line goes after [`SENT_LINE_SECONDS`].
+    Sent {
+        request_id: String,
+        at: OffsetDateTime,
+    },
+}
+
+impl Outgoing {
+    /// The words of the send.
+    pub fn text(&self) -> &str {
+        match &self.kind {
+            IntentKind::Send { text, .. } => text,
+            IntentKind::DshAppend { message, .. } => message,
+            _ => "",
+        }
+    }
+
+    pub fn request_id(&self) -> Option<&str> {
+        match &self.step {
+            Step::Tracked { request_id } | Step::Sent { request_id, .. } => Some(request_id),
+            Step::Queued | Step::Submitted => None,
+        }
+    }
+}
+
+/// The sends of every pane, by (agent, pane).
+#[derive(Debug, Clone, Default)]
+pub struct Outbox {
+    panes: HashMap<(String, String), VecDeque<Outgoing>>,
+}
+
+/// What the app must do after the outbox took a change.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    /// Nothing leaves now.
+    Wait,
+    /// Hand this send to the engine.
+    Submit { agent: String, kind: IntentKind },
+}
+
+impl Outbox {
+    /// The sends of a pane, oldest first.
+    pub fn lines(&self, agent: &str, pane: &str) -> impl Iterator<Item = &Outgoing> {
+        self.panes
+            .get(&(agent.to_string(), pane.to_string()))
+            .into_iter()
+            .flatten()
+    }
+
+    /// How many lines a pane shows.
+    pub fn len(&self, agent: &str, pane: &str) -> usize {
+        self.lines(agent, pane).count()
+    }
+
+    /// True when a pane has words on their way or held.
+    pub fn holds(&self, agent: &str, pane: &str) -> bool {
+        self.lines(agent, pane)
+            .any(|o| !matches!(o.step, Step::Sent { .. }))
+    }
+
+    /// Words waiting anywhere that were not taken yet (for the quit question).
+    pub fn unsent(&self) -> usize {
+        self.panes
+            .values()
+            .flatten()
+            .filter(|o| !matches!(o.step, Step::Sent { .. }))
+            .count()
+    }
+
+    /// Enter was pressed: the words join the pane's line. Returns what leaves now: this send,
+    /// when nothing before it is on its way or held.
+    pub fn push(&mut self, agent: &str, pane: &str, kind: IntentKind) -> Next {
+        let queue = self
+            .panes
+            .entry((agent.to_string(), pane.to_string()))
+            .or_default();
+        queue.push_back(Outgoing {
+            kind,
+            step: Step::Queued,
+        });
+        Self::advance(agent, queue)
+    }
+
+    /// The engine reported an intent: true when it is one of the outbox's, and what leaves now.
+    pub fn note(&mut self, record: &IntentRecord, now: OffsetDateTime) -> (bool, Next) {
+        let Some(pane) = super::intents::pane_of(&record.kind).map(str::to_string) else {
+            return (false, Next::Wait);
+        };
+        if !matches!(
+            record.kind,
+            IntentKind::Send { .. } | IntentKind::DshAppend { .. }
+        ) {
+            return (false, Next::Wait);
+        }
+        let key = (record.agent.clone(), pane);
+        let queue = self.panes.entry(key.clone()).or_default();
+        let known = queue
+            .iter()
+            .position(|o| o.request_id() == Some(record.request_id.as_str()));
+        let at = match known {
+            Some(at) => Some(at),
+            None => {
+                // The first submitted send with the same words: the engine names its id.
+                let submitted = queue
+                    .iter()
+                    .position(|o| o.step == Step::Submitted && o.kind == record.kind);
+                if let Some(at) = submitted {
+                    queue[at].step = Step::Tracked {
+                        request_id: record.request_id.clone(),
+                    };
+                }
+                submitted
+            }
+        };
+        let at = match at {
+            Some(at) => at,
+            // A send the journal still holds from an earlier run (SPEC Q2): its words come
+            // back on screen until the person retries it or takes them back.
+            None if !record.state.is_final() && !matches!(record.state, IntentState::Sending) => {
+                queue.push_front(Outgoing {
+                    kind: record.kind.clone(),
+                    step: Step::Tracked {
+                        request_id: record.request_id.clone(),
+                    },
+                });
+                0
+            }
+            None => {
+                if queue.is_empty() {
+                    self.panes.remove(&key);
+                }
+                return (false, Next::Wait);
+            }
+        };
+        if matches!(
+            record.state,
+            IntentState::Done { .. } | IntentState::Replayed { .. }
+        ) {
+            queue[at].step = Step::Sent {
+                request_id: record.request_id.clone(),
+                at: now,
+            };
+        }
+        (true, Self::advance(&record.agent, queue))
+    }
+
+    /// Lets the sent lines of every pane go once they have been seen for a while.
+    pub fn tick(&mut self, now: OffsetDateTime) {
+        for queue in self.panes.values_mut() {
+            queue.retain(|o| match o.step {
+                Step::Sent { at, .. } => (now - at).whole_seconds() < SENT_LINE_SECONDS,
+                _ => true,
+            });
+        }
+        self.panes.retain(|_, queue| !queue.is_empty());
+    }
+
+    /// The first line of a pane that is held (failed, unknown or not sent), with its request id.
+    pub fn held(&self, agent: &str, pane: &str, is_held: impl Fn(&str) -> bool) -> Option<&str> {
+        self.lines(agent, pane)
+            .filter_map(Outgoing::request_id)
+            .find(|id| is_held(id))
+    }
+
+    /// Takes back into the box the words of the first held send and of every send queued after
+    /// it, in the order typed; the lines go. The intent stays in the journal as it was.
+    pub fn take_back(
+        &mut self,
+        agent: &str,
+        pane: &str,
+        is_held: impl Fn(&str) -> bool,
+    ) -> Option<Vec<String>> {
+        let key = (agent.to_string(), pane.to_string());
+        let queue = self.panes.get_mut(&key)?;
+        let first = queue
+            .iter()
+            .position(|o| o.request_id().is_some_and(&is_held))?;
+        let taken: Vec<String> = queue
+            .drain(first..)
+            .filter(|o| !matches!(o.step, Step::Sent { .. }))
+            .map(|o| o.text().to_string())
+            .collect();
+        if queue.is_empty() {
+            self.panes.remove(&key);
+        }
+        Some(taken)
+    }
+
+    /// After a change: the first queued send leaves when everything before it was taken.
+    fn advance(agent: &str, queue: &mut VecDeque<Outgoing>) -> Next {
+        for outgoing in queue.iter_mut() {
+            match outgoing.step {
+                Step::Sent { .. } => continue,
+                Step::Queued => {
+                    outgoing.step = Step::Submitted;
+                    return Next::Submit {
+                        agent: agent.to_string(),
+                        kind: outgoing.kind.clone(),
+                    };
+                }
+                // On its way, or held: the rest wait.
+                Step::Submitted | Step::Tracked { .. } => return Next::Wait,
+            }
+        }
+        Next::Wait
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::PostReply;
+
+    fn send(text: &str) -> IntentKind {
+        IntentKind::Send {
+            pane: "p".into(),
+            turn_id: Some("t1".into()),
+            text: text.into(),
+        }
+    }
+
+    fn record(id: &str, text: &str, state: IntentState) -> IntentRecord {
+        IntentRecord {
+            request_id: id.into(),
+            agent: "a".into(),
+            kind: send(text),
+            attempts: 1,
+            state,
+            created_at: "2026-12-01T00:00:00Z".into(),
+        }
+    }
+
+    fn done() -> IntentState {
+        IntentState::Done {
+            reply: PostReply::ok("r"),
+        }
+    }
+
+    fn now() -> OffsetDateTime {
+        OffsetDateTime::UNIX_EPOCH
+    }
+
+    #[test]
+    fn q1_three_quick_sends_leave_one_at_a_time_in_order() {
+        let mut outbox = Outbox::default();
+        assert_eq!(
+            outbox.push("a", "p", send("alpha")),
+            Next::Submit {
+                agent: "a".into(),
+                kind: send("alpha")
+            }
+        );
+        assert_eq!(outbox.push("a", "p", send(" beta")), Next::Wait);
+        assert_eq!(outbox.push("a", "p", send(" gamma")), Next::Wait);
+        assert_eq!(outbox.len("a", "p"), 3);
+        // The engine names the first, then it is taken: the second leaves.
+        let (mine, next) = outbox.note(&record("r1", "alpha", IntentState::Created), now());
+        assert!(mine);
+        assert_eq!(next, Next::Wait);
+        let (_, next) = outbox.note(&record("r1", "alpha", done()), now());
+        assert_eq!(
+            next,
+            Next::Submit {
+                agent: "a".into(),
+                kind: send(" beta")
+            }
+        );
+        outbox.note(&record("r2", " beta", done()), now());
+        let texts: Vec<&str> = outbox.lines("a", "p").map(Outgoing::text).collect();
+        assert_eq!(texts, ["alpha", " beta", " gamma"]);
+        outbox.tick(now() + time::Duration::seconds(SENT_LINE_SECONDS));
+        let texts: Vec<&str> = outbox.lines("a", "p").map(Outgoing::text).collect();
+        assert_eq!(texts, [" gamma"]);
+    }
+
+    #[test]
+    fn q4_an_unknown_send_holds_the_rest_until_taken_back() {
+        let mut outbox = Outbox::default();
+        outbox.push("a", "p", send("one"));
+        outbox.push("a", "p", send("two"));
+        outbox.note(
+            &record("r1", "one", IntentState::Unknown { why: "cut".into() }),
+            now(),
+        );
+        assert!(outbox.holds("a", "p"));
+        assert_eq!(outbox.held("a", "p", |id| id == "r1"), Some("r1"));
+        let taken = outbox.take_back("a", "p", |id| id == "r1");
+        assert_eq!(taken, Some(vec!["one".to_string(), "two".to_string()]));
+        assert_eq!(outbox.len("a", "p"), 0);
+        assert_eq!(outbox.unsent(), 0);
+    }
+
+    #[test]
+    fn q2_a_journal_receipt_from_an_earlier_run_shows_its_words() {
+        let mut outbox = Outbox::default();
+        let (mine, next) = outbox.note(
+            &record(
+                "old",
+                "kept",
+                IntentState::Unknown {
+                    why: "crash".into(),
+                },
+            ),
+            now(),
+        );
+        assert!(mine);
+        assert_eq!(next, Next::Wait);
+        assert_eq!(
+            outbox
+                .lines("a", "p")
+                .map(Outgoing::text)
+                .collect::<Vec<_>>(),
+            ["kept"]
+        );
+        // A finished one from an earlier run is not shown again.
+        let (mine, _) = outbox.note(&record("older", "gone", done()), now());
+        assert!(!mine);
+        assert_eq!(outbox.len("a", "p"), 1);
+    }
+}
