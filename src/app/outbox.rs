@@ -24,6 +24,8 @@ pub struct Outgoing {
     /// A `Send` or a `DshAppend`, exactly as it goes to the engine.
     pub kind: IntentKind,
     pub step: Step,
+    /// The turn on screen when Enter was pressed.
+    seen_turn: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +40,8 @@ pub enum Step {
     Sent {
         request_id: String,
         at: OffsetDateTime,
+        /// The turn the agent put it in (its reply's `turnId`).
+        turn: Option<String>,
     },
 }
 
@@ -110,9 +114,11 @@ impl Outbox {
             .panes
             .entry((agent.to_string(), pane.to_string()))
             .or_default();
+        let seen_turn = named_turn(&kind);
         queue.push_back(Outgoing {
             kind,
             step: Step::Queued,
+            seen_turn,
         });
         Self::advance(agent, queue)
     }
@@ -158,6 +164,7 @@ impl Outbox {
                     step: Step::Tracked {
                         request_id: record.request_id.clone(),
                     },
+                    seen_turn: named_turn(&record.kind),
                 });
                 0
             }
@@ -172,9 +179,16 @@ impl Outbox {
             record.state,
             IntentState::Done { .. } | IntentState::Replayed { .. }
         ) {
+            let turn = match &record.state {
+                IntentState::Done { reply } | IntentState::Replayed { reply } => {
+                    reply.turn_id.clone()
+                }
+                _ => None,
+            };
             queue[at].step = Step::Sent {
                 request_id: record.request_id.clone(),
                 at: now,
+                turn,
             };
         }
         (true, Self::advance(&record.agent, queue))
@@ -223,11 +237,29 @@ impl Outbox {
     }
 
     /// After a change: the first queued send leaves when everything before it was taken.
+    ///
+    /// SPEC A16: a send names the turn the person saw. A send typed right after another, with
+    /// the same turn on screen at both Enters, follows that one: when the one before it went
+    /// to a turn (it started a new one, or steered), this one names that turn, as the phone
+    /// now knows from the reply; otherwise the second of two quick messages would be refused
+    /// as "turn changed" by the very turn the first one started.
     fn advance(agent: &str, queue: &mut VecDeque<Outgoing>) -> Next {
+        // The turn the last taken send was typed under, and the turn it went to.
+        let mut before: Option<(Option<String>, Option<String>)> = None;
         for outgoing in queue.iter_mut() {
-            match outgoing.step {
-                Step::Sent { .. } => continue,
+            match &outgoing.step {
+                Step::Sent { turn, .. } => {
+                    // A steer's reply may name no turn: it went to the one it named.
+                    let went_to = turn.clone().or_else(|| named_turn(&outgoing.kind));
+                    before = Some((outgoing.seen_turn.clone(), went_to));
+                }
                 Step::Queued => {
+                    if let (Some((seen, Some(went_to))), IntentKind::Send { turn_id, .. }) =
+                        (&before, &mut outgoing.kind)
+                        && outgoing.seen_turn == *seen
+                    {
+                        *turn_id = Some(went_to.clone());
+                    }
                     outgoing.step = Step::Submitted;
                     return Next::Submit {
                         agent: agent.to_string(),
@@ -239,6 +271,14 @@ impl Outbox {
             }
         }
         Next::Wait
+    }
+}
+
+/// The turn a send names (a bridge's append names none).
+fn named_turn(kind: &IntentKind) -> Option<String> {
+    match kind {
+        IntentKind::Send { turn_id, .. } => turn_id.clone(),
+        _ => None,
     }
 }
 
@@ -307,6 +347,28 @@ mod tests {
         outbox.tick(now() + time::Duration::seconds(SENT_LINE_SECONDS));
         let texts: Vec<&str> = outbox.lines("a", "p").map(Outgoing::text).collect();
         assert_eq!(texts, [" gamma"]);
+    }
+
+    #[test]
+    fn a16_a_quick_second_send_follows_the_turn_the_first_one_went_to() {
+        let mut outbox = Outbox::default();
+        outbox.push("a", "p", send("alpha"));
+        outbox.push("a", "p", send(" beta"));
+        let mut reply = PostReply::ok("r1");
+        reply.turn_id = Some("t2".into());
+        outbox.note(&record("r1", "alpha", IntentState::Created), now());
+        let (_, next) = outbox.note(&record("r1", "alpha", IntentState::Done { reply }), now());
+        assert_eq!(
+            next,
+            Next::Submit {
+                agent: "a".into(),
+                kind: IntentKind::Send {
+                    pane: "p".into(),
+                    turn_id: Some("t2".into()),
+                    text: " beta".into(),
+                }
+            }
+        );
     }
 
     #[test]
