@@ -178,8 +178,8 @@ impl App {
         if text.len() > MAX_BRIDGE_MESSAGE {
             self.show_toast(
                 format!(
-                    "Not sent: the message is {:.0} KiB and the bridge takes at most {} KiB. Split it first.",
-                    text.len() as f64 / 1024.0,
+                    "Not sent: the message is {} and the bridge takes at most {} KiB. Split it first.",
+                    super::pane_screen::size_words(text.len()),
                     MAX_BRIDGE_MESSAGE / 1024
                 ),
                 true,

@@ -45,11 +45,21 @@ pub fn belt_slots(belt: &[BeltButton]) -> Vec<BeltSlot> {
 
 /// "1.2 KiB / 32 KiB": the input's size against the limit of SPEC L.
 pub fn byte_count(bytes: usize) -> String {
-    let limit = limits::MAX_SEND_TEXT / 1024;
+    size_against(bytes, limits::MAX_SEND_TEXT)
+}
+
+/// "1.2 KiB / 32 KiB": a size against a limit, as the counter and every refusal say it.
+pub fn size_against(bytes: usize, limit: usize) -> String {
+    format!("{} / {} KiB", size_words(bytes), limit / 1024)
+}
+
+/// "812 B", "38.4 KiB": one rounding for every place a size is shown, so the counter and the
+/// refusal of the same message never disagree.
+pub fn size_words(bytes: usize) -> String {
     if bytes < 1024 {
-        format!("{bytes} B / {limit} KiB")
+        format!("{bytes} B")
     } else {
-        format!("{:.1} KiB / {limit} KiB", bytes as f64 / 1024.0)
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
     }
 }
 
@@ -339,8 +349,9 @@ impl App {
         if text.len() > limits::MAX_SEND_TEXT {
             self.show_toast(
                 format!(
-                    "Not sent: the message is {:.1} KiB and the limit is 32 KiB. Shorten it first.",
-                    text.len() as f64 / 1024.0
+                    "Not sent: the message is {} and the limit is {} KiB. Shorten it first.",
+                    size_words(text.len()),
+                    limits::MAX_SEND_TEXT / 1024
                 ),
                 true,
             );

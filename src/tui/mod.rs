@@ -53,6 +53,14 @@ pub struct Tui<B: Backend, E> {
     burst: BurstDetector,
 }
 
+/// Sleeps until `at`; never returns when there is none (its branch is off then).
+async fn sleep_until_some(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// The app's message for a terminal event; key releases carry none.
 pub fn message_of(event: Event) -> Option<Message> {
     match event {
@@ -147,14 +155,22 @@ where
         Ok(())
     }
 
+    /// True when every key that came has been handed to the app (none is held to tell a paste
+    /// from typing).
+    pub fn input_idle(&self) -> bool {
+        self.burst.is_idle()
+    }
+
     /// Waits for the next message, takes every message already queued after it, then draws
-    /// once if anything changed. Terminal events that were waiting together are one batch, so
-    /// an unbracketed paste is seen whole (see `burst`).
+    /// once if anything changed. Keys go through `burst` first, which holds each for a few
+    /// milliseconds to tell an unbracketed paste from typing.
     pub async fn step(&mut self) -> anyhow::Result<Flow> {
         enum First {
             Terminal(Event),
             Message(Message),
+            HeldKeys,
         }
+        let held_until = self.burst.deadline().map(tokio::time::Instant::from_std);
         let first = tokio::select! {
             event = self.events.next() => match event {
                 Some(Ok(event)) => First::Terminal(event),
@@ -167,10 +183,12 @@ where
                 None => return Err(anyhow::anyhow!("the engine stopped")),
             },
             _ = self.ticker.tick() => First::Message(Message::Tick((self.clock)())),
+            _ = sleep_until_some(held_until), if held_until.is_some() => First::HeldKeys,
         };
         let flow = match first {
-            First::Terminal(event) => self.terminal_batch(event).await?,
+            First::Terminal(event) => self.terminal_event(event),
             First::Message(message) => self.handle(message),
+            First::HeldKeys => self.held_keys(),
         };
         if flow == Flow::Quit {
             return Ok(Flow::Quit);
@@ -182,7 +200,7 @@ where
                 // Polled with this task's own waker: a stream that parks a waker while it
                 // waits (crossterm's does) must be woken for real when the next key comes.
                 match futures::poll!(self.events.next()) {
-                    Poll::Ready(Some(Ok(event))) => self.terminal_batch(event).await?,
+                    Poll::Ready(Some(Ok(event))) => self.terminal_event(event),
                     Poll::Ready(Some(Err(error))) => {
                         return Err(anyhow::anyhow!("reading the terminal failed: {error}"));
                     }
@@ -194,44 +212,36 @@ where
                 return Ok(Flow::Quit);
             }
         }
+        if self.held_keys() == Flow::Quit {
+            return Ok(Flow::Quit);
+        }
         if self.dirty {
             self.draw()?;
         }
         Ok(Flow::Continue)
     }
 
-    /// Takes `first` and every terminal event already waiting after it, sorts out a paste that
-    /// came without markers, and feeds them to the app in order.
-    async fn terminal_batch(&mut self, first: Event) -> anyhow::Result<Flow> {
-        let mut batch = vec![first];
-        let mut input_gone = false;
-        while batch.len() < MAX_BATCH {
-            match futures::poll!(self.events.next()) {
-                Poll::Ready(Some(Ok(event))) => batch.push(event),
-                Poll::Ready(Some(Err(error))) => {
-                    return Err(anyhow::anyhow!("reading the terminal failed: {error}"));
-                }
-                Poll::Ready(None) => {
-                    input_gone = true;
-                    break;
-                }
-                Poll::Pending => break,
-            }
-        }
-        let sorted = self.burst.sort(batch, std::time::Instant::now());
-        for event in sorted {
+    /// A terminal event, through the paste detector.
+    fn terminal_event(&mut self, event: Event) -> Flow {
+        let ready = self.burst.push(event, std::time::Instant::now());
+        self.handle_events(ready)
+    }
+
+    /// The held keys whose time is up.
+    fn held_keys(&mut self) -> Flow {
+        let ready = self.burst.flush(std::time::Instant::now());
+        self.handle_events(ready)
+    }
+
+    fn handle_events(&mut self, events: Vec<Event>) -> Flow {
+        for event in events {
             if let Some(message) = message_of(event)
                 && self.handle(message) == Flow::Quit
             {
-                return Ok(Flow::Quit);
+                return Flow::Quit;
             }
         }
-        self.burst.handled(std::time::Instant::now());
-        Ok(if input_gone {
-            Flow::Quit
-        } else {
-            Flow::Continue
-        })
+        Flow::Continue
     }
 
     /// Feeds one message to the app and carries out its commands, feeding back what they

@@ -234,15 +234,8 @@ pub fn draw_status(
     let bytes = app
         .draft(&screen.agent, &screen.pane)
         .map_or(0, |d| d.byte_len());
-    let count = if bytes < 1024 {
-        format!("{bytes} B / {} KiB", MAX_BRIDGE_MESSAGE / 1024)
-    } else {
-        format!(
-            "{:.1} KiB / {} KiB",
-            bytes as f64 / 1024.0,
-            MAX_BRIDGE_MESSAGE / 1024
-        )
-    };
+    let count = crate::app::pane_screen::size_against(bytes, MAX_BRIDGE_MESSAGE);
+
     let count_style = if bytes > MAX_BRIDGE_MESSAGE {
         theme.danger
     } else {

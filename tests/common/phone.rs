@@ -123,18 +123,29 @@ impl TestPhone {
         }
     }
 
-    /// Types keys as a person does: each arrives alone, with no pause after it (the runner
-    /// takes it at once), the way a real terminal delivers keys typed by hand.
+    /// Types keys as a person does: each arrives alone and is handled before the next (the
+    /// phone holds a key a few milliseconds to tell a paste from typing; a person's keys are
+    /// further apart than that, so each is taken as a key).
     pub async fn press(&mut self, keys: &[&str]) {
         for key in keys {
             let chord = Chord::parse(key).expect("a key");
             self.keys
                 .unbounded_send(Ok(Event::Key(KeyEvent::new(chord.code, chord.modifiers))))
                 .expect("the phone listens");
+            self.step_until_taken().await;
+        }
+    }
+
+    /// Steps until every key sent has reached the app.
+    async fn step_until_taken(&mut self) {
+        loop {
             tokio::time::timeout(SOON, self.tui.step())
                 .await
                 .expect("a step")
                 .expect("the phone runs");
+            if self.tui.input_idle() {
+                return;
+            }
         }
     }
 
@@ -161,6 +172,7 @@ impl TestPhone {
                 .expect("a step")
                 .expect("the phone runs");
         }
+        self.step_until_taken().await;
     }
 
     /// Pastes `text` with bracketed-paste markers: one event.
