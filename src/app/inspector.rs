@@ -154,10 +154,12 @@ pub fn inspector_view(wire: &WireLog, screen: &InspectorScreen, height: usize) -
         None => ListCursor {
             selected: len.saturating_sub(1),
             offset: usize::MAX,
+            key: None,
         },
         Some(selected) => ListCursor {
             selected: place(selected),
             offset: screen.top.map_or(0, place),
+            key: None,
         },
     };
     cursor.clamp(len, height);

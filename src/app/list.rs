@@ -3,14 +3,36 @@
 
 use super::keymap::Action;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListCursor {
     pub selected: usize,
     /// The first row drawn.
     pub offset: usize,
+    /// Which row is selected, by what it shows (not where): when rows come and go, the
+    /// selection stays on it, or on the nearest row when it went.
+    pub key: Option<String>,
 }
 
 impl ListCursor {
+    /// Notes which row is selected now (after the person moved).
+    pub fn remember(&mut self, keys: &[String]) {
+        self.key = keys.get(self.selected).cloned();
+    }
+
+    /// The rows changed to `keys`: the selection follows its row, or, when that row went,
+    /// stays at its place (now the row after it) or on the last row; never off the list.
+    pub fn follow(&mut self, keys: &[String], height: usize) {
+        if let Some(at) = self
+            .key
+            .as_ref()
+            .and_then(|key| keys.iter().position(|k| k == key))
+        {
+            self.selected = at;
+        }
+        self.clamp(keys.len(), height);
+        self.remember(keys);
+    }
+
     /// Applies a move; returns true when it was one.
     pub fn apply(&mut self, action: Action, len: usize, height: usize) -> bool {
         let page = height.max(1);
@@ -86,6 +108,34 @@ impl Filter {
 
     pub fn is_active(&self) -> bool {
         !self.text.is_empty() || self.editing
+    }
+}
+
+#[cfg(test)]
+mod selection_tests {
+    use super::*;
+
+    fn keys(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn the_selection_follows_its_row_and_falls_to_the_nearest() {
+        let mut cursor = ListCursor::default();
+        let rows = keys(&["a", "b", "c", "d"]);
+        cursor.selected = 2;
+        cursor.remember(&rows);
+        // A row above goes: still on "c".
+        cursor.follow(&keys(&["b", "c", "d"]), 10);
+        assert_eq!(cursor.selected, 1);
+        // "c" goes: the row now in its place.
+        cursor.follow(&keys(&["b", "d"]), 10);
+        assert_eq!((cursor.selected, cursor.key.as_deref()), (1, Some("d")));
+        // The last goes: the new last.
+        cursor.follow(&keys(&["b"]), 10);
+        assert_eq!((cursor.selected, cursor.key.as_deref()), (0, Some("b")));
+        cursor.follow(&[], 10);
+        assert_eq!((cursor.selected, cursor.key), (0, None));
     }
 }
 

@@ -193,8 +193,16 @@ impl App {
 
     pub fn update(&mut self, message: Message) -> Vec<Command> {
         match message {
-            Message::Key(key) => self.on_key(key),
-            Message::Mouse(mouse) => self.on_mouse(mouse),
+            Message::Key(key) => {
+                let commands = self.on_key(key);
+                self.remember_selections();
+                commands
+            }
+            Message::Mouse(mouse) => {
+                let commands = self.on_mouse(mouse);
+                self.remember_selections();
+                commands
+            }
             Message::Paste(text) => self.on_paste(&text),
             Message::Resize(width, height) => {
                 self.size = (width, height);
@@ -647,6 +655,7 @@ impl App {
                 // Asks already open when the phone first hears of an agent ring no bell.
                 let primed = view.synced.is_some();
                 view.apply(change);
+                self.clamp_lists();
                 let mut commands = Vec::new();
                 let new_asks = self.note_new_asks(&agent);
                 if primed {
@@ -877,22 +886,93 @@ impl App {
         }
     }
 
-    /// Keeps every list's selection in range after the data or the size changed.
+    /// Keeps every list's selection on a real row after the data or the size changed: on the
+    /// row it was on, or the nearest when that row went.
     fn clamp_lists(&mut self) {
         let (width, height) = self.size;
-        let depth = self.nav.depth();
-        for index in 0..depth {
-            let lens = self.list_len_at(index);
+        for index in 0..self.nav.depth() {
+            let keys = self.list_keys_at(index);
+            let agent_count = self.agents.list.len();
             let screen = &mut self.nav.screens_mut()[index];
             let filter_shown = screen.filter().is_some_and(|f| f.is_active());
             let list_height =
                 usize::from(geometry::listing(width, height, filter_shown).list.height);
-            match screen {
-                Screen::Layout(s) => s.cursor.clamp(lens, list_height),
-                Screen::New(s) => s.cursor.clamp(lens, list_height),
-                Screen::History(s) => s.cursor.clamp(lens, list_height),
+            match (screen, keys) {
+                (Screen::Home(s), ListKeys::Home { agents, inbox }) => {
+                    let parts = geometry::home(width, height, agent_count);
+                    s.agents.follow(&agents, usize::from(parts.agents.height));
+                    s.inbox.follow(&inbox, usize::from(parts.inbox.height));
+                    // An emptied inbox gives the selection back to the agents.
+                    if inbox.is_empty() {
+                        s.in_inbox = false;
+                    }
+                }
+                (Screen::Layout(s), ListKeys::One(keys)) => s.cursor.follow(&keys, list_height),
+                (Screen::New(s), ListKeys::One(keys)) => s.cursor.follow(&keys, list_height),
+                (Screen::History(s), ListKeys::One(keys)) => s.cursor.follow(&keys, list_height),
                 _ => {}
             }
+        }
+    }
+
+    /// Notes which row each list has selected, after the person moved.
+    fn remember_selections(&mut self) {
+        for index in 0..self.nav.depth() {
+            let keys = self.list_keys_at(index);
+            match (&mut self.nav.screens_mut()[index], keys) {
+                (Screen::Home(s), ListKeys::Home { agents, inbox }) => {
+                    s.agents.remember(&agents);
+                    s.inbox.remember(&inbox);
+                }
+                (Screen::Layout(s), ListKeys::One(keys)) => s.cursor.remember(&keys),
+                (Screen::New(s), ListKeys::One(keys)) => s.cursor.remember(&keys),
+                (Screen::History(s), ListKeys::One(keys)) => s.cursor.remember(&keys),
+                _ => {}
+            }
+        }
+    }
+
+    /// What each row of a screen's lists shows, as a key that stays with the row.
+    fn list_keys_at(&self, index: usize) -> ListKeys {
+        match self.nav.screens().get(index) {
+            Some(Screen::Home(s)) => ListKeys::Home {
+                agents: self.agents.list.iter().map(|a| a.name.clone()).collect(),
+                inbox: self
+                    .home_inbox(&s.filter)
+                    .iter()
+                    .map(|row| {
+                        let key = row.key();
+                        format!("{}\u{0}{}\u{0}{}", key.agent, key.pane, key.ask_id)
+                    })
+                    .collect(),
+            },
+            Some(Screen::Layout(s)) => ListKeys::One(
+                self.layout_rows(s)
+                    .iter()
+                    .map(|row| {
+                        let (kind, id, _) = row.target();
+                        format!("{kind}\u{0}{id}")
+                    })
+                    .collect(),
+            ),
+            Some(Screen::New(s)) => ListKeys::One(
+                self.starter_rows(&s.filter)
+                    .iter()
+                    .map(|row| format!("starter\u{0}{}\u{0}{}", row.agent, row.starter.id))
+                    .chain(
+                        self.dsh_new_rows(&s.filter)
+                            .iter()
+                            .map(|row| format!("dsh\u{0}{}\u{0}{}", row.agent, row.title)),
+                    )
+                    .collect(),
+            ),
+            Some(Screen::History(s)) => ListKeys::One(
+                self.conversation_rows(&s.agent, &s.filter)
+                    .iter()
+                    .map(|row| row.id.clone())
+                    .collect(),
+            ),
+            _ => ListKeys::None,
         }
     }
 
@@ -906,6 +986,16 @@ impl App {
             _ => 0,
         }
     }
+}
+
+/// The row keys of a screen's lists (see [`list::ListCursor::follow`]).
+enum ListKeys {
+    Home {
+        agents: Vec<String>,
+        inbox: Vec<String>,
+    },
+    One(Vec<String>),
+    None,
 }
 
 fn capitalized(word: &str) -> String {
