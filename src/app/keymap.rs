@@ -545,6 +545,8 @@ impl Keymap {
             (Chord::ch('K'), A::MessageKind),
             (Chord::ch('m'), A::SendMode),
             (Chord::ch('c'), A::Close),
+            (Chord::ch('n'), A::NewPage),
+            (Chord::ch('H'), A::History),
         ]);
         for n in 1..=4u8 {
             chat.push((Chord::plain(KeyCode::F(n)), A::Belt(n)));
@@ -782,8 +784,24 @@ impl Keymap {
 
     /// The help of a context: one line per action with all its keys, in table order.
     pub fn help(&self, context: Context) -> Vec<(String, String)> {
+        self.help_where(context, |_| true)
+    }
+
+    /// The help of a context, listing only the actions `shown` keeps (a Collie pane does not
+    /// list the keys of a DSH bridge's tasks, nor a task the keys of a Collie pane).
+    pub fn help_where(
+        &self,
+        context: Context,
+        shown: impl Fn(Action) -> bool,
+    ) -> Vec<(String, String)> {
         let mut lines: Vec<(Action, Vec<String>)> = Vec::new();
-        for (chord, action) in self.bindings.get(&context).into_iter().flatten() {
+        for (chord, action) in self
+            .bindings
+            .get(&context)
+            .into_iter()
+            .flatten()
+            .filter(|(_, action)| shown(*action))
+        {
             match lines.iter_mut().find(|(a, _)| a == action) {
                 Some((_, keys)) => keys.push(chord.to_string()),
                 None => lines.push((*action, vec![chord.to_string()])),

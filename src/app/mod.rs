@@ -322,6 +322,14 @@ impl App {
                     Vec::new()
                 }
                 Some(Action::Wire) => self.open_inspector(),
+                // Esc clears a kept filter before it leaves the screen.
+                Some(Action::Back) if self.nav.top().filter().is_some_and(|f| f.is_active()) => {
+                    if let Some(filter) = self.nav.top_mut().filter_mut() {
+                        *filter = Default::default();
+                    }
+                    self.reset_list_selection();
+                    Vec::new()
+                }
                 Some(action) => self.screen_action(context, action),
                 None if context.takes_typing() => self.screen_typing(context, &key),
                 None => Vec::new(),
@@ -792,7 +800,15 @@ impl App {
                 self.cards.remove(&key);
                 self.nav
                     .retain(|s| !matches!(s, Screen::Card(k) if *k == key));
-                self.show_toast("Answered.", false);
+                if matches!(record.state, IntentState::Replayed { .. }) {
+                    // As the headless `answer` says it: the retry found the first try taken.
+                    self.show_toast(
+                        "Answered: the agent had this answer already and ran nothing again.",
+                        false,
+                    );
+                } else {
+                    self.show_toast("Answered.", false);
+                }
             }
             (IntentKind::Starter { .. } | IntentKind::Reopen { .. }, Some(reply)) => {
                 if let Some(pane) = &reply.pane_id {
@@ -846,6 +862,8 @@ impl App {
             return;
         }
         self.awaiting_pane = None;
+        // "Starting …" or "Reopening …" is over: the pane is here.
+        self.toast = None;
         self.nav.retain(|s| {
             !matches!(
                 s,

@@ -260,6 +260,11 @@ impl App {
             Action::Send => self.send(&agent, &pane_id),
             Action::Abort => self.ask_abort(&agent, &pane_id),
             Action::TakeBack => self.take_back(&agent, &pane_id),
+            Action::NewPage => {
+                self.nav.push(Screen::New(Default::default()));
+                Vec::new()
+            }
+            Action::History => self.open_history(&agent),
             Action::Retry => {
                 // The held send first: it holds the ones typed after it.
                 let held = self
@@ -472,6 +477,8 @@ impl App {
             self.show_toast("No turn is running in this pane.", false);
             return Vec::new();
         };
+        // The question stands alone: an older message would speak of another moment.
+        self.toast = None;
         self.overlay = Some(Overlay::Confirm {
             question: format!("Stop turn {turn_id}?"),
             then: Deferred::Submit {

@@ -79,6 +79,7 @@ pub(super) fn boxed(
     lines: Vec<Line<'static>>,
     theme: &Theme,
 ) {
+    clear_straddling(frame, rect);
     frame.render_widget(Clear, rect);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -87,10 +88,45 @@ pub(super) fn boxed(
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 
+/// Blanks the wide characters (CJK, emoji) that lie half under a pop-up's edges: the
+/// terminal erases such a character whole when half of it is overwritten, so the cell kept
+/// beside the border would show nothing while the buffer still holds the character, and the
+/// border's corner would be drawn one cell off (`支付────┘`).
+fn clear_straddling(frame: &mut Frame<'_>, rect: Rect) {
+    let buffer = frame.buffer_mut();
+    let area = buffer.area;
+    for y in rect.top()..rect.bottom().min(area.bottom()) {
+        if rect.x > area.x {
+            let left = &mut buffer[(rect.x - 1, y)];
+            if wrap::width(left.symbol()) > 1 {
+                left.set_symbol(" ");
+            }
+        }
+        let last = rect.right().saturating_sub(1);
+        if rect.right() < area.right() && last >= rect.x {
+            let wide = wrap::width(buffer[(last, y)].symbol()) > 1;
+            if wide {
+                buffer[(rect.right(), y)].set_symbol(" ");
+            }
+        }
+    }
+}
+
 /// Every binding of the screen below, from the keymap itself.
 fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme: &Theme) {
     let area = frame.area();
-    let bindings = app.keymap.help(context);
+    // On a pane, only the keys of its kind of agent.
+    let bridge = match app.nav.top() {
+        crate::app::navigation::Screen::Pane(pane) => Some(app.is_bridge(&pane.agent)),
+        _ => None,
+    };
+    let bindings = app
+        .keymap
+        .help_where(context, |action| match (bridge, action) {
+            (Some(false), Action::MessageKind | Action::SendMode) => false,
+            (Some(true), Action::Belt(_)) => false,
+            _ => true,
+        });
     let keys_width = bindings
         .iter()
         .map(|(k, _)| wrap::width(k))
