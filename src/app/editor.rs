@@ -1063,6 +1063,41 @@ mod tests {
     }
 
     #[test]
+    fn kills_yank_and_undo_keep_graphemes_whole() {
+        let line = format!("日本語 {VS16_EMOJI}{FAMILY} {FLAG}{E_ACUTE}");
+        let mut editor = Editor::from_text(&format!("{line}\n{line}"));
+        editor.kill_word_back();
+        assert_eq!(
+            editor.text(),
+            format!("{line}\n日本語 {VS16_EMOJI}{FAMILY} ")
+        );
+        editor.kill_word_back();
+        assert_eq!(editor.text(), format!("{line}\n日本語 "));
+        editor.left();
+        editor.left();
+        editor.kill_to_line_end();
+        assert_eq!(editor.text(), format!("{line}\n日本"));
+        assert_sane(&editor);
+        editor.home();
+        editor.kill_to_line_start();
+        editor.kill_to_line_start();
+        assert_eq!(editor.text(), "日本");
+        editor.end();
+        editor.yank();
+        assert_eq!(editor.text(), format!("日本{line}\n"));
+        for _ in 0..4 {
+            assert!(editor.undo());
+            assert_sane(&editor);
+        }
+        assert_eq!(editor.text(), format!("{line}\n日本語 "));
+        // Typing an emoji and its VS16, or a letter and its mark, is part of the run.
+        let mut editor = typed(&format!("{VS16_EMOJI}{E_ACUTE}x"));
+        assert_eq!(editor.cursor(), (0, text_width(VS16_EMOJI) + 2));
+        assert!(editor.undo());
+        assert!(editor.is_empty());
+    }
+
+    #[test]
     fn a_typed_run_is_one_undo_step_and_a_word_after_a_space_the_next() {
         let mut editor = typed("hello world");
         assert!(editor.undo());
