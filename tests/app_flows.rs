@@ -6,6 +6,8 @@
 
 mod common;
 
+use collie_phone::app::editor::Editor;
+use collie_phone::app::navigation::Screen;
 use collie_phone::transport::Endpoint;
 use common::phone::TestPhone;
 
@@ -156,6 +158,59 @@ async fn a16_send_text_to_a_pane() {
             s.contains("you › hello from the flow") && s.contains("0 B / 32 KiB")
         })
         .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_u_in_a_pasted_700_line_draft_kills_only_the_last_line_and_ctrl_z_undoes_it() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    let pasted = (1..=700)
+        .map(|n| format!("line {n} of the pasted log"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    phone.paste(&pasted).await;
+    phone
+        .until("the end of the paste", |s| {
+            s.contains("line 700 of the pasted log")
+        })
+        .await;
+    assert_eq!(draft(&phone), pasted);
+    // readline's Ctrl-U: from the cursor (at the end) to the start of its line, no more.
+    phone.press(&["ctrl-u"]).await;
+    let kept = draft(&phone);
+    assert_eq!(
+        Some(kept.as_str()),
+        pasted.strip_suffix("line 700 of the pasted log")
+    );
+    assert_eq!(
+        kept.split('\n').count(),
+        700,
+        "the last line is there, empty"
+    );
+    phone
+        .until("the last line gone", |s| {
+            s.contains("line 699 of the pasted log") && !s.contains("line 700 of")
+        })
+        .await;
+    phone.press(&["ctrl-z"]).await;
+    assert_eq!(draft(&phone), pasted);
+    phone
+        .until("the last line back", |s| {
+            s.contains("line 700 of the pasted log")
+        })
+        .await;
+}
+
+/// The text of the input box of the pane on screen.
+fn draft(phone: &Phone) -> String {
+    let app = phone.tui.app();
+    let Screen::Pane(screen) = app.nav.top() else {
+        panic!("not on a pane:\n{}", phone.screen());
+    };
+    app.draft(&screen.agent, &screen.pane)
+        .map(Editor::text)
+        .unwrap_or_default()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -328,6 +328,35 @@ fn the_filter_looks_at_agent_method_path_status_and_request_id() {
     assert!(screen_text(&app, (80, 24)).contains("No exchange matches the filter."));
 }
 
+#[test]
+fn the_filter_edits_with_the_keys_of_every_text_field() {
+    let size = (160, 48);
+    let mut app = inspector_app(size);
+    let rows = |app: &App| {
+        let text = screen_text(app, size);
+        let count = text.lines().filter(|l| l.contains(" 14:29:")).count();
+        (count, text)
+    };
+    press(&mut app, &["/"]);
+    app.update(Message::Paste("post nothing-like-this".into()));
+    assert_eq!(rows(&app).0, 0);
+    // Ctrl-W kills the last word: only "post" is left, the caret after it.
+    press(&mut app, &["ctrl-w"]);
+    let (count, text) = rows(&app);
+    assert_eq!(count, 2, "{text}");
+    assert!(text.contains("/ post ▏"), "{text}");
+    press(&mut app, &["ctrl-z"]);
+    assert_eq!(rows(&app).0, 0, "undo brings the word back");
+    press(&mut app, &["ctrl-a", "alt-f"]);
+    assert!(rows(&app).1.contains("/ post▏ nothing-like-this"));
+    press(&mut app, &["ctrl-k"]);
+    assert_eq!(rows(&app).0, 2);
+    press(&mut app, &["ctrl-y", "enter"]);
+    let (count, text) = rows(&app);
+    assert_eq!(count, 0, "{text}");
+    assert!(text.contains("/ post nothing-like-this "), "{text}");
+}
+
 // ----- export ----------------------------------------------------------------------------------
 
 #[test]

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use collie_phone::agent::WorldKind;
 use collie_phone::agent::world::World;
 use collie_phone::agent::worlds;
+use collie_phone::app::card::FieldValue;
 use collie_phone::app::inbox::AskKey;
 use collie_phone::app::keymap::{Chord, Keymap};
 use collie_phone::app::{App, AppSetup, Message};
@@ -564,6 +565,37 @@ fn a15_form_card_with_a_missing_required_field() {
         }
         app
     });
+}
+
+#[test]
+fn a15_a_number_field_edits_with_ctrl_chords_and_takes_only_number_chars() {
+    let world = world_asking(worlds::deploy_form());
+    let (mut app, card) = card_app(&world, false, (80, 24));
+    let replicas = |app: &App| match app.cards.get(&card).and_then(|c| c.form.as_ref()) {
+        Some(form) => match &form.values[2] {
+            FieldValue::Number(editor) => editor.text(),
+            other => panic!("the third field is {other:?}"),
+        },
+        None => panic!("no form"),
+    };
+    for name in ["tab", "tab"] {
+        app.update(key(name));
+    }
+    assert_eq!(replicas(&app), "2");
+    app.update(key("ctrl-u"));
+    assert_eq!(
+        replicas(&app),
+        "",
+        "Ctrl-U is an edit, not a char to refuse"
+    );
+    for name in ["x", "1", "2"] {
+        app.update(key(name));
+    }
+    assert_eq!(replicas(&app), "12");
+    app.update(key("ctrl-z"));
+    assert_eq!(replicas(&app), "");
+    app.update(key("ctrl-z"));
+    assert_eq!(replicas(&app), "2");
 }
 
 #[test]

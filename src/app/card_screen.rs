@@ -1,7 +1,7 @@
 //! Keys on an ask card: options by key (y / n / a, 1–8), a text answer, a form's fields, and
 //! Retry for an answer whose outcome is unknown (SPEC A3–A15, Q4).
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::card::{CardState, CardStatus, FieldValue};
 use super::inbox::AskKey;
@@ -269,8 +269,12 @@ impl App {
                         typing::edit(editor, key, false);
                     }
                     Some(FieldValue::Number(editor)) => {
+                        // Only typed chars are checked: Ctrl and Alt chords edit (Ctrl-U, Ctrl-Z).
+                        let chord = key
+                            .modifiers
+                            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
                         let numeric = match key.code {
-                            KeyCode::Char(c) => c.is_ascii_digit() || "-+.eE".contains(c),
+                            KeyCode::Char(c) if !chord => c.is_ascii_digit() || "-+.eE".contains(c),
                             _ => true,
                         };
                         if numeric {

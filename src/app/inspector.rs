@@ -58,7 +58,7 @@ impl WireLog {
     /// The numbers of the kept exchanges the filter lets through, oldest first.
     pub fn rows(&self, filter: &Filter) -> Vec<u64> {
         let numbers = (self.first..).zip(self.records.iter());
-        if filter.text.trim().is_empty() {
+        if filter.is_blank() {
             return numbers.map(|(n, _)| n).collect();
         }
         numbers
@@ -457,10 +457,7 @@ mod tests {
             wire.get(5).map(|r| r.path.as_str()),
             Some("/session/v1/panes/p5/events")
         );
-        let rows = wire.rows(&Filter {
-            text: "p1004/".into(),
-            editing: false,
-        });
+        let rows = wire.rows(&Filter::with_text("p1004/"));
         assert_eq!(rows, vec![1004]);
     }
 

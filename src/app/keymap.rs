@@ -73,16 +73,36 @@ impl Context {
     /// Keys that are not in the table because they belong to a kind of field; shown in help.
     pub fn notes(self) -> &'static [&'static str] {
         match self {
-            Self::PaneInput | Self::Prompt => {
-                &["Typing, Backspace, Delete, ←/→/↑/↓, Home/End, Alt-←/→ by word: edit the text"]
-            }
-            Self::Filter => &["Type words to keep the rows holding all of them; Backspace deletes"],
+            Self::PaneInput => &[
+                "Typing, Backspace, Delete, ↑/↓ edit the text",
+                EDIT_MOVES,
+                EDIT_KILLS,
+                EDIT_YANK_UNDO,
+            ],
+            Self::Prompt => &[
+                "Typing, Backspace, Delete edit the text",
+                EDIT_MOVES,
+                EDIT_KILLS,
+                EDIT_YANK_UNDO,
+            ],
+            Self::Filter => &[
+                "Type words to keep the rows holding all of them",
+                EDIT_MOVES,
+                EDIT_KILLS,
+                EDIT_YANK_UNDO,
+            ],
             Self::DshForm => &[
-                "Text fields: type; Backspace, ←/→, Home/End edit",
+                "Text fields: type; Backspace, Delete and these edit:",
+                EDIT_MOVES,
+                EDIT_KILLS,
+                EDIT_YANK_UNDO,
                 "Choice fields (workspace, session, preset, model, effort): ←/→ cycle the options",
             ],
             Self::CardTyping => &[
-                "Text fields: type; Backspace, ←/→, Home/End edit",
+                "Text fields: type; Backspace, Delete and these edit:",
+                EDIT_MOVES,
+                EDIT_KILLS,
+                EDIT_YANK_UNDO,
                 "Choice fields: ←/→ cycle the options",
                 "Yes/no fields: Space or ←/→ toggle",
                 "Number fields: type digits",
@@ -91,6 +111,13 @@ impl Context {
         }
     }
 }
+
+/// The editing keys every text field shares (`typing::edit`), for the help; each fits its
+/// 74 columns.
+const EDIT_MOVES: &str = "←/→, Home/End, Ctrl-A/E move; Alt-B/F or Ctrl-←/→ move by word";
+const EDIT_KILLS: &str = "Ctrl-U/Ctrl-K kill to the line's start/end, Ctrl-W/Alt-D a word";
+const EDIT_YANK_UNDO: &str =
+    "Ctrl-Y puts back the last kill; Ctrl-Z or Ctrl-_ undoes, Alt-Z redoes";
 
 /// Everything a key can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -571,7 +598,8 @@ impl Keymap {
                 },
                 A::TakeBack,
             ),
-            (Chord::ctrl('k'), A::MessageKind),
+            // Ctrl-K kills to the end of the line here, as in readline.
+            (Chord::ctrl('t'), A::MessageKind),
             (Chord::ctrl('o'), A::SendMode),
             (Chord::ctrl('c'), A::Quit),
         ];
@@ -850,6 +878,58 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn typing_contexts_leave_the_editing_chords_to_the_editor() {
+        // The keymap's action wins before typing, so a binding here would swallow the chord.
+        let keymap = Keymap::defaults();
+        let (ctrl, alt) = (KeyModifiers::CONTROL, KeyModifiers::ALT);
+        let mut chords: Vec<(KeyCode, KeyModifiers)> = "ukwyzae_7/"
+            .chars()
+            .map(|c| (KeyCode::Char(c), ctrl))
+            .chain("dbfz".chars().map(|c| (KeyCode::Char(c), alt)))
+            .collect();
+        chords.push((KeyCode::Char('Z'), ctrl | KeyModifiers::SHIFT));
+        for code in [
+            KeyCode::Left,
+            KeyCode::Right,
+            KeyCode::Backspace,
+            KeyCode::Delete,
+        ] {
+            chords.extend([(code, ctrl), (code, alt), (code, KeyModifiers::NONE)]);
+        }
+        chords.extend([KeyCode::Home, KeyCode::End].map(|c| (c, KeyModifiers::NONE)));
+        for context in [
+            Context::PaneInput,
+            Context::CardTyping,
+            Context::Prompt,
+            Context::Filter,
+            Context::DshForm,
+        ] {
+            for (code, modifiers) in &chords {
+                assert_eq!(
+                    keymap.action(context, &key(*code, *modifiers)),
+                    None,
+                    "{code:?} {modifiers:?} in {context:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_message_kind_is_ctrl_t_while_typing_and_k_in_the_chat() {
+        let keymap = Keymap::defaults();
+        let ctrl_t = key(KeyCode::Char('t'), KeyModifiers::CONTROL);
+        assert_eq!(
+            keymap.action(Context::PaneInput, &ctrl_t),
+            Some(Action::MessageKind)
+        );
+        let k = key(KeyCode::Char('K'), KeyModifiers::SHIFT);
+        assert_eq!(
+            keymap.action(Context::PaneChat, &k),
+            Some(Action::MessageKind)
+        );
     }
 
     #[test]

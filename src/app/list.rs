@@ -1,6 +1,7 @@
 //! A selection in a list with the first row shown, kept so the selected row is always on
 //! screen; and the `/` filter of a list.
 
+use super::editor::Editor;
 use super::keymap::Action;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -89,25 +90,43 @@ impl ListCursor {
 /// The `/` filter of a list: the words typed, and whether they are being typed now.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
-    pub text: String,
+    /// One line, edited with the keys of every other text field.
+    pub editor: Editor,
     pub editing: bool,
 }
 
 impl Filter {
+    /// A filter holding `text`, not being typed.
+    pub fn with_text(text: &str) -> Self {
+        Self {
+            editor: Editor::from_text(text),
+            editing: false,
+        }
+    }
+
+    pub fn text(&self) -> String {
+        self.editor.text()
+    }
+
+    /// True when the filter holds no word, so every row goes through.
+    pub fn is_blank(&self) -> bool {
+        self.text().trim().is_empty()
+    }
+
     /// True when `haystack` holds every word of the filter, ignoring case.
     pub fn matches(&self, haystack: &str) -> bool {
-        if self.text.trim().is_empty() {
+        let text = self.text();
+        if text.trim().is_empty() {
             return true;
         }
         let haystack = haystack.to_lowercase();
-        self.text
-            .to_lowercase()
+        text.to_lowercase()
             .split_whitespace()
             .all(|word| haystack.contains(word))
     }
 
     pub fn is_active(&self) -> bool {
-        !self.text.is_empty() || self.editing
+        !self.editor.is_empty() || self.editing
     }
 }
 
@@ -161,11 +180,15 @@ mod tests {
 
     #[test]
     fn filter_words_ignore_case_and_order() {
-        let filter = Filter {
-            text: "ORDER 支付".into(),
-            editing: false,
-        };
+        let filter = Filter::with_text("ORDER 支付");
         assert!(filter.matches("支付服务 / Order module"));
         assert!(!filter.matches("Order module"));
+        assert!(Filter::with_text("  ").matches("anything"));
+        assert!(Filter::with_text("  ").is_blank());
+        assert!(
+            Filter::with_text("  ").is_active(),
+            "spaces typed still show the line"
+        );
+        assert!(!Filter::default().is_active());
     }
 }

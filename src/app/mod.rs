@@ -492,7 +492,7 @@ impl App {
             Some(Action::Cancel) => {
                 if let Some(filter) = self.nav.top_mut().filter_mut() {
                     filter.editing = false;
-                    filter.text.clear();
+                    filter.editor.clear();
                 }
                 self.reset_list_selection();
             }
@@ -503,21 +503,12 @@ impl App {
                 let Some(filter) = self.nav.top_mut().filter_mut() else {
                     return Vec::new();
                 };
-                match key.code {
-                    crossterm::event::KeyCode::Backspace => {
-                        filter.text.pop();
-                    }
-                    crossterm::event::KeyCode::Char(c)
-                        if !key.modifiers.intersects(
-                            crossterm::event::KeyModifiers::CONTROL
-                                | crossterm::event::KeyModifiers::ALT,
-                        ) =>
-                    {
-                        filter.text.push(c);
-                    }
-                    _ => return Vec::new(),
+                let before = filter.text();
+                typing::edit(&mut filter.editor, key, false);
+                // Only other words make another list; a cursor move keeps the selection.
+                if filter.text() != before {
+                    self.reset_list_selection();
                 }
-                self.reset_list_selection();
             }
         }
         Vec::new()
@@ -638,7 +629,7 @@ impl App {
             }
             Context::Filter => {
                 if let Some(filter) = self.nav.top_mut().filter_mut() {
-                    filter.text.push_str(&text.replace(['\n', '\r'], " "));
+                    typing::paste(&mut filter.editor, text, false);
                 }
             }
             _ => {}

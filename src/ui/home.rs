@@ -36,9 +36,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
     let agents = app.home_agents(&screen.filter);
     let heading = if screen.filter.is_active() {
         format!(
-            "Agents  (filter: {}{})",
-            screen.filter.text,
-            if screen.filter.editing { "▏" } else { "" }
+            "Agents  (filter: {})",
+            super::starters::filter_text(&screen.filter)
         )
     } else {
         "Agents".to_string()

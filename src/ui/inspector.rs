@@ -120,7 +120,7 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScreen, the
     let view = inspector_view(&app.wire, screen, usize::from(parts.list.height));
     let width = usize::from(parts.list.width);
 
-    let count = if screen.filter.text.trim().is_empty() {
+    let count = if screen.filter.is_blank() {
         exchanges(app.wire.len())
     } else {
         format!("{} of {}", view.rows.len(), exchanges(app.wire.len()))

@@ -110,14 +110,22 @@ pub fn draw_filter(frame: &mut Frame<'_>, area: Rect, filter: &Filter, theme: &T
     if area.height == 0 {
         return;
     }
-    let cursor = if filter.editing { "▏" } else { "" };
     put(
         frame,
         area,
         0,
         Line::from(vec![
             Span::styled("/ ", theme.accent),
-            Span::styled(format!("{}{cursor}", filter.text), theme.text),
+            Span::styled(filter_text(filter), theme.text),
         ]),
     );
+}
+
+/// A filter's words, with a caret where the cursor is while they are typed.
+pub fn filter_text(filter: &Filter) -> String {
+    if !filter.editing {
+        return filter.text();
+    }
+    let (before, after) = filter.editor.split_at_cursor();
+    format!("{before}▏{after}")
 }

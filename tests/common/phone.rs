@@ -186,6 +186,17 @@ impl TestPhone {
             .expect("the phone runs");
     }
 
+    /// Pastes text as a terminal with bracketed paste sends it: one event, however long.
+    pub async fn paste(&mut self, text: &str) {
+        self.keys
+            .unbounded_send(Ok(Event::Paste(text.to_string())))
+            .expect("the phone listens");
+        tokio::time::timeout(SOON, self.tui.step())
+            .await
+            .expect("a step")
+            .expect("the phone runs");
+    }
+
     /// Types text a character at a time, as the terminal would send it, letting the runner
     /// take each before the next (a step may take several queued keys at once and then wait
     /// for the next tick).
