@@ -329,3 +329,85 @@ fn demo_dsh_in_tmux_shows_both_agents_and_sends_to_a_bridge_task() {
     }
     assert_eq!(demo_folders(&runtime), 0, "the demo folder was left behind");
 }
+
+/// The send texts in the running demo's journal (in its private folder), oldest first: what
+/// left for the agent (SPEC Q2).
+fn journal_sends(runtime: &Path) -> Vec<String> {
+    let journal = std::fs::read_dir(runtime)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("collie-phone-demo-")
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("intents.jsonl")).ok())
+        .collect::<String>();
+    journal
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|entry| entry["op"] == "created" && entry["record"]["kind"]["kind"] == "send")
+        .filter_map(|entry| entry["record"]["kind"]["text"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Issue 10 in a real terminal: three quick Enters are three sends of their own words, and a
+/// 40 KB paste without bracketed-paste markers (`paste-buffer` without `-p`) lands in the box
+/// whole and sends nothing. Read back from the journal, not only the screen.
+#[test]
+fn demo_in_tmux_quick_enters_and_an_unbracketed_paste() {
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED demo_in_tmux_quick_enters_and_an_unbracketed_paste: tmux is not installed"
+        );
+        return;
+    }
+    let (home, runtime, command) = demo_home("demo --speed 0");
+    let tmux = Tmux::start("typing", (120, 40), &command);
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    tmux.keys(&["g", "Enter"]);
+    tmux.until("the workspaces", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.select("Inbox screen");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane", |s| s.contains("› Inbox screen"));
+    tmux.keys(&["i"]);
+    // Each word in one write, each Enter right after it: as fast as a person types.
+    for word in ["alpha", " beta", " gamma"] {
+        let out = tmux.run(&["send-keys", "-t", &tmux.session, "-l", word]);
+        assert!(out.status.success());
+        std::thread::sleep(Duration::from_millis(30));
+        tmux.keys(&["Enter"]);
+    }
+    tmux.until("three sends in the chat", |s| {
+        s.contains("you › alpha") && s.contains("you ›  beta") && s.contains("you ›  gamma")
+    });
+    assert_eq!(journal_sends(&runtime), ["alpha", " beta", " gamma"]);
+
+    let line = "pasted words 日本語 and more words to fill a line\n";
+    let text = line.repeat(40 * 1024 / line.len());
+    let file = home.path().join("paste.txt");
+    std::fs::write(&file, &text).expect("the paste file");
+    let file = file.to_str().expect("utf-8 path");
+    assert!(tmux.run(&["load-buffer", file]).status.success());
+    assert!(
+        tmux.run(&["paste-buffer", "-t", &tmux.session])
+            .status
+            .success()
+    );
+    let size = collie_phone::app::pane_screen::size_against(text.len(), 32 * 1024);
+    tmux.until("the whole paste in the box", |s| s.contains(&size));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        journal_sends(&runtime),
+        ["alpha", " beta", " gamma"],
+        "the paste sent nothing"
+    );
+    tmux.keys(&["Escape", "q"]);
+    tmux.until("the quit question for the words in the box", |s| {
+        s.contains("typed but not sent")
+    });
+    tmux.keys(&["y"]);
+}
