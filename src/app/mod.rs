@@ -3,6 +3,8 @@
 //! engine's changes and clock ticks in, and carries the commands out; `ui` draws from `&App`.
 
 pub mod agents;
+pub mod arming;
+pub mod ask_diff;
 pub mod card;
 mod card_screen;
 pub mod chat_scroll;
