@@ -105,7 +105,10 @@ async fn a4_answer_a_permission_from_the_inbox() {
                 && s.contains("Allow always")
         })
         .await;
+    // y selects allow once; after the card was read, Enter answers it (issue 10).
     phone.press(&["y"]).await;
+    phone.read_card().await;
+    phone.press(&["enter"]).await;
     phone
         .until("the answer taken", |s| {
             s.contains("Answered.") && s.contains("Needs your answer (3)")
@@ -115,7 +118,7 @@ async fn a4_answer_a_permission_from_the_inbox() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a15_answer_a_choice_by_number() {
+async fn a15_answer_a_choice_by_its_number_then_enter() {
     let mut phone = Phone::start().await;
     phone.open_inbox_row("选择迁移策略").await;
     phone
@@ -124,6 +127,8 @@ async fn a15_answer_a_choice_by_number() {
         })
         .await;
     phone.press(&["2"]).await;
+    phone.read_card().await;
+    phone.press(&["enter"]).await;
     phone
         .until("the answer taken", |s| {
             s.contains("Answered.") && s.contains("Needs your answer (3)")
