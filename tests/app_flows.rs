@@ -2,14 +2,19 @@
 //! drawn into a `TestBackend`, driven by a scripted stream of key events, with the engine
 //! dialing `collie-phone agent` over its private socket. Each flow asserts what the screen
 //! shows after each step (issue 4: answer a permission from the inbox, a choice, send, abort,
-//! run a starter, open history and reopen a conversation).
+//! run a starter, open history and reopen a conversation), and issue 10's cards that cannot be
+//! answered unread, checked on the agent itself: its log of applied requests and its events.
 
 mod common;
 
 use collie_phone::app::editor::Editor;
 use collie_phone::app::navigation::Screen;
+use collie_phone::app::inbox::AskKey;
+use collie_phone::engine::IntentKind;
 use collie_phone::transport::Endpoint;
 use common::phone::TestPhone;
+use common::{AgentProcess, HELLO, Req};
+use serde_json::Value;
 
 const WIDTH: u16 = 120;
 const HEIGHT: u16 = 40;
@@ -17,7 +22,7 @@ const HEIGHT: u16 = 40;
 /// The test phone on its own demo agent, which lives as long as it does.
 struct Phone {
     phone: TestPhone,
-    _agent: common::AgentProcess,
+    agent: common::AgentProcess,
     _dir: tempfile::TempDir,
 }
 
@@ -39,17 +44,47 @@ impl Phone {
     async fn start() -> Self {
         let dir = common::temp_dir();
         let agent = common::socket_agent(dir.path(), &[]);
+        Self::on(agent, dir).await
+    }
+
+    async fn on(agent: AgentProcess, dir: tempfile::TempDir) -> Self {
         let endpoint = Endpoint::socket(agent.socket_path());
         let phone = TestPhone::start("demo", endpoint, false, dir.path(), (WIDTH, HEIGHT), |_| {});
         let mut phone = Self {
             phone,
-            _agent: agent,
+            agent,
             _dir: dir,
         };
         phone
-            .until("the inbox", |s| s.contains("Needs your answer (4)"))
+            .until("the inbox", |s| s.contains("Needs your answer ("))
             .await;
         phone
+    }
+
+    /// How many answers to the pane of `key` the agent applied, from its own log.
+    fn applied(&self, key: &AskKey) -> usize {
+        applied_answers(&self.agent, &key.pane)
+    }
+
+    /// The ask of the card on top.
+    fn card_key(&self) -> AskKey {
+        match self.tui.app().nav.top() {
+            Screen::Card(key) => key.clone(),
+            other => panic!("no card on top but {other:?}:\n{}", self.screen()),
+        }
+    }
+
+    /// The revision of the newest answer this phone handed its engine for `key` (SPEC Q2: it
+    /// is on the journal before it leaves), if any.
+    fn answers_sent(&self, key: &AskKey) -> Option<u64> {
+        self.tui
+            .app()
+            .intents
+            .latest_answer(key)
+            .and_then(|record| match &record.kind {
+                IntentKind::Answer { revision, .. } => Some(*revision),
+                _ => None,
+            })
     }
 
     /// Moves the home selection onto the inbox row whose text holds `words`, then opens it.
@@ -107,7 +142,10 @@ async fn a4_answer_a_permission_from_the_inbox() {
                 && s.contains("Allow always")
         })
         .await;
+    // y selects allow once; after the card was read, Enter answers it (issue 10).
     phone.press(&["y"]).await;
+    phone.read_card().await;
+    phone.press(&["enter"]).await;
     phone
         .until("the answer taken", |s| {
             s.contains("Answered.") && s.contains("Needs your answer (3)")
@@ -117,7 +155,7 @@ async fn a4_answer_a_permission_from_the_inbox() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a15_answer_a_choice_by_number() {
+async fn a15_answer_a_choice_by_its_number_then_enter() {
     let mut phone = Phone::start().await;
     phone.open_inbox_row("选择迁移策略").await;
     phone
@@ -126,6 +164,8 @@ async fn a15_answer_a_choice_by_number() {
         })
         .await;
     phone.press(&["2"]).await;
+    phone.read_card().await;
+    phone.press(&["enter"]).await;
     phone
         .until("the answer taken", |s| {
             s.contains("Answered.") && s.contains("Needs your answer (3)")
@@ -364,4 +404,192 @@ async fn belt_buttons_press_with_number_keys() {
             s.contains("button ") && s.contains(": sent")
         })
         .await;
+}
+
+// ----- issue 10: cards that cannot be answered unread ------------------------------------------
+
+/// A demo agent on a socket whose log says at info which requests it applied: `--chaos` with a
+/// 1 ms delay, the mildest act there is, turns on its `applied request_id=…` lines.
+fn logging_agent(dir: &std::path::Path, speed: &str) -> AgentProcess {
+    let socket = dir.join("run").join("agent.sock");
+    let socket = socket.to_str().expect("utf-8 path").to_string();
+    AgentProcess::start_with_env(
+        &[
+            "agent",
+            "--socket",
+            &socket,
+            "--speed",
+            speed,
+            "--chaos",
+            "delay=1:1ms",
+        ],
+        &[("RUST_LOG", "info")],
+    )
+}
+
+/// How many answers to `pane` the agent applied, from its own log.
+fn applied_answers(agent: &AgentProcess, pane: &str) -> usize {
+    let path = common::pane_path(pane, "answer");
+    agent
+        .stderr()
+        .lines()
+        .filter(|line| line.contains("applied") && line.contains(&path))
+        .count()
+}
+
+/// The agent's own `ask-closed` event for `ask_id`, if the ask closed (SPEC A4).
+async fn closed_onagent(agent: &AgentProcess, pane: &str, ask_id: &str) -> Option<Value> {
+    let client = agent.client();
+    let hello = client.send(Req::get(HELLO).version(None)).await.json();
+    let epoch = hello["epoch"].as_str().expect("an epoch").to_string();
+    let mut after = 0u64;
+    loop {
+        let path = format!(
+            "{}?after={after}&epoch={epoch}",
+            common::pane_path(pane, "events")
+        );
+        let reply = client.get(&path).await.expect(200, "");
+        let closed = reply["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|e| e["type"] == "ask-closed" && e["askId"] == ask_id)
+            .cloned();
+        if closed.is_some() || reply["more"] != true {
+            return closed;
+        }
+        after = reply["cursor"].as_u64().expect("a cursor");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_an_ask_changed_under_the_eyes_answers_nothing_until_read() {
+    // At speed 5 the demo opens its force push 0.6 s in and changes it to --force-with-lease
+    // 4 s after that (SPEC A3); nobody's patience runs out before 24 s.
+    let dir = common::temp_dir();
+    let agent = logging_agent(dir.path(), "5");
+    let mut phone = Phone::on(agent, dir).await;
+    phone
+        .until("the force push in the inbox", |s| {
+            s.contains("git push --force origin")
+        })
+        .await;
+    phone.open_inbox_row("git push --force origin").await;
+    phone
+        .until("the card", |s| {
+            s.contains("Tool  shell") && s.contains("command: git push --force origin")
+        })
+        .await;
+    let key = phone.card_key();
+    // The change arrives with a poll; Enter, y and Enter come straight after the redraw, as a
+    // person who was about to answer the old command would press them.
+    phone
+        .until("the change banner", |s| {
+            s.contains("Changed while on screen (revision 1 → 2)")
+        })
+        .await;
+    phone.press(&["enter", "y", "enter"]).await;
+    let screen = phone.screen();
+    assert!(
+        screen.contains("This ask just changed. Read it, then answer."),
+        "{screen}"
+    );
+    assert!(screen.contains("was git push --force origin"), "{screen}");
+    assert!(
+        screen.contains("now git push --force-with-lease origin"),
+        "{screen}"
+    );
+    assert!(screen.contains("Permission · revision 2"), "{screen}");
+    // Nothing left the phone, and the refused keys do not fire once the reading time is over.
+    phone.read_card().await;
+    assert_eq!(phone.answers_sent(&key), None);
+    assert_eq!(phone.applied(&key), 0);
+    // Now Enter answers the revision on screen: allow once, for --force-with-lease.
+    phone.press(&["enter"]).await;
+    phone
+        .until("the answer taken", |s| s.contains("Answered."))
+        .await;
+    assert_eq!(phone.answers_sent(&key), Some(2));
+    let closed = closed_onagent(&phone.agent, &key.pane, &key.ask_id)
+        .await
+        .expect("the ask closed on the agent");
+    assert_eq!(closed["by"], "phone", "{closed}");
+    assert_eq!(closed["outcome"]["optionId"], "allow-once", "{closed}");
+    assert_eq!(
+        closed["title"], "shell: git push --force-with-lease origin feature/store",
+        "{closed}"
+    );
+    assert_eq!(phone.applied(&key), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_number_keys_select_and_allow_always_asks_again() {
+    let dir = common::temp_dir();
+    let agent = logging_agent(dir.path(), "0");
+    let mut phone = Phone::on(agent, dir).await;
+    phone.open_inbox_row("rm -rf build/").await;
+    phone
+        .until("the permission card", |s| {
+            s.contains("Tool  shell") && s.contains("Allow always")
+        })
+        .await;
+    let key = phone.card_key();
+    let asked = format!(
+        "Allow always on demo · {}?",
+        phone.tui.app().cards[&key].pane_title
+    );
+    // 3 and Enter straight after the card opened: 3 selects allow always, Enter does nothing.
+    phone.press(&["3", "enter"]).await;
+    let screen = phone.screen();
+    assert!(screen.contains("› 3 a  Allow always"), "{screen}");
+    assert!(
+        screen.contains("This card just opened. Read it, then answer."),
+        "{screen}"
+    );
+    phone.read_card().await;
+    assert_eq!(phone.answers_sent(&key), None);
+    assert_eq!(phone.applied(&key), 0);
+    // After reading: a selects allow always, Enter asks again naming the tool and the command.
+    phone.press(&["a", "enter"]).await;
+    phone
+        .until("the allow-always question", |s| {
+            s.contains(&asked)
+                && s.contains("may run shell without asking you")
+                && s.contains("command: rm -rf build/")
+                && s.contains("y allows always")
+        })
+        .await;
+    // n cancels: nothing is sent.
+    phone.press(&["n"]).await;
+    phone
+        .until("the cancel", |s| {
+            s.contains("Allow always was not sent. Nothing was sent.") && !s.contains(&asked)
+        })
+        .await;
+    phone.read_card().await;
+    assert_eq!(phone.answers_sent(&key), None);
+    assert_eq!(phone.applied(&key), 0);
+    // Enter, then Enter and y at once: the second Enter is not a yes, the y comes too soon.
+    phone.press(&["enter", "enter", "y"]).await;
+    phone
+        .until("the question still up", |s| {
+            s.contains(&asked)
+                && s.contains("This question just appeared. Read it, then answer it.")
+        })
+        .await;
+    assert_eq!(phone.answers_sent(&key), None);
+    // Read, then y: exactly one answer, the allow-always option, taken by the agent.
+    phone.read_card().await;
+    phone.press(&["y"]).await;
+    phone
+        .until("the answer taken", |s| s.contains("Answered."))
+        .await;
+    let closed = closed_onagent(&phone.agent, &key.pane, &key.ask_id)
+        .await
+        .expect("the ask closed on the agent");
+    assert_eq!(closed["by"], "phone", "{closed}");
+    assert_eq!(closed["outcome"]["optionId"], "allow-always", "{closed}");
+    assert_eq!(closed["outcome"]["effect"], "allow-always", "{closed}");
+    phone.read_card().await;
+    assert_eq!(phone.applied(&key), 1);
 }

@@ -8,8 +8,10 @@ use collie_phone::agent::WorldKind;
 use collie_phone::agent::world::World;
 use collie_phone::agent::worlds;
 use collie_phone::app::card::FieldValue;
+use collie_phone::app::arming::ARMING;
 use collie_phone::app::inbox::AskKey;
 use collie_phone::app::keymap::{Chord, Keymap};
+use collie_phone::app::overlay::Overlay;
 use collie_phone::app::{App, AppSetup, Message};
 use collie_phone::engine::{
     AgentChange, AgentStatus, Decider, FromEngine, HistoryPage, IntentKind, IntentRecord,
@@ -460,6 +462,12 @@ fn world_asking(ask: Ask) -> World {
     world
 }
 
+/// The clock moves on by the reading time: keys may answer a card opened or changed before.
+fn read(app: &mut App) {
+    let now = app.now + ARMING;
+    app.update(Message::Tick(now));
+}
+
 fn card_app(world: &World, tls: bool, size: (u16, u16)) -> (App, AskKey) {
     let mut app = app_on(world, tls, size);
     let key = ask_key(world, "Inbox screen");
@@ -560,6 +568,7 @@ fn a15_form_card_with_a_missing_required_field() {
             form
         });
         let (mut app, _) = card_app(&world, false, size);
+        read(&mut app);
         for message in [key("tab"), key("space"), key("tab"), key("enter")] {
             app.update(message);
         }
@@ -744,6 +753,9 @@ fn q4_retry_sends_the_same_request_id() {
         },
         1,
     ));
+    // A retry sends an answer again: not inside the reading time either.
+    assert!(app.update(self::key("R")).is_empty());
+    read(&mut app);
     let commands = app.update(self::key("R"));
     let retried = commands.iter().any(|c| {
         matches!(c, collie_phone::app::Command::Engine(collie_phone::engine::ToEngine::Retry { request_id }) if request_id == "r-0123456789abcdef")
@@ -755,7 +767,10 @@ fn q4_retry_sends_the_same_request_id() {
 fn a4_done_takes_the_card_away() {
     let world = world_asking(permission());
     let (mut app, key) = card_app(&world, false, (80, 24));
-    let commands = app.update(self::key("y"));
+    read(&mut app);
+    // y selects allow once; Enter answers it.
+    assert!(app.update(self::key("y")).is_empty());
+    let commands = app.update(self::key("enter"));
     assert!(matches!(
         commands.as_slice(),
         [collie_phone::app::Command::Engine(
@@ -798,9 +813,15 @@ fn a3_changed_ask_redraws_the_card() {
     snap_one("card_state_stale_redrawn", &app, (80, 24));
     let text = screen_text(&app, (80, 24));
     assert!(text.contains("cwd    : /home/dev "), "{text}");
-    assert!(!text.contains("支付服务"), "{text}");
+    // The old folder shows only as what it was, in the change banner (issue 10).
+    assert!(!text.contains("cwd    : /home/dev/src/支付服务"), "{text}");
+    assert!(text.contains("was /home/dev/src/支付服务"), "{text}");
+    // The change came under the person's eyes: Enter answers nothing until it was read.
+    assert!(app.update(self::key("enter")).is_empty());
+    assert!(screen_text(&app, (80, 24)).contains("This ask just changed. Read it, then answer."));
+    read(&mut app);
     // The answer now names the new revision.
-    let commands = app.update(self::key("y"));
+    let commands = app.update(self::key("enter"));
     assert!(matches!(
         commands.as_slice(),
         [collie_phone::app::Command::Engine(
@@ -810,6 +831,264 @@ fn a3_changed_ask_redraws_the_card() {
             }
         )]
     ));
+}
+
+// ----- issue 10: cards that cannot be answered unread ------------------------------------------
+
+/// The engine commands of a batch of messages, in order.
+fn engine_commands(app: &mut App, messages: Vec<Message>) -> Vec<collie_phone::engine::ToEngine> {
+    messages
+        .into_iter()
+        .flat_map(|m| app.update(m))
+        .filter_map(|c| match c {
+            collie_phone::app::Command::Engine(e) => Some(e),
+            _ => None,
+        })
+        .filter(|e| !matches!(e, collie_phone::engine::ToEngine::Watching(_)))
+        .collect()
+}
+
+/// The option id and revision of the one answer in `commands`.
+fn one_answer(commands: &[collie_phone::engine::ToEngine]) -> (String, u64) {
+    match commands {
+        [
+            collie_phone::engine::ToEngine::Submit {
+                kind:
+                    IntentKind::Answer {
+                        revision, answer, ..
+                    },
+                ..
+            },
+        ] => (answer.option_id.clone().unwrap_or_default(), *revision),
+        other => panic!("one answer, not {other:?}"),
+    }
+}
+
+fn force_push() -> Ask {
+    worlds::permission(
+        "shell",
+        json!({"command": "git push --force origin feature/store", "cwd": "/home/dev/src/collie-phone"}),
+    )
+}
+
+/// The card of the force push, read long ago, then changed to --force-with-lease at `at`.
+fn changed_under_the_eyes(size: (u16, u16), at: OffsetDateTime) -> (App, AskKey) {
+    let mut world = world_asking(force_push());
+    let (mut app, ask) = card_app(&world, false, size);
+    app.update(Message::Tick(at - Duration::seconds(20)));
+    world.change_ask(
+        &ask.pane,
+        &ask.ask_id,
+        |ask| {
+            if let Some(body) = ask.permission.as_mut() {
+                body.arguments["command"] =
+                    json!("git push --force-with-lease origin feature/store");
+                ask.title = worlds::permission_title(&body.tool, &body.arguments);
+            }
+        },
+        NOW,
+    );
+    app.update(Message::Tick(at));
+    load(&mut app, &world, false);
+    (app, ask)
+}
+
+#[test]
+fn issue10_a_change_under_the_eyes_answers_nothing_within_the_arming_time() {
+    let at = NOW + Duration::seconds(30);
+    snap("card_changed_under_the_eyes", |size| {
+        changed_under_the_eyes(size, at).0
+    });
+    let (mut app, ask) = changed_under_the_eyes((80, 24), at);
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Permission · revision 2"), "{text}");
+    assert!(
+        text.contains("Changed while on screen (revision 1 → 2)"),
+        "{text}"
+    );
+    assert!(text.contains("was git push --force origin"), "{text}");
+    assert!(
+        text.contains("now git push --force-with-lease origin"),
+        "{text}"
+    );
+    // Enter pressed with the redraw, and again just before the reading time is over: nothing.
+    assert!(engine_commands(&mut app, vec![key("enter"), key("enter")]).is_empty());
+    app.update(Message::Tick(at + ARMING - Duration::milliseconds(1)));
+    assert!(engine_commands(&mut app, vec![key("enter")]).is_empty());
+    let text = screen_text(&app, (80, 24));
+    assert!(
+        text.contains("This ask just changed. Read it, then answer."),
+        "{text}"
+    );
+    // The refused keys were not kept to fire later: the reading time ends and nothing leaves.
+    assert!(engine_commands(&mut app, vec![Message::Tick(at + ARMING)]).is_empty());
+    assert!(app.cards[&ask].changes(app.agent_offer("demo")).is_some());
+    // After it, Enter answers the revision on screen, and the change counts as seen.
+    let commands = engine_commands(&mut app, vec![key("enter")]);
+    assert_eq!(one_answer(&commands), ("allow-once".to_string(), 2));
+}
+
+#[test]
+fn issue10_a_move_after_the_arming_time_acknowledges_the_change() {
+    let at = NOW + Duration::seconds(30);
+    let (mut app, ask) = changed_under_the_eyes((80, 24), at);
+    // A move inside the reading time selects, but the change stays marked.
+    app.update(key("j"));
+    assert_eq!(app.cards[&ask].selected, 1);
+    assert!(app.cards[&ask].changes(app.agent_offer("demo")).is_some());
+    app.update(Message::Tick(at + ARMING));
+    app.update(key("k"));
+    assert_eq!(app.cards[&ask].selected, 0);
+    assert!(app.cards[&ask].changes(app.agent_offer("demo")).is_none());
+    let text = screen_text(&app, (80, 24));
+    assert!(!text.contains("Changed while on screen"), "{text}");
+    assert!(text.contains("Permission · revision 2"), "{text}");
+}
+
+#[test]
+fn issue10_number_keys_and_letters_only_select() {
+    let (mut app, ask) = card_app(&world_asking(force_push()), false, (80, 24));
+    read(&mut app);
+    assert!(engine_commands(&mut app, vec![key("3")]).is_empty());
+    assert_eq!(app.cards[&ask].selected, 2);
+    let text = screen_text(&app, (80, 24));
+    assert!(
+        text.contains("Enter asks again before it allows always"),
+        "{text}"
+    );
+    assert!(engine_commands(&mut app, vec![key("n")]).is_empty());
+    assert_eq!(app.cards[&ask].selected, 1);
+    assert!(engine_commands(&mut app, vec![key("2"), key("y")]).is_empty());
+    assert_eq!(app.cards[&ask].selected, 0);
+    let text = screen_text(&app, (80, 24));
+    assert!(
+        text.contains("↑/↓, 1–3, y/n/a select · Enter answers the selected one"),
+        "{text}"
+    );
+    let commands = engine_commands(&mut app, vec![key("n"), key("enter")]);
+    assert_eq!(one_answer(&commands), ("deny".to_string(), 1));
+}
+
+#[test]
+fn issue10_allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
+    snap("card_allow_always_question", |size| {
+        let (mut app, _) = card_app(&world_asking(force_push()), false, size);
+        read(&mut app);
+        app.update(key("a"));
+        app.update(key("enter"));
+        app
+    });
+    let (mut app, ask) = card_app(&world_asking(force_push()), false, (80, 24));
+    read(&mut app);
+    // a selects; Enter puts the question up; neither sends anything.
+    assert!(engine_commands(&mut app, vec![key("a"), key("enter")]).is_empty());
+    assert!(matches!(app.overlay, Some(Overlay::AllowAlways(_))));
+    let text = screen_text(&app, (80, 24));
+    assert!(
+        text.contains("Allow always on demo · Inbox screen"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the agent may run shell without asking you"),
+        "{text}"
+    );
+    assert!(
+        text.contains("command: git push --force origin feature/store"),
+        "{text}"
+    );
+    // A second Enter, and a y in the same breath, say nothing.
+    assert!(engine_commands(&mut app, vec![key("enter"), key("y")]).is_empty());
+    assert!(matches!(app.overlay, Some(Overlay::AllowAlways(_))));
+    let text = screen_text(&app, (80, 24));
+    assert!(
+        text.contains("This question just appeared. Read it, then answer it."),
+        "{text}"
+    );
+    // n cancels: nothing is sent, the card says so.
+    read(&mut app);
+    assert!(engine_commands(&mut app, vec![key("n")]).is_empty());
+    assert!(app.overlay.is_none());
+    assert!(screen_text(&app, (80, 24)).contains("Allow always was not sent. Nothing was sent."));
+    // a, Enter, the reading time, y: exactly one answer, the allow-always option.
+    assert!(engine_commands(&mut app, vec![key("a"), key("enter")]).is_empty());
+    read(&mut app);
+    let commands = engine_commands(&mut app, vec![key("y"), key("y")]);
+    assert_eq!(one_answer(&commands), ("allow-always".to_string(), 1));
+    assert!(app.overlay.is_none());
+    assert!(app.intents.answer_pending(&ask));
+}
+
+#[test]
+fn issue10_the_allow_always_question_goes_when_the_ask_changes_under_it() {
+    let mut world = world_asking(force_push());
+    let (mut app, ask) = card_app(&world, false, (80, 24));
+    read(&mut app);
+    app.update(key("a"));
+    app.update(key("enter"));
+    read(&mut app);
+    world.change_ask(
+        &ask.pane,
+        &ask.ask_id,
+        |ask| {
+            if let Some(body) = ask.permission.as_mut() {
+                body.arguments["command"] = json!("rm -rf ~");
+            }
+        },
+        NOW,
+    );
+    load(&mut app, &world, false);
+    assert!(app.overlay.is_none());
+    // The y meant for the old question lands on the card: it only selects allow once.
+    assert!(engine_commands(&mut app, vec![key("y")]).is_empty());
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("now rm -rf ~"), "{text}");
+}
+
+#[test]
+fn issue10_text_and_form_cards_submit_only_after_the_arming_time() {
+    let world = demo_world();
+    let mut app = app_on(&world, false, (80, 24));
+    app.open_card(ask_key(&world, "Docs ✍️"));
+    app.update(Message::Paste("Quiet Lake".into()));
+    assert!(engine_commands(&mut app, vec![key("enter")]).is_empty());
+    let text = screen_text(&app, (80, 24));
+    assert!(
+        text.contains("This card just opened. Read it, then answer."),
+        "{text}"
+    );
+    assert!(text.contains("› Quiet Lake"), "{text}");
+    read(&mut app);
+    let commands = engine_commands(&mut app, vec![key("enter")]);
+    assert!(
+        matches!(commands.as_slice(), [collie_phone::engine::ToEngine::Submit { kind: IntentKind::Answer { answer, .. }, .. }] if answer.text.as_deref() == Some("Quiet Lake")),
+        "{commands:?}"
+    );
+    let world = world_asking(worlds::deploy_form());
+    let (mut app, _) = card_app(&world, false, (80, 24));
+    assert!(engine_commands(&mut app, vec![key("enter")]).is_empty());
+    read(&mut app);
+    assert_eq!(engine_commands(&mut app, vec![key("enter")]).len(), 1);
+}
+
+#[test]
+fn issue10_a_card_opened_from_the_inbox_is_read_before_it_answers() {
+    let mut app = app_on(&demo_world(), false, (80, 24));
+    // Down into the inbox, open the first ask, then Enter, a letter and Enter straight after:
+    // nothing leaves.
+    let commands = engine_commands(
+        &mut app,
+        vec![key("j"), key("enter"), key("enter"), key("y"), key("enter")],
+    );
+    assert!(commands.is_empty(), "{commands:?}");
+    let text = screen_text(&app, (80, 24));
+    assert!(
+        text.contains("This card just opened. Read it, then answer."),
+        "{text}"
+    );
+    // Leaving and opening it again starts the reading time again.
+    read(&mut app);
+    let commands = engine_commands(&mut app, vec![key("esc"), key("enter"), key("enter")]);
+    assert!(commands.is_empty(), "{commands:?}");
 }
 
 fn snap_one(name: &str, app: &App, size: (u16, u16)) {

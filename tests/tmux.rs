@@ -84,6 +84,13 @@ impl Tmux {
         }
     }
 
+    /// Waits as a person reading a card would: past its reading time (issue 10), after which
+    /// Enter answers.
+    fn read_card(&self) {
+        let arming = collie_phone::app::arming::ARMING.unsigned_abs();
+        std::thread::sleep(arming + Duration::from_millis(200));
+    }
+
     /// True while the session (the phone) still runs.
     fn alive(&self) -> bool {
         self.run(&["has-session", "-t", &self.session])
@@ -175,14 +182,19 @@ fn demo_in_tmux_every_flow() {
     tmux.until("the permission card", |s| {
         s.contains("Tool  shell") && s.contains("command: rm -rf build/")
     });
+    // y selects allow once; read, then Enter answers it (issue 10).
     tmux.keys(&["y"]);
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
     tmux.until("three asks left", |s| s.contains("Needs your answer (3)"));
 
-    // A choice, by its number (SPEC A15).
+    // A choice, selected by its number, answered with Enter (SPEC A15).
     tmux.select("选择迁移策略");
     tmux.keys(&["Enter"]);
     tmux.until("the choice card", |s| s.contains("订单表有 1200 万行"));
     tmux.keys(&["2"]);
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
     tmux.until("two asks left", |s| s.contains("Needs your answer (2)"));
 
     // A text ask: typed, Enter submits.
@@ -194,6 +206,7 @@ fn demo_in_tmux_every_flow() {
     });
     tmux.text("Quiet Lake");
     tmux.until("the typed answer", |s| s.contains("› Quiet Lake"));
+    tmux.read_card();
     tmux.keys(&["Enter"]);
     tmux.until("one ask left", |s| s.contains("Needs your answer (1)"));
 
@@ -209,6 +222,7 @@ fn demo_in_tmux_every_flow() {
     tmux.until("the form filled", |s| {
         s.contains("‹ Production ›") && s.contains("[ ] no") && s.contains("ship it")
     });
+    tmux.read_card();
     tmux.keys(&["Enter"]);
     tmux.until("no asks left", |s| s.contains("nothing needs your answer"));
 

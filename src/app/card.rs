@@ -4,7 +4,10 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+use time::OffsetDateTime;
 
+use super::arming::{Arming, Why};
+use super::ask_diff::{self, Changed};
 use super::editor::Editor;
 use super::inbox::AskKey;
 use super::intents::{Intents, is_retryable};
@@ -80,13 +83,22 @@ pub enum ClosedHow {
     Gone,
 }
 
+/// What an agent lets its cards offer (SPEC A11): reached over TLS, and whether its hello allows
+/// allow-always at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AgentOffer {
+    pub tls: bool,
+    pub allows_always: bool,
+}
+
 #[derive(Debug, Clone)]
 pub struct CardState {
     pub key: AskKey,
     /// The ask as last seen; kept after it closes so the card can still say what happened.
     pub ask: Ask,
     pub pane_title: String,
-    /// The highlighted option of a permission or choice card.
+    /// The highlighted option of a permission or choice card: an index into
+    /// [`CardState::offered`].
     pub selected: usize,
     pub form: Option<FormState>,
     /// The answer of a text card.
@@ -95,10 +107,16 @@ pub struct CardState {
     pub closed: Option<ClosedHow>,
     /// A line from the phone itself, e.g. a required field left empty.
     pub notice: Option<String>,
+    /// Since when keys may answer: the card opened, or its ask changed (issue 10).
+    pub arming: Arming,
+    /// The ask as the person last saw it settled, while a change since is not acknowledged:
+    /// the card shows what changed until the person moves or answers after the reading time.
+    pub changed_from: Option<Ask>,
 }
 
 impl CardState {
-    pub fn new(key: AskKey, ask: Ask, pane_title: String) -> Self {
+    /// A card opened `now`: no key answers it until the reading time is over.
+    pub fn new(key: AskKey, ask: Ask, pane_title: String, now: OffsetDateTime) -> Self {
         let mut card = Self {
             key,
             form: None,
@@ -108,9 +126,39 @@ impl CardState {
             text: Editor::new(),
             closed: None,
             notice: None,
+            arming: Arming::start(Why::Opened, now),
+            changed_from: None,
         };
         card.reset_form(&ask);
         card
+    }
+
+    /// True once the reading time since the card opened or changed is over.
+    pub fn is_armed(&self, now: OffsetDateTime) -> bool {
+        self.arming.is_armed(now)
+    }
+
+    /// The card is on screen again (opened from the inbox or a pane): read it before answering.
+    pub fn reopen(&mut self, now: OffsetDateTime) {
+        self.arming = Arming::start(Why::Opened, now);
+    }
+
+    /// The person moved or answered after the reading time: the change has been seen.
+    pub fn acknowledge(&mut self) {
+        self.changed_from = None;
+        self.notice = None;
+    }
+
+    /// A key that would answer came inside the reading time: it does nothing, and says why.
+    pub fn refuse_unread(&mut self) {
+        self.notice = Some(self.arming.why.sentence().to_string());
+    }
+
+    /// What changed since the person last saw the ask settled, if a change is not acknowledged.
+    pub fn changes(&self, agent: AgentOffer) -> Option<(u64, Vec<Changed>)> {
+        let old = self.changed_from.as_ref()?;
+        let shown = self.allow_always(agent.tls, agent.allows_always).is_ok();
+        Some((old.revision, ask_diff::changes(old, &self.ask, shown)))
     }
 
     fn reset_form(&mut self, ask: &Ask) {
@@ -120,48 +168,86 @@ impl CardState {
         });
     }
 
-    /// Takes the live ask: a new revision redraws the card (SPEC A3), keeping what was typed
-    /// into fields that are still there.
-    pub fn refresh(&mut self, live: Option<&Ask>, closed: Option<&ClosedAsk>) {
+    /// Takes the live ask. Any change a person could read (a new revision, or new words under
+    /// the same one) redraws the card (SPEC A3), keeps what was typed into fields that are still
+    /// there and the selection on the same option, starts the reading time again and marks what
+    /// changed. Returns true when the card changed under the person's eyes.
+    pub fn refresh(
+        &mut self,
+        live: Option<&Ask>,
+        closed: Option<&ClosedAsk>,
+        agent: AgentOffer,
+        now: OffsetDateTime,
+    ) -> bool {
         match live {
             Some(ask) => {
-                self.closed = None;
-                if ask.revision != self.ask.revision || ask.kind != self.ask.kind {
-                    let old_fields = self.ask.form.as_ref().map(|f| f.fields.clone());
-                    let old_values = self.form.take();
-                    self.ask = ask.clone();
-                    self.reset_form(ask);
-                    if let (Some(fields), Some(old), Some(new), Some(form)) = (
-                        old_fields,
-                        old_values,
-                        self.form.as_mut(),
-                        ask.form.as_ref(),
-                    ) {
-                        for (i, field) in form.fields.iter().enumerate() {
-                            let kept = fields
-                                .iter()
-                                .position(|f| f.id == field.id && f.kind == field.kind)
-                                .and_then(|at| old.values.get(at).cloned());
-                            if let (Some(kept), Some(slot)) = (kept, new.values.get_mut(i)) {
-                                *slot = kept;
-                            }
-                        }
-                        new.focus = old.focus.min(new.values.len().saturating_sub(1));
-                    }
-                    self.selected = self
-                        .selected
-                        .min(self.options_shown().len().saturating_sub(1));
+                let reopened = self.closed.take().is_some();
+                if !reads_the_same(ask, &self.ask) {
+                    self.take_new_form(ask, agent);
+                    self.arming = Arming::start(Why::Changed, now);
+                    return true;
                 }
+                if reopened {
+                    self.arming = Arming::start(Why::Reopened, now);
+                    return true;
+                }
+                false
             }
             None => {
                 if self.closed.is_none() || closed.is_some() {
+                    let was_open = self.closed.is_none();
                     self.closed = Some(match closed {
                         Some(closed) => ClosedHow::Known(Box::new(closed.clone())),
                         None => ClosedHow::Gone,
                     });
+                    return was_open;
                 }
+                false
             }
         }
+    }
+
+    fn take_new_form(&mut self, ask: &Ask, agent: AgentOffer) {
+        let picked = self
+            .offered(agent)
+            .get(self.selected)
+            .map(|o| (o.id.clone(), o.effect.clone()));
+        let old_fields = self.ask.form.as_ref().map(|f| f.fields.clone());
+        let old_values = self.form.take();
+        let before = std::mem::replace(&mut self.ask, ask.clone());
+        // The banner compares with what the person last saw settled, across several changes.
+        if self.changed_from.is_none() {
+            self.changed_from = Some(before);
+        }
+        self.reset_form(ask);
+        if let (Some(fields), Some(old), Some(new), Some(form)) = (
+            old_fields,
+            old_values,
+            self.form.as_mut(),
+            ask.form.as_ref(),
+        ) {
+            for (i, field) in form.fields.iter().enumerate() {
+                let kept = fields
+                    .iter()
+                    .position(|f| f.id == field.id && f.kind == field.kind)
+                    .and_then(|at| old.values.get(at).cloned());
+                if let (Some(kept), Some(slot)) = (kept, new.values.get_mut(i)) {
+                    *slot = kept;
+                }
+            }
+            new.focus = old.focus.min(new.values.len().saturating_sub(1));
+        }
+        // The same option stays selected only if it still does the same; otherwise the safe
+        // one (deny) is, so a reordered list never leaves the selection on another effect.
+        let offered = self.offered(agent);
+        self.selected = picked
+            .and_then(|(id, effect)| {
+                offered
+                    .iter()
+                    .position(|o| o.id == id && o.effect == effect)
+            })
+            .or_else(|| offered.iter().position(|o| o.effect == Some(Effect::Deny)))
+            .unwrap_or(0);
     }
 
     /// Whether allow-always may be offered on this card, and if not, why (SPEC A11, A12).
@@ -203,8 +289,14 @@ impl CardState {
             .collect()
     }
 
-    fn options_shown(&self) -> Vec<&AskOption> {
-        self.options(true)
+    /// The options this card offers on this agent (SPEC A11, A12).
+    pub fn offered(&self, agent: AgentOffer) -> Vec<&AskOption> {
+        self.options(self.allow_always(agent.tls, agent.allows_always).is_ok())
+    }
+
+    /// The selected option, if the card has options.
+    pub fn selected_option(&self, agent: AgentOffer) -> Option<&AskOption> {
+        self.offered(agent).get(self.selected).copied()
     }
 
     /// The answer of picking an option (permission or choice).
@@ -287,6 +379,20 @@ impl CardState {
         let field = self.ask.form.as_ref()?.fields.get(form.focus)?;
         Some((field, form.values.get(form.focus)?))
     }
+}
+
+/// True when a person reading both would read the same card. `openedAt` is left out: it is not
+/// drawn, and an agent that asks again after a restart may give a new one (SPEC A9).
+fn reads_the_same(a: &Ask, b: &Ask) -> bool {
+    a.revision == b.revision
+        && a.kind == b.kind
+        && a.title == b.title
+        && a.expires_at == b.expires_at
+        && a.permission == b.permission
+        && a.choice == b.choice
+        && a.text == b.text
+        && a.form == b.form
+        && a.words_altered == b.words_altered
 }
 
 /// The state of a card's answer, each with the exact sentence of the SPEC.
@@ -417,6 +523,15 @@ pub fn closed_sentence(closed: &ClosedHow) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::arming::ARMING;
+    use time::Duration;
+    use time::macros::datetime;
+
+    const T0: OffsetDateTime = datetime!(2026-11-29 14:30:00 UTC);
+    const LOCAL: AgentOffer = AgentOffer {
+        tls: false,
+        allows_always: true,
+    };
 
     fn ask(json: serde_json::Value) -> Ask {
         serde_json::from_value(json).expect("an ask")
@@ -443,7 +558,7 @@ mod tests {
 
     #[test]
     fn a11_a12_allow_always_reasons() {
-        let card = CardState::new(key(), permission("shell"), "P".into());
+        let card = CardState::new(key(), permission("shell"), "P".into(), T0);
         assert_eq!(card.allow_always(false, true), Ok(()));
         assert_eq!(
             card.allow_always(true, true),
@@ -451,9 +566,9 @@ mod tests {
         );
         let mut altered = permission("shell");
         altered.words_altered = true;
-        let card = CardState::new(key(), altered, "P".into());
+        let card = CardState::new(key(), altered, "P".into(), T0);
         assert!(card.allow_always(false, true).is_err());
-        let card = CardState::new(key(), permission(""), "P".into());
+        let card = CardState::new(key(), permission(""), "P".into(), T0);
         assert_eq!(
             card.allow_always(false, true),
             Err("Allow always is not offered: this card names no tool.")
@@ -473,7 +588,7 @@ mod tests {
                 {"id": "notes", "label": "Notes", "kind": "text"}
             ]}
         }));
-        let mut card = CardState::new(key(), form, "P".into());
+        let mut card = CardState::new(key(), form, "P".into(), T0);
         assert_eq!(card.form_answer().map_err(|e| e.0), Err(0));
         if let Some(state) = card.form.as_mut() {
             state.values[0] = FieldValue::Choice(Some(0));
@@ -494,14 +609,138 @@ mod tests {
                 "form": {"fields": [{"id": "notes", "label": "Notes", "kind": "text"}]}
             }))
         };
-        let mut card = CardState::new(key(), form(1), "P".into());
+        let mut card = CardState::new(key(), form(1), "P".into(), T0);
         if let Some(FieldValue::Text(editor)) = card.form.as_mut().map(|f| &mut f.values[0]) {
             editor.insert_str("kept");
         }
-        card.refresh(Some(&form(2)), None);
+        assert!(card.refresh(Some(&form(2)), None, LOCAL, T0));
         assert_eq!(card.ask.revision, 2);
         assert!(
             matches!(&card.form.as_ref().expect("form").values[0], FieldValue::Text(e) if e.text() == "kept")
+        );
+    }
+
+    fn with_command(revision: u64, command: &str) -> Ask {
+        let mut ask = permission("shell");
+        ask.revision = revision;
+        if let Some(body) = ask.permission.as_mut() {
+            body.arguments = serde_json::json!({"command": command});
+        }
+        ask
+    }
+
+    #[test]
+    fn a_card_is_disarmed_for_the_arming_time_after_it_opens() {
+        let card = CardState::new(key(), permission("shell"), "P".into(), T0);
+        assert!(!card.is_armed(T0));
+        assert!(!card.is_armed(T0 + ARMING - Duration::milliseconds(1)));
+        assert!(card.is_armed(T0 + ARMING));
+        let mut card = card;
+        card.reopen(T0 + Duration::seconds(30));
+        assert!(!card.is_armed(T0 + Duration::seconds(30)));
+        assert!(card.is_armed(T0 + Duration::seconds(30) + ARMING));
+    }
+
+    #[test]
+    fn a3_a_change_under_the_eyes_disarms_and_is_marked_until_acknowledged() {
+        let mut card = CardState::new(key(), with_command(1, "git push --force"), "P".into(), T0);
+        let later = T0 + Duration::seconds(20);
+        assert!(card.is_armed(later));
+        // The same ask again changes nothing.
+        assert!(!card.refresh(
+            Some(&with_command(1, "git push --force")),
+            None,
+            LOCAL,
+            later
+        ));
+        assert!(card.is_armed(later));
+        let changed_at = later + Duration::milliseconds(300);
+        assert!(card.refresh(
+            Some(&with_command(2, "git push --force-with-lease")),
+            None,
+            LOCAL,
+            changed_at
+        ));
+        assert!(!card.is_armed(changed_at + Duration::milliseconds(50)));
+        assert!(card.is_armed(changed_at + ARMING));
+        card.refuse_unread();
+        assert_eq!(
+            card.notice.as_deref(),
+            Some("This ask just changed. Read it, then answer.")
+        );
+        let (from, changes) = card.changes(LOCAL).expect("marked");
+        assert_eq!(from, 1);
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].was, "git push --force");
+        assert_eq!(changes[0].now, "git push --force-with-lease");
+        // A second change before it was seen still compares with what was seen.
+        card.refresh(Some(&with_command(3, "git push")), None, LOCAL, changed_at);
+        let (from, changes) = card.changes(LOCAL).expect("marked");
+        assert_eq!((from, changes[0].was.as_str()), (1, "git push --force"));
+        card.acknowledge();
+        assert!(card.changes(LOCAL).is_none());
+        assert!(card.notice.is_none());
+    }
+
+    #[test]
+    fn new_words_under_the_same_revision_count_as_a_change() {
+        // A hostile agent that does not raise the revision is redrawn and marked all the same.
+        let mut card = CardState::new(key(), with_command(1, "ls"), "P".into(), T0);
+        let at = T0 + Duration::seconds(5);
+        assert!(card.refresh(Some(&with_command(1, "rm -rf ~")), None, LOCAL, at));
+        assert!(!card.is_armed(at));
+        assert_eq!(
+            card.ask
+                .permission
+                .as_ref()
+                .map(|p| p.arguments["command"].clone()),
+            Some(serde_json::json!("rm -rf ~"))
+        );
+        assert!(card.changes(LOCAL).is_some());
+    }
+
+    #[test]
+    fn the_selection_follows_its_option_or_falls_back_to_deny() {
+        let mut card = CardState::new(key(), permission("shell"), "P".into(), T0);
+        card.selected = 0;
+        // Reordered: allow-once moves to the end; the selection follows it.
+        let mut reordered = permission("shell");
+        reordered.revision = 2;
+        if let Some(body) = reordered.permission.as_mut() {
+            body.options.rotate_left(1);
+        }
+        card.refresh(Some(&reordered), None, LOCAL, T0);
+        assert_eq!(
+            card.selected_option(LOCAL).map(|o| o.id.as_str()),
+            Some("allow-once")
+        );
+        // The selected option now does something else: the selection goes to deny.
+        let mut swapped = reordered.clone();
+        swapped.revision = 3;
+        if let Some(body) = swapped.permission.as_mut()
+            && let Some(option) = body.options.iter_mut().find(|o| o.id == "allow-once")
+        {
+            option.effect = Some(Effect::AllowAlways);
+        }
+        card.refresh(Some(&swapped), None, LOCAL, T0);
+        assert_eq!(
+            card.selected_option(LOCAL).map(|o| o.id.as_str()),
+            Some("deny")
+        );
+    }
+
+    #[test]
+    fn an_ask_open_again_after_it_left_is_read_again() {
+        let mut card = CardState::new(key(), permission("shell"), "P".into(), T0);
+        let later = T0 + Duration::seconds(10);
+        assert!(card.refresh(None, None, LOCAL, later));
+        assert!(card.closed.is_some());
+        assert!(card.refresh(Some(&permission("shell")), None, LOCAL, later));
+        assert!(!card.is_armed(later));
+        card.refuse_unread();
+        assert_eq!(
+            card.notice.as_deref(),
+            Some("This ask is open again. Read it, then answer.")
         );
     }
 

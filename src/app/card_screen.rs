@@ -1,12 +1,16 @@
-//! Keys on an ask card: options by key (y / n / a, 1–8), a text answer, a form's fields, and
-//! Retry for an answer whose outcome is unknown (SPEC A3–A15, Q4).
+//! Keys on an ask card: options are selected (y / n / a, 1–8, arrows) and Enter answers the
+//! selected one; allow-always asks again before it is sent; a text answer, a form's fields, and
+//! Retry for an answer whose outcome is unknown (SPEC A3–A15, Q4). No key answers a card within
+//! the reading time after it opened or changed (issue 10, docs/ASKS.md).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::arming::{Arming, Why};
 use super::card::{CardState, CardStatus, FieldValue};
 use super::inbox::AskKey;
-use super::keymap::Action;
+use super::keymap::{Action, Context};
 use super::navigation::Screen;
+use super::overlay::{AllowAlwaysQuestion, Overlay};
 use super::{App, Command, typing};
 use crate::engine::IntentKind;
 use crate::wire::{Answer, AskKind, Effect};
@@ -46,6 +50,15 @@ impl App {
         card.allow_always(tls, allows)
     }
 
+    /// The keys of a card: typing on a text or form card that may be answered, else commands.
+    pub fn card_context(&self, key: &AskKey) -> Context {
+        if self.card_takes_typing(key) {
+            Context::CardTyping
+        } else {
+            Context::Card
+        }
+    }
+
     pub(super) fn card_action(&mut self, action: Action) -> Vec<Command> {
         let Some(key) = self.top_card_key() else {
             return Vec::new();
@@ -54,11 +67,14 @@ impl App {
             return self.back();
         };
         let answerable = self.card_answerable(&key);
-        let always = self.card_allow_always(card).is_ok();
-        let options: Vec<_> = card.options(always).into_iter().cloned().collect();
+        let armed = card.is_armed(self.now);
+        let offer = self.agent_offer(&key.agent);
+        let options: Vec<_> = card.offered(offer).into_iter().cloned().collect();
         let kind = card.ask.kind.clone();
         match action {
             Action::Back => self.back(),
+            // A retry sends an answer again: it waits out the reading time like any answer.
+            Action::Retry if !armed => self.refuse_unread(&key),
             Action::Retry => {
                 match CardStatus::of(&self.intents, &key)
                     .as_ref()
@@ -87,27 +103,35 @@ impl App {
                 }
                 Vec::new()
             }
+            // Selecting never answers, so it works inside the reading time too; only after it
+            // does a move count as having seen a change.
             Action::Up | Action::Down if matches!(kind, AskKind::Permission | AskKind::Choice) => {
-                if let Some(card) = self.cards.get_mut(&key) {
-                    card.selected = if action == Action::Up {
-                        card.selected.saturating_sub(1)
-                    } else {
-                        (card.selected + 1).min(options.len().saturating_sub(1))
-                    };
-                }
+                let last = options.len().saturating_sub(1);
+                let selected = self.cards.get(&key).map_or(0, |c| c.selected);
+                let selected = if action == Action::Up {
+                    selected.saturating_sub(1)
+                } else {
+                    (selected + 1).min(last)
+                };
+                self.select_option(&key, selected, armed);
                 Vec::new()
             }
             Action::Up | Action::Down | Action::PrevField | Action::NextField
                 if kind == AskKind::Form =>
             {
                 let forward = matches!(action, Action::Down | Action::NextField);
-                if let Some(form) = self.cards.get_mut(&key).and_then(|c| c.form.as_mut()) {
-                    let count = form.values.len().max(1);
-                    form.focus = if forward {
-                        (form.focus + 1) % count
-                    } else {
-                        (form.focus + count - 1) % count
-                    };
+                if let Some(card) = self.cards.get_mut(&key) {
+                    if armed {
+                        card.acknowledge();
+                    }
+                    if let Some(form) = card.form.as_mut() {
+                        let count = form.values.len().max(1);
+                        form.focus = if forward {
+                            (form.focus + 1) % count
+                        } else {
+                            (form.focus + count - 1) % count
+                        };
+                    }
                 }
                 Vec::new()
             }
@@ -119,8 +143,11 @@ impl App {
                     Action::Deny => Effect::Deny,
                     _ => Effect::AllowAlways,
                 };
-                match options.iter().find(|o| o.effect.as_ref() == Some(&effect)) {
-                    Some(option) => self.answer(&key, CardState::pick(option)),
+                match options
+                    .iter()
+                    .position(|o| o.effect.as_ref() == Some(&effect))
+                {
+                    Some(index) => self.select_option(&key, index, armed),
                     None => {
                         let why = match effect {
                             Effect::AllowAlways => self
@@ -131,57 +158,67 @@ impl App {
                             _ => "This card has no such option.",
                         };
                         self.show_toast(why, false);
-                        Vec::new()
                     }
                 }
+                Vec::new()
             }
             Action::Pick(n) if matches!(kind, AskKind::Permission | AskKind::Choice) => {
-                match options.get(usize::from(n).wrapping_sub(1)) {
-                    Some(option) => self.answer(&key, CardState::pick(option)),
-                    None => {
-                        self.show_toast(format!("There is no option {n}."), false);
-                        Vec::new()
-                    }
+                let index = usize::from(n).wrapping_sub(1);
+                if index < options.len() {
+                    self.select_option(&key, index, armed);
+                } else {
+                    self.show_toast(format!("There is no option {n}."), false);
                 }
+                Vec::new()
             }
-            Action::Submit => match kind {
-                AskKind::Permission | AskKind::Choice => {
-                    let selected = self.cards.get(&key).map_or(0, |c| c.selected);
-                    match options.get(selected) {
-                        Some(option) => self.answer(&key, CardState::pick(option)),
-                        None => Vec::new(),
-                    }
+            Action::Submit if !armed => self.refuse_unread(&key),
+            Action::Submit => {
+                if let Some(card) = self.cards.get_mut(&key) {
+                    card.acknowledge();
                 }
-                AskKind::Text => {
-                    let Some(card) = self.cards.get(&key) else {
-                        return Vec::new();
-                    };
-                    if card.text.is_empty() {
-                        self.set_card_notice(&key, "Type an answer first.");
-                        return Vec::new();
-                    }
-                    let answer = card.text_answer();
-                    self.answer(&key, answer)
-                }
-                AskKind::Form => {
-                    let Some(card) = self.cards.get(&key) else {
-                        return Vec::new();
-                    };
-                    match card.form_answer() {
-                        Ok(answer) => self.answer(&key, answer),
-                        Err((field, why)) => {
-                            if let Some(form) =
-                                self.cards.get_mut(&key).and_then(|c| c.form.as_mut())
-                            {
-                                form.focus = field;
+                match kind {
+                    AskKind::Permission | AskKind::Choice => {
+                        let selected = self.cards.get(&key).map_or(0, |c| c.selected);
+                        match options.get(selected) {
+                            Some(option) if option.effect == Some(Effect::AllowAlways) => {
+                                self.ask_allow_always(&key, option.id.clone());
+                                Vec::new()
                             }
-                            self.set_card_notice(&key, &why);
-                            Vec::new()
+                            Some(option) => self.answer(&key, CardState::pick(option)),
+                            None => Vec::new(),
                         }
                     }
+                    AskKind::Text => {
+                        let Some(card) = self.cards.get(&key) else {
+                            return Vec::new();
+                        };
+                        if card.text.is_empty() {
+                            self.set_card_notice(&key, "Type an answer first.");
+                            return Vec::new();
+                        }
+                        let answer = card.text_answer();
+                        self.answer(&key, answer)
+                    }
+                    AskKind::Form => {
+                        let Some(card) = self.cards.get(&key) else {
+                            return Vec::new();
+                        };
+                        match card.form_answer() {
+                            Ok(answer) => self.answer(&key, answer),
+                            Err((field, why)) => {
+                                if let Some(form) =
+                                    self.cards.get_mut(&key).and_then(|c| c.form.as_mut())
+                                {
+                                    form.focus = field;
+                                }
+                                self.set_card_notice(&key, &why);
+                                Vec::new()
+                            }
+                        }
+                    }
+                    AskKind::Unknown(_) => Vec::new(),
                 }
-                AskKind::Unknown(_) => Vec::new(),
-            },
+            }
             Action::Newline => {
                 if let Some(card) = self.cards.get_mut(&key)
                     && card.ask.kind == AskKind::Text
@@ -192,6 +229,119 @@ impl App {
                 Vec::new()
             }
             _ => Vec::new(),
+        }
+    }
+
+    /// Moves the selection; after the reading time, a move also says the change was seen.
+    fn select_option(&mut self, key: &AskKey, index: usize, armed: bool) {
+        if let Some(card) = self.cards.get_mut(key) {
+            if armed {
+                card.acknowledge();
+            }
+            card.selected = index;
+        }
+    }
+
+    /// A key that would answer inside the reading time: nothing is sent, now or later, and the
+    /// card says why.
+    fn refuse_unread(&mut self, key: &AskKey) -> Vec<Command> {
+        if let Some(card) = self.cards.get_mut(key) {
+            card.refuse_unread();
+        }
+        Vec::new()
+    }
+
+    /// Puts the allow-always question over the card, naming what it allows.
+    fn ask_allow_always(&mut self, key: &AskKey, option_id: String) {
+        let Some(card) = self.cards.get(key) else {
+            return;
+        };
+        self.overlay = Some(Overlay::AllowAlways(Box::new(AllowAlwaysQuestion {
+            key: key.clone(),
+            ask: card.ask.clone(),
+            option_id,
+            arming: Arming::start(Why::Asked, self.now),
+            notice: None,
+        })));
+    }
+
+    /// Keys of the allow-always question: its own yes (never Enter), or no.
+    pub(super) fn allow_always_key(&mut self, action: Option<Action>) -> Vec<Command> {
+        let Some(Overlay::AllowAlways(question)) = &mut self.overlay else {
+            return Vec::new();
+        };
+        match action {
+            Some(Action::ConfirmAlways) if !question.arming.is_armed(self.now) => {
+                question.notice = Some(question.arming.why.sentence().to_string());
+                Vec::new()
+            }
+            Some(Action::ConfirmAlways) => {
+                let Some(Overlay::AllowAlways(question)) = self.overlay.take() else {
+                    return Vec::new();
+                };
+                self.confirm_allow_always(&question)
+            }
+            Some(Action::Cancel) => {
+                let key = question.key.clone();
+                self.overlay = None;
+                self.set_card_notice(&key, "Allow always was not sent. Nothing was sent.");
+                Vec::new()
+            }
+            _ => {
+                let yes = self
+                    .keymap
+                    .key_label(Context::ConfirmAlways, Action::ConfirmAlways)
+                    .unwrap_or_default();
+                let no = self
+                    .keymap
+                    .key_label(Context::ConfirmAlways, Action::Cancel)
+                    .unwrap_or_default();
+                if let Some(Overlay::AllowAlways(question)) = &mut self.overlay {
+                    question.notice = Some(format!(
+                        "Only {yes} allows always here; {no} cancels. Nothing was sent."
+                    ));
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    /// Sends allow-always only if the card still shows exactly the ask the question named.
+    fn confirm_allow_always(&mut self, question: &AllowAlwaysQuestion) -> Vec<Command> {
+        let key = &question.key;
+        let offer = self.agent_offer(&key.agent);
+        let still = self.card_answerable(key)
+            && self.cards.get(key).is_some_and(|card| {
+                card.ask == question.ask
+                    && card.offered(offer).iter().any(|o| {
+                        o.id == question.option_id && o.effect == Some(Effect::AllowAlways)
+                    })
+            });
+        if !still {
+            self.set_card_notice(
+                key,
+                "This ask changed before you confirmed allow always. Nothing was sent. Read it again.",
+            );
+            return Vec::new();
+        }
+        let answer = Answer {
+            option_id: Some(question.option_id.clone()),
+            ..Answer::default()
+        };
+        self.answer(key, answer)
+    }
+
+    /// Takes down an allow-always question about a card that changed or closed under it.
+    pub(super) fn drop_allow_always_question(&mut self, key: &AskKey) {
+        if matches!(&self.overlay, Some(Overlay::AllowAlways(q)) if q.key == *key) {
+            self.overlay = None;
+            let closed = self.cards.get(key).is_some_and(|c| c.closed.is_some());
+            let why = if closed {
+                "This ask closed before you confirmed allow always. Nothing was sent."
+            } else {
+                "This ask changed before you confirmed allow always. Nothing was sent. Read it again."
+            };
+            self.set_card_notice(key, why);
         }
     }
 
@@ -233,9 +383,17 @@ impl App {
         let Some(card_key) = self.top_card_key() else {
             return;
         };
+        let armed = self
+            .cards
+            .get(&card_key)
+            .is_some_and(|c| c.is_armed(self.now));
         let Some(card) = self.cards.get_mut(&card_key) else {
             return;
         };
+        // Typing never answers; after the reading time it says a change was seen.
+        if armed {
+            card.acknowledge();
+        }
         card.notice = None;
         match card.ask.kind {
             AskKind::Text => {

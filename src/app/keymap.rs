@@ -28,6 +28,8 @@ pub enum Context {
     /// One exchange of the wire inspector, its bodies.
     Exchange,
     Confirm,
+    /// The allow-always question over a permission card: only its own key says yes.
+    ConfirmAlways,
     /// A one-line prompt, e.g. the new title of a rename.
     Prompt,
     /// Choosing the kind of the next message to a DSH bridge task (instruction, feedback…).
@@ -54,6 +56,7 @@ impl Context {
             Self::Inspector => "Wire inspector",
             Self::Exchange => "Exchange",
             Self::Confirm => "Confirm",
+            Self::ConfirmAlways => "Allow always?",
             Self::Prompt => "Prompt",
             Self::KindPicker => "Message kind",
             Self::DshForm => "New on a DSH bridge",
@@ -157,6 +160,8 @@ pub enum Action {
     Reopen,
     OpenAsk,
     Confirm,
+    /// Yes to the allow-always question; apart from `Confirm`, so Enter never says it.
+    ConfirmAlways,
     Cancel,
     Wire,
     Export,
@@ -202,6 +207,7 @@ impl Action {
             Self::Reopen => "reopen",
             Self::OpenAsk => "open-ask",
             Self::Confirm => "confirm",
+            Self::ConfirmAlways => "confirm-allow-always",
             Self::Cancel => "cancel",
             Self::Wire => "wire",
             Self::Export => "export",
@@ -248,6 +254,7 @@ impl Action {
             Self::Reopen => "Reopen the conversation",
             Self::OpenAsk => "Answer the pane's oldest open ask",
             Self::Confirm => "Yes",
+            Self::ConfirmAlways => "Yes: allow always",
             Self::Cancel => "No",
             Self::Wire => "Wire inspector: every exchange with the agents",
             Self::Export => "Save the listed exchanges to a file",
@@ -293,6 +300,7 @@ impl Action {
             Self::Reopen,
             Self::OpenAsk,
             Self::Confirm,
+            Self::ConfirmAlways,
             Self::Cancel,
             Self::Wire,
             Self::Export,
@@ -302,6 +310,32 @@ impl Action {
         all.extend((1..=4).map(Self::Belt));
         all.extend((1..=8).map(Self::Pick));
         all
+    }
+
+    /// What the key does in `context`: on a card, option keys only select and Enter answers.
+    pub fn describe_in(self, context: Context) -> String {
+        let on_card = match (context, self) {
+            (Context::Card, Self::AllowOnce) => "Select allow once",
+            (Context::Card, Self::Deny) => "Select deny",
+            (Context::Card, Self::AllowAlways) => "Select allow always (Enter then asks again)",
+            (Context::Card, Self::Up) => "Select the option above",
+            (Context::Card, Self::Down) => "Select the option below",
+            (Context::Card, Self::Submit) => {
+                return format!(
+                    "Answer with the selected option (not within {} of the card opening or changing)",
+                    super::arming::words()
+                );
+            }
+            (Context::CardTyping, Self::Submit) => {
+                return format!(
+                    "Submit the answer (not within {} of the card opening or changing)",
+                    super::arming::words()
+                );
+            }
+            (Context::Card, Self::Pick(n)) => return format!("Select option {n}"),
+            _ => return self.describe(),
+        };
+        on_card.to_string()
     }
 
     pub fn from_name(name: &str) -> Option<Action> {
@@ -693,6 +727,16 @@ impl Keymap {
                 (Chord::ctrl('c'), A::Cancel),
             ],
         );
+        // No Enter here: a second Enter after the one that asked must not allow always.
+        bindings.insert(
+            Context::ConfirmAlways,
+            vec![
+                (Chord::ch('y'), A::ConfirmAlways),
+                (Chord::ch('n'), A::Cancel),
+                (Chord::plain(KeyCode::Esc), A::Cancel),
+                (Chord::ctrl('c'), A::Cancel),
+            ],
+        );
         bindings.insert(
             Context::Prompt,
             vec![
@@ -837,7 +881,7 @@ impl Keymap {
         }
         lines
             .into_iter()
-            .map(|(action, keys)| (keys.join(" "), action.describe()))
+            .map(|(action, keys)| (keys.join(" "), action.describe_in(context)))
             .collect()
     }
 }
@@ -929,6 +973,43 @@ mod tests {
         assert_eq!(
             keymap.action(Context::PaneChat, &k),
             Some(Action::MessageKind)
+        );
+    }
+
+    #[test]
+    fn enter_never_says_yes_to_allow_always() {
+        let keymap = Keymap::defaults();
+        let enter = key(KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(keymap.action(Context::ConfirmAlways, &enter), None);
+        let y = key(KeyCode::Char('y'), KeyModifiers::NONE);
+        assert_eq!(
+            keymap.action(Context::ConfirmAlways, &y),
+            Some(Action::ConfirmAlways)
+        );
+        // Rebinding the plain yes leaves the allow-always yes alone.
+        let mut overrides = BTreeMap::new();
+        overrides.insert(
+            "confirm".to_string(),
+            vec!["enter".to_string(), "y".to_string()],
+        );
+        let keymap = Keymap::with_overrides(&overrides).expect("valid");
+        assert_eq!(keymap.action(Context::ConfirmAlways, &enter), None);
+    }
+
+    #[test]
+    fn card_help_says_option_keys_select() {
+        let help = Keymap::defaults().help(Context::Card);
+        assert!(
+            help.iter()
+                .any(|(keys, what)| keys == "3" && what == "Select option 3")
+        );
+        assert!(
+            help.iter()
+                .any(|(keys, what)| keys == "y" && what == "Select allow once")
+        );
+        assert!(
+            help.iter()
+                .any(|(keys, what)| keys == "Enter" && what.starts_with("Answer"))
         );
     }
 

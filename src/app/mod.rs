@@ -3,6 +3,8 @@
 //! engine's changes and clock ticks in, and carries the commands out; `ui` draws from `&App`.
 
 pub mod agents;
+pub mod arming;
+pub mod ask_diff;
 pub mod card;
 mod card_screen;
 pub mod chat_scroll;
@@ -37,7 +39,7 @@ use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEve
 use time::OffsetDateTime;
 
 use self::agents::Agents;
-use self::card::{CardState, CardStatus};
+use self::card::{AgentOffer, CardState, CardStatus};
 use self::editor::Editor;
 use self::history::HistoryStore;
 use self::inbox::AskKey;
@@ -215,7 +217,7 @@ impl App {
             }
             Message::Engine(update) => self.on_engine(update),
             Message::Tick(now) => {
-                self.now = now;
+                self.set_now(now);
                 if self.toast.as_ref().is_some_and(|t| t.until <= now) {
                     self.toast = None;
                 }
@@ -224,6 +226,22 @@ impl App {
             }
             Message::Exported { path, result } => self.exported(path, result),
         }
+    }
+
+    /// Sets the clock. The runner calls this before every message, not only on the one-second
+    /// tick, so a key and an ask's change carry the time they were taken: the reading time of
+    /// a card (issue 10) is a second, and a tick-old clock could be most of it wrong. A clock
+    /// that stepped back restarts each reading time from now instead of stretching it.
+    pub fn set_now(&mut self, now: OffsetDateTime) {
+        if now < self.now {
+            for card in self.cards.values_mut() {
+                card.arming.clock_stepped_back(now);
+            }
+            if let Some(Overlay::AllowAlways(question)) = &mut self.overlay {
+                question.arming.clock_stepped_back(now);
+            }
+        }
+        self.now = now;
     }
 
     /// SPEC S7, T8: watching while the terminal has focus or a key came in the last minute.
@@ -249,6 +267,7 @@ impl App {
             return match overlay {
                 Overlay::Help { .. } => Context::Help,
                 Overlay::Confirm { .. } => Context::Confirm,
+                Overlay::AllowAlways(_) => Context::ConfirmAlways,
                 Overlay::Prompt { .. } => Context::Prompt,
                 Overlay::DshKind { .. } => Context::KindPicker,
             };
@@ -306,6 +325,7 @@ impl App {
         let more = match context {
             Context::Help => self.help_key(action),
             Context::Confirm => self.confirm_key(action),
+            Context::ConfirmAlways => self.allow_always_key(action),
             Context::Prompt => self.prompt_key(action, &key),
             Context::Filter => self.filter_key(action, &key),
             Context::KindPicker => self.kind_picker_key(action),
@@ -352,6 +372,7 @@ impl App {
             Context::Exchange => self.exchange_action(action),
             Context::DshForm => self.dsh_form_action(action),
             Context::Confirm
+            | Context::ConfirmAlways
             | Context::Prompt
             | Context::Filter
             | Context::Help
@@ -724,7 +745,19 @@ impl App {
         (live, closed)
     }
 
+    /// What an agent lets its cards offer (SPEC A11).
+    pub fn agent_offer(&self, agent: &str) -> AgentOffer {
+        self.agents
+            .get(agent)
+            .map_or_else(AgentOffer::default, |a| AgentOffer {
+                tls: a.is_tls,
+                allows_always: a.allows_always(),
+            })
+    }
+
     /// Redraws open cards from the live asks (SPEC A3) and lets answered ones go (SPEC A4, A7).
+    /// A card whose ask changed starts its reading time again (issue 10), and an allow-always
+    /// question about the ask it was is taken down: a yes to it would name what no longer is.
     fn refresh_cards(&mut self) {
         let keys: Vec<AskKey> = self.cards.keys().cloned().collect();
         for key in keys {
@@ -738,8 +771,14 @@ impl App {
                 continue;
             }
             let (live, closed) = (live.cloned(), closed.cloned());
-            if let Some(card) = self.cards.get_mut(&key) {
-                card.refresh(live.as_ref(), closed.as_ref());
+            let offer = self.agent_offer(&key.agent);
+            let now = self.now;
+            let changed = self
+                .cards
+                .get_mut(&key)
+                .is_some_and(|card| card.refresh(live.as_ref(), closed.as_ref(), offer, now));
+            if changed {
+                self.drop_allow_always_question(&key);
             }
         }
         // "Already answered. This card goes away on the next refresh." (SPEC A7)
@@ -877,7 +916,9 @@ impl App {
         }));
     }
 
-    /// Opens the card of an ask, keeping what was typed on it before.
+    /// Opens the card of an ask, keeping what was typed on it before. From wherever it opens
+    /// (the inbox, a pane, the soonest-expiring jump), no key answers it within the reading
+    /// time (issue 10).
     pub fn open_card(&mut self, key: AskKey) {
         let Some(pane) = self.agents.pane(&key.agent, &key.pane) else {
             return;
@@ -887,10 +928,12 @@ impl App {
         };
         let ask = ask.clone();
         let title = pane.pane.title.clone();
-        self.cards
-            .entry(key.clone())
-            .or_insert_with(|| CardState::new(key.clone(), ask, title));
+        let now = self.now;
         if !matches!(self.nav.top(), Screen::Card(k) if *k == key) {
+            self.cards
+                .entry(key.clone())
+                .and_modify(|card| card.reopen(now))
+                .or_insert_with(|| CardState::new(key.clone(), ask, title, now));
             self.nav.push(Screen::Card(key));
         }
     }

@@ -3,9 +3,12 @@
 
 use time::OffsetDateTime;
 
+use super::arming::Arming;
 use super::editor::Editor;
+use super::inbox::AskKey;
 use super::keymap::Context;
 use crate::engine::IntentKind;
+use crate::wire::Ask;
 
 /// What happens once the person says yes (or types the prompt's answer).
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +42,8 @@ pub enum Overlay {
         editor: Editor,
         then: Deferred,
     },
+    /// The second, explicit yes that allow-always needs (issue 10).
+    AllowAlways(Box<AllowAlwaysQuestion>),
     /// The kind of the next message to a DSH bridge task, remembered per pane (SPEC D3).
     DshKind {
         agent: String,
@@ -46,6 +51,21 @@ pub enum Overlay {
         /// The highlighted row of `AppendKind::ALL`.
         selected: usize,
     },
+}
+
+/// "Allow always?" over a permission card: it names the tool and what runs, takes only its own
+/// key (Enter does not confirm it, so a double Enter never allows always), and no key answers it
+/// within the reading time after it appears.
+#[derive(Debug, Clone)]
+pub struct AllowAlwaysQuestion {
+    pub key: AskKey,
+    /// The ask as it was when the question appeared: a change since drops the question.
+    pub ask: Ask,
+    /// The allow-always option that a yes sends.
+    pub option_id: String,
+    pub arming: Arming,
+    /// Why the last key did nothing.
+    pub notice: Option<String>,
 }
 
 /// How long a short message stays.

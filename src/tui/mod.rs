@@ -256,6 +256,9 @@ where
             {
                 self.dirty = true;
             }
+            // Every message, not only the tick, carries the time it is taken: a card's reading
+            // time (issue 10) is a second, so a key must not be judged by a tick-old clock.
+            self.app.set_now((self.clock)());
             for command in self.app.update(message) {
                 match command {
                     Command::Engine(command) => {

@@ -1,6 +1,8 @@
 //! An ask card: agent, pane and title, a countdown, the body of its kind, its options as keys,
 //! and the state of the answer in the exact words of the SPEC (A2–A15, Q4, Q5, V3).
 
+use std::ops::Range;
+
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
@@ -11,10 +13,11 @@ use serde_json::Value;
 use super::theme::Theme;
 use super::wrap;
 use crate::app::App;
+use crate::app::ask_diff::Changed;
 use crate::app::card::{CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence};
 use crate::app::geometry;
 use crate::app::inbox::{AskKey, TimeLeft};
-use crate::app::keymap::{Action, Context};
+use crate::app::keymap::Action;
 use crate::wire::{AskKind, Effect, FieldKind};
 
 /// Where the terminal cursor goes: a row of the card's lines and a column.
@@ -104,12 +107,18 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) {
         .borders(Borders::ALL)
         .border_style(theme.border)
         .title(Span::styled(
-            format!(" {} ", kind_title(&card.ask.kind)),
+            // The revision is on the card, so a change in place is never invisible (SPEC A3).
+            format!(
+                " {} · revision {} ",
+                kind_title(&card.ask.kind),
+                card.ask.revision
+            ),
             theme.title,
         ));
     // One column of room on each side inside the border.
     let width = usize::from(rect.width.saturating_sub(4));
-    let (mut lines, cursor) = card_lines(app, card, status.as_ref(), answerable, width, theme);
+    let (mut lines, cursor, cuttable) =
+        card_lines(app, card, status.as_ref(), answerable, width, theme);
     let wanted = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     let rect = Rect::new(rect.x, rect.y, rect.width, rect.height.min(wanted));
     let inner = block.inner(rect);
@@ -120,9 +129,25 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) {
         inner.height,
     );
     frame.render_widget(block, rect);
-    // Keep the state and the keys in view: when the card is long, its body is cut instead.
+    // Keep the options, the state and the keys in view: when the card is long, its arguments or
+    // prompt are shortened first (their first lines stay, then "…"), and only then the rest.
     let height = usize::from(inner.height);
     let mut cursor = cursor;
+    let excess = lines.len().saturating_sub(height);
+    if excess > 0 && cuttable.len() > 2 {
+        // One line more than the excess goes, to make room for the "…".
+        let remove = (excess + 1).min(cuttable.len() - 1);
+        let from = cuttable.end - remove;
+        lines.splice(
+            from..cuttable.end,
+            [Line::from(Span::styled("  …", theme.dim))],
+        );
+        if let Some(c) = cursor.as_mut()
+            && c.row >= cuttable.end
+        {
+            c.row -= remove - 1;
+        }
+    }
     if lines.len() > height {
         let tail = lines.split_off(lines.len().saturating_sub(4).max(height.saturating_sub(4)));
         lines.truncate(height.saturating_sub(tail.len() + 1));
@@ -159,9 +184,12 @@ fn card_lines(
     answerable: bool,
     width: usize,
     theme: &Theme,
-) -> (Vec<Line<'static>>, Option<Cursor>) {
+) -> (Vec<Line<'static>>, Option<Cursor>, Range<usize>) {
     let mut lines: Vec<Line<'static>> = Vec::new();
     let mut cursor = None;
+    // The lines a long card shortens first: a permission's arguments or a prompt, never the
+    // options, the change banner, the state or the keys.
+    let mut cuttable = 0..0;
     let ask = &card.ask;
     // Who asks, and the time left (SPEC A2, A13).
     let countdown = ask
@@ -182,6 +210,11 @@ fn card_lines(
         Span::styled(wrap::pad_to(&wrap::truncate(&who, room), room), theme.dim),
         Span::styled(format!(" {left_text}"), left_style),
     ]));
+    // What changed under the person's eyes comes first, so it is read before anything else and
+    // is never the part a long card cuts (issue 10).
+    if let Some((from, changes)) = card.changes(app.agent_offer(&card.key.agent)) {
+        lines.extend(change_lines(from, ask.revision, &changes, width, theme));
+    }
     lines.extend(wrapped(
         &ask.title,
         width,
@@ -204,7 +237,9 @@ fn card_lines(
                     Span::styled(tool, theme.code.add_modifier(Modifier::BOLD)),
                 ]));
                 lines.push(Line::from(Span::styled("Arguments", theme.dim)));
+                let start = lines.len();
                 lines.extend(argument_lines(&body.arguments, width, theme));
+                cuttable = start..lines.len();
                 lines.push(Line::default());
             }
             let options = card.options(always.is_ok());
@@ -227,7 +262,9 @@ fn card_lines(
         }
         AskKind::Choice => {
             if let Some(prompt) = ask.choice.as_ref().and_then(|c| c.prompt.as_deref()) {
+                let start = lines.len();
                 lines.extend(wrapped(prompt, width, theme.text, ""));
+                cuttable = start..lines.len();
                 lines.push(Line::default());
             }
             for (i, option) in card.options(true).iter().enumerate() {
@@ -244,7 +281,9 @@ fn card_lines(
         AskKind::Text => {
             if let Some(body) = &ask.text {
                 if let Some(prompt) = &body.prompt {
+                    let start = lines.len();
                     lines.extend(wrapped(prompt, width, theme.text, ""));
+                    cuttable = start..lines.len();
                     lines.push(Line::default());
                 }
                 let typed = card.text.lines();
@@ -274,7 +313,9 @@ fn card_lines(
         }
         AskKind::Form => {
             if let Some(prompt) = ask.form.as_ref().and_then(|f| f.prompt.as_deref()) {
+                let start = lines.len();
                 lines.extend(wrapped(prompt, width, theme.text, ""));
+                cuttable = start..lines.len();
                 lines.push(Line::default());
             }
             if let (Some(body), Some(state)) = (&ask.form, &card.form) {
@@ -370,7 +411,59 @@ fn card_lines(
         lines.push(Line::from(Span::styled(notice.clone(), theme.danger)));
     }
     lines.push(hint_line(app, card, status, answerable, theme));
-    (lines, cursor)
+    (lines, cursor, cuttable)
+}
+
+/// The banner of a changed ask: the revisions, then each change as what it was and what it is.
+fn change_lines(
+    from: u64,
+    to: u64,
+    changes: &[Changed],
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let revisions = if from == to {
+        format!("still revision {to}")
+    } else {
+        format!("revision {from} → {to}")
+    };
+    let head = if changes.is_empty() {
+        format!("⚠ Changed while on screen ({revisions}); nothing shown is different.")
+    } else {
+        format!("⚠ Changed while on screen ({revisions}). Read it again:")
+    };
+    let mut lines = wrapped(&head, width, theme.warn.add_modifier(Modifier::BOLD), "");
+    let label_width = changes
+        .iter()
+        .map(|c| wrap::width(&c.what))
+        .max()
+        .unwrap_or(0)
+        .min(16);
+    for change in changes {
+        let label = wrap::pad_to(&wrap::truncate(&change.what, label_width), label_width);
+        let blank = " ".repeat(label_width);
+        for (i, (word, text, style)) in [
+            ("was", &change.was, theme.dim),
+            ("now", &change.now, theme.warn),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let room = width.saturating_sub(label_width + 8);
+            for (j, piece) in wrap::wrap(text, room).into_iter().enumerate() {
+                let left = match (i, j) {
+                    (0, 0) => format!("  {label} {word} "),
+                    (_, 0) => format!("  {blank} {word} "),
+                    _ => format!("  {blank}     "),
+                };
+                lines.push(Line::from(vec![
+                    Span::styled(left, theme.dim),
+                    Span::styled(piece, style),
+                ]));
+            }
+        }
+    }
+    lines
 }
 
 fn option_line(
@@ -398,7 +491,8 @@ fn option_line(
     ])
 }
 
-/// The keys that do something on this card now.
+/// The keys that do something on this card now, as they really work: option keys select, Enter
+/// answers the selected one (and asks again before allow-always).
 fn hint_line(
     app: &App,
     card: &CardState,
@@ -406,17 +500,47 @@ fn hint_line(
     answerable: bool,
     theme: &Theme,
 ) -> Line<'static> {
-    let context = app.context();
+    let context = app.card_context(&card.key);
     let key = |action| app.keymap.key_label(context, action).unwrap_or_default();
     let mut parts: Vec<String> = Vec::new();
     if answerable {
         match card.ask.kind {
             AskKind::Permission | AskKind::Choice => {
-                parts.push("number keys pick".into());
-                parts.push(format!(
-                    "{} answers the highlighted one",
-                    key(Action::Submit)
-                ));
+                let offer = app.agent_offer(&card.key.agent);
+                let options = card.offered(offer);
+                let mut ways = vec![format!("{}/{}", key(Action::Up), key(Action::Down))];
+                if !options.is_empty() {
+                    let first = key(Action::Pick(1));
+                    let last = u8::try_from(options.len().min(8))
+                        .map_or_else(|_| String::new(), |n| key(Action::Pick(n)));
+                    ways.push(if first == last {
+                        first
+                    } else {
+                        format!("{first}–{last}")
+                    });
+                }
+                let letters: Vec<String> = [
+                    (Effect::Allow, Action::AllowOnce),
+                    (Effect::Deny, Action::Deny),
+                    (Effect::AllowAlways, Action::AllowAlways),
+                ]
+                .into_iter()
+                .filter(|(effect, _)| options.iter().any(|o| o.effect.as_ref() == Some(effect)))
+                .map(|(_, action)| key(action))
+                .filter(|label| !label.is_empty())
+                .collect();
+                if card.ask.kind == AskKind::Permission && !letters.is_empty() {
+                    ways.push(letters.join("/"));
+                }
+                parts.push(format!("{} select", ways.join(", ")));
+                let always = card
+                    .selected_option(offer)
+                    .is_some_and(|o| o.effect == Some(Effect::AllowAlways));
+                parts.push(if always {
+                    format!("{} asks again before it allows always", key(Action::Submit))
+                } else {
+                    format!("{} answers the selected one", key(Action::Submit))
+                });
             }
             AskKind::Text => {
                 parts.push(format!("{} submits", key(Action::Submit)));
@@ -437,18 +561,7 @@ fn hint_line(
         }
     }
     if status.and_then(CardStatus::retry_id).is_some() {
-        let retry = app
-            .keymap
-            .key_label(
-                if context == Context::CardTyping {
-                    Context::CardTyping
-                } else {
-                    Context::Card
-                },
-                Action::Retry,
-            )
-            .unwrap_or_default();
-        parts.push(format!("{retry} retries"));
+        parts.push(format!("{} retries", key(Action::Retry)));
     }
     parts.push(format!("{} back", key(Action::Back)));
     Line::from(Span::styled(parts.join(" · "), theme.dim))

@@ -151,6 +151,10 @@ fn hinted(context: Context) -> &'static [(Action, &'static str)] {
         ],
         Context::Filter => &[(Action::Confirm, "keep filter"), (Action::Cancel, "clear")],
         Context::Confirm => &[(Action::Confirm, "yes"), (Action::Cancel, "no")],
+        Context::ConfirmAlways => &[
+            (Action::ConfirmAlways, "allow always"),
+            (Action::Cancel, "cancel"),
+        ],
         Context::Prompt => &[(Action::Confirm, "save"), (Action::Cancel, "cancel")],
         Context::Help => &[(Action::Back, "close help")],
         Context::KindPicker => &[

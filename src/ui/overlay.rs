@@ -10,7 +10,10 @@ use super::wrap;
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::keymap::{Action, Context};
-use crate::app::overlay::Overlay;
+use crate::app::overlay::{AllowAlwaysQuestion, Overlay};
+
+/// The argument lines the allow-always question shows before it points at the card.
+const QUESTION_ARGUMENT_LINES: usize = 8;
 
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
     let Some(overlay) = &app.overlay else {
@@ -51,6 +54,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
             );
             boxed(frame, rect, " Are you sure? ", lines, theme);
         }
+        Overlay::AllowAlways(question) => allow_always(frame, app, question, theme),
         Overlay::DshKind { selected, .. } => super::dsh_kind::draw(frame, app, *selected, theme),
         Overlay::Prompt { title, editor, .. } => {
             let text = editor.text();
@@ -70,6 +74,73 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
             ));
         }
     }
+}
+
+/// "Allow always?": where, the tool it lets run without asking, what runs this time, and the
+/// one key that says yes.
+fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion, theme: &Theme) {
+    let area = frame.area();
+    let width = usize::from(
+        geometry::dialog(area.width, area.height, 1)
+            .width
+            .saturating_sub(2),
+    );
+    let key = &question.key;
+    let pane = app
+        .cards
+        .get(key)
+        .map_or_else(|| key.pane.clone(), |c| c.pane_title.clone());
+    let (tool, arguments) = question
+        .ask
+        .permission
+        .as_ref()
+        .map(|p| (p.tool.clone(), p.arguments.clone()))
+        .unwrap_or_default();
+    let text = |words: String, style| {
+        wrap::wrap(&words, width)
+            .into_iter()
+            .map(move |l| Line::from(Span::styled(l, style)))
+    };
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    lines.extend(text(
+        format!("Allow always on {} · {pane}?", key.agent),
+        theme.title,
+    ));
+    lines.extend(text(
+        format!("From now on the agent may run {tool} without asking you. This time it runs:"),
+        theme.text,
+    ));
+    let mut arguments = super::card::argument_lines(&arguments, width, theme);
+    if arguments.len() > QUESTION_ARGUMENT_LINES {
+        let more = arguments.len() - QUESTION_ARGUMENT_LINES + 1;
+        arguments.truncate(QUESTION_ARGUMENT_LINES - 1);
+        arguments.push(Line::from(Span::styled(
+            format!("  … {more} more lines: cancel, and read them on the card"),
+            theme.dim,
+        )));
+    }
+    lines.extend(arguments);
+    lines.push(Line::default());
+    if let Some(notice) = &question.notice {
+        lines.extend(text(notice.clone(), theme.danger));
+    }
+    let label = |action| {
+        app.keymap
+            .key_label(Context::ConfirmAlways, action)
+            .unwrap_or_default()
+    };
+    lines.push(Line::from(vec![
+        Span::styled(label(Action::ConfirmAlways), theme.accent),
+        Span::styled(" allows always   ", theme.dim),
+        Span::styled(label(Action::Cancel), theme.accent),
+        Span::styled(" cancels (nothing is sent)", theme.dim),
+    ]));
+    let rect = geometry::dialog(
+        area.width,
+        area.height,
+        u16::try_from(lines.len()).unwrap_or(u16::MAX),
+    );
+    boxed(frame, rect, " Allow always? ", lines, theme);
 }
 
 pub(super) fn boxed(

@@ -68,7 +68,9 @@ async fn answer(args: &AnswerArgs) -> Result<Report, Failure> {
                 pane: pane.clone(),
                 ask_id: ask_id.clone(),
             };
-            let card = CardState::new(key, ask, title);
+            // The card only builds the answer here: a script names its answer outright, so the
+            // reading time of a card on screen (issue 10) does not apply.
+            let card = CardState::new(key, ask, title, time::OffsetDateTime::now_utc());
             let answer = build(args, card.clone(), tls, allows)?;
             IntentKind::Answer {
                 pane,
