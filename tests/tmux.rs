@@ -236,7 +236,7 @@ fn demo_in_tmux_every_flow() {
     tmux.text("hello from tmux");
     tmux.keys(&["Enter"]);
     tmux.until("the words in the chat", |s| {
-        s.contains("you › hello from tmux") && s.contains("send: sent")
+        s.contains("you › hello from tmux") && s.contains("› hello from tmux  sent")
     });
 
     // Abort a turn, after a confirm naming it (SPEC A16).
