@@ -15,6 +15,7 @@ use collie_phone::transport::Endpoint;
 use common::phone::TestPhone;
 use common::{AgentProcess, HELLO, Req};
 use serde_json::Value;
+use std::time::Duration;
 
 const WIDTH: u16 = 120;
 const HEIGHT: u16 = 40;
@@ -128,6 +129,62 @@ impl Phone {
             self.press(&["j"]).await;
         }
         panic!("no pane {title}:\n{}", self.screen());
+    }
+
+    /// The pane's id on the agent.
+    async fn pane_id(&self, title: &str) -> String {
+        let snapshot = common::snapshot(&self.agent.client()).await;
+        common::panes(&snapshot)
+            .into_iter()
+            .find(|p| p["title"] == title)
+            .and_then(|p| p["id"].as_str().map(str::to_string))
+            .expect("the pane is in the snapshot")
+    }
+
+    /// The texts of the user items the agent holds for a pane, oldest first.
+    async fn received(&self, pane: &str) -> Vec<String> {
+        let reply = self
+            .agent
+            .client()
+            .get(&format!("{}?after=0", common::pane_path(pane, "events")))
+            .await
+            .expect(200, "");
+        let mut texts = Vec::new();
+        user_texts(&reply, &mut texts);
+        texts
+    }
+
+    /// The journal's send intents, oldest first: (text, the last state written).
+    fn journal_sends(&self) -> Vec<(String, String)> {
+        let journal =
+            std::fs::read_to_string(self._dir.path().join("intents.jsonl")).expect("the journal");
+        let mut sends: Vec<(String, String, String)> = Vec::new();
+        for line in journal.lines() {
+            let entry: Value = serde_json::from_str(line).expect("a journal line is JSON");
+            match entry["op"].as_str() {
+                Some("created") if entry["record"]["kind"]["kind"] == "send" => {
+                    let record = &entry["record"];
+                    sends.push((
+                        record["requestId"].as_str().unwrap_or_default().to_string(),
+                        record["kind"]["text"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string(),
+                        "created".to_string(),
+                    ));
+                }
+                Some("outcome") => {
+                    let id = entry["requestId"].as_str().unwrap_or_default();
+                    if let Some(send) = sends.iter_mut().find(|(i, _, _)| i == id) {
+                        send.2 = entry["state"]["state"]
+                            .as_str()
+                            .map_or_else(|| entry["state"].to_string(), str::to_string);
+                    }
+                }
+                _ => {}
+            }
+        }
+        sends.into_iter().map(|(_, t, s)| (t, s)).collect()
     }
 }
 
@@ -592,4 +649,134 @@ async fn issue10_number_keys_select_and_allow_always_asks_again() {
     assert_eq!(closed["outcome"]["effect"], "allow-always", "{closed}");
     phone.read_card().await;
     assert_eq!(phone.applied(&key), 1);
+}
+
+// ----- issue 10: words reach the agent exactly as typed (SPEC Q1–Q5, A16, L) -------------
+
+/// Every `text` of an object whose `kind` is `user`, anywhere in the reply.
+fn user_texts(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if map.get("kind").and_then(Value::as_str) == Some("user")
+                && let Some(text) = map.get("text").and_then(Value::as_str)
+            {
+                out.push(text.to_string());
+            }
+            for value in map.values() {
+                user_texts(value, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| user_texts(v, out)),
+        _ => {}
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn q1_three_quick_enters_are_three_sends_of_their_own_words() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    let pane = phone.pane_id("Inbox screen").await;
+    let before = phone.received(&pane).await;
+    // Each key alone and at once: what is typed while "alpha" is on its way is a new message.
+    phone.type_text("alpha").await;
+    phone.press(&["enter"]).await;
+    phone.type_text(" beta").await;
+    phone.press(&["enter"]).await;
+    phone.type_text(" gamma").await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("the three sends in the chat", |s| {
+            s.contains("you › alpha") && s.contains("you ›  beta") && s.contains("you ›  gamma")
+        })
+        .await;
+    let client = phone.agent.client();
+    let client = &client;
+    let received = common::eventually(
+        "the agent holds three new texts",
+        Duration::from_secs(10),
+        || {
+            let pane = pane.clone();
+            let before = before.len();
+            async move {
+                let reply = client
+                    .get(&format!("{}?after=0", common::pane_path(&pane, "events")))
+                    .await
+                    .expect(200, "");
+                let mut texts = Vec::new();
+                user_texts(&reply, &mut texts);
+                (texts.len() >= before + 3).then_some(texts)
+            }
+        },
+    )
+    .await;
+    assert_eq!(received[before.len()..], ["alpha", " beta", " gamma"]);
+    let sends = phone.journal_sends();
+    assert_eq!(
+        sends.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>(),
+        ["alpha", " beta", " gamma"],
+        "the journal: {sends:?}"
+    );
+    // The box is empty: nothing rode along.
+    assert!(phone.screen().contains("0 B / 32 KiB"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a40_kb_paste_without_markers_is_text_in_the_box_and_sends_nothing() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    let pane = phone.pane_id("Inbox screen").await;
+    let before = phone.received(&pane).await;
+    let line = "pasted words 日本語 and more words to fill the line up\n";
+    let text = line.repeat(40 * 1024 / line.len());
+    phone.paste_unbracketed(&text).await;
+    phone
+        .until("the pasted text in the box, over the limit", |s| {
+            s.contains("pasted words 日本語") && s.contains("KiB / 32 KiB")
+        })
+        .await;
+    // Give the engine time to send anything it was (wrongly) asked to.
+    for _ in 0..3 {
+        tokio::time::timeout(Duration::from_secs(2), phone.tui.step())
+            .await
+            .ok();
+    }
+    assert_eq!(phone.received(&pane).await, before, "the agent got nothing");
+    assert!(phone.journal_sends().is_empty());
+    let draft = phone
+        .tui
+        .app()
+        .draft("demo", &pane)
+        .map(|d| d.text())
+        .unwrap_or_default();
+    assert_eq!(
+        draft, text,
+        "every pasted character is in the box, newlines included"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bracketed_paste_with_newlines_stays_in_the_box_until_enter() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    let pane = phone.pane_id("Inbox screen").await;
+    let before = phone.received(&pane).await;
+    phone.paste("first line\nsecond line").await;
+    phone
+        .until("both lines in the box", |s| {
+            s.contains("first line") && s.contains("second line")
+        })
+        .await;
+    assert_eq!(phone.received(&pane).await, before);
+    phone.press(&["enter"]).await;
+    phone
+        .until("one send in the chat", |s| s.contains("you › first line"))
+        .await;
+    let sends = phone.journal_sends();
+    assert_eq!(
+        sends.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>(),
+        ["first line\nsecond line"]
+    );
 }

@@ -92,12 +92,6 @@ impl Outbox {
         self.lines(agent, pane).count()
     }
 
-    /// True when a pane has words on their way or held.
-    pub fn holds(&self, agent: &str, pane: &str) -> bool {
-        self.lines(agent, pane)
-            .any(|o| !matches!(o.step, Step::Sent { .. }))
-    }
-
     /// Words waiting anywhere that were not taken yet (for the quit question).
     pub fn unsent(&self) -> usize {
         self.panes
@@ -380,7 +374,6 @@ mod tests {
             &record("r1", "one", IntentState::Unknown { why: "cut".into() }),
             now(),
         );
-        assert!(outbox.holds("a", "p"));
         assert_eq!(outbox.held("a", "p", |id| id == "r1"), Some("r1"));
         let taken = outbox.take_back("a", "p", |id| id == "r1");
         assert_eq!(taken, Some(vec!["one".to_string(), "two".to_string()]));

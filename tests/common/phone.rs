@@ -151,20 +151,30 @@ impl TestPhone {
     pub async fn press(&mut self, keys: &[&str]) {
         for key in keys {
             let chord = Chord::parse(key).expect("a key");
-            self.keys
-                .unbounded_send(Ok(Event::Key(KeyEvent::new(chord.code, chord.modifiers))))
-                .expect("the phone listens");
+            self.send(Event::Key(KeyEvent::new(chord.code, chord.modifiers)));
             self.step_until_taken().await;
         }
+    }
+
+    /// Puts an event in the terminal's input.
+    fn send(&self, event: Event) {
+        self.keys
+            .unbounded_send(Ok(event))
+            .expect("the phone listens");
+    }
+
+    /// One step of the runner.
+    async fn step_once(&mut self) {
+        tokio::time::timeout(SOON, self.tui.step())
+            .await
+            .expect("a step")
+            .expect("the phone runs");
     }
 
     /// Steps until every key sent has reached the app.
     async fn step_until_taken(&mut self) {
         loop {
-            tokio::time::timeout(SOON, self.tui.step())
-                .await
-                .expect("a step")
-                .expect("the phone runs");
+            self.step_once().await;
             if self.tui.input_idle() {
                 return;
             }
@@ -185,38 +195,17 @@ impl TestPhone {
             .collect();
         for chunk in keys.chunks(1024) {
             for key in chunk {
-                self.keys
-                    .unbounded_send(Ok(Event::Key(*key)))
-                    .expect("the phone listens");
+                self.send(Event::Key(*key));
             }
-            tokio::time::timeout(SOON, self.tui.step())
-                .await
-                .expect("a step")
-                .expect("the phone runs");
+            self.step_once().await;
         }
         self.step_until_taken().await;
     }
 
-    /// Pastes `text` with bracketed-paste markers: one event.
-    pub async fn paste_bracketed(&mut self, text: &str) {
-        self.keys
-            .unbounded_send(Ok(Event::Paste(text.to_string())))
-            .expect("the phone listens");
-        tokio::time::timeout(SOON, self.tui.step())
-            .await
-            .expect("a step")
-            .expect("the phone runs");
-    }
-
     /// Pastes text as a terminal with bracketed paste sends it: one event, however long.
     pub async fn paste(&mut self, text: &str) {
-        self.keys
-            .unbounded_send(Ok(Event::Paste(text.to_string())))
-            .expect("the phone listens");
-        tokio::time::timeout(SOON, self.tui.step())
-            .await
-            .expect("a step")
-            .expect("the phone runs");
+        self.send(Event::Paste(text.to_string()));
+        self.step_once().await;
     }
 
     /// Types text a character at a time, as the terminal would send it, letting the runner
