@@ -449,7 +449,7 @@ impl App {
         self.set_pane_focus(PaneFocus::Input);
         if unknown {
             self.show_toast(
-                "The words are back in the box. The first try may have arrived: check the chat before sending again.",
+                "Back in the box. The first try may have arrived: check the chat before sending.",
                 true,
             );
         } else {

@@ -178,7 +178,7 @@ fn draw_outbox(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
         lines.len()
     };
     for (row, outgoing) in lines.iter().take(shown).enumerate() {
-        let line = outbox_line(app, outgoing, context, theme);
+        let line = outbox_line(app, outgoing, context, usize::from(area.width), theme);
         put(frame, area, u16::try_from(row).unwrap_or(u16::MAX), line);
     }
     if lines.len() > shown {
@@ -195,7 +195,13 @@ fn draw_outbox(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
     }
 }
 
-fn outbox_line(app: &App, outgoing: &Outgoing, context: Context, theme: &Theme) -> Line<'static> {
+fn outbox_line(
+    app: &App,
+    outgoing: &Outgoing,
+    context: Context,
+    width: usize,
+    theme: &Theme,
+) -> Line<'static> {
     let text = outgoing.text();
     let mut first = text.lines().next().unwrap_or("").to_string();
     let more_lines = text.lines().count().saturating_sub(1);
@@ -230,26 +236,31 @@ fn outbox_line(app: &App, outgoing: &Outgoing, context: Context, theme: &Theme) 
             hints.push(format!("{key} takes it back"));
         }
     }
-    let mut spans = vec![
+    let hints = if hints.is_empty() {
+        String::new()
+    } else {
+        format!(" — {}", hints.join(" · "))
+    };
+    // The keys matter most, then the state, then the end of long words: each gives way in
+    // that order, the words keeping a few columns so the line still says which send it is.
+    let words_min = wrap::width(&first).min(8);
+    let state_room = width.saturating_sub(2 + words_min + 2 + wrap::width(&hints));
+    let words = if wrap::width(&words) > state_room {
+        wrap::truncate(&words, state_room)
+    } else {
+        words
+    };
+    let first_room = width.saturating_sub(2 + 2 + wrap::width(&words) + wrap::width(&hints));
+    if wrap::width(&first) > first_room {
+        first = wrap::truncate(&first, first_room.max(words_min));
+    }
+    Line::from(vec![
         Span::styled("› ", theme.dim),
         Span::styled(first, theme.text),
         Span::styled("  ", theme.dim),
         Span::styled(words, style),
-    ];
-    if !hints.is_empty() {
-        spans.push(Span::styled(
-            format!(" — {}", hints.join(" · ")),
-            theme.accent,
-        ));
-    }
-    // The state and its keys matter more than the end of long words: the words give way.
-    let tail: usize = spans[2..].iter().map(|s| wrap::width(&s.content)).sum();
-    let width = usize::from(app.size.0);
-    let room = width.saturating_sub(tail + 2).max(8);
-    if wrap::width(&spans[1].content) > room {
-        spans[1] = Span::styled(wrap::truncate(&spans[1].content, room), theme.text);
-    }
-    Line::from(spans)
+        Span::styled(hints, theme.accent),
+    ])
 }
 
 /// The columns of `text` after the first `skip`, so the cursor's end of a long line shows.
