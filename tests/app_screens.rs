@@ -1310,3 +1310,52 @@ fn w5_items_page_as_the_reader_nears_the_end_without_moving_the_view() {
         after_page.lines().skip(2).collect::<Vec<_>>()
     );
 }
+
+/// The open ask of the pane titled `title` closes on the agent: timed out (SPEC A6), as its
+/// `ask-closed` event says.
+fn expire(app: &mut App, world: &World, title: &str, seq: u64) {
+    let key = ask_key(world, title);
+    let mut closed = Event::new(seq, EventType::AskClosed);
+    closed.ask_id = Some(key.ask_id.clone());
+    closed.decided_by = Some(DecidedBy::Timeout);
+    agent_change(
+        app,
+        AgentChange::PaneEvents {
+            pane: key.pane,
+            events: vec![closed],
+        },
+    );
+}
+
+/// The row of Home's inbox marked as selected.
+fn selected_inbox_row(app: &App) -> String {
+    screen_text(app, (120, 40))
+        .lines()
+        .map(|l| l.trim_start_matches('"'))
+        .skip_while(|l| !l.starts_with("Needs your answer"))
+        .find(|l| l.starts_with('›'))
+        .unwrap_or_else(|| panic!("no inbox row is selected:\n{}", screen_text(app, (120, 40))))
+        .to_string()
+}
+
+#[test]
+fn issue10_the_inbox_selection_stays_on_its_row_and_falls_to_the_nearest() {
+    let world = demo_world();
+    let mut app = app_on(&world, false, (120, 40));
+    // Into the inbox, onto its last row.
+    for message in [key("j"), key("j"), key("j"), key("j")] {
+        app.update(message);
+    }
+    assert!(selected_inbox_row(&app).contains("Deploy settings"));
+    // An ask above it times out: the selection stays on the same ask.
+    expire(&mut app, &world, "HTTP routes 🚀", 1_000_000);
+    assert!(screen_text(&app, (120, 40)).contains("Needs your answer (3)"));
+    assert!(selected_inbox_row(&app).contains("Deploy settings"));
+    // The selected ask itself expires: the nearest row is selected, and Enter opens it.
+    expire(&mut app, &world, "Pipeline ⚙️", 1_000_000);
+    assert!(selected_inbox_row(&app).contains("选择迁移策略"));
+    app.update(key("enter"));
+    let text = screen_text(&app, (120, 40));
+    assert!(!text.contains("Nothing needs your answer."), "{text}");
+    assert!(text.contains("订单表有 1200 万行"), "{text}");
+}
