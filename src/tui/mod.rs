@@ -165,6 +165,9 @@ where
     /// once if anything changed. Keys go through `burst` first, which holds each for a few
     /// milliseconds to tell an unbracketed paste from typing.
     pub async fn step(&mut self) -> anyhow::Result<Flow> {
+        // Built and taken at once, never stored: boxing the big message would cost an
+        // allocation per step for nothing.
+        #[allow(clippy::large_enum_variant)]
         enum First {
             Terminal(Event),
             Message(Message),

@@ -191,13 +191,12 @@ fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme
         crate::app::navigation::Screen::Pane(pane) => Some(app.is_bridge(&pane.agent)),
         _ => None,
     };
-    let bindings = app
-        .keymap
-        .help_where(context, |action| match (bridge, action) {
-            (Some(false), Action::MessageKind | Action::SendMode) => false,
-            (Some(true), Action::Belt(_)) => false,
-            _ => true,
-        });
+    let bindings = app.keymap.help_where(context, |action| {
+        !matches!(
+            (bridge, action),
+            (Some(false), Action::MessageKind | Action::SendMode) | (Some(true), Action::Belt(_))
+        )
+    });
     let keys_width = bindings
         .iter()
         .map(|(k, _)| wrap::width(k))
