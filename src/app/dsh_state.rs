@@ -135,7 +135,7 @@ impl DshView {
                     efforts: model
                         .reasoning
                         .as_ref()
-                        .map(|r| r.efforts.clone())
+                        .map(crate::dsh::wire::Reasoning::ids)
                         .unwrap_or_default(),
                 })
             })

@@ -7,5 +7,6 @@ pub mod client;
 pub mod wire;
 mod wire_enum;
 mod wire_events;
+mod wire_lenient;
 mod wire_sse;
 mod wire_values;

@@ -13,11 +13,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::wire_enum::dsh_open_enum;
+use crate::wire::DecodeError;
 use crate::wire::limits::MAX_SHORT;
 use crate::wire::sanitize::{Lines, Report, clean, clean_opt};
-use crate::wire::{DecodeError, Decoded};
 
 pub use super::wire_events::*;
+pub use super::wire_lenient::{Unread, read_lenient};
 pub use super::wire_sse::*;
 pub use super::wire_values::*;
 
@@ -74,14 +75,15 @@ pub mod limits {
 }
 
 /// The envelope of every reply (seed §1, SPEC D2): `{ok, protocolVersion, requestId?, value}` on
-/// success, `{ok: false, protocolVersion, requestId?, error}` on failure. `requestId` is echoed
-/// when the request carried one (POST body or SSE query).
+/// success, `{ok: false, protocolVersion, requestId, error}` on failure. `requestId` is the POST
+/// body's, else `null`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Envelope<T> {
     pub ok: bool,
     pub protocol_version: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Echoed from a POST body; `null` on a GET (what the real bridge sends, issue 11).
+    #[serde(default)]
     pub request_id: Option<String>,
     // No `default` here: serde would then ask `T: Default`; a missing Option is None anyway.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -446,13 +448,24 @@ impl From<EnvelopeError> for DecodeError {
     }
 }
 
-/// Parses a reply envelope whose value is `T`, then cleans and cuts every string (SPEC L1).
-/// Never panics, whatever the bytes. A failure envelope decodes fine: read
-/// [`Envelope::into_result`] for the error.
-pub fn decode<T: DeserializeOwned + Sanitize>(
-    bytes: &[u8],
-) -> Result<Decoded<Envelope<T>>, EnvelopeError> {
-    let mut envelope: Envelope<T> = serde_json::from_slice(bytes)?;
+/// A decoded reply: the envelope, what cleaning changed, and the parts that could not be read
+/// and were left out (issue 11: one bad field never drops the whole reply).
+#[derive(Debug, Clone)]
+pub struct Reply<T> {
+    pub value: Envelope<T>,
+    pub report: Report,
+    pub unread: Vec<Unread>,
+}
+
+/// Parses a reply envelope whose value is `T`, leniently: a part of the value that cannot be
+/// read is left out and noted in [`Reply::unread`], the rest is kept ([`read_lenient`]). Then
+/// cleans and cuts every string (SPEC L1). Unknown fields are ignored (SPEC V2). Never panics,
+/// whatever the bytes. A failure envelope decodes fine: read [`Envelope::into_result`] for the
+/// error.
+pub fn decode<T: DeserializeOwned + Sanitize>(bytes: &[u8]) -> Result<Reply<T>, EnvelopeError> {
+    let tree: Value = serde_json::from_slice(bytes)?;
+    let mut unread = Vec::new();
+    let mut envelope: Envelope<T> = read_lenient(tree, "", &mut unread)?;
     if envelope.ok && envelope.value.is_none() {
         return Err(EnvelopeError::OkWithoutValue);
     }
@@ -473,9 +486,10 @@ pub fn decode<T: DeserializeOwned + Sanitize>(
     if let Some(error) = envelope.error.as_mut() {
         error.sanitize(&mut report);
     }
-    Ok(Decoded {
+    Ok(Reply {
         value: envelope,
         report,
+        unread,
     })
 }
 

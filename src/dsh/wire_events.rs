@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::wire::limits;
 use super::wire_enum::dsh_open_enum;
+use super::wire_lenient::{Unread, read_lenient};
 use super::wire_values::{
     ErrorInfo, ModelConfig, clean_name, clean_name_opt, config_opt, error_opt,
 };
@@ -26,6 +27,8 @@ pub struct Event {
     /// The host's own event name, shown for debugging.
     pub session_event_type: String,
     pub body: EventBody,
+    /// Fields of the projection that could not be read and were left out (issue 11).
+    pub unread: Vec<Unread>,
 }
 
 /// The `kind` of an event and its projection fields (seed §3 table).
@@ -126,6 +129,22 @@ dsh_open_enum! {
 }
 
 impl ExecutionPhase {
+    /// The host's word for how a turn ended (`lastTurn.reason`, a turn end's `reason`): the
+    /// real bridge maps `completed` → `turn-completed`, `error` → `turn-failed`,
+    /// `max-tokens` → `turn-truncated`, and so on; this is the way back.
+    pub fn end_reason(&self) -> &str {
+        match self {
+            Self::TurnCompleted => "completed",
+            Self::TurnAborted => "aborted",
+            Self::TurnFailed => "error",
+            Self::TurnTruncated => "max-tokens",
+            Self::TurnBlocked => "blocked",
+            Self::TurnInterrupted => "interrupted",
+            Self::TurnForked => "forked",
+            other => other.as_str(),
+        }
+    }
+
     /// True for the phases that end a turn, the ones `tasks/wait`'s `turn-end` waits for.
     pub fn ends_turn(&self) -> bool {
         matches!(
@@ -165,6 +184,9 @@ pub struct ExecutionEvent {
     pub error: Option<ErrorInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_preview: Option<String>,
+    /// A turn end: the host's end kind (`completed`, `error`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// request-header: the config this request really used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_config: Option<ModelConfig>,
@@ -186,6 +208,7 @@ impl ExecutionEvent {
             failed: None,
             error: None,
             output_preview: None,
+            reason: None,
             observed_config: None,
             selected_config: None,
         }
@@ -224,10 +247,14 @@ dsh_open_enum! {
         AssistantStreaming => "assistant-streaming",
         StreamEnded => "stream-ended",
         FollowerFailed => "follower-failed",
+        /// The host's `session/title`: the session was (re)named, `title` says to what.
+        Title => "title",
     }
 }
 
-/// `kind: "status"` (seed §3). `follower-failed` carries `error`.
+/// `kind: "status"` (seed §3). `follower-failed` carries `error`, `title` a `title`. The real
+/// bridge's own status lines have `taskId: null`, `sessionEventType: "bridge/status"` and the
+/// follower's last `sessionSeq` again (docs/DSH.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusEvent {
@@ -235,7 +262,13 @@ pub struct StatusEvent {
     pub phase: StatusPhase,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
+
+/// The `sessionEventType` of the real bridge's own status lines (follower state, not a host
+/// event): they repeat the last `sessionSeq`, so they are never deduped by it.
+pub const BRIDGE_STATUS: &str = "bridge/status";
 
 /// `kind: "log"` (seed §3): a host event the bridge does not project, passed through with a
 /// bounded one-line summary.
@@ -313,28 +346,41 @@ impl<'de> Deserialize<'de> for Event {
         for field in COMMON_FIELDS {
             map.remove(field);
         }
-        let body = project(&kind, map);
+        let mut unread = Vec::new();
+        let body = project(&kind, map, &mut unread);
         Ok(Self {
             task_id,
             session_seq,
             at,
             session_event_type,
             body,
+            unread,
         })
     }
 }
 
-/// Reads the projection of a kind; anything unreadable stays as `Unknown` with its fields.
-fn project(kind: &str, fields: Map<String, Value>) -> EventBody {
-    fn read<T: serde::de::DeserializeOwned>(fields: &Map<String, Value>) -> Option<T> {
-        serde_json::from_value(Value::Object(fields.clone())).ok()
+/// Reads the projection of a kind leniently: a field that cannot be read is left out and noted
+/// in `unread`; a kind whose required fields (`role`, `phase`) cannot be read stays `Unknown`
+/// with its fields.
+fn project(kind: &str, fields: Map<String, Value>, unread: &mut Vec<Unread>) -> EventBody {
+    let mut read = |into: fn(&Map<String, Value>, &mut Vec<Unread>) -> Option<EventBody>| {
+        into(&fields, unread)
+    };
+    fn lenient<T: serde::de::DeserializeOwned>(
+        fields: &Map<String, Value>,
+        unread: &mut Vec<Unread>,
+    ) -> Option<T> {
+        let mut noted = Vec::new();
+        let value = read_lenient(Value::Object(fields.clone()), "", &mut noted).ok()?;
+        unread.append(&mut noted);
+        Some(value)
     }
     let body = match kind {
-        "message" => read(&fields).map(EventBody::Message),
-        "execution" => read(&fields).map(EventBody::Execution),
-        "permission" => read(&fields).map(EventBody::Permission),
-        "status" => read(&fields).map(EventBody::Status),
-        "log" => read(&fields).map(EventBody::Log),
+        "message" => read(|f, u| lenient(f, u).map(EventBody::Message)),
+        "execution" => read(|f, u| lenient(f, u).map(EventBody::Execution)),
+        "permission" => read(|f, u| lenient(f, u).map(EventBody::Permission)),
+        "status" => read(|f, u| lenient(f, u).map(EventBody::Status)),
+        "log" => read(|f, u| lenient(f, u).map(EventBody::Log)),
         _ => None,
     };
     body.unwrap_or_else(|| EventBody::Unknown {
@@ -405,6 +451,7 @@ impl Event {
             }
             EventBody::Status(status) => {
                 error_opt(&mut status.error, &format!("{path}.error"), report);
+                clean_name_opt(&mut status.title, &format!("{path}.title"), report);
             }
             EventBody::Log(log) => {
                 preview(&mut log.summary, "summary", report);

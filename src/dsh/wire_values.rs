@@ -361,30 +361,40 @@ impl Sanitize for WorkspaceCreateValue {
 pub struct WorkspaceCapabilities {
     pub list: bool,
     pub create: bool,
+    pub create_directory: bool,
+    /// `all-configured` or `selected`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 /// Capability bits of sessions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SessionCapabilities {
-    pub list: bool,
+    pub create: bool,
     /// Whether `tasks/create` with `sessionId` may adopt an existing session.
     pub adopt: bool,
-    pub transcript: bool,
+    pub rename: bool,
+    pub list: bool,
+    pub cancel: bool,
 }
 
 /// Capability bits of models.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ModelCapabilities {
+    /// Whether `modelCatalog` holds a catalog.
+    pub catalog: bool,
     pub select: bool,
-    pub reasoning_effort: bool,
+    /// Whether request headers report the config really used (`observedConfig`).
+    pub verify_observed: bool,
 }
 
 /// Capability bits of agent presets.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PresetCapabilities {
+    pub list: bool,
     pub select: bool,
 }
 
@@ -392,20 +402,23 @@ pub struct PresetCapabilities {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct EventCapabilities {
+    /// `POST /tasks/wait`.
+    pub long_poll: bool,
     pub sse: bool,
-    pub wait: bool,
-    pub transcript: bool,
+    pub replay: bool,
+    /// The cursor's name: `sessionSeq`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub keep_alive_ms: Option<u64>,
+    pub cursor: Option<String>,
 }
 
 /// Capability bits of permissions: the bridge never approves (seed §5, SPEC D6).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PermissionCapabilities {
+    /// Always false: the bridge never approves (seed §5).
     pub auto_approve: bool,
-    /// Always false: the protocol has no approval endpoint.
-    pub approve: bool,
+    /// Whether permission waits are reported as events.
+    pub observe_waits: bool,
 }
 
 /// `capabilities` of GET /capabilities (seed §2).
@@ -461,34 +474,103 @@ pub(crate) fn config_opt(config: &mut Option<ModelConfig>, path: &str, report: &
     }
 }
 
-/// The reasoning efforts a model declares (seed `groups[].models[].reasoning.efforts[]`).
+/// One reasoning effort a model declares: the real bridge sends `{id, name, description}`
+/// (docs/DSH.md); a bare word is read as its id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Effort {
+    pub id: String,
+    pub name: Option<String>,
+    pub description: Option<String>,
+}
+
+impl Effort {
+    /// An effort known only by its id (the name is the id, as the real host writes them).
+    pub fn named(id: &str) -> Self {
+        Self {
+            id: id.to_string(),
+            name: Some(id.to_string()),
+            description: None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Effort {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Shape {
+            Word(String),
+            Full {
+                id: String,
+                #[serde(default)]
+                name: Option<String>,
+                #[serde(default)]
+                description: Option<String>,
+            },
+        }
+        Ok(match Shape::deserialize(d)? {
+            Shape::Word(id) => Self {
+                id,
+                name: None,
+                description: None,
+            },
+            Shape::Full {
+                id,
+                name,
+                description,
+            } => Self {
+                id,
+                name,
+                description,
+            },
+        })
+    }
+}
+
+/// The reasoning efforts a model declares (`groups[].models[].reasoning`): `defaultEffort` and
+/// `efforts[]` of `{id, name, description}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Reasoning {
-    pub efforts: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    pub efforts: Vec<Effort>,
+    #[serde(rename = "defaultEffort", alias = "default")]
     pub default: Option<String>,
 }
 
-/// One model of a catalog group.
+impl Reasoning {
+    /// The effort ids, in the catalog's order: what a request names.
+    pub fn ids(&self) -> Vec<String> {
+        self.efforts
+            .iter()
+            .map(|effort| effort.id.clone())
+            .collect()
+    }
+}
+
+/// One model of a catalog group: `{id, name, description, reasoning}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogModel {
     #[serde(alias = "model", alias = "modelId")]
     pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The display name (`name`, e.g. "V41 Flash").
+    #[serde(default, rename = "name", alias = "title")]
     pub title: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
     pub reasoning: Option<Reasoning>,
 }
 
-/// One provider's models in the catalog.
+/// One provider's models in the catalog: `{id, name, models}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelGroup {
-    #[serde(alias = "id")]
+    /// The provider id (`id`, e.g. "deepseek-account").
+    #[serde(rename = "id", alias = "provider")]
     pub provider: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, rename = "name", alias = "title")]
     pub title: Option<String>,
     #[serde(default)]
     pub models: Vec<CatalogModel>,
@@ -504,15 +586,22 @@ pub struct CatalogFailure {
     pub message: String,
 }
 
-/// `modelCatalog` of GET /capabilities (seed §2).
+/// `modelCatalog` of GET /capabilities (seed §2), or `{unavailable: reason}` when the host could
+/// not read its catalog.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ModelCatalog {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default: Option<ModelConfig>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub routable_providers: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<ModelGroup>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<CatalogFailure>,
+    /// Why there is no catalog, when the host said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
 }
 
 impl ModelCatalog {
@@ -550,12 +639,35 @@ impl ModelCatalog {
             for model in &mut group.models {
                 clean_name(&mut model.id, "modelCatalog.models.id", report);
                 clean_name_opt(&mut model.title, "modelCatalog.models.title", report);
+                clean_opt(
+                    &mut model.description,
+                    limits::MAX_PREVIEW,
+                    Lines::Multi,
+                    "modelCatalog.models.description",
+                    report,
+                );
                 if let Some(reasoning) = &mut model.reasoning {
-                    clean_names(
+                    cap(
                         &mut reasoning.efforts,
+                        limits::MAX_SMALL_LIST,
                         "modelCatalog.models.efforts",
                         report,
                     );
+                    for effort in &mut reasoning.efforts {
+                        clean_name(&mut effort.id, "modelCatalog.models.efforts.id", report);
+                        clean_name_opt(
+                            &mut effort.name,
+                            "modelCatalog.models.efforts.name",
+                            report,
+                        );
+                        clean_opt(
+                            &mut effort.description,
+                            limits::MAX_PREVIEW,
+                            Lines::Multi,
+                            "modelCatalog.models.efforts.description",
+                            report,
+                        );
+                    }
                     clean_name_opt(
                         &mut reasoning.default,
                         "modelCatalog.models.default",
@@ -568,6 +680,13 @@ impl ModelCatalog {
             &mut self.failures,
             limits::MAX_SMALL_LIST,
             "modelCatalog.failures",
+            report,
+        );
+        clean_opt(
+            &mut self.unavailable,
+            limits::MAX_ERROR_MESSAGE,
+            Lines::Single,
+            "modelCatalog.unavailable",
             report,
         );
         for failure in &mut self.failures {
@@ -588,12 +707,14 @@ impl ModelCatalog {
 }
 
 /// One agent preset the host really offers (seed: only listed presets may be used; never
-/// guess). A bridge may send a bare name; this bridge sends objects.
+/// guess). The real bridge sends `{id, name}`; a bare word is read as the id, and an object
+/// with only a `name` (or `preset`) uses it as the id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentPreset {
     pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The display name (`name`).
+    #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -606,14 +727,19 @@ impl<'de> Deserialize<'de> for AgentPreset {
         enum Shape {
             Name(String),
             Full {
-                #[serde(alias = "name", alias = "preset")]
-                id: String,
+                #[serde(default)]
+                id: Option<String>,
+                #[serde(default)]
+                name: Option<String>,
+                #[serde(default)]
+                preset: Option<String>,
                 #[serde(default)]
                 title: Option<String>,
                 #[serde(default)]
                 description: Option<String>,
             },
         }
+        use serde::de::Error;
         Ok(match Shape::deserialize(d)? {
             Shape::Name(id) => Self {
                 id,
@@ -622,13 +748,22 @@ impl<'de> Deserialize<'de> for AgentPreset {
             },
             Shape::Full {
                 id,
+                name,
+                preset,
                 title,
                 description,
-            } => Self {
-                id,
-                title,
-                description,
-            },
+            } => {
+                let title = name.clone().or(title);
+                let id = id
+                    .or(preset)
+                    .or(name)
+                    .ok_or_else(|| D::Error::custom("a preset needs an id or a name"))?;
+                Self {
+                    id,
+                    title,
+                    description,
+                }
+            }
         })
     }
 }
@@ -671,9 +806,20 @@ pub struct Capabilities {
     pub route_prefix: String,
     pub capabilities: CapabilityBits,
     pub model_catalog: ModelCatalog,
+    /// The real bridge sends `{unavailable: reason}` here when the host has no preset
+    /// registry; that reads as no presets (the reason is in `unavailable` too).
+    #[serde(deserialize_with = "presets_or_unavailable")]
     pub agent_presets: Vec<AgentPreset>,
     #[serde(deserialize_with = "lenient_unavailable")]
     pub unavailable: Vec<Unavailable>,
+}
+
+fn presets_or_unavailable<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<AgentPreset>, D::Error> {
+    use serde::de::Error;
+    match Value::deserialize(d)? {
+        Value::Object(map) if map.contains_key("unavailable") => Ok(Vec::new()),
+        other => serde_json::from_value(other).map_err(D::Error::custom),
+    }
 }
 
 impl Capabilities {
@@ -742,6 +888,13 @@ pub struct Session {
     pub created_at: Option<Stamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<Stamp>,
+    /// The host's own flags (the real bridge passes its session list through).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blank: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_available: Option<bool>,
 }
 
 /// The value of `GET /sessions?workspaceId=`.
@@ -888,14 +1041,18 @@ dsh_open_enum! {
     }
 }
 
-/// The task's last turn as the bridge saw it end (or start).
+/// The task's last turn as the bridge saw it end: the real bridge sends `{turn, reason, at}`,
+/// `reason` being the host's end kind (`completed`, `aborted`, `error`, …) or the phase.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LastTurn {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub phase: Option<ExecutionPhase>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub turn: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// A phase word, from bridges that send one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<ExecutionPhase>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_seq: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -919,6 +1076,9 @@ pub struct Round {
     pub message_preview: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Stamp>,
+    /// Whether the host admitted the prompt.
+    #[serde(default)]
+    pub accepted: bool,
 }
 
 /// The public view of a task (seed GET /tasks/get).
@@ -999,6 +1159,7 @@ impl TaskView {
             report,
         );
         if let Some(last) = &mut self.last_turn {
+            clean_name_opt(&mut last.reason, &format!("{path}.lastTurn.reason"), report);
             error_opt(&mut last.error, &format!("{path}.lastTurn.error"), report);
         }
         cap(

@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use crate::dsh::wire::{
-    AgentPreset, CatalogFailure, CatalogModel, ModelCatalog, ModelConfig, ModelGroup, Reasoning,
-    Unavailable,
+    AgentPreset, CatalogFailure, CatalogModel, Effort, ModelCatalog, ModelConfig, ModelGroup,
+    Reasoning, Unavailable,
 };
 
 /// The words of one workspace's sessions.
@@ -284,12 +284,27 @@ pub fn presets() -> Vec<AgentPreset> {
     .collect()
 }
 
+/// A display name for a model id, as the host's catalog gives one ("deepseek-flash" →
+/// "Deepseek Flash").
+fn model_name(id: &str) -> String {
+    id.split(['-', '.'])
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn model(id: &str, efforts: &[&str]) -> CatalogModel {
     CatalogModel {
         id: id.to_string(),
-        title: None,
+        title: Some(model_name(id)),
+        description: None,
         reasoning: (!efforts.is_empty()).then(|| Reasoning {
-            efforts: efforts.iter().map(|e| e.to_string()).collect(),
+            efforts: efforts.iter().map(|e| Effort::named(e)).collect(),
             default: efforts.get(efforts.len() / 2).map(|e| e.to_string()),
         }),
     }
@@ -298,6 +313,7 @@ fn model(id: &str, efforts: &[&str]) -> CatalogModel {
 /// The demo's model catalog: two routable providers and one that failed to list.
 pub fn catalog() -> ModelCatalog {
     ModelCatalog {
+        unavailable: None,
         default: Some(default_config()),
         routable_providers: vec!["deepseek-account".into(), "openai-compatible".into()],
         groups: vec![

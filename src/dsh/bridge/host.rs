@@ -24,10 +24,10 @@ use crate::dsh::wire::{
     ExecutionEvent, ExecutionPhase, Follower, FollowerStatus, Health, LastTurn, LogEvent,
     MessageEvent, ModelCapabilities, ModelCatalog, ModelConfig, PermissionCapabilities,
     PermissionFacts, PermissionPhase, PresetCapabilities, Role, Round, Session,
-    SessionCapabilities, SessionList, TaskGetValue, TaskList, TaskStatus, TaskView, TranscriptPage,
-    TranscriptSource, WaitOn, WaitRequest, WaitValue, Workspace, WorkspaceCapabilities,
-    WorkspaceCreateRequest, WorkspaceCreateValue, WorkspaceList, WorkspaceRef, WorkspaceStatus,
-    limits,
+    SessionCapabilities, SessionList, TaskGetValue, TaskList, TaskStatus, TaskView, TokenScope,
+    TranscriptPage, TranscriptSource, WaitOn, WaitRequest, WaitValue, Workspace,
+    WorkspaceCapabilities, WorkspaceCreateRequest, WorkspaceCreateValue, WorkspaceList,
+    WorkspaceRef, WorkspaceStatus, limits,
 };
 
 /// How the host is set up (`collie-phone dsh-bridge` flags).
@@ -307,6 +307,7 @@ impl Host {
             at,
             session_event_type: event_type.to_string(),
             body,
+            unread: Vec::new(),
         };
         session.log.push_back(event.clone());
         while session.log.len() > self.options.durable_log {
@@ -565,26 +566,41 @@ impl Host {
                 workspaces: WorkspaceCapabilities {
                     list: true,
                     create: caller.may_create_workspaces && self.options.allow_workspace_create,
+                    create_directory: false,
+                    scope: Some(
+                        if matches!(caller.scope.wire(), TokenScope::AllConfigured) {
+                            "all-configured"
+                        } else {
+                            "selected"
+                        }
+                        .into(),
+                    ),
                 },
                 sessions: SessionCapabilities {
-                    list: true,
+                    create: true,
                     adopt: true,
-                    transcript: true,
+                    rename: true,
+                    list: true,
+                    cancel: true,
                 },
                 models: ModelCapabilities {
+                    catalog: true,
                     select: true,
-                    reasoning_effort: true,
+                    verify_observed: true,
                 },
-                presets: PresetCapabilities { select: true },
+                presets: PresetCapabilities {
+                    list: true,
+                    select: true,
+                },
                 events: EventCapabilities {
+                    long_poll: true,
                     sse: true,
-                    wait: true,
-                    transcript: true,
-                    keep_alive_ms: Some(self.options.keep_alive_ms),
+                    replay: true,
+                    cursor: Some("sessionSeq".into()),
                 },
                 permissions: PermissionCapabilities {
                     auto_approve: false,
-                    approve: false,
+                    observe_waits: true,
                 },
             },
             model_catalog: self.catalog.clone(),
@@ -603,13 +619,17 @@ impl Host {
             .sessions
             .values()
             .filter(|s| s.cwd == workspace.path)
+            // The real bridge passes the host's list through: no title, no task id.
             .map(|s| Session {
                 session_id: s.id.clone(),
-                title: Some(s.title.clone()),
+                title: None,
                 cwd: Some(s.cwd.display().to_string()),
-                task_id: s.task.clone(),
-                created_at: Some(crate::dsh::wire::Stamp::Millis(s.created_at)),
+                task_id: None,
+                created_at: None,
                 updated_at: Some(crate::dsh::wire::Stamp::Millis(s.updated_at)),
+                running: Some(!matches!(s.activity, Activity::Idle)),
+                blank: Some(false),
+                agent_available: Some(true),
             })
             .collect();
         Ok(SessionList { items })
@@ -944,7 +964,7 @@ impl Host {
         let efforts = entry
             .reasoning
             .as_ref()
-            .map(|r| r.efforts.clone())
+            .map(crate::dsh::wire::Reasoning::ids)
             .unwrap_or_default();
         if let Some(effort) = effort
             && !efforts.iter().any(|e| e == effort)
@@ -1057,6 +1077,7 @@ impl Host {
             mode: Some(request.mode.clone().unwrap_or(AppendMode::Queue)),
             message_preview: Some(request.message.chars().take(200).collect()),
             at: Some(crate::dsh::wire::Stamp::Millis(now)),
+            accepted: true,
         });
         task.updated_at = now;
         if let Some(seq) = seq {
@@ -1432,13 +1453,15 @@ fn fold(task: &mut HostTask, event: &Event) {
                     task.requested = config.clone();
                 }
             }
-            phase if phase.ends_turn() || *phase == ExecutionPhase::TurnStart => {
+            // As the real bridge: the last turn is the last one that ended, `{turn, reason, at}`.
+            phase if phase.ends_turn() => {
                 task.last_turn = Some(LastTurn {
-                    phase: Some(phase.clone()),
                     turn: execution.turn,
-                    session_seq: Some(event.session_seq),
+                    reason: Some(phase.end_reason().to_string()),
+                    phase: None,
+                    session_seq: None,
                     at: Some(event.at),
-                    error: execution.error.clone(),
+                    error: None,
                 });
             }
             _ => {}

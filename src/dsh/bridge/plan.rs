@@ -83,6 +83,7 @@ pub fn plan_turn(rng: &mut dyn RngCore, shape: &TurnShape<'_>) -> Vec<Step> {
             EventBody::Status(StatusEvent {
                 phase: StatusPhase::AssistantStreaming,
                 error: None,
+                title: None,
             }),
         ),
     ];
@@ -235,6 +236,7 @@ pub fn plan_turn(rng: &mut dyn RngCore, shape: &TurnShape<'_>) -> Vec<Step> {
         EventBody::Status(StatusEvent {
             phase: StatusPhase::StreamEnded,
             error: None,
+            title: None,
         }),
     ));
     let end = if shape.turn_fails {

@@ -246,7 +246,7 @@ fn check_model(
         let efforts = entry
             .reasoning
             .as_ref()
-            .map(|r| r.efforts.clone())
+            .map(crate::dsh::wire::Reasoning::ids)
             .unwrap_or_default();
         if !efforts.iter().any(|e| e == effort) {
             return Err(format!(
