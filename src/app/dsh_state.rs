@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::dsh::client::DshChange;
 use crate::dsh::client::pane::session_of_pane;
 use crate::dsh::wire::{
-    AppendKind, AppendMode, Capabilities, Health, TaskView, Workspace, WorkspaceList,
+    AppendKind, AppendMode, Capabilities, Health, TaskView, Unread, Workspace, WorkspaceList,
 };
 
 /// Reloads kept to show; older ones only matter to the log.
@@ -59,6 +59,8 @@ pub struct DshView {
     pub stopped: BTreeMap<String, String>,
     /// The message kind and mode chosen per pane.
     pub prefs: HashMap<String, SendPrefs>,
+    /// What could not be read of the bridge's replies, by route (issue 11).
+    pub unread: Arc<BTreeMap<String, Vec<Unread>>>,
 }
 
 impl DshView {
@@ -76,6 +78,7 @@ impl DshView {
             DshChange::TaskStopped(stopped) => {
                 self.stopped.insert(stopped.task_id, stopped.why);
             }
+            DshChange::Unread(unread) => self.unread = unread,
         }
     }
 
@@ -87,6 +90,72 @@ impl DshView {
     /// True for a pane of a desktop session no task follows (read-only until adopted).
     pub fn is_session_pane(pane: &str) -> bool {
         session_of_pane(pane).is_some()
+    }
+
+    /// Sentences for the person about what the bridge sent that could not be read or is not
+    /// available, the catalog and presets first: what was left out, and what that means.
+    pub fn unread_sentences(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let capabilities = self.capabilities.as_deref();
+        if let Some(reason) = capabilities.and_then(|c| c.model_catalog.unavailable.as_deref()) {
+            out.push(format!(
+                "The desktop has no model catalog now ({reason}); models are not offered."
+            ));
+        }
+        for (route, parts) in self.unread.iter() {
+            let whole = parts
+                .iter()
+                .find(|p| p.path == crate::dsh::client::UNREADABLE);
+            if route == crate::dsh::wire::routes::CAPABILITIES {
+                if let Some(whole) = whole {
+                    out.push(format!(
+                        "The capabilities could not be read: {}; presets and models are not offered.",
+                        whole.why
+                    ));
+                    continue;
+                }
+                let under = |prefix: &str| -> Vec<&Unread> {
+                    parts
+                        .iter()
+                        .filter(|p| p.path.starts_with(prefix))
+                        .collect()
+                };
+                let catalog = under("value.modelCatalog");
+                let presets = under("value.agentPresets");
+                if !catalog.is_empty() {
+                    out.push(format!(
+                        "The model catalog could not be read whole: {}; models left out are not offered.",
+                        list_parts(&catalog)
+                    ));
+                }
+                if !presets.is_empty() {
+                    out.push(format!(
+                        "The agent presets could not be read whole: {}; presets left out are not offered.",
+                        list_parts(&presets)
+                    ));
+                }
+                let rest: Vec<&Unread> = parts
+                    .iter()
+                    .filter(|p| {
+                        !p.path.starts_with("value.modelCatalog")
+                            && !p.path.starts_with("value.agentPresets")
+                    })
+                    .collect();
+                if !rest.is_empty() {
+                    out.push(format!(
+                        "Part of the capabilities could not be read and was left out: {}.",
+                        list_parts(&rest)
+                    ));
+                }
+            } else {
+                let all: Vec<&Unread> = parts.iter().collect();
+                out.push(format!(
+                    "Part of the bridge's {route} reply could not be read and was left out: {}.",
+                    list_parts(&all)
+                ));
+            }
+        }
+        out
     }
 
     pub fn prefs(&self, pane: &str) -> SendPrefs {
@@ -178,6 +247,15 @@ pub fn mode_words(mode: &AppendMode) -> &'static str {
         AppendMode::Steer => "goes into the running turn now",
         AppendMode::Unknown(_) => "",
     }
+}
+
+/// At most three parts, `path (why)`, and how many more.
+fn list_parts(parts: &[&Unread]) -> String {
+    let mut words: Vec<String> = parts.iter().take(3).map(|p| p.to_string()).collect();
+    if parts.len() > 3 {
+        words.push(format!("and {} more", parts.len() - 3));
+    }
+    words.join("; ")
 }
 
 #[cfg(test)]

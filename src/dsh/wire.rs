@@ -592,6 +592,79 @@ mod tests {
         assert_eq!(error.supported_efforts(), ["low", "high"]);
     }
 
+    /// The capabilities the real bridge (ESROAMER/dsh-codex-bridge `capabilities()` over its
+    /// fake_host.mjs) sent on 2026-12-01, cut to one group; tests/fixtures/dsh-real holds them whole.
+    const REAL_CAPABILITIES: &str = r#"{"ok":true,"protocolVersion":1,"requestId":null,"value":{"protocolVersion":1,"routePrefix":"/codex-bridge","capabilities":{"workspaces":{"list":true,"create":false,"createDirectory":false,"scope":"all-configured"},"sessions":{"create":true,"adopt":true,"rename":true,"list":true,"cancel":true},"models":{"catalog":true,"select":true,"verifyObserved":true},"presets":{"list":true,"select":true},"events":{"longPoll":true,"sse":true,"replay":true,"cursor":"sessionSeq"},"permissions":{"autoApprove":false,"observeWaits":true}},"modelCatalog":{"default":{"provider":"deepseek-account","model":"deepseek-flash","reasoningEffort":"high"},"routableProviders":["deepseek-account"],"groups":[{"id":"deepseek-account","name":"DeepSeek","models":[{"id":"deepseek-flash","name":"V41 Flash","description":null,"reasoning":{"defaultEffort":"high","efforts":[{"id":"off","name":"off","description":null},{"id":"low","name":"low","description":null},{"id":"high","name":"high","description":null}]}},{"id":"deepseek-flash-2","name":"V41 Flash 2","description":null,"reasoning":{"defaultEffort":"high","efforts":[{"id":"high","name":"high","description":null}]}}]}],"failures":[]},"agentPresets":[{"id":"standard","name":"Standard"},{"id":"creator","name":"Creator"}],"unavailable":{}}}"#;
+
+    #[test]
+    fn issue11_the_real_capabilities_are_read_whole() {
+        let reply = decode::<Capabilities>(REAL_CAPABILITIES.as_bytes()).expect("decode");
+        assert!(reply.unread.is_empty(), "{:?}", reply.unread);
+        let capabilities = reply.value.into_result().expect("ok");
+        let model = capabilities
+            .model_catalog
+            .model("deepseek-account", "deepseek-flash")
+            .expect("model");
+        assert_eq!(model.title.as_deref(), Some("V41 Flash"));
+        let efforts = model.reasoning.as_ref().expect("reasoning");
+        assert_eq!(efforts.ids(), ["off", "low", "high"]);
+        assert_eq!(efforts.default.as_deref(), Some("high"));
+        let presets: Vec<(&str, Option<&str>)> = capabilities
+            .agent_presets
+            .iter()
+            .map(|p| (p.id.as_str(), p.title.as_deref()))
+            .collect();
+        assert_eq!(
+            presets,
+            [("standard", Some("Standard")), ("creator", Some("Creator"))]
+        );
+        assert!(capabilities.capabilities.sessions.adopt);
+    }
+
+    #[test]
+    fn issue11_one_unexpected_field_leaves_everything_else_shown() {
+        // A future bridge sends an effort's id as an object and a model name as a number.
+        let odd = REAL_CAPABILITIES
+            .replacen(
+                r#"{"id":"off","name":"off","description":null}"#,
+                r#"{"id":{"v":"off"}}"#,
+                1,
+            )
+            .replacen(r#""name":"V41 Flash 2""#, r#""name":2"#, 1);
+        let reply = decode::<Capabilities>(odd.as_bytes()).expect("still read");
+        let paths: Vec<&str> = reply.unread.iter().map(|u| u.path.as_str()).collect();
+        assert!(
+            paths.contains(&"value.modelCatalog.groups[0].models[0].reasoning.efforts[0]"),
+            "{paths:?}"
+        );
+        assert!(
+            paths.contains(&"value.modelCatalog.groups[0].models[1].name"),
+            "{paths:?}"
+        );
+        let capabilities = reply.value.into_result().expect("ok");
+        let group = &capabilities.model_catalog.groups[0];
+        assert_eq!(group.models.len(), 2);
+        assert_eq!(
+            group.models[0].reasoning.as_ref().expect("r").ids(),
+            ["low", "high"]
+        );
+        assert_eq!(capabilities.agent_presets.len(), 2);
+    }
+
+    #[test]
+    fn issue11_presets_unavailable_read_as_none_offered() {
+        let text = REAL_CAPABILITIES.replacen(
+            r#""agentPresets":[{"id":"standard","name":"Standard"},{"id":"creator","name":"Creator"}],"unavailable":{}"#,
+            r#""agentPresets":{"unavailable":"this deployment mounts no agent-preset registry"},"unavailable":{"agentPresets":"this deployment mounts no agent-preset registry"}"#,
+            1,
+        );
+        let reply = decode::<Capabilities>(text.as_bytes()).expect("read");
+        assert!(reply.unread.is_empty(), "{:?}", reply.unread);
+        let capabilities = reply.value.into_result().expect("ok");
+        assert!(capabilities.agent_presets.is_empty());
+        assert_eq!(capabilities.unavailable[0].capability, "agentPresets");
+    }
+
     #[test]
     fn query_values_are_percent_encoded() {
         assert_eq!(

@@ -474,19 +474,35 @@ impl Event {
 /// least once). The client keeps one per pane.
 #[derive(Debug, Clone, Default)]
 pub struct SeenEvents {
-    seen: std::collections::BTreeSet<(String, i64)>,
+    /// `(session, seq, "")` for a host event; `(session, seq, phase)` for a bridge status line.
+    seen: std::collections::BTreeSet<(String, i64, String)>,
 }
 
 impl SeenEvents {
     /// True the first time this pair is offered.
     pub fn first_time(&mut self, session_id: &str, session_seq: i64) -> bool {
-        self.seen.insert((session_id.to_string(), session_seq))
+        self.seen
+            .insert((session_id.to_string(), session_seq, String::new()))
+    }
+
+    /// True the first time this event is offered. The real bridge's own status lines
+    /// (`sessionEventType: "bridge/status"`) repeat the last host event's `sessionSeq`, so
+    /// they are keyed by their phase as well: deduping them by seq alone would drop them.
+    pub fn first_time_event(&mut self, session_id: &str, event: &Event) -> bool {
+        let extra = match &event.body {
+            EventBody::Status(status) if event.session_event_type == BRIDGE_STATUS => {
+                format!("status:{}", status.phase)
+            }
+            _ => String::new(),
+        };
+        self.seen
+            .insert((session_id.to_string(), event.session_seq, extra))
     }
 
     /// Forgets pairs at or below `keep_after` of a session, so the set stays small.
     pub fn forget_through(&mut self, session_id: &str, keep_after: i64) {
         self.seen
-            .retain(|(session, seq)| session != session_id || *seq > keep_after);
+            .retain(|(session, seq, _)| session != session_id || *seq > keep_after);
     }
 }
 
@@ -543,5 +559,34 @@ mod tests {
         assert!(seen.first_time("s", 1));
         assert!(!seen.first_time("s", 1));
         assert!(seen.first_time("other", 1));
+    }
+
+    #[test]
+    fn d4_a_bridge_status_line_repeating_the_last_seq_is_kept() {
+        let mut seen = SeenEvents::default();
+        let event = |line: &str| -> Event { serde_json::from_str(line).expect("event") };
+        let host = event(
+            r#"{"taskId":"t","sessionSeq":8,"sessionEventType":"turn/end","kind":"execution","phase":"turn-completed"}"#,
+        );
+        let status = event(
+            r#"{"taskId":null,"sessionSeq":8,"sessionEventType":"bridge/status","kind":"status","phase":"stream-ended"}"#,
+        );
+        assert!(seen.first_time_event("s", &host));
+        assert!(seen.first_time_event("s", &status));
+        assert!(!seen.first_time_event("s", &status));
+        assert!(!seen.first_time_event("s", &host));
+    }
+
+    #[test]
+    fn issue11_a_mistyped_field_of_an_event_is_left_out_and_the_rest_kept() {
+        let line = r#"{"sessionSeq":3,"kind":"execution","phase":"tool-call","turn":"two","tool":"shell","callId":"c1"}"#;
+        let event: Event = serde_json::from_str(line).expect("decode");
+        let EventBody::Execution(execution) = &event.body else {
+            panic!("kept as execution: {:?}", event.body)
+        };
+        assert_eq!(execution.tool.as_deref(), Some("shell"));
+        assert_eq!(execution.turn, None);
+        assert_eq!(event.unread.len(), 1);
+        assert_eq!(event.unread[0].path, "turn");
     }
 }

@@ -41,8 +41,13 @@ pub fn detail(app: &App, agent: &AgentView) -> Option<String> {
         .last_reload()
         .map(|r| format!(" Last: {r}."))
         .unwrap_or_default();
+    let unread: String = view
+        .unread_sentences()
+        .iter()
+        .map(|sentence| format!(" {sentence}"))
+        .collect();
     Some(format!(
-        "Ready{desktop}: {} open tasks and {sessions} sessions in {} workspaces ({}). Waits are answered on the desktop.{reloaded}",
+        "Ready{desktop}: {} open tasks and {sessions} sessions in {} workspaces ({}). Waits are answered on the desktop.{reloaded}{unread}",
         view.tasks.len(),
         workspaces.len(),
         workspaces.join(", ")

@@ -77,13 +77,20 @@ pub fn turn_words(app: &App, screen: &PaneScreen) -> Option<String> {
         return Some("a desktop session no task follows (read-only)".into());
     }
     let task = view.task(&screen.pane)?;
+    // The real bridge's lastTurn is `{turn, reason, at}` (reason: completed, aborted, error,
+    // …); a phase word is read too, from bridges that send one.
     let turn = task.last_turn.as_ref().and_then(|last| {
-        let phase = last.phase.as_ref()?;
-        let number = last.turn.map(|t| format!(" {t}")).unwrap_or_default();
-        let how = match phase.as_str() {
-            "turn-start" => "started",
-            other => other.trim_start_matches("turn-"),
+        let how = match (&last.reason, &last.phase) {
+            (Some(reason), _) => match reason.as_str() {
+                "error" => "failed".to_string(),
+                "max-tokens" => "truncated".to_string(),
+                other => other.trim_start_matches("turn-").to_string(),
+            },
+            (None, Some(phase)) if phase.as_str() == "turn-start" => "started".to_string(),
+            (None, Some(phase)) => phase.as_str().trim_start_matches("turn-").to_string(),
+            (None, None) => return None,
         };
+        let number = last.turn.map(|t| format!(" {t}")).unwrap_or_default();
         Some(format!("turn{number} {how}"))
     });
     let rounds = match task.rounds.len() {

@@ -72,6 +72,7 @@ mod tests {
                 data: serde_json::Value::Null,
                 summary: None,
             }),
+            unread: Vec::new(),
         })
         .collect()
     }

@@ -3,19 +3,31 @@
 //! pages from the cursor again (which fill the hole, or admit a gap with `truncatedBefore`) and
 //! a new stream. The follower only reads and forwards; the bridge session dedupes by
 //! `(sessionId, sessionSeq)` and maps, so overlaps between pages and stream cost nothing.
+//!
+//! A session no task follows has no stream: its history is read again at the phone's poll
+//! cadence. The real bridge answers that read from the durable log whole, ignoring `sinceSeq`
+//! and `limit`, so what the follower already holds is dropped here.
 
 use std::collections::VecDeque;
 
+use std::time::Duration;
+
 use futures::StreamExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use super::backoff::Backoff;
 use super::http::{BridgeClient, CallError, MAX_TRANSCRIPT_REPLY};
 use super::sse::{self, Frame};
 use crate::dsh::wire::{self, ClientBehaviour, Event, TranscriptPage};
 
-/// Events asked for in one transcript page (the seed allows up to 2000).
-pub const PAGE_LIMIT: usize = 500;
+/// Events asked for in one transcript page: the seed's most. The real bridge answers a page with
+/// the NEWEST `limit` events after `sinceSeq`, not the oldest, so a smaller page would skip
+/// events between pages; a full page that starts past the cursor is shown as a gap.
+pub const PAGE_LIMIT: usize = 2000;
+
+/// How often a session no task follows is read again: the phone's cadence (SPEC T8).
+const SESSION_EVERY_WATCHED: Duration = Duration::from_secs(2);
+const SESSION_EVERY_IDLE: Duration = Duration::from_secs(10);
 
 /// Events of a history kept for the first view: the phone shows at most 2000 items of a pane,
 /// and one event makes one or two.
@@ -62,6 +74,8 @@ pub struct Follower {
     pub pane: String,
     pub source: Source,
     pub to_session: mpsc::Sender<FollowerMsg>,
+    /// Whether a person is looking (the cadence of a session's re-reads).
+    pub watching: watch::Receiver<bool>,
 }
 
 impl Follower {
@@ -85,8 +99,18 @@ impl Follower {
                 }
             }
             let Source::Task { task_id } = &self.source else {
-                // A session without a task has no live stream in this protocol.
-                return;
+                // A session without a task has no live stream in this protocol: read it
+                // again at the poll cadence.
+                if self.to_session.is_closed() {
+                    return;
+                }
+                let every = if *self.watching.borrow() {
+                    SESSION_EVERY_WATCHED
+                } else {
+                    SESSION_EVERY_IDLE
+                };
+                tokio::time::sleep(every).await;
+                continue;
             };
             match self.client.open_events(task_id, cursor).await {
                 Ok(response) => {
@@ -114,12 +138,26 @@ impl Follower {
         let mut kept: VecDeque<Event> = VecDeque::new();
         let mut gap = None;
         loop {
-            let page = self.page(since).await?;
+            let mut page = self.page(since).await?;
+            // The durable-log read ignores `sinceSeq`: keep only what is new.
+            if let Some(held) = since {
+                page.items.retain(|event| event.session_seq > held);
+            }
+            // A gap is events missing after what is held. Sessions count from 1, so nothing
+            // held is "0": the real bridge's `truncatedBefore: 1` on a whole history is no gap.
+            let held = since.unwrap_or(0).max(0);
             if let Some(earliest) = page.truncated_before
                 && gap.is_none()
-                && since.is_none_or(|held| earliest > held + 1)
+                && earliest > held + 1
             {
                 gap = Some(earliest);
+            }
+            if page.items.len() >= PAGE_LIMIT
+                && let Some(first) = page.items.first().map(|e| e.session_seq)
+                && gap.is_none()
+                && first > held + 1
+            {
+                gap = Some(first);
             }
             let last = page.items.last().map(|e| e.session_seq);
             let done = match last {

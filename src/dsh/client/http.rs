@@ -2,6 +2,8 @@
 //! envelope read and cleaned, the error code kept with its status. The token is never logged:
 //! it lives only in the `Authorization` header, and [`Token`]'s Debug hides it.
 
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
@@ -16,8 +18,13 @@ use crate::transport::tls::{error_chain, install_crypto_provider};
 pub const READ_DEADLINE: Duration = Duration::from_secs(15);
 /// Deadline of a POST; the bridge answers 504 bridge/timeout itself when the host is slow.
 pub const WRITE_DEADLINE: Duration = Duration::from_secs(45);
-/// Deadline to connect and get the headers of the event stream.
+/// Deadline to connect to the bridge.
 pub const CONNECT_DEADLINE: Duration = Duration::from_secs(10);
+/// Deadline for the event stream's headers once connected. The real bridge sends them with its
+/// first frame (Node writes headers lazily): on a quiet task that is the first keep-alive,
+/// 15 s later (seed GET /events). Until then the stream is opening, not failed.
+pub const EVENTS_HEADERS_DEADLINE: Duration =
+    Duration::from_secs(wire::limits::KEEP_ALIVE_SECS + 15);
 /// Most bytes of any reply but a transcript page.
 pub const MAX_REPLY: usize = 4 * 1024 * 1024;
 /// Most bytes of a transcript page (the client asks for at most 500 events a page).
@@ -75,6 +82,30 @@ pub struct BridgeClient {
     token: Token,
     http: reqwest::Client,
     observer: Option<Observer>,
+    unread: UnreadParts,
+}
+
+/// What could not be read of each route's last reply (issue 11), by route without its query:
+/// the session shows it, and a reply read whole clears its route.
+#[derive(Debug, Clone, Default)]
+pub struct UnreadParts(Arc<Mutex<BTreeMap<String, Vec<wire::Unread>>>>);
+
+impl UnreadParts {
+    fn note(&self, route: &str, unread: Vec<wire::Unread>) {
+        let key = route.split('?').next().unwrap_or(route).to_string();
+        if let Ok(mut parts) = self.0.lock() {
+            if unread.is_empty() {
+                parts.remove(&key);
+            } else {
+                parts.insert(key, unread);
+            }
+        }
+    }
+
+    /// Every route whose last reply had parts left out, with those parts.
+    pub fn now(&self) -> BTreeMap<String, Vec<wire::Unread>> {
+        self.0.lock().map(|parts| parts.clone()).unwrap_or_default()
+    }
 }
 
 /// Where every exchange is told, so the wire inspector shows a bridge's calls as it shows a
@@ -132,6 +163,7 @@ impl BridgeClient {
             token,
             http,
             observer: None,
+            unread: UnreadParts::default(),
         })
     }
 
@@ -164,6 +196,11 @@ impl BridgeClient {
         &self.url
     }
 
+    /// What could not be read of the last reply of each route.
+    pub fn unread(&self) -> &UnreadParts {
+        &self.unread
+    }
+
     /// `GET route` (with its query), the envelope's value.
     pub async fn get<T: DeserializeOwned + Sanitize>(
         &self,
@@ -175,7 +212,8 @@ impl BridgeClient {
             .get(self.url.route(route))
             .bearer_auth(self.token.expose());
         let seen = ("GET", self.path_of(route), None);
-        self.call(request, seen, READ_DEADLINE, reply_cap).await
+        self.call(request, seen, READ_DEADLINE, reply_cap, route)
+            .await
     }
 
     /// `POST route` with these exact body bytes (a resend sends the same bytes, SPEC D5).
@@ -191,7 +229,8 @@ impl BridgeClient {
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.clone());
         let seen = ("POST", self.path_of(route), Some(body));
-        self.call(request, seen, WRITE_DEADLINE, MAX_REPLY).await
+        self.call(request, seen, WRITE_DEADLINE, MAX_REPLY, route)
+            .await
     }
 
     /// Opens `GET /events?taskId=&sinceSeq=` (no `sinceSeq` when nothing is held yet) and returns the response once its headers say
@@ -219,9 +258,16 @@ impl BridgeClient {
                 observer.tell("GET", &path, None, reply, started);
             }
         };
-        let response = tokio::time::timeout(CONNECT_DEADLINE, request.send())
+        // Connecting has its own deadline (the client's connect_timeout); this one is for the
+        // headers, which the real bridge holds until its first frame or keep-alive.
+        let response = tokio::time::timeout(EVENTS_HEADERS_DEADLINE, request.send())
             .await
-            .map_err(|_| CallError::Lost("the event stream did not open in time".into()))
+            .map_err(|_| {
+                CallError::Lost(format!(
+                    "the event stream sent no headers within {} s (not even a keep-alive)",
+                    EVENTS_HEADERS_DEADLINE.as_secs()
+                ))
+            })
             .and_then(|sent| sent.map_err(|e| classify(&e)))
             .inspect_err(|e| tell(Err(e.to_string())))?;
         if response.status().as_u16() == 200 {
@@ -243,6 +289,7 @@ impl BridgeClient {
         (method, path, sent_body): (&'static str, String, Option<Vec<u8>>),
         deadline: Duration,
         reply_cap: usize,
+        route: &str,
     ) -> Result<T, CallError> {
         let started = Instant::now();
         let exchange = async {
@@ -275,6 +322,11 @@ impl BridgeClient {
                 "a bridge reply was cut or cleaned"
             );
         }
+        for part in &decoded.unread {
+            // `raw` is cleaned and cut by the decoder (SPEC L1).
+            tracing::warn!(route = %path, part = %part.path, raw = %part.raw, "a part of the bridge's reply could not be read and was left out: {}", part.why);
+        }
+        self.unread.note(route, decoded.unread);
         let envelope = decoded.value;
         if envelope.protocol_version != wire::PROTOCOL_VERSION {
             return Err(CallError::Unreadable {

@@ -3,7 +3,10 @@
 //!
 //! Nothing is invented. Every item says what one event said; a permission wait becomes an ask
 //! that cannot be answered here (its kind is [`DESKTOP_ASK_KIND`]), and it closes only when a
-//! later event or the task's status shows the session went on, with words that say which.
+//! later event shows the wait ended (the desktop's reply, the tool's result, the turn's end or
+//! a new turn), with words that say which. The task's status alone never closes one: the real
+//! bridge answers a cancel during a wait with `accepted: true` and `idle` while the desktop
+//! still waits (docs/DSH.md).
 
 use std::collections::HashSet;
 
@@ -45,6 +48,9 @@ pub struct TaskPane {
     open: Vec<OpenAsk>,
     gaps: HashSet<i64>,
     shown_state: PaneState,
+    /// The session's title from its `session/title` events (the real bridge's `/sessions`
+    /// carries none), for a pane whose task has no title of its own.
+    pub title: Option<String>,
 }
 
 impl TaskPane {
@@ -58,6 +64,7 @@ impl TaskPane {
             open: Vec::new(),
             gaps: HashSet::new(),
             shown_state: PaneState::Starting,
+            title: None,
         };
         pane.shown_state = pane.state();
         pane
@@ -74,28 +81,30 @@ impl TaskPane {
             open: Vec::new(),
             gaps: HashSet::new(),
             shown_state: PaneState::Starting,
+            title: None,
         };
         pane.shown_state = pane.state();
         pane
     }
 
-    /// After the history is read: waits of a task that is not in `attention` are over, so they
-    /// are dropped from the view without a line (the history already shows what happened).
+    /// After the history is read. A wait the history opened and no later event closed is
+    /// still open, whatever the task's status says: an adopted session whose last event is an
+    /// open approval shows its card (the real bridge reports such a task `idle`).
     pub fn settle_history(&mut self) {
-        if self.status != TaskStatus::Attention {
-            self.open.clear();
-        }
         self.shown_state = self.state();
     }
 
-    /// The pane state of the task's status (seed GET /tasks/get): `attention` is `waiting`
-    /// while a permission wait is open, else the bridge's own word.
+    /// The pane state: `waiting` while a permission wait is open (whatever the task's status:
+    /// the desktop still waits), else the task's status (seed GET /tasks/get), `attention`
+    /// as the bridge's own word.
     pub fn state(&self) -> PaneState {
+        if !self.open.is_empty() {
+            return PaneState::Waiting;
+        }
         match &self.status {
             TaskStatus::Starting => PaneState::Starting,
             TaskStatus::Running => PaneState::Running,
             TaskStatus::Idle => PaneState::Idle,
-            TaskStatus::Attention if !self.open.is_empty() => PaneState::Waiting,
             TaskStatus::Attention => PaneState::Unknown(ATTENTION.into()),
             other => PaneState::Unknown(other.as_str().to_string()),
         }
@@ -106,17 +115,11 @@ impl TaskPane {
         self.open.iter().map(|open| open.ask.clone()).collect()
     }
 
-    /// Takes the task's latest view. A status other than `attention` means no wait is open.
+    /// Takes the task's latest view. Its status never closes a wait (see the module's words).
     pub fn update_task(&mut self, task: &TaskView) -> Vec<crate::wire::Event> {
         self.requested = task.requested_config.clone();
         let mut out = Vec::new();
-        if task.status != self.status {
-            self.status = task.status.clone();
-            if self.status != TaskStatus::Attention {
-                let why = format!("the task is {} now", self.status);
-                self.close_where(0, &why, |_| true, &mut out);
-            }
-        }
+        self.status = task.status.clone();
         self.note_state(0, &mut out);
         out
     }
@@ -155,7 +158,9 @@ impl TaskPane {
                 let turn = execution.turn.map(|t| format!(" {t}")).unwrap_or_default();
                 match phase {
                     ExecutionPhase::TurnStart => {
-                        items.push((ItemKind::Notice, format!("Turn{turn} started.")))
+                        items.push((ItemKind::Notice, format!("Turn{turn} started.")));
+                        // A turn waiting on the desktop cannot be followed by a new one.
+                        self.close_where(seq, "a new turn started", |_| true, &mut out);
                     }
                     ExecutionPhase::TurnForked => {
                         items.push((ItemKind::Notice, format!("Turn{turn} was forked.")))
@@ -298,6 +303,13 @@ impl TaskPane {
                             .as_ref()
                             .map_or_else(|| "no reason given".into(), |e| e.summary())
                     ),
+                    StatusPhase::Title => match status.title.as_deref() {
+                        Some(title) if !title.is_empty() => {
+                            self.title = Some(title.to_string());
+                            format!("The session is named “{title}”.")
+                        }
+                        _ => "The session's title was cleared.".to_string(),
+                    },
                     other => format!("Status: {other}."),
                 };
                 items.push((ItemKind::Notice, line));
@@ -312,6 +324,28 @@ impl TaskPane {
                     ItemKind::Notice,
                     format!("Host event {}{summary}", event.session_event_type),
                 ));
+                // The real bridge passes the desktop's reply to a wait through as a `log`
+                // event (`approval/replied`): the wait it names is over.
+                if is_desktop_reply(&event.session_event_type) {
+                    let call_id = log
+                        .data
+                        .get("callId")
+                        .and_then(serde_json::Value::as_str)
+                        .map(str::to_string);
+                    let decision = log
+                        .data
+                        .get("decision")
+                        .and_then(serde_json::Value::as_str)
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default();
+                    let why = format!("answered on the desktop{decision}");
+                    match call_id {
+                        Some(call_id) => {
+                            self.close_where(seq, &why, |open| open.key == call_id, &mut out)
+                        }
+                        None => self.close_where(seq, &why, |open| !open.input, &mut out),
+                    }
+                }
             }
             EventBody::Unknown { kind, .. } => items.push((
                 ItemKind::Notice,
@@ -320,6 +354,16 @@ impl TaskPane {
                     event.session_event_type
                 ),
             )),
+        }
+        if !event.unread.is_empty() {
+            let parts: Vec<String> = event.unread.iter().take(3).map(|u| u.to_string()).collect();
+            items.push((
+                ItemKind::Notice,
+                format!(
+                    "Part of this event could not be read and was left out: {}.",
+                    parts.join("; ")
+                ),
+            ));
         }
         let mut events: Vec<crate::wire::Event> = items
             .into_iter()
@@ -355,8 +399,13 @@ impl TaskPane {
             Role::Assistant => {
                 items.push((ItemKind::Reply, message.text.clone()));
                 let mut meta = Vec::new();
-                if let Some(model) = message.model.as_ref().or(message.model_id.as_ref()) {
-                    meta.push(format!("model {model}"));
+                // The real bridge: `modelId` is the model, `model` its provider.
+                match (&message.model_id, &message.model) {
+                    (Some(model), Some(provider)) if model != provider => {
+                        meta.push(format!("model {model} ({provider})"))
+                    }
+                    (Some(model), _) | (None, Some(model)) => meta.push(format!("model {model}")),
+                    (None, None) => {}
                 }
                 if let Some(usage) = &message.usage {
                     let mut parts = Vec::new();
@@ -501,6 +550,15 @@ pub fn session_of_pane(pane_id: &str) -> Option<&str> {
     pane_id.strip_prefix("session:")
 }
 
+/// True for the host events that carry the desktop's reply to a wait (`approval/replied`,
+/// and the same words for questions).
+fn is_desktop_reply(session_event_type: &str) -> bool {
+    matches!(
+        session_event_type,
+        "approval/replied" | "approval/answered" | "question/replied" | "question/answered"
+    )
+}
+
 /// The state word of a session pane.
 pub const NOT_ADOPTED: &str = "not adopted";
 
@@ -637,15 +695,69 @@ mod tests {
     }
 
     #[test]
-    fn d6_leaving_attention_closes_the_waits() {
-        let mut pane = TaskPane::new(&task("attention"));
+    fn issue11_a_cancel_that_leaves_the_task_idle_keeps_the_wait_until_the_desktop_replies() {
+        let mut pane = TaskPane::new(&task("running"));
         pane.take(&event(serde_json::json!({
-            "taskId": "t1", "sessionSeq": 1, "at": 1, "sessionEventType": "q",
-            "kind": "permission", "phase": "input-requested", "question": "Which file?"
+            "taskId": "t1", "sessionSeq": 1, "at": 1, "sessionEventType": "approval/asked",
+            "kind": "permission", "phase": "approval-requested", "tool": "shell",
+            "callId": "call-9", "reason": "run rm -rf build/"
         })));
         assert_eq!(pane.asks().len(), 1);
-        let events = pane.update_task(&task("running"));
-        assert!(events.iter().any(|e| e.kind == EventType::AskClosed));
-        assert!(events.iter().any(|e| e.state == Some(PaneState::Running)));
+        // The real bridge: cancel during a wait answers accepted, the task goes idle, and no
+        // turn-aborted comes. The desktop still waits, so the card stays.
+        let events = pane.update_task(&task("idle"));
+        assert!(!events.iter().any(|e| e.kind == EventType::AskClosed));
+        assert_eq!(pane.asks().len(), 1);
+        assert_eq!(pane.state(), PaneState::Waiting);
+        // The desktop's reply arrives as a log event naming the call.
+        let events = pane.take(&event(serde_json::json!({
+            "taskId": "t1", "sessionSeq": 2, "at": 2, "sessionEventType": "approval/replied",
+            "kind": "log", "data": {"callId": "call-9", "decision": "denied"}
+        })));
+        let closed = events
+            .iter()
+            .find(|e| e.kind == EventType::AskClosed)
+            .expect("closed by the reply");
+        let summary = &closed.outcome.as_ref().expect("outcome").summary;
+        assert!(
+            summary.contains("answered on the desktop (denied)"),
+            "{summary}"
+        );
+        assert_eq!(pane.state(), PaneState::Idle);
+    }
+
+    #[test]
+    fn issue11_a_wait_left_open_by_the_history_stays_open_after_it() {
+        let mut pane = TaskPane::new(&task("idle"));
+        pane.take(&event(serde_json::json!({
+            "taskId": "t1", "sessionSeq": 2, "at": 1, "sessionEventType": "turn/start",
+            "kind": "execution", "phase": "turn-start", "turn": 1
+        })));
+        pane.take(&event(serde_json::json!({
+            "taskId": "t1", "sessionSeq": 3, "at": 1, "sessionEventType": "approval/asked",
+            "kind": "permission", "phase": "approval-requested", "tool": "shell", "callId": "call-9"
+        })));
+        pane.settle_history();
+        assert_eq!(pane.asks().len(), 1);
+        assert_eq!(pane.state(), PaneState::Waiting);
+    }
+
+    #[test]
+    fn issue11_the_session_title_names_the_pane_and_the_model_is_the_model_id() {
+        let mut pane = TaskPane::new(&task("idle"));
+        pane.take(&event(serde_json::json!({
+            "taskId": null, "sessionSeq": 4, "at": 1, "sessionEventType": "session/title",
+            "kind": "status", "phase": "title", "title": "Parser work"
+        })));
+        assert_eq!(pane.title.as_deref(), Some("Parser work"));
+        let events = pane.take(&event(serde_json::json!({
+            "taskId": "t1", "sessionSeq": 5, "at": 1, "sessionEventType": "assistant/message",
+            "kind": "message", "role": "assistant", "text": "ok",
+            "model": "deepseek-account", "modelId": "deepseek-flash"
+        })));
+        assert_eq!(
+            texts(&events),
+            ["ok", "model deepseek-flash (deepseek-account)"]
+        );
     }
 }

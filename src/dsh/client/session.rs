@@ -108,6 +108,9 @@ pub struct BridgeSession {
     shown_stopped: HashMap<String, String>,
     last_layout: Option<Snapshot>,
     rev: u64,
+    /// The last unread parts told to the screens, and when capabilities were last tried.
+    unread_told: BTreeMap<String, Vec<wire::Unread>>,
+    capabilities_failed: Option<(Instant, String)>,
 }
 
 impl BridgeSession {
@@ -152,6 +155,8 @@ impl BridgeSession {
             shown_stopped: HashMap::new(),
             last_layout: None,
             rev: 0,
+            unread_told: BTreeMap::new(),
+            capabilities_failed: None,
         }
     }
 
@@ -224,6 +229,7 @@ impl BridgeSession {
                 self.last_seen = Some(OffsetDateTime::now_utc());
                 self.set_status(AgentStatus::Ready);
                 self.emit(AgentChange::Synced(OffsetDateTime::now_utc()));
+                self.tell_unread();
             }
             Err(Stop::Status(status)) => {
                 self.failures = 0;
@@ -269,17 +275,32 @@ impl BridgeSession {
             Err(error) => return Err(self.stop_of("health", error)),
         };
         self.note_health(health);
-        if self.capabilities.is_none() {
+        let retry_capabilities = self
+            .capabilities_failed
+            .as_ref()
+            .is_none_or(|(at, _)| at.elapsed() >= SESSIONS_EVERY);
+        if self.capabilities.is_none() && retry_capabilities {
             match self
                 .client
                 .get::<Capabilities>(wire::routes::CAPABILITIES, MAX_REPLY)
                 .await
             {
                 Ok(capabilities) => {
+                    self.capabilities_failed = None;
                     let capabilities = Arc::new(capabilities);
                     self.capabilities = Some(capabilities.clone());
                     self.shared.set_capabilities(capabilities.clone());
                     self.emit(AgentChange::Dsh(DshChange::Capabilities(capabilities)));
+                }
+                // Capabilities that cannot be read are not a bridge that cannot be reached
+                // (issue 11): the rest works without them; presets and models are not offered
+                // until they are read, tried again at the sessions' cadence.
+                Err(error @ (CallError::Unreadable { .. } | CallError::Refused { .. }))
+                    if error.token_refused().is_none()
+                        && !error.code().is_some_and(|c| c.behaviour().may_retry()) =>
+                {
+                    tracing::warn!(agent = %self.name, "the capabilities could not be read: {error}");
+                    self.capabilities_failed = Some((Instant::now(), error.to_string()));
                 }
                 Err(error) => return Err(self.stop_of("capabilities", error)),
             }
@@ -314,6 +335,25 @@ impl BridgeSession {
         }
         self.lay_out();
         Ok(())
+    }
+
+    /// Tells the screens what could not be read of the replies, when that changed.
+    fn tell_unread(&mut self) {
+        let mut now = self.client.unread().now();
+        if let Some((_, why)) = &self.capabilities_failed {
+            now.insert(
+                wire::routes::CAPABILITIES.to_string(),
+                vec![wire::Unread {
+                    path: super::UNREADABLE.to_string(),
+                    why: why.clone(),
+                    raw: String::new(),
+                }],
+            );
+        }
+        if now != self.unread_told {
+            self.unread_told = now.clone();
+            self.emit(AgentChange::Dsh(DshChange::Unread(Arc::new(now))));
+        }
     }
 
     /// seed §4.8: a new `pid` means the desktop reloaded; the tasks go on by their ids.
@@ -418,7 +458,11 @@ impl BridgeSession {
                 }
                 task_panes.push(Pane {
                     id: task.task_id.clone(),
-                    title: task.title.clone().unwrap_or_else(|| task.task_id.clone()),
+                    title: task
+                        .title
+                        .clone()
+                        .or_else(|| pane.title.clone())
+                        .unwrap_or_else(|| task.task_id.clone()),
                     state: pane.state(),
                     turn: None,
                     conversation_id: None,
@@ -460,6 +504,7 @@ impl BridgeSession {
                         title: session
                             .title
                             .clone()
+                            .or_else(|| pane.title.clone())
                             .unwrap_or_else(|| session.session_id.clone()),
                         state: pane.state(),
                         turn: None,
@@ -548,6 +593,7 @@ impl BridgeSession {
                 pane: pane.clone(),
                 source: source.clone(),
                 to_session: self.to_session.clone(),
+                watching: self.watching.clone(),
             };
             self.followers
                 .insert(pane.clone(), tokio::spawn(follower.run()));
@@ -610,6 +656,7 @@ impl BridgeSession {
                     return false;
                 };
                 let session_id = mirror.session_id.clone();
+                let title_before = mirror.title.clone();
                 let mut out = Vec::new();
                 if let Some(earliest) = gap
                     && let Some(event) = mirror.gap(earliest)
@@ -617,10 +664,12 @@ impl BridgeSession {
                     out.push(event);
                 }
                 for event in &events {
-                    if self.seen.first_time(&session_id, event.session_seq) {
+                    if self.seen.first_time_event(&session_id, event) {
                         out.extend(mirror.take(event));
                     }
                 }
+                // A new title names the pane: lay out again soon. So does news in a later page.
+                let relay = mirror.title != title_before || (!initial && !out.is_empty());
                 if initial {
                     mirror.settle_history();
                     let items: Vec<Item> = out
@@ -640,17 +689,18 @@ impl BridgeSession {
                     self.emit(AgentChange::PaneEvents { pane, events: out });
                 }
                 self.note_seen(&session_id, &events);
-                !initial
+                relay
             }
             FollowerMsg::Live { pane, events } => {
                 let Some(mirror) = self.panes.get_mut(&pane) else {
                     return false;
                 };
                 let session_id = mirror.session_id.clone();
+                let title_before = mirror.title.clone();
                 let mut out = Vec::new();
                 let mut may_change = false;
                 for event in &events {
-                    if !self.seen.first_time(&session_id, event.session_seq) {
+                    if !self.seen.first_time_event(&session_id, event) {
                         tracing::debug!(pane = %pane, seq = event.session_seq, "dropped a repeated event");
                         continue;
                     }
@@ -660,6 +710,7 @@ impl BridgeSession {
                     ) || matches!(event.body, wire::EventBody::Permission(_));
                     out.extend(mirror.take(event));
                 }
+                may_change |= mirror.title != title_before;
                 if !out.is_empty() {
                     self.emit(AgentChange::PaneEvents { pane, events: out });
                 }
