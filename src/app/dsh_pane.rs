@@ -287,6 +287,20 @@ impl App {
                     agent: agent.clone(),
                 }));
             }
+            // The real bridge takes a cancel during a permission wait (`accepted: true`) and
+            // the desktop goes on waiting: say so, the card stays.
+            (IntentKind::DshCancel { task_id }, Some(_)) => {
+                let waits = self
+                    .agents
+                    .pane(&agent, task_id)
+                    .map_or(0, |p| p.pane.asks.len());
+                if waits > 0 {
+                    self.show_toast(
+                        "The bridge took the cancel, but the desktop still waits for an answer: answer it there.",
+                        false,
+                    );
+                }
+            }
             (IntentKind::DshCreate { .. }, Some(reply)) => {
                 if let Some(pane) = &reply.pane_id {
                     self.awaiting_pane = Some((agent.clone(), pane.clone()));
@@ -329,7 +343,7 @@ pub fn dsh_intent_words(record: &IntentRecord) -> String {
         IntentState::Done { .. } => match &record.kind {
             IntentKind::DshCreate { .. } => "created".into(),
             IntentKind::DshRegisterWorkspace { .. } => "registered".into(),
-            IntentKind::DshCancel { .. } => "cancelled the turn".into(),
+            IntentKind::DshCancel { .. } => "cancel taken by the bridge".into(),
             IntentKind::DshClose { .. } => "closed".into(),
             _ => "accepted".into(),
         },

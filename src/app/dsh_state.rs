@@ -87,6 +87,14 @@ impl DshView {
         self.tasks.iter().find(|t| t.task_id == pane)
     }
 
+    /// Tasks that are not closed (the real bridge lists closed ones too).
+    pub fn open_tasks(&self) -> usize {
+        self.tasks
+            .iter()
+            .filter(|t| t.status != crate::dsh::wire::TaskStatus::Closed)
+            .count()
+    }
+
     /// True for a pane of a desktop session no task follows (read-only until adopted).
     pub fn is_session_pane(pane: &str) -> bool {
         session_of_pane(pane).is_some()

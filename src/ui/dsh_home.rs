@@ -48,7 +48,7 @@ pub fn detail(app: &App, agent: &AgentView) -> Option<String> {
         .collect();
     Some(format!(
         "Ready{desktop}: {} open tasks and {sessions} sessions in {} workspaces ({}). Waits are answered on the desktop.{reloaded}{unread}",
-        view.tasks.len(),
+        view.open_tasks(),
         workspaces.len(),
         workspaces.join(", ")
     ))

@@ -443,6 +443,10 @@ impl BridgeSession {
                 .items
                 .iter()
                 .filter(|t| &t.workspace_id == workspace_id)
+                // The real bridge lists closed tasks too; nothing of them is addressable any
+                // more (every route answers task/not-found), so they are no pane and no
+                // follower: their session shows among the adoptable ones.
+                .filter(|t| t.status != wire::TaskStatus::Closed)
             {
                 if crate::wire::check_id(&task.task_id).is_err() {
                     tracing::warn!(agent = %self.name, "a task id the phone cannot use as a pane id was skipped");
@@ -482,6 +486,7 @@ impl BridgeSession {
                 .tasks
                 .items
                 .iter()
+                .filter(|t| t.status != wire::TaskStatus::Closed)
                 .map(|t| t.session_id.as_str())
                 .collect();
             let mut session_panes = Vec::new();
@@ -505,6 +510,15 @@ impl BridgeSession {
                             .title
                             .clone()
                             .or_else(|| pane.title.clone())
+                            .or_else(|| {
+                                // A session a closed task named keeps that name: the host's
+                                // rename leaves no title event behind.
+                                self.tasks
+                                    .items
+                                    .iter()
+                                    .filter(|t| t.session_id == session.session_id)
+                                    .find_map(|t| t.title.clone())
+                            })
                             .unwrap_or_else(|| session.session_id.clone()),
                         state: pane.state(),
                         turn: None,
@@ -723,8 +737,17 @@ impl BridgeSession {
                     self.shared.stop(&pane, &format!("{code}: {why}"));
                 }
                 if let Some(mirror) = self.panes.get(&pane) {
-                    let text =
-                        format!("The bridge refused to show more of this pane ({code}): {why}");
+                    // The real bridge reads a session that a closed task once followed through
+                    // that task, which is gone: its history cannot be read until it is adopted.
+                    let text = if mirror.task_id.is_empty()
+                        && code == ErrorCode::TaskNotFound.as_str()
+                    {
+                        format!(
+                            "The bridge cannot show this session's history: a closed task still holds it ({code}). Adopt the session on the New page to read and write it again."
+                        )
+                    } else {
+                        format!("The bridge refused to show more of this pane ({code}): {why}")
+                    };
                     let events =
                         clean_events(vec![mirror.notice(&format!("refused-{code}"), &text)]);
                     self.emit(AgentChange::PaneEvents { pane, events });
