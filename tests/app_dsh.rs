@@ -631,7 +631,9 @@ async fn d3_d5_the_phone_appends_cancels_closes_and_creates_on_the_real_bridge()
         .await;
     phone.press(&["y"]).await;
     phone
-        .until("the cancel's receipt", |s| s.contains("cancel taken by the bridge"))
+        .until("the cancel's receipt", |s| {
+            s.contains("cancel taken by the bridge")
+        })
         .await;
     // Close the task, after the confirm: the pane goes, the bridge lists it no more.
     phone.press(&["c"]).await;

@@ -166,6 +166,33 @@ impl DshView {
         out
     }
 
+    /// One short sentence for Home when something could not be read: which replies, and
+    /// where the whole story is (the New page and the log).
+    pub fn unread_summary(&self) -> Option<String> {
+        let catalog_gone = self
+            .capabilities
+            .as_deref()
+            .is_some_and(|c| c.model_catalog.unavailable.is_some());
+        if self.unread.is_empty() && !catalog_gone {
+            return None;
+        }
+        let mut what: Vec<String> = self
+            .unread
+            .iter()
+            .map(|(route, parts)| match parts.len() {
+                1 => format!("{route}, 1 part"),
+                n => format!("{route}, {n} parts"),
+            })
+            .collect();
+        if catalog_gone {
+            what.push("the model catalog (the desktop has none now)".into());
+        }
+        Some(format!(
+            "Not all it sent could be read ({}): the New page says what is missing.",
+            what.join(", ")
+        ))
+    }
+
     pub fn prefs(&self, pane: &str) -> SendPrefs {
         self.prefs.get(pane).cloned().unwrap_or_default()
     }

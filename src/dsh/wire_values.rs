@@ -497,34 +497,25 @@ impl Effort {
 
 impl<'de> Deserialize<'de> for Effort {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Shape {
-            Word(String),
-            Full {
-                id: String,
-                #[serde(default)]
-                name: Option<String>,
-                #[serde(default)]
-                description: Option<String>,
-            },
-        }
-        Ok(match Shape::deserialize(d)? {
-            Shape::Word(id) => Self {
+        use serde::de::Error;
+        // By hand rather than an untagged enum, so a bad effort says what was wrong.
+        let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_string);
+        match Value::deserialize(d)? {
+            Value::String(id) => Ok(Self {
                 id,
                 name: None,
                 description: None,
-            },
-            Shape::Full {
-                id,
-                name,
-                description,
-            } => Self {
-                id,
-                name,
-                description,
-            },
-        })
+            }),
+            Value::Object(map) => Ok(Self {
+                id: text(map.get("id"))
+                    .ok_or_else(|| D::Error::custom("an effort's id is missing or not a string"))?,
+                name: text(map.get("name")),
+                description: text(map.get("description")),
+            }),
+            _ => Err(D::Error::custom(
+                "an effort is {id, name, description} or a word",
+            )),
+        }
     }
 }
 

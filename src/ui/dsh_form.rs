@@ -110,6 +110,12 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme: &Them
         if let Some((_, _, path, _)) = choices.workspaces.get(form.workspace) {
             say(format!("The workspace's directory: {path}"), theme.dim);
         }
+        if let Some(view) = app.dsh_view(&form.agent) {
+            // What the bridge sent that could not be read: the choices above lack it.
+            for sentence in view.unread_sentences() {
+                say(sentence, theme.warn);
+            }
+        }
         if let Some(view) = app.dsh_view(&form.agent)
             && let Some(capabilities) = &view.capabilities
         {

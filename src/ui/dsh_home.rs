@@ -41,14 +41,16 @@ pub fn detail(app: &App, agent: &AgentView) -> Option<String> {
         .last_reload()
         .map(|r| format!(" Last: {r}."))
         .unwrap_or_default();
-    let unread: String = view
-        .unread_sentences()
-        .iter()
-        .map(|sentence| format!(" {sentence}"))
-        .collect();
+    let unread = view
+        .unread_summary()
+        .map(|summary| format!(" {summary}"))
+        .unwrap_or_default();
     Some(format!(
-        "Ready{desktop}: {} open tasks and {sessions} sessions in {} workspaces ({}). Waits are answered on the desktop.{reloaded}{unread}",
-        view.open_tasks(),
+        "Ready{desktop}.{unread} {} and {sessions} sessions in {} workspaces ({}). Waits are answered on the desktop.{reloaded}",
+        match view.open_tasks() {
+            1 => "1 open task".to_string(),
+            n => format!("{n} open tasks"),
+        },
         workspaces.len(),
         workspaces.join(", ")
     ))
