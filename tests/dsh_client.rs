@@ -3,6 +3,8 @@
 //! seed's table, time out with 504, cut a reply short, and change its desktop pid. Each test
 //! names the rule it checks.
 
+mod common;
+
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
@@ -18,17 +20,14 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use collie_phone::dsh::client::DshChange;
 use collie_phone::dsh::client::pane::DESKTOP_ASK_KIND;
-use collie_phone::dsh::client::{BridgeSpec, BridgeUrl, DshChange};
 use collie_phone::dsh::wire::{AppendKind, AppendMode};
-use collie_phone::engine::{
-    AgentChange, Engine, EngineOptions, FromEngine, IntentKind, IntentState, ToEngine,
-};
-use collie_phone::transport::Token;
+use collie_phone::engine::{AgentChange, FromEngine, IntentKind, IntentState, ToEngine};
 use collie_phone::wire::{AskKind, EventType, ItemKind};
+use common::engine_phone::{EnginePhone as Phone, pane_texts};
 
 const TOKEN: &str = "dsh-test-token-0123456789abcdefghijklmnopqrstuvwxyz";
-const DEADLINE: Duration = Duration::from_secs(30);
 
 /// What the fake bridge does and saw.
 #[derive(Default)]
@@ -308,82 +307,6 @@ async fn start_fake() -> (Shared, String) {
         let _ = axum::serve(listener, app).await;
     });
     (state, format!("http://127.0.0.1:{port}/codex-bridge"))
-}
-
-struct Phone {
-    engine: Engine,
-    _dir: tempfile::TempDir,
-    seen: Vec<FromEngine>,
-}
-
-impl Phone {
-    fn start(url: &str, token: &str) -> Self {
-        let dir = tempfile::tempdir().expect("dir");
-        let spec = BridgeSpec {
-            name: "desk".into(),
-            url: BridgeUrl::parse(url).expect("loopback url"),
-            token: Token::new(token).expect("token"),
-        };
-        let engine = Engine::start_mixed(
-            Vec::new(),
-            vec![spec],
-            &dir.path().join("intents.jsonl"),
-            EngineOptions::default(),
-        )
-        .expect("engine");
-        Self {
-            engine,
-            _dir: dir,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Reads updates until `done` holds over everything seen, or fails after the deadline.
-    async fn until(&mut self, what: &str, done: impl Fn(&[FromEngine]) -> bool) {
-        let deadline = tokio::time::Instant::now() + DEADLINE;
-        while !done(&self.seen) {
-            match tokio::time::timeout_at(deadline, self.engine.updates.recv()).await {
-                Ok(Some(update)) => self.seen.push(update),
-                _ => panic!("timed out waiting for {what}; saw {:#?}", self.tail()),
-            }
-        }
-    }
-
-    fn tail(&self) -> Vec<String> {
-        self.seen
-            .iter()
-            .rev()
-            .take(15)
-            .map(|u| format!("{u:?}").chars().take(300).collect())
-            .collect()
-    }
-
-    fn send(&self, command: ToEngine) {
-        self.engine.commands.send(command).expect("engine alive");
-    }
-}
-
-/// Every item text shown in a pane, by views and events, in order.
-fn pane_texts(seen: &[FromEngine], pane: &str) -> Vec<String> {
-    let mut texts = Vec::new();
-    for update in seen {
-        let FromEngine::Agent { change, .. } = update else {
-            continue;
-        };
-        match change {
-            AgentChange::PaneView { pane: p, view } if p == pane => {
-                texts = view.items.iter().map(|i| i.text.clone()).collect();
-            }
-            AgentChange::PaneEvents { pane: p, events } if p == pane => texts.extend(
-                events
-                    .iter()
-                    .filter(|e| e.kind == EventType::Item)
-                    .filter_map(|e| e.item.as_ref().map(|i| i.text.clone())),
-            ),
-            _ => {}
-        }
-    }
-    texts
 }
 
 fn intent_state(

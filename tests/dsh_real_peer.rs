@@ -8,6 +8,8 @@
 //! the last seq. The peer is this file's own code; each test checks what the peer received
 //! (its counters), not only what the phone shows.
 
+mod common;
+
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,15 +26,14 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
-use collie_phone::dsh::client::{BridgeSpec, BridgeUrl, DshChange};
+use collie_phone::dsh::client::DshChange;
 use collie_phone::engine::{
-    AgentChange, AgentStatus, Engine, EngineOptions, FromEngine, IntentKind, IntentState, ToEngine,
+    AgentChange, AgentStatus, FromEngine, IntentKind, IntentState, ToEngine,
 };
-use collie_phone::transport::Token;
 use collie_phone::wire::EventType;
+use common::engine_phone::{EnginePhone, changes, pane_texts};
 
 const TOKEN: &str = "dshb_real-peer-token-0123456789abcdefghijklmnop";
-const DEADLINE: Duration = Duration::from_secs(45);
 const WS: &str = "11111111-1111-4111-8111-111111111111";
 
 /// The peer's state and what it saw.
@@ -404,100 +405,6 @@ fn count(peer: &Shared, what: fn(&Peer) -> usize) -> usize {
     peer.lock().map(|p| what(&p)).unwrap_or(0)
 }
 
-struct Phone {
-    engine: Engine,
-    _dir: tempfile::TempDir,
-    seen: Vec<FromEngine>,
-}
-
-impl Phone {
-    fn start(url: &str) -> Self {
-        let dir = tempfile::tempdir().expect("dir");
-        let spec = BridgeSpec {
-            name: "desk".into(),
-            url: BridgeUrl::parse(url).expect("loopback url"),
-            token: Token::new(TOKEN).expect("token"),
-        };
-        let engine = Engine::start_mixed(
-            Vec::new(),
-            vec![spec],
-            &dir.path().join("intents.jsonl"),
-            EngineOptions::default(),
-        )
-        .expect("engine");
-        Self {
-            engine,
-            _dir: dir,
-            seen: Vec::new(),
-        }
-    }
-
-    async fn until(&mut self, what: &str, done: impl Fn(&[FromEngine]) -> bool) {
-        let deadline = tokio::time::Instant::now() + DEADLINE;
-        while !done(&self.seen) {
-            match tokio::time::timeout_at(deadline, self.engine.updates.recv()).await {
-                Ok(Some(update)) => self.seen.push(update),
-                _ => panic!("timed out waiting for {what}; saw {:#?}", self.tail()),
-            }
-        }
-    }
-
-    /// Reads updates for a while, whatever they are.
-    async fn run_for(&mut self, time: Duration) {
-        let deadline = tokio::time::Instant::now() + time;
-        while let Ok(Some(update)) =
-            tokio::time::timeout_at(deadline, self.engine.updates.recv()).await
-        {
-            self.seen.push(update);
-        }
-    }
-
-    fn tail(&self) -> Vec<String> {
-        self.seen
-            .iter()
-            .rev()
-            .take(15)
-            .map(|u| format!("{u:?}").chars().take(300).collect())
-            .collect()
-    }
-
-    fn submit(&self, kind: IntentKind) {
-        self.engine
-            .commands
-            .send(ToEngine::Submit {
-                agent: "desk".into(),
-                kind,
-            })
-            .expect("engine alive");
-    }
-}
-
-fn changes(seen: &[FromEngine]) -> impl Iterator<Item = &AgentChange> {
-    seen.iter().filter_map(|u| match u {
-        FromEngine::Agent { change, .. } => Some(change),
-        _ => None,
-    })
-}
-
-fn pane_texts(seen: &[FromEngine], pane: &str) -> Vec<String> {
-    let mut texts = Vec::new();
-    for change in changes(seen) {
-        match change {
-            AgentChange::PaneView { pane: p, view } if p == pane => {
-                texts = view.items.iter().map(|i| i.text.clone()).collect();
-            }
-            AgentChange::PaneEvents { pane: p, events } if p == pane => texts.extend(
-                events
-                    .iter()
-                    .filter(|e| e.kind == EventType::Item)
-                    .filter_map(|e| e.item.as_ref().map(|i| i.text.clone())),
-            ),
-            _ => {}
-        }
-    }
-    texts
-}
-
 /// The open asks of a pane after everything seen.
 fn open_asks(seen: &[FromEngine], pane: &str) -> Vec<String> {
     let mut open: Vec<String> = Vec::new();
@@ -539,7 +446,7 @@ fn pane_titles(seen: &[FromEngine]) -> Vec<(String, String)> {
 #[tokio::test]
 async fn issue11_one_unexpected_field_leaves_the_bridge_ready_and_everything_else_shown() {
     let (_peer, url) = start_peer(Duration::from_millis(500), true).await;
-    let mut phone = Phone::start(&url);
+    let mut phone = EnginePhone::start(&url, TOKEN);
     phone
         .until("the bridge ready", |seen| {
             changes(seen).any(|c| matches!(c, AgentChange::Status(AgentStatus::Ready)))
@@ -586,7 +493,7 @@ async fn issue11_one_unexpected_field_leaves_the_bridge_ready_and_everything_els
 async fn issue11_a_whole_history_is_no_gap_the_model_is_the_model_id_and_a_repeated_status_seq_is_kept()
  {
     let (_peer, url) = start_peer(Duration::from_millis(500), false).await;
-    let mut phone = Phone::start(&url);
+    let mut phone = EnginePhone::start(&url, TOKEN);
     phone
         .until("t1's history", |seen| {
             pane_texts(seen, "t1")
@@ -619,7 +526,7 @@ async fn issue11_a_quiet_stream_that_holds_its_headers_is_opening_not_failed() {
     // 11 s of silence before the first keep-alive: more than the 10 s the phone once gave a
     // stream's headers (the real bridge holds them 15 s).
     let (peer, url) = start_peer(Duration::from_secs(11), false).await;
-    let mut phone = Phone::start(&url);
+    let mut phone = EnginePhone::start(&url, TOKEN);
     phone
         .until("t1's history", |seen| {
             pane_texts(seen, "t1")
@@ -654,7 +561,7 @@ async fn issue11_a_quiet_stream_that_holds_its_headers_is_opening_not_failed() {
 #[tokio::test]
 async fn issue11_a_cancel_taken_during_a_wait_keeps_the_card_until_the_desktop_replies() {
     let (peer, url) = start_peer(Duration::from_millis(500), false).await;
-    let mut phone = Phone::start(&url);
+    let mut phone = EnginePhone::start(&url, TOKEN);
     phone
         .until("t1's history", |seen| {
             pane_texts(seen, "t1")
@@ -681,8 +588,11 @@ async fn issue11_a_cancel_taken_during_a_wait_keeps_the_card_until_the_desktop_r
     phone
         .until("the wait's card", |seen| open_asks(seen, "t1").len() == 1)
         .await;
-    phone.submit(IntentKind::DshCancel {
-        task_id: "t1".into(),
+    phone.send(ToEngine::Submit {
+        agent: "desk".into(),
+        kind: IntentKind::DshCancel {
+            task_id: "t1".into(),
+        },
     });
     phone
         .until("the cancel taken", |seen| {
@@ -717,7 +627,7 @@ async fn issue11_a_cancel_taken_during_a_wait_keeps_the_card_until_the_desktop_r
 #[tokio::test]
 async fn issue11_a_closed_task_still_listed_is_no_pane_and_its_endless_stream_is_let_go() {
     let (peer, url) = start_peer(Duration::from_millis(300), false).await;
-    let mut phone = Phone::start(&url);
+    let mut phone = EnginePhone::start(&url, TOKEN);
     phone
         .until("t1's stream open", |_| {
             count(&peer, |p| p.events_opened) >= 1
@@ -725,8 +635,11 @@ async fn issue11_a_closed_task_still_listed_is_no_pane_and_its_endless_stream_is
         .await;
     phone.run_for(Duration::from_millis(500)).await;
     let dropped_before = STREAMS_DROPPED.load(Ordering::SeqCst);
-    phone.submit(IntentKind::DshClose {
-        task_id: "t1".into(),
+    phone.send(ToEngine::Submit {
+        agent: "desk".into(),
+        kind: IntentKind::DshClose {
+            task_id: "t1".into(),
+        },
     });
     phone
         .until("t1 gone from the layout", |seen| {
@@ -754,7 +667,7 @@ async fn issue11_a_closed_task_still_listed_is_no_pane_and_its_endless_stream_is
 #[tokio::test]
 async fn issue11_a_session_no_task_follows_is_named_by_its_title_and_read_again() {
     let (peer, url) = start_peer(Duration::from_millis(500), false).await;
-    let mut phone = Phone::start(&url);
+    let mut phone = EnginePhone::start(&url, TOKEN);
     let pane = "session:session-desktop-0001";
     phone
         .until("the session pane named by its title", |seen| {

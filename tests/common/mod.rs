@@ -5,6 +5,7 @@
 // Each test binary uses its own part of these helpers.
 #![allow(dead_code)]
 
+pub mod engine_phone;
 pub mod phone;
 
 use std::convert::Infallible;
