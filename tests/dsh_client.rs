@@ -298,15 +298,8 @@ async fn start_fake() -> (Shared, String) {
         .route("/events", get(events))
         .route("/tasks/append", post(append))
         .with_state(state.clone());
-    let app = Router::new().nest("/codex-bridge", routes);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (state, format!("http://127.0.0.1:{port}/codex-bridge"))
+    let url = common::engine_phone::serve_bridge(routes).await;
+    (state, url)
 }
 
 fn intent_state(

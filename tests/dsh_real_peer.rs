@@ -376,15 +376,8 @@ async fn start_peer(keep_alive: Duration, odd_capabilities: bool) -> (Shared, St
         .route("/tasks/cancel", post(cancel))
         .route("/tasks/close", post(close))
         .with_state(peer.clone());
-    let app = Router::new().nest("/codex-bridge", routes);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (peer, format!("http://127.0.0.1:{port}/codex-bridge"))
+    let url = common::engine_phone::serve_bridge(routes).await;
+    (peer, url)
 }
 
 /// Sends one live event of t1 (appended to its history too).

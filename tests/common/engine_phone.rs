@@ -103,3 +103,16 @@ pub fn pane_texts(seen: &[FromEngine], pane: &str) -> Vec<String> {
     }
     texts
 }
+
+/// Serves `routes` under `/codex-bridge` on a loopback port; returns the bridge's base URL.
+pub async fn serve_bridge(routes: axum::Router) -> String {
+    let app = axum::Router::new().nest("/codex-bridge", routes);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://127.0.0.1:{port}/codex-bridge")
+}
