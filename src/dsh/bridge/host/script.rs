@@ -68,7 +68,9 @@ impl Host {
                 );
                 self.play_history(session.id, workspace.topic, history_start);
                 if let Some(task_id) = session.task {
-                    self.follow(task_id, session.id, None, None, history_start + 60_000);
+                    // The demo's tasks were created asking for the session's model and effort.
+                    let requested = self.sessions.get(session.id).map(|s| s.config.clone());
+                    self.follow(task_id, session.id, None, requested, history_start + 60_000);
                 }
             }
         }
