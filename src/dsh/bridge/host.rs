@@ -480,7 +480,13 @@ impl Host {
             .tasks
             .get(task_id)
             .filter(|task| !task.closed)
-            .ok_or_else(task_not_found)?;
+            .ok_or_else(|| {
+                BridgeError::new(
+                    ErrorCode::TaskNotFound,
+                    format!("task {task_id:?} is unknown to this bridge (unknown or closed); create it again with tasks/create"),
+                )
+                .with_details(serde_json::json!({ "taskId": task_id }))
+            })?;
         let allowed = self
             .workspaces
             .iter()
