@@ -276,10 +276,11 @@ mod tests {
         assert_eq!(page.items.len(), 20);
         assert_eq!((page.truncated_before, page.used_log), (None, true));
         assert!(page.items.iter().all(|e| e.task_id.as_deref() == Some("t")));
-        // A cursor inside the tail reads the tail only.
+        // A cursor inside the tail reads the tail only, and still names the truncation point
+        // (the real rule's quirk: nothing is missing).
         let page = task_page(&tail, &durable, 29, truncated, 26, 100, "t");
         assert_eq!(seqs(&page), [27, 28, 29]);
-        assert_eq!((page.truncated_before, page.used_log), (None, false));
+        assert_eq!((page.truncated_before, page.used_log), (Some(24), false));
         // The log lost what the tail dropped: the truncation point is the gap.
         let short = log(26..=29);
         let page = task_page(&tail, &short, 29, truncated, -1, 100, "t");
