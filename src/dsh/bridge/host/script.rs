@@ -71,6 +71,10 @@ impl Host {
                     // The demo's tasks were created asking for the session's model and effort.
                     let requested = self.sessions.get(session.id).map(|s| s.config.clone());
                     self.follow(task_id, session.id, None, requested, history_start + 60_000);
+                    // ... and named after their session (the title it was renamed to).
+                    if let Some(task) = self.tasks.get_mut(task_id) {
+                        task.title = Some(session.title.to_string());
+                    }
                 }
             }
         }
