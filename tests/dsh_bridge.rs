@@ -358,7 +358,10 @@ async fn d5_create_and_append_resent_with_the_same_id_replay_without_a_second_me
         "objective": "先做数据体检", "agentPreset": "ptc"});
     let first = ok(&bridge.post("/tasks/create", create.clone()).await);
     assert_eq!(first["replayed"], false);
-    assert_eq!(first["task"]["status"], "starting");
+    // As the real bridge: a new task is idle until a round is appended.
+    assert_eq!(first["task"]["status"], "idle");
+    assert_eq!(first["task"]["title"], "Titanic EDA");
+    assert_eq!(first["task"]["requestedConfig"], Value::Null);
     let again = ok(&bridge.post("/tasks/create", create.clone()).await);
     assert_eq!(again["replayed"], true);
     assert_eq!(again["task"]["taskId"], first["task"]["taskId"]);
@@ -395,8 +398,18 @@ async fn d5_create_and_append_resent_with_the_same_id_replay_without_a_second_me
         .iter()
         .find(|e| e["requestId"] == "round-1")
         .expect("the user message");
-    assert_eq!(message["source"], "bridge");
-    assert_eq!(message["sessionEventType"], "message/user");
+    // The real projection: the host's source kind (`user`), the append's requestId.
+    assert_eq!(message["source"], "user");
+    assert_eq!(message["sessionEventType"], "user/message");
+    // The task renamed its session: the host said so with a session/title event.
+    assert!(
+        page["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .any(|e| e["kind"] == "status" && e["phase"] == "title" && e["title"] == "Titanic EDA"),
+        "{page}"
+    );
     // Same id, another kind or another task: 409 (SPEC D5).
     let mut other_kind = append.clone();
     other_kind["kind"] = json!("feedback");
@@ -554,13 +567,12 @@ async fn d2_every_host_error_code() {
         body["error"]["details"]["supportedEfforts"],
         json!(["medium", "high"])
     );
-    refused(
-        &bridge
-            .post("/tasks/create", create(json!({"taskId": "task-sse-fix"})))
-            .await,
-        409,
-        "request/conflict",
-    );
+    // As the real bridge: creating an open task's id again answers that task as a replay.
+    let open = ok(&bridge
+        .post("/tasks/create", create(json!({"taskId": "task-sse-fix"})))
+        .await);
+    assert_eq!(open["replayed"], true);
+    assert_eq!(open["task"]["sessionId"], "session-collie-sse");
     // Another runtime holds the writer lock of this session.
     let held = ok(&bridge
         .post(
@@ -652,11 +664,14 @@ async fn d6_permission_waits_are_events_and_steer_is_refused_while_one_is_open()
     assert_eq!(approval["phase"], "approval-requested");
     assert!(approval["tool"].is_string());
     let task = bridge.value("/tasks/get?taskId=task-titanic-eda").await;
-    assert_eq!(task["task"]["status"], "attention");
+    // As the real bridge: a permission wait does not change the status; only turn phases do.
+    assert_eq!(task["task"]["status"], "running");
     // The requested effort is high; the header shows what was really used (medium).
     assert_eq!(task["task"]["requestedConfig"]["reasoningEffort"], "high");
     assert_eq!(task["task"]["observedConfig"]["reasoningEffort"], "medium");
-    refused(
+    assert_eq!(task["task"]["observedConfig"]["reason"], "initial");
+    // The host refuses a steer while it waits: the real bridge's 500 for any host refusal.
+    let body = refused(
         &bridge
             .post(
                 "/tasks/append",
@@ -664,28 +679,60 @@ async fn d6_permission_waits_are_events_and_steer_is_refused_while_one_is_open()
                     "message": "停一下", "mode": "steer"}),
             )
             .await,
-        409,
-        "session/agent-busy",
+        500,
+        "bridge/internal",
     );
-    // Cancel never touches a permission wait.
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("prompt admission failed: ")),
+        "{body}"
+    );
+    // Cancel during a permission wait: accepted, the task is idle, and no turn end comes (the
+    // desktop still waits), as with the real host.
+    let cursor = bridge.value("/tasks/get?taskId=task-titanic-eda").await["follower"]["cursor"]
+        .as_i64()
+        .expect("cursor");
     let cancel = ok(&bridge
         .post("/tasks/cancel", json!({"taskId": "task-titanic-eda"}))
         .await);
-    assert_eq!(cancel["accepted"], false);
+    assert_eq!(cancel["accepted"], true);
+    let task = bridge.value("/tasks/get?taskId=task-titanic-eda").await;
+    assert_eq!(task["task"]["status"], "idle");
+    let after = bridge
+        .transcript(&format!("taskId=task-titanic-eda&sinceSeq={cursor}"))
+        .await;
+    assert!(
+        after["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .all(|e| e["phase"] != "turn-aborted"),
+        "{after}"
+    );
 }
 
 #[tokio::test]
 async fn d3_wait_times_out_honestly_and_turn_end_needs_a_new_turn() {
     let bridge = start(&["--speed", "0", "--max-wait-ms", "300"]);
-    // History holds turn ends, but none after this task began following (seed §4.7).
+    // As the real bridge: before any round, a wait from -1 is answered at once with the
+    // history's turn ends (only an appended round raises the floor), and only matched events.
     let waited = ok(&bridge
         .post(
             "/tasks/wait",
             json!({"taskId": "task-sse-fix", "waitMs": 60000, "condition": {"sinceSeq": -1}}),
         )
         .await);
-    assert_eq!(waited["timedOut"], true);
+    assert_eq!(waited["timedOut"], false);
     assert_eq!(waited["status"], "idle");
+    let matched = waited["events"].as_array().expect("events");
+    assert!(!matched.is_empty());
+    assert!(
+        matched
+            .iter()
+            .all(|e| e["kind"] == "permission" || e["reason"].is_string()),
+        "{waited}"
+    );
     let cursor = waited["cursor"].as_i64().expect("cursor");
     let waited = ok(&bridge
         .post(
@@ -725,20 +772,32 @@ async fn d3_wait_times_out_honestly_and_turn_end_needs_a_new_turn() {
             break waited;
         }
     };
-    let events = end["events"].as_array().expect("events");
+    // The wait answers the turn end only; the round's words are in the transcript.
+    let finish = end["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .find(|e| {
+            e["kind"] == "execution"
+                && e["phase"]
+                    .as_str()
+                    .is_some_and(|p| p.starts_with("turn-") && p != "turn-start")
+        })
+        .expect("a turn end")
+        .clone();
+    assert!(finish["reason"].is_string(), "{finish}");
+    let page = live
+        .transcript(&format!("taskId={task_id}&limit=2000"))
+        .await;
+    let events = page["items"].as_array().expect("items");
     let user = events
         .iter()
         .position(|e| e["requestId"] == "w-2")
         .expect("the user message");
     let finish = events
         .iter()
-        .position(|e| {
-            e["kind"] == "execution"
-                && e["phase"]
-                    .as_str()
-                    .is_some_and(|p| p.starts_with("turn-") && p != "turn-start")
-        })
-        .expect("a turn end");
+        .position(|e| e["sessionSeq"] == finish["sessionSeq"])
+        .expect("the turn end in the transcript");
     assert!(finish > user);
     let reply = events
         .iter()
@@ -750,7 +809,9 @@ async fn d3_wait_times_out_honestly_and_turn_end_needs_a_new_turn() {
             .is_some_and(|t| t.contains("Is chapter 3 done?"))
     );
     assert!(reply["usage"]["outputTokens"].is_u64());
-    assert!(reply["model"].is_string());
+    // As the real projection: `model` is the provider, `modelId` the model.
+    assert_eq!(reply["model"], "deepseek-account");
+    assert!(reply["modelId"].is_string());
 }
 
 /// Reads an SSE response body into items, on its own task.
@@ -782,7 +843,7 @@ async fn open_events(
             .headers()
             .get("content-type")
             .and_then(|v| v.to_str().ok()),
-        Some("text/event-stream")
+        Some("text/event-stream; charset=utf-8")
     );
     let (items_in, items) = tokio::sync::mpsc::unbounded_channel();
     let mut body = response.into_body();
@@ -879,45 +940,98 @@ async fn d4_events_keep_alive_resume_and_duplicates_after_a_reload() {
         }
     };
     assert_eq!(first, last + 1);
-    // Close ends the stream.
+    // As the real bridge, close does not end the stream: it only sends keep-alives from then
+    // on (the client hangs up).
     ok(&bridge
         .post("/tasks/close", json!({"taskId": "task-sse-fix"}))
         .await);
-    let ended =
-        tokio::time::timeout(DEADLINE, async { while resumed.recv().await.is_some() {} }).await;
-    assert!(ended.is_ok(), "the stream did not end after close");
+    let mut comments = 0;
+    while comments < 3 {
+        match next(&mut resumed).await {
+            SseItem::Comment(comment) => {
+                assert_eq!(comment, "keep-alive");
+                comments += 1;
+            }
+            // Frames written before the close may still be on their way; none after it.
+            SseItem::Frame { .. } => assert_eq!(comments, 0, "a frame after the close"),
+        }
+    }
 }
 
 #[tokio::test]
 async fn d4_transcript_pages_and_shows_a_gap_it_cannot_fill() {
-    let bridge = start(&["--speed", "0", "--event-cache", "10", "--durable-log", "25"]);
+    // A durable log shorter than the tail: what the tail drops is gone for good.
+    let bridge = start(&["--speed", "0", "--event-cache", "10", "--durable-log", "5"]);
+    for round in 0..10 {
+        ok(&bridge
+            .post(
+                "/tasks/append",
+                json!({"requestId": format!("gap-{round}"), "taskId": "task-sse-fix",
+                    "kind": "note", "message": format!("note {round}")}),
+            )
+            .await);
+    }
     let page = bridge.transcript("taskId=task-sse-fix&sinceSeq=-1").await;
     let cursor = page["cursor"].as_i64().expect("cursor");
     let items = page["items"].as_array().expect("items");
-    assert_eq!(items.len(), 25, "the tail completed from the durable log");
-    let earliest = cursor - 24;
-    assert_eq!(page["truncatedBefore"], earliest);
-    assert_eq!(items[0]["sessionSeq"], earliest);
+    assert_eq!(items.len(), 10, "{page}");
+    // The real rule: the durable log does not reach the tail's truncation point, so that
+    // point is the gap.
+    let point = cursor - 10;
+    assert_eq!(page["truncatedBefore"], point);
+    assert_eq!(items[0]["sessionSeq"], point + 1);
     assert_eq!(page["source"], "bridge-follower+durable");
     assert!(items.iter().all(|e| e["taskId"] == "task-sse-fix"));
+    let task = bridge.value("/tasks/get?taskId=task-sse-fix").await;
+    assert_eq!(task["follower"]["truncatedBefore"], point);
+    // `limit` keeps the newest items, as the real bridge.
     let small = bridge
         .transcript("taskId=task-sse-fix&sinceSeq=-1&limit=5")
         .await;
-    assert_eq!(small["items"].as_array().expect("items").len(), 5);
+    let small = small["items"].as_array().expect("items");
+    assert_eq!(small.len(), 5);
+    assert_eq!(small[0]["sessionSeq"], cursor - 4);
+    // A cursor the tail serves reads the tail only, and (the real quirk) still names the
+    // tail's truncation point.
     let recent = bridge
         .transcript(&format!("taskId=task-sse-fix&sinceSeq={}", cursor - 3))
         .await;
-    assert_eq!(recent["truncatedBefore"], Value::Null);
+    assert_eq!(recent["truncatedBefore"], point);
     assert_eq!(recent["source"], "bridge-follower");
     assert_eq!(recent["items"].as_array().expect("items").len(), 3);
-    // A session nobody follows is read from the durable log.
+    // A followed session read by workspace is its task's page.
+    let by_session = bridge
+        .transcript("workspaceId=ws-collie&sessionId=session-collie-sse&sinceSeq=-1")
+        .await;
+    assert_eq!(by_session["taskId"], "task-sse-fix");
+    // A session nobody follows is the whole durable log, sinceSeq and limit not read.
     let durable = bridge
         .transcript("workspaceId=ws-collie&sessionId=session-collie-config")
         .await;
     assert_eq!(durable["source"], "durable-log");
-    assert_eq!(durable["taskId"], Value::Null);
+    assert!(durable.get("taskId").is_none(), "{durable}");
+    assert!(durable.get("truncatedBefore").is_none(), "{durable}");
+    let whole = durable["items"].as_array().expect("items");
+    assert_eq!(whole.len(), 5);
+    assert!(whole.iter().all(|e| e["taskId"] == Value::Null));
+    let ignored = bridge
+        .transcript("workspaceId=ws-collie&sessionId=session-collie-config&sinceSeq=3&limit=1")
+        .await;
+    assert_eq!(ignored, durable);
     let sessions = bridge.value("/sessions?workspaceId=ws-collie").await;
+    assert_eq!(sessions["workspaceId"], "ws-collie");
     assert_eq!(sessions["items"].as_array().expect("items").len(), 2);
+    // As the real bridge: once its task is closed, a session is task/not-found by workspace.
+    ok(&bridge
+        .post("/tasks/close", json!({"taskId": "task-sse-fix"}))
+        .await);
+    refused(
+        &bridge
+            .get("/transcript?workspaceId=ws-collie&sessionId=session-collie-sse")
+            .await,
+        404,
+        "task/not-found",
+    );
 }
 
 #[tokio::test]

@@ -584,11 +584,9 @@ pub struct CatalogFailure {
 pub struct ModelCatalog {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default: Option<ModelConfig>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Always written, empty or not, as the real bridge does (`failures: []`).
     pub routable_providers: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<ModelGroup>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<CatalogFailure>,
     /// Why there is no catalog, when the host said.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -801,8 +799,21 @@ pub struct Capabilities {
     /// registry; that reads as no presets (the reason is in `unavailable` too).
     #[serde(deserialize_with = "presets_or_unavailable")]
     pub agent_presets: Vec<AgentPreset>,
-    #[serde(deserialize_with = "lenient_unavailable")]
+    /// Written as the real bridge's map `{capability: reason}` (`{}` when all is there).
+    #[serde(
+        deserialize_with = "lenient_unavailable",
+        serialize_with = "unavailable_map"
+    )]
     pub unavailable: Vec<Unavailable>,
+}
+
+fn unavailable_map<S: Serializer>(list: &[Unavailable], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(list.len()))?;
+    for entry in list {
+        map.serialize_entry(&entry.capability, &entry.reason)?;
+    }
+    map.end()
 }
 
 fn presets_or_unavailable<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<AgentPreset>, D::Error> {
@@ -892,6 +903,9 @@ pub struct Session {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SessionList {
+    /// The workspace asked for, as the real bridge echoes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace_id: Option<String>,
     pub items: Vec<Session>,
 }
 
@@ -1185,6 +1199,9 @@ impl TaskView {
 pub struct Follower {
     pub status: FollowerStatus,
     pub cursor: i64,
+    /// The seq below which the follower's tail lost events, `null` when it lost none.
+    #[serde(default)]
+    pub truncated_before: Option<i64>,
     #[serde(default)]
     pub failure: Option<ErrorInfo>,
 }

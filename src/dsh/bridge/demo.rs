@@ -261,25 +261,18 @@ pub fn topic_of(workspace_id: &str) -> &'static Topic {
 
 /// The presets the demo host really offers (seed: `standard/ptc/minimal/cordis`).
 pub fn presets() -> Vec<AgentPreset> {
+    // As the real bridge lists them: `{id, name}`, nothing more.
     [
-        (
-            "standard",
-            "Standard",
-            "Tools and approvals as configured on the desktop.",
-        ),
-        (
-            "ptc",
-            "Plan, then code",
-            "Writes a plan first and waits for feedback.",
-        ),
-        ("minimal", "Minimal", "Few tools, short answers."),
-        ("cordis", "Cordis", "The desktop's review preset."),
+        ("standard", "Standard"),
+        ("ptc", "Plan, then code"),
+        ("minimal", "Minimal"),
+        ("cordis", "Cordis"),
     ]
     .into_iter()
-    .map(|(id, title, description)| AgentPreset {
+    .map(|(id, title)| AgentPreset {
         id: id.to_string(),
         title: Some(title.to_string()),
-        description: Some(description.to_string()),
+        description: None,
     })
     .collect()
 }
@@ -350,12 +343,11 @@ pub fn default_config() -> ModelConfig {
     }
 }
 
-/// The catalog's words on what is missing this time.
+/// What is missing this time, as the real bridge's `unavailable` map: it names only
+/// `agentPresets` and `modelCatalog`, and both are there (the failed provider is in the
+/// catalog's `failures`).
 pub fn unavailable() -> Vec<Unavailable> {
-    vec![Unavailable {
-        capability: "models.local-ollama".into(),
-        reason: "the provider did not answer when the catalog was read".into(),
-    }]
+    Vec::new()
 }
 
 /// `details.availableModels` of model/unavailable.

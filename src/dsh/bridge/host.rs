@@ -16,19 +16,21 @@ use tokio::sync::broadcast;
 use super::clock::Clock;
 use super::demo::{self, Topic};
 use super::plan::{Step, TurnShape, plan_turn};
-use super::tail::{page, tail_of};
+use super::tail::{durable_page, iso, log_summary, tail_of, task_page};
 use super::tokens::Caller;
 use crate::dsh::wire::{
-    AppendMode, AppendRequest, AppendValue, BridgeError, CancelValue, Capabilities, CapabilityBits,
-    CloseValue, CreateTaskRequest, CreateTaskValue, ErrorCode, Event, EventBody, EventCapabilities,
-    ExecutionEvent, ExecutionPhase, Follower, FollowerStatus, Health, LastTurn, LogEvent,
-    MessageEvent, ModelCapabilities, ModelCatalog, ModelConfig, PermissionCapabilities,
+    AppendMode, AppendRequest, AppendValue, BRIDGE_STATUS, BridgeError, CancelValue, Capabilities,
+    CapabilityBits, CloseValue, CreateTaskRequest, CreateTaskValue, ErrorCode, Event, EventBody,
+    EventCapabilities, ExecutionEvent, ExecutionPhase, Follower, FollowerStatus, Health, LastTurn,
+    LogEvent, MessageEvent, ModelCapabilities, ModelCatalog, ModelConfig, PermissionCapabilities,
     PermissionFacts, PermissionPhase, PresetCapabilities, Role, Round, Session,
-    SessionCapabilities, SessionList, TaskGetValue, TaskList, TaskStatus, TaskView, TokenScope,
-    TranscriptPage, TranscriptSource, WaitOn, WaitRequest, WaitValue, Workspace,
-    WorkspaceCapabilities, WorkspaceCreateRequest, WorkspaceCreateValue, WorkspaceList,
+    SessionCapabilities, SessionList, Stamp, StatusEvent, TaskGetValue, TaskList, TaskStatus,
+    TaskView, TokenScope, TranscriptPage, TranscriptSource, WaitOn, WaitRequest, WaitValue,
+    Workspace, WorkspaceCapabilities, WorkspaceCreateRequest, WorkspaceCreateValue, WorkspaceList,
     WorkspaceRef, WorkspaceStatus, limits,
 };
+
+pub use super::tail::SessionTranscript;
 
 /// How the host is set up (`collie-phone dsh-bridge` flags).
 #[derive(Debug, Clone)]
@@ -51,16 +53,13 @@ pub struct HostOptions {
 }
 
 /// What the HTTP side hears from the host: a followed task's event (live, or sent again after
-/// a desktop reload: at-least-once, SPEC D4), or the end of a task's stream.
+/// a desktop reload: at-least-once, SPEC D4).
 #[derive(Debug, Clone)]
 pub enum Signal {
     Event {
         task_id: String,
         event: Box<Event>,
         replay: bool,
-    },
-    Closed {
-        task_id: String,
     },
 }
 
@@ -122,7 +121,6 @@ struct HostSession {
     effort_downgraded: bool,
     /// The open task that follows this session.
     task: Option<String>,
-    created_at: i64,
     updated_at: i64,
     /// Counts turns to vary their shape.
     turns_planned: u64,
@@ -137,21 +135,29 @@ struct HostTask {
     objective: Option<String>,
     acceptance: Option<String>,
     external: Option<serde_json::Value>,
-    requested: ModelConfig,
+    /// What the task's requests asked for (`null` until one names a model), as the real bridge.
+    requested: Option<ModelConfig>,
     observed: Option<ModelConfig>,
     last_turn: Option<LastTurn>,
     rounds: Vec<Round>,
+    /// The task's status as the real bridge keeps it: set by turn starts and ends, appends and
+    /// cancels, never by a permission wait.
+    status: TaskStatus,
     /// True until the follower hears its session (a new session's first event).
     starting: bool,
     created_at: i64,
     updated_at: i64,
     cache: VecDeque<Event>,
+    /// The highest seq the tail dropped (-1 when none): the real follower's
+    /// `truncatedBeforeSeq`.
+    truncated_before_seq: i64,
     /// The session's last seq when the task began following: history at or below it is only
     /// read back, never folded into the task's live state (seed GET /transcript).
     front: i64,
-    /// The seq of the user message of the last round appended through the bridge: only a turn
-    /// end after it satisfies `turn-end` (seed §4.7).
-    last_round_seq: i64,
+    /// The session's last seq before the last round appended through the bridge (-1 before any):
+    /// only a turn end or a permission wait after it settles a `tasks/wait` (the real
+    /// bridge's `waitFloor`).
+    wait_floor: i64,
     closed: bool,
 }
 
@@ -297,6 +303,19 @@ impl Host {
         body: EventBody,
         at: i64,
     ) -> Option<i64> {
+        if event_type == BRIDGE_STATUS {
+            if let EventBody::Status(status) = body {
+                self.emit_status(session_id, status, at);
+            }
+            return None;
+        }
+        let body = match body {
+            EventBody::Log(mut log) => {
+                log.summary = log_summary(&log.data);
+                EventBody::Log(log)
+            }
+            other => other,
+        };
         let session = self.sessions.get_mut(session_id)?;
         let seq = session.next_seq;
         session.next_seq += 1;
@@ -324,10 +343,7 @@ impl Host {
             ..event
         };
         fold(task, &event);
-        task.cache.push_back(event.clone());
-        while task.cache.len() > self.options.event_cache {
-            task.cache.pop_front();
-        }
+        push_tail(task, event.clone(), self.options.event_cache);
         // No receiver is fine: nobody is watching.
         let _ = self.signals.send(Arc::new(Signal::Event {
             task_id,
@@ -337,6 +353,36 @@ impl Host {
         Some(seq)
     }
 
+    /// One of the bridge's own status lines (the real `emit`): `taskId: null`,
+    /// `sessionEventType: "bridge/status"`, the session's last seq again; kept in the followed
+    /// task's tail and sent to its streams, never written to the session's log.
+    fn emit_status(&mut self, session_id: &str, status: StatusEvent, at: i64) {
+        let Some(session) = self.sessions.get(session_id) else {
+            return;
+        };
+        let seq = session.next_seq - 1;
+        let Some(task_id) = session.task.clone() else {
+            return;
+        };
+        let Some(task) = self.tasks.get_mut(&task_id) else {
+            return;
+        };
+        let event = Event {
+            task_id: None,
+            session_seq: seq,
+            at,
+            session_event_type: BRIDGE_STATUS.to_string(),
+            body: EventBody::Status(status),
+            unread: Vec::new(),
+        };
+        push_tail(task, event.clone(), self.options.event_cache);
+        let _ = self.signals.send(Arc::new(Signal::Event {
+            task_id,
+            event: Box::new(event),
+            replay: false,
+        }));
+    }
+
     /// Starts (or restarts) a task following a session: its tail is filled from the session's
     /// durable log, as the host's first snapshot frame does (seed GET /transcript).
     fn follow(
@@ -344,6 +390,7 @@ impl Host {
         task_id: &str,
         session_id: &str,
         request: Option<&CreateTaskRequest>,
+        requested: Option<ModelConfig>,
         at: i64,
     ) {
         let Some(session) = self.sessions.get_mut(session_id) else {
@@ -351,16 +398,13 @@ impl Host {
         };
         session.task = Some(task_id.to_string());
         let front = session.next_seq - 1;
-        let cache = tail_of(&session.log, self.options.event_cache, task_id);
-        let fresh = session.next_seq == 0;
-        let requested = session.config.clone();
+        let (cache, truncated_before_seq) =
+            tail_of(&session.log, self.options.event_cache, task_id);
+        let fresh = session.log.is_empty();
         let workspace_id = session.workspace_id.clone();
-        let previous = self.tasks.remove(task_id);
-        let rounds = previous
-            .as_ref()
-            .map(|t| t.rounds.clone())
-            .unwrap_or_default();
-        let created_at = previous.as_ref().map_or(at, |t| t.created_at);
+        // A closed task adopted again starts afresh (no rounds, no title), as the real bridge.
+        self.tasks.remove(task_id);
+        let created_at = at;
         let field = |pick: fn(&CreateTaskRequest) -> Option<String>| request.and_then(pick);
         self.tasks.insert(
             task_id.to_string(),
@@ -369,20 +413,22 @@ impl Host {
                 workspace_id,
                 session_id: session_id.to_string(),
                 preset: field(|r| r.agent_preset.clone()).or(Some("standard".into())),
-                title: field(|r| r.title.clone()).or_else(|| Some(session.title.clone())),
+                title: field(|r| r.title.clone()),
                 objective: field(|r| r.objective.clone()),
                 acceptance: field(|r| r.acceptance_criteria.clone()),
                 external: request.and_then(|r| r.external.clone()),
                 requested,
                 observed: None,
                 last_turn: None,
-                rounds,
+                rounds: Vec::new(),
+                status: TaskStatus::Idle,
                 starting: fresh,
                 created_at,
                 updated_at: at,
                 cache,
+                truncated_before_seq,
                 front,
-                last_round_seq: front,
+                wait_floor: -1,
                 closed: false,
             },
         );
@@ -434,7 +480,13 @@ impl Host {
             .tasks
             .get(task_id)
             .filter(|task| !task.closed)
-            .ok_or_else(task_not_found)?;
+            .ok_or_else(|| {
+                BridgeError::new(
+                    ErrorCode::TaskNotFound,
+                    format!("task {task_id:?} is unknown to this bridge (unknown or closed); create it again with tasks/create"),
+                )
+                .with_details(serde_json::json!({ "taskId": task_id }))
+            })?;
         let allowed = self
             .workspaces
             .iter()
@@ -473,48 +525,36 @@ impl Host {
             acceptance_criteria: task.acceptance.clone(),
             external: task.external.clone(),
             status: self.status_of(task),
-            requested_config: Some(task.requested.clone()),
+            requested_config: task.requested.clone(),
             observed_config: task.observed.clone(),
             last_turn: task.last_turn.clone(),
             rounds: task.rounds.clone(),
-            created_at: Some(crate::dsh::wire::Stamp::Millis(task.created_at)),
-            updated_at: Some(crate::dsh::wire::Stamp::Millis(task.updated_at)),
+            created_at: Some(Stamp::Text(iso(task.created_at))),
+            updated_at: Some(Stamp::Text(iso(task.updated_at))),
         }
     }
 
-    /// seed GET /tasks/get: `idle` when the last turn completed, `attention` when it ended
-    /// otherwise or a permission wait is open.
+    /// The real bridge's status: `running` from a turn start, `idle` after a completed turn,
+    /// `attention` after any other turn end, `running`/`starting` on an append, `idle` on a
+    /// cancel; a permission wait does not change it.
     fn status_of(&self, task: &HostTask) -> TaskStatus {
         if task.closed {
             return TaskStatus::Closed;
         }
-        if task.starting {
-            return TaskStatus::Starting;
-        }
-        match self.sessions.get(&task.session_id).map(|s| s.activity) {
-            Some(Activity::Running) => TaskStatus::Running,
-            Some(Activity::Waiting(_)) => TaskStatus::Attention,
-            _ => match task.last_turn.as_ref().and_then(|turn| turn.phase.as_ref()) {
-                Some(phase) if phase.ends_turn() && *phase != ExecutionPhase::TurnCompleted => {
-                    TaskStatus::Attention
-                }
-                _ => TaskStatus::Idle,
-            },
-        }
+        task.status.clone()
     }
 
     pub fn health(&self) -> Health {
+        // As the real bridge: one follower per open task's session; every task record counts,
+        // closed ones too.
         let open = self.tasks.values().filter(|t| !t.closed).count() as u64;
         Health {
-            bridge: format!(
-                "collie-phone reference DSH bridge {}",
-                env!("CARGO_PKG_VERSION")
-            ),
+            bridge: "ready".into(),
             protocol_version: crate::dsh::wire::PROTOCOL_VERSION,
             route_prefix: self.options.route_prefix.clone(),
             pid: Some(self.pid),
             sessions_followed: open,
-            tracked_tasks: open,
+            tracked_tasks: self.tasks.len() as u64,
             permissions: PermissionFacts {
                 auto_approve: false,
             },
@@ -547,8 +587,8 @@ impl Host {
                     status,
                     session_count: session_ids.len() as u64,
                     session_ids,
-                    created_at: Some(crate::dsh::wire::Stamp::Millis(w.created_at)),
-                    updated_at: Some(crate::dsh::wire::Stamp::Millis(w.updated_at)),
+                    created_at: Some(Stamp::Text(iso(w.created_at))),
+                    updated_at: Some(Stamp::Text(iso(w.updated_at))),
                 }
             })
             .collect();
@@ -626,13 +666,16 @@ impl Host {
                 cwd: Some(s.cwd.display().to_string()),
                 task_id: None,
                 created_at: None,
-                updated_at: Some(crate::dsh::wire::Stamp::Millis(s.updated_at)),
+                updated_at: Some(Stamp::Millis(s.updated_at)),
                 running: Some(!matches!(s.activity, Activity::Idle)),
-                blank: Some(false),
+                blank: Some(s.log.is_empty()),
                 agent_available: Some(true),
             })
             .collect();
-        Ok(SessionList { items })
+        Ok(SessionList {
+            workspace_id: Some(workspace.id.clone()),
+            items,
+        })
     }
 
     pub fn task_get(&self, caller: &Caller, task_id: &str) -> Result<TaskGetValue, BridgeError> {
@@ -647,6 +690,8 @@ impl Host {
                     FollowerStatus::Live
                 },
                 cursor,
+                truncated_before: (task.truncated_before_seq >= 0)
+                    .then_some(task.truncated_before_seq),
                 failure: None,
             }),
         })
@@ -660,10 +705,10 @@ impl Host {
         if let Some(id) = workspace_id {
             self.workspace_for(caller, id)?;
         }
+        // As the real bridge: every task record, closed ones too (`status: "closed"`).
         let items = self
             .tasks
             .values()
-            .filter(|t| !t.closed)
             .filter(|t| workspace_id.is_none_or(|id| t.workspace_id == id))
             .filter(|t| self.task_visible(caller, &t.id))
             .map(|t| self.view(t))
@@ -675,8 +720,7 @@ impl Host {
         self.sessions.get(session_id).map_or(-1, |s| s.next_seq - 1)
     }
 
-    /// seed GET /transcript?taskId=: the tail, completed from the durable log when the asked
-    /// range is older than the tail; `truncatedBefore` when even that cannot fill it.
+    /// seed GET /transcript?taskId=: the real bridge's `readTranscript` (see `tail::task_page`).
     pub fn transcript_task(
         &self,
         caller: &Caller,
@@ -688,8 +732,15 @@ impl Host {
         let session = self.sessions.get(&task.session_id).ok_or_else(|| {
             BridgeError::new(ErrorCode::SessionNotFound, "the task's session is gone")
         })?;
-        let (items, truncated_before, durable) =
-            page(Some(&task.cache), &session.log, since, limit, Some(task_id));
+        let page = task_page(
+            &task.cache,
+            &session.log,
+            session.next_seq - 1,
+            task.truncated_before_seq,
+            since,
+            limit,
+            task_id,
+        );
         Ok(TranscriptPage {
             task_id: Some(task_id.to_string()),
             session_id: task.session_id.clone(),
@@ -699,18 +750,21 @@ impl Host {
                 FollowerStatus::Live
             }),
             follower_failure: None,
-            cursor: session.next_seq - 1,
-            truncated_before,
-            source: Some(if durable {
+            cursor: page.cursor,
+            truncated_before: page.truncated_before,
+            source: Some(if page.used_log {
                 TranscriptSource::BridgeFollowerAndDurable
             } else {
                 TranscriptSource::BridgeFollower
             }),
-            items,
+            items: page.items,
         })
     }
 
-    /// seed GET /transcript?workspaceId=&sessionId=: any session of the workspace.
+    /// seed GET /transcript?workspaceId=&sessionId=: a followed session reads as its task; any
+    /// other reads the whole durable log, `sinceSeq` and `limit` ignored, as the real bridge.
+    /// Also as the real bridge: a session whose task was closed is `task/not-found` until a
+    /// task adopts it again.
     pub fn transcript_session(
         &self,
         caller: &Caller,
@@ -718,7 +772,7 @@ impl Host {
         session_id: &str,
         since: i64,
         limit: usize,
-    ) -> Result<TranscriptPage, BridgeError> {
+    ) -> Result<SessionTranscript, BridgeError> {
         let workspace = self.workspace_for(caller, workspace_id)?;
         let session = self
             .sessions
@@ -728,19 +782,18 @@ impl Host {
             return Err(self.mismatch_or_not_found(caller, session));
         }
         if let Some(task_id) = session.task.clone() {
-            return self.transcript_task(caller, &task_id, since, limit);
+            return self
+                .transcript_task(caller, &task_id, since, limit)
+                .map(SessionTranscript::Task);
         }
-        let (items, truncated_before, _) = page(None, &session.log, since, limit, None);
-        Ok(TranscriptPage {
-            task_id: None,
-            session_id: session.id.clone(),
-            follower_status: None,
-            follower_failure: None,
-            cursor: session.next_seq - 1,
-            truncated_before,
-            source: Some(TranscriptSource::DurableLog),
-            items,
-        })
+        if self.tasks.values().any(|t| t.session_id == session.id) {
+            return Err(task_not_found());
+        }
+        Ok(SessionTranscript::Durable(durable_page(
+            &session.log,
+            session.next_seq - 1,
+            &session.id,
+        )))
     }
 
     /// A session of another workspace: 409 when the caller may see that workspace, else the
@@ -807,9 +860,11 @@ impl Host {
                     return Err(conflict("this taskId belongs to another workspace"));
                 }
                 if !existing.closed {
-                    return Err(conflict(
-                        "a task with this taskId is open; read it with tasks/get or choose another taskId",
-                    ));
+                    // As the real bridge: an open task of this id is answered as a replay.
+                    return Ok(CreateTaskValue {
+                        task: self.view(existing),
+                        replayed: true,
+                    });
                 }
                 match &adopt {
                     Some(session) if *session != existing.session_id => {
@@ -871,13 +926,21 @@ impl Host {
             .task_id
             .clone()
             .unwrap_or_else(|| format!("task-{}", self.made));
-        if let Some(config) = config
+        if let Some(config) = &config
             && let Some(session) = self.sessions.get_mut(&session_id)
         {
-            session.config = config;
+            session.config = config.clone();
         }
         let now = self.clock.now_ms();
-        self.follow(&task_id, &session_id, Some(&request), now);
+        self.follow(&task_id, &session_id, Some(&request), config, now);
+        // The real bridge renames the session to the task's title; the host says so with a
+        // `session/title` event.
+        if let Some(title) = request.title.clone() {
+            if let Some(session) = self.sessions.get_mut(&session_id) {
+                session.title = title.clone();
+            }
+            self.emit(&session_id, "session/title", title_event(&title));
+        }
         self.requests.insert(
             request.request_id.clone(),
             Record::Create {
@@ -904,7 +967,8 @@ impl Host {
                 title: request.title.clone().unwrap_or_else(|| "New task".into()),
                 cwd,
                 log: VecDeque::new(),
-                next_seq: 0,
+                // The host's seqs start at 1, as the real host's.
+                next_seq: 1,
                 turn: 0,
                 activity: Activity::Idle,
                 plan: VecDeque::new(),
@@ -916,7 +980,6 @@ impl Host {
                 lost_once: false,
                 effort_downgraded: false,
                 task: None,
-                created_at: now,
                 updated_at: now,
                 turns_planned: 0,
             },
@@ -1003,7 +1066,6 @@ impl Host {
         }
         let task = self.task_for(caller, &request.task_id)?;
         let session_id = task.session_id.clone();
-        let current = task.requested.clone();
         let print = fingerprint(&request);
         match self.requests.get(&request.request_id) {
             Some(Record::Append {
@@ -1035,11 +1097,14 @@ impl Host {
         }
         let steer = request.mode == Some(AppendMode::Steer);
         if steer && matches!(session.activity, Activity::Waiting(_)) {
+            // The host refuses the prompt; the real bridge reports any host refusal this way.
             return Err(BridgeError::new(
-                ErrorCode::AgentBusy,
-                "the session waits for a permission on the desktop and takes no steer now; queue it or answer on the desktop",
+                ErrorCode::Internal,
+                "prompt admission failed: Error: the session waits for a permission on the desktop and takes no steer now; queue it or answer on the desktop",
             ));
         }
+        let current = session.config.clone();
+        let wait_floor = session.next_seq - 1;
         let config = self.resolve_config(
             Some(&current),
             request.provider.as_deref(),
@@ -1050,19 +1115,22 @@ impl Host {
             if let Some(session) = self.sessions.get_mut(&session_id) {
                 session.config = config.clone();
             }
+            if let Some(task) = self.tasks.get_mut(&request.task_id) {
+                task.requested = Some(config.clone());
+            }
             self.emit(
                 &session_id,
-                "model/selected",
+                "model/selection",
                 EventBody::Execution(ExecutionEvent {
                     selected_config: Some(config),
                     ..ExecutionEvent::new(ExecutionPhase::ModelSelection)
                 }),
             );
         }
-        let seq = self.emit(
+        self.emit(
             &session_id,
-            "message/user",
-            user_message(&request.message, "bridge", Some(&request.request_id)),
+            "user/message",
+            user_message(&request.message, Some(&request.request_id)),
         );
         let now = self.clock.now_ms();
         let task = self
@@ -1070,19 +1138,23 @@ impl Host {
             .get_mut(&request.task_id)
             .ok_or_else(task_not_found)?;
         let round = task.rounds.len() as u64 + 1;
+        // As the real bridge's rounds: no mode, no message preview.
         task.rounds.push(Round {
             round,
             request_id: Some(request.request_id.clone()),
             kind: Some(request.kind.clone()),
-            mode: Some(request.mode.clone().unwrap_or(AppendMode::Queue)),
-            message_preview: Some(request.message.chars().take(200).collect()),
-            at: Some(crate::dsh::wire::Stamp::Millis(now)),
+            mode: None,
+            message_preview: None,
+            at: Some(Stamp::Text(iso(now))),
             accepted: true,
         });
         task.updated_at = now;
-        if let Some(seq) = seq {
-            task.last_round_seq = seq;
-        }
+        task.wait_floor = wait_floor;
+        task.status = if task.starting {
+            TaskStatus::Starting
+        } else {
+            TaskStatus::Running
+        };
         self.dispatch_prompt(&session_id, &request.message, steer);
         let value = AppendValue {
             task_id: request.task_id.clone(),
@@ -1129,9 +1201,10 @@ impl Host {
                 session.cue_token += 1;
                 self.emit(
                     session_id,
-                    "turn/interrupted",
+                    "turn/end",
                     EventBody::Execution(ExecutionEvent {
                         turn: Some(turn),
+                        reason: Some(ExecutionPhase::TurnInterrupted.end_reason().into()),
                         ..ExecutionEvent::new(ExecutionPhase::TurnInterrupted)
                     }),
                 );
@@ -1159,42 +1232,58 @@ impl Host {
                 "condition.on holds {word:?}; use turn-end, input-request, message, tool-failure, artifact"
             )));
         }
+        // The real bridge's `collectConditions`: only the events that meet a condition are
+        // answered; a turn end or a permission wait counts only above the round's floor.
         let since = request.condition.since_seq;
         let wants = |on: WaitOn| {
-            matches!(on, WaitOn::TurnEnd | WaitOn::InputRequest)
-                || request.condition.on.contains(&on)
+            if request.condition.on.is_empty() {
+                matches!(on, WaitOn::TurnEnd | WaitOn::InputRequest)
+            } else {
+                request.condition.on.contains(&on)
+            }
         };
-        let live_after = since.max(task.front);
+        let settled_floor = since.max(task.wait_floor);
+        let tool_of = |call_id: Option<&String>| {
+            task.cache
+                .iter()
+                .filter_map(|e| match &e.body {
+                    EventBody::Execution(x) if x.phase == ExecutionPhase::ToolCall => Some(x),
+                    _ => None,
+                })
+                .find(|x| x.call_id.as_ref() == call_id)
+                .and_then(|x| x.tool.clone())
+        };
         let events: Vec<Event> = task
             .cache
             .iter()
-            .filter(|e| e.session_seq > since)
-            .take(limits::DEFAULT_TRANSCRIPT_LIMIT)
+            .filter(|e| e.session_seq > since && e.session_event_type != BRIDGE_STATUS)
+            .filter(|event| {
+                let settles = event.session_seq > settled_floor;
+                match &event.body {
+                    EventBody::Execution(execution) => {
+                        (wants(WaitOn::TurnEnd)
+                            && settles
+                            && (execution.phase.ends_turn()
+                                || execution.phase == ExecutionPhase::TurnForked))
+                            || (wants(WaitOn::ToolFailure)
+                                && execution.phase == ExecutionPhase::ToolResult
+                                && execution.failed == Some(true))
+                            || (wants(WaitOn::Artifact)
+                                && execution.phase == ExecutionPhase::ToolResult
+                                && execution.failed != Some(true)
+                                && matches!(
+                                    tool_of(execution.call_id.as_ref()).as_deref(),
+                                    Some("write_file" | "apply_patch")
+                                ))
+                    }
+                    EventBody::Permission(_) => wants(WaitOn::InputRequest) && settles,
+                    EventBody::Message(_) => wants(WaitOn::Message),
+                    _ => false,
+                }
+            })
             .cloned()
             .collect();
-        let met = events
-            .iter()
-            .filter(|e| e.session_seq > live_after)
-            .any(|event| match &event.body {
-                EventBody::Execution(execution) => {
-                    (wants(WaitOn::TurnEnd)
-                        && execution.phase.ends_turn()
-                        && event.session_seq > task.last_round_seq)
-                        || (wants(WaitOn::ToolFailure)
-                            && execution.phase == ExecutionPhase::ToolResult
-                            && execution.failed == Some(true))
-                        || (wants(WaitOn::Artifact)
-                            && execution.phase == ExecutionPhase::ToolResult
-                            && execution.failed != Some(true)
-                            && matches!(
-                                execution.tool.as_deref(),
-                                Some("write_file" | "apply_patch")
-                            ))
-                }
-                EventBody::Permission(_) => wants(WaitOn::InputRequest),
-                EventBody::Message(_) => wants(WaitOn::Message),
-                _ => false,
-            });
+        let met = !events.is_empty();
         Ok((
             met,
             WaitValue {
@@ -1215,17 +1304,30 @@ impl Host {
             .sessions
             .get_mut(&session_id)
             .ok_or_else(session_not_found)?;
-        // seed POST /tasks/cancel: a permission wait is never touched, so a waiting turn stays.
-        let accepted = session.activity == Activity::Running;
-        if accepted {
+        // As the real host: a cancel is accepted while a turn runs or waits for a permission;
+        // a permission wait is never touched (no turn end, the desktop still waits). An idle
+        // session has nothing to cancel (this host's answer).
+        let activity = session.activity;
+        let accepted = activity != Activity::Idle;
+        let now = self.clock.now_ms();
+        if let Some(task) = self.tasks.get_mut(task_id) {
+            task.status = TaskStatus::Idle;
+            task.updated_at = now;
+        }
+        if activity == Activity::Running
+            && let Some(session) = self.sessions.get_mut(&session_id)
+        {
             let turn = session.turn;
             session.plan.clear();
             session.cue_token += 1;
+            // The host's turn end comes after the cancel, so it folds into the task's status
+            // as any turn end does (`attention`), as with the real host.
             self.emit(
                 &session_id,
-                "turn/aborted",
+                "turn/end",
                 EventBody::Execution(ExecutionEvent {
                     turn: Some(turn),
+                    reason: Some(ExecutionPhase::TurnAborted.end_reason().into()),
                     ..ExecutionEvent::new(ExecutionPhase::TurnAborted)
                 }),
             );
@@ -1248,9 +1350,8 @@ impl Host {
         if let Some(session) = self.sessions.get_mut(&session_id) {
             session.task = None;
         }
-        let _ = self.signals.send(Arc::new(Signal::Closed {
-            task_id: task_id.to_string(),
-        }));
+        // Nothing tells the streams: the real bridge leaves a closed task's streams open, with
+        // keep-alives only.
         Ok(CloseValue {
             task_id: task_id.to_string(),
             status: TaskStatus::Closed,
@@ -1352,14 +1453,20 @@ impl Host {
         caller: &Caller,
         task_id: &str,
         since: i64,
-    ) -> Result<Vec<Event>, BridgeError> {
+    ) -> Result<(Vec<Event>, Option<i64>), BridgeError> {
         let task = self.task_for(caller, task_id)?;
-        Ok(task
-            .cache
-            .iter()
-            .filter(|e| e.session_seq > since)
-            .cloned()
-            .collect())
+        // As the real `streamEvents`: the replay starts after max(sinceSeq, the tail's
+        // truncation point), and says so in `x-bridge-truncated-before` when it moved.
+        let from = since.max(task.truncated_before_seq);
+        let truncated = (since < task.truncated_before_seq).then_some(task.truncated_before_seq);
+        Ok((
+            task.cache
+                .iter()
+                .filter(|e| e.session_seq > from)
+                .cloned()
+                .collect(),
+            truncated,
+        ))
     }
 
     /// The desktop reloaded (seed §4.8): a new pid, every follower rebuilt from its session's
@@ -1380,7 +1487,7 @@ impl Host {
             let Some(session) = self.sessions.get(&task.session_id) else {
                 continue;
             };
-            let cache = tail_of(&session.log, self.options.event_cache, &task_id);
+            let (cache, truncated) = tail_of(&session.log, self.options.event_cache, &task_id);
             let again: Vec<Event> = cache
                 .iter()
                 .rev()
@@ -1390,6 +1497,7 @@ impl Host {
                 .collect();
             if let Some(task) = self.tasks.get_mut(&task_id) {
                 task.cache = cache;
+                task.truncated_before_seq = truncated;
             }
             for event in again {
                 let _ = self.signals.send(Arc::new(Signal::Event {
@@ -1409,11 +1517,13 @@ fn session_not_found() -> BridgeError {
     )
 }
 
-fn user_message(text: &str, source: &str, request_id: Option<&str>) -> EventBody {
+/// A user message as the real bridge projects it: `source` is the host's source kind (`user`
+/// whoever typed it); a prompt sent through the bridge carries its `requestId`.
+fn user_message(text: &str, request_id: Option<&str>) -> EventBody {
     EventBody::Message(MessageEvent {
         role: Role::User,
         text: text.to_string(),
-        source: Some(source.to_string()),
+        source: Some("user".to_string()),
         request_id: request_id.map(str::to_string),
         model: None,
         model_id: None,
@@ -1438,33 +1548,62 @@ fn observed_config(requested: &ModelConfig, downgraded: bool) -> ModelConfig {
     }
 }
 
-/// Folds a live event into a task's state (never history at or below the front).
+/// Appends to a task's tail, dropping the oldest beyond the cache size (the real `trimTail`:
+/// the highest dropped seq is the tail's truncation point).
+fn push_tail(task: &mut HostTask, event: Event, limit: usize) {
+    task.cache.push_back(event);
+    while task.cache.len() > limit.max(1) {
+        if let Some(dropped) = task.cache.pop_front() {
+            task.truncated_before_seq = task.truncated_before_seq.max(dropped.session_seq);
+        }
+    }
+}
+
+/// The host's `session/title` event, projected as the real bridge does.
+pub(super) fn title_event(title: &str) -> EventBody {
+    EventBody::Status(StatusEvent {
+        phase: crate::dsh::wire::StatusPhase::Title,
+        error: None,
+        title: Some(title.to_string()),
+    })
+}
+
+/// Folds a live event into a task's state as the real `applyTaskState` (never history at or
+/// below the front): the observed config, and the status and `lastTurn` from turn phases.
 fn fold(task: &mut HostTask, event: &Event) {
     task.starting = false;
     if event.session_seq <= task.front {
         return;
     }
-    task.updated_at = event.at;
-    if let EventBody::Execution(execution) = &event.body {
-        match &execution.phase {
-            ExecutionPhase::RequestHeader => task.observed = execution.observed_config.clone(),
-            ExecutionPhase::ModelSelection => {
-                if let Some(config) = &execution.selected_config {
-                    task.requested = config.clone();
-                }
-            }
-            // As the real bridge: the last turn is the last one that ended, `{turn, reason, at}`.
-            phase if phase.ends_turn() => {
-                task.last_turn = Some(LastTurn {
-                    turn: execution.turn,
-                    reason: Some(phase.end_reason().to_string()),
-                    phase: None,
-                    session_seq: None,
-                    at: Some(event.at),
-                    error: None,
-                });
-            }
-            _ => {}
-        }
+    let EventBody::Execution(execution) = &event.body else {
+        return;
+    };
+    if let Some(observed) = &execution.observed_config {
+        task.observed = Some(observed.clone());
     }
+    match &execution.phase {
+        ExecutionPhase::TurnStart => task.status = TaskStatus::Running,
+        phase if phase.ends_turn() || *phase == ExecutionPhase::TurnForked => {
+            task.status = if *phase == ExecutionPhase::TurnCompleted {
+                TaskStatus::Idle
+            } else {
+                TaskStatus::Attention
+            };
+            task.last_turn = Some(LastTurn {
+                turn: execution.turn,
+                reason: Some(
+                    execution
+                        .reason
+                        .clone()
+                        .unwrap_or_else(|| phase.end_reason().to_string()),
+                ),
+                phase: None,
+                session_seq: None,
+                at: Some(event.at),
+                error: None,
+            });
+        }
+        _ => return,
+    }
+    task.updated_at = event.at;
 }

@@ -3,16 +3,16 @@
 //! answers every call in the envelope with the requestId echoed; `/events` is SSE with
 //! keep-alive comments; `/tasks/wait` waits on the host's signals.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{Query, Request, State};
-use axum::http::{HeaderMap, Method, StatusCode, header};
-use axum::response::sse::{KeepAlive, Sse};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use futures::StreamExt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -22,8 +22,8 @@ use tokio::sync::broadcast;
 use super::host::{Host, Signal};
 use super::tokens::{Caller, TokenStore};
 use crate::dsh::wire::{
-    AppendRequest, BridgeError, CreateTaskRequest, Envelope, ErrorCode, Event, SSE_EVENT_NAME,
-    TaskRef, WaitRequest, WorkspaceCreateRequest, limits, routes,
+    AppendRequest, BRIDGE_STATUS, BridgeError, CreateTaskRequest, Envelope, ErrorCode, Event,
+    SSE_EVENT_NAME, TaskRef, WaitRequest, WorkspaceCreateRequest, limits, routes,
 };
 
 /// Everything a request handler needs.
@@ -54,11 +54,17 @@ pub fn router(bridge: Arc<Bridge>) -> Router {
     Router::new().fallback(dispatch).with_state(bridge)
 }
 
+/// The message of every failure that is not one of the bridge's own, as the real bridge's.
+const INTERNAL_MESSAGE: &str = "the bridge failed to complete the request";
+
+/// A reply as the real bridge's `sendJson`: the envelope pretty-printed (2 spaces, no trailing
+/// newline), `content-type: application/json; charset=utf-8`, `cache-control: no-store`, and
+/// `x-bridge-request-id` when the body carried a requestId.
 fn envelope<T: Serialize>(request_id: Option<String>, result: Result<T, BridgeError>) -> Response {
-    let (status, body) = match result {
+    let (status, tree) = match result {
         Ok(value) => (
             StatusCode::OK,
-            serde_json::to_vec(&Envelope::success(request_id, value)),
+            serde_json::to_value(Envelope::success(request_id.clone(), value)),
         ),
         Err(error) => {
             let status = StatusCode::from_u16(error.code.status())
@@ -66,23 +72,69 @@ fn envelope<T: Serialize>(request_id: Option<String>, result: Result<T, BridgeEr
             tracing::debug!(code = %error.code, "refused a call");
             (
                 status,
-                serde_json::to_vec(&Envelope::<()>::failure(request_id, error)),
+                serde_json::to_value(Envelope::<()>::failure(request_id.clone(), error)),
             )
         }
     };
-    match body {
-        Ok(bytes) => (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
+    let body = tree.and_then(|mut tree| {
+        realize(&mut tree);
+        serde_json::to_vec_pretty(&tree)
+    });
+    let bytes = match body {
+        Ok(bytes) => bytes,
         Err(error) => {
             tracing::error!(%error, "could not write a reply");
-            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+            return envelope::<()>(
+                request_id,
+                Err(BridgeError::new(ErrorCode::Internal, INTERNAL_MESSAGE)),
+            );
         }
+    };
+    let mut response = (
+        status,
+        [
+            (header::CONTENT_TYPE, "application/json; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        bytes,
+    )
+        .into_response();
+    if let Some(value) = request_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
+        response.headers_mut().insert("x-bridge-request-id", value);
+    }
+    response
+}
+
+/// What the wire types cannot say but the real bridge writes: every `observedConfig` has
+/// `reasoningEffort` (null when unknown) and `reason` (the request header's reason; every
+/// request of this demo host is a turn's `initial` one); a `selectedConfig` has
+/// `reasoningEffort` too.
+fn realize(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map.iter_mut() {
+                if let Value::Object(config) = inner {
+                    if key == "observedConfig" || key == "selectedConfig" {
+                        config.entry("reasoningEffort").or_insert(Value::Null);
+                    }
+                    if key == "observedConfig" {
+                        config
+                            .entry("reason")
+                            .or_insert_with(|| Value::String("initial".into()));
+                    }
+                }
+                realize(inner);
+            }
+        }
+        Value::Array(list) => list.iter_mut().for_each(realize),
+        _ => {}
     }
 }
 
 fn unsupported(method: &Method, route: &str) -> BridgeError {
     BridgeError::new(
         ErrorCode::Unsupported,
-        format!("this bridge has no {method} {route}; see docs/DSH.md for the routes"),
+        format!("{method} {route} is not a bridge endpoint"),
     )
 }
 
@@ -148,16 +200,17 @@ async fn dispatch(State(bridge): State<Arc<Bridge>>, request: Request) -> Respon
     let Ok(bytes) = axum::body::to_bytes(body, limits::MAX_REQUEST_BYTES).await else {
         return envelope::<()>(None, Err(too_large_error()));
     };
-    // seed §1: the requestId of the body or the query is echoed, on errors too.
-    let request_id = serde_json::from_slice::<Value>(&bytes)
-        .ok()
+    // As the real bridge: the POST body's requestId is echoed, on errors too; a GET's body is
+    // never read and a `?requestId=` is not looked at, so a GET says `requestId: null`.
+    let request_id = (parts.method != Method::GET && parts.method != Method::HEAD)
+        .then(|| serde_json::from_slice::<Value>(&bytes).ok())
+        .flatten()
         .and_then(|value| {
             value
                 .get("requestId")
                 .and_then(Value::as_str)
                 .map(str::to_string)
         })
-        .or_else(|| query.get("requestId").cloned())
         .map(|id| crate::wire::sanitize::truncate_to(&id, limits::MAX_REQUEST_ID).to_string());
     let caller = match bridge.tokens.authorize(authorization(&parts.headers)) {
         Ok(caller) => caller,
@@ -180,31 +233,33 @@ async fn dispatch(State(bridge): State<Arc<Bridge>>, request: Request) -> Respon
         );
     }
     let method = parts.method.clone();
+    let unknown = || unsupported(&method, parts.uri.path());
     match (method.clone(), route.as_str()) {
-        (Method::GET, routes::EVENTS) => events(bridge, caller, request_id, &query),
+        (Method::GET, routes::EVENTS) => events(bridge, caller, request_id, &query).await,
         (Method::POST, routes::TASKS_WAIT) => wait(bridge, caller, request_id, &bytes).await,
         (Method::GET, _) => {
             let result = get(&bridge, &caller, &route, &query);
-            respond(request_id, result)
+            respond(request_id, unknown(), result)
         }
         (Method::POST, _) => {
             let result = post(&bridge, &caller, &route, &bytes);
-            respond(request_id, result)
+            respond(request_id, unknown(), result)
         }
-        _ => envelope::<()>(request_id, Err(unsupported(&method, &route))),
+        _ => envelope::<()>(
+            request_id,
+            Err(unsupported(&method, &format!("{}{route}", bridge.prefix))),
+        ),
     }
 }
 
-fn respond(request_id: Option<String>, result: Result<Option<Value>, BridgeError>) -> Response {
+fn respond(
+    request_id: Option<String>,
+    unknown: BridgeError,
+    result: Result<Option<Value>, BridgeError>,
+) -> Response {
     match result {
         Ok(Some(value)) => envelope(request_id, Ok(value)),
-        Ok(None) => envelope::<()>(
-            request_id,
-            Err(BridgeError::new(
-                ErrorCode::Unsupported,
-                "this bridge has no such route",
-            )),
-        ),
+        Ok(None) => envelope::<()>(request_id, Err(unknown)),
         Err(error) => envelope::<()>(request_id, Err(error)),
     }
 }
@@ -217,10 +272,8 @@ fn authorization(headers: &HeaderMap) -> Option<&str> {
 
 fn to_value<T: Serialize>(value: T) -> Result<Option<Value>, BridgeError> {
     serde_json::to_value(value).map(Some).map_err(|error| {
-        BridgeError::new(
-            ErrorCode::Internal,
-            format!("could not write the reply: {error}"),
-        )
+        tracing::error!(%error, "could not write a reply");
+        BridgeError::new(ErrorCode::Internal, INTERNAL_MESSAGE)
     })
 }
 
@@ -348,13 +401,15 @@ async fn wait(
     }
 }
 
-fn frame(event: &Event) -> Option<axum::response::sse::Event> {
-    match serde_json::to_string(event) {
-        Ok(json) => Some(
-            axum::response::sse::Event::default()
-                .event(SSE_EVENT_NAME)
-                .data(json),
-        ),
+/// One SSE frame as the real bridge writes it: `event: bridge`, the compact JSON, no id.
+fn frame(event: &Event) -> Option<Bytes> {
+    match serde_json::to_value(event) {
+        Ok(mut tree) => {
+            realize(&mut tree);
+            Some(Bytes::from(format!(
+                "event: {SSE_EVENT_NAME}\ndata: {tree}\n\n"
+            )))
+        }
         Err(error) => {
             tracing::error!(%error, "could not write an event");
             None
@@ -362,18 +417,78 @@ fn frame(event: &Event) -> Option<axum::response::sse::Event> {
     }
 }
 
+const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
 struct Live {
     task_id: String,
+    since: i64,
     signals: broadcast::Receiver<Arc<Signal>>,
     /// The highest seq sent: live copies at or below it were already sent from the tail; a
     /// desktop reload sends some again on purpose (at least once, SPEC D4).
     sent_through: i64,
+    keep_alive: tokio::time::Interval,
+    /// The stream fell too far behind: only keep-alives from now on.
+    lagged: bool,
 }
 
-/// seed GET /events: the cached events after `sinceSeq`, then live ones, `event: bridge`
-/// frames, `: keep-alive` comments, no SSE ids. The stream ends when the task is closed or the
-/// stream fell too far behind (the client resumes with `sinceSeq`).
-fn events(
+/// The next bytes of a live stream: a followed event, or the keep-alive comment, which comes
+/// every `--keep-alive-ms` whatever else is sent (the real bridge's `setInterval`).
+async fn next_live(live: &mut Live) -> Bytes {
+    loop {
+        if live.lagged {
+            live.keep_alive.tick().await;
+            return Bytes::from_static(KEEP_ALIVE);
+        }
+        let signal = tokio::select! {
+            _ = live.keep_alive.tick() => return Bytes::from_static(KEEP_ALIVE),
+            signal = live.signals.recv() => signal,
+        };
+        let signal = match signal {
+            Ok(signal) => signal,
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                // Our safety limit (the real bridge has none): events are no longer sent, the
+                // client resumes by sinceSeq when it reconnects.
+                tracing::info!(
+                    missed,
+                    "an event stream fell behind; it sends no more events"
+                );
+                live.lagged = true;
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => {
+                live.lagged = true;
+                continue;
+            }
+        };
+        // A closed task's stream is not ended, as the real bridge's: its task sends no more
+        // events, and it goes on with keep-alives until the client hangs up.
+        let Signal::Event {
+            task_id,
+            event,
+            replay,
+        } = &*signal;
+        if *task_id != live.task_id || event.session_seq <= live.since {
+            continue;
+        }
+        // The bridge's own status lines repeat the last seq: always sent.
+        let status = event.session_event_type == BRIDGE_STATUS;
+        if !status && !replay && event.session_seq <= live.sent_through {
+            continue;
+        }
+        live.sent_through = live.sent_through.max(event.session_seq);
+        if let Some(frame) = frame(event) {
+            return frame;
+        }
+    }
+}
+
+/// seed GET /events as the real `streamEvents`: the cached events after
+/// max(sinceSeq, the tail's truncation point) (`x-bridge-truncated-before` when that moved it),
+/// then live ones, `event: bridge` frames, `: keep-alive` comments, no SSE ids; never ended by
+/// the bridge, not even when the task is closed. And the real quirk: the response head is held
+/// until the first frame or keep-alive is written (Node sends `writeHead` lazily), so on a
+/// quiet task the client waits up to the keep-alive interval for the headers.
+async fn events(
     bridge: Arc<Bridge>,
     caller: Caller,
     request_id: Option<String>,
@@ -388,65 +503,52 @@ fn events(
         Err(error) => return envelope::<()>(request_id, Err(error)),
     };
     let signals = bridge.signals.subscribe();
-    let cached = match bridge
+    let (cached, truncated) = match bridge
         .host()
         .and_then(|host| host.events_start(&caller, &task_id, since))
     {
-        Ok(cached) => cached,
+        Ok(start) => start,
         Err(error) => return envelope::<()>(request_id, Err(error)),
     };
-    let sent_through = cached.last().map_or(since, |e| e.session_seq);
-    let first = futures::stream::iter(
-        cached
-            .iter()
-            .filter_map(frame)
-            .map(Ok::<_, Infallible>)
-            .collect::<Vec<_>>(),
+    let since = since.max(truncated.unwrap_or(-1));
+    let sent_through = cached.last().map_or(since, |e| e.session_seq.max(since));
+    let mut keep_alive = tokio::time::interval_at(
+        tokio::time::Instant::now() + bridge.keep_alive,
+        bridge.keep_alive,
     );
-    let live = futures::stream::unfold(
-        Live {
-            task_id,
-            signals,
-            sent_through,
-        },
-        |mut live| async move {
-            loop {
-                let signal = match live.signals.recv().await {
-                    Ok(signal) => signal,
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::info!(
-                            missed,
-                            "an event stream fell behind; ending it so the client resumes"
-                        );
-                        return None;
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                };
-                match &*signal {
-                    Signal::Closed { task_id } if *task_id == live.task_id => return None,
-                    Signal::Event {
-                        task_id,
-                        event,
-                        replay,
-                    } if *task_id == live.task_id => {
-                        if !replay && event.session_seq <= live.sent_through {
-                            continue;
-                        }
-                        live.sent_through = live.sent_through.max(event.session_seq);
-                        if let Some(frame) = frame(event) {
-                            return Some((Ok::<_, Infallible>(frame), live));
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        },
+    keep_alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut live = Live {
+        task_id,
+        since,
+        signals,
+        sent_through,
+        keep_alive,
+        lagged: false,
+    };
+    let mut replay: VecDeque<Bytes> = cached.iter().filter_map(frame).collect();
+    // The head waits for the first bytes, as the real bridge's does.
+    let first = match replay.pop_front() {
+        Some(first) => first,
+        None => next_live(&mut live).await,
+    };
+    let rest = futures::stream::iter(replay)
+        .chain(futures::stream::unfold(live, |mut live| async move {
+            Some((next_live(&mut live).await, live))
+        }));
+    let body = futures::stream::once(async move { first })
+        .chain(rest)
+        .map(Ok::<_, Infallible>);
+    let mut response = Response::new(axum::body::Body::from_stream(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream; charset=utf-8"),
     );
-    Sse::new(first.chain(live))
-        .keep_alive(
-            KeepAlive::new()
-                .interval(bridge.keep_alive)
-                .text("keep-alive"),
-        )
-        .into_response()
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("keep-alive"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    if let Some(point) = truncated.and_then(|p| HeaderValue::from_str(&p.to_string()).ok()) {
+        headers.insert("x-bridge-truncated-before", point);
+    }
+    response
 }

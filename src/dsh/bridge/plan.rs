@@ -7,6 +7,7 @@ use rand::{Rng, RngCore};
 use serde_json::json;
 
 use super::demo::Topic;
+use crate::dsh::wire::BRIDGE_STATUS;
 use crate::dsh::wire::{
     ErrorInfo, EventBody, ExecutionEvent, ExecutionPhase, LogEvent, MessageEvent, ModelConfig,
     PermissionEvent, PermissionPhase, Role, StatusEvent, StatusPhase, Usage,
@@ -72,14 +73,17 @@ pub fn plan_turn(rng: &mut dyn RngCore, shape: &TurnShape<'_>) -> Vec<Step> {
         step(
             QUICK_GAP_MS,
             "request/header",
+            // As the real bridge projects a request header: no turn, only the config.
             EventBody::Execution(ExecutionEvent {
                 observed_config: Some(shape.observed.clone()),
-                ..execution(ExecutionPhase::RequestHeader, turn)
+                ..ExecutionEvent::new(ExecutionPhase::RequestHeader)
             }),
         ),
+        // Not a host event: the bridge's own status line when the host starts streaming (the
+        // host plays it with `taskId: null` and the last seq again, see `Host::emit_at`).
         step(
             QUICK_GAP_MS,
-            "assistant/streaming",
+            BRIDGE_STATUS,
             EventBody::Status(StatusEvent {
                 phase: StatusPhase::AssistantStreaming,
                 error: None,
@@ -147,9 +151,9 @@ pub fn plan_turn(rng: &mut dyn RngCore, shape: &TurnShape<'_>) -> Vec<Step> {
             steps.push(step(
                 gap(rng),
                 "tool/result",
+                // The real projection of a tool result names no tool, only the callId.
                 EventBody::Execution(ExecutionEvent {
                     step: Some(step_number),
-                    tool: Some(tool.into()),
                     call_id: Some(call_id),
                     failed: Some(error.is_some()),
                     error,
@@ -175,12 +179,12 @@ pub fn plan_turn(rng: &mut dyn RngCore, shape: &TurnShape<'_>) -> Vec<Step> {
         let question = topic.questions.choose(rng).copied().unwrap_or("Go on?");
         steps.push(step(
             gap(rng),
-            "input/asked",
+            "question/asked",
             EventBody::Permission(PermissionEvent {
                 phase: PermissionPhase::InputRequested,
                 question: Some(question.into()),
                 tool: None,
-                call_id: None,
+                call_id: Some(format!("ask-{turn}")),
                 reason: None,
             }),
         ));
@@ -207,19 +211,15 @@ pub fn plan_turn(rng: &mut dyn RngCore, shape: &TurnShape<'_>) -> Vec<Step> {
     let output_tokens = rng.random_range(80..600);
     steps.push(step(
         gap(rng),
-        "message/assistant",
+        "assistant/message",
         EventBody::Message(MessageEvent {
             role: Role::Assistant,
             text,
             source: None,
             request_id: None,
-            model: shape.observed.model.clone(),
-            model_id: shape
-                .observed
-                .provider
-                .as_ref()
-                .zip(shape.observed.model.as_ref())
-                .map(|(provider, model)| format!("{provider}/{model}")),
+            // As the real bridge: `model` is the provider, `modelId` the model.
+            model: shape.observed.provider.clone(),
+            model_id: shape.observed.model.clone(),
             usage: Some(Usage {
                 input_tokens: Some(input_tokens),
                 output_tokens: Some(output_tokens),
@@ -230,26 +230,21 @@ pub fn plan_turn(rng: &mut dyn RngCore, shape: &TurnShape<'_>) -> Vec<Step> {
             interrupted: Some(false),
         }),
     ));
-    steps.push(step(
-        QUICK_GAP_MS,
-        "assistant/stream-ended",
-        EventBody::Status(StatusEvent {
-            phase: StatusPhase::StreamEnded,
-            error: None,
-            title: None,
-        }),
-    ));
     let end = if shape.turn_fails {
         ExecutionEvent {
+            reason: Some(ExecutionPhase::TurnFailed.end_reason().into()),
             error: Some(ErrorInfo {
-                name: Some("ProviderError".into()),
+                name: Some("model".into()),
                 code: Some("rate_limited".into()),
                 message: Some("the provider answered 429; the turn stopped".into()),
             }),
             ..execution(ExecutionPhase::TurnFailed, turn)
         }
     } else {
-        execution(ExecutionPhase::TurnCompleted, turn)
+        ExecutionEvent {
+            reason: Some(ExecutionPhase::TurnCompleted.end_reason().into()),
+            ..execution(ExecutionPhase::TurnCompleted, turn)
+        }
     };
     steps.push(step(QUICK_GAP_MS, "turn/end", EventBody::Execution(end)));
     steps

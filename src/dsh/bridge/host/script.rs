@@ -31,7 +31,8 @@ impl Host {
                         title: session.title.into(),
                         cwd: path.clone(),
                         log: VecDeque::new(),
-                        next_seq: 0,
+                        // The host's seqs start at 1, as the real host's.
+                        next_seq: 1,
                         turn: 0,
                         activity: Activity::Idle,
                         plan: VecDeque::new(),
@@ -53,14 +54,27 @@ impl Host {
                         lost_once: false,
                         effort_downgraded: session.effort_downgraded,
                         task: None,
-                        created_at: history_start,
                         updated_at: history_start,
                         turns_planned: 0,
                     },
                 );
+                // The session was named when it started: adopted sessions carry their title in
+                // their history, as on the real desktop.
+                self.emit_at(
+                    session.id,
+                    "session/title",
+                    title_event(session.title),
+                    history_start,
+                );
                 self.play_history(session.id, workspace.topic, history_start);
                 if let Some(task_id) = session.task {
-                    self.follow(task_id, session.id, None, history_start + 60_000);
+                    // The demo's tasks were created asking for the session's model and effort.
+                    let requested = self.sessions.get(session.id).map(|s| s.config.clone());
+                    self.follow(task_id, session.id, None, requested, history_start + 60_000);
+                    // ... and named after their session (the title it was renamed to).
+                    if let Some(task) = self.tasks.get_mut(task_id) {
+                        task.title = Some(session.title.to_string());
+                    }
                 }
             }
         }
@@ -87,12 +101,7 @@ impl Host {
         let mut at = start;
         for index in 0..HISTORY_TURNS {
             let prompt = topic.prompts[(index as usize) % topic.prompts.len()];
-            self.emit_at(
-                session_id,
-                "message/user",
-                user_message(prompt, "desktop", None),
-                at,
-            );
+            self.emit_at(session_id, "user/message", user_message(prompt, None), at);
             let permission = match index {
                 1 => Some(PermissionPhase::InputRequested),
                 2 => Some(PermissionPhase::ApprovalRequested),
@@ -141,7 +150,7 @@ impl Host {
             _ => {
                 let index = self.rng.random_range(0..topic.answers.len().max(1));
                 let answer = topic.answers.get(index).copied().unwrap_or("Yes.");
-                ("message/user", user_message(answer, "desktop", None))
+                ("user/message", user_message(answer, None))
             }
         }
     }
@@ -217,11 +226,7 @@ impl Host {
                 if idle {
                     let topic = self.topic_of_session(&session);
                     let prompt = topic.prompts[0];
-                    self.emit(
-                        &session,
-                        "message/user",
-                        user_message(prompt, "desktop", None),
-                    );
+                    self.emit(&session, "user/message", user_message(prompt, None));
                     self.start_turn(&session, None, Some(permission), true);
                 }
             }
@@ -252,7 +257,7 @@ impl Host {
         let pick = idle[self.rng.random_range(0..idle.len())].clone();
         let topic = self.topic_of_session(&pick);
         let prompt = topic.prompts[self.rng.random_range(0..topic.prompts.len())];
-        self.emit(&pick, "message/user", user_message(prompt, "desktop", None));
+        self.emit(&pick, "user/message", user_message(prompt, None));
         let permission = match self.rng.random_range(0..4) {
             0 => Some(PermissionPhase::InputRequested),
             1 => Some(PermissionPhase::ApprovalRequested),
