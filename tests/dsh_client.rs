@@ -690,6 +690,10 @@ fn start_reference_bridge() -> BridgeProcess {
             "127.0.0.1:0",
             "--speed",
             "4",
+            // The bridge holds a quiet stream's headers until its first keep-alive, as the
+            // real one does (15 s there): 1 s here, so the stream shows in the inspector soon.
+            "--keep-alive-ms",
+            "1000",
         ])
         .arg("--token-file")
         .arg(&token)
@@ -792,7 +796,16 @@ async fn d3_reference_bridge_create_and_append() {
             .iter()
             .any(|(_, s)| matches!(s, IntentState::Done { .. }))
     );
-    // The wire inspector sees the bridge's calls like a Collie agent's, never the token.
+    // The wire inspector sees the bridge's calls like a Collie agent's, never the token; the
+    // stream once its headers came.
+    phone
+        .until("the stream in the inspector", |seen| {
+            seen.iter().any(|u| {
+                matches!(u, FromEngine::Exchange(r)
+                if r.method == "GET" && r.path.starts_with("/codex-bridge/events?taskId="))
+            })
+        })
+        .await;
     let exchanges: Vec<_> = phone
         .seen
         .iter()
