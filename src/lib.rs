@@ -5,6 +5,7 @@ pub mod cli;
 pub mod doctor;
 pub mod dsh;
 pub mod engine;
+pub mod out;
 pub mod replay;
 pub mod transport;
 pub mod tui;
