@@ -5,6 +5,9 @@ pub mod cli;
 pub mod doctor;
 pub mod dsh;
 pub mod engine;
+#[doc(hidden)]
+pub mod fuzz_checks;
+pub mod out;
 pub mod replay;
 pub mod transport;
 pub mod tui;

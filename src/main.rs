@@ -11,7 +11,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             // The top of the program: the one place the error is told to the person.
-            eprintln!("collie-phone: {error:#}");
+            // Errors quote agents (a reply body, a header), so this goes out cleaned.
+            collie_phone::out::eprintln(&format!("collie-phone: {error:#}"));
             ExitCode::FAILURE
         }
     }

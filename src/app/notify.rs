@@ -36,12 +36,15 @@ pub struct Notice {
 impl Notice {
     /// The bytes the terminal reads.
     pub fn escape(&self) -> String {
+        // The one escape the phone writes around words an agent chose: they go through the
+        // same way out as everything else (issue 12), one line, no token.
+        let text = crate::out::line(&self.text);
         match self.protocol {
             // OSC 9 has no title. "Collie: " names the sender, and keeps the text from ever
             // starting with a digit, which ConEmu and Windows Terminal read as `9;4` progress
             // or other commands.
-            DesktopProtocol::Osc9 => format!("\x1b]9;Collie: {}\x07", self.text),
-            DesktopProtocol::Osc777 => format!("\x1b]777;notify;Collie;{}\x07", self.text),
+            DesktopProtocol::Osc9 => format!("\x1b]9;Collie: {text}\x07"),
+            DesktopProtocol::Osc777 => format!("\x1b]777;notify;Collie;{text}\x07"),
         }
     }
 }

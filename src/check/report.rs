@@ -58,7 +58,7 @@ impl Report {
     pub fn table(&self) -> String {
         let mut out = format!(
             "collie-phone check against {} (wire v{}{})\n\n",
-            self.agent,
+            crate::out::line(&self.agent),
             self.version,
             if self.allow_writes {
                 ", writes allowed"
@@ -80,12 +80,15 @@ impl Report {
                 Verdict::Fail(why) => ("FAIL", Some(why)),
                 Verdict::Skipped(why) => ("skipped", Some(why)),
             };
+            // A finding quotes the agent (a reply body, a code): one cleaned line each, so
+            // it can neither steer the terminal nor forge a row (issue 12).
             out.push_str(&format!(
                 "{:<width$}  {result:<8} {}",
-                finding.rule, finding.what
+                finding.rule,
+                crate::out::line(&finding.what)
             ));
             if let Some(why) = why {
-                out.push_str(&format!(": {why}"));
+                out.push_str(&format!(": {}", crate::out::line(why)));
             }
             out.push('\n');
         }
@@ -144,9 +147,10 @@ impl Report {
                 })
                 .collect(),
         };
-        serde_json::to_value(&whole).unwrap_or_else(
+        // Cleaned value by value: JSON escapes alone would let `jq -r` write ESC again.
+        crate::out::json(serde_json::to_value(&whole).unwrap_or_else(
             |error| serde_json::json!({"error": format!("the report did not encode: {error}")}),
-        )
+        ))
     }
 
     /// JUnit XML: one testsuite, one testcase per finding (classname the rule id), with a
@@ -195,7 +199,9 @@ impl Report {
 /// cannot carry at all (an agent's reply quoted in a finding may hold any byte).
 fn xml_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    // Cleaned and scrubbed first, like every other output (issue 12); what is left to do
+    // here is XML's own escaping.
+    for c in crate::out::text(text).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -263,7 +269,8 @@ mod tests {
     #[test]
     fn junit_escapes_what_the_agent_sent() {
         let xml = report().junit();
-        assert!(xml.contains("sent &lt;65537&gt; bytes &amp; got &quot;400&quot;\u{fffd}"));
+        // The control is removed, as on every other way out (issue 12), then XML escapes.
+        assert!(xml.contains("sent &lt;65537&gt; bytes &amp; got &quot;400&quot;\""));
         assert!(!xml.contains('\u{1b}'));
         assert_eq!(xml.matches("<testcase ").count(), 3);
     }

@@ -48,15 +48,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Err(unreachable) => return Ok(unreachable_exit(&spec.name, &unreachable, args.json)),
     };
     if let Some(path) = &args.junit {
-        std::fs::write(path, report.junit())
+        crate::out::write_file(path, &report.junit())
             .with_context(|| format!("cannot write the JUnit report to {}", path.display()))?;
     }
     if args.json {
         let text = serde_json::to_string_pretty(&report.json())
             .context("the report did not encode as JSON")?;
-        println!("{text}");
+        write_out(crate::out::println(&text));
     } else {
-        print!("{}", report.table());
+        write_out(crate::out::print(&report.table()));
     }
     tracing::info!(summary = ?report.summary(), failed = ?report.failed_rules(), "check done");
     Ok(if report.summary().failed == 0 {
@@ -84,17 +84,23 @@ fn token_of(connect: &ConnectArgs, name: &str) -> Option<Token> {
     }
 }
 
+/// A closed stdout ends the output, not the check: its exit code still tells.
+fn write_out(written: std::io::Result<()>) {
+    if let Err(error) = written {
+        tracing::warn!("could not write the report to stdout: {error}");
+    }
+}
+
 /// Says why on stderr (and, with `--json`, as `{"agent", "unreachable"}` on stdout).
 fn unreachable_exit(name: &str, unreachable: &check::Unreachable, json: bool) -> ExitCode {
     if json {
-        println!(
-            "{}",
-            serde_json::json!({"agent": name, "unreachable": unreachable.to_string()})
-        );
+        write_out(crate::out::println_json(
+            serde_json::json!({"agent": name, "unreachable": unreachable.to_string()}),
+        ));
     }
-    eprintln!(
+    crate::out::eprintln(&format!(
         "collie-phone check: could not reach the agent {name}, so nothing was checked: {unreachable}.\n\
          Run `collie-phone doctor` with the same flags to see which step fails."
-    );
+    ));
     ExitCode::from(EXIT_UNREACHABLE)
 }

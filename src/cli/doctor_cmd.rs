@@ -53,20 +53,30 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     });
     let all_hold = reports.iter().all(|r| r.ok);
     if args.json {
-        let json = if reports.len() == 1 {
-            serde_json::to_string_pretty(&reports[0])
+        let value = if reports.len() == 1 {
+            serde_json::to_value(&reports[0])
         } else {
-            serde_json::to_string_pretty(&reports)
+            serde_json::to_value(&reports)
         }
         .context("could not write the report as JSON")?;
-        println!("{json}");
+        // Cleaned value by value (issue 12): the report quotes the agent's words.
+        let json = serde_json::to_string_pretty(&crate::out::json(value))
+            .context("could not write the report as JSON")?;
+        written(crate::out::println(&json));
     } else {
         let texts: Vec<String> = reports.iter().map(Report::to_text).collect();
-        print!("{}", texts.join("\n"));
+        written(crate::out::print(&texts.join("\n")));
     }
     Ok(if all_hold {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// A closed stdout ends the output, not the doctor: its exit code still tells.
+fn written(result: std::io::Result<()>) {
+    if let Err(error) = result {
+        tracing::warn!("could not write the report to stdout: {error}");
+    }
 }

@@ -1,14 +1,16 @@
 //! Where the program's tracing goes: a file with `--log`, else stderr. The agent is a server,
 //! so its log is for its operator, never mixed into stdout, which carries the `listening` line.
+//! Both go through the cleaning writer (`out::log_writer`): log lines quote agents' words.
 
 use std::fs::OpenOptions;
-use std::io::IsTerminal;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use anyhow::Context;
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
+
+use crate::out::log_writer::CleanMakeWriter;
 
 /// Keeps the log writer running; dropping it flushes what is left.
 pub struct LogGuard {
@@ -30,7 +32,7 @@ pub fn init(file: Option<&Path>, default_level: &str) -> anyhow::Result<LogGuard
                 .with_context(|| format!("could not open the log file {}", path.display()))?;
             let (writer, worker) = tracing_appender::non_blocking(file);
             builder
-                .with_writer(writer)
+                .with_writer(CleanMakeWriter(writer))
                 .with_ansi(false)
                 .try_init()
                 .map_err(|error| anyhow::anyhow!("could not start logging: {error}"))?;
@@ -40,8 +42,8 @@ pub fn init(file: Option<&Path>, default_level: &str) -> anyhow::Result<LogGuard
         }
         None => {
             builder
-                .with_writer(std::io::stderr)
-                .with_ansi(std::io::stderr().is_terminal())
+                .with_writer(CleanMakeWriter(std::io::stderr))
+                .with_ansi(false)
                 .try_init()
                 .map_err(|error| anyhow::anyhow!("could not start logging: {error}"))?;
             Ok(LogGuard { _worker: None })

@@ -96,7 +96,7 @@ impl Report {
             .map(|s| s.step.chars().count())
             .max()
             .unwrap_or(0);
-        let mut text = format!("{} ({})\n", self.agent, self.at);
+        let mut text = format!("{} ({})\n", crate::out::line(&self.agent), self.at);
         let mut previous_reason: Option<&str> = None;
         for step in &self.steps {
             // A run of steps skipped for one reason says it once.
@@ -118,13 +118,15 @@ impl Report {
                 .map(|ms| format!(" ({ms} ms)"))
                 .unwrap_or_default();
             let pad = width - step.step.chars().count();
+            // A detail may quote the agent: one cleaned line, so it cannot forge a step.
             text.push_str(&format!(
-                "  {mark} {}{}  {detail}{timing}\n",
+                "  {mark} {}{}  {}{timing}\n",
                 step.step,
                 " ".repeat(pad),
+                crate::out::line(detail),
             ));
             if let Some(fix) = &step.fix {
-                text.push_str(&format!("      fix: {fix}\n"));
+                text.push_str(&format!("      fix: {}\n", crate::out::line(fix)));
             }
         }
         let failed = self

@@ -148,11 +148,19 @@ impl Journal {
             path: self.path.display().to_string(),
             source,
         };
-        let mut text = serde_json::to_string(line).map_err(|e| fail(std::io::Error::other(e)))?;
+        let mut text = clean_line(line).map_err(|e| fail(std::io::Error::other(e)))?;
         text.push('\n');
         self.file.write_all(text.as_bytes()).map_err(fail)?;
         self.file.sync_data().map_err(fail)
     }
+}
+
+/// One journal line as JSON, every string cleaned and scrubbed (issue 12): an outcome's
+/// summary is the agent's words, and an agent that echoes the request's `Authorization` must
+/// not get the token into a file.
+fn clean_line(line: &Line) -> Result<String, serde_json::Error> {
+    let value = crate::out::json(serde_json::to_value(line)?);
+    serde_json::to_string(&value)
 }
 
 /// Opens a file of this user only (0600), creating it; for appending or as a lock.
@@ -261,7 +269,7 @@ fn rewrite(path: &Path, records: &[IntentRecord]) -> std::io::Result<()> {
                 .open(&temp)?
         };
         for record in records {
-            let mut text = serde_json::to_string(&Line::Created {
+            let mut text = clean_line(&Line::Created {
                 record: record.clone(),
             })
             .map_err(std::io::Error::other)?;

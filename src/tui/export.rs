@@ -21,7 +21,8 @@ pub fn write_export(path: &Path, text: &str) -> Result<(), String> {
         .mode(0o600)
         .open(path)
         .map_err(|error| error.to_string())?;
-    file.write_all(text.as_bytes())
+    // The inspector's form (issue 12): a removed character shows as `⟨U+XXXX⟩`, no token.
+    file.write_all(crate::out::visible(text).as_bytes())
         .and_then(|()| file.sync_all())
         .map_err(|error| error.to_string())
 }

@@ -4,6 +4,7 @@
 //! and scripted keys against a real agent.
 
 pub mod burst;
+pub mod clean_screen;
 pub mod export;
 pub mod terminal;
 
@@ -290,7 +291,11 @@ where
         let app = &self.app;
         let theme = &self.theme;
         self.terminal
-            .draw(|frame| ui::draw(frame, app, theme))
+            .draw(|frame| {
+                ui::draw(frame, app, theme);
+                // The one way out for the screens (issue 12).
+                clean_screen::clean_buffer(frame.buffer_mut());
+            })
             .map_err(|error| anyhow::anyhow!("drawing failed: {error}"))?;
         self.dirty = false;
         self.frames += 1;

@@ -1,6 +1,7 @@
 //! The wire inspector: every exchange as a row of columns (the least needed ones dropped on a
 //! narrow terminal), and one exchange with its bodies. Headers are never recorded, so no token
-//! can show here.
+//! can show here. Everything an agent sent is drawn in `out::visible` form: a character the
+//! screens would remove shows as `⟨U+202E⟩`, so a person debugging an agent sees it was sent.
 
 use ratatui::Frame;
 use ratatui::style::Style;
@@ -15,6 +16,7 @@ use crate::app::keymap::{Action, Context};
 use crate::app::navigation::{ExchangeScreen, InspectorScreen};
 use crate::engine::ExchangeRecord;
 use crate::engine::exchange_log::KEPT_BODY_BYTES;
+use crate::out;
 use crate::wire::paths::PREFIX;
 
 const MARKER: usize = 2;
@@ -285,13 +287,19 @@ fn row_line(
     let texts = [
         (if selected { "› " } else { "  " }.to_string(), theme.accent),
         (clock(record), theme.dim),
-        (record.agent.clone(), theme.text),
+        (out::visible_line(&record.agent).into_owned(), theme.text),
         (record.method.to_string(), theme.text),
         (status, status_style(record, theme)),
         (format!("{:>5}", short_bytes(record.reply_bytes)), theme.dim),
         (format!("{:>5}", record.millis), theme.dim),
-        (record.request_id.clone().unwrap_or_default(), theme.dim),
-        (short_path(&record.path).to_string(), theme.text),
+        (
+            out::visible_line(record.request_id.as_deref().unwrap_or_default()).into_owned(),
+            theme.dim,
+        ),
+        (
+            out::visible_line(short_path(&record.path)).into_owned(),
+            theme.text,
+        ),
     ];
     let mut line = columns(&cells(plan, texts, width), width);
     // No reply: why, in words, after the path.
@@ -299,7 +307,10 @@ fn row_line(
         let used: usize = line.spans.iter().map(|s| wrap::width(&s.content)).sum();
         let why = inspector::status_words(record);
         line.spans.push(Span::styled(
-            wrap::truncate(&format!("  {why}"), width.saturating_sub(used)),
+            wrap::truncate(
+                &format!("  {}", out::visible_line(&why)),
+                width.saturating_sub(used),
+            ),
             theme.danger,
         ));
     }
@@ -315,9 +326,15 @@ pub fn draw_exchange(frame: &mut Frame<'_>, screen: &ExchangeScreen, theme: &The
         heading,
         0,
         Line::from(vec![
-            Span::styled(format!("{} {}", record.method, record.path), theme.title),
             Span::styled(
-                format!("  → {}", inspector::status_words(record)),
+                format!("{} {}", record.method, out::visible_line(&record.path)),
+                theme.title,
+            ),
+            Span::styled(
+                format!(
+                    "  → {}",
+                    out::visible_line(&inspector::status_words(record))
+                ),
                 status_style(record, theme),
             ),
         ]),
@@ -337,7 +354,7 @@ pub fn detail_lines(screen: &ExchangeScreen, width: u16, theme: &Theme) -> Vec<L
     // The value wraps under itself, clear of the labels.
     let mut field = |label: &str, value: String, style: Style| {
         let room = width.saturating_sub(LABEL).max(1);
-        let mut parts = wrap::wrap(&value, room);
+        let mut parts = wrap::wrap(&out::visible_line(&value), room);
         if parts.is_empty() {
             parts.push(String::new());
         }
@@ -439,7 +456,7 @@ fn body(lines: &mut Vec<Line<'static>>, title: &str, text: &str, width: usize, t
         return;
     }
     lines.extend(
-        wrap::wrap(text, width)
+        wrap::wrap(&out::visible(text), width)
             .into_iter()
             .map(|l| Line::from(Span::styled(l, theme.code))),
     );

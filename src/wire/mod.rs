@@ -15,6 +15,7 @@ pub(crate) mod kind;
 pub mod limits;
 pub mod paths;
 pub mod sanitize;
+pub mod shown;
 pub mod snapshot;
 pub mod time;
 

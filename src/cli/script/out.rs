@@ -1,7 +1,8 @@
 //! What a headless command prints, and how it ends. Lines go to stdout and are flushed one at
 //! a time; a closed stdout ends the command quietly instead of panicking as `println!` would.
+//! Everything goes out through `crate::out` (issue 12): a line is cleaned and scrubbed, and a
+//! JSON line is cleaned value by value before it is encoded, since `jq -r` undoes escapes.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
@@ -49,18 +50,19 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
-/// Writes one line to stdout and flushes it, so a reader of a pipe sees it at once.
+/// Writes one line to stdout, cleaned, and flushes it, so a reader of a pipe sees it at once.
 pub fn line(text: &str) -> std::io::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes())?;
-    stdout.write_all(b"\n")?;
-    stdout.flush()
+    crate::out::println(text)
 }
 
-/// Writes to stderr; a closed stderr is nothing to stop for.
+/// Writes one JSON value as a line to stdout, every string in it cleaned.
+pub fn json_line(value: &Value) -> std::io::Result<()> {
+    crate::out::println_json(value.clone())
+}
+
+/// Writes to stderr, cleaned; a closed stderr is nothing to stop for.
 pub fn warn(text: &str) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{text}");
+    crate::out::eprintln(text);
 }
 
 /// Runs a command's work on the runtime, then prints how it ended and gives its exit code.
@@ -79,7 +81,7 @@ pub fn finish(json: bool, result: Result<Report, Failure>) -> anyhow::Result<Exi
     let exit = match result {
         Ok(report) => {
             let written = if json {
-                line(&report.json.to_string())
+                json_line(&report.json)
             } else {
                 report.lines.iter().try_for_each(|l| line(l))
             };
@@ -100,7 +102,7 @@ pub fn finish(json: bool, result: Result<Report, Failure>) -> anyhow::Result<Exi
                 {
                     map.extend(extra);
                 }
-                if let Err(e) = line(&object.to_string()) {
+                if let Err(e) = json_line(&object) {
                     tracing::warn!("could not write the result to stdout: {e}");
                 }
             } else {

@@ -83,7 +83,7 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
                 let entries = entries(&update, &link, &mut known);
                 let written = entries.iter().try_for_each(|entry| {
                     if args.common.json {
-                        out::line(&entry.json.to_string())
+                        out::json_line(&entry.json)
                     } else {
                         out::line(&entry.text)
                     }
