@@ -5,6 +5,9 @@
 
 use std::sync::OnceLock;
 
+/// The DSH decoders' target: every route's reply and the event stream (`dsh::fuzz`).
+pub use crate::dsh::fuzz::decoders as dsh;
+
 use ratatui::text::Line;
 use serde::Serialize;
 use serde::de::DeserializeOwned;

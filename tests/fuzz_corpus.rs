@@ -53,3 +53,8 @@ fn wrap_corpus() {
 fn editor_corpus() {
     replay("editor", fuzz_checks::editor);
 }
+
+#[test]
+fn dsh_corpus() {
+    replay("dsh", fuzz_checks::dsh);
+}

@@ -4,6 +4,7 @@
 
 pub mod bridge;
 pub mod client;
+pub mod fuzz;
 pub mod wire;
 mod wire_enum;
 mod wire_events;

@@ -518,9 +518,16 @@ fn clean_json_strings(value: &mut Value, path: &str, report: &mut Report) {
         Value::Array(list) => list
             .iter_mut()
             .for_each(|entry| clean_json_strings(entry, path, report)),
-        Value::Object(map) => map
-            .values_mut()
-            .for_each(|entry| clean_json_strings(entry, path, report)),
+        Value::Object(map) => {
+            // Keys are the bridge's words too: cleaned as names, the entry kept under the
+            // cleaned key (a later entry whose key cleans the same wins, as JSON's would).
+            let entries = std::mem::take(map);
+            for (mut key, mut entry) in entries {
+                clean(&mut key, limits::MAX_NAME, Lines::Single, path, report);
+                clean_json_strings(&mut entry, path, report);
+                map.insert(key, entry);
+            }
+        }
         _ => {}
     }
 }
