@@ -79,7 +79,10 @@ fn stream(body: &[u8]) {
     for piece in bytes.chunks(chunk) {
         in_chunks.extend(cut.feed(piece));
     }
-    assert_eq!(at_once, in_chunks, "the items depend on where the bytes were cut");
+    assert_eq!(
+        at_once, in_chunks,
+        "the items depend on where the bytes were cut"
+    );
     let task: wire::TaskView = match serde_json::from_value(serde_json::json!({
         "taskId": "t", "workspaceId": "w", "sessionId": "s", "status": "attention"
     })) {
