@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use collie_phone::dsh::wire::{SseItem, SseReader};
-use common::{AgentProcess, Client, Reply, Req};
+use common::reference_bridge::ReferenceBridge;
+use common::{Reply, Req};
 use http_body_util::BodyExt;
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
@@ -21,17 +22,10 @@ const ALL_NO_CREATE_TOKEN: &str = "all-no-create-token-0123456789abcdefghijk";
 /// Generous: a loaded 2-core CI box may be slow; nothing waits this long when all is well.
 const DEADLINE: Duration = Duration::from_secs(20);
 
-struct Bridge {
-    _process: AgentProcess,
-    address: String,
-    prefix: String,
-    token: String,
-    dir: tempfile::TempDir,
-}
+type Bridge = ReferenceBridge;
 
 fn start(extra: &[&str]) -> Bridge {
     let dir = common::temp_dir();
-    let (token_path, token) = common::token_file(dir.path());
     let tokens = dir.path().join("tokens.jsonl");
     let lines = [
         json!({"token": DOCS_TOKEN, "workspaceIds": ["ws-docs"], "allowWorkspaceCreate": true}),
@@ -44,66 +38,13 @@ fn start(extra: &[&str]) -> Bridge {
     .join("\n");
     std::fs::write(&tokens, lines).expect("write tokens");
     std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o600)).expect("chmod");
-    let root = dir.path().join("demo");
-    let mut args = vec![
-        "dsh-bridge".to_string(),
-        "--demo".into(),
-        "--listen".into(),
-        "127.0.0.1:0".into(),
-        "--token-file".into(),
-        token_path.display().to_string(),
-        "--tokens".into(),
-        tokens.display().to_string(),
-        "--root".into(),
-        root.display().to_string(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let process = AgentProcess::start(&args);
-    let rest = process.url.strip_prefix("http://").expect("an http url");
-    let (address, path) = rest.split_once('/').expect("a prefix");
-    Bridge {
-        address: address.to_string(),
-        prefix: format!("/{path}"),
-        token,
-        dir,
-        _process: process,
-    }
+    let tokens = tokens.display().to_string();
+    let mut args = vec!["--tokens", tokens.as_str()];
+    args.extend_from_slice(extra);
+    ReferenceBridge::start_in(dir, &args)
 }
 
-impl Bridge {
-    async fn call_as(&self, token: Option<&str>, req: Req) -> Reply {
-        let header = token.map(|t| format!("Bearer {t}"));
-        Client::tcp(&self.address)
-            .send(req.authorization(header.as_deref()))
-            .await
-    }
-
-    async fn get(&self, route: &str) -> Reply {
-        self.call_as(
-            Some(&self.token),
-            Req::get(&format!("{}{route}", self.prefix)),
-        )
-        .await
-    }
-
-    async fn post(&self, route: &str, body: Value) -> Reply {
-        self.post_as(&self.token.clone(), route, body).await
-    }
-
-    async fn post_as(&self, token: &str, route: &str, body: Value) -> Reply {
-        self.call_as(
-            Some(token),
-            Req::post(&format!("{}{route}", self.prefix), body),
-        )
-        .await
-    }
-
-    async fn get_as(&self, token: &str, route: &str) -> Reply {
-        self.call_as(Some(token), Req::get(&format!("{}{route}", self.prefix)))
-            .await
-    }
-
+impl ReferenceBridge {
     async fn value(&self, route: &str) -> Value {
         let reply = self.get(route).await;
         ok(&reply)

@@ -19,7 +19,8 @@ use collie_phone::dsh::wire::{
     SseReader, StatusPhase, TaskGetValue, TaskList, TaskStatus, TranscriptPage, TranscriptSource,
     WaitValue, WorkspaceList, decode,
 };
-use common::{AgentProcess, Client, Reply, Req};
+use common::reference_bridge::ReferenceBridge;
+use common::{Reply, Req};
 use http_body_util::BodyExt;
 use hyper_util::rt::TokioIo;
 use serde::de::DeserializeOwned;
@@ -363,65 +364,10 @@ fn same_shape(name: &str, ours: &Value) {
     assert!(out.is_empty(), "{name}: {out:#?}\nours: {ours:#}");
 }
 
-struct Bridge {
-    _process: AgentProcess,
-    address: String,
-    prefix: String,
-    token: String,
-    _dir: tempfile::TempDir,
-}
+type Bridge = ReferenceBridge;
 
 fn start(extra: &[&str]) -> Bridge {
-    let dir = common::temp_dir();
-    let (token_path, token) = common::token_file(dir.path());
-    let root = dir.path().join("demo");
-    let mut args = vec![
-        "dsh-bridge".to_string(),
-        "--demo".into(),
-        "--listen".into(),
-        "127.0.0.1:0".into(),
-        "--token-file".into(),
-        token_path.display().to_string(),
-        "--root".into(),
-        root.display().to_string(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let process = AgentProcess::start(&args);
-    let rest = process.url.strip_prefix("http://").expect("an http url");
-    let (address, path) = rest.split_once('/').expect("a prefix");
-    Bridge {
-        address: address.to_string(),
-        prefix: format!("/{path}"),
-        token,
-        _dir: dir,
-        _process: process,
-    }
-}
-
-impl Bridge {
-    async fn send(&self, token: Option<&str>, req: Req) -> Reply {
-        let header = token.map(|t| format!("Bearer {t}"));
-        Client::tcp(&self.address)
-            .send(req.authorization(header.as_deref()))
-            .await
-    }
-
-    async fn get(&self, route: &str) -> Reply {
-        self.send(
-            Some(&self.token),
-            Req::get(&format!("{}{route}", self.prefix)),
-        )
-        .await
-    }
-
-    async fn post(&self, route: &str, body: Value) -> Reply {
-        self.send(
-            Some(&self.token),
-            Req::post(&format!("{}{route}", self.prefix), body),
-        )
-        .await
-    }
+    ReferenceBridge::start(extra)
 }
 
 /// Our reply as the real bridge sends one: pretty-printed JSON with its headers; a GET says
@@ -626,7 +572,7 @@ async fn our_errors_are_the_real_ones() {
         ),
         (
             bridge
-                .send(None, Req::get(&format!("{}/health", bridge.prefix)))
+                .call_as(None, Req::get(&format!("{}/health", bridge.prefix)))
                 .await,
             401,
             "error-missing-token.json",
@@ -634,7 +580,7 @@ async fn our_errors_are_the_real_ones() {
         ),
         (
             bridge
-                .send(
+                .call_as(
                     Some("not-a-token-0123456789abcdefghijklmnopqrstuv"),
                     Req::get(&format!("{}/health", bridge.prefix)),
                 )
@@ -645,7 +591,7 @@ async fn our_errors_are_the_real_ones() {
         ),
         (
             bridge
-                .send(
+                .call_as(
                     Some(&bridge.token),
                     Req::new(
                         hyper::Method::POST,

@@ -7,6 +7,7 @@
 
 pub mod engine_phone;
 pub mod phone;
+pub mod reference_bridge;
 
 use std::convert::Infallible;
 use std::io::{BufRead, BufReader, Read};
