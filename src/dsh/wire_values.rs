@@ -834,6 +834,17 @@ impl Capabilities {
 impl Sanitize for Capabilities {
     fn sanitize(&mut self, report: &mut Report) {
         clean_name(&mut self.route_prefix, "routePrefix", report);
+        // The words among the bits (the DSH fuzz target found these two uncleaned).
+        clean_name_opt(
+            &mut self.capabilities.workspaces.scope,
+            "capabilities.workspaces.scope",
+            report,
+        );
+        clean_name_opt(
+            &mut self.capabilities.events.cursor,
+            "capabilities.events.cursor",
+            report,
+        );
         self.model_catalog.sanitize(report);
         cap(
             &mut self.agent_presets,
@@ -911,6 +922,7 @@ pub struct SessionList {
 
 impl Sanitize for SessionList {
     fn sanitize(&mut self, report: &mut Report) {
+        clean_name_opt(&mut self.workspace_id, "workspaceId", report);
         cap(&mut self.items, limits::MAX_LIST, "items", report);
         for (i, session) in self.items.iter_mut().enumerate() {
             let path = format!("items[{i}]");
