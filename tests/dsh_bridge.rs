@@ -8,12 +8,10 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use collie_phone::dsh::wire::{SseItem, SseReader};
 use common::reference_bridge::ReferenceBridge;
 use common::{Reply, Req};
 use http_body_util::BodyExt;
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
 const DOCS_TOKEN: &str = "docs-only-token-0123456789abcdefghijklmnop";
@@ -760,24 +758,7 @@ async fn open_events(
     bridge: &Bridge,
     query: &str,
 ) -> (u16, tokio::sync::mpsc::UnboundedReceiver<SseItem>) {
-    let stream = tokio::net::TcpStream::connect(&bridge.address)
-        .await
-        .expect("connect");
-    let (mut sender, connection) = hyper::client::conn::http1::handshake::<
-        _,
-        http_body_util::Empty<Bytes>,
-    >(TokioIo::new(stream))
-    .await
-    .expect("handshake");
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    let request = hyper::Request::get(format!("{}/events?{query}", bridge.prefix))
-        .header("host", "bridge")
-        .header("authorization", format!("Bearer {}", bridge.token))
-        .body(http_body_util::Empty::new())
-        .expect("request");
-    let response = sender.send_request(request).await.expect("response");
+    let response = bridge.open_events(query).await;
     let status = response.status().as_u16();
     assert_eq!(
         response

@@ -12,7 +12,6 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use collie_phone::dsh::wire::{
     AppendValue, BRIDGE_STATUS, CancelValue, Capabilities, CloseValue, CreateTaskValue, ErrorCode,
     Event, EventBody, ExecutionPhase, Health, Reply as WireReply, Sanitize, SessionList, SseItem,
@@ -22,7 +21,6 @@ use collie_phone::dsh::wire::{
 use common::reference_bridge::ReferenceBridge;
 use common::{Reply, Req};
 use http_body_util::BodyExt;
-use hyper_util::rt::TokioIo;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -665,24 +663,7 @@ async fn read_events(bridge: &Bridge, query: &str) -> (u16, Vec<u8>) {
 }
 
 async fn open_events(bridge: &Bridge, query: &str) -> hyper::Response<hyper::body::Incoming> {
-    let stream = tokio::net::TcpStream::connect(&bridge.address)
-        .await
-        .expect("connect");
-    let (mut sender, connection) = hyper::client::conn::http1::handshake::<
-        _,
-        http_body_util::Empty<Bytes>,
-    >(TokioIo::new(stream))
-    .await
-    .expect("handshake");
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    let request = hyper::Request::get(format!("{}/events?{query}", bridge.prefix))
-        .header("host", "bridge")
-        .header("authorization", format!("Bearer {}", bridge.token))
-        .body(http_body_util::Empty::new())
-        .expect("request");
-    sender.send_request(request).await.expect("response")
+    bridge.open_events(query).await
 }
 
 #[tokio::test]

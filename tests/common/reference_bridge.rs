@@ -80,3 +80,28 @@ impl ReferenceBridge {
         .await
     }
 }
+
+impl ReferenceBridge {
+    /// Opens `GET /events?query` with the token on a connection of its own; returns the
+    /// response as soon as its head came (the body is the stream).
+    pub async fn open_events(&self, query: &str) -> hyper::Response<hyper::body::Incoming> {
+        let stream = tokio::net::TcpStream::connect(&self.address)
+            .await
+            .expect("connect");
+        let (mut sender, connection) = hyper::client::conn::http1::handshake::<
+            _,
+            http_body_util::Empty<bytes::Bytes>,
+        >(hyper_util::rt::TokioIo::new(stream))
+        .await
+        .expect("handshake");
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        let request = hyper::Request::get(format!("{}/events?{query}", self.prefix))
+            .header("host", "bridge")
+            .header("authorization", format!("Bearer {}", self.token))
+            .body(http_body_util::Empty::new())
+            .expect("request");
+        sender.send_request(request).await.expect("response")
+    }
+}
