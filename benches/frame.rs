@@ -26,15 +26,15 @@ use collie_phone::agent::runtime::Agent;
 use collie_phone::agent::server::{Access, Server};
 use collie_phone::agent::worlds::{BIG_LONG_PANE, BIG_LONG_PANE_ITEMS};
 use collie_phone::agent::{WorldKind, WorldOptions};
-use collie_phone::app::chat_scroll::ViewStart;
+use collie_phone::look::chat_scroll::ViewStart;
 use collie_phone::app::keymap::Keymap;
 use collie_phone::app::navigation::Screen;
 use collie_phone::app::{App, AppSetup, Command, Message};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::transport::Endpoint;
 use collie_phone::ui;
-use collie_phone::ui::chat_view::ChatLayout;
-use collie_phone::ui::theme::Theme;
+use collie_phone::look::chat_view::ChatLayout;
+use collie_phone::look::theme::Theme;
 
 const WIDTH: u16 = 200;
 const HEIGHT: u16 = 60;

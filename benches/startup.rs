@@ -37,7 +37,7 @@ use collie_phone::app::{App, AppSetup};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::transport::Endpoint;
 use collie_phone::tui::Tui;
-use collie_phone::ui::theme::Theme;
+use collie_phone::look::theme::Theme;
 
 const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
 const WIDTH: u16 = 120;

@@ -14,8 +14,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::app::editor::{Editor, UNDO_BYTES};
-use crate::ui::theme::Theme;
-use crate::ui::wrap;
+use crate::look::theme::Theme;
+use crate::look::wrap;
 use crate::wire::shown;
 use crate::wire::{self, Sanitize};
 
@@ -106,11 +106,11 @@ pub fn markdown(data: &[u8]) {
     let raw = String::from_utf8_lossy(body);
     // What reaches the renderer was decoded, so cleaned.
     let text = shown::text(&raw);
-    let lines = crate::ui::markdown::render(&text, width, theme);
+    let lines = crate::look::markdown::render(&text, width, theme);
     for line in &lines {
         assert_line_fits(line, usize::from(width));
     }
-    let code = crate::ui::markdown::code_block(&text, Some("rust"), width, theme);
+    let code = crate::look::markdown::code_block(&text, Some("rust"), width, theme);
     for line in &code {
         assert_line_fits(line, usize::from(width));
     }

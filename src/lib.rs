@@ -7,6 +7,7 @@ pub mod dsh;
 pub mod engine;
 #[doc(hidden)]
 pub mod fuzz_checks;
+pub mod look;
 pub mod out;
 pub mod replay;
 pub mod transport;

@@ -20,7 +20,7 @@ use collie_phone::engine::{
 };
 use collie_phone::transport::Token;
 use collie_phone::ui;
-use collie_phone::ui::theme::Theme;
+use collie_phone::look::theme::Theme;
 use collie_phone::wire::{
     EventType, Item, Pane, PaneView, PostReply, Report, Snapshot, Tab, Workspace,
 };

@@ -21,7 +21,7 @@ use collie_phone::app::{App, AppSetup, Command, Message};
 use collie_phone::engine::{AgentChange, AgentStatus, ExchangeRecord, FromEngine};
 use collie_phone::transport::{Endpoint, Token, tls::TlsEndpoint};
 use collie_phone::ui;
-use collie_phone::ui::theme::Theme;
+use collie_phone::look::theme::Theme;
 use collie_phone::wire::{self, EventsReply, Hello, Report, Snapshot};
 use crossterm::event::KeyEvent;
 use ratatui::Terminal;

@@ -18,7 +18,7 @@ use collie_phone::engine::{
     IntentState,
 };
 use collie_phone::ui;
-use collie_phone::ui::theme::Theme;
+use collie_phone::look::theme::Theme;
 use collie_phone::wire::{
     self, Answer, Ask, DecidedBy, Event, EventType, EventsReply, Hello, Outcome, PostReply,
     ProtocolRange, Report, Snapshot,

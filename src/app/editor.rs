@@ -5,13 +5,13 @@
 //! Hand-written: ratatui-textarea 0.9.4 supports ratatui 0.30 (through ratatui-core), but it
 //! places its cursor by char (`chars().count()`), so Backspace after `✍️` (U+270D U+FE0F) would
 //! leave a lone U+FE0F. Here the cursor moves by extended grapheme cluster and never stands
-//! inside one; columns on screen are display widths as `ui::wrap::width` measures them.
+//! inside one; columns on screen are display widths as `look::wrap::width` measures them.
 
 use std::collections::VecDeque;
 
 use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 
-use crate::ui::wrap::width as text_width;
+use crate::look::wrap::width as text_width;
 
 /// Undo keeps at most this many steps: the oldest go first.
 pub const UNDO_STEPS: usize = 200;

@@ -8,7 +8,7 @@ use super::navigation::{ConversationScreen, Screen};
 use super::{App, Command, geometry};
 use crate::engine::pane_log::ChatEntry;
 use crate::engine::{HistoryPage, IntentKind};
-use crate::ui::chat::ChatStyle;
+use crate::look::chat::ChatStyle;
 use crate::wire::ConversationSummary;
 
 impl App {

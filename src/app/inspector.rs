@@ -106,7 +106,7 @@ pub fn note_lines(note: Option<&InspectorNote>, width: u16) -> Vec<String> {
     let Some(note) = note else {
         return Vec::new();
     };
-    let mut lines = crate::ui::wrap::wrap(&note.text, usize::from(width.saturating_sub(1)));
+    let mut lines = crate::look::wrap::wrap(&note.text, usize::from(width.saturating_sub(1)));
     lines.truncate(NOTE_ROWS);
     lines
 }

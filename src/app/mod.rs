@@ -7,7 +7,6 @@ pub mod arming;
 pub mod ask_diff;
 pub mod card;
 mod card_screen;
-pub mod chat_scroll;
 pub mod config;
 pub mod dsh_form;
 pub mod dsh_pane;
@@ -52,8 +51,8 @@ use self::outbox::Outbox;
 use self::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
 use crate::engine::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
-use crate::ui::chat_view::ChatLayout;
-use crate::ui::theme::Theme;
+use crate::look::chat_view::ChatLayout;
+use crate::look::theme::Theme;
 
 /// How long after the last key the person still counts as watching (SPEC S7, T8).
 const WATCHING_AFTER_KEY_SECONDS: i64 = 60;
@@ -123,7 +122,7 @@ pub struct App {
     /// What each DSH bridge told beyond its panes, by agent name (SPEC D).
     pub dsh: HashMap<String, dsh_state::DshView>,
     pub toast: Option<Toast>,
-    /// Chat entries as laid out, kept between frames (a memo, see `ui::chat_view`).
+    /// Chat entries as laid out, kept between frames (a memo, see `look::chat_view`).
     pub chat_layout: ChatLayout,
     pub keymap: Keymap,
     pub theme: Theme,

@@ -1,7 +1,7 @@
 //! The screens and their own state (selection, scroll, focus), stacked: Home at the bottom,
 //! the screen shown on top. Esc goes back one.
 
-use super::chat_scroll::ChatScroll;
+use crate::look::chat_scroll::ChatScroll;
 use super::inbox::AskKey;
 use super::list::{Filter, ListCursor};
 use crate::engine::ExchangeRecord;

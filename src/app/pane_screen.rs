@@ -3,7 +3,7 @@
 
 use crossterm::event::KeyEvent;
 
-use super::chat_scroll::ChatScroll;
+use crate::look::chat_scroll::ChatScroll;
 use super::editor::Editor;
 use super::inbox::AskKey;
 use super::keymap::Action;
@@ -12,10 +12,10 @@ use super::overlay::{Deferred, Overlay};
 use super::{App, Command, geometry, typing};
 use crate::engine::IntentKind;
 use crate::engine::pane_log::ChatEntry;
-use crate::ui::chat::ChatStyle;
-use crate::ui::chat_view::ChatLayout;
-use crate::ui::theme::Theme;
-use crate::ui::wrap;
+use crate::look::chat::ChatStyle;
+use crate::look::chat_view::ChatLayout;
+use crate::look::theme::Theme;
+use crate::look::wrap;
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
 

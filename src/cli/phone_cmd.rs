@@ -14,7 +14,7 @@ use crate::app::{App, AppSetup};
 use crate::dsh::client::BridgeSpec;
 use crate::engine::{AgentSpec, Engine, EngineOptions, Journal};
 use crate::tui::{Tui, terminal};
-use crate::ui::theme::Theme;
+use crate::look::theme::Theme;
 
 #[derive(Debug, Clone, Args, Default)]
 pub struct PhoneArgs {

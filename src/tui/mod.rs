@@ -25,7 +25,7 @@ use crate::app::notify::Notice;
 use crate::app::{App, Command, Message};
 use crate::engine::{Engine, FromEngine};
 use crate::ui;
-use crate::ui::theme::Theme;
+use crate::look::theme::Theme;
 
 /// Messages taken in one go before a frame is drawn, so a burst never starves drawing.
 const MAX_BATCH: usize = 512;

@@ -10,8 +10,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
-use super::theme::Theme;
-use super::wrap;
+use crate::look::theme::Theme;
+use crate::look::wrap;
 use crate::app::App;
 use crate::app::ask_diff::Changed;
 use crate::app::card::{CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence};

@@ -6,8 +6,9 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::theme::Theme;
-use super::{put, wrap};
+use crate::look::theme::Theme;
+use super::{put};
+use crate::look::wrap;
 use crate::app::App;
 use crate::app::geometry::{MIN_HEIGHT, MIN_WIDTH};
 use crate::app::inbox;

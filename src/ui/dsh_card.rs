@@ -8,8 +8,8 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::theme::Theme;
-use super::wrap;
+use crate::look::theme::Theme;
+use crate::look::wrap;
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::inbox::AskKey;

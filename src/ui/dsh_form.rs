@@ -7,8 +7,9 @@ use ratatui::layout::Position;
 use ratatui::text::{Line, Span};
 
 use super::dsh_pane::{receipt_spans, receipt_style};
-use super::theme::Theme;
-use super::{put, wrap};
+use crate::look::theme::Theme;
+use super::{put};
+use crate::look::wrap;
 use crate::app::App;
 use crate::app::dsh_form::{DshField, DshFormScreen, DshPurpose};
 use crate::app::dsh_pane::dsh_intent_parts;

@@ -5,8 +5,8 @@ use ratatui::Frame;
 use ratatui::text::{Line, Span};
 
 use super::overlay::boxed;
-use super::theme::Theme;
-use super::wrap;
+use crate::look::theme::Theme;
+use crate::look::wrap;
 use crate::app::App;
 use crate::app::dsh_state::kind_words;
 use crate::app::geometry;

@@ -8,8 +8,9 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::theme::Theme;
-use super::{put, wrap};
+use crate::look::theme::Theme;
+use super::{put};
+use crate::look::wrap;
 use crate::app::dsh_pane::{MAX_BRIDGE_MESSAGE, dsh_intent_parts, dsh_verb};
 use crate::app::dsh_state::DshView;
 use crate::app::keymap::{Action, Context};

@@ -4,9 +4,9 @@ use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::chat::ChatStyle;
-use super::chat_view;
-use super::theme::Theme;
+use crate::look::chat::ChatStyle;
+use crate::look::chat_view;
+use crate::look::theme::Theme;
 use super::{columns, put};
 use crate::app::App;
 use crate::app::geometry;

@@ -5,8 +5,9 @@ use ratatui::Frame;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::theme::Theme;
-use super::{ago, columns, put, wrap};
+use crate::look::theme::Theme;
+use super::{ago, columns, put};
+use crate::look::wrap;
 use crate::app::App;
 use crate::app::agents::AgentView;
 use crate::app::geometry;

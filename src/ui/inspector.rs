@@ -8,8 +8,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme::Theme;
-use super::{columns, put, wrap};
+use crate::look::theme::Theme;
+use super::{columns, put};
+use crate::look::wrap;
 use crate::app::App;
 use crate::app::inspector::{self, KEPT_EXCHANGES, inspector_parts, inspector_view};
 use crate::app::keymap::{Action, Context};

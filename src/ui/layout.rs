@@ -5,8 +5,9 @@ use ratatui::Frame;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::theme::Theme;
-use super::{columns, put, wrap};
+use crate::look::theme::Theme;
+use super::{columns, put};
+use crate::look::wrap;
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::layout_screen::TreeRow;

@@ -1,14 +1,8 @@
-pub mod chat;
-pub mod chat_view;
 pub mod inspector;
-pub mod markdown;
-pub mod theme;
-pub mod wrap;
 
 mod card;
 mod chrome;
 mod dsh_card;
-mod dsh_chat;
 mod dsh_form;
 mod dsh_home;
 mod dsh_kind;
@@ -28,7 +22,8 @@ use ratatui::text::{Line, Span};
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::navigation::Screen;
-use theme::Theme;
+use crate::look::theme::Theme;
+use crate::look::wrap;
 
 /// Draws the whole phone from the app's state. Reads only.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {

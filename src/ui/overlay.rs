@@ -5,8 +5,8 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use super::theme::Theme;
-use super::wrap;
+use crate::look::theme::Theme;
+use crate::look::wrap;
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::keymap::{Action, Context};

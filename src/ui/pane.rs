@@ -7,11 +7,12 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::chat::ChatStyle;
-use super::chat_view;
+use crate::look::chat::ChatStyle;
+use crate::look::chat_view;
 use super::layout::{state_word, turn_words};
-use super::theme::Theme;
-use super::{put, wrap};
+use crate::look::theme::Theme;
+use super::{put};
+use crate::look::wrap;
 use crate::app::keymap::{Action, Context};
 use crate::app::navigation::{PaneFocus, PaneScreen};
 use crate::app::outbox::{Outgoing, Step};

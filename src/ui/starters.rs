@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::theme::Theme;
+use crate::look::theme::Theme;
 use super::{columns, put};
 use crate::app::App;
 use crate::app::geometry;

@@ -10,7 +10,7 @@ use collie_phone::app::{App, AppSetup};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::transport::Endpoint;
 use collie_phone::tui::Tui;
-use collie_phone::ui::theme::Theme;
+use collie_phone::look::theme::Theme;
 use crossterm::event::{Event, KeyEvent};
 use futures::channel::mpsc;
 use ratatui::Terminal;

@@ -10,7 +10,7 @@ use ratatui::text::Line;
 
 use super::chat::{ChatStyle, entry_lines};
 use super::theme::Theme;
-use crate::app::chat_scroll::{ChatScroll, ViewStart, entry_key};
+use super::chat_scroll::{ChatScroll, ViewStart, entry_key};
 use crate::engine::pane_log::ChatEntry;
 
 /// Entries kept laid out; past this the cache starts over.

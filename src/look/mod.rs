@@ -1,0 +1,14 @@
+//! What the phone's text looks like, worked out without a terminal: display widths and
+//! wrapping, markdown, the theme's styles, a chat's entries as styled lines and where a chat
+//! view starts. Pure: text in, `ratatui::text` lines out; nothing here touches a frame.
+//!
+//! It sits between the engine and the app (docs/ARCHITECTURE.md): the app measures with it (how
+//! far a page scrolls, how tall a card is), and `ui` paints what it lays out.
+
+pub mod chat;
+pub mod chat_scroll;
+pub mod chat_view;
+pub mod dsh_chat;
+pub mod markdown;
+pub mod theme;
+pub mod wrap;
