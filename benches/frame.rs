@@ -26,15 +26,15 @@ use collie_phone::agent::runtime::Agent;
 use collie_phone::agent::server::{Access, Server};
 use collie_phone::agent::worlds::{BIG_LONG_PANE, BIG_LONG_PANE_ITEMS};
 use collie_phone::agent::{WorldKind, WorldOptions};
-use collie_phone::look::chat_scroll::ViewStart;
 use collie_phone::app::keymap::Keymap;
-use collie_phone::app::navigation::Screen;
 use collie_phone::app::{App, AppSetup, Command, Message};
 use collie_phone::engine::{AgentSpec, Engine};
-use collie_phone::transport::Endpoint;
-use collie_phone::ui;
+use collie_phone::look::chat_scroll::ViewStart;
 use collie_phone::look::chat_view::ChatLayout;
 use collie_phone::look::theme::Theme;
+use collie_phone::screens::Screen;
+use collie_phone::transport::Endpoint;
+use collie_phone::ui;
 
 const WIDTH: u16 = 200;
 const HEIGHT: u16 = 60;
@@ -173,10 +173,8 @@ fn top_entry(app: &App) -> Option<usize> {
     }
 }
 
-fn draw(terminal: &mut Terminal<TestBackend>, app: &App, theme: &Theme) {
-    terminal
-        .draw(|frame| ui::draw(frame, app, theme))
-        .expect("draws");
+fn draw(terminal: &mut Terminal<TestBackend>, app: &App) {
+    terminal.draw(|frame| ui::draw(frame, app)).expect("draws");
 }
 
 fn new_terminal() -> Terminal<TestBackend> {
@@ -189,14 +187,9 @@ fn screen_text(terminal: &Terminal<TestBackend>) -> String {
 
 /// Times `iters` frames of the app as it is now: steady (warm memo, the last frame on the
 /// terminal) or first (empty memo, blank terminal).
-fn frames<'a>(
-    app: &'a mut App,
-    theme: &Theme,
-    first: bool,
-) -> impl FnMut(u64) -> Duration + use<'a> {
-    let theme = theme.clone();
+fn frames<'a>(app: &'a mut App, first: bool) -> impl FnMut(u64) -> Duration + use<'a> {
     let mut terminal = new_terminal();
-    draw(&mut terminal, app, &theme);
+    draw(&mut terminal, app);
     move |iters| {
         let mut spent = Duration::ZERO;
         for _ in 0..iters {
@@ -205,7 +198,7 @@ fn frames<'a>(
                 terminal = new_terminal();
             }
             let started = Instant::now();
-            draw(&mut terminal, black_box(&*app), &theme);
+            draw(&mut terminal, black_box(&*app));
             spent += started.elapsed();
         }
         spent
@@ -213,11 +206,10 @@ fn frames<'a>(
 }
 
 fn frame(c: &mut Criterion) {
-    let theme = theme();
     let (mut app, long_pane) = big_world_app();
 
     let mut terminal = new_terminal();
-    draw(&mut terminal, &app, &theme);
+    draw(&mut terminal, &app);
     let home = screen_text(&terminal);
     assert!(
         home.contains("Needs your answer"),
@@ -226,25 +218,25 @@ fn frame(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("frame_200x60_big_world");
     group.bench_function("home with the inbox, steady", |b| {
-        b.iter_custom(frames(&mut app, &theme, false))
+        b.iter_custom(frames(&mut app, false))
     });
     group.bench_function("home with the inbox, first", |b| {
-        b.iter_custom(frames(&mut app, &theme, true))
+        b.iter_custom(frames(&mut app, true))
     });
 
     app.open_pane(AGENT, &long_pane);
     let mut terminal = new_terminal();
-    draw(&mut terminal, &app, &theme);
+    draw(&mut terminal, &app);
     let bottom = screen_text(&terminal);
     assert!(
         bottom.contains(&format!("{}: ", BIG_LONG_PANE_ITEMS - 1)),
         "the pane shows its newest item:\n{bottom}"
     );
     group.bench_function("2000-item pane at the bottom, steady", |b| {
-        b.iter_custom(frames(&mut app, &theme, false))
+        b.iter_custom(frames(&mut app, false))
     });
     group.bench_function("2000-item pane at the bottom, first", |b| {
-        b.iter_custom(frames(&mut app, &theme, true))
+        b.iter_custom(frames(&mut app, true))
     });
 
     let middle = BIG_LONG_PANE_ITEMS / 2;
@@ -252,7 +244,7 @@ fn frame(c: &mut Criterion) {
         press(&mut app, KeyCode::PageUp);
     }
     let mut terminal = new_terminal();
-    draw(&mut terminal, &app, &theme);
+    draw(&mut terminal, &app);
     let shown = screen_text(&terminal);
     let index = top_entry(&app).expect("scrolled");
     assert!(
@@ -260,10 +252,10 @@ fn frame(c: &mut Criterion) {
         "scrolled to the middle, at entry {index}:\n{shown}"
     );
     group.bench_function("2000-item pane in the middle, steady", |b| {
-        b.iter_custom(frames(&mut app, &theme, false))
+        b.iter_custom(frames(&mut app, false))
     });
     group.bench_function("2000-item pane in the middle, first", |b| {
-        b.iter_custom(frames(&mut app, &theme, true))
+        b.iter_custom(frames(&mut app, true))
     });
     group.finish();
 }

@@ -35,9 +35,9 @@ use collie_phone::agent::{WorldKind, WorldOptions};
 use collie_phone::app::keymap::Keymap;
 use collie_phone::app::{App, AppSetup};
 use collie_phone::engine::{AgentSpec, Engine};
+use collie_phone::look::theme::Theme;
 use collie_phone::transport::Endpoint;
 use collie_phone::tui::Tui;
-use collie_phone::look::theme::Theme;
 
 const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
 const WIDTH: u16 = 120;
@@ -167,7 +167,7 @@ async fn one_start() -> Duration {
     // The sender stays alive: a closed input would quit the phone.
     let (_keys, stream): (_, Keys) = mpsc::unbounded();
     let terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).expect("a terminal");
-    let mut tui = Tui::new(terminal, stream, engine, app, theme);
+    let mut tui = Tui::new(terminal, stream, engine, app);
     tui.draw().expect("the first frame");
     let mut drawn_at = started.elapsed();
     let deadline = tokio::time::Instant::now() + START_DEADLINE;

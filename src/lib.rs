@@ -10,6 +10,7 @@ pub mod fuzz_checks;
 pub mod look;
 pub mod out;
 pub mod replay;
+pub mod screens;
 pub mod transport;
 pub mod tui;
 pub mod ui;

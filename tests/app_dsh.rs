@@ -18,9 +18,9 @@ use collie_phone::engine::{
     AgentChange, AgentStatus, Engine, EngineOptions, FromEngine, IntentKind, IntentRecord,
     IntentState,
 };
+use collie_phone::look::theme::Theme;
 use collie_phone::transport::Token;
 use collie_phone::ui;
-use collie_phone::look::theme::Theme;
 use collie_phone::wire::{
     EventType, Item, Pane, PaneView, PostReply, Report, Snapshot, Tab, Workspace,
 };
@@ -277,10 +277,7 @@ fn pane_app(size: (u16, u16)) -> App {
 
 fn draw(app: &App, (width, height): (u16, u16)) -> TestBackend {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    let theme = theme();
-    terminal
-        .draw(|frame| ui::draw(frame, app, &theme))
-        .expect("draws");
+    terminal.draw(|frame| ui::draw(frame, app)).expect("draws");
     terminal.backend().clone()
 }
 

@@ -9,8 +9,8 @@ mod common;
 
 use collie_phone::app::editor::Editor;
 use collie_phone::app::inbox::AskKey;
-use collie_phone::app::navigation::Screen;
 use collie_phone::engine::IntentKind;
+use collie_phone::screens::Screen;
 use collie_phone::transport::Endpoint;
 use common::phone::TestPhone;
 use common::{AgentProcess, HELLO, Req};

@@ -15,13 +15,13 @@ use collie_phone::agent::WorldKind;
 use collie_phone::agent::world::World;
 use collie_phone::agent::worlds;
 use collie_phone::app::keymap::{Chord, Keymap};
-use collie_phone::app::navigation::Screen;
 use collie_phone::app::notify::{DesktopProtocol, Notice, NotifyStyle};
 use collie_phone::app::{App, AppSetup, Command, Message};
 use collie_phone::engine::{AgentChange, AgentStatus, ExchangeRecord, FromEngine};
+use collie_phone::look::theme::Theme;
+use collie_phone::screens::Screen;
 use collie_phone::transport::{Endpoint, Token, tls::TlsEndpoint};
 use collie_phone::ui;
-use collie_phone::look::theme::Theme;
 use collie_phone::wire::{self, EventsReply, Hello, Report, Snapshot};
 use crossterm::event::KeyEvent;
 use ratatui::Terminal;
@@ -49,10 +49,7 @@ fn press(app: &mut App, keys: &[&str]) -> Vec<Command> {
 
 fn draw(app: &App, (width, height): (u16, u16)) -> TestBackend {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    let theme = theme();
-    terminal
-        .draw(|frame| ui::draw(frame, app, &theme))
-        .expect("draws");
+    terminal.draw(|frame| ui::draw(frame, app)).expect("draws");
     terminal.backend().clone()
 }
 

@@ -7,18 +7,18 @@ use std::sync::Arc;
 use collie_phone::agent::WorldKind;
 use collie_phone::agent::world::World;
 use collie_phone::agent::worlds;
-use collie_phone::app::arming::ARMING;
-use collie_phone::app::card::FieldValue;
 use collie_phone::app::inbox::AskKey;
 use collie_phone::app::keymap::{Chord, Keymap};
-use collie_phone::app::overlay::Overlay;
 use collie_phone::app::{App, AppSetup, Message};
 use collie_phone::engine::{
     AgentChange, AgentStatus, Decider, FromEngine, HistoryPage, IntentKind, IntentRecord,
     IntentState,
 };
-use collie_phone::ui;
 use collie_phone::look::theme::Theme;
+use collie_phone::screens::card::arming::ARMING;
+use collie_phone::screens::card::state::FieldValue;
+use collie_phone::screens::overlay::Overlay;
+use collie_phone::ui;
 use collie_phone::wire::{
     self, Answer, Ask, DecidedBy, Event, EventType, EventsReply, Hello, Outcome, PostReply,
     ProtocolRange, Report, Snapshot,
@@ -123,10 +123,7 @@ fn ask_key(world: &World, pane_title: &str) -> AskKey {
 
 fn draw(app: &App, (width, height): (u16, u16)) -> TestBackend {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    let theme = theme();
-    terminal
-        .draw(|frame| ui::draw(frame, app, &theme))
-        .expect("draws");
+    terminal.draw(|frame| ui::draw(frame, app)).expect("draws");
     terminal.backend().clone()
 }
 

@@ -87,7 +87,7 @@ impl Tmux {
     /// Waits as a person reading a card would: past its reading time (issue 10), after which
     /// Enter answers.
     fn read_card(&self) {
-        let arming = collie_phone::app::arming::ARMING.unsigned_abs();
+        let arming = collie_phone::screens::card::arming::ARMING.unsigned_abs();
         std::thread::sleep(arming + Duration::from_millis(200));
     }
 
@@ -411,7 +411,7 @@ fn demo_in_tmux_quick_enters_and_an_unbracketed_paste() {
             .status
             .success()
     );
-    let size = collie_phone::app::pane_screen::size_against(text.len(), 32 * 1024);
+    let size = collie_phone::screens::pane::size_against(text.len(), 32 * 1024);
     tmux.until("the whole paste in the box", |s| s.contains(&size));
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(

@@ -4,6 +4,7 @@
 //! `world` holds the rules and the state, `runtime` owns a world with its script and store,
 //! `server` speaks HTTP over `listen`'s sockets.
 
+pub mod broken;
 pub mod chaos;
 pub mod chaos_serve;
 pub mod chaos_state;

@@ -851,16 +851,6 @@ impl World {
         self.touch();
     }
 
-    /// Takes the rules to break on purpose (`agent --break`) and lays into the world what the
-    /// layout-level ones need (worlds::lay_out_breaks). A no-op without breaks.
-    pub fn break_on_purpose(&mut self, breaks: Breaks, now: OffsetDateTime) {
-        if breaks.is_empty() {
-            return;
-        }
-        self.breaks = breaks.clone();
-        super::worlds::lay_out_breaks(self, &breaks, now);
-    }
-
     // ----- the phone's side: POST routes -------------------------------------------------
 
     /// `POST /pane/:id/answer` (SPEC A3, A4, A7, A8, A11, A15).

@@ -323,13 +323,13 @@ impl Action {
             (Context::Card, Self::Submit) => {
                 return format!(
                     "Answer with the selected option (not within {} of the card opening or changing)",
-                    super::arming::words()
+                    crate::screens::card::arming::words()
                 );
             }
             (Context::CardTyping, Self::Submit) => {
                 return format!(
                     "Submit the answer (not within {} of the card opening or changing)",
-                    super::arming::words()
+                    crate::screens::card::arming::words()
                 );
             }
             (Context::Card, Self::Pick(n)) => return format!("Select option {n}"),

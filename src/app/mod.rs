@@ -3,32 +3,18 @@
 //! engine's changes and clock ticks in, and carries the commands out; `ui` draws from `&App`.
 
 pub mod agents;
-pub mod arming;
-pub mod ask_diff;
-pub mod card;
-mod card_screen;
 pub mod config;
-pub mod dsh_form;
-pub mod dsh_pane;
 pub mod dsh_state;
 pub mod editor;
 pub mod geometry;
 pub mod history;
-mod history_screen;
-pub mod home;
 pub mod inbox;
-pub mod inspector;
 pub mod intents;
 pub mod keymap;
-pub mod layout_screen;
 pub mod list;
-pub mod navigation;
-mod new_screen;
 pub mod notify;
 pub mod outbox;
-pub mod overlay;
-pub mod pane_screen;
-mod pretty_json;
+pub(crate) mod pretty_json;
 pub mod typing;
 
 use std::collections::{HashMap, HashSet};
@@ -38,21 +24,21 @@ use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEve
 use time::OffsetDateTime;
 
 use self::agents::Agents;
-use self::card::{AgentOffer, CardState, CardStatus};
 use self::editor::Editor;
 use self::history::HistoryStore;
 use self::inbox::AskKey;
-use self::inspector::WireLog;
 use self::intents::Intents;
 use self::keymap::{Action, Context, Keymap};
-use self::navigation::{Navigation, PaneFocus, PaneScreen, Screen};
 use self::notify::{Announcement, Notice, NotifyStyle};
 use self::outbox::Outbox;
-use self::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
 use crate::engine::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
+use crate::screens::card::state::{AgentOffer, CardState, CardStatus};
+use crate::screens::inspector::WireLog;
+use crate::screens::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
+use crate::screens::{Navigation, PaneFocus, PaneScreen, Screen};
 
 /// How long after the last key the person still counts as watching (SPEC S7, T8).
 const WATCHING_AFTER_KEY_SECONDS: i64 = 60;
@@ -133,7 +119,7 @@ pub struct App {
     /// Where the wire inspector saves its exports.
     pub export_dir: PathBuf,
     /// The export the runner is writing, and how many exchanges it holds.
-    pending_export: Option<(PathBuf, usize)>,
+    pub(crate) pending_export: Option<(PathBuf, usize)>,
     pub now: OffsetDateTime,
     pub size: (u16, u16),
     focused: bool,
@@ -142,7 +128,7 @@ pub struct App {
     /// Open asks already seen, per agent, so only a new one rings the bell.
     known_asks: HashMap<String, HashSet<String>>,
     /// A pane a starter or reopen named, opened as soon as the snapshot has it (SPEC A17, W5).
-    awaiting_pane: Option<(String, String)>,
+    pub(crate) awaiting_pane: Option<(String, String)>,
     quitting: bool,
 }
 
@@ -168,7 +154,7 @@ impl App {
                 NotifyStyle::Off
             },
             wire: WireLog::default(),
-            export_dir: inspector::default_export_dir(),
+            export_dir: crate::screens::inspector::default_export_dir(),
             pending_export: None,
             now: setup.now,
             size: setup.size,
@@ -358,7 +344,7 @@ impl App {
         commands
     }
 
-    fn screen_action(&mut self, context: Context, action: Action) -> Vec<Command> {
+    pub(crate) fn screen_action(&mut self, context: Context, action: Action) -> Vec<Command> {
         match context {
             Context::Home => self.home_action(action),
             Context::Layout => self.layout_action(action),
@@ -390,7 +376,7 @@ impl App {
     }
 
     /// Goes back one screen, forgetting a card whose ask is gone.
-    fn back(&mut self) -> Vec<Command> {
+    pub(crate) fn back(&mut self) -> Vec<Command> {
         if let Some(Screen::Card(key)) = self.nav.pop()
             && self.cards.get(&key).is_some_and(|c| c.closed.is_some())
         {
@@ -568,7 +554,7 @@ impl App {
     }
 
     /// Hands a new intent to the engine (SPEC Q1: it gets its own request id there).
-    fn submit(&mut self, agent: &str, kind: IntentKind) -> Vec<Command> {
+    pub(crate) fn submit(&mut self, agent: &str, kind: IntentKind) -> Vec<Command> {
         self.intents.submitted(agent, kind.clone());
         vec![Command::Engine(ToEngine::Submit {
             agent: agent.to_string(),
@@ -577,7 +563,7 @@ impl App {
     }
 
     /// SPEC Q4: the same request id, the same body, only when the person asks.
-    fn retry(&mut self, request_id: &str) -> Vec<Command> {
+    pub(crate) fn retry(&mut self, request_id: &str) -> Vec<Command> {
         vec![Command::Engine(ToEngine::Retry {
             request_id: request_id.to_string(),
         })]
@@ -883,7 +869,7 @@ impl App {
     }
 
     /// Opens the pane a starter or reopen named once the snapshot has it (SPEC A17).
-    fn open_awaited_pane(&mut self) {
+    pub(crate) fn open_awaited_pane(&mut self) {
         let Some((agent, pane)) = self.awaiting_pane.clone() else {
             return;
         };
@@ -944,7 +930,9 @@ impl App {
         for index in 0..self.nav.depth() {
             let keys = self.list_keys_at(index);
             let agent_count = self.agents.list.len();
-            let screen = &mut self.nav.screens_mut()[index];
+            let Some(screen) = self.nav.get_mut(index) else {
+                continue;
+            };
             let filter_shown = screen.filter().is_some_and(|f| f.is_active());
             let list_height =
                 usize::from(geometry::listing(width, height, filter_shown).list.height);
@@ -970,7 +958,10 @@ impl App {
     fn remember_selections(&mut self) {
         for index in 0..self.nav.depth() {
             let keys = self.list_keys_at(index);
-            match (&mut self.nav.screens_mut()[index], keys) {
+            let Some(screen) = self.nav.get_mut(index) else {
+                continue;
+            };
+            match (screen, keys) {
                 (Screen::Home(s), ListKeys::Home { agents, inbox }) => {
                     s.agents.remember(&agents);
                     s.inbox.remember(&inbox);
@@ -985,7 +976,7 @@ impl App {
 
     /// What each row of a screen's lists shows, as a key that stays with the row.
     fn list_keys_at(&self, index: usize) -> ListKeys {
-        match self.nav.screens().get(index) {
+        match self.nav.get(index) {
             Some(Screen::Home(s)) => ListKeys::Home {
                 agents: self.agents.list.iter().map(|a| a.name.clone()).collect(),
                 inbox: self
@@ -1027,8 +1018,8 @@ impl App {
         }
     }
 
-    fn list_len_at(&self, index: usize) -> usize {
-        match self.nav.screens().get(index) {
+    pub(crate) fn list_len_at(&self, index: usize) -> usize {
+        match self.nav.get(index) {
             Some(Screen::Layout(s)) => self.layout_rows(s).len(),
             Some(Screen::New(s)) => {
                 self.starter_rows(&s.filter).len() + self.dsh_new_rows(&s.filter).len()

@@ -13,8 +13,8 @@ use crate::app::keymap::Keymap;
 use crate::app::{App, AppSetup};
 use crate::dsh::client::BridgeSpec;
 use crate::engine::{AgentSpec, Engine, EngineOptions, Journal};
-use crate::tui::{Tui, terminal};
 use crate::look::theme::Theme;
+use crate::tui::{Tui, terminal};
 
 #[derive(Debug, Clone, Args, Default)]
 pub struct PhoneArgs {
@@ -127,7 +127,7 @@ pub async fn open_phone_mixed(
     .with_notify(setup.config.notify_style())
     .with_bridges(bridge_names);
     let events = crossterm::event::EventStream::new();
-    let mut tui = Tui::new(terminal, events, engine, app, setup.theme)
+    let mut tui = Tui::new(terminal, events, engine, app)
         .with_bell(terminal::bell)
         .with_notifier(terminal::notify);
     tokio::select! {

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use ratatui::text::Line;
 
 use super::chat::{ChatStyle, entry_lines};
-use super::theme::Theme;
 use super::chat_scroll::{ChatScroll, ViewStart, entry_key};
+use super::theme::Theme;
 use crate::engine::pane_log::ChatEntry;
 
 /// Entries kept laid out; past this the cache starts over.

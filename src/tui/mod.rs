@@ -25,7 +25,6 @@ use crate::app::notify::Notice;
 use crate::app::{App, Command, Message};
 use crate::engine::{Engine, FromEngine};
 use crate::ui;
-use crate::look::theme::Theme;
 
 /// Messages taken in one go before a frame is drawn, so a burst never starves drawing.
 const MAX_BATCH: usize = 512;
@@ -43,7 +42,6 @@ pub struct Tui<B: Backend, E> {
     events: E,
     engine: Engine,
     app: App,
-    theme: Theme,
     bell: Box<dyn FnMut() + Send>,
     notifier: Box<dyn FnMut(&Notice) + Send>,
     clock: Box<dyn Fn() -> OffsetDateTime + Send>,
@@ -83,13 +81,7 @@ where
 {
     /// Needs a tokio runtime (the clock). Intents the engine recovered from its journal are
     /// shown at once (SPEC Q2).
-    pub fn new(
-        terminal: Terminal<B>,
-        events: E,
-        engine: Engine,
-        mut app: App,
-        theme: Theme,
-    ) -> Self {
+    pub fn new(terminal: Terminal<B>, events: E, engine: Engine, mut app: App) -> Self {
         for record in engine.recovered.clone() {
             app.update(Message::Engine(FromEngine::Intent(record)));
         }
@@ -103,7 +95,6 @@ where
             events,
             engine,
             app,
-            theme,
             bell: Box::new(|| {}),
             notifier: Box::new(|_| {}),
             clock: Box::new(OffsetDateTime::now_utc),
@@ -289,10 +280,9 @@ where
     /// Draws a frame now.
     pub fn draw(&mut self) -> anyhow::Result<()> {
         let app = &self.app;
-        let theme = &self.theme;
         self.terminal
             .draw(|frame| {
-                ui::draw(frame, app, theme);
+                ui::draw(frame, app);
                 // The one way out for the screens (issue 12).
                 clean_screen::clean_buffer(frame.buffer_mut());
             })

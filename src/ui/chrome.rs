@@ -6,14 +6,14 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::look::theme::Theme;
-use super::{put};
-use crate::look::wrap;
+use super::put;
 use crate::app::App;
 use crate::app::geometry::{MIN_HEIGHT, MIN_WIDTH};
 use crate::app::inbox;
 use crate::app::keymap::{Action, Context};
-use crate::app::navigation::Screen;
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::screens::Screen;
 
 pub fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
     let text = format!(
@@ -185,7 +185,8 @@ pub fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
     let context = app.context();
     let mut spans = vec![Span::raw(" ")];
-    let hints = super::dsh_pane::hints(app, context).unwrap_or_else(|| hinted(context));
+    let hints =
+        crate::screens::pane::draw_dsh::hints(app, context).unwrap_or_else(|| hinted(context));
     for (action, words) in hints {
         let Some(key) = app.keymap.key_label(context, *action) else {
             continue;

@@ -1,18 +1,9 @@
-pub mod inspector;
+//! Drawing only: the frame around every screen (`chrome`), the pieces several screens share
+//! (a row of columns, a filter line), and the dispatch to each screen's own `draw.rs` in
+//! `crate::screens`. Reads `&App`; never changes it and never does I/O.
 
-mod card;
 mod chrome;
-mod dsh_card;
-mod dsh_form;
-mod dsh_home;
-mod dsh_kind;
-mod dsh_pane;
-mod history;
-mod home;
-mod layout;
-mod overlay;
-mod pane;
-mod starters;
+pub mod filter;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -21,12 +12,12 @@ use ratatui::text::{Line, Span};
 
 use crate::app::App;
 use crate::app::geometry;
-use crate::app::navigation::Screen;
-use crate::look::theme::Theme;
 use crate::look::wrap;
+use crate::screens::{self, Screen};
 
 /// Draws the whole phone from the app's state. Reads only.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+pub fn draw(frame: &mut Frame<'_>, app: &App) {
+    let theme = &app.theme;
     let area = frame.area();
     if geometry::is_too_small(area.width, area.height) {
         chrome::too_small(frame, area, theme);
@@ -35,23 +26,25 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
     let parts = geometry::frame(area.width, area.height);
     chrome::title_bar(frame, parts.title, app, theme);
     match app.nav.top() {
-        Screen::Home(screen) => home::draw(frame, app, screen, theme),
-        Screen::Layout(screen) => layout::draw(frame, app, screen, theme),
-        Screen::Pane(screen) => pane::draw(frame, app, screen, theme),
-        Screen::Card(key) => card::draw(frame, app, key, theme),
-        Screen::New(screen) => starters::draw(frame, app, screen, theme),
-        Screen::History(screen) => history::draw_list(frame, app, screen, theme),
-        Screen::Conversation(screen) => history::draw_conversation(frame, app, screen, theme),
-        Screen::Inspector(screen) => inspector::draw_list(frame, app, screen, theme),
-        Screen::Exchange(screen) => inspector::draw_exchange(frame, screen, theme),
-        Screen::DshForm(screen) => dsh_form::draw(frame, app, screen, theme),
+        Screen::Home(screen) => screens::home::draw::draw(frame, app, screen, theme),
+        Screen::Layout(screen) => screens::layout::draw::draw(frame, app, screen, theme),
+        Screen::Pane(screen) => screens::pane::draw::draw(frame, app, screen, theme),
+        Screen::Card(key) => screens::card::draw::draw(frame, app, key, theme),
+        Screen::New(screen) => screens::new::draw::draw(frame, app, screen, theme),
+        Screen::History(screen) => screens::history::draw::draw_list(frame, app, screen, theme),
+        Screen::Conversation(screen) => {
+            screens::history::draw::draw_conversation(frame, app, screen, theme)
+        }
+        Screen::Inspector(screen) => screens::inspector::draw::draw_list(frame, app, screen, theme),
+        Screen::Exchange(screen) => screens::exchange::draw::draw(frame, screen, theme),
+        Screen::DshForm(screen) => screens::dsh_form::draw::draw(frame, app, screen, theme),
     }
     chrome::footer(frame, parts.footer, app, theme);
-    overlay::draw(frame, app, theme);
+    screens::overlay::draw::draw(frame, app, theme);
 }
 
 /// Writes one line into one row, cut to the row's width.
-fn put(frame: &mut Frame<'_>, area: Rect, row: u16, line: Line<'static>) {
+pub(crate) fn put(frame: &mut Frame<'_>, area: Rect, row: u16, line: Line<'static>) {
     if row >= area.height {
         return;
     }
@@ -64,7 +57,7 @@ fn put(frame: &mut Frame<'_>, area: Rect, row: u16, line: Line<'static>) {
 
 /// A row of columns: each text padded or cut to its width (display width, so CJK and emoji
 /// line up), the last taking what is left.
-fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'static> {
+pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'static> {
     let mut spans = Vec::new();
     let mut used = 0;
     for (i, (text, cell_width, style)) in cells.iter().enumerate() {

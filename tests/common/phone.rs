@@ -8,9 +8,9 @@ use std::time::Duration;
 use collie_phone::app::keymap::{Chord, Keymap};
 use collie_phone::app::{App, AppSetup};
 use collie_phone::engine::{AgentSpec, Engine};
+use collie_phone::look::theme::Theme;
 use collie_phone::transport::Endpoint;
 use collie_phone::tui::Tui;
-use collie_phone::look::theme::Theme;
 use crossterm::event::{Event, KeyEvent};
 use futures::channel::mpsc;
 use ratatui::Terminal;
@@ -78,7 +78,7 @@ impl TestPhone {
         let (keys, stream) = mpsc::unbounded();
         let terminal = Terminal::new(TestBackend::new(width, height)).expect("a terminal");
         Self {
-            tui: Tui::new(terminal, stream, engine, app, theme),
+            tui: Tui::new(terminal, stream, engine, app),
             keys,
         }
     }
@@ -141,7 +141,7 @@ impl TestPhone {
     /// Lets the reading time of a card that just opened or changed go by, as a person reading
     /// it would (issue 10): a little more than the arming time, so the next key answers.
     pub async fn read_card(&mut self) {
-        let arming = collie_phone::app::arming::ARMING.unsigned_abs();
+        let arming = collie_phone::screens::card::arming::ARMING.unsigned_abs();
         self.run_for(arming + Duration::from_millis(150)).await;
     }
 

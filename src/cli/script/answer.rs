@@ -13,10 +13,10 @@ use super::exit::{self, Exit};
 use super::link::{Link, Sending};
 use super::out::{Failure, Report, run_to_end};
 use super::receipt::report;
-use crate::app::card::{CANNOT_ANSWER, CardState, FieldValue};
 use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
 use crate::engine::IntentKind;
+use crate::screens::card::state::{CANNOT_ANSWER, CardState, FieldValue};
 use crate::wire::{Answer, Ask, AskKind, AskOption, FieldKind, FormField};
 
 #[derive(Debug, Args)]

@@ -1,23 +1,43 @@
 //! A pane: its chat (scrolled by lines, following the newest by default), its belt, and the
 //! input box whose words stay as a draft until the agent took them (SPEC A16, L).
 
+pub mod draw;
+pub mod draw_dsh;
+pub mod draw_kind;
+pub mod dsh;
+
 use crossterm::event::KeyEvent;
 
-use crate::look::chat_scroll::ChatScroll;
-use super::editor::Editor;
-use super::inbox::AskKey;
-use super::keymap::Action;
-use super::navigation::{PaneFocus, Screen};
-use super::overlay::{Deferred, Overlay};
-use super::{App, Command, geometry, typing};
+use crate::app::editor::Editor;
+use crate::app::inbox::AskKey;
+use crate::app::keymap::Action;
+use crate::app::{App, Command, geometry, typing};
 use crate::engine::IntentKind;
 use crate::engine::pane_log::ChatEntry;
 use crate::look::chat::ChatStyle;
+use crate::look::chat_scroll::ChatScroll;
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
 use crate::look::wrap;
+use crate::screens::Screen;
+use crate::screens::overlay::{Deferred, Overlay};
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaneFocus {
+    Chat,
+    Input,
+}
+
+#[derive(Debug, Clone)]
+pub struct PaneScreen {
+    pub agent: String,
+    pub pane: String,
+    pub focus: PaneFocus,
+    pub scroll: ChatScroll,
+    pub thinking_expanded: bool,
+}
 
 /// A belt button as drawn: its words and where they sit on the belt line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,7 +158,7 @@ impl App {
     }
 
     /// Moves a pane's or a conversation's chat.
-    pub(super) fn scroll_chat(&mut self, action: Action) -> Vec<Command> {
+    pub(crate) fn scroll_chat(&mut self, action: Action) -> Vec<Command> {
         let (width, height) = match self.nav.top() {
             Screen::Pane(s) => {
                 let chat = self.pane_parts(&s.agent, &s.pane).chat;
@@ -221,7 +241,7 @@ impl App {
         }
     }
 
-    pub(super) fn pane_action(&mut self, action: Action) -> Vec<Command> {
+    pub(crate) fn pane_action(&mut self, action: Action) -> Vec<Command> {
         let Screen::Pane(screen) = self.nav.top() else {
             return Vec::new();
         };
@@ -272,13 +292,13 @@ impl App {
                     .held(&agent, &pane_id, |id| {
                         self.intents
                             .get(id)
-                            .is_some_and(super::intents::is_retryable)
+                            .is_some_and(crate::app::intents::is_retryable)
                     })
                     .map(str::to_string);
                 let retry = held.or_else(|| {
                     self.intents
                         .latest_for_pane(&agent, &pane_id)
-                        .filter(|r| super::intents::is_retryable(r))
+                        .filter(|r| crate::app::intents::is_retryable(r))
                         .map(|r| r.request_id.clone())
                 });
                 match retry {
@@ -381,7 +401,7 @@ impl App {
     /// Enter: the words leave the box into the pane's outbox at once, so what is typed next is
     /// a new message and never rides along; they leave for the agent when the sends before
     /// them were taken.
-    pub(super) fn dispatch_send(
+    pub(crate) fn dispatch_send(
         &mut self,
         agent: &str,
         pane_id: &str,
@@ -391,15 +411,15 @@ impl App {
             .remove(&(agent.to_string(), pane_id.to_string()));
         self.follow_chat();
         match self.outbox.push(agent, pane_id, kind) {
-            super::outbox::Next::Submit { agent, kind } => self.submit(&agent, kind),
-            super::outbox::Next::Wait => Vec::new(),
+            crate::app::outbox::Next::Submit { agent, kind } => self.submit(&agent, kind),
+            crate::app::outbox::Next::Wait => Vec::new(),
         }
     }
 
     /// True when a send of the outbox stopped: it failed, or its outcome is unknown.
     pub fn send_is_held(&self, request_id: &str) -> bool {
         self.intents.get(request_id).is_some_and(|r| {
-            !super::intents::is_in_flight(&r.state)
+            !crate::app::intents::is_in_flight(&r.state)
                 && !matches!(
                     r.state,
                     crate::engine::IntentState::Done { .. }
@@ -410,7 +430,7 @@ impl App {
 
     /// Brings the words of the stopped send, and of those queued after it, back into the box,
     /// before what is typed there; the receipt stays in the journal as it was.
-    pub(super) fn take_back(&mut self, agent: &str, pane_id: &str) -> Vec<Command> {
+    pub(crate) fn take_back(&mut self, agent: &str, pane_id: &str) -> Vec<Command> {
         let held: Vec<String> = self
             .outbox
             .lines(agent, pane_id)
@@ -512,7 +532,7 @@ impl App {
         }
     }
 
-    pub(super) fn pane_typing(&mut self, key: &KeyEvent) {
+    pub(crate) fn pane_typing(&mut self, key: &KeyEvent) {
         let Screen::Pane(screen) = self.nav.top() else {
             return;
         };
@@ -520,7 +540,7 @@ impl App {
         typing::edit(self.draft_mut(&agent, &pane), key, true);
     }
 
-    pub(super) fn pane_paste(&mut self, text: &str) {
+    pub(crate) fn pane_paste(&mut self, text: &str) {
         let Screen::Pane(screen) = self.nav.top() else {
             return;
         };
@@ -529,7 +549,7 @@ impl App {
         typing::paste(self.draft_mut(&agent, &pane), text, true);
     }
 
-    pub(super) fn pane_click(&mut self, column: u16, row: u16) -> Vec<Command> {
+    pub(crate) fn pane_click(&mut self, column: u16, row: u16) -> Vec<Command> {
         let Screen::Pane(screen) = self.nav.top() else {
             return Vec::new();
         };
@@ -558,7 +578,7 @@ impl App {
         Vec::new()
     }
 
-    pub(super) fn conversation_action(&mut self, action: Action) -> Vec<Command> {
+    pub(crate) fn conversation_action(&mut self, action: Action) -> Vec<Command> {
         let Screen::Conversation(screen) = self.nav.top() else {
             return Vec::new();
         };

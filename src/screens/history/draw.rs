@@ -4,13 +4,13 @@ use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::app::App;
+use crate::app::geometry;
 use crate::look::chat::ChatStyle;
 use crate::look::chat_view;
 use crate::look::theme::Theme;
-use super::{columns, put};
-use crate::app::App;
-use crate::app::geometry;
-use crate::app::navigation::{ConversationScreen, HistoryScreen};
+use crate::screens::{ConversationScreen, HistoryScreen};
+use crate::ui::{columns, put};
 use crate::wire::ConversationState;
 
 /// "2026-11-29 14:05" from an RFC 3339 time, or the text as given.
@@ -119,7 +119,7 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen, theme
             Line::from(Span::styled(format!("  {words}"), style)),
         );
     }
-    super::starters::draw_filter(frame, parts.filter, &screen.filter, theme);
+    crate::ui::filter::draw_filter(frame, parts.filter, &screen.filter, theme);
 }
 
 pub fn draw_conversation(
@@ -166,7 +166,7 @@ pub fn draw_conversation(
         width: chat.width,
         thinking_expanded: screen.thinking_expanded,
     };
-    let scope = crate::app::pane_screen::conversation_scope(&screen.agent, &screen.conversation);
+    let scope = crate::screens::pane::conversation_scope(&screen.agent, &screen.conversation);
     let mut lines = chat_view::visible_lines(
         &app.chat_layout,
         &scope,

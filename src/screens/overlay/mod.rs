@@ -1,13 +1,15 @@
 //! What floats over a screen: the help of its keys, a yes/no question before something that
 //! cannot be taken back, or a one-line prompt such as a new title; and short messages.
 
+pub mod draw;
+
 use time::OffsetDateTime;
 
-use super::arming::Arming;
-use super::editor::Editor;
-use super::inbox::AskKey;
-use super::keymap::Context;
+use crate::app::editor::Editor;
+use crate::app::inbox::AskKey;
+use crate::app::keymap::Context;
 use crate::engine::IntentKind;
+use crate::screens::card::arming::Arming;
 use crate::wire::Ask;
 
 /// What happens once the person says yes (or types the prompt's answer).

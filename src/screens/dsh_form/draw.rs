@@ -6,15 +6,15 @@ use ratatui::Frame;
 use ratatui::layout::Position;
 use ratatui::text::{Line, Span};
 
-use super::dsh_pane::{receipt_spans, receipt_style};
-use crate::look::theme::Theme;
-use super::{put};
-use crate::look::wrap;
 use crate::app::App;
-use crate::app::dsh_form::{DshField, DshFormScreen, DshPurpose};
-use crate::app::dsh_pane::dsh_intent_parts;
 use crate::app::geometry;
 use crate::app::keymap::Context;
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::screens::dsh_form::{DshField, DshFormScreen, DshPurpose};
+use crate::screens::pane::draw_dsh::{receipt_spans, receipt_style};
+use crate::screens::pane::dsh::dsh_intent_parts;
+use crate::ui::put;
 
 const LABEL_WIDTH: usize = 12;
 

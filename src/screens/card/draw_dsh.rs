@@ -8,12 +8,12 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::look::theme::Theme;
-use crate::look::wrap;
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::inbox::AskKey;
 use crate::dsh::client::pane::DESKTOP_ASK_KIND;
+use crate::look::theme::Theme;
+use crate::look::wrap;
 use crate::wire::{Ask, AskKind};
 
 /// True for an ask no phone can answer because it waits on the desktop.
@@ -92,7 +92,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) -> bo
                 when.hour(),
                 when.minute(),
                 when.second(),
-                super::ago((app.now - when).whole_seconds())
+                crate::ui::ago((app.now - when).whole_seconds())
             ),
             None => at.clone(),
         };

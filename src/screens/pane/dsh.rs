@@ -2,13 +2,13 @@
 //! mode chosen for this pane, stop is `tasks/cancel`, close is `tasks/close`, each after the
 //! same kind of confirm the Collie actions use. A session no task follows is read-only here.
 
-use super::dsh_state::{DshView, kind_words, mode_words};
-use super::keymap::Action;
-use super::navigation::Screen;
-use super::overlay::{Deferred, Overlay};
-use super::{App, Command, intents};
+use crate::app::dsh_state::{DshView, kind_words, mode_words};
+use crate::app::keymap::Action;
+use crate::app::{App, Command, intents};
 use crate::dsh::wire::{AppendKind, AppendMode, TaskStatus};
 use crate::engine::{IntentKind, IntentRecord, IntentState, ToEngine};
+use crate::screens::Screen;
+use crate::screens::overlay::{Deferred, Overlay};
 use crate::wire::PostReply;
 
 /// The longest message the phone sends to a bridge; the body must stay under its 256 KiB
@@ -35,7 +35,7 @@ impl App {
 
     /// What an action means on a bridge's pane; None when it means what it means on a
     /// Collie pane (scrolling, typing, opening the wait's card).
-    pub(super) fn dsh_pane_action(
+    pub(crate) fn dsh_pane_action(
         &mut self,
         agent: &str,
         pane: &str,
@@ -110,7 +110,7 @@ impl App {
     }
 
     /// The kind picker's keys.
-    pub(super) fn kind_picker_key(&mut self, action: Option<Action>) -> Vec<Command> {
+    pub(crate) fn kind_picker_key(&mut self, action: Option<Action>) -> Vec<Command> {
         let Some(Overlay::DshKind {
             agent,
             pane,
@@ -179,7 +179,7 @@ impl App {
             self.show_toast(
                 format!(
                     "Not sent: the message is {} and the bridge takes at most {} KiB. Split it first.",
-                    super::pane_screen::size_words(text.len()),
+                    crate::screens::pane::size_words(text.len()),
                     MAX_BRIDGE_MESSAGE / 1024
                 ),
                 true,
@@ -242,7 +242,7 @@ impl App {
     }
 
     /// Asks first: `tasks/close` ends the phone's following; the session stays on the desktop.
-    pub(super) fn dsh_ask_close(&mut self, agent: &str, pane: &str) -> Vec<Command> {
+    pub(crate) fn dsh_ask_close(&mut self, agent: &str, pane: &str) -> Vec<Command> {
         if let Some(why) = self.dsh_unwritable(agent, pane) {
             self.show_toast(why, false);
             return Vec::new();
@@ -266,7 +266,7 @@ impl App {
     }
 
     /// What a bridge intent's outcome changes on screen; None for a Collie intent.
-    pub(super) fn dsh_on_intent(
+    pub(crate) fn dsh_on_intent(
         &mut self,
         record: &IntentRecord,
         done: Option<&PostReply>,
@@ -350,7 +350,7 @@ pub fn dsh_intent_words(record: &IntentRecord) -> String {
         IntentState::Unknown { why } if intents::is_retryable(record) => {
             format!("no reply ({why}); it may or may not have arrived")
         }
-        _ => super::intent_words(record),
+        _ => crate::app::intent_words(record),
     }
 }
 

@@ -4,14 +4,14 @@
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 
-use super::overlay::boxed;
-use crate::look::theme::Theme;
-use crate::look::wrap;
 use crate::app::App;
 use crate::app::dsh_state::kind_words;
 use crate::app::geometry;
 use crate::app::keymap::{Action, Context};
 use crate::dsh::wire::AppendKind;
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::screens::overlay::draw::boxed;
 
 pub fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Theme) {
     let area = frame.area();

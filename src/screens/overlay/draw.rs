@@ -5,12 +5,12 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::look::theme::Theme;
-use crate::look::wrap;
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::keymap::{Action, Context};
-use crate::app::overlay::{AllowAlwaysQuestion, Overlay};
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::screens::overlay::{AllowAlwaysQuestion, Overlay};
 
 /// The argument lines the allow-always question shows before it points at the card.
 const QUESTION_ARGUMENT_LINES: usize = 8;
@@ -55,7 +55,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
             boxed(frame, rect, " Are you sure? ", lines, theme);
         }
         Overlay::AllowAlways(question) => allow_always(frame, app, question, theme),
-        Overlay::DshKind { selected, .. } => super::dsh_kind::draw(frame, app, *selected, theme),
+        Overlay::DshKind { selected, .. } => {
+            crate::screens::pane::draw_kind::draw(frame, app, *selected, theme)
+        }
         Overlay::Prompt { title, editor, .. } => {
             let text = editor.text();
             let lines = vec![
@@ -110,7 +112,7 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
         format!("From now on the agent may run {tool} without asking you. This time it runs:"),
         theme.text,
     ));
-    let mut arguments = super::card::argument_lines(&arguments, width, theme);
+    let mut arguments = crate::screens::card::draw::argument_lines(&arguments, width, theme);
     if arguments.len() > QUESTION_ARGUMENT_LINES {
         let more = arguments.len() - QUESTION_ARGUMENT_LINES + 1;
         arguments.truncate(QUESTION_ARGUMENT_LINES - 1);
@@ -143,7 +145,7 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
     boxed(frame, rect, " Allow always? ", lines, theme);
 }
 
-pub(super) fn boxed(
+pub(crate) fn boxed(
     frame: &mut Frame<'_>,
     rect: Rect,
     title: &str,
@@ -188,7 +190,7 @@ fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme
     let area = frame.area();
     // On a pane, only the keys of its kind of agent.
     let bridge = match app.nav.top() {
-        crate::app::navigation::Screen::Pane(pane) => Some(app.is_bridge(&pane.agent)),
+        crate::screens::Screen::Pane(pane) => Some(app.is_bridge(&pane.agent)),
         _ => None,
     };
     let bindings = app.keymap.help_where(context, |action| {

@@ -1,13 +1,24 @@
 //! One agent's workspaces, tabs and panes as a tree; open a pane, rename a workspace or a tab,
 //! close any of them after a confirm (SPEC W5).
 
-use super::agents::PaneRef;
-use super::keymap::Action;
-use super::navigation::{LayoutScreen, Screen};
-use super::overlay::{Deferred, Overlay};
-use super::{App, Command, editor::Editor, geometry};
+pub mod draw;
+
+use crate::app::agents::PaneRef;
+use crate::app::keymap::Action;
+use crate::app::list::{Filter, ListCursor};
+use crate::app::{App, Command, editor::Editor, geometry};
 use crate::engine::IntentKind;
+use crate::screens::Screen;
+use crate::screens::overlay::{Deferred, Overlay};
 use crate::wire::{Tab, Workspace, caps};
+
+/// The workspaces, tabs and panes of one agent.
+#[derive(Debug, Clone)]
+pub struct LayoutScreen {
+    pub agent: String,
+    pub cursor: ListCursor,
+    pub filter: Filter,
+}
 
 /// One row of the tree.
 #[derive(Debug, Clone, Copy)]
@@ -81,7 +92,7 @@ impl App {
         )
     }
 
-    pub(super) fn layout_action(&mut self, action: Action) -> Vec<Command> {
+    pub(crate) fn layout_action(&mut self, action: Action) -> Vec<Command> {
         let Screen::Layout(screen) = self.nav.top() else {
             return Vec::new();
         };
@@ -198,12 +209,12 @@ impl App {
         }
     }
 
-    pub(super) fn agent_can(&self, agent: &str, cap: &str) -> bool {
+    pub(crate) fn agent_can(&self, agent: &str, cap: &str) -> bool {
         self.agents.get(agent).is_some_and(|a| a.has_cap(cap))
     }
 
     /// A click on a row of a plain list screen selects it; on the selected row, opens it.
-    pub(super) fn list_click(&mut self, column: u16, row: u16) -> Vec<Command> {
+    pub(crate) fn list_click(&mut self, column: u16, row: u16) -> Vec<Command> {
         let filter_shown = self.nav.top().filter().is_some_and(|f| f.is_active());
         let list = geometry::listing(self.size.0, self.size.1, filter_shown).list;
         if !geometry::contains(list, column, row) {
@@ -227,7 +238,7 @@ impl App {
         Vec::new()
     }
 
-    pub(super) fn list_wheel(&mut self, down: bool) -> Vec<Command> {
+    pub(crate) fn list_wheel(&mut self, down: bool) -> Vec<Command> {
         let filter_shown = self.nav.top().filter().is_some_and(|f| f.is_active());
         let height = self.list_height(filter_shown);
         let len = self.list_len_at(self.nav.depth() - 1);

@@ -2,17 +2,37 @@
 //! filter, following the newest unless the person moved up; one exchange's bodies; and the
 //! export of the listed exchanges to a file for a bug report (written by the runner).
 
+pub mod draw;
+
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use ratatui::layout::Rect;
 use time::OffsetDateTime;
 
-use super::keymap::Action;
-use super::list::{Filter, ListCursor};
-use super::navigation::{ExchangeScreen, InspectorNote, InspectorScreen, Screen};
-use super::{App, Command, geometry, pretty_json};
+use crate::app::keymap::Action;
+use crate::app::list::{Filter, ListCursor};
+use crate::app::{App, Command, geometry, pretty_json};
 use crate::engine::ExchangeRecord;
+use crate::screens::{ExchangeScreen, Screen};
+
+/// The wire inspector: every exchange with the agents, newest at the bottom.
+#[derive(Debug, Clone, Default)]
+pub struct InspectorScreen {
+    /// The selected exchange by its number; None follows the newest.
+    pub selected: Option<u64>,
+    /// The first exchange drawn, by its number, while not following.
+    pub top: Option<u64>,
+    pub filter: Filter,
+    /// What the last export came to.
+    pub note: Option<InspectorNote>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InspectorNote {
+    pub text: String,
+    pub trouble: bool,
+}
 
 /// Exchanges kept: a few minutes of polling, a few MiB at most.
 pub const KEPT_EXCHANGES: usize = 1000;
@@ -170,11 +190,6 @@ pub fn inspector_view(wire: &WireLog, screen: &InspectorScreen, height: usize) -
     }
 }
 
-/// Where the detail of one exchange goes: a heading over its lines.
-pub fn exchange_parts(width: u16, height: u16) -> (Rect, Rect) {
-    geometry::conversation(width, height)
-}
-
 /// `wire-20261129-143000-123.jsonl`, from the phone's clock (UTC, no colons for any file system).
 pub fn export_file_name(now: OffsetDateTime) -> String {
     let at = now.to_offset(time::UtcOffset::UTC);
@@ -205,7 +220,7 @@ impl App {
         matches!(self.nav.top(), Screen::Inspector(_))
     }
 
-    pub(super) fn open_inspector(&mut self) -> Vec<Command> {
+    pub(crate) fn open_inspector(&mut self) -> Vec<Command> {
         self.nav.push(Screen::Inspector(InspectorScreen::default()));
         Vec::new()
     }
@@ -242,7 +257,7 @@ impl App {
         }
     }
 
-    pub(super) fn inspector_action(&mut self, action: Action) -> Vec<Command> {
+    pub(crate) fn inspector_action(&mut self, action: Action) -> Vec<Command> {
         match action {
             Action::Back => self.back(),
             Action::Up
@@ -265,13 +280,13 @@ impl App {
         }
     }
 
-    pub(super) fn inspector_wheel(&mut self, down: bool) -> Vec<Command> {
+    pub(crate) fn inspector_wheel(&mut self, down: bool) -> Vec<Command> {
         self.move_inspector(|cursor, len, height| cursor.wheel(down, len, height));
         Vec::new()
     }
 
     /// A click selects a row; a click on the selected row opens it.
-    pub(super) fn inspector_click(&mut self, column: u16, row: u16) -> Vec<Command> {
+    pub(crate) fn inspector_click(&mut self, column: u16, row: u16) -> Vec<Command> {
         let Screen::Inspector(screen) = self.nav.top() else {
             return Vec::new();
         };
@@ -317,41 +332,6 @@ impl App {
         self.nav.push(Screen::Exchange(screen));
     }
 
-    pub(super) fn exchange_action(&mut self, action: Action) -> Vec<Command> {
-        if action == Action::Back {
-            return self.back();
-        }
-        let (width, height) = self.size;
-        let (_, body) = exchange_parts(width, height);
-        let page = usize::from(body.height).max(1);
-        let App { nav, theme, .. } = self;
-        let Screen::Exchange(screen) = nav.top_mut() else {
-            return Vec::new();
-        };
-        let lines = crate::ui::inspector::detail_lines(screen, body.width, theme).len();
-        let last = lines.saturating_sub(page);
-        let scroll = &mut screen.scroll;
-        match action {
-            Action::Up => *scroll = scroll.saturating_sub(1),
-            Action::Down => *scroll = scroll.saturating_add(1),
-            Action::PageUp => *scroll = scroll.saturating_sub(page),
-            Action::PageDown => *scroll = scroll.saturating_add(page),
-            Action::Top => *scroll = 0,
-            Action::Bottom => *scroll = last,
-            _ => {}
-        }
-        *scroll = (*scroll).min(last);
-        Vec::new()
-    }
-
-    pub(super) fn exchange_wheel(&mut self, down: bool) -> Vec<Command> {
-        let action = if down { Action::Down } else { Action::Up };
-        for _ in 0..3 {
-            self.exchange_action(action);
-        }
-        Vec::new()
-    }
-
     /// The listed exchanges as JSON lines, oldest first, for the runner to write.
     fn export_inspector(&mut self) -> Vec<Command> {
         let Screen::Inspector(screen) = self.nav.top() else {
@@ -381,7 +361,7 @@ impl App {
     }
 
     /// The runner wrote (or could not write) an export.
-    pub(super) fn exported(&mut self, path: PathBuf, result: Result<(), String>) -> Vec<Command> {
+    pub(crate) fn exported(&mut self, path: PathBuf, result: Result<(), String>) -> Vec<Command> {
         let count = match self.pending_export.take() {
             Some((pending, count)) if pending == path => Some(count),
             other => {

@@ -1,15 +1,37 @@
 //! History: an agent's conversations newest first, one conversation's items oldest first, and
 //! reopen (SPEC W5). The next page is read as the selection nears the end.
 
-use super::history::{HistoryStore, LOAD_AHEAD};
-use super::keymap::Action;
-use super::list::Filter;
-use super::navigation::{ConversationScreen, Screen};
-use super::{App, Command, geometry};
+pub mod draw;
+
+use crate::app::history::{HistoryStore, LOAD_AHEAD};
+use crate::app::keymap::Action;
+use crate::app::list::Filter;
+use crate::app::list::ListCursor;
+use crate::app::{App, Command, geometry};
 use crate::engine::pane_log::ChatEntry;
 use crate::engine::{HistoryPage, IntentKind};
 use crate::look::chat::ChatStyle;
+use crate::look::chat_scroll::ChatScroll;
+use crate::screens::Screen;
 use crate::wire::ConversationSummary;
+
+#[derive(Debug, Clone)]
+pub struct HistoryScreen {
+    pub agent: String,
+    pub cursor: ListCursor,
+    pub filter: Filter,
+}
+
+#[derive(Debug, Clone)]
+pub struct ConversationScreen {
+    pub agent: String,
+    pub conversation: String,
+    pub title: String,
+    pub scroll: ChatScroll,
+    pub thinking_expanded: bool,
+    /// Set once the view was placed at the first item; history reads oldest first.
+    pub placed: bool,
+}
 
 impl App {
     pub fn conversation_rows(&self, agent: &str, filter: &Filter) -> Vec<&ConversationSummary> {
@@ -24,7 +46,7 @@ impl App {
             .unwrap_or_default()
     }
 
-    pub(super) fn history_action(&mut self, action: Action) -> Vec<Command> {
+    pub(crate) fn history_action(&mut self, action: Action) -> Vec<Command> {
         let Screen::History(screen) = self.nav.top() else {
             return Vec::new();
         };
@@ -107,7 +129,7 @@ impl App {
     }
 
     /// Shows a conversation again (SPEC W5); its pane opens once the snapshot has it.
-    pub(super) fn reopen(&mut self, agent: &str, conversation: &str) -> Vec<Command> {
+    pub(crate) fn reopen(&mut self, agent: &str, conversation: &str) -> Vec<Command> {
         self.show_toast("Reopening…", false);
         self.submit(
             agent,
@@ -119,7 +141,7 @@ impl App {
 
     /// Before a page of items lands: a view at the bottom of what was read is pinned where
     /// it is, so the new items come in below it instead of moving it.
-    pub(super) fn pin_conversation_view(&mut self, agent: &str, page: &HistoryPage) {
+    pub(crate) fn pin_conversation_view(&mut self, agent: &str, page: &HistoryPage) {
         let HistoryPage::Items { conversation, .. } = page else {
             return;
         };
@@ -146,7 +168,7 @@ impl App {
                     width: chat.width,
                     thinking_expanded: screen.thinking_expanded,
                 };
-                let scope = super::pane_screen::conversation_scope(agent, conversation);
+                let scope = crate::screens::pane::conversation_scope(agent, conversation);
                 let mut measure = |e: &ChatEntry| chat_layout.height(&scope, e, &style, theme);
                 // Moving up by nothing turns "at the bottom" into an anchor at the same place.
                 screen
@@ -158,7 +180,7 @@ impl App {
 
     /// After a page of items landed: a conversation opened for the first time starts at its
     /// first item (history reads oldest first).
-    pub(super) fn place_conversation_views(&mut self) {
+    pub(crate) fn place_conversation_views(&mut self) {
         let App { nav, history, .. } = self;
         for screen in nav.screens_mut() {
             if let Screen::Conversation(screen) = screen

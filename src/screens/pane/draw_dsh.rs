@@ -8,17 +8,17 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::look::theme::Theme;
-use super::{put};
-use crate::look::wrap;
-use crate::app::dsh_pane::{MAX_BRIDGE_MESSAGE, dsh_intent_parts, dsh_verb};
 use crate::app::dsh_state::DshView;
 use crate::app::keymap::{Action, Context};
-use crate::app::navigation::{PaneFocus, PaneScreen, Screen};
 use crate::app::{App, intents};
 use crate::dsh::client::pane::DESKTOP_ASK_KIND;
 use crate::dsh::wire::ModelConfig;
 use crate::engine::{IntentRecord, IntentState};
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::screens::pane::dsh::{MAX_BRIDGE_MESSAGE, dsh_intent_parts, dsh_verb};
+use crate::screens::{PaneFocus, PaneScreen, Screen};
+use crate::ui::put;
 use crate::wire::AskKind;
 
 /// The footer's hints where a bridge is on screen; None elsewhere.
@@ -242,7 +242,7 @@ pub fn draw_status(
     let bytes = app
         .draft(&screen.agent, &screen.pane)
         .map_or(0, |d| d.byte_len());
-    let count = crate::app::pane_screen::size_against(bytes, MAX_BRIDGE_MESSAGE);
+    let count = crate::screens::pane::size_against(bytes, MAX_BRIDGE_MESSAGE);
 
     let count_style = if bytes > MAX_BRIDGE_MESSAGE {
         theme.danger

@@ -3,16 +3,22 @@
 //! Retry for an answer whose outcome is unknown (SPEC A3–A15, Q4). No key answers a card within
 //! the reading time after it opened or changed (issue 10, docs/ASKS.md).
 
+pub mod arming;
+pub mod ask_diff;
+pub mod draw;
+pub mod draw_dsh;
+pub mod state;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::arming::{Arming, Why};
-use super::card::{CardState, CardStatus, FieldValue};
-use super::inbox::AskKey;
-use super::keymap::{Action, Context};
-use super::navigation::Screen;
-use super::overlay::{AllowAlwaysQuestion, Overlay};
-use super::{App, Command, typing};
+use crate::app::inbox::AskKey;
+use crate::app::keymap::{Action, Context};
+use crate::app::{App, Command, typing};
 use crate::engine::IntentKind;
+use crate::screens::Screen;
+use crate::screens::card::arming::{Arming, Why};
+use crate::screens::card::state::{CardState, CardStatus, FieldValue};
+use crate::screens::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::wire::{Answer, AskKind, Effect};
 
 impl App {
@@ -24,7 +30,7 @@ impl App {
     }
 
     /// True when letters go into the card: a text or form card that may be answered now.
-    pub(super) fn card_takes_typing(&self, key: &AskKey) -> bool {
+    pub(crate) fn card_takes_typing(&self, key: &AskKey) -> bool {
         let Some(card) = self.cards.get(key) else {
             return false;
         };
@@ -59,7 +65,7 @@ impl App {
         }
     }
 
-    pub(super) fn card_action(&mut self, action: Action) -> Vec<Command> {
+    pub(crate) fn card_action(&mut self, action: Action) -> Vec<Command> {
         let Some(key) = self.top_card_key() else {
             return Vec::new();
         };
@@ -266,7 +272,7 @@ impl App {
     }
 
     /// Keys of the allow-always question: its own yes (never Enter), or no.
-    pub(super) fn allow_always_key(&mut self, action: Option<Action>) -> Vec<Command> {
+    pub(crate) fn allow_always_key(&mut self, action: Option<Action>) -> Vec<Command> {
         let Some(Overlay::AllowAlways(question)) = &mut self.overlay else {
             return Vec::new();
         };
@@ -332,7 +338,7 @@ impl App {
     }
 
     /// Takes down an allow-always question about a card that changed or closed under it.
-    pub(super) fn drop_allow_always_question(&mut self, key: &AskKey) {
+    pub(crate) fn drop_allow_always_question(&mut self, key: &AskKey) {
         if matches!(&self.overlay, Some(Overlay::AllowAlways(q)) if q.key == *key) {
             self.overlay = None;
             let closed = self.cards.get(key).is_some_and(|c| c.closed.is_some());
@@ -347,7 +353,9 @@ impl App {
 
     fn why_not_answerable(&self, key: &AskKey) -> String {
         match self.cards.get(key) {
-            Some(card) if !card.ask.is_answerable() => super::card::CANNOT_ANSWER.to_string(),
+            Some(card) if !card.ask.is_answerable() => {
+                crate::screens::card::state::CANNOT_ANSWER.to_string()
+            }
             Some(card) if card.closed.is_some() => "This ask is no longer open.".to_string(),
             _ => match CardStatus::of(&self.intents, key) {
                 Some(status @ CardStatus::Unknown { .. }) => status.sentence(),
@@ -379,7 +387,7 @@ impl App {
         self.submit(&agent, kind)
     }
 
-    pub(super) fn card_typing(&mut self, key: &KeyEvent) {
+    pub(crate) fn card_typing(&mut self, key: &KeyEvent) {
         let Some(card_key) = self.top_card_key() else {
             return;
         };
@@ -471,7 +479,7 @@ impl App {
         }
     }
 
-    pub(super) fn card_paste(&mut self, text: &str) {
+    pub(crate) fn card_paste(&mut self, text: &str) {
         let Some(key) = self.top_card_key() else {
             return;
         };

@@ -7,18 +7,18 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::look::chat::ChatStyle;
-use crate::look::chat_view;
-use super::layout::{state_word, turn_words};
-use crate::look::theme::Theme;
-use super::{put};
-use crate::look::wrap;
 use crate::app::keymap::{Action, Context};
-use crate::app::navigation::{PaneFocus, PaneScreen};
 use crate::app::outbox::{Outgoing, Step};
-use crate::app::pane_screen::{belt_slots, byte_count};
 use crate::app::{App, intent_words, intents};
 use crate::engine::{IntentKind, IntentState};
+use crate::look::chat::ChatStyle;
+use crate::look::chat_view;
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::screens::layout::draw::{state_word, turn_words};
+use crate::screens::pane::{belt_slots, byte_count};
+use crate::screens::{PaneFocus, PaneScreen};
+use crate::ui::put;
 use crate::wire::limits;
 
 pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme) {
@@ -37,7 +37,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
         return;
     };
     let (word, word_style) = state_word(pane.state(), theme);
-    let turn = match (super::dsh_pane::turn_words(app, screen), pane.turn()) {
+    let turn = match (
+        crate::screens::pane::draw_dsh::turn_words(app, screen),
+        pane.turn(),
+    ) {
         (Some(words), _) => words,
         (None, Some(turn)) => format!("turn {} {}", turn.id, turn_words(&turn.state)),
         (None, None) => "no turn yet".to_string(),
@@ -65,7 +68,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
                 width: parts.chat.width,
                 thinking_expanded: screen.thinking_expanded,
             };
-            let scope = crate::app::pane_screen::pane_scope(&screen.agent, &screen.pane);
+            let scope = crate::screens::pane::pane_scope(&screen.agent, &screen.pane);
             let lines = chat_view::visible_lines(
                 &app.chat_layout,
                 &scope,
@@ -135,7 +138,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme
         );
     }
 
-    if let Some(line) = super::dsh_pane::info_line(app, screen, theme) {
+    if let Some(line) = crate::screens::pane::draw_dsh::info_line(app, screen, theme) {
         put(frame, parts.belt, 0, line);
         draw_input(frame, app, screen, parts.input, theme);
         draw_status(frame, app, screen, parts.status, theme);
@@ -280,8 +283,8 @@ fn skip_columns(text: &str, skip: usize) -> String {
 fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
     let focused = screen.focus == PaneFocus::Input && app.overlay.is_none();
     let border = if focused { theme.accent } else { theme.border };
-    let title =
-        super::dsh_pane::input_title(app, screen).unwrap_or_else(|| " Message ".to_string());
+    let title = crate::screens::pane::draw_dsh::input_title(app, screen)
+        .unwrap_or_else(|| " Message ".to_string());
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(border)
@@ -337,7 +340,7 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect,
 
 /// The last send, stop or belt press of this pane, and the input's size.
 fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
-    if super::dsh_pane::draw_status(frame, app, screen, area, theme) {
+    if crate::screens::pane::draw_dsh::draw_status(frame, app, screen, area, theme) {
         return;
     }
     let bytes = app

@@ -6,18 +6,17 @@
 use ratatui::Frame;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
-use crate::look::theme::Theme;
-use super::{columns, put};
-use crate::look::wrap;
 use crate::app::App;
-use crate::app::inspector::{self, KEPT_EXCHANGES, inspector_parts, inspector_view};
 use crate::app::keymap::{Action, Context};
-use crate::app::navigation::{ExchangeScreen, InspectorScreen};
 use crate::engine::ExchangeRecord;
-use crate::engine::exchange_log::KEPT_BODY_BYTES;
+use crate::look::theme::Theme;
+use crate::look::wrap;
 use crate::out;
+use crate::screens::InspectorScreen;
+use crate::screens::exchange::{clock, status_style};
+use crate::screens::inspector::{self, KEPT_EXCHANGES, inspector_parts, inspector_view};
+use crate::ui::{columns, put};
 use crate::wire::paths::PREFIX;
 
 const MARKER: usize = 2;
@@ -33,7 +32,6 @@ const REQUEST_ID: usize = 36;
 const PATH_MIN: usize = 24;
 const AGENT_MAX: usize = 16;
 /// Width of the labels of an exchange's fields.
-const LABEL: usize = 12;
 
 /// Which of the columns that can go fit at this width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,18 +66,6 @@ fn plan(width: usize, agent_width: usize, request_ids: bool) -> Plan {
     }
 }
 
-/// "14:30:00.123" (UTC).
-fn clock(record: &ExchangeRecord) -> String {
-    let at = record.at.to_offset(time::UtcOffset::UTC);
-    format!(
-        "{:02}:{:02}:{:02}.{:03}",
-        at.hour(),
-        at.minute(),
-        at.second(),
-        at.millisecond()
-    )
-}
-
 /// "812", "8.0K", "12K", "1.5M": the exact count is in the detail.
 fn short_bytes(bytes: usize) -> String {
     const KIB: f64 = 1024.0;
@@ -105,15 +91,6 @@ fn short_path(path: &str) -> &str {
     match path.strip_prefix(PREFIX) {
         Some(rest) if rest.starts_with('/') => rest,
         _ => path,
-    }
-}
-
-fn status_style(record: &ExchangeRecord, theme: &Theme) -> Style {
-    match record.status {
-        // 304: nothing changed since the last read, the usual answer of a poll.
-        Some(100..=399) => theme.ok,
-        Some(400..=499) => theme.warn,
-        _ => theme.danger,
     }
 }
 
@@ -232,7 +209,7 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScreen, the
             Line::from(Span::styled(format!(" {text}"), note_style)),
         );
     }
-    super::starters::draw_filter(frame, parts.filter, &screen.filter, theme);
+    crate::ui::filter::draw_filter(frame, parts.filter, &screen.filter, theme);
 }
 
 fn exchanges(count: usize) -> String {
@@ -316,151 +293,6 @@ fn row_line(
         ));
     }
     line
-}
-
-pub fn draw_exchange(frame: &mut Frame<'_>, screen: &ExchangeScreen, theme: &Theme) {
-    let area = frame.area();
-    let (heading, body) = inspector::exchange_parts(area.width, area.height);
-    let record = &screen.record;
-    put(
-        frame,
-        heading,
-        0,
-        Line::from(vec![
-            Span::styled(
-                format!("{} {}", record.method, out::visible_line(&record.path)),
-                theme.title,
-            ),
-            Span::styled(
-                format!(
-                    "  → {}",
-                    out::visible_line(&inspector::status_words(record))
-                ),
-                status_style(record, theme),
-            ),
-        ]),
-    );
-    let lines = detail_lines(screen, body.width, theme);
-    let height = usize::from(body.height);
-    let scroll = screen.scroll.min(lines.len().saturating_sub(height));
-    let shown: Vec<Line<'static>> = lines.into_iter().skip(scroll).take(height).collect();
-    frame.render_widget(Paragraph::new(shown), body);
-}
-
-/// Every line of one exchange at this width: its fields, then each body laid out.
-pub fn detail_lines(screen: &ExchangeScreen, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    let width = usize::from(width);
-    let record = &screen.record;
-    let mut lines = Vec::new();
-    // The value wraps under itself, clear of the labels.
-    let mut field = |label: &str, value: String, style: Style| {
-        let room = width.saturating_sub(LABEL).max(1);
-        let mut parts = wrap::wrap(&out::visible_line(&value), room);
-        if parts.is_empty() {
-            parts.push(String::new());
-        }
-        for (i, part) in parts.into_iter().enumerate() {
-            let label = if i == 0 { label } else { "" };
-            lines.push(Line::from(vec![
-                Span::styled(wrap::pad_to(label, LABEL), theme.dim),
-                Span::styled(part, style),
-            ]));
-        }
-    };
-    let at = record.at.to_offset(time::UtcOffset::UTC);
-    field(
-        "Time",
-        format!(
-            "{}-{:02}-{:02} {} UTC",
-            at.year(),
-            u8::from(at.month()),
-            at.day(),
-            clock(record)
-        ),
-        theme.text,
-    );
-    field("Agent", record.agent.clone(), theme.text);
-    field(
-        "Request",
-        format!("{} {}", record.method, record.path),
-        theme.text,
-    );
-    field(
-        "Request id",
-        record
-            .request_id
-            .clone()
-            .unwrap_or_else(|| "none (a read)".to_string()),
-        theme.text,
-    );
-    let status = match (record.status, &record.error) {
-        (Some(status), _) => {
-            let reason = hyper::StatusCode::from_u16(status)
-                .ok()
-                .and_then(|code| code.canonical_reason());
-            match reason {
-                Some(reason) => format!("{status} {reason}"),
-                None => status.to_string(),
-            }
-        }
-        (None, Some(error)) => format!("no reply: {error}"),
-        (None, None) => "no reply".to_string(),
-    };
-    field("Status", status, status_style(record, theme));
-    field(
-        "Reply",
-        format!("{} bytes in {} ms", record.reply_bytes, record.millis),
-        theme.text,
-    );
-    lines.extend(wrap::wrap_spans(
-        &[Span::styled(
-            "Headers are not recorded, so the token never shows here.",
-            theme.dim,
-        )],
-        width,
-    ));
-    lines.push(Line::default());
-
-    let request_cut = record.request_body.len() >= KEPT_BODY_BYTES;
-    let request_note = if request_cut {
-        " (its first 8 KiB)".to_string()
-    } else {
-        String::new()
-    };
-    body(
-        &mut lines,
-        &format!("Request body{request_note}"),
-        &screen.request_text,
-        width,
-        theme,
-    );
-    lines.push(Line::default());
-    let reply_note = if record.reply_bytes > KEPT_BODY_BYTES {
-        format!(" (its first 8 KiB of {} bytes)", record.reply_bytes)
-    } else {
-        String::new()
-    };
-    body(
-        &mut lines,
-        &format!("Reply body{reply_note}"),
-        &screen.reply_text,
-        width,
-        theme,
-    );
-    lines
-}
-
-fn body(lines: &mut Vec<Line<'static>>, title: &str, text: &str, width: usize, theme: &Theme) {
-    lines.push(Line::from(Span::styled(title.to_string(), theme.title)));
-    if text.is_empty() {
-        lines.push(Line::from(Span::styled("(empty)", theme.dim)));
-        return;
-    }
-    lines.extend(
-        wrap::wrap(&out::visible(text), width)
-            .into_iter()
-            .map(|l| Line::from(Span::styled(l, theme.code))),
-    );
 }
 
 #[cfg(test)]

@@ -5,15 +5,15 @@ use ratatui::Frame;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::look::theme::Theme;
-use super::{ago, columns, put};
-use crate::look::wrap;
 use crate::app::App;
 use crate::app::agents::AgentView;
 use crate::app::geometry;
 use crate::app::inbox::TimeLeft;
-use crate::app::navigation::HomeScreen;
 use crate::engine::AgentStatus;
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::screens::HomeScreen;
+use crate::ui::{ago, columns, put};
 
 fn status_style(status: &AgentStatus, theme: &Theme) -> Style {
     match status {
@@ -38,7 +38,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
     let heading = if screen.filter.is_active() {
         format!(
             "Agents  (filter: {})",
-            super::starters::filter_text(&screen.filter)
+            crate::ui::filter::filter_text(&screen.filter)
         )
     } else {
         "Agents".to_string()
@@ -54,7 +54,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
         .agents
         .list
         .iter()
-        .map(|a| wrap::width(&super::dsh_home::name(app, a)))
+        .map(|a| wrap::width(&crate::screens::home::draw_dsh::name(app, a)))
         .max()
         .unwrap_or(0)
         .clamp(8, 32);
@@ -82,7 +82,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
                     theme.accent,
                 ),
                 ("● ".into(), 2, status_style(&agent.status, theme)),
-                (super::dsh_home::name(app, agent), name_width, theme.text),
+                (
+                    crate::screens::home::draw_dsh::name(app, agent),
+                    name_width,
+                    theme.text,
+                ),
                 ("  ".into(), 2, theme.text),
                 (
                     agent.status.sentence(),
@@ -111,8 +115,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme
     // The chosen agent's whole sentence, for the states whose words do not fit in a row.
     if let Some(agent) = selected_agent.filter(|_| !screen.in_inbox) {
         let mut words = match (&agent.status, &agent.snapshot) {
-            _ if super::dsh_home::detail(app, agent).is_some() => {
-                super::dsh_home::detail(app, agent).unwrap_or_default()
+            _ if crate::screens::home::draw_dsh::detail(app, agent).is_some() => {
+                crate::screens::home::draw_dsh::detail(app, agent).unwrap_or_default()
             }
             (AgentStatus::Ready, Some(snapshot)) => format!(
                 "Ready: {} panes in {} workspaces, {} starters, reached {}.",

@@ -1,12 +1,20 @@
 //! The New page: every agent's starters as rows (SPEC A17). Running one opens its pane as
 //! soon as the agent's snapshot has it.
 
-use super::keymap::Action;
-use super::list::Filter;
-use super::navigation::Screen;
-use super::{App, Command, geometry};
+pub mod draw;
+
+use crate::app::keymap::Action;
+use crate::app::list::{Filter, ListCursor};
+use crate::app::{App, Command, geometry};
 use crate::engine::IntentKind;
+use crate::screens::Screen;
 use crate::wire::Starter;
+
+#[derive(Debug, Clone, Default)]
+pub struct NewScreen {
+    pub cursor: ListCursor,
+    pub filter: Filter,
+}
 
 /// One starter with its agent.
 #[derive(Debug, Clone, Copy)]
@@ -38,7 +46,7 @@ impl App {
             .collect()
     }
 
-    pub(super) fn new_action(&mut self, action: Action) -> Vec<Command> {
+    pub(crate) fn new_action(&mut self, action: Action) -> Vec<Command> {
         let Screen::New(screen) = self.nav.top() else {
             return Vec::new();
         };

@@ -1,15 +1,13 @@
 //! The New page: each agent's starters as rows (SPEC A17).
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use crate::look::theme::Theme;
-use super::{columns, put};
 use crate::app::App;
 use crate::app::geometry;
-use crate::app::list::Filter;
-use crate::app::navigation::NewScreen;
+use crate::look::theme::Theme;
+use crate::screens::NewScreen;
+use crate::ui::{columns, put};
 
 pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: &Theme) {
     let area = frame.area();
@@ -102,30 +100,5 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: &Theme)
         };
         put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
     }
-    draw_filter(frame, parts.filter, &screen.filter, theme);
-}
-
-/// The filter line under a list, while a filter is typed or set.
-pub fn draw_filter(frame: &mut Frame<'_>, area: Rect, filter: &Filter, theme: &Theme) {
-    if area.height == 0 {
-        return;
-    }
-    put(
-        frame,
-        area,
-        0,
-        Line::from(vec![
-            Span::styled("/ ", theme.accent),
-            Span::styled(filter_text(filter), theme.text),
-        ]),
-    );
-}
-
-/// A filter's words, with a caret where the cursor is while they are typed.
-pub fn filter_text(filter: &Filter) -> String {
-    if !filter.editing {
-        return filter.text();
-    }
-    let (before, after) = filter.editor.split_at_cursor();
-    format!("{before}▏{after}")
+    crate::ui::filter::draw_filter(frame, parts.filter, &screen.filter, theme);
 }

@@ -1,11 +1,24 @@
 //! Home: every agent with its state, then "Needs your answer" (SPEC A2). The selection moves
 //! from the agents down into the inbox and back.
 
-use super::inbox::{self, InboxRow};
-use super::keymap::Action;
-use super::list::Filter;
-use super::navigation::{HistoryScreen, LayoutScreen, NewScreen, Screen};
-use super::{App, Command, geometry};
+pub mod draw;
+pub mod draw_dsh;
+
+use crate::app::inbox::{self, InboxRow};
+use crate::app::keymap::Action;
+use crate::app::list::Filter;
+use crate::app::list::ListCursor;
+use crate::app::{App, Command, geometry};
+use crate::screens::{HistoryScreen, LayoutScreen, NewScreen, Screen};
+
+#[derive(Debug, Clone, Default)]
+pub struct HomeScreen {
+    pub agents: ListCursor,
+    pub inbox: ListCursor,
+    /// True when the selection is in "Needs your answer", false in the agents.
+    pub in_inbox: bool,
+    pub filter: Filter,
+}
 
 impl App {
     /// Indices of the agents the filter lets through.
@@ -45,7 +58,7 @@ impl App {
         )
     }
 
-    pub(super) fn home_action(&mut self, action: Action) -> Vec<Command> {
+    pub(crate) fn home_action(&mut self, action: Action) -> Vec<Command> {
         let Screen::Home(home) = self.nav.top() else {
             return Vec::new();
         };
@@ -144,7 +157,7 @@ impl App {
     }
 
     /// Opens the history of an agent and reads its first page.
-    pub(super) fn open_history(&mut self, agent: &str) -> Vec<Command> {
+    pub(crate) fn open_history(&mut self, agent: &str) -> Vec<Command> {
         let has_history = self
             .agents
             .get(agent)
@@ -168,7 +181,7 @@ impl App {
             .collect::<Vec<Command>>()
     }
 
-    pub(super) fn home_click(&mut self, column: u16, row: u16) -> Vec<Command> {
+    pub(crate) fn home_click(&mut self, column: u16, row: u16) -> Vec<Command> {
         let parts = geometry::home(self.size.0, self.size.1, self.agents.list.len());
         let Screen::Home(home) = self.nav.top() else {
             return Vec::new();
@@ -205,7 +218,7 @@ impl App {
         Vec::new()
     }
 
-    pub(super) fn home_wheel(&mut self, down: bool, _column: u16, _row: u16) -> Vec<Command> {
+    pub(crate) fn home_wheel(&mut self, down: bool, _column: u16, _row: u16) -> Vec<Command> {
         let action = if down { Action::Down } else { Action::Up };
         let mut commands = Vec::new();
         for _ in 0..3 {

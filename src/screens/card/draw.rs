@@ -10,14 +10,16 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
-use crate::look::theme::Theme;
-use crate::look::wrap;
 use crate::app::App;
-use crate::app::ask_diff::Changed;
-use crate::app::card::{CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence};
 use crate::app::geometry;
 use crate::app::inbox::{AskKey, TimeLeft};
 use crate::app::keymap::Action;
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::screens::card::ask_diff::Changed;
+use crate::screens::card::state::{
+    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence,
+};
 use crate::wire::{AskKind, Effect, FieldKind};
 
 /// Where the terminal cursor goes: a row of the card's lines and a column.
@@ -93,7 +95,7 @@ fn option_key(effect: Option<&Effect>) -> Option<char> {
 }
 
 pub fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) {
-    if super::dsh_card::draw(frame, app, key, theme) {
+    if crate::screens::card::draw_dsh::draw(frame, app, key, theme) {
         return;
     }
     let area = frame.area();

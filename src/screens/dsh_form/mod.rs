@@ -4,17 +4,19 @@
 //! register by its absolute path (`/workspaces/create`) where the token may. Everything is
 //! checked here before it is sent, and the receipt of what was sent stays on the form.
 
+pub mod draw;
+
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::dsh_state::{DshView, ModelChoice};
-use super::editor::Editor;
-use super::keymap::Action;
-use super::list::Filter;
-use super::navigation::Screen;
-use super::{App, Command, intents, typing};
+use crate::app::dsh_state::{DshView, ModelChoice};
+use crate::app::editor::Editor;
+use crate::app::keymap::Action;
+use crate::app::list::Filter;
+use crate::app::{App, Command, intents, typing};
 use crate::dsh::client::pane::session_of_pane;
 use crate::dsh::wire::{ModelConfig, limits};
 use crate::engine::{IntentKind, IntentRecord};
+use crate::screens::Screen;
 
 /// What a form makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -283,7 +285,7 @@ impl App {
         rows
     }
 
-    pub(super) fn open_dsh_form(&mut self, agent: &str, purpose: DshPurpose) {
+    pub(crate) fn open_dsh_form(&mut self, agent: &str, purpose: DshPurpose) {
         self.nav.push(Screen::DshForm(Box::new(DshFormScreen::new(
             agent, purpose,
         ))));
@@ -347,7 +349,7 @@ impl App {
         })
     }
 
-    pub(super) fn dsh_form_action(&mut self, action: Action) -> Vec<Command> {
+    pub(crate) fn dsh_form_action(&mut self, action: Action) -> Vec<Command> {
         let Screen::DshForm(form) = self.nav.top() else {
             return Vec::new();
         };
@@ -382,7 +384,7 @@ impl App {
         }
     }
 
-    pub(super) fn dsh_form_typing(&mut self, key: &KeyEvent) {
+    pub(crate) fn dsh_form_typing(&mut self, key: &KeyEvent) {
         let Screen::DshForm(form) = self.nav.top() else {
             return;
         };
@@ -428,7 +430,7 @@ impl App {
         }
     }
 
-    pub(super) fn dsh_form_paste(&mut self, text: &str) {
+    pub(crate) fn dsh_form_paste(&mut self, text: &str) {
         if let Screen::DshForm(form) = self.nav.top_mut() {
             let field = form.focused();
             if let Some(editor) = form.editor_mut(field) {

@@ -5,13 +5,13 @@ use ratatui::Frame;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::look::theme::Theme;
-use super::{columns, put};
-use crate::look::wrap;
 use crate::app::App;
 use crate::app::geometry;
-use crate::app::layout_screen::TreeRow;
-use crate::app::navigation::LayoutScreen;
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::screens::LayoutScreen;
+use crate::screens::layout::TreeRow;
+use crate::ui::{columns, put};
 use crate::wire::{PaneState, TurnState};
 
 /// The state word of a pane and its style: the known ones, or the agent's own word (SPEC V2).
@@ -150,7 +150,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &The
         };
         put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
     }
-    super::starters::draw_filter(frame, parts.filter, &screen.filter, theme);
+    crate::ui::filter::draw_filter(frame, parts.filter, &screen.filter, theme);
 }
 
 /// "tab · 1 pane", "tab · 3 panes".

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::arming::{Arming, Why};
-use super::ask_diff::{self, Changed};
-use super::editor::Editor;
-use super::inbox::AskKey;
-use super::intents::{Intents, is_retryable};
+use crate::app::editor::Editor;
+use crate::app::inbox::AskKey;
+use crate::app::intents::{Intents, is_retryable};
 use crate::engine::pane_log::ClosedAsk;
 use crate::engine::{Decider, IntentState};
+use crate::screens::card::arming::{Arming, Why};
+use crate::screens::card::ask_diff::{self, Changed};
 use crate::wire::{Answer, Ask, AskKind, AskOption, DecidedBy, Effect, FieldKind, FormField};
 
 /// The line a card shows for an ask kind the phone does not know (SPEC V3).
@@ -523,7 +523,7 @@ pub fn closed_sentence(closed: &ClosedHow) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::arming::ARMING;
+    use crate::screens::card::arming::ARMING;
     use time::Duration;
     use time::macros::datetime;
 

@@ -1,0 +1,212 @@
+//! One exchange of the wire inspector, whole: its fields, then its request and reply bodies laid
+//! out for reading (JSON indented), scrolled by lines. Its lines are built here, so the keys know
+//! how far a page goes and `draw.rs` paints the same lines.
+
+pub mod draw;
+
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use crate::app::keymap::Action;
+use crate::app::{App, Command, geometry};
+use crate::engine::ExchangeRecord;
+use crate::engine::exchange_log::KEPT_BODY_BYTES;
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::out;
+use crate::screens::Screen;
+
+/// The width of a field's label, the value wrapping under itself beside it.
+const LABEL: usize = 12;
+
+/// One exchange of the wire inspector, kept whole even after the list lets it go.
+#[derive(Debug, Clone)]
+pub struct ExchangeScreen {
+    pub number: u64,
+    pub record: Box<ExchangeRecord>,
+    /// The request body as shown: laid out when it is JSON.
+    pub request_text: String,
+    pub reply_text: String,
+    /// Lines scrolled past.
+    pub scroll: usize,
+}
+
+impl App {
+    pub(crate) fn exchange_action(&mut self, action: Action) -> Vec<Command> {
+        if action == Action::Back {
+            return self.back();
+        }
+        let (width, height) = self.size;
+        let (_, body) = exchange_parts(width, height);
+        let page = usize::from(body.height).max(1);
+        let App { nav, theme, .. } = self;
+        let Screen::Exchange(screen) = nav.top_mut() else {
+            return Vec::new();
+        };
+        let lines = lines(screen, body.width, theme).len();
+        let last = lines.saturating_sub(page);
+        let scroll = &mut screen.scroll;
+        match action {
+            Action::Up => *scroll = scroll.saturating_sub(1),
+            Action::Down => *scroll = scroll.saturating_add(1),
+            Action::PageUp => *scroll = scroll.saturating_sub(page),
+            Action::PageDown => *scroll = scroll.saturating_add(page),
+            Action::Top => *scroll = 0,
+            Action::Bottom => *scroll = last,
+            _ => {}
+        }
+        *scroll = (*scroll).min(last);
+        Vec::new()
+    }
+
+    pub(crate) fn exchange_wheel(&mut self, down: bool) -> Vec<Command> {
+        let action = if down { Action::Down } else { Action::Up };
+        for _ in 0..3 {
+            self.exchange_action(action);
+        }
+        Vec::new()
+    }
+}
+
+/// Where the detail of one exchange goes: a heading over its lines.
+pub fn exchange_parts(width: u16, height: u16) -> (Rect, Rect) {
+    geometry::conversation(width, height)
+}
+
+/// "14:30:00.123" (UTC).
+pub fn clock(record: &ExchangeRecord) -> String {
+    let at = record.at.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.millisecond()
+    )
+}
+
+pub fn status_style(record: &ExchangeRecord, theme: &Theme) -> Style {
+    match record.status {
+        // 304: nothing changed since the last read, the usual answer of a poll.
+        Some(100..=399) => theme.ok,
+        Some(400..=499) => theme.warn,
+        _ => theme.danger,
+    }
+}
+
+/// Every line of one exchange at this width: its fields, then each body laid out.
+pub fn lines(screen: &ExchangeScreen, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let width = usize::from(width);
+    let record = &screen.record;
+    let mut lines = Vec::new();
+    // The value wraps under itself, clear of the labels.
+    let mut field = |label: &str, value: String, style: Style| {
+        let room = width.saturating_sub(LABEL).max(1);
+        let mut parts = wrap::wrap(&out::visible_line(&value), room);
+        if parts.is_empty() {
+            parts.push(String::new());
+        }
+        for (i, part) in parts.into_iter().enumerate() {
+            let label = if i == 0 { label } else { "" };
+            lines.push(Line::from(vec![
+                Span::styled(wrap::pad_to(label, LABEL), theme.dim),
+                Span::styled(part, style),
+            ]));
+        }
+    };
+    let at = record.at.to_offset(time::UtcOffset::UTC);
+    field(
+        "Time",
+        format!(
+            "{}-{:02}-{:02} {} UTC",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            clock(record)
+        ),
+        theme.text,
+    );
+    field("Agent", record.agent.clone(), theme.text);
+    field(
+        "Request",
+        format!("{} {}", record.method, record.path),
+        theme.text,
+    );
+    field(
+        "Request id",
+        record
+            .request_id
+            .clone()
+            .unwrap_or_else(|| "none (a read)".to_string()),
+        theme.text,
+    );
+    let status = match (record.status, &record.error) {
+        (Some(status), _) => {
+            let reason = hyper::StatusCode::from_u16(status)
+                .ok()
+                .and_then(|code| code.canonical_reason());
+            match reason {
+                Some(reason) => format!("{status} {reason}"),
+                None => status.to_string(),
+            }
+        }
+        (None, Some(error)) => format!("no reply: {error}"),
+        (None, None) => "no reply".to_string(),
+    };
+    field("Status", status, status_style(record, theme));
+    field(
+        "Reply",
+        format!("{} bytes in {} ms", record.reply_bytes, record.millis),
+        theme.text,
+    );
+    lines.extend(wrap::wrap_spans(
+        &[Span::styled(
+            "Headers are not recorded, so the token never shows here.",
+            theme.dim,
+        )],
+        width,
+    ));
+    lines.push(Line::default());
+
+    let request_cut = record.request_body.len() >= KEPT_BODY_BYTES;
+    let request_note = if request_cut {
+        " (its first 8 KiB)".to_string()
+    } else {
+        String::new()
+    };
+    body(
+        &mut lines,
+        &format!("Request body{request_note}"),
+        &screen.request_text,
+        width,
+        theme,
+    );
+    lines.push(Line::default());
+    let reply_note = if record.reply_bytes > KEPT_BODY_BYTES {
+        format!(" (its first 8 KiB of {} bytes)", record.reply_bytes)
+    } else {
+        String::new()
+    };
+    body(
+        &mut lines,
+        &format!("Reply body{reply_note}"),
+        &screen.reply_text,
+        width,
+        theme,
+    );
+    lines
+}
+
+fn body(lines: &mut Vec<Line<'static>>, title: &str, text: &str, width: usize, theme: &Theme) {
+    lines.push(Line::from(Span::styled(title.to_string(), theme.title)));
+    if text.is_empty() {
+        lines.push(Line::from(Span::styled("(empty)", theme.dim)));
+        return;
+    }
+    lines.extend(
+        wrap::wrap(&out::visible(text), width)
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, theme.code))),
+    );
+}
