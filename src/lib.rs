@@ -8,7 +8,6 @@ pub mod engine;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod out;
-pub mod replay;
 pub mod transport;
 pub mod tui;
 pub mod ui;
