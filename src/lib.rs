@@ -9,7 +9,6 @@ pub mod engine;
 pub mod fuzz_checks;
 pub mod look;
 pub mod out;
-pub mod replay;
 pub mod screens;
 pub mod transport;
 pub mod tui;

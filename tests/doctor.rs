@@ -3,14 +3,13 @@
 //! (H1, H2, H3, V4, V5), the snapshot's ETag and a 304 (W4).
 
 mod common;
-mod support;
 
+use common::faulty::Faulty;
 use common::*;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Output;
-use support::faulty::Faulty;
 
 fn doctor(args: &[&str]) -> Output {
     std::process::Command::new(BIN)

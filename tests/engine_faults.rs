@@ -1,10 +1,10 @@
 //! The engine against a faulty agent (issue 3): at-most-once POSTs, unknown outcomes and the
 //! person's retry, maybe-applied, redirects, failures, the telling hello, other servers.
 
-mod support;
+mod common;
 
+use common::faulty::{Faulty, PostFault};
 use std::time::Duration;
-use support::faulty::{Faulty, PostFault};
 
 use collie_phone::engine::{
     AgentChange, AgentSpec, AgentStatus, Engine, FromEngine, IntentKind, IntentState, ToEngine,

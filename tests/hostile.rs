@@ -1,17 +1,16 @@
-//! Issue 12 on raw bytes: the real binary against a hostile agent (`support::hostile`), every
+//! Issue 12 on raw bytes: the real binary against a hostile agent (`common::hostile`), every
 //! command's stdout and stderr, and the files it writes (JUnit, the journal, a recording, a
 //! log), read byte for byte. No agent-sent control or invisible character gets out, and the
 //! token the phone sent (which the agent echoes back everywhere) is in none of them.
 
 mod common;
-mod support;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use common::hostile::{Hostile, Mode, assert_clean_bytes};
 use common::{BIN, temp_dir, token_file};
-use support::hostile::{Hostile, Mode, assert_clean_bytes};
 
 /// The binary with an empty config and state of its own, and logs on at `info`.
 fn command(home: &Path, args: &[&str]) -> Command {
@@ -240,7 +239,7 @@ fn a_recording_holds_no_token_and_its_replay_writes_clean_output_and_logs() {
     assert!(!recorded.contains(&token), "the recording holds the token");
     // A recording may come from anywhere: give its agent a hostile name, which the replay
     // logs as it starts.
-    let hostile_name = support::hostile::hostile("agentname");
+    let hostile_name = common::hostile::hostile("agentname");
     let renamed: Vec<String> = recorded
         .lines()
         .map(|line| {

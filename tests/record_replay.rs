@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use collie_phone::engine::record::{AgentKind, REDACTED, RecordLine, RecordedExchange};
 use collie_phone::engine::{
     AgentChange, AgentSpec, AgentStatus, Engine, EngineOptions, FromEngine, IntentKind, ToEngine,
 };
 use collie_phone::transport::{Endpoint, Token, tls::TlsEndpoint};
 use collie_phone::wire::Snapshot;
+use collie_phone::wire::recording::{AgentKind, REDACTED, RecordLine, RecordedExchange};
 use common::phone::TestPhone;
 use common::{AgentProcess, Client, Req};
 use serde_json::{Value, json};

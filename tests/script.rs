@@ -1,6 +1,6 @@
 //! The phone from a script (issue 5, item 3): the real binary's headless commands against the
 //! real reference agent (`agent --speed 0`, so its demo clock stands still) and against the
-//! faulty agent of tests/support for the outcomes a healthy agent never gives (SPEC Q4, Q5).
+//! faulty agent of tests/common for the outcomes a healthy agent never gives (SPEC Q4, Q5).
 //!
 //! Not covered here: `stale` (A3) and `too-late` (A8). The demo changes its ask in place only
 //! after 20 s of its clock, which `--speed 0` stops, and the faulty agent neither changes
@@ -8,7 +8,6 @@
 //! before. Their exit codes come from the same table (`exit::TABLE`, unit-tested) as the rest.
 
 mod common;
-mod support;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -18,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use common::faulty::{Faulty, PostFault};
 use common::{BIN, socket_agent, temp_dir};
-use support::faulty::{Faulty, PostFault};
 
 /// The exit codes of docs/SCRIPTING.md.
 const DONE: i32 = 0;

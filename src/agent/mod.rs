@@ -2,7 +2,8 @@
 //! SPEC (W2–W7, H1, H3, H4, T3, T5, A1–A16, Q3, V4, L).
 //!
 //! `world` holds the rules and the state, `runtime` owns a world with its script and store,
-//! `server` speaks HTTP over `listen`'s sockets.
+//! `server` speaks HTTP over `listen`'s sockets. `replay` is the other server on those sockets:
+//! it answers from a recording instead of a world.
 
 pub mod broken;
 pub mod chaos;
@@ -10,6 +11,7 @@ pub mod chaos_serve;
 pub mod chaos_state;
 pub mod faults;
 pub mod listen;
+pub mod replay;
 pub mod requests;
 pub mod runtime;
 pub mod script;

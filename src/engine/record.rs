@@ -1,5 +1,6 @@
 //! `--record FILE`: every exchange with the agents as one JSON line, bodies whole, with timings,
-//! so `collie-phone replay FILE` can play it back (docs/RECORDING.md has the format).
+//! so `collie-phone replay FILE` can play it back. The format itself is [`crate::wire::recording`]
+//! (docs/RECORDING.md); this file is the writing: redaction, the file's safety, the writer thread.
 //!
 //! The token never reaches this file by construction: the TLS transport adds `Authorization`
 //! itself, after the [`Request`] the recorder sees, and an agent's address never holds it (SPEC
@@ -19,125 +20,21 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use base64::Engine as _;
 use bytes::Bytes;
-use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::{AgentSpec, ExchangeRecord, FromEngine};
 use crate::transport::{Reply, Request, TransportError};
+use crate::wire::recording::{
+    AgentKind, FORMAT, FORMAT_VERSION, REDACTED, RecordHeader, RecordLine, RecordedAgent,
+    RecordedBody, RecordedExchange,
+};
 
-/// The `format` of a recording's first line.
-pub const FORMAT: &str = "collie-phone-recording";
-/// The version of the format this program writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
-/// What stands in for a secret header's value.
-pub const REDACTED: &str = "[redacted]";
 /// The header that carries the token over TLS (SPEC T2).
 const AUTHORIZATION: &str = "authorization";
 /// Most of an existing file read to see whether it is a recording (a header line is far less).
 const FIRST_LINE_BYTES: u64 = 64 * 1024;
-
-/// One line of a recording: the header first, then one line per exchange.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "kebab-case")]
-pub enum RecordLine {
-    Header(RecordHeader),
-    Exchange(RecordedExchange),
-}
-
-/// The first line: what made the recording, when, and of which agents.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecordHeader {
-    /// Always [`FORMAT`].
-    pub format: String,
-    /// [`FORMAT_VERSION`] of the program that wrote it.
-    pub version: u32,
-    /// The collie-phone version that wrote it.
-    pub collie_phone: String,
-    #[serde(with = "time::serde::rfc3339")]
-    pub started: OffsetDateTime,
-    pub agents: Vec<RecordedAgent>,
-}
-
-/// An agent of the recording: its name and where it was, never its token.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RecordedAgent {
-    pub name: String,
-    pub kind: AgentKind,
-    /// `unix:PATH` or the URL as given.
-    pub address: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum AgentKind {
-    Socket,
-    Url,
-}
-
-/// One exchange, whole.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecordedExchange {
-    /// When the request left, in ms since the recording began.
-    pub since_start_ms: u64,
-    /// When the request left, by the wall clock.
-    #[serde(with = "time::serde::rfc3339")]
-    pub at: OffsetDateTime,
-    pub agent: String,
-    pub method: String,
-    /// With `/session/v1` and the query.
-    pub path: String,
-    /// The request's headers by lower-case name; `authorization` only ever as [`REDACTED`].
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub request_headers: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_body: Option<RecordedBody>,
-    /// None when no reply came; `error` says why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub etag: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply_body: Option<RecordedBody>,
-    pub elapsed_ms: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-/// A body as it went: UTF-8 as a string, anything else as `{"base64": "…"}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum RecordedBody {
-    Text(String),
-    Binary { base64: String },
-}
-
-impl RecordedBody {
-    pub fn from_bytes(bytes: &[u8]) -> Self {
-        match std::str::from_utf8(bytes) {
-            Ok(text) => Self::Text(text.to_string()),
-            Err(_) => Self::Binary {
-                base64: base64::engine::general_purpose::STANDARD.encode(bytes),
-            },
-        }
-    }
-
-    /// The bytes that went over the wire; None when the base64 does not decode.
-    pub fn to_bytes(&self) -> Option<Vec<u8>> {
-        match self {
-            Self::Text(text) => Some(text.as_bytes().to_vec()),
-            Self::Binary { base64 } => base64::engine::general_purpose::STANDARD
-                .decode(base64)
-                .ok(),
-        }
-    }
-}
 
 /// What the poll loop hands the writer: owned, cheap to clone, not yet encoded.
 struct Pending {
@@ -361,10 +258,7 @@ fn refuse_foreign_file(path: &Path) -> anyhow::Result<()> {
     let read = BufReader::new(file.take(FIRST_LINE_BYTES))
         .read_line(&mut first)
         .unwrap_or(0);
-    let ours = matches!(
-        serde_json::from_str::<RecordLine>(first.trim_end()),
-        Ok(RecordLine::Header(header)) if header.format == FORMAT
-    );
+    let ours = RecordLine::header(first.trim_end()).is_some();
     if read > 0 && !ours {
         bail!(
             "{} exists and is not a recording; refusing to overwrite it. Give --record a new file name",
@@ -439,17 +333,6 @@ fn write_all(
 mod tests {
     use super::*;
 
-    #[test]
-    fn bodies_keep_text_as_text_and_the_rest_as_base64() {
-        let text = RecordedBody::from_bytes("{\"a\":\"é\"}".as_bytes());
-        assert_eq!(text, RecordedBody::Text("{\"a\":\"é\"}".into()));
-        let binary = RecordedBody::from_bytes(&[0xff, 0x00, 0x41]);
-        let line = serde_json::to_string(&binary).expect("encodes");
-        assert_eq!(line, r#"{"base64":"/wBB"}"#);
-        let back: RecordedBody = serde_json::from_str(&line).expect("decodes");
-        assert_eq!(back.to_bytes(), Some(vec![0xff, 0x00, 0x41]));
-    }
-
     fn pending(path: &str) -> Pending {
         Pending {
             since_start_ms: 1,
@@ -494,22 +377,5 @@ mod tests {
             "{why}"
         );
         assert!(told.try_recv().is_err(), "told once");
-    }
-
-    #[test]
-    fn a_line_names_its_type_first() {
-        let header = RecordLine::Header(RecordHeader {
-            format: FORMAT.into(),
-            version: FORMAT_VERSION,
-            collie_phone: "0.1.0".into(),
-            started: OffsetDateTime::UNIX_EPOCH,
-            agents: vec![],
-        });
-        let text = serde_json::to_string(&header).expect("encodes");
-        assert!(text.starts_with(r#"{"type":"header","format":"collie-phone-recording""#));
-        assert_eq!(
-            serde_json::from_str::<RecordLine>(&text).expect("decodes"),
-            header
-        );
     }
 }

@@ -14,6 +14,7 @@ pub mod item;
 pub(crate) mod kind;
 pub mod limits;
 pub mod paths;
+pub mod recording;
 pub mod sanitize;
 pub mod shown;
 pub mod snapshot;

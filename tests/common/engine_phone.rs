@@ -1,5 +1,7 @@
-//! The engine alone, dialling DSH bridges over real HTTP, for the tests that check what the
-//! engine tells the screens (`FromEngine`) against a peer of their own.
+//! The engine alone against a DSH bridge, for tests of what it tells the screens (`FromEngine`).
+//!
+//! It dials the bridge over real HTTP, with no app or terminal in between, so a test reads the
+//! engine's own updates against a peer of its choosing.
 
 use std::time::Duration;
 

@@ -1,11 +1,15 @@
-//! Helpers for the tests that run the real `collie-phone agent` binary over real sockets:
-//! start it and wait for its `listening` line (SPEC S2), talk to it over the Unix socket,
-//! plain loopback http or https, and look at what comes back byte for byte.
+//! The test helpers, one folder for every test binary; this file runs the real agent binary.
+//!
+//! Here: start `collie-phone agent` and wait for its `listening` line (SPEC S2), talk to it over
+//! the Unix socket, plain loopback http or https, and look at what comes back byte for byte.
+//! The peers and harnesses beside it are listed in docs/TESTING.md.
 
 // Each test binary uses its own part of these helpers.
 #![allow(dead_code)]
 
 pub mod engine_phone;
+pub mod faulty;
+pub mod hostile;
 pub mod phone;
 pub mod reference_bridge;
 

@@ -1,5 +1,7 @@
-//! The real phone (`App` in the `Tui` runner) on a `TestBackend`, fed keys from a channel and
-//! polling a real agent through the engine: what whole-app tests drive and read back.
+//! The real phone on a `TestBackend`, for whole-app tests that drive keys and read the screen.
+//!
+//! `App` runs in the `Tui` runner, fed keys from a channel, and polls a real agent through the
+//! engine.
 
 use std::io;
 use std::path::Path;

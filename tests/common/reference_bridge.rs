@@ -1,5 +1,7 @@
-//! Our reference bridge, `collie-phone dsh-bridge --demo`, on a loopback port with a
-//! full-scope token, for the tests that speak the DSH protocol to it byte for byte.
+//! Our reference DSH bridge on a loopback port, for tests that speak the DSH protocol to it.
+//!
+//! It runs `collie-phone dsh-bridge --demo` with a full-scope token, and the tests talk to it
+//! byte for byte.
 
 use serde_json::Value;
 

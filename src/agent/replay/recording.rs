@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
-use crate::engine::record::{FORMAT, FORMAT_VERSION, RecordHeader, RecordLine, RecordedExchange};
+use crate::wire::recording::{FORMAT_VERSION, RecordHeader, RecordLine, RecordedExchange};
 
 /// One agent's part of a recording.
 #[derive(Debug, Clone)]
@@ -32,14 +32,10 @@ impl Recording {
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty());
-        let header = match lines
-            .next()
-            .map(|(_, l)| serde_json::from_str::<RecordLine>(l))
-        {
-            Some(Ok(RecordLine::Header(header))) if header.format == FORMAT => header,
-            _ => bail!(
+        let Some(header) = lines.next().and_then(|(_, l)| RecordLine::header(l)) else {
+            bail!(
                 "it is not a collie-phone recording: its first line is not the header that --record writes"
-            ),
+            );
         };
         if header.version > FORMAT_VERSION {
             bail!(

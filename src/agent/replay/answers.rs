@@ -18,8 +18,8 @@ use bytes::Bytes;
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 
-use crate::engine::record::RecordedExchange;
 use crate::wire::limits;
+use crate::wire::recording::RecordedExchange;
 
 /// The request as the replay sees it.
 #[derive(Debug, Clone, Copy)]
@@ -472,7 +472,7 @@ fn with_request_id(body: &Bytes, id: &str) -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::record::RecordedBody;
+    use crate::wire::recording::RecordedBody;
     use std::collections::BTreeMap;
     use time::OffsetDateTime;
 

@@ -1,2 +1,0 @@
-pub mod faulty;
-pub mod hostile;
