@@ -12,8 +12,8 @@ use super::keymap::Action;
 use super::list::Filter;
 use super::navigation::Screen;
 use super::{App, Command, intents, typing};
-use crate::dsh::client::pane::session_of_pane;
 use crate::dsh::wire::{ModelConfig, limits};
+use crate::engine::dsh::pane::session_of_pane;
 use crate::engine::{IntentKind, IntentRecord};
 
 /// What a form makes.

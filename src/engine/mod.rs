@@ -2,6 +2,7 @@
 //! here knows about the terminal: the app sends [`ToEngine`] and reads [`FromEngine`].
 
 pub mod config;
+pub mod dsh;
 pub mod exchange_log;
 pub mod intent;
 pub mod journal;
@@ -17,14 +18,14 @@ use std::time::Instant;
 use time::OffsetDateTime;
 use tokio::sync::{Notify, mpsc, watch};
 
-use crate::dsh::client::intents as dsh_intents;
-use crate::dsh::client::session::{BridgeSession, BridgeShared};
-use crate::dsh::client::{BridgeClient, BridgeSpec, DshChange};
 use crate::transport::{Endpoint, Method, Request};
 use crate::wire::{
     self, ConversationsPage, Event, Hello, ItemsPage, PaneView, Report, Snapshot, VERSION_HEADER,
     limits,
 };
+use dsh::intents as dsh_intents;
+use dsh::session::{BridgeSession, BridgeShared};
+use dsh::{BridgeClient, BridgeSpec, DshChange};
 pub use exchange_log::ExchangeRecord;
 pub use intent::{Decider, IntentKind, IntentState};
 pub use journal::{IntentRecord, Journal};
@@ -117,7 +118,7 @@ pub enum AgentChange {
     /// A poll went through.
     Synced(OffsetDateTime),
     /// What only a DSH bridge tells: capabilities, model catalog, workspaces, tasks, desktop
-    /// reloads, tasks no longer addressed (SPEC D; `dsh::client::DshChange`).
+    /// reloads, tasks no longer addressed (SPEC D; `dsh::DshChange`).
     Dsh(DshChange),
 }
 
@@ -515,7 +516,7 @@ impl IntentRunner {
     }
 
     /// One try of a DSH action (SPEC D2, D5): its attempt on disk first, then the bridge's
-    /// resends as its error table allows (`dsh::client::intents::deliver`).
+    /// resends as its error table allows (`dsh::intents::deliver`).
     async fn send_dsh(&self, mut record: IntentRecord) {
         let Some(bridge) = self.bridges.get(&record.agent) else {
             record.state = IntentState::NotSent {

@@ -13,7 +13,7 @@ use super::wrap;
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::inbox::AskKey;
-use crate::dsh::client::pane::DESKTOP_ASK_KIND;
+use crate::engine::dsh::pane::DESKTOP_ASK_KIND;
 use crate::wire::{Ask, AskKind};
 
 /// True for an ask no phone can answer because it waits on the desktop.

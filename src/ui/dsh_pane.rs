@@ -15,8 +15,8 @@ use crate::app::dsh_state::DshView;
 use crate::app::keymap::{Action, Context};
 use crate::app::navigation::{PaneFocus, PaneScreen, Screen};
 use crate::app::{App, intents};
-use crate::dsh::client::pane::DESKTOP_ASK_KIND;
 use crate::dsh::wire::ModelConfig;
+use crate::engine::dsh::pane::DESKTOP_ASK_KIND;
 use crate::engine::{IntentRecord, IntentState};
 use crate::wire::AskKind;
 
