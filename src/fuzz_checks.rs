@@ -5,8 +5,8 @@
 
 use std::sync::OnceLock;
 
-/// The DSH decoders' target: every route's reply and the event stream (`dsh::fuzz`).
-pub use crate::dsh::fuzz::decoders as dsh;
+/// The DSH decoders' target: every route's reply and the event stream (`engine::dsh::fuzz`).
+pub use crate::engine::dsh::fuzz::decoders as dsh;
 
 use ratatui::text::Line;
 use serde::Serialize;

@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use collie_phone::app::keymap::{Chord, Keymap};
 use collie_phone::app::{App, AppSetup, Message};
-use collie_phone::dsh::client::pane::{TaskPane, session_pane_id};
-use collie_phone::dsh::client::{BridgeSpec, BridgeUrl, DshChange};
 use collie_phone::dsh::wire::{self as dsh, AppendKind, AppendMode};
+use collie_phone::engine::dsh::pane::{TaskPane, session_pane_id};
+use collie_phone::engine::dsh::{BridgeSpec, BridgeUrl, DshChange};
 use collie_phone::engine::{
     AgentChange, AgentStatus, Engine, EngineOptions, FromEngine, IntentKind, IntentRecord,
     IntentState,
@@ -485,7 +485,7 @@ fn d2_a_stopped_task_says_so_and_takes_nothing() {
     change(
         &mut app,
         AgentChange::Dsh(DshChange::TaskStopped(
-            collie_phone::dsh::client::TaskStopped {
+            collie_phone::engine::dsh::TaskStopped {
                 task_id: TASK.into(),
                 why: "session/workspace-mismatch: the workspace moved".into(),
             },

@@ -20,9 +20,9 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use collie_phone::dsh::client::DshChange;
-use collie_phone::dsh::client::pane::DESKTOP_ASK_KIND;
 use collie_phone::dsh::wire::{AppendKind, AppendMode};
+use collie_phone::engine::dsh::DshChange;
+use collie_phone::engine::dsh::pane::DESKTOP_ASK_KIND;
 use collie_phone::engine::{AgentChange, FromEngine, IntentKind, IntentState, ToEngine};
 use collie_phone::wire::{AskKind, EventType, ItemKind};
 use common::engine_phone::{EnginePhone as Phone, pane_texts};

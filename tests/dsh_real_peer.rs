@@ -26,7 +26,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
-use collie_phone::dsh::client::DshChange;
+use collie_phone::engine::dsh::DshChange;
 use collie_phone::engine::{
     AgentChange, AgentStatus, FromEngine, IntentKind, IntentState, ToEngine,
 };

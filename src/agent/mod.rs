@@ -9,6 +9,7 @@ pub mod broken;
 pub mod chaos;
 pub mod chaos_serve;
 pub mod chaos_state;
+pub mod dsh_bridge;
 pub mod faults;
 pub mod listen;
 pub mod replay;

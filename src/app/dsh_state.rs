@@ -6,11 +6,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use crate::dsh::client::DshChange;
-use crate::dsh::client::pane::session_of_pane;
 use crate::dsh::wire::{
     AppendKind, AppendMode, Capabilities, Health, TaskView, Unread, Workspace, WorkspaceList,
 };
+use crate::engine::dsh::DshChange;
+use crate::engine::dsh::pane::session_of_pane;
 
 /// Reloads kept to show; older ones only matter to the log.
 const RELOADS_KEPT: usize = 4;
@@ -113,7 +113,7 @@ impl DshView {
         for (route, parts) in self.unread.iter() {
             let whole = parts
                 .iter()
-                .find(|p| p.path == crate::dsh::client::UNREADABLE);
+                .find(|p| p.path == crate::engine::dsh::UNREADABLE);
             if route == crate::dsh::wire::routes::CAPABILITIES {
                 if let Some(whole) = whole {
                     out.push(format!(
@@ -296,7 +296,7 @@ fn list_parts(parts: &[&Unread]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dsh::client::TaskStopped;
+    use crate::engine::dsh::TaskStopped;
 
     #[test]
     fn d3_prefs_default_to_instruction_and_queue() {

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use anyhow::bail;
 use clap::Args;
 
-use crate::dsh::client::BridgeSpec;
 use crate::engine::AgentSpec;
 use crate::engine::config::{
     TokenSource, default_config_path, read_agents_file, resolve_agents, resolve_bridges,
 };
+use crate::engine::dsh::BridgeSpec;
 
 #[derive(Debug, Clone, Args, Default)]
 pub struct ConnectArgs {

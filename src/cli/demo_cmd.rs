@@ -22,9 +22,9 @@ use tokio::sync::Mutex;
 
 use super::WorldFlags;
 use super::phone_cmd::{PhoneSetup, open_phone_mixed, start_log};
-use crate::dsh::client::{BridgeSpec, BridgeUrl};
 use crate::engine::AgentSpec;
 use crate::engine::config::default_config_path;
+use crate::engine::dsh::{BridgeSpec, BridgeUrl};
 use crate::transport::Endpoint;
 use crate::transport::Token;
 use crate::wire::limits::MAX_SOCKET_PATH;

@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use super::logging;
-use crate::dsh::bridge::{self, BridgeOptions, HostOptions};
+use crate::agent::dsh_bridge::{self, BridgeOptions, HostOptions};
 use crate::dsh::wire::{DEFAULT_PREFIX, limits};
 
 #[derive(Debug, Args)]
@@ -142,7 +142,7 @@ pub fn run(args: DshBridgeArgs) -> anyhow::Result<()> {
     };
     super::runtime()?.block_on(async move {
         let stop = crate::agent::listen::shutdown_signal();
-        let bound = bridge::bind(options).await?;
+        let bound = dsh_bridge::bind(options).await?;
         announce(&bound.url)?;
         tracing::info!(at = %bound.url, "the reference DSH bridge is listening");
         bound.serve(stop).await

@@ -11,7 +11,7 @@ use super::logging;
 use crate::app::config::PhoneConfig;
 use crate::app::keymap::Keymap;
 use crate::app::{App, AppSetup};
-use crate::dsh::client::BridgeSpec;
+use crate::engine::dsh::BridgeSpec;
 use crate::engine::{AgentSpec, Engine, EngineOptions, Journal};
 use crate::look::theme::Theme;
 use crate::tui::{Tui, terminal};

@@ -1,7 +1,7 @@
 //! The wire of the DSH collaboration bridge (seed 002 "接口与事件协议", SPEC D1–D7): the envelope,
 //! the error codes with what a client does about each, every route's request and reply, and the
-//! event model. Shared by the reference bridge (`dsh::bridge`) and the phone's client
-//! (`dsh::client`); no I/O here. The contract these types follow is docs/DSH.md.
+//! event model. Shared by the reference bridge (`agent::dsh_bridge`) and the phone's client
+//! (`engine::dsh`); no I/O here. The contract these types follow is docs/DSH.md.
 //!
 //! Everything a bridge sends is untrusted input: decode with [`decode`], which parses, then cleans
 //! and cuts every string and caps every list in the spirit of SPEC L1, reporting what it changed.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::AgentSpec;
-use crate::dsh::client::{BridgeSpec, BridgeUrl, BridgeUrlError, DEFAULT_BRIDGE_URL};
+use crate::engine::dsh::{BridgeSpec, BridgeUrl, BridgeUrlError, DEFAULT_BRIDGE_URL};
 use crate::transport::tls::{TlsEndpoint, TlsSetupError};
 use crate::transport::token::TokenError;
 use crate::transport::{Endpoint, Token};

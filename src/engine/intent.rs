@@ -111,7 +111,7 @@ impl IntentKind {
         }
     }
 
-    /// True for an action on a DSH bridge, which `dsh::client::intents` builds and sends.
+    /// True for an action on a DSH bridge, which `engine::dsh::intents` builds and sends.
     pub fn is_dsh(&self) -> bool {
         matches!(
             self,

@@ -2,12 +2,14 @@
 //! here knows about the terminal: the app sends [`ToEngine`] and reads [`FromEngine`].
 
 pub mod config;
+pub mod dsh;
 pub mod exchange_log;
 pub mod intent;
 pub mod journal;
 pub mod pane_log;
 pub mod record;
 mod session;
+mod session_core;
 pub mod status;
 
 use std::collections::HashMap;
@@ -17,18 +19,19 @@ use std::time::Instant;
 use time::OffsetDateTime;
 use tokio::sync::{Notify, mpsc, watch};
 
-use crate::dsh::client::intents as dsh_intents;
-use crate::dsh::client::session::{BridgeSession, BridgeShared};
-use crate::dsh::client::{BridgeClient, BridgeSpec, DshChange};
 use crate::transport::{Endpoint, Method, Request};
 use crate::wire::{
     self, ConversationsPage, Event, Hello, ItemsPage, PaneView, Report, Snapshot, VERSION_HEADER,
     limits,
 };
+use dsh::intents as dsh_intents;
+use dsh::session::{BridgeSession, BridgeShared};
+use dsh::{BridgeClient, BridgeSpec, DshChange};
 pub use exchange_log::ExchangeRecord;
 pub use intent::{Decider, IntentKind, IntentState};
 pub use journal::{IntentRecord, Journal};
 pub use record::Recorder;
+use session_core::SessionCore;
 pub use status::AgentStatus;
 
 /// One agent to dial.
@@ -117,7 +120,7 @@ pub enum AgentChange {
     /// A poll went through.
     Synced(OffsetDateTime),
     /// What only a DSH bridge tells: capabilities, model catalog, workspaces, tasks, desktop
-    /// reloads, tasks no longer addressed (SPEC D; `dsh::client::DshChange`).
+    /// reloads, tasks no longer addressed (SPEC D; `dsh::DshChange`).
     Dsh(DshChange),
 }
 
@@ -148,7 +151,8 @@ pub struct EngineOptions {
     pub record: Option<PathBuf>,
 }
 
-/// The running engine. Dropping every sender stops it.
+/// The running engine. Dropping every sender of its commands stops it: the intents end, and
+/// every session ends at its next wait (as it does when the receiver of the updates is dropped).
 pub struct Engine {
     pub commands: mpsc::UnboundedSender<ToEngine>,
     pub updates: mpsc::UnboundedReceiver<FromEngine>,
@@ -196,19 +200,21 @@ impl Engine {
         };
         let (commands, commands_rx) = mpsc::unbounded_channel();
         let (watching_tx, watching_rx) = watch::channel(true);
+        let (stop_tx, stop_rx) = watch::channel(false);
         let mut handles = HashMap::new();
         for spec in agents {
             let (info_tx, info_rx) = watch::channel(SessionInfo::default());
             let poke = Arc::new(Notify::new());
-            let session = session::Session::new(
+            let core = SessionCore::new(
                 spec.name.clone(),
-                spec.endpoint.clone(),
+                "agent",
                 updates_tx.clone(),
                 watching_rx.clone(),
-                info_tx,
                 poke.clone(),
-                recorder.clone(),
+                stop_rx.clone(),
             );
+            let session =
+                session::Session::new(core, spec.endpoint.clone(), info_tx, recorder.clone());
             tokio::spawn(session.run());
             handles.insert(
                 spec.name,
@@ -226,14 +232,15 @@ impl Engine {
                 .observed_by(&spec.name, updates_tx.clone());
             let shared = Arc::new(BridgeShared::default());
             let poke = Arc::new(Notify::new());
-            let session = BridgeSession::new(
+            let core = SessionCore::new(
                 spec.name.clone(),
-                client.clone(),
+                "bridge",
                 updates_tx.clone(),
                 watching_rx.clone(),
                 poke.clone(),
-                shared.clone(),
+                stop_rx.clone(),
             );
+            let session = BridgeSession::new(core, client.clone(), shared.clone());
             tokio::spawn(session.run());
             bridge_handles.insert(
                 spec.name,
@@ -255,6 +262,7 @@ impl Engine {
             intents: Arc::new(Mutex::new(intents)),
             updates: updates_tx,
             watching: watching_tx,
+            stop: stop_tx,
             recorder,
         };
         tokio::spawn(runner.run(commands_rx));
@@ -276,6 +284,8 @@ struct IntentRunner {
     intents: Arc<Mutex<HashMap<String, IntentRecord>>>,
     updates: mpsc::UnboundedSender<FromEngine>,
     watching: watch::Sender<bool>,
+    /// Asks every session to stop, once the commands end.
+    stop: watch::Sender<bool>,
     recorder: Recorder,
 }
 
@@ -312,6 +322,8 @@ impl IntentRunner {
                 }
             }
         }
+        // Every sender of commands is gone: nobody can ask anything of the sessions any more.
+        self.stop.send_replace(true);
     }
 
     /// One history GET under the session's version, read within its cap (SPEC W5, L).
@@ -515,7 +527,7 @@ impl IntentRunner {
     }
 
     /// One try of a DSH action (SPEC D2, D5): its attempt on disk first, then the bridge's
-    /// resends as its error table allows (`dsh::client::intents::deliver`).
+    /// resends as its error table allows (`dsh::intents::deliver`).
     async fn send_dsh(&self, mut record: IntentRecord) {
         let Some(bridge) = self.bridges.get(&record.agent) else {
             record.state = IntentState::NotSent {

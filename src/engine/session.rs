@@ -5,10 +5,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use time::OffsetDateTime;
-use tokio::sync::{Notify, mpsc, watch};
+use tokio::sync::watch;
 
 use super::exchange_log::ExchangeRecord;
 use super::record::Recorder;
+use super::session_core::{SessionCore, Settled, Stop};
 use super::status::AgentStatus;
 use super::{AgentChange, FromEngine, SessionInfo};
 use crate::transport::{Endpoint, Method, Reply, Request, RouteClass, TransportError};
@@ -29,79 +30,63 @@ struct Cursor {
 }
 
 pub(super) struct Session {
-    name: String,
+    core: SessionCore,
     endpoint: Endpoint,
-    updates: mpsc::UnboundedSender<FromEngine>,
-    watching: watch::Receiver<bool>,
     info: watch::Sender<SessionInfo>,
-    poke: Arc<Notify>,
     recorder: Recorder,
-    status: AgentStatus,
     version: Option<u32>,
     epoch: Option<String>,
     etag: Option<String>,
     /// Pane ids of the last snapshot, in order.
     panes: Vec<String>,
     cursors: HashMap<String, Cursor>,
-    failures: u32,
-    last_seen: Option<OffsetDateTime>,
     /// Epochs that already got their telling hello (SPEC V4).
     told: HashSet<String>,
     /// Ranges already logged as refused (SPEC V5: one line per refused range).
     logged_ranges: HashSet<(u32, u32)>,
 }
 
-/// Why a poll stopped early.
-enum Stop {
-    /// A transport failure or a reply that makes no sense: counts toward unreachable (H6).
-    Failed(String),
-    /// The status changed to something that is not a failure (starting, incompatible, …).
-    Status(AgentStatus),
-}
-
 impl Session {
     pub(super) fn new(
-        name: String,
+        core: SessionCore,
         endpoint: Endpoint,
-        updates: mpsc::UnboundedSender<FromEngine>,
-        watching: watch::Receiver<bool>,
         info: watch::Sender<SessionInfo>,
-        poke: Arc<Notify>,
         recorder: Recorder,
     ) -> Self {
         Self {
-            name,
+            core,
             endpoint,
-            updates,
-            watching,
             info,
-            poke,
             recorder,
-            status: AgentStatus::Connecting,
             version: None,
             epoch: None,
             etag: None,
             panes: Vec::new(),
             cursors: HashMap::new(),
-            failures: 0,
-            last_seen: None,
             told: HashSet::new(),
             logged_ranges: HashSet::new(),
         }
     }
 
+    /// Polls until the app is gone or the engine stops, or the agent turns out to be another
+    /// server.
     pub(super) async fn run(mut self) {
-        self.emit(AgentChange::Status(self.status.clone()));
+        self.core
+            .emit(AgentChange::Status(self.core.status.clone()));
         loop {
-            if matches!(self.status, AgentStatus::OtherServer { .. }) {
+            if matches!(self.core.status, AgentStatus::OtherServer { .. }) {
                 // SPEC H1: no further call to another server.
+                return;
+            }
+            if self.core.is_ended() {
                 return;
             }
             self.poll().await;
             let wait = self.wait();
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}
-                () = self.poke.notified() => {}
+                () = self.core.poke.notified() => {}
+                () = self.core.ended() => return,
             }
         }
     }
@@ -110,9 +95,9 @@ impl Session {
     /// agent at the down cadence.
     fn wait(&self) -> Duration {
         let cadence = self.endpoint.cadence();
-        let watching = *self.watching.borrow();
+        let watching = self.core.watching();
         let down = matches!(
-            self.status,
+            self.core.status,
             AgentStatus::Unreachable { .. }
                 | AgentStatus::TokenRefused { .. }
                 | AgentStatus::SocketNotPrivate { .. }
@@ -126,25 +111,18 @@ impl Session {
         }
     }
 
-    fn emit(&self, change: AgentChange) {
-        let _ = self.updates.send(FromEngine::Agent {
-            agent: self.name.clone(),
-            change,
-        });
-    }
-
+    /// A new status is published to the intents before the screens hear of it, so an intent
+    /// sent on "ready" finds the session's version.
     fn set_status(&mut self, status: AgentStatus) {
-        if self.status != status {
-            tracing::info!(agent = %self.name, "agent is {}: {}", status.name(), status.sentence());
-            self.status = status.clone();
+        if self.core.note_status(&status) {
             self.publish_info();
-            self.emit(AgentChange::Status(status));
+            self.core.emit(AgentChange::Status(status));
         }
     }
 
     fn publish_info(&self) {
         let info = SessionInfo {
-            version: if self.status.is_ready() {
+            version: if self.core.status.is_ready() {
                 self.version
             } else {
                 None
@@ -157,40 +135,33 @@ impl Session {
     /// One poll: hello when needed, then snapshot, then each pane's events.
     async fn poll(&mut self) {
         let result = self.poll_inner().await;
-        match result {
-            Ok(()) => {
-                self.failures = 0;
-                self.last_seen = Some(OffsetDateTime::now_utc());
-                self.emit(AgentChange::Synced(OffsetDateTime::now_utc()));
-            }
-            Err(Stop::Status(status)) => {
-                self.failures = 0;
-                if !matches!(
-                    status,
-                    AgentStatus::SocketNotPrivate { .. } | AgentStatus::TokenRefused { .. }
-                ) {
-                    self.last_seen = Some(OffsetDateTime::now_utc());
-                }
+        // An agent that answered with a state was seen; a socket that was not dialled and a
+        // refused token say nothing of it.
+        if let Err(Stop::Status(status)) = &result
+            && !matches!(
+                status,
+                AgentStatus::SocketNotPrivate { .. } | AgentStatus::TokenRefused { .. }
+            )
+        {
+            self.core.reach.seen(OffsetDateTime::now_utc());
+        }
+        // SPEC H6: one failure after a good read keeps the last snapshot; two in a row (or the
+        // first ever) show the agent as unreachable.
+        match self.core.settle(result, "poll") {
+            Settled::Synced => self
+                .core
+                .emit(AgentChange::Synced(OffsetDateTime::now_utc())),
+            Settled::Status(status) => self.set_status(status),
+            Settled::Stale => {}
+            Settled::Unreachable(status) => {
+                self.version = None;
                 self.set_status(status);
-            }
-            Err(Stop::Failed(reason)) => {
-                self.failures += 1;
-                tracing::warn!(agent = %self.name, failures = self.failures, "poll failed: {reason}");
-                // SPEC H6: one failure after a good read keeps the last snapshot; two in a row
-                // (or the first ever) show the agent as unreachable.
-                if self.failures >= 2 || self.last_seen.is_none() {
-                    self.version = None;
-                    self.set_status(AgentStatus::Unreachable {
-                        reason,
-                        last_seen: self.last_seen,
-                    });
-                }
             }
         }
     }
 
     async fn poll_inner(&mut self) -> Result<(), Stop> {
-        if !self.status.is_ready() || self.version.is_none() {
+        if !self.core.status.is_ready() || self.version.is_none() {
             self.hello().await?;
         }
         self.snapshot().await?;
@@ -201,15 +172,15 @@ impl Session {
         let started = Instant::now();
         let result = self.endpoint.exchange(&request).await;
         self.recorder
-            .exchange(&self.name, &request, result.as_ref(), started);
+            .exchange(&self.core.name, &request, result.as_ref(), started);
         let record = ExchangeRecord::new(
-            &self.name,
+            &self.core.name,
             &request,
             None,
             result.as_ref(),
             started.elapsed().as_millis(),
         );
-        let _ = self.updates.send(FromEngine::Exchange(record));
+        self.core.tell(FromEngine::Exchange(record));
         result
     }
 
@@ -256,7 +227,7 @@ impl Session {
                         .map(|c| c.as_str().to_string())
                         .unwrap_or_default()
                 ),
-                last_seen: self.last_seen,
+                last_seen: self.core.reach.last_seen(),
             })),
             300..=303 | 305..=399 => Some(Stop::Failed(format!(
                 "the agent answered {} (a redirect, which Collie never follows){}",
@@ -300,8 +271,8 @@ impl Session {
             }));
         }
         // A good read: the next single failure keeps what is shown (SPEC H6).
-        self.last_seen = Some(OffsetDateTime::now_utc());
-        self.emit(AgentChange::Hello(hello.clone()));
+        self.core.reach.seen(OffsetDateTime::now_utc());
+        self.core.emit(AgentChange::Hello(hello.clone()));
         self.note_epoch(&hello.epoch);
         let Some(version) = OUR_PROTOCOL.highest_common(hello.protocol) else {
             self.version = None;
@@ -326,7 +297,7 @@ impl Session {
     fn refused_range(&mut self, range: wire::ProtocolRange) {
         if self.logged_ranges.insert((range.min, range.max)) {
             tracing::warn!(
-                agent = %self.name,
+                agent = %self.core.name,
                 "the durable agent speaks wire {range}, this Collie speaks {OUR_PROTOCOL}; no reads until one side updates"
             );
         }
@@ -344,9 +315,9 @@ impl Session {
         ));
         match self.send(request).await {
             Ok(reply) => {
-                tracing::info!(agent = %self.name, status = reply.status, "sent the telling hello")
+                tracing::info!(agent = %self.core.name, status = reply.status, "sent the telling hello")
             }
-            Err(e) => tracing::info!(agent = %self.name, "the telling hello failed: {e}"),
+            Err(e) => tracing::info!(agent = %self.core.name, "the telling hello failed: {e}"),
         }
     }
 
@@ -355,8 +326,8 @@ impl Session {
     fn note_epoch(&mut self, epoch: &str) {
         if self.epoch.as_deref() != Some(epoch) {
             if let Some(old) = &self.epoch {
-                tracing::info!(agent = %self.name, "new epoch {epoch} (was {old}): the agent restarted");
-                self.emit(AgentChange::NewEpoch {
+                tracing::info!(agent = %self.core.name, "new epoch {epoch} (was {old}): the agent restarted");
+                self.core.emit(AgentChange::NewEpoch {
                     epoch: epoch.to_string(),
                 });
             }
@@ -382,7 +353,7 @@ impl Session {
                 let decoded = wire::decode::<Snapshot>(&reply.body)
                     .map_err(|e| Stop::Failed(format!("the snapshot could not be read: {e}")))?;
                 if !decoded.report.is_empty() {
-                    tracing::info!(agent = %self.name, changes = decoded.report.changes.len(), "the snapshot was cut or cleaned");
+                    tracing::info!(agent = %self.core.name, changes = decoded.report.changes.len(), "the snapshot was cut or cleaned");
                 }
                 let snapshot = decoded.value;
                 if self.epoch.as_deref() != Some(snapshot.epoch.as_str()) {
@@ -394,7 +365,7 @@ impl Session {
                 self.panes = snapshot.panes().map(|(_, _, p)| p.id.clone()).collect();
                 let alive: HashSet<&String> = self.panes.iter().collect();
                 self.cursors.retain(|pane, _| alive.contains(pane));
-                self.emit(AgentChange::Snapshot {
+                self.core.emit(AgentChange::Snapshot {
                     snapshot: Arc::new(snapshot),
                     report: decoded.report,
                 });
@@ -449,7 +420,7 @@ impl Session {
                 fresh
             });
             if events.events.len() < before {
-                tracing::debug!(agent = %self.name, %pane, repeated = before - events.events.len(), "dropped events already applied");
+                tracing::debug!(agent = %self.core.name, %pane, repeated = before - events.events.len(), "dropped events already applied");
             }
             self.cursors.insert(
                 pane.to_string(),
@@ -460,12 +431,12 @@ impl Session {
             );
             let more = events.more;
             if let Some(view) = events.view {
-                self.emit(AgentChange::PaneView {
+                self.core.emit(AgentChange::PaneView {
                     pane: pane.to_string(),
                     view,
                 });
             } else if !events.events.is_empty() {
-                self.emit(AgentChange::PaneEvents {
+                self.core.emit(AgentChange::PaneEvents {
                     pane: pane.to_string(),
                     events: events.events,
                 });
@@ -482,4 +453,94 @@ fn error_code(reply: &Reply) -> Option<ErrorCode> {
     wire::decode::<ErrorBody>(&reply.body)
         .ok()
         .map(|d| d.value.code)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use tokio::sync::{Notify, mpsc, watch};
+    use tokio::task::JoinHandle;
+
+    use super::*;
+
+    /// A session of an agent whose socket is not there, run until its first poll is told.
+    struct Running {
+        task: JoinHandle<()>,
+        updates: mpsc::UnboundedReceiver<FromEngine>,
+        stop: watch::Sender<bool>,
+        _watching: watch::Sender<bool>,
+        _info: watch::Receiver<SessionInfo>,
+        _dir: tempfile::TempDir,
+    }
+
+    async fn run_until_first_poll() -> Running {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let endpoint = Endpoint::socket(dir.path().join("absent.sock"));
+        let (updates_tx, mut updates) = mpsc::unbounded_channel();
+        // Not watching: the session then waits the longest between polls.
+        let (watching, watching_rx) = watch::channel(false);
+        let (stop, stop_rx) = watch::channel(false);
+        let (info, info_rx) = watch::channel(SessionInfo::default());
+        let core = SessionCore::new(
+            "absent".into(),
+            "agent",
+            updates_tx,
+            watching_rx,
+            Arc::new(Notify::new()),
+            stop_rx,
+        );
+        let session = Session::new(core, endpoint, info, Recorder::off());
+        let task = tokio::spawn(session.run());
+        let first_poll = async {
+            while let Some(update) = updates.recv().await {
+                if let FromEngine::Agent {
+                    change: AgentChange::Status(status),
+                    ..
+                } = update
+                    && status != AgentStatus::Connecting
+                {
+                    return;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), first_poll)
+            .await
+            .expect("the first poll is told");
+        Running {
+            task,
+            updates,
+            stop,
+            _watching: watching,
+            _info: info_rx,
+            _dir: dir,
+        }
+    }
+
+    async fn ends_soon(task: JoinHandle<()>) -> bool {
+        matches!(
+            tokio::time::timeout(Duration::from_secs(2), task).await,
+            Ok(Ok(()))
+        )
+    }
+
+    #[tokio::test]
+    async fn the_session_ends_when_the_app_is_gone() {
+        let running = run_until_first_poll().await;
+        assert!(
+            !running.task.is_finished(),
+            "the session waits for its next poll"
+        );
+        drop(running.updates);
+        assert!(ends_soon(running.task).await);
+    }
+
+    #[tokio::test]
+    async fn the_session_ends_on_the_engines_stop_request() {
+        let running = run_until_first_poll().await;
+        running.stop.send_replace(true);
+        assert!(ends_soon(running.task).await);
+        drop(running.updates);
+    }
 }

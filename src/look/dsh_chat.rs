@@ -2,7 +2,7 @@
 //! plain notice, and among them a few must stand out — a tool that failed (with its error
 //! code), a request that used another model than the task asked for, a gap the bridge admits,
 //! a desktop reload, a failed turn, a task no longer addressed. These are the engine's own
-//! sentences (`dsh::client::pane`, `dsh::client::session`); the tests below feed real events
+//! sentences (`engine::dsh::pane`, `engine::dsh::session`); the tests below feed real events
 //! through it so a change of words there shows here.
 
 use ratatui::style::{Modifier, Style};
@@ -35,8 +35,8 @@ pub fn notice_style(text: &str, theme: &Theme) -> Option<Style> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dsh::client::pane::TaskPane;
     use crate::dsh::wire::{Event, TaskView};
+    use crate::engine::dsh::pane::TaskPane;
 
     fn pane() -> TaskPane {
         let task: TaskView = serde_json::from_value(serde_json::json!({

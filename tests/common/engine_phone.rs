@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use collie_phone::dsh::client::{BridgeSpec, BridgeUrl};
+use collie_phone::engine::dsh::{BridgeSpec, BridgeUrl};
 use collie_phone::engine::{AgentChange, Engine, EngineOptions, FromEngine, ToEngine};
 use collie_phone::transport::Token;
 use collie_phone::wire::EventType;

@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::inbox::AskKey;
-use crate::dsh::client::pane::DESKTOP_ASK_KIND;
+use crate::engine::dsh::pane::DESKTOP_ASK_KIND;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::wire::{Ask, AskKind};

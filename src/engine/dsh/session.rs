@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use time::OffsetDateTime;
-use tokio::sync::{Notify, mpsc, watch};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::backoff::Backoff;
@@ -23,7 +23,8 @@ use super::{DshChange, TaskStopped};
 use crate::dsh::wire::{
     self, Capabilities, ErrorCode, Health, SessionList, TaskList, WorkspaceList,
 };
-use crate::engine::{AgentChange, AgentStatus, FromEngine};
+use crate::engine::session_core::{SessionCore, Settled, Stop};
+use crate::engine::{AgentChange, AgentStatus};
 use crate::wire::{EventType, Item, Pane, PaneView, Snapshot, Tab, Workspace};
 
 /// How often the sessions of each workspace are listed again (they change only when someone
@@ -69,24 +70,10 @@ impl BridgeShared {
     }
 }
 
-/// Why a pass stopped early.
-enum Stop {
-    /// Counts toward unreachable (two in a row, as SPEC H6 for Collie agents).
-    Failed(String),
-    /// A state that is not a failure to count: the token refused, the bridge not ready.
-    Status(AgentStatus),
-}
-
 pub struct BridgeSession {
-    name: String,
+    core: SessionCore,
     client: BridgeClient,
-    updates: mpsc::UnboundedSender<FromEngine>,
-    watching: watch::Receiver<bool>,
-    poke: Arc<Notify>,
     shared: Arc<BridgeShared>,
-    status: AgentStatus,
-    failures: u32,
-    last_seen: Option<OffsetDateTime>,
     /// 401/403 auth/*: no call until the person asks (SPEC D2: never retried).
     token_refused: bool,
     backoff: Backoff,
@@ -114,25 +101,16 @@ pub struct BridgeSession {
 }
 
 impl BridgeSession {
-    pub fn new(
-        name: String,
+    pub(in crate::engine) fn new(
+        core: SessionCore,
         client: BridgeClient,
-        updates: mpsc::UnboundedSender<FromEngine>,
-        watching: watch::Receiver<bool>,
-        poke: Arc<Notify>,
         shared: Arc<BridgeShared>,
     ) -> Self {
         let (to_session, from_followers) = mpsc::channel(256);
         Self {
-            name,
+            core,
             client,
-            updates,
-            watching,
-            poke,
             shared,
-            status: AgentStatus::Connecting,
-            failures: 0,
-            last_seen: None,
             token_refused: false,
             backoff: Backoff::for_reads(),
             backing_off: false,
@@ -160,9 +138,11 @@ impl BridgeSession {
         }
     }
 
+    /// Passes until the app is gone or the engine stops; its followers end with it.
     pub async fn run(mut self) {
-        self.emit(AgentChange::Status(self.status.clone()));
-        loop {
+        self.core
+            .emit(AgentChange::Status(self.core.status.clone()));
+        while !self.core.is_ended() {
             if !self.token_refused {
                 self.pass().await;
             }
@@ -171,7 +151,8 @@ impl BridgeSession {
             loop {
                 tokio::select! {
                     () = tokio::time::sleep_until(deadline), if !self.token_refused => break,
-                    () = self.poke.notified() => {
+                    () = self.core.ended() => break,
+                    () = self.core.poke.notified() => {
                         // The person asked: a refused token is tried once more.
                         self.token_refused = false;
                         break;
@@ -184,11 +165,8 @@ impl BridgeSession {
                     }
                 }
             }
-            if self.updates.is_closed() {
-                self.followers.values().for_each(JoinHandle::abort);
-                return;
-            }
         }
+        self.followers.values().for_each(JoinHandle::abort);
     }
 
     /// The cadence of Collie's TLS agents (SPEC T8), a back-off while the bridge is not ready.
@@ -196,8 +174,8 @@ impl BridgeSession {
         if self.backing_off {
             return self.backoff.next_delay();
         }
-        let watching = *self.watching.borrow();
-        let down = matches!(self.status, AgentStatus::Unreachable { .. });
+        let watching = self.core.watching();
+        let down = matches!(self.core.status, AgentStatus::Unreachable { .. });
         match (down, watching) {
             (true, _) => Duration::from_secs(10),
             (false, true) => Duration::from_secs(2),
@@ -205,46 +183,20 @@ impl BridgeSession {
         }
     }
 
-    fn emit(&self, change: AgentChange) {
-        let _ = self.updates.send(FromEngine::Agent {
-            agent: self.name.clone(),
-            change,
-        });
-    }
-
-    fn set_status(&mut self, status: AgentStatus) {
-        if self.status != status {
-            tracing::info!(agent = %self.name, "bridge is {}: {}", status.name(), status.sentence());
-            self.status = status.clone();
-            self.emit(AgentChange::Status(status));
-        }
-    }
-
+    /// Two failures in a row are unreachable, as SPEC H6 for Collie agents.
     async fn pass(&mut self) {
-        match self.pass_inner().await {
-            Ok(()) => {
-                self.failures = 0;
+        let result = self.pass_inner().await;
+        match self.core.settle(result, "bridge pass") {
+            Settled::Synced => {
                 self.backing_off = false;
                 self.backoff.reset();
-                self.last_seen = Some(OffsetDateTime::now_utc());
-                self.set_status(AgentStatus::Ready);
-                self.emit(AgentChange::Synced(OffsetDateTime::now_utc()));
+                self.core.set_status(AgentStatus::Ready);
+                self.core
+                    .emit(AgentChange::Synced(OffsetDateTime::now_utc()));
                 self.tell_unread();
             }
-            Err(Stop::Status(status)) => {
-                self.failures = 0;
-                self.set_status(status);
-            }
-            Err(Stop::Failed(reason)) => {
-                self.failures += 1;
-                tracing::warn!(agent = %self.name, failures = self.failures, "bridge pass failed: {reason}");
-                if self.failures >= 2 || self.last_seen.is_none() {
-                    self.set_status(AgentStatus::Unreachable {
-                        reason,
-                        last_seen: self.last_seen,
-                    });
-                }
-            }
+            Settled::Status(status) | Settled::Unreachable(status) => self.core.set_status(status),
+            Settled::Stale => {}
         }
     }
 
@@ -262,7 +214,7 @@ impl BridgeSession {
                     reason: format!(
                         "{what}: {error}. The bridge is up but not ready; check that its plugin is loaded on the desktop. Trying again after a pause"
                     ),
-                    last_seen: self.last_seen,
+                    last_seen: self.core.reach.last_seen(),
                 })
             }
             _ => Stop::Failed(format!("{what}: {error}")),
@@ -290,7 +242,8 @@ impl BridgeSession {
                     let capabilities = Arc::new(capabilities);
                     self.capabilities = Some(capabilities.clone());
                     self.shared.set_capabilities(capabilities.clone());
-                    self.emit(AgentChange::Dsh(DshChange::Capabilities(capabilities)));
+                    self.core
+                        .emit(AgentChange::Dsh(DshChange::Capabilities(capabilities)));
                 }
                 // Capabilities that cannot be read are not a bridge that cannot be reached
                 // (issue 11): the rest works without them; presets and models are not offered
@@ -299,7 +252,7 @@ impl BridgeSession {
                     if error.token_refused().is_none()
                         && !error.code().is_some_and(|c| c.behaviour().may_retry()) =>
                 {
-                    tracing::warn!(agent = %self.name, "the capabilities could not be read: {error}");
+                    tracing::warn!(agent = %self.core.name, "the capabilities could not be read: {error}");
                     self.capabilities_failed = Some((Instant::now(), error.to_string()));
                 }
                 Err(error) => return Err(self.stop_of("capabilities", error)),
@@ -311,9 +264,10 @@ impl BridgeSession {
                 Err(error) => return Err(self.stop_of("workspaces", error)),
             };
         if workspaces != self.workspaces {
-            self.emit(AgentChange::Dsh(DshChange::Workspaces(Arc::new(
-                workspaces.clone(),
-            ))));
+            self.core
+                .emit(AgentChange::Dsh(DshChange::Workspaces(Arc::new(
+                    workspaces.clone(),
+                ))));
             self.workspaces = workspaces;
             self.sessions_read = None;
         }
@@ -322,7 +276,7 @@ impl BridgeSession {
             Err(error) => return Err(self.stop_of("tasks", error)),
         };
         if tasks != self.tasks {
-            self.emit(AgentChange::Dsh(DshChange::Tasks(Arc::new(
+            self.core.emit(AgentChange::Dsh(DshChange::Tasks(Arc::new(
                 tasks.items.clone(),
             ))));
             self.tasks = tasks;
@@ -352,7 +306,8 @@ impl BridgeSession {
         }
         if now != self.unread_told {
             self.unread_told = now.clone();
-            self.emit(AgentChange::Dsh(DshChange::Unread(Arc::new(now))));
+            self.core
+                .emit(AgentChange::Dsh(DshChange::Unread(Arc::new(now))));
         }
     }
 
@@ -361,11 +316,11 @@ impl BridgeSession {
         if let (Some(old), Some(new)) = (self.pid, health.pid)
             && old != new
         {
-            tracing::info!(agent = %self.name, old, new, "the desktop reloaded");
-            self.emit(AgentChange::NewEpoch {
+            tracing::info!(agent = %self.core.name, old, new, "the desktop reloaded");
+            self.core.emit(AgentChange::NewEpoch {
                 epoch: format!("pid-{new}"),
             });
-            self.emit(AgentChange::Dsh(DshChange::DesktopReloaded {
+            self.core.emit(AgentChange::Dsh(DshChange::DesktopReloaded {
                 old_pid: old,
                 new_pid: new,
             }));
@@ -377,7 +332,7 @@ impl BridgeSession {
                     continue;
                 }
                 let events = clean_events(vec![pane.notice(&format!("reload-{new}"), &text)]);
-                self.emit(AgentChange::PaneEvents {
+                self.core.emit(AgentChange::PaneEvents {
                     pane: pane.pane_id.clone(),
                     events,
                 });
@@ -389,7 +344,7 @@ impl BridgeSession {
             self.pid = health.pid;
         }
         if self.health.as_ref() != Some(&health) {
-            self.emit(AgentChange::Dsh(DshChange::Health(Arc::new(
+            self.core.emit(AgentChange::Dsh(DshChange::Health(Arc::new(
                 health.clone(),
             ))));
             self.health = Some(health);
@@ -418,7 +373,7 @@ impl BridgeSession {
                         if error.code.behaviour()
                             != wire::ClientBehaviour::FixCredentialsAndStop =>
                     {
-                        tracing::info!(agent = %self.name, workspace = %workspace.workspace_id, "sessions not listed: {status} {error}");
+                        tracing::info!(agent = %self.core.name, workspace = %workspace.workspace_id, "sessions not listed: {status} {error}");
                     }
                     Err(error) => return Err(self.stop_of("sessions", error)),
                 }
@@ -449,7 +404,7 @@ impl BridgeSession {
                 .filter(|t| t.status != wire::TaskStatus::Closed)
             {
                 if crate::wire::check_id(&task.task_id).is_err() {
-                    tracing::warn!(agent = %self.name, "a task id the phone cannot use as a pane id was skipped");
+                    tracing::warn!(agent = %self.core.name, "a task id the phone cannot use as a pane id was skipped");
                     continue;
                 }
                 let pane = self
@@ -577,13 +532,13 @@ impl BridgeSession {
             self.rev += 1;
             snapshot.rev = self.rev;
             self.last_layout = Some(snapshot.clone());
-            self.emit(AgentChange::Snapshot {
+            self.core.emit(AgentChange::Snapshot {
                 snapshot: Arc::new(snapshot),
                 report,
             });
         }
         for (pane, events) in pane_events {
-            self.emit(AgentChange::PaneEvents { pane, events });
+            self.core.emit(AgentChange::PaneEvents { pane, events });
         }
     }
 
@@ -607,7 +562,7 @@ impl BridgeSession {
                 pane: pane.clone(),
                 source: source.clone(),
                 to_session: self.to_session.clone(),
-                watching: self.watching.clone(),
+                watching: self.core.watching_receiver(),
             };
             self.followers
                 .insert(pane.clone(), tokio::spawn(follower.run()));
@@ -649,10 +604,11 @@ impl BridgeSession {
                     clean_events(vec![pane.notice(&format!("stopped-{}", self.rev), &text)]),
                 ));
             }
-            self.emit(AgentChange::Dsh(DshChange::TaskStopped(TaskStopped {
-                task_id: task_id.clone(),
-                why: why.clone(),
-            })));
+            self.core
+                .emit(AgentChange::Dsh(DshChange::TaskStopped(TaskStopped {
+                    task_id: task_id.clone(),
+                    why: why.clone(),
+                })));
             self.shown_stopped.insert(task_id, why);
         }
     }
@@ -698,9 +654,10 @@ impl BridgeSession {
                         items: items.into_iter().skip(skip).collect(),
                         asks: mirror.asks(),
                     };
-                    self.emit(AgentChange::PaneView { pane, view });
+                    self.core.emit(AgentChange::PaneView { pane, view });
                 } else if !out.is_empty() {
-                    self.emit(AgentChange::PaneEvents { pane, events: out });
+                    self.core
+                        .emit(AgentChange::PaneEvents { pane, events: out });
                 }
                 self.note_seen(&session_id, &events);
                 relay
@@ -726,13 +683,14 @@ impl BridgeSession {
                 }
                 may_change |= mirror.title != title_before;
                 if !out.is_empty() {
-                    self.emit(AgentChange::PaneEvents { pane, events: out });
+                    self.core
+                        .emit(AgentChange::PaneEvents { pane, events: out });
                 }
                 self.note_seen(&session_id, &events);
                 may_change
             }
             FollowerMsg::Stopped { pane, code, why } => {
-                tracing::warn!(agent = %self.name, pane = %pane, "stopped following: {code} {why}");
+                tracing::warn!(agent = %self.core.name, pane = %pane, "stopped following: {code} {why}");
                 if code == ErrorCode::SessionWorkspaceMismatch.as_str() {
                     self.shared.stop(&pane, &format!("{code}: {why}"));
                 }
@@ -750,7 +708,7 @@ impl BridgeSession {
                     };
                     let events =
                         clean_events(vec![mirror.notice(&format!("refused-{code}"), &text)]);
-                    self.emit(AgentChange::PaneEvents { pane, events });
+                    self.core.emit(AgentChange::PaneEvents { pane, events });
                 }
                 true
             }

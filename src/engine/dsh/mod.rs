@@ -18,6 +18,7 @@
 pub mod backoff;
 pub mod base;
 pub mod follower;
+pub mod fuzz;
 pub mod http;
 pub mod intents;
 pub mod pane;

@@ -10,9 +10,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::client::pane::TaskPane;
-use super::client::sse::{Frame, read_frame};
-use super::wire::{self, Envelope, Sanitize, SseItem, SseReader};
+use super::pane::TaskPane;
+use super::sse::{Frame, read_frame};
+use crate::dsh::wire::{self, Envelope, Sanitize, SseItem, SseReader};
 use crate::wire::shown;
 
 /// Bytes of one SSE frame the fuzzed reader keeps (the phone's reader keeps more; smaller finds
