@@ -8,7 +8,6 @@ pub mod ask_diff;
 pub mod card;
 mod card_screen;
 pub mod chat_scroll;
-pub mod config;
 pub mod dsh_form;
 pub mod dsh_pane;
 pub mod dsh_state;

@@ -1,7 +1,7 @@
 //! The Collie engine: one session task per agent, and the intents with their journal. Nothing
 //! here knows about the terminal: the app sends [`ToEngine`] and reads [`FromEngine`].
 
-pub mod config;
+pub mod agent_name;
 pub mod exchange_log;
 pub mod intent;
 pub mod journal;
@@ -25,6 +25,7 @@ use crate::wire::{
     self, ConversationsPage, Event, Hello, ItemsPage, PaneView, Report, Snapshot, VERSION_HEADER,
     limits,
 };
+pub use agent_name::short_name;
 pub use exchange_log::ExchangeRecord;
 pub use intent::{Decider, IntentKind, IntentState};
 pub use journal::{IntentRecord, Journal};
