@@ -73,25 +73,33 @@ pub enum ConfigError {
     Read { file: String, why: String },
     #[error("{at}: not valid TOML: {why}")]
     Syntax { at: Place, why: String },
-    #[error("{at}: unknown key \"{key}\"{section}{}", unknown_key_hint(.hint))]
-    UnknownKey {
-        at: Place,
-        section: Section,
-        key: String,
-        hint: Hint,
-    },
-    #[error("{at}: {key} = {written}{section} is not a valid value{}", value_hint(.hint))]
-    BadValue {
-        at: Place,
-        section: Section,
-        key: String,
-        /// The value as it is written in the file (`"loud"`, `3`, `["q", "ctrl-"]`).
-        written: String,
-        hint: Hint,
-    },
+    #[error("{0}")]
+    UnknownKey(Box<UnknownKey>),
+    #[error("{0}")]
+    BadValue(Box<BadValue>),
     /// A refusal the parser could not tie to one key (kept in its words).
     #[error("{at}: {why}")]
     Other { at: Place, why: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: unknown key \"{key}\"{section}{}", unknown_key_hint(.hint))]
+pub struct UnknownKey {
+    pub at: Place,
+    pub section: Section,
+    pub key: String,
+    pub hint: Hint,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: {key} = {written}{section} is not a valid value{}", value_hint(.hint))]
+pub struct BadValue {
+    pub at: Place,
+    pub section: Section,
+    pub key: String,
+    /// The value as it is written in the file (`"loud"`, `3`, `["q", "ctrl-"]`).
+    pub written: String,
+    pub hint: Hint,
 }
 
 fn unknown_key_hint(hint: &Hint) -> String {

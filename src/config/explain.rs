@@ -9,7 +9,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::dial::{AgentEntry, DshEntry};
-use super::error::{ConfigError, Hint, Place, Section};
+use super::error::{BadValue, ConfigError, Hint, Place, Section, UnknownKey};
 use super::file::TOP_KEYS;
 use crate::app::keymap::Action;
 
@@ -62,13 +62,13 @@ impl Source<'_> {
                 section,
                 key,
                 written,
-            }) => ConfigError::BadValue {
+            }) => ConfigError::BadValue(Box::new(BadValue {
                 at: self.place(&span),
                 section: Section(section),
                 key,
                 written: self.written(&written),
                 hint: Hint::Because(error.message().to_string()),
-            },
+            })),
             None => ConfigError::Other {
                 at: self.place(&span),
                 why: error.message().to_string(),
@@ -84,12 +84,12 @@ impl Source<'_> {
         key: String,
     ) -> ConfigError {
         let known = known_keys(&section);
-        ConfigError::UnknownKey {
+        ConfigError::UnknownKey(Box::new(UnknownKey {
             at: self.place(span),
             hint: nearest(&key, &known),
             section: Section(section),
             key,
-        }
+        }))
     }
 }
 

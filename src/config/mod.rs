@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use dial::{AgentEntry, DialError, DshEntry, agent_spec, resolve_agents, resolve_bridges};
-pub use error::{ConfigError, Hint, Place, Section};
+pub use error::{BadValue, ConfigError, Hint, Place, Section, UnknownKey};
 
 use crate::app::keymap::Keymap;
 use crate::app::notify::NotifyStyle;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use toml::Spanned;
 
-use super::error::{ConfigError, Hint, Place, Section};
+use super::error::{BadValue, ConfigError, Hint, Place, Section};
 use super::explain::Source;
 use super::file::Keys;
 use crate::app::keymap::{Action, Chord, Keymap};
@@ -26,17 +26,19 @@ pub(super) fn notify_style(
             NotifyStyle::Off
         });
     };
-    NotifyStyle::from_name(notify.get_ref()).ok_or_else(|| ConfigError::BadValue {
-        at: source.place(&notify.span()),
-        section: Section(Vec::new()),
-        key: "notify".into(),
-        written: source.written(&notify.span()),
-        hint: Hint::OneOf(
-            NotifyStyle::ALL
-                .iter()
-                .map(|style| style.name().to_string())
-                .collect(),
-        ),
+    NotifyStyle::from_name(notify.get_ref()).ok_or_else(|| {
+        ConfigError::BadValue(Box::new(BadValue {
+            at: source.place(&notify.span()),
+            section: Section(Vec::new()),
+            key: "notify".into(),
+            written: source.written(&notify.span()),
+            hint: Hint::OneOf(
+                NotifyStyle::ALL
+                    .iter()
+                    .map(|style| style.name().to_string())
+                    .collect(),
+            ),
+        }))
     })
 }
 
@@ -54,13 +56,13 @@ pub(super) fn keymap(
         }
         let list = chords.get_ref().list();
         if let Some(why) = list.iter().find_map(|chord| Chord::parse(chord).err()) {
-            return Err(ConfigError::BadValue {
+            return Err(ConfigError::BadValue(Box::new(BadValue {
                 at: source.place(&chords.span()),
                 section: Section(section()),
                 key: action.get_ref().clone(),
                 written: source.written(&chords.span()),
                 hint: Hint::Because(why),
-            });
+            })));
         }
         overrides.insert(action.get_ref().clone(), list);
     }
@@ -103,13 +105,13 @@ impl ThemeSetting {
                 ),
                 other => Hint::Because(other.to_string()),
             };
-            ConfigError::BadValue {
+            ConfigError::BadValue(Box::new(BadValue {
                 at: self.at.clone(),
                 section: Section(Vec::new()),
                 key: "theme".into(),
                 written: self.written.clone(),
                 hint,
-            }
+            }))
         })
     }
 }
