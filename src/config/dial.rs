@@ -78,7 +78,7 @@ pub enum DialError {
 }
 
 /// Turns a named entry into an agent to dial.
-pub fn agent_spec(
+fn agent_spec(
     name: &str,
     entry: &AgentEntry,
     fallback: &TokenSource,

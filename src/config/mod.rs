@@ -16,7 +16,7 @@ mod phone;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use dial::{AgentEntry, DialError, DshEntry, agent_spec, resolve_agents, resolve_bridges};
+pub use dial::{AgentEntry, DialError, DshEntry, resolve_agents, resolve_bridges};
 pub use error::{BadValue, ConfigError, Hint, Place, Section, UnknownKey};
 
 use crate::app::keymap::Keymap;
