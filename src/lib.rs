@@ -2,6 +2,7 @@ pub mod agent;
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod doctor;
 pub mod dsh;
 pub mod engine;

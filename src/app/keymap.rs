@@ -341,6 +341,11 @@ impl Action {
     pub fn from_name(name: &str) -> Option<Action> {
         Self::every().into_iter().find(|a| a.name() == name)
     }
+
+    /// Every name the config file's `[keys]` section knows, in table order.
+    pub fn names() -> Vec<String> {
+        Self::every().into_iter().map(Action::name).collect()
+    }
 }
 
 /// One key with its modifiers, as written in the config (`ctrl-r`, `alt-enter`, `f1`, `G`).

@@ -3,7 +3,6 @@
 //! engine's changes and clock ticks in, and carries the commands out; `ui` draws from `&App`.
 
 pub mod agents;
-pub mod config;
 pub mod dsh_state;
 pub mod editor;
 pub mod geometry;

@@ -3,20 +3,35 @@
 //! Windows Terminal; OSC 777 by foot, Konsole, rxvt-unicode and VTE terminals. The app picks
 //! the words; the runner writes the bytes.
 
-use serde::Deserialize;
-
 /// Most bytes of words a notification carries: terminals and desktops cut or drop long ones.
 pub const MAX_NOTICE_BYTES: usize = 200;
 
 /// The `notify` setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NotifyStyle {
     #[default]
     Bell,
     Osc9,
     Osc777,
     Off,
+}
+
+impl NotifyStyle {
+    pub const ALL: [NotifyStyle; 4] = [Self::Bell, Self::Osc9, Self::Osc777, Self::Off];
+
+    /// The word the config file uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bell => "bell",
+            Self::Osc9 => "osc9",
+            Self::Osc777 => "osc777",
+            Self::Off => "off",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|style| style.name() == name)
+    }
 }
 
 /// The terminal escape that carries a desktop notification.

@@ -8,8 +8,9 @@ use clap::Args;
 
 use super::connect::ConnectArgs;
 use crate::check::{self, Probe};
-use crate::engine::config::{TokenSource, read_agents_file};
+use crate::config::Config;
 use crate::transport::Token;
+use crate::transport::token::TokenSource;
 
 /// Exit code when a rule failed.
 const EXIT_FAILED: u8 = 1;
@@ -37,8 +38,9 @@ pub struct CheckArgs {
 /// Exit 0 when nothing failed (skips are fine), 1 on any failure, 2 when the agent could not
 /// be reached.
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    let spec = args.connect.one_agent(args.agent.as_deref())?;
-    let token = token_of(&args.connect, &spec.name);
+    let config = args.connect.read_config()?;
+    let spec = args.connect.one_agent(&config, args.agent.as_deref())?;
+    let token = token_of(&args.connect, &config, &spec.name);
     let probe = match Probe::connect(spec.endpoint, token, args.allow_writes) {
         Ok(probe) => probe,
         Err(unreachable) => return Ok(unreachable_exit(&spec.name, &unreachable, args.json)),
@@ -69,14 +71,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
 /// The token the agent's endpoint was given, found the same way: the config entry's token
 /// file, else --token-file, else `COLLIE_DURABLE_TOKEN`. The check needs its text for the few
 /// requests the phone's transport never sends (paths outside /session/v1).
-fn token_of(connect: &ConnectArgs, name: &str) -> Option<Token> {
-    let entry_file = read_agents_file(&connect.config_path())
-        .ok()
-        .and_then(|file| {
-            file.agents
-                .get(name)
-                .and_then(|entry| entry.token_file.clone())
-        });
+fn token_of(connect: &ConnectArgs, config: &Config, name: &str) -> Option<Token> {
+    let entry_file = config
+        .agents
+        .get(name)
+        .and_then(|entry| entry.token_file.clone());
     let source = TokenSource::from_env(connect.token_file.clone());
     match entry_file.or(source.file) {
         Some(file) => Token::from_file(&file).ok(),

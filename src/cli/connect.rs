@@ -1,16 +1,15 @@
 //! The flags that say which agents to dial, shared by the phone and every command that talks to
 //! agents (`doctor`, `check`, the headless commands).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use clap::Args;
 
+use crate::config::{self, Config, resolve_agents, resolve_bridges};
 use crate::engine::AgentSpec;
-use crate::engine::config::{
-    TokenSource, default_config_path, read_agents_file, resolve_agents, resolve_bridges,
-};
 use crate::engine::dsh::BridgeSpec;
+use crate::transport::token::TokenSource;
 
 #[derive(Debug, Clone, Args, Default)]
 pub struct ConnectArgs {
@@ -40,71 +39,80 @@ pub struct ConnectArgs {
     pub config: Option<PathBuf>,
 }
 
+/// Reads the config file once for a command: a refusal goes to the log too (when the command
+/// keeps one) before it reaches the person on stderr.
+pub fn read_config(path: &Path) -> anyhow::Result<Config> {
+    Config::read(path).map_err(|error| {
+        tracing::error!(%error, "the config file is refused");
+        error.into()
+    })
+}
+
 impl ConnectArgs {
     pub fn config_path(&self) -> PathBuf {
-        self.config.clone().unwrap_or_else(default_config_path)
+        self.config.clone().unwrap_or_else(config::default_path)
     }
 
-    /// Every agent these flags name (the command line's first, then the config file's, else
-    /// `COLLIE_DURABLE_SOCKET`); an error when there is none.
-    pub fn agents(&self) -> anyhow::Result<Vec<AgentSpec>> {
-        let config_path = self.config_path();
-        let file = read_agents_file(&config_path)?;
-        let tokens = TokenSource::from_env(self.token_file.clone());
-        let agents = resolve_agents(
-            &self.sockets,
-            &self.urls,
-            &tokens,
-            self.ca_cert.as_deref(),
-            &file,
-        )?;
+    /// The config file these flags name (`--config`, else the default), read and checked.
+    pub fn read_config(&self) -> anyhow::Result<Config> {
+        read_config(&self.config_path())
+    }
+
+    /// Every agent these flags and the config name (the command line's first, then the
+    /// config file's, else `COLLIE_DURABLE_SOCKET`); an error when there is none.
+    pub fn agents(&self, config: &Config) -> anyhow::Result<Vec<AgentSpec>> {
+        let agents = self.resolve_agents(config)?;
         if agents.is_empty() {
             bail!(
                 "no agent to dial: give --socket PATH or --url URL, set COLLIE_DURABLE_SOCKET, or name agents in {} (try `collie-phone demo`)",
-                config_path.display()
+                config.path().display()
             );
         }
         Ok(agents)
     }
 
     /// Every DSH bridge these flags and the config name (SPEC D1); none is not an error.
-    pub fn bridges(&self) -> anyhow::Result<Vec<BridgeSpec>> {
-        let file = read_agents_file(&self.config_path())?;
+    pub fn bridges(&self, config: &Config) -> anyhow::Result<Vec<BridgeSpec>> {
         // --token-file is the Collie agents' token; it stands for the bridges' only when no
         // --url agent needs it, so one file never goes to two kinds of server by accident.
         let token_file = self
             .dsh_token_file
             .as_deref()
             .or_else(|| self.token_file.as_deref().filter(|_| self.urls.is_empty()));
-        Ok(resolve_bridges(&self.dsh, token_file, &file)?)
+        Ok(resolve_bridges(&self.dsh, token_file, &config.dsh)?)
     }
 
     /// The Collie agents and the DSH bridges together, for the phone; an error only when there
     /// is neither.
-    pub fn agents_and_bridges(&self) -> anyhow::Result<(Vec<AgentSpec>, Vec<BridgeSpec>)> {
-        let bridges = self.bridges()?;
-        let config_path = self.config_path();
-        let file = read_agents_file(&config_path)?;
-        let tokens = TokenSource::from_env(self.token_file.clone());
-        let agents = resolve_agents(
-            &self.sockets,
-            &self.urls,
-            &tokens,
-            self.ca_cert.as_deref(),
-            &file,
-        )?;
+    pub fn agents_and_bridges(
+        &self,
+        config: &Config,
+    ) -> anyhow::Result<(Vec<AgentSpec>, Vec<BridgeSpec>)> {
+        let bridges = self.bridges(config)?;
+        let agents = self.resolve_agents(config)?;
         if agents.is_empty() && bridges.is_empty() {
             bail!(
                 "no agent to dial: give --socket PATH, --url URL or --dsh URL, set COLLIE_DURABLE_SOCKET, or name agents in {} (try `collie-phone demo`)",
-                config_path.display()
+                config.path().display()
             );
         }
         Ok((agents, bridges))
     }
 
+    fn resolve_agents(&self, config: &Config) -> anyhow::Result<Vec<AgentSpec>> {
+        let tokens = TokenSource::from_env(self.token_file.clone());
+        Ok(resolve_agents(
+            &self.sockets,
+            &self.urls,
+            &tokens,
+            self.ca_cert.as_deref(),
+            &config.agents,
+        )?)
+    }
+
     /// The one agent a command talks to: the only one named, or the one called `name`.
-    pub fn one_agent(&self, name: Option<&str>) -> anyhow::Result<AgentSpec> {
-        let mut agents = self.agents()?;
+    pub fn one_agent(&self, config: &Config, name: Option<&str>) -> anyhow::Result<AgentSpec> {
+        let mut agents = self.agents(config)?;
         match name {
             Some(name) => match agents.iter().position(|a| a.name == name) {
                 Some(at) => Ok(agents.swap_remove(at)),

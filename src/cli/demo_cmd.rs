@@ -23,7 +23,6 @@ use tokio::sync::Mutex;
 use super::WorldFlags;
 use super::phone_cmd::{PhoneSetup, open_phone_mixed, start_log};
 use crate::engine::AgentSpec;
-use crate::engine::config::default_config_path;
 use crate::engine::dsh::{BridgeSpec, BridgeUrl};
 use crate::transport::Endpoint;
 use crate::transport::Token;
@@ -94,8 +93,12 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         crate::agent::chaos::Chaos::parse(spec).map_err(anyhow::Error::msg)?;
     }
     let _log = start_log(args.log.as_deref())?;
-    let config_path = args.config.clone().unwrap_or_else(default_config_path);
-    let mut setup = PhoneSetup::load(&config_path, args.theme.as_deref())?;
+    let config_path = args
+        .config
+        .clone()
+        .unwrap_or_else(crate::config::default_path);
+    let config = super::connect::read_config(&config_path)?;
+    let mut setup = PhoneSetup::load(&config, args.theme.as_deref())?;
     setup.engine.record = args.record.record.clone();
     super::runtime()?.block_on(async {
         let folder = DemoFolder::create()?;

@@ -7,8 +7,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use super::connect::ConnectArgs;
-use crate::doctor::{self, Report};
-use crate::engine::config::read_agents_file;
+use crate::doctor::{self, Place, Report, Target};
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
@@ -23,14 +22,26 @@ pub struct DoctorArgs {
 }
 
 pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
-    let config_path = args.connect.config_path();
-    let file = read_agents_file(&config_path)?;
+    let config = args.connect.read_config()?;
+    let token_file = args.connect.token_file.as_deref();
+    let configured = config.agents.iter().filter_map(|(name, entry)| {
+        let place = Place::named(
+            entry.socket.as_deref(),
+            entry.url.as_deref(),
+            entry.token_file.as_deref().or(token_file),
+            entry.ca_cert.as_deref(),
+        )?;
+        Some(Target {
+            name: name.clone(),
+            place,
+        })
+    });
     let mut targets = doctor::targets(
         &args.connect.sockets,
         &args.connect.urls,
-        args.connect.token_file.as_deref(),
+        token_file,
         args.connect.ca_cert.as_deref(),
-        &file,
+        configured,
     );
     if let Some(name) = &args.agent {
         targets.retain(|t| &t.name == name);
@@ -41,7 +52,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     if targets.is_empty() {
         bail!(
             "no agent to look at: give --socket PATH or --url URL --token-file FILE, set COLLIE_DURABLE_SOCKET, or name agents in {}",
-            config_path.display()
+            config.path().display()
         );
     }
     let reports: Vec<Report> = super::runtime()?.block_on(async {

@@ -8,9 +8,10 @@ use time::OffsetDateTime;
 
 use super::connect::{ConnectArgs, RecordArgs};
 use super::logging;
-use crate::app::config::PhoneConfig;
 use crate::app::keymap::Keymap;
+use crate::app::notify::NotifyStyle;
 use crate::app::{App, AppSetup};
+use crate::config::Config;
 use crate::engine::dsh::BridgeSpec;
 use crate::engine::{AgentSpec, Engine, EngineOptions, Journal};
 use crate::look::theme::Theme;
@@ -32,7 +33,9 @@ pub struct PhoneArgs {
 
 /// Everything the phone needs besides its agents.
 pub struct PhoneSetup {
-    pub config: PhoneConfig,
+    /// The config's `bell`: the app starts from it before `notify` refines it.
+    pub bell: bool,
+    pub notify: NotifyStyle,
     pub theme: Theme,
     pub keymap: Keymap,
     pub journal: PathBuf,
@@ -40,17 +43,20 @@ pub struct PhoneSetup {
 }
 
 impl PhoneSetup {
-    /// Reads the config file and the theme; `--theme` wins over the file's `theme`.
-    pub fn load(config_path: &Path, theme: Option<&str>) -> anyhow::Result<Self> {
-        let config = PhoneConfig::read(config_path)?;
-        let theme_name = theme.map(str::to_string).or_else(|| config.theme.clone());
-        let theme = Theme::from_env(theme_name.as_deref())?;
-        let keymap = Keymap::with_overrides(&config.key_overrides())
-            .with_context(|| format!("in {}", config_path.display()))?;
+    /// The phone's part of the config, and the theme: `--theme` wins over the file's `theme`.
+    pub fn load(config: &Config, theme: Option<&str>) -> anyhow::Result<Self> {
+        let theme = match (theme, config.theme()) {
+            (Some(flag), _) => Theme::from_env(Some(flag))?,
+            (None, Some(from_file)) => from_file.inspect_err(|error| {
+                tracing::error!(%error, "the config file's theme is refused");
+            })?,
+            (None, None) => Theme::from_env(None)?,
+        };
         Ok(Self {
-            config,
+            bell: config.bell(),
+            notify: config.notify_style(),
             theme,
-            keymap,
+            keymap: config.keymap().clone(),
             journal: Journal::default_path(),
             engine: EngineOptions::default(),
         })
@@ -78,10 +84,10 @@ pub fn start_log(path: Option<&Path>) -> anyhow::Result<logging::LogGuard> {
 
 pub fn run(args: PhoneArgs) -> anyhow::Result<()> {
     let _log = start_log(args.log.as_deref())?;
-    let config_path = args.connect.config_path();
-    let mut setup = PhoneSetup::load(&config_path, args.theme.as_deref())?;
+    let config = args.connect.read_config()?;
+    let mut setup = PhoneSetup::load(&config, args.theme.as_deref())?;
     setup.engine.record = args.record.record.clone();
-    let (agents, bridges) = args.connect.agents_and_bridges()?;
+    let (agents, bridges) = args.connect.agents_and_bridges(&config)?;
     super::runtime()?.block_on(open_phone_mixed(agents, bridges, setup))
 }
 
@@ -119,12 +125,12 @@ pub async fn open_phone_mixed(
     let app = App::new(AppSetup {
         agents: named,
         keymap: setup.keymap,
-        bell: setup.config.bell,
+        bell: setup.bell,
         theme: setup.theme.clone(),
         now: OffsetDateTime::now_utc(),
         size,
     })
-    .with_notify(setup.config.notify_style())
+    .with_notify(setup.notify)
     .with_bridges(bridge_names);
     let events = crossterm::event::EventStream::new();
     let mut tui = Tui::new(terminal, events, engine, app)

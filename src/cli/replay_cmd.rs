@@ -17,7 +17,6 @@ use super::phone_cmd::{PhoneSetup, open_phone, start_log};
 use crate::agent::listen;
 use crate::agent::replay::{Answers, Recording, ReplayServer, Speed};
 use crate::engine::AgentSpec;
-use crate::engine::config::default_config_path;
 use crate::transport::Endpoint;
 use crate::wire::limits::MAX_SOCKET_PATH;
 
@@ -100,8 +99,12 @@ fn serve_only(args: &ReplayArgs, socket: &Path) -> anyhow::Result<()> {
 fn serve_and_open(args: &ReplayArgs) -> anyhow::Result<()> {
     let _log = start_log(args.log.as_deref())?;
     let (recording, server) = load(args)?;
-    let config_path = args.config.clone().unwrap_or_else(default_config_path);
-    let mut setup = PhoneSetup::load(&config_path, args.theme.as_deref())?;
+    let config_path = args
+        .config
+        .clone()
+        .unwrap_or_else(crate::config::default_path);
+    let config = super::connect::read_config(&config_path)?;
+    let mut setup = PhoneSetup::load(&config, args.theme.as_deref())?;
     let folder = private_folder()?;
     // The replay's intents stay with the replay: a real journal never sees them.
     setup.journal = folder.path().join("intents.jsonl");

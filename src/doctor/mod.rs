@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 
 pub use report::{Report, Step, Verdict};
 
-use crate::engine::config::{AgentsFile, TokenSource, short_name};
+use crate::engine::short_name;
 use crate::transport::privacy::{current_uid, walk_socket_path};
 use crate::transport::tls::{TlsEndpoint, check_url};
+use crate::transport::token::TokenSource;
 use crate::transport::{Endpoint, Token};
 
 /// One agent to examine, as the person named it.
@@ -33,6 +34,27 @@ pub enum Place {
     },
 }
 
+impl Place {
+    /// Where a config file's agent entry points: its socket when it names one, else its URL
+    /// with the token file and certificate to use there; None when it names neither.
+    pub fn named(
+        socket: Option<&Path>,
+        url: Option<&str>,
+        token_file: Option<&Path>,
+        ca_cert: Option<&Path>,
+    ) -> Option<Place> {
+        match (socket, url) {
+            (Some(path), _) => Some(Place::Socket(path.to_path_buf())),
+            (None, Some(url)) => Some(Place::Url {
+                url: url.to_string(),
+                token_file: token_file.map(Path::to_path_buf),
+                ca_cert: ca_cert.map(Path::to_path_buf),
+            }),
+            (None, None) => None,
+        }
+    }
+}
+
 impl Target {
     fn at(&self) -> String {
         match &self.place {
@@ -42,14 +64,15 @@ impl Target {
     }
 }
 
-/// The agents named by flags, else by the config file, else `COLLIE_DURABLE_SOCKET` (the same
-/// order as the phone's). Unlike the phone, a bad entry is examined, not refused.
+/// The agents named by flags, else by the config file (`configured`, in its order), else
+/// `COLLIE_DURABLE_SOCKET` (the same order as the phone's). Unlike the phone, a bad entry is
+/// examined, not refused.
 pub fn targets(
     sockets: &[PathBuf],
     urls: &[String],
     token_file: Option<&Path>,
     ca_cert: Option<&Path>,
-    file: &AgentsFile,
+    configured: impl IntoIterator<Item = Target>,
 ) -> Vec<Target> {
     let mut targets: Vec<Target> = sockets
         .iter()
@@ -66,24 +89,7 @@ pub fn targets(
             ca_cert: ca_cert.map(Path::to_path_buf),
         },
     }));
-    for (name, entry) in &file.agents {
-        let place = match (&entry.socket, &entry.url) {
-            (Some(path), _) => Place::Socket(path.clone()),
-            (None, Some(url)) => Place::Url {
-                url: url.clone(),
-                token_file: entry
-                    .token_file
-                    .clone()
-                    .or_else(|| token_file.map(Path::to_path_buf)),
-                ca_cert: entry.ca_cert.clone(),
-            },
-            (None, None) => continue,
-        };
-        targets.push(Target {
-            name: name.clone(),
-            place,
-        });
-    }
+    targets.extend(configured);
     if targets.is_empty()
         && let Some(path) = std::env::var_os("COLLIE_DURABLE_SOCKET").filter(|p| !p.is_empty())
     {

@@ -1,7 +1,7 @@
 //! The Collie engine: one session task per agent, and the intents with their journal. Nothing
 //! here knows about the terminal: the app sends [`ToEngine`] and reads [`FromEngine`].
 
-pub mod config;
+pub mod agent_name;
 pub mod dsh;
 pub mod exchange_log;
 pub mod intent;
@@ -24,6 +24,7 @@ use crate::wire::{
     self, ConversationsPage, Event, Hello, ItemsPage, PaneView, Report, Snapshot, VERSION_HEADER,
     limits,
 };
+pub use agent_name::short_name;
 use dsh::intents as dsh_intents;
 use dsh::session::{BridgeSession, BridgeShared};
 use dsh::{BridgeClient, BridgeSpec, DshChange};

@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::wire::limits::MIN_TOKEN_BYTES;
 
@@ -25,6 +25,27 @@ pub enum TokenError {
     Unreadable(String, String),
     #[error("the token file {0} can be read or changed by group or others; run `chmod 600 {0}`")]
     NotPrivate(String),
+}
+
+/// Where the token of an agent comes from when nothing more precise (a config entry's
+/// `token-file`) names one: `--token-file`, else `COLLIE_DURABLE_TOKEN` (SPEC T2).
+#[derive(Debug, Clone, Default)]
+pub struct TokenSource {
+    /// `--token-file` on the command line.
+    pub file: Option<PathBuf>,
+    /// `COLLIE_DURABLE_TOKEN`.
+    pub env: Option<String>,
+}
+
+impl TokenSource {
+    pub fn from_env(file: Option<PathBuf>) -> Self {
+        Self {
+            file,
+            env: std::env::var("COLLIE_DURABLE_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty()),
+        }
+    }
 }
 
 impl Token {

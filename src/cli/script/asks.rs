@@ -30,9 +30,10 @@ pub fn run(args: AsksArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn asks(args: &AsksArgs) -> Result<Report, Failure> {
-    let mut specs = args.common.connect.agents()?;
+    let config = args.common.connect.read_config()?;
+    let mut specs = args.common.connect.agents(&config)?;
     if let Some(name) = &args.common.agent {
-        specs = vec![args.common.connect.one_agent(Some(name))?];
+        specs = vec![args.common.connect.one_agent(&config, Some(name))?];
     }
     // Reading sends nothing, so the shared receipts stay untouched (see journal_hold).
     let journal = JournalHold::scratch()?;

@@ -72,7 +72,8 @@ pub struct Sending {
 impl Sending {
     /// Dials the one agent the flags name and waits until it is connected and ready.
     pub async fn open(common: &super::args::ScriptArgs) -> Result<Self, Failure> {
-        let spec = common.connect.one_agent(common.agent.as_deref())?;
+        let config = common.connect.read_config()?;
+        let spec = common.connect.one_agent(&config, common.agent.as_deref())?;
         let agent = spec.name.clone();
         let journal = JournalHold::shared()?;
         let journal_shown = journal.shown();

@@ -24,7 +24,8 @@ pub fn run(
 async fn retry(common: &ScriptArgs, command: &str, request_id: &str) -> Result<Report, Failure> {
     let journal = JournalHold::shared()?;
     let shown = journal.shown();
-    let specs = common.connect.agents()?;
+    let config = common.connect.read_config()?;
+    let specs = common.connect.agents(&config)?;
     let mut link = Link::open(specs, journal, common.record.record.clone())?;
     let Some(receipt) = link
         .receipts()

@@ -58,9 +58,10 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
     // Listening before anything is printed, so a signal right after the first line is kept.
     let stop = crate::agent::listen::shutdown_signal();
     tokio::pin!(stop);
-    let mut specs = args.common.connect.agents()?;
+    let config = args.common.connect.read_config()?;
+    let mut specs = args.common.connect.agents(&config)?;
     if let Some(name) = &args.common.agent {
-        specs = vec![args.common.connect.one_agent(Some(name))?];
+        specs = vec![args.common.connect.one_agent(&config, Some(name))?];
     }
     // Watching sends nothing, so the shared receipts stay untouched (see journal_hold).
     let journal = JournalHold::scratch()?;

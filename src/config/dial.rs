@@ -1,20 +1,25 @@
-//! Which agents to dial: from `--socket`/`--url` flags and the config file
-//! (`$XDG_CONFIG_HOME/collie-phone/config.toml`, agents by name). Tokens come from files or
+//! Which agents and DSH bridges to dial: from the `--socket`/`--url`/`--dsh` flags and the
+//! config file's `[agents.NAME]` and `[dsh.NAME]` sections. Tokens come from files or
 //! `COLLIE_DURABLE_TOKEN`, never from argv (SPEC T2).
 
-use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::AgentSpec;
+use serde::Deserialize;
+
 use crate::engine::dsh::{BridgeSpec, BridgeUrl, BridgeUrlError, DEFAULT_BRIDGE_URL};
+use crate::engine::{AgentSpec, short_name};
 use crate::transport::tls::{TlsEndpoint, TlsSetupError};
-use crate::transport::token::TokenError;
+use crate::transport::token::{TokenError, TokenSource};
 use crate::transport::{Endpoint, Token};
 
-/// One agent as written in the config file.
+/// One agent as written in the config file (`[agents.NAME]`).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a table with socket, or url with token-file and ca-cert"
+)]
 pub struct AgentEntry {
     pub socket: Option<PathBuf>,
     pub url: Option<String>,
@@ -22,9 +27,18 @@ pub struct AgentEntry {
     pub ca_cert: Option<PathBuf>,
 }
 
+impl AgentEntry {
+    /// The keys of `[agents.NAME]`, for the suggestion after a refusal.
+    pub const KEYS: [&str; 4] = ["socket", "url", "token-file", "ca-cert"];
+}
+
 /// One DSH bridge as written in the config file (`[dsh.NAME]`, SPEC D1).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a table with url and token-file"
+)]
 pub struct DshEntry {
     /// The bridge's base URL, loopback only; `default` is `http://127.0.0.1:19387/codex-bridge`.
     #[serde(default = "default_dsh_url")]
@@ -32,27 +46,17 @@ pub struct DshEntry {
     pub token_file: Option<PathBuf>,
 }
 
+impl DshEntry {
+    /// The keys of `[dsh.NAME]`, for the suggestion after a refusal.
+    pub const KEYS: [&str; 2] = ["url", "token-file"];
+}
+
 fn default_dsh_url() -> String {
     DEFAULT_BRIDGE_URL.to_string()
 }
 
-/// The config file. Sections other than `agents` and `dsh` belong to the phone (keys, theme,
-/// …) and are read by it; the engine reads only what it dials.
-#[derive(Debug, Clone, Deserialize, Default)]
-pub struct AgentsFile {
-    #[serde(default)]
-    pub agents: BTreeMap<String, AgentEntry>,
-    /// DSH bridges by name (SPEC D).
-    #[serde(default)]
-    pub dsh: BTreeMap<String, DshEntry>,
-}
-
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("cannot read {0}: {1}")]
-    Read(String, String),
-    #[error("{0} is not valid TOML: {1}")]
-    Toml(String, String),
+pub enum DialError {
     #[error("agent \"{0}\": give either socket or url, not both and not neither")]
     SocketOrUrl(String),
     #[error("agent \"{0}\": {1}")]
@@ -73,68 +77,26 @@ pub enum ConfigError {
     DshNoToken(String),
 }
 
-/// The default config path.
-pub fn default_config_path() -> PathBuf {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("collie-phone")
-        .join("config.toml")
-}
-
-/// Reads the agents of a config file; a missing file is an empty one.
-pub fn read_agents_file(path: &Path) -> Result<AgentsFile, ConfigError> {
-    let shown = path.display().to_string();
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(AgentsFile::default()),
-        Err(e) => return Err(ConfigError::Read(shown, e.to_string())),
-    };
-    toml::from_str(&text).map_err(|e| ConfigError::Toml(shown, e.to_string()))
-}
-
-/// Where the token of an agent comes from when its entry names none.
-#[derive(Debug, Clone, Default)]
-pub struct TokenSource {
-    /// `--token-file` on the command line.
-    pub file: Option<PathBuf>,
-    /// `COLLIE_DURABLE_TOKEN`.
-    pub env: Option<String>,
-}
-
-impl TokenSource {
-    pub fn from_env(file: Option<PathBuf>) -> Self {
-        Self {
-            file,
-            env: std::env::var("COLLIE_DURABLE_TOKEN")
-                .ok()
-                .filter(|t| !t.is_empty()),
-        }
-    }
-}
-
 /// Turns a named entry into an agent to dial.
-pub fn agent_spec(
+fn agent_spec(
     name: &str,
     entry: &AgentEntry,
     fallback: &TokenSource,
-) -> Result<AgentSpec, ConfigError> {
+) -> Result<AgentSpec, DialError> {
     let endpoint = match (&entry.socket, &entry.url) {
         (Some(path), None) => Endpoint::socket(path.clone()),
         (None, Some(url)) => {
             let token = match (&entry.token_file, &fallback.file, &fallback.env) {
                 (Some(file), _, _) | (None, Some(file), _) => Token::from_file(file),
                 (None, None, Some(text)) => Token::new(text),
-                (None, None, None) => return Err(ConfigError::NoToken(name.to_string())),
+                (None, None, None) => return Err(DialError::NoToken(name.to_string())),
             }
-            .map_err(|e| ConfigError::Token(name.to_string(), e))?;
+            .map_err(|e| DialError::Token(name.to_string(), e))?;
             let tls = TlsEndpoint::new(url, token, entry.ca_cert.as_deref())
-                .map_err(|e| ConfigError::Tls(name.to_string(), e))?;
+                .map_err(|e| DialError::Tls(name.to_string(), e))?;
             Endpoint::Tls(tls)
         }
-        _ => return Err(ConfigError::SocketOrUrl(name.to_string())),
+        _ => return Err(DialError::SocketOrUrl(name.to_string())),
     };
     Ok(AgentSpec {
         name: name.to_string(),
@@ -149,8 +111,8 @@ pub fn resolve_agents(
     urls: &[String],
     tokens: &TokenSource,
     ca_cert: Option<&Path>,
-    file: &AgentsFile,
-) -> Result<Vec<AgentSpec>, ConfigError> {
+    configured: &BTreeMap<String, AgentEntry>,
+) -> Result<Vec<AgentSpec>, DialError> {
     let mut specs = Vec::new();
     for path in sockets {
         let entry = AgentEntry {
@@ -174,7 +136,7 @@ pub fn resolve_agents(
         };
         specs.push(agent_spec(&short_name(url), &entry, tokens)?);
     }
-    for (name, entry) in &file.agents {
+    for (name, entry) in configured {
         specs.push(agent_spec(name, entry, tokens)?);
     }
     if specs.is_empty()
@@ -188,12 +150,7 @@ pub fn resolve_agents(
         };
         specs.push(agent_spec("agent", &entry, tokens)?);
     }
-    let mut seen = std::collections::HashSet::new();
-    for spec in &specs {
-        if !seen.insert(spec.name.clone()) {
-            return Err(ConfigError::Duplicate(spec.name.clone()));
-        }
-    }
+    refuse_duplicates(specs.iter().map(|spec| spec.name.as_str()))?;
     Ok(specs)
 }
 
@@ -203,41 +160,46 @@ pub fn resolve_agents(
 pub fn resolve_bridges(
     urls: &[String],
     token_file: Option<&Path>,
-    file: &AgentsFile,
-) -> Result<Vec<BridgeSpec>, ConfigError> {
+    configured: &BTreeMap<String, DshEntry>,
+) -> Result<Vec<BridgeSpec>, DialError> {
     let mut specs = Vec::new();
     for text in urls {
-        let url = BridgeUrl::parse(text).map_err(|e| ConfigError::DshUrl(text.clone(), e))?;
+        let url = BridgeUrl::parse(text).map_err(|e| DialError::DshUrl(text.clone(), e))?;
         let name = if urls.len() == 1 {
             "dsh".to_string()
         } else {
             format!("dsh-{}", port_of(url.as_str()))
         };
-        let file = token_file.ok_or_else(|| ConfigError::DshNoToken(name.clone()))?;
-        let token = Token::from_file(file).map_err(|e| ConfigError::Token(name.clone(), e))?;
+        let file = token_file.ok_or_else(|| DialError::DshNoToken(name.clone()))?;
+        let token = Token::from_file(file).map_err(|e| DialError::Token(name.clone(), e))?;
         specs.push(BridgeSpec { name, url, token });
     }
-    for (name, entry) in &file.dsh {
-        let url = BridgeUrl::parse(&entry.url).map_err(|e| ConfigError::DshUrl(name.clone(), e))?;
+    for (name, entry) in configured {
+        let url = BridgeUrl::parse(&entry.url).map_err(|e| DialError::DshUrl(name.clone(), e))?;
         let path = entry
             .token_file
             .as_deref()
             .or(token_file)
-            .ok_or_else(|| ConfigError::DshNoToken(name.clone()))?;
-        let token = Token::from_file(path).map_err(|e| ConfigError::Token(name.clone(), e))?;
+            .ok_or_else(|| DialError::DshNoToken(name.clone()))?;
+        let token = Token::from_file(path).map_err(|e| DialError::Token(name.clone(), e))?;
         specs.push(BridgeSpec {
             name: name.clone(),
             url,
             token,
         });
     }
-    let mut seen = std::collections::HashSet::new();
-    for spec in &specs {
-        if !seen.insert(spec.name.clone()) {
-            return Err(ConfigError::Duplicate(spec.name.clone()));
+    refuse_duplicates(specs.iter().map(|spec| spec.name.as_str()))?;
+    Ok(specs)
+}
+
+fn refuse_duplicates<'a>(names: impl Iterator<Item = &'a str>) -> Result<(), DialError> {
+    let mut seen = HashSet::new();
+    for name in names {
+        if !seen.insert(name) {
+            return Err(DialError::Duplicate(name.to_string()));
         }
     }
-    Ok(specs)
+    Ok(())
 }
 
 fn port_of(url: &str) -> String {
@@ -249,31 +211,23 @@ fn port_of(url: &str) -> String {
         .to_string()
 }
 
-/// A short name for an agent given by path or URL: its last meaningful part.
-pub(crate) fn short_name(text: &str) -> String {
-    let trimmed = text.trim_end_matches('/');
-    let last = trimmed
-        .rsplit(['/', ':'])
-        .find(|p| !p.is_empty())
-        .unwrap_or(trimmed);
-    last.trim_end_matches(".sock").to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn agents_by_name_from_toml() {
-        let file: AgentsFile = toml::from_str(
-            r#"
-            [agents.laptop]
-            socket = "/run/user/1000/collie/agent.sock"
-            "#,
-        )
-        .expect("parses");
+    fn agents_by_name_from_the_file() {
+        let configured = BTreeMap::from([(
+            "laptop".to_string(),
+            AgentEntry {
+                socket: Some("/run/user/1000/collie/agent.sock".into()),
+                url: None,
+                token_file: None,
+                ca_cert: None,
+            },
+        )]);
         let specs =
-            resolve_agents(&[], &[], &TokenSource::default(), None, &file).expect("resolves");
+            resolve_agents(&[], &[], &TokenSource::default(), None, &configured).expect("resolves");
         assert_eq!(specs.len(), 1);
         assert_eq!(specs[0].name, "laptop");
     }
@@ -288,7 +242,7 @@ mod tests {
         };
         assert!(matches!(
             agent_spec("a", &entry, &TokenSource::default()),
-            Err(ConfigError::NoToken(_))
+            Err(DialError::NoToken(_))
         ));
     }
 
@@ -299,40 +253,34 @@ mod tests {
         std::fs::write(&token, "t".repeat(40)).expect("write");
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).expect("chmod");
-        let file: AgentsFile = toml::from_str(&format!(
-            "[dsh.desk]\ntoken-file = \"{}\"\n",
-            token.display()
-        ))
-        .expect("parses");
-        let specs = resolve_bridges(&["default".into()], Some(&token), &file).expect("resolves");
+        let configured = BTreeMap::from([(
+            "desk".to_string(),
+            DshEntry {
+                url: default_dsh_url(),
+                token_file: Some(token.clone()),
+            },
+        )]);
+        let none = BTreeMap::new();
+        let specs =
+            resolve_bridges(&["default".into()], Some(&token), &configured).expect("resolves");
         let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["dsh", "desk"]);
         assert_eq!(specs[1].url.as_str(), DEFAULT_BRIDGE_URL);
         assert!(matches!(
-            resolve_bridges(
-                &["http://example.com:1/x".into()],
-                Some(&token),
-                &AgentsFile::default()
-            ),
-            Err(ConfigError::DshUrl(..))
+            resolve_bridges(&["http://example.com:1/x".into()], Some(&token), &none),
+            Err(DialError::DshUrl(..))
         ));
         assert!(matches!(
-            resolve_bridges(&["default".into()], None, &AgentsFile::default()),
-            Err(ConfigError::DshNoToken(_))
+            resolve_bridges(&["default".into()], None, &none),
+            Err(DialError::DshNoToken(_))
         ));
         let two = resolve_bridges(
             &["http://127.0.0.1:1/a".into(), "http://127.0.0.1:2/a".into()],
             Some(&token),
-            &AgentsFile::default(),
+            &none,
         )
         .expect("resolves");
         assert_eq!(two[0].name, "dsh-1");
         assert_eq!(two[1].name, "dsh-2");
-    }
-
-    #[test]
-    fn names_from_paths() {
-        assert_eq!(short_name("/tmp/x/agent.sock"), "agent");
-        assert_eq!(short_name("https://agent.example/"), "agent.example");
     }
 }

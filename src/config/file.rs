@@ -1,0 +1,53 @@
+//! The config file's shape as serde reads it: every table refuses keys it does not know
+//! (`deny_unknown_fields`), and the values checked after reading keep their place in the file
+//! (`toml::Spanned`) so a refusal can name the line.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::dial::{AgentEntry, DshEntry};
+
+/// The whole file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFile {
+    /// A built-in theme name or a path to a theme file; checked when the phone loads it.
+    pub theme: Option<Spanned<String>>,
+    /// The older switch for announcing new asks (`notify` wins when both are set).
+    pub bell: Option<bool>,
+    /// How a new ask is announced, by [`crate::app::notify::NotifyStyle`]'s name.
+    pub notify: Option<Spanned<String>>,
+    /// Action name → its keys, replacing the action's default keys.
+    #[serde(default)]
+    pub keys: BTreeMap<Spanned<String>, Spanned<Keys>>,
+    #[serde(default)]
+    pub agents: BTreeMap<String, AgentEntry>,
+    /// DSH bridges by name (SPEC D1).
+    #[serde(default)]
+    pub dsh: BTreeMap<String, DshEntry>,
+}
+
+/// The keys [`RawFile`] knows, for the suggestion after a refusal. A test holds the two together.
+pub(super) const TOP_KEYS: [&str; 6] = ["theme", "bell", "notify", "keys", "agents", "dsh"];
+
+/// One or several keys for an action: `quit = "q"` or `quit = ["q", "ctrl-q"]`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(
+    untagged,
+    expecting = "a key such as \"q\" or a list of keys such as [\"q\", \"ctrl-q\"]"
+)]
+pub(super) enum Keys {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Keys {
+    pub fn list(&self) -> Vec<String> {
+        match self {
+            Keys::One(key) => vec![key.clone()],
+            Keys::Many(keys) => keys.clone(),
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The config file (`$XDG_CONFIG_HOME/collie-phone/config.toml`, docs/CONFIG.md), read once at
+//! the start of each command that needs it and checked whole: unknown keys are refused at every
+//! level with the file, the line and the nearest known key, and a value that is not valid is
+//! called that. The typed parts go on to where they are used: the agents and DSH bridges to
+//! dial, the theme, the way new asks are announced and the keymap.
+//!
+//! Layer: just below `cli`. It uses the types of the layers under it (the theme list, the
+//! keymap, the bridge URL); nothing under it imports it.
+
+mod dial;
+mod error;
+mod explain;
+mod file;
+mod phone;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub use dial::{AgentEntry, DialError, DshEntry, resolve_agents, resolve_bridges};
+pub use error::{BadValue, ConfigError, Hint, Place, Section, UnknownKey};
+
+use crate::app::keymap::Keymap;
+use crate::app::notify::NotifyStyle;
+use crate::look::theme::Theme;
+use explain::Source;
+use file::RawFile;
+use phone::ThemeSetting;
+
+/// Everything the config file says, checked.
+#[derive(Debug, Clone)]
+pub struct Config {
+    path: PathBuf,
+    theme: Option<ThemeSetting>,
+    /// Whether `bell` was left on; the app starts from it before `notify` refines it.
+    bell: bool,
+    notify: NotifyStyle,
+    keymap: Keymap,
+    /// `[agents.NAME]`, by name.
+    pub agents: BTreeMap<String, AgentEntry>,
+    /// `[dsh.NAME]`, by name (SPEC D1).
+    pub dsh: BTreeMap<String, DshEntry>,
+}
+
+/// The default config path.
+pub fn default_path() -> PathBuf {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("collie-phone")
+        .join("config.toml")
+}
+
+impl Config {
+    /// Reads and checks the file at `path`; a missing file is the defaults.
+    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+        let file = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(path, &text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::parse(path, ""),
+            Err(e) => Err(ConfigError::Read {
+                file,
+                why: e.to_string(),
+            }),
+        }
+    }
+
+    /// Checks `text` as the config file at `path` (named in every refusal).
+    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let file = path.display().to_string();
+        let table = toml::de::DeTable::parse(text).map_err(|error| ConfigError::Syntax {
+            at: Place::of(&file, text, &error.span().unwrap_or(0..0)),
+            why: error.message().to_string(),
+        })?;
+        let source = Source {
+            file: &file,
+            text,
+            table: table.get_ref(),
+        };
+        let raw: RawFile = toml::from_str(text).map_err(|error| source.explain(&error))?;
+        let bell = raw.bell.unwrap_or(true);
+        Ok(Self {
+            path: path.to_path_buf(),
+            theme: raw.theme.as_ref().map(|t| ThemeSetting::new(&source, t)),
+            bell,
+            notify: phone::notify_style(&source, raw.notify.as_ref(), bell)?,
+            keymap: phone::keymap(&source, &raw.keys)?,
+            agents: raw.agents,
+            dsh: raw.dsh,
+        })
+    }
+
+    /// The file this config was read from (or would have been).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's theme, honouring NO_COLOR, when the file names one; a theme that cannot be
+    /// loaded is refused with the line of `theme`.
+    pub fn theme(&self) -> Option<Result<Theme, ConfigError>> {
+        self.theme.as_ref().map(ThemeSetting::load)
+    }
+
+    /// `bell`, as written (true when absent).
+    pub fn bell(&self) -> bool {
+        self.bell
+    }
+
+    /// How new asks are announced: `notify`, else by `bell`.
+    pub fn notify_style(&self) -> NotifyStyle {
+        self.notify
+    }
+
+    /// The default keymap with the file's `[keys]` applied.
+    pub fn keymap(&self) -> &Keymap {
+        &self.keymap
+    }
+}
+
+#[cfg(test)]
+mod tests;

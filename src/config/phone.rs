@@ -1,0 +1,117 @@
+//! The phone's part of the config file, checked: how new asks are announced (`notify`, or the
+//! older `bell`), the `[keys]` overrides and the theme, each refusal naming its line.
+
+use std::collections::BTreeMap;
+
+use toml::Spanned;
+
+use super::error::{BadValue, ConfigError, Hint, Place, Section};
+use super::explain::Source;
+use super::file::Keys;
+use crate::app::keymap::{Action, Chord, Keymap};
+use crate::app::notify::NotifyStyle;
+use crate::look::theme::{BUILTIN_THEMES, Theme, ThemeError};
+
+/// How new asks are announced: `notify` when set (it is the newer, more precise word), else the
+/// bell, or nothing under `bell = false`.
+pub(super) fn notify_style(
+    source: &Source<'_>,
+    notify: Option<&Spanned<String>>,
+    bell: bool,
+) -> Result<NotifyStyle, ConfigError> {
+    let Some(notify) = notify else {
+        return Ok(if bell {
+            NotifyStyle::Bell
+        } else {
+            NotifyStyle::Off
+        });
+    };
+    NotifyStyle::from_name(notify.get_ref()).ok_or_else(|| {
+        ConfigError::BadValue(Box::new(BadValue {
+            at: source.place(&notify.span()),
+            section: Section(Vec::new()),
+            key: "notify".into(),
+            written: source.written(&notify.span()),
+            hint: Hint::OneOf(
+                NotifyStyle::ALL
+                    .iter()
+                    .map(|style| style.name().to_string())
+                    .collect(),
+            ),
+        }))
+    })
+}
+
+/// The default keymap with `[keys]` applied; an action name that is not one is an unknown key,
+/// a key that does not parse a bad value.
+pub(super) fn keymap(
+    source: &Source<'_>,
+    keys: &BTreeMap<Spanned<String>, Spanned<Keys>>,
+) -> Result<Keymap, ConfigError> {
+    let section = || vec!["keys".to_string()];
+    let mut overrides = BTreeMap::new();
+    for (action, chords) in keys {
+        if Action::from_name(action.get_ref()).is_none() {
+            return Err(source.unknown_key(&action.span(), section(), action.get_ref().clone()));
+        }
+        let list = chords.get_ref().list();
+        if let Some(why) = list.iter().find_map(|chord| Chord::parse(chord).err()) {
+            return Err(ConfigError::BadValue(Box::new(BadValue {
+                at: source.place(&chords.span()),
+                section: Section(section()),
+                key: action.get_ref().clone(),
+                written: source.written(&chords.span()),
+                hint: Hint::Because(why),
+            })));
+        }
+        overrides.insert(action.get_ref().clone(), list);
+    }
+    // Every name and key was checked above, so the keymap's own refusal cannot name more.
+    Keymap::with_overrides(&overrides).map_err(|error| ConfigError::Other {
+        at: source.place(&(0..0)),
+        why: error.to_string(),
+    })
+}
+
+/// The file's `theme` with its place, loaded only when the phone opens (a theme may be a file
+/// of its own, and `--theme` may stand in for it).
+#[derive(Debug, Clone)]
+pub(super) struct ThemeSetting {
+    pub name: String,
+    pub at: Place,
+    pub written: String,
+}
+
+impl ThemeSetting {
+    pub fn new(source: &Source<'_>, theme: &Spanned<String>) -> Self {
+        Self {
+            name: theme.get_ref().clone(),
+            at: source.place(&theme.span()),
+            written: source.written(&theme.span()),
+        }
+    }
+
+    /// The theme, honouring NO_COLOR; a name that is neither built in nor a file lists the
+    /// built-in ones.
+    pub fn load(&self) -> Result<Theme, ConfigError> {
+        Theme::from_env(Some(&self.name)).map_err(|error| {
+            let hint = match error {
+                ThemeError::NotFound(_) => Hint::OneOf(
+                    BUILTIN_THEMES
+                        .iter()
+                        .map(ToString::to_string)
+                        .chain(["the path of a theme file".to_string()])
+                        .collect(),
+                ),
+                other => Hint::Because(other.to_string()),
+            };
+            ConfigError::BadValue(Box::new(BadValue {
+                at: self.at.clone(),
+                section: Section(Vec::new()),
+                key: "theme".into(),
+                written: self.written.clone(),
+                hint,
+            }))
+        })
+    }
+}

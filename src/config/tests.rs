@@ -1,0 +1,205 @@
+//! Every shape of refusal, and the keys that work.
+
+use std::path::Path;
+
+use super::*;
+use crate::app::keymap::{Action, Chord, Context};
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::parse(Path::new("config.toml"), text)
+}
+
+fn refusal(text: &str) -> String {
+    match parse(text) {
+        Ok(_) => panic!("accepted: {text}"),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn reads_theme_bell_keys_agents_and_bridges() {
+    let config = parse(
+        r#"
+        theme = "light"
+        bell = false
+        [keys]
+        quit = "ctrl-q"
+        retry = ["R", "ctrl-r"]
+        [agents.laptop]
+        socket = "/run/user/1000/a.sock"
+        [agents.cloud]
+        url = "https://agent.example"
+        token-file = "/home/me/cloud.token"
+        ca-cert = "/home/me/ca.pem"
+        [dsh.desk]
+        token-file = "/home/me/dsh.token"
+        "#,
+    )
+    .expect("parses");
+    assert_eq!(
+        config.theme.as_ref().map(|t| t.name.as_str()),
+        Some("light")
+    );
+    assert!(!config.bell());
+    assert_eq!(config.notify_style(), NotifyStyle::Off);
+    let ctrl_q = Chord::parse("ctrl-q").expect("a key");
+    assert_eq!(
+        config.keymap().keys_for(Context::Home, Action::Quit),
+        vec![ctrl_q]
+    );
+    assert_eq!(config.agents.len(), 2);
+    assert_eq!(
+        config.agents["cloud"].ca_cert.as_deref(),
+        Some(Path::new("/home/me/ca.pem"))
+    );
+    assert_eq!(
+        config.dsh["desk"].url,
+        crate::engine::dsh::DEFAULT_BRIDGE_URL
+    );
+}
+
+#[test]
+fn an_empty_or_missing_file_is_the_defaults() {
+    let config = parse("").expect("parses");
+    assert!(config.bell());
+    assert_eq!(config.notify_style(), NotifyStyle::Bell);
+    assert!(config.theme().is_none());
+    assert!(config.agents.is_empty() && config.dsh.is_empty());
+    let dir = tempfile::tempdir().expect("dir");
+    let missing = Config::read(&dir.path().join("config.toml")).expect("defaults");
+    assert!(missing.agents.is_empty());
+}
+
+#[test]
+fn a_file_that_cannot_be_read_is_said_so() {
+    let dir = tempfile::tempdir().expect("dir");
+    let error = Config::read(dir.path()).expect_err("a folder is no file");
+    assert!(
+        error
+            .to_string()
+            .starts_with(&format!("cannot read {}: ", dir.path().display())),
+        "{error}"
+    );
+}
+
+#[test]
+fn notify_picks_the_way_and_bell_false_still_means_off() {
+    let style = |text: &str| parse(text).expect("parses").notify_style();
+    assert_eq!(style(r#"notify = "osc9""#), NotifyStyle::Osc9);
+    assert_eq!(style(r#"notify = "osc777""#), NotifyStyle::Osc777);
+    assert_eq!(style(r#"notify = "off""#), NotifyStyle::Off);
+    assert_eq!(style(r#"notify = "bell""#), NotifyStyle::Bell);
+    assert_eq!(style("bell = false"), NotifyStyle::Off);
+    assert_eq!(style("bell = false\nnotify = \"osc9\""), NotifyStyle::Osc9);
+}
+
+#[test]
+fn every_key_the_suggestions_know_is_one_the_file_takes() {
+    let mut text: Vec<String> = file::TOP_KEYS
+        .iter()
+        .filter(|key| !["keys", "agents", "dsh"].contains(key))
+        .map(|key| match *key {
+            "bell" => "bell = true".to_string(),
+            "notify" => "notify = \"off\"".to_string(),
+            other => format!("{other} = \"dark\""),
+        })
+        .collect();
+    text.push("[keys]".into());
+    text.extend(Action::names().iter().map(|name| format!("{name} = []")));
+    text.push("[agents.a]".into());
+    text.extend(AgentEntry::KEYS.iter().map(|key| format!("{key} = \"x\"")));
+    text.push("[dsh.d]".into());
+    text.extend(DshEntry::KEYS.iter().map(|key| format!("{key} = \"x\"")));
+    parse(&text.join("\n")).expect("every known key is taken");
+}
+
+#[test]
+fn an_unknown_top_level_key_names_the_line_and_the_nearest_key() {
+    assert_eq!(
+        refusal("bell = true\nthme = \"light\"\n"),
+        r#"config.toml:2:1: unknown key "thme"; did you mean "theme"?"#
+    );
+    assert_eq!(
+        refusal("[agent.laptop]\nsocket = \"/tmp/a.sock\"\n"),
+        r#"config.toml:1:2: unknown key "agent"; did you mean "agents"?"#
+    );
+}
+
+#[test]
+fn an_unknown_key_with_no_near_one_lists_the_known_keys() {
+    assert_eq!(
+        refusal("colour = \"red\""),
+        r#"config.toml:1:1: unknown key "colour"; the known keys are: theme, bell, notify, keys, agents, dsh"#
+    );
+}
+
+#[test]
+fn unknown_keys_are_refused_in_agents_bridges_and_keys() {
+    assert_eq!(
+        refusal("[agents.laptop]\nsocket = \"/tmp/a.sock\"\ntoken_file = \"t\"\n"),
+        r#"config.toml:3:1: unknown key "token_file" in [agents.laptop]; did you mean "token-file"?"#
+    );
+    assert_eq!(
+        refusal("agents.laptop.sockt = \"/tmp/a.sock\"\n"),
+        r#"config.toml:1:15: unknown key "sockt" in [agents.laptop]; did you mean "socket"?"#
+    );
+    assert_eq!(
+        refusal("[dsh.desk]\nulr = \"default\"\n"),
+        r#"config.toml:2:1: unknown key "ulr" in [dsh.desk]; did you mean "url"?"#
+    );
+    assert_eq!(
+        refusal("[dsh.desk]\nport = 1\n"),
+        r#"config.toml:2:1: unknown key "port" in [dsh.desk]; the known keys are: url, token-file"#
+    );
+    assert_eq!(
+        refusal("[keys]\nquit = \"q\"\nquitt = \"ctrl-q\"\n"),
+        r#"config.toml:3:1: unknown key "quitt" in [keys]; did you mean "quit"?"#
+    );
+}
+
+#[test]
+fn a_bad_value_is_named_a_value_error() {
+    assert_eq!(
+        refusal("theme = \"dark\"\nnotify = \"loud\"\n"),
+        r#"config.toml:2:10: notify = "loud" is not a valid value; use one of: bell, osc9, osc777, off"#
+    );
+    assert_eq!(
+        refusal("bell = \"yes\""),
+        r#"config.toml:1:8: bell = "yes" is not a valid value: invalid type: string "yes", expected a boolean"#
+    );
+    assert_eq!(
+        refusal("[keys]\nquit = [\"q\", \"ctrl-\"]\n"),
+        r#"config.toml:2:8: quit = ["q", "ctrl-"] in [keys] is not a valid value: "ctrl-" is not a key I know"#
+    );
+    assert_eq!(
+        refusal("[agents.laptop]\nsocket = 3\n"),
+        r#"config.toml:2:10: socket = 3 in [agents.laptop] is not a valid value: invalid type: integer `3`, expected path string"#
+    );
+    assert_eq!(
+        refusal("[agents]\nlaptop = \"/tmp/a.sock\"\n"),
+        r#"config.toml:2:10: laptop = "/tmp/a.sock" in [agents] is not a valid value: invalid type: string "/tmp/a.sock", expected a table with socket, or url with token-file and ca-cert"#
+    );
+}
+
+#[test]
+fn a_theme_that_is_neither_built_in_nor_a_file_lists_the_themes() {
+    let config = parse("bell = true\ntheme = \"neon\"\n").expect("parses");
+    let error = config
+        .theme()
+        .expect("the file names a theme")
+        .expect_err("no such theme");
+    assert_eq!(
+        error.to_string(),
+        r#"config.toml:2:9: theme = "neon" is not a valid value; use one of: dark, light, high-contrast, the path of a theme file"#
+    );
+    let light = parse("theme = \"light\"").expect("parses");
+    assert_eq!(light.theme().expect("named").expect("loads").name, "light");
+}
+
+#[test]
+fn a_syntax_error_is_still_not_valid_toml_with_its_line() {
+    assert_eq!(
+        refusal("bell = true\ntheme = \n"),
+        "config.toml:2:9: not valid TOML: string values must be quoted, expected literal string"
+    );
+}

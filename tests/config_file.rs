@@ -1,0 +1,92 @@
+//! The real binary with a config file it must refuse: the exact line on stderr, the exit status,
+//! and the line in the log when the command keeps one (issue 13: one config, read once).
+
+use std::path::Path;
+use std::process::Output;
+
+const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
+
+fn run(home: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(BIN)
+        .args(args)
+        .env_remove("COLLIE_DURABLE_SOCKET")
+        .env_remove("COLLIE_DURABLE_TOKEN")
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn write_config(home: &Path, text: &str) -> String {
+    let path = home.join("my-config.toml");
+    std::fs::write(&path, text).expect("write the config");
+    path.display().to_string()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn the_phone_refuses_an_unknown_key_with_its_line_and_the_nearest_key() {
+    let home = tempfile::tempdir().expect("dir");
+    let config = write_config(home.path(), "bell = false\nthme = \"light\"\n");
+    let log = home.path().join("phone.log");
+    let output = run(
+        home.path(),
+        &["--config", &config, "--log", &log.display().to_string()],
+    );
+    assert_eq!(
+        stderr(&output),
+        format!("collie-phone: {config}:2:1: unknown key \"thme\"; did you mean \"theme\"?\n")
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let logged = std::fs::read_to_string(&log).expect("the phone keeps a log");
+    assert!(
+        logged.contains("the config file is refused") && logged.contains("unknown key"),
+        "{logged}"
+    );
+}
+
+#[test]
+fn every_command_that_reads_the_config_refuses_it_the_same_way() {
+    let home = tempfile::tempdir().expect("dir");
+    let config = write_config(home.path(), "thme = \"light\"\n");
+    let expected =
+        format!("collie-phone: {config}:1:1: unknown key \"thme\"; did you mean \"theme\"?\n");
+    for command in [
+        vec!["doctor", "--config", &config],
+        vec!["asks", "--config", &config],
+        vec!["check", "--config", &config],
+    ] {
+        let output = run(home.path(), &command);
+        assert_eq!(stderr(&output), expected, "{command:?}");
+        assert_eq!(output.status.code(), Some(1), "{command:?}");
+    }
+}
+
+#[test]
+fn a_bad_value_and_a_bad_theme_are_value_errors_with_their_line() {
+    let home = tempfile::tempdir().expect("dir");
+    let config = write_config(home.path(), "theme = \"dark\"\nnotify = \"loud\"\n");
+    let output = run(home.path(), &["doctor", "--config", &config]);
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "collie-phone: {config}:2:10: notify = \"loud\" is not a valid value; use one of: bell, osc9, osc777, off\n"
+        )
+    );
+    assert_eq!(output.status.code(), Some(1));
+
+    let config = write_config(home.path(), "\ntheme = \"neon\"\n");
+    let log = home.path().join("phone.log").display().to_string();
+    let output = run(home.path(), &["--config", &config, "--log", &log]);
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "collie-phone: {config}:2:9: theme = \"neon\" is not a valid value; use one of: dark, light, high-contrast, the path of a theme file\n"
+        )
+    );
+    assert_eq!(output.status.code(), Some(1));
+}
