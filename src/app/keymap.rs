@@ -1,11 +1,14 @@
 //! Keys: what each key does on each screen, the defaults (arrows and vim keys), overrides from
 //! the config file's `[keys]` section, and the lines of the `?` help, generated from the same
-//! table so the help can never drift from what the keys do.
+//! table so the help can never drift from what the keys do. Each screen's defaults are written
+//! in its room (`screens/<name>/keys.rs`); this file gathers them into one table.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::screens;
 
 /// Where the keys are read: a screen, or a part of one that takes typing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -534,7 +537,7 @@ impl Default for Keymap {
 }
 
 /// Moving through a list: arrows, vim keys, pages, ends.
-fn list_moves() -> Vec<(Chord, Action)> {
+pub(crate) fn list_moves() -> Vec<(Chord, Action)> {
     vec![
         (Chord::plain(KeyCode::Up), Action::Up),
         (Chord::ch('k'), Action::Up),
@@ -552,7 +555,7 @@ fn list_moves() -> Vec<(Chord, Action)> {
 }
 
 /// Keys every screen that does not take typing shares.
-fn common() -> Vec<(Chord, Action)> {
+pub(crate) fn common() -> Vec<(Chord, Action)> {
     vec![
         (Chord::ch('?'), Action::Help),
         (Chord::ch('q'), Action::Quit),
@@ -565,237 +568,31 @@ fn common() -> Vec<(Chord, Action)> {
 
 impl Keymap {
     pub fn defaults() -> Self {
-        use Action as A;
         let mut bindings = BTreeMap::new();
-        let mut home = common();
-        home.retain(|(_, a)| *a != A::Back);
-        home.extend(list_moves());
-        home.extend([
-            (Chord::plain(KeyCode::Enter), A::Open),
-            (Chord::plain(KeyCode::Right), A::Open),
-            (Chord::ch('l'), A::Open),
-            (Chord::ch('e'), A::JumpExpiring),
-            (Chord::ch('n'), A::NewPage),
-            (Chord::ch('H'), A::History),
-            (Chord::ch('/'), A::Filter),
-            (Chord::ch('w'), A::Wire),
-        ]);
-        bindings.insert(Context::Home, home);
-
-        let mut layout = common();
-        layout.extend(list_moves());
-        layout.extend([
-            (Chord::plain(KeyCode::Enter), A::Open),
-            (Chord::plain(KeyCode::Right), A::Open),
-            (Chord::ch('l'), A::Open),
-            (Chord::ch('r'), A::Rename),
-            (Chord::ch('c'), A::Close),
-            (Chord::ch('n'), A::NewPage),
-            (Chord::ch('H'), A::History),
-            (Chord::ch('/'), A::Filter),
-            (Chord::ch('w'), A::Wire),
-        ]);
-        bindings.insert(Context::Layout, layout);
-
-        let mut chat = common();
-        chat.extend(list_moves());
-        chat.extend([
-            (Chord::plain(KeyCode::Enter), A::FocusInput),
-            (Chord::ch('i'), A::FocusInput),
-            (Chord::plain(KeyCode::Tab), A::FocusInput),
-            (Chord::ch('t'), A::ToggleThinking),
-            (Chord::ch('x'), A::Abort),
-            (Chord::ch('R'), A::Retry),
-            (Chord::ch('e'), A::TakeBack),
-            (Chord::ch('a'), A::OpenAsk),
-            (Chord::ch('K'), A::MessageKind),
-            (Chord::ch('m'), A::SendMode),
-            (Chord::ch('c'), A::Close),
-            (Chord::ch('n'), A::NewPage),
-            (Chord::ch('H'), A::History),
-        ]);
-        for n in 1..=4u8 {
-            chat.push((Chord::plain(KeyCode::F(n)), A::Belt(n)));
-            chat.push((Chord::ch(char::from(b'0' + n)), A::Belt(n)));
-        }
-        chat.push((Chord::ch('w'), A::Wire));
-        bindings.insert(Context::PaneChat, chat);
-
-        let mut input = vec![
-            (Chord::plain(KeyCode::Enter), A::Send),
-            (Chord::alt(KeyCode::Enter), A::Newline),
-            (Chord::ctrl('j'), A::Newline),
-            (Chord::plain(KeyCode::Esc), A::Back),
-            (Chord::plain(KeyCode::PageUp), A::PageUp),
-            (Chord::plain(KeyCode::PageDown), A::PageDown),
-            (Chord::ctrl('x'), A::Abort),
-            (Chord::ctrl('r'), A::Retry),
-            (
-                Chord {
-                    code: KeyCode::Up,
-                    modifiers: KeyModifiers::CONTROL,
-                },
-                A::TakeBack,
-            ),
-            // Ctrl-K kills to the end of the line here, as in readline.
-            (Chord::ctrl('t'), A::MessageKind),
-            (Chord::ctrl('o'), A::SendMode),
-            (Chord::ctrl('c'), A::Quit),
-        ];
-        for n in 1..=4u8 {
-            input.push((Chord::plain(KeyCode::F(n)), A::Belt(n)));
-        }
-        bindings.insert(Context::PaneInput, input);
-
-        let mut card = common();
-        card.extend([
-            (Chord::ch('y'), A::AllowOnce),
-            (Chord::ch('n'), A::Deny),
-            (Chord::ch('a'), A::AllowAlways),
-            (Chord::ch('R'), A::Retry),
-            (Chord::plain(KeyCode::Up), A::Up),
-            (Chord::ch('k'), A::Up),
-            (Chord::plain(KeyCode::Down), A::Down),
-            (Chord::ch('j'), A::Down),
-            (Chord::plain(KeyCode::Enter), A::Submit),
-        ]);
-        card.extend((1..=8u8).map(|n| (Chord::ch(char::from(b'0' + n)), A::Pick(n))));
-        card.push((Chord::ch('w'), A::Wire));
-        bindings.insert(Context::Card, card);
-
+        bindings.insert(Context::Home, screens::home::keys::bindings());
+        bindings.insert(Context::Layout, screens::layout::keys::bindings());
+        bindings.insert(Context::PaneChat, screens::pane::keys::chat());
+        bindings.insert(Context::PaneInput, screens::pane::keys::input());
+        bindings.insert(Context::Card, screens::card::keys::choosing());
+        bindings.insert(Context::CardTyping, screens::card::keys::typing());
+        bindings.insert(Context::New, screens::new::keys::bindings());
+        bindings.insert(Context::History, screens::history::keys::list());
         bindings.insert(
-            Context::CardTyping,
-            vec![
-                (Chord::plain(KeyCode::Enter), A::Submit),
-                (Chord::alt(KeyCode::Enter), A::Newline),
-                (Chord::ctrl('j'), A::Newline),
-                (Chord::plain(KeyCode::Tab), A::NextField),
-                (Chord::plain(KeyCode::BackTab), A::PrevField),
-                (Chord::plain(KeyCode::Esc), A::Back),
-                (Chord::ctrl('r'), A::Retry),
-                (Chord::ctrl('c'), A::Quit),
-            ],
+            Context::Conversation,
+            screens::history::keys::conversation(),
         );
-
-        let mut new = common();
-        new.extend(list_moves());
-        new.extend([
-            (Chord::plain(KeyCode::Enter), A::Open),
-            (Chord::ch('/'), A::Filter),
-            (Chord::ch('w'), A::Wire),
-        ]);
-        bindings.insert(Context::New, new);
-
-        let mut history = common();
-        history.extend(list_moves());
-        history.extend([
-            (Chord::plain(KeyCode::Enter), A::Open),
-            (Chord::plain(KeyCode::Right), A::Open),
-            (Chord::ch('l'), A::Open),
-            (Chord::ch('o'), A::Reopen),
-            (Chord::ch('/'), A::Filter),
-            (Chord::ch('w'), A::Wire),
-        ]);
-        bindings.insert(Context::History, history);
-
-        let mut conversation = common();
-        conversation.extend(list_moves());
-        conversation.extend([
-            (Chord::ch('o'), A::Reopen),
-            (Chord::ch('t'), A::ToggleThinking),
-            (Chord::ch('w'), A::Wire),
-        ]);
-        bindings.insert(Context::Conversation, conversation);
-
-        let mut inspector = common();
-        inspector.extend(list_moves());
-        inspector.extend([
-            (Chord::plain(KeyCode::Enter), A::Open),
-            (Chord::plain(KeyCode::Right), A::Open),
-            (Chord::ch('l'), A::Open),
-            (Chord::ch('/'), A::Filter),
-            (Chord::ch('x'), A::Export),
-        ]);
-        bindings.insert(Context::Inspector, inspector);
-
-        let mut exchange = common();
-        exchange.extend(list_moves());
-        bindings.insert(Context::Exchange, exchange);
-
-        bindings.insert(
-            Context::Confirm,
-            vec![
-                (Chord::ch('y'), A::Confirm),
-                (Chord::plain(KeyCode::Enter), A::Confirm),
-                (Chord::ch('n'), A::Cancel),
-                (Chord::plain(KeyCode::Esc), A::Cancel),
-                (Chord::ctrl('c'), A::Cancel),
-            ],
-        );
-        // No Enter here: a second Enter after the one that asked must not allow always.
+        bindings.insert(Context::Inspector, screens::inspector::keys::bindings());
+        bindings.insert(Context::Exchange, screens::exchange::keys::bindings());
+        bindings.insert(Context::Confirm, screens::overlay::keys::confirm());
         bindings.insert(
             Context::ConfirmAlways,
-            vec![
-                (Chord::ch('y'), A::ConfirmAlways),
-                (Chord::ch('n'), A::Cancel),
-                (Chord::plain(KeyCode::Esc), A::Cancel),
-                (Chord::ctrl('c'), A::Cancel),
-            ],
+            screens::overlay::keys::confirm_always(),
         );
-        bindings.insert(
-            Context::Prompt,
-            vec![
-                (Chord::plain(KeyCode::Enter), A::Confirm),
-                (Chord::plain(KeyCode::Esc), A::Cancel),
-                (Chord::ctrl('c'), A::Cancel),
-            ],
-        );
-        bindings.insert(
-            Context::Filter,
-            vec![
-                (Chord::plain(KeyCode::Enter), A::Confirm),
-                (Chord::plain(KeyCode::Esc), A::Cancel),
-                (Chord::plain(KeyCode::Up), A::Up),
-                (Chord::plain(KeyCode::Down), A::Down),
-            ],
-        );
-        let mut kinds = vec![
-            (Chord::plain(KeyCode::Up), A::Up),
-            (Chord::ch('k'), A::Up),
-            (Chord::plain(KeyCode::Down), A::Down),
-            (Chord::ch('j'), A::Down),
-            (Chord::plain(KeyCode::Enter), A::Confirm),
-            (Chord::plain(KeyCode::Esc), A::Cancel),
-            (Chord::ch('q'), A::Cancel),
-            (Chord::ctrl('c'), A::Cancel),
-        ];
-        kinds.extend((1..=6u8).map(|n| (Chord::ch(char::from(b'0' + n)), A::Pick(n))));
-        bindings.insert(Context::KindPicker, kinds);
-        bindings.insert(
-            Context::DshForm,
-            vec![
-                (Chord::plain(KeyCode::Enter), A::Submit),
-                (Chord::plain(KeyCode::Tab), A::NextField),
-                (Chord::plain(KeyCode::Down), A::NextField),
-                (Chord::plain(KeyCode::BackTab), A::PrevField),
-                (Chord::plain(KeyCode::Up), A::PrevField),
-                (Chord::plain(KeyCode::Esc), A::Back),
-                (Chord::ctrl('r'), A::Retry),
-                (Chord::ctrl('c'), A::Quit),
-            ],
-        );
-        bindings.insert(
-            Context::Help,
-            vec![
-                (Chord::ch('?'), A::Help),
-                (Chord::plain(KeyCode::Esc), A::Back),
-                (Chord::ch('q'), A::Back),
-                (Chord::plain(KeyCode::Up), A::Up),
-                (Chord::ch('k'), A::Up),
-                (Chord::plain(KeyCode::Down), A::Down),
-                (Chord::ch('j'), A::Down),
-            ],
-        );
+        bindings.insert(Context::Prompt, screens::overlay::keys::prompt());
+        bindings.insert(Context::Filter, screens::overlay::keys::filter());
+        bindings.insert(Context::KindPicker, screens::overlay::keys::kind_picker());
+        bindings.insert(Context::DshForm, screens::dsh_form::keys::bindings());
+        bindings.insert(Context::Help, screens::overlay::keys::help());
         Self { bindings }
     }
 

@@ -46,11 +46,11 @@ impl PhoneSetup {
     /// The phone's part of the config, and the theme: `--theme` wins over the file's `theme`.
     pub fn load(config: &Config, theme: Option<&str>) -> anyhow::Result<Self> {
         let theme = match (theme, config.theme()) {
-            (Some(flag), _) => Theme::from_env(Some(flag))?,
+            (Some(flag), _) => crate::config::theme_from_env(Some(flag))?,
             (None, Some(from_file)) => from_file.inspect_err(|error| {
                 tracing::error!(%error, "the config file's theme is refused");
             })?,
-            (None, None) => Theme::from_env(None)?,
+            (None, None) => crate::config::theme_from_env(None)?,
         };
         Ok(Self {
             bell: config.bell(),

@@ -12,12 +12,14 @@ mod error;
 mod explain;
 mod file;
 mod phone;
+mod theme_file;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use dial::{AgentEntry, DialError, DshEntry, resolve_agents, resolve_bridges};
 pub use error::{BadValue, ConfigError, Hint, Place, Section, UnknownKey};
+pub use theme_file::{load_theme, theme_from_env};
 
 use crate::app::keymap::Keymap;
 use crate::app::notify::NotifyStyle;

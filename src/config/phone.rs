@@ -94,7 +94,7 @@ impl ThemeSetting {
     /// The theme, honouring NO_COLOR; a name that is neither built in nor a file lists the
     /// built-in ones.
     pub fn load(&self) -> Result<Theme, ConfigError> {
-        Theme::from_env(Some(&self.name)).map_err(|error| {
+        crate::config::theme_from_env(Some(&self.name)).map_err(|error| {
             let hint = match error {
                 ThemeError::NotFound(_) => Hint::OneOf(
                     BUILTIN_THEMES

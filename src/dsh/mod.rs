@@ -5,8 +5,3 @@
 //! contract is docs/DSH.md.
 
 pub mod wire;
-mod wire_enum;
-mod wire_events;
-mod wire_lenient;
-mod wire_sse;
-mod wire_values;

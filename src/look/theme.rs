@@ -5,8 +5,6 @@
 //! "dark gray", "reset"), `#rrggbb`, or a 0–255 palette index. A missing key takes the dark
 //! theme's value; an unknown key is an error that names it, so a typo never goes unnoticed.
 
-use std::path::Path;
-
 use ratatui::style::{Color, Modifier, Style};
 
 const DARK: &str = include_str!("../../themes/dark.toml");
@@ -91,29 +89,6 @@ impl Theme {
         Ok(theme)
     }
 
-    /// A built-in theme by name, or a theme file by path.
-    pub fn load(name_or_path: &str) -> Result<Theme, ThemeError> {
-        if let Some(theme) = Self::builtin(name_or_path) {
-            return Ok(theme);
-        }
-        let path = Path::new(name_or_path);
-        let text = std::fs::read_to_string(path).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::NotFound {
-                ThemeError::NotFound(name_or_path.to_string())
-            } else {
-                ThemeError::Read {
-                    path: name_or_path.to_string(),
-                    source,
-                }
-            }
-        })?;
-        let name = path
-            .file_stem()
-            .map(|stem| stem.to_string_lossy().into_owned())
-            .unwrap_or_else(|| name_or_path.to_string());
-        Self::from_toml(&name, &text)
-    }
-
     /// The theme without any colour, for NO_COLOR (https://no-color.org): modifiers stay.
     /// The selection and the urgent countdown get a modifier of their own so they stay visible.
     pub fn no_color(self) -> Theme {
@@ -142,17 +117,6 @@ impl Theme {
             countdown: strip(self.countdown),
             countdown_urgent: strip(self.countdown_urgent).add_modifier(Modifier::BOLD),
         }
-    }
-
-    /// The theme named (default "dark"), without colour when NO_COLOR is set and not empty.
-    pub fn from_env(name_or_path: Option<&str>) -> Result<Theme, ThemeError> {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
-        Self::resolve(name_or_path, no_color)
-    }
-
-    fn resolve(name_or_path: Option<&str>, no_color: bool) -> Result<Theme, ThemeError> {
-        let theme = Self::load(name_or_path.unwrap_or(DEFAULT_THEME))?;
-        Ok(if no_color { theme.no_color() } else { theme })
     }
 
     fn blank(name: &str) -> Theme {
@@ -397,11 +361,6 @@ mod tests {
             );
             assert!(plain.selected.add_modifier.contains(Modifier::REVERSED));
         }
-        let resolved = Theme::resolve(Some("light"), true).expect("light");
-        assert_eq!(resolved.text.fg, None);
-        let coloured = Theme::resolve(None, false).expect("dark");
-        assert_eq!(coloured.name, "dark");
-        assert!(coloured.text.fg.is_some());
     }
 
     #[test]
@@ -428,24 +387,5 @@ mod tests {
         assert_eq!(theme.text.fg, Some(Color::Rgb(1, 2, 3)));
         assert_eq!(theme.accent, dark.accent);
         assert_eq!(theme.name, "mine");
-    }
-
-    #[test]
-    fn load_takes_a_name_or_a_path() {
-        assert_eq!(Theme::load("light").expect("light").name, "light");
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("sunset.toml");
-        std::fs::write(
-            &path,
-            "accent = { fg = \"#ff8800\", modifiers = [\"bold\"] }",
-        )
-        .expect("write");
-        let theme = Theme::load(path.to_str().expect("utf-8 path")).expect("loads");
-        assert_eq!(theme.name, "sunset");
-        assert_eq!(theme.accent.fg, Some(Color::Rgb(0xff, 0x88, 0)));
-        assert!(matches!(
-            Theme::load("/no/such/theme.toml"),
-            Err(ThemeError::NotFound(_))
-        ));
     }
 }

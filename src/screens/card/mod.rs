@@ -7,6 +7,7 @@ pub mod arming;
 pub mod ask_diff;
 pub mod draw;
 pub mod draw_dsh;
+pub mod keys;
 pub mod state;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

@@ -4,6 +4,8 @@
 //! register by its absolute path (`/workspaces/create`) where the token may. Everything is
 //! checked here before it is sent, and the receipt of what was sent stays on the form.
 
+pub mod keys;
+
 pub mod draw;
 
 use crossterm::event::{KeyCode, KeyEvent};

@@ -3,6 +3,7 @@
 //! how far a page goes and `draw.rs` paints the same lines.
 
 pub mod draw;
+pub mod keys;
 
 use ratatui::layout::Rect;
 use ratatui::style::Style;

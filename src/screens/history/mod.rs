@@ -2,6 +2,7 @@
 //! reopen (SPEC W5). The next page is read as the selection nears the end.
 
 pub mod draw;
+pub mod keys;
 
 use crate::app::history::{HistoryStore, LOAD_AHEAD};
 use crate::app::keymap::Action;

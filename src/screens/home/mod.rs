@@ -3,6 +3,7 @@
 
 pub mod draw;
 pub mod draw_dsh;
+pub mod keys;
 
 use crate::app::inbox::{self, InboxRow};
 use crate::app::keymap::Action;

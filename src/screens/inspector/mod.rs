@@ -3,6 +3,7 @@
 //! export of the listed exchanges to a file for a bug report (written by the runner).
 
 pub mod draw;
+pub mod keys;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};

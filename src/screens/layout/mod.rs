@@ -2,6 +2,7 @@
 //! close any of them after a confirm (SPEC W5).
 
 pub mod draw;
+pub mod keys;
 
 use crate::app::agents::PaneRef;
 use crate::app::keymap::Action;

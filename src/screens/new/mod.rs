@@ -2,6 +2,7 @@
 //! soon as the agent's snapshot has it.
 
 pub mod draw;
+pub mod keys;
 
 use crate::app::keymap::Action;
 use crate::app::list::{Filter, ListCursor};

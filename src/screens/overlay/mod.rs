@@ -2,6 +2,7 @@
 //! cannot be taken back, or a one-line prompt such as a new title; and short messages.
 
 pub mod draw;
+pub mod keys;
 
 use time::OffsetDateTime;
 

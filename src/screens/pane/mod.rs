@@ -5,6 +5,7 @@ pub mod draw;
 pub mod draw_dsh;
 pub mod draw_kind;
 pub mod dsh;
+pub mod keys;
 
 use crossterm::event::KeyEvent;
 

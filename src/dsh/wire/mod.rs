@@ -12,15 +12,23 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::wire_enum::dsh_open_enum;
+mod basics;
+mod events;
+mod lenient;
+mod open_enum;
+mod sse;
+mod values;
+
+use self::open_enum::dsh_open_enum;
 use crate::wire::DecodeError;
 use crate::wire::limits::MAX_SHORT;
 use crate::wire::sanitize::{Lines, Report, clean, clean_opt};
 
-pub use super::wire_events::*;
-pub use super::wire_lenient::{Unread, read_lenient};
-pub use super::wire_sse::*;
-pub use super::wire_values::*;
+pub use self::basics::{ErrorInfo, ModelConfig};
+pub use self::events::*;
+pub use self::lenient::{Unread, read_lenient};
+pub use self::sse::*;
+pub use self::values::*;
 
 /// The only protocol version this program speaks (seed §1, SPEC D2).
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -192,7 +200,7 @@ impl BridgeError {
                 _ => None,
             })
             .take(limits::MAX_SMALL_LIST)
-            .map(|word| crate::dsh::wire_enum::clean_word(&word))
+            .map(|word| self::open_enum::clean_word(&word))
             .collect()
     }
 

@@ -8,12 +8,10 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::wire::limits;
-use super::wire_enum::dsh_open_enum;
-use super::wire_lenient::{Unread, read_lenient};
-use super::wire_values::{
-    ErrorInfo, ModelConfig, clean_name, clean_name_opt, config_opt, error_opt,
-};
+use super::basics::{ErrorInfo, ModelConfig, clean_name, clean_name_opt, config_opt, error_opt};
+use super::lenient::{Unread, read_lenient};
+use super::limits;
+use super::open_enum::dsh_open_enum;
 use crate::wire::sanitize::{Lines, Report, clean, clean_opt};
 
 /// One bridge event (seed §3). `sessionSeq` is the cursor; the pair `(sessionId, sessionSeq)`
@@ -384,7 +382,7 @@ fn project(kind: &str, fields: Map<String, Value>, unread: &mut Vec<Unread>) -> 
         _ => None,
     };
     body.unwrap_or_else(|| EventBody::Unknown {
-        kind: super::wire_enum::clean_word(kind),
+        kind: super::open_enum::clean_word(kind),
         fields,
     })
 }
@@ -456,12 +454,12 @@ impl Event {
             EventBody::Log(log) => {
                 preview(&mut log.summary, "summary", report);
                 let mut data = Some(std::mem::take(&mut log.data));
-                super::wire::cap_json(&mut data, &format!("{path}.data"), report);
+                super::cap_json(&mut data, &format!("{path}.data"), report);
                 log.data = data.unwrap_or(Value::Null);
             }
             EventBody::Unknown { fields, .. } => {
                 let mut blob = Some(Value::Object(std::mem::take(fields)));
-                super::wire::cap_json(&mut blob, &format!("{path}.fields"), report);
+                super::cap_json(&mut blob, &format!("{path}.fields"), report);
                 if let Some(Value::Object(kept)) = blob {
                     *fields = kept;
                 }

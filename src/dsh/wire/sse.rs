@@ -2,8 +2,8 @@
 //! separated by a blank line, `: keep-alive` comment lines, no SSE ids (resume by `sinceSeq`).
 //! Re-exported by `dsh::wire`.
 
-use super::wire::SSE_EVENT_NAME;
-use super::wire_events::Event;
+use super::SSE_EVENT_NAME;
+use super::events::Event;
 
 /// The keep-alive comment line the bridge writes every 15 s (seed GET /events).
 pub const KEEP_ALIVE_FRAME: &str = ": keep-alive\n\n";

@@ -1,0 +1,24 @@
+//! The keys of this room's screen, as data: `app::keymap` gathers every room's table, applies
+//! the config's `[keys]`, and makes the `?` help from the same table.
+
+use crossterm::event::KeyCode;
+
+use crate::app::keymap::{Action, Chord, common, list_moves};
+
+/// The workspaces screen's keys.
+pub(crate) fn bindings() -> Vec<(Chord, Action)> {
+    let mut layout = common();
+    layout.extend(list_moves());
+    layout.extend([
+        (Chord::plain(KeyCode::Enter), Action::Open),
+        (Chord::plain(KeyCode::Right), Action::Open),
+        (Chord::ch('l'), Action::Open),
+        (Chord::ch('r'), Action::Rename),
+        (Chord::ch('c'), Action::Close),
+        (Chord::ch('n'), Action::NewPage),
+        (Chord::ch('H'), Action::History),
+        (Chord::ch('/'), Action::Filter),
+        (Chord::ch('w'), Action::Wire),
+    ]);
+    layout
+}

@@ -1,0 +1,62 @@
+//! The keys of this room's screen, as data: `app::keymap` gathers every room's table, applies
+//! the config's `[keys]`, and makes the `?` help from the same table.
+
+use crossterm::event::{KeyCode, KeyModifiers};
+
+use crate::app::keymap::{Action, Chord, common, list_moves};
+
+/// A pane with the chat focused: letters are commands.
+pub(crate) fn chat() -> Vec<(Chord, Action)> {
+    let mut chat = common();
+    chat.extend(list_moves());
+    chat.extend([
+        (Chord::plain(KeyCode::Enter), Action::FocusInput),
+        (Chord::ch('i'), Action::FocusInput),
+        (Chord::plain(KeyCode::Tab), Action::FocusInput),
+        (Chord::ch('t'), Action::ToggleThinking),
+        (Chord::ch('x'), Action::Abort),
+        (Chord::ch('R'), Action::Retry),
+        (Chord::ch('e'), Action::TakeBack),
+        (Chord::ch('a'), Action::OpenAsk),
+        (Chord::ch('K'), Action::MessageKind),
+        (Chord::ch('m'), Action::SendMode),
+        (Chord::ch('c'), Action::Close),
+        (Chord::ch('n'), Action::NewPage),
+        (Chord::ch('H'), Action::History),
+    ]);
+    for n in 1..=4u8 {
+        chat.push((Chord::plain(KeyCode::F(n)), Action::Belt(n)));
+        chat.push((Chord::ch(char::from(b'0' + n)), Action::Belt(n)));
+    }
+    chat.push((Chord::ch('w'), Action::Wire));
+    chat
+}
+
+/// A pane with the input focused: letters are typed, so commands are chords.
+pub(crate) fn input() -> Vec<(Chord, Action)> {
+    let mut input = vec![
+        (Chord::plain(KeyCode::Enter), Action::Send),
+        (Chord::alt(KeyCode::Enter), Action::Newline),
+        (Chord::ctrl('j'), Action::Newline),
+        (Chord::plain(KeyCode::Esc), Action::Back),
+        (Chord::plain(KeyCode::PageUp), Action::PageUp),
+        (Chord::plain(KeyCode::PageDown), Action::PageDown),
+        (Chord::ctrl('x'), Action::Abort),
+        (Chord::ctrl('r'), Action::Retry),
+        (
+            Chord {
+                code: KeyCode::Up,
+                modifiers: KeyModifiers::CONTROL,
+            },
+            Action::TakeBack,
+        ),
+        // Ctrl-K kills to the end of the line here, as in readline.
+        (Chord::ctrl('t'), Action::MessageKind),
+        (Chord::ctrl('o'), Action::SendMode),
+        (Chord::ctrl('c'), Action::Quit),
+    ];
+    for n in 1..=4u8 {
+        input.push((Chord::plain(KeyCode::F(n)), Action::Belt(n)));
+    }
+    input
+}

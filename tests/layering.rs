@@ -1,0 +1,517 @@
+//! The layers of docs/ARCHITECTURE.md, kept by a test: every file of `src/` is read with `syn`,
+//! every path it names inside the crate (`crate::…`, `super::…`, `self::…`, in `use` lines and
+//! in code) is resolved to the module it points at, and a path that runs against the arrows fails
+//! with the file, the line and both layers.
+//!
+//! Beside the arrows it keeps three house rules:
+//! - only the ui layer (and the runner) draws: `ratatui::Frame`, widgets and buffers are named
+//!   nowhere else;
+//! - the pure layers do no I/O: no files, sockets, processes or tokio in wire, look, app or ui;
+//! - no two sibling files import each other (a cycle inside a folder is a cycle all the same).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use syn::visit::Visit;
+
+/// The layers, lowest first. A layer may use the ones listed as below it, never the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Layer {
+    /// Shapes, limits and cleaning of both wires (`wire`, and `dsh`, the DSH bridge's wire).
+    Wire,
+    /// The one way out to a terminal, a stream or a file: clean, then scrub tokens.
+    Out,
+    Transport,
+    /// Sessions of both protocols, polling, intents, the journal, recording.
+    Engine,
+    /// Text laid out without a terminal: widths, wrapping, markdown, the theme, chat lines.
+    Look,
+    /// The phone's state and its pure update, and each screen room's `mod.rs`.
+    App,
+    /// Drawing only: `ui`, and each screen room's `draw*.rs`.
+    Ui,
+    /// The terminal loop.
+    Tui,
+    /// The config file, read once, typed for the layers below.
+    Config,
+    /// Servers: the reference agent, its worlds and chaos, the replay server, the DSH bridge.
+    Agent,
+    /// Tools for agent authors.
+    Check,
+    Doctor,
+    /// Properties the fuzz targets run (it reaches into several layers on purpose).
+    FuzzChecks,
+    /// The commands: may use everything.
+    Cli,
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// What each layer may use besides itself. The arrows of docs/ARCHITECTURE.md, as data.
+fn may_use(layer: Layer) -> &'static [Layer] {
+    use Layer::*;
+    match layer {
+        Wire => &[Out],
+        Out => &[Wire],
+        Transport => &[Wire, Out],
+        Engine => &[Wire, Out, Transport],
+        Look => &[Wire, Out, Engine],
+        App => &[Wire, Out, Engine, Look],
+        Ui => &[Wire, Out, Engine, Look, App],
+        Tui => &[Wire, Out, Transport, Engine, Look, App, Ui],
+        Config => &[Wire, Out, Transport, Engine, Look, App, Ui],
+        Agent => &[Wire, Out, Transport],
+        Check => &[Wire, Out, Transport],
+        Doctor => &[Wire, Out, Transport, Engine],
+        FuzzChecks => &[Wire, Out, Engine, Look, App, Ui, Agent],
+        Cli => &[
+            Wire, Out, Transport, Engine, Look, App, Ui, Tui, Config, Agent, Check, Doctor,
+        ],
+    }
+}
+
+/// The layer a module belongs to, from its path inside the crate (`["screens", "home", "draw"]`).
+fn layer_of(module: &[String]) -> Option<Layer> {
+    let first = module.first()?.as_str();
+    let second = module.get(1).map(String::as_str);
+    let third = module.get(2).map(String::as_str);
+    Some(match first {
+        "wire" => Layer::Wire,
+        // `dsh` is the DSH wire; its client is part of the engine and its reference bridge a
+        // server, wherever the tree keeps them.
+        "dsh" => match second {
+            Some("client") => Layer::Engine,
+            Some("bridge") => Layer::Agent,
+            _ => Layer::Wire,
+        },
+        "out" => Layer::Out,
+        "transport" => Layer::Transport,
+        "engine" => Layer::Engine,
+        "look" => Layer::Look,
+        "app" => Layer::App,
+        "screens" => match third {
+            Some(name) if name == "draw" || name.starts_with("draw_") => Layer::Ui,
+            _ => Layer::App,
+        },
+        "ui" => Layer::Ui,
+        "tui" => Layer::Tui,
+        "config" => Layer::Config,
+        "agent" | "replay" => Layer::Agent,
+        "check" => Layer::Check,
+        "doctor" => Layer::Doctor,
+        "fuzz_checks" => Layer::FuzzChecks,
+        "cli" => Layer::Cli,
+        _ => return None,
+    })
+}
+
+/// Paths outside the crate that only the drawing layers may name.
+const DRAWING: &[&str] = &[
+    "ratatui::Frame",
+    "ratatui::Terminal",
+    "ratatui::widgets",
+    "ratatui::buffer",
+    "ratatui::backend",
+];
+
+/// Paths outside the crate that mean I/O, which the pure layers never name.
+const INPUT_OUTPUT: &[&str] = &[
+    "std::fs",
+    "std::net",
+    "std::process",
+    "std::os::unix::net",
+    "tokio",
+    "reqwest",
+    "hyper_util",
+    "tokio_rustls",
+];
+
+const PURE: &[Layer] = &[Layer::Wire, Layer::Look, Layer::App, Layer::Ui];
+
+/// One path a file names, with where.
+#[derive(Debug, Clone)]
+struct Named {
+    line: usize,
+    /// Resolved: inside the crate, relative to its root; outside, as written.
+    path: Vec<String>,
+    inside: bool,
+    /// Named inside a `#[cfg(test)]` module: held to the arrows, but a test may read a file
+    /// or a sibling's insides.
+    in_test: bool,
+}
+
+struct Collector {
+    /// The module whose code is being read (grows with inline `mod x { … }`).
+    module: Vec<String>,
+    named: Vec<Named>,
+    /// How many `#[cfg(test)]` modules enclose the code being read.
+    tests: usize,
+}
+
+impl Collector {
+    fn resolve(&self, segments: &[String], line: usize) -> Option<Named> {
+        let first = segments.first()?.as_str();
+        let (inside, path) = match first {
+            "crate" => (true, segments[1..].to_vec()),
+            "self" | "super" => {
+                let mut base = self.module.clone();
+                let mut rest = segments;
+                while let Some(head) = rest.first() {
+                    match head.as_str() {
+                        "self" => {}
+                        "super" => {
+                            base.pop();
+                        }
+                        _ => break,
+                    }
+                    rest = &rest[1..];
+                }
+                base.extend(rest.iter().cloned());
+                (true, base)
+            }
+            _ => (false, segments.to_vec()),
+        };
+        Some(Named {
+            line,
+            path,
+            inside,
+            in_test: self.tests > 0,
+        })
+    }
+
+    fn push(&mut self, segments: Vec<String>, line: usize) {
+        if let Some(named) = self.resolve(&segments, line) {
+            self.named.push(named);
+        }
+    }
+
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(prefix, &p.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let mut whole = prefix.clone();
+                if n.ident != "self" {
+                    whole.push(n.ident.to_string());
+                }
+                self.push(whole, n.ident.span().start().line);
+            }
+            syn::UseTree::Rename(r) => {
+                let mut whole = prefix.clone();
+                if r.ident != "self" {
+                    whole.push(r.ident.to_string());
+                }
+                self.push(whole, r.ident.span().start().line);
+            }
+            syn::UseTree::Glob(g) => {
+                self.push(prefix.clone(), g.star_token.spans[0].start().line);
+            }
+            syn::UseTree::Group(g) => {
+                for tree in &g.items {
+                    self.use_tree(prefix, tree);
+                }
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Collector {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        let mut prefix = Vec::new();
+        self.use_tree(&mut prefix, &item.tree);
+    }
+
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if item.content.is_some() {
+            let test = item.attrs.iter().any(is_cfg_test);
+            self.tests += usize::from(test);
+            self.module.push(item.ident.to_string());
+            syn::visit::visit_item_mod(self, item);
+            self.module.pop();
+            self.tests -= usize::from(test);
+        }
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if path.leading_colon.is_none() && segments.len() > 1 {
+            let line = path
+                .segments
+                .first()
+                .map(|s| s.ident.span().start().line)
+                .unwrap_or(0);
+            self.push(segments, line);
+        }
+        syn::visit::visit_path(self, path);
+    }
+}
+
+fn is_cfg_test(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("cfg")
+        && attr
+            .parse_args::<syn::Ident>()
+            .is_ok_and(|word| word == "test")
+}
+
+/// One source file: where it is, its module path and what it names.
+struct Source {
+    file: PathBuf,
+    module: Vec<String>,
+    named: Vec<Named>,
+}
+
+fn module_of(relative: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if let Some(last) = parts.pop() {
+        let stem = last.trim_end_matches(".rs").to_string();
+        if stem != "mod" && stem != "lib" && stem != "main" {
+            parts.push(stem);
+        }
+    }
+    parts
+}
+
+fn sources() -> Vec<Source> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|file| {
+            let relative = file.strip_prefix(&root).unwrap_or(&file).to_path_buf();
+            let text = std::fs::read_to_string(&file)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let module = module_of(&relative);
+            let named = collect(&module, &text)
+                .unwrap_or_else(|e| panic!("{}: does not parse: {e}", file.display()));
+            Source {
+                file: relative,
+                module,
+                named,
+            }
+        })
+        .collect()
+}
+
+/// Every path the code of `module` names.
+fn collect(module: &[String], text: &str) -> syn::Result<Vec<Named>> {
+    let parsed = syn::parse_file(text)?;
+    let mut collector = Collector {
+        module: module.to_vec(),
+        named: Vec::new(),
+        tests: 0,
+    };
+    collector.visit_file(&parsed);
+    Ok(collector.named)
+}
+
+/// The paths of `named` that run against the arrows from `module`, as "line: path".
+fn against_the_arrows(module: &[String], named: &[Named]) -> Vec<String> {
+    let Some(from) = layer_of(module) else {
+        return Vec::new();
+    };
+    named
+        .iter()
+        .filter(|n| n.inside)
+        .filter_map(|n| {
+            let to = layer_of(&n.path)?;
+            (to != from && !may_use(from).contains(&to)).then(|| {
+                format!(
+                    "{}: {from} may not use {to}: crate::{}",
+                    n.line,
+                    n.path.join("::")
+                )
+            })
+        })
+        .collect()
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+}
+
+fn starts_with(path: &[String], prefix: &str) -> bool {
+    let prefix: Vec<&str> = prefix.split("::").collect();
+    path.len() >= prefix.len() && path.iter().zip(&prefix).all(|(a, b)| a == b)
+}
+
+#[test]
+fn the_arrows_have_no_cycle() {
+    // Each layer uses only layers listed before it in the enum, so no path can come back.
+    use Layer::*;
+    let all = [
+        Wire, Out, Transport, Engine, Look, App, Ui, Tui, Config, Agent, Check, Doctor, FuzzChecks,
+        Cli,
+    ];
+    for layer in all {
+        for below in may_use(layer) {
+            let back = may_use(*below).contains(&layer);
+            // wire and out are one floor: cleaning is wire, the way out uses it, and wire's
+            // writers go out through it.
+            let one_floor = matches!((layer, *below), (Wire, Out) | (Out, Wire));
+            assert!(!back || one_floor, "{layer} and {below} may use each other");
+        }
+    }
+}
+
+#[test]
+fn no_import_runs_against_the_arrows() {
+    let mut wrong = Vec::new();
+    for source in sources() {
+        for line in against_the_arrows(&source.module, &source.named) {
+            wrong.push(format!("{}:{line}", source.file.display()));
+        }
+    }
+    wrong.dedup();
+    assert!(
+        wrong.is_empty(),
+        "imports against the arrows (docs/ARCHITECTURE.md):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_reader_catches_every_way_of_naming_a_path() {
+    // A made-up app file naming ui four ways: a use line, a group, super::super, and a path
+    // in code; and a room's mod.rs naming its own draw.rs. Each is caught, with its line.
+    let module: Vec<String> = ["app", "made_up"].map(String::from).to_vec();
+    let text = "use crate::ui::filter;\n\
+                use crate::{look::wrap, ui::put};\n\
+                fn f() {\n\
+                    super::super::ui::put();\n\
+                    let _ = crate::screens::home::draw::draw;\n\
+                }\n";
+    let named = collect(&module, text).expect("parses");
+    let wrong = against_the_arrows(&module, &named);
+    assert_eq!(
+        wrong,
+        [
+            "1: App may not use Ui: crate::ui::filter",
+            "2: App may not use Ui: crate::ui::put",
+            "4: App may not use Ui: crate::ui::put",
+            "5: App may not use Ui: crate::screens::home::draw::draw",
+        ]
+    );
+    let room: Vec<String> = ["screens", "home"].map(String::from).to_vec();
+    let named = collect(
+        &room,
+        "use self::draw::draw;\nuse super::pane::PaneScreen;\n",
+    )
+    .expect("parses");
+    assert_eq!(
+        against_the_arrows(&room, &named),
+        ["1: App may not use Ui: crate::screens::home::draw::draw"]
+    );
+}
+
+#[test]
+fn only_the_ui_draws_and_the_pure_layers_do_no_io() {
+    let mut wrong = Vec::new();
+    for source in sources() {
+        let Some(layer) = layer_of(&source.module) else {
+            continue;
+        };
+        for named in source.named.iter().filter(|n| !n.inside && !n.in_test) {
+            if layer != Layer::Ui
+                && layer != Layer::Tui
+                && layer != Layer::Cli
+                && layer != Layer::FuzzChecks
+                && DRAWING.iter().any(|p| starts_with(&named.path, p))
+            {
+                wrong.push(format!(
+                    "{}:{}: {layer} draws: {}",
+                    source.file.display(),
+                    named.line,
+                    named.path.join("::")
+                ));
+            }
+            if PURE.contains(&layer) && INPUT_OUTPUT.iter().any(|p| starts_with(&named.path, p)) {
+                wrong.push(format!(
+                    "{}:{}: {layer} does I/O: {}",
+                    source.file.display(),
+                    named.line,
+                    named.path.join("::")
+                ));
+            }
+        }
+    }
+    wrong.dedup();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_two_sibling_files_import_each_other() {
+    // Which sibling modules each file names: `a/b.rs` naming `a::c::…` names its sibling `c`.
+    let mut names: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    let sources = sources();
+    let is_folder: BTreeSet<Vec<String>> = sources
+        .iter()
+        .filter(|s| s.file.ends_with("mod.rs"))
+        .map(|s| s.module.clone())
+        .collect();
+    for source in &sources {
+        if source.module.is_empty() || is_folder.contains(&source.module) {
+            // A folder's mod.rs is the parent of its files, not their sibling.
+            continue;
+        }
+        let parent = &source.module[..source.module.len() - 1];
+        for named in source.named.iter().filter(|n| n.inside && !n.in_test) {
+            if named.path.len() > parent.len() && named.path.starts_with(parent) {
+                let sibling = named.path[..=parent.len()].to_vec();
+                if sibling != source.module && !is_folder.contains(&sibling) {
+                    names
+                        .entry(source.module.clone())
+                        .or_default()
+                        .insert(sibling);
+                }
+            }
+        }
+    }
+    let mut cycles = Vec::new();
+    for (a, named) in &names {
+        for b in named {
+            if a < b && names.get(b).is_some_and(|back| back.contains(a)) {
+                cycles.push(format!("{} <-> {}", a.join("::"), b.join("::")));
+            }
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "sibling files that import each other:\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn every_source_file_has_a_layer() {
+    let lost: Vec<String> = sources()
+        .iter()
+        .filter(|s| !s.module.is_empty() && layer_of(&s.module).is_none())
+        .map(|s| s.file.display().to_string())
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "files in no layer (add them to layer_of and docs/ARCHITECTURE.md):\n{}",
+        lost.join("\n")
+    );
+}
