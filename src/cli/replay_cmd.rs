@@ -28,7 +28,7 @@ pub struct ReplayArgs {
     /// The recording, written by `--record FILE`.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// Only serve, on this socket (SPEC S1, S2), and print `listening unix:PATH`; point the
+    /// Only serve, on this socket (docs/SPEC.md § The socket), and print `listening unix:PATH`; point the
     /// phone at it with --socket PATH.
     #[arg(long, value_name = "PATH")]
     pub socket: Option<PathBuf>,
