@@ -34,7 +34,7 @@ const SOCKET_NAME: &str = "agent.sock";
 const START_DEADLINE: Duration = Duration::from_secs(20);
 /// How long a stopping agent may take to save its world before it is killed.
 const STOP_DEADLINE: Duration = Duration::from_secs(5);
-/// How long a restarted agent stays "starting", so the phone can show it (docs/SPEC.md § Hello and the epoch).
+/// How long a restarted agent stays "starting", so the phone can show it (SPEC H3).
 const RESTART_READY_AFTER_MS: u64 = 2000;
 
 #[derive(Debug, Args)]
