@@ -189,6 +189,10 @@ fn t2_token_must_be_32_printable_bytes_without_spaces() {
             path.to_str().expect("utf-8"),
         ]);
         assert_eq!(refused.status.code(), Some(1), "{bad:?}");
-        assert!(refused.stderr.contains("SPEC T2"), "{}", refused.stderr);
+        assert!(
+            refused.stderr.contains("docs/SPEC.md § TLS and the token"),
+            "{}",
+            refused.stderr
+        );
     }
 }

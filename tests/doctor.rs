@@ -1,6 +1,6 @@
 //! `collie-phone doctor` against real agents: every line it prints, its JSON and its exit code
 //! (issue 5). Socket privacy part by part (SPEC S3, S4), the token (T2, T3), hello and versions
-//! (H1, H2, H3, V4, V5), the snapshot's ETag and a 304 (W4).
+//! (H1, H2, H3, V4, V5), the snapshot's ETag and a 304 (H4).
 
 mod common;
 
@@ -224,7 +224,7 @@ async fn v4_v5_versions_that_do_not_meet_show_both_ranges() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn w4_an_agent_that_never_answers_304_is_caught_with_a_fix() {
+async fn h4_an_agent_that_never_answers_304_is_caught_with_a_fix() {
     let faulty = Faulty::new();
     faulty.set(|b| b.never_not_modified = true);
     let (socket, _dir) = faulty.serve_socket().await;

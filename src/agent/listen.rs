@@ -131,14 +131,14 @@ pub fn bind_unix(path: &Path) -> anyhow::Result<Binding> {
 pub fn check_socket_path(path: &Path) -> anyhow::Result<()> {
     if !path.is_absolute() {
         bail!(
-            "the socket path {} is not absolute; give the whole path from / (SPEC S1)",
+            "the socket path {} is not absolute; give the whole path from / (docs/SPEC.md § The socket)",
             path.display()
         );
     }
     let length = path.as_os_str().len();
     if length > limits::MAX_SOCKET_PATH {
         bail!(
-            "the socket path {} is {length} bytes, more than the {} a socket path may have (SPEC S1)",
+            "the socket path {} is {length} bytes, more than the {} a socket path may have (docs/SPEC.md § The socket)",
             path.display(),
             limits::MAX_SOCKET_PATH
         );
@@ -178,7 +178,7 @@ fn ensure_private_folder(folder: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("could not look at the socket folder {}", folder.display()))?;
     if metadata.file_type().is_symlink() {
         bail!(
-            "the socket folder {} is a symlink; name the real folder (SPEC S3)",
+            "the socket folder {} is a symlink; name the real folder (docs/SPEC.md § The socket)",
             folder.display()
         );
     }
@@ -187,7 +187,7 @@ fn ensure_private_folder(folder: &Path) -> anyhow::Result<()> {
     }
     if metadata.uid() != effective_uid() {
         bail!(
-            "the socket folder {} belongs to another user (uid {}); use a folder of your own (SPEC S2)",
+            "the socket folder {} belongs to another user (uid {}); use a folder of your own (docs/SPEC.md § The socket)",
             folder.display(),
             metadata.uid()
         );
@@ -196,7 +196,7 @@ fn ensure_private_folder(folder: &Path) -> anyhow::Result<()> {
     if mode != 0o700 {
         bail!(
             "the socket folder {} has mode {mode:03o}, not 0700, so others could reach the socket; \
-             run `chmod 700 {}` or pick another folder (SPEC S2)",
+             run `chmod 700 {}` or pick another folder (docs/SPEC.md § The socket)",
             folder.display(),
             folder.display()
         );
@@ -214,9 +214,9 @@ fn warn_about_open_ancestors(folder: &Path) {
         };
         let mode = metadata.mode();
         if metadata.file_type().is_symlink() {
-            tracing::warn!(folder = %ancestor.display(), "a folder above the socket is a symlink; Collie will refuse it (SPEC S3)");
+            tracing::warn!(folder = %ancestor.display(), "a folder above the socket is a symlink; Collie will refuse it (docs/SPEC.md § The socket)");
         } else if mode & 0o022 != 0 && mode & 0o1000 == 0 {
-            tracing::warn!(folder = %ancestor.display(), "a folder above the socket is writable by others without the sticky bit; Collie will refuse it (SPEC S3)");
+            tracing::warn!(folder = %ancestor.display(), "a folder above the socket is writable by others without the sticky bit; Collie will refuse it (docs/SPEC.md § The socket)");
         }
     }
 }
@@ -308,7 +308,7 @@ pub async fn bind_tcp(address: &str, tls: Option<&TlsFiles>) -> anyhow::Result<B
     if tls.is_none() && !chosen.ip().is_loopback() {
         bail!(
             "plain http is only for a local test, so it listens on a loopback address like 127.0.0.1 \
-             (SPEC T1); {address} is not one: add --tls-cert and --tls-key to serve https there"
+             (docs/SPEC.md § TLS and the token); {address} is not one: add --tls-cert and --tls-key to serve https there"
         );
     }
     let acceptor = tls.map(tls_acceptor).transpose()?;

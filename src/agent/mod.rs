@@ -32,7 +32,7 @@ pub enum WorldKind {
     Demo,
     /// No workspaces at all, but starters.
     Empty,
-    /// Every limit of SPEC L filled, for benchmarks and stress tests.
+    /// Every limit of docs/SPEC.md § Limits filled, for benchmarks and stress tests.
     Big,
 }
 

@@ -435,7 +435,7 @@ fn a14(probe: &Probe) -> Vec<Finding> {
         return vec![Finding::skipped(
             "A14",
             WHAT,
-            "the agent has no open ask it can be answered gently in a pane whose turn is running: A14 needs one to decide, then end its turn",
+            "the agent has no open ask it can be answered gently in a pane whose turn is running: this rule needs one to decide, then end its turn",
         )];
     };
     let first = match decide(probe, &ask) {
@@ -499,7 +499,7 @@ fn end_turn(probe: &Probe, ask: &OpenAsk) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "sent {} to end the turn, got {}; A14 needs the turn to end after the decision",
+            "sent {} to end the turn, got {}; this rule needs the turn to end after the decision",
             sent.describe(),
             got.describe()
         ))

@@ -114,7 +114,7 @@ fn h1(probe: &Probe) -> Vec<Finding> {
                 Ok(())
             } else {
                 Err(format!(
-                    "a second hello said epoch {epoch_again:?}, the first {epoch:?}: a new epoch means the agent restarted (SPEC H5)"
+                    "a second hello said epoch {epoch_again:?}, the first {epoch:?}: a new epoch means the agent restarted (docs/SPEC.md § Hello and the epoch)"
                 ))
             }
         },

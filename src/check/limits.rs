@@ -36,7 +36,7 @@ use scan::{Found, list};
 
 pub(super) const RULES: &[Rule] = &[Rule {
     id: "L",
-    title: "every limit of SPEC L on what the agent sends",
+    title: "every limit of docs/SPEC.md § Limits on what the agent sends",
     phase: Phase::Ready,
     run: l,
 }];
@@ -328,7 +328,7 @@ fn reply_size(sample: &Sample) -> Finding {
         .over_cap
         .iter()
         .map(|(request, cap)| {
-            format!("{request} got a reply over {cap} bytes, which Collie stops reading and never uses (SPEC W7)")
+            format!("{request} got a reply over {cap} bytes, which Collie stops reading and never uses (docs/SPEC.md § The wire)")
         })
         .collect();
     let largest: Vec<String> = Route::ALL

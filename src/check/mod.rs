@@ -214,7 +214,7 @@ pub fn run(mut probe: Probe) -> Result<Report, Unreachable> {
                 vec![Finding::skipped(
                     rule.id,
                     rule.title,
-                    "the agent's hello is not a collie-durable hello, so Collie makes no further call (SPEC H1)",
+                    "the agent's hello is not a collie-durable hello, so Collie makes no further call (docs/SPEC.md § Hello and the epoch)",
                 )]
             };
         }

@@ -166,7 +166,7 @@ pub enum Unreachable {
     #[error("no reply to GET /session/v1/hello from {agent}: {why}")]
     NoReply { agent: String, why: TransportError },
     #[error(
-        "{agent} refused the token: GET /session/v1/hello got {status}; check --token-file (SPEC T6)"
+        "{agent} refused the token: GET /session/v1/hello got {status}; check --token-file (docs/SPEC.md § TLS and the token)"
     )]
     TokenRefused { agent: String, status: u16 },
     #[error("cannot start the async runtime: {0}")]

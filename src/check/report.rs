@@ -99,7 +99,7 @@ impl Report {
         ));
         if summary.failed > 0 {
             out.push_str(&format!(
-                ". Failed rules: {}. Each failure says what was sent, what came back and what SPEC expects.",
+                ". Failed rules: {}. Each failure says what was sent, what came back and what docs/SPEC.md expects.",
                 self.failed_rules().join(", ")
             ));
         } else if !self.allow_writes {

@@ -32,7 +32,7 @@ fn t3(probe: &Probe) -> Vec<Finding> {
         return vec![Finding::skipped(
             "T3",
             "a missing or wrong token gets a bare 401",
-            "only over TCP: on a socket there is no token, the private socket is the access control (SPEC S5)",
+            "only over TCP: on a socket there is no token, the private socket is the access control (docs/SPEC.md § The socket)",
         )];
     }
     let unknown = probe.unknown_id();

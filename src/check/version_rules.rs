@@ -77,7 +77,7 @@ fn v2(probe: &Probe) -> Vec<Finding> {
 /// With `--allow-writes`: a rename of a tab to its own title, carrying an unknown field, is
 /// done like any rename.
 fn rename_with_unknown_field(probe: &Probe) -> Finding {
-    const WHAT: &str = "a rename with an unknown field is done (the phone's half of V2, ignoring what it reads, is Collie's side)";
+    const WHAT: &str = "a rename with an unknown field is done (the phone's half of the rule, ignoring what it reads, is Collie's side)";
     if !probe.allow_writes() {
         return Finding::skipped("V2", WHAT, NEEDS_WRITES);
     }

@@ -18,13 +18,15 @@ use crate::agent::server::{Access, Server, TokenGate};
 
 #[derive(Debug, Args)]
 pub struct AgentArgs {
-    /// Listen on this Unix socket: an absolute path of at most 103 bytes (SPEC S1).
+    /// Listen on this Unix socket: an absolute path of at most 103 bytes
+    /// (docs/SPEC.md § The socket).
     #[arg(long, value_name = "PATH", env = "COLLIE_DURABLE_SOCKET")]
     pub socket: Option<PathBuf>,
     /// Listen on TCP instead, e.g. 127.0.0.1:0 (port 0 picks one). Plain http only on loopback.
     #[arg(long, value_name = "ADDR", requires = "token_file")]
     pub listen: Option<String>,
-    /// The bearer token for --listen, in a file only you may read or write (SPEC T2).
+    /// The bearer token for --listen, in a file only you may read or write
+    /// (docs/SPEC.md § TLS and the token).
     #[arg(long, value_name = "FILE", requires = "listen")]
     pub token_file: Option<PathBuf>,
     /// Serve https with this PEM certificate chain (needs --tls-key).
@@ -35,8 +37,8 @@ pub struct AgentArgs {
     pub tls_key: Option<PathBuf>,
     #[command(flatten)]
     pub world: WorldFlags,
-    /// Break this rule on purpose (a SPEC id, e.g. W4), so `check` can be seen to catch it.
-    /// May be given more than once. Never for real use.
+    /// Break one rule on purpose, named by its id in docs/SPEC.md, so `check` can be seen to
+    /// catch it. May be given more than once. Never for real use.
     #[arg(long = "break", value_name = "RULE")]
     pub breaks: Vec<String>,
     /// Fail now and then on purpose, e.g.
@@ -78,7 +80,7 @@ impl AgentArgs {
                 })
             }
             (Some(_), None, _) => bail!(
-                "--listen needs --token-file: every request over TCP carries the token (SPEC T2)"
+                "--listen needs --token-file: every request over TCP carries the token (docs/SPEC.md § TLS and the token)"
             ),
             (None, _, Some(path)) => Ok(Transport::Socket(path.clone())),
             (None, _, None) => bail!(

@@ -13,20 +13,22 @@ use crate::transport::token::TokenSource;
 
 #[derive(Debug, Clone, Args, Default)]
 pub struct ConnectArgs {
-    /// Dial the durable agent on this Unix socket (SPEC S1). May be given more than once.
+    /// Dial the durable agent on this Unix socket (docs/SPEC.md § The socket). May be given
+    /// more than once.
     #[arg(long = "socket", value_name = "PATH")]
     pub sockets: Vec<PathBuf>,
-    /// Dial the durable agent at this https:// (or loopback http://) URL (SPEC T1).
+    /// Dial the durable agent at this https:// (or loopback http://) URL
+    /// (docs/SPEC.md § TLS and the token).
     #[arg(long = "url", value_name = "URL")]
     pub urls: Vec<String>,
-    /// The bearer token for --url agents, in a file only you can read (SPEC T2).
+    /// The bearer token for --url agents, in a file only you can read.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// Trust this PEM certificate for --url agents.
     #[arg(long, value_name = "FILE")]
     pub ca_cert: Option<PathBuf>,
-    /// Dial the DSH collaboration bridge at this loopback URL (SPEC D1); `default` is
-    /// http://127.0.0.1:19387/codex-bridge. May be given more than once.
+    /// Dial the DSH collaboration bridge at this loopback URL (docs/SPEC.md § The DSH bridge);
+    /// `default` is http://127.0.0.1:19387/codex-bridge. May be given more than once.
     #[arg(long = "dsh", value_name = "URL")]
     pub dsh: Vec<String>,
     /// The bearer token for --dsh bridges, in a file only you can read. Without it, --token-file

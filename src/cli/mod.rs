@@ -43,7 +43,8 @@ pub enum Command {
     Demo(demo_cmd::DemoArgs),
     /// Why can't I reach my agent? One read-only pass, a line per step, a fix for each failure.
     Doctor(doctor_cmd::DoctorArgs),
-    /// Check that an agent keeps the protocol, rule by rule (SPEC ids); non-zero on any failure.
+    /// Check that an agent keeps the protocol, rule by rule (the rules of docs/SPEC.md);
+    /// non-zero on any failure.
     Check(check_cmd::CheckArgs),
     /// List the open asks.
     Asks(script::AsksArgs),
@@ -59,7 +60,8 @@ pub enum Command {
     Watch(script::WatchArgs),
     /// Serve a recording made with --record as a fake agent, to play a bug back in the phone.
     Replay(replay_cmd::ReplayArgs),
-    /// Run the reference DSH collaboration bridge with a demo desktop host (SPEC D).
+    /// Run the reference DSH collaboration bridge with a demo desktop host
+    /// (docs/SPEC.md § The DSH bridge).
     DshBridge(dsh_bridge_cmd::DshBridgeArgs),
 }
 

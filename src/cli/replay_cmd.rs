@@ -27,8 +27,8 @@ pub struct ReplayArgs {
     /// The recording, written by `--record FILE`.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// Only serve, on this socket (SPEC S1, S2), and print `listening unix:PATH`; point the
-    /// phone at it with --socket PATH.
+    /// Only serve, on this socket (docs/SPEC.md § The socket), and print `listening unix:PATH`;
+    /// point the phone at it with --socket PATH.
     #[arg(long, value_name = "PATH")]
     pub socket: Option<PathBuf>,
     /// Recorded seconds per second: 1 plays it as it happened, 10 ten times faster, 0 jumps

@@ -21,10 +21,10 @@ pub struct WorldFlags {
     /// Keep conversations and open asks in this folder across restarts.
     #[arg(long, value_name = "DIR")]
     pub state: Option<PathBuf>,
-    /// Stay not ready this many milliseconds after start (SPEC H3).
+    /// Stay not ready this many milliseconds after start (docs/SPEC.md § Hello and the epoch).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub ready_after: u64,
-    /// The name the agent gives in hello (host.name, SPEC H1).
+    /// The name the agent gives in hello (host.name).
     #[arg(long, value_name = "TEXT")]
     pub name: Option<String>,
 }

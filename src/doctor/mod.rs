@@ -1,7 +1,7 @@
 //! `collie-phone doctor`: why can the phone not reach an agent? One read-only pass, step by
 //! step: the socket's privacy part by part (SPEC S3) or the URL and token (SPEC T1, T2), the
 //! connection and the peer's uid (S4), hello (H1, H2, V4), the snapshot's ETag and a 304 on the
-//! second read (W4), with round-trip times. Nothing it sends changes the agent.
+//! second read (H4), with round-trip times. Nothing it sends changes the agent.
 
 pub mod report;
 mod wire_steps;
@@ -149,7 +149,7 @@ async fn socket_steps(path: &Path, steps: &mut Vec<Step>) -> Result<Endpoint, St
         }
     }
     if !private {
-        let because = "the socket is not private, so the phone connects to nothing (SPEC S4)";
+        let because = "the socket is not private, so the phone connects to nothing (docs/SPEC.md § The socket)";
         steps.push(Step::not_tried("connect", because));
         steps.push(Step::not_tried("peer uid", because));
         return Err(because.into());
@@ -190,7 +190,9 @@ async fn socket_steps(path: &Path, steps: &mut Vec<Step>) -> Result<Endpoint, St
                 ),
                 Some("run the agent as your own user".into()),
             ));
-            return Err("the program on the socket is not yours (SPEC S4)".into());
+            return Err(
+                "the program on the socket is not yours (docs/SPEC.md § The socket)".into(),
+            );
         }
         Err(e) => {
             steps.push(Step::fails(
@@ -236,7 +238,9 @@ fn url_steps(
                 "token",
                 "the URL is not one the phone dials",
             ));
-            return Err("the URL is not one the phone dials (SPEC T1)".into());
+            return Err(
+                "the URL is not one the phone dials (docs/SPEC.md § TLS and the token)".into(),
+            );
         }
     }
     let source = TokenSource::from_env(token_file.map(Path::to_path_buf));
@@ -256,7 +260,8 @@ fn url_steps(
             .map(|token| (token, "from COLLIE_DURABLE_TOKEN".to_string()))
             .map_err(|e| (e.to_string(), None)),
         (None, None) => Err((
-            "no token: a URL agent needs one on every request (SPEC T2)".to_string(),
+            "no token: a URL agent needs one on every request (docs/SPEC.md § TLS and the token)"
+                .to_string(),
             Some("give --token-file FILE (mode 0600) or set COLLIE_DURABLE_TOKEN".to_string()),
         )),
     };

@@ -163,8 +163,14 @@ mod tests {
                     "/tmp/a has mode 0755, not 0700",
                     Some("chmod 700 /tmp/a".into()),
                 ),
-                Step::not_tried("hello", "the socket is not private (SPEC S4)"),
-                Step::not_tried("snapshot", "the socket is not private (SPEC S4)"),
+                Step::not_tried(
+                    "hello",
+                    "the socket is not private (docs/SPEC.md § The socket)",
+                ),
+                Step::not_tried(
+                    "snapshot",
+                    "the socket is not private (docs/SPEC.md § The socket)",
+                ),
             ],
         );
         assert!(!report.ok);

@@ -1,5 +1,5 @@
 //! The steps that talk HTTP, the same on both transports: hello (SPEC H1, H2, H3, V4), the
-//! snapshot with its ETag and a 304 on a second read (W4), each timed. Only GETs: read-only.
+//! snapshot with its ETag and a 304 on a second read (H4), each timed. Only GETs: read-only.
 
 use std::time::Instant;
 
@@ -32,7 +32,7 @@ pub async fn run(endpoint: &Endpoint, steps: &mut Vec<Step>) {
         for step in &STEPS[2..] {
             steps.push(Step::not_tried(
                 *step,
-                "no version both sides speak (SPEC V4)",
+                "no version both sides speak (docs/SPEC.md § Versions)",
             ));
         }
         return;
@@ -42,7 +42,7 @@ pub async fn run(endpoint: &Endpoint, steps: &mut Vec<Step>) {
     } else {
         steps.push(Step::fails(
             "ready",
-            "ready: false — the agent is still laying out its panes (SPEC H3)",
+            "ready: false — the agent is still laying out its panes (docs/SPEC.md § Hello and the epoch)",
             Some("wait for the agent to finish starting, then run doctor again".into()),
         ));
         for step in &STEPS[3..] {
@@ -81,10 +81,15 @@ fn refusal(reply: &Reply, route: &str) -> (String, Option<String>) {
                 "{route} answered {} {code}: the agent refused the token",
                 reply.status
             ),
-            Some("use the token file the agent was started with (SPEC T2, T3)".into()),
+            Some(
+                "use the token file the agent was started with (docs/SPEC.md § TLS and the token)"
+                    .into(),
+            ),
         ),
         503 => (
-            format!("{route} answered 503 {code}: the agent is starting (SPEC H3)"),
+            format!(
+                "{route} answered 503 {code}: the agent is starting (docs/SPEC.md § Hello and the epoch)"
+            ),
             Some("wait for the agent to finish starting, then run doctor again".into()),
         ),
         status => (
@@ -106,7 +111,7 @@ fn transport_failure(route: &str, error: &TransportError) -> Step {
             "the agent took too long: it may be stuck; look at its log or restart it"
         }
         TransportError::TooLarge(_) => {
-            "the agent sent more than the wire allows (SPEC W7, L): fix the agent"
+            "the agent sent more than the wire allows (docs/SPEC.md § Limits): fix the agent"
         }
         TransportError::PeerNotUs(_) => "run the agent as your own user",
         TransportError::NotPrivate(not_private) => {
@@ -221,7 +226,7 @@ fn versions_step(hello: &Hello, steps: &mut Vec<Step>) -> Option<u32> {
     }
 }
 
-/// SPEC W4: a snapshot with an ETag, then the same read with If-None-Match answered 304.
+/// SPEC H4: a snapshot with an ETag, then the same read with If-None-Match answered 304.
 async fn snapshot_steps(endpoint: &Endpoint, version: u32, steps: &mut Vec<Step>) {
     let version_header = (VERSION_HEADER, version.to_string());
     let first = get(
@@ -265,7 +270,7 @@ async fn snapshot_steps(endpoint: &Endpoint, version: u32, steps: &mut Vec<Step>
                         STEPS[4],
                         "the agent sent the whole snapshot again although its ETag had not changed",
                         Some(
-                            "answer 304 when If-None-Match holds the current ETag (SPEC W4)".into(),
+                            "answer 304 when If-None-Match holds the current ETag (docs/SPEC.md § Hello and the epoch)".into(),
                         ),
                     )
                     .timed(ms),
@@ -288,7 +293,7 @@ async fn snapshot_steps(endpoint: &Endpoint, version: u32, steps: &mut Vec<Step>
 fn refusal_of_status(status: u16) -> (String, Option<String>) {
     (
         format!("the second read answered {status}, not 304 or 200"),
-        Some("answer 304 when If-None-Match holds the current ETag (SPEC W4)".into()),
+        Some("answer 304 when If-None-Match holds the current ETag (docs/SPEC.md § Hello and the epoch)".into()),
     )
 }
 
@@ -315,7 +320,9 @@ async fn read_snapshot(
             Step::fails(
                 "snapshot",
                 "200 without an ETag, so every poll must read it whole",
-                Some("send an ETag with every snapshot (SPEC W4)".into()),
+                Some(
+                    "send an ETag with every snapshot (docs/SPEC.md § Hello and the epoch)".into(),
+                ),
             )
             .timed(ms),
         );

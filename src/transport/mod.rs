@@ -188,3 +188,56 @@ where
     }
     Ok(buffer.freeze())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn socket() -> Endpoint {
+        Endpoint::socket(PathBuf::from("/run/user/1000/collie/a.sock"))
+    }
+
+    fn tls() -> Endpoint {
+        let token = Token::new(&"t".repeat(32)).expect("32 printable bytes are a token");
+        Endpoint::Tls(
+            tls::TlsEndpoint::new("https://agent.example", token, None)
+                .expect("an https URL is one the phone dials"),
+        )
+    }
+
+    #[test]
+    fn s6_t7_deadlines_by_transport_and_route() {
+        let ms = Duration::from_millis;
+        let socket = socket();
+        assert_eq!(socket.deadline(RouteClass::Read), ms(1000));
+        assert_eq!(socket.deadline(RouteClass::Write), ms(3000));
+        assert_eq!(socket.deadline(RouteClass::Starter), ms(30_000));
+        let tls = tls();
+        assert_eq!(tls.deadline(RouteClass::Read), ms(5000));
+        assert_eq!(tls.deadline(RouteClass::Write), ms(5000));
+        assert_eq!(tls.deadline(RouteClass::Starter), ms(30_000));
+    }
+
+    #[test]
+    fn s7_t8_poll_cadence_by_transport() {
+        let s = Duration::from_secs;
+        assert_eq!(
+            socket().cadence(),
+            Cadence {
+                watching: s(1),
+                idle: s(3),
+                down_watching: s(1),
+                down_idle: s(3),
+            }
+        );
+        assert_eq!(
+            tls().cadence(),
+            Cadence {
+                watching: s(2),
+                idle: s(10),
+                down_watching: s(10),
+                down_idle: s(10),
+            }
+        );
+    }
+}

@@ -14,11 +14,11 @@ pub struct Token(String);
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokenError {
     #[error(
-        "the token is shorter than {MIN_TOKEN_BYTES} bytes; a token is at least {MIN_TOKEN_BYTES} bytes of printable ASCII without spaces (SPEC T2)"
+        "the token is shorter than {MIN_TOKEN_BYTES} bytes; a token is at least {MIN_TOKEN_BYTES} bytes of printable ASCII without spaces (docs/SPEC.md § TLS and the token)"
     )]
     TooShort,
     #[error(
-        "the token holds a space or a character that is not printable ASCII; a token is at least {MIN_TOKEN_BYTES} bytes of printable ASCII without spaces (SPEC T2)"
+        "the token holds a space or a character that is not printable ASCII; a token is at least {MIN_TOKEN_BYTES} bytes of printable ASCII without spaces (docs/SPEC.md § TLS and the token)"
     )]
     BadChar,
     #[error("cannot read the token file {0}: {1}")]

@@ -182,7 +182,7 @@ fn build(
     if !ask.is_answerable() {
         let why = match &ask.kind {
             AskKind::Unknown(kind) => format!(
-                "{CANNOT_ANSWER} The ask {} is of kind \"{kind}\", which this phone does not know (SPEC V3).",
+                "{CANNOT_ANSWER} The ask {} is of kind \"{kind}\", which this phone does not know (docs/SPEC.md § Versions).",
                 ask.id
             ),
             kind => format!(
