@@ -1,5 +1,5 @@
 //! `collie-phone answer ASK OPTION | --text T | --field k=v…`: an answer built exactly as the
-//! phone's card builds it (`app::card::CardState`), sent to the revision this command saw
+//! phone's card builds it (`screens::card::state::CardState`), sent to the revision this command saw
 //! (SPEC A3, A15), with allow-always held back where the card would hold it back (A11, A12).
 
 use std::collections::BTreeMap;
