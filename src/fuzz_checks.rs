@@ -20,7 +20,7 @@ use crate::wire::shown;
 use crate::wire::{self, Sanitize};
 
 /// The routes whose replies `wire::decode` reads; the first byte of an input picks one.
-pub const ROUTES: [&str; 7] = [
+pub(crate) const ROUTES: [&str; 7] = [
     "hello",
     "snapshot",
     "events",

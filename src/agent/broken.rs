@@ -10,12 +10,12 @@ use super::worlds::{DEMO_BUTTONS, choice, field, form, push_link, text};
 use crate::wire::{BeltButton, FieldKind, Item, ItemKind, Starter, limits};
 
 /// The title of the tab that holds what `--break` lays out, so nothing else moves.
-pub const BROKEN_TAB: &str = "Broken on purpose";
+pub(crate) const BROKEN_TAB: &str = "Broken on purpose";
 
 /// Lays into `world` what each layout-level `--break` rule needs (agent::faults::BREAKABLE):
 /// one thing that breaks that rule and nothing else, in a pane of its own where it needs one.
 /// Only for `check`'s own tests; never called without `--break`.
-pub fn lay_out_breaks(world: &mut World, breaks: Breaks, now: OffsetDateTime) {
+pub(crate) fn lay_out_breaks(world: &mut World, breaks: Breaks, now: OffsetDateTime) {
     if breaks.is_empty() {
         return;
     }

@@ -10,12 +10,12 @@ use std::fmt;
 use std::time::Duration;
 
 /// The shortest `restart-every`: a restart must leave the agent ready for a while between two.
-pub const MIN_RESTART_EVERY: Duration = Duration::from_secs(1);
+pub(crate) const MIN_RESTART_EVERY: Duration = Duration::from_secs(1);
 /// The longest `delay`: longer holds nothing but a connection.
-pub const MAX_DELAY: Duration = Duration::from_secs(600);
+pub(crate) const MAX_DELAY: Duration = Duration::from_secs(600);
 
 /// What `--chaos` knows, for error messages and `--help`.
-pub const KNOWN: &str = "drop-after-apply=P, delay=P:DURATION, restart-every=DURATION, \
+pub(crate) const KNOWN: &str = "drop-after-apply=P, delay=P:DURATION, restart-every=DURATION, \
                          expire-early=P, dup-events=P (P is a probability from 0 to 1, \
                          DURATION like 500ms, 3s or 2m)";
 
@@ -23,28 +23,28 @@ pub const KNOWN: &str = "drop-after-apply=P, delay=P:DURATION, restart-every=DUR
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Chaos {
     /// A POST is applied, then its connection is dropped with no reply (SPEC Q4).
-    pub drop_after_apply: f64,
+    pub(crate) drop_after_apply: f64,
     /// A reply is held this long before it is sent, with this probability.
-    pub delay: Option<Delay>,
+    pub(crate) delay: Option<Delay>,
     /// The agent restarts in place this often: a new epoch, `503 starting` for a moment,
     /// every view rebuilt and every open ask asked again under its old id (SPEC H3, H5, A9).
-    pub restart_every: Option<Duration>,
+    pub(crate) restart_every: Option<Duration>,
     /// An answer finds its ask timed out just before it arrived (SPEC A6, A7).
-    pub expire_early: f64,
+    pub(crate) expire_early: f64,
     /// An events reply repeats events already sent, or one event twice.
-    pub dup_events: f64,
+    pub(crate) dup_events: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Delay {
-    pub probability: f64,
-    pub hold: Duration,
+pub(crate) struct Delay {
+    pub(crate) probability: f64,
+    pub(crate) hold: Duration,
 }
 
 impl Chaos {
     /// Reads a spec such as `drop-after-apply=0.1,delay=0.05:3s`. Strict: an unknown name, a
     /// name given twice, an empty part or a value out of range is refused, naming the part.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let mut chaos = Self::default();
         if text.trim().is_empty() {
             return Ok(chaos);
@@ -108,7 +108,7 @@ impl Chaos {
     }
 
     /// True when nothing goes wrong on purpose.
-    pub fn is_quiet(&self) -> bool {
+    pub(crate) fn is_quiet(&self) -> bool {
         self.drop_after_apply == 0.0
             && self.delay.is_none_or(|d| d.probability == 0.0)
             && self.restart_every.is_none()

@@ -28,12 +28,12 @@ const BODY_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Marks a reply that must not be sent: the listener closes the connection instead.
 #[derive(Debug, Clone, Copy)]
-pub struct DropConnection;
+pub(crate) struct DropConnection;
 
 /// What the listener gives hyper for a [`DropConnection`] reply, so it closes the connection.
 #[derive(Debug, thiserror::Error)]
 #[error("the reply was dropped on purpose (--chaos drop-after-apply)")]
-pub struct DroppedOnPurpose;
+pub(crate) struct DroppedOnPurpose;
 
 /// What a request is, as far as chaos cares.
 enum Target {
@@ -85,7 +85,7 @@ fn query_after(query: &str) -> u64 {
 
 /// Serves one request, with the agent's chaos. A quiet agent goes straight to the server.
 /// Never fails, like the server: a dropped reply is a reply marked [`DropConnection`].
-pub async fn serve<B>(server: Arc<Server>, request: Request<B>) -> Result<Reply, Infallible>
+pub(crate) async fn serve<B>(server: Arc<Server>, request: Request<B>) -> Result<Reply, Infallible>
 where
     B: Body<Data = Bytes> + Send,
     B::Error: std::error::Error + Send + Sync + 'static,

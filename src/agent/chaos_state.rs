@@ -17,15 +17,15 @@ const DICE_STREAM: u64 = 2;
 /// The dice and memory of one agent's chaos. Lives in [`super::runtime::Agent`], behind the
 /// server's lock.
 #[derive(Debug)]
-pub struct ChaosState {
-    pub spec: Chaos,
+pub(crate) struct ChaosState {
+    pub(crate) spec: Chaos,
     dice: ChaCha8Rng,
     /// Per pane: the epoch and the last events sent to any reader, oldest first.
     sent: HashMap<String, (String, VecDeque<Value>)>,
 }
 
 impl ChaosState {
-    pub fn new(spec: Chaos, seed: u64) -> Self {
+    pub(crate) fn new(spec: Chaos, seed: u64) -> Self {
         let mut dice = ChaCha8Rng::seed_from_u64(seed);
         dice.set_stream(DICE_STREAM);
         Self {
@@ -37,7 +37,7 @@ impl ChaosState {
 
     /// True with probability `p`. A `p` of 0 uses no dice, so turning one kind off leaves the
     /// others' rolls as they were.
-    pub fn roll(&mut self, p: f64) -> bool {
+    pub(crate) fn roll(&mut self, p: f64) -> bool {
         if p <= 0.0 {
             false
         } else if p >= 1.0 {
@@ -48,7 +48,7 @@ impl ChaosState {
     }
 
     /// Notes the events a reply of `pane` carried in `epoch`.
-    pub fn note_sent(&mut self, pane: &str, epoch: &str, events: &[Value]) {
+    pub(crate) fn note_sent(&mut self, pane: &str, epoch: &str, events: &[Value]) {
         if events.is_empty() {
             return;
         }
@@ -67,7 +67,7 @@ impl ChaosState {
 
     /// Events of `pane` in `epoch` already sent, with a seq of at most `after`: what a reader
     /// whose cursor is `after` has seen.
-    pub fn already_sent(&self, pane: &str, epoch: &str, after: u64) -> Vec<Value> {
+    pub(crate) fn already_sent(&self, pane: &str, epoch: &str, after: u64) -> Vec<Value> {
         match self.sent.get(pane) {
             Some((sent_epoch, events)) if sent_epoch == epoch => events
                 .iter()

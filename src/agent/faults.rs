@@ -97,7 +97,7 @@ pub struct Breaks {
 
 impl Breaks {
     /// Reads `--break` values; an id `--break` does not know is refused with the known list.
-    pub fn parse(ids: &[String]) -> Result<Self, String> {
+    pub(crate) fn parse(ids: &[String]) -> Result<Self, String> {
         let mut rules = BTreeSet::new();
         for id in ids {
             let id = id.trim();
@@ -125,15 +125,15 @@ impl Breaks {
     }
 
     /// True when the agent breaks `rule` (a SPEC id such as "W4").
-    pub fn has(&self, rule: &str) -> bool {
+    pub(crate) fn has(&self, rule: &str) -> bool {
         self.rules.contains(rule)
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.rules.is_empty()
     }
 
-    pub fn ids(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub(crate) fn ids(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.rules.iter().copied()
     }
 }

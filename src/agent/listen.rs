@@ -59,7 +59,7 @@ pub enum Binding {
 
 impl Binding {
     /// What the agent prints after `listening ` (SPEC S2): `unix:PATH`, `http://…` or `https://…`.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         match self {
             Self::Unix(unix) => format!("unix:{}", unix.path.display()),
             Self::Tcp(tcp) => {
@@ -128,7 +128,7 @@ pub fn bind_unix(path: &Path) -> anyhow::Result<Binding> {
 }
 
 /// SPEC S1: absolute, at most 103 bytes (the room a socket address has on macOS).
-pub fn check_socket_path(path: &Path) -> anyhow::Result<()> {
+pub(crate) fn check_socket_path(path: &Path) -> anyhow::Result<()> {
     if !path.is_absolute() {
         bail!(
             "the socket path {} is not absolute; give the whole path from / (docs/SPEC.md § The socket)",
@@ -290,14 +290,14 @@ pub struct TcpBinding {
 
 /// The certificate chain and private key of the https listener, both PEM.
 #[derive(Debug, Clone)]
-pub struct TlsFiles {
-    pub cert: PathBuf,
-    pub key: PathBuf,
+pub(crate) struct TlsFiles {
+    pub(crate) cert: PathBuf,
+    pub(crate) key: PathBuf,
 }
 
 /// Binds TCP. Without TLS only a loopback address is allowed (SPEC T1: plain http is for a
 /// local test). Port 0 picks a free port; [`Binding::url`] tells which.
-pub async fn bind_tcp(address: &str, tls: Option<&TlsFiles>) -> anyhow::Result<Binding> {
+pub(crate) async fn bind_tcp(address: &str, tls: Option<&TlsFiles>) -> anyhow::Result<Binding> {
     let candidates: Vec<SocketAddr> = tokio::net::lookup_host(address)
         .await
         .with_context(|| format!("{address} is not an address to listen on, like 127.0.0.1:8080"))?
@@ -450,7 +450,7 @@ where
 /// Listens for SIGINT and SIGTERM from now on, and resolves on the first. Call it before
 /// announcing the socket, so a signal sent right after `listening` is not lost. Without signal
 /// handlers (which should not happen) it falls back to Ctrl-C alone.
-pub fn shutdown_signal() -> impl Future<Output = ()> {
+pub(crate) fn shutdown_signal() -> impl Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
     let handlers = (
         signal(SignalKind::interrupt()),

@@ -5,19 +5,19 @@
 //! `server` speaks HTTP over `listen`'s sockets. `replay` is the other server on those sockets:
 //! it answers from a recording instead of a world.
 
-pub mod broken;
-pub mod chaos;
-pub mod chaos_serve;
-pub mod chaos_state;
-pub mod dsh_bridge;
+pub(crate) mod broken;
+pub(crate) mod chaos;
+pub(crate) mod chaos_serve;
+pub(crate) mod chaos_state;
+pub(crate) mod dsh_bridge;
 pub mod faults;
 pub mod listen;
-pub mod replay;
-pub mod requests;
+pub(crate) mod replay;
+pub(crate) mod requests;
 pub mod runtime;
-pub mod script;
+pub(crate) mod script;
 pub mod server;
-pub mod store;
+pub(crate) mod store;
 pub mod world;
 pub mod worlds;
 

@@ -7,18 +7,18 @@ use sha2::{Digest, Sha256};
 use std::collections::{HashMap, VecDeque};
 
 /// How many ids the agent keeps per epoch. SPEC Q3 asks for at least 500.
-pub const REMEMBERED_REQUEST_IDS: usize = 500;
+pub(crate) const REMEMBERED_REQUEST_IDS: usize = 500;
 
 /// The first reply to a request id: its status and body.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StoredReply {
-    pub status: u16,
-    pub body: Value,
+pub(crate) struct StoredReply {
+    pub(crate) status: u16,
+    pub(crate) body: Value,
 }
 
 /// What the memory says about an incoming request.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Recall {
+pub(crate) enum Recall {
     /// Never seen: run it, then [`RequestMemory::remember`] the reply.
     New,
     /// Seen with the same payload: send this again, marked replayed.
@@ -28,14 +28,14 @@ pub enum Recall {
 }
 
 #[derive(Debug, Default)]
-pub struct RequestMemory {
+pub(crate) struct RequestMemory {
     order: VecDeque<String>,
     replies: HashMap<String, (String, StoredReply)>,
 }
 
 /// A digest of the route and the body without its `requestId`, so the same intent sent again
 /// matches and a changed one does not (SPEC Q3).
-pub fn fingerprint(path: &str, body: &Value) -> String {
+pub(crate) fn fingerprint(path: &str, body: &Value) -> String {
     let mut payload = body.clone();
     if let Value::Object(map) = &mut payload {
         map.remove("requestId");
@@ -50,7 +50,12 @@ pub fn fingerprint(path: &str, body: &Value) -> String {
 }
 
 impl RequestMemory {
-    pub fn recall(&self, request_id: &str, fingerprint: &str) -> Recall {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    pub(crate) fn recall(&self, request_id: &str, fingerprint: &str) -> Recall {
         match self.replies.get(request_id) {
             None => Recall::New,
             Some((seen, reply)) if seen == fingerprint => {
@@ -67,7 +72,7 @@ impl RequestMemory {
         }
     }
 
-    pub fn remember(&mut self, request_id: &str, fingerprint: String, reply: StoredReply) {
+    pub(crate) fn remember(&mut self, request_id: &str, fingerprint: String, reply: StoredReply) {
         if self
             .replies
             .insert(request_id.to_string(), (fingerprint, reply))
@@ -80,14 +85,6 @@ impl RequestMemory {
                 self.replies.remove(&oldest);
             }
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.order.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
     }
 }
 

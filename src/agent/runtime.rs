@@ -13,7 +13,7 @@ use super::worlds;
 
 /// How long a restart made by `--chaos restart-every` answers `503 starting` at least, so a
 /// phone polling every second can see it (SPEC H3).
-pub const CHAOS_RESTART_STARTING: Duration = Duration::from_millis(500);
+pub(crate) const CHAOS_RESTART_STARTING: Duration = Duration::from_millis(500);
 
 /// A world with what drives it. The server holds one behind a mutex and calls [`Agent::tick`]
 /// on a timer and after every POST.
@@ -31,7 +31,7 @@ pub struct Agent {
     /// Ready stays false this long after the (re)start (SPEC H3).
     starting_for: Duration,
     /// Failures made on purpose (`--chaos`): the dice, and what they remember.
-    pub chaos: ChaosState,
+    pub(crate) chaos: ChaosState,
 }
 
 impl Agent {
@@ -45,7 +45,7 @@ impl Agent {
     /// With a state folder holding a saved layout, the world is that layout in a new epoch:
     /// every pane's view and every open ask is laid out again under its old id before `ready`
     /// can turn true (SPEC A9, H3, H5).
-    pub fn new_at(options: WorldOptions, now: OffsetDateTime) -> anyhow::Result<Self> {
+    pub(crate) fn new_at(options: WorldOptions, now: OffsetDateTime) -> anyhow::Result<Self> {
         let store = options.state_dir.as_deref().map(Store::open).transpose()?;
         let found = match &store {
             Some(store) => store.load(now)?,
@@ -54,7 +54,7 @@ impl Agent {
         let restored = matches!(found, Found::Layout(_));
         let mut world = match found {
             Found::Layout(layout) => restored_world(*layout, &options, now),
-            Found::Nothing | Found::Corrupt(_) => worlds::build(
+            Found::Nothing | Found::Corrupt => worlds::build(
                 options.kind,
                 options.seed,
                 options.allow_always,
@@ -120,7 +120,7 @@ impl Agent {
     /// The request ids of SPEC Q3 are carried over: the chaos plays a crash of the process,
     /// not the loss of what a durable agent keeps, and a retry across the restart must still
     /// be answered `replayed` rather than run a second time.
-    pub fn restart_in_place(&mut self, now: OffsetDateTime) {
+    pub(crate) fn restart_in_place(&mut self, now: OffsetDateTime) {
         let layout = match self.saved_layout(now) {
             Ok(layout) => layout,
             Err(error) => {
@@ -171,24 +171,20 @@ impl Agent {
 
     /// Writes the layout to the state folder now and waits for the disk. Call it when the
     /// agent stops; a no-op without a state folder.
-    pub fn flush(&mut self) -> anyhow::Result<()> {
+    pub(crate) fn flush(&mut self) -> anyhow::Result<()> {
         match &mut self.store {
             Some(store) => store.flush(&self.world, OffsetDateTime::now_utc()),
             None => Ok(()),
         }
     }
 
-    /// When this agent started: the zero of its script's clock.
-    pub fn origin(&self) -> OffsetDateTime {
-        self.origin
-    }
-
+    #[cfg(test)]
     /// True when the world came from the state folder rather than being laid out fresh.
-    pub fn restored(&self) -> bool {
+    pub(crate) fn restored(&self) -> bool {
         self.restored
     }
 
-    pub fn options(&self) -> &WorldOptions {
+    pub(crate) fn options(&self) -> &WorldOptions {
         &self.options
     }
 }

@@ -25,13 +25,13 @@ const EXPIRING_ASK_AT: u64 = 2_000;
 const CHANGING_ASK_AT: u64 = 3_000;
 const DECIDED_ASK_AT: u64 = 4_000;
 /// The scripted ask that times out has `expiresAt` this long after it opens (SPEC A6, A13).
-pub const EXPIRES_AFTER_MS: u64 = 45_000;
+pub(crate) const EXPIRES_AFTER_MS: u64 = 45_000;
 /// The scripted ask that is changed in place, this long after it opens (SPEC A3).
-pub const CHANGES_AFTER_MS: u64 = 20_000;
+pub(crate) const CHANGES_AFTER_MS: u64 = 20_000;
 /// The scripted ask the program decides itself, this long after it opens (SPEC A5).
-pub const DECIDES_AFTER_MS: u64 = 30_000;
+pub(crate) const DECIDES_AFTER_MS: u64 = 30_000;
 /// The summary of the program's decision on the scripted choice.
-pub const DECIDED_SUMMARY: &str = "Went with cargo nextest";
+pub(crate) const DECIDED_SUMMARY: &str = "Went with cargo nextest";
 
 /// Every this often the demo looks for idle panes to wake and for asks it waited on too long.
 const PULSE_EVERY_MS: u64 = 3_000;
@@ -124,7 +124,7 @@ enum Cue {
     Pulse,
 }
 
-pub struct Script {
+pub(crate) struct Script {
     rng: ChaCha8Rng,
     speed: f64,
     origin: OffsetDateTime,
@@ -140,7 +140,7 @@ pub struct Script {
 impl Script {
     /// A script for `world` as it is now (fresh or restored): running turns carry on, open asks
     /// are waited for, and the demo adds its own life.
-    pub fn new(
+    pub(crate) fn new(
         kind: WorldKind,
         seed: u64,
         speed: f64,
@@ -231,12 +231,12 @@ impl Script {
     }
 
     /// True unless the speed is 0: a frozen script does nothing at all.
-    pub fn is_playing(&self) -> bool {
+    pub(crate) fn is_playing(&self) -> bool {
         self.speed > 0.0
     }
 
     /// Virtual milliseconds since the origin at real time `now`.
-    pub fn clock(&self, now: OffsetDateTime) -> u64 {
+    pub(crate) fn clock(&self, now: OffsetDateTime) -> u64 {
         let real = (now - self.origin).as_seconds_f64();
         if real <= 0.0 || !self.is_playing() {
             0
@@ -246,7 +246,7 @@ impl Script {
     }
 
     /// Acts on what the phone did and plays every cue that is due. Cheap when nothing is.
-    pub fn tick(&mut self, world: &mut World, now: OffsetDateTime) {
+    pub(crate) fn tick(&mut self, world: &mut World, now: OffsetDateTime) {
         let happenings = world.take_happenings();
         if !self.is_playing() {
             return;

@@ -34,7 +34,7 @@ use crate::wire::{
 };
 
 /// How often the world is moved on when no request comes (expiries, the script, readiness).
-pub const TICK_EVERY: Duration = Duration::from_millis(100);
+pub(crate) const TICK_EVERY: Duration = Duration::from_millis(100);
 /// A client that sends its body slower than this is cut off, so a slow sender cannot hold a
 /// connection and its buffer for ever.
 const BODY_DEADLINE: Duration = Duration::from_secs(10);
@@ -43,7 +43,7 @@ const DEFAULT_CONVERSATIONS_LIMIT: usize = 50;
 const DEFAULT_ITEMS_LIMIT: usize = 200;
 
 /// The reply type of every route.
-pub type Reply = Response<Full<Bytes>>;
+pub(crate) type Reply = Response<Full<Bytes>>;
 
 /// What the agent keeps of its bearer token (SPEC T2): only a digest, so its text never sits
 /// in memory longer than start-up and never appears in logs.
@@ -53,7 +53,7 @@ pub struct TokenGate {
 }
 
 impl TokenGate {
-    pub fn new(token: &crate::transport::Token) -> Self {
+    pub(crate) fn new(token: &crate::transport::Token) -> Self {
         Self {
             digest: Sha256::digest(token.expose().as_bytes()).into(),
         }
@@ -130,7 +130,7 @@ impl Server {
     }
 
     /// Saves the world now (with `--state`), so a stop loses nothing the phone was told.
-    pub fn flush(&self) -> anyhow::Result<()> {
+    pub(crate) fn flush(&self) -> anyhow::Result<()> {
         let mut agent = self
             .agent()
             .map_err(|_| anyhow::anyhow!("the agent's world broke earlier and cannot be saved"))?;
@@ -156,7 +156,7 @@ impl Server {
     }
 
     /// Answers one request. Never fails: every problem is a JSON error reply (SPEC W6).
-    pub async fn handle<B>(
+    pub(crate) async fn handle<B>(
         self: Arc<Self>,
         request: Request<B>,
     ) -> Result<Reply, std::convert::Infallible>

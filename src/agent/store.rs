@@ -16,9 +16,9 @@ use time::OffsetDateTime;
 
 use super::world::{Layout, World};
 
-pub const STATE_FILE: &str = "world.json";
+pub(crate) const STATE_FILE: &str = "world.json";
 /// The least time between two writes.
-pub const SAVE_EVERY: time::Duration = time::Duration::seconds(1);
+pub(crate) const SAVE_EVERY: time::Duration = time::Duration::seconds(1);
 /// The shape of `world.json`; a file of another format is moved aside like a corrupt one.
 const FORMAT: u32 = 1;
 const TEMP_PREFIX: &str = ".world.json.tmp-";
@@ -51,11 +51,11 @@ impl Mark {
 
 /// What was found on disk at start.
 #[derive(Debug)]
-pub enum Found {
+pub(crate) enum Found {
     Nothing,
     Layout(Box<Layout>),
-    /// The file could not be read as a layout; it was moved to this path.
-    Corrupt(PathBuf),
+    /// The file could not be read as a layout; it was moved aside (the log says where).
+    Corrupt,
 }
 
 /// Bytes waiting for the writer, newest wins.
@@ -73,7 +73,7 @@ struct Shared {
     generations: AtomicU64,
 }
 
-pub struct Store {
+pub(crate) struct Store {
     dir: PathBuf,
     shared: Arc<Shared>,
     writer: Option<JoinHandle<()>>,
@@ -84,7 +84,7 @@ pub struct Store {
 impl Store {
     /// Opens (and creates, mode 0700) the state folder and clears temp files a killed writer
     /// left behind.
-    pub fn open(dir: &Path) -> anyhow::Result<Self> {
+    pub(crate) fn open(dir: &Path) -> anyhow::Result<Self> {
         create_private_dir(dir)?;
         remove_stale_temps(dir);
         let shared = Arc::new(Shared {
@@ -110,13 +110,13 @@ impl Store {
         })
     }
 
-    pub fn file(&self) -> PathBuf {
+    pub(crate) fn file(&self) -> PathBuf {
         self.dir.join(STATE_FILE)
     }
 
     /// Reads `world.json`. A file that is not a layout is moved aside as
     /// `world.json.corrupt-<time>` and the agent starts fresh; it never stops the agent.
-    pub fn load(&self, now: OffsetDateTime) -> anyhow::Result<Found> {
+    pub(crate) fn load(&self, now: OffsetDateTime) -> anyhow::Result<Found> {
         let path = self.file();
         let bytes = match fs::read(&path) {
             Ok(bytes) => bytes,
@@ -141,12 +141,12 @@ impl Store {
             )
         })?;
         tracing::error!(file = %path.display(), moved_to = %aside.display(), %why, "the saved world is corrupt; starting fresh");
-        Ok(Found::Corrupt(aside))
+        Ok(Found::Corrupt)
     }
 
     /// Hands the layout to the writer if the world changed and the last save is old enough.
     /// Cheap when nothing is due.
-    pub fn save_if_due(&mut self, world: &World, now: OffsetDateTime) {
+    pub(crate) fn save_if_due(&mut self, world: &World, now: OffsetDateTime) {
         if self.last_save.is_some_and(|last| now - last < SAVE_EVERY) {
             return;
         }
@@ -172,7 +172,7 @@ impl Store {
     }
 
     /// Writes the layout now and waits until it is on disk (for a clean stop).
-    pub fn flush(&mut self, world: &World, now: OffsetDateTime) -> anyhow::Result<()> {
+    pub(crate) fn flush(&mut self, world: &World, now: OffsetDateTime) -> anyhow::Result<()> {
         let bytes = encode(&world.layout, now)?;
         let generation = self.shared.generations.fetch_add(1, Ordering::SeqCst) + 1;
         {
@@ -269,7 +269,7 @@ fn encode(layout: &Layout, now: OffsetDateTime) -> anyhow::Result<Vec<u8>> {
 
 /// Temp file in the same folder, write, fsync, rename over the state file, fsync the folder:
 /// after a crash the file is the old one or the new one, never a mix.
-pub fn write_atomic(dir: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomic(dir: &Path, bytes: &[u8]) -> std::io::Result<()> {
     static TEMPS: AtomicU64 = AtomicU64::new(0);
     let temp = dir.join(format!(
         "{TEMP_PREFIX}{}-{}",
@@ -407,23 +407,21 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         fs::write(dir.path().join(STATE_FILE), b"{\"format\":1,\"layout\":").expect("writes");
         let store = Store::open(dir.path()).expect("opens");
-        let Found::Corrupt(aside) = store.load(at()).expect("never fails on corruption") else {
-            panic!("expected corruption")
-        };
-        assert_eq!(
-            aside.file_name().and_then(|n| n.to_str()),
-            Some("world.json.corrupt-20260102T030405Z")
-        );
+        let found = store.load(at()).expect("never fails on corruption");
+        assert!(matches!(found, Found::Corrupt), "expected corruption");
+        assert_eq!(names(dir.path()), ["world.json.corrupt-20260102T030405Z"]);
         assert!(!store.file().exists());
         fs::write(
             dir.path().join(STATE_FILE),
             b"{\"format\":99,\"saved_at\":\"\",\"layout\":{}}",
         )
         .expect("writes");
-        let Found::Corrupt(second) = store.load(at()).expect("loads") else {
-            panic!("another format is set aside")
-        };
-        assert_ne!(second, aside);
+        let found = store.load(at()).expect("loads");
+        assert!(
+            matches!(found, Found::Corrupt),
+            "another format is set aside"
+        );
+        assert_eq!(names(dir.path()).len(), 2, "{:?}", names(dir.path()));
         assert!(matches!(store.load(at()).expect("loads"), Found::Nothing));
     }
 

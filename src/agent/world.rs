@@ -7,7 +7,7 @@
 #![allow(clippy::result_large_err)]
 
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use time::OffsetDateTime;
 
 use super::faults::Breaks;
@@ -21,13 +21,13 @@ use crate::wire::{
 };
 
 /// Decided asks whose outcome a pane keeps (SPEC A14 asks for at least 500).
-pub const REMEMBERED_DECISIONS: usize = 500;
+pub(crate) const REMEMBERED_DECISIONS: usize = 500;
 /// Events a pane keeps for readers; one that falls further behind gets the view (SPEC H5, L).
-pub const RETAINED_EVENTS: usize = 4000;
+pub(crate) const RETAINED_EVENTS: usize = 4000;
 
 /// Something the world did because a phone asked, for the script to act on.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Happening {
+pub(crate) enum Happening {
     AskAnswered {
         pane: String,
         ask_id: String,
@@ -63,23 +63,23 @@ pub enum Happening {
 /// An open ask with what the agent needs to know beside the wire shape.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OpenAsk {
-    pub ask: Ask,
-    pub tool_call_id: String,
+    pub(crate) ask: Ask,
+    pub(crate) tool_call_id: String,
 }
 
 /// Who closed an ask (SPEC A4–A6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Closer {
+pub(crate) enum Closer {
     Phone,
     Agent(DecidedBy),
 }
 
 /// The first outcome of a decided ask, kept for late taps (SPEC A7, A14).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Decision {
-    pub ask_id: String,
-    pub closer: Closer,
-    pub outcome: Outcome,
+pub(crate) struct Decision {
+    pub(crate) ask_id: String,
+    pub(crate) closer: Closer,
+    pub(crate) outcome: Outcome,
 }
 
 /// A pane as the agent keeps it.
@@ -88,41 +88,41 @@ pub struct PaneRecord {
     pub id: String,
     pub title: String,
     pub conversation_id: String,
-    pub belt: Vec<BeltButton>,
+    pub(crate) belt: Vec<BeltButton>,
     pub turn: Option<Turn>,
-    pub turns_started: u64,
-    pub starting: bool,
+    pub(crate) turns_started: u64,
+    pub(crate) starting: bool,
     pub asks: Vec<OpenAsk>,
-    pub decisions: VecDeque<Decision>,
+    pub(crate) decisions: VecDeque<Decision>,
     /// Events are per epoch: never persisted (SPEC H5).
     #[serde(skip)]
-    pub events: VecDeque<Event>,
+    pub(crate) events: VecDeque<Event>,
     #[serde(skip)]
-    pub last_seq: u64,
+    pub(crate) last_seq: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TabRecord {
-    pub id: String,
-    pub title: String,
-    pub panes: Vec<String>,
+pub(crate) struct TabRecord {
+    pub(crate) id: String,
+    pub(crate) title: String,
+    pub(crate) panes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct WorkspaceRecord {
-    pub id: String,
-    pub title: String,
-    pub tabs: Vec<TabRecord>,
+pub(crate) struct WorkspaceRecord {
+    pub(crate) id: String,
+    pub(crate) title: String,
+    pub(crate) tabs: Vec<TabRecord>,
 }
 
 /// A conversation: a pane's chat, kept after the pane closes (SPEC W5 history).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Conversation {
-    pub id: String,
-    pub title: String,
-    pub created: u64,
-    pub pane_id: Option<String>,
-    pub updated_at: String,
+    pub(crate) id: String,
+    pub(crate) title: String,
+    pub(crate) created: u64,
+    pub(crate) pane_id: Option<String>,
+    pub(crate) updated_at: String,
     pub items: Vec<Item>,
 }
 
@@ -130,35 +130,35 @@ pub struct Conversation {
 /// events and the request ids, which belong to one epoch (SPEC H5, Q3).
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct Layout {
-    pub host_name: String,
-    pub workspaces: Vec<WorkspaceRecord>,
+    pub(crate) host_name: String,
+    pub(crate) workspaces: Vec<WorkspaceRecord>,
     pub panes: BTreeMap<String, PaneRecord>,
     pub conversations: BTreeMap<String, Conversation>,
-    pub starters: Vec<Starter>,
-    pub next_id: u64,
+    pub(crate) starters: Vec<Starter>,
+    pub(crate) next_id: u64,
     /// Decided asks of closed panes, newest pane last, so a late tap on a closed pane still
     /// gets `409 decided` with the first outcome (SPEC A7, A14).
     #[serde(default)]
-    pub closed_pane_decisions: VecDeque<(String, VecDeque<Decision>)>,
+    pub(crate) closed_pane_decisions: VecDeque<(String, VecDeque<Decision>)>,
 }
 
 /// Closed panes whose decided asks are kept.
-pub const REMEMBERED_CLOSED_PANES: usize = 256;
+pub(crate) const REMEMBERED_CLOSED_PANES: usize = 256;
 
 /// The world of one agent epoch.
 #[derive(Debug)]
 pub struct World {
     pub epoch: String,
-    pub rev: u64,
-    pub ready: bool,
+    pub(crate) rev: u64,
+    pub(crate) ready: bool,
     /// False over TLS (SPEC A11).
-    pub allow_always: bool,
+    pub(crate) allow_always: bool,
     pub layout: Layout,
-    pub happenings: Vec<Happening>,
-    pub requests: super::requests::RequestMemory,
+    pub(crate) happenings: Vec<Happening>,
+    pub(crate) requests: super::requests::RequestMemory,
     /// Rules broken on purpose (`agent --break`), so `check` can prove it sees each one.
     /// Empty in normal use; set once by [`World::break_on_purpose`].
-    pub breaks: Breaks,
+    pub(crate) breaks: Breaks,
 }
 
 fn now_text(now: OffsetDateTime) -> String {
@@ -184,13 +184,13 @@ fn decided_error(decision: &Decision) -> ErrorBody {
 }
 
 /// A fresh epoch: 128 random bits as hex, never reused (SPEC H1).
-pub fn fresh_epoch() -> String {
+pub(crate) fn fresh_epoch() -> String {
     let bytes: [u8; 16] = rand::random();
     hex::encode(bytes)
 }
 
 impl World {
-    pub fn new(layout: Layout, allow_always: bool) -> Self {
+    pub(crate) fn new(layout: Layout, allow_always: bool) -> Self {
         let mut world = Self {
             epoch: fresh_epoch(),
             rev: 1,
@@ -211,7 +211,12 @@ impl World {
         world
     }
 
-    pub fn fresh_id(&mut self, prefix: &str) -> String {
+    #[cfg(test)]
+    pub(crate) fn turn(&self, pane_id: &str) -> Option<Turn> {
+        self.layout.panes.get(pane_id).and_then(|p| p.turn.clone())
+    }
+
+    pub(crate) fn fresh_id(&mut self, prefix: &str) -> String {
         self.layout.next_id += 1;
         format!("{prefix}-{}", self.layout.next_id)
     }
@@ -254,7 +259,7 @@ impl World {
 
     // ----- reading -------------------------------------------------------------------------
 
-    pub fn pane_state(pane: &PaneRecord) -> PaneState {
+    pub(crate) fn pane_state(pane: &PaneRecord) -> PaneState {
         if !pane.asks.is_empty() {
             PaneState::Waiting
         } else if pane.starting {
@@ -484,7 +489,7 @@ impl World {
     }
 
     /// Adds an item to a pane's chat and conversation. Text is cut to its limit (SPEC L).
-    pub fn push_item(
+    pub(crate) fn push_item(
         &mut self,
         pane_id: &str,
         kind: ItemKind,
@@ -500,7 +505,7 @@ impl World {
     }
 
     /// Adds a prepared item (code with a language, a link), giving it an id and the turn.
-    pub fn push_built_item(
+    pub(crate) fn push_built_item(
         &mut self,
         pane_id: &str,
         item: &mut Item,
@@ -531,7 +536,7 @@ impl World {
     }
 
     /// Starts a new turn on a pane; the previous one, if running, is done.
-    pub fn start_turn(&mut self, pane_id: &str, now: OffsetDateTime) -> Option<String> {
+    pub(crate) fn start_turn(&mut self, pane_id: &str, now: OffsetDateTime) -> Option<String> {
         let pane = self.layout.panes.get_mut(pane_id)?;
         pane.turns_started += 1;
         let turn = Turn {
@@ -549,7 +554,7 @@ impl World {
     }
 
     /// Ends the pane's running turn with `state` (done, aborted, failed).
-    pub fn end_turn(&mut self, pane_id: &str, state: TurnState, now: OffsetDateTime) {
+    pub(crate) fn end_turn(&mut self, pane_id: &str, state: TurnState, now: OffsetDateTime) {
         let forget_decisions = self.breaks.has("A14");
         let Some(pane) = self.layout.panes.get_mut(pane_id) else {
             return;
@@ -632,7 +637,7 @@ impl World {
     }
 
     /// Closes an open ask and remembers the outcome (SPEC A4–A6, A14).
-    pub fn close_ask(
+    pub(crate) fn close_ask(
         &mut self,
         pane_id: &str,
         ask_id: &str,
@@ -666,7 +671,7 @@ impl World {
     }
 
     /// Times out every open ask whose `expiresAt` has passed (SPEC A6, A13).
-    pub fn expire_asks(&mut self, now: OffsetDateTime) -> usize {
+    pub(crate) fn expire_asks(&mut self, now: OffsetDateTime) -> usize {
         let mut due = Vec::new();
         for pane in self.layout.panes.values() {
             for open in &pane.asks {
@@ -691,7 +696,7 @@ impl World {
     }
 
     /// The agent decides an ask itself (SPEC A5).
-    pub fn decide_ask(
+    pub(crate) fn decide_ask(
         &mut self,
         pane_id: &str,
         ask_id: &str,
@@ -719,7 +724,7 @@ impl World {
     }
 
     /// Creates a pane (and its conversation) in a tab; returns its id.
-    pub fn add_pane(
+    pub(crate) fn add_pane(
         &mut self,
         workspace_id: &str,
         tab_id: &str,
@@ -758,7 +763,7 @@ impl World {
         Some(pane_id)
     }
 
-    pub fn add_workspace(&mut self, title: &str) -> String {
+    pub(crate) fn add_workspace(&mut self, title: &str) -> String {
         let id = self.fresh_id("w");
         self.layout.workspaces.push(WorkspaceRecord {
             id: id.clone(),
@@ -769,7 +774,7 @@ impl World {
         id
     }
 
-    pub fn add_tab(&mut self, workspace_id: &str, title: &str) -> Option<String> {
+    pub(crate) fn add_tab(&mut self, workspace_id: &str, title: &str) -> Option<String> {
         let id = self.fresh_id("t");
         let workspace = self
             .layout
@@ -786,7 +791,7 @@ impl World {
     }
 
     /// Adds a closed conversation to history (the demo's past).
-    pub fn add_past_conversation(
+    pub(crate) fn add_past_conversation(
         &mut self,
         title: &str,
         items: Vec<(ItemKind, String)>,
@@ -817,18 +822,8 @@ impl World {
         id
     }
 
-    /// Where a workspace's pane lives: (workspace id, tab id).
-    pub fn pane_home(&self, pane_id: &str) -> Option<(String, String)> {
-        self.layout.workspaces.iter().find_map(|w| {
-            w.tabs
-                .iter()
-                .find(|t| t.panes.iter().any(|p| p == pane_id))
-                .map(|t| (w.id.clone(), t.id.clone()))
-        })
-    }
-
     /// Every pane's events, rebuilt after a restart so readers get a full view (SPEC H3, H5).
-    pub fn replay_layout_events(&mut self, now: OffsetDateTime) {
+    pub(crate) fn replay_layout_events(&mut self, now: OffsetDateTime) {
         let ids: Vec<String> = self.layout.panes.keys().cloned().collect();
         for id in ids {
             if let Some(pane) = self.layout.panes.get_mut(&id) {
@@ -854,7 +849,7 @@ impl World {
     // ----- the phone's side: POST routes -------------------------------------------------
 
     /// `POST /pane/:id/answer` (SPEC A3, A4, A7, A8, A11, A15).
-    pub fn answer(
+    pub(crate) fn answer(
         &mut self,
         pane_id: &str,
         request: &AnswerRequest,
@@ -927,7 +922,7 @@ impl World {
     }
 
     /// `POST /pane/:id/send` (SPEC A16, L): steers the running turn or starts the next.
-    pub fn send(
+    pub(crate) fn send(
         &mut self,
         pane_id: &str,
         request: &SendRequest,
@@ -972,7 +967,7 @@ impl World {
     }
 
     /// `POST /pane/:id/abort` (SPEC A16, A5: a stopped turn decides its open asks).
-    pub fn abort(
+    pub(crate) fn abort(
         &mut self,
         pane_id: &str,
         request: &AbortRequest,
@@ -1017,7 +1012,7 @@ impl World {
     }
 
     /// `POST /pane/:id/action`: a belt button press.
-    pub fn action(
+    pub(crate) fn action(
         &mut self,
         pane_id: &str,
         request: &ActionRequest,
@@ -1057,7 +1052,7 @@ impl World {
     }
 
     /// `POST /rename`: a workspace or a tab.
-    pub fn rename(&mut self, request: &RenameRequest) -> Result<PostReply, ErrorBody> {
+    pub(crate) fn rename(&mut self, request: &RenameRequest) -> Result<PostReply, ErrorBody> {
         let title = request.title.trim();
         if title.is_empty() || title.len() > limits::MAX_TITLE {
             return Err(error(ErrorCode::BadRequest, "a title is 1–256 bytes"));
@@ -1096,7 +1091,7 @@ impl World {
 
     /// `POST /close`: a pane, a tab or a workspace. Open asks of a closed pane are decided by
     /// the program (SPEC A5); its conversation stays in history as closed.
-    pub fn close(
+    pub(crate) fn close(
         &mut self,
         request: &CloseRequest,
         now: OffsetDateTime,
@@ -1184,7 +1179,7 @@ impl World {
     }
 
     /// `POST /starter/:id` (SPEC A17): a new pane in a new tab of the first workspace.
-    pub fn run_starter(
+    pub(crate) fn run_starter(
         &mut self,
         starter_id: &str,
         request_id: &str,
@@ -1318,7 +1313,7 @@ impl World {
 }
 
 impl PaneRecord {
-    pub fn new(id: &str, title: &str, conversation_id: &str, belt: Vec<BeltButton>) -> Self {
+    pub(crate) fn new(id: &str, title: &str, conversation_id: &str, belt: Vec<BeltButton>) -> Self {
         Self {
             id: id.to_string(),
             title: title.to_string(),
@@ -1336,7 +1331,7 @@ impl PaneRecord {
 }
 
 /// The belt every demo pane carries.
-pub fn default_belt() -> Vec<BeltButton> {
+pub(crate) fn default_belt() -> Vec<BeltButton> {
     vec![
         BeltButton {
             id: "run-tests".into(),
@@ -1453,33 +1448,8 @@ fn check_field(field: &wire::FormField, value: &serde_json::Value) -> Result<(),
 
 /// Per-pane lookups the script uses.
 impl World {
-    pub fn pane_ids(&self) -> Vec<String> {
-        self.layout.panes.keys().cloned().collect()
-    }
-
-    pub fn open_asks(&self, pane_id: &str) -> Vec<OpenAsk> {
-        self.layout
-            .panes
-            .get(pane_id)
-            .map(|p| p.asks.clone())
-            .unwrap_or_default()
-    }
-
-    pub fn turn(&self, pane_id: &str) -> Option<Turn> {
-        self.layout.panes.get(pane_id).and_then(|p| p.turn.clone())
-    }
-
-    pub fn take_happenings(&mut self) -> Vec<Happening> {
+    pub(crate) fn take_happenings(&mut self) -> Vec<Happening> {
         std::mem::take(&mut self.happenings)
-    }
-
-    /// How many events each pane holds now (for tests and the big world).
-    pub fn event_counts(&self) -> HashMap<String, u64> {
-        self.layout
-            .panes
-            .iter()
-            .map(|(id, p)| (id.clone(), p.last_seq))
-            .collect()
     }
 }
 

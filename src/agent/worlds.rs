@@ -44,9 +44,9 @@ pub fn build(
 // ----- cards ---------------------------------------------------------------------------------
 
 /// Option ids of the demo's permission cards.
-pub const ALLOW_ONCE: &str = "allow-once";
-pub const DENY: &str = "deny";
-pub const ALLOW_ALWAYS: &str = "allow-always";
+pub(crate) const ALLOW_ONCE: &str = "allow-once";
+pub(crate) const DENY: &str = "deny";
+pub(crate) const ALLOW_ALWAYS: &str = "allow-always";
 
 fn blank_ask(kind: AskKind, title: &str) -> Ask {
     Ask {
@@ -74,7 +74,7 @@ fn option(id: &str, label: &str, effect: Option<Effect>) -> AskOption {
 }
 
 /// Allow once, deny, allow always: the options of every demo permission.
-pub fn permission_options() -> Vec<AskOption> {
+pub(crate) fn permission_options() -> Vec<AskOption> {
     vec![
         option(ALLOW_ONCE, "Allow once", Some(Effect::Allow)),
         option(DENY, "Deny", Some(Effect::Deny)),
@@ -104,7 +104,7 @@ pub fn permission(tool: &str, arguments: Value) -> Ask {
 }
 
 /// A choice card; option ids are `o1`, `o2`, …
-pub fn choice(title: &str, prompt: &str, labels: &[&str]) -> Ask {
+pub(crate) fn choice(title: &str, prompt: &str, labels: &[&str]) -> Ask {
     let mut ask = blank_ask(AskKind::Choice, title);
     ask.choice = Some(ChoiceBody {
         prompt: Some(prompt.to_string()),
@@ -127,7 +127,7 @@ pub fn text(title: &str, prompt: &str, placeholder: &str, multiline: bool) -> As
     ask
 }
 
-pub fn form(title: &str, prompt: &str, fields: Vec<FormField>) -> Ask {
+pub(crate) fn form(title: &str, prompt: &str, fields: Vec<FormField>) -> Ask {
     let mut ask = blank_ask(AskKind::Form, title);
     ask.form = Some(FormBody {
         prompt: Some(prompt.to_string()),
@@ -136,7 +136,7 @@ pub fn form(title: &str, prompt: &str, fields: Vec<FormField>) -> Ask {
     ask
 }
 
-pub fn field(
+pub(crate) fn field(
     id: &str,
     label: &str,
     kind: FieldKind,
@@ -153,7 +153,12 @@ pub fn field(
     }
 }
 
-pub fn choice_field(id: &str, label: &str, labels: &[&str], default: Option<&str>) -> FormField {
+pub(crate) fn choice_field(
+    id: &str,
+    label: &str,
+    labels: &[&str],
+    default: Option<&str>,
+) -> FormField {
     let options: Vec<AskOption> = labels
         .iter()
         .enumerate()
@@ -228,24 +233,24 @@ pub fn is_chinese(text: &str) -> bool {
 // ----- words ---------------------------------------------------------------------------------
 
 /// What a pane says in one language.
-pub struct Phrases {
-    pub prompts: &'static [&'static str],
-    pub thoughts: &'static [&'static str],
-    pub replies: &'static [&'static str],
-    pub notices: &'static [&'static str],
-    pub closings: &'static [&'static str],
-    pub markdown: &'static [&'static str],
+pub(crate) struct Phrases {
+    pub(crate) prompts: &'static [&'static str],
+    pub(crate) thoughts: &'static [&'static str],
+    pub(crate) replies: &'static [&'static str],
+    pub(crate) notices: &'static [&'static str],
+    pub(crate) closings: &'static [&'static str],
+    pub(crate) markdown: &'static [&'static str],
     /// (language, text)
-    pub code: &'static [(&'static str, &'static str)],
+    pub(crate) code: &'static [(&'static str, &'static str)],
     /// (url, title)
-    pub links: &'static [(&'static str, &'static str)],
-    pub permissions: &'static [(&'static str, &'static str)],
-    pub choices: &'static [(&'static str, &'static str, &'static [&'static str])],
+    pub(crate) links: &'static [(&'static str, &'static str)],
+    pub(crate) permissions: &'static [(&'static str, &'static str)],
+    pub(crate) choices: &'static [(&'static str, &'static str, &'static [&'static str])],
     /// (title, prompt, placeholder)
-    pub texts: &'static [(&'static str, &'static str, &'static str)],
+    pub(crate) texts: &'static [(&'static str, &'static str, &'static str)],
 }
 
-pub fn phrases(chinese: bool) -> &'static Phrases {
+pub(crate) fn phrases(chinese: bool) -> &'static Phrases {
     if chinese { &CHINESE } else { &ENGLISH }
 }
 
@@ -451,7 +456,7 @@ static CHINESE: Phrases = Phrases {
 // ----- belts and starters --------------------------------------------------------------------
 
 /// Belt buttons the demo picks from (SPEC L: labels of at most 16 characters).
-pub const DEMO_BUTTONS: [(&str, &str); 8] = [
+pub(crate) const DEMO_BUTTONS: [(&str, &str); 8] = [
     ("run-tests", "Run tests"),
     ("lint", "Lint"),
     ("deploy-preview", "Deploy preview"),
@@ -479,7 +484,7 @@ fn demo_belt(rng: &mut ChaCha8Rng) -> Vec<BeltButton> {
         .collect()
 }
 
-pub fn demo_starters() -> Vec<Starter> {
+pub(crate) fn demo_starters() -> Vec<Starter> {
     let starter = |id: &str, title: &str, description: &str| Starter {
         id: id.to_string(),
         title: title.to_string(),
@@ -790,7 +795,7 @@ fn say(
     }
 }
 
-pub fn push_code(
+pub(crate) fn push_code(
     world: &mut World,
     pane: &str,
     (language, code): (&str, &str),
@@ -801,7 +806,12 @@ pub fn push_code(
     world.push_built_item(pane, &mut item, at);
 }
 
-pub fn push_link(world: &mut World, pane: &str, (url, title): (&str, &str), at: OffsetDateTime) {
+pub(crate) fn push_link(
+    world: &mut World,
+    pane: &str,
+    (url, title): (&str, &str),
+    at: OffsetDateTime,
+) {
     let mut item = Item::text("", ItemKind::Link, "");
     item.url = Some(url.to_string());
     item.title = Some(title.to_string());

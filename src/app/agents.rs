@@ -14,38 +14,38 @@ use crate::wire::{Ask, Hello, Pane, PaneState, Snapshot, Tab, Turn, Workspace, c
 /// One agent as the screens see it.
 #[derive(Debug, Clone)]
 pub struct AgentView {
-    pub name: String,
+    pub(crate) name: String,
     /// Reached over TLS, so no allow-always (SPEC A11).
-    pub is_tls: bool,
+    pub(crate) is_tls: bool,
     pub status: AgentStatus,
-    pub hello: Option<Hello>,
-    pub snapshot: Option<Arc<Snapshot>>,
+    pub(crate) hello: Option<Hello>,
+    pub(crate) snapshot: Option<Arc<Snapshot>>,
     pub panes: HashMap<String, PaneLog>,
     /// The last poll that went through.
-    pub synced: Option<OffsetDateTime>,
+    pub(crate) synced: Option<OffsetDateTime>,
     /// Epochs seen since the phone started; more than one means the agent restarted (SPEC H5).
-    pub epochs: u32,
+    pub(crate) epochs: u32,
 }
 
 /// A pane with where it lives, as read from the snapshot and its chat.
 #[derive(Debug, Clone, Copy)]
 pub struct PaneRef<'a> {
-    pub workspace: &'a Workspace,
-    pub tab: &'a Tab,
+    pub(crate) workspace: &'a Workspace,
+    pub(crate) tab: &'a Tab,
     pub pane: &'a Pane,
     pub log: Option<&'a PaneLog>,
 }
 
 impl<'a> PaneRef<'a> {
     /// The chat's state once its events were read, else the snapshot's.
-    pub fn state(&self) -> &'a PaneState {
+    pub(crate) fn state(&self) -> &'a PaneState {
         self.log
             .and_then(|l| l.state.as_ref())
             .unwrap_or(&self.pane.state)
     }
 
     /// The pane's latest turn, the one send and abort name (SPEC A16).
-    pub fn turn(&self) -> Option<&'a Turn> {
+    pub(crate) fn turn(&self) -> Option<&'a Turn> {
         match self.log {
             Some(log) if log.state.is_some() => log.turn.as_ref(),
             _ => self.pane.turn.as_ref(),
@@ -54,7 +54,7 @@ impl<'a> PaneRef<'a> {
 
     /// Open asks, oldest first (SPEC A2): the chat's when its events were read, since they are
     /// newer than the snapshot's.
-    pub fn asks(&self) -> &'a [Ask] {
+    pub(crate) fn asks(&self) -> &'a [Ask] {
         match self.log {
             Some(log) if log.state.is_some() => &log.asks,
             _ => &self.pane.asks,
@@ -63,7 +63,7 @@ impl<'a> PaneRef<'a> {
 }
 
 impl AgentView {
-    pub fn new(name: &str, is_tls: bool) -> Self {
+    pub(crate) fn new(name: &str, is_tls: bool) -> Self {
         Self {
             name: name.to_string(),
             is_tls,
@@ -77,7 +77,7 @@ impl AgentView {
     }
 
     /// Takes one change from the engine.
-    pub fn apply(&mut self, change: AgentChange) {
+    pub(crate) fn apply(&mut self, change: AgentChange) {
         match change {
             AgentChange::Status(status) => self.status = status,
             AgentChange::Hello(hello) => {
@@ -106,7 +106,7 @@ impl AgentView {
     }
 
     /// True when allow-always may be offered at all on this agent (SPEC A11).
-    pub fn allows_always(&self) -> bool {
+    pub(crate) fn allows_always(&self) -> bool {
         !self.is_tls
             && self
                 .hello
@@ -114,12 +114,12 @@ impl AgentView {
                 .is_some_and(|h| h.cap(caps::ALLOW_ALWAYS))
     }
 
-    pub fn has_cap(&self, cap: &str) -> bool {
+    pub(crate) fn has_cap(&self, cap: &str) -> bool {
         self.hello.as_ref().is_some_and(|h| h.cap(cap))
     }
 
     /// The name to show: the configured one, with the agent's own name when it differs.
-    pub fn display_name(&self) -> String {
+    pub(crate) fn display_name(&self) -> String {
         match &self.hello {
             Some(hello) if !hello.host.name.is_empty() && hello.host.name != self.name => {
                 format!("{} ({})", self.name, hello.host.name)
@@ -144,7 +144,7 @@ impl AgentView {
             .collect()
     }
 
-    pub fn pane(&self, id: &str) -> Option<PaneRef<'_>> {
+    pub(crate) fn pane(&self, id: &str) -> Option<PaneRef<'_>> {
         let snapshot = self.snapshot.as_ref()?;
         snapshot
             .panes()
@@ -161,11 +161,11 @@ impl AgentView {
 /// Every agent, in the order they were given.
 #[derive(Debug, Clone, Default)]
 pub struct Agents {
-    pub list: Vec<AgentView>,
+    pub(crate) list: Vec<AgentView>,
 }
 
 impl Agents {
-    pub fn new(agents: impl IntoIterator<Item = (String, bool)>) -> Self {
+    pub(crate) fn new(agents: impl IntoIterator<Item = (String, bool)>) -> Self {
         Self {
             list: agents
                 .into_iter()
@@ -178,12 +178,12 @@ impl Agents {
         self.list.iter().find(|a| a.name == name)
     }
 
-    pub fn get_mut(&mut self, name: &str) -> Option<&mut AgentView> {
+    pub(crate) fn get_mut(&mut self, name: &str) -> Option<&mut AgentView> {
         self.list.iter_mut().find(|a| a.name == name)
     }
 
     /// A pane of an agent, if both are known.
-    pub fn pane(&self, agent: &str, pane: &str) -> Option<PaneRef<'_>> {
+    pub(crate) fn pane(&self, agent: &str, pane: &str) -> Option<PaneRef<'_>> {
         self.get(agent)?.pane(pane)
     }
 }

@@ -34,14 +34,14 @@ impl Default for SendPrefs {
 
 /// One model of the catalog as a choice: its provider, id and declared efforts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelChoice {
-    pub provider: String,
-    pub model: String,
-    pub efforts: Vec<String>,
+pub(crate) struct ModelChoice {
+    pub(crate) provider: String,
+    pub(crate) model: String,
+    pub(crate) efforts: Vec<String>,
 }
 
 impl ModelChoice {
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         format!("{}/{}", self.provider, self.model)
     }
 }
@@ -49,22 +49,22 @@ impl ModelChoice {
 /// One bridge as its own screens see it.
 #[derive(Debug, Clone, Default)]
 pub struct DshView {
-    pub health: Option<Arc<Health>>,
-    pub capabilities: Option<Arc<Capabilities>>,
-    pub workspaces: Option<Arc<WorkspaceList>>,
-    pub tasks: Arc<Vec<TaskView>>,
+    pub(crate) health: Option<Arc<Health>>,
+    pub(crate) capabilities: Option<Arc<Capabilities>>,
+    pub(crate) workspaces: Option<Arc<WorkspaceList>>,
+    pub(crate) tasks: Arc<Vec<TaskView>>,
     /// Desktop reloads seen, oldest first: (old pid, new pid).
-    pub reloads: Vec<(u64, u64)>,
+    pub(crate) reloads: Vec<(u64, u64)>,
     /// Tasks the engine no longer addresses (session/workspace-mismatch), with why.
-    pub stopped: BTreeMap<String, String>,
+    pub(crate) stopped: BTreeMap<String, String>,
     /// The message kind and mode chosen per pane.
-    pub prefs: HashMap<String, SendPrefs>,
+    pub(crate) prefs: HashMap<String, SendPrefs>,
     /// What could not be read of the bridge's replies, by route (issue 11).
-    pub unread: Arc<BTreeMap<String, Vec<Unread>>>,
+    pub(crate) unread: Arc<BTreeMap<String, Vec<Unread>>>,
 }
 
 impl DshView {
-    pub fn apply(&mut self, change: DshChange) {
+    pub(crate) fn apply(&mut self, change: DshChange) {
         match change {
             DshChange::Health(health) => self.health = Some(health),
             DshChange::Capabilities(capabilities) => self.capabilities = Some(capabilities),
@@ -83,12 +83,12 @@ impl DshView {
     }
 
     /// The open task a pane shows (pane id = task id), if it is one.
-    pub fn task(&self, pane: &str) -> Option<&TaskView> {
+    pub(crate) fn task(&self, pane: &str) -> Option<&TaskView> {
         self.tasks.iter().find(|t| t.task_id == pane)
     }
 
     /// Tasks that are not closed (the real bridge lists closed ones too).
-    pub fn open_tasks(&self) -> usize {
+    pub(crate) fn open_tasks(&self) -> usize {
         self.tasks
             .iter()
             .filter(|t| t.status != crate::dsh::wire::TaskStatus::Closed)
@@ -96,13 +96,13 @@ impl DshView {
     }
 
     /// True for a pane of a desktop session no task follows (read-only until adopted).
-    pub fn is_session_pane(pane: &str) -> bool {
+    pub(crate) fn is_session_pane(pane: &str) -> bool {
         session_of_pane(pane).is_some()
     }
 
     /// Sentences for the person about what the bridge sent that could not be read or is not
     /// available, the catalog and presets first: what was left out, and what that means.
-    pub fn unread_sentences(&self) -> Vec<String> {
+    pub(crate) fn unread_sentences(&self) -> Vec<String> {
         let mut out = Vec::new();
         let capabilities = self.capabilities.as_deref();
         if let Some(reason) = capabilities.and_then(|c| c.model_catalog.unavailable.as_deref()) {
@@ -168,7 +168,7 @@ impl DshView {
 
     /// One short sentence for Home when something could not be read: which replies, and
     /// where the whole story is (the New page and the log).
-    pub fn unread_summary(&self) -> Option<String> {
+    pub(crate) fn unread_summary(&self) -> Option<String> {
         let catalog_gone = self
             .capabilities
             .as_deref()
@@ -197,21 +197,21 @@ impl DshView {
         self.prefs.get(pane).cloned().unwrap_or_default()
     }
 
-    pub fn workspace_list(&self) -> &[Workspace] {
+    pub(crate) fn workspace_list(&self) -> &[Workspace] {
         self.workspaces
             .as_deref()
             .map_or(&[], |w| w.items.as_slice())
     }
 
     /// Whether this token may register a workspace (`capabilities.workspaces.create`).
-    pub fn may_register(&self) -> bool {
+    pub(crate) fn may_register(&self) -> bool {
         self.capabilities
             .as_ref()
             .is_some_and(|c| c.capabilities.workspaces.create)
     }
 
     /// The presets `/capabilities` lists: the only ones that may be chosen (seed §2).
-    pub fn presets(&self) -> Vec<(String, Option<String>)> {
+    pub(crate) fn presets(&self) -> Vec<(String, Option<String>)> {
         self.capabilities
             .as_ref()
             .map(|c| {
@@ -224,7 +224,7 @@ impl DshView {
     }
 
     /// Every model of the catalog, group by group.
-    pub fn models(&self) -> Vec<ModelChoice> {
+    pub(crate) fn models(&self) -> Vec<ModelChoice> {
         let Some(capabilities) = &self.capabilities else {
             return Vec::new();
         };
@@ -247,7 +247,7 @@ impl DshView {
     }
 
     /// The catalog's default config, in words.
-    pub fn default_model(&self) -> Option<String> {
+    pub(crate) fn default_model(&self) -> Option<String> {
         self.capabilities
             .as_ref()
             .and_then(|c| c.model_catalog.default.as_ref())
@@ -255,7 +255,7 @@ impl DshView {
     }
 
     /// The newest reload, in words, for a pane's info line.
-    pub fn last_reload(&self) -> Option<String> {
+    pub(crate) fn last_reload(&self) -> Option<String> {
         self.reloads
             .last()
             .map(|(old, new)| format!("desktop reloaded (process {old} → {new})"))
@@ -263,7 +263,7 @@ impl DshView {
 }
 
 /// Words for a message kind in the picker.
-pub fn kind_words(kind: &AppendKind) -> &'static str {
+pub(crate) fn kind_words(kind: &AppendKind) -> &'static str {
     match kind {
         AppendKind::Instruction => "what to do next",
         AppendKind::Feedback => "what you think of what it did",
@@ -276,7 +276,7 @@ pub fn kind_words(kind: &AppendKind) -> &'static str {
 }
 
 /// Words for a mode.
-pub fn mode_words(mode: &AppendMode) -> &'static str {
+pub(crate) fn mode_words(mode: &AppendMode) -> &'static str {
     match mode {
         AppendMode::Queue => "waits for the running turn to end",
         AppendMode::Steer => "goes into the running turn now",

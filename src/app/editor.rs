@@ -14,12 +14,12 @@ use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 use crate::look::wrap::width as text_width;
 
 /// Undo keeps at most this many steps: the oldest go first.
-pub const UNDO_STEPS: usize = 200;
+pub(crate) const UNDO_STEPS: usize = 200;
 
 /// Undo keeps at most this many bytes of text (removed and inserted, undo and redo together),
 /// so a few 40 KiB pastes cannot make one draft hold megabytes. The oldest steps go first; a
 /// single step bigger than this is not kept at all, and so cannot be undone.
-pub const UNDO_BYTES: usize = 256 * 1024;
+pub(crate) const UNDO_BYTES: usize = 256 * 1024;
 
 /// A place in the text: a line, and a byte offset in it on a grapheme boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,13 +148,13 @@ impl Default for Editor {
 }
 
 impl Editor {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// An editor holding `text`, the cursor at its end. Undo stops at `text`: it is where the
     /// field started, not something the person typed.
-    pub fn from_text(text: &str) -> Self {
+    pub(crate) fn from_text(text: &str) -> Self {
         let mut editor = Self::new();
         editor.insert_str(text);
         editor.undo.clear();
@@ -169,7 +169,7 @@ impl Editor {
 
     /// The text, leaving the editor empty. Taking it is an undo step like any change, so the
     /// kill ring and the history stay (unlike [`Editor::clear`]).
-    pub fn take_text(&mut self) -> String {
+    pub(crate) fn take_text(&mut self) -> String {
         let text = self.text();
         if !text.is_empty() {
             let end = self.end_of_text();
@@ -178,18 +178,18 @@ impl Editor {
         text
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.lines.len() == 1 && self.lines[0].is_empty()
     }
 
     /// Bytes of [`Editor::text`] as UTF-8, for the 32 KiB limit on what the phone sends (SPEC L).
-    pub fn byte_len(&self) -> usize {
+    pub(crate) fn byte_len(&self) -> usize {
         self.lines.iter().map(String::len).sum::<usize>() + self.lines.len() - 1
     }
 
     /// Types a char. A combining mark, VS16 or ZWJ joins the grapheme before it, and the cursor
     /// stays after the whole of it.
-    pub fn insert_char(&mut self, c: char) {
+    pub(crate) fn insert_char(&mut self, c: char) {
         if c == '\n' {
             self.newline();
             return;
@@ -212,7 +212,7 @@ impl Editor {
     /// Pastes text as one undo step: newlines stay ('\r\n' and a lone '\r' become '\n'), tabs
     /// become spaces, other control characters are dropped. The text is cleaned in one pass and
     /// put in at once, so a 32 KiB paste costs one pass, not one per char.
-    pub fn insert_str(&mut self, s: &str) {
+    pub(crate) fn insert_str(&mut self, s: &str) {
         let cleaned = clean(s);
         if cleaned.is_empty() {
             return;
@@ -221,14 +221,14 @@ impl Editor {
         self.change(at, at, &cleaned, Kind::Single);
     }
 
-    pub fn newline(&mut self) {
+    pub(crate) fn newline(&mut self) {
         let at = self.cursor;
         self.change(at, at, "\n", Kind::Single);
     }
 
     /// Deletes the grapheme before the cursor; at the start of a line, joins it to the line
     /// above. Backspaces in a row are one undo step.
-    pub fn backspace(&mut self) {
+    pub(crate) fn backspace(&mut self) {
         let Some(start) = self.before_cursor() else {
             return;
         };
@@ -238,7 +238,7 @@ impl Editor {
 
     /// Deletes the grapheme under the cursor; at the end of a line, joins the next line to it.
     /// Deletes in a row are one undo step.
-    pub fn delete(&mut self) {
+    pub(crate) fn delete(&mut self) {
         let Some(end) = self.after_cursor() else {
             return;
         };
@@ -246,20 +246,20 @@ impl Editor {
         self.change(start, end, "", Kind::Delete);
     }
 
-    pub fn left(&mut self) {
+    pub(crate) fn left(&mut self) {
         if let Some(pos) = self.before_cursor() {
             self.move_to(pos);
         }
     }
 
-    pub fn right(&mut self) {
+    pub(crate) fn right(&mut self) {
         if let Some(pos) = self.after_cursor() {
             self.move_to(pos);
         }
     }
 
     /// Up a line, keeping the display column; on the first line, to its start.
-    pub fn up(&mut self) {
+    pub(crate) fn up(&mut self) {
         if self.cursor.row == 0 {
             self.home();
             return;
@@ -274,7 +274,7 @@ impl Editor {
     }
 
     /// Down a line, keeping the display column; on the last line, to its end.
-    pub fn down(&mut self) {
+    pub(crate) fn down(&mut self) {
         if self.cursor.row + 1 >= self.lines.len() {
             self.end();
             return;
@@ -288,20 +288,20 @@ impl Editor {
         self.goal_column = Some(goal);
     }
 
-    pub fn home(&mut self) {
+    pub(crate) fn home(&mut self) {
         self.move_to(Pos {
             row: self.cursor.row,
             byte: 0,
         });
     }
 
-    pub fn end(&mut self) {
+    pub(crate) fn end(&mut self) {
         self.move_to(self.line_end());
     }
 
     /// To the start of the word before the cursor; at the start of a line, to the end of the
     /// line above. Words are runs of graphemes that are not whitespace, as for Ctrl-W.
-    pub fn word_left(&mut self) {
+    pub(crate) fn word_left(&mut self) {
         match self.word_start_before() {
             Some(pos) => self.move_to(pos),
             None => self.left(),
@@ -309,7 +309,7 @@ impl Editor {
     }
 
     /// To the end of the word after the cursor; at the end of a line, to the start of the next.
-    pub fn word_right(&mut self) {
+    pub(crate) fn word_right(&mut self) {
         match self.word_end_after() {
             Some(pos) => self.move_to(pos),
             None => self.right(),
@@ -319,7 +319,7 @@ impl Editor {
     /// Ctrl-U: kills from the start of the line to the cursor. At the start of a line it kills
     /// the line break before it, joining the line to the one above, so Ctrl-U held down eats
     /// the text upwards a line at a time (and Ctrl-Y brings it all back).
-    pub fn kill_to_line_start(&mut self) {
+    pub(crate) fn kill_to_line_start(&mut self) {
         let start = if self.cursor.byte > 0 {
             Pos {
                 row: self.cursor.row,
@@ -336,7 +336,7 @@ impl Editor {
 
     /// Ctrl-K: kills from the cursor to the end of the line; at the end of a line, kills the
     /// line break, joining the next line to it.
-    pub fn kill_to_line_end(&mut self) {
+    pub(crate) fn kill_to_line_end(&mut self) {
         let end = if self.cursor.byte < self.line().len() {
             self.line_end()
         } else {
@@ -350,7 +350,7 @@ impl Editor {
 
     /// Ctrl-W: kills from the start of the word before the cursor to the cursor; at the start
     /// of a line, kills the line break before it.
-    pub fn kill_word_back(&mut self) {
+    pub(crate) fn kill_word_back(&mut self) {
         let Some(start) = self.word_start_before().or_else(|| self.before_cursor()) else {
             return;
         };
@@ -359,7 +359,7 @@ impl Editor {
 
     /// Alt-D: kills from the cursor to the end of the word after it; at the end of a line,
     /// kills the line break after it.
-    pub fn kill_word_forward(&mut self) {
+    pub(crate) fn kill_word_forward(&mut self) {
         let Some(end) = self.word_end_after().or_else(|| self.after_cursor()) else {
             return;
         };
@@ -367,7 +367,7 @@ impl Editor {
     }
 
     /// Ctrl-Y: puts back what the last kills took, at the cursor, the cursor after it.
-    pub fn yank(&mut self) {
+    pub(crate) fn yank(&mut self) {
         if self.killed.is_empty() {
             return;
         }
@@ -377,7 +377,7 @@ impl Editor {
     }
 
     /// Takes back the last step; false when there is none.
-    pub fn undo(&mut self) -> bool {
+    pub(crate) fn undo(&mut self) -> bool {
         let Some(step) = self.undo.pop_back() else {
             return false;
         };
@@ -393,7 +393,7 @@ impl Editor {
 
     /// Makes the last undone step again; false when there is none (any change after an undo
     /// forgets what was undone).
-    pub fn redo(&mut self) -> bool {
+    pub(crate) fn redo(&mut self) -> bool {
         let Some(step) = self.redo.pop() else {
             return false;
         };
@@ -408,21 +408,21 @@ impl Editor {
     }
 
     /// Empties the editor and forgets its history and kill ring: a fresh field.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         *self = Self::default();
     }
 
-    pub fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         self.lines.clone()
     }
 
     /// The cursor's line, split at the cursor: for a one-line field drawn with a caret glyph.
-    pub fn split_at_cursor(&self) -> (&str, &str) {
+    pub(crate) fn split_at_cursor(&self) -> (&str, &str) {
         self.line().split_at(self.cursor.byte)
     }
 
     /// (row, display column) of the cursor, for placing the terminal cursor.
-    pub fn cursor(&self) -> (usize, usize) {
+    pub(crate) fn cursor(&self) -> (usize, usize) {
         (self.cursor.row, self.display_col())
     }
 

@@ -5,29 +5,29 @@
 use ratatui::layout::Rect;
 
 /// The smallest terminal the phone draws in.
-pub const MIN_WIDTH: u16 = 80;
-pub const MIN_HEIGHT: u16 = 24;
+pub(crate) const MIN_WIDTH: u16 = 80;
+pub(crate) const MIN_HEIGHT: u16 = 24;
 
 /// Most lines the pane's input box grows to.
-pub const MAX_INPUT_LINES: u16 = 6;
+pub(crate) const MAX_INPUT_LINES: u16 = 6;
 /// Most lines of sends on their way a pane shows above its box (the last says how many more).
-pub const MAX_OUTBOX_LINES: u16 = 3;
+pub(crate) const MAX_OUTBOX_LINES: u16 = 3;
 /// Most agents listed on the home screen before their list scrolls.
 const MAX_AGENT_ROWS: u16 = 6;
 
-pub fn is_too_small(width: u16, height: u16) -> bool {
+pub(crate) fn is_too_small(width: u16, height: u16) -> bool {
     width < MIN_WIDTH || height < MIN_HEIGHT
 }
 
 /// The frame: a title bar, the body, and a footer for hints and short messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Frame {
-    pub title: Rect,
-    pub body: Rect,
-    pub footer: Rect,
+pub(crate) struct Frame {
+    pub(crate) title: Rect,
+    pub(crate) body: Rect,
+    pub(crate) footer: Rect,
 }
 
-pub fn frame(width: u16, height: u16) -> Frame {
+pub(crate) fn frame(width: u16, height: u16) -> Frame {
     let title = Rect::new(0, 0, width, 1.min(height));
     let footer = Rect::new(0, height.saturating_sub(1), width, 1.min(height));
     let body = Rect::new(0, 1, width, height.saturating_sub(2));
@@ -41,10 +41,10 @@ pub fn frame(width: u16, height: u16) -> Frame {
 /// The home screen: agents, the chosen agent's full state, then "Needs your answer".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Home {
-    pub agents_heading: Rect,
-    pub agents: Rect,
-    pub detail: Rect,
-    pub inbox_heading: Rect,
+    pub(crate) agents_heading: Rect,
+    pub(crate) agents: Rect,
+    pub(crate) detail: Rect,
+    pub(crate) inbox_heading: Rect,
     pub inbox: Rect,
 }
 
@@ -77,14 +77,14 @@ pub fn home(width: u16, height: u16, agent_count: usize) -> Home {
 
 /// A screen that is a heading line over a list (workspaces, New, History).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Listing {
-    pub heading: Rect,
-    pub list: Rect,
+pub(crate) struct Listing {
+    pub(crate) heading: Rect,
+    pub(crate) list: Rect,
     /// The filter line, present while a filter is typed or set.
-    pub filter: Rect,
+    pub(crate) filter: Rect,
 }
 
-pub fn listing(width: u16, height: u16, filter_shown: bool) -> Listing {
+pub(crate) fn listing(width: u16, height: u16, filter_shown: bool) -> Listing {
     let body = frame(width, height).body;
     let heading = Rect::new(body.x, body.y, body.width, 1.min(body.height));
     let filter_height = u16::from(filter_shown).min(body.height.saturating_sub(1));
@@ -100,18 +100,18 @@ pub fn listing(width: u16, height: u16, filter_shown: bool) -> Listing {
 
 /// A pane: heading, chat, open asks, belt, the input box and its status line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pane {
-    pub heading: Rect,
-    pub chat: Rect,
+pub(crate) struct Pane {
+    pub(crate) heading: Rect,
+    pub(crate) chat: Rect,
     /// Sends that left the box and are not in the chat yet.
-    pub outbox: Rect,
+    pub(crate) outbox: Rect,
     pub asks: Rect,
     pub belt: Rect,
-    pub input: Rect,
-    pub status: Rect,
+    pub(crate) input: Rect,
+    pub(crate) status: Rect,
 }
 
-pub fn pane(
+pub(crate) fn pane(
     width: u16,
     height: u16,
     input_lines: usize,
@@ -155,7 +155,7 @@ pub fn pane(
 }
 
 /// A conversation from history: a heading over its chat.
-pub fn conversation(width: u16, height: u16) -> (Rect, Rect) {
+pub(crate) fn conversation(width: u16, height: u16) -> (Rect, Rect) {
     let body = frame(width, height).body;
     let heading = Rect::new(body.x, body.y, body.width, 1.min(body.height));
     let chat = Rect::new(
@@ -168,7 +168,7 @@ pub fn conversation(width: u16, height: u16) -> (Rect, Rect) {
 }
 
 /// An ask card: a box in the middle of the body, as wide as fits up to 100 columns.
-pub fn card(width: u16, height: u16) -> Rect {
+pub(crate) fn card(width: u16, height: u16) -> Rect {
     let body = frame(width, height).body;
     let card_width = body.width.min(100);
     let x = body.x + (body.width - card_width) / 2;
@@ -176,7 +176,7 @@ pub fn card(width: u16, height: u16) -> Rect {
 }
 
 /// A dialog box centred on the screen.
-pub fn dialog(width: u16, height: u16, lines: u16) -> Rect {
+pub(crate) fn dialog(width: u16, height: u16, lines: u16) -> Rect {
     let dialog_width = width.saturating_sub(4).min(70);
     let dialog_height = (lines + 2).min(height);
     Rect::new(
@@ -188,7 +188,7 @@ pub fn dialog(width: u16, height: u16, lines: u16) -> Rect {
 }
 
 /// True when the point is inside the rectangle.
-pub fn contains(rect: Rect, column: u16, row: u16) -> bool {
+pub(crate) fn contains(rect: Rect, column: u16, row: u16) -> bool {
     column >= rect.x && column < rect.right() && row >= rect.y && row < rect.bottom()
 }
 

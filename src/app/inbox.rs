@@ -16,16 +16,16 @@ pub struct AskKey {
 
 /// One row of the inbox.
 #[derive(Debug, Clone, Copy)]
-pub struct InboxRow<'a> {
-    pub agent: &'a AgentView,
-    pub pane: PaneRef<'a>,
-    pub ask: &'a Ask,
-    pub opened_at: Option<OffsetDateTime>,
-    pub expires_at: Option<OffsetDateTime>,
+pub(crate) struct InboxRow<'a> {
+    pub(crate) agent: &'a AgentView,
+    pub(crate) pane: PaneRef<'a>,
+    pub(crate) ask: &'a Ask,
+    pub(crate) opened_at: Option<OffsetDateTime>,
+    pub(crate) expires_at: Option<OffsetDateTime>,
 }
 
 impl InboxRow<'_> {
-    pub fn key(&self) -> AskKey {
+    pub(crate) fn key(&self) -> AskKey {
         AskKey {
             agent: self.agent.name.clone(),
             pane: self.pane.pane.id.clone(),
@@ -36,7 +36,7 @@ impl InboxRow<'_> {
 
 /// Every open ask, oldest first by `openedAt` (SPEC A2); asks without it keep layout order
 /// after the dated ones.
-pub fn rows(agents: &Agents) -> Vec<InboxRow<'_>> {
+pub(crate) fn rows(agents: &Agents) -> Vec<InboxRow<'_>> {
     let mut rows: Vec<InboxRow<'_>> = agents
         .list
         .iter()
@@ -61,7 +61,7 @@ pub fn rows(agents: &Agents) -> Vec<InboxRow<'_>> {
 }
 
 /// How many asks are open, without sorting them.
-pub fn count(agents: &Agents) -> usize {
+pub(crate) fn count(agents: &Agents) -> usize {
     agents
         .list
         .iter()
@@ -71,7 +71,7 @@ pub fn count(agents: &Agents) -> usize {
 }
 
 /// The row whose ask expires soonest and has not expired yet, else the soonest expired one.
-pub fn soonest_expiring(rows: &[InboxRow<'_>], now: OffsetDateTime) -> Option<usize> {
+pub(crate) fn soonest_expiring(rows: &[InboxRow<'_>], now: OffsetDateTime) -> Option<usize> {
     let dated = rows
         .iter()
         .enumerate()
@@ -86,13 +86,13 @@ pub fn soonest_expiring(rows: &[InboxRow<'_>], now: OffsetDateTime) -> Option<us
 
 /// The time left of an ask that expires (SPEC A13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeLeft {
+pub(crate) enum TimeLeft {
     Seconds(i64),
     Expired,
 }
 
 impl TimeLeft {
-    pub fn until(expires_at: OffsetDateTime, now: OffsetDateTime) -> Self {
+    pub(crate) fn until(expires_at: OffsetDateTime, now: OffsetDateTime) -> Self {
         let left = (expires_at - now).whole_seconds();
         if left > 0 {
             Self::Seconds(left)
@@ -102,12 +102,12 @@ impl TimeLeft {
     }
 
     /// The last ten seconds are drawn urgent.
-    pub fn is_urgent(self) -> bool {
+    pub(crate) fn is_urgent(self) -> bool {
         matches!(self, Self::Seconds(s) if s <= 10)
     }
 
     /// "0:42 left", "1:05:00 left", "expired".
-    pub fn text(self) -> String {
+    pub(crate) fn text(self) -> String {
         match self {
             Self::Expired => "expired".into(),
             Self::Seconds(s) if s >= 3600 => {

@@ -20,12 +20,12 @@ pub struct Intents {
 
 impl Intents {
     /// Notes a submission before the engine has given it a request id.
-    pub fn submitted(&mut self, agent: &str, kind: IntentKind) {
+    pub(crate) fn submitted(&mut self, agent: &str, kind: IntentKind) {
         self.pending.push((agent.to_string(), kind));
     }
 
     /// Takes a record from the engine; returns the state it had before, if known.
-    pub fn note(&mut self, record: IntentRecord) -> Option<IntentState> {
+    pub(crate) fn note(&mut self, record: IntentRecord) -> Option<IntentState> {
         if let Some(at) = self
             .pending
             .iter()
@@ -67,12 +67,15 @@ impl Intents {
         });
     }
 
-    pub fn get(&self, request_id: &str) -> Option<&IntentRecord> {
+    pub(crate) fn get(&self, request_id: &str) -> Option<&IntentRecord> {
         self.records.get(request_id)
     }
 
     /// The newest intent that matches.
-    pub fn latest(&self, mut matches: impl FnMut(&IntentRecord) -> bool) -> Option<&IntentRecord> {
+    pub(crate) fn latest(
+        &self,
+        mut matches: impl FnMut(&IntentRecord) -> bool,
+    ) -> Option<&IntentRecord> {
         self.order
             .iter()
             .rev()
@@ -81,7 +84,7 @@ impl Intents {
     }
 
     /// True while a matching submission has not been reported yet.
-    pub fn is_pending(&self, mut matches: impl FnMut(&str, &IntentKind) -> bool) -> bool {
+    pub(crate) fn is_pending(&self, mut matches: impl FnMut(&str, &IntentKind) -> bool) -> bool {
         self.pending
             .iter()
             .any(|(agent, kind)| matches(agent, kind))
@@ -103,29 +106,21 @@ impl Intents {
     }
 
     /// The newest send, abort or belt press of a pane.
-    pub fn latest_for_pane(&self, agent: &str, pane_id: &str) -> Option<&IntentRecord> {
+    pub(crate) fn latest_for_pane(&self, agent: &str, pane_id: &str) -> Option<&IntentRecord> {
         self.latest(|r| r.agent == agent && pane_of(&r.kind) == Some(pane_id))
     }
 
-    pub fn pane_pending(&self, agent: &str, pane_id: &str) -> Option<&'static str> {
+    pub(crate) fn pane_pending(&self, agent: &str, pane_id: &str) -> Option<&'static str> {
         self.pending
             .iter()
             .rev()
             .find(|(a, kind)| a == agent && pane_of(kind) == Some(pane_id))
             .map(|(_, kind)| kind.verb())
     }
-
-    /// Every intent that may be retried by the person (SPEC Q4).
-    pub fn retryable(&self) -> impl Iterator<Item = &IntentRecord> {
-        self.order
-            .iter()
-            .filter_map(|id| self.records.get(id))
-            .filter(|r| is_retryable(r))
-    }
 }
 
 /// The pane a send, abort or belt press goes to (a DSH task's pane id is its task id).
-pub fn pane_of(kind: &IntentKind) -> Option<&str> {
+pub(crate) fn pane_of(kind: &IntentKind) -> Option<&str> {
     match kind {
         IntentKind::Send { pane, .. }
         | IntentKind::Abort { pane, .. }
@@ -138,7 +133,7 @@ pub fn pane_of(kind: &IntentKind) -> Option<&str> {
 }
 
 /// SPEC Q4, Q5: an unknown outcome may be retried once; one that never left may go again.
-pub fn is_retryable(record: &IntentRecord) -> bool {
+pub(crate) fn is_retryable(record: &IntentRecord) -> bool {
     match record.state {
         IntentState::Unknown { .. } => record.attempts < crate::engine::intent::MAX_ATTEMPTS,
         IntentState::NotSent { .. } => true,
@@ -147,7 +142,7 @@ pub fn is_retryable(record: &IntentRecord) -> bool {
 }
 
 /// True while the intent is on its way.
-pub fn is_in_flight(state: &IntentState) -> bool {
+pub(crate) fn is_in_flight(state: &IntentState) -> bool {
     matches!(state, IntentState::Created | IntentState::Sending)
 }
 

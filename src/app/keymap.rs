@@ -45,7 +45,7 @@ pub enum Context {
 }
 
 impl Context {
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Self::Home => "Home",
             Self::Layout => "Workspaces",
@@ -69,7 +69,7 @@ impl Context {
     }
 
     /// True where unbound printable keys are typed rather than ignored.
-    pub fn takes_typing(self) -> bool {
+    pub(crate) fn takes_typing(self) -> bool {
         matches!(
             self,
             Self::PaneInput | Self::CardTyping | Self::Prompt | Self::Filter | Self::DshForm
@@ -77,7 +77,7 @@ impl Context {
     }
 
     /// Keys that are not in the table because they belong to a kind of field; shown in help.
-    pub fn notes(self) -> &'static [&'static str] {
+    pub(crate) fn notes(self) -> &'static [&'static str] {
         match self {
             Self::PaneInput => &[
                 "Typing, Backspace, Delete, ↑/↓ edit the text",
@@ -127,7 +127,7 @@ const EDIT_YANK_UNDO: &str =
 
 /// Everything a key can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Action {
+pub(crate) enum Action {
     Quit,
     Help,
     Back,
@@ -176,7 +176,7 @@ pub enum Action {
 
 impl Action {
     /// The name used in the config file's `[keys]` section.
-    pub fn name(self) -> String {
+    pub(crate) fn name(self) -> String {
         let fixed = match self {
             Self::Quit => "quit",
             Self::Help => "help",
@@ -223,7 +223,7 @@ impl Action {
     }
 
     /// What the key does, for the help overlay.
-    pub fn describe(self) -> String {
+    pub(crate) fn describe(self) -> String {
         let fixed = match self {
             Self::Quit => "Quit collie-phone",
             Self::Help => "Show or hide this help",
@@ -316,7 +316,7 @@ impl Action {
     }
 
     /// What the key does in `context`: on a card, option keys only select and Enter answers.
-    pub fn describe_in(self, context: Context) -> String {
+    pub(crate) fn describe_in(self, context: Context) -> String {
         let on_card = match (context, self) {
             (Context::Card, Self::AllowOnce) => "Select allow once",
             (Context::Card, Self::Deny) => "Select deny",
@@ -341,12 +341,12 @@ impl Action {
         on_card.to_string()
     }
 
-    pub fn from_name(name: &str) -> Option<Action> {
+    pub(crate) fn from_name(name: &str) -> Option<Action> {
         Self::every().into_iter().find(|a| a.name() == name)
     }
 
     /// Every name the config file's `[keys]` section knows, in table order.
-    pub fn names() -> Vec<String> {
+    pub(crate) fn names() -> Vec<String> {
         Self::every().into_iter().map(Action::name).collect()
     }
 }
@@ -359,25 +359,25 @@ pub struct Chord {
 }
 
 impl Chord {
-    pub const fn plain(code: KeyCode) -> Self {
+    pub(crate) const fn plain(code: KeyCode) -> Self {
         Self {
             code,
             modifiers: KeyModifiers::NONE,
         }
     }
 
-    pub const fn ch(c: char) -> Self {
+    pub(crate) const fn ch(c: char) -> Self {
         Self::plain(KeyCode::Char(c))
     }
 
-    pub const fn ctrl(c: char) -> Self {
+    pub(crate) const fn ctrl(c: char) -> Self {
         Self {
             code: KeyCode::Char(c),
             modifiers: KeyModifiers::CONTROL,
         }
     }
 
-    pub const fn alt(code: KeyCode) -> Self {
+    pub(crate) const fn alt(code: KeyCode) -> Self {
         Self {
             code,
             modifiers: KeyModifiers::ALT,
@@ -386,7 +386,7 @@ impl Chord {
 
     /// The chord of a key event: Shift is folded into the character (and BackTab), so `G`
     /// matches whether or not the terminal reports Shift with it.
-    pub fn of(key: &KeyEvent) -> Self {
+    pub(crate) fn of(key: &KeyEvent) -> Self {
         let mut modifiers =
             key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
         let code = match key.code {
@@ -517,7 +517,7 @@ impl fmt::Display for Chord {
 
 /// Why the `[keys]` section could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum KeymapError {
+pub(crate) enum KeymapError {
     #[error("[keys]: \"{0}\" is not an action; see `?` in the phone for the names")]
     UnknownAction(String),
     #[error("[keys] {0}: {1}")]
@@ -598,7 +598,9 @@ impl Keymap {
 
     /// The defaults with the config's `[keys]` applied: each named action gets exactly the
     /// given keys, wherever it had keys before.
-    pub fn with_overrides(overrides: &BTreeMap<String, Vec<String>>) -> Result<Self, KeymapError> {
+    pub(crate) fn with_overrides(
+        overrides: &BTreeMap<String, Vec<String>>,
+    ) -> Result<Self, KeymapError> {
         let mut keymap = Self::defaults();
         for (name, keys) in overrides {
             let action =
@@ -626,7 +628,7 @@ impl Keymap {
     }
 
     /// The action of a key in a context; releases and unbound keys give none.
-    pub fn action(&self, context: Context, key: &KeyEvent) -> Option<Action> {
+    pub(crate) fn action(&self, context: Context, key: &KeyEvent) -> Option<Action> {
         if key.kind == KeyEventKind::Release {
             return None;
         }
@@ -639,7 +641,7 @@ impl Keymap {
     }
 
     /// The keys of an action in a context, for hints on screen ("R retries").
-    pub fn keys_for(&self, context: Context, action: Action) -> Vec<Chord> {
+    pub(crate) fn keys_for(&self, context: Context, action: Action) -> Vec<Chord> {
         self.bindings
             .get(&context)
             .map(|list| {
@@ -652,7 +654,7 @@ impl Keymap {
     }
 
     /// The first key of an action as text, or "?" hints would be wrong to show.
-    pub fn key_label(&self, context: Context, action: Action) -> Option<String> {
+    pub(crate) fn key_label(&self, context: Context, action: Action) -> Option<String> {
         self.keys_for(context, action).first().map(Chord::to_string)
     }
 
@@ -663,7 +665,7 @@ impl Keymap {
 
     /// The help of a context, listing only the actions `shown` keeps (a Collie pane does not
     /// list the keys of a DSH bridge's tasks, nor a task the keys of a Collie pane).
-    pub fn help_where(
+    pub(crate) fn help_where(
         &self,
         context: Context,
         shown: impl Fn(Action) -> bool,

@@ -5,24 +5,24 @@ use super::editor::Editor;
 use super::keymap::Action;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ListCursor {
-    pub selected: usize,
+pub(crate) struct ListCursor {
+    pub(crate) selected: usize,
     /// The first row drawn.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// Which row is selected, by what it shows (not where): when rows come and go, the
     /// selection stays on it, or on the nearest row when it went.
-    pub key: Option<String>,
+    pub(crate) key: Option<String>,
 }
 
 impl ListCursor {
     /// Notes which row is selected now (after the person moved).
-    pub fn remember(&mut self, keys: &[String]) {
+    pub(crate) fn remember(&mut self, keys: &[String]) {
         self.key = keys.get(self.selected).cloned();
     }
 
     /// The rows changed to `keys`: the selection follows its row, or, when that row went,
     /// stays at its place (now the row after it) or on the last row; never off the list.
-    pub fn follow(&mut self, keys: &[String], height: usize) {
+    pub(crate) fn follow(&mut self, keys: &[String], height: usize) {
         if let Some(at) = self
             .key
             .as_ref()
@@ -35,7 +35,7 @@ impl ListCursor {
     }
 
     /// Applies a move; returns true when it was one.
-    pub fn apply(&mut self, action: Action, len: usize, height: usize) -> bool {
+    pub(crate) fn apply(&mut self, action: Action, len: usize, height: usize) -> bool {
         let page = height.max(1);
         match action {
             Action::Up => self.selected = self.selected.saturating_sub(1),
@@ -51,7 +51,7 @@ impl ListCursor {
     }
 
     /// Keeps the selection inside the list and on screen.
-    pub fn clamp(&mut self, len: usize, height: usize) {
+    pub(crate) fn clamp(&mut self, len: usize, height: usize) {
         let height = height.max(1);
         self.selected = self.selected.min(len.saturating_sub(1));
         if self.selected < self.offset {
@@ -65,7 +65,7 @@ impl ListCursor {
     }
 
     /// Selects the row at `row` lines below the list's top, if there is one.
-    pub fn click(&mut self, row: usize, len: usize) -> bool {
+    pub(crate) fn click(&mut self, row: usize, len: usize) -> bool {
         let index = self.offset + row;
         if index < len {
             self.selected = index;
@@ -76,7 +76,7 @@ impl ListCursor {
     }
 
     /// Scrolls the view by the wheel, moving the selection along so it stays visible.
-    pub fn wheel(&mut self, down: bool, len: usize, height: usize) {
+    pub(crate) fn wheel(&mut self, down: bool, len: usize, height: usize) {
         let step = 3;
         if down {
             self.selected = self.selected.saturating_add(step);
@@ -89,32 +89,24 @@ impl ListCursor {
 
 /// The `/` filter of a list: the words typed, and whether they are being typed now.
 #[derive(Debug, Clone, Default)]
-pub struct Filter {
+pub(crate) struct Filter {
     /// One line, edited with the keys of every other text field.
-    pub editor: Editor,
-    pub editing: bool,
+    pub(crate) editor: Editor,
+    pub(crate) editing: bool,
 }
 
 impl Filter {
-    /// A filter holding `text`, not being typed.
-    pub fn with_text(text: &str) -> Self {
-        Self {
-            editor: Editor::from_text(text),
-            editing: false,
-        }
-    }
-
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.editor.text()
     }
 
     /// True when the filter holds no word, so every row goes through.
-    pub fn is_blank(&self) -> bool {
+    pub(crate) fn is_blank(&self) -> bool {
         self.text().trim().is_empty()
     }
 
     /// True when `haystack` holds every word of the filter, ignoring case.
-    pub fn matches(&self, haystack: &str) -> bool {
+    pub(crate) fn matches(&self, haystack: &str) -> bool {
         let text = self.text();
         if text.trim().is_empty() {
             return true;
@@ -125,7 +117,16 @@ impl Filter {
             .all(|word| haystack.contains(word))
     }
 
-    pub fn is_active(&self) -> bool {
+    #[cfg(test)]
+    /// A filter holding `text`, not being typed.
+    pub(crate) fn with_text(text: &str) -> Self {
+        Self {
+            editor: Editor::from_text(text),
+            editing: false,
+        }
+    }
+
+    pub(crate) fn is_active(&self) -> bool {
         !self.editor.is_empty() || self.editing
     }
 }

@@ -2,19 +2,19 @@
 //! drawing here (DESIGN): the runner in `tui` feeds keys, mouse, paste, resizes, focus, the
 //! engine's changes and clock ticks in, and carries the commands out; `ui` draws from `&App`.
 
-pub mod agents;
-pub mod dsh_state;
+pub(crate) mod agents;
+pub(crate) mod dsh_state;
 pub mod editor;
 pub mod geometry;
-pub mod history;
+pub(crate) mod history;
 pub mod inbox;
-pub mod intents;
+pub(crate) mod intents;
 pub mod keymap;
-pub mod list;
+pub(crate) mod list;
 pub mod notify;
-pub mod outbox;
+pub(crate) mod outbox;
 pub(crate) mod pretty_json;
-pub mod typing;
+pub(crate) mod typing;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -95,22 +95,22 @@ pub struct AppSetup {
 pub struct App {
     pub agents: Agents,
     pub intents: Intents,
-    pub history: HistoryStore,
+    pub(crate) history: HistoryStore,
     pub nav: Navigation,
     pub overlay: Option<Overlay>,
     /// Cards opened, by ask: what was picked or typed survives leaving the card.
     pub cards: HashMap<AskKey, CardState>,
     /// Unsent text per (agent, pane): a person's words are never lost.
-    pub drafts: HashMap<(String, String), Editor>,
+    pub(crate) drafts: HashMap<(String, String), Editor>,
     /// Words that left a box with Enter, until the agent took them (one send = one Enter).
-    pub outbox: Outbox,
+    pub(crate) outbox: Outbox,
     /// What each DSH bridge told beyond its panes, by agent name (SPEC D).
-    pub dsh: HashMap<String, dsh_state::DshView>,
-    pub toast: Option<Toast>,
+    pub(crate) dsh: HashMap<String, dsh_state::DshView>,
+    pub(crate) toast: Option<Toast>,
     /// Chat entries as laid out, kept between frames (a memo, see `look::chat_view`).
     pub chat_layout: ChatLayout,
-    pub keymap: Keymap,
-    pub theme: Theme,
+    pub(crate) keymap: Keymap,
+    pub(crate) theme: Theme,
     /// How a new ask is announced.
     pub notify: NotifyStyle,
     /// The newest exchanges with the agents, for the wire inspector.
@@ -120,7 +120,7 @@ pub struct App {
     /// The export the runner is writing, and how many exchanges it holds.
     pub(crate) pending_export: Option<(PathBuf, usize)>,
     pub now: OffsetDateTime,
-    pub size: (u16, u16),
+    pub(crate) size: (u16, u16),
     focused: bool,
     last_key: Option<OffsetDateTime>,
     watching: bool,
@@ -172,11 +172,6 @@ impl App {
         self
     }
 
-    /// True once the person chose to quit.
-    pub fn is_quitting(&self) -> bool {
-        self.quitting
-    }
-
     pub fn update(&mut self, message: Message) -> Vec<Command> {
         match message {
             Message::Key(key) => {
@@ -216,7 +211,7 @@ impl App {
     /// tick, so a key and an ask's change carry the time they were taken: the reading time of
     /// a card (issue 10) is a second, and a tick-old clock could be most of it wrong. A clock
     /// that stepped back restarts each reading time from now instead of stretching it.
-    pub fn set_now(&mut self, now: OffsetDateTime) {
+    pub(crate) fn set_now(&mut self, now: OffsetDateTime) {
         if now < self.now {
             for card in self.cards.values_mut() {
                 card.arming.clock_stepped_back(now);
@@ -241,12 +236,8 @@ impl App {
         vec![Command::Engine(ToEngine::Watching(watching))]
     }
 
-    pub fn is_watching(&self) -> bool {
-        self.watching
-    }
-
     /// Where keys go now.
-    pub fn context(&self) -> Context {
+    pub(crate) fn context(&self) -> Context {
         if let Some(overlay) = &self.overlay {
             return match overlay {
                 Overlay::Help { .. } => Context::Help,
@@ -281,7 +272,7 @@ impl App {
         }
     }
 
-    pub fn show_toast(&mut self, text: impl Into<String>, trouble: bool) {
+    pub(crate) fn show_toast(&mut self, text: impl Into<String>, trouble: bool) {
         self.toast = Some(Toast {
             text: text.into(),
             trouble,
@@ -1048,7 +1039,7 @@ fn capitalized(word: &str) -> String {
 }
 
 /// An intent's state in a few words, for the line next to the input and for messages.
-pub fn intent_words(record: &IntentRecord) -> String {
+pub(crate) fn intent_words(record: &IntentRecord) -> String {
     match &record.state {
         IntentState::Created | IntentState::Sending => "sending…".into(),
         IntentState::Done { .. } => "sent".into(),

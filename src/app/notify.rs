@@ -4,7 +4,7 @@
 //! the words; the runner writes the bytes.
 
 /// Most bytes of words a notification carries: terminals and desktops cut or drop long ones.
-pub const MAX_NOTICE_BYTES: usize = 200;
+pub(crate) const MAX_NOTICE_BYTES: usize = 200;
 
 /// The `notify` setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -17,10 +17,10 @@ pub enum NotifyStyle {
 }
 
 impl NotifyStyle {
-    pub const ALL: [NotifyStyle; 4] = [Self::Bell, Self::Osc9, Self::Osc777, Self::Off];
+    pub(crate) const ALL: [NotifyStyle; 4] = [Self::Bell, Self::Osc9, Self::Osc777, Self::Off];
 
     /// The word the config file uses.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Bell => "bell",
             Self::Osc9 => "osc9",
@@ -29,7 +29,7 @@ impl NotifyStyle {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|style| style.name() == name)
     }
 }
@@ -66,14 +66,14 @@ impl Notice {
 
 /// What ringing for new asks means under `style`: nothing, the bell, or a notice with words.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Announcement {
+pub(crate) enum Announcement {
     Bell,
     Desktop(Notice),
 }
 
 /// How the new asks of one agent are announced; `titles` are the new asks' titles, oldest
 /// first. None when the style is off or nothing is new.
-pub fn announce(style: NotifyStyle, agent: &str, titles: &[String]) -> Option<Announcement> {
+pub(crate) fn announce(style: NotifyStyle, agent: &str, titles: &[String]) -> Option<Announcement> {
     let first = titles.first()?;
     let protocol = match style {
         NotifyStyle::Off => return None,
@@ -94,7 +94,7 @@ pub fn announce(style: NotifyStyle, agent: &str, titles: &[String]) -> Option<An
 /// The words cleaned for an escape sequence and cut to [`MAX_NOTICE_BYTES`]: a control
 /// character (ESC, BEL, a newline) would end the sequence early or start another, so each run
 /// of them and of spaces becomes one space.
-pub fn notice_text(words: &str) -> String {
+pub(crate) fn notice_text(words: &str) -> String {
     let mut clean = String::with_capacity(words.len().min(MAX_NOTICE_BYTES));
     for word in words.split(|c: char| c.is_control() || c.is_whitespace()) {
         if word.is_empty() {

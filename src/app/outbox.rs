@@ -16,20 +16,20 @@ use crate::engine::{IntentKind, IntentRecord, IntentState};
 
 /// How long a line that was taken stays, saying "sent", so the words do not vanish before
 /// the chat shows them on the next poll (1 s on a socket, 2 s over TLS: SPEC S7, T8).
-pub const SENT_LINE_SECONDS: i64 = 3;
+pub(crate) const SENT_LINE_SECONDS: i64 = 3;
 
 /// One send, from Enter to the agent's reply.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outgoing {
+pub(crate) struct Outgoing {
     /// A `Send` or a `DshAppend`, exactly as it goes to the engine.
-    pub kind: IntentKind,
-    pub step: Step,
+    pub(crate) kind: IntentKind,
+    pub(crate) step: Step,
     /// The turn on screen when Enter was pressed.
     seen_turn: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Waits for the sends before it.
     Queued,
     /// Handed to the engine, which has not named its request id yet.
@@ -47,7 +47,7 @@ pub enum Step {
 
 impl Outgoing {
     /// The words of the send.
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         match &self.kind {
             IntentKind::Send { text, .. } => text,
             IntentKind::DshAppend { message, .. } => message,
@@ -55,7 +55,7 @@ impl Outgoing {
         }
     }
 
-    pub fn request_id(&self) -> Option<&str> {
+    pub(crate) fn request_id(&self) -> Option<&str> {
         match &self.step {
             Step::Tracked { request_id } | Step::Sent { request_id, .. } => Some(request_id),
             Step::Queued | Step::Submitted => None,
@@ -65,13 +65,13 @@ impl Outgoing {
 
 /// The sends of every pane, by (agent, pane).
 #[derive(Debug, Clone, Default)]
-pub struct Outbox {
+pub(crate) struct Outbox {
     panes: HashMap<(String, String), VecDeque<Outgoing>>,
 }
 
 /// What the app must do after the outbox took a change.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Next {
+pub(crate) enum Next {
     /// Nothing leaves now.
     Wait,
     /// Hand this send to the engine.
@@ -80,7 +80,7 @@ pub enum Next {
 
 impl Outbox {
     /// The sends of a pane, oldest first.
-    pub fn lines(&self, agent: &str, pane: &str) -> impl Iterator<Item = &Outgoing> {
+    pub(crate) fn lines(&self, agent: &str, pane: &str) -> impl Iterator<Item = &Outgoing> {
         self.panes
             .get(&(agent.to_string(), pane.to_string()))
             .into_iter()
@@ -88,12 +88,12 @@ impl Outbox {
     }
 
     /// How many lines a pane shows.
-    pub fn len(&self, agent: &str, pane: &str) -> usize {
+    pub(crate) fn len(&self, agent: &str, pane: &str) -> usize {
         self.lines(agent, pane).count()
     }
 
     /// Words waiting anywhere that were not taken yet (for the quit question).
-    pub fn unsent(&self) -> usize {
+    pub(crate) fn unsent(&self) -> usize {
         self.panes
             .values()
             .flatten()
@@ -103,7 +103,7 @@ impl Outbox {
 
     /// Enter was pressed: the words join the pane's line. Returns what leaves now: this send,
     /// when nothing before it is on its way or held.
-    pub fn push(&mut self, agent: &str, pane: &str, kind: IntentKind) -> Next {
+    pub(crate) fn push(&mut self, agent: &str, pane: &str, kind: IntentKind) -> Next {
         let queue = self
             .panes
             .entry((agent.to_string(), pane.to_string()))
@@ -118,7 +118,7 @@ impl Outbox {
     }
 
     /// The engine reported an intent: true when it is one of the outbox's, and what leaves now.
-    pub fn note(&mut self, record: &IntentRecord, now: OffsetDateTime) -> (bool, Next) {
+    pub(crate) fn note(&mut self, record: &IntentRecord, now: OffsetDateTime) -> (bool, Next) {
         let Some(pane) = super::intents::pane_of(&record.kind).map(str::to_string) else {
             return (false, Next::Wait);
         };
@@ -189,7 +189,7 @@ impl Outbox {
     }
 
     /// Lets the sent lines of every pane go once they have been seen for a while.
-    pub fn tick(&mut self, now: OffsetDateTime) {
+    pub(crate) fn tick(&mut self, now: OffsetDateTime) {
         for queue in self.panes.values_mut() {
             queue.retain(|o| match o.step {
                 Step::Sent { at, .. } => (now - at).whole_seconds() < SENT_LINE_SECONDS,
@@ -200,7 +200,12 @@ impl Outbox {
     }
 
     /// The first line of a pane that is held (failed, unknown or not sent), with its request id.
-    pub fn held(&self, agent: &str, pane: &str, is_held: impl Fn(&str) -> bool) -> Option<&str> {
+    pub(crate) fn held(
+        &self,
+        agent: &str,
+        pane: &str,
+        is_held: impl Fn(&str) -> bool,
+    ) -> Option<&str> {
         self.lines(agent, pane)
             .filter_map(Outgoing::request_id)
             .find(|id| is_held(id))
@@ -208,7 +213,7 @@ impl Outbox {
 
     /// Takes back into the box the words of the first held send and of every send queued after
     /// it, in the order typed; the lines go. The intent stays in the journal as it was.
-    pub fn take_back(
+    pub(crate) fn take_back(
         &mut self,
         agent: &str,
         pane: &str,

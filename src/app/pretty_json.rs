@@ -7,7 +7,7 @@ use serde::de::IgnoredAny;
 const INDENT: &str = "  ";
 
 /// The text laid out, or None when it is not one whole JSON value.
-pub fn pretty(text: &str) -> Option<String> {
+pub(crate) fn pretty(text: &str) -> Option<String> {
     serde_json::from_str::<IgnoredAny>(text).ok()?;
     Some(reindent(text))
 }

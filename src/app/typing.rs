@@ -18,7 +18,7 @@ use super::editor::Editor;
 
 /// Applies an editing key; returns true when the key was one (even if there was nothing to
 /// do, like Ctrl-Z with nothing to undo), false when it is no editing key at all.
-pub fn edit(editor: &mut Editor, key: &KeyEvent, multiline: bool) -> bool {
+pub(crate) fn edit(editor: &mut Editor, key: &KeyEvent, multiline: bool) -> bool {
     if key.kind == KeyEventKind::Release {
         return false;
     }
@@ -77,7 +77,7 @@ fn chord(editor: &mut Editor, c: char, modifiers: KeyModifiers) -> bool {
 }
 
 /// Pastes text; a one-line field gets the lines joined with spaces.
-pub fn paste(editor: &mut Editor, text: &str, multiline: bool) {
+pub(crate) fn paste(editor: &mut Editor, text: &str, multiline: bool) {
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     if multiline {
         editor.insert_str(&text);

@@ -12,34 +12,34 @@ const ANSWER_TEXT: &str = "collie-phone check";
 /// One open ask as the snapshot lists it, with the pane it waits in.
 #[derive(Debug, Clone)]
 pub(super) struct OpenAsk {
-    pub pane: String,
+    pub(crate) pane: String,
     /// The pane's latest turn, when the snapshot names one: (id, state).
-    pub turn: Option<(String, String)>,
-    pub ask: Value,
+    pub(crate) turn: Option<(String, String)>,
+    pub(crate) ask: Value,
 }
 
 impl OpenAsk {
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         self.ask.get("id").and_then(Value::as_str).unwrap_or("")
     }
 
-    pub fn revision(&self) -> Option<u64> {
+    pub(crate) fn revision(&self) -> Option<u64> {
         self.ask.get("revision").and_then(Value::as_u64)
     }
 
-    pub fn kind(&self) -> &str {
+    pub(crate) fn kind(&self) -> &str {
         self.ask.get("kind").and_then(Value::as_str).unwrap_or("")
     }
 
     /// True when the pane's latest turn is running, so an abort can end it (SPEC A16).
-    pub fn turn_is_running(&self) -> bool {
+    pub(crate) fn turn_is_running(&self) -> bool {
         self.turn
             .as_ref()
             .is_some_and(|(_, state)| state == "running")
     }
 
     /// "the choice ask ask-12 in pane p-3", for findings.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "the {} ask {} in pane {}",
             self.kind(),
@@ -49,7 +49,7 @@ impl OpenAsk {
     }
 
     /// The body of `POST /pane/:id/answer` for this ask with `revision` and `answer`.
-    pub fn answer_body(&self, request_id: &str, revision: u64, answer: &Value) -> Value {
+    pub(crate) fn answer_body(&self, request_id: &str, revision: u64, answer: &Value) -> Value {
         json!({
             "requestId": request_id,
             "askId": self.id(),

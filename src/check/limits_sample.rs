@@ -27,7 +27,7 @@ pub(super) enum Route {
 }
 
 impl Route {
-    pub fn cap(self) -> usize {
+    pub(crate) fn cap(self) -> usize {
         match self {
             Route::Hello => limits::MAX_HELLO_REPLY,
             Route::Snapshot => limits::MAX_SNAPSHOT_REPLY,
@@ -38,7 +38,7 @@ impl Route {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Route::Hello => "hello",
             Route::Snapshot => "snapshot",
@@ -49,7 +49,7 @@ impl Route {
         }
     }
 
-    pub const ALL: [Route; 6] = [
+    pub(crate) const ALL: [Route; 6] = [
         Route::Hello,
         Route::Snapshot,
         Route::Events,
@@ -63,19 +63,19 @@ impl Route {
 /// body was not JSON).
 #[derive(Debug, Clone)]
 pub(super) struct Seen {
-    pub route: Route,
+    pub(crate) route: Route,
     /// "GET /session/v1/…", for findings.
-    pub request: String,
-    pub status: u16,
-    pub size: usize,
-    pub body: Value,
+    pub(crate) request: String,
+    pub(crate) status: u16,
+    pub(crate) size: usize,
+    pub(crate) body: Value,
     /// For history pages: the `limit` asked.
-    pub asked: Option<usize>,
+    pub(crate) asked: Option<usize>,
 }
 
 impl Seen {
     /// The body when the reply was a `200` of its route's shape (a JSON object).
-    pub fn ok_body(&self) -> Option<&Value> {
+    pub(crate) fn ok_body(&self) -> Option<&Value> {
         (self.status == 200 && self.body.is_object()).then_some(&self.body)
     }
 }
@@ -83,20 +83,20 @@ impl Seen {
 /// Everything read, and what could not be read.
 #[derive(Debug, Default)]
 pub(super) struct Sample {
-    pub seen: Vec<Seen>,
+    pub(crate) seen: Vec<Seen>,
     /// Replies Collie would not read because they passed their route's cap: (request, cap).
-    pub over_cap: Vec<(String, usize)>,
+    pub(crate) over_cap: Vec<(String, usize)>,
     /// Requests that got no reply for another reason (a timeout, a broken connection).
-    pub unread: Vec<String>,
+    pub(crate) unread: Vec<String>,
     /// True when hello offers history (`caps.history`), so the history routes were read.
-    pub history: bool,
+    pub(crate) history: bool,
     /// True when a POST reply was read (only with `--allow-writes`).
-    pub posted: bool,
+    pub(crate) posted: bool,
 }
 
 impl Sample {
     /// Reads what the agent sends. Never fails: what could not be read is noted.
-    pub fn collect(probe: &Probe) -> Self {
+    pub(crate) fn collect(probe: &Probe) -> Self {
         let mut sample = Self {
             history: probe.hello().is_some_and(|hello| hello.cap(caps::HISTORY)),
             ..Self::default()
@@ -234,7 +234,7 @@ impl Sample {
     }
 
     /// The replies of `route` that were `200`s of its shape.
-    pub fn bodies(&self, route: Route) -> impl Iterator<Item = &Seen> {
+    pub(crate) fn bodies(&self, route: Route) -> impl Iterator<Item = &Seen> {
         self.seen
             .iter()
             .filter(move |seen| seen.route == route && seen.ok_body().is_some())

@@ -10,8 +10,8 @@ use crate::wire::sanitize::{Lines, is_invisible};
 /// One thing found in a reply, and where.
 #[derive(Debug, Clone)]
 pub(super) struct Found<'a> {
-    pub place: String,
-    pub value: &'a Value,
+    pub(crate) place: String,
+    pub(crate) value: &'a Value,
 }
 
 /// The list under `key`, or none when it is missing or not a list.

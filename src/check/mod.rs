@@ -68,40 +68,40 @@
 mod asks;
 mod hello_rules;
 mod limits;
-pub mod probe;
+pub(crate) mod probe;
 mod replay_rules;
-pub mod report;
+pub(crate) mod report;
 mod token_rules;
 mod version_rules;
 mod wire_rules;
 
 use std::time::Duration;
 
-pub use probe::{Answer, Probe, ProbeRequest, Unreachable};
-pub use report::Report;
+pub(crate) use probe::{Answer, Probe, ProbeRequest, Unreachable};
+pub(crate) use report::Report;
 
 /// The text of a skip for a check that would change the agent's state.
-pub const NEEDS_WRITES: &str = "changes the agent's state: run with --allow-writes";
+pub(crate) const NEEDS_WRITES: &str = "changes the agent's state: run with --allow-writes";
 
 /// How long the check waits for an agent that is not ready yet (SPEC H3) before the rules run.
 const READY_PATIENCE: Duration = Duration::from_secs(30);
 
 /// One rule of SPEC, checked on the wire.
-pub struct Rule {
+pub(crate) struct Rule {
     /// The SPEC id, e.g. "W4".
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// What the rule asks, in a few words.
-    pub title: &'static str,
+    pub(crate) title: &'static str,
     /// When it runs; almost every rule is [`Phase::Ready`].
-    pub phase: Phase,
+    pub(crate) phase: Phase,
     /// Runs the rule's sub-checks; one finding each.
-    pub run: fn(&Probe) -> Vec<Finding>,
+    pub(crate) run: fn(&Probe) -> Vec<Finding>,
 }
 
 /// When a rule runs. An agent may start not ready (SPEC H3); the check waits for `ready`
 /// before the rules of [`Phase::Ready`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Right after the first hello, before waiting for `ready` (only what needs a starting agent).
     Starting,
     /// Once hello says `ready: true`.
@@ -111,7 +111,7 @@ pub enum Phase {
 /// How one sub-check went.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "verdict", content = "why", rename_all = "lowercase")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Pass,
     /// What was sent, what came back, what was expected.
     Fail(String),
@@ -121,15 +121,15 @@ pub enum Verdict {
 
 /// One line of the report: one sub-check of one rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    pub rule: &'static str,
+pub(crate) struct Finding {
+    pub(crate) rule: &'static str,
     /// What was checked, in one line.
-    pub what: String,
-    pub verdict: Verdict,
+    pub(crate) what: String,
+    pub(crate) verdict: Verdict,
 }
 
 impl Finding {
-    pub fn pass(rule: &'static str, what: impl Into<String>) -> Self {
+    pub(crate) fn pass(rule: &'static str, what: impl Into<String>) -> Self {
         Self {
             rule,
             what: what.into(),
@@ -137,7 +137,11 @@ impl Finding {
         }
     }
 
-    pub fn fail(rule: &'static str, what: impl Into<String>, why: impl Into<String>) -> Self {
+    pub(crate) fn fail(
+        rule: &'static str,
+        what: impl Into<String>,
+        why: impl Into<String>,
+    ) -> Self {
         Self {
             rule,
             what: what.into(),
@@ -145,7 +149,11 @@ impl Finding {
         }
     }
 
-    pub fn skipped(rule: &'static str, what: impl Into<String>, why: impl Into<String>) -> Self {
+    pub(crate) fn skipped(
+        rule: &'static str,
+        what: impl Into<String>,
+        why: impl Into<String>,
+    ) -> Self {
         Self {
             rule,
             what: what.into(),
@@ -154,7 +162,7 @@ impl Finding {
     }
 
     /// Runs one sub-check: `Ok` passes, `Err(why)` fails with that text.
-    pub fn judge(
+    pub(crate) fn judge(
         rule: &'static str,
         what: impl Into<String>,
         check: impl FnOnce() -> Result<(), String>,
@@ -165,14 +173,19 @@ impl Finding {
         }
     }
 
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         matches!(self.verdict, Verdict::Fail(_))
     }
 }
 
 /// `Ok` when `answer` is `status` with `code`, else a sentence with what was sent, what came
 /// back and what was expected.
-pub fn expect(sent: &ProbeRequest, answer: &Answer, status: u16, code: &str) -> Result<(), String> {
+pub(crate) fn expect(
+    sent: &ProbeRequest,
+    answer: &Answer,
+    status: u16,
+    code: &str,
+) -> Result<(), String> {
     if answer.is(status, code) {
         Ok(())
     } else {
@@ -185,7 +198,7 @@ pub fn expect(sent: &ProbeRequest, answer: &Answer, status: u16, code: &str) -> 
 }
 
 /// Every rule, in the order they run and are reported: W, H, T, A, Q, V, then SPEC L.
-pub fn rules() -> Vec<&'static Rule> {
+pub(crate) fn rules() -> Vec<&'static Rule> {
     [
         wire_rules::RULES,
         hello_rules::RULES,
@@ -203,7 +216,7 @@ pub fn rules() -> Vec<&'static Rule> {
 /// Runs every rule against the agent behind `probe` and collects the findings, in the order
 /// of [`rules`]. When the first hello is no usable `collie-durable` hello, only H1 runs (SPEC
 /// H1: Collie makes no further call) and every other rule is skipped.
-pub fn run(mut probe: Probe) -> Result<Report, Unreachable> {
+pub(crate) fn run(mut probe: Probe) -> Result<Report, Unreachable> {
     let rules = rules();
     let mut found: Vec<Vec<Finding>> = vec![Vec::new(); rules.len()];
     if probe.hello().is_none() {

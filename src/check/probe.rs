@@ -14,18 +14,18 @@ use crate::wire::{self, Hello, OUR_PROTOCOL, VERSION_HEADER, limits, paths};
 
 /// One request as a rule wants it sent. Build it with [`Probe::get`]-style helpers or by hand.
 #[derive(Debug, Clone)]
-pub struct ProbeRequest {
-    pub method: Method,
+pub(crate) struct ProbeRequest {
+    pub(crate) method: Method,
     /// The whole path, `/session/v1/...` and any query (see `wire::paths`).
-    pub path: String,
-    pub headers: Vec<(&'static str, String)>,
-    pub body: Option<Vec<u8>>,
+    pub(crate) path: String,
+    pub(crate) headers: Vec<(&'static str, String)>,
+    pub(crate) body: Option<Vec<u8>>,
     /// Sends `X-Collie-Session` with the chosen version (SPEC W3); on unless turned off.
-    pub with_version: bool,
+    pub(crate) with_version: bool,
 }
 
 impl ProbeRequest {
-    pub fn get(path: impl Into<String>) -> Self {
+    pub(crate) fn get(path: impl Into<String>) -> Self {
         Self {
             method: Method::Get,
             path: path.into(),
@@ -36,7 +36,7 @@ impl ProbeRequest {
     }
 
     /// A POST with exactly these bytes as its body (they need not be JSON).
-    pub fn post_bytes(path: impl Into<String>, body: Vec<u8>) -> Self {
+    pub(crate) fn post_bytes(path: impl Into<String>, body: Vec<u8>) -> Self {
         Self {
             method: Method::Post,
             path: path.into(),
@@ -46,22 +46,22 @@ impl ProbeRequest {
         }
     }
 
-    pub fn post_json(path: impl Into<String>, body: &Value) -> Self {
+    pub(crate) fn post_json(path: impl Into<String>, body: &Value) -> Self {
         Self::post_bytes(path, body.to_string().into_bytes())
     }
 
-    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+    pub(crate) fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
         self.headers.push((name, value.into()));
         self
     }
 
-    pub fn without_version(mut self) -> Self {
+    pub(crate) fn without_version(mut self) -> Self {
         self.with_version = false;
         self
     }
 
     /// `GET /session/v1/snapshot` says what it is in a finding: method and path.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let body = match &self.body {
             Some(body) if body.is_empty() => " with an empty body".to_string(),
             Some(body) if body.len() > 200 => format!(" with a {}-byte body", body.len()),
@@ -114,10 +114,10 @@ impl ProbeRequest {
 
 /// What came back: status, ETag and the body as read.
 #[derive(Debug, Clone)]
-pub struct Answer {
-    pub status: u16,
-    pub etag: Option<String>,
-    pub body: Bytes,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) etag: Option<String>,
+    pub(crate) body: Bytes,
 }
 
 impl Answer {
@@ -130,23 +130,23 @@ impl Answer {
     }
 
     /// The body as JSON, when it is.
-    pub fn json(&self) -> Option<Value> {
+    pub(crate) fn json(&self) -> Option<Value> {
         serde_json::from_slice(&self.body).ok()
     }
 
     /// The body's `code`, when it is a JSON object with a string `code` (SPEC W6).
-    pub fn code(&self) -> Option<String> {
+    pub(crate) fn code(&self) -> Option<String> {
         self.json()?.get("code")?.as_str().map(str::to_string)
     }
 
     /// True when the status is `status` and the body's code is `code`.
-    pub fn is(&self, status: u16, code: &str) -> bool {
+    pub(crate) fn is(&self, status: u16, code: &str) -> bool {
         self.status == status && self.code().as_deref() == Some(code)
     }
 
     /// `413 too-large`, or the status and the start of the body when it has no code:
     /// what a finding quotes as "what came back".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self.code() {
             Some(code) => format!("{} {code}", self.status),
             None if self.body.is_empty() => format!("{} with an empty body", self.status),
@@ -162,7 +162,7 @@ impl Answer {
 
 /// Why the check could not start at all (the command exits 2).
 #[derive(Debug, thiserror::Error)]
-pub enum Unreachable {
+pub(crate) enum Unreachable {
     #[error("no reply to GET /session/v1/hello from {agent}: {why}")]
     NoReply { agent: String, why: TransportError },
     #[error(
@@ -185,7 +185,7 @@ struct Bare {
 
 /// A connection to one agent for the length of a check: its hello, the version chosen from
 /// it, and whether rules may change the agent's state.
-pub struct Probe {
+pub(crate) struct Probe {
     runtime: tokio::runtime::Runtime,
     endpoint: Endpoint,
     bare: Option<Bare>,
@@ -202,7 +202,7 @@ impl Probe {
     /// usable came back: no reply at all, or the token was refused. `token` is the one the
     /// endpoint carries, when known: without it over TCP, paths outside `/session/v1` cannot
     /// be tried.
-    pub fn connect(
+    pub(crate) fn connect(
         endpoint: Endpoint,
         token: Option<Token>,
         allow_writes: bool,
@@ -240,7 +240,7 @@ impl Probe {
     }
 
     /// Reads hello again (e.g. while waiting for `ready`), keeping what it says.
-    pub fn read_hello(&mut self) -> Result<(), Unreachable> {
+    pub(crate) fn read_hello(&mut self) -> Result<(), Unreachable> {
         let request = ProbeRequest::get(paths::hello()).without_version();
         let answer = self
             .exchange(&request)
@@ -270,52 +270,52 @@ impl Probe {
     }
 
     /// The agent's hello as decoded, or None when it was not a usable `collie-durable` hello.
-    pub fn hello(&self) -> Option<&Hello> {
+    pub(crate) fn hello(&self) -> Option<&Hello> {
         self.hello
             .as_ref()
             .filter(|hello| hello.service == wire::SERVICE)
     }
 
     /// The first hello's reply exactly as it came.
-    pub fn hello_answer(&self) -> &Answer {
+    pub(crate) fn hello_answer(&self) -> &Answer {
         &self.hello_answer
     }
 
     /// The version chosen from hello (SPEC H2), sent in `X-Collie-Session`.
-    pub fn version(&self) -> u32 {
+    pub(crate) fn version(&self) -> u32 {
         self.version
     }
 
     /// True when rules may change the agent's state (`--allow-writes`).
-    pub fn allow_writes(&self) -> bool {
+    pub(crate) fn allow_writes(&self) -> bool {
         self.allow_writes
     }
 
     /// True over TCP (https or loopback http), where a token guards the agent.
-    pub fn is_tcp(&self) -> bool {
+    pub(crate) fn is_tcp(&self) -> bool {
         self.endpoint.is_tls()
     }
 
     /// Where the agent is, for the report (never the token).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         self.endpoint.describe()
     }
 
     /// A request id no earlier request of this run used (SPEC Q1).
-    pub fn request_id(&self) -> String {
+    pub(crate) fn request_id(&self) -> String {
         let next = self.next_id.get() + 1;
         self.next_id.set(next);
         format!("{}-{next}", self.run_tag)
     }
 
     /// An id that names nothing on any agent, for "unknown pane" and the like.
-    pub fn unknown_id(&self) -> String {
+    pub(crate) fn unknown_id(&self) -> String {
         format!("{}-nothing", self.run_tag)
     }
 
     /// Sends one request as the phone would (token included over TCP). A GET that gets no
     /// reply is tried once more, since reading twice is harmless; a POST never is (SPEC Q4).
-    pub fn send(&self, request: &ProbeRequest) -> Result<Answer, String> {
+    pub(crate) fn send(&self, request: &ProbeRequest) -> Result<Answer, String> {
         if let Some(bare) = &self.bare
             && !request.path.starts_with(paths::PREFIX)
         {
@@ -343,16 +343,12 @@ impl Probe {
         answer.map_err(|error| format!("{} got no reply: {error}", request.describe()))
     }
 
-    pub fn get(&self, path: impl Into<String>) -> Result<Answer, String> {
+    pub(crate) fn get(&self, path: impl Into<String>) -> Result<Answer, String> {
         self.send(&ProbeRequest::get(path))
     }
 
-    pub fn post(&self, path: impl Into<String>, body: &Value) -> Result<Answer, String> {
-        self.send(&ProbeRequest::post_json(path, body))
-    }
-
     /// The snapshot as raw JSON, with its reply (for the ETag).
-    pub fn snapshot(&self) -> Result<(Answer, Value), String> {
+    pub(crate) fn snapshot(&self) -> Result<(Answer, Value), String> {
         let answer = self.get(paths::snapshot())?;
         if answer.status != 200 {
             return Err(format!(
@@ -369,7 +365,7 @@ impl Probe {
 
     /// Over TCP, sends `request` with no `Authorization` header, or with `Bearer <token>` when
     /// a token is given. None over a socket, which has no token (SPEC S5).
-    pub fn send_with_token(
+    pub(crate) fn send_with_token(
         &self,
         request: &ProbeRequest,
         token: Option<&str>,
@@ -414,7 +410,7 @@ impl Probe {
     }
 
     /// Waits up to `patience` until hello says ready (SPEC H3), reading it every 100 ms.
-    pub fn wait_until_ready(&mut self, patience: Duration) -> Result<bool, Unreachable> {
+    pub(crate) fn wait_until_ready(&mut self, patience: Duration) -> Result<bool, Unreachable> {
         let until = Instant::now() + patience;
         loop {
             if self.hello.as_ref().is_some_and(|hello| hello.ready) {

@@ -7,22 +7,22 @@ use super::{Finding, Probe, Verdict};
 /// Every finding of one run against one agent.
 #[derive(Debug, Clone)]
 pub struct Report {
-    pub agent: String,
-    pub version: u32,
-    pub allow_writes: bool,
-    pub findings: Vec<Finding>,
+    pub(crate) agent: String,
+    pub(crate) version: u32,
+    pub(crate) allow_writes: bool,
+    pub(crate) findings: Vec<Finding>,
 }
 
 /// Counts of each verdict.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Summary {
-    pub passed: usize,
-    pub failed: usize,
-    pub skipped: usize,
+pub(crate) struct Summary {
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
+    pub(crate) skipped: usize,
 }
 
 impl Report {
-    pub fn new(probe: &Probe, findings: Vec<Finding>) -> Self {
+    pub(crate) fn new(probe: &Probe, findings: Vec<Finding>) -> Self {
         Self {
             agent: probe.describe(),
             version: probe.version(),
@@ -31,7 +31,7 @@ impl Report {
         }
     }
 
-    pub fn summary(&self) -> Summary {
+    pub(crate) fn summary(&self) -> Summary {
         let mut summary = Summary::default();
         for finding in &self.findings {
             match finding.verdict {
@@ -44,7 +44,7 @@ impl Report {
     }
 
     /// The rule ids with at least one failed finding, each once, in report order.
-    pub fn failed_rules(&self) -> Vec<&'static str> {
+    pub(crate) fn failed_rules(&self) -> Vec<&'static str> {
         let mut rules: Vec<&'static str> = Vec::new();
         for finding in self.findings.iter().filter(|f| f.failed()) {
             if !rules.contains(&finding.rule) {
@@ -55,7 +55,7 @@ impl Report {
     }
 
     /// One line per finding (rule, result, what; then why for a fail or a skip) and a summary.
-    pub fn table(&self) -> String {
+    pub(crate) fn table(&self) -> String {
         let mut out = format!(
             "collie-phone check against {} (wire v{}{})\n\n",
             crate::out::line(&self.agent),
@@ -112,7 +112,7 @@ impl Report {
     /// The report as one JSON object, stable for CI:
     /// `{"agent", "version", "allowWrites", "summary": {passed, failed, skipped}, "failedRules",
     /// "findings": [{"rule", "what", "verdict": "pass"|"fail"|"skipped", "why"?}]}`.
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Line<'a> {
@@ -155,7 +155,7 @@ impl Report {
 
     /// JUnit XML: one testsuite, one testcase per finding (classname the rule id), with a
     /// `<failure>` or `<skipped>` element carrying the why.
-    pub fn junit(&self) -> String {
+    pub(crate) fn junit(&self) -> String {
         let summary = self.summary();
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         out.push_str(&format!(

@@ -17,37 +17,37 @@ use crate::agent::runtime::Agent;
 use crate::agent::server::{Access, Server, TokenGate};
 
 #[derive(Debug, Args)]
-pub struct AgentArgs {
+pub(crate) struct AgentArgs {
     /// Listen on this Unix socket: an absolute path of at most 103 bytes
     /// (docs/SPEC.md § The socket).
     #[arg(long, value_name = "PATH", env = "COLLIE_DURABLE_SOCKET")]
-    pub socket: Option<PathBuf>,
+    pub(crate) socket: Option<PathBuf>,
     /// Listen on TCP instead, e.g. 127.0.0.1:0 (port 0 picks one). Plain http only on loopback.
     #[arg(long, value_name = "ADDR", requires = "token_file")]
-    pub listen: Option<String>,
+    pub(crate) listen: Option<String>,
     /// The bearer token for --listen, in a file only you may read or write
     /// (docs/SPEC.md § TLS and the token).
     #[arg(long, value_name = "FILE", requires = "listen")]
-    pub token_file: Option<PathBuf>,
+    pub(crate) token_file: Option<PathBuf>,
     /// Serve https with this PEM certificate chain (needs --tls-key).
     #[arg(long, value_name = "FILE", requires_all = ["tls_key", "listen"])]
-    pub tls_cert: Option<PathBuf>,
+    pub(crate) tls_cert: Option<PathBuf>,
     /// The PEM private key of --tls-cert.
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
-    pub tls_key: Option<PathBuf>,
+    pub(crate) tls_key: Option<PathBuf>,
     #[command(flatten)]
-    pub world: WorldFlags,
+    pub(crate) world: WorldFlags,
     /// Break one rule on purpose, named by its id in docs/SPEC.md, so `check` can be seen to
     /// catch it. May be given more than once. Never for real use.
     #[arg(long = "break", value_name = "RULE")]
-    pub breaks: Vec<String>,
+    pub(crate) breaks: Vec<String>,
     /// Fail now and then on purpose, e.g.
     /// `drop-after-apply=0.1,delay=0.05:3s,restart-every=60s,expire-early=0.1,dup-events=0.05`.
     #[arg(long, value_name = "SPEC")]
-    pub chaos: Option<String>,
+    pub(crate) chaos: Option<String>,
     /// Write the log to this file instead of stderr.
     #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
+    pub(crate) log: Option<PathBuf>,
 }
 
 /// How the agent is reached.
@@ -90,7 +90,7 @@ impl AgentArgs {
     }
 }
 
-pub fn run(args: AgentArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: AgentArgs) -> anyhow::Result<()> {
     let _log = logging::init(args.log.as_deref(), "info")?;
     let transport = args.transport()?;
     let faults = Faults {

@@ -18,26 +18,26 @@ const EXIT_FAILED: u8 = 1;
 const EXIT_UNREACHABLE: u8 = 2;
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     #[command(flatten)]
-    pub connect: ConnectArgs,
+    pub(crate) connect: ConnectArgs,
     /// Which of several agents (by name) to check.
     #[arg(long, value_name = "NAME")]
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// Also run the checks that change the agent's state (answers, sends, starters).
     #[arg(long)]
-    pub allow_writes: bool,
+    pub(crate) allow_writes: bool,
     /// Print the results as JSON instead of a table.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Also write the results as JUnit XML to FILE, for CI.
     #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
+    pub(crate) junit: Option<PathBuf>,
 }
 
 /// Exit 0 when nothing failed (skips are fine), 1 on any failure, 2 when the agent could not
 /// be reached.
-pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let config = args.connect.read_config()?;
     let spec = args.connect.one_agent(&config, args.agent.as_deref())?;
     let token = token_of(&args.connect, &config, &spec.name);

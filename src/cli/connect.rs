@@ -12,38 +12,38 @@ use crate::engine::dsh::BridgeSpec;
 use crate::transport::token::TokenSource;
 
 #[derive(Debug, Clone, Args, Default)]
-pub struct ConnectArgs {
+pub(crate) struct ConnectArgs {
     /// Dial the durable agent on this Unix socket (docs/SPEC.md § The socket). May be given
     /// more than once.
     #[arg(long = "socket", value_name = "PATH")]
-    pub sockets: Vec<PathBuf>,
+    pub(crate) sockets: Vec<PathBuf>,
     /// Dial the durable agent at this https:// (or loopback http://) URL
     /// (docs/SPEC.md § TLS and the token).
     #[arg(long = "url", value_name = "URL")]
-    pub urls: Vec<String>,
+    pub(crate) urls: Vec<String>,
     /// The bearer token for --url agents, in a file only you can read.
     #[arg(long, value_name = "FILE")]
-    pub token_file: Option<PathBuf>,
+    pub(crate) token_file: Option<PathBuf>,
     /// Trust this PEM certificate for --url agents.
     #[arg(long, value_name = "FILE")]
-    pub ca_cert: Option<PathBuf>,
+    pub(crate) ca_cert: Option<PathBuf>,
     /// Dial the DSH collaboration bridge at this loopback URL (docs/SPEC.md § The DSH bridge);
     /// `default` is http://127.0.0.1:19387/codex-bridge. May be given more than once.
     #[arg(long = "dsh", value_name = "URL")]
-    pub dsh: Vec<String>,
+    pub(crate) dsh: Vec<String>,
     /// The bearer token for --dsh bridges, in a file only you can read. Without it, --token-file
     /// serves the bridges too when no --url agent is named.
     #[arg(long, value_name = "FILE")]
-    pub dsh_token_file: Option<PathBuf>,
+    pub(crate) dsh_token_file: Option<PathBuf>,
     /// The config file (agents, theme, bell, keys); default
     /// $XDG_CONFIG_HOME/collie-phone/config.toml.
     #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
 }
 
 /// Reads the config file once for a command: a refusal goes to the log too (when the command
 /// keeps one) before it reaches the person on stderr.
-pub fn read_config(path: &Path) -> anyhow::Result<Config> {
+pub(crate) fn read_config(path: &Path) -> anyhow::Result<Config> {
     Config::read(path).map_err(|error| {
         tracing::error!(%error, "the config file is refused");
         error.into()
@@ -51,18 +51,18 @@ pub fn read_config(path: &Path) -> anyhow::Result<Config> {
 }
 
 impl ConnectArgs {
-    pub fn config_path(&self) -> PathBuf {
+    pub(crate) fn config_path(&self) -> PathBuf {
         self.config.clone().unwrap_or_else(config::default_path)
     }
 
     /// The config file these flags name (`--config`, else the default), read and checked.
-    pub fn read_config(&self) -> anyhow::Result<Config> {
+    pub(crate) fn read_config(&self) -> anyhow::Result<Config> {
         read_config(&self.config_path())
     }
 
     /// Every agent these flags and the config name (the command line's first, then the
     /// config file's, else `COLLIE_DURABLE_SOCKET`); an error when there is none.
-    pub fn agents(&self, config: &Config) -> anyhow::Result<Vec<AgentSpec>> {
+    pub(crate) fn agents(&self, config: &Config) -> anyhow::Result<Vec<AgentSpec>> {
         let agents = self.resolve_agents(config)?;
         if agents.is_empty() {
             bail!(
@@ -74,7 +74,7 @@ impl ConnectArgs {
     }
 
     /// Every DSH bridge these flags and the config name (SPEC D1); none is not an error.
-    pub fn bridges(&self, config: &Config) -> anyhow::Result<Vec<BridgeSpec>> {
+    pub(crate) fn bridges(&self, config: &Config) -> anyhow::Result<Vec<BridgeSpec>> {
         // --token-file is the Collie agents' token; it stands for the bridges' only when no
         // --url agent needs it, so one file never goes to two kinds of server by accident.
         let token_file = self
@@ -86,7 +86,7 @@ impl ConnectArgs {
 
     /// The Collie agents and the DSH bridges together, for the phone; an error only when there
     /// is neither.
-    pub fn agents_and_bridges(
+    pub(crate) fn agents_and_bridges(
         &self,
         config: &Config,
     ) -> anyhow::Result<(Vec<AgentSpec>, Vec<BridgeSpec>)> {
@@ -113,7 +113,11 @@ impl ConnectArgs {
     }
 
     /// The one agent a command talks to: the only one named, or the one called `name`.
-    pub fn one_agent(&self, config: &Config, name: Option<&str>) -> anyhow::Result<AgentSpec> {
+    pub(crate) fn one_agent(
+        &self,
+        config: &Config,
+        name: Option<&str>,
+    ) -> anyhow::Result<AgentSpec> {
         let mut agents = self.agents(config)?;
         match name {
             Some(name) => match agents.iter().position(|a| a.name == name) {
@@ -141,9 +145,9 @@ impl ConnectArgs {
 
 /// `--record FILE`: every exchange as JSON lines with timings, the token left out.
 #[derive(Debug, Clone, Args, Default)]
-pub struct RecordArgs {
+pub(crate) struct RecordArgs {
     /// Write every exchange with the agents to FILE as JSON lines (the token is never written);
     /// `collie-phone replay FILE` plays it back.
     #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
+    pub(crate) record: Option<PathBuf>,
 }

@@ -37,35 +37,35 @@ const STOP_DEADLINE: Duration = Duration::from_secs(5);
 const RESTART_READY_AFTER_MS: u64 = 2000;
 
 #[derive(Debug, Args)]
-pub struct DemoArgs {
+pub(crate) struct DemoArgs {
     #[command(flatten)]
-    pub world: WorldFlags,
+    pub(crate) world: WorldFlags,
     /// Restart the agent this often, e.g. 90s or 2m, to show starting and a new epoch.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub restart_every: Option<Duration>,
+    pub(crate) restart_every: Option<Duration>,
     /// Make the agent fail now and then on purpose, to watch the failure paths in the phone,
     /// e.g. `drop-after-apply=0.2,expire-early=0.3,dup-events=0.2` (see `agent --chaos`).
     #[arg(long, value_name = "SPEC")]
-    pub chaos: Option<String>,
+    pub(crate) chaos: Option<String>,
     /// Also start the reference DSH bridge with its demo desktop (three workspaces, one in
     /// Chinese) and show it beside the Collie agent.
     #[arg(long)]
-    pub dsh: bool,
+    pub(crate) dsh: bool,
     /// A built-in theme (dark, light, high-contrast) or a theme file.
     #[arg(long, value_name = "NAME|PATH")]
-    pub theme: Option<String>,
+    pub(crate) theme: Option<String>,
     /// The config file for theme, bell and keys.
     #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     #[command(flatten)]
-    pub record: super::connect::RecordArgs,
+    pub(crate) record: super::connect::RecordArgs,
     /// Write the phone's log here instead of $XDG_STATE_HOME/collie-phone/phone.log.
     #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
+    pub(crate) log: Option<PathBuf>,
 }
 
 /// "90s", "2m", "1500ms", "1h", or a number of seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
         .find(|c: char| !c.is_ascii_digit() && c != '.')
@@ -87,7 +87,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
-pub fn run(args: DemoArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
     // A bad spec is said here, before the screen opens, not in the agent's log.
     if let Some(spec) = &args.chaos {
         crate::agent::chaos::Chaos::parse(spec).map_err(anyhow::Error::msg)?;

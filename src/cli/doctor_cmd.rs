@@ -10,18 +10,18 @@ use super::connect::ConnectArgs;
 use crate::doctor::{self, Place, Report, Target};
 
 #[derive(Debug, Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     #[command(flatten)]
-    pub connect: ConnectArgs,
+    pub(crate) connect: ConnectArgs,
     /// Look only at this agent (by name), of several.
     #[arg(long, value_name = "NAME")]
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// Print the findings as JSON instead of lines.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
-pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let config = args.connect.read_config()?;
     let token_file = args.connect.token_file.as_deref();
     let configured = config.agents.iter().filter_map(|(name, entry)| {

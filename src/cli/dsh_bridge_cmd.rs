@@ -13,63 +13,63 @@ use crate::agent::dsh_bridge::{self, BridgeOptions, HostOptions};
 use crate::dsh::wire::{DEFAULT_PREFIX, limits};
 
 #[derive(Debug, Args)]
-pub struct DshBridgeArgs {
+pub(crate) struct DshBridgeArgs {
     /// Serve the demo desktop host: three workspaces whose sessions work at a human pace.
     /// Required: the reference bridge fronts no real desktop, so it says so on its command line.
     #[arg(long)]
-    pub demo: bool,
+    pub(crate) demo: bool,
     /// Loopback address to listen on; port 0 picks one.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:19387")]
-    pub listen: String,
+    pub(crate) listen: String,
     /// The full-scope bearer token (all workspaces, may register new ones), in a file only you
     /// may read or write.
     #[arg(long, value_name = "FILE")]
-    pub token_file: PathBuf,
+    pub(crate) token_file: PathBuf,
     /// More tokens, one JSON object a line: {"token":"…","workspaceIds":["ws-docs"] or
     /// null,"allowWorkspaceCreate":false}. The file must be private (chmod 600).
     #[arg(long, value_name = "FILE")]
-    pub tokens: Option<PathBuf>,
+    pub(crate) tokens: Option<PathBuf>,
     /// The route prefix.
     #[arg(long, value_name = "PATH", default_value = DEFAULT_PREFIX)]
-    pub prefix: String,
+    pub(crate) prefix: String,
     /// Seed of the demo's random choices: the same seed plays the same sessions.
     #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Speed of the demo's clock: 2 plays twice as fast, 0 freezes it.
     #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
-    pub speed: f64,
+    pub(crate) speed: f64,
     /// Events each task's follower keeps in memory (eventCacheLimit).
     #[arg(long, value_name = "N", default_value_t = limits::DEFAULT_EVENT_CACHE)]
-    pub event_cache: usize,
+    pub(crate) event_cache: usize,
     /// Events each session's durable log keeps; a transcript older than that shows a gap.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
-    pub durable_log: usize,
+    pub(crate) durable_log: usize,
     /// Upper bound of tasks/wait's waitMs (maxWaitMs).
     #[arg(long, value_name = "MS", default_value_t = limits::DEFAULT_MAX_WAIT_MS)]
-    pub max_wait_ms: u64,
+    pub(crate) max_wait_ms: u64,
     /// Milliseconds between `: keep-alive` comments on /events.
     #[arg(long, value_name = "MS", default_value_t = limits::KEEP_ALIVE_SECS * 1000)]
-    pub keep_alive_ms: u64,
+    pub(crate) keep_alive_ms: u64,
     /// Answer 503 bridge/not-ready to everything but /health for this many milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 0)]
-    pub ready_after: u64,
+    pub(crate) ready_after: u64,
     /// Simulate a desktop reload this often (e.g. 90s): a new pid on /health and the last
     /// events sent again. SIGHUP does it once.
     #[arg(long, value_name = "DURATION")]
-    pub reload_every: Option<humantime::Duration>,
+    pub(crate) reload_every: Option<humantime::Duration>,
     /// Where the demo's workspace directories go (default: a new temporary directory).
     #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
+    pub(crate) root: Option<PathBuf>,
     /// Also allow workspaces under this directory (the deployment's workspacePaths). The demo
     /// root is always allowed. May be given more than once.
     #[arg(long = "workspace-path", value_name = "DIR")]
-    pub workspace_paths: Vec<PathBuf>,
+    pub(crate) workspace_paths: Vec<PathBuf>,
     /// Refuse every /workspaces/create (the deployment's allowWorkspaceCreate: false).
     #[arg(long)]
-    pub no_workspace_create: bool,
+    pub(crate) no_workspace_create: bool,
     /// Write the log to this file instead of stderr.
     #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
+    pub(crate) log: Option<PathBuf>,
 }
 
 fn parse_speed(text: &str) -> Result<f64, String> {
@@ -83,7 +83,7 @@ fn parse_speed(text: &str) -> Result<f64, String> {
     }
 }
 
-pub fn run(args: DshBridgeArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: DshBridgeArgs) -> anyhow::Result<()> {
     let _log = logging::init(args.log.as_deref(), "info")?;
     if !args.demo {
         bail!("the reference bridge has only a demo desktop host: run it with --demo");

@@ -13,12 +13,12 @@ use tracing_subscriber::EnvFilter;
 use crate::out::log_writer::CleanMakeWriter;
 
 /// Keeps the log writer running; dropping it flushes what is left.
-pub struct LogGuard {
+pub(crate) struct LogGuard {
     _worker: Option<WorkerGuard>,
 }
 
 /// Starts tracing at `default_level` unless `RUST_LOG` says otherwise.
-pub fn init(file: Option<&Path>, default_level: &str) -> anyhow::Result<LogGuard> {
+pub(crate) fn init(file: Option<&Path>, default_level: &str) -> anyhow::Result<LogGuard> {
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);

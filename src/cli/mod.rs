@@ -1,23 +1,23 @@
 //! The `collie-phone` command line: which command runs, with which flags. `main` parses and
 //! hands over here; each command lives in its own file.
 
-pub mod agent_cmd;
-pub mod check_cmd;
-pub mod connect;
-pub mod demo_cmd;
-pub mod doctor_cmd;
-pub mod dsh_bridge_cmd;
+pub(crate) mod agent_cmd;
+pub(crate) mod check_cmd;
+pub(crate) mod connect;
+pub(crate) mod demo_cmd;
+pub(crate) mod doctor_cmd;
+pub(crate) mod dsh_bridge_cmd;
 mod logging;
-pub mod phone_cmd;
-pub mod replay_cmd;
-pub mod script;
+pub(crate) mod phone_cmd;
+pub(crate) mod replay_cmd;
+pub(crate) mod script;
 mod world_flags;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub use world_flags::WorldFlags;
+pub(crate) use world_flags::WorldFlags;
 
 /// A terminal phone for AI coding agents, and a reference durable agent to talk to.
 /// With no subcommand, opens the phone.
@@ -30,13 +30,13 @@ pub use world_flags::WorldFlags;
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
     #[command(flatten)]
-    pub phone: phone_cmd::PhoneArgs,
+    pub(crate) phone: phone_cmd::PhoneArgs,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run the reference durable agent: an HTTP server that keeps every agent-side rule.
     Agent(agent_cmd::AgentArgs),
     /// Try it out: the phone on a demo agent started on a private socket.

@@ -18,33 +18,33 @@ use crate::look::theme::Theme;
 use crate::tui::{Tui, terminal};
 
 #[derive(Debug, Clone, Args, Default)]
-pub struct PhoneArgs {
+pub(crate) struct PhoneArgs {
     #[command(flatten)]
-    pub connect: ConnectArgs,
+    pub(crate) connect: ConnectArgs,
     #[command(flatten)]
-    pub record: RecordArgs,
+    pub(crate) record: RecordArgs,
     /// A built-in theme (dark, light, high-contrast) or a theme file. NO_COLOR is honoured.
     #[arg(long, value_name = "NAME|PATH")]
-    pub theme: Option<String>,
+    pub(crate) theme: Option<String>,
     /// Write the log here instead of $XDG_STATE_HOME/collie-phone/phone.log.
     #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
+    pub(crate) log: Option<PathBuf>,
 }
 
 /// Everything the phone needs besides its agents.
-pub struct PhoneSetup {
+pub(crate) struct PhoneSetup {
     /// The config's `bell`: the app starts from it before `notify` refines it.
-    pub bell: bool,
-    pub notify: NotifyStyle,
-    pub theme: Theme,
-    pub keymap: Keymap,
-    pub journal: PathBuf,
-    pub engine: EngineOptions,
+    pub(crate) bell: bool,
+    pub(crate) notify: NotifyStyle,
+    pub(crate) theme: Theme,
+    pub(crate) keymap: Keymap,
+    pub(crate) journal: PathBuf,
+    pub(crate) engine: EngineOptions,
 }
 
 impl PhoneSetup {
     /// The phone's part of the config, and the theme: `--theme` wins over the file's `theme`.
-    pub fn load(config: &Config, theme: Option<&str>) -> anyhow::Result<Self> {
+    pub(crate) fn load(config: &Config, theme: Option<&str>) -> anyhow::Result<Self> {
         let theme = match (theme, config.theme()) {
             (Some(flag), _) => crate::config::theme_from_env(Some(flag))?,
             (None, Some(from_file)) => from_file.inspect_err(|error| {
@@ -64,12 +64,12 @@ impl PhoneSetup {
 }
 
 /// `$XDG_STATE_HOME/collie-phone/phone.log`, its folder made private.
-pub fn default_log_path() -> PathBuf {
+pub(crate) fn default_log_path() -> PathBuf {
     Journal::default_path().with_file_name("phone.log")
 }
 
 /// Starts tracing into a file: the terminal belongs to the screens.
-pub fn start_log(path: Option<&Path>) -> anyhow::Result<logging::LogGuard> {
+pub(crate) fn start_log(path: Option<&Path>) -> anyhow::Result<logging::LogGuard> {
     let path = path.map_or_else(default_log_path, Path::to_path_buf);
     if let Some(folder) = path.parent() {
         use std::os::unix::fs::DirBuilderExt;
@@ -82,7 +82,7 @@ pub fn start_log(path: Option<&Path>) -> anyhow::Result<logging::LogGuard> {
     logging::init(Some(&path), "info")
 }
 
-pub fn run(args: PhoneArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: PhoneArgs) -> anyhow::Result<()> {
     let _log = start_log(args.log.as_deref())?;
     let config = args.connect.read_config()?;
     let mut setup = PhoneSetup::load(&config, args.theme.as_deref())?;
@@ -93,13 +93,13 @@ pub fn run(args: PhoneArgs) -> anyhow::Result<()> {
 
 /// Opens the phone on these agents in this terminal until the person quits or a stop signal
 /// comes; the terminal is restored either way.
-pub async fn open_phone(agents: Vec<AgentSpec>, setup: PhoneSetup) -> anyhow::Result<()> {
+pub(crate) async fn open_phone(agents: Vec<AgentSpec>, setup: PhoneSetup) -> anyhow::Result<()> {
     open_phone_mixed(agents, Vec::new(), setup).await
 }
 
 /// [`open_phone`] on Collie agents and DSH bridges together (SPEC D): each bridge is one more
 /// agent of the phone, by its name.
-pub async fn open_phone_mixed(
+pub(crate) async fn open_phone_mixed(
     agents: Vec<AgentSpec>,
     bridges: Vec<BridgeSpec>,
     setup: PhoneSetup,

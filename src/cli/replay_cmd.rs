@@ -23,34 +23,34 @@ use crate::wire::limits::MAX_SOCKET_PATH;
 const SOCKET_NAME: &str = "agent.sock";
 
 #[derive(Debug, Args)]
-pub struct ReplayArgs {
+pub(crate) struct ReplayArgs {
     /// The recording, written by `--record FILE`.
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Only serve, on this socket (docs/SPEC.md § The socket), and print `listening unix:PATH`;
     /// point the phone at it with --socket PATH.
     #[arg(long, value_name = "PATH")]
-    pub socket: Option<PathBuf>,
+    pub(crate) socket: Option<PathBuf>,
     /// Recorded seconds per second: 1 plays it as it happened, 10 ten times faster, 0 jumps
     /// straight to the end state.
     #[arg(long, value_name = "N", default_value = "1", value_parser = Speed::parse)]
-    pub speed: Speed,
+    pub(crate) speed: Speed,
     /// Which agent of the recording to serve, when it holds several.
     #[arg(long, value_name = "NAME")]
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// A built-in theme (dark, light, high-contrast) or a theme file.
     #[arg(long, value_name = "NAME|PATH")]
-    pub theme: Option<String>,
+    pub(crate) theme: Option<String>,
     /// The config file for theme, bell and keys.
     #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// Write the log here (with --socket the default is stderr, else
     /// $XDG_STATE_HOME/collie-phone/phone.log).
     #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
+    pub(crate) log: Option<PathBuf>,
 }
 
-pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     match args.socket.clone() {
         Some(socket) => serve_only(&args, &socket)?,
         None => serve_and_open(&args)?,

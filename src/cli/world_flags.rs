@@ -8,30 +8,30 @@ use clap::Args;
 use crate::agent::{WorldKind, WorldOptions};
 
 #[derive(Debug, Clone, Args)]
-pub struct WorldFlags {
+pub(crate) struct WorldFlags {
     /// Which world to start with.
     #[arg(long, value_enum, default_value_t = WorldKind::Demo)]
-    pub world: WorldKind,
+    pub(crate) world: WorldKind,
     /// Seed of the demo's random choices: the same seed plays the same world.
     #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Speed of the demo's clock: 2 plays twice as fast, 0 freezes it.
     #[arg(long, default_value_t = 1.0, value_parser = parse_speed)]
-    pub speed: f64,
+    pub(crate) speed: f64,
     /// Keep conversations and open asks in this folder across restarts.
     #[arg(long, value_name = "DIR")]
-    pub state: Option<PathBuf>,
+    pub(crate) state: Option<PathBuf>,
     /// Stay not ready this many milliseconds after start (docs/SPEC.md § Hello and the epoch).
     #[arg(long, value_name = "MS", default_value_t = 0)]
-    pub ready_after: u64,
+    pub(crate) ready_after: u64,
     /// The name the agent gives in hello (host.name).
     #[arg(long, value_name = "TEXT")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
 }
 
 impl WorldFlags {
     /// The world's options; `allow_always` depends on the transport (SPEC A11).
-    pub fn options(&self, allow_always: bool) -> WorldOptions {
+    pub(crate) fn options(&self, allow_always: bool) -> WorldOptions {
         let defaults = WorldOptions::default();
         WorldOptions {
             kind: self.world,

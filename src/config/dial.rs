@@ -20,16 +20,16 @@ use crate::transport::{Endpoint, Token};
     rename_all = "kebab-case",
     expecting = "a table with socket, or url with token-file and ca-cert"
 )]
-pub struct AgentEntry {
-    pub socket: Option<PathBuf>,
-    pub url: Option<String>,
-    pub token_file: Option<PathBuf>,
-    pub ca_cert: Option<PathBuf>,
+pub(crate) struct AgentEntry {
+    pub(crate) socket: Option<PathBuf>,
+    pub(crate) url: Option<String>,
+    pub(crate) token_file: Option<PathBuf>,
+    pub(crate) ca_cert: Option<PathBuf>,
 }
 
 impl AgentEntry {
     /// The keys of `[agents.NAME]`, for the suggestion after a refusal.
-    pub const KEYS: [&str; 4] = ["socket", "url", "token-file", "ca-cert"];
+    pub(crate) const KEYS: [&str; 4] = ["socket", "url", "token-file", "ca-cert"];
 }
 
 /// One DSH bridge as written in the config file (`[dsh.NAME]`, SPEC D1).
@@ -39,16 +39,16 @@ impl AgentEntry {
     rename_all = "kebab-case",
     expecting = "a table with url and token-file"
 )]
-pub struct DshEntry {
+pub(crate) struct DshEntry {
     /// The bridge's base URL, loopback only; `default` is `http://127.0.0.1:19387/codex-bridge`.
     #[serde(default = "default_dsh_url")]
-    pub url: String,
-    pub token_file: Option<PathBuf>,
+    pub(crate) url: String,
+    pub(crate) token_file: Option<PathBuf>,
 }
 
 impl DshEntry {
     /// The keys of `[dsh.NAME]`, for the suggestion after a refusal.
-    pub const KEYS: [&str; 2] = ["url", "token-file"];
+    pub(crate) const KEYS: [&str; 2] = ["url", "token-file"];
 }
 
 fn default_dsh_url() -> String {
@@ -56,7 +56,7 @@ fn default_dsh_url() -> String {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum DialError {
+pub(crate) enum DialError {
     #[error("agent \"{0}\": give either socket or url, not both and not neither")]
     SocketOrUrl(String),
     #[error("agent \"{0}\": {1}")]
@@ -106,7 +106,7 @@ fn agent_spec(
 
 /// Every agent: first the command line's (named after their socket or URL), then the config
 /// file's by name. With neither, `COLLIE_DURABLE_SOCKET` (SPEC S1).
-pub fn resolve_agents(
+pub(crate) fn resolve_agents(
     sockets: &[PathBuf],
     urls: &[String],
     tokens: &TokenSource,
@@ -157,7 +157,7 @@ pub fn resolve_agents(
 /// Every DSH bridge: first the command line's (`--dsh URL`, named `dsh` when it is the only
 /// one, else `dsh-PORT`), then the config file's `[dsh.NAME]` sections (SPEC D1). The token
 /// comes from the section's `token-file`, else `token_file` (the command line's).
-pub fn resolve_bridges(
+pub(crate) fn resolve_bridges(
     urls: &[String],
     token_file: Option<&Path>,
     configured: &BTreeMap<String, DshEntry>,

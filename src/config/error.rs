@@ -6,15 +6,15 @@ use std::ops::Range;
 
 /// A place in the config file, shown as `FILE:LINE:COLUMN` (both counted from 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Place {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
+pub(crate) struct Place {
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
 }
 
 impl Place {
     /// The place where `span` (byte offsets into `text`) starts.
-    pub fn of(file: &str, text: &str, span: &Range<usize>) -> Self {
+    pub(crate) fn of(file: &str, text: &str, span: &Range<usize>) -> Self {
         let start = floor_char_boundary(text, span.start);
         let before = &text[..start];
         let line_start = before.rfind('\n').map_or(0, |at| at + 1);
@@ -44,7 +44,7 @@ fn floor_char_boundary(text: &str, at: usize) -> usize {
 
 /// What would have been right, after a refusal.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Hint {
+pub(crate) enum Hint {
     /// The known word nearest to the one written.
     DidYouMean(String),
     /// Every word that is known here (when none is near).
@@ -55,7 +55,7 @@ pub enum Hint {
 
 /// Where a key sits: at the top of the file, or in a `[section]` such as `[agents.laptop]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section(pub Vec<String>);
+pub(crate) struct Section(pub Vec<String>);
 
 impl fmt::Display for Section {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -68,7 +68,7 @@ impl fmt::Display for Section {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     #[error("cannot read {file}: {why}")]
     Read { file: String, why: String },
     #[error("{at}: not valid TOML: {why}")]
@@ -84,22 +84,22 @@ pub enum ConfigError {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{at}: unknown key \"{key}\"{section}{}", unknown_key_hint(.hint))]
-pub struct UnknownKey {
-    pub at: Place,
-    pub section: Section,
-    pub key: String,
-    pub hint: Hint,
+pub(crate) struct UnknownKey {
+    pub(crate) at: Place,
+    pub(crate) section: Section,
+    pub(crate) key: String,
+    pub(crate) hint: Hint,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{at}: {key} = {written}{section} is not a valid value{}", value_hint(.hint))]
-pub struct BadValue {
-    pub at: Place,
-    pub section: Section,
-    pub key: String,
+pub(crate) struct BadValue {
+    pub(crate) at: Place,
+    pub(crate) section: Section,
+    pub(crate) key: String,
     /// The value as it is written in the file (`"loud"`, `3`, `["q", "ctrl-"]`).
-    pub written: String,
-    pub hint: Hint,
+    pub(crate) written: String,
+    pub(crate) hint: Hint,
 }
 
 fn unknown_key_hint(hint: &Hint) -> String {

@@ -15,9 +15,9 @@ use crate::app::keymap::Action;
 
 /// The file's text, its name as shown, and its spanned table.
 pub(super) struct Source<'a> {
-    pub file: &'a str,
-    pub text: &'a str,
-    pub table: &'a DeTable<'a>,
+    pub(crate) file: &'a str,
+    pub(crate) text: &'a str,
+    pub(crate) table: &'a DeTable<'a>,
 }
 
 /// What sits at a span of the file.
@@ -35,12 +35,12 @@ enum Found {
 }
 
 impl Source<'_> {
-    pub fn place(&self, span: &Range<usize>) -> Place {
+    pub(crate) fn place(&self, span: &Range<usize>) -> Place {
         Place::of(self.file, self.text, span)
     }
 
     /// The value as written in the file.
-    pub fn written(&self, span: &Range<usize>) -> String {
+    pub(crate) fn written(&self, span: &Range<usize>) -> String {
         self.text
             .get(span.clone())
             .unwrap_or_default()
@@ -49,7 +49,7 @@ impl Source<'_> {
     }
 
     /// serde's refusal of the file, as a config error.
-    pub fn explain(&self, error: &toml::de::Error) -> ConfigError {
+    pub(crate) fn explain(&self, error: &toml::de::Error) -> ConfigError {
         let Some(span) = error.span() else {
             return ConfigError::Other {
                 at: self.place(&(0..0)),
@@ -77,7 +77,7 @@ impl Source<'_> {
     }
 
     /// An unknown key at `span`, with the nearest key known in its section.
-    pub fn unknown_key(
+    pub(crate) fn unknown_key(
         &self,
         span: &Range<usize>,
         section: Vec<String>,

@@ -14,19 +14,19 @@ use super::dial::{AgentEntry, DshEntry};
 #[serde(deny_unknown_fields)]
 pub(super) struct RawFile {
     /// A built-in theme name or a path to a theme file; checked when the phone loads it.
-    pub theme: Option<Spanned<String>>,
+    pub(crate) theme: Option<Spanned<String>>,
     /// The older switch for announcing new asks (`notify` wins when both are set).
-    pub bell: Option<bool>,
+    pub(crate) bell: Option<bool>,
     /// How a new ask is announced, by [`crate::app::notify::NotifyStyle`]'s name.
-    pub notify: Option<Spanned<String>>,
+    pub(crate) notify: Option<Spanned<String>>,
     /// Action name → its keys, replacing the action's default keys.
     #[serde(default)]
-    pub keys: BTreeMap<Spanned<String>, Spanned<Keys>>,
+    pub(crate) keys: BTreeMap<Spanned<String>, Spanned<Keys>>,
     #[serde(default)]
-    pub agents: BTreeMap<String, AgentEntry>,
+    pub(crate) agents: BTreeMap<String, AgentEntry>,
     /// DSH bridges by name (SPEC D1).
     #[serde(default)]
-    pub dsh: BTreeMap<String, DshEntry>,
+    pub(crate) dsh: BTreeMap<String, DshEntry>,
 }
 
 /// The keys [`RawFile`] knows, for the suggestion after a refusal. A test holds the two together.
@@ -44,7 +44,7 @@ pub(super) enum Keys {
 }
 
 impl Keys {
-    pub fn list(&self) -> Vec<String> {
+    pub(crate) fn list(&self) -> Vec<String> {
         match self {
             Keys::One(key) => vec![key.clone()],
             Keys::Many(keys) => keys.clone(),

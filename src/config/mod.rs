@@ -17,9 +17,9 @@ mod theme_file;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use dial::{AgentEntry, DialError, DshEntry, resolve_agents, resolve_bridges};
-pub use error::{BadValue, ConfigError, Hint, Place, Section, UnknownKey};
-pub use theme_file::{load_theme, theme_from_env};
+pub(crate) use dial::{AgentEntry, DshEntry, resolve_agents, resolve_bridges};
+pub(crate) use error::{ConfigError, Place};
+pub(crate) use theme_file::theme_from_env;
 
 use crate::app::keymap::Keymap;
 use crate::app::notify::NotifyStyle;
@@ -30,7 +30,7 @@ use phone::ThemeSetting;
 
 /// Everything the config file says, checked.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     path: PathBuf,
     theme: Option<ThemeSetting>,
     /// Whether `bell` was left on; the app starts from it before `notify` refines it.
@@ -38,13 +38,13 @@ pub struct Config {
     notify: NotifyStyle,
     keymap: Keymap,
     /// `[agents.NAME]`, by name.
-    pub agents: BTreeMap<String, AgentEntry>,
+    pub(crate) agents: BTreeMap<String, AgentEntry>,
     /// `[dsh.NAME]`, by name (SPEC D1).
-    pub dsh: BTreeMap<String, DshEntry>,
+    pub(crate) dsh: BTreeMap<String, DshEntry>,
 }
 
 /// The default config path.
-pub fn default_path() -> PathBuf {
+pub(crate) fn default_path() -> PathBuf {
     std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -56,7 +56,7 @@ pub fn default_path() -> PathBuf {
 
 impl Config {
     /// Reads and checks the file at `path`; a missing file is the defaults.
-    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+    pub(crate) fn read(path: &Path) -> Result<Self, ConfigError> {
         let file = path.display().to_string();
         match std::fs::read_to_string(path) {
             Ok(text) => Self::parse(path, &text),
@@ -69,7 +69,7 @@ impl Config {
     }
 
     /// Checks `text` as the config file at `path` (named in every refusal).
-    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+    pub(crate) fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
         let file = path.display().to_string();
         let table = toml::de::DeTable::parse(text).map_err(|error| ConfigError::Syntax {
             at: Place::of(&file, text, &error.span().unwrap_or(0..0)),
@@ -94,28 +94,28 @@ impl Config {
     }
 
     /// The file this config was read from (or would have been).
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The file's theme, honouring NO_COLOR, when the file names one; a theme that cannot be
     /// loaded is refused with the line of `theme`.
-    pub fn theme(&self) -> Option<Result<Theme, ConfigError>> {
+    pub(crate) fn theme(&self) -> Option<Result<Theme, ConfigError>> {
         self.theme.as_ref().map(ThemeSetting::load)
     }
 
     /// `bell`, as written (true when absent).
-    pub fn bell(&self) -> bool {
+    pub(crate) fn bell(&self) -> bool {
         self.bell
     }
 
     /// How new asks are announced: `notify`, else by `bell`.
-    pub fn notify_style(&self) -> NotifyStyle {
+    pub(crate) fn notify_style(&self) -> NotifyStyle {
         self.notify
     }
 
     /// The default keymap with the file's `[keys]` applied.
-    pub fn keymap(&self) -> &Keymap {
+    pub(crate) fn keymap(&self) -> &Keymap {
         &self.keymap
     }
 }

@@ -77,13 +77,13 @@ pub(super) fn keymap(
 /// of its own, and `--theme` may stand in for it).
 #[derive(Debug, Clone)]
 pub(super) struct ThemeSetting {
-    pub name: String,
-    pub at: Place,
-    pub written: String,
+    pub(crate) name: String,
+    pub(crate) at: Place,
+    pub(crate) written: String,
 }
 
 impl ThemeSetting {
-    pub fn new(source: &Source<'_>, theme: &Spanned<String>) -> Self {
+    pub(crate) fn new(source: &Source<'_>, theme: &Spanned<String>) -> Self {
         Self {
             name: theme.get_ref().clone(),
             at: source.place(&theme.span()),
@@ -93,7 +93,7 @@ impl ThemeSetting {
 
     /// The theme, honouring NO_COLOR; a name that is neither built in nor a file lists the
     /// built-in ones.
-    pub fn load(&self) -> Result<Theme, ConfigError> {
+    pub(crate) fn load(&self) -> Result<Theme, ConfigError> {
         crate::config::theme_from_env(Some(&self.name)).map_err(|error| {
             let hint = match error {
                 ThemeError::NotFound(_) => Hint::OneOf(

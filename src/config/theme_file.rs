@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::look::theme::{DEFAULT_THEME, Theme, ThemeError};
 
 /// The theme named (default "dark"), without colour when NO_COLOR is set and not empty.
-pub fn theme_from_env(name_or_path: Option<&str>) -> Result<Theme, ThemeError> {
+pub(crate) fn theme_from_env(name_or_path: Option<&str>) -> Result<Theme, ThemeError> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
     resolve(name_or_path, no_color)
 }
@@ -18,7 +18,7 @@ fn resolve(name_or_path: Option<&str>, no_color: bool) -> Result<Theme, ThemeErr
 }
 
 /// A built-in theme by name, or a theme file by path.
-pub fn load_theme(name_or_path: &str) -> Result<Theme, ThemeError> {
+pub(crate) fn load_theme(name_or_path: &str) -> Result<Theme, ThemeError> {
     if let Some(theme) = Theme::builtin(name_or_path) {
         return Ok(theme);
     }

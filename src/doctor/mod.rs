@@ -3,13 +3,13 @@
 //! connection and the peer's uid (S4), hello (H1, H2, V4), the snapshot's ETag and a 304 on the
 //! second read (H4), with round-trip times. Nothing it sends changes the agent.
 
-pub mod report;
+pub(crate) mod report;
 mod wire_steps;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-pub use report::{Report, Step, Verdict};
+pub(crate) use report::{Report, Step};
 
 use crate::engine::short_name;
 use crate::transport::privacy::{current_uid, walk_socket_path};
@@ -19,13 +19,13 @@ use crate::transport::{Endpoint, Token};
 
 /// One agent to examine, as the person named it.
 #[derive(Debug, Clone)]
-pub struct Target {
-    pub name: String,
-    pub place: Place,
+pub(crate) struct Target {
+    pub(crate) name: String,
+    pub(crate) place: Place,
 }
 
 #[derive(Debug, Clone)]
-pub enum Place {
+pub(crate) enum Place {
     Socket(PathBuf),
     Url {
         url: String,
@@ -37,7 +37,7 @@ pub enum Place {
 impl Place {
     /// Where a config file's agent entry points: its socket when it names one, else its URL
     /// with the token file and certificate to use there; None when it names neither.
-    pub fn named(
+    pub(crate) fn named(
         socket: Option<&Path>,
         url: Option<&str>,
         token_file: Option<&Path>,
@@ -67,7 +67,7 @@ impl Target {
 /// The agents named by flags, else by the config file (`configured`, in its order), else
 /// `COLLIE_DURABLE_SOCKET` (the same order as the phone's). Unlike the phone, a bad entry is
 /// examined, not refused.
-pub fn targets(
+pub(crate) fn targets(
     sockets: &[PathBuf],
     urls: &[String],
     token_file: Option<&Path>,
@@ -102,7 +102,7 @@ pub fn targets(
 }
 
 /// Examines one agent, read-only, and says what holds.
-pub async fn examine(target: &Target) -> Report {
+pub(crate) async fn examine(target: &Target) -> Report {
     let mut steps = Vec::new();
     let endpoint = match &target.place {
         Place::Socket(path) => socket_steps(path, &mut steps).await,

@@ -5,7 +5,7 @@ use serde::Serialize;
 /// How one step went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Holds,
     Fails,
     /// Not tried, because an earlier step failed (the line says which).
@@ -14,22 +14,22 @@ pub enum Verdict {
 
 /// One line of the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Step {
+pub(crate) struct Step {
     /// What was looked at: "socket folder", "hello", "304 on a second read" …
-    pub step: String,
-    pub verdict: Verdict,
+    pub(crate) step: String,
+    pub(crate) verdict: Verdict,
     /// What was seen, in plain words.
-    pub detail: String,
+    pub(crate) detail: String,
     /// A command or an action that fixes a failing step.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fix: Option<String>,
+    pub(crate) fix: Option<String>,
     /// The round trip of a step that talked to the agent.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub millis: Option<u64>,
+    pub(crate) millis: Option<u64>,
 }
 
 impl Step {
-    pub fn holds(step: impl Into<String>, detail: impl Into<String>) -> Self {
+    pub(crate) fn holds(step: impl Into<String>, detail: impl Into<String>) -> Self {
         Self {
             step: step.into(),
             verdict: Verdict::Holds,
@@ -39,7 +39,11 @@ impl Step {
         }
     }
 
-    pub fn fails(step: impl Into<String>, detail: impl Into<String>, fix: Option<String>) -> Self {
+    pub(crate) fn fails(
+        step: impl Into<String>,
+        detail: impl Into<String>,
+        fix: Option<String>,
+    ) -> Self {
         Self {
             step: step.into(),
             verdict: Verdict::Fails,
@@ -49,7 +53,7 @@ impl Step {
         }
     }
 
-    pub fn not_tried(step: impl Into<String>, because: impl Into<String>) -> Self {
+    pub(crate) fn not_tried(step: impl Into<String>, because: impl Into<String>) -> Self {
         Self {
             step: step.into(),
             verdict: Verdict::NotTried,
@@ -59,7 +63,7 @@ impl Step {
         }
     }
 
-    pub fn timed(mut self, millis: u64) -> Self {
+    pub(crate) fn timed(mut self, millis: u64) -> Self {
         self.millis = Some(millis);
         self
     }
@@ -68,16 +72,16 @@ impl Step {
 /// Everything found about one agent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
-    pub agent: String,
+    pub(crate) agent: String,
     /// Where it was looked for (never the token).
-    pub at: String,
+    pub(crate) at: String,
     /// True when every step holds.
-    pub ok: bool,
-    pub steps: Vec<Step>,
+    pub(crate) ok: bool,
+    pub(crate) steps: Vec<Step>,
 }
 
 impl Report {
-    pub fn new(agent: String, at: String, steps: Vec<Step>) -> Self {
+    pub(crate) fn new(agent: String, at: String, steps: Vec<Step>) -> Self {
         let ok = steps.iter().all(|s| s.verdict == Verdict::Holds);
         Self {
             agent,
@@ -89,7 +93,7 @@ impl Report {
 
     /// The report as lines: ✓ or ✗ (· for a step not tried), the step, what was seen, and
     /// under each ✗ its fix.
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let width = self
             .steps
             .iter()

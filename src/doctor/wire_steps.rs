@@ -9,7 +9,7 @@ use crate::transport::{Endpoint, Method, Reply, Request, RouteClass, TransportEr
 use crate::wire::{self, ErrorBody, Hello, OUR_PROTOCOL, VERSION_HEADER, limits};
 
 /// The steps this part adds, in order, so a report that could not get here can list them.
-pub const STEPS: &[&str] = &[
+pub(crate) const STEPS: &[&str] = &[
     "hello",
     "versions",
     "ready",
@@ -21,7 +21,7 @@ pub const STEPS: &[&str] = &[
 /// gives up: the demo world moves every second.
 const SECOND_READS: usize = 3;
 
-pub async fn run(endpoint: &Endpoint, steps: &mut Vec<Step>) {
+pub(crate) async fn run(endpoint: &Endpoint, steps: &mut Vec<Step>) {
     let Some(hello) = hello_step(endpoint, steps).await else {
         for step in &STEPS[1..] {
             steps.push(Step::not_tried(*step, "hello failed"));

@@ -2,7 +2,7 @@
 
 /// A short name for an agent given by path or URL: its last meaningful part
 /// (`/tmp/x/agent.sock` → `agent`, `https://agent.example/` → `agent.example`).
-pub fn short_name(text: &str) -> String {
+pub(crate) fn short_name(text: &str) -> String {
     let trimmed = text.trim_end_matches('/');
     let last = trimmed
         .rsplit(['/', ':'])

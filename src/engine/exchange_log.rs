@@ -34,7 +34,7 @@ fn kept(bytes: &[u8]) -> String {
 }
 
 impl ExchangeRecord {
-    pub fn new(
+    pub(crate) fn new(
         agent: &str,
         request: &Request,
         request_id: Option<&str>,
@@ -67,7 +67,7 @@ impl ExchangeRecord {
 
     /// An exchange made outside the Collie transport (a DSH bridge's call), from its parts:
     /// the reply's status and body, or why none came.
-    pub fn from_parts(
+    pub(crate) fn from_parts(
         agent: &str,
         method: &'static str,
         path: String,

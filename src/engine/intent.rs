@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dsh::wire::{AppendKind, AppendMode, ModelConfig};
-use crate::transport::{Method, Reply, RouteClass, TransportError};
+use crate::transport::{Reply, RouteClass, TransportError};
 use crate::wire::{
     self, AbortRequest, ActionRequest, Answer, AnswerRequest, CloseRequest, DecidedBy, ErrorBody,
     ErrorCode, Outcome, PostReply, RenameRequest, ReopenRequest, ReplyCode, SendRequest,
@@ -93,7 +93,7 @@ pub enum IntentKind {
 
 impl IntentKind {
     /// A short name for logs and screens.
-    pub fn verb(&self) -> &'static str {
+    pub(crate) fn verb(&self) -> &'static str {
         match self {
             Self::Answer { .. } => "answer",
             Self::Send { .. } => "send",
@@ -112,7 +112,7 @@ impl IntentKind {
     }
 
     /// True for an action on a DSH bridge, which `engine::dsh::intents` builds and sends.
-    pub fn is_dsh(&self) -> bool {
+    pub(crate) fn is_dsh(&self) -> bool {
         matches!(
             self,
             Self::DshAppend { .. }
@@ -124,7 +124,10 @@ impl IntentKind {
     }
 
     /// The route and the exact body bytes; a retry sends these same bytes (SPEC Q4).
-    pub fn request(&self, request_id: &str) -> Result<(String, Vec<u8>, RouteClass), String> {
+    pub(crate) fn request(
+        &self,
+        request_id: &str,
+    ) -> Result<(String, Vec<u8>, RouteClass), String> {
         let request_id = request_id.to_string();
         let (path, body, class) = match self {
             Self::Answer {
@@ -225,10 +228,6 @@ impl IntentKind {
         }
         Ok((path, body, class))
     }
-
-    pub fn method(&self) -> Method {
-        Method::Post
-    }
 }
 
 /// Who decided an ask before this intent's answer (SPEC A7).
@@ -319,7 +318,7 @@ pub const MAX_ATTEMPTS: u32 = 2;
 
 /// Reads the outcome of one attempt. `attempt` is 1 for the first try that reached the agent
 /// (or may have), 2 for the person's retry after an unknown outcome.
-pub fn outcome_of(attempt: u32, result: Result<&Reply, &TransportError>) -> IntentState {
+pub(crate) fn outcome_of(attempt: u32, result: Result<&Reply, &TransportError>) -> IntentState {
     let state = match result {
         Err(error) if error.may_have_arrived() => IntentState::Unknown {
             why: error.to_string(),
@@ -414,7 +413,7 @@ fn state_of_reply(reply: &Reply) -> IntentState {
 }
 
 /// A fresh request id: 128 random bits, so two phones never pick the same one (SPEC Q1).
-pub fn fresh_request_id() -> String {
+pub(crate) fn fresh_request_id() -> String {
     let bytes: [u8; 16] = rand::random();
     format!("r-{}", hex::encode(bytes))
 }
@@ -423,7 +422,6 @@ pub fn fresh_request_id() -> String {
 mod tests {
     use super::*;
     use bytes::Bytes;
-    use std::time::Duration;
 
     fn reply(status: u16, body: serde_json::Value) -> Reply {
         Reply {
@@ -431,7 +429,6 @@ mod tests {
             etag: None,
             location: None,
             body: Bytes::from(body.to_string()),
-            elapsed: Duration::ZERO,
         }
     }
 

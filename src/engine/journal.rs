@@ -59,7 +59,7 @@ pub struct Journal {
 
 #[derive(Debug, thiserror::Error)]
 #[error("the intent journal {path}: {source}")]
-pub struct JournalError {
+pub(crate) struct JournalError {
     path: String,
     source: std::io::Error,
 }
@@ -67,7 +67,7 @@ pub struct JournalError {
 impl Journal {
     /// The default place: `$XDG_STATE_HOME/collie-phone/intents.jsonl`
     /// (or `~/.local/state/collie-phone/intents.jsonl`).
-    pub fn default_path() -> PathBuf {
+    pub(crate) fn default_path() -> PathBuf {
         let base = std::env::var_os("XDG_STATE_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
@@ -80,7 +80,7 @@ impl Journal {
 
     /// Opens (creating) the journal and recovers what it holds; compacts it when no other
     /// process has it open.
-    pub fn open(path: &Path) -> Result<(Self, Vec<IntentRecord>), JournalError> {
+    pub(crate) fn open(path: &Path) -> Result<(Self, Vec<IntentRecord>), JournalError> {
         let fail = |source| JournalError {
             path: path.display().to_string(),
             source,
@@ -121,7 +121,7 @@ impl Journal {
     }
 
     /// Writes the receipt of a new intent and syncs it to disk before it may be sent (SPEC Q2).
-    pub fn created(&mut self, record: &IntentRecord) -> Result<(), JournalError> {
+    pub(crate) fn created(&mut self, record: &IntentRecord) -> Result<(), JournalError> {
         self.append(&Line::Created {
             record: record.clone(),
         })
@@ -129,14 +129,18 @@ impl Journal {
 
     /// Notes that try number `attempt` is about to leave, synced, so a crash can never lead
     /// to a third send (SPEC Q5).
-    pub fn attempt(&mut self, request_id: &str, attempt: u32) -> Result<(), JournalError> {
+    pub(crate) fn attempt(&mut self, request_id: &str, attempt: u32) -> Result<(), JournalError> {
         self.append(&Line::Attempt {
             request_id: request_id.to_string(),
             attempt,
         })
     }
 
-    pub fn outcome(&mut self, request_id: &str, state: &IntentState) -> Result<(), JournalError> {
+    pub(crate) fn outcome(
+        &mut self,
+        request_id: &str,
+        state: &IntentState,
+    ) -> Result<(), JournalError> {
         self.append(&Line::Outcome {
             request_id: request_id.to_string(),
             state: state.clone(),

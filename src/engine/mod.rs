@@ -1,16 +1,16 @@
 //! The Collie engine: one session task per agent, and the intents with their journal. Nothing
 //! here knows about the terminal: the app sends [`ToEngine`] and reads [`FromEngine`].
 
-pub mod agent_name;
+pub(crate) mod agent_name;
 pub mod dsh;
 pub mod exchange_log;
 pub mod intent;
-pub mod journal;
+pub(crate) mod journal;
 pub mod pane_log;
-pub mod record;
+pub(crate) mod record;
 mod session;
 mod session_core;
-pub mod status;
+pub(crate) mod status;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,14 +24,14 @@ use crate::wire::{
     self, ConversationsPage, Event, Hello, ItemsPage, PaneView, Report, Snapshot, VERSION_HEADER,
     limits,
 };
-pub use agent_name::short_name;
+pub(crate) use agent_name::short_name;
 use dsh::intents as dsh_intents;
 use dsh::session::{BridgeSession, BridgeShared};
 use dsh::{BridgeClient, BridgeSpec, DshChange};
 pub use exchange_log::ExchangeRecord;
 pub use intent::{Decider, IntentKind, IntentState};
 pub use journal::{IntentRecord, Journal};
-pub use record::Recorder;
+pub(crate) use record::Recorder;
 use session_core::SessionCore;
 pub use status::AgentStatus;
 
@@ -127,9 +127,9 @@ pub enum AgentChange {
 
 /// What intents need to know of a session: the chosen version while ready.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionInfo {
-    pub version: Option<u32>,
-    pub epoch: Option<String>,
+pub(crate) struct SessionInfo {
+    pub(crate) version: Option<u32>,
+    pub(crate) epoch: Option<String>,
 }
 
 struct AgentHandle {
@@ -158,7 +158,7 @@ pub struct Engine {
     pub commands: mpsc::UnboundedSender<ToEngine>,
     pub updates: mpsc::UnboundedReceiver<FromEngine>,
     /// Intents recovered from the journal at start (SPEC Q2).
-    pub recovered: Vec<IntentRecord>,
+    pub(crate) recovered: Vec<IntentRecord>,
 }
 
 impl Engine {

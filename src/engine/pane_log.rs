@@ -10,13 +10,13 @@ use crate::wire::{
 /// How an ask left the open list, for the chat lines of SPEC A5 and A6.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClosedAsk {
-    pub ask_id: String,
-    pub title: String,
+    pub(crate) ask_id: String,
+    pub(crate) title: String,
     /// None when a phone answered (SPEC A4).
-    pub decided_by: Option<DecidedBy>,
-    pub outcome: Option<Outcome>,
+    pub(crate) decided_by: Option<DecidedBy>,
+    pub(crate) outcome: Option<Outcome>,
     /// Where in the chat it closed: the number of items seen before it.
-    pub after_items: u64,
+    pub(crate) after_items: u64,
 }
 
 /// A line of a pane's chat: an item, or the note that an ask closed.
@@ -31,11 +31,11 @@ pub struct PaneLog {
     /// The newest entries, at most [`limits::MAX_VIEW_ITEMS`].
     pub entries: VecDeque<ChatEntry>,
     /// Open asks, oldest first (SPEC A2).
-    pub asks: Vec<Ask>,
+    pub(crate) asks: Vec<Ask>,
     pub state: Option<PaneState>,
-    pub turn: Option<Turn>,
+    pub(crate) turn: Option<Turn>,
     /// Items seen in all, so a scroll position survives the trimming of old ones.
-    pub items_seen: u64,
+    pub(crate) items_seen: u64,
 }
 
 impl PaneLog {

@@ -82,7 +82,7 @@ impl Pending {
 /// Hands exchanges to the writer thread. Cloned into every session and the intent runner;
 /// [`Recorder::off`] records nothing.
 #[derive(Clone)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     inner: Option<Arc<Inner>>,
 }
 
@@ -95,13 +95,13 @@ struct Inner {
 }
 
 impl Recorder {
-    pub fn off() -> Self {
+    pub(crate) fn off() -> Self {
         Self { inner: None }
     }
 
     /// Creates the file (mode 0600: it may hold private chat), writes the header line and starts
     /// the writer. Refuses to overwrite a file that is not a recording.
-    pub fn create(
+    pub(crate) fn create(
         path: &Path,
         agents: &[AgentSpec],
         updates: UnboundedSender<FromEngine>,
@@ -162,7 +162,7 @@ impl Recorder {
 
     /// Records one exchange that began at `started`. Cheap: the encoding and the disk are the
     /// writer's.
-    pub fn exchange(
+    pub(crate) fn exchange(
         &self,
         agent: &str,
         request: &Request,

@@ -16,14 +16,18 @@ const THINKING_EXPANDED: &str = "▾ thinking";
 
 /// How entries are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChatStyle {
-    pub width: u16,
+pub(crate) struct ChatStyle {
+    pub(crate) width: u16,
     /// Thinking items show whole instead of one folded line.
-    pub thinking_expanded: bool,
+    pub(crate) thinking_expanded: bool,
 }
 
 /// The lines of one chat entry; none is wider than `style.width`.
-pub fn entry_lines(entry: &ChatEntry, style: &ChatStyle, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn entry_lines(
+    entry: &ChatEntry,
+    style: &ChatStyle,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let width = usize::from(style.width);
     let lines = match entry {
         ChatEntry::Item(item) => item_lines(item, style, theme),
@@ -38,7 +42,7 @@ pub fn entry_lines(entry: &ChatEntry, style: &ChatStyle, theme: &Theme) -> Vec<L
 
 /// Collie's words for an ask that closed without this phone's answer, or with it
 /// (SPEC A4, A5, A6).
-pub fn closed_ask_words(closed: &ClosedAsk) -> String {
+pub(crate) fn closed_ask_words(closed: &ClosedAsk) -> String {
     let summary = closed
         .outcome
         .as_ref()

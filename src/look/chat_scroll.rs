@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use crate::engine::pane_log::ChatEntry;
 
 /// An entry's identity within one chat.
-pub fn entry_key(entry: &ChatEntry) -> String {
+pub(crate) fn entry_key(entry: &ChatEntry) -> String {
     match entry {
         ChatEntry::Item(item) => item.id.clone(),
         ChatEntry::Closed(closed) => format!("closed:{}", closed.ask_id),
@@ -25,15 +25,15 @@ fn has_key(entry: &ChatEntry, key: &str) -> bool {
 
 /// The top of the view: `line` lines into the entry `key`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Anchor {
-    pub key: String,
-    pub line: usize,
+pub(crate) struct Anchor {
+    pub(crate) key: String,
+    pub(crate) line: usize,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChatScroll {
     /// None follows the newest entry.
-    pub anchor: Option<Anchor>,
+    pub(crate) anchor: Option<Anchor>,
 }
 
 /// Where drawing starts: an entry index and the lines of it to skip, or the bottom.
@@ -44,7 +44,7 @@ pub enum ViewStart {
 }
 
 impl ChatScroll {
-    pub fn is_following(&self) -> bool {
+    pub(crate) fn is_following(&self) -> bool {
         self.anchor.is_none()
     }
 
@@ -90,7 +90,7 @@ impl ChatScroll {
     }
 
     /// Scrolls toward older entries by `by` lines.
-    pub fn up(
+    pub(crate) fn up(
         &mut self,
         by: usize,
         entries: &VecDeque<ChatEntry>,
@@ -122,7 +122,7 @@ impl ChatScroll {
     }
 
     /// Scrolls toward newer entries by `by` lines; reaching the bottom follows again.
-    pub fn down(
+    pub(crate) fn down(
         &mut self,
         by: usize,
         entries: &VecDeque<ChatEntry>,
@@ -166,14 +166,14 @@ impl ChatScroll {
         }
     }
 
-    pub fn to_top(&mut self, entries: &VecDeque<ChatEntry>) {
+    pub(crate) fn jump_to_top(&mut self, entries: &VecDeque<ChatEntry>) {
         self.anchor = entries.front().map(|entry| Anchor {
             key: entry_key(entry),
             line: 0,
         });
     }
 
-    pub fn to_bottom(&mut self) {
+    pub(crate) fn jump_to_bottom(&mut self) {
         self.anchor = None;
     }
 }
@@ -224,7 +224,7 @@ mod tests {
         let before = scroll.start(&entries);
         entries.push_back(ChatEntry::Item(Item::text("new", ItemKind::Reply, "y")));
         assert_eq!(scroll.start(&entries), before);
-        scroll.to_top(&entries);
+        scroll.jump_to_top(&entries);
         assert_eq!(scroll.start(&entries), ViewStart::At { index: 0, skip: 0 });
     }
 }

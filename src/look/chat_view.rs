@@ -43,7 +43,7 @@ impl Clone for ChatLayout {
 
 impl ChatLayout {
     /// The lines of an entry with the blank line after it.
-    pub fn lines(
+    pub(crate) fn lines(
         &self,
         scope: &str,
         entry: &ChatEntry,
@@ -71,7 +71,7 @@ impl ChatLayout {
     }
 
     /// Lines an entry takes on screen: its own and one blank line after it.
-    pub fn height(
+    pub(crate) fn height(
         &self,
         scope: &str,
         entry: &ChatEntry,
@@ -83,7 +83,7 @@ impl ChatLayout {
 }
 
 /// The `height` lines to draw for a chat scrolled to `scroll`.
-pub fn visible_lines(
+pub(crate) fn visible_lines(
     layout: &ChatLayout,
     scope: &str,
     entries: &VecDeque<ChatEntry>,

@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 use super::theme::Theme;
 
 /// The style of a notice that must stand out; None for an ordinary one.
-pub fn notice_style(text: &str, theme: &Theme) -> Option<Style> {
+pub(crate) fn notice_style(text: &str, theme: &Theme) -> Option<Style> {
     let first = text.lines().next().unwrap_or_default();
     let failed_tool = first.starts_with("Tool result") && first.contains(": failed,");
     let failed_turn = first.starts_with("Turn") && first.contains(" failed");

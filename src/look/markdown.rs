@@ -18,7 +18,7 @@ const BULLETS: [&str; 3] = ["• ", "◦ ", "▪ "];
 const TAB_AS_SPACES: &str = "    ";
 
 /// Renders markdown `text` into lines no wider than `width` columns.
-pub fn render(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn render(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     if width == 0 {
         // Nothing can show; wrapping at one column would only make thousands of empty lines.
         return Vec::new();
@@ -33,7 +33,7 @@ pub fn render(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
 
 /// A code block: a dim language header (when known), then every line in the code style,
 /// cut with "…" at the width rather than wrapped, so indentation stays readable.
-pub fn code_block(
+pub(crate) fn code_block(
     text: &str,
     language: Option<&str>,
     width: u16,

@@ -5,10 +5,10 @@
 //! It sits between the engine and the app (docs/ARCHITECTURE.md): the app measures with it (how
 //! far a page scrolls, how tall a card is), and `ui` paints what it lays out.
 
-pub mod chat;
+pub(crate) mod chat;
 pub mod chat_scroll;
 pub mod chat_view;
-pub mod dsh_chat;
-pub mod markdown;
+pub(crate) mod dsh_chat;
+pub(crate) mod markdown;
 pub mod theme;
-pub mod wrap;
+pub(crate) mod wrap;

@@ -12,12 +12,12 @@ const LIGHT: &str = include_str!("../../themes/light.toml");
 const HIGH_CONTRAST: &str = include_str!("../../themes/high-contrast.toml");
 
 /// The theme used when none is named.
-pub const DEFAULT_THEME: &str = "dark";
+pub(crate) const DEFAULT_THEME: &str = "dark";
 /// The names [`Theme::builtin`] knows.
-pub const BUILTIN_THEMES: [&str; 3] = ["dark", "light", "high-contrast"];
+pub(crate) const BUILTIN_THEMES: [&str; 3] = ["dark", "light", "high-contrast"];
 
 #[derive(Debug, thiserror::Error)]
-pub enum ThemeError {
+pub(crate) enum ThemeError {
     #[error("theme {theme}: not valid TOML: {message}")]
     Toml { theme: String, message: String },
     #[error("theme {theme}: unknown key `{key}`")]
@@ -42,24 +42,24 @@ pub enum ThemeError {
 /// Every style the phone draws with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Theme {
-    pub name: String,
-    pub text: Style,
-    pub dim: Style,
-    pub accent: Style,
-    pub title: Style,
-    pub border: Style,
-    pub selected: Style,
-    pub ok: Style,
-    pub warn: Style,
-    pub danger: Style,
-    pub user: Style,
-    pub reply: Style,
-    pub thinking: Style,
-    pub notice: Style,
-    pub code: Style,
-    pub link: Style,
-    pub countdown: Style,
-    pub countdown_urgent: Style,
+    pub(crate) name: String,
+    pub(crate) text: Style,
+    pub(crate) dim: Style,
+    pub(crate) accent: Style,
+    pub(crate) title: Style,
+    pub(crate) border: Style,
+    pub(crate) selected: Style,
+    pub(crate) ok: Style,
+    pub(crate) warn: Style,
+    pub(crate) danger: Style,
+    pub(crate) user: Style,
+    pub(crate) reply: Style,
+    pub(crate) thinking: Style,
+    pub(crate) notice: Style,
+    pub(crate) code: Style,
+    pub(crate) link: Style,
+    pub(crate) countdown: Style,
+    pub(crate) countdown_urgent: Style,
 }
 
 impl Theme {
@@ -82,7 +82,7 @@ impl Theme {
     }
 
     /// Reads a theme from TOML text; missing keys take the dark theme's value.
-    pub fn from_toml(name: &str, text: &str) -> Result<Theme, ThemeError> {
+    pub(crate) fn from_toml(name: &str, text: &str) -> Result<Theme, ThemeError> {
         let base = parse_onto(Theme::blank("dark"), "dark", DARK)?;
         let mut theme = parse_onto(base, name, text)?;
         theme.name = name.to_string();
@@ -91,7 +91,7 @@ impl Theme {
 
     /// The theme without any colour, for NO_COLOR (https://no-color.org): modifiers stay.
     /// The selection and the urgent countdown get a modifier of their own so they stay visible.
-    pub fn no_color(self) -> Theme {
+    pub(crate) fn no_color(self) -> Theme {
         let strip = |style: Style| Style {
             add_modifier: style.add_modifier,
             sub_modifier: style.sub_modifier,

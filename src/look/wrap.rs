@@ -21,7 +21,7 @@ fn grapheme_width(grapheme: &str) -> usize {
 }
 
 /// Columns `text` takes on a terminal.
-pub fn width(text: &str) -> usize {
+pub(crate) fn width(text: &str) -> usize {
     if text.is_ascii() {
         // The common case, without grapheme segmentation: one column per printable byte.
         return text.bytes().filter(|b| !b.is_ascii_control()).count();
@@ -30,7 +30,7 @@ pub fn width(text: &str) -> usize {
 }
 
 /// `text` cut to at most `max_width` columns, ending with "…" when something was cut.
-pub fn truncate(text: &str, max_width: usize) -> String {
+pub(crate) fn truncate(text: &str, max_width: usize) -> String {
     if width(text) <= max_width {
         return text.to_string();
     }
@@ -52,7 +52,7 @@ pub fn truncate(text: &str, max_width: usize) -> String {
 }
 
 /// `text` cut or right-padded with spaces to exactly `width` columns.
-pub fn pad_to(text: &str, width: usize) -> String {
+pub(crate) fn pad_to(text: &str, width: usize) -> String {
     let mut out = truncate(text, width);
     let used = self::width(&out);
     out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
@@ -62,7 +62,7 @@ pub fn pad_to(text: &str, width: usize) -> String {
 /// Word-wraps `text` to `width` columns. Explicit newlines stay line breaks; a word longer than
 /// the width is broken inside; a line may break between any two wide (CJK) characters. With a
 /// width of 0 every source line becomes one empty line, so callers still see the line count.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     wrap_pieces(&[(text, ())], width)
         .into_iter()
         .map(|line| line.into_iter().map(|(piece, ())| piece).collect())
@@ -70,7 +70,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// [`wrap`] for styled spans: each output line is a list of spans, styles kept.
-pub fn wrap_spans(spans: &[Span<'_>], width: usize) -> Vec<Line<'static>> {
+pub(crate) fn wrap_spans(spans: &[Span<'_>], width: usize) -> Vec<Line<'static>> {
     let pieces: Vec<(&str, ratatui::style::Style)> = spans
         .iter()
         .map(|span| (span.content.as_ref(), span.style))
@@ -88,7 +88,7 @@ pub fn wrap_spans(spans: &[Span<'_>], width: usize) -> Vec<Line<'static>> {
 }
 
 /// Cuts a styled line to `width` columns, ending with "…" when something was cut.
-pub fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
+pub(crate) fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
     let total: usize = line.spans.iter().map(|s| self::width(&s.content)).sum();
     if total <= width {
         return line;
@@ -278,7 +278,7 @@ impl<T: Clone + PartialEq> LineBuilder<T> {
 
 /// The wrapping engine behind [`wrap`] and [`wrap_spans`]: pieces of text tagged with a style
 /// (or nothing), wrapped to `width`, adjacent parts with equal tags merged.
-pub fn wrap_pieces<T: Clone + PartialEq>(
+pub(crate) fn wrap_pieces<T: Clone + PartialEq>(
     pieces: &[(&str, T)],
     width: usize,
 ) -> Vec<Vec<(String, T)>> {

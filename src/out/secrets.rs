@@ -10,7 +10,7 @@ use std::sync::RwLock;
 
 /// What stands in for a scrubbed secret. Plain ASCII without `<`, `&` or quotes, so it is safe
 /// inside JSON, XML and a table alike.
-pub const SCRUBBED: &str = "[token hidden]";
+pub(crate) const SCRUBBED: &str = "[token hidden]";
 
 /// Shorter strings are not secrets worth scrubbing, and scrubbing them would eat plain words.
 /// Tokens are at least 32 bytes (SPEC T2); this is a floor against accidents.
@@ -19,7 +19,7 @@ const MIN_SECRET_BYTES: usize = 16;
 static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
 /// Remembers a secret for [`scrub`], once.
-pub fn remember(secret: &str) {
+pub(crate) fn remember(secret: &str) {
     if secret.len() < MIN_SECRET_BYTES {
         return;
     }
@@ -32,7 +32,7 @@ pub fn remember(secret: &str) {
 }
 
 /// `s` with every remembered secret replaced by [`SCRUBBED`].
-pub fn scrub(s: &str) -> Cow<'_, str> {
+pub(crate) fn scrub(s: &str) -> Cow<'_, str> {
     let secrets = SECRETS
         .read()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -49,7 +49,7 @@ pub fn scrub(s: &str) -> Cow<'_, str> {
 }
 
 /// True when `s` holds a remembered secret.
-pub fn holds_secret(s: &str) -> bool {
+pub(crate) fn holds_secret(s: &str) -> bool {
     let secrets = SECRETS
         .read()
         .unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -6,23 +6,23 @@
 //! The screens are stacked: Home at the bottom, the screen shown on top. Esc goes back one.
 
 pub mod card;
-pub mod dsh_form;
-pub mod exchange;
-pub mod history;
-pub mod home;
-pub mod inspector;
-pub mod layout;
-pub mod new;
+pub(crate) mod dsh_form;
+pub(crate) mod exchange;
+pub(crate) mod history;
+pub(crate) mod home;
+pub(crate) mod inspector;
+pub(crate) mod layout;
+pub(crate) mod new;
 pub mod overlay;
 pub mod pane;
 
-pub use exchange::ExchangeScreen;
-pub use history::{ConversationScreen, HistoryScreen};
-pub use home::HomeScreen;
-pub use inspector::{InspectorNote, InspectorScreen};
-pub use layout::LayoutScreen;
-pub use new::NewScreen;
-pub use pane::{PaneFocus, PaneScreen};
+pub(crate) use exchange::ExchangeScreen;
+pub(crate) use history::{ConversationScreen, HistoryScreen};
+pub(crate) use home::HomeScreen;
+pub(crate) use inspector::InspectorScreen;
+pub(crate) use layout::LayoutScreen;
+pub(crate) use new::NewScreen;
+pub(crate) use pane::{PaneFocus, PaneScreen};
 
 use crate::app::inbox::AskKey;
 use crate::app::list::Filter;
@@ -44,20 +44,7 @@ pub enum Screen {
 }
 
 impl Screen {
-    /// The agent this screen is about, if one.
-    pub fn agent(&self) -> Option<&str> {
-        match self {
-            Screen::Home(_) | Screen::New(_) | Screen::Inspector(_) | Screen::Exchange(_) => None,
-            Screen::Layout(s) => Some(&s.agent),
-            Screen::Pane(s) => Some(&s.agent),
-            Screen::Card(key) => Some(&key.agent),
-            Screen::History(s) => Some(&s.agent),
-            Screen::Conversation(s) => Some(&s.agent),
-            Screen::DshForm(s) => Some(&s.agent),
-        }
-    }
-
-    pub fn filter_mut(&mut self) -> Option<&mut Filter> {
+    pub(crate) fn filter_mut(&mut self) -> Option<&mut Filter> {
         match self {
             Screen::Home(s) => Some(&mut s.filter),
             Screen::Layout(s) => Some(&mut s.filter),
@@ -68,7 +55,7 @@ impl Screen {
         }
     }
 
-    pub fn filter(&self) -> Option<&Filter> {
+    pub(crate) fn filter(&self) -> Option<&Filter> {
         match self {
             Screen::Home(s) => Some(&s.filter),
             Screen::Layout(s) => Some(&s.filter),
@@ -102,42 +89,32 @@ impl Navigation {
         self.above.last().unwrap_or(&self.bottom)
     }
 
-    pub fn top_mut(&mut self) -> &mut Screen {
+    pub(crate) fn top_mut(&mut self) -> &mut Screen {
         self.above.last_mut().unwrap_or(&mut self.bottom)
     }
 
-    pub fn push(&mut self, screen: Screen) {
+    pub(crate) fn push(&mut self, screen: Screen) {
         self.above.push(screen);
     }
 
     /// Goes back one screen; the bottom one stays.
-    pub fn pop(&mut self) -> Option<Screen> {
+    pub(crate) fn pop(&mut self) -> Option<Screen> {
         self.above.pop()
     }
 
-    /// Goes back to Home.
-    pub fn home(&mut self) {
-        self.above.clear();
-    }
-
-    pub fn depth(&self) -> usize {
+    pub(crate) fn depth(&self) -> usize {
         1 + self.above.len()
     }
 
-    /// Every screen, the bottom one first.
-    pub fn screens(&self) -> impl DoubleEndedIterator<Item = &Screen> {
-        std::iter::once(&self.bottom).chain(self.above.iter())
-    }
-
     /// The screen at `index` (0 is the bottom one), if the stack is that deep.
-    pub fn get(&self, index: usize) -> Option<&Screen> {
+    pub(crate) fn get(&self, index: usize) -> Option<&Screen> {
         match index {
             0 => Some(&self.bottom),
             n => self.above.get(n - 1),
         }
     }
 
-    pub fn get_mut(&mut self, index: usize) -> Option<&mut Screen> {
+    pub(crate) fn get_mut(&mut self, index: usize) -> Option<&mut Screen> {
         match index {
             0 => Some(&mut self.bottom),
             n => self.above.get_mut(n - 1),
@@ -145,12 +122,12 @@ impl Navigation {
     }
 
     /// Every screen, mutably, the bottom one first.
-    pub fn screens_mut(&mut self) -> impl Iterator<Item = &mut Screen> {
+    pub(crate) fn screens_mut(&mut self) -> impl Iterator<Item = &mut Screen> {
         std::iter::once(&mut self.bottom).chain(self.above.iter_mut())
     }
 
     /// Drops every screen above the bottom one that `keep` refuses.
-    pub fn retain(&mut self, keep: impl FnMut(&Screen) -> bool) {
+    pub(crate) fn retain(&mut self, keep: impl FnMut(&Screen) -> bool) {
         self.above.retain(keep);
     }
 }
@@ -171,7 +148,6 @@ mod tests {
         nav.push(Screen::New(NewScreen::default()));
         assert!(matches!(nav.top_mut(), Screen::New(_)));
         assert!(matches!(nav.get(1), Some(Screen::New(_))));
-        nav.home();
-        assert!(matches!(nav.top(), Screen::Home(_)) && nav.get(1).is_none());
+        assert!(nav.pop().is_some() && nav.get(1).is_none());
     }
 }

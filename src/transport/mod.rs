@@ -1,16 +1,16 @@
 //! One exchange = one HTTP request with its deadline and reply cap, over a private Unix socket
 //! (SPEC S) or TLS with a token (SPEC T). Knows nothing of sessions.
 
-pub mod privacy;
-pub mod socket;
+pub(crate) mod privacy;
+pub(crate) mod socket;
 pub mod tls;
-pub mod token;
+pub(crate) mod token;
 
 use bytes::Bytes;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use privacy::NotPrivate;
+pub(crate) use privacy::NotPrivate;
 pub use token::Token;
 
 /// GET or POST: the only methods of the wire (SPEC W5).
@@ -21,7 +21,7 @@ pub enum Method {
 }
 
 impl Method {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
             Method::Post => "POST",
@@ -57,9 +57,8 @@ pub struct Request {
 pub struct Reply {
     pub status: u16,
     pub etag: Option<String>,
-    pub location: Option<String>,
+    pub(crate) location: Option<String>,
     pub body: Bytes,
-    pub elapsed: Duration,
 }
 
 /// Why an exchange did not give a reply.
@@ -84,7 +83,7 @@ pub enum TransportError {
 
 impl TransportError {
     /// True when the request may have reached the agent, so a POST's outcome is unknown (SPEC Q4).
-    pub fn may_have_arrived(&self) -> bool {
+    pub(crate) fn may_have_arrived(&self) -> bool {
         matches!(self, Self::Timeout(_) | Self::TooLarge(_) | Self::Broken(_))
     }
 }
@@ -102,7 +101,7 @@ impl Endpoint {
     }
 
     /// The deadline of a route class on this transport (SPEC S6, T7).
-    pub fn deadline(&self, class: RouteClass) -> Duration {
+    pub(crate) fn deadline(&self, class: RouteClass) -> Duration {
         match (self, class) {
             (Endpoint::Socket(_), RouteClass::Read) => Duration::from_millis(1000),
             (Endpoint::Socket(_), RouteClass::Write) => Duration::from_millis(3000),
@@ -112,7 +111,7 @@ impl Endpoint {
     }
 
     /// Poll intervals (watching, not watching) and how often a down agent is asked (SPEC S7, T8).
-    pub fn cadence(&self) -> Cadence {
+    pub(crate) fn cadence(&self) -> Cadence {
         match self {
             Endpoint::Socket(_) => Cadence {
                 watching: Duration::from_secs(1),
@@ -133,11 +132,10 @@ impl Endpoint {
     /// The deadline covers the whole exchange, connect to last byte (SPEC T9).
     pub async fn exchange(&self, request: &Request) -> Result<Reply, TransportError> {
         let deadline = self.deadline(request.class);
-        let started = std::time::Instant::now();
         let exchange = async {
             match self {
-                Endpoint::Socket(socket) => socket.exchange(request, started).await,
-                Endpoint::Tls(tls) => tls.exchange(request, started).await,
+                Endpoint::Socket(socket) => socket.exchange(request).await,
+                Endpoint::Tls(tls) => tls.exchange(request).await,
             }
         };
         match tokio::time::timeout(deadline, exchange).await {
@@ -147,25 +145,25 @@ impl Endpoint {
     }
 
     /// Where it is, for screens and logs (never the token).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Endpoint::Socket(socket) => format!("unix:{}", socket.path.display()),
             Endpoint::Tls(tls) => tls.base.clone(),
         }
     }
 
-    pub fn is_tls(&self) -> bool {
+    pub(crate) fn is_tls(&self) -> bool {
         matches!(self, Endpoint::Tls(_))
     }
 }
 
 /// How often to poll an agent (SPEC S7, T8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cadence {
-    pub watching: Duration,
-    pub idle: Duration,
-    pub down_watching: Duration,
-    pub down_idle: Duration,
+pub(crate) struct Cadence {
+    pub(crate) watching: Duration,
+    pub(crate) idle: Duration,
+    pub(crate) down_watching: Duration,
+    pub(crate) down_idle: Duration,
 }
 
 /// Reads a body frame by frame, stopping as soon as it passes `cap` (SPEC W7): a reply over its

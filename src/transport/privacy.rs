@@ -9,10 +9,10 @@ use crate::wire::limits::MAX_SOCKET_PATH;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{part}: {why}")]
 pub struct NotPrivate {
-    pub part: PathBuf,
-    pub why: String,
+    pub(crate) part: PathBuf,
+    pub(crate) why: String,
     /// A command that fixes it, when there is one.
-    pub fix: Option<String>,
+    pub(crate) fix: Option<String>,
 }
 
 fn fail(part: &Path, why: impl Into<String>, fix: Option<String>) -> NotPrivate {
@@ -26,24 +26,24 @@ fn fail(part: &Path, why: impl Into<String>, fix: Option<String>) -> NotPrivate 
 /// Checks SPEC S1 (absolute, ≤ 103 bytes) and S3 with lstat on every part of the path: no part
 /// is a symlink; no folder above the socket's is writable by group or others unless sticky; the
 /// socket's folder is ours with mode 0700; the socket is ours with no group or other bits.
-pub fn check_socket_path(path: &Path) -> Result<(), NotPrivate> {
+pub(crate) fn check_socket_path(path: &Path) -> Result<(), NotPrivate> {
     let uid = current_uid();
     check_with_uid(path, uid)
 }
 
 /// One part of a socket path as SPEC S3 sees it, for `doctor`: what it is, and whether it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartVerdict {
-    pub part: PathBuf,
+pub(crate) struct PartVerdict {
+    pub(crate) part: PathBuf,
     /// "path", "folder above", "socket folder" or "socket".
-    pub role: &'static str,
+    pub(crate) role: &'static str,
     /// What holds, or what fails and how to fix it.
-    pub verdict: Result<String, NotPrivate>,
+    pub(crate) verdict: Result<String, NotPrivate>,
 }
 
 /// Every part of the path with its own verdict, so a person sees all that is wrong at once;
 /// [`check_socket_path`] is the same walk stopped at the first failure.
-pub fn walk_socket_path(path: &Path) -> Vec<PartVerdict> {
+pub(crate) fn walk_socket_path(path: &Path) -> Vec<PartVerdict> {
     walk_with_uid(path, current_uid())
 }
 
@@ -85,7 +85,7 @@ fn walk_with_uid(path: &Path, uid: u32) -> Vec<PartVerdict> {
     verdicts
 }
 
-pub fn current_uid() -> u32 {
+pub(crate) fn current_uid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() }
 }

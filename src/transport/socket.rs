@@ -7,7 +7,6 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::rt::TokioIo;
 use std::path::PathBuf;
-use std::time::Instant;
 use tokio::net::UnixStream;
 
 use super::privacy::{check_socket_path, current_uid};
@@ -15,7 +14,7 @@ use super::{Reply, Request, TransportError, read_capped};
 
 #[derive(Debug, Clone)]
 pub struct SocketEndpoint {
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 /// Aborts the connection task when the exchange ends or its deadline drops it.
@@ -28,26 +27,18 @@ impl Drop for AbortOnDrop {
 }
 
 impl SocketEndpoint {
-    pub fn new(path: PathBuf) -> Self {
+    pub(crate) fn new(path: PathBuf) -> Self {
         Self { path }
     }
 
     /// One exchange on a fresh connection, after the S3 check (S4: a failed check connects to
     /// nothing). The caller bounds it with the route's deadline.
-    pub async fn exchange(
-        &self,
-        request: &Request,
-        started: Instant,
-    ) -> Result<Reply, TransportError> {
+    pub(crate) async fn exchange(&self, request: &Request) -> Result<Reply, TransportError> {
         check_socket_path(&self.path).map_err(TransportError::NotPrivate)?;
-        self.exchange_inner(request, started).await
+        self.exchange_inner(request).await
     }
 
-    async fn exchange_inner(
-        &self,
-        request: &Request,
-        started: Instant,
-    ) -> Result<Reply, TransportError> {
+    async fn exchange_inner(&self, request: &Request) -> Result<Reply, TransportError> {
         let stream = UnixStream::connect(&self.path)
             .await
             .map_err(|e| TransportError::Connect(e.to_string()))?;
@@ -103,7 +94,6 @@ impl SocketEndpoint {
             etag,
             location,
             body,
-            elapsed: started.elapsed(),
         })
     }
 }

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 use std::sync::Once;
-use std::time::Instant;
 
 use super::{Reply, Request, Token, TransportError};
 use crate::wire::limits::MAX_URL_BYTES;
@@ -12,7 +11,7 @@ use crate::wire::paths::PREFIX;
 #[derive(Clone)]
 pub struct TlsEndpoint {
     /// The agent's URL as given, without `/session/v1`.
-    pub base: String,
+    pub(crate) base: String,
     token: Token,
     client: reqwest::Client,
 }
@@ -35,7 +34,7 @@ pub enum UrlError {
 }
 
 /// Checks SPEC T1 and returns the base without a trailing slash.
-pub fn check_url(text: &str) -> Result<String, UrlError> {
+pub(crate) fn check_url(text: &str) -> Result<String, UrlError> {
     if text.len() > MAX_URL_BYTES {
         return Err(UrlError::TooLong);
     }
@@ -107,19 +106,11 @@ impl TlsEndpoint {
     }
 
     /// One exchange; the caller bounds it with the route's deadline.
-    pub async fn exchange(
-        &self,
-        request: &Request,
-        started: Instant,
-    ) -> Result<Reply, TransportError> {
-        self.exchange_inner(request, started).await
+    pub(crate) async fn exchange(&self, request: &Request) -> Result<Reply, TransportError> {
+        self.exchange_inner(request).await
     }
 
-    async fn exchange_inner(
-        &self,
-        request: &Request,
-        started: Instant,
-    ) -> Result<Reply, TransportError> {
+    async fn exchange_inner(&self, request: &Request) -> Result<Reply, TransportError> {
         debug_assert!(request.path.starts_with(PREFIX));
         let url = format!("{}{}", self.base, request.path);
         let method = match request.method {
@@ -171,7 +162,6 @@ impl TlsEndpoint {
             etag,
             location,
             body: buffer.freeze(),
-            elapsed: started.elapsed(),
         })
     }
 }

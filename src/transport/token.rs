@@ -30,15 +30,15 @@ pub enum TokenError {
 /// Where the token of an agent comes from when nothing more precise (a config entry's
 /// `token-file`) names one: `--token-file`, else `COLLIE_DURABLE_TOKEN` (SPEC T2).
 #[derive(Debug, Clone, Default)]
-pub struct TokenSource {
+pub(crate) struct TokenSource {
     /// `--token-file` on the command line.
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// `COLLIE_DURABLE_TOKEN`.
-    pub env: Option<String>,
+    pub(crate) env: Option<String>,
 }
 
 impl TokenSource {
-    pub fn from_env(file: Option<PathBuf>) -> Self {
+    pub(crate) fn from_env(file: Option<PathBuf>) -> Self {
         Self {
             file,
             env: std::env::var("COLLIE_DURABLE_TOKEN")
@@ -77,7 +77,7 @@ impl Token {
     }
 
     /// The secret itself, for the Authorization header and the agent's compare only.
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }

@@ -22,17 +22,17 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// Keys closer than this are one burst.
-pub const BURST_GAP: Duration = Duration::from_millis(5);
+pub(crate) const BURST_GAP: Duration = Duration::from_millis(5);
 /// Keys in one burst that only a paste brings.
-pub const PASTE_MIN_KEYS: usize = 8;
+pub(crate) const PASTE_MIN_KEYS: usize = 8;
 /// How long after a paste's last key its next chunk still belongs to it.
-pub const PASTE_CONTINUES: Duration = Duration::from_millis(50);
+pub(crate) const PASTE_CONTINUES: Duration = Duration::from_millis(50);
 /// A paste is handed on in pieces of this many characters, so a long one shows as it comes.
 const PASTE_PIECE: usize = 4096;
 
 /// Holds the keys of a burst until it is known whether they are typing or a paste.
 #[derive(Debug, Default)]
-pub struct BurstDetector {
+pub(crate) struct BurstDetector {
     /// Text keys of the current burst, not handed on yet.
     held: Vec<KeyEvent>,
     /// Text of a paste being gathered.
@@ -66,12 +66,12 @@ fn text_of(key: &KeyEvent) -> Option<char> {
 
 impl BurstDetector {
     /// True when nothing is held.
-    pub fn is_idle(&self) -> bool {
+    pub(crate) fn is_idle(&self) -> bool {
         self.held.is_empty() && self.paste.is_none()
     }
 
     /// When the held keys must be handed on if nothing more comes.
-    pub fn deadline(&self) -> Option<Instant> {
+    pub(crate) fn deadline(&self) -> Option<Instant> {
         let last = self.last?;
         if self.paste.is_some() {
             Some(last + PASTE_CONTINUES)
@@ -83,7 +83,7 @@ impl BurstDetector {
     }
 
     /// An event came at `now`: returns what is to be handled now, in order.
-    pub fn push(&mut self, event: Event, now: Instant) -> Vec<Event> {
+    pub(crate) fn push(&mut self, event: Event, now: Instant) -> Vec<Event> {
         let mut out = Vec::new();
         let key = match &event {
             Event::Key(key) if text_of(key).is_some() => *key,
@@ -123,7 +123,7 @@ impl BurstDetector {
     }
 
     /// Hands on what is held once its deadline passed at `now`.
-    pub fn flush(&mut self, now: Instant) -> Vec<Event> {
+    pub(crate) fn flush(&mut self, now: Instant) -> Vec<Event> {
         match self.deadline() {
             Some(deadline) if now >= deadline => self.release(),
             _ => Vec::new(),

@@ -12,7 +12,7 @@ use crate::wire::shown;
 /// Cleans every cell of `buffer` in place: a cell keeps its symbol without control or
 /// invisible characters (line breaks included: a cell is one place on one line), and one left
 /// empty becomes a space, so the layout does not move.
-pub fn clean_buffer(buffer: &mut Buffer) {
+pub(crate) fn clean_buffer(buffer: &mut Buffer) {
     for cell in &mut buffer.content {
         let symbol = cell.symbol();
         // The common case, printable ASCII, costs a byte scan.

@@ -7,7 +7,7 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::Path;
 
 /// Writes `text` to `path`, never over an existing file; the error in words.
-pub fn write_export(path: &Path, text: &str) -> Result<(), String> {
+pub(crate) fn write_export(path: &Path, text: &str) -> Result<(), String> {
     if let Some(folder) = path.parent() {
         DirBuilder::new()
             .recursive(true)

@@ -3,10 +3,10 @@
 //! backend and the event stream, so whole-app tests drive the real app with a `TestBackend`
 //! and scripted keys against a real agent.
 
-pub mod burst;
-pub mod clean_screen;
-pub mod export;
-pub mod terminal;
+pub(crate) mod burst;
+pub(crate) mod clean_screen;
+pub(crate) mod export;
+pub(crate) mod terminal;
 
 use std::collections::VecDeque;
 use std::io;
@@ -61,7 +61,7 @@ async fn sleep_until_some(at: Option<tokio::time::Instant>) {
 }
 
 /// The app's message for a terminal event; key releases carry none.
-pub fn message_of(event: Event) -> Option<Message> {
+pub(crate) fn message_of(event: Event) -> Option<Message> {
     match event {
         Event::Key(key) if key.kind == KeyEventKind::Release => None,
         Event::Key(key) => Some(Message::Key(key)),
@@ -106,20 +106,14 @@ where
     }
 
     /// What ringing the bell does (a real terminal writes BEL).
-    pub fn with_bell(mut self, bell: impl FnMut() + Send + 'static) -> Self {
+    pub(crate) fn with_bell(mut self, bell: impl FnMut() + Send + 'static) -> Self {
         self.bell = Box::new(bell);
         self
     }
 
     /// What showing a desktop notification does (a real terminal writes its escape).
-    pub fn with_notifier(mut self, notifier: impl FnMut(&Notice) + Send + 'static) -> Self {
+    pub(crate) fn with_notifier(mut self, notifier: impl FnMut(&Notice) + Send + 'static) -> Self {
         self.notifier = Box::new(notifier);
-        self
-    }
-
-    /// Where the clock ticks come from (tests freeze it).
-    pub fn with_clock(mut self, clock: impl Fn() -> OffsetDateTime + Send + 'static) -> Self {
-        self.clock = Box::new(clock);
         self
     }
 
@@ -131,17 +125,13 @@ where
         &self.terminal
     }
 
-    pub fn terminal_mut(&mut self) -> &mut Terminal<B> {
-        &mut self.terminal
-    }
-
     /// Frames drawn so far.
     pub fn frames(&self) -> u64 {
         self.frames
     }
 
     /// Runs until the person quits or the input ends.
-    pub async fn run(&mut self) -> anyhow::Result<()> {
+    pub(crate) async fn run(&mut self) -> anyhow::Result<()> {
         self.draw()?;
         while self.step().await? == Flow::Continue {}
         Ok(())
@@ -241,7 +231,7 @@ where
 
     /// Feeds one message to the app and carries out its commands, feeding back what they
     /// came to.
-    pub fn handle(&mut self, message: Message) -> Flow {
+    pub(crate) fn handle(&mut self, message: Message) -> Flow {
         let mut flow = Flow::Continue;
         let mut queue = VecDeque::from([message]);
         while let Some(message) = queue.pop_front() {

@@ -19,7 +19,7 @@ use ratatui::backend::CrosstermBackend;
 use crate::app::notify::Notice;
 
 /// Puts the terminal back as it was when dropped.
-pub struct TerminalGuard {
+pub(crate) struct TerminalGuard {
     _private: (),
 }
 
@@ -31,7 +31,7 @@ impl Drop for TerminalGuard {
 
 /// Takes over the terminal. The panic hook is installed first, so a panic anywhere after this
 /// still leaves a usable shell.
-pub fn enter() -> io::Result<(Terminal<CrosstermBackend<Stdout>>, TerminalGuard)> {
+pub(crate) fn enter() -> io::Result<(Terminal<CrosstermBackend<Stdout>>, TerminalGuard)> {
     install_panic_hook();
     enable_raw_mode()?;
     let guard = TerminalGuard { _private: () };
@@ -48,7 +48,7 @@ pub fn enter() -> io::Result<(Terminal<CrosstermBackend<Stdout>>, TerminalGuard)
 }
 
 /// Undoes [`enter`]; safe to call more than once.
-pub fn restore() {
+pub(crate) fn restore() {
     let mut stdout = io::stdout();
     // Each step on its own: one failing must not keep the others from running.
     let _ = execute!(stdout, DisableMouseCapture);
@@ -72,14 +72,14 @@ fn install_panic_hook() {
 }
 
 /// Rings the terminal bell.
-pub fn bell() {
+pub(crate) fn bell() {
     let mut stdout = io::stdout();
     let _ = stdout.write_all(b"\x07");
     let _ = stdout.flush();
 }
 
 /// Shows a desktop notification through the terminal's escape (OSC 9 or 777).
-pub fn notify(notice: &Notice) {
+pub(crate) fn notify(notice: &Notice) {
     let mut stdout = io::stdout();
     let _ = stdout.write_all(notice.escape().as_bytes());
     let _ = stdout.flush();
@@ -87,7 +87,7 @@ pub fn notify(notice: &Notice) {
 
 /// Resolves on SIGTERM, SIGINT or SIGHUP, so the phone stops cleanly and the terminal is
 /// restored. If the handlers cannot be set, it never resolves (and says so in the log).
-pub async fn stop_signal() {
+pub(crate) async fn stop_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     let kinds = [
         SignalKind::terminate(),

@@ -15,7 +15,7 @@ use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::Screen;
 
-pub fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
+pub(crate) fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
     let text = format!(
         "collie-phone needs at least {MIN_WIDTH}x{MIN_HEIGHT}; this terminal is {}x{}.",
         area.width, area.height
@@ -32,7 +32,7 @@ pub fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
 }
 
 /// Where the person is, and how many asks wait.
-pub fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+pub(crate) fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let place = match app.nav.top() {
         Screen::Home(_) => "Home".to_string(),
         Screen::Layout(s) => format!("{} › Workspaces", s.agent),
@@ -172,7 +172,7 @@ fn hinted(context: Context) -> &'static [(Action, &'static str)] {
 }
 
 /// A short message when there is one, else the main keys of where the person is.
-pub fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     if let Some(toast) = &app.toast {
         let style = if toast.trouble { theme.warn } else { theme.ok };
         put(

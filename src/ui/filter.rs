@@ -9,7 +9,7 @@ use crate::app::list::Filter;
 use crate::look::theme::Theme;
 
 /// The filter line under a list, while a filter is typed or set.
-pub fn draw_filter(frame: &mut Frame<'_>, area: Rect, filter: &Filter, theme: &Theme) {
+pub(crate) fn draw_filter(frame: &mut Frame<'_>, area: Rect, filter: &Filter, theme: &Theme) {
     if area.height == 0 {
         return;
     }
@@ -25,7 +25,7 @@ pub fn draw_filter(frame: &mut Frame<'_>, area: Rect, filter: &Filter, theme: &T
 }
 
 /// A filter's words, with a caret where the cursor is while they are typed.
-pub fn filter_text(filter: &Filter) -> String {
+pub(crate) fn filter_text(filter: &Filter) -> String {
     if !filter.editing {
         return filter.text();
     }

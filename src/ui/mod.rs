@@ -3,7 +3,7 @@
 //! `crate::screens`. Reads `&App`; never changes it and never does I/O.
 
 mod chrome;
-pub mod filter;
+pub(crate) mod filter;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -75,7 +75,7 @@ pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'s
 }
 
 /// "synced 2s ago", "synced 3m ago".
-pub fn ago(seconds: i64) -> String {
+pub(crate) fn ago(seconds: i64) -> String {
     match seconds {
         s if s < 1 => "just now".into(),
         s if s < 60 => format!("{s}s ago"),

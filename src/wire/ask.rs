@@ -178,7 +178,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    pub fn sanitize(&mut self, path: &str, report: &mut Report) {
+    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) {
         clean(
             &mut self.summary,
             MAX_LABEL,
@@ -211,7 +211,7 @@ impl Outcome {
 impl Ask {
     /// Cuts, cleans and caps (SPEC L1) and sets [`Ask::words_altered`] (SPEC A12).
     /// Returns false when the ask has no usable id and must be dropped.
-    pub fn sanitize(&mut self, path: &str, report: &mut Report) -> bool {
+    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) -> bool {
         if check_id(&self.id).is_err() {
             report.note(path, ChangeKind::Dropped);
             return false;
@@ -415,7 +415,7 @@ fn cleaned_key(mut key: String, report: &mut Report) -> String {
 }
 
 /// Cleans every string inside a JSON value (keys too), keeping line breaks in values.
-pub fn sanitize_value(value: &mut Value, report: &mut Report) {
+pub(crate) fn sanitize_value(value: &mut Value, report: &mut Report) {
     match value {
         Value::String(s) => {
             clean(s, MAX_ARGUMENTS, Lines::Multi, "value", report);

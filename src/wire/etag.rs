@@ -6,12 +6,12 @@ pub fn etag(epoch: &str, rev: u64) -> String {
 }
 
 /// Compares two tags as SPEC T5 says: a proxy may weaken a tag to `W/"…"`; compare without it.
-pub fn etag_matches(a: &str, b: &str) -> bool {
+pub(crate) fn etag_matches(a: &str, b: &str) -> bool {
     strip_weak(a) == strip_weak(b)
 }
 
 /// True when an `If-None-Match` header value names `tag` (a list or `*` too, as HTTP allows).
-pub fn if_none_match_hits(header: &str, tag: &str) -> bool {
+pub(crate) fn if_none_match_hits(header: &str, tag: &str) -> bool {
     header.trim() == "*"
         || header
             .split(',')
@@ -19,7 +19,7 @@ pub fn if_none_match_hits(header: &str, tag: &str) -> bool {
 }
 
 /// Reads the epoch and rev back out of a tag, weak or strong.
-pub fn parse_etag(tag: &str) -> Option<(&str, u64)> {
+pub(crate) fn parse_etag(tag: &str) -> Option<(&str, u64)> {
     let inner = strip_weak(tag).strip_prefix('"')?.strip_suffix('"')?;
     let (epoch, rev) = inner.rsplit_once('-')?;
     Some((epoch, rev.parse().ok()?))

@@ -59,7 +59,7 @@ pub enum PageError {
 }
 
 impl ConversationsPage {
-    pub fn sanitize(&mut self, report: &mut Report) -> Result<(), PageError> {
+    pub(crate) fn sanitize(&mut self, report: &mut Report) -> Result<(), PageError> {
         if self.conversations.len() > MAX_CONVERSATIONS_PAGE {
             return Err(PageError::OverLimit(
                 self.conversations.len(),
@@ -101,7 +101,7 @@ impl ConversationsPage {
 }
 
 impl ItemsPage {
-    pub fn sanitize(&mut self, report: &mut Report) -> Result<(), PageError> {
+    pub(crate) fn sanitize(&mut self, report: &mut Report) -> Result<(), PageError> {
         if self.items.len() > MAX_ITEMS_PAGE {
             return Err(PageError::OverLimit(self.items.len(), MAX_ITEMS_PAGE));
         }

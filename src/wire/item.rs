@@ -47,7 +47,7 @@ pub struct Item {
 }
 
 impl Item {
-    pub fn text(id: impl Into<String>, kind: ItemKind, text: impl Into<String>) -> Self {
+    pub(crate) fn text(id: impl Into<String>, kind: ItemKind, text: impl Into<String>) -> Self {
         Self {
             id: id.into(),
             kind,
@@ -70,7 +70,7 @@ impl Item {
 
     /// Cuts and cleans every string (SPEC L1). Returns false when the item is unusable and must
     /// be dropped: a bad id, or a link that is not `https://`.
-    pub fn sanitize(&mut self, path: &str, report: &mut Report) -> bool {
+    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) -> bool {
         if check_id(&self.id).is_err() {
             report.note(path, ChangeKind::Dropped);
             return false;
@@ -145,7 +145,7 @@ pub fn is_https_url(url: &str) -> bool {
 }
 
 /// Cleans a list of items in place, dropping unusable ones.
-pub fn sanitize_items(items: &mut Vec<Item>, path: &str, report: &mut Report) {
+pub(crate) fn sanitize_items(items: &mut Vec<Item>, path: &str, report: &mut Report) {
     let mut index = 0;
     items.retain_mut(|item| {
         let keep = item.sanitize(&format!("{path}[{index}]"), report);

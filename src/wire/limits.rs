@@ -21,16 +21,16 @@ pub const MAX_BELT_BUTTONS: usize = 4;
 /// Characters of a belt button label (SPEC L).
 pub const MAX_BELT_LABEL_CHARS: usize = 16;
 /// Bytes of an id (SPEC L).
-pub const MAX_ID_BYTES: usize = 128;
+pub(crate) const MAX_ID_BYTES: usize = 128;
 /// Bytes of a request body (SPEC W4, L).
-pub const MAX_REQUEST_BODY: usize = 64 * 1024;
+pub(crate) const MAX_REQUEST_BODY: usize = 64 * 1024;
 /// Reply caps per route (SPEC W5, L).
 pub const MAX_HELLO_REPLY: usize = 16 * 1024;
 pub const MAX_SNAPSHOT_REPLY: usize = 4 * 1024 * 1024;
 pub const MAX_EVENTS_REPLY: usize = 8 * 1024 * 1024;
 pub const MAX_CONVERSATIONS_REPLY: usize = 1024 * 1024;
 pub const MAX_ITEMS_REPLY: usize = 8 * 1024 * 1024;
-pub const MAX_POST_REPLY: usize = 16 * 1024;
+pub(crate) const MAX_POST_REPLY: usize = 16 * 1024;
 /// Events in one events reply (SPEC L).
 pub const MAX_EVENTS_PER_REPLY: usize = 1000;
 /// Items in a pane's current view, the newest kept (SPEC L, H5).
@@ -40,7 +40,7 @@ pub const MAX_CHAT_TEXT: usize = 64 * 1024;
 /// Bytes of the text of a markdown or code item (SPEC L).
 pub const MAX_DOC_TEXT: usize = 32 * 1024;
 /// Bytes of text the phone sends (SPEC L).
-pub const MAX_SEND_TEXT: usize = 32 * 1024;
+pub(crate) const MAX_SEND_TEXT: usize = 32 * 1024;
 /// Characters of a link item's URL (SPEC L).
 pub const MAX_LINK_CHARS: usize = 2048;
 /// Conversations in one history page (SPEC L).
@@ -48,15 +48,15 @@ pub const MAX_CONVERSATIONS_PAGE: usize = 100;
 /// Items in one history page (SPEC L).
 pub const MAX_ITEMS_PAGE: usize = 1000;
 /// Bytes of a history cursor (SPEC L).
-pub const MAX_CURSOR_BYTES: usize = 512;
+pub(crate) const MAX_CURSOR_BYTES: usize = 512;
 /// Bytes of `host.name` (SPEC H1).
 pub const MAX_HOST_NAME: usize = 64;
 /// Bytes of a socket path (SPEC S1).
-pub const MAX_SOCKET_PATH: usize = 103;
+pub(crate) const MAX_SOCKET_PATH: usize = 103;
 /// Bytes of an agent URL (SPEC T1).
-pub const MAX_URL_BYTES: usize = 2048;
+pub(crate) const MAX_URL_BYTES: usize = 2048;
 /// Least bytes of a token (SPEC T2).
-pub const MIN_TOKEN_BYTES: usize = 32;
+pub(crate) const MIN_TOKEN_BYTES: usize = 32;
 
 // The seeds set no limit on the following; these are ours, generous enough that no
 // sane agent meets them, and documented in docs/WIRE.md ("Our own limits").
@@ -70,8 +70,8 @@ pub const MAX_PROMPT: usize = 4 * 1024;
 pub const MAX_ARGUMENTS: usize = 16 * 1024;
 /// Bytes of an epoch, wherever it appears (hello, snapshot, events). SPEC H1 asks for at least
 /// 128 bits; one limit everywhere, so a long epoch never looks like a restart.
-pub const MAX_EPOCH: usize = 256;
+pub(crate) const MAX_EPOCH: usize = 256;
 /// Bytes of any other string value (a timestamp, a language name, an error message).
 pub const MAX_SHORT: usize = 1024;
 /// Bytes of a text answer and of each form value the phone sends.
-pub const MAX_ANSWER_TEXT: usize = 32 * 1024;
+pub(crate) const MAX_ANSWER_TEXT: usize = 32 * 1024;

@@ -2,22 +2,22 @@
 //! SPEC L enforced on decode. Shared by the reference agent and the engine; no I/O here.
 //! The contract these types follow is docs/WIRE.md.
 
-pub mod actions;
-pub mod ask;
+pub(crate) mod actions;
+pub(crate) mod ask;
 pub mod decode;
 pub mod etag;
-pub mod events;
-pub mod hello;
-pub mod history;
-pub mod id;
-pub mod item;
+pub(crate) mod events;
+pub(crate) mod hello;
+pub(crate) mod history;
+pub(crate) mod id;
+pub(crate) mod item;
 pub(crate) mod kind;
 pub mod limits;
 pub mod paths;
 pub mod recording;
 pub mod sanitize;
-pub mod shown;
-pub mod snapshot;
+pub(crate) mod shown;
+pub(crate) mod snapshot;
 pub mod time;
 
 pub use actions::*;

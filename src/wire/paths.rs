@@ -3,7 +3,7 @@
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 /// The fixed prefix of every route (SPEC W2).
-pub const PREFIX: &str = "/session/v1";
+pub(crate) const PREFIX: &str = "/session/v1";
 
 /// What stays as it is in a path segment or a query value: RFC 3986's unreserved characters.
 /// Ids may hold `%`, `&`, `=` or any non-ASCII character (SPEC L), so everything else is encoded.
@@ -14,11 +14,11 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// One id or cursor, encoded for a path segment or a query value.
-pub fn encode(text: &str) -> String {
+pub(crate) fn encode(text: &str) -> String {
     utf8_percent_encode(text, SEGMENT).to_string()
 }
 
-pub fn hello() -> String {
+pub(crate) fn hello() -> String {
     format!("{PREFIX}/hello")
 }
 
@@ -39,27 +39,27 @@ pub fn events(pane: &str, after: u64, epoch: Option<&str>) -> String {
 }
 
 /// `verb` is one of answer, send, abort, action.
-pub fn pane_post(pane: &str, verb: &str) -> String {
+pub(crate) fn pane_post(pane: &str, verb: &str) -> String {
     format!("{PREFIX}/pane/{}/{verb}", encode(pane))
 }
 
-pub fn rename() -> String {
+pub(crate) fn rename() -> String {
     format!("{PREFIX}/rename")
 }
 
-pub fn close() -> String {
+pub(crate) fn close() -> String {
     format!("{PREFIX}/close")
 }
 
-pub fn starter(id: &str) -> String {
+pub(crate) fn starter(id: &str) -> String {
     format!("{PREFIX}/starter/{}", encode(id))
 }
 
-pub fn reopen() -> String {
+pub(crate) fn reopen() -> String {
     format!("{PREFIX}/reopen")
 }
 
-pub fn conversations(after: Option<&str>, limit: usize) -> String {
+pub(crate) fn conversations(after: Option<&str>, limit: usize) -> String {
     match after {
         Some(after) => format!(
             "{PREFIX}/conversations?after={}&limit={limit}",
@@ -69,7 +69,7 @@ pub fn conversations(after: Option<&str>, limit: usize) -> String {
     }
 }
 
-pub fn conversation_items(id: &str, after: Option<&str>, limit: usize) -> String {
+pub(crate) fn conversation_items(id: &str, after: Option<&str>, limit: usize) -> String {
     match after {
         Some(after) => format!(
             "{PREFIX}/conversation/{}/items?after={}&limit={limit}",

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 /// The `format` of a recording's first line.
-pub const FORMAT: &str = "collie-phone-recording";
+pub(crate) const FORMAT: &str = "collie-phone-recording";
 /// The version of the format this program writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 /// What stands in for a secret header's value.
 pub const REDACTED: &str = "[redacted]";
 
@@ -25,7 +25,7 @@ pub enum RecordLine {
 
 impl RecordLine {
     /// The header `line` holds, when it is a collie-phone recording's first line.
-    pub fn header(line: &str) -> Option<RecordHeader> {
+    pub(crate) fn header(line: &str) -> Option<RecordHeader> {
         match serde_json::from_str::<Self>(line) {
             Ok(Self::Header(header)) if header.format == FORMAT => Some(header),
             _ => None,
@@ -40,18 +40,18 @@ pub struct RecordHeader {
     /// Always [`FORMAT`].
     pub format: String,
     /// [`FORMAT_VERSION`] of the program that wrote it.
-    pub version: u32,
+    pub(crate) version: u32,
     /// The collie-phone version that wrote it.
-    pub collie_phone: String,
+    pub(crate) collie_phone: String,
     #[serde(with = "time::serde::rfc3339")]
-    pub started: OffsetDateTime,
+    pub(crate) started: OffsetDateTime,
     pub agents: Vec<RecordedAgent>,
 }
 
 /// An agent of the recording: its name and where it was, never its token.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordedAgent {
-    pub name: String,
+    pub(crate) name: String,
     pub kind: AgentKind,
     /// `unix:PATH` or the URL as given.
     pub address: String,
@@ -72,8 +72,8 @@ pub struct RecordedExchange {
     pub since_start_ms: u64,
     /// When the request left, by the wall clock.
     #[serde(with = "time::serde::rfc3339")]
-    pub at: OffsetDateTime,
-    pub agent: String,
+    pub(crate) at: OffsetDateTime,
+    pub(crate) agent: String,
     pub method: String,
     /// With `/session/v1` and the query.
     pub path: String,
@@ -88,7 +88,7 @@ pub struct RecordedExchange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub etag: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<String>,
+    pub(crate) location: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_body: Option<RecordedBody>,
     pub elapsed_ms: u64,
@@ -105,7 +105,7 @@ pub enum RecordedBody {
 }
 
 impl RecordedBody {
-    pub fn from_bytes(bytes: &[u8]) -> Self {
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Self {
         match std::str::from_utf8(bytes) {
             Ok(text) => Self::Text(text.to_string()),
             Err(_) => Self::Binary {

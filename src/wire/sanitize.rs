@@ -10,14 +10,14 @@ use std::fmt;
 /// What a decoder changed in a reply, one entry per changed string or list (SPEC L1, A12).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Report {
-    pub changes: Vec<Change>,
+    pub(crate) changes: Vec<Change>,
 }
 
 /// One change a decoder made, with the JSON-ish path of the value it changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
-    pub path: String,
-    pub what: ChangeKind,
+    pub(crate) path: String,
+    pub(crate) what: ChangeKind,
 }
 
 /// The kind of a [`Change`] (SPEC L1).
@@ -50,7 +50,7 @@ impl Report {
         self.changes.is_empty()
     }
 
-    pub fn note(&mut self, path: impl Into<String>, what: ChangeKind) {
+    pub(crate) fn note(&mut self, path: impl Into<String>, what: ChangeKind) {
         self.changes.push(Change {
             path: path.into(),
             what,
@@ -58,7 +58,7 @@ impl Report {
     }
 
     /// Appends another report's changes under a path prefix.
-    pub fn absorb(&mut self, prefix: &str, other: Report) {
+    pub(crate) fn absorb(&mut self, prefix: &str, other: Report) {
         for change in other.changes {
             self.note(format!("{prefix}.{}", change.path), change.what);
         }
@@ -107,7 +107,7 @@ pub fn is_invisible(c: char, lines: Lines) -> bool {
 
 /// Cleans then cuts `s` in place to at most `max_bytes` bytes, on a character boundary.
 /// Records what it did under `path` in `report`. Returns true when anything changed.
-pub fn clean(
+pub(crate) fn clean(
     s: &mut String,
     max_bytes: usize,
     lines: Lines,
@@ -136,7 +136,7 @@ pub fn clean(
 }
 
 /// Like [`clean`] but the limit counts characters, not bytes (belt labels, link URLs).
-pub fn clean_chars(
+pub(crate) fn clean_chars(
     s: &mut String,
     max_chars: usize,
     lines: Lines,
@@ -153,7 +153,7 @@ pub fn clean_chars(
 }
 
 /// Cleans an optional string; see [`clean`].
-pub fn clean_opt(
+pub(crate) fn clean_opt(
     s: &mut Option<String>,
     max_bytes: usize,
     lines: Lines,
@@ -167,7 +167,7 @@ pub fn clean_opt(
 }
 
 /// Keeps the first `max` entries of a list (SPEC L1). Returns true when it cut.
-pub fn cap<T>(list: &mut Vec<T>, max: usize, path: &str, report: &mut Report) -> bool {
+pub(crate) fn cap<T>(list: &mut Vec<T>, max: usize, path: &str, report: &mut Report) -> bool {
     if list.len() > max {
         list.truncate(max);
         report.note(path, ChangeKind::Capped);
@@ -178,7 +178,7 @@ pub fn cap<T>(list: &mut Vec<T>, max: usize, path: &str, report: &mut Report) ->
 }
 
 /// Cuts a string to a byte limit on a character boundary, for text this program writes itself.
-pub fn truncate_to(s: &str, max_bytes: usize) -> &str {
+pub(crate) fn truncate_to(s: &str, max_bytes: usize) -> &str {
     if s.len() <= max_bytes {
         return s;
     }

@@ -199,7 +199,7 @@ impl Snapshot {
 }
 
 impl Pane {
-    pub fn sanitize(&mut self, path: &str, report: &mut Report) {
+    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) {
         clean(
             &mut self.title,
             MAX_TITLE,

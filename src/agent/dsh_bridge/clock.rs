@@ -4,14 +4,14 @@
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 #[derive(Debug, Clone)]
-pub struct Clock {
+pub(crate) struct Clock {
     started: Instant,
     epoch_ms: i64,
     speed: f64,
 }
 
 impl Clock {
-    pub fn new(speed: f64) -> Self {
+    pub(crate) fn new(speed: f64) -> Self {
         let epoch_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
@@ -24,18 +24,18 @@ impl Clock {
     }
 
     /// Virtual milliseconds since the host started.
-    pub fn elapsed_ms(&self) -> i64 {
+    pub(crate) fn elapsed_ms(&self) -> i64 {
         let real = self.started.elapsed().as_secs_f64() * 1000.0;
         (real * self.speed) as i64
     }
 
     /// The virtual time as milliseconds since the epoch, what events carry in `at`.
-    pub fn now_ms(&self) -> i64 {
+    pub(crate) fn now_ms(&self) -> i64 {
         self.epoch_ms + self.elapsed_ms()
     }
 
     /// The epoch milliseconds of the host's start.
-    pub fn start_ms(&self) -> i64 {
+    pub(crate) fn start_ms(&self) -> i64 {
         self.epoch_ms
     }
 }

@@ -9,26 +9,26 @@ use crate::dsh::wire::{
 };
 
 /// The words of one workspace's sessions.
-pub struct Topic {
+pub(crate) struct Topic {
     /// What the person types on the desktop when a session wakes by itself.
-    pub prompts: &'static [&'static str],
+    pub(crate) prompts: &'static [&'static str],
     /// `(tool, argumentsPreview, outputPreview)` of tool calls that work.
-    pub tools: &'static [(&'static str, &'static str, &'static str)],
+    pub(crate) tools: &'static [(&'static str, &'static str, &'static str)],
     /// `(tool, argumentsPreview, error code, error message)` of tool calls that fail.
-    pub failures: &'static [(&'static str, &'static str, &'static str, &'static str)],
+    pub(crate) failures: &'static [(&'static str, &'static str, &'static str, &'static str)],
     /// The assistant's closing words of a turn.
-    pub replies: &'static [&'static str],
+    pub(crate) replies: &'static [&'static str],
     /// What a session asks the person (input-requested).
-    pub questions: &'static [&'static str],
+    pub(crate) questions: &'static [&'static str],
     /// `(tool, reason)` of approval waits.
-    pub approvals: &'static [(&'static str, &'static str)],
+    pub(crate) approvals: &'static [(&'static str, &'static str)],
     /// What the person answers on the desktop to a question.
-    pub answers: &'static [&'static str],
+    pub(crate) answers: &'static [&'static str],
     /// How a reply to a bridge message starts.
-    pub ack: &'static str,
+    pub(crate) ack: &'static str,
 }
 
-pub const RUST: Topic = Topic {
+pub(crate) const RUST: Topic = Topic {
     prompts: &[
         "The SSE reconnect test is flaky on CI; find out why.",
         "Run clippy and fix what it finds in src/dsh.",
@@ -81,7 +81,7 @@ pub const RUST: Topic = Topic {
     ack: "Understood",
 };
 
-pub const TITANIC: Topic = Topic {
+pub(crate) const TITANIC: Topic = Topic {
     prompts: &[
         "先做数据体检，再决定怎么建模。",
         "看看年龄缺失值该怎么补。",
@@ -126,7 +126,7 @@ pub const TITANIC: Topic = Topic {
     ack: "收到",
 };
 
-pub const DOCS: Topic = Topic {
+pub(crate) const DOCS: Topic = Topic {
     prompts: &[
         "Proofread the getting-started guide.",
         "Check every link in docs/.",
@@ -164,29 +164,29 @@ pub const DOCS: Topic = Topic {
 };
 
 /// A workspace of the demo desktop and its sessions.
-pub struct DemoWorkspace {
-    pub id: &'static str,
-    pub title: &'static str,
-    pub dir: &'static str,
-    pub topic: &'static Topic,
-    pub sessions: &'static [DemoSession],
+pub(crate) struct DemoWorkspace {
+    pub(crate) id: &'static str,
+    pub(crate) title: &'static str,
+    pub(crate) dir: &'static str,
+    pub(crate) topic: &'static Topic,
+    pub(crate) sessions: &'static [DemoSession],
 }
 
 /// A session of the demo desktop. `task` names the bridge task that already follows it.
-pub struct DemoSession {
-    pub id: &'static str,
-    pub title: &'static str,
-    pub task: Option<&'static str>,
+pub(crate) struct DemoSession {
+    pub(crate) id: &'static str,
+    pub(crate) title: &'static str,
+    pub(crate) task: Option<&'static str>,
     /// Another runtime holds the writer lock: appends get 409 session/writer-held.
-    pub writer_held: bool,
+    pub(crate) writer_held: bool,
     /// The host accepts the first prompt but its answer to the bridge is lost: 504
     /// bridge/timeout, and the same-id resend replays (SPEC D5).
-    pub loses_first_reply: bool,
+    pub(crate) loses_first_reply: bool,
     /// The request header shows another effort than the one asked for.
-    pub effort_downgraded: bool,
+    pub(crate) effort_downgraded: bool,
 }
 
-pub const WORKSPACES: &[DemoWorkspace] = &[
+pub(crate) const WORKSPACES: &[DemoWorkspace] = &[
     DemoWorkspace {
         id: "ws-collie",
         title: "collie-phone",
@@ -252,7 +252,7 @@ pub const WORKSPACES: &[DemoWorkspace] = &[
 ];
 
 /// The topic of a workspace; a workspace registered later speaks like the first one.
-pub fn topic_of(workspace_id: &str) -> &'static Topic {
+pub(crate) fn topic_of(workspace_id: &str) -> &'static Topic {
     WORKSPACES
         .iter()
         .find(|workspace| workspace.id == workspace_id)
@@ -260,7 +260,7 @@ pub fn topic_of(workspace_id: &str) -> &'static Topic {
 }
 
 /// The presets the demo host really offers (seed: `standard/ptc/minimal/cordis`).
-pub fn presets() -> Vec<AgentPreset> {
+pub(crate) fn presets() -> Vec<AgentPreset> {
     // As the real bridge lists them: `{id, name}`, nothing more.
     [
         ("standard", "Standard"),
@@ -304,7 +304,7 @@ fn model(id: &str, efforts: &[&str]) -> CatalogModel {
 }
 
 /// The demo's model catalog: two routable providers and one that failed to list.
-pub fn catalog() -> ModelCatalog {
+pub(crate) fn catalog() -> ModelCatalog {
     ModelCatalog {
         unavailable: None,
         default: Some(default_config()),
@@ -335,7 +335,7 @@ pub fn catalog() -> ModelCatalog {
 }
 
 /// What a task asks for when it names no model.
-pub fn default_config() -> ModelConfig {
+pub(crate) fn default_config() -> ModelConfig {
     ModelConfig {
         provider: Some("deepseek-account".into()),
         model: Some("deepseek-flash".into()),
@@ -346,12 +346,12 @@ pub fn default_config() -> ModelConfig {
 /// What is missing this time, as the real bridge's `unavailable` map: it names only
 /// `agentPresets` and `modelCatalog`, and both are there (the failed provider is in the
 /// catalog's `failures`).
-pub fn unavailable() -> Vec<Unavailable> {
+pub(crate) fn unavailable() -> Vec<Unavailable> {
     Vec::new()
 }
 
 /// `details.availableModels` of model/unavailable.
-pub fn available_models(catalog: &ModelCatalog) -> serde_json::Value {
+pub(crate) fn available_models(catalog: &ModelCatalog) -> serde_json::Value {
     let list: Vec<_> = catalog
         .groups
         .iter()

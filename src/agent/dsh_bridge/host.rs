@@ -30,32 +30,32 @@ use crate::dsh::wire::{
     WorkspaceRef, WorkspaceStatus, limits,
 };
 
-pub use super::tail::SessionTranscript;
+pub(crate) use super::tail::SessionTranscript;
 
 /// How the host is set up (`collie-phone dsh-bridge` flags).
 #[derive(Debug, Clone)]
-pub struct HostOptions {
-    pub seed: u64,
-    pub speed: f64,
+pub(crate) struct HostOptions {
+    pub(crate) seed: u64,
+    pub(crate) speed: f64,
     /// Events a task's follower keeps in memory, `eventCacheLimit`.
-    pub event_cache: usize,
+    pub(crate) event_cache: usize,
     /// Events a session's durable log keeps; older ones are gone for good (a gap).
-    pub durable_log: usize,
+    pub(crate) durable_log: usize,
     /// Where the demo's workspace directories are.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The deployment's `workspacePaths` allow-list: workspaces live under these.
-    pub workspace_paths: Vec<PathBuf>,
+    pub(crate) workspace_paths: Vec<PathBuf>,
     /// The deployment's `allowWorkspaceCreate`.
-    pub allow_workspace_create: bool,
-    pub route_prefix: String,
-    pub keep_alive_ms: u64,
-    pub max_wait_ms: u64,
+    pub(crate) allow_workspace_create: bool,
+    pub(crate) route_prefix: String,
+    pub(crate) keep_alive_ms: u64,
+    pub(crate) max_wait_ms: u64,
 }
 
 /// What the HTTP side hears from the host: a followed task's event (live, or sent again after
 /// a desktop reload: at-least-once, SPEC D4).
 #[derive(Debug, Clone)]
-pub enum Signal {
+pub(crate) enum Signal {
     Event {
         task_id: String,
         event: Box<Event>,
@@ -193,7 +193,7 @@ enum Cue {
     Pulse,
 }
 
-pub struct Host {
+pub(crate) struct Host {
     options: HostOptions,
     clock: Clock,
     rng: ChaCha8Rng,
@@ -263,7 +263,7 @@ fn check_text(field: &str, text: &Option<String>) -> Result<(), BridgeError> {
 }
 
 impl Host {
-    pub fn new(
+    pub(crate) fn new(
         options: HostOptions,
         signals: broadcast::Sender<Arc<Signal>>,
     ) -> anyhow::Result<Self> {
@@ -544,7 +544,7 @@ impl Host {
         task.status.clone()
     }
 
-    pub fn health(&self) -> Health {
+    pub(crate) fn health(&self) -> Health {
         // As the real bridge: one follower per open task's session; every task record counts,
         // closed ones too.
         let open = self.tasks.values().filter(|t| !t.closed).count() as u64;
@@ -561,7 +561,7 @@ impl Host {
         }
     }
 
-    pub fn workspaces(&self, caller: &Caller) -> WorkspaceList {
+    pub(crate) fn workspaces(&self, caller: &Caller) -> WorkspaceList {
         let items = self
             .workspaces
             .iter()
@@ -598,7 +598,7 @@ impl Host {
         }
     }
 
-    pub fn capabilities(&self, caller: &Caller) -> Capabilities {
+    pub(crate) fn capabilities(&self, caller: &Caller) -> Capabilities {
         Capabilities {
             protocol_version: crate::dsh::wire::PROTOCOL_VERSION,
             route_prefix: self.options.route_prefix.clone(),
@@ -649,7 +649,7 @@ impl Host {
         }
     }
 
-    pub fn sessions(
+    pub(crate) fn sessions(
         &self,
         caller: &Caller,
         workspace_id: &str,
@@ -678,7 +678,11 @@ impl Host {
         })
     }
 
-    pub fn task_get(&self, caller: &Caller, task_id: &str) -> Result<TaskGetValue, BridgeError> {
+    pub(crate) fn task_get(
+        &self,
+        caller: &Caller,
+        task_id: &str,
+    ) -> Result<TaskGetValue, BridgeError> {
         let task = self.task_for(caller, task_id)?;
         let cursor = self.cursor_of(&task.session_id);
         Ok(TaskGetValue {
@@ -697,7 +701,7 @@ impl Host {
         })
     }
 
-    pub fn task_list(
+    pub(crate) fn task_list(
         &self,
         caller: &Caller,
         workspace_id: Option<&str>,
@@ -721,7 +725,7 @@ impl Host {
     }
 
     /// seed GET /transcript?taskId=: the real bridge's `readTranscript` (see `tail::task_page`).
-    pub fn transcript_task(
+    pub(crate) fn transcript_task(
         &self,
         caller: &Caller,
         task_id: &str,
@@ -765,7 +769,7 @@ impl Host {
     /// other reads the whole durable log, `sinceSeq` and `limit` ignored, as the real bridge.
     /// Also as the real bridge: a session whose task was closed is `task/not-found` until a
     /// task adopts it again.
-    pub fn transcript_session(
+    pub(crate) fn transcript_session(
         &self,
         caller: &Caller,
         workspace_id: &str,
@@ -816,7 +820,7 @@ impl Host {
 
     // ------------------------------------------------------------ actions
 
-    pub fn create(
+    pub(crate) fn create(
         &mut self,
         caller: &Caller,
         request: CreateTaskRequest,
@@ -1047,7 +1051,7 @@ impl Host {
         }))
     }
 
-    pub fn append(
+    pub(crate) fn append(
         &mut self,
         caller: &Caller,
         request: AppendRequest,
@@ -1216,7 +1220,7 @@ impl Host {
     }
 
     /// Probes a wait: the events after `sinceSeq`, and whether one meets a condition.
-    pub fn wait_probe(
+    pub(crate) fn wait_probe(
         &self,
         caller: &Caller,
         request: &WaitRequest,
@@ -1297,7 +1301,11 @@ impl Host {
         ))
     }
 
-    pub fn cancel(&mut self, caller: &Caller, task_id: &str) -> Result<CancelValue, BridgeError> {
+    pub(crate) fn cancel(
+        &mut self,
+        caller: &Caller,
+        task_id: &str,
+    ) -> Result<CancelValue, BridgeError> {
         let task = self.task_for(caller, task_id)?;
         let session_id = task.session_id.clone();
         let session = self
@@ -1340,7 +1348,11 @@ impl Host {
         })
     }
 
-    pub fn close(&mut self, caller: &Caller, task_id: &str) -> Result<CloseValue, BridgeError> {
+    pub(crate) fn close(
+        &mut self,
+        caller: &Caller,
+        task_id: &str,
+    ) -> Result<CloseValue, BridgeError> {
         let task = self.task_for(caller, task_id)?;
         let session_id = task.session_id.clone();
         if let Some(task) = self.tasks.get_mut(task_id) {
@@ -1360,7 +1372,7 @@ impl Host {
     }
 
     /// seed "全工作区授权与注册": rights first, then the caller's replay record, then the path.
-    pub fn workspace_create(
+    pub(crate) fn workspace_create(
         &mut self,
         caller: &Caller,
         request: WorkspaceCreateRequest,
@@ -1448,7 +1460,7 @@ impl Host {
     }
 
     /// The start of an event stream: the task's session and its cached events after `since`.
-    pub fn events_start(
+    pub(crate) fn events_start(
         &self,
         caller: &Caller,
         task_id: &str,
@@ -1471,7 +1483,7 @@ impl Host {
 
     /// The desktop reloaded (seed §4.8): a new pid, every follower rebuilt from its session's
     /// durable log, and the last few events delivered again (at least once, SPEC D4).
-    pub fn reload(&mut self) {
+    pub(crate) fn reload(&mut self) {
         self.pid += 1;
         tracing::info!(pid = self.pid, "simulated a desktop reload");
         let ids: Vec<String> = self

@@ -27,14 +27,14 @@ use crate::dsh::wire::{
 };
 
 /// Everything a request handler needs.
-pub struct Bridge {
-    pub host: Mutex<Host>,
-    pub tokens: TokenStore,
-    pub signals: broadcast::Sender<Arc<Signal>>,
-    pub prefix: String,
-    pub keep_alive: Duration,
-    pub max_wait_ms: u64,
-    pub ready_at: Instant,
+pub(crate) struct Bridge {
+    pub(crate) host: Mutex<Host>,
+    pub(crate) tokens: TokenStore,
+    pub(crate) signals: broadcast::Sender<Arc<Signal>>,
+    pub(crate) prefix: String,
+    pub(crate) keep_alive: Duration,
+    pub(crate) max_wait_ms: u64,
+    pub(crate) ready_at: Instant,
 }
 
 impl Bridge {
@@ -50,7 +50,7 @@ impl Bridge {
 
 /// The router: every path goes through [`dispatch`], so unknown routes and methods get the
 /// envelope too (404 request/unsupported), never axum's plain 404/405.
-pub fn router(bridge: Arc<Bridge>) -> Router {
+pub(crate) fn router(bridge: Arc<Bridge>) -> Router {
     Router::new().fallback(dispatch).with_state(bridge)
 }
 

@@ -15,10 +15,10 @@ use crate::dsh::wire::{
 
 /// One event to come, `gap_ms` virtual milliseconds after the one before.
 #[derive(Debug, Clone)]
-pub struct Step {
-    pub gap_ms: i64,
-    pub event_type: &'static str,
-    pub body: EventBody,
+pub(crate) struct Step {
+    pub(crate) gap_ms: i64,
+    pub(crate) event_type: &'static str,
+    pub(crate) body: EventBody,
 }
 
 /// Gap between two steps of a busy session, virtual ms.
@@ -27,18 +27,18 @@ const STEP_GAP_MS: (i64, i64) = (1_000, 4_000);
 const QUICK_GAP_MS: i64 = 200;
 
 /// What a turn is about and how it goes.
-pub struct TurnShape<'a> {
-    pub turn: u64,
-    pub topic: &'a Topic,
+pub(crate) struct TurnShape<'a> {
+    pub(crate) turn: u64,
+    pub(crate) topic: &'a Topic,
     /// The reply's words; the topic's when none.
-    pub reply: Option<String>,
-    pub observed: &'a ModelConfig,
+    pub(crate) reply: Option<String>,
+    pub(crate) observed: &'a ModelConfig,
     /// Ask the person for an approval or an answer midway (never answered by the bridge).
-    pub permission: Option<PermissionPhase>,
+    pub(crate) permission: Option<PermissionPhase>,
     /// One tool call fails (`failed: true` + `error.code`).
-    pub tool_fails: bool,
+    pub(crate) tool_fails: bool,
     /// The turn ends in `turn-failed` instead of `turn-completed`.
-    pub turn_fails: bool,
+    pub(crate) turn_fails: bool,
 }
 
 fn gap(rng: &mut dyn RngCore) -> i64 {
@@ -61,7 +61,7 @@ fn step(gap_ms: i64, event_type: &'static str, body: EventBody) -> Step {
 }
 
 /// The events of one turn, in order.
-pub fn plan_turn(rng: &mut dyn RngCore, shape: &TurnShape<'_>) -> Vec<Step> {
+pub(crate) fn plan_turn(rng: &mut dyn RngCore, shape: &TurnShape<'_>) -> Vec<Step> {
     let turn = shape.turn;
     let topic = shape.topic;
     let mut steps = vec![

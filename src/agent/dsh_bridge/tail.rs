@@ -15,7 +15,11 @@ const DURABLE_WINDOW: usize = 1000;
 
 /// The last `limit` events of a log, stamped with the task that follows them, and the highest
 /// seq left out (-1 when none): the tail's truncation point.
-pub fn tail_of(log: &VecDeque<Event>, limit: usize, task_id: &str) -> (VecDeque<Event>, i64) {
+pub(crate) fn tail_of(
+    log: &VecDeque<Event>,
+    limit: usize,
+    task_id: &str,
+) -> (VecDeque<Event>, i64) {
     let skip = log.len().saturating_sub(limit.max(1));
     let truncated = if skip == 0 {
         -1
@@ -34,12 +38,12 @@ pub fn tail_of(log: &VecDeque<Event>, limit: usize, task_id: &str) -> (VecDeque<
 }
 
 /// One page of a followed session, as the real `readTranscript` computes it.
-pub struct TaskPage {
-    pub items: Vec<Event>,
-    pub cursor: i64,
-    pub truncated_before: Option<i64>,
+pub(crate) struct TaskPage {
+    pub(crate) items: Vec<Event>,
+    pub(crate) cursor: i64,
+    pub(crate) truncated_before: Option<i64>,
     /// Whether the durable log was read (`source: "bridge-follower+durable"`).
-    pub used_log: bool,
+    pub(crate) used_log: bool,
 }
 
 /// The real rule: the tail serves a cursor at or after its truncation point; an older cursor
@@ -52,7 +56,7 @@ pub struct TaskPage {
 /// One difference, on purpose: the real bridge keys the page by seq, so one of its own status
 /// lines (which repeats the last seq) replaces the host event of that seq; here the host event
 /// stays and the status line is left out of the page (it is in the stream).
-pub fn task_page(
+pub(crate) fn task_page(
     tail: &VecDeque<Event>,
     log: &VecDeque<Event>,
     follower_cursor: i64,
@@ -128,22 +132,26 @@ pub fn task_page(
 /// items}`, the whole durable log with `taskId: null` (its `sinceSeq` and `limit` are not read).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DurableTranscript {
-    pub source: TranscriptSource,
-    pub session_id: String,
-    pub cursor: i64,
-    pub items: Vec<Event>,
+pub(crate) struct DurableTranscript {
+    pub(crate) source: TranscriptSource,
+    pub(crate) session_id: String,
+    pub(crate) cursor: i64,
+    pub(crate) items: Vec<Event>,
 }
 
 /// `GET /transcript?workspaceId=&sessionId=`: a followed session's page, or the durable log.
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
-pub enum SessionTranscript {
+pub(crate) enum SessionTranscript {
     Task(TranscriptPage),
     Durable(DurableTranscript),
 }
 
-pub fn durable_page(log: &VecDeque<Event>, cursor: i64, session_id: &str) -> DurableTranscript {
+pub(crate) fn durable_page(
+    log: &VecDeque<Event>,
+    cursor: i64,
+    session_id: &str,
+) -> DurableTranscript {
     DurableTranscript {
         source: TranscriptSource::DurableLog,
         session_id: session_id.to_string(),
@@ -160,7 +168,7 @@ pub fn durable_page(log: &VecDeque<Event>, cursor: i64, session_id: &str) -> Dur
 
 /// Epoch milliseconds as the real bridge writes its own times (`new Date().toISOString()`):
 /// `2026-12-01T16:01:53.156Z`.
-pub fn iso(ms: i64) -> String {
+pub(crate) fn iso(ms: i64) -> String {
     let format = time::macros::format_description!(
         "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
     );
@@ -173,7 +181,7 @@ pub fn iso(ms: i64) -> String {
 /// A log event's `summary` as the real bridge digests an unprojected payload: the preferred
 /// keys first (`key=value`), then the other scalars and the lengths of lists, one line, at most
 /// 300 characters; none when there is nothing to say.
-pub fn log_summary(data: &Value) -> Option<String> {
+pub(crate) fn log_summary(data: &Value) -> Option<String> {
     const PREFERRED: [&str; 12] = [
         "title", "text", "message", "reason", "question", "toolName", "name", "kind", "mode",
         "policy", "id", "target",

@@ -16,7 +16,7 @@ use crate::transport::Token;
 
 /// Which workspaces a token reaches.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// Every configured workspace and every future one.
     All,
     /// Only these ids; empty reaches nothing.
@@ -24,7 +24,7 @@ pub enum Scope {
 }
 
 impl Scope {
-    pub fn covers(&self, workspace_id: &str) -> bool {
+    pub(crate) fn covers(&self, workspace_id: &str) -> bool {
         match self {
             Self::All => true,
             Self::Only(ids) => ids.iter().any(|id| id == workspace_id),
@@ -32,7 +32,7 @@ impl Scope {
     }
 
     /// `tokenScope` of GET /workspaces.
-    pub fn wire(&self) -> TokenScope {
+    pub(crate) fn wire(&self) -> TokenScope {
         match self {
             Self::All => TokenScope::AllConfigured,
             Self::Only(ids) => TokenScope::Workspaces(ids.clone()),
@@ -43,11 +43,11 @@ impl Scope {
 /// Who is calling: the token's index (the idempotency records of /workspaces/create are per
 /// caller) and what it may reach.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Caller {
-    pub token_index: usize,
-    pub scope: Scope,
+pub(crate) struct Caller {
+    pub(crate) token_index: usize,
+    pub(crate) scope: Scope,
     /// Effective right to register workspaces: asked for AND null scope.
-    pub may_create_workspaces: bool,
+    pub(crate) may_create_workspaces: bool,
 }
 
 struct Entry {
@@ -57,7 +57,7 @@ struct Entry {
 }
 
 /// Every token the bridge accepts, as hashes.
-pub struct TokenStore {
+pub(crate) struct TokenStore {
     entries: Vec<Entry>,
 }
 
@@ -68,7 +68,7 @@ fn hash(token: &str) -> [u8; 32] {
 impl TokenStore {
     /// The full-scope token of `--token-file` (the demo's own, which may register workspaces),
     /// and the scoped ones of `--tokens`.
-    pub fn load(token_file: &Path, scoped_file: Option<&Path>) -> anyhow::Result<Self> {
+    pub(crate) fn load(token_file: &Path, scoped_file: Option<&Path>) -> anyhow::Result<Self> {
         let main = Token::from_file(token_file)?;
         let mut entries = vec![Entry {
             hash: hash(main.expose()),
@@ -84,7 +84,7 @@ impl TokenStore {
     /// Checks the `Authorization` header (seed "认证"): missing → 401 auth/missing-token,
     /// unknown → 403 auth/invalid-token. Every entry is compared, whatever matched first, so
     /// the time taken says nothing about which token is near.
-    pub fn authorize(&self, header: Option<&str>) -> Result<Caller, BridgeError> {
+    pub(crate) fn authorize(&self, header: Option<&str>) -> Result<Caller, BridgeError> {
         let Some(header) = header else {
             return Err(BridgeError::new(
                 ErrorCode::MissingToken,

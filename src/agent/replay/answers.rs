@@ -23,28 +23,28 @@ use crate::wire::recording::RecordedExchange;
 
 /// The request as the replay sees it.
 #[derive(Debug, Clone, Copy)]
-pub struct Incoming<'a> {
-    pub method: &'a str,
+pub(crate) struct Incoming<'a> {
+    pub(crate) method: &'a str,
     /// With `/session/v1` and the query.
-    pub path: &'a str,
-    pub if_none_match: Option<&'a str>,
+    pub(crate) path: &'a str,
+    pub(crate) if_none_match: Option<&'a str>,
     /// Carries `X-Collie-Session`: on hello, the telling hello (SPEC V4).
-    pub versioned: bool,
-    pub body: &'a [u8],
+    pub(crate) versioned: bool,
+    pub(crate) body: &'a [u8],
 }
 
 /// A reply to send.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: u16,
     pub etag: Option<String>,
-    pub location: Option<String>,
+    pub(crate) location: Option<String>,
     pub body: Bytes,
 }
 
 /// What the recording has for a request.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Served {
+pub(crate) enum Served {
     Recorded(Reply),
     /// The recording holds no reply for it.
     Missing,
@@ -77,7 +77,7 @@ struct Post {
 
 /// Every recorded reply of one agent, sorted for lookup.
 #[derive(Debug, Default)]
-pub struct Answers {
+pub(crate) struct Answers {
     reads: HashMap<String, Vec<Entry>>,
     events: HashMap<Cursor, Vec<Entry>>,
     /// `(route, epoch, cursor)` of every recorded run of events: the places a reader can be.
@@ -88,7 +88,7 @@ pub struct Answers {
 }
 
 impl Answers {
-    pub fn new(exchanges: &[RecordedExchange]) -> Self {
+    pub(crate) fn new(exchanges: &[RecordedExchange]) -> Self {
         let mut answers = Self::default();
         for exchange in exchanges {
             let Some(status) = exchange.status else {
@@ -160,7 +160,7 @@ impl Answers {
     }
 
     /// The reply for `incoming` at `now_ms` of the recording's timeline.
-    pub fn answer(&mut self, incoming: &Incoming<'_>, now_ms: u64) -> Served {
+    pub(crate) fn answer(&mut self, incoming: &Incoming<'_>, now_ms: u64) -> Served {
         match incoming.method {
             "GET" => match events_cursor(incoming.path) {
                 Some(cursor) => self.events_reply(&cursor, now_ms),

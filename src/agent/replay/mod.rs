@@ -7,10 +7,10 @@
 //! The engine writes recordings (`engine::record`); the format both share is
 //! [`crate::wire::recording`], so the agent layer never imports the engine.
 
-pub mod answers;
-pub mod recording;
-pub mod server;
+pub(crate) mod answers;
+pub(crate) mod recording;
+pub(crate) mod server;
 
-pub use answers::{Answers, Incoming, Served};
-pub use recording::Recording;
-pub use server::{ReplayServer, Speed};
+pub(crate) use answers::Answers;
+pub(crate) use recording::Recording;
+pub(crate) use server::{ReplayServer, Speed};

@@ -9,25 +9,24 @@ use crate::wire::recording::{FORMAT_VERSION, RecordHeader, RecordLine, RecordedE
 
 /// One agent's part of a recording.
 #[derive(Debug, Clone)]
-pub struct Recording {
-    pub header: RecordHeader,
+pub(crate) struct Recording {
     /// The agent whose replies are served.
-    pub agent: String,
+    pub(crate) agent: String,
     /// Its exchanges that got a reply, in the order they were written.
-    pub exchanges: Vec<RecordedExchange>,
+    pub(crate) exchanges: Vec<RecordedExchange>,
     /// Lines that did not parse.
-    pub skipped: usize,
+    pub(crate) skipped: usize,
 }
 
 impl Recording {
     /// Reads `path`; `agent` picks one agent of a recording that holds several.
-    pub fn load(path: &Path, agent: Option<&str>) -> anyhow::Result<Self> {
+    pub(crate) fn load(path: &Path, agent: Option<&str>) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("could not read the recording {}", path.display()))?;
         Self::parse(&text, agent).with_context(|| format!("could not play back {}", path.display()))
     }
 
-    pub fn parse(text: &str, agent: Option<&str>) -> anyhow::Result<Self> {
+    pub(crate) fn parse(text: &str, agent: Option<&str>) -> anyhow::Result<Self> {
         let mut lines = text
             .lines()
             .enumerate()
@@ -68,7 +67,6 @@ impl Recording {
             }
         }
         Ok(Self {
-            header,
             agent,
             exchanges,
             skipped,
@@ -76,7 +74,7 @@ impl Recording {
     }
 
     /// How long the recording lasts, in ms from its start to its last request.
-    pub fn length_ms(&self) -> u64 {
+    pub(crate) fn length_ms(&self) -> u64 {
         self.exchanges
             .iter()
             .map(|e| e.since_start_ms)

@@ -20,7 +20,7 @@ const BODY_DEADLINE: Duration = Duration::from_secs(10);
 
 /// How fast the recording's clock runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Speed {
+pub(crate) enum Speed {
     /// Straight to the end state (`--speed 0`).
     End,
     /// This many recorded seconds per second of replay.
@@ -29,7 +29,7 @@ pub enum Speed {
 
 impl Speed {
     /// `0` is the end state; any other finite, positive number a rate.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let rate: f64 = text
             .trim()
             .parse()
@@ -45,7 +45,7 @@ impl Speed {
     }
 
     /// The recording's time after `elapsed` of replay, in ms.
-    pub fn recorded_ms(self, elapsed: Duration) -> u64 {
+    pub(crate) fn recorded_ms(self, elapsed: Duration) -> u64 {
         match self {
             Self::End => u64::MAX,
             Self::Times(rate) => {
@@ -61,7 +61,7 @@ impl Speed {
 }
 
 /// Serves one agent's recorded replies.
-pub struct ReplayServer {
+pub(crate) struct ReplayServer {
     answers: Mutex<Answers>,
     began: Instant,
     speed: Speed,
@@ -69,7 +69,7 @@ pub struct ReplayServer {
 
 impl ReplayServer {
     /// The clock starts now.
-    pub fn new(answers: Answers, speed: Speed) -> Arc<Self> {
+    pub(crate) fn new(answers: Answers, speed: Speed) -> Arc<Self> {
         Arc::new(Self {
             answers: Mutex::new(answers),
             began: Instant::now(),

@@ -16,19 +16,19 @@ use crate::wire::TurnState;
 
 #[derive(Debug, Args)]
 #[command(after_help = exit::help())]
-pub struct AbortArgs {
+pub(crate) struct AbortArgs {
     #[command(flatten)]
-    pub common: ScriptArgs,
+    pub(crate) common: ScriptArgs,
     /// The pane's id.
     #[arg(required_unless_present = "retry")]
-    pub pane: Option<String>,
+    pub(crate) pane: Option<String>,
     /// Send the stop with this request id again, from its receipt, after an unknown outcome
     /// (same id, same body; never a third time).
     #[arg(long, value_name = "REQUEST_ID", conflicts_with = "pane")]
-    pub retry: Option<String>,
+    pub(crate) retry: Option<String>,
 }
 
-pub fn run(args: AbortArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: AbortArgs) -> anyhow::Result<ExitCode> {
     if let Some(request_id) = &args.retry {
         return super::retry::run(&args.common, "abort", request_id);
     }

@@ -21,28 +21,28 @@ use crate::wire::{Answer, Ask, AskKind, AskOption, FieldKind, FormField};
 
 #[derive(Debug, Args)]
 #[command(after_help = exit::help())]
-pub struct AnswerArgs {
+pub(crate) struct AnswerArgs {
     #[command(flatten)]
-    pub common: ScriptArgs,
+    pub(crate) common: ScriptArgs,
     /// The ask's id (`collie-phone asks` lists them).
     #[arg(required_unless_present = "retry")]
-    pub ask: Option<String>,
+    pub(crate) ask: Option<String>,
     /// For a permission or choice ask: the option's id, or its number in the list (1, 2, …).
-    pub option: Option<String>,
+    pub(crate) option: Option<String>,
     /// Answer a text ask with this text.
     #[arg(long, value_name = "TEXT", conflicts_with = "option")]
-    pub text: Option<String>,
+    pub(crate) text: Option<String>,
     /// Answer a form ask, a field at a time: --field name=value (fields left out keep their
     /// defaults).
     #[arg(long = "field", value_name = "NAME=VALUE", conflicts_with_all = ["option", "text"])]
-    pub fields: Vec<String>,
+    pub(crate) fields: Vec<String>,
     /// Send the answer with this request id again, from its receipt, after an unknown outcome
     /// (same id, same body; never a third time).
     #[arg(long, value_name = "REQUEST_ID", conflicts_with_all = ["ask", "option", "text", "fields"])]
-    pub retry: Option<String>,
+    pub(crate) retry: Option<String>,
 }
 
-pub fn run(args: AnswerArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: AnswerArgs) -> anyhow::Result<ExitCode> {
     if let Some(request_id) = &args.retry {
         return super::retry::run(&args.common, "answer", request_id);
     }

@@ -11,29 +11,29 @@ use crate::cli::connect::{ConnectArgs, RecordArgs};
 const DEFAULT_WAIT_SECONDS: u64 = 10;
 
 #[derive(Debug, Clone, Args)]
-pub struct ScriptArgs {
+pub(crate) struct ScriptArgs {
     #[command(flatten)]
-    pub connect: ConnectArgs,
+    pub(crate) connect: ConnectArgs,
     #[command(flatten)]
-    pub record: RecordArgs,
+    pub(crate) record: RecordArgs,
     /// Which of several agents (by name) to talk to.
     #[arg(long, value_name = "NAME")]
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// Print JSON instead of lines (one object; `watch` prints one object per line).
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// How long to wait for the agent to be connected and ready before giving up.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_WAIT_SECONDS)]
-    pub wait: u64,
+    pub(crate) wait: u64,
 }
 
 impl ScriptArgs {
-    pub fn patience(&self) -> Duration {
+    pub(crate) fn patience(&self) -> Duration {
         Duration::from_secs(self.wait)
     }
 
     /// The flags that dial the same agent again, for the retry line a person can paste.
-    pub fn dial_flags(&self) -> String {
+    pub(crate) fn dial_flags(&self) -> String {
         let mut flags = Vec::new();
         for socket in &self.connect.sockets {
             flags.push(format!(
@@ -64,7 +64,7 @@ impl ScriptArgs {
 }
 
 /// A word as a POSIX shell reads it back unchanged.
-pub fn quoted(word: &str) -> String {
+pub(crate) fn quoted(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

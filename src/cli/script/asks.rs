@@ -20,12 +20,12 @@ use crate::wire::{Ask, AskKind};
 
 #[derive(Debug, Args)]
 #[command(after_help = exit::help())]
-pub struct AsksArgs {
+pub(crate) struct AsksArgs {
     #[command(flatten)]
-    pub common: ScriptArgs,
+    pub(crate) common: ScriptArgs,
 }
 
-pub fn run(args: AsksArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: AsksArgs) -> anyhow::Result<ExitCode> {
     run_to_end(args.common.json, asks(&args))
 }
 

@@ -8,7 +8,7 @@ use crate::engine::{IntentRecord, IntentState};
 
 /// How a headless command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     /// The agent took it (a replay of the same request id counts: it ran once).
     Done,
     /// The agent refused it (another code), or something else went wrong.
@@ -32,7 +32,7 @@ pub enum Exit {
 }
 
 /// Every exit, its number, its name in JSON, and its meaning for `--help` and the docs.
-pub const TABLE: [(Exit, u8, &str, &str); 10] = [
+pub(crate) const TABLE: [(Exit, u8, &str, &str); 10] = [
     (
         Exit::Done,
         0,
@@ -104,20 +104,20 @@ impl Exit {
             .unwrap_or(TABLE[1])
     }
 
-    pub fn number(self) -> u8 {
+    pub(crate) fn number(self) -> u8 {
         self.row().1
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.row().2
     }
 
-    pub fn code(self) -> ExitCode {
+    pub(crate) fn code(self) -> ExitCode {
         ExitCode::from(self.number())
     }
 
     /// The exit of an intent's outcome.
-    pub fn of(record: &IntentRecord) -> Self {
+    pub(crate) fn of(record: &IntentRecord) -> Self {
         match &record.state {
             IntentState::Done { .. } | IntentState::Replayed { .. } => Self::Done,
             IntentState::Stale { .. } => Self::Stale,
@@ -135,7 +135,7 @@ impl Exit {
 }
 
 /// The exit table as `--help` shows it.
-pub fn help() -> String {
+pub(crate) fn help() -> String {
     let mut text = String::from("Exit codes:\n");
     for (_, number, _, meaning) in TABLE {
         text.push_str(&format!("  {number}  {meaning}\n"));

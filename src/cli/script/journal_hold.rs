@@ -13,7 +13,7 @@ use anyhow::Context;
 use crate::engine::Journal;
 
 /// A journal this process may use, held until dropped.
-pub enum JournalHold {
+pub(crate) enum JournalHold {
     /// The phone's own receipts.
     Shared { path: PathBuf },
     /// A private folder for a command that sends nothing; removed when dropped.
@@ -22,14 +22,14 @@ pub enum JournalHold {
 
 impl JournalHold {
     /// The phone's journal (`Journal::default_path()`).
-    pub fn shared() -> anyhow::Result<Self> {
+    pub(crate) fn shared() -> anyhow::Result<Self> {
         Ok(Self::Shared {
             path: Journal::default_path(),
         })
     }
 
     /// A journal of this process alone, in a fresh private folder.
-    pub fn scratch() -> anyhow::Result<Self> {
+    pub(crate) fn scratch() -> anyhow::Result<Self> {
         let name = format!(
             "collie-phone-{}-{}",
             std::process::id(),
@@ -43,14 +43,14 @@ impl JournalHold {
         Ok(Self::Scratch { folder })
     }
 
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         match self {
             Self::Shared { path, .. } => path.clone(),
             Self::Scratch { folder } => folder.join("intents.jsonl"),
         }
     }
 
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         match self {
             Self::Shared { path, .. } => path.display().to_string(),
             Self::Scratch { .. } => "a throwaway journal".into(),

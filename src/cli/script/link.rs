@@ -24,22 +24,22 @@ const FIRST_POLL_GRACE: Duration = Duration::from_secs(6);
 /// 30 s for a starter, SPEC S6/T7); this only guards against an engine that went quiet.
 const OUTCOME_PATIENCE: Duration = Duration::from_secs(45);
 
-pub struct Link {
+pub(crate) struct Link {
     engine: Engine,
     /// Every agent dialled, by name, as the phone would show it.
-    pub views: BTreeMap<String, AgentView>,
+    pub(crate) views: BTreeMap<String, AgentView>,
     /// Kept for as long as the engine may write to the journal (its lock, or its folder).
     _journal: JournalHold,
 }
 
 /// An agent that was not ready in time, and what it looked like.
-pub struct NotReady {
-    pub agent: String,
-    pub status: AgentStatus,
+pub(crate) struct NotReady {
+    pub(crate) agent: String,
+    pub(crate) status: AgentStatus,
 }
 
 impl NotReady {
-    pub fn sentence(&self, patience: Duration) -> String {
+    pub(crate) fn sentence(&self, patience: Duration) -> String {
         match &self.status {
             AgentStatus::Connecting => format!(
                 "the agent \"{}\" did not answer within {} s; check that it runs and that the socket or URL is right (try `collie-phone doctor` with the same flags)",
@@ -61,17 +61,17 @@ impl NotReady {
 }
 
 /// What a command that sends works with: the one agent named, ready, over the phone's journal.
-pub struct Sending {
-    pub link: Link,
+pub(crate) struct Sending {
+    pub(crate) link: Link,
     /// The agent's name.
-    pub agent: String,
+    pub(crate) agent: String,
     /// Where its receipts go, for the person.
-    pub journal_shown: String,
+    pub(crate) journal_shown: String,
 }
 
 impl Sending {
     /// Dials the one agent the flags name and waits until it is connected and ready.
-    pub async fn open(common: &super::args::ScriptArgs) -> Result<Self, Failure> {
+    pub(crate) async fn open(common: &super::args::ScriptArgs) -> Result<Self, Failure> {
         let config = common.connect.read_config()?;
         let spec = common.connect.one_agent(&config, common.agent.as_deref())?;
         let agent = spec.name.clone();
@@ -89,7 +89,7 @@ impl Sending {
 
 impl Link {
     /// Starts the engine on `specs` with the given journal (and `--record`).
-    pub fn open(
+    pub(crate) fn open(
         specs: Vec<AgentSpec>,
         journal: JournalHold,
         record: Option<PathBuf>,
@@ -107,11 +107,11 @@ impl Link {
     }
 
     /// The intents the journal held when the engine started (SPEC Q2).
-    pub fn receipts(&self) -> &[IntentRecord] {
+    pub(crate) fn receipts(&self) -> &[IntentRecord] {
         &self.engine.recovered
     }
 
-    pub fn tell(&self, command: ToEngine) -> Result<(), Failure> {
+    pub(crate) fn tell(&self, command: ToEngine) -> Result<(), Failure> {
         self.engine
             .commands
             .send(command)
@@ -119,7 +119,7 @@ impl Link {
     }
 
     /// The next update of the engine, already applied to the agents' views.
-    pub async fn next(&mut self) -> Option<FromEngine> {
+    pub(crate) async fn next(&mut self) -> Option<FromEngine> {
         let update = self.engine.updates.recv().await?;
         if let FromEngine::Agent { agent, change } = &update
             && let Some(view) = self.views.get_mut(agent)
@@ -132,7 +132,7 @@ impl Link {
     /// Waits until every agent is ready and its first poll (hello, snapshot, every pane's
     /// events) went through, or has failed in a way that waiting cannot mend, or `patience`
     /// is over. Returns the agents that are not ready.
-    pub async fn wait_ready(&mut self, patience: Duration) -> Vec<NotReady> {
+    pub(crate) async fn wait_ready(&mut self, patience: Duration) -> Vec<NotReady> {
         let deadline = Instant::now() + patience;
         let grace = deadline + FIRST_POLL_GRACE;
         loop {
@@ -167,7 +167,7 @@ impl Link {
     }
 
     /// Waits for the one agent a command talks to; a plain sentence when it is not ready.
-    pub async fn wait_for(&mut self, patience: Duration) -> Result<(), Failure> {
+    pub(crate) async fn wait_for(&mut self, patience: Duration) -> Result<(), Failure> {
         match self.wait_ready(patience).await.first() {
             None => Ok(()),
             Some(not_ready) => Err(Failure::new(
@@ -182,7 +182,7 @@ impl Link {
     }
 
     /// The pane with this id on this agent, as the phone sees it now.
-    pub fn pane(&self, agent: &str, pane: &str) -> Option<PaneRef<'_>> {
+    pub(crate) fn pane(&self, agent: &str, pane: &str) -> Option<PaneRef<'_>> {
         self.views
             .get(agent)?
             .panes()
@@ -192,7 +192,11 @@ impl Link {
 
     /// Submits one intent (a fresh request id, its receipt fsynced first, SPEC Q1, Q2) and
     /// waits for its outcome.
-    pub async fn submit(&mut self, agent: &str, kind: IntentKind) -> Result<IntentRecord, Failure> {
+    pub(crate) async fn submit(
+        &mut self,
+        agent: &str,
+        kind: IntentKind,
+    ) -> Result<IntentRecord, Failure> {
         self.tell(ToEngine::Submit {
             agent: agent.to_string(),
             kind: kind.clone(),
@@ -203,7 +207,7 @@ impl Link {
 
     /// Sends an unknown (or unsent) intent again with its same request id and body (SPEC Q4).
     /// The caller has checked that the receipt allows it.
-    pub async fn retry(&mut self, request_id: &str) -> Result<IntentRecord, Failure> {
+    pub(crate) async fn retry(&mut self, request_id: &str) -> Result<IntentRecord, Failure> {
         self.tell(ToEngine::Retry {
             request_id: request_id.to_string(),
         })?;

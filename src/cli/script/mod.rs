@@ -18,34 +18,33 @@ mod watch;
 
 use std::process::ExitCode;
 
-pub use abort::AbortArgs;
-pub use answer::AnswerArgs;
-pub use args::ScriptArgs;
-pub use asks::AsksArgs;
-pub use send::SendArgs;
-pub use start::StartArgs;
-pub use watch::WatchArgs;
+pub(crate) use abort::AbortArgs;
+pub(crate) use answer::AnswerArgs;
+pub(crate) use asks::AsksArgs;
+pub(crate) use send::SendArgs;
+pub(crate) use start::StartArgs;
+pub(crate) use watch::WatchArgs;
 
-pub fn asks(args: AsksArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn asks(args: AsksArgs) -> anyhow::Result<ExitCode> {
     asks::run(args)
 }
 
-pub fn answer(args: AnswerArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn answer(args: AnswerArgs) -> anyhow::Result<ExitCode> {
     answer::run(args)
 }
 
-pub fn send(args: SendArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn send(args: SendArgs) -> anyhow::Result<ExitCode> {
     send::run(args)
 }
 
-pub fn abort(args: AbortArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn abort(args: AbortArgs) -> anyhow::Result<ExitCode> {
     abort::run(args)
 }
 
-pub fn start(args: StartArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn start(args: StartArgs) -> anyhow::Result<ExitCode> {
     start::run(args)
 }
 
-pub fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn watch(args: WatchArgs) -> anyhow::Result<ExitCode> {
     watch::run(args)
 }

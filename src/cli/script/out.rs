@@ -12,25 +12,25 @@ use super::exit::Exit;
 /// How a command ended, with what it has to say.
 #[derive(Debug)]
 pub struct Report {
-    pub exit: Exit,
+    pub(crate) exit: Exit,
     /// Lines for a person (text mode).
-    pub lines: Vec<String>,
+    pub(crate) lines: Vec<String>,
     /// The same as one JSON value (`--json`).
-    pub json: Value,
+    pub(crate) json: Value,
 }
 
 /// A command that ended before (or instead of) an intent: bad arguments, nothing to act on,
 /// an agent out of reach, or an error.
 #[derive(Debug)]
-pub struct Failure {
-    pub exit: Exit,
-    pub message: String,
+pub(crate) struct Failure {
+    pub(crate) exit: Exit,
+    pub(crate) message: String,
     /// More for `--json`, merged into the object.
-    pub details: Option<Value>,
+    pub(crate) details: Option<Value>,
 }
 
 impl Failure {
-    pub fn new(exit: Exit, message: impl Into<String>) -> Self {
+    pub(crate) fn new(exit: Exit, message: impl Into<String>) -> Self {
         Self {
             exit,
             message: message.into(),
@@ -38,7 +38,7 @@ impl Failure {
         }
     }
 
-    pub fn with(mut self, details: Value) -> Self {
+    pub(crate) fn with(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
     }
@@ -51,22 +51,22 @@ impl From<anyhow::Error> for Failure {
 }
 
 /// Writes one line to stdout, cleaned, and flushes it, so a reader of a pipe sees it at once.
-pub fn line(text: &str) -> std::io::Result<()> {
+pub(crate) fn line(text: &str) -> std::io::Result<()> {
     crate::out::println(text)
 }
 
 /// Writes one JSON value as a line to stdout, every string in it cleaned.
-pub fn json_line(value: &Value) -> std::io::Result<()> {
+pub(crate) fn json_line(value: &Value) -> std::io::Result<()> {
     crate::out::println_json(value.clone())
 }
 
 /// Writes to stderr, cleaned; a closed stderr is nothing to stop for.
-pub fn warn(text: &str) {
+pub(crate) fn warn(text: &str) {
     crate::out::eprintln(text);
 }
 
 /// Runs a command's work on the runtime, then prints how it ended and gives its exit code.
-pub fn run_to_end(
+pub(crate) fn run_to_end(
     json: bool,
     work: impl Future<Output = Result<Report, Failure>>,
 ) -> anyhow::Result<ExitCode> {
@@ -77,7 +77,7 @@ pub fn run_to_end(
 }
 
 /// Prints how the command ended and gives its exit code.
-pub fn finish(json: bool, result: Result<Report, Failure>) -> anyhow::Result<ExitCode> {
+pub(crate) fn finish(json: bool, result: Result<Report, Failure>) -> anyhow::Result<ExitCode> {
     let exit = match result {
         Ok(report) => {
             let written = if json {

@@ -10,7 +10,7 @@ use crate::app::intents::is_retryable;
 use crate::engine::{Decider, IntentKind, IntentRecord, IntentState};
 
 /// The headless command that sends this kind of intent, if one does.
-pub fn command_of(kind: &IntentKind) -> Option<&'static str> {
+pub(crate) fn command_of(kind: &IntentKind) -> Option<&'static str> {
     match kind {
         IntentKind::Answer { .. } => Some("answer"),
         IntentKind::Send { .. } => Some("send"),
@@ -137,7 +137,7 @@ fn retry_line(record: &IntentRecord, dial: &str) -> Option<String> {
 }
 
 /// The outcome of an intent as a report: `dial` is the flags that reach the same agent.
-pub fn report(record: &IntentRecord, dial: &str, journal: &str) -> Report {
+pub(crate) fn report(record: &IntentRecord, dial: &str, journal: &str) -> Report {
     let exit = Exit::of(record);
     let sentence = sentence(record);
     let retry = retry_line(record, dial);

@@ -13,7 +13,7 @@ use super::receipt::{command_of, report};
 use crate::app::intents::is_retryable;
 
 /// Runs `collie-phone COMMAND --retry REQUEST_ID`.
-pub fn run(
+pub(crate) fn run(
     common: &ScriptArgs,
     command: &'static str,
     request_id: &str,

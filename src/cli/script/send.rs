@@ -16,22 +16,22 @@ use crate::wire::limits;
 
 #[derive(Debug, Args)]
 #[command(after_help = exit::help())]
-pub struct SendArgs {
+pub(crate) struct SendArgs {
     #[command(flatten)]
-    pub common: ScriptArgs,
+    pub(crate) common: ScriptArgs,
     /// The pane's id (`collie-phone asks` and `watch` show them).
     #[arg(required_unless_present = "retry")]
-    pub pane: Option<String>,
+    pub(crate) pane: Option<String>,
     /// What to send (at most 32 KiB); `-` reads it from stdin.
     #[arg(required_unless_present = "retry")]
-    pub text: Option<String>,
+    pub(crate) text: Option<String>,
     /// Send the message with this request id again, from its receipt, after an unknown outcome
     /// (same id, same body; never a third time).
     #[arg(long, value_name = "REQUEST_ID", conflicts_with_all = ["pane", "text"])]
-    pub retry: Option<String>,
+    pub(crate) retry: Option<String>,
 }
 
-pub fn run(args: SendArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: SendArgs) -> anyhow::Result<ExitCode> {
     if let Some(request_id) = &args.retry {
         return super::retry::run(&args.common, "send", request_id);
     }
@@ -86,7 +86,7 @@ async fn send(args: &SendArgs) -> Result<Report, Failure> {
 
 /// Nothing to act on: the pane is not in the agent's layout. The JSON lists the panes there
 /// are, with their state and turn, so a script can pick one.
-pub fn no_such_pane(link: &Link, agent: &str, pane_id: &str) -> Failure {
+pub(crate) fn no_such_pane(link: &Link, agent: &str, pane_id: &str) -> Failure {
     let panes: Vec<serde_json::Value> = link
         .views
         .get(agent)

@@ -14,19 +14,19 @@ use crate::engine::IntentKind;
 
 #[derive(Debug, Args)]
 #[command(after_help = exit::help())]
-pub struct StartArgs {
+pub(crate) struct StartArgs {
     #[command(flatten)]
-    pub common: ScriptArgs,
+    pub(crate) common: ScriptArgs,
     /// The starter's id (a wrong one prints the agent's starters).
     #[arg(required_unless_present = "retry")]
-    pub starter: Option<String>,
+    pub(crate) starter: Option<String>,
     /// Run the starter with this request id again, from its receipt, after an unknown outcome
     /// (same id, same body; never a third time).
     #[arg(long, value_name = "REQUEST_ID", conflicts_with = "starter")]
-    pub retry: Option<String>,
+    pub(crate) retry: Option<String>,
 }
 
-pub fn run(args: StartArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: StartArgs) -> anyhow::Result<ExitCode> {
     if let Some(request_id) = &args.retry {
         return super::retry::run(&args.common, "start", request_id);
     }

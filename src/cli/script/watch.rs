@@ -32,12 +32,12 @@ event, pane-view, ask-opened, ask-changed or ask-closed.";
 
 #[derive(Debug, Args)]
 #[command(after_help = WATCH_HELP)]
-pub struct WatchArgs {
+pub(crate) struct WatchArgs {
     #[command(flatten)]
-    pub common: ScriptArgs,
+    pub(crate) common: ScriptArgs,
 }
 
-pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let runtime = crate::cli::runtime()?;
     match runtime.block_on(watch(&args)) {
         Ok(()) => Ok(ExitCode::SUCCESS),

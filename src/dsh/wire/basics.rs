@@ -20,13 +20,13 @@ pub(crate) fn clean_name_opt(s: &mut Option<String>, path: &str, report: &mut Re
 /// `{name?, code?, message?}`. A bare string from a bridge is read as the message.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ErrorInfo {
+pub(crate) struct ErrorInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
+    pub(crate) code: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for ErrorInfo {
@@ -71,7 +71,7 @@ impl<'de> Deserialize<'de> for ErrorInfo {
 }
 
 impl ErrorInfo {
-    pub fn sanitize(&mut self, path: &str, report: &mut Report) {
+    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) {
         clean_name_opt(&mut self.name, &format!("{path}.name"), report);
         clean_name_opt(&mut self.code, &format!("{path}.code"), report);
         clean_opt(
@@ -84,7 +84,7 @@ impl ErrorInfo {
     }
 
     /// One line for the person: the code, then the message.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         match (&self.code, &self.message, &self.name) {
             (Some(code), Some(message), _) => format!("{code}: {message}"),
             (Some(code), None, _) => code.clone(),
@@ -107,7 +107,7 @@ pub(crate) fn error_opt(error: &mut Option<ErrorInfo>, path: &str, report: &mut 
 #[serde(rename_all = "camelCase", default)]
 pub struct ModelConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
+    pub(crate) provider: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -115,7 +115,7 @@ pub struct ModelConfig {
 }
 
 impl ModelConfig {
-    pub fn sanitize(&mut self, path: &str, report: &mut Report) {
+    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) {
         clean_name_opt(&mut self.provider, &format!("{path}.provider"), report);
         clean_name_opt(&mut self.model, &format!("{path}.model"), report);
         clean_name_opt(
@@ -126,7 +126,7 @@ impl ModelConfig {
     }
 
     /// `provider/model (effort)`, with `?` for what is not given.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let provider = self.provider.as_deref().unwrap_or("?");
         let model = self.model.as_deref().unwrap_or("?");
         match &self.reasoning_effort {

@@ -19,11 +19,11 @@ use crate::wire::sanitize::{Lines, Report, clean, clean_opt};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     pub task_id: Option<String>,
-    pub session_seq: i64,
+    pub(crate) session_seq: i64,
     /// Milliseconds since the epoch.
     pub at: i64,
     /// The host's own event name, shown for debugging.
-    pub session_event_type: String,
+    pub(crate) session_event_type: String,
     pub body: EventBody,
     /// Fields of the projection that could not be read and were left out (issue 11).
     pub unread: Vec<Unread>,
@@ -47,7 +47,7 @@ pub enum EventBody {
 
 impl EventBody {
     /// The `kind` word of this body.
-    pub fn kind(&self) -> &str {
+    pub(crate) fn kind(&self) -> &str {
         match self {
             Self::Message(_) => "message",
             Self::Execution(_) => "execution",
@@ -70,17 +70,17 @@ dsh_open_enum! {
 /// Token usage of an assistant message, as far as the bridge reports it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct Usage {
+pub(crate) struct Usage {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
+    pub(crate) input_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
+    pub(crate) output_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cached_input_tokens: Option<u64>,
+    pub(crate) cached_input_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reasoning_tokens: Option<u64>,
+    pub(crate) reasoning_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_tokens: Option<u64>,
+    pub(crate) total_tokens: Option<u64>,
 }
 
 /// `kind: "message"` (seed §3): a user message (`source` tells desktop from bridge; `requestId`
@@ -89,21 +89,21 @@ pub struct Usage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageEvent {
-    pub role: Role,
+    pub(crate) role: Role,
     #[serde(default)]
-    pub text: String,
+    pub(crate) text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
+    pub(crate) source: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
+    pub(crate) request_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
+    pub(crate) usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interrupted: Option<bool>,
+    pub(crate) interrupted: Option<bool>,
 }
 
 dsh_open_enum! {
@@ -130,7 +130,7 @@ impl ExecutionPhase {
     /// The host's word for how a turn ended (`lastTurn.reason`, a turn end's `reason`): the
     /// real bridge maps `completed` → `turn-completed`, `error` → `turn-failed`,
     /// `max-tokens` → `turn-truncated`, and so on; this is the way back.
-    pub fn end_reason(&self) -> &str {
+    pub(crate) fn end_reason(&self) -> &str {
         match self {
             Self::TurnCompleted => "completed",
             Self::TurnAborted => "aborted",
@@ -144,7 +144,7 @@ impl ExecutionPhase {
     }
 
     /// True for the phases that end a turn, the ones `tasks/wait`'s `turn-end` waits for.
-    pub fn ends_turn(&self) -> bool {
+    pub(crate) fn ends_turn(&self) -> bool {
         matches!(
             self,
             Self::TurnCompleted
@@ -164,38 +164,38 @@ impl ExecutionPhase {
 pub struct ExecutionEvent {
     pub phase: ExecutionPhase,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn: Option<u64>,
+    pub(crate) turn: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<u64>,
+    pub(crate) step: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
+    pub(crate) tool: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub call_id: Option<String>,
+    pub(crate) call_id: Option<String>,
     /// Cut by the bridge so a log never holds a whole file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments_preview: Option<String>,
+    pub(crate) arguments_preview: Option<String>,
     /// tool-result: a failure is `failed: true` with `error.code`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failed: Option<bool>,
+    pub(crate) failed: Option<bool>,
     /// turn-failed and failed tool-result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorInfo>,
+    pub(crate) error: Option<ErrorInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_preview: Option<String>,
+    pub(crate) output_preview: Option<String>,
     /// A turn end: the host's end kind (`completed`, `error`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// request-header: the config this request really used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_config: Option<ModelConfig>,
+    pub(crate) observed_config: Option<ModelConfig>,
     /// model-selection: the config the session switched to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selected_config: Option<ModelConfig>,
+    pub(crate) selected_config: Option<ModelConfig>,
 }
 
 impl ExecutionEvent {
     /// An event of this phase with nothing else set; the bridge fills what the phase needs.
-    pub fn new(phase: ExecutionPhase) -> Self {
+    pub(crate) fn new(phase: ExecutionPhase) -> Self {
         Self {
             phase,
             turn: None,
@@ -226,17 +226,17 @@ dsh_open_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PermissionEvent {
-    pub phase: PermissionPhase,
+    pub(crate) phase: PermissionPhase,
     /// input-requested: what the session asks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub question: Option<String>,
+    pub(crate) question: Option<String>,
     /// approval-requested: the tool waiting for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
+    pub(crate) tool: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub call_id: Option<String>,
+    pub(crate) call_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
 }
 
 dsh_open_enum! {
@@ -259,7 +259,7 @@ pub struct StatusEvent {
     #[serde(alias = "status")]
     pub phase: StatusPhase,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorInfo>,
+    pub(crate) error: Option<ErrorInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
 }
@@ -274,7 +274,7 @@ pub const BRIDGE_STATUS: &str = "bridge/status";
 #[serde(rename_all = "camelCase")]
 pub struct LogEvent {
     #[serde(default)]
-    pub data: Value,
+    pub(crate) data: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
 }
@@ -390,7 +390,7 @@ fn project(kind: &str, fields: Map<String, Value>, unread: &mut Vec<Unread>) -> 
 impl Event {
     /// Cleans and cuts every string of the event (SPEC L1 in spirit; seed §3: text and previews
     /// have length limits).
-    pub fn sanitize(&mut self, path: &str, report: &mut Report) {
+    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) {
         clean_name_opt(&mut self.task_id, &format!("{path}.taskId"), report);
         clean_name(
             &mut self.session_event_type,
@@ -471,14 +471,15 @@ impl Event {
 /// Keeps only events not seen before, by `(sessionId, sessionSeq)` (SPEC D4: delivery is at
 /// least once). The client keeps one per pane.
 #[derive(Debug, Clone, Default)]
-pub struct SeenEvents {
+pub(crate) struct SeenEvents {
     /// `(session, seq, "")` for a host event; `(session, seq, phase)` for a bridge status line.
     seen: std::collections::BTreeSet<(String, i64, String)>,
 }
 
 impl SeenEvents {
+    #[cfg(test)]
     /// True the first time this pair is offered.
-    pub fn first_time(&mut self, session_id: &str, session_seq: i64) -> bool {
+    pub(crate) fn first_time(&mut self, session_id: &str, session_seq: i64) -> bool {
         self.seen
             .insert((session_id.to_string(), session_seq, String::new()))
     }
@@ -486,7 +487,7 @@ impl SeenEvents {
     /// True the first time this event is offered. The real bridge's own status lines
     /// (`sessionEventType: "bridge/status"`) repeat the last host event's `sessionSeq`, so
     /// they are keyed by their phase as well: deduping them by seq alone would drop them.
-    pub fn first_time_event(&mut self, session_id: &str, event: &Event) -> bool {
+    pub(crate) fn first_time_event(&mut self, session_id: &str, event: &Event) -> bool {
         let extra = match &event.body {
             EventBody::Status(status) if event.session_event_type == BRIDGE_STATUS => {
                 format!("status:{}", status.phase)
@@ -498,7 +499,7 @@ impl SeenEvents {
     }
 
     /// Forgets pairs at or below `keep_after` of a session, so the set stays small.
-    pub fn forget_through(&mut self, session_id: &str, keep_after: i64) {
+    pub(crate) fn forget_through(&mut self, session_id: &str, keep_after: i64) {
         self.seen
             .retain(|(session, seq, _)| session != session_id || *seq > keep_after);
     }

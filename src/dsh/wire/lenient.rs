@@ -26,7 +26,7 @@ pub struct Unread {
     /// Where it was, e.g. `value.modelCatalog.groups[0].models[1]`.
     pub path: String,
     /// What serde said, e.g. `invalid type: map, expected a string`.
-    pub why: String,
+    pub(crate) why: String,
     /// Its compact JSON, cleaned and cut, for the log.
     pub raw: String,
 }
@@ -39,7 +39,7 @@ impl std::fmt::Display for Unread {
 
 /// Reads `tree` as a `T`, leaving out what cannot be read; `base` prefixes the paths noted.
 /// Fails only when the top level itself cannot be read.
-pub fn read_lenient<T: DeserializeOwned>(
+pub(crate) fn read_lenient<T: DeserializeOwned>(
     mut tree: Value,
     base: &str,
     unread: &mut Vec<Unread>,

@@ -2,18 +2,6 @@
 //! separated by a blank line, `: keep-alive` comment lines, no SSE ids (resume by `sinceSeq`).
 //! Re-exported by `dsh::wire`.
 
-use super::SSE_EVENT_NAME;
-use super::events::Event;
-
-/// The keep-alive comment line the bridge writes every 15 s (seed GET /events).
-pub const KEEP_ALIVE_FRAME: &str = ": keep-alive\n\n";
-
-/// Writes one event as an SSE frame. The JSON is compact, so it is one `data:` line.
-pub fn sse_frame(event: &Event) -> Result<String, serde_json::Error> {
-    let json = serde_json::to_string(event)?;
-    Ok(format!("event: {SSE_EVENT_NAME}\ndata: {json}\n\n"))
-}
-
 /// What an SSE stream delivered, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SseItem {

@@ -19,19 +19,12 @@ pub(crate) fn clean_names(list: &mut Vec<String>, path: &str, report: &mut Repor
 /// and what events' `at` is), or a text timestamp from a bridge that writes ISO 8601.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum Stamp {
+pub(crate) enum Stamp {
     Millis(i64),
     Text(String),
 }
 
 impl Stamp {
-    pub fn millis(&self) -> Option<i64> {
-        match self {
-            Self::Millis(ms) => Some(*ms),
-            Self::Text(_) => None,
-        }
-    }
-
     fn sanitize(&mut self, path: &str, report: &mut Report) {
         if let Self::Text(text) = self {
             clean(text, 64, Lines::Single, path, report);
@@ -64,16 +57,16 @@ pub struct Health {
     #[serde(default, deserialize_with = "lenient_text")]
     pub bridge: String,
     #[serde(default)]
-    pub protocol_version: u32,
+    pub(crate) protocol_version: u32,
     #[serde(default)]
-    pub route_prefix: String,
+    pub(crate) route_prefix: String,
     /// The desktop host's process id.
     #[serde(default)]
-    pub pid: Option<u64>,
+    pub(crate) pid: Option<u64>,
     #[serde(default)]
-    pub sessions_followed: u64,
+    pub(crate) sessions_followed: u64,
     #[serde(default)]
-    pub tracked_tasks: u64,
+    pub(crate) tracked_tasks: u64,
     #[serde(default)]
     pub permissions: PermissionFacts,
 }
@@ -110,21 +103,21 @@ dsh_open_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Workspace {
-    pub workspace_id: String,
+    pub(crate) workspace_id: String,
     #[serde(default)]
     pub title: String,
     #[serde(default)]
-    pub path: String,
+    pub(crate) path: String,
     #[serde(default = "unknown_status")]
-    pub status: WorkspaceStatus,
+    pub(crate) status: WorkspaceStatus,
     #[serde(default)]
     pub session_count: u64,
     #[serde(default)]
-    pub session_ids: Vec<String>,
+    pub(crate) session_ids: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created_at: Option<Stamp>,
+    pub(crate) created_at: Option<Stamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<Stamp>,
+    pub(crate) updated_at: Option<Stamp>,
 }
 
 fn unknown_status() -> WorkspaceStatus {
@@ -149,14 +142,14 @@ impl Workspace {
 /// `tokenScope` of GET /workspaces: `"all-configured"` or the workspace ids the token is bound
 /// to (seed GET /workspaces).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TokenScope {
+pub(crate) enum TokenScope {
     AllConfigured,
     Workspaces(Vec<String>),
     /// A word this program does not know, cleaned.
     Unknown(String),
 }
 
-pub const ALL_CONFIGURED: &str = "all-configured";
+pub(crate) const ALL_CONFIGURED: &str = "all-configured";
 
 impl Serialize for TokenScope {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -197,7 +190,7 @@ pub struct WorkspaceList {
     #[serde(default)]
     pub items: Vec<Workspace>,
     #[serde(default)]
-    pub token_scope: TokenScope,
+    pub(crate) token_scope: TokenScope,
 }
 
 impl Sanitize for WorkspaceList {
@@ -218,34 +211,34 @@ impl Sanitize for WorkspaceList {
 /// existing directory. The bridge never creates directories.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WorkspaceCreateRequest {
-    pub request_id: String,
-    pub path: String,
+pub(crate) struct WorkspaceCreateRequest {
+    pub(crate) request_id: String,
+    pub(crate) path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
 }
 
 /// The short workspace of a /workspaces/create reply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WorkspaceRef {
-    pub workspace_id: String,
+pub(crate) struct WorkspaceRef {
+    pub(crate) workspace_id: String,
     #[serde(default)]
-    pub title: String,
+    pub(crate) title: String,
     #[serde(default)]
-    pub path: String,
+    pub(crate) path: String,
 }
 
 /// The value of `POST /workspaces/create`: `replayed` when the same request was seen before,
 /// `reused` when the directory was registered already (no new workspace).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WorkspaceCreateValue {
-    pub workspace: WorkspaceRef,
+pub(crate) struct WorkspaceCreateValue {
+    pub(crate) workspace: WorkspaceRef,
     #[serde(default)]
-    pub replayed: bool,
+    pub(crate) replayed: bool,
     #[serde(default)]
-    pub reused: bool,
+    pub(crate) reused: bool,
 }
 
 impl Sanitize for WorkspaceCreateValue {
@@ -267,56 +260,56 @@ impl Sanitize for WorkspaceCreateValue {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct WorkspaceCapabilities {
-    pub list: bool,
+    pub(crate) list: bool,
     pub create: bool,
-    pub create_directory: bool,
+    pub(crate) create_directory: bool,
     /// `all-configured` or `selected`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scope: Option<String>,
+    pub(crate) scope: Option<String>,
 }
 
 /// Capability bits of sessions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct SessionCapabilities {
-    pub create: bool,
+pub(crate) struct SessionCapabilities {
+    pub(crate) create: bool,
     /// Whether `tasks/create` with `sessionId` may adopt an existing session.
-    pub adopt: bool,
-    pub rename: bool,
-    pub list: bool,
-    pub cancel: bool,
+    pub(crate) adopt: bool,
+    pub(crate) rename: bool,
+    pub(crate) list: bool,
+    pub(crate) cancel: bool,
 }
 
 /// Capability bits of models.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct ModelCapabilities {
+pub(crate) struct ModelCapabilities {
     /// Whether `modelCatalog` holds a catalog.
-    pub catalog: bool,
-    pub select: bool,
+    pub(crate) catalog: bool,
+    pub(crate) select: bool,
     /// Whether request headers report the config really used (`observedConfig`).
-    pub verify_observed: bool,
+    pub(crate) verify_observed: bool,
 }
 
 /// Capability bits of agent presets.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct PresetCapabilities {
-    pub list: bool,
-    pub select: bool,
+pub(crate) struct PresetCapabilities {
+    pub(crate) list: bool,
+    pub(crate) select: bool,
 }
 
 /// Capability bits of events.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct EventCapabilities {
+pub(crate) struct EventCapabilities {
     /// `POST /tasks/wait`.
-    pub long_poll: bool,
-    pub sse: bool,
-    pub replay: bool,
+    pub(crate) long_poll: bool,
+    pub(crate) sse: bool,
+    pub(crate) replay: bool,
     /// The cursor's name: `sessionSeq`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
+    pub(crate) cursor: Option<String>,
 }
 
 /// Capability bits of permissions: the bridge never approves (seed §5, SPEC D6).
@@ -326,7 +319,7 @@ pub struct PermissionCapabilities {
     /// Always false: the bridge never approves (seed §5).
     pub auto_approve: bool,
     /// Whether permission waits are reported as events.
-    pub observe_waits: bool,
+    pub(crate) observe_waits: bool,
 }
 
 /// `capabilities` of GET /capabilities (seed §2).
@@ -334,10 +327,10 @@ pub struct PermissionCapabilities {
 #[serde(rename_all = "camelCase", default)]
 pub struct CapabilityBits {
     pub workspaces: WorkspaceCapabilities,
-    pub sessions: SessionCapabilities,
-    pub models: ModelCapabilities,
-    pub presets: PresetCapabilities,
-    pub events: EventCapabilities,
+    pub(crate) sessions: SessionCapabilities,
+    pub(crate) models: ModelCapabilities,
+    pub(crate) presets: PresetCapabilities,
+    pub(crate) events: EventCapabilities,
     pub permissions: PermissionCapabilities,
 }
 
@@ -345,15 +338,15 @@ pub struct CapabilityBits {
 /// (docs/DSH.md); a bare word is read as its id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Effort {
-    pub id: String,
-    pub name: Option<String>,
-    pub description: Option<String>,
+pub(crate) struct Effort {
+    pub(crate) id: String,
+    pub(crate) name: Option<String>,
+    pub(crate) description: Option<String>,
 }
 
 impl Effort {
     /// An effort known only by its id (the name is the id, as the real host writes them).
-    pub fn named(id: &str) -> Self {
+    pub(crate) fn named(id: &str) -> Self {
         Self {
             id: id.to_string(),
             name: Some(id.to_string()),
@@ -391,7 +384,7 @@ impl<'de> Deserialize<'de> for Effort {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Reasoning {
-    pub efforts: Vec<Effort>,
+    pub(crate) efforts: Vec<Effort>,
     #[serde(rename = "defaultEffort", alias = "default")]
     pub default: Option<String>,
 }
@@ -411,12 +404,12 @@ impl Reasoning {
 #[serde(rename_all = "camelCase")]
 pub struct CatalogModel {
     #[serde(alias = "model", alias = "modelId")]
-    pub id: String,
+    pub(crate) id: String,
     /// The display name (`name`, e.g. "V41 Flash").
     #[serde(default, rename = "name", alias = "title")]
     pub title: Option<String>,
     #[serde(default)]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     #[serde(default)]
     pub reasoning: Option<Reasoning>,
 }
@@ -424,24 +417,24 @@ pub struct CatalogModel {
 /// One provider's models in the catalog: `{id, name, models}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ModelGroup {
+pub(crate) struct ModelGroup {
     /// The provider id (`id`, e.g. "deepseek-account").
     #[serde(rename = "id", alias = "provider")]
-    pub provider: String,
+    pub(crate) provider: String,
     #[serde(default, rename = "name", alias = "title")]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     #[serde(default)]
-    pub models: Vec<CatalogModel>,
+    pub(crate) models: Vec<CatalogModel>,
 }
 
 /// A provider the host could not list, and why.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct CatalogFailure {
+pub(crate) struct CatalogFailure {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
+    pub(crate) provider: Option<String>,
     #[serde(deserialize_with = "lenient_text")]
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// `modelCatalog` of GET /capabilities (seed §2), or `{unavailable: reason}` when the host could
@@ -450,14 +443,14 @@ pub struct CatalogFailure {
 #[serde(rename_all = "camelCase", default)]
 pub struct ModelCatalog {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub default: Option<ModelConfig>,
+    pub(crate) default: Option<ModelConfig>,
     /// Always written, empty or not, as the real bridge does (`failures: []`).
-    pub routable_providers: Vec<String>,
-    pub groups: Vec<ModelGroup>,
-    pub failures: Vec<CatalogFailure>,
+    pub(crate) routable_providers: Vec<String>,
+    pub(crate) groups: Vec<ModelGroup>,
+    pub(crate) failures: Vec<CatalogFailure>,
     /// Why there is no catalog, when the host said.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub unavailable: Option<String>,
+    pub(crate) unavailable: Option<String>,
 }
 
 impl ModelCatalog {
@@ -573,7 +566,7 @@ pub struct AgentPreset {
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for AgentPreset {
@@ -629,9 +622,9 @@ impl<'de> Deserialize<'de> for AgentPreset {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Unavailable {
-    pub capability: String,
+    pub(crate) capability: String,
     #[serde(default, deserialize_with = "lenient_text")]
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 fn lenient_unavailable<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Unavailable>, D::Error> {
@@ -658,8 +651,8 @@ fn lenient_unavailable<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Unavailabl
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Capabilities {
-    pub protocol_version: u32,
-    pub route_prefix: String,
+    pub(crate) protocol_version: u32,
+    pub(crate) route_prefix: String,
     pub capabilities: CapabilityBits,
     pub model_catalog: ModelCatalog,
     /// The real bridge sends `{unavailable: reason}` here when the host has no preset
@@ -756,23 +749,23 @@ impl Sanitize for Capabilities {
 #[serde(rename_all = "camelCase")]
 pub struct Session {
     #[serde(alias = "id")]
-    pub session_id: String,
+    pub(crate) session_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// The bridge task that follows this session, when one does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_id: Option<String>,
+    pub(crate) task_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created_at: Option<Stamp>,
+    pub(crate) created_at: Option<Stamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<Stamp>,
+    pub(crate) updated_at: Option<Stamp>,
     /// The host's own flags (the real bridge passes its session list through).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blank: Option<bool>,
+    pub(crate) blank: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_available: Option<bool>,
 }
@@ -846,11 +839,11 @@ dsh_open_enum! {
 pub struct TranscriptPage {
     #[serde(default)]
     pub task_id: Option<String>,
-    pub session_id: String,
+    pub(crate) session_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub follower_status: Option<FollowerStatus>,
+    pub(crate) follower_status: Option<FollowerStatus>,
     #[serde(default)]
-    pub follower_failure: Option<ErrorInfo>,
+    pub(crate) follower_failure: Option<ErrorInfo>,
     /// The latest `sessionSeq` the bridge holds (-1 when none).
     pub cursor: i64,
     #[serde(default)]
@@ -907,7 +900,7 @@ dsh_open_enum! {
 
 impl AppendKind {
     /// Every kind, in the seed's order (for a picker).
-    pub const ALL: [AppendKind; 6] = [
+    pub(crate) const ALL: [AppendKind; 6] = [
         Self::Instruction,
         Self::Feedback,
         Self::Question,
@@ -936,57 +929,57 @@ pub struct LastTurn {
     pub reason: Option<String>,
     /// A phase word, from bridges that send one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub phase: Option<ExecutionPhase>,
+    pub(crate) phase: Option<ExecutionPhase>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_seq: Option<i64>,
+    pub(crate) session_seq: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub at: Option<i64>,
+    pub(crate) at: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorInfo>,
+    pub(crate) error: Option<ErrorInfo>,
 }
 
 /// One appended round of a task (its history as the bridge records it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Round {
-    pub round: u64,
+    pub(crate) round: u64,
     #[serde(default)]
     pub request_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<AppendKind>,
+    pub(crate) kind: Option<AppendKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<AppendMode>,
+    pub(crate) mode: Option<AppendMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_preview: Option<String>,
+    pub(crate) message_preview: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at: Option<Stamp>,
+    pub(crate) at: Option<Stamp>,
     /// Whether the host admitted the prompt.
     #[serde(default)]
-    pub accepted: bool,
+    pub(crate) accepted: bool,
 }
 
 /// The public view of a task (seed GET /tasks/get).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskView {
-    pub task_id: String,
-    pub workspace_id: String,
+    pub(crate) task_id: String,
+    pub(crate) workspace_id: String,
     #[serde(default)]
-    pub workspace_path: String,
-    pub session_id: String,
+    pub(crate) workspace_path: String,
+    pub(crate) session_id: String,
     #[serde(default)]
-    pub agent_preset: Option<String>,
+    pub(crate) agent_preset: Option<String>,
     #[serde(default)]
     pub title: Option<String>,
     #[serde(default)]
-    pub objective: Option<String>,
+    pub(crate) objective: Option<String>,
     #[serde(default)]
-    pub acceptance_criteria: Option<String>,
+    pub(crate) acceptance_criteria: Option<String>,
     #[serde(default)]
-    pub external: Option<Value>,
+    pub(crate) external: Option<Value>,
     pub status: TaskStatus,
     #[serde(default)]
-    pub requested_config: Option<ModelConfig>,
+    pub(crate) requested_config: Option<ModelConfig>,
     #[serde(default)]
     pub observed_config: Option<ModelConfig>,
     #[serde(default)]
@@ -994,13 +987,13 @@ pub struct TaskView {
     #[serde(default)]
     pub rounds: Vec<Round>,
     #[serde(default)]
-    pub created_at: Option<Stamp>,
+    pub(crate) created_at: Option<Stamp>,
     #[serde(default)]
-    pub updated_at: Option<Stamp>,
+    pub(crate) updated_at: Option<Stamp>,
 }
 
 impl TaskView {
-    pub fn sanitize(&mut self, path: &str, report: &mut Report) {
+    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) {
         clean_name(&mut self.task_id, &format!("{path}.taskId"), report);
         clean_name(
             &mut self.workspace_id,
@@ -1076,13 +1069,13 @@ impl TaskView {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Follower {
-    pub status: FollowerStatus,
+    pub(crate) status: FollowerStatus,
     pub cursor: i64,
     /// The seq below which the follower's tail lost events, `null` when it lost none.
     #[serde(default)]
     pub truncated_before: Option<i64>,
     #[serde(default)]
-    pub failure: Option<ErrorInfo>,
+    pub(crate) failure: Option<ErrorInfo>,
 }
 
 /// The value of `GET /tasks/get?taskId=`.
@@ -1123,31 +1116,31 @@ impl Sanitize for TaskList {
 /// `sessionId` adopts an existing session of the same workspace.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CreateTaskRequest {
-    pub request_id: String,
+pub(crate) struct CreateTaskRequest {
+    pub(crate) request_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_id: Option<String>,
-    pub workspace_id: String,
+    pub(crate) task_id: Option<String>,
+    pub(crate) workspace_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
+    pub(crate) session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub objective: Option<String>,
+    pub(crate) objective: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub acceptance_criteria: Option<String>,
+    pub(crate) acceptance_criteria: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_context: Option<Value>,
+    pub(crate) task_context: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub external: Option<Value>,
+    pub(crate) external: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_preset: Option<String>,
+    pub(crate) agent_preset: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
+    pub(crate) provider: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_effort: Option<String>,
+    pub(crate) reasoning_effort: Option<String>,
 }
 
 /// The value of `POST /tasks/create`: `replayed` means the request id was seen and no session
@@ -1169,32 +1162,32 @@ impl Sanitize for CreateTaskValue {
 /// The body of `POST /tasks/append` (seed §2, SPEC D5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AppendRequest {
-    pub request_id: String,
-    pub task_id: String,
-    pub kind: AppendKind,
-    pub message: String,
+pub(crate) struct AppendRequest {
+    pub(crate) request_id: String,
+    pub(crate) task_id: String,
+    pub(crate) kind: AppendKind,
+    pub(crate) message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<AppendMode>,
+    pub(crate) mode: Option<AppendMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
+    pub(crate) provider: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_effort: Option<String>,
+    pub(crate) reasoning_effort: Option<String>,
 }
 
 /// The value of `POST /tasks/append`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AppendValue {
-    pub task_id: String,
-    pub session_id: String,
+    pub(crate) task_id: String,
+    pub(crate) session_id: String,
     pub round: u64,
     #[serde(default)]
     pub accepted: bool,
     #[serde(default)]
-    pub replayed: bool,
+    pub(crate) replayed: bool,
 }
 
 impl Sanitize for AppendValue {
@@ -1219,32 +1212,32 @@ dsh_open_enum! {
 /// `condition` of POST /tasks/wait: `sinceSeq` is the cursor the client holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WaitCondition {
-    pub since_seq: i64,
+pub(crate) struct WaitCondition {
+    pub(crate) since_seq: i64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub on: Vec<WaitOn>,
+    pub(crate) on: Vec<WaitOn>,
 }
 
 /// The body of `POST /tasks/wait`. `waitMs` is capped by the bridge's `maxWaitMs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WaitRequest {
-    pub task_id: String,
+pub(crate) struct WaitRequest {
+    pub(crate) task_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wait_ms: Option<u64>,
-    pub condition: WaitCondition,
+    pub(crate) wait_ms: Option<u64>,
+    pub(crate) condition: WaitCondition,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
+    pub(crate) request_id: Option<String>,
 }
 
 /// The value of `POST /tasks/wait`: `timedOut` with no invented events when nothing matched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WaitValue {
-    pub task_id: String,
-    pub session_id: String,
-    pub cursor: i64,
-    pub status: TaskStatus,
+    pub(crate) task_id: String,
+    pub(crate) session_id: String,
+    pub(crate) cursor: i64,
+    pub(crate) status: TaskStatus,
     pub timed_out: bool,
     #[serde(default)]
     pub events: Vec<Event>,
@@ -1270,10 +1263,10 @@ impl Sanitize for WaitValue {
 /// echoed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TaskRef {
-    pub task_id: String,
+pub(crate) struct TaskRef {
+    pub(crate) task_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
+    pub(crate) request_id: Option<String>,
 }
 
 /// The value of `POST /tasks/cancel`: the running turn is aborted; queue and permission waits
@@ -1281,8 +1274,8 @@ pub struct TaskRef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelValue {
-    pub task_id: String,
-    pub session_id: String,
+    pub(crate) task_id: String,
+    pub(crate) session_id: String,
     #[serde(default)]
     pub accepted: bool,
 }
@@ -1298,7 +1291,7 @@ impl Sanitize for CancelValue {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CloseValue {
-    pub task_id: String,
+    pub(crate) task_id: String,
     pub status: TaskStatus,
     #[serde(default)]
     pub session_kept: bool,

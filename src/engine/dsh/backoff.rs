@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 #[derive(Debug, Clone)]
-pub struct Backoff {
+pub(crate) struct Backoff {
     first: Duration,
     cap: Duration,
     next: Duration,
@@ -14,7 +14,13 @@ pub struct Backoff {
 }
 
 impl Backoff {
-    pub fn new(first: Duration, cap: Duration) -> Self {
+    #[cfg(test)]
+    /// Delays handed out since the last success.
+    pub(crate) fn tries(&self) -> u32 {
+        self.tries
+    }
+
+    pub(crate) fn new(first: Duration, cap: Duration) -> Self {
         Self {
             first,
             cap,
@@ -24,17 +30,17 @@ impl Backoff {
     }
 
     /// For an intent refused with a back-off code: 0.5 s doubling to 8 s.
-    pub fn for_intents() -> Self {
+    pub(crate) fn for_intents() -> Self {
         Self::new(Duration::from_millis(500), Duration::from_secs(8))
     }
 
     /// For the bridge's reads and its event streams: 1 s doubling to 30 s.
-    pub fn for_reads() -> Self {
+    pub(crate) fn for_reads() -> Self {
         Self::new(Duration::from_secs(1), Duration::from_secs(30))
     }
 
     /// The wait before the next try, and doubles the one after, up to the cap.
-    pub fn next_delay(&mut self) -> Duration {
+    pub(crate) fn next_delay(&mut self) -> Duration {
         let full = self.next;
         self.next = (self.next * 2).min(self.cap);
         self.tries += 1;
@@ -43,13 +49,8 @@ impl Backoff {
         half + Duration::from_millis(rand::random_range(0..=spread))
     }
 
-    /// Delays handed out since the last success.
-    pub fn tries(&self) -> u32 {
-        self.tries
-    }
-
     /// After a success: the next trouble starts again from the first delay.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.next = self.first;
         self.tries = 0;
     }

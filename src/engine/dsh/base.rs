@@ -8,7 +8,7 @@ use std::net::IpAddr;
 pub const DEFAULT_BRIDGE_URL: &str = "http://127.0.0.1:19387/codex-bridge";
 
 /// The word that stands for [`DEFAULT_BRIDGE_URL`] in `--dsh default`.
-pub const DEFAULT_WORD: &str = "default";
+pub(crate) const DEFAULT_WORD: &str = "default";
 
 /// Most bytes of a bridge URL; longer ones are refused rather than cut.
 const MAX_URL_BYTES: usize = 2048;
@@ -78,12 +78,12 @@ impl BridgeUrl {
         Ok(Self(text.trim_end_matches('/').to_string()))
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 
     /// The full URL of a route such as `/tasks/list`.
-    pub fn route(&self, route: &str) -> String {
+    pub(crate) fn route(&self, route: &str) -> String {
         format!("{}{route}", self.0)
     }
 }

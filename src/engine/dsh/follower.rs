@@ -23,7 +23,7 @@ use crate::dsh::wire::{self, ClientBehaviour, Event, TranscriptPage};
 /// Events asked for in one transcript page: the seed's most. The real bridge answers a page with
 /// the NEWEST `limit` events after `sinceSeq`, not the oldest, so a smaller page would skip
 /// events between pages; a full page that starts past the cursor is shown as a gap.
-pub const PAGE_LIMIT: usize = 2000;
+pub(crate) const PAGE_LIMIT: usize = 2000;
 
 /// How often a session no task follows is read again: the phone's cadence (SPEC T8).
 const SESSION_EVERY_WATCHED: Duration = Duration::from_secs(2);
@@ -31,11 +31,11 @@ const SESSION_EVERY_IDLE: Duration = Duration::from_secs(10);
 
 /// Events of a history kept for the first view: the phone shows at most 2000 items of a pane,
 /// and one event makes one or two.
-pub const HISTORY_KEPT: usize = 2000;
+pub(crate) const HISTORY_KEPT: usize = 2000;
 
 /// What a follower tells its bridge session.
 #[derive(Debug)]
-pub enum FollowerMsg {
+pub(crate) enum FollowerMsg {
     /// Pages read from the transcript. `initial` is the first read of this pane: the view is
     /// made from it. `gap` is the bridge's `truncatedBefore` when it left a hole after what
     /// the follower held.
@@ -59,7 +59,7 @@ pub enum FollowerMsg {
 /// Where the follower reads: a bridge task (history and stream), or a session no task follows
 /// (its history only, seed GET /transcript by `workspaceId` + `sessionId`).
 #[derive(Debug, Clone)]
-pub enum Source {
+pub(crate) enum Source {
     Task {
         task_id: String,
     },
@@ -69,17 +69,17 @@ pub enum Source {
     },
 }
 
-pub struct Follower {
-    pub client: BridgeClient,
-    pub pane: String,
-    pub source: Source,
-    pub to_session: mpsc::Sender<FollowerMsg>,
+pub(crate) struct Follower {
+    pub(crate) client: BridgeClient,
+    pub(crate) pane: String,
+    pub(crate) source: Source,
+    pub(crate) to_session: mpsc::Sender<FollowerMsg>,
     /// Whether a person is looking (the cadence of a session's re-reads).
-    pub watching: watch::Receiver<bool>,
+    pub(crate) watching: watch::Receiver<bool>,
 }
 
 impl Follower {
-    pub async fn run(self) {
+    pub(crate) async fn run(self) {
         let mut cursor: Option<i64> = None;
         let mut backoff = Backoff::for_reads();
         let mut initial = true;

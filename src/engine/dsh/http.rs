@@ -15,24 +15,24 @@ use crate::transport::Token;
 use crate::transport::tls::{error_chain, install_crypto_provider};
 
 /// Deadline of a read (health, lists, a transcript page), connect to last byte.
-pub const READ_DEADLINE: Duration = Duration::from_secs(15);
+pub(crate) const READ_DEADLINE: Duration = Duration::from_secs(15);
 /// Deadline of a POST; the bridge answers 504 bridge/timeout itself when the host is slow.
-pub const WRITE_DEADLINE: Duration = Duration::from_secs(45);
+pub(crate) const WRITE_DEADLINE: Duration = Duration::from_secs(45);
 /// Deadline to connect to the bridge.
-pub const CONNECT_DEADLINE: Duration = Duration::from_secs(10);
+pub(crate) const CONNECT_DEADLINE: Duration = Duration::from_secs(10);
 /// Deadline for the event stream's headers once connected. The real bridge sends them with its
 /// first frame (Node writes headers lazily): on a quiet task that is the first keep-alive,
 /// 15 s later (seed GET /events). Until then the stream is opening, not failed.
-pub const EVENTS_HEADERS_DEADLINE: Duration =
+pub(crate) const EVENTS_HEADERS_DEADLINE: Duration =
     Duration::from_secs(wire::limits::KEEP_ALIVE_SECS + 15);
 /// Most bytes of any reply but a transcript page.
-pub const MAX_REPLY: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_REPLY: usize = 4 * 1024 * 1024;
 /// Most bytes of a transcript page (the client asks for at most 500 events a page).
-pub const MAX_TRANSCRIPT_REPLY: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_TRANSCRIPT_REPLY: usize = 32 * 1024 * 1024;
 
 /// Why a call gave no value.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum CallError {
+pub(crate) enum CallError {
     /// Nothing reached the bridge: it is not listening, or the connection was refused.
     #[error("could not reach the bridge: {0}")]
     NotSent(String),
@@ -50,7 +50,7 @@ pub enum CallError {
 
 impl CallError {
     /// The bridge's error code, when it gave one.
-    pub fn code(&self) -> Option<&ErrorCode> {
+    pub(crate) fn code(&self) -> Option<&ErrorCode> {
         match self {
             Self::Refused { error, .. } => Some(&error.code),
             _ => None,
@@ -59,7 +59,7 @@ impl CallError {
 
     /// True for 401/403 auth/* and any other 401/403: the token is refused (SPEC D2: never
     /// retried without the person).
-    pub fn token_refused(&self) -> Option<u16> {
+    pub(crate) fn token_refused(&self) -> Option<u16> {
         match self {
             Self::Refused { status, error }
                 if matches!(
@@ -77,7 +77,7 @@ impl CallError {
 
 /// A client of one bridge.
 #[derive(Clone)]
-pub struct BridgeClient {
+pub(crate) struct BridgeClient {
     url: BridgeUrl,
     token: Token,
     http: reqwest::Client,
@@ -88,7 +88,7 @@ pub struct BridgeClient {
 /// What could not be read of each route's last reply (issue 11), by route without its query:
 /// the session shows it, and a reply read whole clears its route.
 #[derive(Debug, Clone, Default)]
-pub struct UnreadParts(Arc<Mutex<BTreeMap<String, Vec<wire::Unread>>>>);
+pub(crate) struct UnreadParts(Arc<Mutex<BTreeMap<String, Vec<wire::Unread>>>>);
 
 impl UnreadParts {
     fn note(&self, route: &str, unread: Vec<wire::Unread>) {
@@ -103,7 +103,7 @@ impl UnreadParts {
     }
 
     /// Every route whose last reply had parts left out, with those parts.
-    pub fn now(&self) -> BTreeMap<String, Vec<wire::Unread>> {
+    pub(crate) fn now(&self) -> BTreeMap<String, Vec<wire::Unread>> {
         self.0.lock().map(|parts| parts.clone()).unwrap_or_default()
     }
 }
@@ -146,7 +146,7 @@ impl std::fmt::Debug for BridgeClient {
 }
 
 impl BridgeClient {
-    pub fn new(url: BridgeUrl, token: Token) -> Result<Self, String> {
+    pub(crate) fn new(url: BridgeUrl, token: Token) -> Result<Self, String> {
         // reqwest is built with rustls and no provider; one must be installed before any
         // client is built, even one that only speaks plain HTTP.
         install_crypto_provider();
@@ -168,7 +168,7 @@ impl BridgeClient {
     }
 
     /// Tells every exchange to `updates` as the agent `agent`, for the wire inspector.
-    pub fn observed_by(
+    pub(crate) fn observed_by(
         mut self,
         agent: &str,
         updates: tokio::sync::mpsc::UnboundedSender<FromEngine>,
@@ -192,17 +192,13 @@ impl BridgeClient {
         }
     }
 
-    pub fn url(&self) -> &BridgeUrl {
-        &self.url
-    }
-
     /// What could not be read of the last reply of each route.
-    pub fn unread(&self) -> &UnreadParts {
+    pub(crate) fn unread(&self) -> &UnreadParts {
         &self.unread
     }
 
     /// `GET route` (with its query), the envelope's value.
-    pub async fn get<T: DeserializeOwned + Sanitize>(
+    pub(crate) async fn get<T: DeserializeOwned + Sanitize>(
         &self,
         route: &str,
         reply_cap: usize,
@@ -217,7 +213,7 @@ impl BridgeClient {
     }
 
     /// `POST route` with these exact body bytes (a resend sends the same bytes, SPEC D5).
-    pub async fn post<T: DeserializeOwned + Sanitize>(
+    pub(crate) async fn post<T: DeserializeOwned + Sanitize>(
         &self,
         route: &str,
         body: Vec<u8>,
@@ -235,7 +231,7 @@ impl BridgeClient {
 
     /// Opens `GET /events?taskId=&sinceSeq=` (no `sinceSeq` when nothing is held yet) and returns the response once its headers say
     /// 200 `text/event-stream`; an error envelope otherwise.
-    pub async fn open_events(
+    pub(crate) async fn open_events(
         &self,
         task_id: &str,
         since_seq: Option<i64>,

@@ -26,12 +26,12 @@ use crate::engine::intent::{IntentKind, IntentState};
 use crate::wire::{PostReply, ReplyCode};
 
 /// Sends of one try when the bridge asks to back off (the first included).
-pub const MAX_BACK_OFF_SENDS: u32 = 5;
+pub(crate) const MAX_BACK_OFF_SENDS: u32 = 5;
 /// Sends of one try when the bridge answers 504 bridge/timeout (the first included).
-pub const MAX_TIMEOUT_SENDS: u32 = 3;
+pub(crate) const MAX_TIMEOUT_SENDS: u32 = 3;
 
 /// The route and body bytes of a DSH intent, or why it may not be sent. None for a Collie one.
-pub fn request(
+pub(crate) fn request(
     kind: &IntentKind,
     request_id: &str,
     shared: Option<&BridgeShared>,
@@ -316,7 +316,7 @@ async fn post_once(
 
 /// Sends one try of an intent (`attempt` 1 is the first, 2 the person's retry), with the
 /// resends the seed asks for, and reads the outcome.
-pub async fn deliver(
+pub(crate) async fn deliver(
     client: &BridgeClient,
     shared: &BridgeShared,
     kind: &IntentKind,
@@ -463,7 +463,7 @@ fn state_of(
 }
 
 /// The task an intent addresses, if any.
-pub fn task_of(kind: &IntentKind) -> Option<&str> {
+pub(crate) fn task_of(kind: &IntentKind) -> Option<&str> {
     match kind {
         IntentKind::DshAppend { task_id, .. }
         | IntentKind::DshCancel { task_id }

@@ -15,20 +15,20 @@
 //! - a permission wait is an ask of kind [`pane::DESKTOP_ASK_KIND`]: not answerable here,
 //!   its title says to answer it on the desktop.
 
-pub mod backoff;
-pub mod base;
-pub mod follower;
-pub mod fuzz;
-pub mod http;
-pub mod intents;
+pub(crate) mod backoff;
+pub(crate) mod base;
+pub(crate) mod follower;
+pub(crate) mod fuzz;
+pub(crate) mod http;
+pub(crate) mod intents;
 pub mod pane;
-pub mod session;
-pub mod sse;
+pub(crate) mod session;
+pub(crate) mod sse;
 
 use std::sync::Arc;
 
 pub use base::{BridgeUrl, BridgeUrlError, DEFAULT_BRIDGE_URL};
-pub use http::{BridgeClient, CallError};
+pub(crate) use http::BridgeClient;
 
 use crate::dsh::wire::{Capabilities, Health, TaskView, WorkspaceList};
 use crate::transport::Token;
@@ -69,7 +69,7 @@ pub enum DshChange {
 }
 
 /// The path of an [`DshChange::Unread`] part that stands for a whole reply not read.
-pub const UNREADABLE: &str = "(the whole reply)";
+pub(crate) const UNREADABLE: &str = "(the whole reply)";
 
 /// A task the engine no longer addresses, and why.
 #[derive(Debug, Clone, PartialEq)]

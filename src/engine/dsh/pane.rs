@@ -26,7 +26,7 @@ pub const DESKTOP_ASK_KIND: &str = "desktop";
 
 /// The pane state word of a task that needs attention with no wait open (a turn that ended
 /// otherwise than completed). The phone has no such state, so it is shown as the bridge's word.
-pub const ATTENTION: &str = "attention";
+pub(crate) const ATTENTION: &str = "attention";
 
 /// A permission wait shown as an ask.
 #[derive(Debug, Clone)]
@@ -40,17 +40,17 @@ struct OpenAsk {
 /// What the phone keeps of one task to turn its events into chat.
 #[derive(Debug, Clone)]
 pub struct TaskPane {
-    pub pane_id: String,
-    pub task_id: String,
-    pub session_id: String,
-    pub status: TaskStatus,
+    pub(crate) pane_id: String,
+    pub(crate) task_id: String,
+    pub(crate) session_id: String,
+    pub(crate) status: TaskStatus,
     requested: Option<ModelConfig>,
     open: Vec<OpenAsk>,
     gaps: HashSet<i64>,
     shown_state: PaneState,
     /// The session's title from its `session/title` events (the real bridge's `/sessions`
     /// carries none), for a pane whose task has no title of its own.
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
 }
 
 impl TaskPane {
@@ -71,7 +71,7 @@ impl TaskPane {
     }
 
     /// A session no task follows (seed GET /sessions): read-only history until it is adopted.
-    pub fn for_session(session: &dsh::Session) -> Self {
+    pub(crate) fn for_session(session: &dsh::Session) -> Self {
         let mut pane = Self {
             pane_id: session_pane_id(&session.session_id),
             task_id: String::new(),
@@ -90,7 +90,7 @@ impl TaskPane {
     /// After the history is read. A wait the history opened and no later event closed is
     /// still open, whatever the task's status says: an adopted session whose last event is an
     /// open approval shows its card (the real bridge reports such a task `idle`).
-    pub fn settle_history(&mut self) {
+    pub(crate) fn settle_history(&mut self) {
         self.shown_state = self.state();
     }
 
@@ -116,7 +116,7 @@ impl TaskPane {
     }
 
     /// Takes the task's latest view. Its status never closes a wait (see the module's words).
-    pub fn update_task(&mut self, task: &TaskView) -> Vec<crate::wire::Event> {
+    pub(crate) fn update_task(&mut self, task: &TaskView) -> Vec<crate::wire::Event> {
         self.requested = task.requested_config.clone();
         let mut out = Vec::new();
         self.status = task.status.clone();
@@ -139,7 +139,7 @@ impl TaskPane {
     }
 
     /// A line of the phone's own, e.g. "desktop reloaded".
-    pub fn notice(&self, id: &str, text: &str) -> crate::wire::Event {
+    pub(crate) fn notice(&self, id: &str, text: &str) -> crate::wire::Event {
         let mut item = Item::text(id, ItemKind::Notice, text);
         item.at = Some(crate::wire::time::format(OffsetDateTime::now_utc()));
         item_event(0, item)
@@ -546,7 +546,7 @@ pub fn session_pane_id(session_id: &str) -> String {
 }
 
 /// The session id of a pane made by [`session_pane_id`].
-pub fn session_of_pane(pane_id: &str) -> Option<&str> {
+pub(crate) fn session_of_pane(pane_id: &str) -> Option<&str> {
     pane_id.strip_prefix("session:")
 }
 
@@ -560,7 +560,7 @@ fn is_desktop_reply(session_event_type: &str) -> bool {
 }
 
 /// The state word of a session pane.
-pub const NOT_ADOPTED: &str = "not adopted";
+pub(crate) const NOT_ADOPTED: &str = "not adopted";
 
 fn call_label(call_id: Option<&str>) -> String {
     call_id.map(|c| format!(" ({c})")).unwrap_or_default()
@@ -578,7 +578,7 @@ fn item_event(seq: u64, item: Item) -> crate::wire::Event {
 }
 
 /// Milliseconds since the epoch as the wire's RFC 3339 text; none for 0 or out of range.
-pub fn millis_to_text(millis: i64) -> Option<String> {
+pub(crate) fn millis_to_text(millis: i64) -> Option<String> {
     if millis <= 0 {
         return None;
     }
@@ -588,7 +588,7 @@ pub fn millis_to_text(millis: i64) -> Option<String> {
 }
 
 /// Cuts and cleans what the phone will draw (SPEC L1), dropping what its type cannot use.
-pub fn clean_events(mut events: Vec<crate::wire::Event>) -> Vec<crate::wire::Event> {
+pub(crate) fn clean_events(mut events: Vec<crate::wire::Event>) -> Vec<crate::wire::Event> {
     let mut report = Report::default();
     let mut index = 0;
     events.retain_mut(|event| {

@@ -37,32 +37,32 @@ const VIEW_ITEMS: usize = 2000;
 
 /// What intents and the session share about one bridge.
 #[derive(Debug, Default)]
-pub struct BridgeShared {
+pub(crate) struct BridgeShared {
     /// Tasks no longer addressed (session/workspace-mismatch, SPEC D2), with the reason.
-    pub stopped: Mutex<HashMap<String, String>>,
+    pub(crate) stopped: Mutex<HashMap<String, String>>,
     /// The last `/capabilities` read: intents check presets and models against it.
     capabilities: Mutex<Option<Arc<Capabilities>>>,
 }
 
 impl BridgeShared {
-    pub fn set_capabilities(&self, capabilities: Arc<Capabilities>) {
+    pub(crate) fn set_capabilities(&self, capabilities: Arc<Capabilities>) {
         if let Ok(mut slot) = self.capabilities.lock() {
             *slot = Some(capabilities);
         }
     }
 
-    pub fn capabilities(&self) -> Option<Arc<Capabilities>> {
+    pub(crate) fn capabilities(&self) -> Option<Arc<Capabilities>> {
         self.capabilities.lock().ok().and_then(|c| c.clone())
     }
 
     /// Stops addressing a task; the session shows why in its pane at its next pass.
-    pub fn stop(&self, task_id: &str, why: &str) {
+    pub(crate) fn stop(&self, task_id: &str, why: &str) {
         if let Ok(mut stopped) = self.stopped.lock() {
             stopped.insert(task_id.to_string(), why.to_string());
         }
     }
 
-    pub fn why_stopped(&self, task_id: &str) -> Option<String> {
+    pub(crate) fn why_stopped(&self, task_id: &str) -> Option<String> {
         self.stopped
             .lock()
             .ok()
@@ -70,7 +70,7 @@ impl BridgeShared {
     }
 }
 
-pub struct BridgeSession {
+pub(crate) struct BridgeSession {
     core: SessionCore,
     client: BridgeClient,
     shared: Arc<BridgeShared>,
@@ -139,7 +139,7 @@ impl BridgeSession {
     }
 
     /// Passes until the app is gone or the engine stops; its followers end with it.
-    pub async fn run(mut self) {
+    pub(crate) async fn run(mut self) {
         self.core
             .emit(AgentChange::Status(self.core.status.clone()));
         while !self.core.is_ended() {

@@ -14,16 +14,16 @@ use futures::Stream;
 use crate::dsh::wire::{self, Event, SseItem, SseReader};
 
 /// The bridge sends a keep-alive comment every 15 s; three missed ones mean the stream is dead.
-pub const IDLE_LIMIT: Duration = Duration::from_secs(3 * wire::limits::KEEP_ALIVE_SECS);
+pub(crate) const IDLE_LIMIT: Duration = Duration::from_secs(3 * wire::limits::KEEP_ALIVE_SECS);
 
 /// Most bytes of one frame. The bridge cuts every text it projects (seed §3), so a real frame is
 /// far smaller; a larger one is dropped by the reader, never buffered whole.
-pub const MAX_FRAME_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_FRAME_BYTES: usize = 1024 * 1024;
 
 /// Why the stream ended. Every one of these ends it; the follower reads the transcript from its
 /// cursor and opens a new stream.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SseError {
+pub(crate) enum SseError {
     #[error("no byte from the event stream for {0} s, not even a keep-alive")]
     Idle(u64),
     #[error("the event stream broke: {0}")]
@@ -35,13 +35,13 @@ pub enum SseError {
 /// One bridge event from the stream, or a `bridge` frame that is not a readable event (kept as
 /// its error, so the reader can log it; it never becomes a made-up event).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Frame {
+pub(crate) enum Frame {
     Event(Box<Event>),
     Unreadable(String),
 }
 
 /// Parses and cleans one `bridge` frame's data (SPEC L1 in spirit).
-pub fn read_frame(data: &str) -> Frame {
+pub(crate) fn read_frame(data: &str) -> Frame {
     match serde_json::from_str::<Event>(data) {
         Ok(mut event) => {
             let mut report = crate::wire::Report::default();
@@ -53,7 +53,7 @@ pub fn read_frame(data: &str) -> Frame {
 }
 
 /// The frames of an open `/events` response, in order, ending with the reason it ended.
-pub fn frames(
+pub(crate) fn frames(
     response: reqwest::Response,
     idle: Duration,
 ) -> impl Stream<Item = Result<Frame, SseError>> + Send {

@@ -11,7 +11,7 @@ use time::{Duration, OffsetDateTime};
 pub const ARMING: Duration = Duration::milliseconds(1_000);
 
 /// The reading time in words, for help and hints: "1 s", "800 ms".
-pub fn words() -> String {
+pub(crate) fn words() -> String {
     let ms = ARMING.whole_milliseconds();
     if ms % 1_000 == 0 {
         format!("{} s", ms / 1_000)
@@ -22,7 +22,7 @@ pub fn words() -> String {
 
 /// What just happened on screen, so the refusal can say it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Why {
+pub(crate) enum Why {
     /// The card was opened (from the inbox, a pane, or the soonest-expiring jump).
     Opened,
     /// The ask changed in place: its revision or its words (SPEC A3).
@@ -35,7 +35,7 @@ pub enum Why {
 
 impl Why {
     /// What the program saw, and what the person can do next.
-    pub fn sentence(self) -> &'static str {
+    pub(crate) fn sentence(self) -> &'static str {
         match self {
             Self::Opened => "This card just opened. Read it, then answer.",
             Self::Changed => "This ask just changed. Read it, then answer.",
@@ -47,30 +47,30 @@ impl Why {
 
 /// Since when, and why, keys do not answer yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Arming {
-    pub why: Why,
-    pub since: OffsetDateTime,
+pub(crate) struct Arming {
+    pub(crate) why: Why,
+    pub(crate) since: OffsetDateTime,
 }
 
 impl Arming {
     /// Starts the reading time now.
-    pub fn start(why: Why, now: OffsetDateTime) -> Self {
+    pub(crate) fn start(why: Why, now: OffsetDateTime) -> Self {
         Self { why, since: now }
     }
 
     /// The first moment a key answers.
-    pub fn until(&self) -> OffsetDateTime {
+    pub(crate) fn until(&self) -> OffsetDateTime {
         self.since + ARMING
     }
 
     /// True once the reading time is over.
-    pub fn is_armed(&self, now: OffsetDateTime) -> bool {
+    pub(crate) fn is_armed(&self, now: OffsetDateTime) -> bool {
         now >= self.until()
     }
 
     /// The wall clock went back past the start (a clock step): the reading time starts again
     /// from `now`, so it lasts at most [`ARMING`] more rather than until the clock catches up.
-    pub fn clock_stepped_back(&mut self, now: OffsetDateTime) {
+    pub(crate) fn clock_stepped_back(&mut self, now: OffsetDateTime) {
         if self.since > now {
             self.since = now;
         }

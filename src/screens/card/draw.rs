@@ -37,7 +37,7 @@ fn wrapped(text: &str, width: usize, style: Style, indent: &str) -> Vec<Line<'st
 
 /// A permission's arguments as data, never prose (SPEC A10): `key: value` rows for a flat
 /// object, pretty JSON for anything deeper.
-pub fn argument_lines(arguments: &Value, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn argument_lines(arguments: &Value, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let flat = arguments
         .as_object()
         .filter(|map| map.values().all(|v| !v.is_object() && !v.is_array()));
@@ -94,7 +94,7 @@ fn option_key(effect: Option<&Effect>) -> Option<char> {
     }
 }
 
-pub fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) {
     if crate::screens::card::draw_dsh::draw(frame, app, key, theme) {
         return;
     }

@@ -17,12 +17,12 @@ use crate::look::wrap;
 use crate::wire::{Ask, AskKind};
 
 /// True for an ask no phone can answer because it waits on the desktop.
-pub fn is_desktop_ask(ask: &Ask) -> bool {
+pub(crate) fn is_desktop_ask(ask: &Ask) -> bool {
     ask.kind == AskKind::Unknown(DESKTOP_ASK_KIND.into())
 }
 
 /// Draws the card when the ask waits on the desktop; false for any other ask.
-pub fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) -> bool {
+pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) -> bool {
     let Some(card) = app.cards.get(key) else {
         return false;
     };

@@ -4,10 +4,10 @@
 //! the reading time after it opened or changed (issue 10, docs/ASKS.md).
 
 pub mod arming;
-pub mod ask_diff;
-pub mod draw;
-pub mod draw_dsh;
-pub mod keys;
+pub(crate) mod ask_diff;
+pub(crate) mod draw;
+pub(crate) mod draw_dsh;
+pub(crate) mod keys;
 pub mod state;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -39,7 +39,7 @@ impl App {
     }
 
     /// True when a new answer may be given on this card now.
-    pub fn card_answerable(&self, key: &AskKey) -> bool {
+    pub(crate) fn card_answerable(&self, key: &AskKey) -> bool {
         let Some(card) = self.cards.get(key) else {
             return false;
         };
@@ -49,7 +49,7 @@ impl App {
     }
 
     /// Whether allow-always is offered on a card, and why not (SPEC A11, A12).
-    pub fn card_allow_always(&self, card: &CardState) -> Result<(), &'static str> {
+    pub(crate) fn card_allow_always(&self, card: &CardState) -> Result<(), &'static str> {
         let (tls, allows) = self
             .agents
             .get(&card.key.agent)
@@ -58,7 +58,7 @@ impl App {
     }
 
     /// The keys of a card: typing on a text or form card that may be answered, else commands.
-    pub fn card_context(&self, key: &AskKey) -> Context {
+    pub(crate) fn card_context(&self, key: &AskKey) -> Context {
         if self.card_takes_typing(key) {
             Context::CardTyping
         } else {

@@ -16,7 +16,7 @@ use crate::screens::card::ask_diff::{self, Changed};
 use crate::wire::{Answer, Ask, AskKind, AskOption, DecidedBy, Effect, FieldKind, FormField};
 
 /// The line a card shows for an ask kind the phone does not know (SPEC V3).
-pub const CANNOT_ANSWER: &str = "This kind of question cannot be answered from the phone.";
+pub(crate) const CANNOT_ANSWER: &str = "This kind of question cannot be answered from the phone.";
 
 /// One form field's value as it is being filled in.
 #[derive(Debug, Clone)]
@@ -59,7 +59,7 @@ impl FieldValue {
     }
 
     /// The editor of a field that takes typing.
-    pub fn editor_mut(&mut self) -> Option<&mut Editor> {
+    pub(crate) fn editor_mut(&mut self) -> Option<&mut Editor> {
         match self {
             Self::Text(editor) | Self::Number(editor) => Some(editor),
             _ => None,
@@ -70,13 +70,13 @@ impl FieldValue {
 /// A form being filled in: the focused field and every value.
 #[derive(Debug, Clone)]
 pub struct FormState {
-    pub focus: usize,
+    pub(crate) focus: usize,
     pub values: Vec<FieldValue>,
 }
 
 /// Why the card was left without an answer from this phone.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ClosedHow {
+pub(crate) enum ClosedHow {
     /// The pane's chat says how (SPEC A4–A6).
     Known(Box<ClosedAsk>),
     /// The ask left the open list and the chat does not say why.
@@ -87,36 +87,36 @@ pub enum ClosedHow {
 /// allow-always at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct AgentOffer {
-    pub tls: bool,
-    pub allows_always: bool,
+    pub(crate) tls: bool,
+    pub(crate) allows_always: bool,
 }
 
 #[derive(Debug, Clone)]
 pub struct CardState {
-    pub key: AskKey,
+    pub(crate) key: AskKey,
     /// The ask as last seen; kept after it closes so the card can still say what happened.
-    pub ask: Ask,
+    pub(crate) ask: Ask,
     pub pane_title: String,
     /// The highlighted option of a permission or choice card: an index into
     /// [`CardState::offered`].
     pub selected: usize,
     pub form: Option<FormState>,
     /// The answer of a text card.
-    pub text: Editor,
+    pub(crate) text: Editor,
     /// Set once the ask is no longer open.
-    pub closed: Option<ClosedHow>,
+    pub(crate) closed: Option<ClosedHow>,
     /// A line from the phone itself, e.g. a required field left empty.
-    pub notice: Option<String>,
+    pub(crate) notice: Option<String>,
     /// Since when keys may answer: the card opened, or its ask changed (issue 10).
-    pub arming: Arming,
+    pub(crate) arming: Arming,
     /// The ask as the person last saw it settled, while a change since is not acknowledged:
     /// the card shows what changed until the person moves or answers after the reading time.
-    pub changed_from: Option<Ask>,
+    pub(crate) changed_from: Option<Ask>,
 }
 
 impl CardState {
     /// A card opened `now`: no key answers it until the reading time is over.
-    pub fn new(key: AskKey, ask: Ask, pane_title: String, now: OffsetDateTime) -> Self {
+    pub(crate) fn new(key: AskKey, ask: Ask, pane_title: String, now: OffsetDateTime) -> Self {
         let mut card = Self {
             key,
             form: None,
@@ -134,23 +134,23 @@ impl CardState {
     }
 
     /// True once the reading time since the card opened or changed is over.
-    pub fn is_armed(&self, now: OffsetDateTime) -> bool {
+    pub(crate) fn is_armed(&self, now: OffsetDateTime) -> bool {
         self.arming.is_armed(now)
     }
 
     /// The card is on screen again (opened from the inbox or a pane): read it before answering.
-    pub fn reopen(&mut self, now: OffsetDateTime) {
+    pub(crate) fn reopen(&mut self, now: OffsetDateTime) {
         self.arming = Arming::start(Why::Opened, now);
     }
 
     /// The person moved or answered after the reading time: the change has been seen.
-    pub fn acknowledge(&mut self) {
+    pub(crate) fn acknowledge(&mut self) {
         self.changed_from = None;
         self.notice = None;
     }
 
     /// A key that would answer came inside the reading time: it does nothing, and says why.
-    pub fn refuse_unread(&mut self) {
+    pub(crate) fn refuse_unread(&mut self) {
         self.notice = Some(self.arming.why.sentence().to_string());
     }
 
@@ -172,7 +172,7 @@ impl CardState {
     /// the same one) redraws the card (SPEC A3), keeps what was typed into fields that are still
     /// there and the selection on the same option, starts the reading time again and marks what
     /// changed. Returns true when the card changed under the person's eyes.
-    pub fn refresh(
+    pub(crate) fn refresh(
         &mut self,
         live: Option<&Ask>,
         closed: Option<&ClosedAsk>,
@@ -251,7 +251,11 @@ impl CardState {
     }
 
     /// Whether allow-always may be offered on this card, and if not, why (SPEC A11, A12).
-    pub fn allow_always(&self, agent_is_tls: bool, agent_allows: bool) -> Result<(), &'static str> {
+    pub(crate) fn allow_always(
+        &self,
+        agent_is_tls: bool,
+        agent_allows: bool,
+    ) -> Result<(), &'static str> {
         let offered = self.ask.permission.as_ref().is_some_and(|p| {
             p.options
                 .iter()
@@ -281,7 +285,7 @@ impl CardState {
     }
 
     /// The options shown, with allow-always left out where it may not be offered.
-    pub fn options(&self, allow_always: bool) -> Vec<&AskOption> {
+    pub(crate) fn options(&self, allow_always: bool) -> Vec<&AskOption> {
         self.ask
             .options()
             .iter()
@@ -290,17 +294,17 @@ impl CardState {
     }
 
     /// The options this card offers on this agent (SPEC A11, A12).
-    pub fn offered(&self, agent: AgentOffer) -> Vec<&AskOption> {
+    pub(crate) fn offered(&self, agent: AgentOffer) -> Vec<&AskOption> {
         self.options(self.allow_always(agent.tls, agent.allows_always).is_ok())
     }
 
     /// The selected option, if the card has options.
-    pub fn selected_option(&self, agent: AgentOffer) -> Option<&AskOption> {
+    pub(crate) fn selected_option(&self, agent: AgentOffer) -> Option<&AskOption> {
         self.offered(agent).get(self.selected).copied()
     }
 
     /// The answer of picking an option (permission or choice).
-    pub fn pick(option: &AskOption) -> Answer {
+    pub(crate) fn pick(option: &AskOption) -> Answer {
         Answer {
             option_id: Some(option.id.clone()),
             ..Answer::default()
@@ -308,7 +312,7 @@ impl CardState {
     }
 
     /// The answer of a text card.
-    pub fn text_answer(&self) -> Answer {
+    pub(crate) fn text_answer(&self) -> Answer {
         Answer {
             text: Some(self.text.text()),
             ..Answer::default()
@@ -317,7 +321,7 @@ impl CardState {
 
     /// The answer of a form card, or the first field that needs the person (client-side
     /// check; the agent checks again).
-    pub fn form_answer(&self) -> Result<Answer, (usize, String)> {
+    pub(crate) fn form_answer(&self) -> Result<Answer, (usize, String)> {
         let (Some(body), Some(state)) = (self.ask.form.as_ref(), self.form.as_ref()) else {
             return Err((0, "This form has no fields to fill in.".into()));
         };
@@ -370,14 +374,8 @@ impl CardState {
     }
 
     /// True when the card is a text card or a form: letters are typed, not commands.
-    pub fn takes_typing(&self) -> bool {
+    pub(crate) fn takes_typing(&self) -> bool {
         matches!(self.ask.kind, AskKind::Text | AskKind::Form) && self.ask.is_answerable()
-    }
-
-    pub fn focused_field(&self) -> Option<(&FormField, &FieldValue)> {
-        let form = self.form.as_ref()?;
-        let field = self.ask.form.as_ref()?.fields.get(form.focus)?;
-        Some((field, form.values.get(form.focus)?))
     }
 }
 
@@ -397,7 +395,7 @@ fn reads_the_same(a: &Ask, b: &Ask) -> bool {
 
 /// The state of a card's answer, each with the exact sentence of the SPEC.
 #[derive(Debug, Clone, PartialEq)]
-pub enum CardStatus {
+pub(crate) enum CardStatus {
     /// Submitted, or on its way.
     Sending,
     Answered,
@@ -427,7 +425,7 @@ pub enum CardStatus {
 
 impl CardStatus {
     /// The status of the newest answer to this card, if any.
-    pub fn of(intents: &Intents, key: &AskKey) -> Option<Self> {
+    pub(crate) fn of(intents: &Intents, key: &AskKey) -> Option<Self> {
         if intents.answer_pending(key) {
             return Some(Self::Sending);
         }
@@ -454,7 +452,7 @@ impl CardStatus {
         })
     }
 
-    pub fn sentence(&self) -> String {
+    pub(crate) fn sentence(&self) -> String {
         match self {
             Self::Sending => "Sending…".into(),
             Self::Answered => "Answered.".into(),
@@ -479,7 +477,7 @@ impl CardStatus {
     }
 
     /// A request id the person may retry (SPEC Q4).
-    pub fn retry_id(&self) -> Option<&str> {
+    pub(crate) fn retry_id(&self) -> Option<&str> {
         match self {
             Self::Unknown { request_id } | Self::NotSent { request_id, .. } => Some(request_id),
             _ => None,
@@ -487,7 +485,7 @@ impl CardStatus {
     }
 
     /// True when a new answer may be given: nothing is on its way and nothing was decided.
-    pub fn allows_answer(status: Option<&Self>) -> bool {
+    pub(crate) fn allows_answer(status: Option<&Self>) -> bool {
         match status {
             None => true,
             Some(status) => matches!(
@@ -502,13 +500,13 @@ impl CardStatus {
     }
 
     /// True for the outcomes drawn as trouble rather than progress.
-    pub fn is_trouble(&self) -> bool {
+    pub(crate) fn is_trouble(&self) -> bool {
         !matches!(self, Self::Sending | Self::Answered)
     }
 }
 
 /// The sentence for a card whose ask closed without this phone's answer (SPEC A4–A6).
-pub fn closed_sentence(closed: &ClosedHow) -> &'static str {
+pub(crate) fn closed_sentence(closed: &ClosedHow) -> &'static str {
     let ClosedHow::Known(closed) = closed else {
         return "This ask is no longer open.";
     };

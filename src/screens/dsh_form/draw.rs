@@ -18,7 +18,7 @@ use crate::ui::put;
 
 const LABEL_WIDTH: usize = 12;
 
-pub fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme: &Theme) {
     let area = frame.area();
     let body = geometry::listing(area.width, area.height, false);
     let heading = match form.purpose {

@@ -4,9 +4,9 @@
 //! register by its absolute path (`/workspaces/create`) where the token may. Everything is
 //! checked here before it is sent, and the receipt of what was sent stays on the form.
 
-pub mod keys;
+pub(crate) mod keys;
 
-pub mod draw;
+pub(crate) mod draw;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
@@ -22,14 +22,14 @@ use crate::screens::Screen;
 
 /// What a form makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DshPurpose {
+pub(crate) enum DshPurpose {
     Task,
     Register,
 }
 
 /// One field of a form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DshField {
+pub(crate) enum DshField {
     Workspace,
     Session,
     Title,
@@ -42,7 +42,7 @@ pub enum DshField {
 }
 
 impl DshField {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Self::Workspace => "Workspace",
             Self::Session => "Session",
@@ -56,7 +56,7 @@ impl DshField {
         }
     }
 
-    pub fn is_text(self) -> bool {
+    pub(crate) fn is_text(self) -> bool {
         matches!(
             self,
             Self::Title | Self::Objective | Self::Path | Self::WorkspaceTitle
@@ -77,42 +77,42 @@ const REGISTER_FIELDS: [DshField; 2] = [DshField::Path, DshField::WorkspaceTitle
 
 /// A row the New page offers for a bridge.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DshNewRow {
-    pub agent: String,
-    pub purpose: DshPurpose,
-    pub title: String,
-    pub description: String,
+pub(crate) struct DshNewRow {
+    pub(crate) agent: String,
+    pub(crate) purpose: DshPurpose,
+    pub(crate) title: String,
+    pub(crate) description: String,
 }
 
 /// The form's state.
 #[derive(Debug, Clone)]
 pub struct DshFormScreen {
-    pub agent: String,
-    pub purpose: DshPurpose,
+    pub(crate) agent: String,
+    pub(crate) purpose: DshPurpose,
     /// The focused field's index in [`DshFormScreen::fields`].
-    pub field: usize,
+    pub(crate) field: usize,
     /// Index into the bridge's workspaces.
-    pub workspace: usize,
+    pub(crate) workspace: usize,
     /// 0 = a new session, n = the n-th session of the workspace no task follows.
-    pub session: usize,
-    pub title: Editor,
-    pub objective: Editor,
+    pub(crate) session: usize,
+    pub(crate) title: Editor,
+    pub(crate) objective: Editor,
     /// 0 = the desktop's default, n = the n-th listed preset.
-    pub preset: usize,
+    pub(crate) preset: usize,
     /// 0 = the catalog's default, n = the n-th model of the catalog.
-    pub model: usize,
+    pub(crate) model: usize,
     /// 0 = the model's default, n = the n-th effort the chosen model declares.
-    pub effort: usize,
-    pub path: Editor,
-    pub workspace_title: Editor,
+    pub(crate) effort: usize,
+    pub(crate) path: Editor,
+    pub(crate) workspace_title: Editor,
     /// Why the last submit was not sent, in the phone's words.
-    pub problem: Option<String>,
+    pub(crate) problem: Option<String>,
     /// What was sent last, to find its receipt.
-    pub sent: Option<IntentKind>,
+    pub(crate) sent: Option<IntentKind>,
 }
 
 impl DshFormScreen {
-    pub fn new(agent: &str, purpose: DshPurpose) -> Self {
+    pub(crate) fn new(agent: &str, purpose: DshPurpose) -> Self {
         Self {
             agent: agent.to_string(),
             purpose,
@@ -131,14 +131,14 @@ impl DshFormScreen {
         }
     }
 
-    pub fn fields(&self) -> &'static [DshField] {
+    pub(crate) fn fields(&self) -> &'static [DshField] {
         match self.purpose {
             DshPurpose::Task => &TASK_FIELDS,
             DshPurpose::Register => &REGISTER_FIELDS,
         }
     }
 
-    pub fn focused(&self) -> DshField {
+    pub(crate) fn focused(&self) -> DshField {
         let fields = self.fields();
         fields[self.field.min(fields.len() - 1)]
     }
@@ -153,7 +153,7 @@ impl DshFormScreen {
         }
     }
 
-    pub fn editor(&self, field: DshField) -> Option<&Editor> {
+    pub(crate) fn editor(&self, field: DshField) -> Option<&Editor> {
         match field {
             DshField::Title => Some(&self.title),
             DshField::Objective => Some(&self.objective),
@@ -166,20 +166,20 @@ impl DshFormScreen {
 
 /// The options of the form's choice fields as the bridge offers them now.
 #[derive(Debug, Clone, Default)]
-pub struct DshChoices {
+pub(crate) struct DshChoices {
     /// (workspace id, title, path, status word)
-    pub workspaces: Vec<(String, String, String, String)>,
+    pub(crate) workspaces: Vec<(String, String, String, String)>,
     /// (session id, title) of the chosen workspace's sessions no task follows.
-    pub sessions: Vec<(String, String)>,
+    pub(crate) sessions: Vec<(String, String)>,
     /// (preset id, title)
-    pub presets: Vec<(String, Option<String>)>,
-    pub models: Vec<ModelChoice>,
-    pub default_model: Option<String>,
+    pub(crate) presets: Vec<(String, Option<String>)>,
+    pub(crate) models: Vec<ModelChoice>,
+    pub(crate) default_model: Option<String>,
 }
 
 impl DshChoices {
     /// The chosen model's efforts (none when the catalog's default is kept).
-    pub fn efforts(&self, form: &DshFormScreen) -> Vec<String> {
+    pub(crate) fn efforts(&self, form: &DshFormScreen) -> Vec<String> {
         form.model
             .checked_sub(1)
             .and_then(|i| self.models.get(i))
@@ -188,7 +188,7 @@ impl DshChoices {
     }
 
     /// How many options a choice field has (its first is the default where there is one).
-    pub fn count(&self, form: &DshFormScreen, field: DshField) -> usize {
+    pub(crate) fn count(&self, form: &DshFormScreen, field: DshField) -> usize {
         match field {
             DshField::Workspace => self.workspaces.len(),
             DshField::Session => self.sessions.len() + 1,
@@ -200,7 +200,7 @@ impl DshChoices {
     }
 
     /// The words of a choice field's current option.
-    pub fn shown(&self, form: &DshFormScreen, field: DshField) -> String {
+    pub(crate) fn shown(&self, form: &DshFormScreen, field: DshField) -> String {
         match field {
             DshField::Workspace => match self.workspaces.get(form.workspace) {
                 Some((id, title, _, status)) => {
@@ -260,7 +260,7 @@ impl DshChoices {
 impl App {
     /// The New page's rows for bridges: a task on each, and registering a workspace where the
     /// token may (`capabilities.workspaces.create`).
-    pub fn dsh_new_rows(&self, filter: &Filter) -> Vec<DshNewRow> {
+    pub(crate) fn dsh_new_rows(&self, filter: &Filter) -> Vec<DshNewRow> {
         let mut rows = Vec::new();
         for agent in &self.agents.list {
             let Some(view) = self.dsh.get(&agent.name) else {
@@ -294,7 +294,7 @@ impl App {
     }
 
     /// The options of a form, from the bridge's capabilities, workspaces and layout.
-    pub fn dsh_choices(&self, form: &DshFormScreen) -> DshChoices {
+    pub(crate) fn dsh_choices(&self, form: &DshFormScreen) -> DshChoices {
         let Some(view) = self.dsh.get(&form.agent) else {
             return DshChoices::default();
         };
@@ -338,13 +338,13 @@ impl App {
     }
 
     /// The receipt of what the form sent last.
-    pub fn dsh_form_receipt(&self, form: &DshFormScreen) -> Option<&IntentRecord> {
+    pub(crate) fn dsh_form_receipt(&self, form: &DshFormScreen) -> Option<&IntentRecord> {
         let sent = form.sent.as_ref()?;
         self.intents
             .latest(|r| r.agent == form.agent && r.kind == *sent)
     }
 
-    pub fn dsh_form_pending(&self, form: &DshFormScreen) -> bool {
+    pub(crate) fn dsh_form_pending(&self, form: &DshFormScreen) -> bool {
         form.sent.as_ref().is_some_and(|sent| {
             self.intents
                 .is_pending(|agent, kind| agent == form.agent && kind == sent)
@@ -482,7 +482,7 @@ fn optional(editor: &Editor) -> Option<String> {
 }
 
 /// The intent of a filled-in form, or what is wrong with it, in the phone's words.
-pub fn build(
+pub(crate) fn build(
     form: &DshFormScreen,
     view: &DshView,
     choices: &DshChoices,

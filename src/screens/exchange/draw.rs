@@ -10,7 +10,7 @@ use crate::out;
 use crate::screens::inspector;
 use crate::ui::put;
 
-pub fn draw(frame: &mut Frame<'_>, screen: &ExchangeScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, screen: &ExchangeScreen, theme: &Theme) {
     let area = frame.area();
     let (heading, body) = exchange_parts(area.width, area.height);
     let record = &screen.record;

@@ -2,8 +2,8 @@
 //! out for reading (JSON indented), scrolled by lines. Its lines are built here, so the keys know
 //! how far a page goes and `draw.rs` paints the same lines.
 
-pub mod draw;
-pub mod keys;
+pub(crate) mod draw;
+pub(crate) mod keys;
 
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -24,13 +24,12 @@ const LABEL: usize = 12;
 /// One exchange of the wire inspector, kept whole even after the list lets it go.
 #[derive(Debug, Clone)]
 pub struct ExchangeScreen {
-    pub number: u64,
-    pub record: Box<ExchangeRecord>,
+    pub(crate) record: Box<ExchangeRecord>,
     /// The request body as shown: laid out when it is JSON.
-    pub request_text: String,
-    pub reply_text: String,
+    pub(crate) request_text: String,
+    pub(crate) reply_text: String,
     /// Lines scrolled past.
-    pub scroll: usize,
+    pub(crate) scroll: usize,
 }
 
 impl App {
@@ -71,12 +70,12 @@ impl App {
 }
 
 /// Where the detail of one exchange goes: a heading over its lines.
-pub fn exchange_parts(width: u16, height: u16) -> (Rect, Rect) {
+pub(crate) fn exchange_parts(width: u16, height: u16) -> (Rect, Rect) {
     geometry::conversation(width, height)
 }
 
 /// "14:30:00.123" (UTC).
-pub fn clock(record: &ExchangeRecord) -> String {
+pub(crate) fn clock(record: &ExchangeRecord) -> String {
     let at = record.at.to_offset(time::UtcOffset::UTC);
     format!(
         "{:02}:{:02}:{:02}.{:03}",
@@ -87,7 +86,7 @@ pub fn clock(record: &ExchangeRecord) -> String {
     )
 }
 
-pub fn status_style(record: &ExchangeRecord, theme: &Theme) -> Style {
+pub(crate) fn status_style(record: &ExchangeRecord, theme: &Theme) -> Style {
     match record.status {
         // 304: nothing changed since the last read, the usual answer of a poll.
         Some(100..=399) => theme.ok,
@@ -97,7 +96,7 @@ pub fn status_style(record: &ExchangeRecord, theme: &Theme) -> Style {
 }
 
 /// Every line of one exchange at this width: its fields, then each body laid out.
-pub fn lines(screen: &ExchangeScreen, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn lines(screen: &ExchangeScreen, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     let width = usize::from(width);
     let record = &screen.record;
     let mut lines = Vec::new();

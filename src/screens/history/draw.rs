@@ -28,7 +28,7 @@ fn short_time(text: &str) -> String {
     }
 }
 
-pub fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen, theme: &Theme) {
+pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen, theme: &Theme) {
     let area = frame.area();
     let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
     let list = app.history.conversations(&screen.agent);
@@ -122,7 +122,7 @@ pub fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen, theme
     crate::ui::filter::draw_filter(frame, parts.filter, &screen.filter, theme);
 }
 
-pub fn draw_conversation(
+pub(crate) fn draw_conversation(
     frame: &mut Frame<'_>,
     app: &App,
     screen: &ConversationScreen,

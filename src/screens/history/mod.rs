@@ -1,8 +1,8 @@
 //! History: an agent's conversations newest first, one conversation's items oldest first, and
 //! reopen (SPEC W5). The next page is read as the selection nears the end.
 
-pub mod draw;
-pub mod keys;
+pub(crate) mod draw;
+pub(crate) mod keys;
 
 use crate::app::history::{HistoryStore, LOAD_AHEAD};
 use crate::app::keymap::Action;
@@ -18,24 +18,28 @@ use crate::wire::ConversationSummary;
 
 #[derive(Debug, Clone)]
 pub struct HistoryScreen {
-    pub agent: String,
-    pub cursor: ListCursor,
-    pub filter: Filter,
+    pub(crate) agent: String,
+    pub(crate) cursor: ListCursor,
+    pub(crate) filter: Filter,
 }
 
 #[derive(Debug, Clone)]
 pub struct ConversationScreen {
-    pub agent: String,
-    pub conversation: String,
-    pub title: String,
-    pub scroll: ChatScroll,
-    pub thinking_expanded: bool,
+    pub(crate) agent: String,
+    pub(crate) conversation: String,
+    pub(crate) title: String,
+    pub(crate) scroll: ChatScroll,
+    pub(crate) thinking_expanded: bool,
     /// Set once the view was placed at the first item; history reads oldest first.
-    pub placed: bool,
+    pub(crate) placed: bool,
 }
 
 impl App {
-    pub fn conversation_rows(&self, agent: &str, filter: &Filter) -> Vec<&ConversationSummary> {
+    pub(crate) fn conversation_rows(
+        &self,
+        agent: &str,
+        filter: &Filter,
+    ) -> Vec<&ConversationSummary> {
         self.history
             .conversations(agent)
             .map(|list| {
@@ -111,7 +115,7 @@ impl App {
                     placed: false,
                 };
                 if let Some(list) = self.history.items(&agent, &conversation).filter(|_| loaded) {
-                    screen.scroll.to_top(&list.entries);
+                    screen.scroll.jump_to_top(&list.entries);
                     screen.placed = true;
                 }
                 self.nav.push(Screen::Conversation(screen));
@@ -190,7 +194,7 @@ impl App {
                     HistoryStore::items(history, &screen.agent, &screen.conversation)
                 && !list.entries.is_empty()
             {
-                screen.scroll.to_top(&list.entries);
+                screen.scroll.jump_to_top(&list.entries);
                 screen.placed = true;
             }
         }

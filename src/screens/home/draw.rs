@@ -31,7 +31,7 @@ fn freshness(agent: &AgentView, now: time::OffsetDateTime) -> String {
     }
 }
 
-pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme) {
     let (width, height) = (frame.area().width, frame.area().height);
     let parts = geometry::home(width, height, app.agents.list.len());
     let agents = app.home_agents(&screen.filter);

@@ -7,7 +7,7 @@ use crate::app::dsh_state::DshView;
 use crate::engine::AgentStatus;
 
 /// The name shown for an agent on Home: a bridge says that it is one.
-pub fn name(app: &App, agent: &AgentView) -> String {
+pub(crate) fn name(app: &App, agent: &AgentView) -> String {
     if app.is_bridge(&agent.name) {
         format!("{} (DSH bridge)", agent.name)
     } else {
@@ -16,7 +16,7 @@ pub fn name(app: &App, agent: &AgentView) -> String {
 }
 
 /// The chosen bridge's sentence; None for a Collie agent or a bridge that is not ready.
-pub fn detail(app: &App, agent: &AgentView) -> Option<String> {
+pub(crate) fn detail(app: &App, agent: &AgentView) -> Option<String> {
     let view = app.dsh_view(&agent.name)?;
     if agent.status != AgentStatus::Ready {
         return None;

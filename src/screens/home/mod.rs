@@ -1,9 +1,9 @@
 //! Home: every agent with its state, then "Needs your answer" (SPEC A2). The selection moves
 //! from the agents down into the inbox and back.
 
-pub mod draw;
-pub mod draw_dsh;
-pub mod keys;
+pub(crate) mod draw;
+pub(crate) mod draw_dsh;
+pub(crate) mod keys;
 
 use crate::app::inbox::{self, InboxRow};
 use crate::app::keymap::Action;
@@ -14,16 +14,16 @@ use crate::screens::{HistoryScreen, LayoutScreen, NewScreen, Screen};
 
 #[derive(Debug, Clone, Default)]
 pub struct HomeScreen {
-    pub agents: ListCursor,
-    pub inbox: ListCursor,
+    pub(crate) agents: ListCursor,
+    pub(crate) inbox: ListCursor,
     /// True when the selection is in "Needs your answer", false in the agents.
-    pub in_inbox: bool,
-    pub filter: Filter,
+    pub(crate) in_inbox: bool,
+    pub(crate) filter: Filter,
 }
 
 impl App {
     /// Indices of the agents the filter lets through.
-    pub fn home_agents(&self, filter: &Filter) -> Vec<usize> {
+    pub(crate) fn home_agents(&self, filter: &Filter) -> Vec<usize> {
         self.agents
             .list
             .iter()
@@ -36,7 +36,7 @@ impl App {
     }
 
     /// The inbox rows the filter lets through, oldest first (SPEC A2).
-    pub fn home_inbox<'a>(&'a self, filter: &Filter) -> Vec<InboxRow<'a>> {
+    pub(crate) fn home_inbox<'a>(&'a self, filter: &Filter) -> Vec<InboxRow<'a>> {
         inbox::rows(&self.agents)
             .into_iter()
             .filter(|row| {

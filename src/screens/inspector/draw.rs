@@ -31,7 +31,6 @@ const REQUEST_ID: usize = 36;
 /// The path keeps at least this much; other columns go first.
 const PATH_MIN: usize = 24;
 const AGENT_MAX: usize = 16;
-/// Width of the labels of an exchange's fields.
 
 /// Which of the columns that can go fit at this width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +93,7 @@ fn short_path(path: &str) -> &str {
     }
 }
 
-pub fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScreen, theme: &Theme) {
+pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScreen, theme: &Theme) {
     let area = frame.area();
     let parts = inspector_parts(area.width, area.height, screen);
     let view = inspector_view(&app.wire, screen, usize::from(parts.list.height));

@@ -2,8 +2,8 @@
 //! filter, following the newest unless the person moved up; one exchange's bodies; and the
 //! export of the listed exchanges to a file for a bug report (written by the runner).
 
-pub mod draw;
-pub mod keys;
+pub(crate) mod draw;
+pub(crate) mod keys;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -21,22 +21,22 @@ use crate::screens::{ExchangeScreen, Screen};
 #[derive(Debug, Clone, Default)]
 pub struct InspectorScreen {
     /// The selected exchange by its number; None follows the newest.
-    pub selected: Option<u64>,
+    pub(crate) selected: Option<u64>,
     /// The first exchange drawn, by its number, while not following.
-    pub top: Option<u64>,
-    pub filter: Filter,
+    pub(crate) top: Option<u64>,
+    pub(crate) filter: Filter,
     /// What the last export came to.
-    pub note: Option<InspectorNote>,
+    pub(crate) note: Option<InspectorNote>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InspectorNote {
-    pub text: String,
-    pub trouble: bool,
+pub(crate) struct InspectorNote {
+    pub(crate) text: String,
+    pub(crate) trouble: bool,
 }
 
 /// Exchanges kept: a few minutes of polling, a few MiB at most.
-pub const KEPT_EXCHANGES: usize = 1000;
+pub(crate) const KEPT_EXCHANGES: usize = 1000;
 
 /// Most rows the export's note may take under the list.
 const NOTE_ROWS: usize = 3;
@@ -50,7 +50,7 @@ pub struct WireLog {
 }
 
 impl WireLog {
-    pub fn push(&mut self, record: ExchangeRecord) {
+    pub(crate) fn push(&mut self, record: ExchangeRecord) {
         if self.records.len() >= KEPT_EXCHANGES {
             self.records.pop_front();
             self.first += 1;
@@ -62,22 +62,22 @@ impl WireLog {
         self.records.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.records.is_empty()
     }
 
     /// Every exchange reported since the phone started, kept or not.
-    pub fn seen(&self) -> u64 {
+    pub(crate) fn seen(&self) -> u64 {
         self.first + self.records.len() as u64
     }
 
-    pub fn get(&self, number: u64) -> Option<&ExchangeRecord> {
+    pub(crate) fn get(&self, number: u64) -> Option<&ExchangeRecord> {
         let place = usize::try_from(number.checked_sub(self.first)?).ok()?;
         self.records.get(place)
     }
 
     /// The numbers of the kept exchanges the filter lets through, oldest first.
-    pub fn rows(&self, filter: &Filter) -> Vec<u64> {
+    pub(crate) fn rows(&self, filter: &Filter) -> Vec<u64> {
         let numbers = (self.first..).zip(self.records.iter());
         if filter.is_blank() {
             return numbers.map(|(n, _)| n).collect();
@@ -102,7 +102,7 @@ fn filter_words(record: &ExchangeRecord) -> String {
 }
 
 /// The status, or why no reply came.
-pub fn status_words(record: &ExchangeRecord) -> String {
+pub(crate) fn status_words(record: &ExchangeRecord) -> String {
     match (record.status, &record.error) {
         (Some(status), _) => status.to_string(),
         (None, Some(error)) => error.clone(),
@@ -112,18 +112,18 @@ pub fn status_words(record: &ExchangeRecord) -> String {
 
 /// Where the inspector's parts go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct InspectorParts {
-    pub heading: Rect,
+pub(crate) struct InspectorParts {
+    pub(crate) heading: Rect,
     /// The column titles.
-    pub columns: Rect,
-    pub list: Rect,
+    pub(crate) columns: Rect,
+    pub(crate) list: Rect,
     /// What the last export came to.
-    pub note: Rect,
-    pub filter: Rect,
+    pub(crate) note: Rect,
+    pub(crate) filter: Rect,
 }
 
 /// The rows the export's note takes at this width.
-pub fn note_lines(note: Option<&InspectorNote>, width: u16) -> Vec<String> {
+pub(crate) fn note_lines(note: Option<&InspectorNote>, width: u16) -> Vec<String> {
     let Some(note) = note else {
         return Vec::new();
     };
@@ -132,7 +132,7 @@ pub fn note_lines(note: Option<&InspectorNote>, width: u16) -> Vec<String> {
     lines
 }
 
-pub fn inspector_parts(width: u16, height: u16, screen: &InspectorScreen) -> InspectorParts {
+pub(crate) fn inspector_parts(width: u16, height: u16, screen: &InspectorScreen) -> InspectorParts {
     let body = geometry::frame(width, height).body;
     let note_rows = u16::try_from(note_lines(screen.note.as_ref(), width).len()).unwrap_or(0);
     let filter_rows = u16::from(screen.filter.is_active());
@@ -159,15 +159,19 @@ pub fn inspector_parts(width: u16, height: u16, screen: &InspectorScreen) -> Ins
 
 /// The list as shown: its rows, the selection and the first row drawn.
 #[derive(Debug, Clone)]
-pub struct InspectorView {
-    pub rows: Vec<u64>,
-    pub cursor: ListCursor,
-    pub following: bool,
+pub(crate) struct InspectorView {
+    pub(crate) rows: Vec<u64>,
+    pub(crate) cursor: ListCursor,
+    pub(crate) following: bool,
 }
 
 /// Places the selection and the view over the filtered rows; a selected exchange the ring let
 /// go gives way to the oldest one kept.
-pub fn inspector_view(wire: &WireLog, screen: &InspectorScreen, height: usize) -> InspectorView {
+pub(crate) fn inspector_view(
+    wire: &WireLog,
+    screen: &InspectorScreen,
+    height: usize,
+) -> InspectorView {
     let rows = wire.rows(&screen.filter);
     let len = rows.len();
     let place = |number: u64| rows.partition_point(|n| *n < number);
@@ -192,7 +196,7 @@ pub fn inspector_view(wire: &WireLog, screen: &InspectorScreen, height: usize) -
 }
 
 /// `wire-20261129-143000-123.jsonl`, from the phone's clock (UTC, no colons for any file system).
-pub fn export_file_name(now: OffsetDateTime) -> String {
+pub(crate) fn export_file_name(now: OffsetDateTime) -> String {
     let at = now.to_offset(time::UtcOffset::UTC);
     format!(
         "wire-{:04}{:02}{:02}-{:02}{:02}{:02}-{:03}.jsonl",
@@ -208,7 +212,7 @@ pub fn export_file_name(now: OffsetDateTime) -> String {
 
 /// `$XDG_STATE_HOME/collie-phone` (or `~/.local/state/collie-phone`), next to the journal:
 /// an export must outlive `collie-phone demo`, whose folder goes when it quits.
-pub fn default_export_dir() -> PathBuf {
+pub(crate) fn default_export_dir() -> PathBuf {
     let journal = crate::engine::Journal::default_path();
     journal
         .parent()
@@ -324,7 +328,6 @@ impl App {
         };
         let shown = |body: &str| pretty_json::pretty(body).unwrap_or_else(|| body.to_string());
         let screen = ExchangeScreen {
-            number,
             request_text: shown(&record.request_body),
             reply_text: shown(&record.reply_body),
             record: Box::new(record.clone()),

@@ -15,7 +15,7 @@ use crate::ui::{columns, put};
 use crate::wire::{PaneState, TurnState};
 
 /// The state word of a pane and its style: the known ones, or the agent's own word (SPEC V2).
-pub fn state_word(state: &PaneState, theme: &Theme) -> (String, Style) {
+pub(crate) fn state_word(state: &PaneState, theme: &Theme) -> (String, Style) {
     let style = match state {
         PaneState::Running => theme.accent,
         PaneState::Waiting => theme.warn,
@@ -26,11 +26,11 @@ pub fn state_word(state: &PaneState, theme: &Theme) -> (String, Style) {
     (state.as_str().to_string(), style)
 }
 
-pub fn turn_words(state: &TurnState) -> &str {
+pub(crate) fn turn_words(state: &TurnState) -> &str {
     state.as_str()
 }
 
-pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &Theme) {
     let area = frame.area();
     let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
     let agent = app.agents.get(&screen.agent);
@@ -67,7 +67,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &The
         .map(|row| {
             let (indent, title) = match row {
                 TreeRow::Workspace(w) => (0, w.title.as_str()),
-                TreeRow::Tab(_, t) => (2, t.title.as_str()),
+                TreeRow::Tab(t) => (2, t.title.as_str()),
                 TreeRow::Pane(p) => (4, p.pane.title.as_str()),
             };
             indent + wrap::width(title)
@@ -108,7 +108,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &The
                 ],
                 width,
             ),
-            TreeRow::Tab(_, t) => columns(
+            TreeRow::Tab(t) => columns(
                 &[
                     (marker.into(), 2, theme.accent),
                     (format!("  {}", t.title), title_width + 2, theme.text),

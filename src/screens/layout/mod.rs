@@ -1,8 +1,8 @@
 //! One agent's workspaces, tabs and panes as a tree; open a pane, rename a workspace or a tab,
 //! close any of them after a confirm (SPEC W5).
 
-pub mod draw;
-pub mod keys;
+pub(crate) mod draw;
+pub(crate) mod keys;
 
 use crate::app::agents::PaneRef;
 use crate::app::keymap::Action;
@@ -16,25 +16,25 @@ use crate::wire::{Tab, Workspace, caps};
 /// The workspaces, tabs and panes of one agent.
 #[derive(Debug, Clone)]
 pub struct LayoutScreen {
-    pub agent: String,
-    pub cursor: ListCursor,
-    pub filter: Filter,
+    pub(crate) agent: String,
+    pub(crate) cursor: ListCursor,
+    pub(crate) filter: Filter,
 }
 
 /// One row of the tree.
 #[derive(Debug, Clone, Copy)]
-pub enum TreeRow<'a> {
+pub(crate) enum TreeRow<'a> {
     Workspace(&'a Workspace),
-    Tab(&'a Workspace, &'a Tab),
+    Tab(&'a Tab),
     Pane(PaneRef<'a>),
 }
 
 impl TreeRow<'_> {
     /// The target kind of rename and close, its id and title.
-    pub fn target(&self) -> (&'static str, &str, &str) {
+    pub(crate) fn target(&self) -> (&'static str, &str, &str) {
         match self {
             TreeRow::Workspace(w) => ("workspace", &w.id, &w.title),
-            TreeRow::Tab(_, t) => ("tab", &t.id, &t.title),
+            TreeRow::Tab(t) => ("tab", &t.id, &t.title),
             TreeRow::Pane(p) => ("pane", &p.pane.id, &p.pane.title),
         }
     }
@@ -42,7 +42,7 @@ impl TreeRow<'_> {
 
 impl App {
     /// The rows of an agent's tree; with a filter, the matching panes and what holds them.
-    pub fn layout_rows(&self, screen: &LayoutScreen) -> Vec<TreeRow<'_>> {
+    pub(crate) fn layout_rows(&self, screen: &LayoutScreen) -> Vec<TreeRow<'_>> {
         let Some(agent) = self.agents.get(&screen.agent) else {
             return Vec::new();
         };
@@ -73,7 +73,7 @@ impl App {
                 }
                 let tab_matches = filter.matches(&format!("{} {}", workspace.title, tab.title));
                 if !tab_rows.is_empty() || tab_matches {
-                    workspace_rows.push(TreeRow::Tab(workspace, tab));
+                    workspace_rows.push(TreeRow::Tab(tab));
                     workspace_rows.extend(tab_rows);
                 }
             }
@@ -110,7 +110,7 @@ impl App {
             let (kind, id, title) = row.target();
             let first_pane = match row {
                 TreeRow::Pane(p) => Some(p.pane.id.clone()),
-                TreeRow::Tab(_, t) => t.panes.first().map(|p| p.id.clone()),
+                TreeRow::Tab(t) => t.panes.first().map(|p| p.id.clone()),
                 TreeRow::Workspace(w) => w
                     .tabs
                     .iter()

@@ -9,7 +9,7 @@ use crate::look::theme::Theme;
 use crate::screens::NewScreen;
 use crate::ui::{columns, put};
 
-pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: &Theme) {
     let area = frame.area();
     let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
     put(

@@ -1,8 +1,8 @@
 //! The New page: every agent's starters as rows (SPEC A17). Running one opens its pane as
 //! soon as the agent's snapshot has it.
 
-pub mod draw;
-pub mod keys;
+pub(crate) mod draw;
+pub(crate) mod keys;
 
 use crate::app::keymap::Action;
 use crate::app::list::{Filter, ListCursor};
@@ -13,19 +13,19 @@ use crate::wire::Starter;
 
 #[derive(Debug, Clone, Default)]
 pub struct NewScreen {
-    pub cursor: ListCursor,
-    pub filter: Filter,
+    pub(crate) cursor: ListCursor,
+    pub(crate) filter: Filter,
 }
 
 /// One starter with its agent.
 #[derive(Debug, Clone, Copy)]
-pub struct StarterRow<'a> {
-    pub agent: &'a str,
-    pub starter: &'a Starter,
+pub(crate) struct StarterRow<'a> {
+    pub(crate) agent: &'a str,
+    pub(crate) starter: &'a Starter,
 }
 
 impl App {
-    pub fn starter_rows(&self, filter: &Filter) -> Vec<StarterRow<'_>> {
+    pub(crate) fn starter_rows(&self, filter: &Filter) -> Vec<StarterRow<'_>> {
         self.agents
             .list
             .iter()

@@ -15,7 +15,7 @@ use crate::screens::overlay::{AllowAlwaysQuestion, Overlay};
 /// The argument lines the allow-always question shows before it points at the card.
 const QUESTION_ARGUMENT_LINES: usize = 8;
 
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
     let Some(overlay) = &app.overlay else {
         return;
     };

@@ -1,8 +1,8 @@
 //! What floats over a screen: the help of its keys, a yes/no question before something that
 //! cannot be taken back, or a one-line prompt such as a new title; and short messages.
 
-pub mod draw;
-pub mod keys;
+pub(crate) mod draw;
+pub(crate) mod keys;
 
 use time::OffsetDateTime;
 
@@ -61,23 +61,23 @@ pub enum Overlay {
 /// within the reading time after it appears.
 #[derive(Debug, Clone)]
 pub struct AllowAlwaysQuestion {
-    pub key: AskKey,
+    pub(crate) key: AskKey,
     /// The ask as it was when the question appeared: a change since drops the question.
-    pub ask: Ask,
+    pub(crate) ask: Ask,
     /// The allow-always option that a yes sends.
-    pub option_id: String,
-    pub arming: Arming,
+    pub(crate) option_id: String,
+    pub(crate) arming: Arming,
     /// Why the last key did nothing.
-    pub notice: Option<String>,
+    pub(crate) notice: Option<String>,
 }
 
 /// How long a short message stays.
-pub const TOAST_SECONDS: i64 = 4;
+pub(crate) const TOAST_SECONDS: i64 = 4;
 
 /// A short message in the footer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Toast {
-    pub text: String,
-    pub trouble: bool,
-    pub until: OffsetDateTime,
+pub(crate) struct Toast {
+    pub(crate) text: String,
+    pub(crate) trouble: bool,
+    pub(crate) until: OffsetDateTime,
 }

@@ -21,7 +21,7 @@ use crate::screens::{PaneFocus, PaneScreen};
 use crate::ui::put;
 use crate::wire::limits;
 
-pub fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme) {
     let parts = app.pane_parts(&screen.agent, &screen.pane);
     let Some(pane) = app.agents.pane(&screen.agent, &screen.pane) else {
         put(

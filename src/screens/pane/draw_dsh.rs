@@ -22,7 +22,7 @@ use crate::ui::put;
 use crate::wire::AskKind;
 
 /// The footer's hints where a bridge is on screen; None elsewhere.
-pub fn hints(app: &App, context: Context) -> Option<&'static [(Action, &'static str)]> {
+pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [(Action, &'static str)]> {
     match app.nav.top() {
         Screen::Pane(screen) if app.is_bridge(&screen.agent) => match context {
             Context::PaneChat if DshView::is_session_pane(&screen.pane) => Some(&[
@@ -72,7 +72,7 @@ pub fn hints(app: &App, context: Context) -> Option<&'static [(Action, &'static 
 }
 
 /// The heading's words after the state: the task's last turn, or what a session pane is.
-pub fn turn_words(app: &App, screen: &PaneScreen) -> Option<String> {
+pub(crate) fn turn_words(app: &App, screen: &PaneScreen) -> Option<String> {
     let view = app.dsh_view(&screen.agent)?;
     if DshView::is_session_pane(&screen.pane) {
         return Some("a desktop session no task follows (read-only)".into());
@@ -111,7 +111,7 @@ fn config_words(config: &ModelConfig) -> String {
 
 /// The line where a Collie pane has its belt: what the task runs with, and anything the person
 /// must know first (stopped, desktop reloaded).
-pub fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'static>> {
+pub(crate) fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'static>> {
     let view = app.dsh_view(&screen.agent)?;
     if DshView::is_session_pane(&screen.pane) {
         return Some(Line::from(Span::styled(
@@ -218,7 +218,7 @@ fn differs(asked: &ModelConfig, used: &ModelConfig) -> bool {
 }
 
 /// The input box's title: the kind and mode the next message goes with.
-pub fn input_title(app: &App, screen: &PaneScreen) -> Option<String> {
+pub(crate) fn input_title(app: &App, screen: &PaneScreen) -> Option<String> {
     let view = app.dsh_view(&screen.agent)?;
     if DshView::is_session_pane(&screen.pane) {
         return Some(" Message (adopt the session first) ".into());
@@ -229,7 +229,7 @@ pub fn input_title(app: &App, screen: &PaneScreen) -> Option<String> {
 
 /// The last action of this pane with its request id and state, and the input's size against
 /// the bridge's limit. False when the pane is not a bridge's.
-pub fn draw_status(
+pub(crate) fn draw_status(
     frame: &mut Frame<'_>,
     app: &App,
     screen: &PaneScreen,
@@ -294,7 +294,7 @@ fn latest_for_task<'a>(app: &'a App, agent: &str, pane: &str) -> Option<&'a Inte
 }
 
 /// The style of a receipt's state.
-pub fn receipt_style(state: &IntentState, theme: &Theme) -> Style {
+pub(crate) fn receipt_style(state: &IntentState, theme: &Theme) -> Style {
     match state {
         s if intents::is_in_flight(s) => theme.dim,
         IntentState::Done { .. } => theme.ok,
@@ -307,7 +307,7 @@ pub fn receipt_style(state: &IntentState, theme: &Theme) -> Style {
 
 /// "send feedback (steer) · req 6f1c… · replayed (already applied) — Ctrl-R resends": the request
 /// id in full when it fits, else its first 8 characters.
-pub fn receipt_spans(
+pub(crate) fn receipt_spans(
     app: &App,
     record: &IntentRecord,
     context: Context,

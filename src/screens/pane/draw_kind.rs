@@ -13,7 +13,7 @@ use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::overlay::draw::boxed;
 
-pub fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Theme) {
     let area = frame.area();
     let mut lines: Vec<Line<'static>> = Vec::new();
     for (index, kind) in AppendKind::ALL.iter().enumerate() {

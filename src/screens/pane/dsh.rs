@@ -13,11 +13,11 @@ use crate::wire::PostReply;
 
 /// The longest message the phone sends to a bridge; the body must stay under its 256 KiB
 /// (seed: maxRequestBytes), and the JSON around the words needs room.
-pub const MAX_BRIDGE_MESSAGE: usize = 240 * 1024;
+pub(crate) const MAX_BRIDGE_MESSAGE: usize = 240 * 1024;
 
 impl App {
     /// True when `agent` is a DSH bridge.
-    pub fn is_bridge(&self, agent: &str) -> bool {
+    pub(crate) fn is_bridge(&self, agent: &str) -> bool {
         self.dsh.contains_key(agent)
     }
 
@@ -337,7 +337,7 @@ impl App {
 
 /// A bridge intent's state in a few words (SPEC D5): a replay is said as such, and a lost
 /// reply says who may resend it and how.
-pub fn dsh_intent_words(record: &IntentRecord) -> String {
+pub(crate) fn dsh_intent_words(record: &IntentRecord) -> String {
     match &record.state {
         IntentState::Replayed { .. } => "replayed (already applied)".into(),
         IntentState::Done { .. } => match &record.kind {
@@ -356,7 +356,7 @@ pub fn dsh_intent_words(record: &IntentRecord) -> String {
 
 /// A bridge intent's state split for a one-line status: a few words, and the bridge's whole
 /// sentence (with its advice) for the line above when there is one.
-pub fn dsh_intent_parts(record: &IntentRecord) -> (String, Option<String>) {
+pub(crate) fn dsh_intent_parts(record: &IntentRecord) -> (String, Option<String>) {
     match &record.state {
         IntentState::Refused {
             code,
@@ -373,7 +373,7 @@ pub fn dsh_intent_parts(record: &IntentRecord) -> (String, Option<String>) {
 }
 
 /// The verb of a bridge intent with what qualifies it: "send feedback (steer)".
-pub fn dsh_verb(kind: &IntentKind) -> String {
+pub(crate) fn dsh_verb(kind: &IntentKind) -> String {
     match kind {
         IntentKind::DshAppend {
             message_kind, mode, ..

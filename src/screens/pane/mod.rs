@@ -1,11 +1,11 @@
 //! A pane: its chat (scrolled by lines, following the newest by default), its belt, and the
 //! input box whose words stay as a draft until the agent took them (SPEC A16, L).
 
-pub mod draw;
-pub mod draw_dsh;
-pub mod draw_kind;
-pub mod dsh;
-pub mod keys;
+pub(crate) mod draw;
+pub(crate) mod draw_dsh;
+pub(crate) mod draw_kind;
+pub(crate) mod dsh;
+pub(crate) mod keys;
 
 use crossterm::event::KeyEvent;
 
@@ -26,7 +26,7 @@ use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PaneFocus {
+pub(crate) enum PaneFocus {
     Chat,
     Input,
 }
@@ -35,21 +35,21 @@ pub enum PaneFocus {
 pub struct PaneScreen {
     pub agent: String,
     pub pane: String,
-    pub focus: PaneFocus,
+    pub(crate) focus: PaneFocus,
     pub scroll: ChatScroll,
-    pub thinking_expanded: bool,
+    pub(crate) thinking_expanded: bool,
 }
 
 /// A belt button as drawn: its words and where they sit on the belt line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BeltSlot {
-    pub text: String,
-    pub x: u16,
-    pub width: u16,
+pub(crate) struct BeltSlot {
+    pub(crate) text: String,
+    pub(crate) x: u16,
+    pub(crate) width: u16,
 }
 
 /// The belt's buttons laid out from the left: `[F1 Run tests] [F2 Lint]`.
-pub fn belt_slots(belt: &[BeltButton]) -> Vec<BeltSlot> {
+pub(crate) fn belt_slots(belt: &[BeltButton]) -> Vec<BeltSlot> {
     let mut x = 0u16;
     belt.iter()
         .take(limits::MAX_BELT_BUTTONS)
@@ -65,7 +65,7 @@ pub fn belt_slots(belt: &[BeltButton]) -> Vec<BeltSlot> {
 }
 
 /// "1.2 KiB / 32 KiB": the input's size against the limit of SPEC L.
-pub fn byte_count(bytes: usize) -> String {
+pub(crate) fn byte_count(bytes: usize) -> String {
     size_against(bytes, limits::MAX_SEND_TEXT)
 }
 
@@ -76,7 +76,7 @@ pub fn size_against(bytes: usize, limit: usize) -> String {
 
 /// "812 B", "38.4 KiB": one rounding for every place a size is shown, so the counter and the
 /// refusal of the same message never disagree.
-pub fn size_words(bytes: usize) -> String {
+pub(crate) fn size_words(bytes: usize) -> String {
     if bytes < 1024 {
         format!("{bytes} B")
     } else {
@@ -85,12 +85,12 @@ pub fn size_words(bytes: usize) -> String {
 }
 
 /// The cache scope of a pane's chat.
-pub fn pane_scope(agent: &str, pane: &str) -> String {
+pub(crate) fn pane_scope(agent: &str, pane: &str) -> String {
     format!("pane/{agent}/{pane}")
 }
 
 /// The cache scope of a conversation read from history.
-pub fn conversation_scope(agent: &str, conversation: &str) -> String {
+pub(crate) fn conversation_scope(agent: &str, conversation: &str) -> String {
     format!("history/{agent}/{conversation}")
 }
 
@@ -121,15 +121,15 @@ fn scroll(scroll: &mut ChatScroll, action: Action, view: ChatView<'_>) {
         Action::Down => scroll.down(1, entries, height, &mut measure),
         Action::PageUp => scroll.up(page, entries, height, &mut measure),
         Action::PageDown => scroll.down(page, entries, height, &mut measure),
-        Action::Top => scroll.to_top(entries),
-        Action::Bottom => scroll.to_bottom(),
+        Action::Top => scroll.jump_to_top(entries),
+        Action::Bottom => scroll.jump_to_bottom(),
         _ => {}
     }
 }
 
 impl App {
     /// The parts of the pane screen for the pane shown now.
-    pub fn pane_parts(&self, agent: &str, pane: &str) -> geometry::Pane {
+    pub(crate) fn pane_parts(&self, agent: &str, pane: &str) -> geometry::Pane {
         let input_lines = self
             .drafts
             .get(&(agent.to_string(), pane.to_string()))
@@ -418,7 +418,7 @@ impl App {
     }
 
     /// True when a send of the outbox stopped: it failed, or its outcome is unknown.
-    pub fn send_is_held(&self, request_id: &str) -> bool {
+    pub(crate) fn send_is_held(&self, request_id: &str) -> bool {
         self.intents.get(request_id).is_some_and(|r| {
             !crate::app::intents::is_in_flight(&r.state)
                 && !matches!(
@@ -482,7 +482,7 @@ impl App {
     /// Shows the newest chat item: what the person just sent goes there next.
     fn follow_chat(&mut self) {
         if let Screen::Pane(screen) = self.nav.top_mut() {
-            screen.scroll.to_bottom();
+            screen.scroll.jump_to_bottom();
         }
     }
 

@@ -187,7 +187,7 @@ impl Host {
     }
 
     /// Plays the cues that are due by the virtual clock.
-    pub fn tick(&mut self) {
+    pub(crate) fn tick(&mut self) {
         let now = self.clock.elapsed_ms();
         for _ in 0..MAX_CUES_PER_TICK {
             let Some(entry) = self.agenda.first_entry() else {
