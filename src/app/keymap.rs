@@ -554,6 +554,15 @@ pub(crate) fn list_moves() -> Vec<(Chord, Action)> {
     ]
 }
 
+/// Enter, → and l open the selected row.
+pub(crate) fn opens() -> [(Chord, Action); 3] {
+    [
+        (Chord::plain(KeyCode::Enter), Action::Open),
+        (Chord::plain(KeyCode::Right), Action::Open),
+        (Chord::ch('l'), Action::Open),
+    ]
+}
+
 /// Keys every screen that does not take typing shares.
 pub(crate) fn common() -> Vec<(Chord, Action)> {
     vec![

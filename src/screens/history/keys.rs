@@ -1,18 +1,14 @@
 //! The keys of this room's screen, as data: `app::keymap` gathers every room's table, applies
 //! the config's `[keys]`, and makes the `?` help from the same table.
 
-use crossterm::event::KeyCode;
-
-use crate::app::keymap::{Action, Chord, common, list_moves};
+use crate::app::keymap::{Action, Chord, common, list_moves, opens};
 
 /// The list of conversations.
 pub(crate) fn list() -> Vec<(Chord, Action)> {
     let mut history = common();
     history.extend(list_moves());
+    history.extend(opens());
     history.extend([
-        (Chord::plain(KeyCode::Enter), Action::Open),
-        (Chord::plain(KeyCode::Right), Action::Open),
-        (Chord::ch('l'), Action::Open),
         (Chord::ch('o'), Action::Reopen),
         (Chord::ch('/'), Action::Filter),
         (Chord::ch('w'), Action::Wire),

@@ -1,18 +1,14 @@
 //! The keys of this room's screen, as data: `app::keymap` gathers every room's table, applies
 //! the config's `[keys]`, and makes the `?` help from the same table.
 
-use crossterm::event::KeyCode;
-
-use crate::app::keymap::{Action, Chord, common, list_moves};
+use crate::app::keymap::{Action, Chord, common, list_moves, opens};
 
 /// The workspaces screen's keys.
 pub(crate) fn bindings() -> Vec<(Chord, Action)> {
     let mut layout = common();
     layout.extend(list_moves());
+    layout.extend(opens());
     layout.extend([
-        (Chord::plain(KeyCode::Enter), Action::Open),
-        (Chord::plain(KeyCode::Right), Action::Open),
-        (Chord::ch('l'), Action::Open),
         (Chord::ch('r'), Action::Rename),
         (Chord::ch('c'), Action::Close),
         (Chord::ch('n'), Action::NewPage),
