@@ -405,69 +405,6 @@ impl App {
         panes + cards
     }
 
-    fn help_key(&mut self, action: Option<Action>) -> Vec<Command> {
-        if let Some(Overlay::Help { scroll, .. }) = &mut self.overlay {
-            match action {
-                Some(Action::Up) => *scroll = scroll.saturating_sub(1),
-                Some(Action::Down) => *scroll = scroll.saturating_add(1),
-                Some(Action::Help | Action::Back) => self.overlay = None,
-                _ => {}
-            }
-        }
-        Vec::new()
-    }
-
-    fn confirm_key(&mut self, action: Option<Action>) -> Vec<Command> {
-        match action {
-            Some(Action::Confirm) => match self.overlay.take() {
-                Some(Overlay::Confirm { then, .. }) => self.run_deferred(then, None),
-                other => {
-                    self.overlay = other;
-                    Vec::new()
-                }
-            },
-            Some(Action::Cancel) => {
-                self.overlay = None;
-                Vec::new()
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    fn prompt_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Vec<Command> {
-        match action {
-            Some(Action::Confirm) => match self.overlay.take() {
-                Some(Overlay::Prompt { editor, then, .. }) => {
-                    let text = editor.text().trim().to_string();
-                    if text.is_empty() {
-                        self.show_toast("A title cannot be empty.", true);
-                        self.overlay = Some(Overlay::Prompt {
-                            title: "New title".into(),
-                            editor,
-                            then,
-                        });
-                        return Vec::new();
-                    }
-                    self.run_deferred(then, Some(text))
-                }
-                other => {
-                    self.overlay = other;
-                    Vec::new()
-                }
-            },
-            Some(Action::Cancel) => {
-                self.overlay = None;
-                Vec::new()
-            }
-            _ => {
-                if let Some(Overlay::Prompt { editor, .. }) = &mut self.overlay {
-                    typing::edit(editor, key, false);
-                }
-                Vec::new()
-            }
-        }
-    }
-
     fn filter_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Vec<Command> {
         let context_below = {
             let top = self.nav.top();
@@ -529,7 +466,11 @@ impl App {
         }
     }
 
-    fn run_deferred(&mut self, deferred: Deferred, text: Option<String>) -> Vec<Command> {
+    pub(crate) fn run_deferred(
+        &mut self,
+        deferred: Deferred,
+        text: Option<String>,
+    ) -> Vec<Command> {
         match deferred {
             Deferred::Quit => {
                 self.quitting = true;

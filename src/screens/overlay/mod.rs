@@ -4,11 +4,13 @@
 pub(crate) mod draw;
 pub(crate) mod keys;
 
+use crossterm::event::KeyEvent;
 use time::OffsetDateTime;
 
 use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
-use crate::app::keymap::Context;
+use crate::app::keymap::{Action, Context};
+use crate::app::{App, Command, typing};
 use crate::engine::IntentKind;
 use crate::screens::card::arming::Arming;
 use crate::wire::Ask;
@@ -80,4 +82,71 @@ pub(crate) struct Toast {
     pub(crate) text: String,
     pub(crate) trouble: bool,
     pub(crate) until: OffsetDateTime,
+}
+
+/// The keys of what floats: the help scrolls and closes, a question is answered yes or no, a
+/// prompt takes its words.
+impl App {
+    pub(crate) fn help_key(&mut self, action: Option<Action>) -> Vec<Command> {
+        if let Some(Overlay::Help { scroll, .. }) = &mut self.overlay {
+            match action {
+                Some(Action::Up) => *scroll = scroll.saturating_sub(1),
+                Some(Action::Down) => *scroll = scroll.saturating_add(1),
+                Some(Action::Help | Action::Back) => self.overlay = None,
+                _ => {}
+            }
+        }
+        Vec::new()
+    }
+
+    pub(crate) fn confirm_key(&mut self, action: Option<Action>) -> Vec<Command> {
+        match action {
+            Some(Action::Confirm) => match self.overlay.take() {
+                Some(Overlay::Confirm { then, .. }) => self.run_deferred(then, None),
+                other => {
+                    self.overlay = other;
+                    Vec::new()
+                }
+            },
+            Some(Action::Cancel) => {
+                self.overlay = None;
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    pub(crate) fn prompt_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Vec<Command> {
+        match action {
+            Some(Action::Confirm) => match self.overlay.take() {
+                Some(Overlay::Prompt { editor, then, .. }) => {
+                    let text = editor.text().trim().to_string();
+                    if text.is_empty() {
+                        self.show_toast("A title cannot be empty.", true);
+                        self.overlay = Some(Overlay::Prompt {
+                            title: "New title".into(),
+                            editor,
+                            then,
+                        });
+                        return Vec::new();
+                    }
+                    self.run_deferred(then, Some(text))
+                }
+                other => {
+                    self.overlay = other;
+                    Vec::new()
+                }
+            },
+            Some(Action::Cancel) => {
+                self.overlay = None;
+                Vec::new()
+            }
+            _ => {
+                if let Some(Overlay::Prompt { editor, .. }) = &mut self.overlay {
+                    typing::edit(editor, key, false);
+                }
+                Vec::new()
+            }
+        }
+    }
 }
