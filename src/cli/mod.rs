@@ -11,6 +11,7 @@ mod logging;
 pub(crate) mod phone_cmd;
 pub(crate) mod replay_cmd;
 pub(crate) mod script;
+mod shell_cmd;
 mod world_flags;
 
 use std::process::ExitCode;
@@ -63,6 +64,11 @@ pub(crate) enum Command {
     /// Run the reference DSH collaboration bridge with a demo desktop host
     /// (docs/SPEC.md § The DSH bridge).
     DshBridge(dsh_bridge_cmd::DshBridgeArgs),
+    /// Print the completion script for a shell, e.g. `collie-phone completions bash >
+    /// ~/.local/share/bash-completion/completions/collie-phone`.
+    Completions(shell_cmd::CompletionsArgs),
+    /// Print the man page (`collie-phone man | man -l -`), or write one per command with --dir.
+    Man(shell_cmd::ManArgs),
 }
 
 /// Runs the chosen command to its end; the exit code tells how it went.
@@ -81,6 +87,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Watch(args)) => script::watch(args),
         Some(Command::Replay(args)) => replay_cmd::run(args),
         Some(Command::DshBridge(args)) => done(dsh_bridge_cmd::run(args)),
+        Some(Command::Completions(args)) => done(shell_cmd::completions(args)),
+        Some(Command::Man(args)) => done(shell_cmd::man(args)),
         None => done(phone_cmd::run(cli.phone)),
     }
 }
