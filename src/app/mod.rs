@@ -466,6 +466,15 @@ impl App {
         }
     }
 
+    /// How many rows a list screen shows at this size, with or without its filter line.
+    pub(crate) fn list_height(&self, filter_shown: bool) -> usize {
+        usize::from(
+            geometry::listing(self.size.0, self.size.1, filter_shown)
+                .list
+                .height,
+        )
+    }
+
     pub(crate) fn run_deferred(
         &mut self,
         deferred: Deferred,

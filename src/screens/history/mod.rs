@@ -63,11 +63,7 @@ impl App {
         let rows = self.conversation_rows(&agent, &filter);
         let len = rows.len();
         let chosen = rows.get(selected).map(|r| (r.id.clone(), r.title.clone()));
-        let height = usize::from(
-            geometry::listing(self.size.0, self.size.1, filter.is_active())
-                .list
-                .height,
-        );
+        let height = self.list_height(filter.is_active());
         match action {
             Action::Back => self.back(),
             Action::Up

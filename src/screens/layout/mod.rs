@@ -85,14 +85,6 @@ impl App {
         rows
     }
 
-    fn list_height(&self, filter_shown: bool) -> usize {
-        usize::from(
-            geometry::listing(self.size.0, self.size.1, filter_shown)
-                .list
-                .height,
-        )
-    }
-
     pub(crate) fn layout_action(&mut self, action: Action) -> Vec<Command> {
         let Screen::Layout(screen) = self.nav.top() else {
             return Vec::new();

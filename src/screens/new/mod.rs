@@ -6,7 +6,7 @@ pub(crate) mod keys;
 
 use crate::app::keymap::Action;
 use crate::app::list::{Filter, ListCursor};
-use crate::app::{App, Command, geometry};
+use crate::app::{App, Command};
 use crate::engine::IntentKind;
 use crate::screens::Screen;
 use crate::wire::Starter;
@@ -67,11 +67,7 @@ impl App {
                 r.starter.title.clone(),
             )
         });
-        let height = usize::from(
-            geometry::listing(self.size.0, self.size.1, filter.is_active())
-                .list
-                .height,
-        );
+        let height = self.list_height(filter.is_active());
         match action {
             Action::Back => self.back(),
             Action::Up
