@@ -5,6 +5,7 @@
 //! `server` speaks HTTP over `listen`'s sockets. `replay` is the other server on those sockets:
 //! it answers from a recording instead of a world.
 
+pub mod acp;
 pub(crate) mod broken;
 pub(crate) mod chaos;
 pub(crate) mod chaos_serve;
@@ -56,6 +57,8 @@ pub struct WorldOptions {
     pub breaks: faults::Breaks,
     /// Failures made on purpose (`--chaos`).
     pub chaos: chaos::Chaos,
+    /// Host ACP agents instead of playing a world (`--acp`): the world is their sessions.
+    pub acp: Option<acp::HostOptions>,
 }
 
 impl Default for WorldOptions {
@@ -70,6 +73,7 @@ impl Default for WorldOptions {
             host_name: "collie-phone reference agent".into(),
             breaks: faults::Breaks::default(),
             chaos: chaos::Chaos::default(),
+            acp: None,
         }
     }
 }

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use time::OffsetDateTime;
 
 use super::WorldOptions;
+use super::acp::host::AcpHost;
 use super::chaos_state::ChaosState;
 use super::script::Script;
 use super::store::{Found, Store};
@@ -15,11 +16,17 @@ use super::worlds;
 /// phone polling every second can see it (SPEC H3).
 pub(crate) const CHAOS_RESTART_STARTING: Duration = Duration::from_millis(500);
 
+/// What makes the world move: the demo's script, or the ACP agents the host runs.
+enum Driver {
+    Script(Box<Script>),
+    Acp(Box<AcpHost>),
+}
+
 /// A world with what drives it. The server holds one behind a mutex and calls [`Agent::tick`]
 /// on a timer and after every POST.
 pub struct Agent {
     pub world: World,
-    script: Script,
+    driver: Driver,
     store: Option<Store>,
     /// The wall-clock start: the script's clock and `ready_after` count from here.
     origin: OffsetDateTime,
@@ -55,7 +62,11 @@ impl Agent {
         let mut world = match found {
             Found::Layout(layout) => restored_world(*layout, &options, now),
             Found::Nothing | Found::Corrupt => worlds::build(
-                options.kind,
+                if options.acp.is_some() {
+                    super::WorldKind::Empty
+                } else {
+                    options.kind
+                },
                 options.seed,
                 options.allow_always,
                 &options.host_name,
@@ -63,14 +74,27 @@ impl Agent {
             ),
         };
         world.ready = options.ready_after.is_zero();
-        let script = Script::new(options.kind, options.seed, options.speed, now, &world);
+        let driver = match &options.acp {
+            Some(hosted) => {
+                let mut host = AcpHost::new(hosted);
+                host.adopt(&mut world, hosted, restored, now);
+                Driver::Acp(Box::new(host))
+            }
+            None => Driver::Script(Box::new(Script::new(
+                options.kind,
+                options.seed,
+                options.speed,
+                now,
+                &world,
+            ))),
+        };
         if !options.chaos.is_quiet() {
             tracing::warn!(chaos = %options.chaos, "failing on purpose");
         }
         let chaos = ChaosState::new(options.chaos.clone(), options.seed);
         let mut agent = Self {
             world,
-            script,
+            driver,
             store,
             origin: now,
             started: Instant::now(),
@@ -94,11 +118,14 @@ impl Agent {
             self.restart_in_place(now);
         }
         self.world.expire_asks(now);
-        if self.world.ready {
-            self.script.tick(&mut self.world, now);
-        } else {
+        match &mut self.driver {
+            // The host's agents keep working while the world lays out (they load sessions).
+            Driver::Acp(host) => host.tick(&mut self.world, now),
+            Driver::Script(script) if self.world.ready => script.tick(&mut self.world, now),
             // Nothing can act on a world that is not ready (every route answers 503).
-            self.world.take_happenings();
+            Driver::Script(_) => {
+                self.world.take_happenings();
+            }
         }
         if let Some(store) = &mut self.store {
             store.save_if_due(&self.world, now);
@@ -121,6 +148,12 @@ impl Agent {
     /// not the loss of what a durable agent keeps, and a retry across the restart must still
     /// be answered `replayed` rather than run a second time.
     pub(crate) fn restart_in_place(&mut self, now: OffsetDateTime) {
+        if matches!(self.driver, Driver::Acp(_)) {
+            // A real restart stops the agents' processes; the host has no play-acted one.
+            tracing::warn!("chaos: restart-every does not apply to the ACP host");
+            self.origin = now;
+            return;
+        }
         let layout = match self.saved_layout(now) {
             Ok(layout) => layout,
             Err(error) => {
@@ -140,13 +173,13 @@ impl Agent {
             epoch = %world.epoch,
             "chaos"
         );
-        self.script = Script::new(
+        self.driver = Driver::Script(Box::new(Script::new(
             self.options.kind,
             self.options.seed,
             self.options.speed,
             now,
             &world,
-        );
+        )));
         self.world = world;
         self.origin = now;
         self.started = Instant::now();

@@ -140,6 +140,22 @@ pub struct Layout {
     /// gets `409 decided` with the first outcome (SPEC A7, A14).
     #[serde(default)]
     pub(crate) closed_pane_decisions: VecDeque<(String, VecDeque<Decision>)>,
+    /// The ACP host's sessions, by conversation id: which agent, in which folder, under which
+    /// ACP session id. Empty for the reference worlds.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) hosted: BTreeMap<String, HostedSession>,
+    /// The workspace each starter opens its pane in; a starter not named here uses the first.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) starter_homes: BTreeMap<String, String>,
+}
+
+/// A conversation held by an outside agent (the ACP host).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct HostedSession {
+    pub(crate) agent: String,
+    pub(crate) cwd: std::path::PathBuf,
+    /// The agent's session id, once `session/new` answered.
+    pub(crate) session: Option<String>,
 }
 
 /// Closed panes whose decided asks are kept.
@@ -159,6 +175,10 @@ pub struct World {
     /// Rules broken on purpose (`agent --break`), so `check` can prove it sees each one.
     /// Empty in normal use; set once by [`World::break_on_purpose`].
     pub(crate) breaks: Breaks,
+    /// Driven by outside agents (the ACP host): a send during a turn waits for the next turn
+    /// instead of steering (`caps.queueSend`), and a starter's pane starts as `starting`
+    /// until its agent has a session.
+    pub(crate) hosted: bool,
 }
 
 fn now_text(now: OffsetDateTime) -> String {
@@ -200,6 +220,7 @@ impl World {
             happenings: Vec::new(),
             requests: Default::default(),
             breaks: Breaks::default(),
+            hosted: false,
         };
         if !allow_always {
             for pane in world.layout.panes.values_mut() {
@@ -239,6 +260,9 @@ impl World {
             wire::caps::CLOSE,
         ] {
             caps.insert(cap.to_string(), true);
+        }
+        if self.hosted {
+            caps.insert(wire::caps::QUEUE_SEND.to_string(), true);
         }
         Hello {
             service: wire::SERVICE.to_string(),
@@ -944,11 +968,13 @@ impl World {
             body.turn_id = latest.map(|t| t.id);
             return Err(body);
         }
-        let steered = latest
+        let running = latest
             .as_ref()
             .is_some_and(|t| t.state == TurnState::Running);
+        let queued = running && self.hosted;
+        let steered = running && !queued;
         let turn_id = match latest {
-            Some(turn) if steered => turn.id,
+            Some(turn) if running => turn.id,
             _ => self
                 .start_turn(pane_id, now)
                 .ok_or_else(|| error(ErrorCode::NoSuchPane, "pane went away"))?,
@@ -963,6 +989,9 @@ impl World {
         let mut reply = PostReply::ok(&request.request_id);
         reply.turn_id = Some(turn_id);
         reply.steered = Some(steered);
+        if queued {
+            reply.queued = Some(true);
+        }
         Ok(reply)
     }
 
@@ -1144,6 +1173,12 @@ impl World {
         Ok(PostReply::ok(&request.request_id))
     }
 
+    /// Closes a pane on the agent's own account (its conversation stays in history).
+    pub(crate) fn close_pane_now(&mut self, pane_id: &str, now: OffsetDateTime) {
+        self.close_pane(pane_id, now);
+        self.touch();
+    }
+
     fn close_pane(&mut self, pane_id: &str, now: OffsetDateTime) {
         let ask_ids: Vec<String> = self
             .layout
@@ -1197,10 +1232,17 @@ impl World {
                 format!("no starter {starter_id}"),
             ));
         };
-        let workspace_id = match self.layout.workspaces.first() {
-            Some(w) => w.id.clone(),
-            None => self.add_workspace("Started"),
-        };
+        let home = self
+            .layout
+            .starter_homes
+            .get(starter_id)
+            .filter(|id| self.layout.workspaces.iter().any(|w| &w.id == *id))
+            .cloned();
+        let workspace_id =
+            match home.or_else(|| self.layout.workspaces.first().map(|w| w.id.clone())) {
+                Some(id) => id,
+                None => self.add_workspace("Started"),
+            };
         if self.layout.panes.len() >= limits::MAX_PANES || self.tab_count() >= limits::MAX_TABS {
             return Err(error(
                 ErrorCode::BadRequest,
@@ -1211,9 +1253,13 @@ impl World {
             .add_tab(&workspace_id, &starter.title)
             .ok_or_else(|| error(ErrorCode::Internal, "no workspace"))?;
         let pane_id = self
-            .add_pane(&workspace_id, &tab_id, &starter.title, default_belt(), now)
+            .add_pane(&workspace_id, &tab_id, &starter.title, self.new_belt(), now)
             .ok_or_else(|| error(ErrorCode::Internal, "no tab"))?;
-        self.start_turn(&pane_id, now);
+        if self.hosted {
+            self.set_starting(&pane_id, true, now);
+        } else {
+            self.start_turn(&pane_id, now);
+        }
         self.push_item(
             &pane_id,
             ItemKind::Notice,
@@ -1227,6 +1273,76 @@ impl World {
         let mut reply = PostReply::ok(request_id);
         reply.pane_id = Some(pane_id);
         Ok(reply)
+    }
+
+    /// The belt of a new pane: the reference buttons, or none for a hosted pane, whose agent
+    /// fills it with its own commands.
+    fn new_belt(&self) -> Vec<BeltButton> {
+        if self.hosted {
+            Vec::new()
+        } else {
+            default_belt()
+        }
+    }
+
+    /// Marks a pane as starting (its agent has no session yet) or not.
+    pub(crate) fn set_starting(&mut self, pane_id: &str, starting: bool, now: OffsetDateTime) {
+        let Some(pane) = self.layout.panes.get_mut(pane_id) else {
+            return;
+        };
+        if pane.starting == starting {
+            return;
+        }
+        pane.starting = starting;
+        self.push_state(pane_id, now);
+        self.touch();
+    }
+
+    /// Sets a pane's belt (the snapshot shows it).
+    pub(crate) fn set_belt(&mut self, pane_id: &str, belt: Vec<BeltButton>, _now: OffsetDateTime) {
+        if let Some(pane) = self.layout.panes.get_mut(pane_id)
+            && pane.belt != belt
+        {
+            pane.belt = belt;
+            self.touch();
+        }
+    }
+
+    /// Replaces an item's text in place: an agent's message growing as it streams. The pane
+    /// sends the item again under its id (readers replace it, docs/WIRE.md § 5.8), and the
+    /// event of its older text is dropped from the pane's retained events, so a long message
+    /// costs its readers its latest text only. False when the item is not there.
+    pub(crate) fn grow_item(
+        &mut self,
+        pane_id: &str,
+        item_id: &str,
+        text: &str,
+        now: OffsetDateTime,
+    ) -> bool {
+        let Some(pane) = self.layout.panes.get_mut(pane_id) else {
+            return false;
+        };
+        let Some(conversation) = self.layout.conversations.get_mut(&pane.conversation_id) else {
+            return false;
+        };
+        let Some(item) = conversation
+            .items
+            .iter_mut()
+            .rev()
+            .find(|i| i.id == item_id)
+        else {
+            return false;
+        };
+        item.text = wire::sanitize::truncate_to(text, Item::text_limit(&item.kind)).to_string();
+        let item = item.clone();
+        conversation.updated_at = now_text(now);
+        pane.events.retain(|e| {
+            e.kind != EventType::Item || e.item.as_ref().is_none_or(|i| i.id != item_id)
+        });
+        let mut event = Event::new(0, EventType::Item);
+        event.item = Some(item);
+        self.push_event(pane_id, event, now);
+        true
     }
 
     fn tab_count(&self) -> usize {
@@ -1294,7 +1410,7 @@ impl World {
                 &pane_id,
                 &conversation.title,
                 &conversation.id,
-                default_belt(),
+                self.new_belt(),
             ),
         );
         if let Some(stored) = self.layout.conversations.get_mut(&conversation.id) {

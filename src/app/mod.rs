@@ -992,6 +992,9 @@ fn capitalized(word: &str) -> String {
 pub(crate) fn intent_words(record: &IntentRecord) -> String {
     match &record.state {
         IntentState::Created | IntentState::Sending => "sending…".into(),
+        IntentState::Done { reply } if reply.queued == Some(true) => {
+            "queued: the agent reads it when this turn ends".into()
+        }
         IntentState::Done { .. } => "sent".into(),
         IntentState::Replayed { .. } => "sent (the agent had it already)".into(),
         IntentState::Stale { .. } => "refused: the ask changed".into(),

@@ -48,6 +48,22 @@ pub(crate) struct AgentArgs {
     /// Write the log to this file instead of stderr.
     #[arg(long, value_name = "FILE")]
     pub(crate) log: Option<PathBuf>,
+    /// Host a real coding agent that speaks ACP (Agent Client Protocol) instead of the demo
+    /// world: NAME=COMMAND, e.g. `claude="npx -y @zed-industries/claude-code-acp"`. The command
+    /// is split like a shell line and run directly, never through a shell. May be given more
+    /// than once; `[acp.NAME] command = [...]` in the config adds more. See docs/ACP.md.
+    #[arg(long = "acp", value_name = "NAME=COMMAND")]
+    pub(crate) acp: Vec<String>,
+    /// A folder the ACP agents may work in: a workspace with a starter per agent. May be given
+    /// more than once; the default is the current folder.
+    #[arg(long = "workspace", value_name = "PATH")]
+    pub(crate) workspaces: Vec<PathBuf>,
+    /// With ACP agents: start the first agent in the first folder at once and send it this.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) first_prompt: Option<String>,
+    /// The config file with `[acp.NAME]` agents (default: the phone's config file).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
 }
 
 /// How the agent is reached.
@@ -98,7 +114,64 @@ pub(crate) fn run(args: AgentArgs) -> anyhow::Result<()> {
         chaos: Chaos::parse(args.chaos.as_deref().unwrap_or_default())
             .map_err(anyhow::Error::msg)?,
     };
-    super::runtime()?.block_on(serve(&args.world, faults, transport))
+    let hosted = hosted(&args)?;
+    if hosted.is_some() && !faults.chaos.is_quiet() {
+        bail!("--chaos plays failures of the demo world; it does not apply with --acp");
+    }
+    super::runtime()?.block_on(serve(&args.world, faults, transport, hosted))
+}
+
+/// The ACP agents to host, from `--acp` and the config's `[acp.NAME]`, with their folders;
+/// None when there is none.
+fn hosted(args: &AgentArgs) -> anyhow::Result<Option<crate::agent::acp::HostOptions>> {
+    use crate::agent::acp::{AcpSpec, HostOptions};
+    let mut agents = Vec::new();
+    for text in &args.acp {
+        agents.push(AcpSpec::parse(text).map_err(anyhow::Error::msg)?);
+    }
+    let config_path = args
+        .config
+        .clone()
+        .unwrap_or_else(crate::config::default_path);
+    let config = super::connect::read_config(&config_path)?;
+    for (name, entry) in &config.acp {
+        if agents.iter().any(|a| &a.name == name) {
+            continue;
+        }
+        let spec = AcpSpec::new(name, entry.command.clone())
+            .map_err(|why| anyhow::anyhow!("{}: [acp.{name}]: {why}", config_path.display()))?;
+        agents.push(spec);
+    }
+    if agents.is_empty() {
+        if !args.workspaces.is_empty() || args.first_prompt.is_some() {
+            bail!(
+                "--workspace and --first-prompt are for ACP agents: name one with --acp NAME=COMMAND"
+            );
+        }
+        return Ok(None);
+    }
+    let mut workspaces = Vec::new();
+    let folders = if args.workspaces.is_empty() {
+        vec![std::env::current_dir().context("cannot read the current folder")?]
+    } else {
+        args.workspaces.clone()
+    };
+    for folder in folders {
+        let folder = folder
+            .canonicalize()
+            .with_context(|| format!("--workspace {}: no such folder", folder.display()))?;
+        if !folder.is_dir() {
+            bail!("--workspace {}: not a folder", folder.display());
+        }
+        if !workspaces.contains(&folder) {
+            workspaces.push(folder);
+        }
+    }
+    Ok(Some(HostOptions {
+        agents,
+        workspaces,
+        opening: args.first_prompt.clone(),
+    }))
 }
 
 /// What the agent does wrong on purpose.
@@ -107,7 +180,12 @@ struct Faults {
     chaos: Chaos,
 }
 
-async fn serve(world: &WorldFlags, faults: Faults, transport: Transport) -> anyhow::Result<()> {
+async fn serve(
+    world: &WorldFlags,
+    faults: Faults,
+    transport: Transport,
+    hosted: Option<crate::agent::acp::HostOptions>,
+) -> anyhow::Result<()> {
     // SPEC A11: with a token the token is the only access control, so no allow-always; the
     // private socket (SPEC S5) may offer it.
     let (access, allow_always) = match &transport {
@@ -131,11 +209,18 @@ async fn serve(world: &WorldFlags, faults: Faults, transport: Transport) -> anyh
             )
         }
     };
-    let options = WorldOptions {
+    let mut options = WorldOptions {
         breaks: faults.breaks,
         chaos: faults.chaos,
         ..world.options(allow_always)
     };
+    if let Some(hosted) = hosted {
+        if world.name.is_none() {
+            let names: Vec<&str> = hosted.agents.iter().map(|a| a.name.as_str()).collect();
+            options.host_name = format!("ACP host: {}", names.join(", "));
+        }
+        options.acp = Some(hosted);
+    }
     if !options.breaks.is_empty() {
         let broken: Vec<&str> = options.breaks.ids().collect();
         tracing::warn!("breaking on purpose: {}", broken.join(", "));

@@ -51,6 +51,10 @@ pub(crate) struct DemoArgs {
     /// Chinese) and show it beside the Collie agent.
     #[arg(long)]
     pub(crate) dsh: bool,
+    /// Show the ACP host instead of the demo world: our own scripted ACP agent streams,
+    /// runs tools, asks permission and makes a plan, with no account anywhere.
+    #[arg(long)]
+    pub(crate) acp: bool,
     /// A built-in theme (dark, light, high-contrast) or a theme file.
     #[arg(long, value_name = "NAME|PATH")]
     pub(crate) theme: Option<String>,
@@ -91,6 +95,9 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
     // A bad spec is said here, before the screen opens, not in the agent's log.
     if let Some(spec) = &args.chaos {
         crate::agent::chaos::Chaos::parse(spec).map_err(anyhow::Error::msg)?;
+        if args.acp {
+            bail!("--chaos plays failures of the demo world; it does not apply with --acp");
+        }
     }
     let _log = start_log(args.log.as_deref())?;
     let config_path = args
@@ -104,7 +111,7 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
         let folder = DemoFolder::create()?;
         // The demo's intents stay with the demo: a real journal never sees them.
         setup.journal = folder.path.join("intents.jsonl");
-        let agent = DemoAgent::new(&folder.path, &args.world, args.chaos.as_deref())?;
+        let agent = DemoAgent::new(&folder.path, &args.world, args.chaos.as_deref(), args.acp)?;
         let child = Arc::new(Mutex::new(Some(agent.start(false).await?)));
         let restarts = args.restart_every.map(|every| {
             let (agent, child) = (agent.clone(), Arc::clone(&child));
@@ -151,7 +158,12 @@ struct DemoAgent {
 }
 
 impl DemoAgent {
-    fn new(folder: &Path, world: &WorldFlags, chaos: Option<&str>) -> anyhow::Result<Self> {
+    fn new(
+        folder: &Path,
+        world: &WorldFlags,
+        chaos: Option<&str>,
+        acp: bool,
+    ) -> anyhow::Result<Self> {
         let program =
             std::env::current_exe().context("cannot find this program to start the agent")?;
         let path = |name: &str| folder.join(name).display().to_string();
@@ -181,6 +193,26 @@ impl DemoAgent {
         args.extend(["--ready-after".to_string(), world.ready_after.to_string()]);
         if let Some(spec) = chaos {
             args.extend(["--chaos".to_string(), spec.to_string()]);
+        }
+        if acp {
+            let sessions = folder.join("acp-sessions");
+            std::fs::create_dir_all(&sessions)
+                .context("cannot make the scripted agent's sessions folder")?;
+            let command = shell_words::join([
+                program.display().to_string(),
+                "acp-scripted-agent".into(),
+                "--sessions".into(),
+                sessions.display().to_string(),
+            ]);
+            args.extend([
+                "--acp".to_string(),
+                format!("scripted={command}"),
+                "--first-prompt".into(),
+                "Check this project and run its tests, please.".into(),
+                // The demo's config is the phone's; the host needs none of it.
+                "--config".into(),
+                path("no-config.toml"),
+            ]);
         }
         Ok(Self { program, args })
     }

@@ -11,6 +11,7 @@ mod logging;
 pub(crate) mod phone_cmd;
 pub(crate) mod replay_cmd;
 pub(crate) mod script;
+pub(crate) mod scripted_cmd;
 mod shell_cmd;
 mod world_flags;
 
@@ -69,6 +70,9 @@ pub(crate) enum Command {
     Completions(shell_cmd::CompletionsArgs),
     /// Print the man page (`collie-phone man | man -l -`), or write one per command with --dir.
     Man(shell_cmd::ManArgs),
+    /// Our own ACP agent on stdin and stdout, for `demo --acp` and the tests.
+    #[command(hide = true)]
+    AcpScriptedAgent(scripted_cmd::ScriptedArgs),
 }
 
 /// Runs the chosen command to its end; the exit code tells how it went.
@@ -89,6 +93,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::DshBridge(args)) => done(dsh_bridge_cmd::run(args)),
         Some(Command::Completions(args)) => done(shell_cmd::completions(args)),
         Some(Command::Man(args)) => done(shell_cmd::man(args)),
+        Some(Command::AcpScriptedAgent(args)) => done(scripted_cmd::run(args)),
         None => done(phone_cmd::run(cli.phone)),
     }
 }

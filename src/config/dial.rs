@@ -51,6 +51,23 @@ impl DshEntry {
     pub(crate) const KEYS: [&str; 2] = ["url", "token-file"];
 }
 
+/// `[acp.NAME]`: an ACP agent the host (`collie-phone agent`) may start.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "kebab-case",
+    expecting = "a table with command, a list such as [\"claude-code-acp\"]"
+)]
+pub(crate) struct AcpEntry {
+    /// The program and its arguments, run directly (never through a shell).
+    pub(crate) command: Vec<String>,
+}
+
+impl AcpEntry {
+    /// The keys of `[acp.NAME]`, for the suggestion after a refusal.
+    pub(crate) const KEYS: [&str; 1] = ["command"];
+}
+
 fn default_dsh_url() -> String {
     DEFAULT_BRIDGE_URL.to_string()
 }

@@ -8,7 +8,7 @@ use std::ops::Range;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::dial::{AgentEntry, DshEntry};
+use super::dial::{AcpEntry, AgentEntry, DshEntry};
 use super::error::{BadValue, ConfigError, Hint, Place, Section, UnknownKey};
 use super::file::TOP_KEYS;
 use crate::app::keymap::Action;
@@ -100,6 +100,7 @@ fn known_keys(section: &[String]) -> Vec<String> {
         [] => TOP_KEYS.iter().map(ToString::to_string).collect(),
         [top, _] if top == "agents" => AgentEntry::KEYS.iter().map(ToString::to_string).collect(),
         [top, _] if top == "dsh" => DshEntry::KEYS.iter().map(ToString::to_string).collect(),
+        [top, _] if top == "acp" => AcpEntry::KEYS.iter().map(ToString::to_string).collect(),
         [top] if top == "keys" => Action::names(),
         _ => Vec::new(),
     };

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::dial::{AgentEntry, DshEntry};
+use super::dial::{AcpEntry, AgentEntry, DshEntry};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
@@ -27,10 +27,13 @@ pub(super) struct RawFile {
     /// DSH bridges by name (SPEC D1).
     #[serde(default)]
     pub(crate) dsh: BTreeMap<String, DshEntry>,
+    /// ACP agents the host may start, by name.
+    #[serde(default)]
+    pub(crate) acp: BTreeMap<String, AcpEntry>,
 }
 
 /// The keys [`RawFile`] knows, for the suggestion after a refusal. A test holds the two together.
-pub(super) const TOP_KEYS: [&str; 6] = ["theme", "bell", "notify", "keys", "agents", "dsh"];
+pub(super) const TOP_KEYS: [&str; 7] = ["theme", "bell", "notify", "keys", "agents", "dsh", "acp"];
 
 /// One or several keys for an action: `quit = "q"` or `quit = ["q", "ctrl-q"]`.
 #[derive(Debug, Clone, Deserialize, PartialEq)]

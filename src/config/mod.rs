@@ -17,7 +17,7 @@ mod theme_file;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub(crate) use dial::{AgentEntry, DshEntry, resolve_agents, resolve_bridges};
+pub(crate) use dial::{AcpEntry, AgentEntry, DshEntry, resolve_agents, resolve_bridges};
 pub(crate) use error::{ConfigError, Place};
 pub(crate) use theme_file::theme_from_env;
 
@@ -41,6 +41,8 @@ pub(crate) struct Config {
     pub(crate) agents: BTreeMap<String, AgentEntry>,
     /// `[dsh.NAME]`, by name (SPEC D1).
     pub(crate) dsh: BTreeMap<String, DshEntry>,
+    /// `[acp.NAME]`, by name: the ACP agents `collie-phone agent` may host.
+    pub(crate) acp: BTreeMap<String, AcpEntry>,
 }
 
 /// The default config path.
@@ -90,6 +92,7 @@ impl Config {
             keymap: phone::keymap(&source, &raw.keys)?,
             agents: raw.agents,
             dsh: raw.dsh,
+            acp: raw.acp,
         })
     }
 

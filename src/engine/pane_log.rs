@@ -54,9 +54,19 @@ impl PaneLog {
         for event in events {
             match &event.kind {
                 EventType::Item => {
-                    if let Some(item) = &event.item {
-                        self.entries.push_back(ChatEntry::Item(item.clone()));
-                        self.items_seen += 1;
+                    let Some(item) = &event.item else { continue };
+                    // An item under an id already shown replaces it in place: an agent's
+                    // message growing as it streams (docs/WIRE.md § 5.8).
+                    let shown = self.entries.iter_mut().rev().find_map(|entry| match entry {
+                        ChatEntry::Item(old) if old.id == item.id => Some(old),
+                        _ => None,
+                    });
+                    match shown {
+                        Some(old) => *old = item.clone(),
+                        None => {
+                            self.entries.push_back(ChatEntry::Item(item.clone()));
+                            self.items_seen += 1;
+                        }
                     }
                 }
                 EventType::Turn => self.turn = event.turn.clone(),
@@ -120,6 +130,28 @@ mod tests {
         let mut event = Event::new(seq, EventType::Item);
         event.item = Some(Item::text(format!("i{seq}"), ItemKind::Reply, "hi"));
         event
+    }
+
+    #[test]
+    fn an_item_sent_again_under_its_id_grows_in_place() {
+        let mut log = PaneLog::default();
+        let mut first = item_event(1);
+        first.item = Some(Item::text("m", ItemKind::Reply, "Hel"));
+        let mut other = item_event(2);
+        other.item = Some(Item::text("n", ItemKind::Notice, "tool ran"));
+        let mut grown = item_event(3);
+        grown.item = Some(Item::text("m", ItemKind::Reply, "Hello, world"));
+        log.apply(&[first, other, grown]);
+        let texts: Vec<&str> = log
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                ChatEntry::Item(i) => Some(i.text.as_str()),
+                ChatEntry::Closed(_) => None,
+            })
+            .collect();
+        assert_eq!(texts, ["Hello, world", "tool ran"]);
+        assert_eq!(log.items_seen, 2);
     }
 
     #[test]

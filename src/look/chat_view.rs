@@ -17,8 +17,24 @@ use crate::engine::pane_log::ChatEntry;
 const MAX_CACHED: usize = 6000;
 
 /// Which entry, laid out how: the chat it is in (agent and pane or conversation), its key,
-/// and whether thinking is unfolded. Items never change once sent, so this is enough.
-type CacheKey = (String, String, bool);
+/// its version, and whether thinking is unfolded. An item can be sent again under its id with
+/// more text (a message growing as it streams), so its text's length and end are its version.
+type CacheKey = (String, String, (usize, u64), bool);
+
+/// What tells two versions of one entry apart: a grown item has a longer text, a rewritten
+/// one almost surely another end. Hashes at most 64 bytes, so a 64 KiB item costs no more.
+fn version(entry: &ChatEntry) -> (usize, u64) {
+    use std::hash::{Hash, Hasher};
+    match entry {
+        ChatEntry::Item(item) => {
+            let text = item.text.as_bytes();
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            text[text.len().saturating_sub(64)..].hash(&mut hasher);
+            (text.len(), hasher.finish())
+        }
+        ChatEntry::Closed(_) => (0, 0),
+    }
+}
 
 #[derive(Debug, Default)]
 struct Cache {
@@ -59,7 +75,12 @@ impl ChatLayout {
             cache.width = style.width;
             cache.theme.clone_from(&theme.name);
         }
-        let key = (scope.to_string(), entry_key(entry), style.thinking_expanded);
+        let key = (
+            scope.to_string(),
+            entry_key(entry),
+            version(entry),
+            style.thinking_expanded,
+        );
         if let Some(lines) = cache.entries.get(&key) {
             return Arc::clone(lines);
         }

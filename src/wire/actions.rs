@@ -114,6 +114,10 @@ pub struct PostReply {
     /// send: true when the text steered the running turn, false when it started a new one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steered: Option<bool>,
+    /// send: true when the text waits for the running turn to end and becomes the next turn's
+    /// prompt (an agent with `caps.queueSend`, which cannot steer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued: Option<bool>,
     /// starter, reopen: the pane that shows the conversation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pane_id: Option<String>,
@@ -128,6 +132,7 @@ impl PostReply {
             outcome: None,
             turn_id: None,
             steered: None,
+            queued: None,
             pane_id: None,
         }
     }

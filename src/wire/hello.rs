@@ -70,6 +70,9 @@ pub mod caps {
     pub(crate) const HISTORY: &str = "history";
     /// The snapshot lists starters and `POST /starter/:id` works.
     pub(crate) const STARTERS: &str = "starters";
+    /// Text sent while a turn runs waits for it to end and starts the next turn; it never
+    /// steers the running one (an ACP agent behind the host has no steering).
+    pub(crate) const QUEUE_SEND: &str = "queueSend";
     /// `POST /rename` works.
     pub(crate) const RENAME: &str = "rename";
     /// `POST /close` works.

@@ -46,6 +46,9 @@ fn sentence(record: &IntentRecord) -> String {
                     _ => "Answered.".to_string(),
                 },
                 (IntentKind::Send { .. }, reply) => match (&reply.turn_id, reply.steered) {
+                    (Some(turn), _) if reply.queued == Some(true) => format!(
+                        "Queued: turn {turn} is running, and the agent reads this when it ends."
+                    ),
                     (Some(turn), Some(true)) => format!("Sent: it steers turn {turn}."),
                     (Some(turn), _) => format!("Sent: it started turn {turn}."),
                     (None, _) => "Sent.".to_string(),

@@ -1,0 +1,522 @@
+//! Our own ACP agent, on the official crate's agent side, for `demo --acp` and the tests: a
+//! real process speaking ACP on its stdio, so the host is seen working end to end without an
+//! account anywhere.
+//!
+//! Every prompt plays the same turn: it thinks, makes a plan, streams a message, reads a file
+//! (the first read of a session fails, once), asks permission to run the tests with all four
+//! option kinds, runs them or not as answered, proposes an edit as a diff, and ends. Words in
+//! the prompt steer it, so tests can reach every path: `fail` answers the prompt with an error,
+//! `crash` exits the process, `slow` streams for a long time (to be cancelled), `/test` only
+//! asks and runs the tests, `twice` asks the same permission again while the first card is open,
+//! `hostile` says and names things with terminal escapes in them.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, AuthMethod, AuthMethodAgent, AvailableCommand, AvailableCommandsUpdate,
+    CancelNotification, ContentBlock, ContentChunk, Diff, Implementation, InitializeRequest,
+    InitializeResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
+    NewSessionResponse, PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority,
+    PlanEntryStatus, PromptRequest, PromptResponse, RequestPermissionOutcome,
+    RequestPermissionRequest, SessionNotification, SessionUpdate, StopReason, TextContent,
+    ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio};
+use serde::{Deserialize, Serialize};
+
+/// How the scripted agent behaves.
+#[derive(Debug, Clone)]
+pub struct ScriptedOptions {
+    /// The pause between streamed words.
+    pub pace: Duration,
+    /// Offer `loadSession`.
+    pub load_session: bool,
+    /// Want a sign-in before any session (`auth_required`).
+    pub sign_in: bool,
+    /// Keep sessions in this folder, so a new process can load them.
+    pub sessions: Option<PathBuf>,
+}
+
+/// One conversation as the agent remembers it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Remembered {
+    cwd: PathBuf,
+    /// (who, words): "user" or "agent".
+    history: Vec<(String, String)>,
+    reads: u64,
+}
+
+#[derive(Default)]
+struct State {
+    sessions: HashMap<String, Remembered>,
+    cancelled: HashMap<String, Arc<AtomicBool>>,
+    next: u64,
+}
+
+type Shared = Arc<Mutex<State>>;
+
+/// Serves ACP on stdin and stdout until the client goes away.
+pub fn run(options: ScriptedOptions) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(serve(options))
+}
+
+async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
+    let state: Shared = Arc::default();
+    let init_options = options.clone();
+    let new_options = options.clone();
+    let new_state = Arc::clone(&state);
+    let load_options = options.clone();
+    let load_state = Arc::clone(&state);
+    let prompt_options = options.clone();
+    let prompt_state = Arc::clone(&state);
+    let cancel_state = Arc::clone(&state);
+    Agent
+        .v1()
+        .name("collie-scripted-agent")
+        .on_receive_request(
+            async move |request: InitializeRequest,
+                        responder: Responder<InitializeResponse>,
+                        _cx| {
+                let mut reply = InitializeResponse::new(request.protocol_version)
+                    .agent_capabilities(
+                        AgentCapabilities::new().load_session(init_options.load_session),
+                    )
+                    .agent_info(Implementation::new(
+                        "collie-scripted-agent",
+                        env!("CARGO_PKG_VERSION"),
+                    ));
+                if init_options.sign_in {
+                    reply = reply.auth_methods(vec![AuthMethod::Agent(AuthMethodAgent::new(
+                        "login",
+                        "Log in to the scripted agent",
+                    ))]);
+                }
+                responder.respond(reply)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: NewSessionRequest,
+                        responder: Responder<NewSessionResponse>,
+                        cx: ConnectionTo<Client>| {
+                if new_options.sign_in {
+                    return responder.respond_with_error(Error::auth_required());
+                }
+                let id = {
+                    let Ok(mut state) = new_state.lock() else {
+                        return responder.respond_with_error(Error::internal_error());
+                    };
+                    state.next += 1;
+                    let id = format!("scripted-{}-{}", std::process::id(), state.next);
+                    state.sessions.insert(
+                        id.clone(),
+                        Remembered {
+                            cwd: request.cwd,
+                            ..Remembered::default()
+                        },
+                    );
+                    id
+                };
+                remember(&new_state, &new_options, &id);
+                responder.respond(NewSessionResponse::new(id.clone()))?;
+                send(
+                    &cx,
+                    &id,
+                    SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![
+                        AvailableCommand::new("test", "Run the tests"),
+                        AvailableCommand::new("review", "Review the last change"),
+                    ])),
+                );
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: LoadSessionRequest,
+                        responder: Responder<LoadSessionResponse>,
+                        cx: ConnectionTo<Client>| {
+                let id = request.session_id.to_string();
+                let found = recall(&load_state, &load_options, &id);
+                let Some(found) = found.filter(|_| load_options.load_session) else {
+                    return responder.respond_with_error(Error::new(
+                        ErrorCode::RESOURCE_NOT_FOUND,
+                        format!("no session {id}"),
+                    ));
+                };
+                // The conversation is replayed to the client before the reply, as ACP says.
+                for (who, words) in &found.history {
+                    let chunk =
+                        ContentChunk::new(ContentBlock::Text(TextContent::new(words.clone())));
+                    let update = if who == "user" {
+                        SessionUpdate::UserMessageChunk(chunk)
+                    } else {
+                        SessionUpdate::AgentMessageChunk(chunk)
+                    };
+                    send(&cx, &id, update);
+                }
+                responder.respond(LoadSessionResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: PromptRequest,
+                        responder: Responder<PromptResponse>,
+                        cx: ConnectionTo<Client>| {
+                let state = Arc::clone(&prompt_state);
+                let options = prompt_options.clone();
+                let task_cx = cx.clone();
+                cx.spawn(async move {
+                    let session = request.session_id.to_string();
+                    let words: String = request
+                        .prompt
+                        .iter()
+                        .filter_map(|b| match b {
+                            ContentBlock::Text(t) => Some(t.text.as_str()),
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    let result = play(&task_cx, &state, &options, &session, &words).await;
+                    match result {
+                        Ok(stop) => responder.respond(PromptResponse::new(stop)),
+                        Err(error) => responder.respond_with_error(error),
+                    }
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |cancel: CancelNotification, _cx| {
+                if let Ok(state) = cancel_state.lock()
+                    && let Some(flag) = state.cancelled.get(&cancel.session_id.to_string())
+                {
+                    flag.store(true, Ordering::SeqCst);
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_to(Stdio::new())
+        .await?;
+    Ok(())
+}
+
+fn send(cx: &ConnectionTo<Client>, session: &str, update: SessionUpdate) {
+    if let Err(error) = cx.send_notification(SessionNotification::new(session.to_string(), update))
+    {
+        eprintln!("scripted agent: an update could not be sent: {error}");
+    }
+}
+
+/// One turn.
+async fn play(
+    cx: &ConnectionTo<Client>,
+    state: &Shared,
+    options: &ScriptedOptions,
+    session: &str,
+    words: &str,
+) -> Result<StopReason, Error> {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let first_read = {
+        let mut state = state.lock().map_err(|_| Error::internal_error())?;
+        state
+            .cancelled
+            .insert(session.to_string(), Arc::clone(&cancelled));
+        let Some(remembered) = state.sessions.get_mut(session) else {
+            return Err(Error::new(
+                ErrorCode::RESOURCE_NOT_FOUND,
+                format!("no session {session}"),
+            ));
+        };
+        remembered.history.push(("user".into(), words.to_string()));
+        remembered.reads += 1;
+        remembered.reads == 1
+    };
+    remember(state, options, session);
+    let turn = Turn {
+        cx,
+        session,
+        pace: options.pace,
+        cancelled: &cancelled,
+    };
+    let lower = words.to_lowercase();
+    if lower.contains("crash") {
+        eprintln!("scripted agent: crashing on purpose, as the prompt asked");
+        std::process::exit(3);
+    }
+    if lower.contains("fail") {
+        return Err(Error::new(
+            ErrorCode::INTERNAL_ERROR,
+            "the scripted agent fails when a prompt says fail",
+        ));
+    }
+    let reply = if lower.contains("slow") {
+        let long: Vec<String> = (1..=400).map(|i| format!("word{i}")).collect();
+        turn.say(&long.join(" ")).await;
+        "Slow reply done.".to_string()
+    } else if lower.contains("hostile") {
+        // What a compromised model might print: escapes that copy, clear or retitle a terminal.
+        let hostile = "\u{1b}]52;c;cHduZWQ=\u{7}copied \u{1b}[2Jcleared \u{1b}]0;pwned\u{7}titled \u{202e}fdp.exe \u{9b}31m";
+        turn.say(hostile).await;
+        turn.tool("call-hostile", "\u{1b}]8;;https://evil.example\u{7}Read\u{1b}]8;;\u{7}", ToolKind::Read, serde_json::json!({"path": "\u{1b}[31mred"}));
+        hostile.to_string()
+    } else if words.trim() == "/test" {
+        turn.run_tests("call-test", false).await?
+    } else {
+        turn.full(first_read, lower.contains("twice")).await?
+    };
+    if cancelled.load(Ordering::SeqCst) {
+        return Ok(StopReason::Cancelled);
+    }
+    if let Ok(mut state) = state.lock()
+        && let Some(remembered) = state.sessions.get_mut(session)
+    {
+        remembered.history.push(("agent".into(), reply));
+    }
+    remember(state, options, session);
+    Ok(StopReason::EndTurn)
+}
+
+struct Turn<'a> {
+    cx: &'a ConnectionTo<Client>,
+    session: &'a str,
+    pace: Duration,
+    cancelled: &'a AtomicBool,
+}
+
+impl Turn<'_> {
+    fn stopped(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
+    fn update(&self, update: SessionUpdate) {
+        send(self.cx, self.session, update);
+    }
+
+    /// Streams words as message chunks, a few words at a time.
+    async fn say(&self, text: &str) {
+        self.chunks(text, false).await;
+    }
+
+    async fn think(&self, text: &str) {
+        self.chunks(text, true).await;
+    }
+
+    async fn chunks(&self, text: &str, thought: bool) {
+        let words: Vec<&str> = text.split_inclusive(' ').collect();
+        for piece in words.chunks(3) {
+            if self.stopped() {
+                return;
+            }
+            let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(piece.concat())));
+            self.update(if thought {
+                SessionUpdate::AgentThoughtChunk(chunk)
+            } else {
+                SessionUpdate::AgentMessageChunk(chunk)
+            });
+            tokio::time::sleep(self.pace).await;
+        }
+    }
+
+    fn plan(&self, done: usize) {
+        let steps = ["Read the project", "Run the tests", "Propose a fix"];
+        let entries = steps
+            .iter()
+            .enumerate()
+            .map(|(i, step)| {
+                let status = if i < done {
+                    PlanEntryStatus::Completed
+                } else if i == done {
+                    PlanEntryStatus::InProgress
+                } else {
+                    PlanEntryStatus::Pending
+                };
+                PlanEntry::new(*step, PlanEntryPriority::Medium, status)
+            })
+            .collect();
+        self.update(SessionUpdate::Plan(Plan::new(entries)));
+    }
+
+    fn tool(&self, id: &str, title: &str, kind: ToolKind, input: serde_json::Value) {
+        let call = ToolCall::new(id.to_string(), title)
+            .kind(kind)
+            .status(ToolCallStatus::Pending)
+            .raw_input(input);
+        self.update(SessionUpdate::ToolCall(call));
+    }
+
+    fn tool_done(&self, id: &str, status: ToolCallStatus, output: Option<&str>) {
+        let mut fields = ToolCallUpdateFields::new().status(status);
+        if let Some(output) = output {
+            fields = fields.content(vec![output.to_string().into()]);
+        }
+        self.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            id.to_string(),
+            fields,
+        )));
+    }
+
+    async fn full(&self, first_read: bool, twice: bool) -> Result<String, Error> {
+        self.think("The person wants the project checked. I'll read it, run the tests, then propose a fix. 先看项目结构。").await;
+        self.plan(0);
+        self.say("I'll start by reading the project. 我先读一下项目。")
+            .await;
+        if first_read {
+            self.tool(
+                "call-read-lock",
+                "Read Cargo.lock",
+                ToolKind::Read,
+                serde_json::json!({"path": "Cargo.lock"}),
+            );
+            self.tool_done(
+                "call-read-lock",
+                ToolCallStatus::Failed,
+                Some("Cargo.lock: no such file"),
+            );
+        }
+        self.tool(
+            "call-read",
+            "Read Cargo.toml",
+            ToolKind::Read,
+            serde_json::json!({"path": "Cargo.toml"}),
+        );
+        self.tool_done(
+            "call-read",
+            ToolCallStatus::Completed,
+            Some("[package]\nname = \"demo\"\nversion = \"0.1.0\""),
+        );
+        if self.stopped() {
+            return Ok(String::new());
+        }
+        self.plan(1);
+        let ran = self.run_tests("call-test", twice).await?;
+        if self.stopped() {
+            return Ok(ran);
+        }
+        self.plan(2);
+        let diff = Diff::new(
+            "src/lib.rs",
+            "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+        )
+        .old_text("pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n".to_string());
+        let call = ToolCall::new("call-edit".to_string(), "Fix add in src/lib.rs")
+            .kind(ToolKind::Edit)
+            .status(ToolCallStatus::Completed)
+            .content(vec![diff.into()]);
+        self.update(SessionUpdate::ToolCall(call));
+        self.plan(3);
+        let last = format!("{ran} Here is a fix for `add`: it subtracted instead of adding.");
+        self.say(&last).await;
+        Ok(last)
+    }
+
+    /// Asks to run the tests with all four option kinds, and does what the answer says.
+    async fn run_tests(&self, id: &str, twice: bool) -> Result<String, Error> {
+        self.tool(
+            id,
+            "Run the tests",
+            ToolKind::Execute,
+            serde_json::json!({"command": "cargo test", "cwd": "."}),
+        );
+        let options = vec![
+            PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+            PermissionOption::new(
+                "allow_always",
+                "Always allow cargo test",
+                PermissionOptionKind::AllowAlways,
+            ),
+            PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+            PermissionOption::new("reject_always", "Never", PermissionOptionKind::RejectAlways),
+        ];
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Execute)
+            .title("Run the tests".to_string())
+            .raw_input(serde_json::json!({"command": "cargo test", "cwd": "."}));
+        let request = RequestPermissionRequest::new(
+            self.session.to_string(),
+            ToolCallUpdate::new(id.to_string(), fields.clone()),
+            options.clone(),
+        );
+        let first = self.cx.send_request(request);
+        let answer = if twice {
+            // The same call asked again with other words while the first card is open.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let changed = fields
+                .raw_input(serde_json::json!({"command": "cargo test --release", "cwd": "."}));
+            let again = RequestPermissionRequest::new(
+                self.session.to_string(),
+                ToolCallUpdate::new(id.to_string(), changed),
+                options,
+            );
+            let second = self.cx.send_request(again);
+            let _ = first.block_task().await;
+            second.block_task().await?
+        } else {
+            first.block_task().await?
+        };
+        let allowed = match &answer.outcome {
+            RequestPermissionOutcome::Selected(selected) => {
+                selected.option_id.to_string().starts_with("allow")
+            }
+            _ => false,
+        };
+        if !allowed {
+            self.tool_done(
+                id,
+                ToolCallStatus::Failed,
+                Some("not run: permission denied"),
+            );
+            let words = "Understood: I will not run the tests.";
+            self.say(words).await;
+            return Ok(words.to_string());
+        }
+        self.tool_done(id, ToolCallStatus::InProgress, None);
+        tokio::time::sleep(self.pace * 5).await;
+        self.tool_done(id, ToolCallStatus::Completed, Some("running 3 tests\ntest adds ... FAILED\ntest parses ... ok\ntest prints ... ok\n\ntest result: FAILED. 2 passed; 1 failed"));
+        let words = "The tests ran: 2 passed, 1 failed (`adds`).";
+        self.say(words).await;
+        Ok(words.to_string())
+    }
+}
+
+/// Writes a session to the sessions folder, when there is one.
+fn remember(state: &Shared, options: &ScriptedOptions, session: &str) {
+    let Some(folder) = &options.sessions else {
+        return;
+    };
+    let Ok(state) = state.lock() else { return };
+    let Some(remembered) = state.sessions.get(session) else {
+        return;
+    };
+    let Ok(bytes) = serde_json::to_vec(remembered) else {
+        return;
+    };
+    if let Err(error) = std::fs::write(folder.join(format!("{session}.json")), bytes) {
+        eprintln!("scripted agent: cannot keep session {session}: {error}");
+    }
+}
+
+/// A session from memory or from the sessions folder.
+fn recall(state: &Shared, options: &ScriptedOptions, session: &str) -> Option<Remembered> {
+    let mut state = state.lock().ok()?;
+    if let Some(found) = state.sessions.get(session) {
+        return Some(found.clone());
+    }
+    let folder = options.sessions.as_ref()?;
+    if session.contains('/') || session.contains("..") {
+        return None;
+    }
+    let bytes = std::fs::read(folder.join(format!("{session}.json"))).ok()?;
+    let found: Remembered = serde_json::from_slice(&bytes).ok()?;
+    state.sessions.insert(session.to_string(), found.clone());
+    Some(found)
+}

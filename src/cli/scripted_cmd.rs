@@ -1,0 +1,35 @@
+//! `collie-phone acp-scripted-agent` (hidden): our own ACP agent on stdin and stdout, which
+//! `demo --acp` and the tests start behind the host. Its log goes to stderr, which the host
+//! keeps in its own log; stdout carries only ACP.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::agent::acp::scripted::{self, ScriptedOptions};
+
+#[derive(Debug, Args)]
+pub(crate) struct ScriptedArgs {
+    /// The pause between streamed words, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 60)]
+    pub(crate) pace: u64,
+    /// Do not offer loadSession, like agents that cannot resume a conversation.
+    #[arg(long)]
+    pub(crate) no_load: bool,
+    /// Want a sign-in before any session, like an agent run for the first time.
+    #[arg(long)]
+    pub(crate) sign_in: bool,
+    /// Keep sessions in this folder, so a new process can load them.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) sessions: Option<PathBuf>,
+}
+
+pub(crate) fn run(args: ScriptedArgs) -> anyhow::Result<()> {
+    scripted::run(ScriptedOptions {
+        pace: Duration::from_millis(args.pace),
+        load_session: !args.no_load,
+        sign_in: args.sign_in,
+        sessions: args.sessions,
+    })
+}
