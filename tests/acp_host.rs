@@ -67,7 +67,11 @@ async fn host_in(dir: tempfile::TempDir, agents: &[(&str, &str)], extra: &[&str]
         args.extend(["--workspace", arg(&project)]);
     }
     args.extend_from_slice(extra);
-    let process = socket_agent(dir.path(), &args);
+    let socket = dir.path().join("run").join("agent.sock");
+    let mut all = vec!["agent", "--socket", arg(&socket)];
+    all.extend_from_slice(&args);
+    // Info, not the tests' usual warn: the tests read what the host logs.
+    let process = AgentProcess::start_with_env(&all, &[("RUST_LOG", "info")]);
     let client = process.client();
     wait_ready(&client).await;
     Host {
@@ -108,7 +112,9 @@ impl Host {
             )
             .await
             .expect(200, "ok");
-        let pane = reply["paneId"].as_str().expect("the starter names its pane");
+        let pane = reply["paneId"]
+            .as_str()
+            .expect("the starter names its pane");
         self.until_state(pane, "idle").await;
         pane.to_string()
     }
@@ -163,7 +169,10 @@ impl Host {
             .get(&format!("{}?after=0", pane_path(pane, "events")))
             .await
             .expect(200, "");
-        view["view"]["items"].as_array().cloned().unwrap_or_default()
+        view["view"]["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
     }
 
     async fn until_turn_ends(&self, pane: &str) -> Value {
@@ -192,7 +201,10 @@ async fn a_starter_opens_a_session_and_a_turn_streams_into_items() {
         .send(Req::get(HELLO).version(None))
         .await
         .expect(200, "");
-    assert_eq!(hello["caps"]["queueSend"], true, "ACP cannot steer: said in caps");
+    assert_eq!(
+        hello["caps"]["queueSend"], true,
+        "ACP cannot steer: said in caps"
+    );
     let snap = snapshot(&host.client).await;
     let starters = snap["starters"].as_array().expect("starters");
     assert_eq!(starters.len(), 1);
@@ -206,18 +218,29 @@ async fn a_starter_opens_a_session_and_a_turn_streams_into_items() {
     let pane = host.start(&starter).await;
     // The belt holds the agent's commands.
     let shown = host.pane(&pane).await.expect("the pane");
-    assert_eq!(shown["belt"][0]["label"], "/test");
+    assert_eq!(
+        shown["belt"][0]["label"], "/test",
+        "sent right after session/new, kept"
+    );
 
     host.send(&pane, "s1", "Check the project").await;
     let ask = host.ask(&pane).await;
-    assert_eq!(ask["title"], "execute: cargo test", "A10: from the tool and its input");
+    assert_eq!(
+        ask["title"], "execute: cargo test",
+        "A10: from the tool and its input"
+    );
     assert_eq!(ask["permission"]["tool"], "execute");
     assert_eq!(ask["permission"]["arguments"]["command"], "cargo test");
     let options: Vec<(&str, &str)> = ask["permission"]["options"]
         .as_array()
         .expect("options")
         .iter()
-        .map(|o| (o["id"].as_str().unwrap_or(""), o["effect"].as_str().unwrap_or("")))
+        .map(|o| {
+            (
+                o["id"].as_str().unwrap_or(""),
+                o["effect"].as_str().unwrap_or(""),
+            )
+        })
         .collect();
     assert_eq!(
         options,
@@ -256,7 +279,11 @@ async fn a_starter_opens_a_session_and_a_turn_streams_into_items() {
         .iter()
         .find(|i| i["language"] == "diff")
         .expect("the edit as a diff");
-    assert!(diff["text"].as_str().is_some_and(|t| t.contains("-    a - b\n+    a + b")));
+    assert!(
+        diff["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("-    a - b\n+    a + b"))
+    );
     // The agent got the allow: it ran the tests.
     assert!(
         texts(&items, "code")
@@ -264,7 +291,10 @@ async fn a_starter_opens_a_session_and_a_turn_streams_into_items() {
             .any(|t| t.contains("test result: FAILED. 2 passed"))
     );
     let history = host.agent_history();
-    assert_eq!(history[0], ("user".to_string(), "Check the project".to_string()));
+    assert_eq!(
+        history[0],
+        ("user".to_string(), "Check the project".to_string())
+    );
 
     // A grown item keeps only its newest event: a reader from the start sees each id once.
     let events = host
@@ -312,13 +342,27 @@ async fn deny_always_reaches_the_agent_as_its_reject_always_option() {
 async fn a_send_during_a_turn_is_queued_and_becomes_the_next_prompt() {
     let host = host(&[("scripted", "")], &[]).await;
     let pane = host.start("scripted-1").await;
-    let first = host.send(&pane, "s1", "go slow please").await;
+    // A turn held open by its permission card, so the second send surely meets it running.
+    let first = host.send(&pane, "s1", "/test").await;
     let turn = first["turnId"].as_str().expect("a turn").to_string();
-    let queued = host.send(&pane, "s2", "and then this").await;
+    let ask = host.ask(&pane).await;
+    let queued = host.send(&pane, "s2", "then go slow").await;
     assert_eq!(queued["queued"], true);
     assert_eq!(queued["steered"], false);
-    assert_eq!(queued["turnId"], turn.as_str(), "it waits behind the running turn");
-    eventually("the queued text ran as the next turn", WAIT, || async {
+    assert_eq!(
+        queued["turnId"],
+        turn.as_str(),
+        "it waits behind the running turn"
+    );
+    let again = host.send(&pane, "s3", "and slow again").await;
+    assert_eq!(
+        again["queued"], true,
+        "a second send queues behind the same turn"
+    );
+    host.answer(&pane, "a1", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    eventually("the queued texts ran as the next turn", WAIT, || async {
         let pane = host.pane(&pane).await?;
         (pane["turn"]["id"] != turn.as_str() && pane["turn"]["state"] == "done").then_some(())
     })
@@ -329,9 +373,17 @@ async fn a_send_during_a_turn_is_queued_and_becomes_the_next_prompt() {
         .filter(|(who, _)| who == "user")
         .map(|(_, words)| words)
         .collect();
-    assert_eq!(users, ["go slow please", "and then this"], "the agent got both, in order");
+    assert_eq!(
+        users,
+        ["/test", "then go slow\nand slow again"],
+        "the agent got both queued texts as one prompt, in order"
+    );
     let notices = texts(&host.items(&pane).await, "notice");
-    assert!(notices.iter().any(|n| n.starts_with("Queued: scripted reads this")));
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.starts_with("Queued: scripted reads this"))
+    );
 }
 
 #[tokio::test]
@@ -441,18 +493,31 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
     // A turn left running with an open ask when the host goes down.
     first.send(&pane, "s2", "/test").await;
     first.ask(&pane).await;
-    let Host { dir, mut process, .. } = first;
+    let Host {
+        dir, mut process, ..
+    } = first;
     process.stop(false);
     drop(process);
 
     let second = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
     let back = second.until_state(&pane, "failed").await;
-    assert!(back["asks"].as_array().is_some_and(Vec::is_empty), "the old request is gone");
+    assert!(
+        back["asks"].as_array().is_some_and(Vec::is_empty),
+        "the old request is gone"
+    );
     let items = second.items(&pane).await;
-    assert!(items.len() > before, "the history is back, with what happened since");
+    assert!(
+        items.len() > before,
+        "the history is back, with what happened since"
+    );
     let notices = texts(&items, "notice");
-    assert!(notices.contains(&"The host restarted during this turn; the agent did not finish it.".to_string()));
-    assert!(notices.contains(&"scripted loaded this conversation again.".to_string()), "{notices:?}");
+    assert!(notices.contains(
+        &"The host restarted during this turn; the agent did not finish it.".to_string()
+    ));
+    assert!(
+        notices.contains(&"scripted loaded this conversation again.".to_string()),
+        "{notices:?}"
+    );
     // The loaded session takes prompts again.
     second.send(&pane, "s3", "/test").await;
     let ask = second.ask(&pane).await;
@@ -473,7 +538,9 @@ async fn a_restart_without_load_session_keeps_the_conversation_in_history() {
     let pane = first.start("scripted-1").await;
     first.send(&pane, "s1", "please fail").await;
     first.until_turn_ends(&pane).await;
-    let Host { dir, mut process, .. } = first;
+    let Host {
+        dir, mut process, ..
+    } = first;
     process.stop(false);
     drop(process);
 
@@ -500,7 +567,12 @@ async fn two_agents_and_two_sessions_run_at_once() {
     let host = host_in(
         dir,
         &[("alpha", ""), ("beta", "")],
-        &["--workspace", arg(&project), "--workspace", arg(&second_folder)],
+        &[
+            "--workspace",
+            arg(&project),
+            "--workspace",
+            arg(&second_folder),
+        ],
     )
     .await;
     let snap = snapshot(&host.client).await;
@@ -518,15 +590,28 @@ async fn two_agents_and_two_sessions_run_at_once() {
     host.send(&b, "sb", "/test").await;
     let ask_a = host.ask(&a).await;
     let ask_b = host.ask(&b).await;
-    host.answer(&b, "ab", &ask_b, "deny").await.expect(200, "ok");
+    host.answer(&b, "ab", &ask_b, "deny")
+        .await
+        .expect(200, "ok");
     host.answer(&a, "aa", &ask_a, "allow-once")
         .await
         .expect(200, "ok");
     host.until_turn_ends(&a).await;
     host.until_turn_ends(&b).await;
-    assert!(texts(&host.items(&a).await, "reply").iter().any(|t| t.starts_with("The tests ran")));
-    assert!(texts(&host.items(&b).await, "reply").contains(&"Understood: I will not run the tests.".to_string()));
-    // One process per agent: two were started, once each.
+    assert!(
+        texts(&host.items(&a).await, "reply")
+            .iter()
+            .any(|t| t.starts_with("The tests ran"))
+    );
+    assert!(
+        texts(&host.items(&b).await, "reply")
+            .contains(&"Understood: I will not run the tests.".to_string())
+    );
+    // One process per agent: two were started, once each (the log is written behind).
+    eventually("both starts are logged", WAIT, || async {
+        (host.log().matches("starting the ACP agent").count() == 2).then_some(())
+    })
+    .await;
     assert_eq!(host.log().matches("starting the ACP agent").count(), 2);
 }
 
@@ -572,14 +657,23 @@ async fn l1_what_an_agent_says_reaches_the_wire_without_escapes() {
         .get(&format!("{}?after=0", pane_path(&pane, "events")))
         .await;
     let bytes = raw.body.clone();
-    for bad in [b"\x1b".as_slice(), b"\x07", "\u{9b}".as_bytes(), "\u{202e}".as_bytes()] {
+    for bad in [
+        b"\x1b".as_slice(),
+        b"\x07",
+        "\u{9b}".as_bytes(),
+        "\u{202e}".as_bytes(),
+    ] {
         assert!(
             !bytes.windows(bad.len()).any(|w| w == bad),
             "{bad:?} reached the wire"
         );
     }
     let items = host.items(&pane).await;
-    assert!(texts(&items, "reply").iter().any(|t| t.contains("copied") && t.contains("fdp.exe")));
+    assert!(
+        texts(&items, "reply")
+            .iter()
+            .any(|t| t.contains("copied") && t.contains("fdp.exe"))
+    );
     // The log holds cleaned lines too.
     assert!(!host.log().contains('\u{1b}'));
 }
@@ -596,7 +690,10 @@ async fn a3_the_same_call_asked_again_changes_the_card_in_place() {
     })
     .await;
     assert_eq!(changed["id"], first["id"], "the same ask, a new revision");
-    assert_eq!(changed["permission"]["arguments"]["command"], "cargo test --release");
+    assert_eq!(
+        changed["permission"]["arguments"]["command"],
+        "cargo test --release"
+    );
     let stale = host.answer(&pane, "old", &first, "allow-once").await;
     stale.expect(409, "stale");
     host.answer(&pane, "new", &changed, "allow-once")
@@ -639,21 +736,21 @@ async fn the_headless_commands_drive_the_host() {
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("Answered: Allow once."), "{out}");
     host.until_turn_ends(&pane).await;
-    let (_, out) = run(&["send", &pane, "go slow"]);
+    let (_, out) = run(&["send", &pane, "/test"]);
     assert!(out.contains("it started turn"), "{out}");
+    host.ask(&pane).await;
     let (code, out) = run(&["send", &pane, "and more"]);
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("Queued: turn "), "{out}");
-    let turn = host.pane(&pane).await.expect("the pane")["turn"]["id"]
-        .as_str()
-        .expect("a turn")
-        .to_string();
-    let (code, out) = run(&["abort", &pane, &turn]);
+    let (code, out) = run(&["abort", &pane]);
     assert_eq!(code, Some(0), "{out}");
     let ended = host.until_turn_ends(&pane).await;
     assert_eq!(ended["turn"]["state"], "aborted");
     let notices = texts(&host.items(&pane).await, "notice");
-    assert!(notices.contains(&"1 queued message was not sent: the turn was stopped.".to_string()), "{notices:?}");
+    assert!(
+        notices.contains(&"1 queued message was not sent: the turn was stopped.".to_string()),
+        "{notices:?}"
+    );
 }
 
 #[tokio::test]
@@ -665,5 +762,10 @@ async fn check_with_writes_passes_against_the_host() {
         .output()
         .expect("runs");
     let out = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{out}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{out}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

@@ -254,7 +254,15 @@ async fn serve(
                         .block_task()
                         .await
                         .map(|reply| reply.stop_reason)
-                        .map_err(|e| failure_of(&e, &sign_in));
+                        .map_err(|e| {
+                            // A prompt cut off by the process going away is a crash, not
+                            // the agent's refusal.
+                            if cx2.is_incoming_closed() {
+                                Failure::Gone
+                            } else {
+                                failure_of(&e, &sign_in)
+                            }
+                        });
                     let _ = events.send((
                         task_name,
                         Event::PromptEnded {

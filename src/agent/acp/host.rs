@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
     RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, StopReason,
+    SelectedPermissionOutcome, SessionUpdate, StopReason,
 };
 use time::OffsetDateTime;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -78,7 +78,14 @@ pub(crate) struct AcpHost {
     pending: HashMap<String, Pending>,
     /// The demo's first words to its first pane, sent once its session opens.
     opening: Option<String>,
+    /// Updates for a session no pane holds yet: an agent may send one (its commands, say)
+    /// before the reply to `session/new` reaches us. Shown when the session opens; dropped
+    /// when it was a load (they are the history we hold already).
+    early: Vec<(String, String, SessionUpdate)>,
 }
+
+/// Early updates kept at most.
+const MAX_EARLY_UPDATES: usize = 256;
 
 impl AcpHost {
     pub(crate) fn new(options: &HostOptions) -> Self {
@@ -97,6 +104,7 @@ impl AcpHost {
             panes: HashMap::new(),
             pending: HashMap::new(),
             opening: options.opening.clone(),
+            early: Vec::new(),
         }
     }
 
@@ -480,7 +488,12 @@ impl AcpHost {
             Event::Update(notification) => {
                 let session = notification.session_id.0.to_string();
                 let Some((pane, bound)) = self.session_pane(agent, &session) else {
-                    tracing::debug!(agent, session, "an update for a session no pane holds");
+                    tracing::debug!(agent, session, "an update before its session opened");
+                    if self.early.len() >= MAX_EARLY_UPDATES {
+                        self.early.remove(0);
+                    }
+                    self.early
+                        .push((agent.to_string(), session, notification.update));
                     return;
                 };
                 if !bound.loading {
@@ -612,7 +625,7 @@ impl AcpHost {
             .map(|p| p.conversation_id.clone())
             && let Some(record) = world.layout.hosted.get_mut(&conversation)
         {
-            record.session = Some(session);
+            record.session = Some(session.clone());
         }
         world.set_starting(pane, false, now);
         if loaded {

@@ -267,7 +267,12 @@ async fn play(
         // What a compromised model might print: escapes that copy, clear or retitle a terminal.
         let hostile = "\u{1b}]52;c;cHduZWQ=\u{7}copied \u{1b}[2Jcleared \u{1b}]0;pwned\u{7}titled \u{202e}fdp.exe \u{9b}31m";
         turn.say(hostile).await;
-        turn.tool("call-hostile", "\u{1b}]8;;https://evil.example\u{7}Read\u{1b}]8;;\u{7}", ToolKind::Read, serde_json::json!({"path": "\u{1b}[31mred"}));
+        turn.tool(
+            "call-hostile",
+            "\u{1b}]8;;https://evil.example\u{7}Read\u{1b}]8;;\u{7}",
+            ToolKind::Read,
+            serde_json::json!({"path": "\u{1b}[31mred"}),
+        );
         hostile.to_string()
     } else if words.trim() == "/test" {
         turn.run_tests("call-test", false).await?

@@ -96,8 +96,16 @@ mod tests {
                 .contains("NAME=COMMAND")
         );
         assert!(AcpSpec::parse("=ls").expect_err("refused").contains("name"));
-        assert!(AcpSpec::parse("a b=ls").expect_err("refused").contains("name"));
-        assert!(AcpSpec::parse("x=").expect_err("refused").contains("empty command"));
+        assert!(
+            AcpSpec::parse("a b=ls")
+                .expect_err("refused")
+                .contains("name")
+        );
+        assert!(
+            AcpSpec::parse("x=")
+                .expect_err("refused")
+                .contains("empty command")
+        );
         assert!(
             AcpSpec::parse("x=\"unclosed")
                 .expect_err("refused")
@@ -113,7 +121,11 @@ mod tests {
             "no-such-program-here-9 is not on PATH"
         );
         let spec = AcpSpec::parse("x=/no/such/file").expect("parses");
-        assert!(spec.resolve().expect_err("refused").contains("does not exist"));
+        assert!(
+            spec.resolve()
+                .expect_err("refused")
+                .contains("does not exist")
+        );
         let spec = AcpSpec::parse("x=sh").expect("parses");
         assert!(spec.resolve().is_ok());
     }
