@@ -1309,9 +1309,9 @@ impl World {
     }
 
     /// Replaces an item's text in place: an agent's message growing as it streams. The pane
-    /// sends the item again under its id (readers replace it, docs/WIRE.md § 5.8), and the
-    /// event of its older text is dropped from the pane's retained events, so a long message
-    /// costs its readers its latest text only. False when the item is not there.
+    /// sends the item again under its id (readers replace it, docs/WIRE.md § 5.8); of its older
+    /// events only the first stays, holding the new text, so a long message costs its readers
+    /// two copies at most. False when the item is not there.
     pub(crate) fn grow_item(
         &mut self,
         pane_id: &str,
@@ -1336,8 +1336,21 @@ impl World {
         item.text = wire::sanitize::truncate_to(text, Item::text_limit(&item.kind)).to_string();
         let item = item.clone();
         conversation.updated_at = now_text(now);
-        pane.events.retain(|e| {
-            e.kind != EventType::Item || e.item.as_ref().is_none_or(|i| i.id != item_id)
+        // A reader that has not reached the item's first event yet finds it there, grown, in
+        // its place in the chat; a reader past it gets the new event and replaces it in place.
+        // The versions in between are dropped: each item is kept at most twice.
+        let mut first = true;
+        pane.events.retain_mut(|e| {
+            let this =
+                e.kind == EventType::Item && e.item.as_ref().is_some_and(|i| i.id == item_id);
+            if !this {
+                return true;
+            }
+            if std::mem::take(&mut first) {
+                e.item = Some(item.clone());
+                return true;
+            }
+            false
         });
         let mut event = Event::new(0, EventType::Item);
         event.item = Some(item);

@@ -286,8 +286,9 @@ impl AcpHost {
         let mut bound = Bound::new(&agent, None);
         bound.opening = true;
         if let Some(opening) = self.opening.take() {
-            bound.waiting.push(opening);
             world.start_turn(pane, now);
+            world.push_item(pane, ItemKind::User, &opening, now);
+            bound.waiting.push(opening);
         }
         self.panes.insert(pane.to_string(), bound);
         self.command(
@@ -682,7 +683,16 @@ impl AcpHost {
             return;
         };
         let card = card(&request);
-        let tool_call = request.tool_call.tool_call_id.0.to_string();
+        // An ask's id must never come back once decided (the phone keeps answers by it), and
+        // some agents use a call id again in a later turn: the id is the turn's and the call's.
+        let turn = world
+            .layout
+            .panes
+            .get(&pane)
+            .and_then(|p| p.turn.as_ref())
+            .map(|t| t.id.clone())
+            .unwrap_or_default();
+        let tool_call = format!("{turn}/{}", request.tool_call.tool_call_id.0);
         let ask_id = crate::wire::ask_id(&pane, &tool_call);
         if let Some(old) = self.pending.remove(&ask_id) {
             // The same call asked again while its card is open: the card changes in place

@@ -247,6 +247,7 @@ async fn play(
         session,
         pace: options.pace,
         cancelled: &cancelled,
+        number: turn_number(state, session),
     };
     let lower = words.to_lowercase();
     if lower.contains("crash") {
@@ -275,7 +276,8 @@ async fn play(
         );
         hostile.to_string()
     } else if words.trim() == "/test" {
-        turn.run_tests("call-test", false).await?
+        turn.run_tests(&format!("call-test-{}", turn.number), false)
+            .await?
     } else {
         turn.full(first_read, lower.contains("twice")).await?
     };
@@ -296,6 +298,8 @@ struct Turn<'a> {
     session: &'a str,
     pace: Duration,
     cancelled: &'a AtomicBool,
+    /// Which prompt of the session this is: tool call ids are new in every turn.
+    number: usize,
 }
 
 impl Turn<'_> {
@@ -403,7 +407,9 @@ impl Turn<'_> {
             return Ok(String::new());
         }
         self.plan(1);
-        let ran = self.run_tests("call-test", twice).await?;
+        let ran = self
+            .run_tests(&format!("call-test-{}", self.number), twice)
+            .await?;
         if self.stopped() {
             return Ok(ran);
         }
@@ -419,7 +425,7 @@ impl Turn<'_> {
             .content(vec![diff.into()]);
         self.update(SessionUpdate::ToolCall(call));
         self.plan(3);
-        let last = format!("{ran} Here is a fix for `add`: it subtracted instead of adding.");
+        let last = "Here is a fix for `add`: it subtracted instead of adding.".to_string();
         self.say(&last).await;
         Ok(last)
     }
@@ -491,6 +497,15 @@ impl Turn<'_> {
         self.say(words).await;
         Ok(words.to_string())
     }
+}
+
+/// How many prompts a session has had, this one included: what makes its tool call ids new.
+fn turn_number(state: &Shared, session: &str) -> usize {
+    state
+        .lock()
+        .ok()
+        .and_then(|s| s.sessions.get(session).map(|r| r.history.len()))
+        .unwrap_or_default()
 }
 
 /// Writes a session to the sessions folder, when there is one.
