@@ -629,6 +629,10 @@ impl AcpHost {
             record.session = Some(session.clone());
         }
         world.set_starting(pane, false, now);
+        let (early, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.early)
+            .into_iter()
+            .partition(|(a, s, _)| a == &agent && s == &session);
+        self.early = later;
         if loaded {
             world.push_item(
                 pane,
@@ -636,6 +640,10 @@ impl AcpHost {
                 &format!("{agent} loaded this conversation again."),
                 now,
             );
+        } else if let Some(bound) = self.panes.get_mut(pane) {
+            for (_, _, update) in early {
+                bound.stream.apply(world, pane, update, now);
+            }
         }
         self.prompt_waiting(world, pane, None, now);
     }
@@ -977,4 +985,62 @@ pub(crate) fn folder_title(folder: &Path) -> String {
         None => folder.display().to_string(),
     };
     super::text::clean_line(&shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::acp::AcpSpec;
+    use agent_client_protocol::v1::schema::{
+        AvailableCommand, AvailableCommandsUpdate, SessionNotification,
+    };
+
+    fn t0() -> OffsetDateTime {
+        time::macros::datetime!(2026-01-02 03:04:05 UTC)
+    }
+
+    /// A host whose agent never answers (`sleep` speaks no ACP): every event is
+    /// the test's, in the order the test chooses.
+    fn quiet_host() -> (AcpHost, World) {
+        let options = HostOptions {
+            agents: vec![AcpSpec::new("quiet", vec!["sleep".into(), "30".into()]).expect("a spec")],
+            workspaces: vec![std::env::temp_dir()],
+            opening: None,
+        };
+        let mut world =
+            crate::agent::worlds::build(crate::agent::WorldKind::Empty, 1, true, "h", t0());
+        let mut host = AcpHost::new(&options);
+        host.adopt(&mut world, &options, false, t0());
+        (host, world)
+    }
+
+    #[tokio::test]
+    async fn an_update_before_session_news_reply_is_shown_once_the_session_opens() {
+        let (mut host, mut world) = quiet_host();
+        let reply = world.run_starter("quiet-1", "r", t0()).expect("starts");
+        let pane = reply.pane_id.expect("a pane");
+        host.tick(&mut world, t0());
+        let commands = SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![
+            AvailableCommand::new("test", "Run the tests"),
+        ]));
+        let early = SessionNotification::new("s-1", commands);
+        host.events_in
+            .send(("quiet".into(), Event::Update(Box::new(early))))
+            .expect("sent");
+        host.events_in
+            .send((
+                "quiet".into(),
+                Event::Opened {
+                    pane: pane.clone(),
+                    session: "s-1".into(),
+                    loaded: false,
+                },
+            ))
+            .expect("sent");
+        host.tick(&mut world, t0());
+        let belt = &world.layout.panes[&pane].belt;
+        assert_eq!(belt.len(), 1);
+        assert_eq!(belt[0].label, "/test");
+        assert!(host.early.is_empty());
+    }
 }
