@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use unicode_segmentation::UnicodeSegmentation;
+use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 
 use super::chat::ChatStyle;
 use super::chat_view::ChatLayout;
@@ -23,24 +23,68 @@ pub(crate) struct Match {
     pub(crate) width: usize,
 }
 
-/// A query ready to compare: its graphemes lowercased. Empty when there is nothing to find.
+/// A query ready to compare: its characters lowercased. Empty when there is nothing to find.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Query {
-    folded: Vec<String>,
-    ascii: Option<Vec<u8>>,
+    folded: String,
+}
+
+/// A character lowercased when that gives one character (so positions stay one for one), as
+/// itself otherwise (`İ`, whose lowercase is two).
+fn fold(c: char) -> char {
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
 }
 
 impl Query {
     pub(crate) fn new(text: &str) -> Self {
-        let folded: Vec<String> = text.graphemes(true).map(str::to_lowercase).collect();
-        let ascii = text
-            .is_ascii()
-            .then(|| text.to_ascii_lowercase().into_bytes());
-        Self { folded, ascii }
+        Self {
+            folded: text.chars().map(fold).collect(),
+        }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
         self.folded.is_empty()
+    }
+
+    /// True when `text` holds the query, case aside (a quick look before laying out).
+    fn is_in(&self, text: &str) -> bool {
+        if text.is_ascii() && self.folded.is_ascii() {
+            let needle = self.folded.as_bytes();
+            return text
+                .as_bytes()
+                .windows(needle.len())
+                .any(|w| w.eq_ignore_ascii_case(needle));
+        }
+        text.chars()
+            .map(fold)
+            .collect::<String>()
+            .contains(&self.folded)
+    }
+}
+
+/// True when an entry's own words hold the query, so its laid-out lines are worth searching.
+/// What the chat adds around them ("you ›", bullets, the "↪" of wrapped code) is not searched,
+/// so a search for "you" finds what someone wrote, not every message's prefix.
+pub(crate) fn entry_may_match(entry: &ChatEntry, query: &Query) -> bool {
+    match entry {
+        ChatEntry::Item(item) => {
+            let mut found = query.is_in(&item.text);
+            for extra in [&item.title, &item.url, &item.language]
+                .into_iter()
+                .flatten()
+            {
+                found = found || query.is_in(extra);
+            }
+            if let crate::wire::ItemKind::Unknown(kind) = &item.kind {
+                found = found || query.is_in(kind);
+            }
+            found
+        }
+        ChatEntry::Closed(closed) => query.is_in(&super::chat::closed_ask_words(closed)),
     }
 }
 
@@ -49,14 +93,21 @@ pub(crate) fn line_text(line: &Line<'_>) -> String {
     line.spans.iter().map(|s| s.content.as_ref()).collect()
 }
 
+/// True when byte `at` of `text` is between two graphemes (an accent stays with its letter).
+fn is_boundary(text: &str, at: usize) -> bool {
+    GraphemeCursor::new(at, text.len(), true)
+        .is_boundary(text, 0)
+        .unwrap_or(false)
+}
+
 /// Where `query` shows in `text`, as (first column, columns), left to right, not overlapping.
 pub(crate) fn find_in(text: &str, query: &Query) -> Vec<(usize, usize)> {
     if query.is_empty() {
         return Vec::new();
     }
-    if let (true, Some(needle)) = (text.is_ascii(), &query.ascii) {
+    if text.is_ascii() && query.folded.is_ascii() {
         // The common case: a byte is a column.
-        let hay = text.as_bytes();
+        let (hay, needle) = (text.as_bytes(), query.folded.as_bytes());
         let mut found = Vec::new();
         let mut at = 0;
         while at + needle.len() <= hay.len() {
@@ -69,28 +120,27 @@ pub(crate) fn find_in(text: &str, query: &Query) -> Vec<(usize, usize)> {
         }
         return found;
     }
-    let graphemes: Vec<(String, usize)> = text
-        .graphemes(true)
-        .map(|g| (g.to_lowercase(), text_width(g)))
-        .collect();
-    let n = query.folded.len();
+    // Lowercased char for char, with where each folded byte came from in `text`.
+    let mut folded = String::with_capacity(text.len());
+    let mut origin = Vec::with_capacity(text.len() + 1);
+    for (at, c) in text.char_indices() {
+        let f = fold(c);
+        origin.extend(std::iter::repeat_n(at, f.len_utf8()));
+        folded.push(f);
+    }
+    origin.push(text.len());
     let mut found = Vec::new();
-    let mut column = 0;
-    let mut at = 0;
-    while at + n <= graphemes.len() {
-        let hit = graphemes[at..at + n]
-            .iter()
-            .zip(&query.folded)
-            .all(|((g, _), q)| g == q);
-        if hit {
-            let width: usize = graphemes[at..at + n].iter().map(|(_, w)| w).sum();
-            found.push((column, width));
-            column += width;
-            at += n;
-        } else {
-            column += graphemes[at].1;
-            at += 1;
+    let (mut column, mut seen) = (0, 0);
+    for (start, piece) in folded.match_indices(&query.folded) {
+        let (from, to) = (origin[start], origin[start + piece.len()]);
+        if !is_boundary(text, from) || !is_boundary(text, to) {
+            continue;
         }
+        column += text_width(&text[seen..from]);
+        let width = text_width(&text[from..to]);
+        found.push((column, width));
+        column += width;
+        seen = to;
     }
     found
 }
@@ -110,6 +160,9 @@ pub(crate) fn all_matches(
         return matches;
     }
     for (entry_index, entry) in entries.iter().enumerate() {
+        if !entry_may_match(entry, query) {
+            continue;
+        }
         let lines = layout.lines(scope, entry, style, theme);
         for (line_index, line) in lines.iter().enumerate() {
             for (column, width) in find_in(&line_text(line), query) {
@@ -208,6 +261,34 @@ mod tests {
         let found = all_matches(&layout, "s", &entries, &style, &theme, &Query::new("route"));
         let places: Vec<(usize, usize)> = found.iter().map(|m| (m.entry, m.column)).collect();
         assert_eq!(places, [(0, 6), (2, 0), (2, 10)]);
+    }
+
+    /// A figure, not a rule: `cargo test --lib chat_search -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement; prints how long a search of a full chat takes"]
+    fn a_search_of_a_full_chat_laid_out_and_not() {
+        let theme = Theme::builtin("dark").expect("dark");
+        let words = "the route checks the turn id before it stops anything 订单服务 ";
+        let entries: VecDeque<ChatEntry> = (0..crate::wire::limits::MAX_VIEW_ITEMS)
+            .map(|i| {
+                let text = words.repeat(2048 / words.len());
+                ChatEntry::Item(Item::text(format!("i{i}"), ItemKind::Reply, text))
+            })
+            .collect();
+        let style = ChatStyle {
+            width: 80,
+            thinking_expanded: false,
+        };
+        let layout = ChatLayout::default();
+        for (what, query) in [
+            ("first, laying out", "订单"),
+            ("again", "turn id"),
+            ("none", "zzz"),
+        ] {
+            let started = std::time::Instant::now();
+            let found = all_matches(&layout, "s", &entries, &style, &theme, &Query::new(query));
+            println!("{what}: {} matches in {:?}", found.len(), started.elapsed());
+        }
     }
 
     #[test]

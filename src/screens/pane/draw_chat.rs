@@ -16,7 +16,7 @@ use crate::engine::pane_log::ChatEntry;
 use crate::look::chat::ChatStyle;
 use crate::look::chat_links::find_links;
 use crate::look::chat_scroll::entry_key;
-use crate::look::chat_search::{find_in, highlight, line_text};
+use crate::look::chat_search::{entry_may_match, find_in, highlight, line_text};
 use crate::look::chat_view;
 use crate::look::theme::Theme;
 use crate::look::wrap;
@@ -68,6 +68,7 @@ pub(crate) fn draw_chat(
         fg: None,
         ..theme.selected
     };
+    let mut may_match_last: Option<(usize, bool)> = None;
     for (index, row) in rows.iter().enumerate() {
         let Ok(y) = u16::try_from(index) else {
             break;
@@ -76,7 +77,19 @@ pub(crate) fn draw_chat(
             break;
         }
         let y = chat.y + y;
-        let line = if lit {
+        // Each entry is looked at once, however many of its rows show.
+        let may_match = match may_match_last {
+            Some((entry, answer)) if entry == row.entry => answer,
+            _ => {
+                let answer = lit
+                    && entries
+                        .get(row.entry)
+                        .is_some_and(|entry| entry_may_match(entry, &query));
+                may_match_last = Some((row.entry, answer));
+                answer
+            }
+        };
+        let line = if may_match {
             let key = entries.get(row.entry).map(entry_key);
             let ranges: Vec<(usize, usize, Style)> = find_in(&line_text(&row.text), &query)
                 .into_iter()
