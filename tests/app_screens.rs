@@ -293,6 +293,154 @@ fn pane_with_thinking_unfolded_scrolled_to_the_top() {
 }
 
 #[test]
+fn pane_with_an_item_selected_tinted_and_its_keys_under_the_chat() {
+    snap("pane_selected", |size| {
+        let (_, mut app) = showcase(size);
+        // The newest item first, then the link above it.
+        app.update(key("["));
+        app.update(key("["));
+        app
+    });
+    let size = (80, 24);
+    let (_, mut app) = showcase(size);
+    app.update(key("["));
+    app.update(key("["));
+    let backend = draw(&app, size);
+    let text = backend.to_string();
+    assert!(text.contains("▌ item 10 of 11 · y copy"), "{text}");
+    let buffer = backend.buffer();
+    let row_of = |words: &str| {
+        (0..size.1)
+            .find(|y| {
+                (0..size.0)
+                    .map(|x| buffer[(x, *y)].symbol().to_string())
+                    .collect::<String>()
+                    .contains(words)
+            })
+            .unwrap_or_else(|| panic!("no row with {words}"))
+    };
+    // The dark theme's `selected` background (themes/dark.toml), across the whole row.
+    let tinted = ratatui::style::Color::Rgb(0x28, 0x34, 0x57);
+    assert_eq!(buffer[(0, row_of("↗ axum Router docs"))].bg, tinted);
+    assert_eq!(buffer[(70, row_of("https://docs.rs/axum"))].bg, tinted);
+    assert_ne!(buffer[(0, row_of("The route is in."))].bg, tinted);
+    // Esc lets the selection go before it leaves the pane.
+    app.update(key("Esc"));
+    assert!(!screen_text(&app, size).contains("▌ item"));
+    assert!(matches!(
+        app.nav.top(),
+        collie_phone::screens::Screen::Pane(_)
+    ));
+}
+
+#[test]
+fn y_copies_the_selected_item_cleaned_and_says_how_many_lines() {
+    let size = (80, 24);
+    let (_, mut app) = showcase(size);
+    assert!(app.update(key("y")).is_empty());
+    assert!(
+        screen_text(&app, size).contains("Select an item first: [ and ] move the selection"),
+        "{}",
+        screen_text(&app, size)
+    );
+    // The code item above the link: its text, without the trailing newline.
+    for _ in 0..3 {
+        app.update(key("["));
+    }
+    let commands = app.update(key("y"));
+    let copied: Vec<&String> = commands
+        .iter()
+        .filter_map(|c| match c {
+            collie_phone::app::Command::Copy(text) => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(copied.len(), 1);
+    assert!(copied[0].starts_with("async fn abort("), "{:?}", copied[0]);
+    assert_eq!(copied[0].lines().count(), 4);
+    let text = screen_text(&app, size);
+    assert!(text.contains("Copied 4 lines to the clipboard"), "{text}");
+    // Y on a reply: no code in it, in words.
+    app.update(key("]"));
+    app.update(key("]"));
+    assert!(app.update(key("Y")).is_empty());
+    assert!(screen_text(&app, size).contains("This item has no code block; y copies"));
+}
+
+#[test]
+fn pane_search_lights_the_matches_and_counts_them() {
+    snap("pane_search", |size| {
+        let (_, mut app) = showcase(size);
+        app.update(key("/"));
+        app.update(Message::Paste("ROUTE".into()));
+        app
+    });
+    snap("pane_search_kept", |size| {
+        let (_, mut app) = showcase(size);
+        app.update(key("/"));
+        app.update(Message::Paste("route".into()));
+        app.update(key("Enter"));
+        app.update(key("N"));
+        app
+    });
+    let size = (80, 24);
+    let (_, mut app) = showcase(size);
+    app.update(key("/"));
+    app.update(Message::Paste("route".into()));
+    let count = |app: &App| {
+        let text = screen_text(app, size);
+        text.lines()
+            .find(|l| l.starts_with("\"/ "))
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("no count: {text}"))
+    };
+    let first = count(&app);
+    let total: usize = first
+        .split(" of ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.trim_matches(|c: char| !c.is_ascii_digit()).parse().ok())
+        .expect("a count");
+    assert!(first.contains(&format!("{total} of {total}")), "{first}");
+    // Down on the line wraps around to the first; typed words are never lost.
+    app.update(key("down"));
+    assert!(count(&app).contains(&format!("1 of {total}")));
+    app.update(key("Esc"));
+    assert!(!screen_text(&app, size).contains("/ route"));
+    app.update(key("/"));
+    assert!(screen_text(&app, size).contains("/ route"));
+    // The current match is drawn reversed.
+    let backend = draw(&app, size);
+    assert!(
+        backend
+            .buffer()
+            .content
+            .iter()
+            .any(|c| c.modifier.contains(ratatui::style::Modifier::REVERSED)),
+    );
+    // CJK: the heading 注意 of the markdown item.
+    app.update(key("ctrl-u"));
+    app.update(Message::Paste("注意".into()));
+    assert!(count(&app).contains("1 of 1"), "{}", count(&app));
+    app.update(key("Enter"));
+    app.update(key("n"));
+    assert!(count(&app).contains("1 of 1"));
+}
+
+#[test]
+fn in_a_pane_plus_opens_the_new_page_and_n_without_a_search_says_so() {
+    let size = (80, 24);
+    let (_, mut app) = showcase(size);
+    app.update(key("n"));
+    assert!(screen_text(&app, size).contains("No search yet: / searches in the chat."));
+    app.update(key("+"));
+    assert!(matches!(
+        app.nav.top(),
+        collie_phone::screens::Screen::New(_)
+    ));
+}
+
+#[test]
 fn pane_input_with_cjk_text_and_its_size() {
     snap("pane_input", |size| {
         let (_, mut app) = showcase(size);

@@ -1,8 +1,11 @@
 //! The real binary in a real terminal: `collie-phone demo` inside tmux, driven by keys, the
 //! screen read back after each step (issue 4, item 10). Answers a permission, a choice, a text
 //! and a form ask, sends text, aborts a turn, runs a starter, opens history and reopens a
-//! conversation, then quits and checks the demo folder is gone. Skipped, with a note, where
-//! tmux is not installed.
+//! conversation, then quits and checks the demo folder is gone. Searches and copies in a
+//! hostile agent's pane and reads back the raw bytes the phone wrote (`pipe-pane`). Skipped,
+//! with a note, where tmux is not installed.
+
+mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -112,6 +115,36 @@ impl Tmux {
         }
         panic!("no row with {words}:\n{}", self.screen());
     }
+}
+
+impl Tmux {
+    /// Records every byte the program in the pane writes, raw, to `file` (`pipe-pane -O`).
+    fn record_output(&self, file: &Path) {
+        let command = format!("cat >> '{}'", file.display());
+        let out = self.run(&["pipe-pane", "-O", "-t", &self.session, &command]);
+        assert!(out.status.success(), "pipe-pane: {out:?}");
+    }
+}
+
+/// The OSC sequences in raw terminal output: (number, body without the number, terminator).
+fn osc_sequences(raw: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(start) = raw[at..].windows(2).position(|w| w == b"\x1b]") {
+        let body_start = at + start + 2;
+        let end = raw[body_start..]
+            .iter()
+            .position(|b| *b == 0x07 || *b == 0x1b)
+            .map_or(raw.len(), |i| body_start + i);
+        let body = &raw[body_start..end];
+        let (number, rest) = match body.iter().position(|b| *b == b';') {
+            Some(i) => (&body[..i], &body[i + 1..]),
+            None => (body, &[][..]),
+        };
+        found.push((String::from_utf8_lossy(number).into_owned(), rest.to_vec()));
+        at = end.max(body_start);
+    }
+    found
 }
 
 impl Drop for Tmux {
@@ -424,4 +457,137 @@ fn demo_in_tmux_quick_enters_and_an_unbracketed_paste() {
         s.contains("typed but not sent")
     });
     tmux.keys(&["y"]);
+}
+
+#[test]
+fn l1_search_then_copy_writes_only_clean_osc_52_bytes() {
+    use base64::Engine as _;
+    use common::hostile::{Hostile, Mode, assert_clean_bytes};
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED l1_search_then_copy_writes_only_clean_osc_52_bytes: tmux is not installed"
+        );
+        return;
+    }
+    let (_agent, url) = Hostile::start(Mode::Fields);
+    let (home, _runtime, _) = demo_home("");
+    let (token_path, token) = common::token_file(home.path());
+    let (_, _, command) = demo_home(&format!(
+        "--url {url} --token-file {}",
+        token_path.display()
+    ));
+    let raw_path = home.path().join("raw-output");
+    let tmux = Tmux::start("osc52", (100, 30), &command);
+    tmux.record_output(&raw_path);
+    let out = tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
+    assert!(out.status.success(), "set-clipboard: {out:?}");
+    tmux.until("home", |s| s.contains("Needs your answer"));
+    tmux.keys(&["Enter"]);
+    tmux.until("the layout", |s| s.contains("workspaces, tabs and panes"));
+    tmux.select("pane]0");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane's chat", |s| s.contains("unknownkind"));
+
+    // Search: the reply holds "reply" twice; a new search starts at the newest match.
+    tmux.keys(&["/"]);
+    tmux.text("REPLY");
+    tmux.until("the count", |s| s.contains("2 of 2"));
+    tmux.keys(&["Enter", "N"]);
+    tmux.until("the previous match", |s| s.contains("1 of 2"));
+    tmux.keys(&["y"]);
+    tmux.until("the copy said", |s| s.contains("Copied 1 line"));
+    std::thread::sleep(Duration::from_millis(300));
+
+    let raw = std::fs::read(&raw_path).expect("the recorded output");
+    let copies: Vec<Vec<u8>> = osc_sequences(&raw)
+        .into_iter()
+        .filter(|(number, _)| number == "52")
+        .map(|(_, body)| body)
+        .collect();
+    assert_eq!(copies.len(), 1, "one OSC 52 for one y");
+    let payload = copies[0]
+        .strip_prefix(b"c;")
+        .expect("the clipboard selection");
+    let text = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .expect("base64");
+    assert_clean_bytes("the copied text", &text, &token);
+    let text = String::from_utf8(text).expect("utf-8");
+    assert!(
+        text.starts_with("reply") && text.ends_with("reply"),
+        "{text:?}"
+    );
+    assert!(text.contains("PWNED"), "the printable rest stays: {text:?}");
+    // The exact sequence went out, ended by BEL, as the bytes of the cleaned text.
+    let expected = format!(
+        "\u{1b}]52;c;{}\u{7}",
+        base64::engine::general_purpose::STANDARD.encode(&text)
+    );
+    assert!(
+        raw.windows(expected.len())
+            .any(|w| w == expected.as_bytes()),
+        "the OSC 52 sequence"
+    );
+    // Nothing the agent sent set a title or wrote a C1 control: the only OSCs are ours.
+    for (number, _) in osc_sequences(&raw) {
+        assert!(
+            ["52", "8"].contains(&number.as_str()),
+            "OSC {number} went out"
+        );
+    }
+    let shown = String::from_utf8_lossy(&raw);
+    assert!(
+        !shown.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c)),
+        "a C1 control went out"
+    );
+    // tmux took the copy as a paste buffer: what reached the clipboard is the clean text.
+    let buffer = tmux.run(&["show-buffer"]);
+    assert_eq!(String::from_utf8_lossy(&buffer.stdout), text);
+}
+
+#[test]
+fn demo_pane_links_are_osc_8_code_wraps_and_o_says_where_no_browser_can_open() {
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED demo_pane_links_are_osc_8_code_wraps_and_o_says_where_no_browser_can_open: tmux is not installed"
+        );
+        return;
+    }
+    let (home, _runtime, command) = demo_home("demo --speed 0");
+    let command = format!("env -u DISPLAY -u WAYLAND_DISPLAY {command}");
+    let raw_path = home.path().join("raw-output");
+    let tmux = Tmux::start("links", (80, 24), &command);
+    tmux.record_output(&raw_path);
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    tmux.keys(&["Enter"]);
+    tmux.until("the workspaces", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.select("HTTP routes");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane", |s| s.contains("axum Router docs"));
+    // The long line of code goes on under a mark, nothing cut.
+    tmux.until("the wrapped code", |s| {
+        s.contains("↪ Bytes) -> Reply {") && !s.contains("Byt…")
+    });
+    // The link item, found and selected by a search; o says plainly why it cannot open.
+    tmux.keys(&["/"]);
+    tmux.text("router docs");
+    tmux.until("the match", |s| s.contains("1 of 1"));
+    tmux.keys(&["Enter", "o"]);
+    tmux.until("the opener's absence in words", |s| {
+        s.contains("The link was not opened: there is no display here")
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let raw = std::fs::read(&raw_path).expect("the recorded output");
+    let link = b"\x1b]8;;https://docs.rs/axum/latest/axum/struct.Router.html\x1b\\";
+    assert!(
+        raw.windows(link.len()).any(|w| w == link),
+        "the URL went out as an OSC 8 hyperlink"
+    );
+    assert!(
+        raw.windows(7).any(|w| w == b"\x1b]8;;\x1b\\"),
+        "and was closed"
+    );
+    tmux.keys(&["Escape", "Escape", "q"]);
 }

@@ -41,6 +41,8 @@ pub enum Context {
     DshForm,
     /// Typing a list filter after `/`.
     Filter,
+    /// Typing words to find in a pane's chat after `/`.
+    PaneSearch,
     Help,
 }
 
@@ -64,6 +66,7 @@ impl Context {
             Self::KindPicker => "Message kind",
             Self::DshForm => "New on a DSH bridge",
             Self::Filter => "Filter",
+            Self::PaneSearch => "Search in the chat",
             Self::Help => "Help",
         }
     }
@@ -72,7 +75,12 @@ impl Context {
     pub(crate) fn takes_typing(self) -> bool {
         matches!(
             self,
-            Self::PaneInput | Self::CardTyping | Self::Prompt | Self::Filter | Self::DshForm
+            Self::PaneInput
+                | Self::CardTyping
+                | Self::Prompt
+                | Self::Filter
+                | Self::PaneSearch
+                | Self::DshForm
         )
     }
 
@@ -87,6 +95,12 @@ impl Context {
             ],
             Self::Prompt => &[
                 "Typing, Backspace, Delete edit the text",
+                EDIT_MOVES,
+                EDIT_KILLS,
+                EDIT_YANK_UNDO,
+            ],
+            Self::PaneSearch => &[
+                "Type words to find them in the chat; case does not matter",
                 EDIT_MOVES,
                 EDIT_KILLS,
                 EDIT_YANK_UNDO,
@@ -172,6 +186,18 @@ pub(crate) enum Action {
     MessageKind,
     /// DSH bridge: switch the next message between queue and steer.
     SendMode,
+    /// A pane's chat: select the item above or below.
+    SelectPrev,
+    SelectNext,
+    /// Copy the selected chat item (OSC 52), or only its code.
+    Copy,
+    CopyCode,
+    /// Open the selected item's link in a browser.
+    OpenLink,
+    /// Search in a pane's chat, and go to the next or previous match.
+    Search,
+    NextMatch,
+    PrevMatch,
 }
 
 impl Action {
@@ -216,6 +242,14 @@ impl Action {
             Self::Export => "export",
             Self::MessageKind => "message-kind",
             Self::SendMode => "send-mode",
+            Self::SelectPrev => "select-previous",
+            Self::SelectNext => "select-next",
+            Self::Copy => "copy",
+            Self::CopyCode => "copy-code",
+            Self::OpenLink => "open-link",
+            Self::Search => "search",
+            Self::NextMatch => "next-match",
+            Self::PrevMatch => "previous-match",
             Self::Belt(n) => return format!("belt-{n}"),
             Self::Pick(n) => return format!("pick-{n}"),
         };
@@ -263,6 +297,14 @@ impl Action {
             Self::Export => "Save the listed exchanges to a file",
             Self::MessageKind => "DSH task: choose the kind of the next message",
             Self::SendMode => "DSH task: queue the next message, or steer the turn",
+            Self::SelectPrev => "Select the chat item above",
+            Self::SelectNext => "Select the chat item below",
+            Self::Copy => "Copy the selected item to the clipboard (through the terminal)",
+            Self::CopyCode => "Copy only the code of the selected item",
+            Self::OpenLink => "Open the selected item's link in a browser",
+            Self::Search => "Search in the chat",
+            Self::NextMatch => "Next match",
+            Self::PrevMatch => "Previous match",
             Self::Belt(n) => return format!("Press belt button {n}"),
             Self::Pick(n) => return format!("Pick option {n}"),
         };
@@ -309,6 +351,14 @@ impl Action {
             Self::Export,
             Self::MessageKind,
             Self::SendMode,
+            Self::SelectPrev,
+            Self::SelectNext,
+            Self::Copy,
+            Self::CopyCode,
+            Self::OpenLink,
+            Self::Search,
+            Self::NextMatch,
+            Self::PrevMatch,
         ];
         all.extend((1..=4).map(Self::Belt));
         all.extend((1..=8).map(Self::Pick));
@@ -336,6 +386,8 @@ impl Action {
                 );
             }
             (Context::Card, Self::Pick(n)) => return format!("Select option {n}"),
+            (Context::PaneSearch, Self::Confirm) => "Close the line, keep the matches lit",
+            (Context::PaneSearch, Self::Cancel) => "Close the search (its words stay for /)",
             _ => return self.describe(),
         };
         on_card.to_string()
@@ -599,6 +651,7 @@ impl Keymap {
         );
         bindings.insert(Context::Prompt, screens::overlay::keys::prompt());
         bindings.insert(Context::Filter, screens::overlay::keys::filter());
+        bindings.insert(Context::PaneSearch, screens::pane::keys::search());
         bindings.insert(Context::KindPicker, screens::overlay::keys::kind_picker());
         bindings.insert(Context::DshForm, screens::dsh_form::keys::bindings());
         bindings.insert(Context::Help, screens::overlay::keys::help());
@@ -726,6 +779,7 @@ mod tests {
             Context::CardTyping,
             Context::Prompt,
             Context::Filter,
+            Context::PaneSearch,
         ] {
             for c in "abcdefghijklmnopqrstuvwxyzRGHq?/0123456789 ".chars() {
                 assert_eq!(
@@ -762,6 +816,7 @@ mod tests {
             Context::CardTyping,
             Context::Prompt,
             Context::Filter,
+            Context::PaneSearch,
             Context::DshForm,
         ] {
             for (code, modifiers) in &chords {
@@ -857,6 +912,51 @@ mod tests {
         let mut bad = BTreeMap::new();
         bad.insert("fly".to_string(), vec!["x".to_string()]);
         assert!(Keymap::with_overrides(&bad).is_err());
+    }
+
+    #[test]
+    fn no_key_means_two_things_in_one_context() {
+        let keymap = Keymap::defaults();
+        for (context, list) in &keymap.bindings {
+            for (i, (chord, action)) in list.iter().enumerate() {
+                if let Some((_, other)) = list[i + 1..].iter().find(|(c, _)| c == chord) {
+                    panic!("{chord} is {action:?} and {other:?} in {context:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn in_a_pane_slash_searches_and_n_goes_to_the_next_match() {
+        let keymap = Keymap::defaults();
+        let plain = |c| key(KeyCode::Char(c), KeyModifiers::NONE);
+        assert_eq!(
+            keymap.action(Context::PaneChat, &plain('/')),
+            Some(Action::Search)
+        );
+        assert_eq!(
+            keymap.action(Context::PaneChat, &plain('n')),
+            Some(Action::NextMatch)
+        );
+        assert_eq!(
+            keymap.action(
+                Context::PaneChat,
+                &key(KeyCode::Char('N'), KeyModifiers::SHIFT)
+            ),
+            Some(Action::PrevMatch)
+        );
+        assert_eq!(
+            keymap.action(Context::PaneChat, &plain('y')),
+            Some(Action::Copy)
+        );
+        assert_eq!(
+            keymap.action(Context::Home, &plain('/')),
+            Some(Action::Filter)
+        );
+        assert_eq!(
+            keymap.action(Context::Home, &plain('n')),
+            Some(Action::NewPage)
+        );
     }
 
     #[test]

@@ -63,6 +63,11 @@ pub enum Message {
         path: PathBuf,
         result: Result<(), String>,
     },
+    /// The runner asked a browser opener to open `url` (its name), or says why it could not.
+    LinkOpened {
+        url: String,
+        result: Result<String, String>,
+    },
 }
 
 /// What the app asks the runner to do.
@@ -75,6 +80,10 @@ pub enum Command {
     Notify(Notice),
     /// Write the wire inspector's exchanges (JSON lines) to a new private file.
     ExportInspector(PathBuf, String),
+    /// Put cleaned, capped text on the clipboard through the terminal (OSC 52).
+    Copy(String),
+    /// Open a checked `https://` link with the system's browser opener.
+    OpenLink(String),
     Quit,
 }
 
@@ -204,6 +213,10 @@ impl App {
                 self.watching_change()
             }
             Message::Exported { path, result } => self.exported(path, result),
+            Message::LinkOpened { url, result } => {
+                self.link_opened(&url, result);
+                Vec::new()
+            }
         }
     }
 
@@ -255,6 +268,7 @@ impl App {
             Screen::Home(_) => Context::Home,
             Screen::Layout(_) => Context::Layout,
             Screen::Pane(p) if p.focus == PaneFocus::Input => Context::PaneInput,
+            Screen::Pane(p) if p.search.editing => Context::PaneSearch,
             Screen::Pane(_) => Context::PaneChat,
             Screen::Card(key) => {
                 if self.card_takes_typing(key) {
@@ -303,6 +317,7 @@ impl App {
             Context::ConfirmAlways => self.allow_always_key(action),
             Context::Prompt => self.prompt_key(action, &key),
             Context::Filter => self.filter_key(action, &key),
+            Context::PaneSearch => self.pane_search_key(action, &key),
             Context::KindPicker => self.kind_picker_key(action),
             _ => match action {
                 Some(Action::Quit) => self.quit(),
@@ -350,6 +365,7 @@ impl App {
             | Context::ConfirmAlways
             | Context::Prompt
             | Context::Filter
+            | Context::PaneSearch
             | Context::Help
             | Context::KindPicker => Vec::new(),
         }
@@ -376,7 +392,7 @@ impl App {
     }
 
     /// Quits, asking first when unsent words would be dropped.
-    fn quit(&mut self) -> Vec<Command> {
+    pub(crate) fn quit(&mut self) -> Vec<Command> {
         let drafts = self.unsent_drafts();
         if drafts == 0 {
             self.quitting = true;
@@ -566,6 +582,7 @@ impl App {
     fn on_paste(&mut self, text: &str) -> Vec<Command> {
         match self.context() {
             Context::PaneChat | Context::PaneInput => self.pane_paste(text),
+            Context::PaneSearch => self.pane_search_paste(text),
             Context::CardTyping => self.card_paste(text),
             Context::DshForm => self.dsh_form_paste(text),
             Context::Prompt => {
@@ -832,13 +849,7 @@ impl App {
         if matches!(self.nav.top(), Screen::Pane(p) if p.agent == agent && p.pane == pane) {
             return;
         }
-        self.nav.push(Screen::Pane(PaneScreen {
-            agent: agent.to_string(),
-            pane: pane.to_string(),
-            focus: PaneFocus::Chat,
-            scroll: Default::default(),
-            thinking_expanded: false,
-        }));
+        self.nav.push(Screen::Pane(PaneScreen::new(agent, pane)));
     }
 
     /// Opens the card of an ask, keeping what was typed on it before. From wherever it opens

@@ -135,7 +135,8 @@ pub(crate) async fn open_phone_mixed(
     let events = crossterm::event::EventStream::new();
     let mut tui = Tui::new(terminal, events, engine, app)
         .with_bell(terminal::bell)
-        .with_notifier(terminal::notify);
+        .with_notifier(terminal::notify)
+        .with_raw_out(crate::tui::osc::write_to_terminal);
     tokio::select! {
         result = tui.run() => result,
         () = terminal::stop_signal() => {

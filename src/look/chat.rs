@@ -132,7 +132,8 @@ fn first_words(flat: &str, room: usize) -> String {
 }
 
 /// A link: its title, then the URL on lines of its own so the terminal can find and open it.
-/// Plain text only: OSC 8 sequences would count as width in ratatui.
+/// Plain text here: the runner makes the drawn URL an OSC 8 hyperlink once the frame is out
+/// (`look::chat_links`, `tui::osc`), since an escape inside a cell would count as width.
 fn link_lines(item: &Item, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let title = item
         .title
@@ -315,11 +316,14 @@ mod tests {
     }
 
     #[test]
-    fn code_has_a_language_header_and_is_cut_not_wrapped() {
+    fn code_has_a_language_header_and_is_wrapped_with_a_mark_not_cut() {
         let mut code = Item::text("c", ItemKind::Code, "fn main() { println!(\"hi\"); }\n");
         code.language = Some("rust".into());
         let lines = shown(&ChatEntry::Item(code), &style(20));
-        assert_eq!(lines, ["rust", "fn main() { println…"]);
+        assert_eq!(
+            lines,
+            ["rust", "fn main() { println!", "↪ (\"hi\"); }         "]
+        );
     }
 
     #[test]

@@ -103,6 +103,14 @@ impl ChatLayout {
     }
 }
 
+/// One row of a chat on screen: which entry (its index), which of its lines, and the line.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    pub(crate) entry: usize,
+    pub(crate) line: usize,
+    pub(crate) text: Line<'static>,
+}
+
 /// The `height` lines to draw for a chat scrolled to `scroll`.
 pub(crate) fn visible_lines(
     layout: &ChatLayout,
@@ -113,24 +121,45 @@ pub(crate) fn visible_lines(
     height: usize,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
+    visible_rows(layout, scope, entries, scroll, style, height, theme)
+        .into_iter()
+        .map(|row| row.text)
+        .collect()
+}
+
+/// The `height` rows to draw for a chat scrolled to `scroll`, each knowing its entry and line
+/// (for the selection, search matches and links).
+pub(crate) fn visible_rows(
+    layout: &ChatLayout,
+    scope: &str,
+    entries: &VecDeque<ChatEntry>,
+    scroll: &ChatScroll,
+    style: &ChatStyle,
+    height: usize,
+    theme: &Theme,
+) -> Vec<Row> {
     match scroll.start(entries) {
         ViewStart::Bottom => {
-            let mut lines: VecDeque<Line<'static>> = VecDeque::new();
-            for entry in entries.iter().rev() {
+            let mut rows: VecDeque<Row> = VecDeque::new();
+            for (index, entry) in entries.iter().enumerate().rev() {
                 let laid_out = layout.lines(scope, entry, style, theme);
                 // Only what can still show is copied out of a long entry.
-                let room = height.saturating_sub(lines.len());
-                for line in laid_out.iter().rev().take(room) {
-                    lines.push_front(line.clone());
+                let room = height.saturating_sub(rows.len());
+                for (line, text) in laid_out.iter().enumerate().rev().take(room) {
+                    rows.push_front(Row {
+                        entry: index,
+                        line,
+                        text: text.clone(),
+                    });
                 }
-                if lines.len() >= height {
+                if rows.len() >= height {
                     break;
                 }
             }
-            lines.into_iter().collect()
+            rows.into_iter().collect()
         }
         ViewStart::At { index, skip } => {
-            let mut lines = Vec::with_capacity(height);
+            let mut rows = Vec::with_capacity(height);
             for (i, entry) in entries.iter().enumerate().skip(index) {
                 let laid_out = layout.lines(scope, entry, style, theme);
                 let from = if i == index {
@@ -138,13 +167,19 @@ pub(crate) fn visible_lines(
                 } else {
                     0
                 };
-                let room = height.saturating_sub(lines.len());
-                lines.extend(laid_out.iter().skip(from).take(room).cloned());
-                if lines.len() >= height {
+                let room = height.saturating_sub(rows.len());
+                rows.extend(laid_out.iter().enumerate().skip(from).take(room).map(
+                    |(line, text)| Row {
+                        entry: i,
+                        line,
+                        text: text.clone(),
+                    },
+                ));
+                if rows.len() >= height {
                     break;
                 }
             }
-            lines
+            rows
         }
     }
 }

@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::theme::Theme;
-use super::wrap::{fit_line, pad_to, truncate, width as text_width, wrap_spans};
+use super::wrap::{fit_line, split_columns, width as text_width, wrap_spans};
 use crate::wire::is_https_url;
 
 const RULE: &str = "─";
@@ -31,8 +31,12 @@ pub(crate) fn render(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>
     renderer.finish()
 }
 
-/// A code block: a dim language header (when known), then every line in the code style,
-/// cut with "…" at the width rather than wrapped, so indentation stays readable.
+/// The mark a wrapped line of code continues with, at the start of each row after its first.
+pub(crate) const CODE_CONTINUES: &str = "↪ ";
+
+/// A code block: a dim language header (when known), then every line in the code style. A line
+/// wider than `width` is wrapped, never cut: its next rows start with a dim "↪ " so the eye
+/// sees one line of code, not two, and every character stays on screen (issue 15).
 pub(crate) fn code_block(
     text: &str,
     language: Option<&str>,
@@ -48,7 +52,11 @@ pub(crate) fn code_block(
         ));
     }
     for line in code_lines(text) {
-        lines.push(Line::from(code_spans(&line, language, width, theme)));
+        lines.extend(
+            code_rows(&line, language, width, theme)
+                .into_iter()
+                .map(Line::from),
+        );
     }
     lines
 }
@@ -62,24 +70,138 @@ fn code_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// One line of code, cut and padded to `width` so the block's background is even, with a
-/// light keyword highlight for a few languages.
-fn code_spans(
+/// One line of code as rows of `width` columns, padded so the block's background is even,
+/// with a light keyword highlight for a few languages. Too narrow for the mark and some code
+/// (under 4 columns), the rows go on without it.
+fn code_rows(
     line: &str,
     language: Option<&str>,
     width: usize,
     theme: &Theme,
-) -> Vec<Span<'static>> {
-    let Some(syntax) = language.and_then(Syntax::for_language) else {
-        return vec![Span::styled(pad_to(line, width), theme.code)];
+) -> Vec<Vec<Span<'static>>> {
+    let spans = match language.and_then(Syntax::for_language) {
+        Some(syntax) => syntax.highlight(line, theme),
+        None => vec![Span::styled(line.to_string(), theme.code)],
     };
-    let shown = truncate(line, width);
-    let padding = width.saturating_sub(text_width(&shown));
-    let mut spans = syntax.highlight(&shown, theme);
-    if padding > 0 {
-        spans.push(Span::styled(" ".repeat(padding), theme.code));
+    if text_width(line) <= width {
+        return vec![padded(spans, width, theme)];
+    }
+    let mark = text_width(CODE_CONTINUES);
+    if width < mark + 2 {
+        return split_columns(&spans, width)
+            .into_iter()
+            .map(|row| padded(row, width, theme))
+            .collect();
+    }
+    // The first row takes the full width, the next ones what the mark leaves.
+    let starts = code_breaks(line, width, width - mark);
+    let mut out = Vec::with_capacity(starts.len());
+    for (index, start) in starts.iter().enumerate() {
+        let end = starts.get(index + 1).copied().unwrap_or(line.len());
+        let mut row = Vec::new();
+        if index > 0 {
+            row.push(Span::styled(CODE_CONTINUES, theme.code.patch(theme.dim)));
+        }
+        row.extend(slice_spans(&spans, *start, end));
+        out.push(padded(row, width, theme));
+    }
+    out
+}
+
+/// Where each row of a wrapped code line starts (byte offsets, the first 0): a row holds at
+/// most `first` columns (the first) or `rest` (the others), and ends after a space or a
+/// punctuation mark in its last third when there is one, so `body: Bytes` does not become
+/// `body: Byte` and `s`; with none, it is cut at the width, whole graphemes only.
+fn code_breaks(line: &str, first: usize, rest: usize) -> Vec<usize> {
+    use unicode_segmentation::UnicodeSegmentation;
+    let graphemes: Vec<(usize, &str)> = line.grapheme_indices(true).collect();
+    let mut starts = vec![0];
+    let mut at = 0;
+    while at < graphemes.len() {
+        let room = if starts.len() == 1 { first } else { rest };
+        let mut used = 0;
+        let mut end = at;
+        let mut soft = None;
+        while end < graphemes.len() {
+            let w = text_width(graphemes[end].1).max(usize::from(end == at));
+            if used + w > room {
+                break;
+            }
+            used += w;
+            if used * 3 >= room * 2
+                && graphemes[end]
+                    .1
+                    .chars()
+                    .all(|c| c == ' ' || matches!(c, ',' | ';' | '(' | '{' | '[' | '.' | ':'))
+            {
+                soft = Some(end + 1);
+            }
+            end += 1;
+        }
+        if end >= graphemes.len() {
+            break;
+        }
+        let next = match soft {
+            Some(soft) if soft < end => soft,
+            _ => end.max(at + 1),
+        };
+        at = next;
+        if let Some((offset, _)) = graphemes.get(at) {
+            starts.push(*offset);
+        }
+    }
+    starts
+}
+
+/// The parts of `spans` between the byte offsets `start` and `end` of their joined text.
+fn slice_spans(spans: &[Span<'static>], start: usize, end: usize) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for span in spans {
+        let len = span.content.len();
+        let (from, to) = (start.max(offset), end.min(offset + len));
+        if from < to {
+            out.push(Span::styled(
+                span.content[from - offset..to - offset].to_string(),
+                span.style,
+            ));
+        }
+        offset += len;
+    }
+    out
+}
+
+/// `spans` with spaces in the code style up to `width` columns.
+fn padded(mut spans: Vec<Span<'static>>, width: usize, theme: &Theme) -> Vec<Span<'static>> {
+    let used: usize = spans.iter().map(|s| text_width(&s.content)).sum();
+    if used < width {
+        spans.push(Span::styled(" ".repeat(width - used), theme.code));
     }
     spans
+}
+
+/// The fenced and indented code blocks of a markdown text, each as its source lines, for
+/// copying the code alone.
+pub(crate) fn code_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for event in Parser::new_ext(text, Options::empty()) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => current = Some(String::new()),
+            Event::Text(text) => {
+                if let Some(code) = &mut current {
+                    code.push_str(&text);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some(code) = current.take() {
+                    blocks.push(code.strip_suffix('\n').unwrap_or(&code).to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    blocks
 }
 
 /// Drops control characters (the text should arrive clean, SPEC L1; this is the last guard
@@ -730,7 +852,7 @@ mod tests {
     }
 
     #[test]
-    fn fenced_code_is_cut_not_wrapped_with_the_language_dim() {
+    fn fenced_code_wraps_with_a_mark_never_cut_with_the_language_dim() {
         let theme = theme();
         let lines = render(
             "```rust\nlet x = 1; // a long comment\n\tfoo\n```",
@@ -739,7 +861,12 @@ mod tests {
         );
         assert_eq!(
             plain(&lines),
-            ["rust", "let x = 1; // a…", "    foo         "]
+            [
+                "rust",
+                "let x = 1; // a ",
+                "↪ long comment  ",
+                "    foo         "
+            ]
         );
         assert_eq!(lines[0].spans[0].style, theme.dim);
         assert!(
@@ -748,6 +875,38 @@ mod tests {
                 .iter()
                 .any(|s| s.content == "let" && s.style.add_modifier.contains(Modifier::BOLD))
         );
+        assert_eq!(lines[2].spans[0].style, theme.code.patch(theme.dim));
+    }
+
+    #[test]
+    fn a_long_code_line_keeps_every_character_at_any_width() {
+        let line = "fn abort(State(agent): State<Shared>, 日本語: Path<String>) -> Reply {";
+        for width in [1u16, 3, 4, 10, 20, 79] {
+            let lines = code_block(line, Some("rust"), width, &theme());
+            let mut shown = String::new();
+            for (index, row) in lines.iter().skip(1).enumerate() {
+                let text = row.to_string();
+                assert!(text_width(&text) <= usize::from(width), "{text:?}");
+                let text = if index > 0 && width >= 4 {
+                    text.strip_prefix(CODE_CONTINUES)
+                        .expect("the mark")
+                        .to_string()
+                } else {
+                    text
+                };
+                shown.push_str(text.trim_end());
+            }
+            if width >= 2 {
+                assert_eq!(shown.replace(' ', ""), line.replace(' ', ""), "at {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn code_blocks_are_found_for_copying() {
+        let text = "intro\n\n```rust\nfn a() {}\n```\n\nand\n\n    indented\n";
+        assert_eq!(code_blocks(text), ["fn a() {}", "indented"]);
+        assert!(code_blocks("no code here").is_empty());
     }
 
     #[test]

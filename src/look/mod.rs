@@ -6,7 +6,9 @@
 //! far a page scrolls, how tall a card is), and `ui` paints what it lays out.
 
 pub(crate) mod chat;
+pub(crate) mod chat_links;
 pub mod chat_scroll;
+pub(crate) mod chat_search;
 pub mod chat_view;
 pub(crate) mod dsh_chat;
 pub(crate) mod markdown;

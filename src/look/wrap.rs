@@ -114,6 +114,43 @@ pub(crate) fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
     Line::from(spans).style(line.style)
 }
 
+/// Cuts styled spans into rows of at most `width` columns, grapheme by grapheme, with no
+/// regard for words: a line of code keeps every character, in order, spread over rows. Every
+/// row but the last is as full as a grapheme boundary allows; an empty input gives one empty
+/// row. A grapheme wider than `width` (a CJK character at width 1) becomes "…".
+pub(crate) fn split_columns(spans: &[Span<'_>], width: usize) -> Vec<Vec<Span<'static>>> {
+    let mut rows: Vec<Vec<Span<'static>>> = vec![Vec::new()];
+    let mut used = 0;
+    for span in spans {
+        let mut part = String::new();
+        for grapheme in span.content.graphemes(true) {
+            let mut grapheme = grapheme;
+            let mut w = grapheme_width(grapheme);
+            if w > width {
+                grapheme = if width == 0 { "" } else { ELLIPSIS };
+                w = width.min(1);
+            }
+            if used + w > width && used > 0 {
+                if !part.is_empty()
+                    && let Some(row) = rows.last_mut()
+                {
+                    row.push(Span::styled(std::mem::take(&mut part), span.style));
+                }
+                rows.push(Vec::new());
+                used = 0;
+            }
+            part.push_str(grapheme);
+            used += w;
+        }
+        if !part.is_empty()
+            && let Some(row) = rows.last_mut()
+        {
+            row.push(Span::styled(part, span.style));
+        }
+    }
+    rows
+}
+
 /// The longest prefix of `text` that fits in `columns`, whole graphemes only.
 fn take_columns(text: &str, columns: usize) -> String {
     let mut used = 0;
@@ -406,6 +443,26 @@ mod tests {
         assert_eq!(fitted.to_string(), "ab日…");
     }
 
+    #[test]
+    fn split_columns_keeps_every_character_in_order() {
+        use ratatui::style::Style;
+        let bold = Style::new().bold();
+        let rows = split_columns(&[Span::raw("let x"), Span::styled(" = 日本;", bold)], 4);
+        let text: Vec<String> = rows
+            .iter()
+            .map(|row| row.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        assert_eq!(text, ["let ", "x = ", "日本", ";"]);
+        assert_eq!(rows[1][1].style, bold);
+        assert_eq!(split_columns(&[], 4).len(), 1);
+        let narrow = split_columns(&[Span::raw("日a")], 1);
+        let narrow: Vec<String> = narrow
+            .iter()
+            .map(|row| row.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        assert_eq!(narrow, ["…", "a"]);
+    }
+
     proptest! {
         #[test]
         fn wrapped_lines_never_exceed_the_width(text in "\\PC{0,80}", w in 0usize..30) {
@@ -415,6 +472,17 @@ mod tests {
             }
             prop_assert!(width(&truncate(&text, w)) <= w);
             prop_assert_eq!(width(&pad_to(&text, w)), w);
+            if w > 0 && !text.chars().any(char::is_control) {
+                let rows = split_columns(&[Span::raw(text.clone())], w);
+                let joined: String = rows.iter().flatten().map(|s| s.content.as_ref()).collect();
+                if text.graphemes(true).all(|g| grapheme_width(g) <= w) {
+                    prop_assert_eq!(joined, text.clone());
+                }
+                for row in &rows {
+                    let used: usize = row.iter().map(|s| width(&s.content)).sum();
+                    prop_assert!(used <= w);
+                }
+            }
         }
     }
 }

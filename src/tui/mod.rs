@@ -6,6 +6,8 @@
 pub(crate) mod burst;
 pub(crate) mod clean_screen;
 pub(crate) mod export;
+pub(crate) mod opener;
+pub(crate) mod osc;
 pub(crate) mod terminal;
 
 use std::collections::VecDeque;
@@ -29,6 +31,9 @@ use crate::ui;
 /// Messages taken in one go before a frame is drawn, so a burst never starves drawing.
 const MAX_BATCH: usize = 512;
 
+/// Where the escapes beside the frames go.
+type RawOut = Box<dyn FnMut(&[u8]) + Send>;
+
 /// Whether to keep going after a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -44,6 +49,8 @@ pub struct Tui<B: Backend, E> {
     app: App,
     bell: Box<dyn FnMut() + Send>,
     notifier: Box<dyn FnMut(&Notice) + Send>,
+    /// Where escapes beside the frames go (OSC 52, OSC 8): the terminal, or a test's record.
+    raw_out: RawOut,
     clock: Box<dyn Fn() -> OffsetDateTime + Send>,
     ticker: Interval,
     dirty: bool,
@@ -97,6 +104,7 @@ where
             app,
             bell: Box::new(|| {}),
             notifier: Box::new(|_| {}),
+            raw_out: Box::new(|_| {}),
             clock: Box::new(OffsetDateTime::now_utc),
             ticker,
             dirty: true,
@@ -114,6 +122,13 @@ where
     /// What showing a desktop notification does (a real terminal writes its escape).
     pub(crate) fn with_notifier(mut self, notifier: impl FnMut(&Notice) + Send + 'static) -> Self {
         self.notifier = Box::new(notifier);
+        self
+    }
+
+    /// Where the escapes written beside the frames go (the clipboard's OSC 52, the links'
+    /// OSC 8): a real terminal writes them to stdout; a test records them.
+    pub(crate) fn with_raw_out(mut self, out: impl FnMut(&[u8]) + Send + 'static) -> Self {
+        self.raw_out = Box::new(out);
         self
     }
 
@@ -260,6 +275,11 @@ where
                         }
                         queue.push_back(Message::Exported { path, result });
                     }
+                    Command::Copy(text) => (self.raw_out)(&osc::clipboard(&text)),
+                    Command::OpenLink(url) => {
+                        let result = opener::open(&url);
+                        queue.push_back(Message::LinkOpened { url, result });
+                    }
                     Command::Quit => flow = Flow::Quit,
                 }
             }
@@ -270,15 +290,31 @@ where
     /// Draws a frame now.
     pub fn draw(&mut self) -> anyhow::Result<()> {
         let app = &self.app;
-        self.terminal
+        let frame = self
+            .terminal
             .draw(|frame| {
                 ui::draw(frame, app);
                 // The one way out for the screens (issue 12).
                 clean_screen::clean_buffer(frame.buffer_mut());
             })
             .map_err(|error| anyhow::anyhow!("drawing failed: {error}"))?;
+        let links = links_of(app, frame.buffer);
+        if !links.is_empty() {
+            (self.raw_out)(&links);
+        }
         self.dirty = false;
         self.frames += 1;
         Ok(())
+    }
+}
+
+/// The OSC 8 bytes for the links the pane on screen drew, read from the cleaned frame; none
+/// under an overlay, which may cover them.
+fn links_of(app: &App, buffer: &ratatui::buffer::Buffer) -> Vec<u8> {
+    match app.nav.top() {
+        crate::screens::Screen::Pane(screen) if app.overlay.is_none() => {
+            osc::hyperlinks(buffer, &screen.drawn_links.borrow())
+        }
+        _ => Vec::new(),
     }
 }

@@ -151,6 +151,12 @@ fn hinted(context: Context) -> &'static [(Action, &'static str)] {
             (Action::Help, "help"),
         ],
         Context::Filter => &[(Action::Confirm, "keep filter"), (Action::Cancel, "clear")],
+        Context::PaneSearch => &[
+            (Action::Confirm, "keep matches"),
+            (Action::NextMatch, "next"),
+            (Action::PrevMatch, "previous"),
+            (Action::Cancel, "close"),
+        ],
         Context::Confirm => &[(Action::Confirm, "yes"), (Action::Cancel, "no")],
         Context::ConfirmAlways => &[
             (Action::ConfirmAlways, "allow always"),

@@ -5,14 +5,12 @@ use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders};
 
 use crate::app::keymap::{Action, Context};
 use crate::app::outbox::{Outgoing, Step};
 use crate::app::{App, intent_words, intents};
 use crate::engine::{IntentKind, IntentState};
-use crate::look::chat::ChatStyle;
-use crate::look::chat_view;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::layout::draw::{state_word, turn_words};
@@ -63,51 +61,23 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
     );
 
     match pane.log {
-        Some(log) => {
-            let style = ChatStyle {
-                width: parts.chat.width,
-                thinking_expanded: screen.thinking_expanded,
-            };
-            let scope = crate::screens::pane::pane_scope(&screen.agent, &screen.pane);
-            let lines = chat_view::visible_lines(
-                &app.chat_layout,
-                &scope,
-                &log.entries,
-                &screen.scroll,
-                &style,
-                usize::from(parts.chat.height),
-                theme,
-            );
-            for (row, line) in lines.into_iter().enumerate() {
-                let row = u16::try_from(row).unwrap_or(u16::MAX);
-                if row >= parts.chat.height {
-                    break;
-                }
-                frame.buffer_mut().set_line(
-                    parts.chat.x,
-                    parts.chat.y + row,
-                    &line,
-                    parts.chat.width,
-                );
-            }
-            if !screen.scroll.is_following() && parts.chat.height > 0 {
-                let note = "↓ more below (G)";
-                let x = parts
-                    .chat
-                    .right()
-                    .saturating_sub(u16::try_from(wrap::width(note)).unwrap_or(0));
-                frame.render_widget(
-                    Paragraph::new(Span::styled(note, theme.accent)),
-                    Rect::new(x, parts.chat.bottom() - 1, parts.chat.right() - x, 1),
-                );
-            }
-        }
-        None => put(
+        Some(log) => crate::screens::pane::draw_chat::draw_chat(
             frame,
+            app,
+            screen,
+            &log.entries,
             parts.chat,
-            0,
-            Line::from(Span::styled("Reading the chat…", theme.dim)),
+            theme,
         ),
+        None => {
+            screen.drawn_links.replace(Vec::new());
+            put(
+                frame,
+                parts.chat,
+                0,
+                Line::from(Span::styled("Reading the chat…", theme.dim)),
+            );
+        }
     }
 
     draw_outbox(frame, app, screen, parts.outbox, theme);

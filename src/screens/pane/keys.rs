@@ -21,8 +21,17 @@ pub(crate) fn chat() -> Vec<(Chord, Action)> {
         (Chord::ch('K'), Action::MessageKind),
         (Chord::ch('m'), Action::SendMode),
         (Chord::ch('c'), Action::Close),
-        (Chord::ch('n'), Action::NewPage),
+        // `n` is the next match here, as in less and vim; the New page is `+`.
+        (Chord::ch('+'), Action::NewPage),
         (Chord::ch('H'), Action::History),
+        (Chord::ch('['), Action::SelectPrev),
+        (Chord::ch(']'), Action::SelectNext),
+        (Chord::ch('y'), Action::Copy),
+        (Chord::ch('Y'), Action::CopyCode),
+        (Chord::ch('o'), Action::OpenLink),
+        (Chord::ch('/'), Action::Search),
+        (Chord::ch('n'), Action::NextMatch),
+        (Chord::ch('N'), Action::PrevMatch),
     ]);
     for n in 1..=4u8 {
         chat.push((Chord::plain(KeyCode::F(n)), Action::Belt(n)));
@@ -59,4 +68,15 @@ pub(crate) fn input() -> Vec<(Chord, Action)> {
         input.push((Chord::plain(KeyCode::F(n)), Action::Belt(n)));
     }
     input
+}
+
+/// The search line of a pane's chat: letters are typed, Enter keeps the matches lit.
+pub(crate) fn search() -> Vec<(Chord, Action)> {
+    vec![
+        (Chord::plain(KeyCode::Enter), Action::Confirm),
+        (Chord::plain(KeyCode::Esc), Action::Cancel),
+        (Chord::plain(KeyCode::Down), Action::NextMatch),
+        (Chord::plain(KeyCode::Up), Action::PrevMatch),
+        (Chord::ctrl('c'), Action::Quit),
+    ]
 }

@@ -2,10 +2,12 @@
 //! input box whose words stay as a draft until the agent took them (SPEC A16, L).
 
 pub(crate) mod draw;
+pub(crate) mod draw_chat;
 pub(crate) mod draw_dsh;
 pub(crate) mod draw_kind;
 pub(crate) mod dsh;
 pub(crate) mod keys;
+pub(crate) mod select;
 
 use crossterm::event::KeyEvent;
 
@@ -38,6 +40,31 @@ pub struct PaneScreen {
     pub(crate) focus: PaneFocus,
     pub scroll: ChatScroll,
     pub(crate) thinking_expanded: bool,
+    /// The chat item `y`, `Y` and `o` act on, by its key; `[` and `]` move it.
+    pub(crate) selected: Option<String>,
+    pub(crate) search: select::ChatSearch,
+    /// The links the last frame showed, for the runner's OSC 8 (a memo the drawing fills).
+    pub(crate) drawn_links: std::cell::RefCell<Vec<select::DrawnLink>>,
+}
+
+impl PaneScreen {
+    pub(crate) fn new(agent: &str, pane: &str) -> Self {
+        Self {
+            agent: agent.to_string(),
+            pane: pane.to_string(),
+            focus: PaneFocus::Chat,
+            scroll: ChatScroll::default(),
+            thinking_expanded: false,
+            selected: None,
+            search: select::ChatSearch::default(),
+            drawn_links: Default::default(),
+        }
+    }
+
+    /// True when the line under the chat shows: the search, or what the selection offers.
+    pub(crate) fn shows_chat_bar(&self) -> bool {
+        self.search.editing || self.search.lit || self.selected.is_some()
+    }
 }
 
 /// A belt button as drawn: its words and where they sit on the belt line.
@@ -148,6 +175,15 @@ impl App {
         )
     }
 
+    /// The rows the chat takes: the pane's chat part, less the line under it when it shows.
+    pub(crate) fn pane_chat_area(&self, screen: &PaneScreen) -> ratatui::layout::Rect {
+        let mut chat = self.pane_parts(&screen.agent, &screen.pane).chat;
+        if screen.shows_chat_bar() && chat.height > 1 {
+            chat.height -= 1;
+        }
+        chat
+    }
+
     pub fn draft(&self, agent: &str, pane: &str) -> Option<&Editor> {
         self.drafts.get(&(agent.to_string(), pane.to_string()))
     }
@@ -162,7 +198,7 @@ impl App {
     pub(crate) fn scroll_chat(&mut self, action: Action) -> Vec<Command> {
         let (width, height) = match self.nav.top() {
             Screen::Pane(s) => {
-                let chat = self.pane_parts(&s.agent, &s.pane).chat;
+                let chat = self.pane_chat_area(s);
                 (chat.width, chat.height)
             }
             Screen::Conversation(_) => {
@@ -257,7 +293,15 @@ impl App {
                 self.set_pane_focus(PaneFocus::Chat);
                 Vec::new()
             }
+            Action::Back if self.chat_escape() => Vec::new(),
             Action::Back => self.back(),
+            Action::SelectPrev | Action::SelectNext => self.select_item(action),
+            Action::Copy => self.copy_selected(false),
+            Action::CopyCode => self.copy_selected(true),
+            Action::OpenLink => self.open_selected_link(),
+            Action::Search => self.open_search(),
+            Action::NextMatch => self.next_match(true),
+            Action::PrevMatch => self.next_match(false),
             Action::Up
             | Action::Down
             | Action::PageUp
@@ -361,6 +405,8 @@ impl App {
     fn set_pane_focus(&mut self, focus: PaneFocus) {
         if let Screen::Pane(screen) = self.nav.top_mut() {
             screen.focus = focus;
+            // The search line gives the keys back; its words and matches stay.
+            screen.search.editing = false;
         }
     }
 

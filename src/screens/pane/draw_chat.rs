@@ -1,0 +1,255 @@
+//! A pane's chat as drawn: the rows on screen with the selected item tinted, the search's
+//! matches lit (the current one brighter), the line under the chat (the search, or what the
+//! selection offers), and the links shown, noted for the runner's OSC 8.
+
+use std::collections::VecDeque;
+
+use ratatui::Frame;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::App;
+use crate::app::keymap::{Action, Context};
+use crate::engine::pane_log::ChatEntry;
+use crate::look::chat::ChatStyle;
+use crate::look::chat_links::find_links;
+use crate::look::chat_scroll::entry_key;
+use crate::look::chat_search::{entry_may_match, find_in, highlight, line_text};
+use crate::look::chat_view;
+use crate::look::theme::Theme;
+use crate::look::wrap;
+use crate::screens::PaneScreen;
+use crate::screens::pane::select::DrawnLink;
+use crate::ui::put;
+
+/// The chat of `screen` into the pane's chat part `area` (its last row goes to the line under
+/// the chat when that shows).
+pub(crate) fn draw_chat(
+    frame: &mut Frame<'_>,
+    app: &App,
+    screen: &PaneScreen,
+    entries: &VecDeque<ChatEntry>,
+    area: Rect,
+    theme: &Theme,
+) {
+    let chat = app.pane_chat_area(screen);
+    let style = ChatStyle {
+        width: chat.width,
+        thinking_expanded: screen.thinking_expanded,
+    };
+    let scope = crate::screens::pane::pane_scope(&screen.agent, &screen.pane);
+    let rows = chat_view::visible_rows(
+        &app.chat_layout,
+        &scope,
+        entries,
+        &screen.scroll,
+        &style,
+        usize::from(chat.height),
+        theme,
+    );
+    let selected = screen.selected.as_deref().and_then(|key| {
+        let from = rows.first()?.entry;
+        let to = rows.last()?.entry;
+        (from..=to).find(|i| entries.get(*i).is_some_and(|e| entry_key(e) == key))
+    });
+    let selected_lines = selected.and_then(|i| entries.get(i)).map_or(0, |entry| {
+        app.chat_layout.height(&scope, entry, &style, theme)
+    });
+    let query = screen.search.query();
+    let lit = screen.search.lit && !query.is_empty();
+    let found = theme.accent.add_modifier(Modifier::REVERSED);
+    let current = theme
+        .warn
+        .add_modifier(Modifier::REVERSED | Modifier::BOLD | Modifier::UNDERLINED);
+    // The selection's background and marks; each cell keeps its own colour of text.
+    let tint = Style {
+        fg: None,
+        ..theme.selected
+    };
+    let mut may_match_last: Option<(usize, bool)> = None;
+    for (index, row) in rows.iter().enumerate() {
+        let Ok(y) = u16::try_from(index) else {
+            break;
+        };
+        if y >= chat.height {
+            break;
+        }
+        let y = chat.y + y;
+        // Each entry is looked at once, however many of its rows show.
+        let may_match = match may_match_last {
+            Some((entry, answer)) if entry == row.entry => answer,
+            _ => {
+                let answer = lit
+                    && entries
+                        .get(row.entry)
+                        .is_some_and(|entry| entry_may_match(entry, &query));
+                may_match_last = Some((row.entry, answer));
+                answer
+            }
+        };
+        let line = if may_match {
+            let key = entries.get(row.entry).map(entry_key);
+            let ranges: Vec<(usize, usize, Style)> = find_in(&line_text(&row.text), &query)
+                .into_iter()
+                .map(|(column, width)| {
+                    let here = key.as_ref().map(|key| (key.clone(), row.line, column));
+                    let style = if here.is_some() && here == screen.search.current {
+                        current
+                    } else {
+                        found
+                    };
+                    (column, width, style)
+                })
+                .collect();
+            highlight(&row.text, &ranges)
+        } else {
+            row.text.clone()
+        };
+        frame.buffer_mut().set_line(chat.x, y, &line, chat.width);
+        // The item's own lines, not the blank one after it.
+        if Some(row.entry) == selected && row.line + 1 < selected_lines {
+            frame
+                .buffer_mut()
+                .set_style(Rect::new(chat.x, y, chat.width, 1), tint);
+        }
+    }
+    let lines: Vec<Line<'static>> = rows.into_iter().map(|row| row.text).collect();
+    let links = find_links(&lines, usize::from(chat.width))
+        .into_iter()
+        .filter_map(|piece| {
+            let row = u16::try_from(piece.row).ok().filter(|r| *r < chat.height)?;
+            let column = u16::try_from(piece.column).ok()?;
+            Some(DrawnLink {
+                x: chat.x.checked_add(column)?,
+                y: chat.y + row,
+                text: piece.text,
+                url: piece.url,
+            })
+        })
+        .collect();
+    screen.drawn_links.replace(links);
+
+    if !screen.scroll.is_following() && chat.height > 0 {
+        let note = "↓ more below (G)";
+        let x = chat
+            .right()
+            .saturating_sub(u16::try_from(wrap::width(note)).unwrap_or(0));
+        frame.render_widget(
+            Paragraph::new(Span::styled(note, theme.accent)),
+            Rect::new(x, chat.bottom() - 1, chat.right() - x, 1),
+        );
+    }
+    if screen.shows_chat_bar() && area.height > 1 {
+        let bar = Rect::new(area.x, area.bottom() - 1, area.width, 1);
+        draw_bar(
+            frame,
+            app,
+            screen,
+            entries,
+            selected_index(screen, entries),
+            bar,
+            theme,
+        );
+    }
+}
+
+/// The selected entry's index in the whole chat, for "item 5 of 23".
+fn selected_index(screen: &PaneScreen, entries: &VecDeque<ChatEntry>) -> Option<usize> {
+    let key = screen.selected.as_deref()?;
+    entries.iter().position(|e| entry_key(e) == key)
+}
+
+/// The line under the chat: the search line while it is open, the matches' count while they
+/// are lit, else what can be done with the selected item.
+fn draw_bar(
+    frame: &mut Frame<'_>,
+    app: &App,
+    screen: &PaneScreen,
+    entries: &VecDeque<ChatEntry>,
+    selected: Option<usize>,
+    bar: Rect,
+    theme: &Theme,
+) {
+    let key = |action| {
+        app.keymap
+            .key_label(Context::PaneChat, action)
+            .unwrap_or_default()
+    };
+    let search = &screen.search;
+    let count = match search.count {
+        (_, 0) if search.editor.is_empty() => "type words to find".to_string(),
+        (_, 0) => "no match".to_string(),
+        (n, all) => format!("{n} of {all}"),
+    };
+    let width = usize::from(bar.width);
+    if search.editing && app.overlay.is_none() {
+        let right = format!("  {count}  ");
+        let room = width.saturating_sub(wrap::width(&right) + 2).max(1);
+        let text = search.editor.text();
+        let (_, column) = search.editor.cursor();
+        // The cursor's end of a long query shows.
+        let shift = column.saturating_sub(room.saturating_sub(1));
+        let shown: String = wrap::truncate(&skip_columns(&text, shift), room);
+        let used = 2 + wrap::width(&shown);
+        let count_style = if search.count.1 == 0 && !search.editor.is_empty() {
+            theme.warn
+        } else {
+            theme.dim
+        };
+        put(
+            frame,
+            bar,
+            0,
+            Line::from(vec![
+                Span::styled("/ ", theme.accent),
+                Span::styled(shown, theme.text),
+                Span::raw(" ".repeat(width.saturating_sub(used + wrap::width(&right)))),
+                Span::styled(right, count_style),
+            ]),
+        );
+        let x = bar.x + u16::try_from(2 + column - shift).unwrap_or(0);
+        frame.set_cursor_position(Position::new(x.min(bar.right().saturating_sub(1)), bar.y));
+        return;
+    }
+    if search.lit && !search.editor.is_empty() {
+        let words = format!(
+            "/ {}  {count} · {} next · {} previous · {} clears",
+            search.editor.text(),
+            key(Action::NextMatch),
+            key(Action::PrevMatch),
+            key(Action::Back)
+        );
+        put(frame, bar, 0, Line::from(Span::styled(words, theme.accent)));
+        return;
+    }
+    let Some(index) = selected else {
+        return;
+    };
+    let words = format!(
+        "▌ item {} of {} · {} copy · {} code · {} open link · {} {} move · {} unselect",
+        index + 1,
+        entries.len(),
+        key(Action::Copy),
+        key(Action::CopyCode),
+        key(Action::OpenLink),
+        key(Action::SelectPrev),
+        key(Action::SelectNext),
+        key(Action::Back)
+    );
+    put(frame, bar, 0, Line::from(Span::styled(words, theme.accent)));
+}
+
+/// The columns of `text` after the first `skip`.
+fn skip_columns(text: &str, skip: usize) -> String {
+    let mut used = 0;
+    let mut out = String::new();
+    for c in text.chars() {
+        if used >= skip {
+            out.push(c);
+        }
+        used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+    }
+    out
+}

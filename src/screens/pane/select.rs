@@ -1,0 +1,594 @@
+//! A pane's chat as something to point at: a selected item that `[` and `]` move, search with
+//! `/`, `n` and `N`, copying the selected item (the runner writes it as OSC 52) and opening its
+//! link (the runner finds a browser opener). Everything copied or opened is agent text, so it
+//! is cleaned again here on its way out (SPEC L1), and a link must pass the same check as the
+//! links drawn on screen.
+
+use std::collections::VecDeque;
+
+use crossterm::event::KeyEvent;
+
+use crate::app::editor::Editor;
+use crate::app::keymap::{Action, Context};
+use crate::app::{App, Command, typing};
+use crate::engine::pane_log::ChatEntry;
+use crate::look::chat::{ChatStyle, closed_ask_words};
+use crate::look::chat_links::{find_links, is_safe_url};
+use crate::look::chat_scroll::{Anchor, ChatScroll, entry_key};
+use crate::look::chat_search::{Match, Query, all_matches};
+use crate::look::chat_view::ChatLayout;
+use crate::look::markdown::code_blocks;
+use crate::look::theme::Theme;
+use crate::screens::Screen;
+use crate::wire::ItemKind;
+
+/// The most text one copy sends. Terminals cap what an OSC 52 sequence may carry: hterm (the
+/// ChromeOS terminal and Secure Shell) takes 100 000 bytes of base64 and drops a longer one
+/// whole, and others sit near it. 72 KiB is 98 304 bytes of base64, inside that, and holds any
+/// whole chat item (64 KiB at most, SPEC L), so only a copy of more than one item could be cut.
+pub(crate) const MAX_COPY_BYTES: usize = 72 * 1024;
+
+/// A piece of a link as the pane last drew it: where its cells are, the text they show and
+/// the URL, for the runner to make an OSC 8 hyperlink of (`tui::osc`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DrawnLink {
+    pub(crate) x: u16,
+    pub(crate) y: u16,
+    pub(crate) text: String,
+    pub(crate) url: String,
+}
+
+/// The search of one pane's chat. Its words stay when the line closes, so `/` brings them back.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ChatSearch {
+    pub(crate) editor: Editor,
+    /// The search line is open and takes the keys.
+    pub(crate) editing: bool,
+    /// The matches are lit (the line is open, or was closed with Enter).
+    pub(crate) lit: bool,
+    /// The current match: the entry's key, the line in it and the column.
+    pub(crate) current: Option<(String, usize, usize)>,
+    /// The current match's number and how many there are, as counted after the last key.
+    pub(crate) count: (usize, usize),
+}
+
+impl ChatSearch {
+    pub(crate) fn query(&self) -> Query {
+        Query::new(&self.editor.text())
+    }
+}
+
+/// What one copy sends: the cleaned text, its lines, and the lines there were when it was cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Copied {
+    pub(crate) text: String,
+    pub(crate) lines: usize,
+    pub(crate) cut_from: Option<usize>,
+}
+
+/// Cleans `text` (no control character, no escape, no token: SPEC L1) and caps it at
+/// [`MAX_COPY_BYTES`], at the end of a line when one is near, else at a character boundary.
+pub(crate) fn for_clipboard(text: &str) -> Copied {
+    let clean = crate::out::text(text).into_owned();
+    let lines = |s: &str| s.lines().count().max(1);
+    if clean.len() <= MAX_COPY_BYTES {
+        return Copied {
+            lines: lines(&clean),
+            text: clean,
+            cut_from: None,
+        };
+    }
+    let mut end = MAX_COPY_BYTES;
+    while !clean.is_char_boundary(end) {
+        end -= 1;
+    }
+    if let Some(newline) = clean[..end].rfind('\n')
+        && newline * 10 > end * 9
+    {
+        end = newline;
+    }
+    let text = clean[..end].to_string();
+    Copied {
+        lines: lines(&text),
+        cut_from: Some(lines(&clean)),
+        text,
+    }
+}
+
+/// What `y` copies of an entry, or with `code_only` what `Y` copies (None: no code in it).
+pub(crate) fn copy_text(entry: &ChatEntry, code_only: bool) -> Option<String> {
+    let ChatEntry::Item(item) = entry else {
+        return (!code_only).then(|| match entry {
+            ChatEntry::Closed(closed) => closed_ask_words(closed),
+            ChatEntry::Item(item) => item.text.clone(),
+        });
+    };
+    match (&item.kind, code_only) {
+        (ItemKind::Code, _) => Some(item.text.strip_suffix('\n').unwrap_or(&item.text).into()),
+        (ItemKind::Markdown, true) => {
+            let blocks = code_blocks(&item.text);
+            (!blocks.is_empty()).then(|| blocks.join("\n\n"))
+        }
+        (_, true) => None,
+        (ItemKind::Link, false) => {
+            let url = item.url.as_deref().filter(|url| is_safe_url(url));
+            match (url, item.title.as_deref()) {
+                (Some(url), _) => Some(url.to_string()),
+                (None, Some(title)) => Some(title.to_string()),
+                (None, None) => Some(String::new()),
+            }
+        }
+        (ItemKind::Unknown(kind), false) => Some(format!("[{kind}] {}", item.text)),
+        (_, false) => Some(item.text.clone()),
+    }
+}
+
+/// The first link of an entry as shown at this width: a link item's URL, else the first
+/// `https://` URL its lines show, checked as the drawn links are.
+fn first_link(
+    entry: &ChatEntry,
+    layout: &ChatLayout,
+    scope: &str,
+    style: &ChatStyle,
+    theme: &Theme,
+) -> Option<String> {
+    if let ChatEntry::Item(item) = entry
+        && item.kind == ItemKind::Link
+    {
+        return item.url.clone().filter(|url| is_safe_url(url));
+    }
+    let lines = layout.lines(scope, entry, style, theme);
+    find_links(&lines, usize::from(style.width))
+        .into_iter()
+        .map(|piece| piece.url)
+        .next()
+}
+
+/// Where the chat of the pane on top is, and how it is laid out.
+struct ChatAt {
+    agent: String,
+    pane: String,
+    style: ChatStyle,
+    scope: String,
+    height: usize,
+}
+
+/// Moves `scroll` so the line `line` of entry `index` shows, a third of the way down when it
+/// was out of sight, and follows the newest again when that is where the line is.
+fn bring_into_view(
+    scroll: &mut ChatScroll,
+    entries: &VecDeque<ChatEntry>,
+    (index, line): (usize, usize),
+    height: usize,
+    measure: &mut dyn FnMut(&ChatEntry) -> usize,
+    visible: &dyn Fn(&ChatScroll) -> bool,
+) {
+    if visible(scroll) {
+        return;
+    }
+    let Some(entry) = entries.get(index) else {
+        return;
+    };
+    scroll.anchor = Some(Anchor {
+        key: entry_key(entry),
+        line,
+    });
+    scroll.up(height / 3, entries, height, measure);
+    scroll.down(0, entries, height, measure);
+}
+
+impl App {
+    fn chat_at(&self) -> Option<ChatAt> {
+        let Screen::Pane(screen) = self.nav.top() else {
+            return None;
+        };
+        let chat = self.pane_chat_area(screen);
+        Some(ChatAt {
+            agent: screen.agent.clone(),
+            pane: screen.pane.clone(),
+            style: ChatStyle {
+                width: chat.width,
+                thinking_expanded: screen.thinking_expanded,
+            },
+            scope: super::pane_scope(&screen.agent, &screen.pane),
+            height: usize::from(chat.height),
+        })
+    }
+
+    /// `[` and `]`: the item above or below the selected one. With none selected, the first
+    /// press selects the newest item on screen (or the top one, scrolled up).
+    pub(crate) fn select_item(&mut self, action: Action) -> Vec<Command> {
+        let Some(at) = self.chat_at() else {
+            return Vec::new();
+        };
+        let App {
+            nav,
+            agents,
+            theme,
+            chat_layout,
+            ..
+        } = self;
+        let Some(log) = agents.get(&at.agent).and_then(|a| a.panes.get(&at.pane)) else {
+            return Vec::new();
+        };
+        let Screen::Pane(screen) = nav.top_mut() else {
+            return Vec::new();
+        };
+        let entries = &log.entries;
+        if entries.is_empty() {
+            return Vec::new();
+        }
+        let last = entries.len() - 1;
+        let current = screen
+            .selected
+            .as_deref()
+            .and_then(|key| entries.iter().position(|e| entry_key(e) == key));
+        let index = match (current, action) {
+            (Some(i), Action::SelectPrev) => i.saturating_sub(1),
+            (Some(i), _) => (i + 1).min(last),
+            (None, _) => match screen.scroll.start(entries) {
+                crate::look::chat_scroll::ViewStart::Bottom => last,
+                crate::look::chat_scroll::ViewStart::At { index, .. } => index.min(last),
+            },
+        };
+        screen.selected = Some(entry_key(&entries[index]));
+        let style = at.style;
+        let mut measure = |entry: &ChatEntry| chat_layout.height(&at.scope, entry, &style, theme);
+        let lines = chat_layout
+            .lines(&at.scope, &entries[index], &style, theme)
+            .len();
+        let visible = |scroll: &ChatScroll| {
+            let rows = crate::look::chat_view::visible_rows(
+                chat_layout,
+                &at.scope,
+                entries,
+                scroll,
+                &style,
+                at.height,
+                theme,
+            );
+            let shows = |line: usize| rows.iter().any(|r| r.entry == index && r.line == line);
+            // Whole, or its top when it is taller than the screen.
+            shows(0) && (lines > at.height || shows(lines.saturating_sub(2)))
+        };
+        bring_into_view(
+            &mut screen.scroll,
+            entries,
+            (index, 0),
+            at.height,
+            &mut measure,
+            &visible,
+        );
+        Vec::new()
+    }
+
+    /// The selected entry of the pane on top, with what to say when there is none.
+    fn selected_entry(&self) -> Result<(ChatEntry, ChatAt), String> {
+        let at = self.chat_at().ok_or_else(String::new)?;
+        let Screen::Pane(screen) = self.nav.top() else {
+            return Err(String::new());
+        };
+        let keys = |action| {
+            self.keymap
+                .key_label(Context::PaneChat, action)
+                .unwrap_or_default()
+        };
+        let none = format!(
+            "Select an item first: {} and {} move the selection, {} finds words.",
+            keys(Action::SelectPrev),
+            keys(Action::SelectNext),
+            keys(Action::Search)
+        );
+        let key = screen.selected.as_deref().ok_or_else(|| none.clone())?;
+        self.agents
+            .get(&at.agent)
+            .and_then(|a| a.panes.get(&at.pane))
+            .and_then(|log| log.entries.iter().find(|e| entry_key(e) == key))
+            .cloned()
+            .map(|entry| (entry, at))
+            .ok_or(none)
+    }
+
+    /// `y`, and `Y` for the code alone: the selected item to the clipboard through the
+    /// terminal (OSC 52, written by the runner).
+    pub(crate) fn copy_selected(&mut self, code_only: bool) -> Vec<Command> {
+        let entry = match self.selected_entry() {
+            Ok((entry, _)) => entry,
+            Err(why) => {
+                self.show_toast(why, false);
+                return Vec::new();
+            }
+        };
+        let Some(text) = copy_text(&entry, code_only) else {
+            let key = self
+                .keymap
+                .key_label(Context::PaneChat, Action::Copy)
+                .unwrap_or_default();
+            self.show_toast(
+                format!("This item has no code block; {key} copies the whole item."),
+                false,
+            );
+            return Vec::new();
+        };
+        let copied = for_clipboard(&text);
+        let what = if code_only { " of code" } else { "" };
+        let words = match copied.cut_from {
+            None if copied.lines == 1 => {
+                format!("Copied 1 line{what} to the clipboard (through the terminal, OSC 52).")
+            }
+            None => format!(
+                "Copied {} lines{what} to the clipboard (through the terminal, OSC 52).",
+                copied.lines
+            ),
+            Some(all) => format!(
+                "Copied the first {} of {all} lines: a terminal takes {} KiB at most.",
+                copied.lines,
+                MAX_COPY_BYTES / 1024
+            ),
+        };
+        self.show_toast(words, copied.cut_from.is_some());
+        vec![Command::Copy(copied.text)]
+    }
+
+    /// `o`: the selected item's link to a browser, through the runner's opener.
+    pub(crate) fn open_selected_link(&mut self) -> Vec<Command> {
+        let (entry, at) = match self.selected_entry() {
+            Ok(found) => found,
+            Err(why) => {
+                self.show_toast(why, false);
+                return Vec::new();
+            }
+        };
+        match first_link(&entry, &self.chat_layout, &at.scope, &at.style, &self.theme) {
+            Some(url) => {
+                self.show_toast("Opening the link…", false);
+                vec![Command::OpenLink(url)]
+            }
+            None => {
+                self.show_toast("The selected item has no https:// link to open.", false);
+                Vec::new()
+            }
+        }
+    }
+
+    /// What the runner's opener came to.
+    pub(crate) fn link_opened(&mut self, url: &str, result: Result<String, String>) {
+        match result {
+            Ok(opener) => self.show_toast(
+                format!(
+                    "Asked {opener} to open {}.",
+                    crate::look::wrap::truncate(url, 48)
+                ),
+                false,
+            ),
+            Err(why) => {
+                let key = self
+                    .keymap
+                    .key_label(Context::PaneChat, Action::Copy)
+                    .unwrap_or_default();
+                self.show_toast(
+                    format!("The link was not opened: {why} {key} copies the item, link included."),
+                    true,
+                );
+            }
+        }
+    }
+
+    /// `/`: opens the search line, with the words of the last search.
+    pub(crate) fn open_search(&mut self) -> Vec<Command> {
+        if let Screen::Pane(screen) = self.nav.top_mut() {
+            screen.search.editing = true;
+            screen.search.lit = true;
+        }
+        self.search_moved(None);
+        Vec::new()
+    }
+
+    /// A key on the open search line.
+    pub(crate) fn pane_search_key(
+        &mut self,
+        action: Option<Action>,
+        key: &KeyEvent,
+    ) -> Vec<Command> {
+        let Screen::Pane(screen) = self.nav.top_mut() else {
+            return Vec::new();
+        };
+        let search = &mut screen.search;
+        match action {
+            Some(Action::Quit) => {
+                search.editing = false;
+                return self.quit();
+            }
+            Some(Action::Confirm) => search.editing = false,
+            Some(Action::Cancel) => {
+                search.editing = false;
+                search.lit = false;
+            }
+            Some(Action::NextMatch) => self.search_moved(Some(true)),
+            Some(Action::PrevMatch) => self.search_moved(Some(false)),
+            _ => {
+                let before = search.editor.text();
+                typing::edit(&mut search.editor, key, false);
+                if search.editor.text() != before {
+                    search.current = None;
+                    self.search_moved(None);
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// Pasted words go on the search line, as one line.
+    pub(crate) fn pane_search_paste(&mut self, text: &str) {
+        if let Screen::Pane(screen) = self.nav.top_mut() {
+            typing::paste(&mut screen.search.editor, text, false);
+            screen.search.current = None;
+        }
+        self.search_moved(None);
+    }
+
+    /// `n` and `N` with the line closed: the matches light up again if they were put out.
+    pub(crate) fn next_match(&mut self, forward: bool) -> Vec<Command> {
+        let Screen::Pane(screen) = self.nav.top_mut() else {
+            return Vec::new();
+        };
+        if screen.search.editor.is_empty() {
+            let key = self
+                .keymap
+                .key_label(Context::PaneChat, Action::Search)
+                .unwrap_or_default();
+            self.show_toast(format!("No search yet: {key} searches in the chat."), false);
+            return Vec::new();
+        }
+        screen.search.lit = true;
+        self.search_moved(Some(forward));
+        Vec::new()
+    }
+
+    /// Counts the matches again and moves to one: the next or previous (wrapping around), or
+    /// with `None` the current one if it still is, else the newest. The view follows it and
+    /// its item is selected.
+    fn search_moved(&mut self, step: Option<bool>) {
+        let Some(at) = self.chat_at() else {
+            return;
+        };
+        let App {
+            nav,
+            agents,
+            theme,
+            chat_layout,
+            ..
+        } = self;
+        let Screen::Pane(screen) = nav.top_mut() else {
+            return;
+        };
+        let Some(log) = agents.get(&at.agent).and_then(|a| a.panes.get(&at.pane)) else {
+            screen.search.count = (0, 0);
+            return;
+        };
+        let entries = &log.entries;
+        let matches: Vec<Match> = all_matches(
+            chat_layout,
+            &at.scope,
+            entries,
+            &at.style,
+            theme,
+            &screen.search.query(),
+        );
+        if matches.is_empty() {
+            screen.search.current = None;
+            screen.search.count = (0, 0);
+            return;
+        }
+        let place = |m: &Match| (entry_key(&entries[m.entry]), m.line, m.column);
+        let now = screen
+            .search
+            .current
+            .as_ref()
+            .and_then(|current| matches.iter().position(|m| place(m) == *current));
+        let last = matches.len() - 1;
+        let index = match (now, step) {
+            (Some(i), Some(true)) => (i + 1) % matches.len(),
+            (Some(0), Some(false)) => last,
+            (Some(i), Some(false)) => i - 1,
+            (Some(i), None) => i,
+            (None, _) => last,
+        };
+        let found = matches[index];
+        screen.search.current = Some(place(&found));
+        screen.search.count = (index + 1, matches.len());
+        screen.selected = Some(entry_key(&entries[found.entry]));
+        let style = at.style;
+        let mut measure = |entry: &ChatEntry| chat_layout.height(&at.scope, entry, &style, theme);
+        let visible = |scroll: &ChatScroll| {
+            crate::look::chat_view::visible_rows(
+                chat_layout,
+                &at.scope,
+                entries,
+                scroll,
+                &style,
+                at.height,
+                theme,
+            )
+            .iter()
+            .any(|r| r.entry == found.entry && r.line == found.line)
+        };
+        bring_into_view(
+            &mut screen.scroll,
+            entries,
+            (found.entry, found.line),
+            at.height,
+            &mut measure,
+            &visible,
+        );
+    }
+
+    /// Esc in the chat: puts out the matches first, then lets the selection go, then leaves.
+    /// True when it did one of the first two.
+    pub(crate) fn chat_escape(&mut self) -> bool {
+        let Screen::Pane(screen) = self.nav.top_mut() else {
+            return false;
+        };
+        if screen.search.lit {
+            screen.search.lit = false;
+            return true;
+        }
+        screen.selected.take().is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::Item;
+
+    #[test]
+    fn l1_the_clipboard_gets_cleaned_text_only() {
+        let hostile = "ok\u{1b}]52;c;ZXZpbA==\u{7}\u{9b}31m\u{202e}\ttab\nnext";
+        let copied = for_clipboard(hostile);
+        assert_eq!(copied.text, "ok]52;c;ZXZpbA==31m\ttab\nnext");
+        assert_eq!(copied.lines, 2);
+        assert_eq!(copied.cut_from, None);
+    }
+
+    #[test]
+    fn a_copy_over_the_cap_is_cut_at_a_line_end_and_says_so() {
+        let line = "日本語のテキスト and words\n";
+        let text = line.repeat(MAX_COPY_BYTES / line.len() + 50);
+        let copied = for_clipboard(&text);
+        assert!(copied.text.len() <= MAX_COPY_BYTES);
+        assert!(copied.text.ends_with("words"), "cut at a line end");
+        assert_eq!(copied.cut_from, Some(text.lines().count()));
+        assert!(copied.lines < text.lines().count());
+        // One long line is cut on a character boundary.
+        let long = "日".repeat(MAX_COPY_BYTES);
+        let copied = for_clipboard(&long);
+        assert!(copied.text.len() <= MAX_COPY_BYTES);
+        assert!(copied.text.chars().all(|c| c == '日'));
+    }
+
+    #[test]
+    fn what_each_kind_copies() {
+        let mut code = Item::text("c", ItemKind::Code, "fn a() {}\n");
+        code.language = Some("rust".into());
+        let code = ChatEntry::Item(code);
+        assert_eq!(copy_text(&code, false).as_deref(), Some("fn a() {}"));
+        assert_eq!(copy_text(&code, true).as_deref(), Some("fn a() {}"));
+        let md = ChatEntry::Item(Item::text(
+            "m",
+            ItemKind::Markdown,
+            "Do this:\n\n```sh\nmake\n```\n",
+        ));
+        assert_eq!(copy_text(&md, true).as_deref(), Some("make"));
+        assert!(copy_text(&md, false).is_some_and(|t| t.starts_with("Do this:")));
+        let reply = ChatEntry::Item(Item::text("r", ItemKind::Reply, "plain"));
+        assert_eq!(copy_text(&reply, true), None);
+        let mut link = Item::text("l", ItemKind::Link, "");
+        link.url = Some("https://example.com/x".into());
+        link.title = Some("Docs".into());
+        assert_eq!(
+            copy_text(&ChatEntry::Item(link), false).as_deref(),
+            Some("https://example.com/x")
+        );
+    }
+}
