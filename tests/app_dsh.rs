@@ -36,7 +36,7 @@ use time::macros::datetime;
 const NOW: OffsetDateTime = datetime!(2026-11-29 14:30:00 UTC);
 /// 2026-11-29 14:29:00 UTC in milliseconds, the time of the snapshots' events.
 const AT: i64 = 1_795_962_540_000;
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+const SIZES: [(u16, u16); 3] = [(40, 12), (80, 24), (160, 48)];
 const BRIDGE: &str = "dsh";
 const TASK: &str = "task-titanic-eda";
 

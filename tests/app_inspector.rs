@@ -31,7 +31,7 @@ use time::OffsetDateTime;
 use time::macros::datetime;
 
 const NOW: OffsetDateTime = datetime!(2026-11-29 14:30:00 UTC);
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+const SIZES: [(u16, u16); 3] = [(40, 12), (80, 24), (160, 48)];
 const EXPORT_DIR: &str = "/home/dev/.local/state/collie-phone";
 
 fn theme() -> Theme {

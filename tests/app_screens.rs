@@ -1,4 +1,5 @@
-//! Snapshots of every phone screen and every state of an ask card, at 80x24 and 160x48, drawn
+//! Snapshots of every phone screen and every state of an ask card, at 40x12 (a phone held
+//! upright, issue 15), 80x24 and 160x48, drawn
 //! from app states built out of the reference agent's demo world (with its Chinese workspace)
 //! and wire values. The clock is frozen, so every frame is the same on every run.
 
@@ -31,7 +32,7 @@ use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
 const NOW: OffsetDateTime = datetime!(2026-11-29 14:30:00 UTC);
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+const SIZES: [(u16, u16); 3] = [(40, 12), (80, 24), (160, 48)];
 
 fn theme() -> Theme {
     Theme::builtin("dark").expect("the dark theme")
@@ -577,7 +578,7 @@ fn help_is_generated_for_the_screen() {
 
 #[test]
 fn too_small_says_so() {
-    for (width, height) in [(79, 24), (80, 23), (40, 10)] {
+    for (width, height) in [(39, 12), (40, 11), (30, 8)] {
         let mut app = app_on(&demo_world(), false, (width, height));
         app.update(Message::Resize(width, height));
         let text = screen_text(&app, (width, height));
@@ -587,14 +588,133 @@ fn too_small_says_so() {
                 .collect::<Vec<_>>()
                 .join(" ")
                 .contains(&format!(
-                    "collie-phone needs at least 80x24; this terminal is {width}x{height}."
+                    "collie-phone needs at least 40x12; this terminal is {width}x{height}."
                 )),
             "{text}"
         );
     }
-    let mut app = app_on(&demo_world(), false, (79, 23));
-    app.update(Message::Resize(79, 23));
-    insta::assert_snapshot!("too_small_79x23", draw(&app, (79, 23)));
+    let mut app = app_on(&demo_world(), false, (39, 11));
+    app.update(Message::Resize(39, 11));
+    insta::assert_snapshot!("too_small_39x11", draw(&app, (39, 11)));
+}
+
+/// Every row of a screen as text, without the frame insta's text form puts around it.
+fn rows(app: &App, size: (u16, u16)) -> Vec<String> {
+    screen_text(app, size)
+        .lines()
+        .map(|l| {
+            // insta's form: the row between quotes, then notes about wide characters.
+            let row = l.strip_prefix('"').unwrap_or(l);
+            let end = row
+                .find("\" Hidden by")
+                .unwrap_or_else(|| row.trim_end_matches('"').len());
+            row[..end].to_string()
+        })
+        .collect()
+}
+
+/// Issue 15, point 6: at 40x12 the keys that matter show whole in the footer (never cut
+/// mid-word), the title bar counts the asks in few words, and every row fits.
+#[test]
+fn issue15_at_40x12_the_footer_keeps_whole_hints_and_the_help() {
+    let size = (40, 12);
+    let app = app_on(&demo_world(), false, size);
+    let rows = rows(&app, size);
+    for row in &rows {
+        assert!(
+            unicode_width::UnicodeWidthStr::width(row.as_str()) <= 40,
+            "{row}"
+        );
+    }
+    assert!(rows[0].ends_with("4 asks  "), "{}", rows[0]);
+    assert!(rows[0].starts_with(" Home"), "{}", rows[0]);
+    let footer = &rows[11];
+    assert!(footer.contains("? help"), "{footer}");
+    assert!(footer.contains("Enter open"), "{footer}");
+    assert!(!footer.contains('…'), "{footer}");
+}
+
+/// Issue 15, point 6: a permission asked at 40x12 shows its tool, its arguments, every option
+/// and the keys that answer it, all at once.
+#[test]
+fn issue15_a_permission_at_40x12_shows_what_is_asked_and_every_option() {
+    let size = (40, 12);
+    let (app, _) = card_app(&world_asking(permission()), false, size);
+    let text = rows(&app, size).join("\n");
+    for words in [
+        "Permission · revision 1",
+        "Tool  shell",
+        "command: cargo publish --dry-run",
+        "1 y  Allow once",
+        "2 n  Deny",
+        "3 a  Allow always",
+        "Enter answers",
+    ] {
+        assert!(text.contains(words), "{words} is missing:\n{text}");
+    }
+}
+
+/// Issue 15, point 9: the name column fits the agent's whole name, and at 200 columns the
+/// inbox's kind stays beside the titles instead of at the far right.
+#[test]
+fn issue15_home_columns_fit_their_contents_at_200_columns() {
+    let size = (200, 60);
+    let app = app_on(&demo_world(), false, size);
+    insta::assert_snapshot!("home_200x60", draw(&app, size));
+    let rows = rows(&app, size);
+    let agent = rows
+        .iter()
+        .find(|r| r.starts_with("› ● demo"))
+        .expect("the agent's row");
+    assert!(!agent.contains('…'), "{agent}");
+    let row = rows
+        .iter()
+        .find(|r| r.contains("Name for the release"))
+        .expect("the text ask's row");
+    let title_end =
+        row.find("Name for the release").expect("the title") + "Name for the release".len();
+    let kind = row.find("text").expect("the kind");
+    assert!(
+        kind - title_end < 30,
+        "the kind is far from its title: {row}"
+    );
+}
+
+/// Issue 15, point 9: at 80 columns a breadcrumb too long for the title bar is cut two
+/// columns before the ask counter, never running into it.
+#[test]
+fn issue15_the_breadcrumb_never_runs_into_the_ask_counter() {
+    let size = (80, 24);
+    let (world, mut app) = with_history(size);
+    for _ in 0..12 {
+        app.update(key("j"));
+    }
+    app.update(key("enter"));
+    let conversation = world
+        .conversations(None, 100)
+        .expect("a page")
+        .conversations[12]
+        .clone();
+    let page = world
+        .conversation_items(&conversation.id, None, 1000)
+        .expect("items");
+    app.update(Message::Engine(FromEngine::History {
+        agent: "demo".into(),
+        page: HistoryPage::Items {
+            conversation: conversation.id.clone(),
+            after: None,
+            page: decoded(&page),
+        },
+    }));
+    let rows = rows(&app, size);
+    let title = &rows[0];
+    assert!(title.ends_with("4 asks need your answer  "), "{title}");
+    let left = title.trim_end_matches("4 asks need your answer  ");
+    assert!(
+        left.ends_with("  "),
+        "the breadcrumb touches the counter: {title}"
+    );
+    insta::assert_snapshot!("breadcrumb_80x24", draw(&app, size));
 }
 
 // ----- ask cards -------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 //! The real binary in a real terminal: `collie-phone demo` inside tmux, driven by keys, the
 //! screen read back after each step (issue 4, item 10). Answers a permission, a choice, a text
 //! and a form ask, sends text, aborts a turn, runs a starter, opens history and reopens a
-//! conversation, then quits and checks the demo folder is gone. Searches and copies in a
-//! hostile agent's pane and reads back the raw bytes the phone wrote (`pipe-pane`). Skipped,
-//! with a note, where tmux is not installed.
+//! conversation, then quits and checks the demo folder is gone; at 40x12 (a phone held
+//! upright), answers a choice from the keyboard. Searches and copies in a hostile agent's pane
+//! and reads back the raw bytes the phone wrote (`pipe-pane`). Skipped, with a note, where tmux
+//! is not installed.
 
 mod common;
 
@@ -590,4 +591,84 @@ fn demo_pane_links_are_osc_8_code_wraps_and_o_says_where_no_browser_can_open() {
         "and was closed"
     );
     tmux.keys(&["Escape", "Escape", "q"]);
+}
+
+/// The answers in the running demo's journal that the agent took (SPEC Q2), oldest first: for
+/// each answer whose outcome is `done`, the option id the agent's own reply says it applied.
+fn journal_answers_done(runtime: &Path) -> Vec<String> {
+    let journal = std::fs::read_dir(runtime)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("collie-phone-demo-")
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("intents.jsonl")).ok())
+        .collect::<String>();
+    let entries: Vec<serde_json::Value> = journal
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let answers: Vec<&serde_json::Value> = entries
+        .iter()
+        .filter(|e| e["op"] == "created" && e["record"]["kind"]["kind"] == "answer")
+        .map(|e| &e["record"]["requestId"])
+        .collect();
+    entries
+        .iter()
+        .filter(|e| {
+            e["op"] == "outcome"
+                && e["state"]["state"] == "done"
+                && answers.contains(&&e["request_id"])
+        })
+        .filter_map(|e| {
+            e["state"]["reply"]["outcome"]["optionId"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// Issue 15, point 6 in a real terminal of 40x12: the inbox, a choice asked in Chinese, its
+/// options and keys all on screen; answered from the keyboard, and the agent took it.
+#[test]
+fn demo_in_tmux_at_40x12_answers_an_ask_from_the_keyboard() {
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED demo_in_tmux_at_40x12_answers_an_ask_from_the_keyboard: tmux is not installed"
+        );
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --speed 0");
+    let tmux = Tmux::start("narrow", (40, 12), &command);
+    tmux.until("the inbox at 40x12", |s| {
+        s.contains("Needs your answer (4)") && s.contains("4 asks") && s.contains("? help")
+    });
+    let screen = tmux.screen();
+    assert!(
+        !screen.contains("needs at least"),
+        "40x12 is refused:\n{screen}"
+    );
+    tmux.keys(&["j"]);
+    tmux.select("选择迁移策略");
+    tmux.keys(&["Enter"]);
+    tmux.until("the choice card, its options and its keys", |s| {
+        s.contains("Choice · revision") && s.contains("1 ") && s.contains("Enter answers")
+    });
+    tmux.keys(&["2"]);
+    tmux.until("the second option selected", |s| {
+        s.lines().any(|l| l.starts_with("› 2"))
+    });
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    tmux.until("three asks left", |s| s.contains("Needs your answer (3)"));
+    let deadline = Instant::now() + SOON;
+    while journal_answers_done(&runtime).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The second option, 双写过渡, is what the agent took.
+    assert_eq!(journal_answers_done(&runtime), ["o2"]);
+    tmux.keys(&["q"]);
 }

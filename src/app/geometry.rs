@@ -4,9 +4,12 @@
 
 use ratatui::layout::Rect;
 
-/// The smallest terminal the phone draws in.
-pub(crate) const MIN_WIDTH: u16 = 80;
-pub(crate) const MIN_HEIGHT: u16 = 24;
+/// The smallest terminal the phone draws in: a phone held upright (issue 15, point 6).
+pub(crate) const MIN_WIDTH: u16 = 40;
+pub(crate) const MIN_HEIGHT: u16 = 12;
+/// Below these the screens are drawn compact: one column, shorter labels, fewer blank lines.
+const ROOMY_WIDTH: u16 = 80;
+const ROOMY_HEIGHT: u16 = 24;
 
 /// Most lines the pane's input box grows to.
 pub(crate) const MAX_INPUT_LINES: u16 = 6;
@@ -17,6 +20,16 @@ const MAX_AGENT_ROWS: u16 = 6;
 
 pub(crate) fn is_too_small(width: u16, height: u16) -> bool {
     width < MIN_WIDTH || height < MIN_HEIGHT
+}
+
+/// True below 80 columns: the screens drop their least needed columns and use short labels.
+pub(crate) fn is_narrow(width: u16) -> bool {
+    width < ROOMY_WIDTH
+}
+
+/// True below 24 rows: the screens spend no row on a blank line they can do without.
+pub(crate) fn is_short(height: u16) -> bool {
+    height < ROOMY_HEIGHT
 }
 
 /// The frame: a title bar, the body, and a footer for hints and short messages.
@@ -62,8 +75,10 @@ pub fn home(width: u16, height: u16, agent_count: usize) -> Home {
     };
     let agents_heading = take(1);
     let agents = take(rows);
-    let detail = take(2);
-    let _gap = take(1);
+    // A short terminal gives the inbox the rows of the detail's second line and the gap.
+    let short = is_short(height);
+    let detail = take(if short { 1 } else { 2 });
+    let _gap = take(u16::from(!short));
     let inbox_heading = take(1);
     let inbox = take(u16::MAX);
     Home {
@@ -210,5 +225,18 @@ mod tests {
         assert_eq!(parts.agents.height, 2);
         assert_eq!(parts.inbox.bottom(), 23);
         assert!(parts.inbox.height >= 10);
+    }
+
+    #[test]
+    fn at_40x12_every_part_is_on_screen_and_the_inbox_keeps_six_rows() {
+        assert!(!is_too_small(40, 12));
+        assert!(is_too_small(39, 12) && is_too_small(40, 11));
+        let parts = home(40, 12, 1);
+        assert_eq!(parts.detail.height, 1);
+        assert_eq!(parts.inbox.height, 6);
+        assert_eq!(parts.inbox.bottom(), 11);
+        let parts = pane(40, 12, 1, 0, true);
+        assert_eq!(parts.status.bottom(), 11);
+        assert_eq!(parts.chat.height, 3);
     }
 }

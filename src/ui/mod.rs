@@ -5,6 +5,8 @@
 mod chrome;
 pub(crate) mod filter;
 
+pub(crate) use chrome::Hint;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

@@ -105,37 +105,64 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme
     };
     let status = CardStatus::of(&app.intents, key);
     let answerable = app.card_answerable(key);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border)
-        .title(Span::styled(
-            // The revision is on the card, so a change in place is never invisible (SPEC A3).
-            format!(
-                " {} · revision {} ",
-                kind_title(&card.ask.kind),
-                card.ask.revision
-            ),
-            theme.title,
-        ));
-    // One column of room on each side inside the border.
-    let width = usize::from(rect.width.saturating_sub(4));
-    let (mut lines, cursor, cuttable) =
-        card_lines(app, card, status.as_ref(), answerable, width, theme);
-    let wanted = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
-    let rect = Rect::new(rect.x, rect.y, rect.width, rect.height.min(wanted));
-    let inner = block.inner(rect);
-    let inner = Rect::new(
-        inner.x + 1,
-        inner.y,
-        inner.width.saturating_sub(2),
-        inner.height,
+    // A narrow or short terminal draws the card without its border, and without the blank
+    // lines between its parts: every row and column goes to the ask.
+    let compact = geometry::is_narrow(area.width) || geometry::is_short(area.height);
+    // The revision is on the card, so a change in place is never invisible (SPEC A3).
+    let heading = format!(
+        "{} · revision {}",
+        kind_title(&card.ask.kind),
+        card.ask.revision
     );
+    let block = if compact {
+        Block::default()
+    } else {
+        Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border)
+            .title(Span::styled(format!(" {heading} "), theme.title))
+    };
+    // One column of room on each side inside the border.
+    let width = if compact {
+        usize::from(rect.width)
+    } else {
+        usize::from(rect.width.saturating_sub(4))
+    };
+    let (mut lines, cursor, cuttable) = card_lines(
+        app,
+        card,
+        status.as_ref(),
+        answerable,
+        width,
+        compact,
+        theme,
+    );
+    let wanted = u16::try_from(lines.len() + if compact { 0 } else { 2 }).unwrap_or(u16::MAX);
+    let rect = Rect::new(rect.x, rect.y, rect.width, rect.height.min(wanted));
+    let inner = if compact {
+        rect
+    } else {
+        let inner = block.inner(rect);
+        Rect::new(
+            inner.x + 1,
+            inner.y,
+            inner.width.saturating_sub(2),
+            inner.height,
+        )
+    };
     frame.render_widget(block, rect);
     // Keep the options, the state and the keys in view: when the card is long, its arguments or
     // prompt are shortened first (their first lines stay, then "…"), and only then the rest.
     let height = usize::from(inner.height);
     let mut cursor = cursor;
     let excess = lines.len().saturating_sub(height);
+    // Where the answer part (options, fields, the typed text) starts: right after the part
+    // that is shortened first.
+    let mut answer_start = if cuttable.is_empty() {
+        lines.len()
+    } else {
+        cuttable.end
+    };
     if excess > 0 && cuttable.len() > 2 {
         // One line more than the excess goes, to make room for the "…".
         let remove = (excess + 1).min(cuttable.len() - 1);
@@ -149,14 +176,28 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme
         {
             c.row -= remove - 1;
         }
+        answer_start = from + 1;
     }
     if lines.len() > height {
-        let tail = lines.split_off(lines.len().saturating_sub(4).max(height.saturating_sub(4)));
+        // The answer part and what follows stay whole when they fit with the "…"; else the
+        // last four lines (the state and the keys) do.
+        let last_four = lines.len().saturating_sub(4);
+        let start = if lines.len().saturating_sub(answer_start) < height {
+            answer_start.min(last_four)
+        } else {
+            last_four
+        };
+        let tail = lines.split_off(start);
         lines.truncate(height.saturating_sub(tail.len() + 1));
         lines.push(Line::from(Span::styled("  …", theme.dim)));
-        if cursor.as_ref().is_some_and(|c| c.row >= lines.len()) {
-            cursor = None;
-        }
+        cursor = match cursor {
+            Some(c) if c.row >= start => Some(Cursor {
+                row: c.row - start + lines.len(),
+                column: c.column,
+            }),
+            Some(c) if c.row < lines.len() - 1 => Some(c),
+            _ => None,
+        };
         lines.extend(tail);
     }
     frame.render_widget(Paragraph::new(lines), inner);
@@ -179,12 +220,44 @@ fn kind_title(kind: &AskKind) -> String {
     }
 }
 
+/// The card's lines. A `compact` card (drawn without its border) names its kind and revision
+/// on its first line, and leaves out the blank lines between its parts.
 fn card_lines(
     app: &App,
     card: &CardState,
     status: Option<&CardStatus>,
     answerable: bool,
     width: usize,
+    compact: bool,
+    theme: &Theme,
+) -> (Vec<Line<'static>>, Option<Cursor>, Range<usize>) {
+    let (mut lines, mut cursor, mut cuttable) =
+        card_parts(app, card, status, answerable, width, compact, theme);
+    if compact {
+        // Blank lines out; the rows the cursor and the cuttable part point at move up.
+        let blanks_before = |row: usize| {
+            lines[..row.min(lines.len())]
+                .iter()
+                .filter(|l| l.spans.is_empty())
+                .count()
+        };
+        if let Some(c) = cursor.as_mut() {
+            c.row -= blanks_before(c.row);
+        }
+        cuttable = cuttable.start - blanks_before(cuttable.start)
+            ..cuttable.end - blanks_before(cuttable.end);
+        lines.retain(|l| !l.spans.is_empty());
+    }
+    (lines, cursor, cuttable)
+}
+
+fn card_parts(
+    app: &App,
+    card: &CardState,
+    status: Option<&CardStatus>,
+    answerable: bool,
+    width: usize,
+    compact: bool,
     theme: &Theme,
 ) -> (Vec<Line<'static>>, Option<Cursor>, Range<usize>) {
     let mut lines: Vec<Line<'static>> = Vec::new();
@@ -206,10 +279,27 @@ fn card_lines(
         Some(left) => (left.text(), theme.countdown),
         None => (String::new(), theme.dim),
     };
-    let who = format!("{} · {}", card.key.agent, card.pane_title);
+    // A compact card has no border to name its kind and revision (SPEC A3): they lead its
+    // first line, where the title bar already names the agent.
+    let (who, who_style) = if compact {
+        (
+            format!(
+                "{} · revision {} · {}",
+                kind_title(&ask.kind),
+                ask.revision,
+                card.pane_title
+            ),
+            theme.title,
+        )
+    } else {
+        (
+            format!("{} · {}", card.key.agent, card.pane_title),
+            theme.dim,
+        )
+    };
     let room = width.saturating_sub(wrap::width(&left_text) + 1);
     lines.push(Line::from(vec![
-        Span::styled(wrap::pad_to(&wrap::truncate(&who, room), room), theme.dim),
+        Span::styled(wrap::pad_to(&wrap::truncate(&who, room), room), who_style),
         Span::styled(format!(" {left_text}"), left_style),
     ]));
     // What changed under the person's eyes comes first, so it is read before anything else and
@@ -238,7 +328,9 @@ fn card_lines(
                     Span::styled("Tool  ", theme.dim),
                     Span::styled(tool, theme.code.add_modifier(Modifier::BOLD)),
                 ]));
-                lines.push(Line::from(Span::styled("Arguments", theme.dim)));
+                if !compact {
+                    lines.push(Line::from(Span::styled("Arguments", theme.dim)));
+                }
                 let start = lines.len();
                 lines.extend(argument_lines(&body.arguments, width, theme));
                 cuttable = start..lines.len();
@@ -259,7 +351,7 @@ fn card_lines(
                 ));
             }
             if let Err(why) = always {
-                lines.push(Line::from(Span::styled(why.to_string(), theme.dim)));
+                lines.extend(wrapped(why, width, theme.dim, ""));
             }
         }
         AskKind::Choice => {
@@ -327,7 +419,7 @@ fn card_lines(
                     .map(|f| wrap::width(&f.label) + usize::from(f.required))
                     .max()
                     .unwrap_or(0)
-                    .min(28);
+                    .min(if compact { 14 } else { 28 });
                 for (i, (field, value)) in body.fields.iter().zip(&state.values).enumerate() {
                     let focused = i == state.focus && answerable;
                     let label = format!("{}{}", field.label, if field.required { "*" } else { "" });
@@ -377,7 +469,7 @@ fn card_lines(
         }
         AskKind::Unknown(_) => {
             // SPEC V3: shown, with no buttons.
-            lines.push(Line::from(Span::styled(CANNOT_ANSWER, theme.warn)));
+            lines.extend(wrapped(CANNOT_ANSWER, width, theme.warn, ""));
         }
     }
     if matches!(
@@ -385,7 +477,7 @@ fn card_lines(
         AskKind::Permission | AskKind::Choice | AskKind::Form | AskKind::Text
     ) && !ask.is_answerable()
     {
-        lines.push(Line::from(Span::styled(CANNOT_ANSWER, theme.warn)));
+        lines.extend(wrapped(CANNOT_ANSWER, width, theme.warn, ""));
     }
 
     lines.push(Line::default());
@@ -400,19 +492,21 @@ fn card_lines(
             ) => status.sentence(),
             _ => closed_sentence(closed).to_string(),
         };
-        lines.push(Line::from(Span::styled(words, theme.warn)));
+        lines.extend(wrapped(&words, width, theme.warn, ""));
     } else if let Some(status) = status {
         let style = if status.is_trouble() {
             theme.warn
         } else {
             theme.ok
         };
-        lines.push(Line::from(Span::styled(status.sentence(), style)));
+        lines.extend(wrapped(&status.sentence(), width, style, ""));
     }
     if let Some(notice) = &card.notice {
-        lines.push(Line::from(Span::styled(notice.clone(), theme.danger)));
+        lines.extend(wrapped(notice, width, theme.danger, ""));
     }
-    lines.push(hint_line(app, card, status, answerable, theme));
+    lines.extend(hint_lines(
+        app, card, status, answerable, width, compact, theme,
+    ));
     (lines, cursor, cuttable)
 }
 
@@ -494,14 +588,17 @@ fn option_line(
 }
 
 /// The keys that do something on this card now, as they really work: option keys select, Enter
-/// answers the selected one (and asks again before allow-always).
-fn hint_line(
+/// answers the selected one (and asks again before allow-always). One line, or in shorter
+/// words wrapped over several on a compact card.
+fn hint_lines(
     app: &App,
     card: &CardState,
     status: Option<&CardStatus>,
     answerable: bool,
+    width: usize,
+    compact: bool,
     theme: &Theme,
-) -> Line<'static> {
+) -> Vec<Line<'static>> {
     let context = app.card_context(&card.key);
     let key = |action| app.keymap.key_label(context, action).unwrap_or_default();
     let mut parts: Vec<String> = Vec::new();
@@ -534,14 +631,21 @@ fn hint_line(
                 if card.ask.kind == AskKind::Permission && !letters.is_empty() {
                     ways.push(letters.join("/"));
                 }
-                parts.push(format!("{} select", ways.join(", ")));
+                // A compact card leaves the selecting keys to its option lines, which show
+                // each option's number and letter.
+                if !compact {
+                    parts.push(format!("{} select", ways.join(", ")));
+                }
                 let always = card
                     .selected_option(offer)
                     .is_some_and(|o| o.effect == Some(Effect::AllowAlways));
-                parts.push(if always {
-                    format!("{} asks again before it allows always", key(Action::Submit))
-                } else {
-                    format!("{} answers the selected one", key(Action::Submit))
+                parts.push(match (always, compact) {
+                    (true, false) => {
+                        format!("{} asks again before it allows always", key(Action::Submit))
+                    }
+                    (true, true) => format!("{} asks again first", key(Action::Submit)),
+                    (false, false) => format!("{} answers the selected one", key(Action::Submit)),
+                    (false, true) => format!("{} answers", key(Action::Submit)),
                 });
             }
             AskKind::Text => {
@@ -551,11 +655,14 @@ fn hint_line(
                 }
             }
             AskKind::Form => {
-                parts.push(format!(
-                    "{}/{} fields",
-                    key(Action::NextField),
-                    key(Action::PrevField)
-                ));
+                // The footer of a compact card names the field and back keys.
+                if !compact {
+                    parts.push(format!(
+                        "{}/{} fields",
+                        key(Action::NextField),
+                        key(Action::PrevField)
+                    ));
+                }
                 parts.push("←/→ Space change".into());
                 parts.push(format!("{} submits", key(Action::Submit)));
             }
@@ -565,6 +672,15 @@ fn hint_line(
     if status.and_then(CardStatus::retry_id).is_some() {
         parts.push(format!("{} retries", key(Action::Retry)));
     }
-    parts.push(format!("{} back", key(Action::Back)));
-    Line::from(Span::styled(parts.join(" · "), theme.dim))
+    if !(compact && answerable && card.ask.kind == AskKind::Form) {
+        parts.push(format!("{} back", key(Action::Back)));
+    }
+    let text = parts.join(" · ");
+    if !compact {
+        return vec![Line::from(Span::styled(text, theme.dim))];
+    }
+    wrap::wrap(&text, width)
+        .into_iter()
+        .map(|line| Line::from(Span::styled(line, theme.dim)))
+        .collect()
 }

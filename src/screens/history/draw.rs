@@ -13,12 +13,20 @@ use crate::screens::{ConversationScreen, HistoryScreen};
 use crate::ui::{columns, put};
 use crate::wire::ConversationState;
 
-/// "2026-11-29 14:05" from an RFC 3339 time, or the text as given.
-fn short_time(text: &str) -> String {
+/// "2026-11-29 14:05" from an RFC 3339 time ("11-29 14:05" without the year), or the text as
+/// given.
+fn short_time(text: &str, with_year: bool) -> String {
     match crate::wire::time::parse(text) {
-        Some(at) => format!(
+        Some(at) if with_year => format!(
             "{}-{:02}-{:02} {:02}:{:02}",
             at.year(),
+            u8::from(at.month()),
+            at.day(),
+            at.hour(),
+            at.minute()
+        ),
+        Some(at) => format!(
+            "{:02}-{:02} {:02}:{:02}",
             u8::from(at.month()),
             at.day(),
             at.hour(),
@@ -38,13 +46,19 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen
         Some(l) => format!("{} conversations", l.rows.len()),
         None => String::new(),
     };
+    // A narrow terminal keeps the state, a shorter time and the title; the count goes.
+    let narrow = geometry::is_narrow(area.width);
     put(
         frame,
         parts.heading,
         0,
         Line::from(vec![
             Span::styled(
-                format!("History of {} — newest first  ", screen.agent),
+                if narrow {
+                    format!("History of {}  ", screen.agent)
+                } else {
+                    format!("History of {} — newest first  ", screen.agent)
+                },
                 theme.title,
             ),
             Span::styled(state, theme.dim),
@@ -71,19 +85,23 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen
                     2,
                     theme.accent,
                 ),
-                (state.into(), 8, style),
+                (state.into(), if narrow { 7 } else { 8 }, style),
                 (
                     conversation
                         .updated_at
                         .as_deref()
-                        .map(short_time)
+                        .map(|at| short_time(at, !narrow))
                         .unwrap_or_default(),
-                    18,
+                    if narrow { 13 } else { 18 },
                     theme.dim,
                 ),
                 (
-                    format!("{:>6} items  ", conversation.item_count),
-                    14,
+                    if narrow {
+                        String::new()
+                    } else {
+                        format!("{:>6} items  ", conversation.item_count)
+                    },
+                    if narrow { 0 } else { 14 },
                     theme.dim,
                 ),
                 (conversation.title.clone(), width, theme.text),

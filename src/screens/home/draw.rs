@@ -31,6 +31,9 @@ fn freshness(agent: &AgentView, now: time::OffsetDateTime) -> String {
     }
 }
 
+/// The state's words keep at least this many columns beside the agent's name.
+const STATE_MIN: usize = 8;
+
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme) {
     let (width, height) = (frame.area().width, frame.area().height);
     let parts = geometry::home(width, height, app.agents.list.len());
@@ -50,6 +53,10 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
         Line::from(Span::styled(heading, theme.title)),
     );
     let row_width = usize::from(parts.agents.width);
+    let narrow = geometry::is_narrow(width);
+    // How fresh: "synced 2s ago" in 16 columns, or "2s ago" in 11 on a narrow terminal.
+    let fresh_width = if narrow { 11 } else { 16 };
+    // The name column fits the longest name, as long as the state keeps a few columns.
     let name_width = app
         .agents
         .list
@@ -57,7 +64,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
         .map(|a| wrap::width(&crate::screens::home::draw_dsh::name(app, a)))
         .max()
         .unwrap_or(0)
-        .clamp(8, 32);
+        .max(8)
+        .min(row_width.saturating_sub(6 + fresh_width + STATE_MIN));
     let selected_agent = agents
         .get(screen.agents.selected.min(agents.len().saturating_sub(1)))
         .and_then(|i| app.agents.list.get(*i));
@@ -69,7 +77,14 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
     {
         let agent = &app.agents.list[*index];
         let is_selected = !screen.in_inbox && screen.agents.offset + row == screen.agents.selected;
-        let fresh = freshness(agent, app.now);
+        let fresh = if narrow {
+            agent.synced.map_or_else(
+                || "not synced".to_string(),
+                |at| ago((app.now - at).whole_seconds()),
+            )
+        } else {
+            freshness(agent, app.now)
+        };
         let line = columns(
             &[
                 (
@@ -90,10 +105,14 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
                 ("  ".into(), 2, theme.text),
                 (
                     agent.status.sentence(),
-                    row_width.saturating_sub(name_width + 6 + 16),
+                    row_width.saturating_sub(name_width + 6 + fresh_width),
                     theme.text,
                 ),
-                (format!("{fresh:>15}"), 16, theme.dim),
+                (
+                    format!("{fresh:>width$}", width = fresh_width - 1),
+                    fresh_width,
+                    theme.dim,
+                ),
             ],
             row_width,
         );
@@ -165,32 +184,56 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
         Line::from(Span::styled(heading, theme.title)),
     );
     let width = usize::from(parts.inbox.width);
-    // Columns as wide as their widest entry (display width), the ask's title taking the rest.
-    let agent_width = rows
-        .iter()
-        .map(|r| wrap::width(&r.agent.name))
-        .max()
-        .unwrap_or(0)
-        .min(14)
-        + 2;
+    // Columns as wide as their widest entry (display width). On a narrow terminal the agent
+    // goes when there is only one, and the kind goes (the card names it).
+    let one_agent = app.agents.list.len() <= 1;
+    let agent_width = if narrow && one_agent {
+        0
+    } else {
+        rows.iter()
+            .map(|r| wrap::width(&r.agent.name))
+            .max()
+            .unwrap_or(0)
+            .min(if narrow { 8 } else { 14 })
+            + 2
+    };
     let pane_width = rows
         .iter()
         .map(|r| wrap::width(&r.pane.pane.title))
         .max()
         .unwrap_or(0)
-        .min(if width > 100 { 28 } else { 18 })
+        .min(if narrow {
+            10
+        } else if width > 100 {
+            28
+        } else {
+            18
+        })
         + 2;
-    let kind_width = rows
-        .iter()
-        .map(|r| wrap::width(r.ask.kind.as_str()))
-        .max()
-        .unwrap_or(0)
-        + 2;
+    let kind_width = if narrow {
+        0
+    } else {
+        rows.iter()
+            .map(|r| wrap::width(r.ask.kind.as_str()))
+            .max()
+            .unwrap_or(0)
+            + 2
+    };
     let left_width = if rows.iter().any(|r| r.expires_at.is_some()) {
-        13
+        if narrow { 9 } else { 13 }
     } else {
         0
     };
+    // The titles' column is as wide as the longest title (and its two columns of air), so
+    // the kind stays beside the titles however wide the terminal is.
+    let longest_title = rows
+        .iter()
+        .map(|r| wrap::width(&r.ask.title))
+        .max()
+        .unwrap_or(0);
+    let title_width = width
+        .saturating_sub(2 + agent_width + pane_width + kind_width + left_width)
+        .min(longest_title + 2);
     for (row, ask) in rows
         .iter()
         .skip(screen.inbox.offset)
@@ -205,8 +248,12 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
             Some(left) => (left.text(), theme.countdown),
             None => (String::new(), theme.dim),
         };
-        let title_width =
-            width.saturating_sub(2 + agent_width + pane_width + kind_width + left_width);
+        // "4:10" rather than "4:10 left" where every column counts.
+        let left = if narrow {
+            left.trim_end_matches(" left").to_string()
+        } else {
+            left
+        };
         let line = columns(
             &[
                 (
@@ -218,8 +265,17 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
                     2,
                     theme.accent,
                 ),
-                (ask.agent.name.clone(), agent_width, theme.dim),
-                (ask.pane.pane.title.clone(), pane_width, theme.text),
+                // Cut two columns short of their width, so a cut name keeps its air.
+                (
+                    wrap::truncate(&ask.agent.name, agent_width.saturating_sub(2)),
+                    agent_width,
+                    theme.dim,
+                ),
+                (
+                    wrap::truncate(&ask.pane.pane.title, pane_width.saturating_sub(2)),
+                    pane_width,
+                    theme.text,
+                ),
                 // Two columns of air after the title, like every other column has.
                 (
                     ask.ask.title.clone(),
@@ -227,8 +283,20 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
                     theme.text,
                 ),
                 (String::new(), 2.min(title_width), theme.text),
-                (ask.ask.kind.as_str().to_string(), kind_width, theme.accent),
-                (format!("{left:>12}"), left_width, left_style),
+                (
+                    if narrow {
+                        String::new()
+                    } else {
+                        ask.ask.kind.as_str().to_string()
+                    },
+                    kind_width,
+                    theme.accent,
+                ),
+                (
+                    format!("{left:>width$}", width = left_width.saturating_sub(1)),
+                    left_width,
+                    left_style,
+                ),
             ],
             width,
         );

@@ -22,6 +22,8 @@ use crate::wire::paths::PREFIX;
 const MARKER: usize = 2;
 /// "14:30:00.123" and a gap.
 const TIME: usize = 13;
+/// "14:30:00" and a gap, where even the other columns leave the path too little.
+const TIME_SHORT: usize = 9;
 const METHOD: usize = 7;
 const STATUS: usize = 7;
 const BYTES: usize = 6;
@@ -30,11 +32,15 @@ const MILLIS: usize = 6;
 const REQUEST_ID: usize = 36;
 /// The path keeps at least this much; other columns go first.
 const PATH_MIN: usize = 24;
+/// What the path keeps on a terminal too narrow for the whole time.
+const PATH_MIN_SHORT: usize = 12;
 const AGENT_MAX: usize = 16;
 
 /// Which of the columns that can go fit at this width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Plan {
+    /// The time column's width: with milliseconds, or without on a narrow terminal.
+    time: usize,
     millis: bool,
     bytes: bool,
     agent: Option<usize>,
@@ -45,7 +51,13 @@ struct Plan {
 /// POSTs have one, so the column is there only when a listed exchange has one), then the
 /// agent, the bytes and the milliseconds. Time, method, status and path always stay.
 fn plan(width: usize, agent_width: usize, request_ids: bool) -> Plan {
-    let mut room = width.saturating_sub(MARKER + TIME + METHOD + STATUS + PATH_MIN);
+    let short = width < MARKER + TIME + METHOD + STATUS + PATH_MIN;
+    let (time, path_min) = if short {
+        (TIME_SHORT, PATH_MIN_SHORT)
+    } else {
+        (TIME, PATH_MIN)
+    };
+    let mut room = width.saturating_sub(MARKER + time + METHOD + STATUS + path_min);
     let mut take = |cells: usize| {
         let fits = cells <= room;
         if fits {
@@ -58,6 +70,7 @@ fn plan(width: usize, agent_width: usize, request_ids: bool) -> Plan {
     let agent = (bytes && take(agent_width)).then_some(agent_width);
     let request_id = request_ids && agent.is_some() && take(REQUEST_ID);
     Plan {
+        time,
         millis,
         bytes,
         agent,
@@ -146,7 +159,11 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScre
         plan,
         [
             "",
-            "time (UTC)",
+            if plan.time == TIME {
+                "time (UTC)"
+            } else {
+                "UTC"
+            },
             "agent",
             "method",
             "status",
@@ -231,7 +248,7 @@ fn cells(plan: Plan, texts: [(String, Style); 9], width: usize) -> Vec<(String, 
         request_id,
         path,
     ] = texts;
-    let mut out = vec![(marker.0, MARKER, marker.1), (time.0, TIME, time.1)];
+    let mut out = vec![(marker.0, MARKER, marker.1), (time.0, plan.time, time.1)];
     if let Some(agent_width) = plan.agent {
         out.push((agent.0, agent_width, agent.1));
     }
@@ -263,7 +280,14 @@ fn row_line(
     };
     let texts = [
         (if selected { "› " } else { "  " }.to_string(), theme.accent),
-        (clock(record), theme.dim),
+        (
+            if plan.time == TIME {
+                clock(record)
+            } else {
+                clock(record).chars().take(8).collect()
+            },
+            theme.dim,
+        ),
         (out::visible_line(&record.agent).into_owned(), theme.text),
         (record.method.to_string(), theme.text),
         (status, status_style(record, theme)),
@@ -309,6 +333,11 @@ mod tests {
         let tiny = plan(70, 6, true);
         assert_eq!(tiny.agent, None);
         assert!(tiny.millis && tiny.bytes);
+        assert_eq!(tiny.time, TIME);
+        // A phone held upright: the time without milliseconds, the path still readable.
+        let phone = plan(40, 6, true);
+        assert_eq!(phone.time, TIME_SHORT);
+        assert!(phone.agent.is_none() && !phone.bytes && !phone.millis);
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub(crate) fn state_word(state: &PaneState, theme: &Theme) -> (String, Style) {
     (state.as_str().to_string(), style)
 }
 
+/// "1 ask", "12 asks": the asks column on a narrow terminal.
+const ASKS_NARROW: usize = 8;
+
 pub(crate) fn turn_words(state: &TurnState) -> &str {
     state.as_str()
 }
@@ -35,13 +38,18 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, them
     let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
     let agent = app.agents.get(&screen.agent);
     let status = agent.map(|a| a.status.sentence()).unwrap_or_default();
+    let narrow = geometry::is_narrow(area.width);
     put(
         frame,
         parts.heading,
         0,
         Line::from(vec![
             Span::styled(
-                format!("{} — workspaces, tabs and panes  ", screen.agent),
+                if narrow {
+                    format!("{} — workspaces  ", screen.agent)
+                } else {
+                    format!("{} — workspaces, tabs and panes  ", screen.agent)
+                },
                 theme.title,
             ),
             Span::styled(status, theme.dim),
@@ -75,6 +83,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, them
         .max()
         .unwrap_or(0)
         .clamp(12, 44);
+    let width = usize::from(parts.list.width);
     // The state column fits the longest word shown (an agent's own word may be long), at
     // least 10 so the usual words line up the same on every screen.
     let state_width = rows
@@ -85,8 +94,19 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, them
         })
         .max()
         .unwrap_or(0)
-        .clamp(10, 24);
-    let width = usize::from(parts.list.width);
+        .clamp(if narrow { 9 } else { 10 }, if narrow { 12 } else { 24 });
+    // On a narrow terminal the titles give way to the state and the asks, and the turn goes
+    // (the pane's heading names it).
+    let title_width = if narrow {
+        title_width.min(
+            width
+                .saturating_sub(2 + 2 + state_width + ASKS_NARROW)
+                .max(8),
+        )
+    } else {
+        title_width
+    };
+    let asks_width = if narrow { ASKS_NARROW } else { 9 };
     for (row, entry) in rows
         .iter()
         .skip(screen.cursor.offset)
@@ -101,7 +121,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, them
                     (marker.into(), 2, theme.accent),
                     (w.title.clone(), title_width + 2, theme.title),
                     (
-                        plural(w.tabs.len(), "workspace · 1 tab", "tabs", "workspace · "),
+                        if narrow {
+                            plural(w.tabs.len(), "1 tab", "tabs", "")
+                        } else {
+                            plural(w.tabs.len(), "workspace · 1 tab", "tabs", "workspace · ")
+                        },
                         30,
                         theme.dim,
                     ),
@@ -113,7 +137,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, them
                     (marker.into(), 2, theme.accent),
                     (format!("  {}", t.title), title_width + 2, theme.text),
                     (
-                        plural(t.panes.len(), "tab · 1 pane", "panes", "tab · "),
+                        if narrow {
+                            plural(t.panes.len(), "1 pane", "panes", "")
+                        } else {
+                            plural(t.panes.len(), "tab · 1 pane", "panes", "tab · ")
+                        },
                         30,
                         theme.dim,
                     ),
@@ -136,8 +164,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, them
                         (marker.into(), 2, theme.accent),
                         (format!("    {}", p.pane.title), title_width + 2, theme.text),
                         (word, state_width, style),
-                        (asks, 9, theme.warn),
-                        (turn, 40, theme.dim),
+                        (asks, asks_width, theme.warn),
+                        (if narrow { String::new() } else { turn }, 40, theme.dim),
                     ],
                     width,
                 )

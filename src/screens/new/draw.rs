@@ -6,27 +6,59 @@ use ratatui::text::{Line, Span};
 use crate::app::App;
 use crate::app::geometry;
 use crate::look::theme::Theme;
+use crate::look::wrap;
 use crate::screens::NewScreen;
 use crate::ui::{columns, put};
 
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: &Theme) {
     let area = frame.area();
     let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
+    let narrow = geometry::is_narrow(area.width);
     put(
         frame,
         parts.heading,
         0,
         Line::from(Span::styled(
-            if app.dsh.is_empty() {
-                "New — run a starter; its pane opens when it is ready"
-            } else {
-                "New — run a starter or start a DSH task; its pane opens when ready"
+            match (app.dsh.is_empty(), narrow) {
+                (true, false) => "New — run a starter; its pane opens when it is ready",
+                (false, false) => {
+                    "New — run a starter or start a DSH task; its pane opens when ready"
+                }
+                (true, true) => "New — run a starter",
+                (false, true) => "New — a starter or a DSH task",
             },
             theme.title,
         )),
     );
     let rows = app.starter_rows(&screen.filter);
     let bridge_rows = app.dsh_new_rows(&screen.filter);
+    // The agent's and the title's columns fit their longest entry, up to a cap; on a narrow
+    // terminal the agent goes when there is only one.
+    let agents: Vec<&str> = rows
+        .iter()
+        .map(|r| r.agent)
+        .chain(bridge_rows.iter().map(|r| r.agent.as_str()))
+        .collect();
+    let one_agent = agents.windows(2).all(|pair| pair[0] == pair[1]);
+    let agent_width = if narrow && one_agent {
+        0
+    } else {
+        agents
+            .iter()
+            .map(|a| wrap::width(a))
+            .max()
+            .unwrap_or(0)
+            .min(if narrow { 8 } else { 20 })
+            + 2
+    };
+    let title_width = rows
+        .iter()
+        .map(|r| wrap::width(&r.starter.title))
+        .chain(bridge_rows.iter().map(|r| wrap::width(&r.title)))
+        .max()
+        .unwrap_or(0)
+        .min(if narrow { 18 } else { 40 })
+        + 2;
     if rows.is_empty() && bridge_rows.is_empty() {
         put(
             frame,
@@ -53,8 +85,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: 
                     2,
                     theme.accent,
                 ),
-                (starter.agent.to_string(), 14, theme.dim),
-                (starter.starter.title.clone(), 26, theme.text),
+                (starter.agent.to_string(), agent_width, theme.dim),
+                (starter.starter.title.clone(), title_width, theme.text),
                 (
                     starter.starter.description.clone().unwrap_or_default(),
                     width,
@@ -87,8 +119,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: 
                     2,
                     theme.accent,
                 ),
-                (bridge_row.agent.clone(), 14, theme.dim),
-                (bridge_row.title.clone(), 26, theme.text),
+                (bridge_row.agent.clone(), agent_width, theme.dim),
+                (bridge_row.title.clone(), title_width, theme.text),
                 (bridge_row.description.clone(), width, theme.dim),
             ],
             width,

@@ -59,20 +59,27 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
             crate::screens::pane::draw_kind::draw(frame, app, *selected, theme)
         }
         Overlay::Prompt { title, editor, .. } => {
-            let text = editor.text();
-            let lines = vec![
-                Line::from(Span::styled(title.clone(), theme.dim)),
-                Line::from(vec![
-                    Span::styled("› ", theme.accent),
-                    Span::styled(text, theme.text),
-                ]),
-            ];
-            let rect = geometry::dialog(area.width, area.height, 2);
+            let width = usize::from(
+                geometry::dialog(area.width, area.height, 1)
+                    .width
+                    .saturating_sub(2),
+            );
+            // The question wraps; the words typed stay on the last line.
+            let mut lines: Vec<Line<'static>> = wrap::wrap(title, width)
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, theme.dim)))
+                .collect();
+            let above = u16::try_from(lines.len()).unwrap_or(1);
+            lines.push(Line::from(vec![
+                Span::styled("› ", theme.accent),
+                Span::styled(editor.text(), theme.text),
+            ]));
+            let rect = geometry::dialog(area.width, area.height, above + 1);
             boxed(frame, rect, " Rename ", lines, theme);
             let x = rect.x + 3 + u16::try_from(editor.cursor().1).unwrap_or(0);
             frame.set_cursor_position(Position::new(
                 x.min(rect.right().saturating_sub(2)),
-                rect.y + 2,
+                (rect.y + 1 + above).min(rect.bottom().saturating_sub(2)),
             ));
         }
     }
@@ -113,16 +120,33 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
         theme.text,
     ));
     let mut arguments = crate::screens::card::draw::argument_lines(&arguments, width, theme);
-    if arguments.len() > QUESTION_ARGUMENT_LINES {
-        let more = arguments.len() - QUESTION_ARGUMENT_LINES + 1;
-        arguments.truncate(QUESTION_ARGUMENT_LINES - 1);
+    // A short terminal keeps as many as leave the keys on screen (two at the least), and no
+    // blank line before the keys.
+    let short = geometry::is_short(area.height);
+    let kept = if short {
+        let others = lines.len() + 2 + usize::from(question.notice.is_some());
+        usize::from(area.height.saturating_sub(2))
+            .saturating_sub(others)
+            .clamp(2, QUESTION_ARGUMENT_LINES)
+    } else {
+        QUESTION_ARGUMENT_LINES
+    };
+    if arguments.len() > kept {
+        let more = arguments.len() - kept + 1;
+        arguments.truncate(kept - 1);
         arguments.push(Line::from(Span::styled(
-            format!("  … {more} more lines: cancel, and read them on the card"),
+            if geometry::is_narrow(area.width) {
+                format!("  … {more} more lines, on the card")
+            } else {
+                format!("  … {more} more lines: cancel, and read them on the card")
+            },
             theme.dim,
         )));
     }
     lines.extend(arguments);
-    lines.push(Line::default());
+    if !short {
+        lines.push(Line::default());
+    }
     if let Some(notice) = &question.notice {
         lines.extend(text(notice.clone(), theme.danger));
     }
@@ -131,12 +155,26 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
             .key_label(Context::ConfirmAlways, action)
             .unwrap_or_default()
     };
-    lines.push(Line::from(vec![
+    let yes = vec![
         Span::styled(label(Action::ConfirmAlways), theme.accent),
-        Span::styled(" allows always   ", theme.dim),
+        Span::styled(" allows always", theme.dim),
+    ];
+    let no = vec![
         Span::styled(label(Action::Cancel), theme.accent),
         Span::styled(" cancels (nothing is sent)", theme.dim),
-    ]));
+    ];
+    // Both keys on one line when they fit, else one line each, never cut.
+    let spans_width =
+        |spans: &[Span<'_>]| -> usize { spans.iter().map(|s| wrap::width(&s.content)).sum() };
+    if spans_width(&yes) + 3 + spans_width(&no) <= width {
+        let mut both = yes;
+        both.push(Span::raw("   "));
+        both.extend(no);
+        lines.push(Line::from(both));
+    } else {
+        lines.push(Line::from(yes));
+        lines.push(Line::from(no));
+    }
     let rect = geometry::dialog(
         area.width,
         area.height,
@@ -199,34 +237,53 @@ fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme
             (Some(false), Action::MessageKind | Action::SendMode) | (Some(true), Action::Belt(_))
         )
     });
+    let width = area.width.saturating_sub(4).min(76);
+    let inner = usize::from(width.saturating_sub(2));
+    // The keys' column gives way on a narrow terminal; what a key does wraps under itself.
     let keys_width = bindings
         .iter()
         .map(|(k, _)| wrap::width(k))
         .max()
         .unwrap_or(0)
-        .min(28);
-    let mut lines: Vec<Line<'static>> = bindings
-        .into_iter()
-        .map(|(keys, what)| {
-            Line::from(vec![
-                Span::styled(wrap::pad_to(&keys, keys_width + 2), theme.accent),
-                Span::styled(what, theme.text),
-            ])
-        })
-        .collect();
+        .min(28)
+        .min(inner / 3);
+    let what_width = inner.saturating_sub(keys_width + 2).max(1);
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    for (keys, what) in bindings {
+        // Keys longer than their column get a line of their own.
+        let mut keys = Some(if wrap::width(&keys) > keys_width {
+            lines.push(Line::from(Span::styled(keys, theme.accent)));
+            String::new()
+        } else {
+            keys
+        });
+        for piece in wrap::wrap(&what, what_width) {
+            lines.push(Line::from(vec![
+                Span::styled(
+                    wrap::pad_to(&keys.take().unwrap_or_default(), keys_width + 2),
+                    theme.accent,
+                ),
+                Span::styled(piece, theme.text),
+            ]));
+        }
+    }
+    let dim = theme.dim;
+    let said = |text: &str| {
+        wrap::wrap(text, inner)
+            .into_iter()
+            .map(move |piece| Line::from(Span::styled(piece, dim)))
+    };
     for note in context.notes() {
-        lines.push(Line::from(Span::styled(note.to_string(), theme.dim)));
+        lines.extend(said(note));
     }
     lines.push(Line::default());
-    lines.push(Line::from(Span::styled(
+    lines.extend(said(
         "Keys can be changed in the [keys] section of config.toml.",
-        theme.dim,
-    )));
+    ));
     let height = area
         .height
         .saturating_sub(2)
         .min(u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
-    let width = area.width.saturating_sub(4).min(76);
     let rect = Rect::new(
         (area.width - width) / 2,
         (area.height - height) / 2,

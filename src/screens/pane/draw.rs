@@ -49,10 +49,15 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         0,
         Line::from(vec![
             Span::styled(
-                format!(
-                    "{} › {} › {}  ",
-                    pane.workspace.title, pane.tab.title, pane.pane.title
-                ),
+                // A narrow terminal names the pane only: the state and turn must fit.
+                if crate::app::geometry::is_narrow(parts.heading.width) {
+                    format!("{}  ", pane.pane.title)
+                } else {
+                    format!(
+                        "{} › {} › {}  ",
+                        pane.workspace.title, pane.tab.title, pane.pane.title
+                    )
+                },
                 theme.title,
             ),
             Span::styled(word, word_style),
@@ -88,7 +93,17 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
             .keymap
             .key_label(Context::PaneChat, Action::OpenAsk)
             .unwrap_or_default();
+        let narrow = crate::app::geometry::is_narrow(parts.asks.width);
         let words = match asks.len() {
+            // The key first on a narrow terminal, so a long title never cuts it.
+            1 if narrow && app.is_bridge(&screen.agent) => {
+                format!("⚑ {key} shows it: {}", first.title)
+            }
+            n if narrow && app.is_bridge(&screen.agent) => {
+                format!("⚑ {n} waits, {key} shows: {}", first.title)
+            }
+            1 if narrow => format!("⚑ {key} answers: {}", first.title),
+            n if narrow => format!("⚑ {n} asks, {key} answers: {}", first.title),
             1 if app.is_bridge(&screen.agent) => format!("⚑ {} — {key} shows it", first.title),
             n if app.is_bridge(&screen.agent) => format!(
                 "⚑ {n} waits on the desktop, oldest: {} — {key} shows it",

@@ -22,40 +22,41 @@ use crate::ui::put;
 use crate::wire::AskKind;
 
 /// The footer's hints where a bridge is on screen; None elsewhere.
-pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [(Action, &'static str)]> {
+pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [crate::ui::Hint]> {
     match app.nav.top() {
         Screen::Pane(screen) if app.is_bridge(&screen.agent) => match context {
             Context::PaneChat if DshView::is_session_pane(&screen.pane) => Some(&[
-                (Action::Up, "scroll"),
-                (Action::Back, "back"),
-                (Action::Help, "help"),
+                (Action::Up, "scroll", "scroll"),
+                (Action::Back, "back", "back"),
+                (Action::Help, "help", "help"),
             ]),
             Context::PaneChat => Some(&[
-                (Action::FocusInput, "type"),
-                (Action::MessageKind, "kind"),
-                (Action::SendMode, "mode"),
-                (Action::OpenAsk, "wait"),
-                (Action::Abort, "cancel turn"),
-                (Action::Close, "close task"),
-                (Action::Back, "back"),
+                (Action::FocusInput, "type", "type"),
+                (Action::MessageKind, "kind", "kind"),
+                (Action::SendMode, "mode", "mode"),
+                (Action::OpenAsk, "wait", "wait"),
+                (Action::Abort, "cancel turn", "cancel"),
+                (Action::Close, "close task", "close"),
+                (Action::Back, "back", "back"),
+                (Action::Help, "help", "help"),
             ]),
             Context::PaneInput => Some(&[
-                (Action::Send, "send"),
-                (Action::MessageKind, "kind"),
-                (Action::SendMode, "mode"),
-                (Action::Back, "leave input"),
-                (Action::Newline, "new line"),
+                (Action::Send, "send", "send"),
+                (Action::MessageKind, "kind", "kind"),
+                (Action::SendMode, "mode", "mode"),
+                (Action::Back, "leave input", "leave"),
+                (Action::Newline, "new line", "newline"),
             ]),
             _ => None,
         },
         Screen::Layout(screen) if app.is_bridge(&screen.agent) && context == Context::Layout => {
             Some(&[
-                (Action::Open, "open"),
-                (Action::Close, "close task"),
-                (Action::NewPage, "new task"),
-                (Action::Filter, "filter"),
-                (Action::Back, "back"),
-                (Action::Help, "help"),
+                (Action::Open, "open", "open"),
+                (Action::Close, "close task", "close"),
+                (Action::NewPage, "new task", "new"),
+                (Action::Filter, "filter", "filter"),
+                (Action::Back, "back", "back"),
+                (Action::Help, "help", "help"),
             ])
         }
         Screen::Card(key)
@@ -65,7 +66,10 @@ pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [(Action, &'
                     .get(key)
                     .is_some_and(|c| c.ask.kind == AskKind::Unknown(DESKTOP_ASK_KIND.into())) =>
         {
-            Some(&[(Action::Back, "back"), (Action::Help, "help")])
+            Some(&[
+                (Action::Back, "back", "back"),
+                (Action::Help, "help", "help"),
+            ])
         }
         _ => None,
     }

@@ -21,7 +21,17 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Th
         let marker = if chosen { "› " } else { "  " };
         let line = Line::from(vec![
             Span::styled(format!("{marker}{} ", index + 1), theme.accent),
-            Span::styled(wrap::pad_to(kind.as_str(), 14), theme.text),
+            Span::styled(
+                wrap::pad_to(
+                    kind.as_str(),
+                    if geometry::is_narrow(area.width) {
+                        12
+                    } else {
+                        14
+                    },
+                ),
+                theme.text,
+            ),
             Span::styled(kind_words(kind).to_string(), theme.dim),
         ]);
         lines.push(if chosen {
@@ -30,30 +40,53 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Th
             line
         });
     }
-    lines.push(Line::default());
+    // A short terminal spends no row on the blank line nor on the note below the keys.
+    let short = geometry::is_short(area.height);
+    if !short {
+        lines.push(Line::default());
+    }
     let key = |action| {
         app.keymap
             .key_label(Context::KindPicker, action)
             .unwrap_or_default()
     };
-    lines.push(Line::from(vec![
-        Span::styled("1-6", theme.accent),
-        Span::styled(" or ", theme.dim),
-        Span::styled(key(Action::Confirm), theme.accent),
-        Span::styled(" choose   ", theme.dim),
-        Span::styled(key(Action::Cancel), theme.accent),
-        Span::styled(" keep the kind", theme.dim),
-    ]));
     let width = usize::from(
         geometry::dialog(area.width, area.height, 1)
             .width
             .saturating_sub(2),
     );
-    for line in wrap::wrap(
-        "The session sees a plain message; the kind goes in the bridge's record.",
-        width,
-    ) {
-        lines.push(Line::from(Span::styled(line, theme.dim)));
+    let choose = vec![
+        Span::styled("1-6", theme.accent),
+        Span::styled(" or ", theme.dim),
+        Span::styled(key(Action::Confirm), theme.accent),
+        Span::styled(" choose", theme.dim),
+    ];
+    let keep = vec![
+        Span::styled(key(Action::Cancel), theme.accent),
+        Span::styled(" keep the kind", theme.dim),
+    ];
+    // One line when both fit, else one each, so no key is cut off.
+    let used: usize = choose
+        .iter()
+        .chain(&keep)
+        .map(|s| wrap::width(&s.content))
+        .sum();
+    if used + 3 <= width {
+        let mut both = choose;
+        both.push(Span::raw("   "));
+        both.extend(keep);
+        lines.push(Line::from(both));
+    } else {
+        lines.push(Line::from(choose));
+        lines.push(Line::from(keep));
+    }
+    if !short {
+        for line in wrap::wrap(
+            "The session sees a plain message; the kind goes in the bridge's record.",
+            width,
+        ) {
+            lines.push(Line::from(Span::styled(line, theme.dim)));
+        }
     }
     let rect = geometry::dialog(
         area.width,
