@@ -672,3 +672,83 @@ fn demo_in_tmux_at_40x12_answers_an_ask_from_the_keyboard() {
     assert_eq!(journal_answers_done(&runtime), ["o2"]);
     tmux.keys(&["q"]);
 }
+
+/// What the scripted ACP agent of `demo --acp` keeps of its sessions: every (who, words).
+fn scripted_agent_history(runtime: &Path) -> Vec<(String, String)> {
+    let mut all = Vec::new();
+    for demo in std::fs::read_dir(runtime).into_iter().flatten().flatten() {
+        let sessions = demo.path().join("acp-sessions");
+        for file in std::fs::read_dir(sessions).into_iter().flatten().flatten() {
+            let text = std::fs::read_to_string(file.path()).unwrap_or_default();
+            let saved: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+            for pair in saved["history"].as_array().into_iter().flatten() {
+                all.push((
+                    pair[0].as_str().unwrap_or_default().to_string(),
+                    pair[1].as_str().unwrap_or_default().to_string(),
+                ));
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agent() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED demo_acp_in_tmux_…: tmux is not installed");
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --acp");
+    let tmux = Tmux::start("acp", (100, 30), &command);
+    tmux.until("the ACP agent's permission in the inbox", |s| {
+        s.contains("ACP host: scripted") && s.contains("execute: cargo test")
+    });
+    tmux.select("execute: cargo test");
+    tmux.keys(&["Enter"]);
+    tmux.until("the card with the four ACP option kinds", |s| {
+        s.contains("Allow once") && s.contains("Allow always") && s.contains("Deny always")
+    });
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    // The other side: the agent ran the tests because it was told "allow".
+    let deadline = Instant::now() + SOON;
+    let ran = |history: &[(String, String)]| {
+        history
+            .iter()
+            .any(|(who, words)| who == "agent" && words.contains("fix for `add`"))
+    };
+    while !ran(&scripted_agent_history(&runtime)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let history = scripted_agent_history(&runtime);
+    assert!(
+        ran(&history),
+        "the agent did not finish its turn: {history:?}"
+    );
+    assert_eq!(
+        history.first().map(|(_, w)| w.as_str()),
+        Some("Check this project and run its tests, please.")
+    );
+
+    // The pane shows the turn, CJK included, and a send during a turn says it is queued.
+    tmux.until("back home", |s| s.contains("nothing needs your answer"));
+    tmux.select("ACP host");
+    tmux.keys(&["Enter"]);
+    tmux.select("turn p-");
+    tmux.keys(&["Enter"]);
+    tmux.until("the chat", |s| {
+        s.contains("Here is a fix for `add`") && s.contains("/test")
+    });
+    tmux.keys(&["F1"]);
+    tmux.until("the belt's /test asks again", |s| {
+        s.contains("Needs your answer")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.text("then explain 你好 🚀");
+    tmux.keys(&["Enter"]);
+    tmux.until("the send is queued, and says so", |s| {
+        s.contains("queued: the agent reads it when this turn ends")
+            && s.contains("you › then explain 你好 🚀")
+    });
+    tmux.keys(&["Escape", "Escape", "Escape", "q"]);
+}
