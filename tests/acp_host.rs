@@ -438,7 +438,7 @@ async fn a_prompt_error_fails_the_turn_in_plain_words() {
     let notices = texts(&host.items(&pane).await, "notice");
     assert!(
         notices.contains(
-            &"scripted could not finish this turn: the scripted agent fails when a prompt says fail"
+            &"scripted could not finish this turn: the scripted agent fails when a prompt says fail. What it printed is in the host's log."
                 .to_string()
         ),
         "{notices:?}"

@@ -321,9 +321,27 @@ async fn open(
 
 fn failure_of(error: &agent_client_protocol::Error, sign_in: &[String]) -> Failure {
     if error.code == ErrorCode::AUTH_REQUIRED {
-        Failure::SignIn(sign_in.to_vec())
-    } else {
-        Failure::Refused(super::text::clean_line(&error.message))
+        return Failure::SignIn(sign_in.to_vec());
+    }
+    // "Internal error" alone says little; agents put the reason in `data` (Claude Code's
+    // adapter: `{"details": "…"}`), so it goes beside it, one short line.
+    let detail = error.data.as_ref().and_then(|data| match data {
+        serde_json::Value::String(text) => Some(text.clone()),
+        serde_json::Value::Object(map) => ["details", "message", "error"]
+            .iter()
+            .find_map(|key| map.get(*key).and_then(|v| v.as_str()).map(str::to_string)),
+        _ => None,
+    });
+    let message = super::text::clean_line(&error.message);
+    match detail
+        .map(|d| super::text::clean_line(&d))
+        .filter(|d| !d.is_empty())
+    {
+        Some(detail) => {
+            let detail: String = detail.chars().take(200).collect();
+            Failure::Refused(format!("{message} ({detail})"))
+        }
+        None => Failure::Refused(message),
     }
 }
 
@@ -332,4 +350,52 @@ fn auth_method_name(method: &agent_client_protocol::v1::schema::AuthMethod) -> S
         .ok()
         .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_string))
         .unwrap_or_else(|| "a sign-in".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::InitializeResponse;
+
+    /// The initialize reply and the session/new error of a real adapter (tests/fixtures/acp).
+    fn replies(jsonl: &str) -> (InitializeResponse, agent_client_protocol::Error) {
+        let mut lines = jsonl
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"));
+        let init = lines.next().expect("the initialize reply");
+        let error = lines.next().expect("the session/new reply");
+        (
+            serde_json::from_value(init["result"].clone()).expect("an initialize reply"),
+            serde_json::from_value(error["error"].clone()).expect("an error"),
+        )
+    }
+
+    #[test]
+    fn codex_acp_without_an_account_is_a_sign_in_named_by_its_methods() {
+        let (init, error) = replies(include_str!(
+            "../../../tests/fixtures/acp/codex-acp-0.16.0-no-account.jsonl"
+        ));
+        assert!(init.agent_capabilities.load_session);
+        let methods: Vec<String> = init.auth_methods.iter().map(auth_method_name).collect();
+        let failure = failure_of(&error, &methods);
+        assert_eq!(
+            super::super::host::failure_words("codex", &failure, "could not open a session"),
+            "codex needs a sign-in (Login with ChatGPT, Use CODEX_API_KEY, Use OPENAI_API_KEY): run it once in a terminal, then send again here."
+        );
+    }
+
+    #[test]
+    fn claude_code_acp_refusing_root_says_its_reason_not_only_internal_error() {
+        let (init, error) = replies(include_str!(
+            "../../../tests/fixtures/acp/claude-code-acp-0.16.2-as-root.jsonl"
+        ));
+        assert!(init.agent_capabilities.load_session);
+        let methods: Vec<String> = init.auth_methods.iter().map(auth_method_name).collect();
+        assert_eq!(methods, ["Log in with Claude Code"]);
+        let failure = failure_of(&error, &methods);
+        assert_eq!(
+            super::super::host::failure_words("claude", &failure, "could not open a session"),
+            "claude could not open a session: Internal error (Query closed before response received). What it printed is in the host's log."
+        );
+    }
 }

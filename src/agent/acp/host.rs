@@ -961,7 +961,10 @@ pub(crate) fn failure_words(agent: &str, failure: &Failure, what: &str) -> Strin
             "{agent} needs a sign-in ({}): run it once in a terminal, then send again here.",
             methods.join(", ")
         ),
-        Failure::Refused(why) => format!("{agent} {what}: {why}"),
+        Failure::Refused(why) => {
+            let why = why.trim_end_matches('.');
+            format!("{agent} {what}: {why}. What it printed is in the host's log.")
+        }
         Failure::Gone => format!(
             "{agent} stopped unexpectedly; what it printed is in the host's log. Send a message to start it again."
         ),

@@ -15,9 +15,48 @@ pub(crate) fn clean_text(text: &str, max: usize) -> String {
     cleaned(text, max, Lines::Multi)
 }
 
-/// A line of the agent's stderr for the host's log: one line, controls gone, at most 1 KiB.
+/// A line of the agent's stderr for the host's log: its colours and other terminal
+/// sequences taken out whole, then one line, controls gone, at most 1 KiB.
 pub(crate) fn log_line(text: &str) -> String {
-    cleaned(text, 1024, Lines::Single)
+    cleaned(&without_sequences(text), 1024, Lines::Single)
+}
+
+/// Drops ECMA-48 sequences whole: CSI (`ESC [` … final byte, as agents colour their logs),
+/// OSC and the other strings (`ESC ]`, `P`, `X`, `^`, `_` … BEL or `ESC \`), and two-byte
+/// escapes. Cleaning alone would drop only the ESC and leave `[2m` in the log. By hand: the
+/// crates that do this pull in a whole terminal parser for a dozen lines.
+fn without_sequences(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                // Parameters and intermediates, then one final byte in @..~.
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            Some(']' | 'P' | 'X' | '^' | '_') => {
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' {
+                        break;
+                    }
+                    if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn cleaned(text: &str, max: usize, lines: Lines) -> String {
@@ -50,6 +89,12 @@ mod tests {
         assert_eq!(clean_text(hostile, 1000), "ok]52;c;cHduZWQ=\nnext2J");
         assert_eq!(clean_line(hostile), "ok]52;c;cHduZWQ=next2J");
         assert_eq!(log_line(&"x".repeat(5000)).len(), 1024);
+        // A coloured log line from an agent (codex-acp's, as seen): the sequences go whole.
+        let coloured = "\u{1b}[2m2026-12-01T23:17:03Z\u{1b}[0m \u{1b}[32m INFO\u{1b}[0m reloading \u{1b}]0;t\u{7}auth";
+        assert_eq!(
+            log_line(coloured),
+            "2026-12-01T23:17:03Z  INFO reloading auth"
+        );
         let value = clean_value(serde_json::json!({"a\u{1b}": ["b\u{7}", 1]}));
         assert_eq!(value, serde_json::json!({"a": ["b", 1]}));
     }
