@@ -90,3 +90,41 @@ fn a_bad_value_and_a_bad_theme_are_value_errors_with_their_line() {
     );
     assert_eq!(output.status.code(), Some(1));
 }
+
+#[test]
+fn the_acp_host_refuses_an_unknown_key_in_an_acp_table_and_a_bad_acp_flag() {
+    let home = tempfile::tempdir().expect("dir");
+    let config = write_config(
+        home.path(),
+        "[acp.claude]\ncomand = [\"claude-code-acp\"]\n",
+    );
+    let socket = home.path().join("a.sock").display().to_string();
+    // The agent logs to stderr unless told otherwise; the log is not what is judged here.
+    let log = home.path().join("agent.log").display().to_string();
+    let output = run(
+        home.path(),
+        &[
+            "agent", "--socket", &socket, "--log", &log, "--config", &config,
+        ],
+    );
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "collie-phone: {config}:2:1: unknown key \"comand\" in [acp.claude]; did you mean \"command\"?\n"
+        )
+    );
+    assert_eq!(output.status.code(), Some(1));
+
+    let empty = write_config(home.path(), "");
+    let output = run(
+        home.path(),
+        &[
+            "agent", "--socket", &socket, "--log", &log, "--config", &empty, "--acp", "claude",
+        ],
+    );
+    assert_eq!(
+        stderr(&output),
+        "collie-phone: --acp takes NAME=COMMAND, e.g. claude=\"claude-code-acp\"; got \"claude\"\n"
+    );
+    assert_eq!(output.status.code(), Some(1));
+}
