@@ -16,6 +16,8 @@ use crate::engine::{
     AgentSpec, AgentStatus, Engine, EngineOptions, FromEngine, IntentKind, IntentRecord,
     IntentState, ToEngine,
 };
+use crate::transport::privacy::missing_socket;
+use crate::transport::{Endpoint, NoSocket};
 
 /// How long past `--wait` to give an agent that has not answered its first poll at all: the
 /// transport's own deadline (at most 5 s over TLS, SPEC T7) says when that poll fails.
@@ -28,6 +30,8 @@ pub(crate) struct Link {
     engine: Engine,
     /// Every agent dialled, by name, as the phone would show it.
     pub(crate) views: BTreeMap<String, AgentView>,
+    /// The socket path of each agent dialled over a socket, by name.
+    sockets: BTreeMap<String, PathBuf>,
     /// Kept for as long as the engine may write to the journal (its lock, or its folder).
     _journal: JournalHold,
 }
@@ -36,10 +40,15 @@ pub(crate) struct Link {
 pub(crate) struct NotReady {
     pub(crate) agent: String,
     pub(crate) status: AgentStatus,
+    /// The agent's socket is not there, and cannot appear: no use waiting for it.
+    pub(crate) cannot_appear: Option<NoSocket>,
 }
 
 impl NotReady {
     pub(crate) fn sentence(&self, patience: Duration) -> String {
+        if let Some(missing) = &self.cannot_appear {
+            return format!("cannot reach the agent \"{}\": {missing}", self.agent);
+        }
         match &self.status {
             AgentStatus::Connecting => format!(
                 "the agent \"{}\" did not answer within {} s; check that it runs and that the socket or URL is right (try `collie-phone doctor` with the same flags)",
@@ -51,6 +60,10 @@ impl NotReady {
                 self.agent,
                 patience.as_secs()
             ),
+            // The reason alone: "Unreachable:" again would say the same thing twice.
+            AgentStatus::Unreachable { reason, .. } => {
+                format!("cannot reach the agent \"{}\": {reason}", self.agent)
+            }
             status => format!(
                 "cannot reach the agent \"{}\": {}",
                 self.agent,
@@ -98,12 +111,26 @@ impl Link {
             .iter()
             .map(|s| (s.name.clone(), AgentView::new(&s.name, s.endpoint.is_tls())))
             .collect();
+        let sockets = specs
+            .iter()
+            .filter_map(|s| match &s.endpoint {
+                Endpoint::Socket(socket) => Some((s.name.clone(), socket.path.clone())),
+                Endpoint::Tls(_) => None,
+            })
+            .collect();
         let engine = Engine::start_with(specs, &journal.path(), EngineOptions { record })?;
         Ok(Self {
             engine,
             views,
+            sockets,
             _journal: journal,
         })
+    }
+
+    /// The agent's socket when it is missing and cannot appear (its folder is not there, or
+    /// is not a folder): waiting for it is no use.
+    pub(crate) fn cannot_appear(&self, agent: &str) -> Option<NoSocket> {
+        missing_socket(self.sockets.get(agent)?).filter(NoSocket::cannot_appear)
     }
 
     /// The intents the journal held when the engine started (SPEC Q2).
@@ -140,6 +167,7 @@ impl Link {
             let pending = self.views.values().any(|view| {
                 !(is_ready(view)
                     || is_hopeless(&view.status)
+                    || self.cannot_appear(&view.name).is_some()
                     || (now >= deadline && view.status != AgentStatus::Connecting)
                     || now >= grace)
             });
@@ -162,6 +190,7 @@ impl Link {
             .map(|view| NotReady {
                 agent: view.name.clone(),
                 status: view.status.clone(),
+                cannot_appear: self.cannot_appear(&view.name),
             })
             .collect()
     }
@@ -258,8 +287,9 @@ fn is_ready(view: &AgentView) -> bool {
 }
 
 /// States that waiting does not mend: the wrong server, versions that do not meet, a refused
-/// token (SPEC H1, V4, T6). A socket that fails the privacy check (S4) is waited for: a script
-/// may have started the agent a moment ago, and its path or modes may not be there yet.
+/// token (SPEC H1, V4, T6). A socket that fails the privacy check (S4), or is not there yet, is
+/// waited for: a script may have started the agent a moment ago, and its path or modes may not
+/// be there yet. A socket whose folder is missing is not waited for (`Link::cannot_appear`).
 fn is_hopeless(status: &AgentStatus) -> bool {
     matches!(
         status,
