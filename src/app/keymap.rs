@@ -172,6 +172,8 @@ pub(crate) enum Action {
     MessageKind,
     /// DSH bridge: switch the next message between queue and steer.
     SendMode,
+    /// Take the mouse, or leave it to the terminal (its own selection).
+    Mouse,
 }
 
 impl Action {
@@ -216,6 +218,7 @@ impl Action {
             Self::Export => "export",
             Self::MessageKind => "message-kind",
             Self::SendMode => "send-mode",
+            Self::Mouse => "mouse",
             Self::Belt(n) => return format!("belt-{n}"),
             Self::Pick(n) => return format!("pick-{n}"),
         };
@@ -263,6 +266,7 @@ impl Action {
             Self::Export => "Save the listed exchanges to a file",
             Self::MessageKind => "DSH task: choose the kind of the next message",
             Self::SendMode => "DSH task: queue the next message, or steer the turn",
+            Self::Mouse => "Mouse on or off (off: the terminal's own selection works)",
             Self::Belt(n) => return format!("Press belt button {n}"),
             Self::Pick(n) => return format!("Pick option {n}"),
         };
@@ -309,6 +313,7 @@ impl Action {
             Self::Export,
             Self::MessageKind,
             Self::SendMode,
+            Self::Mouse,
         ];
         all.extend((1..=4).map(Self::Belt));
         all.extend((1..=8).map(Self::Pick));
@@ -572,6 +577,7 @@ pub(crate) fn common() -> Vec<(Chord, Action)> {
         (Chord::plain(KeyCode::Esc), Action::Back),
         (Chord::plain(KeyCode::Left), Action::Back),
         (Chord::ch('h'), Action::Back),
+        (Chord::ch('M'), Action::Mouse),
     ]
 }
 
@@ -857,6 +863,37 @@ mod tests {
         let mut bad = BTreeMap::new();
         bad.insert("fly".to_string(), vec!["x".to_string()]);
         assert!(Keymap::with_overrides(&bad).is_err());
+    }
+
+    #[test]
+    fn m_turns_the_mouse_on_and_off_on_every_screen_that_does_not_take_typing() {
+        let keymap = Keymap::defaults();
+        let m = key(KeyCode::Char('M'), KeyModifiers::SHIFT);
+        for context in [
+            Context::Home,
+            Context::Layout,
+            Context::PaneChat,
+            Context::Card,
+            Context::New,
+            Context::History,
+            Context::Conversation,
+            Context::Inspector,
+            Context::Exchange,
+        ] {
+            assert_eq!(
+                keymap.action(context, &m),
+                Some(Action::Mouse),
+                "{context:?}"
+            );
+            assert!(
+                keymap
+                    .help(context)
+                    .iter()
+                    .any(|(keys, what)| keys == "M" && what.starts_with("Mouse on or off")),
+                "{context:?}"
+            );
+        }
+        assert_eq!(keymap.action(Context::PaneInput, &m), None);
     }
 
     #[test]

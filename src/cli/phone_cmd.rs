@@ -36,6 +36,8 @@ pub(crate) struct PhoneSetup {
     /// The config's `bell`: the app starts from it before `notify` refines it.
     pub(crate) bell: bool,
     pub(crate) notify: NotifyStyle,
+    /// The config's `mouse`: whether the phone takes the mouse at its start.
+    pub(crate) mouse: bool,
     pub(crate) theme: Theme,
     pub(crate) keymap: Keymap,
     pub(crate) journal: PathBuf,
@@ -55,6 +57,7 @@ impl PhoneSetup {
         Ok(Self {
             bell: config.bell(),
             notify: config.notify_style(),
+            mouse: config.mouse(),
             theme,
             keymap: config.keymap().clone(),
             journal: Journal::default_path(),
@@ -117,7 +120,8 @@ pub(crate) async fn open_phone_mixed(
     let bridge_names: Vec<String> = bridges.iter().map(|b| b.name.clone()).collect();
     named.extend(bridge_names.iter().map(|name| (name.clone(), false)));
     let engine = Engine::start_mixed(agents, bridges, &setup.journal, setup.engine.clone())?;
-    let (terminal, _guard) = terminal::enter().context("could not take over the terminal")?;
+    let (terminal, _guard) =
+        terminal::enter(setup.mouse).context("could not take over the terminal")?;
     let size = terminal
         .size()
         .map(|s| (s.width, s.height))
@@ -131,11 +135,13 @@ pub(crate) async fn open_phone_mixed(
         size,
     })
     .with_notify(setup.notify)
+    .with_mouse(setup.mouse)
     .with_bridges(bridge_names);
     let events = crossterm::event::EventStream::new();
     let mut tui = Tui::new(terminal, events, engine, app)
         .with_bell(terminal::bell)
-        .with_notifier(terminal::notify);
+        .with_notifier(terminal::notify)
+        .with_mouse_switch(terminal::set_mouse);
     tokio::select! {
         result = tui.run() => result,
         () = terminal::stop_signal() => {

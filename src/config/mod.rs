@@ -36,6 +36,8 @@ pub(crate) struct Config {
     /// Whether `bell` was left on; the app starts from it before `notify` refines it.
     bell: bool,
     notify: NotifyStyle,
+    /// `mouse`, as written (true when absent).
+    mouse: bool,
     keymap: Keymap,
     /// `[agents.NAME]`, by name.
     pub(crate) agents: BTreeMap<String, AgentEntry>,
@@ -87,6 +89,7 @@ impl Config {
             theme: raw.theme.as_ref().map(|t| ThemeSetting::new(&source, t)),
             bell,
             notify: phone::notify_style(&source, raw.notify.as_ref(), bell)?,
+            mouse: raw.mouse.unwrap_or(true),
             keymap: phone::keymap(&source, &raw.keys)?,
             agents: raw.agents,
             dsh: raw.dsh,
@@ -107,6 +110,11 @@ impl Config {
     /// `bell`, as written (true when absent).
     pub(crate) fn bell(&self) -> bool {
         self.bell
+    }
+
+    /// Whether the phone takes the mouse at its start (`mouse`, true when absent).
+    pub(crate) fn mouse(&self) -> bool {
+        self.mouse
     }
 
     /// How new asks are announced: `notify`, else by `bell`.

@@ -83,6 +83,21 @@ fn a_file_that_cannot_be_read_is_said_so() {
 }
 
 #[test]
+fn mouse_is_taken_unless_the_file_says_false() {
+    assert!(parse("").expect("parses").mouse());
+    assert!(parse("mouse = true").expect("parses").mouse());
+    assert!(!parse("mouse = false").expect("parses").mouse());
+    assert_eq!(
+        refusal("mouse = \"off\""),
+        r#"config.toml:1:9: mouse = "off" is not a valid value: invalid type: string "off", expected a boolean"#
+    );
+    assert_eq!(
+        refusal("mose = false"),
+        r#"config.toml:1:1: unknown key "mose"; did you mean "mouse"?"#
+    );
+}
+
+#[test]
 fn notify_picks_the_way_and_bell_false_still_means_off() {
     let style = |text: &str| parse(text).expect("parses").notify_style();
     assert_eq!(style(r#"notify = "osc9""#), NotifyStyle::Osc9);
@@ -101,6 +116,7 @@ fn every_key_the_suggestions_know_is_one_the_file_takes() {
         .map(|key| match *key {
             "bell" => "bell = true".to_string(),
             "notify" => "notify = \"off\"".to_string(),
+            "mouse" => "mouse = false".to_string(),
             other => format!("{other} = \"dark\""),
         })
         .collect();
@@ -129,7 +145,7 @@ fn an_unknown_top_level_key_names_the_line_and_the_nearest_key() {
 fn an_unknown_key_with_no_near_one_lists_the_known_keys() {
     assert_eq!(
         refusal("colour = \"red\""),
-        r#"config.toml:1:1: unknown key "colour"; the known keys are: theme, bell, notify, keys, agents, dsh"#
+        r#"config.toml:1:1: unknown key "colour"; the known keys are: theme, bell, notify, mouse, keys, agents, dsh"#
     );
 }
 

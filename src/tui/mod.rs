@@ -44,6 +44,8 @@ pub struct Tui<B: Backend, E> {
     app: App,
     bell: Box<dyn FnMut() + Send>,
     notifier: Box<dyn FnMut(&Notice) + Send>,
+    /// What taking (true) or leaving the mouse does (a real terminal writes its escapes).
+    mouse: Box<dyn FnMut(bool) + Send>,
     clock: Box<dyn Fn() -> OffsetDateTime + Send>,
     ticker: Interval,
     dirty: bool,
@@ -97,6 +99,7 @@ where
             app,
             bell: Box::new(|| {}),
             notifier: Box::new(|_| {}),
+            mouse: Box::new(|_| {}),
             clock: Box::new(OffsetDateTime::now_utc),
             ticker,
             dirty: true,
@@ -114,6 +117,12 @@ where
     /// What showing a desktop notification does (a real terminal writes its escape).
     pub(crate) fn with_notifier(mut self, notifier: impl FnMut(&Notice) + Send + 'static) -> Self {
         self.notifier = Box::new(notifier);
+        self
+    }
+
+    /// What taking or leaving the mouse does (a real terminal writes its escapes).
+    pub(crate) fn with_mouse_switch(mut self, switch: impl FnMut(bool) + Send + 'static) -> Self {
+        self.mouse = Box::new(switch);
         self
     }
 
@@ -253,6 +262,7 @@ where
                     }
                     Command::Bell => (self.bell)(),
                     Command::Notify(notice) => (self.notifier)(&notice),
+                    Command::Mouse(captured) => (self.mouse)(captured),
                     Command::ExportInspector(path, text) => {
                         let result = export::write_export(&path, &text);
                         if let Err(error) = &result {
