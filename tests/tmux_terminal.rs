@@ -43,6 +43,24 @@ impl Tmux {
         tmux
     }
 
+    /// A tmux whose window style has this background (so it answers OSC 11 with it), then
+    /// `command` in its pane.
+    fn start_with_background(name: &str, background: &str, command: &str) -> Self {
+        let tmux = Self::start(name, "sleep 60");
+        let style = format!("bg={background}");
+        let out = tmux.run(&["set-option", "-g", "window-style", &style]);
+        assert!(out.status.success(), "set window-style: {out:?}");
+        let out = tmux.run(&["respawn-pane", "-k", "-t", "phone", command]);
+        assert!(out.status.success(), "respawn-pane: {out:?}");
+        tmux
+    }
+
+    /// The screen with its colours, as SGR escapes.
+    fn coloured_screen(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-e", "-t", "phone"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     fn screen(&self) -> String {
         let out = self.run(&["capture-pane", "-p", "-t", "phone"]);
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -155,6 +173,54 @@ fn by_default_the_phone_takes_the_mouse() {
     let tmux = Tmux::start("mouse-default", &command);
     tmux.until("the demo's agent", |t| t.screen().contains("demo"));
     tmux.until("the mouse taken", Tmux::mouse_taken);
+}
+
+#[test]
+fn theme_auto_is_light_when_the_terminal_answers_osc_11_with_a_light_background() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let (home, command) = home_with("", "", "demo {config} --log {home}/phone.log");
+    let log = home.path().join("phone.log");
+    // tmux answers OSC 11 with the pane's background when its window style sets one.
+    let tmux = Tmux::start_with_background("osc11", "#ffffff", &command);
+    tmux.until("the demo's agent", |t| t.screen().contains("demo"));
+    let logged = std::fs::read_to_string(&log).expect("the phone keeps a log");
+    assert!(
+        logged.contains("theme auto: light (the terminal's answer to OSC 11;"),
+        "{logged}"
+    );
+    let coloured = tmux.coloured_screen();
+    // The light theme's body text, not the dark one's.
+    assert!(coloured.contains("38;2;55;96;191"), "{coloured}");
+    assert!(!coloured.contains("38;2;192;202;245"), "{coloured}");
+    // The terminal's answer was read whole: none of it reached the screens as typing.
+    let screen = tmux.screen();
+    assert!(
+        !screen.contains("rgb:") && !screen.contains("Filter"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn theme_auto_falls_back_to_colorfgbg_when_the_terminal_does_not_say() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    // A tmux with no window style and no client cannot answer OSC 11.
+    let (home, command) = home_with(
+        "",
+        "COLORFGBG='0;15'",
+        "demo {config} --log {home}/phone.log",
+    );
+    let log = home.path().join("phone.log");
+    let tmux = Tmux::start("colorfgbg", &command);
+    tmux.until("the demo's agent", |t| t.screen().contains("demo"));
+    let logged = std::fs::read_to_string(&log).expect("the phone keeps a log");
+    assert!(logged.contains("theme auto: light (COLORFGBG;"), "{logged}");
+    assert!(tmux.coloured_screen().contains("38;2;55;96;191"));
 }
 
 #[test]

@@ -51,7 +51,8 @@ pub(crate) struct DemoArgs {
     /// Chinese) and show it beside the Collie agent.
     #[arg(long)]
     pub(crate) dsh: bool,
-    /// A built-in theme (dark, light, high-contrast) or a theme file.
+    /// auto (light or dark by the terminal's background; the default), a built-in theme
+    /// (dark, light, high-contrast) or a theme file.
     #[arg(long, value_name = "NAME|PATH")]
     pub(crate) theme: Option<String>,
     /// The config file for theme, bell and keys.

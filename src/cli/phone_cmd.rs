@@ -23,7 +23,8 @@ pub(crate) struct PhoneArgs {
     pub(crate) connect: ConnectArgs,
     #[command(flatten)]
     pub(crate) record: RecordArgs,
-    /// A built-in theme (dark, light, high-contrast) or a theme file. NO_COLOR is honoured.
+    /// auto (light or dark by the terminal's background; the default), a built-in theme (dark,
+    /// light, high-contrast) or a theme file. NO_COLOR is honoured.
     #[arg(long, value_name = "NAME|PATH")]
     pub(crate) theme: Option<String>,
     /// Write the log here instead of $XDG_STATE_HOME/collie-phone/phone.log.
@@ -46,13 +47,18 @@ pub(crate) struct PhoneSetup {
 
 impl PhoneSetup {
     /// The phone's part of the config, and the theme: `--theme` wins over the file's `theme`.
+    /// `auto` (the default) asks the terminal for its background, here, before the screens
+    /// take the terminal over.
     pub(crate) fn load(config: &Config, theme: Option<&str>) -> anyhow::Result<Self> {
-        let theme = match (theme, config.theme()) {
-            (Some(flag), _) => crate::config::theme_from_env(Some(flag))?,
-            (None, Some(from_file)) => from_file.inspect_err(|error| {
-                tracing::error!(%error, "the config file's theme is refused");
-            })?,
-            (None, None) => crate::config::theme_from_env(None)?,
+        let detect = crate::tui::background::detect;
+        let theme = match theme {
+            Some(flag) => crate::config::theme_from_env(Some(flag), detect)?,
+            None => match config.theme(detect) {
+                Some(from_file) => from_file.inspect_err(|error| {
+                    tracing::error!(%error, "the config file's theme is refused");
+                })?,
+                None => crate::config::theme_from_env(None, detect)?,
+            },
         };
         Ok(Self {
             bell: config.bell(),

@@ -23,7 +23,7 @@ pub(crate) use theme_file::theme_from_env;
 
 use crate::app::keymap::Keymap;
 use crate::app::notify::NotifyStyle;
-use crate::look::theme::Theme;
+use crate::look::theme::{Background, Theme};
 use explain::Source;
 use file::RawFile;
 use phone::ThemeSetting;
@@ -101,10 +101,13 @@ impl Config {
         &self.path
     }
 
-    /// The file's theme, honouring NO_COLOR, when the file names one; a theme that cannot be
-    /// loaded is refused with the line of `theme`.
-    pub(crate) fn theme(&self) -> Option<Result<Theme, ConfigError>> {
-        self.theme.as_ref().map(ThemeSetting::load)
+    /// The file's theme, honouring NO_COLOR, when the file names one (`auto` asks
+    /// `background`); a theme that cannot be loaded is refused with the line of `theme`.
+    pub(crate) fn theme(
+        &self,
+        background: impl FnOnce() -> Background,
+    ) -> Option<Result<Theme, ConfigError>> {
+        self.theme.as_ref().map(|setting| setting.load(background))
     }
 
     /// `bell`, as written (true when absent).

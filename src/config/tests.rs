@@ -4,6 +4,7 @@ use std::path::Path;
 
 use super::*;
 use crate::app::keymap::{Action, Chord, Context};
+use crate::look::theme::Background;
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
     Config::parse(Path::new("config.toml"), text)
@@ -63,7 +64,7 @@ fn an_empty_or_missing_file_is_the_defaults() {
     let config = parse("").expect("parses");
     assert!(config.bell());
     assert_eq!(config.notify_style(), NotifyStyle::Bell);
-    assert!(config.theme().is_none());
+    assert!(config.theme(|| Background::Dark).is_none());
     assert!(config.agents.is_empty() && config.dsh.is_empty());
     let dir = tempfile::tempdir().expect("dir");
     let missing = Config::read(&dir.path().join("config.toml")).expect("defaults");
@@ -201,15 +202,30 @@ fn a_bad_value_is_named_a_value_error() {
 fn a_theme_that_is_neither_built_in_nor_a_file_lists_the_themes() {
     let config = parse("bell = true\ntheme = \"neon\"\n").expect("parses");
     let error = config
-        .theme()
+        .theme(|| Background::Dark)
         .expect("the file names a theme")
         .expect_err("no such theme");
     assert_eq!(
         error.to_string(),
-        r#"config.toml:2:9: theme = "neon" is not a valid value; use one of: dark, light, high-contrast, the path of a theme file"#
+        r#"config.toml:2:9: theme = "neon" is not a valid value; use one of: auto, dark, light, high-contrast, the path of a theme file"#
     );
     let light = parse("theme = \"light\"").expect("parses");
-    assert_eq!(light.theme().expect("named").expect("loads").name, "light");
+    assert_eq!(
+        light
+            .theme(|| Background::Dark)
+            .expect("named")
+            .expect("loads")
+            .name,
+        "light"
+    );
+    let auto = parse("theme = \"auto\"").expect("parses");
+    assert_eq!(
+        auto.theme(|| Background::Light)
+            .expect("named")
+            .expect("loads")
+            .name,
+        "light"
+    );
 }
 
 #[test]

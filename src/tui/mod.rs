@@ -3,6 +3,7 @@
 //! backend and the event stream, so whole-app tests drive the real app with a `TestBackend`
 //! and scripted keys against a real agent.
 
+pub(crate) mod background;
 pub(crate) mod burst;
 pub(crate) mod clean_screen;
 pub(crate) mod export;
