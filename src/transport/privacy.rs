@@ -23,6 +23,9 @@ pub struct NoSocket {
     /// Why the socket cannot appear there at all (its folder is missing, or is not a folder),
     /// when that is so; a socket whose folder is there may still come once the agent starts.
     pub(crate) cannot_appear: Option<String>,
+    /// The missing folder could still be made by an agent started now (`agent --socket` makes
+    /// it): the nearest folder above that is there is one we may write in.
+    pub(crate) could_be_made: bool,
 }
 
 impl NoSocket {
@@ -102,10 +105,31 @@ pub(crate) fn missing_socket(path: &Path) -> Option<NoSocket> {
         // A folder that is there but cannot be read: the walk says more.
         Err(_) => None,
     };
+    let could_be_made = cannot_appear.is_some() && nearest_folder_is_writable(folder);
     Some(NoSocket {
         path: path.to_path_buf(),
         cannot_appear,
+        could_be_made,
     })
+}
+
+/// True when the nearest part of `folder` that exists is a folder we may write in.
+fn nearest_folder_is_writable(folder: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(existing) = folder
+        .ancestors()
+        .find(|part| std::fs::symlink_metadata(part).is_ok())
+    else {
+        return false;
+    };
+    if !existing.is_dir() {
+        return false;
+    }
+    let Ok(text) = std::ffi::CString::new(existing.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a valid NUL-terminated path for the call; access only reads it.
+    unsafe { libc::access(text.as_ptr(), libc::W_OK) == 0 }
 }
 
 fn fail(part: &Path, why: impl Into<String>, fix: Option<String>) -> NotPrivate {

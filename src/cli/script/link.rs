@@ -22,6 +22,10 @@ use crate::transport::{Endpoint, NoSocket};
 /// How long past `--wait` to give an agent that has not answered its first poll at all: the
 /// transport's own deadline (at most 5 s over TLS, SPEC T7) says when that poll fails.
 const FIRST_POLL_GRACE: Duration = Duration::from_secs(6);
+/// How long a socket whose folder is missing, but could be made, is given to appear: an agent
+/// started at the same moment as the command makes its folder at once. Past this the command
+/// stops, whatever `--wait` says.
+pub(crate) const FOLDER_GRACE: Duration = Duration::from_secs(2);
 /// How long to wait for an intent's outcome. The transport gives up first (3 s for a write,
 /// 30 s for a starter, SPEC S6/T7); this only guards against an engine that went quiet.
 const OUTCOME_PATIENCE: Duration = Duration::from_secs(45);
@@ -32,6 +36,8 @@ pub(crate) struct Link {
     pub(crate) views: BTreeMap<String, AgentView>,
     /// The socket path of each agent dialled over a socket, by name.
     sockets: BTreeMap<String, PathBuf>,
+    /// When the engine started, for [`FOLDER_GRACE`].
+    opened: Instant,
     /// Kept for as long as the engine may write to the journal (its lock, or its folder).
     _journal: JournalHold,
 }
@@ -123,14 +129,18 @@ impl Link {
             engine,
             views,
             sockets,
+            opened: Instant::now(),
             _journal: journal,
         })
     }
 
     /// The agent's socket when it is missing and cannot appear (its folder is not there, or
-    /// is not a folder): waiting for it is no use.
+    /// is not a folder): waiting for it is no use. A folder an agent could still make is given
+    /// [`FOLDER_GRACE`] first.
     pub(crate) fn cannot_appear(&self, agent: &str) -> Option<NoSocket> {
-        missing_socket(self.sockets.get(agent)?).filter(NoSocket::cannot_appear)
+        let in_grace = self.opened.elapsed() < FOLDER_GRACE;
+        missing_socket(self.sockets.get(agent)?)
+            .filter(|missing| missing.cannot_appear() && !(missing.could_be_made && in_grace))
     }
 
     /// The intents the journal held when the engine started (SPEC Q2).
@@ -175,6 +185,13 @@ impl Link {
                 break;
             }
             let until = if now < deadline { deadline } else { grace };
+            // A socket's folder may be made within its grace: look again when it ends.
+            let grace_ends = self.opened + FOLDER_GRACE;
+            let until = if now < grace_ends {
+                until.min(grace_ends)
+            } else {
+                until
+            };
             tokio::select! {
                 update = self.next() => {
                     if update.is_none() {

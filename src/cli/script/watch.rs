@@ -66,7 +66,7 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
     if let Some(name) = &args.common.agent {
         specs = vec![args.common.connect.one_agent(&config, Some(name))?];
     }
-    let specs = without_sockets_that_cannot_appear(specs)?;
+    let specs = without_sockets_that_cannot_appear(specs).await?;
     // Watching sends nothing, so the shared receipts stay untouched (see journal_hold).
     let journal = JournalHold::scratch()?;
     let mut link = Link::open(specs, journal, args.common.record.record.clone())?;
@@ -104,9 +104,21 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
 }
 
 /// Leaves out, with a line on stderr, each agent whose socket cannot appear (its folder is not
-/// there, or is not a folder): watching it would print "unreachable" until stopped. None left is
-/// a failure at once.
-fn without_sockets_that_cannot_appear(specs: Vec<AgentSpec>) -> Result<Vec<AgentSpec>, Failure> {
+/// there, or is not a folder): watching it would print "unreachable" until stopped. A folder
+/// an agent could still make is given `FOLDER_GRACE` first. None left is a failure.
+async fn without_sockets_that_cannot_appear(
+    specs: Vec<AgentSpec>,
+) -> Result<Vec<AgentSpec>, Failure> {
+    let missing_folder = |spec: &AgentSpec, only_makeable: bool| {
+        matches!(&spec.endpoint, Endpoint::Socket(socket)
+            if missing_socket(&socket.path)
+                .is_some_and(|m| m.cannot_appear() && (m.could_be_made || !only_makeable)))
+    };
+    let grace = tokio::time::Instant::now() + super::link::FOLDER_GRACE;
+    while specs.iter().any(|spec| missing_folder(spec, true)) && tokio::time::Instant::now() < grace
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let (gone, kept): (Vec<_>, Vec<_>) = specs.into_iter().partition(|spec| {
         matches!(&spec.endpoint, Endpoint::Socket(socket)
             if missing_socket(&socket.path).is_some_and(|m| m.cannot_appear()))
