@@ -85,7 +85,7 @@ fn a_bad_value_and_a_bad_theme_are_value_errors_with_their_line() {
     assert_eq!(
         stderr(&output),
         format!(
-            "collie-phone: {config}:2:9: theme = \"neon\" is not a valid value; use one of: dark, light, high-contrast, the path of a theme file\n"
+            "collie-phone: {config}:2:9: theme = \"neon\" is not a valid value; use one of: auto, dark, light, high-contrast, the path of a theme file\n"
         )
     );
     assert_eq!(output.status.code(), Some(1));

@@ -36,17 +36,35 @@ pub(crate) struct RequestMemory {
 /// A digest of the route and the body without its `requestId`, so the same intent sent again
 /// matches and a changed one does not (SPEC Q3).
 pub(crate) fn fingerprint(path: &str, body: &Value) -> String {
-    let mut payload = body.clone();
+    let mut payload = sorted(body);
     if let Value::Object(map) = &mut payload {
-        map.remove("requestId");
+        map.shift_remove("requestId");
     }
-    // serde_json's maps are sorted by key, so this text is canonical.
+    // Keys sorted at every level, so the same body written in another key order is the same
+    // request (serde_json keeps the order it read: the ACP crate turns `preserve_order` on).
     let text = payload.to_string();
     let mut hasher = Sha256::new();
     hasher.update(path.as_bytes());
     hasher.update([0u8]);
     hasher.update(text.as_bytes());
     hex::encode(hasher.finalize())
+}
+
+/// A copy of `value` whose objects list their keys in sorted order.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
 }
 
 impl RequestMemory {

@@ -198,6 +198,8 @@ pub(crate) enum Action {
     Search,
     NextMatch,
     PrevMatch,
+    /// Take the mouse, or leave it to the terminal (its own selection).
+    Mouse,
 }
 
 impl Action {
@@ -250,6 +252,7 @@ impl Action {
             Self::Search => "search",
             Self::NextMatch => "next-match",
             Self::PrevMatch => "previous-match",
+            Self::Mouse => "mouse",
             Self::Belt(n) => return format!("belt-{n}"),
             Self::Pick(n) => return format!("pick-{n}"),
         };
@@ -305,6 +308,7 @@ impl Action {
             Self::Search => "Search in the chat",
             Self::NextMatch => "Next match",
             Self::PrevMatch => "Previous match",
+            Self::Mouse => "Mouse on or off (off: the terminal's own selection works)",
             Self::Belt(n) => return format!("Press belt button {n}"),
             Self::Pick(n) => return format!("Pick option {n}"),
         };
@@ -359,6 +363,7 @@ impl Action {
             Self::Search,
             Self::NextMatch,
             Self::PrevMatch,
+            Self::Mouse,
         ];
         all.extend((1..=4).map(Self::Belt));
         all.extend((1..=8).map(Self::Pick));
@@ -624,6 +629,7 @@ pub(crate) fn common() -> Vec<(Chord, Action)> {
         (Chord::plain(KeyCode::Esc), Action::Back),
         (Chord::plain(KeyCode::Left), Action::Back),
         (Chord::ch('h'), Action::Back),
+        (Chord::ch('M'), Action::Mouse),
     ]
 }
 
@@ -957,6 +963,37 @@ mod tests {
             keymap.action(Context::Home, &plain('n')),
             Some(Action::NewPage)
         );
+    }
+
+    #[test]
+    fn m_turns_the_mouse_on_and_off_on_every_screen_that_does_not_take_typing() {
+        let keymap = Keymap::defaults();
+        let m = key(KeyCode::Char('M'), KeyModifiers::SHIFT);
+        for context in [
+            Context::Home,
+            Context::Layout,
+            Context::PaneChat,
+            Context::Card,
+            Context::New,
+            Context::History,
+            Context::Conversation,
+            Context::Inspector,
+            Context::Exchange,
+        ] {
+            assert_eq!(
+                keymap.action(context, &m),
+                Some(Action::Mouse),
+                "{context:?}"
+            );
+            assert!(
+                keymap
+                    .help(context)
+                    .iter()
+                    .any(|(keys, what)| keys == "M" && what.starts_with("Mouse on or off")),
+                "{context:?}"
+            );
+        }
+        assert_eq!(keymap.action(Context::PaneInput, &m), None);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod inbox;
 pub(crate) mod intents;
 pub mod keymap;
 pub(crate) mod list;
+pub(crate) mod mouse;
 pub mod notify;
 pub(crate) mod outbox;
 pub(crate) mod pretty_json;
@@ -84,6 +85,8 @@ pub enum Command {
     Copy(String),
     /// Open a checked `https://` link with the system's browser opener.
     OpenLink(String),
+    /// Take the mouse (true) or leave it to the terminal, so its own selection works (false).
+    Mouse(bool),
     Quit,
 }
 
@@ -122,6 +125,8 @@ pub struct App {
     pub(crate) theme: Theme,
     /// How a new ask is announced.
     pub notify: NotifyStyle,
+    /// Whether the phone takes the mouse (`app::mouse`).
+    pub(crate) mouse: bool,
     /// The newest exchanges with the agents, for the wire inspector.
     pub wire: WireLog,
     /// Where the wire inspector saves its exports.
@@ -161,6 +166,7 @@ impl App {
             } else {
                 NotifyStyle::Off
             },
+            mouse: true,
             wire: WireLog::default(),
             export_dir: crate::screens::inspector::default_export_dir(),
             pending_export: None,
@@ -178,6 +184,13 @@ impl App {
     /// Announces new asks this way (the config's `notify`).
     pub fn with_notify(mut self, notify: NotifyStyle) -> Self {
         self.notify = notify;
+        self
+    }
+
+    /// Starts with the mouse taken (true, the default) or left to the terminal (the config's
+    /// `mouse = false`).
+    pub(crate) fn with_mouse(mut self, captured: bool) -> Self {
+        self.mouse = captured;
         self
     }
 
@@ -332,6 +345,7 @@ impl App {
                     Vec::new()
                 }
                 Some(Action::Wire) => self.open_inspector(),
+                Some(Action::Mouse) => self.toggle_mouse(context),
                 // Esc clears a kept filter before it leaves the screen.
                 Some(Action::Back) if self.nav.top().filter().is_some_and(|f| f.is_active()) => {
                     if let Some(filter) = self.nav.top_mut().filter_mut() {

@@ -254,7 +254,8 @@ mod tests {
             json!({"workspaces": [{"id": "w 1", "tabs": [{"id": "t", "panes": [{"id": "p", "asks": [
                 {"id": "a", "permission": {"arguments": {"id": "not an id"}, "options": [{"id": "o"}]}}]}]}]}]}),
         );
-        let places: Vec<String> = ids(&sample).into_iter().map(|f| f.place).collect();
+        let mut places: Vec<String> = ids(&sample).into_iter().map(|f| f.place).collect();
+        places.sort();
         assert_eq!(
             places,
             [
@@ -277,8 +278,11 @@ mod tests {
                 {"id": "i3", "kind": "notice", "text": "escape \u{1b}[2J"}]},
               "ask": {"permission": {"arguments": {"cmd": "a\nb", "k\ney": 1}}}}),
         );
+        // The findings follow the agent's own key order; the test does not care which.
+        let mut found = invisible(&sample);
+        found.sort();
         assert_eq!(
-            invisible(&sample),
+            found,
             [
                 "GET /x: ask.permission.arguments.k\ney (the key) holds U+000A",
                 "GET /x: view.items[1].title holds U+000A",

@@ -55,7 +55,8 @@ pub(crate) struct DemoArgs {
     /// runs tools, asks permission and makes a plan, with no account anywhere.
     #[arg(long)]
     pub(crate) acp: bool,
-    /// A built-in theme (dark, light, high-contrast) or a theme file.
+    /// auto (light or dark by the terminal's background; the default), a built-in theme
+    /// (dark, light, high-contrast) or a theme file.
     #[arg(long, value_name = "NAME|PATH")]
     pub(crate) theme: Option<String>,
     /// The config file for theme, bell and keys.

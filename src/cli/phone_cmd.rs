@@ -23,7 +23,8 @@ pub(crate) struct PhoneArgs {
     pub(crate) connect: ConnectArgs,
     #[command(flatten)]
     pub(crate) record: RecordArgs,
-    /// A built-in theme (dark, light, high-contrast) or a theme file. NO_COLOR is honoured.
+    /// auto (light or dark by the terminal's background; the default), a built-in theme (dark,
+    /// light, high-contrast) or a theme file. NO_COLOR is honoured.
     #[arg(long, value_name = "NAME|PATH")]
     pub(crate) theme: Option<String>,
     /// Write the log here instead of $XDG_STATE_HOME/collie-phone/phone.log.
@@ -36,6 +37,8 @@ pub(crate) struct PhoneSetup {
     /// The config's `bell`: the app starts from it before `notify` refines it.
     pub(crate) bell: bool,
     pub(crate) notify: NotifyStyle,
+    /// The config's `mouse`: whether the phone takes the mouse at its start.
+    pub(crate) mouse: bool,
     pub(crate) theme: Theme,
     pub(crate) keymap: Keymap,
     pub(crate) journal: PathBuf,
@@ -44,17 +47,23 @@ pub(crate) struct PhoneSetup {
 
 impl PhoneSetup {
     /// The phone's part of the config, and the theme: `--theme` wins over the file's `theme`.
+    /// `auto` (the default) asks the terminal for its background, here, before the screens
+    /// take the terminal over.
     pub(crate) fn load(config: &Config, theme: Option<&str>) -> anyhow::Result<Self> {
-        let theme = match (theme, config.theme()) {
-            (Some(flag), _) => crate::config::theme_from_env(Some(flag))?,
-            (None, Some(from_file)) => from_file.inspect_err(|error| {
-                tracing::error!(%error, "the config file's theme is refused");
-            })?,
-            (None, None) => crate::config::theme_from_env(None)?,
+        let detect = crate::tui::background::detect;
+        let theme = match theme {
+            Some(flag) => crate::config::theme_from_env(Some(flag), detect)?,
+            None => match config.theme(detect) {
+                Some(from_file) => from_file.inspect_err(|error| {
+                    tracing::error!(%error, "the config file's theme is refused");
+                })?,
+                None => crate::config::theme_from_env(None, detect)?,
+            },
         };
         Ok(Self {
             bell: config.bell(),
             notify: config.notify_style(),
+            mouse: config.mouse(),
             theme,
             keymap: config.keymap().clone(),
             journal: Journal::default_path(),
@@ -117,7 +126,8 @@ pub(crate) async fn open_phone_mixed(
     let bridge_names: Vec<String> = bridges.iter().map(|b| b.name.clone()).collect();
     named.extend(bridge_names.iter().map(|name| (name.clone(), false)));
     let engine = Engine::start_mixed(agents, bridges, &setup.journal, setup.engine.clone())?;
-    let (terminal, _guard) = terminal::enter().context("could not take over the terminal")?;
+    let (terminal, _guard) =
+        terminal::enter(setup.mouse).context("could not take over the terminal")?;
     let size = terminal
         .size()
         .map(|s| (s.width, s.height))
@@ -131,12 +141,14 @@ pub(crate) async fn open_phone_mixed(
         size,
     })
     .with_notify(setup.notify)
+    .with_mouse(setup.mouse)
     .with_bridges(bridge_names);
     let events = crossterm::event::EventStream::new();
     let mut tui = Tui::new(terminal, events, engine, app)
         .with_bell(terminal::bell)
         .with_notifier(terminal::notify)
-        .with_raw_out(crate::tui::osc::write_to_terminal);
+        .with_raw_out(crate::tui::osc::write_to_terminal)
+        .with_mouse_switch(terminal::set_mouse);
     tokio::select! {
         result = tui.run() => result,
         () = terminal::stop_signal() => {

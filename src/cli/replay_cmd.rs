@@ -38,7 +38,8 @@ pub(crate) struct ReplayArgs {
     /// Which agent of the recording to serve, when it holds several.
     #[arg(long, value_name = "NAME")]
     pub(crate) agent: Option<String>,
-    /// A built-in theme (dark, light, high-contrast) or a theme file.
+    /// auto (light or dark by the terminal's background; the default), a built-in theme
+    /// (dark, light, high-contrast) or a theme file.
     #[arg(long, value_name = "NAME|PATH")]
     pub(crate) theme: Option<String>,
     /// The config file for theme, bell and keys.

@@ -151,7 +151,7 @@ pub(crate) fn resolve_agents(
             token_file: None,
             ca_cert: ca_cert.map(Path::to_path_buf),
         };
-        specs.push(agent_spec(&short_name(url), &entry, tokens)?);
+        specs.push(agent_spec(&url_name(url, urls), &entry, tokens)?);
     }
     for (name, entry) in configured {
         specs.push(agent_spec(name, entry, tokens)?);
@@ -209,6 +209,23 @@ pub(crate) fn resolve_bridges(
     Ok(specs)
 }
 
+/// A command-line URL's agent is named by its host; two URLs on one host are told apart by
+/// their ports (`127.0.0.1:8001`, `127.0.0.1:8002`).
+fn url_name(url: &str, urls: &[String]) -> String {
+    let host = short_name(url);
+    let shared = urls
+        .iter()
+        .filter(|other| short_name(other) == host)
+        .count()
+        > 1;
+    let port = port_of(url);
+    if shared && !port.is_empty() && port != host {
+        format!("{host}:{port}")
+    } else {
+        host
+    }
+}
+
 fn refuse_duplicates<'a>(names: impl Iterator<Item = &'a str>) -> Result<(), DialError> {
     let mut seen = HashSet::new();
     for name in names {
@@ -247,6 +264,21 @@ mod tests {
             resolve_agents(&[], &[], &TokenSource::default(), None, &configured).expect("resolves");
         assert_eq!(specs.len(), 1);
         assert_eq!(specs[0].name, "laptop");
+    }
+
+    #[test]
+    fn url_agents_are_named_by_host_and_by_port_only_when_hosts_meet() {
+        let urls = [
+            "https://127.0.0.1:8001".to_string(),
+            "https://127.0.0.1:8002/a".to_string(),
+            "https://agent.example:8443/x".to_string(),
+        ];
+        let names: Vec<String> = urls.iter().map(|u| url_name(u, &urls)).collect();
+        assert_eq!(names, ["127.0.0.1:8001", "127.0.0.1:8002", "agent.example"]);
+        assert_eq!(
+            url_name("https://agent.example", &urls[2..]),
+            "agent.example"
+        );
     }
 
     #[test]

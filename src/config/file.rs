@@ -19,6 +19,9 @@ pub(super) struct RawFile {
     pub(crate) bell: Option<bool>,
     /// How a new ask is announced, by [`crate::app::notify::NotifyStyle`]'s name.
     pub(crate) notify: Option<Spanned<String>>,
+    /// Whether the phone takes the mouse (wheel and clicks); false leaves the terminal's own
+    /// selection working. The phone's key for it turns it on and off while it runs.
+    pub(crate) mouse: Option<bool>,
     /// Action name → its keys, replacing the action's default keys.
     #[serde(default)]
     pub(crate) keys: BTreeMap<Spanned<String>, Spanned<Keys>>,
@@ -33,7 +36,9 @@ pub(super) struct RawFile {
 }
 
 /// The keys [`RawFile`] knows, for the suggestion after a refusal. A test holds the two together.
-pub(super) const TOP_KEYS: [&str; 7] = ["theme", "bell", "notify", "keys", "agents", "dsh", "acp"];
+pub(super) const TOP_KEYS: [&str; 8] = [
+    "theme", "bell", "notify", "mouse", "keys", "agents", "dsh", "acp",
+];
 
 /// One or several keys for an action: `quit = "q"` or `quit = ["q", "ctrl-q"]`.
 #[derive(Debug, Clone, Deserialize, PartialEq)]

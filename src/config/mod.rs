@@ -23,7 +23,7 @@ pub(crate) use theme_file::theme_from_env;
 
 use crate::app::keymap::Keymap;
 use crate::app::notify::NotifyStyle;
-use crate::look::theme::Theme;
+use crate::look::theme::{Background, Theme};
 use explain::Source;
 use file::RawFile;
 use phone::ThemeSetting;
@@ -36,6 +36,8 @@ pub(crate) struct Config {
     /// Whether `bell` was left on; the app starts from it before `notify` refines it.
     bell: bool,
     notify: NotifyStyle,
+    /// `mouse`, as written (true when absent).
+    mouse: bool,
     keymap: Keymap,
     /// `[agents.NAME]`, by name.
     pub(crate) agents: BTreeMap<String, AgentEntry>,
@@ -89,6 +91,7 @@ impl Config {
             theme: raw.theme.as_ref().map(|t| ThemeSetting::new(&source, t)),
             bell,
             notify: phone::notify_style(&source, raw.notify.as_ref(), bell)?,
+            mouse: raw.mouse.unwrap_or(true),
             keymap: phone::keymap(&source, &raw.keys)?,
             agents: raw.agents,
             dsh: raw.dsh,
@@ -101,15 +104,23 @@ impl Config {
         &self.path
     }
 
-    /// The file's theme, honouring NO_COLOR, when the file names one; a theme that cannot be
-    /// loaded is refused with the line of `theme`.
-    pub(crate) fn theme(&self) -> Option<Result<Theme, ConfigError>> {
-        self.theme.as_ref().map(ThemeSetting::load)
+    /// The file's theme, honouring NO_COLOR, when the file names one (`auto` asks
+    /// `background`); a theme that cannot be loaded is refused with the line of `theme`.
+    pub(crate) fn theme(
+        &self,
+        background: impl FnOnce() -> Background,
+    ) -> Option<Result<Theme, ConfigError>> {
+        self.theme.as_ref().map(|setting| setting.load(background))
     }
 
     /// `bell`, as written (true when absent).
     pub(crate) fn bell(&self) -> bool {
         self.bell
+    }
+
+    /// Whether the phone takes the mouse at its start (`mouse`, true when absent).
+    pub(crate) fn mouse(&self) -> bool {
+        self.mouse
     }
 
     /// How new asks are announced: `notify`, else by `bell`.

@@ -10,7 +10,7 @@ use super::explain::Source;
 use super::file::Keys;
 use crate::app::keymap::{Action, Chord, Keymap};
 use crate::app::notify::NotifyStyle;
-use crate::look::theme::{BUILTIN_THEMES, Theme, ThemeError};
+use crate::look::theme::{AUTO, BUILTIN_THEMES, Background, Theme, ThemeError};
 
 /// How new asks are announced: `notify` when set (it is the newer, more precise word), else the
 /// bell, or nothing under `bell = false`.
@@ -91,14 +91,17 @@ impl ThemeSetting {
         }
     }
 
-    /// The theme, honouring NO_COLOR; a name that is neither built in nor a file lists the
-    /// built-in ones.
-    pub(crate) fn load(&self) -> Result<Theme, ConfigError> {
-        crate::config::theme_from_env(Some(&self.name)).map_err(|error| {
+    /// The theme, honouring NO_COLOR (`auto` by `background`); a name that is neither built
+    /// in nor a file lists the built-in ones.
+    pub(crate) fn load(
+        &self,
+        background: impl FnOnce() -> Background,
+    ) -> Result<Theme, ConfigError> {
+        crate::config::theme_from_env(Some(&self.name), background).map_err(|error| {
             let hint = match error {
                 ThemeError::NotFound(_) => Hint::OneOf(
-                    BUILTIN_THEMES
-                        .iter()
+                    std::iter::once(&AUTO)
+                        .chain(BUILTIN_THEMES.iter())
                         .map(ToString::to_string)
                         .chain(["the path of a theme file".to_string()])
                         .collect(),

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use super::*;
 use crate::app::keymap::{Action, Chord, Context};
+use crate::look::theme::Background;
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
     Config::parse(Path::new("config.toml"), text)
@@ -63,7 +64,7 @@ fn an_empty_or_missing_file_is_the_defaults() {
     let config = parse("").expect("parses");
     assert!(config.bell());
     assert_eq!(config.notify_style(), NotifyStyle::Bell);
-    assert!(config.theme().is_none());
+    assert!(config.theme(|| Background::Dark).is_none());
     assert!(config.agents.is_empty() && config.dsh.is_empty());
     let dir = tempfile::tempdir().expect("dir");
     let missing = Config::read(&dir.path().join("config.toml")).expect("defaults");
@@ -83,6 +84,21 @@ fn a_file_that_cannot_be_read_is_said_so() {
 }
 
 #[test]
+fn mouse_is_taken_unless_the_file_says_false() {
+    assert!(parse("").expect("parses").mouse());
+    assert!(parse("mouse = true").expect("parses").mouse());
+    assert!(!parse("mouse = false").expect("parses").mouse());
+    assert_eq!(
+        refusal("mouse = \"off\""),
+        r#"config.toml:1:9: mouse = "off" is not a valid value: invalid type: string "off", expected a boolean"#
+    );
+    assert_eq!(
+        refusal("mose = false"),
+        r#"config.toml:1:1: unknown key "mose"; did you mean "mouse"?"#
+    );
+}
+
+#[test]
 fn notify_picks_the_way_and_bell_false_still_means_off() {
     let style = |text: &str| parse(text).expect("parses").notify_style();
     assert_eq!(style(r#"notify = "osc9""#), NotifyStyle::Osc9);
@@ -97,10 +113,11 @@ fn notify_picks_the_way_and_bell_false_still_means_off() {
 fn every_key_the_suggestions_know_is_one_the_file_takes() {
     let mut text: Vec<String> = file::TOP_KEYS
         .iter()
-        .filter(|key| !["keys", "agents", "dsh"].contains(key))
+        .filter(|key| !["keys", "agents", "dsh", "acp"].contains(key))
         .map(|key| match *key {
             "bell" => "bell = true".to_string(),
             "notify" => "notify = \"off\"".to_string(),
+            "mouse" => "mouse = false".to_string(),
             other => format!("{other} = \"dark\""),
         })
         .collect();
@@ -110,6 +127,8 @@ fn every_key_the_suggestions_know_is_one_the_file_takes() {
     text.extend(AgentEntry::KEYS.iter().map(|key| format!("{key} = \"x\"")));
     text.push("[dsh.d]".into());
     text.extend(DshEntry::KEYS.iter().map(|key| format!("{key} = \"x\"")));
+    text.push("[acp.c]".into());
+    text.extend(AcpEntry::KEYS.iter().map(|key| format!("{key} = [\"x\"]")));
     parse(&text.join("\n")).expect("every known key is taken");
 }
 
@@ -129,7 +148,7 @@ fn an_unknown_top_level_key_names_the_line_and_the_nearest_key() {
 fn an_unknown_key_with_no_near_one_lists_the_known_keys() {
     assert_eq!(
         refusal("colour = \"red\""),
-        r#"config.toml:1:1: unknown key "colour"; the known keys are: theme, bell, notify, keys, agents, dsh"#
+        r#"config.toml:1:1: unknown key "colour"; the known keys are: theme, bell, notify, mouse, keys, agents, dsh, acp"#
     );
 }
 
@@ -185,15 +204,30 @@ fn a_bad_value_is_named_a_value_error() {
 fn a_theme_that_is_neither_built_in_nor_a_file_lists_the_themes() {
     let config = parse("bell = true\ntheme = \"neon\"\n").expect("parses");
     let error = config
-        .theme()
+        .theme(|| Background::Dark)
         .expect("the file names a theme")
         .expect_err("no such theme");
     assert_eq!(
         error.to_string(),
-        r#"config.toml:2:9: theme = "neon" is not a valid value; use one of: dark, light, high-contrast, the path of a theme file"#
+        r#"config.toml:2:9: theme = "neon" is not a valid value; use one of: auto, dark, light, high-contrast, the path of a theme file"#
     );
     let light = parse("theme = \"light\"").expect("parses");
-    assert_eq!(light.theme().expect("named").expect("loads").name, "light");
+    assert_eq!(
+        light
+            .theme(|| Background::Dark)
+            .expect("named")
+            .expect("loads")
+            .name,
+        "light"
+    );
+    let auto = parse("theme = \"auto\"").expect("parses");
+    assert_eq!(
+        auto.theme(|| Background::Light)
+            .expect("named")
+            .expect("loads")
+            .name,
+        "light"
+    );
 }
 
 #[test]

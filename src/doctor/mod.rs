@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 pub(crate) use report::{Report, Step};
 
 use crate::engine::short_name;
-use crate::transport::privacy::{current_uid, walk_socket_path};
+use crate::transport::privacy::{current_uid, missing_socket, walk_socket_path};
 use crate::transport::tls::{TlsEndpoint, check_url};
 use crate::transport::token::TokenSource;
 use crate::transport::{Endpoint, Token};
@@ -147,6 +147,12 @@ async fn socket_steps(path: &Path, steps: &mut Vec<Step>) -> Result<Endpoint, St
                 ));
             }
         }
+    }
+    if let Some(missing) = missing_socket(path) {
+        let because = format!("{}, so there is nothing to connect to", missing.what());
+        steps.push(Step::not_tried("connect", because.clone()));
+        steps.push(Step::not_tried("peer uid", "as above"));
+        return Err("as above".into());
     }
     if !private {
         let because = "the socket is not private, so the phone connects to nothing (docs/SPEC.md § The socket)";

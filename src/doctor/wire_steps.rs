@@ -114,6 +114,12 @@ fn transport_failure(route: &str, error: &TransportError) -> Step {
             "the agent sent more than the wire allows (docs/SPEC.md § Limits): fix the agent"
         }
         TransportError::PeerNotUs(_) => "run the agent as your own user",
+        TransportError::NoSocket(_) => {
+            "start the agent, or check the path (collie-phone agent --socket PATH makes the folder private)"
+        }
+        TransportError::Refused(_) => {
+            "start the agent, or check the host and port: the agent must listen there"
+        }
         TransportError::NotPrivate(not_private) => {
             return Step::fails(route, error.to_string(), not_private.fix.clone());
         }

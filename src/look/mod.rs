@@ -13,4 +13,5 @@ pub mod chat_view;
 pub(crate) mod dsh_chat;
 pub(crate) mod markdown;
 pub mod theme;
+pub(crate) mod theme_contrast;
 pub(crate) mod wrap;

@@ -11,8 +11,27 @@ const DARK: &str = include_str!("../../themes/dark.toml");
 const LIGHT: &str = include_str!("../../themes/light.toml");
 const HIGH_CONTRAST: &str = include_str!("../../themes/high-contrast.toml");
 
-/// The theme used when none is named.
-pub(crate) const DEFAULT_THEME: &str = "dark";
+/// The theme used when none is named: light or dark by the terminal's background.
+pub(crate) const DEFAULT_THEME: &str = AUTO;
+/// The name that picks light or dark by the terminal's background.
+pub(crate) const AUTO: &str = "auto";
+
+/// Whether the terminal's background is dark or light (for `theme = "auto"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Background {
+    Dark,
+    Light,
+}
+
+impl Background {
+    /// The built-in theme made for this background.
+    pub(crate) fn theme_name(self) -> &'static str {
+        match self {
+            Self::Dark => "dark",
+            Self::Light => "light",
+        }
+    }
+}
 /// The names [`Theme::builtin`] knows.
 pub(crate) const BUILTIN_THEMES: [&str; 3] = ["dark", "light", "high-contrast"];
 
@@ -29,7 +48,7 @@ pub(crate) enum ThemeError {
         message: String,
     },
     #[error(
-        "no built-in theme named {0:?} (built in: dark, light, high-contrast) and no file there"
+        "no built-in theme named {0:?} (built in: auto, dark, light, high-contrast) and no file there"
     )]
     NotFound(String),
     #[error("theme file {path}: {source}")]
@@ -43,6 +62,9 @@ pub(crate) enum ThemeError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Theme {
     pub(crate) name: String,
+    /// The background the theme is made for (its file's `background`): not painted, but what
+    /// each style's contrast is judged against (`look::theme_contrast`).
+    pub(crate) background: Color,
     pub(crate) text: Style,
     pub(crate) dim: Style,
     pub(crate) accent: Style,
@@ -99,6 +121,7 @@ impl Theme {
         };
         Theme {
             name: self.name,
+            background: self.background,
             text: strip(self.text),
             dim: strip(self.dim),
             accent: strip(self.accent),
@@ -123,6 +146,7 @@ impl Theme {
         let plain = Style::default();
         Theme {
             name: name.to_string(),
+            background: Color::Reset,
             text: plain,
             dim: plain,
             accent: plain,
@@ -174,6 +198,19 @@ fn parse_onto(mut theme: Theme, name: &str, text: &str) -> Result<Theme, ThemeEr
         message: error.message().to_string(),
     })?;
     for (key, value) in &table {
+        if key == "background" {
+            let colour = value.as_str().ok_or_else(|| ThemeError::BadValue {
+                theme: name.to_string(),
+                key: key.clone(),
+                message: "the background is a colour string".into(),
+            })?;
+            theme.background = parse_colour(colour).map_err(|message| ThemeError::BadValue {
+                theme: name.to_string(),
+                key: key.clone(),
+                message,
+            })?;
+            continue;
+        }
         let style = parse_style(name, key, value)?;
         let slot = theme.slot(key).ok_or_else(|| ThemeError::UnknownKey {
             theme: name.to_string(),
@@ -318,7 +355,7 @@ mod tests {
             assert!(
                 matches!(
                     theme.countdown_urgent.fg,
-                    Some(Color::Red | Color::LightRed | Color::Rgb(_, 0..=80, 0..=80))
+                    Some(Color::Red | Color::LightRed | Color::Rgb(160..=255, 0..=128, 0..=128))
                 ),
                 "{name}: {:?}",
                 theme.countdown_urgent.fg

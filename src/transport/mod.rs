@@ -10,7 +10,7 @@ use bytes::Bytes;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub(crate) use privacy::NotPrivate;
+pub(crate) use privacy::{NoSocket, NotPrivate};
 pub use token::Token;
 
 /// GET or POST: the only methods of the wire (SPEC W5).
@@ -67,6 +67,13 @@ pub enum TransportError {
     /// SPEC S4: no connection was made.
     #[error("socket-not-private: {0}")]
     NotPrivate(NotPrivate),
+    /// Nothing at the socket's path: no agent there (yet), or a path that is wrong.
+    #[error("{0}")]
+    NoSocket(NoSocket),
+    /// The connection was refused: nothing listens at that address (a TCP host:port, or a
+    /// socket file an agent left behind when it stopped).
+    #[error("nothing listens on {0}")]
+    Refused(String),
     #[error("the process on the socket runs as uid {0}, not as you")]
     PeerNotUs(u32),
     #[error("could not connect: {0}")]

@@ -15,6 +15,123 @@ pub struct NotPrivate {
     pub(crate) fix: Option<String>,
 }
 
+/// No socket at the path: nothing to check and nothing to dial. Told apart from a socket that
+/// is not private, because the fix is another one: start the agent, or mend the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoSocket {
+    pub(crate) path: PathBuf,
+    /// Why the socket cannot appear there at all (its folder is missing, or is not a folder),
+    /// when that is so; a socket whose folder is there may still come once the agent starts.
+    pub(crate) cannot_appear: Option<String>,
+    /// The missing folder could still be made by an agent started now (`agent --socket` makes
+    /// it): the nearest folder above that is there is one we may write in.
+    pub(crate) could_be_made: bool,
+}
+
+impl NoSocket {
+    /// True when waiting cannot help: the folder the socket would be in is not there.
+    pub(crate) fn cannot_appear(&self) -> bool {
+        self.cannot_appear.is_some()
+    }
+}
+
+impl NoSocket {
+    /// What is missing, without what to do: "no socket at PATH", and why it cannot appear.
+    pub(crate) fn what(&self) -> String {
+        match &self.cannot_appear {
+            Some(why) => format!("no socket at {}: {why}", self.path.display()),
+            None => format!("no socket at {}", self.path.display()),
+        }
+    }
+}
+
+/// The one line a person reads: what is missing, what to ask oneself, where to look further.
+impl std::fmt::Display for NoSocket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let question = if self.cannot_appear() {
+            "is the path right?"
+        } else {
+            "is the agent running?"
+        };
+        write!(
+            f,
+            "{}; {question} `collie-phone doctor --socket {}` tells more",
+            self.what(),
+            self.path.display()
+        )
+    }
+}
+
+impl std::error::Error for NoSocket {}
+
+/// Why a socket path is not dialled: there is no socket there, or it is not private (SPEC S3).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SocketCheck {
+    #[error(transparent)]
+    Missing(NoSocket),
+    #[error(transparent)]
+    NotPrivate(NotPrivate),
+}
+
+impl From<NotPrivate> for SocketCheck {
+    fn from(not_private: NotPrivate) -> Self {
+        Self::NotPrivate(not_private)
+    }
+}
+
+/// The socket at `path` when nothing is there (lstat says it does not exist), with why it
+/// cannot appear when its folder is missing or is not a folder. None when something is there,
+/// or when lstat fails another way (the privacy walk then says what).
+pub(crate) fn missing_socket(path: &Path) -> Option<NoSocket> {
+    match std::fs::symlink_metadata(path) {
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) => {}
+        _ => return None,
+    }
+    let folder = path.parent()?;
+    let cannot_appear = match std::fs::metadata(folder) {
+        Ok(meta) if meta.is_dir() => None,
+        Ok(_) => Some(format!("{} is not a folder", folder.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Some(format!("the folder {} does not exist", folder.display()))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => Some(format!(
+            "{} is not a folder (a part above it is a file)",
+            folder.display()
+        )),
+        // A folder that is there but cannot be read: the walk says more.
+        Err(_) => None,
+    };
+    let could_be_made = cannot_appear.is_some() && nearest_folder_is_writable(folder);
+    Some(NoSocket {
+        path: path.to_path_buf(),
+        cannot_appear,
+        could_be_made,
+    })
+}
+
+/// True when the nearest part of `folder` that exists is a folder we may write in.
+fn nearest_folder_is_writable(folder: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(existing) = folder
+        .ancestors()
+        .find(|part| std::fs::symlink_metadata(part).is_ok())
+    else {
+        return false;
+    };
+    if !existing.is_dir() {
+        return false;
+    }
+    let Ok(text) = std::ffi::CString::new(existing.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a valid NUL-terminated path for the call; access only reads it.
+    unsafe { libc::access(text.as_ptr(), libc::W_OK) == 0 }
+}
+
 fn fail(part: &Path, why: impl Into<String>, fix: Option<String>) -> NotPrivate {
     NotPrivate {
         part: part.to_path_buf(),
@@ -26,7 +143,9 @@ fn fail(part: &Path, why: impl Into<String>, fix: Option<String>) -> NotPrivate 
 /// Checks SPEC S1 (absolute, ≤ 103 bytes) and S3 with lstat on every part of the path: no part
 /// is a symlink; no folder above the socket's is writable by group or others unless sticky; the
 /// socket's folder is ours with mode 0700; the socket is ours with no group or other bits.
-pub(crate) fn check_socket_path(path: &Path) -> Result<(), NotPrivate> {
+/// A path where no socket is found is said to be that (not "not private"), before the walk: a
+/// missing socket is dialled by nobody, and its fix is to start the agent or mend the path.
+pub(crate) fn check_socket_path(path: &Path) -> Result<(), SocketCheck> {
     let uid = current_uid();
     check_with_uid(path, uid)
 }
@@ -90,10 +209,13 @@ pub(crate) fn current_uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
-pub(crate) fn check_with_uid(path: &Path, uid: u32) -> Result<(), NotPrivate> {
+pub(crate) fn check_with_uid(path: &Path, uid: u32) -> Result<(), SocketCheck> {
     check_shape(path)?;
+    if let Some(missing) = missing_socket(path) {
+        return Err(SocketCheck::Missing(missing));
+    }
     let Some(folder) = path.parent() else {
-        return Err(fail(path, "the socket path has no folder", None));
+        return Err(fail(path, "the socket path has no folder", None).into());
     };
     // Every folder above the socket's own, from the root down.
     let mut above: Vec<&Path> = folder.ancestors().skip(1).collect();
@@ -246,6 +368,13 @@ mod tests {
         dir
     }
 
+    fn not_private(result: Result<(), SocketCheck>) -> NotPrivate {
+        match result {
+            Err(SocketCheck::NotPrivate(not_private)) => not_private,
+            other => panic!("must fail the privacy check: {other:?}"),
+        }
+    }
+
     fn socket_in(dir: &Path) -> (PathBuf, UnixListener) {
         let path = dir.join("a.sock");
         let listener = UnixListener::bind(&path).expect("bind");
@@ -273,7 +402,7 @@ mod tests {
         let (path, _l) = socket_in(dir.path());
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o750))
             .expect("chmod");
-        let err = check_socket_path(&path).expect_err("must fail");
+        let err = not_private(check_socket_path(&path));
         assert_eq!(err.part, dir.path());
         assert!(
             err.fix
@@ -287,7 +416,7 @@ mod tests {
         let dir = private_dir();
         let (path, _l) = socket_in(dir.path());
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o660)).expect("chmod");
-        let err = check_socket_path(&path).expect_err("must fail");
+        let err = not_private(check_socket_path(&path));
         assert_eq!(err.part, path);
     }
 
@@ -300,7 +429,7 @@ mod tests {
         let (_path, _l) = socket_in(&real);
         let link = dir.path().join("link");
         symlink(&real, &link).expect("symlink");
-        let err = check_socket_path(&link.join("a.sock")).expect_err("must fail");
+        let err = not_private(check_socket_path(&link.join("a.sock")));
         assert_eq!(err.part, link);
         assert!(err.why.contains("symlink"));
     }
@@ -311,7 +440,7 @@ mod tests {
         let (path, _l) = socket_in(dir.path());
         let link = dir.path().join("b.sock");
         symlink(&path, &link).expect("symlink");
-        let err = check_socket_path(&link).expect_err("must fail");
+        let err = not_private(check_socket_path(&link));
         assert_eq!(err.part, link);
     }
 
@@ -325,7 +454,7 @@ mod tests {
         std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o700)).expect("chmod");
         let (path, _l) = socket_in(&inner);
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).expect("chmod");
-        let err = check_socket_path(&path).expect_err("must fail");
+        let err = not_private(check_socket_path(&path));
         assert_eq!(err.part, shared);
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).expect("chmod");
         assert_eq!(check_socket_path(&path), Ok(()));
@@ -361,7 +490,66 @@ mod tests {
     fn s3_folder_of_another_user_fails() {
         let dir = private_dir();
         let (path, _l) = socket_in(dir.path());
-        let err = check_with_uid(&path, current_uid() + 1).expect_err("must fail");
+        let err = not_private(check_with_uid(&path, current_uid() + 1));
         assert_eq!(err.part, dir.path());
+    }
+
+    #[test]
+    fn a_missing_socket_is_said_so_before_the_folder_is_judged() {
+        // /tmp is open to others (1777): the walk would fail it, yet the socket is missing.
+        let dir = private_dir();
+        let path = dir.path().join("agent.sock");
+        let Err(SocketCheck::Missing(missing)) = check_socket_path(&path) else {
+            panic!("a missing socket is missing");
+        };
+        assert!(!missing.cannot_appear());
+        let shown = path.display();
+        assert_eq!(
+            missing.to_string(),
+            format!(
+                "no socket at {shown}; is the agent running? `collie-phone doctor --socket {shown}` tells more"
+            )
+        );
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        assert!(matches!(
+            check_socket_path(&path),
+            Err(SocketCheck::Missing(_))
+        ));
+    }
+
+    #[test]
+    fn a_socket_whose_folder_is_missing_or_a_file_cannot_appear() {
+        let dir = private_dir();
+        let gone = dir.path().join("gone").join("agent.sock");
+        let Err(SocketCheck::Missing(missing)) = check_socket_path(&gone) else {
+            panic!("missing");
+        };
+        assert!(missing.cannot_appear());
+        assert_eq!(
+            missing.to_string(),
+            format!(
+                "no socket at {}: the folder {} does not exist; is the path right? `collie-phone doctor --socket {}` tells more",
+                gone.display(),
+                dir.path().join("gone").display(),
+                gone.display()
+            )
+        );
+        let file = dir.path().join("file");
+        std::fs::write(&file, "x").expect("write");
+        let inside = file.join("agent.sock");
+        let Some(missing) = missing_socket(&inside) else {
+            panic!("nothing can be inside a file");
+        };
+        assert!(missing.cannot_appear());
+        assert!(
+            missing
+                .to_string()
+                .contains(&format!("{} is not a folder", file.display())),
+            "{missing}"
+        );
+        // A socket that is there is not missing, whatever its modes.
+        let (path, _l) = socket_in(dir.path());
+        assert_eq!(missing_socket(&path), None);
     }
 }

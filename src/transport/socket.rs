@@ -9,7 +9,7 @@ use hyper_util::rt::TokioIo;
 use std::path::PathBuf;
 use tokio::net::UnixStream;
 
-use super::privacy::{check_socket_path, current_uid};
+use super::privacy::{SocketCheck, check_socket_path, current_uid, missing_socket};
 use super::{Reply, Request, TransportError, read_capped};
 
 #[derive(Debug, Clone)]
@@ -34,14 +34,33 @@ impl SocketEndpoint {
     /// One exchange on a fresh connection, after the S3 check (S4: a failed check connects to
     /// nothing). The caller bounds it with the route's deadline.
     pub(crate) async fn exchange(&self, request: &Request) -> Result<Reply, TransportError> {
-        check_socket_path(&self.path).map_err(TransportError::NotPrivate)?;
+        check_socket_path(&self.path).map_err(|check| match check {
+            SocketCheck::Missing(missing) => TransportError::NoSocket(missing),
+            SocketCheck::NotPrivate(not_private) => TransportError::NotPrivate(not_private),
+        })?;
         self.exchange_inner(request).await
+    }
+
+    /// A failed connect in plain words: a socket file nobody listens on is an agent that
+    /// stopped; one gone since the check is missing.
+    fn connect_error(&self, error: &std::io::Error) -> TransportError {
+        match error.kind() {
+            std::io::ErrorKind::ConnectionRefused => TransportError::Refused(format!(
+                "the socket {} (an agent stopped and left it behind?)",
+                self.path.display()
+            )),
+            std::io::ErrorKind::NotFound => match missing_socket(&self.path) {
+                Some(missing) => TransportError::NoSocket(missing),
+                None => TransportError::Connect(error.to_string()),
+            },
+            _ => TransportError::Connect(error.to_string()),
+        }
     }
 
     async fn exchange_inner(&self, request: &Request) -> Result<Reply, TransportError> {
         let stream = UnixStream::connect(&self.path)
             .await
-            .map_err(|e| TransportError::Connect(e.to_string()))?;
+            .map_err(|e| self.connect_error(&e))?;
         let peer = stream
             .peer_cred()
             .map_err(|e| TransportError::Connect(e.to_string()))?;

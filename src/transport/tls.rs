@@ -168,12 +168,47 @@ impl TlsEndpoint {
 
 fn classify(error: &reqwest::Error) -> TransportError {
     if error.is_connect() {
-        TransportError::Connect(error_chain(error))
+        let address = error.url().map(host_and_port);
+        match (address, io_kind(error)) {
+            (Some(address), Some(std::io::ErrorKind::ConnectionRefused)) => {
+                TransportError::Refused(address)
+            }
+            (Some(address), _) if error_chain(error).contains("dns error") => {
+                TransportError::Connect(format!(
+                    "cannot find the host {} (its name does not resolve)",
+                    address
+                        .rsplit_once(':')
+                        .map_or(address.as_str(), |(host, _)| host)
+                ))
+            }
+            _ => TransportError::Connect(error_chain(error)),
+        }
     } else if error.is_timeout() {
         TransportError::Timeout(0)
     } else {
         TransportError::Broken(error_chain(error))
     }
+}
+
+/// `host:port` of a URL, the port said even when it is the scheme's own.
+fn host_and_port(url: &reqwest::Url) -> String {
+    let host = url.host_str().unwrap_or("the agent's host");
+    match url.port_or_known_default() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_string(),
+    }
+}
+
+/// The kind of the first I/O error among the causes, if any.
+fn io_kind(error: &dyn std::error::Error) -> Option<std::io::ErrorKind> {
+    let mut source = error.source();
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        source = cause.source();
+    }
+    None
 }
 
 /// reqwest's top-level message is vague ("error sending request"); the cause says what happened.

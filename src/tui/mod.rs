@@ -3,6 +3,7 @@
 //! backend and the event stream, so whole-app tests drive the real app with a `TestBackend`
 //! and scripted keys against a real agent.
 
+pub(crate) mod background;
 pub(crate) mod burst;
 pub(crate) mod clean_screen;
 pub(crate) mod export;
@@ -51,6 +52,8 @@ pub struct Tui<B: Backend, E> {
     notifier: Box<dyn FnMut(&Notice) + Send>,
     /// Where escapes beside the frames go (OSC 52, OSC 8): the terminal, or a test's record.
     raw_out: RawOut,
+    /// What taking (true) or leaving the mouse does (a real terminal writes its escapes).
+    mouse: Box<dyn FnMut(bool) + Send>,
     clock: Box<dyn Fn() -> OffsetDateTime + Send>,
     ticker: Interval,
     dirty: bool,
@@ -105,6 +108,7 @@ where
             bell: Box::new(|| {}),
             notifier: Box::new(|_| {}),
             raw_out: Box::new(|_| {}),
+            mouse: Box::new(|_| {}),
             clock: Box::new(OffsetDateTime::now_utc),
             ticker,
             dirty: true,
@@ -129,6 +133,12 @@ where
     /// OSC 8): a real terminal writes them to stdout; a test records them.
     pub(crate) fn with_raw_out(mut self, out: impl FnMut(&[u8]) + Send + 'static) -> Self {
         self.raw_out = Box::new(out);
+        self
+    }
+
+    /// What taking or leaving the mouse does (a real terminal writes its escapes).
+    pub(crate) fn with_mouse_switch(mut self, switch: impl FnMut(bool) + Send + 'static) -> Self {
+        self.mouse = Box::new(switch);
         self
     }
 
@@ -268,6 +278,7 @@ where
                     }
                     Command::Bell => (self.bell)(),
                     Command::Notify(notice) => (self.notifier)(&notice),
+                    Command::Mouse(captured) => (self.mouse)(captured),
                     Command::ExportInspector(path, text) => {
                         let result = export::write_export(&path, &text);
                         if let Err(error) = &result {

@@ -9,10 +9,10 @@ use crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
     EnableFocusChange, EnableMouseCapture,
 };
-use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
+use crossterm::{execute, queue};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
@@ -29,22 +29,50 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Takes over the terminal. The panic hook is installed first, so a panic anywhere after this
-/// still leaves a usable shell.
-pub(crate) fn enter() -> io::Result<(Terminal<CrosstermBackend<Stdout>>, TerminalGuard)> {
+/// Takes over the terminal, taking the mouse too unless `mouse` is false (the config's
+/// `mouse = false`: the terminal's own selection works). The panic hook is installed first, so
+/// a panic anywhere after this still leaves a usable shell.
+pub(crate) fn enter(
+    mouse: bool,
+) -> io::Result<(Terminal<CrosstermBackend<Stdout>>, TerminalGuard)> {
     install_panic_hook();
     enable_raw_mode()?;
     let guard = TerminalGuard { _private: () };
     let mut stdout = io::stdout();
-    execute!(
-        stdout,
-        EnterAlternateScreen,
-        EnableBracketedPaste,
-        EnableFocusChange,
-        EnableMouseCapture
-    )?;
+    take_over(&mut stdout, mouse)?;
     let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     Ok((terminal, guard))
+}
+
+/// The escapes that take the terminal over, the mouse's only when `mouse`.
+fn take_over(out: &mut impl Write, mouse: bool) -> io::Result<()> {
+    queue!(
+        out,
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableFocusChange
+    )?;
+    if mouse {
+        queue!(out, EnableMouseCapture)?;
+    }
+    out.flush()
+}
+
+/// Writes the escapes that take the mouse (`captured`) or leave it to the terminal.
+fn write_mouse(out: &mut impl Write, captured: bool) -> io::Result<()> {
+    if captured {
+        queue!(out, EnableMouseCapture)?;
+    } else {
+        queue!(out, DisableMouseCapture)?;
+    }
+    out.flush()
+}
+
+/// Takes the mouse, or leaves it to the terminal, while the phone runs (its key `M`).
+pub(crate) fn set_mouse(captured: bool) {
+    if let Err(error) = write_mouse(&mut io::stdout(), captured) {
+        tracing::warn!(%error, captured, "could not switch the mouse");
+    }
 }
 
 /// Undoes [`enter`]; safe to call more than once.
@@ -109,4 +137,52 @@ pub(crate) async fn stop_signal() {
         .map(|s| Box::pin(async move { s.recv().await }))
         .collect::<Vec<_>>();
     futures::future::select_all(waits).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xterm's mouse modes as crossterm writes them: clicks, drags, any motion, SGR encoding.
+    const MOUSE_ON: &[&str] = &["\x1b[?1000h", "\x1b[?1002h", "\x1b[?1003h", "\x1b[?1006h"];
+    const MOUSE_OFF: &[&str] = &["\x1b[?1000l", "\x1b[?1002l", "\x1b[?1003l", "\x1b[?1006l"];
+
+    fn written(write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> String {
+        let mut bytes = Vec::new();
+        write(&mut bytes).expect("a Vec takes every byte");
+        String::from_utf8(bytes).expect("escapes are ASCII")
+    }
+
+    #[test]
+    fn the_mouse_is_taken_at_the_start_only_when_asked() {
+        let with = written(|out| take_over(out, true));
+        let without = written(|out| take_over(out, false));
+        for escape in MOUSE_ON {
+            assert!(with.contains(escape), "{escape:?} in {with:?}");
+            assert!(!without.contains(escape), "{escape:?} in {without:?}");
+        }
+        // Everything else is the same either way: the alternate screen, paste, focus.
+        for other in ["\x1b[?1049h", "\x1b[?2004h", "\x1b[?1004h"] {
+            assert!(with.contains(other) && without.contains(other), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn the_mouse_key_writes_exactly_the_escapes_that_take_or_leave_it() {
+        let off = written(|out| write_mouse(out, false));
+        let on = written(|out| write_mouse(out, true));
+        assert!(
+            MOUSE_OFF.iter().all(|escape| off.contains(escape)),
+            "{off:?}"
+        );
+        assert!(
+            !MOUSE_ON.iter().any(|escape| off.contains(escape)),
+            "{off:?}"
+        );
+        assert!(MOUSE_ON.iter().all(|escape| on.contains(escape)), "{on:?}");
+        assert!(
+            !MOUSE_OFF.iter().any(|escape| on.contains(escape)),
+            "{on:?}"
+        );
+    }
 }

@@ -198,7 +198,10 @@ pub(crate) fn log_summary(data: &Value) -> Option<String> {
             parts.push(format!("{key}={text}"));
         }
     }
-    for (key, value) in map {
+    // In key order, whatever order the data came in.
+    let mut rest: Vec<(&String, &Value)> = map.iter().collect();
+    rest.sort_by_key(|(key, _)| *key);
+    for (key, value) in rest {
         if PREFERRED.contains(&key.as_str()) {
             continue;
         }

@@ -16,10 +16,16 @@ use crate::engine::{
     AgentSpec, AgentStatus, Engine, EngineOptions, FromEngine, IntentKind, IntentRecord,
     IntentState, ToEngine,
 };
+use crate::transport::privacy::missing_socket;
+use crate::transport::{Endpoint, NoSocket};
 
 /// How long past `--wait` to give an agent that has not answered its first poll at all: the
 /// transport's own deadline (at most 5 s over TLS, SPEC T7) says when that poll fails.
 const FIRST_POLL_GRACE: Duration = Duration::from_secs(6);
+/// How long a socket whose folder is missing, but could be made, is given to appear: an agent
+/// started at the same moment as the command makes its folder at once. Past this the command
+/// stops, whatever `--wait` says.
+pub(crate) const FOLDER_GRACE: Duration = Duration::from_secs(2);
 /// How long to wait for an intent's outcome. The transport gives up first (3 s for a write,
 /// 30 s for a starter, SPEC S6/T7); this only guards against an engine that went quiet.
 const OUTCOME_PATIENCE: Duration = Duration::from_secs(45);
@@ -28,6 +34,10 @@ pub(crate) struct Link {
     engine: Engine,
     /// Every agent dialled, by name, as the phone would show it.
     pub(crate) views: BTreeMap<String, AgentView>,
+    /// The socket path of each agent dialled over a socket, by name.
+    sockets: BTreeMap<String, PathBuf>,
+    /// When the engine started, for [`FOLDER_GRACE`].
+    opened: Instant,
     /// Kept for as long as the engine may write to the journal (its lock, or its folder).
     _journal: JournalHold,
 }
@@ -36,10 +46,15 @@ pub(crate) struct Link {
 pub(crate) struct NotReady {
     pub(crate) agent: String,
     pub(crate) status: AgentStatus,
+    /// The agent's socket is not there, and cannot appear: no use waiting for it.
+    pub(crate) cannot_appear: Option<NoSocket>,
 }
 
 impl NotReady {
     pub(crate) fn sentence(&self, patience: Duration) -> String {
+        if let Some(missing) = &self.cannot_appear {
+            return format!("cannot reach the agent \"{}\": {missing}", self.agent);
+        }
         match &self.status {
             AgentStatus::Connecting => format!(
                 "the agent \"{}\" did not answer within {} s; check that it runs and that the socket or URL is right (try `collie-phone doctor` with the same flags)",
@@ -51,6 +66,10 @@ impl NotReady {
                 self.agent,
                 patience.as_secs()
             ),
+            // The reason alone: "Unreachable:" again would say the same thing twice.
+            AgentStatus::Unreachable { reason, .. } => {
+                format!("cannot reach the agent \"{}\": {reason}", self.agent)
+            }
             status => format!(
                 "cannot reach the agent \"{}\": {}",
                 self.agent,
@@ -98,12 +117,30 @@ impl Link {
             .iter()
             .map(|s| (s.name.clone(), AgentView::new(&s.name, s.endpoint.is_tls())))
             .collect();
+        let sockets = specs
+            .iter()
+            .filter_map(|s| match &s.endpoint {
+                Endpoint::Socket(socket) => Some((s.name.clone(), socket.path.clone())),
+                Endpoint::Tls(_) => None,
+            })
+            .collect();
         let engine = Engine::start_with(specs, &journal.path(), EngineOptions { record })?;
         Ok(Self {
             engine,
             views,
+            sockets,
+            opened: Instant::now(),
             _journal: journal,
         })
+    }
+
+    /// The agent's socket when it is missing and cannot appear (its folder is not there, or
+    /// is not a folder): waiting for it is no use. A folder an agent could still make is given
+    /// [`FOLDER_GRACE`] first.
+    pub(crate) fn cannot_appear(&self, agent: &str) -> Option<NoSocket> {
+        let in_grace = self.opened.elapsed() < FOLDER_GRACE;
+        missing_socket(self.sockets.get(agent)?)
+            .filter(|missing| missing.cannot_appear() && !(missing.could_be_made && in_grace))
     }
 
     /// The intents the journal held when the engine started (SPEC Q2).
@@ -140,6 +177,7 @@ impl Link {
             let pending = self.views.values().any(|view| {
                 !(is_ready(view)
                     || is_hopeless(&view.status)
+                    || self.cannot_appear(&view.name).is_some()
                     || (now >= deadline && view.status != AgentStatus::Connecting)
                     || now >= grace)
             });
@@ -147,6 +185,13 @@ impl Link {
                 break;
             }
             let until = if now < deadline { deadline } else { grace };
+            // A socket's folder may be made within its grace: look again when it ends.
+            let grace_ends = self.opened + FOLDER_GRACE;
+            let until = if now < grace_ends {
+                until.min(grace_ends)
+            } else {
+                until
+            };
             tokio::select! {
                 update = self.next() => {
                     if update.is_none() {
@@ -162,6 +207,7 @@ impl Link {
             .map(|view| NotReady {
                 agent: view.name.clone(),
                 status: view.status.clone(),
+                cannot_appear: self.cannot_appear(&view.name),
             })
             .collect()
     }
@@ -258,8 +304,9 @@ fn is_ready(view: &AgentView) -> bool {
 }
 
 /// States that waiting does not mend: the wrong server, versions that do not meet, a refused
-/// token (SPEC H1, V4, T6). A socket that fails the privacy check (S4) is waited for: a script
-/// may have started the agent a moment ago, and its path or modes may not be there yet.
+/// token (SPEC H1, V4, T6). A socket that fails the privacy check (S4), or is not there yet, is
+/// waited for: a script may have started the agent a moment ago, and its path or modes may not
+/// be there yet. A socket whose folder is missing is not waited for (`Link::cannot_appear`).
 fn is_hopeless(status: &AgentStatus) -> bool {
     matches!(
         status,

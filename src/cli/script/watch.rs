@@ -16,7 +16,9 @@ use super::link::Link;
 use super::out::{self, Failure};
 use crate::app::agents::AgentView;
 use crate::engine::pane_log::ChatEntry;
-use crate::engine::{AgentChange, FromEngine};
+use crate::engine::{AgentChange, AgentSpec, FromEngine};
+use crate::transport::Endpoint;
+use crate::transport::privacy::missing_socket;
 use crate::wire::{Ask, Event, EventType};
 
 /// How often to notice that the reader of stdout went away while nothing was printed.
@@ -26,6 +28,7 @@ const WATCH_HELP: &str = "Exit codes:
   0  stopped by SIGINT or SIGTERM, or stdout was closed
   1  an error (the message says which)
   2  bad arguments
+  8  no agent to watch: each socket named is missing and cannot appear (its folder is not there)
 
 With --json every line is one object with a \"type\": status, hello, new-epoch, snapshot,
 event, pane-view, ask-opened, ask-changed or ask-closed.";
@@ -63,6 +66,7 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
     if let Some(name) = &args.common.agent {
         specs = vec![args.common.connect.one_agent(&config, Some(name))?];
     }
+    let specs = without_sockets_that_cannot_appear(specs).await?;
     // Watching sends nothing, so the shared receipts stay untouched (see journal_hold).
     let journal = JournalHold::scratch()?;
     let mut link = Link::open(specs, journal, args.common.record.record.clone())?;
@@ -97,6 +101,46 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// Leaves out, with a line on stderr, each agent whose socket cannot appear (its folder is not
+/// there, or is not a folder): watching it would print "unreachable" until stopped. A folder
+/// an agent could still make is given `FOLDER_GRACE` first. None left is a failure.
+async fn without_sockets_that_cannot_appear(
+    specs: Vec<AgentSpec>,
+) -> Result<Vec<AgentSpec>, Failure> {
+    let missing_folder = |spec: &AgentSpec, only_makeable: bool| {
+        matches!(&spec.endpoint, Endpoint::Socket(socket)
+            if missing_socket(&socket.path)
+                .is_some_and(|m| m.cannot_appear() && (m.could_be_made || !only_makeable)))
+    };
+    let grace = tokio::time::Instant::now() + super::link::FOLDER_GRACE;
+    while specs.iter().any(|spec| missing_folder(spec, true)) && tokio::time::Instant::now() < grace
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (gone, kept): (Vec<_>, Vec<_>) = specs.into_iter().partition(|spec| {
+        matches!(&spec.endpoint, Endpoint::Socket(socket)
+            if missing_socket(&socket.path).is_some_and(|m| m.cannot_appear()))
+    });
+    let sentences: Vec<String> = gone
+        .iter()
+        .filter_map(|spec| match &spec.endpoint {
+            Endpoint::Socket(socket) => missing_socket(&socket.path)
+                .map(|missing| format!("cannot reach the agent \"{}\": {missing}", spec.name)),
+            Endpoint::Tls(_) => None,
+        })
+        .collect();
+    if kept.is_empty() {
+        return Err(Failure::new(
+            super::exit::Exit::Unreachable,
+            sentences.join("; "),
+        ));
+    }
+    for sentence in &sentences {
+        out::warn(&format!("collie-phone: left out: {sentence}"));
+    }
+    Ok(kept)
 }
 
 /// True when stdout is a pipe whose reader has gone (POLLERR or POLLHUP on fd 1).
