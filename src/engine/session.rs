@@ -653,6 +653,54 @@ mod tests {
         assert!(ends_soon(running.task).await);
     }
 
+    fn panes(ids: &[&str]) -> OnScreen {
+        OnScreen::Panes(ids.iter().map(|id| id.to_string()).collect())
+    }
+
+    #[test]
+    fn s7_a_pane_that_comes_on_screen_is_news_one_that_leaves_is_not() {
+        assert!(panes(&["p-1"]).adds_to(&panes(&[])));
+        assert!(panes(&["p-2"]).adds_to(&panes(&["p-1"])));
+        assert!(!panes(&[]).adds_to(&panes(&["p-1"])));
+        assert!(!panes(&["p-1"]).adds_to(&panes(&["p-1"])));
+        // Every pane was on screen already: narrowing adds nothing.
+        assert!(!panes(&["p-1"]).adds_to(&OnScreen::Every));
+        assert!(OnScreen::Every.adds_to(&panes(&["p-1"])));
+        assert!(OnScreen::Every.shows("any"));
+        assert!(!panes(&["p-1"]).shows("p-2"));
+    }
+
+    #[test]
+    fn s7_busy_is_an_open_ask_a_running_turn_or_any_state_but_idle_and_failed() {
+        let quiet: Pane = serde_json::from_value(serde_json::json!({
+            "id": "p-1", "title": "quiet", "state": "idle",
+            "turn": {"id": "p-1.turn-1", "state": "done"}
+        }))
+        .expect("a pane");
+        assert!(!is_busy(&quiet));
+        let with = |change: serde_json::Value| {
+            let mut value = serde_json::to_value(&quiet).expect("json");
+            if let (Some(pane), Some(change)) = (value.as_object_mut(), change.as_object()) {
+                pane.extend(change.clone());
+            }
+            is_busy(&serde_json::from_value::<Pane>(value).expect("a pane"))
+        };
+        assert!(!with(serde_json::json!({"state": "failed"})));
+        assert!(with(serde_json::json!({"state": "running"})));
+        assert!(with(serde_json::json!({"state": "waiting"})));
+        assert!(with(serde_json::json!({"state": "starting"})));
+        // A state this build does not know is busy: the safe side.
+        assert!(with(serde_json::json!({"state": "pondering"})));
+        assert!(with(
+            serde_json::json!({"turn": {"id": "p-1.turn-2", "state": "running"}})
+        ));
+        let ask = serde_json::json!({"asks": [{
+            "id": "ask-1", "revision": 1, "kind": "text", "title": "Name?",
+            "text": {"prompt": "Name?", "placeholder": "", "multiline": false}
+        }]});
+        assert!(with(ask));
+    }
+
     #[tokio::test]
     async fn the_session_ends_on_the_engines_stop_request() {
         let running = run_until_first_poll().await;
