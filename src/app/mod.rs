@@ -299,6 +299,18 @@ impl App {
         }
     }
 
+    /// The panes on screen, as (agent, pane), for the engine to read at every poll (SPEC S7,
+    /// T8): the pane a pane screen shows, or the pane of the ask a card shows. No other screen
+    /// shows a pane's chat: their states and asks come with the snapshot, which every poll
+    /// reads. The runner hands this to the engine whenever it changes.
+    pub fn panes_on_screen(&self) -> Vec<(String, String)> {
+        match self.nav.top() {
+            Screen::Pane(p) => vec![(p.agent.clone(), p.pane.clone())],
+            Screen::Card(key) => vec![(key.agent.clone(), key.pane.clone())],
+            _ => Vec::new(),
+        }
+    }
+
     pub(crate) fn show_toast(&mut self, text: impl Into<String>, trouble: bool) {
         self.toast = Some(Toast {
             text: text.into(),

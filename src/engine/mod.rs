@@ -12,7 +12,7 @@ mod session;
 mod session_core;
 pub(crate) mod status;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -51,6 +51,10 @@ pub enum ToEngine {
     Retry { request_id: String },
     /// Whether the person is watching (SPEC S7, T8).
     Watching(bool),
+    /// The panes on screen now, as (agent, pane): their events are read at every poll, the
+    /// events of other quiet panes when the snapshot says they changed (SPEC S7, T8). Until
+    /// the first of these every pane counts as on screen.
+    OnScreen(Vec<(String, String)>),
     /// Poll this agent now (after an intent, or a key that wants fresh data).
     PollNow { agent: String },
     /// Read a page of the agent's conversations, newest first (SPEC W5).
@@ -136,6 +140,7 @@ struct AgentHandle {
     endpoint: Endpoint,
     info: watch::Receiver<SessionInfo>,
     poke: Arc<Notify>,
+    on_screen: watch::Sender<session::OnScreen>,
 }
 
 /// A DSH bridge as the intents see it.
@@ -205,6 +210,7 @@ impl Engine {
         let mut handles = HashMap::new();
         for spec in agents {
             let (info_tx, info_rx) = watch::channel(SessionInfo::default());
+            let (on_screen_tx, on_screen_rx) = watch::channel(session::OnScreen::Every);
             let poke = Arc::new(Notify::new());
             let core = SessionCore::new(
                 spec.name.clone(),
@@ -214,8 +220,13 @@ impl Engine {
                 poke.clone(),
                 stop_rx.clone(),
             );
-            let session =
-                session::Session::new(core, spec.endpoint.clone(), info_tx, recorder.clone());
+            let session = session::Session::new(
+                core,
+                spec.endpoint.clone(),
+                info_tx,
+                recorder.clone(),
+                on_screen_rx,
+            );
             tokio::spawn(session.run());
             handles.insert(
                 spec.name,
@@ -223,6 +234,7 @@ impl Engine {
                     endpoint: spec.endpoint,
                     info: info_rx,
                     poke,
+                    on_screen: on_screen_tx,
                 },
             );
         }
@@ -299,6 +311,7 @@ impl IntentRunner {
                 ToEngine::Watching(watching) => {
                     self.watching.send_replace(watching);
                 }
+                ToEngine::OnScreen(panes) => self.on_screen(&panes),
                 ToEngine::PollNow { agent } => {
                     if let Some(handle) = self.agents.get(&agent) {
                         handle.poke.notify_one();
@@ -325,6 +338,31 @@ impl IntentRunner {
         }
         // Every sender of commands is gone: nobody can ask anything of the sessions any more.
         self.stop.send_replace(true);
+    }
+
+    /// Tells each session which of its panes are on screen; one that gains a pane polls at
+    /// once, so a pane just opened shows what is new without waiting for the next poll.
+    fn on_screen(&self, panes: &[(String, String)]) {
+        for (name, handle) in self.agents.iter() {
+            let shown: BTreeSet<String> = panes
+                .iter()
+                .filter(|(agent, _)| agent == name)
+                .map(|(_, pane)| pane.clone())
+                .collect();
+            let now = session::OnScreen::Panes(shown);
+            let mut gained = false;
+            handle.on_screen.send_if_modified(|before| {
+                if *before == now {
+                    return false;
+                }
+                gained = now.adds_to(before);
+                *before = now.clone();
+                true
+            });
+            if gained {
+                handle.poke.notify_one();
+            }
+        }
     }
 
     /// One history GET under the session's version, read within its cap (SPEC W5, L).

@@ -1,7 +1,17 @@
 //! One agent's session: hello, version, epoch, snapshot and events, polled at the cadence of
 //! SPEC S7/T8 (DESIGN: "An agent's session, as the phone sees it").
+//!
+//! Every poll reads the snapshot (a `304` when nothing changed), then the events of the panes
+//! that need them (SPEC S7, T8; see [`Session::needs_read`]): a pane on screen, a pane whose
+//! snapshot entry says it is busy (an open ask, a running turn, any state but idle or failed),
+//! a pane whose entry changed since its last read, a pane never read in this epoch, and any
+//! other pane once per background interval ([`crate::transport::Cadence::background`]). Asks
+//! and pane states are in the snapshot, and every change to them moves its `rev` (docs/WIRE.md
+//! § GET /snapshot), so what the inbox and the layout show is read in the same poll as today;
+//! only the chat items of a quiet pane nobody looks at wait. All exchanges of one poll go over
+//! one [`Link`]: one socket connection per poll, after the S3 check.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use time::OffsetDateTime;
@@ -12,10 +22,10 @@ use super::record::Recorder;
 use super::session_core::{SessionCore, Settled, Stop};
 use super::status::AgentStatus;
 use super::{AgentChange, FromEngine, SessionInfo};
-use crate::transport::{Endpoint, Method, Reply, Request, RouteClass, TransportError};
+use crate::transport::{Endpoint, Link, Method, Reply, Request, RouteClass, TransportError};
 use crate::wire::{
-    self, ErrorBody, ErrorCode, EventsReply, Hello, OUR_PROTOCOL, RANGE_HEADER, Snapshot,
-    VERSION_HEADER, limits,
+    self, ErrorBody, ErrorCode, EventsReply, Hello, OUR_PROTOCOL, Pane, PaneState, RANGE_HEADER,
+    Snapshot, TurnState, VERSION_HEADER, limits,
 };
 
 /// Reads of one pane's events in one poll when the agent says `more` (bounded so one busy pane
@@ -29,9 +39,52 @@ struct Cursor {
     after: u64,
 }
 
+/// The panes of one agent the person has on screen, as the app last said (SPEC S7, T8).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(super) enum OnScreen {
+    /// Nobody said: every pane counts as watched (a headless command that prints every event).
+    #[default]
+    Every,
+    /// These panes by id; the others are read when the snapshot says they changed.
+    Panes(BTreeSet<String>),
+}
+
+impl OnScreen {
+    fn shows(&self, pane: &str) -> bool {
+        match self {
+            OnScreen::Every => true,
+            OnScreen::Panes(panes) => panes.contains(pane),
+        }
+    }
+
+    /// True when `self` shows a pane that `before` did not: a pane that just came on screen
+    /// is read at once.
+    pub(super) fn adds_to(&self, before: &OnScreen) -> bool {
+        match (self, before) {
+            (_, OnScreen::Every) => false,
+            (OnScreen::Every, OnScreen::Panes(_)) => true,
+            (OnScreen::Panes(now), OnScreen::Panes(before)) => !now.is_subset(before),
+        }
+    }
+}
+
+/// True when a pane's snapshot entry says something may be happening in it: an open ask, a
+/// running turn, or a state other than idle and failed (an unknown state too: the safe side).
+fn is_busy(pane: &Pane) -> bool {
+    !pane.asks.is_empty()
+        || pane
+            .turn
+            .as_ref()
+            .is_some_and(|turn| turn.state == TurnState::Running)
+        || !matches!(pane.state, PaneState::Idle | PaneState::Failed)
+}
+
 pub(super) struct Session {
     core: SessionCore,
     endpoint: Endpoint,
+    /// The way to the agent for the exchanges of one poll.
+    link: Link,
+    on_screen: watch::Receiver<OnScreen>,
     info: watch::Sender<SessionInfo>,
     recorder: Recorder,
     version: Option<u32>,
@@ -39,6 +92,13 @@ pub(super) struct Session {
     etag: Option<String>,
     /// Pane ids of the last snapshot, in order.
     panes: Vec<String>,
+    /// Each pane's entry in the last snapshot, to tell which changed.
+    entries: HashMap<String, Pane>,
+    /// Panes whose entry changed (or that appeared, or a new epoch) since their events were
+    /// last read through.
+    due: HashSet<String>,
+    /// When each pane's events were last read through (no `more` left).
+    read_at: HashMap<String, Instant>,
     cursors: HashMap<String, Cursor>,
     /// Epochs that already got their telling hello (SPEC V4).
     told: HashSet<String>,
@@ -52,16 +112,22 @@ impl Session {
         endpoint: Endpoint,
         info: watch::Sender<SessionInfo>,
         recorder: Recorder,
+        on_screen: watch::Receiver<OnScreen>,
     ) -> Self {
         Self {
             core,
+            link: Link::new(endpoint.clone()),
             endpoint,
+            on_screen,
             info,
             recorder,
             version: None,
             epoch: None,
             etag: None,
             panes: Vec::new(),
+            entries: HashMap::new(),
+            due: HashSet::new(),
+            read_at: HashMap::new(),
             cursors: HashMap::new(),
             told: HashSet::new(),
             logged_ranges: HashSet::new(),
@@ -135,6 +201,8 @@ impl Session {
     /// One poll: hello when needed, then snapshot, then each pane's events.
     async fn poll(&mut self) {
         let result = self.poll_inner().await;
+        // One connection per poll: the next poll makes its own, after the S3 check.
+        self.link.end_cycle();
         // An agent that answered with a state was seen; a socket that was not dialled and a
         // refused token say nothing of it.
         if let Err(Stop::Status(status)) = &result
@@ -168,9 +236,9 @@ impl Session {
         self.all_events().await
     }
 
-    async fn send(&self, request: Request) -> Result<Reply, TransportError> {
+    async fn send(&mut self, request: Request) -> Result<Reply, TransportError> {
         let started = Instant::now();
-        let result = self.endpoint.exchange(&request).await;
+        let result = self.link.exchange(&request).await;
         self.recorder
             .exchange(&self.core.name, &request, result.as_ref(), started);
         let record = ExchangeRecord::new(
@@ -252,10 +320,8 @@ impl Session {
 
     /// SPEC H1, H2, H3, V4: hello without the version header; pick the highest common version.
     async fn hello(&mut self) -> Result<(), Stop> {
-        let reply = self
-            .send(self.get(wire::paths::hello(), limits::MAX_HELLO_REPLY, false))
-            .await
-            .map_err(Self::transport_stop)?;
+        let request = self.get(wire::paths::hello(), limits::MAX_HELLO_REPLY, false);
+        let reply = self.send(request).await.map_err(Self::transport_stop)?;
         if let Some(stop) = self.common_refusal(&reply) {
             return Err(stop);
         }
@@ -333,6 +399,10 @@ impl Session {
             }
             self.epoch = Some(epoch.to_string());
             self.etag = None;
+            // Every pane is read again in the new epoch (its whole view, SPEC H5), whatever
+            // the next snapshot says of it.
+            self.entries.clear();
+            self.due.extend(self.panes.iter().cloned());
             self.publish_info();
         }
     }
@@ -362,9 +432,7 @@ impl Session {
                     self.version = None;
                 }
                 self.etag = reply.etag.clone();
-                self.panes = snapshot.panes().map(|(_, _, p)| p.id.clone()).collect();
-                let alive: HashSet<&String> = self.panes.iter().collect();
-                self.cursors.retain(|pane, _| alive.contains(pane));
+                self.take_entries(&snapshot);
                 self.core.emit(AgentChange::Snapshot {
                     snapshot: Arc::new(snapshot),
                     report: decoded.report,
@@ -375,15 +443,59 @@ impl Session {
         }
     }
 
+    /// Notes the panes of a new snapshot: a pane whose entry is new or changed is due.
+    fn take_entries(&mut self, snapshot: &Snapshot) {
+        self.panes = snapshot.panes().map(|(_, _, p)| p.id.clone()).collect();
+        let mut entries = HashMap::with_capacity(self.panes.len());
+        for (_, _, pane) in snapshot.panes() {
+            if self.entries.get(&pane.id) != Some(pane) {
+                self.due.insert(pane.id.clone());
+            }
+            entries.insert(pane.id.clone(), pane.clone());
+        }
+        self.entries = entries;
+        let alive: HashSet<&String> = self.panes.iter().collect();
+        self.cursors.retain(|pane, _| alive.contains(pane));
+        self.due.retain(|pane| alive.contains(pane));
+        self.read_at.retain(|pane, _| alive.contains(pane));
+    }
+
+    /// Whether this poll reads the pane's events (SPEC S7, T8): on screen, busy, changed or
+    /// new, in need of its view in this epoch, or not read for a background interval.
+    fn needs_read(&self, pane: &str, on_screen: &OnScreen, now: Instant) -> bool {
+        let in_epoch = self
+            .cursors
+            .get(pane)
+            .is_some_and(|c| Some(c.epoch.as_str()) == self.epoch.as_deref());
+        let background = self.endpoint.cadence().background;
+        !in_epoch
+            || on_screen.shows(pane)
+            || self.due.contains(pane)
+            || self.entries.get(pane).is_none_or(is_busy)
+            || self
+                .read_at
+                .get(pane)
+                .is_none_or(|at| now.duration_since(*at) >= background)
+    }
+
     async fn all_events(&mut self) -> Result<(), Stop> {
+        let on_screen = self.on_screen.borrow().clone();
+        let now = Instant::now();
         for pane in self.panes.clone() {
-            self.events(&pane).await?;
+            if !self.needs_read(&pane, &on_screen, now) {
+                continue;
+            }
+            if self.events(&pane).await? {
+                self.due.remove(&pane);
+                self.read_at.insert(pane, now);
+            }
         }
         Ok(())
     }
 
-    /// SPEC H5, L: events after the pane's cursor, or its whole current view.
-    async fn events(&mut self, pane: &str) -> Result<(), Stop> {
+    /// SPEC H5, L: events after the pane's cursor, or its whole current view. True when the
+    /// pane was read through (no `more` left), so it is not due any more.
+    async fn events(&mut self, pane: &str) -> Result<bool, Stop> {
         for _ in 0..MAX_EVENT_READS_PER_POLL {
             let cursor = self.cursors.get(pane).cloned();
             let path = wire::paths::events(
@@ -391,17 +503,15 @@ impl Session {
                 cursor.as_ref().map_or(0, |c| c.after),
                 cursor.as_ref().map(|c| c.epoch.as_str()),
             );
-            let reply = self
-                .send(self.get(path, limits::MAX_EVENTS_REPLY, true))
-                .await
-                .map_err(Self::transport_stop)?;
+            let request = self.get(path, limits::MAX_EVENTS_REPLY, true);
+            let reply = self.send(request).await.map_err(Self::transport_stop)?;
             if let Some(stop) = self.common_refusal(&reply) {
                 return Err(stop);
             }
             match reply.status {
                 200 => {}
                 // The pane closed between snapshot and events: the next snapshot tells.
-                404 => return Ok(()),
+                404 => return Ok(true),
                 status => return Err(Stop::Failed(format!("events of {pane} answered {status}"))),
             }
             let decoded = wire::decode::<EventsReply>(&reply.body)
@@ -442,10 +552,11 @@ impl Session {
                 });
             }
             if !more {
-                break;
+                return Ok(true);
             }
         }
-        Ok(())
+        // Events still wait past the cursor: the pane stays due for the next poll.
+        Ok(false)
     }
 }
 
@@ -491,7 +602,13 @@ mod tests {
             Arc::new(Notify::new()),
             stop_rx,
         );
-        let session = Session::new(core, endpoint, info, Recorder::off());
+        let session = Session::new(
+            core,
+            endpoint,
+            info,
+            Recorder::off(),
+            watch::channel(OnScreen::Every).1,
+        );
         let task = tokio::spawn(session.run());
         let first_poll = async {
             while let Some(update) = updates.recv().await {
@@ -534,6 +651,54 @@ mod tests {
         );
         drop(running.updates);
         assert!(ends_soon(running.task).await);
+    }
+
+    fn panes(ids: &[&str]) -> OnScreen {
+        OnScreen::Panes(ids.iter().map(|id| id.to_string()).collect())
+    }
+
+    #[test]
+    fn s7_a_pane_that_comes_on_screen_is_news_one_that_leaves_is_not() {
+        assert!(panes(&["p-1"]).adds_to(&panes(&[])));
+        assert!(panes(&["p-2"]).adds_to(&panes(&["p-1"])));
+        assert!(!panes(&[]).adds_to(&panes(&["p-1"])));
+        assert!(!panes(&["p-1"]).adds_to(&panes(&["p-1"])));
+        // Every pane was on screen already: narrowing adds nothing.
+        assert!(!panes(&["p-1"]).adds_to(&OnScreen::Every));
+        assert!(OnScreen::Every.adds_to(&panes(&["p-1"])));
+        assert!(OnScreen::Every.shows("any"));
+        assert!(!panes(&["p-1"]).shows("p-2"));
+    }
+
+    #[test]
+    fn s7_busy_is_an_open_ask_a_running_turn_or_any_state_but_idle_and_failed() {
+        let quiet: Pane = serde_json::from_value(serde_json::json!({
+            "id": "p-1", "title": "quiet", "state": "idle",
+            "turn": {"id": "p-1.turn-1", "state": "done"}
+        }))
+        .expect("a pane");
+        assert!(!is_busy(&quiet));
+        let with = |change: serde_json::Value| {
+            let mut value = serde_json::to_value(&quiet).expect("json");
+            if let (Some(pane), Some(change)) = (value.as_object_mut(), change.as_object()) {
+                pane.extend(change.clone());
+            }
+            is_busy(&serde_json::from_value::<Pane>(value).expect("a pane"))
+        };
+        assert!(!with(serde_json::json!({"state": "failed"})));
+        assert!(with(serde_json::json!({"state": "running"})));
+        assert!(with(serde_json::json!({"state": "waiting"})));
+        assert!(with(serde_json::json!({"state": "starting"})));
+        // A state this build does not know is busy: the safe side.
+        assert!(with(serde_json::json!({"state": "pondering"})));
+        assert!(with(
+            serde_json::json!({"turn": {"id": "p-1.turn-2", "state": "running"}})
+        ));
+        let ask = serde_json::json!({"asks": [{
+            "id": "ask-1", "revision": 1, "kind": "text", "title": "Name?",
+            "text": {"prompt": "Name?", "placeholder": "", "multiline": false}
+        }]});
+        assert!(with(ask));
     }
 
     #[tokio::test]

@@ -1,5 +1,6 @@
 //! One exchange = one HTTP request with its deadline and reply cap, over a private Unix socket
-//! (SPEC S) or TLS with a token (SPEC T). Knows nothing of sessions.
+//! (SPEC S) or TLS with a token (SPEC T). Knows nothing of sessions; a [`Link`] carries the
+//! exchanges of one poll cycle over one socket connection.
 
 pub(crate) mod privacy;
 pub(crate) mod socket;
@@ -117,7 +118,8 @@ impl Endpoint {
         }
     }
 
-    /// Poll intervals (watching, not watching) and how often a down agent is asked (SPEC S7, T8).
+    /// Poll intervals (watching, not watching), how often a down agent is asked, and how often
+    /// a quiet pane nobody looks at is read (SPEC S7, T8).
     pub(crate) fn cadence(&self) -> Cadence {
         match self {
             Endpoint::Socket(_) => Cadence {
@@ -125,12 +127,14 @@ impl Endpoint {
                 idle: Duration::from_secs(3),
                 down_watching: Duration::from_secs(1),
                 down_idle: Duration::from_secs(3),
+                background: Duration::from_secs(30),
             },
             Endpoint::Tls(_) => Cadence {
                 watching: Duration::from_secs(2),
                 idle: Duration::from_secs(10),
                 down_watching: Duration::from_secs(10),
                 down_idle: Duration::from_secs(10),
+                background: Duration::from_secs(60),
             },
         }
     }
@@ -171,6 +175,81 @@ pub(crate) struct Cadence {
     pub(crate) idle: Duration,
     pub(crate) down_watching: Duration,
     pub(crate) down_idle: Duration,
+    /// The longest a pane's events go unread when it is not on screen, not busy and its
+    /// snapshot entry did not change; every other pane is read at every poll.
+    pub(crate) background: Duration,
+}
+
+/// The way to one agent for the exchanges of one poll cycle (SPEC S7, T8). Over the socket:
+/// one connection, made at the cycle's first exchange after the S3 privacy check and carrying
+/// every exchange of the cycle; [`Link::end_cycle`] closes it. A connection the agent closed
+/// between two requests, or one that failed, is replaced at the next exchange by a new one,
+/// again after the check, so no connection is ever made without it (S3, S4). Over TLS the
+/// client keeps its connection alive between exchanges and between cycles (see `tls.rs`).
+pub(crate) struct Link {
+    endpoint: Endpoint,
+    socket: Option<socket::SocketConnection>,
+}
+
+impl Link {
+    pub(crate) fn new(endpoint: Endpoint) -> Self {
+        Self {
+            endpoint,
+            socket: None,
+        }
+    }
+
+    /// One exchange under the route's deadline and cap (SPEC T9: the deadline covers the whole
+    /// exchange, the connect too when this exchange makes the connection).
+    pub(crate) async fn exchange(&mut self, request: &Request) -> Result<Reply, TransportError> {
+        let Endpoint::Socket(socket) = &self.endpoint else {
+            return self.endpoint.exchange(request).await;
+        };
+        let socket = socket.clone();
+        let deadline = self.endpoint.deadline(request.class);
+        let result =
+            match tokio::time::timeout(deadline, self.socket_exchange(&socket, request)).await {
+                Ok(result) => result,
+                Err(_) => Err(TransportError::Timeout(deadline.as_millis())),
+            };
+        if result.is_err() {
+            // After a failure the connection's state is unknown: the next exchange makes a
+            // new one.
+            self.socket = None;
+        }
+        result
+    }
+
+    async fn socket_exchange(
+        &mut self,
+        socket: &socket::SocketEndpoint,
+        request: &Request,
+    ) -> Result<Reply, TransportError> {
+        if self.socket.as_ref().is_some_and(|c| !c.is_open()) {
+            self.socket = None;
+        }
+        if let Some(connection) = &mut self.socket {
+            match connection.send(request).await {
+                Ok(reply) => return Ok(reply),
+                // The agent closed the kept connection before the request left: nothing
+                // reached it, so a read goes again on a new connection, after the check.
+                Err(socket::SendError::NotSent(_)) if request.method == Method::Get => {
+                    self.socket = None;
+                }
+                Err(error) => return Err(error.into_error()),
+            }
+        }
+        let connection = self.socket.insert(socket.connect().await?);
+        connection
+            .send(request)
+            .await
+            .map_err(socket::SendError::into_error)
+    }
+
+    /// The cycle is over: its socket connection is closed. The next exchange makes a new one.
+    pub(crate) fn end_cycle(&mut self) {
+        self.socket = None;
+    }
 }
 
 /// Reads a body frame by frame, stopping as soon as it passes `cap` (SPEC W7): a reply over its
@@ -233,6 +312,7 @@ mod tests {
                 idle: s(3),
                 down_watching: s(1),
                 down_idle: s(3),
+                background: s(30),
             }
         );
         assert_eq!(
@@ -242,6 +322,7 @@ mod tests {
                 idle: s(10),
                 down_watching: s(10),
                 down_idle: s(10),
+                background: s(60),
             }
         );
     }

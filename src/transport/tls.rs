@@ -1,5 +1,7 @@
 //! The TLS transport (SPEC T): reqwest with rustls, redirects off (T4), the token on every
 //! request (T2), the deadline over the whole exchange (T7, T9), replies read within their cap (W7).
+//! The client keeps its connection to the agent alive between polls (T8), so a poll is not a
+//! TCP and TLS handshake each time.
 
 use std::path::Path;
 use std::sync::Once;
@@ -7,6 +9,9 @@ use std::sync::Once;
 use super::{Reply, Request, Token, TransportError};
 use crate::wire::limits::MAX_URL_BYTES;
 use crate::wire::paths::PREFIX;
+
+/// How long an unused connection to the agent is kept open.
+const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(90);
 
 #[derive(Clone)]
 pub struct TlsEndpoint {
@@ -86,6 +91,9 @@ impl TlsEndpoint {
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .http1_only()
+            // Kept alive past the slowest cadence (10 s, SPEC T8), so idle polls reuse it.
+            .pool_idle_timeout(KEEP_ALIVE)
+            .pool_max_idle_per_host(1)
             .user_agent(concat!("collie-phone/", env!("CARGO_PKG_VERSION")));
         if let Some(path) = ca_cert {
             let shown = path.display().to_string();

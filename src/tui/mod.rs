@@ -26,7 +26,7 @@ use tokio::time::{Duration, Interval, MissedTickBehavior};
 use self::burst::BurstDetector;
 use crate::app::notify::Notice;
 use crate::app::{App, Command, Message};
-use crate::engine::{Engine, FromEngine};
+use crate::engine::{Engine, FromEngine, ToEngine};
 use crate::ui;
 
 /// Messages taken in one go before a frame is drawn, so a burst never starves drawing.
@@ -60,6 +60,8 @@ pub struct Tui<B: Backend, E> {
     frames: u64,
     /// Tells an unbracketed paste from typing.
     burst: BurstDetector,
+    /// The panes on screen as last told to the engine (SPEC S7, T8).
+    on_screen: Option<Vec<(String, String)>>,
 }
 
 /// Sleeps until `at`; never returns when there is none (its branch is off then).
@@ -100,7 +102,7 @@ where
         }
         let mut ticker = tokio::time::interval(Duration::from_secs(1));
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        Self {
+        let mut tui = Self {
             terminal,
             events,
             engine,
@@ -114,7 +116,10 @@ where
             dirty: true,
             frames: 0,
             burst: BurstDetector::default(),
-        }
+            on_screen: None,
+        };
+        tui.tell_on_screen();
+        tui
     }
 
     /// What ringing the bell does (a real terminal writes BEL).
@@ -295,7 +300,26 @@ where
                 }
             }
         }
+        self.tell_on_screen();
         flow
+    }
+
+    /// Tells the engine which panes are on screen, when that changed (SPEC S7, T8): their
+    /// events are read at every poll, a quiet pane's only when the snapshot says it changed.
+    fn tell_on_screen(&mut self) {
+        let shown = self.app.panes_on_screen();
+        if self.on_screen.as_ref() == Some(&shown) {
+            return;
+        }
+        if self
+            .engine
+            .commands
+            .send(ToEngine::OnScreen(shown.clone()))
+            .is_err()
+        {
+            tracing::error!("the engine is gone; what is on screen was not told");
+        }
+        self.on_screen = Some(shown);
     }
 
     /// Draws a frame now.
@@ -327,5 +351,60 @@ fn links_of(app: &App, buffer: &ratatui::buffer::Buffer) -> Vec<u8> {
             osc::hyperlinks(buffer, &screen.drawn_links.borrow())
         }
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::backend::TestBackend;
+    use tokio::sync::mpsc;
+
+    use super::*;
+    use crate::app::AppSetup;
+    use crate::app::keymap::Keymap;
+    use crate::engine::ToEngine;
+    use crate::look::theme::Theme;
+
+    /// The last `OnScreen` the runner sent since the last look, if any.
+    fn told(sent: &mut mpsc::UnboundedReceiver<ToEngine>) -> Option<Vec<(String, String)>> {
+        let mut last = None;
+        while let Ok(command) = sent.try_recv() {
+            if let ToEngine::OnScreen(panes) = command {
+                last = Some(panes);
+            }
+        }
+        last
+    }
+
+    #[tokio::test]
+    async fn s7_the_runner_tells_the_engine_which_panes_are_on_screen_when_that_changes() {
+        let (commands, mut sent) = mpsc::unbounded_channel();
+        let (_updates_in, updates) = mpsc::unbounded_channel();
+        let engine = Engine {
+            commands,
+            updates,
+            recovered: Vec::new(),
+        };
+        let app = App::new(AppSetup {
+            agents: vec![("a".into(), false)],
+            keymap: Keymap::defaults(),
+            bell: false,
+            theme: Theme::builtin("dark").expect("the dark theme is built in"),
+            now: OffsetDateTime::UNIX_EPOCH,
+            size: (80, 24),
+        });
+        let terminal = Terminal::new(TestBackend::new(80, 24)).expect("a test terminal");
+        let events = futures::stream::pending::<io::Result<Event>>();
+        let mut tui = Tui::new(terminal, events, engine, app);
+        // Home: no pane's chat is on screen, so quiet panes may wait for their snapshot.
+        assert_eq!(told(&mut sent), Some(Vec::new()));
+        tui.app.open_pane("a", "p-1");
+        tui.handle(Message::Tick(OffsetDateTime::UNIX_EPOCH));
+        assert_eq!(told(&mut sent), Some(vec![("a".into(), "p-1".into())]));
+        tui.handle(Message::Tick(OffsetDateTime::UNIX_EPOCH));
+        assert_eq!(told(&mut sent), None, "told once, not at every message");
+        tui.app.back();
+        tui.handle(Message::Tick(OffsetDateTime::UNIX_EPOCH));
+        assert_eq!(told(&mut sent), Some(Vec::new()));
     }
 }

@@ -1,0 +1,408 @@
+//! Idle polling cost (issue 15, point 1): the engine's CPU while nothing happens on any agent.
+//!
+//! Each reference agent is its own process (`collie-phone agent --world empty --speed 0 --state
+//! DIR`), started from a saved world of quiet panes (no turn running, no open ask, three chat
+//! items each) written by this bench. The engine runs here, headless, as the phone runs it: the
+//! person is watching (the fastest cadence, SPEC S7) and the home screen is on screen. Over a
+//! fixed wall time the bench reads this process's user+system CPU (getrusage) and each agent
+//! child's (/proc/PID/stat), and prints them as % of one core, with the cost per pane and the
+//! requests per second the engine made.
+//!
+//! Figures: 1, 8 and 32 agents × 10 panes, and 1 agent × 256 panes (the goal: 32 × 10 at most
+//! 1 % of a core, 1 × 256 at most 0.5 %).
+//!
+//! `cargo bench --bench idle` (or the bench binary run with `--full`) measures 33 s per row in
+//! the bench profile. `cargo test --all-targets` runs it without either flag: a smoke run of
+//! small rows for one second each, so the bench cannot rot; its figures mean nothing then and are
+//! labelled so. `IDLE_SECONDS` overrides the wall time of a row.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use collie_phone::engine::{AgentChange, AgentSpec, Engine, FromEngine, ToEngine};
+use collie_phone::transport::Endpoint;
+
+const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
+/// The most an agent may take to print `listening`, and the engine to read every pane once.
+const START_DEADLINE: Duration = Duration::from_secs(60);
+const GOAL_32X10_PERCENT: f64 = 1.0;
+const GOAL_1X256_PERCENT: f64 = 0.5;
+
+/// One row of the table: how many agents, how many panes each.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    agents: usize,
+    panes: usize,
+}
+
+fn main() {
+    let full = std::env::args().any(|arg| arg == "--full" || arg == "--bench");
+    if !full {
+        println!("idle: test mode (no --full): a smoke run; these figures are not the bench's");
+    }
+    let rows: &[Row] = if full {
+        &[
+            Row {
+                agents: 1,
+                panes: 10,
+            },
+            Row {
+                agents: 8,
+                panes: 10,
+            },
+            Row {
+                agents: 32,
+                panes: 10,
+            },
+            Row {
+                agents: 1,
+                panes: 256,
+            },
+        ]
+    } else {
+        &[
+            Row {
+                agents: 2,
+                panes: 10,
+            },
+            Row {
+                agents: 1,
+                panes: 256,
+            },
+        ]
+    };
+    let seconds = match std::env::var("IDLE_SECONDS") {
+        Ok(text) => text
+            .parse::<u64>()
+            .ok()
+            .filter(|s| *s > 0)
+            .unwrap_or_else(|| panic!("IDLE_SECONDS={text} is not a whole number of seconds")),
+        // At least the 30 s background interval of the socket (SPEC S7), so a row holds the
+        // reads of quiet panes as often as they come.
+        Err(_) if full => 33,
+        Err(_) => 1,
+    };
+    let settle = if full {
+        Duration::from_secs(3)
+    } else {
+        Duration::from_millis(300)
+    };
+    println!(
+        "{:>6} {:>6} {:>7} {:>12} {:>14} {:>12} {:>14}",
+        "agents", "panes", "seconds", "engine %cpu", "per pane %cpu", "requests/s", "agents %cpu"
+    );
+    for row in rows {
+        let figures = measure(*row, Duration::from_secs(seconds), settle);
+        let panes = (row.agents * row.panes) as f64;
+        let goal = match (row.agents, row.panes) {
+            (32, 10) => Some(GOAL_32X10_PERCENT),
+            (1, 256) => Some(GOAL_1X256_PERCENT),
+            _ => None,
+        };
+        let verdict = match (full, goal) {
+            (false, _) => String::from("not judged in test mode"),
+            (true, Some(goal)) if figures.engine_percent <= goal => format!("goal ≤ {goal} %: met"),
+            (true, Some(goal)) => format!("goal ≤ {goal} %: NOT met"),
+            (true, None) => String::new(),
+        };
+        println!(
+            "{:>6} {:>6} {:>7} {:>12.3} {:>14.5} {:>12.1} {:>14.3}  {verdict}",
+            row.agents,
+            row.panes,
+            seconds,
+            figures.engine_percent,
+            figures.engine_percent / panes,
+            figures.requests_per_second,
+            figures.agents_percent,
+        );
+    }
+}
+
+struct Figures {
+    engine_percent: f64,
+    agents_percent: f64,
+    requests_per_second: f64,
+}
+
+/// One row: start the agents, the engine, wait for every pane's first read, settle, measure.
+fn measure(row: Row, wall: Duration, settle: Duration) -> Figures {
+    let dir = tempfile::Builder::new()
+        .prefix("cp-idle")
+        .tempdir_in("/tmp")
+        .expect("a temp folder");
+    let mut agents: Vec<AgentChild> = (0..row.agents)
+        .map(|n| AgentChild::start(dir.path(), n, row.panes))
+        .collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let figures = runtime.block_on(async {
+        let specs = agents
+            .iter()
+            .map(|agent| AgentSpec {
+                name: agent.name.clone(),
+                endpoint: Endpoint::socket(agent.socket.clone()),
+            })
+            .collect();
+        let mut engine =
+            Engine::start(specs, &dir.path().join("journal.jsonl")).expect("the engine starts");
+        // What the phone's runner tells it on the home screen: no pane's chat is on screen.
+        engine
+            .commands
+            .send(ToEngine::OnScreen(Vec::new()))
+            .expect("the engine is running");
+        // Every pane's first view, so the start's reads are not measured.
+        let mut views = 0usize;
+        let wanted = row.agents * row.panes;
+        let started = Instant::now();
+        while views < wanted {
+            let left = START_DEADLINE.saturating_sub(started.elapsed());
+            let update = tokio::time::timeout(left, engine.updates.recv())
+                .await
+                .unwrap_or_else(|_| {
+                    panic!("{views} of {wanted} panes read within {START_DEADLINE:?}")
+                })
+                .expect("the engine is running");
+            if let FromEngine::Agent {
+                change: AgentChange::PaneView { .. },
+                ..
+            } = update
+            {
+                views += 1;
+            }
+        }
+        // The app's side of the channel: take every update, count the exchanges.
+        let exchanges = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&exchanges);
+        let mut updates = engine.updates;
+        let drain = tokio::spawn(async move {
+            while let Some(update) = updates.recv().await {
+                if matches!(update, FromEngine::Exchange(_)) {
+                    counted.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        });
+        tokio::time::sleep(settle).await;
+        let agents_before: Vec<f64> = agents.iter().map(AgentChild::cpu_seconds).collect();
+        let before = own_cpu_seconds();
+        let exchanges_before = exchanges.load(Ordering::Relaxed);
+        let clock = Instant::now();
+        tokio::time::sleep(wall).await;
+        let elapsed = clock.elapsed().as_secs_f64();
+        let used = own_cpu_seconds() - before;
+        let requests = exchanges.load(Ordering::Relaxed) - exchanges_before;
+        let agents_used: f64 = agents
+            .iter()
+            .zip(agents_before)
+            .map(|(agent, before)| agent.cpu_seconds() - before)
+            .sum();
+        drop(engine.commands);
+        drain.abort();
+        Figures {
+            engine_percent: 100.0 * used / elapsed,
+            agents_percent: 100.0 * agents_used / elapsed,
+            requests_per_second: requests as f64 / elapsed,
+        }
+    });
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    for agent in &mut agents {
+        agent.stop();
+    }
+    figures
+}
+
+/// This process's user+system CPU so far, every thread included.
+fn own_cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes into the struct we own; RUSAGE_SELF is always valid.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// One reference agent process on its own socket, killed when dropped.
+struct AgentChild {
+    name: String,
+    socket: PathBuf,
+    child: Child,
+}
+
+impl AgentChild {
+    fn start(root: &Path, n: usize, panes: usize) -> Self {
+        let home = root.join(format!("a{n}"));
+        let state = home.join("state");
+        std::fs::create_dir_all(&state).expect("the state folder");
+        std::fs::write(
+            state.join("world.json"),
+            serde_json::to_vec(&quiet_world(panes)).expect("json"),
+        )
+        .expect("the saved world");
+        let socket = home.join("run").join("agent.sock");
+        let mut child = Command::new(BIN)
+            .args(["agent", "--world", "empty", "--speed", "0", "--socket"])
+            .arg(&socket)
+            .arg("--state")
+            .arg(&state)
+            .env_remove("COLLIE_DURABLE_SOCKET")
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the agent binary starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        // Drained, so a chatty agent never blocks on a full pipe.
+        std::thread::spawn(move || {
+            let mut sink = Vec::new();
+            let _ = stderr.read_to_end(&mut sink);
+        });
+        let (lines_in, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let _ = lines_in.send(line);
+            }
+        });
+        let deadline = Instant::now() + START_DEADLINE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) if line.starts_with("listening ") => break,
+                Ok(_) => {}
+                Err(e) => panic!("agent {n} printed no `listening` line: {e}"),
+            }
+        }
+        Self {
+            name: format!("a{n}"),
+            socket,
+            child,
+        }
+    }
+
+    /// utime+stime of the agent process so far, from /proc.
+    fn cpu_seconds(&self) -> f64 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())) else {
+            return 0.0;
+        };
+        // The fields after the command name, which is in parentheses and may hold spaces.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            return 0.0;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // utime and stime are fields 14 and 15 of stat(5); `rest` starts at field 3.
+        let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+        // SAFETY: sysconf has no preconditions.
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        match (ticks(11), ticks(12)) {
+            (Some(user), Some(system)) if per_second > 0.0 => (user + system) / per_second,
+            _ => 0.0,
+        }
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for AgentChild {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A saved world (the agent's `world.json`, format 1) of `panes` quiet panes: no turn running,
+/// no open ask, three chat items each; at most 16 panes to a tab, 16 tabs to a workspace.
+fn quiet_world(panes: usize) -> Value {
+    let at = "2026-12-01T12:00:00Z";
+    let mut next = 1u64;
+    let mut id = |prefix: &str| {
+        next += 1;
+        format!("{prefix}-{next}")
+    };
+    let mut workspaces = Vec::new();
+    let mut records = serde_json::Map::new();
+    let mut conversations = serde_json::Map::new();
+    let mut made = 0usize;
+    while made < panes {
+        let workspace = id("w");
+        let mut tabs = Vec::new();
+        while made < panes && tabs.len() < 16 {
+            let tab = id("t");
+            let mut ids = Vec::new();
+            while made < panes && ids.len() < 16 {
+                let pane = id("p");
+                let conversation = id("c");
+                let items: Vec<Value> = [
+                    "What changed since yesterday?",
+                    "Nothing: the build is green.",
+                ]
+                .iter()
+                .chain(std::iter::once(&"Waiting for the next task."))
+                .enumerate()
+                .map(|(i, text)| {
+                    json!({
+                        "id": format!("{pane}.i{i}"),
+                        "kind": if i == 0 { "user" } else { "reply" },
+                        "at": at,
+                        "text": text,
+                    })
+                })
+                .collect();
+                records.insert(
+                    pane.clone(),
+                    json!({
+                        "id": pane,
+                        "title": format!("Quiet pane {made}"),
+                        "conversation_id": conversation,
+                        "belt": [],
+                        "turn": null,
+                        "turns_started": 0,
+                        "starting": false,
+                        "asks": [],
+                        "decisions": [],
+                    }),
+                );
+                conversations.insert(
+                    conversation.clone(),
+                    json!({
+                        "id": conversation,
+                        "title": format!("Quiet pane {made}"),
+                        "created": made,
+                        "pane_id": pane,
+                        "updated_at": at,
+                        "items": items,
+                    }),
+                );
+                ids.push(Value::String(pane));
+                made += 1;
+            }
+            tabs.push(json!({"id": tab, "title": format!("Tab {}", tabs.len() + 1), "panes": ids}));
+        }
+        workspaces.push(json!({"id": workspace, "title": "Quiet", "tabs": tabs}));
+    }
+    json!({
+        "format": 1,
+        "saved_at": at,
+        "layout": {
+            "host_name": "quiet",
+            "workspaces": workspaces,
+            "panes": records,
+            "conversations": conversations,
+            "starters": [],
+            "next_id": next + 1,
+        }
+    })
+}
