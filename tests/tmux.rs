@@ -529,12 +529,11 @@ fn l1_search_then_copy_writes_only_clean_osc_52_bytes() {
             .any(|w| w == expected.as_bytes()),
         "the OSC 52 sequence"
     );
-    // Nothing the agent sent set a title or wrote a C1 control: the only OSCs are ours.
-    for (number, _) in osc_sequences(&raw) {
-        assert!(
-            ["52", "8"].contains(&number.as_str()),
-            "OSC {number} went out"
-        );
+    // Nothing the agent sent set a title or wrote a C1 control: the only OSCs are ours (the
+    // copy, the links, and the phone's own question for the background colour, `theme = auto`).
+    for (number, body) in osc_sequences(&raw) {
+        let ours = ["52", "8"].contains(&number.as_str()) || (number == "11" && body == b"?");
+        assert!(ours, "OSC {number} went out");
     }
     let shown = String::from_utf8_lossy(&raw);
     assert!(
