@@ -457,17 +457,22 @@ impl AcpHost {
     /// Every permission request of a pane is answered `cancelled` (its asks were decided by the
     /// world: a stopped turn, a closed pane).
     fn cancel_pending(&mut self, pane: &str) {
-        let keys: Vec<String> = self
+        for (_, pending) in self.take_pending(pane) {
+            respond(pending.responder, RequestPermissionOutcome::Cancelled);
+        }
+    }
+
+    /// Takes every permission request of a pane out of the waiting ones, by ask id.
+    fn take_pending(&mut self, pane: &str) -> Vec<(String, Pending)> {
+        let asks: Vec<String> = self
             .pending
             .iter()
             .filter(|(_, p)| p.pane == pane)
-            .map(|(k, _)| k.clone())
+            .map(|(ask, _)| ask.clone())
             .collect();
-        for key in keys {
-            if let Some(pending) = self.pending.remove(&key) {
-                respond(pending.responder, RequestPermissionOutcome::Cancelled);
-            }
-        }
+        asks.into_iter()
+            .filter_map(|ask| self.pending.remove(&ask).map(|p| (ask, p)))
+            .collect()
     }
 
     // ----- what agents did -------------------------------------------------------------------
@@ -790,17 +795,9 @@ impl AcpHost {
             ),
         };
         // A permission request cannot outlive its prompt.
-        let orphans: Vec<String> = self
-            .pending
-            .iter()
-            .filter(|(_, p)| p.pane == pane)
-            .map(|(k, _)| k.clone())
-            .collect();
-        for ask in orphans {
-            if let Some(pending) = self.pending.remove(&ask) {
-                respond(pending.responder, RequestPermissionOutcome::Cancelled);
-                world.decide_ask(pane, &ask, "The turn ended before an answer", now);
-            }
+        for (ask, pending) in self.take_pending(pane) {
+            respond(pending.responder, RequestPermissionOutcome::Cancelled);
+            world.decide_ask(pane, &ask, "The turn ended before an answer", now);
         }
         let running = world
             .layout
@@ -826,14 +823,8 @@ impl AcpHost {
             .map(|(p, _)| p.clone())
             .collect();
         for pane in panes {
-            let asks: Vec<String> = self
-                .pending
-                .iter()
-                .filter(|(_, p)| p.pane == pane)
-                .map(|(k, _)| k.clone())
-                .collect();
-            for ask in asks {
-                self.pending.remove(&ask);
+            // Their responders went with the process: nothing to answer, only to decide.
+            for (ask, _) in self.take_pending(&pane) {
                 world.decide_ask(&pane, &ask, "The agent stopped before an answer", now);
             }
             let Some(bound) = self.panes.get_mut(&pane) else {
