@@ -592,10 +592,14 @@ impl AcpHost {
                 world.push_item(pane, ItemKind::Notice, &format!("{agent} cannot load an old session, so this conversation is kept in history."), now);
                 world.close_pane_now(pane, now);
             }
-            (_, _, Reopen::Revive) => {
+            (_, had, Reopen::Revive) => {
                 bound.opening = true;
                 bound.session = None;
-                world.push_item(pane, ItemKind::Notice, &format!("{agent} starts a fresh session here: it cannot load the old one, so it does not remember this conversation."), now);
+                // A pane whose session never opened (a sign-in was missing, say) just tries
+                // again; one that had a session says what is lost.
+                if had.is_some() {
+                    world.push_item(pane, ItemKind::Notice, &format!("{agent} starts a fresh session here: it cannot load the old one, so it does not remember this conversation."), now);
+                }
                 self.command(
                     agent,
                     Command::Open {
