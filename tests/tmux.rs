@@ -8,124 +8,13 @@
 
 mod common;
 
+use common::tmux::{SOON, Tmux, tmux_installed};
+
 use std::path::Path;
-use std::process::{Command, Output};
+
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
-const SOON: Duration = Duration::from_secs(20);
-
-/// A tmux server of its own, killed when dropped.
-struct Tmux {
-    socket: String,
-    session: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .expect("tmux runs")
-    }
-
-    /// Runs `command` in a new tmux server named after `name` (tests that run at the same
-    /// time each have their own), in a window of `width`x`height`.
-    fn start(name: &str, (width, height): (u16, u16), command: &str) -> Self {
-        let tmux = Self {
-            socket: format!("collie-phone-test-{name}-{}", std::process::id()),
-            session: "phone".into(),
-        };
-        let (width, height) = (width.to_string(), height.to_string());
-        let out = tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            &tmux.session,
-            "-x",
-            &width,
-            "-y",
-            &height,
-            command,
-        ]);
-        assert!(out.status.success(), "tmux new-session: {out:?}");
-        tmux
-    }
-
-    fn screen(&self) -> String {
-        let out = self.run(&["capture-pane", "-p", "-t", &self.session]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for key in keys {
-            let out = self.run(&["send-keys", "-t", &self.session, key]);
-            assert!(out.status.success(), "send-keys {key}: {out:?}");
-            // One key at a time, as a person types: each lands on the screen it was meant for.
-            std::thread::sleep(Duration::from_millis(60));
-        }
-    }
-
-    fn text(&self, text: &str) {
-        let out = self.run(&["send-keys", "-t", &self.session, "-l", text]);
-        assert!(out.status.success(), "send-keys -l: {out:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-
-    fn until(&self, what: &str, check: impl Fn(&str) -> bool) {
-        let deadline = Instant::now() + SOON;
-        loop {
-            let screen = self.screen();
-            if check(&screen) {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{what} did not show within {SOON:?}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// Waits as a person reading a card would: past its reading time (issue 10), after which
-    /// Enter answers.
-    fn read_card(&self) {
-        let arming = collie_phone::screens::card::arming::ARMING.unsigned_abs();
-        std::thread::sleep(arming + Duration::from_millis(200));
-    }
-
-    /// True while the session (the phone) still runs.
-    fn alive(&self) -> bool {
-        self.run(&["has-session", "-t", &self.session])
-            .status
-            .success()
-    }
-
-    /// Moves the selection down until its row holds `words`.
-    fn select(&self, words: &str) {
-        for _ in 0..40 {
-            if self
-                .screen()
-                .lines()
-                .any(|l| l.starts_with('›') && l.contains(words))
-            {
-                return;
-            }
-            self.keys(&["j"]);
-        }
-        panic!("no row with {words}:\n{}", self.screen());
-    }
-}
-
-impl Tmux {
-    /// Records every byte the program in the pane writes, raw, to `file` (`pipe-pane -O`).
-    fn record_output(&self, file: &Path) {
-        let command = format!("cat >> '{}'", file.display());
-        let out = self.run(&["pipe-pane", "-O", "-t", &self.session, &command]);
-        assert!(out.status.success(), "pipe-pane: {out:?}");
-    }
-}
 
 /// The OSC sequences in raw terminal output: (number, body without the number, terminator).
 fn osc_sequences(raw: &[u8]) -> Vec<(String, Vec<u8>)> {
@@ -146,19 +35,6 @@ fn osc_sequences(raw: &[u8]) -> Vec<(String, Vec<u8>)> {
         at = end.max(body_start);
     }
     found
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
-}
-
-fn tmux_installed() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 fn demo_folders(runtime: &Path) -> usize {

@@ -4,104 +4,11 @@
 //! from the terminal's background, and the phone's line for a socket that is not there.
 //! Skipped, with a note, where tmux is not installed.
 
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+mod common;
+
+use common::tmux::{Tmux, tmux_installed};
 
 const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
-const SOON: Duration = Duration::from_secs(20);
-
-/// A tmux server of its own, killed when dropped.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .expect("tmux runs")
-    }
-
-    fn start(name: &str, command: &str) -> Self {
-        let tmux = Self {
-            socket: format!("collie-phone-term-{name}-{}", std::process::id()),
-        };
-        let out = tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "phone",
-            "-x",
-            "100",
-            "-y",
-            "30",
-            command,
-        ]);
-        assert!(out.status.success(), "tmux new-session: {out:?}");
-        tmux
-    }
-
-    /// A tmux whose window style has this background (so it answers OSC 11 with it), then
-    /// `command` in its pane.
-    fn start_with_background(name: &str, background: &str, command: &str) -> Self {
-        let tmux = Self::start(name, "sleep 60");
-        let style = format!("bg={background}");
-        let out = tmux.run(&["set-option", "-g", "window-style", &style]);
-        assert!(out.status.success(), "set window-style: {out:?}");
-        let out = tmux.run(&["respawn-pane", "-k", "-t", "phone", command]);
-        assert!(out.status.success(), "respawn-pane: {out:?}");
-        tmux
-    }
-
-    /// The screen with its colours, as SGR escapes.
-    fn coloured_screen(&self) -> String {
-        let out = self.run(&["capture-pane", "-p", "-e", "-t", "phone"]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        let out = self.run(&["capture-pane", "-p", "-t", "phone"]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// True when the program in the pane asked for mouse reports.
-    fn mouse_taken(&self) -> bool {
-        let out = self.run(&["display-message", "-p", "-t", "phone", "#{mouse_any_flag}"]);
-        String::from_utf8_lossy(&out.stdout).trim() == "1"
-    }
-
-    fn key(&self, key: &str) {
-        let out = self.run(&["send-keys", "-t", "phone", key]);
-        assert!(out.status.success(), "send-keys {key}: {out:?}");
-    }
-
-    fn until(&self, what: &str, check: impl Fn(&Self) -> bool) {
-        let deadline = Instant::now() + SOON;
-        while !check(self) {
-            assert!(
-                Instant::now() < deadline,
-                "waited for {what}; the screen:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
-}
-
-fn tmux_installed() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// A private home with a config file: (home, the command that runs `collie-phone ARGS` there
 /// with `env` in front, the config's `--config` flag). `{config}` in `args` becomes that flag,
@@ -139,24 +46,24 @@ fn mouse_false_leaves_the_mouse_and_m_takes_it_and_leaves_it_again() {
     }
     let (home, command) = home_with("mouse = false\n", "", "demo {config}");
     let _home = home;
-    let tmux = Tmux::start("mouse", &command);
-    tmux.until("the demo's agent", |t| t.screen().contains("demo"));
+    let tmux = Tmux::start("mouse", (100, 30), &command);
+    tmux.until_with("the demo's agent", |t| t.screen().contains("demo"));
     assert!(!tmux.mouse_taken(), "mouse = false, yet the phone took it");
     tmux.key("M");
-    tmux.until("the mouse taken", Tmux::mouse_taken);
-    tmux.until("the line saying so", |t| {
+    tmux.until_with("the mouse taken", Tmux::mouse_taken);
+    tmux.until_with("the line saying so", |t| {
         t.screen()
             .contains("Mouse on: wheel and clicks work here; press M for your terminal's selection")
     });
     tmux.key("M");
-    tmux.until("the mouse left", |t| !t.mouse_taken());
-    tmux.until("the line saying so", |t| {
+    tmux.until_with("the mouse left", |t| !t.mouse_taken());
+    tmux.until_with("the line saying so", |t| {
         t.screen()
             .contains("Mouse off: your terminal's selection works; press M to turn it back on")
     });
     // Everything goes on by keyboard: help opens and lists the key.
     tmux.key("?");
-    tmux.until("the help with the mouse key", |t| {
+    tmux.until_with("the help with the mouse key", |t| {
         t.screen()
             .contains("Mouse on or off (off: the terminal's own selection works)")
     });
@@ -170,9 +77,9 @@ fn by_default_the_phone_takes_the_mouse() {
     }
     let (home, command) = home_with("", "", "demo {config}");
     let _home = home;
-    let tmux = Tmux::start("mouse-default", &command);
-    tmux.until("the demo's agent", |t| t.screen().contains("demo"));
-    tmux.until("the mouse taken", Tmux::mouse_taken);
+    let tmux = Tmux::start("mouse-default", (100, 30), &command);
+    tmux.until_with("the demo's agent", |t| t.screen().contains("demo"));
+    tmux.until_with("the mouse taken", Tmux::mouse_taken);
 }
 
 #[test]
@@ -184,8 +91,8 @@ fn theme_auto_is_light_when_the_terminal_answers_osc_11_with_a_light_background(
     let (home, command) = home_with("", "", "demo {config} --log {home}/phone.log");
     let log = home.path().join("phone.log");
     // tmux answers OSC 11 with the pane's background when its window style sets one.
-    let tmux = Tmux::start_with_background("osc11", "#ffffff", &command);
-    tmux.until("the demo's agent", |t| t.screen().contains("demo"));
+    let tmux = Tmux::start_with_background("osc11", (100, 30), "#ffffff", &command);
+    tmux.until_with("the demo's agent", |t| t.screen().contains("demo"));
     let logged = std::fs::read_to_string(&log).expect("the phone keeps a log");
     assert!(
         logged.contains("theme auto: light (the terminal's answer to OSC 11;"),
@@ -216,8 +123,8 @@ fn theme_auto_falls_back_to_colorfgbg_when_the_terminal_does_not_say() {
         "demo {config} --log {home}/phone.log",
     );
     let log = home.path().join("phone.log");
-    let tmux = Tmux::start("colorfgbg", &command);
-    tmux.until("the demo's agent", |t| t.screen().contains("demo"));
+    let tmux = Tmux::start("colorfgbg", (100, 30), &command);
+    tmux.until_with("the demo's agent", |t| t.screen().contains("demo"));
     let logged = std::fs::read_to_string(&log).expect("the phone keeps a log");
     assert!(logged.contains("theme auto: light (COLORFGBG;"), "{logged}");
     assert!(tmux.coloured_screen().contains("38;2;55;96;191"));
@@ -231,8 +138,8 @@ fn the_phone_says_in_one_line_that_there_is_no_socket() {
     }
     let (home, command) = home_with("", "", "{config} --socket {home}/gone/agent.sock");
     let socket = home.path().join("gone").join("agent.sock");
-    let tmux = Tmux::start("nosocket", &command);
-    tmux.until("the agent's line", |t| {
+    let tmux = Tmux::start("nosocket", (100, 30), &command);
+    tmux.until_with("the agent's line", |t| {
         t.screen()
             .contains(&format!("Unreachable: no socket at {}", socket.display()))
     });

@@ -12,6 +12,7 @@ pub mod faulty;
 pub mod hostile;
 pub mod phone;
 pub mod reference_bridge;
+pub mod tmux;
 
 use std::convert::Infallible;
 use std::io::{BufRead, BufReader, Read};
