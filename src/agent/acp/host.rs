@@ -711,7 +711,7 @@ impl AcpHost {
             .unwrap_or_default();
         let tool_call = format!("{turn}/{}", request.tool_call.tool_call_id.0);
         let ask_id = crate::wire::ask_id(&pane, &tool_call);
-        if let Some(old) = self.pending.remove(&ask_id) {
+        let shown = if let Some(old) = self.pending.remove(&ask_id) {
             // The same call asked again while its card is open: the card changes in place
             // and its revision rises, so an answer to the old words is refused (SPEC A3).
             respond(old.responder, RequestPermissionOutcome::Cancelled);
@@ -725,28 +725,19 @@ impl AcpHost {
                 },
                 now,
             );
-            self.pending.insert(
-                ask_id,
-                Pending {
+            Some(ask_id)
+        } else {
+            world.open_ask(&pane, &tool_call, card.ask.clone(), now)
+        };
+        match shown {
+            Some(ask_id) => {
+                let pending = Pending {
                     key,
                     pane,
                     responder,
                     card,
-                },
-            );
-            return;
-        }
-        match world.open_ask(&pane, &tool_call, card.ask.clone(), now) {
-            Some(ask_id) => {
-                self.pending.insert(
-                    ask_id,
-                    Pending {
-                        key,
-                        pane,
-                        responder,
-                        card,
-                    },
-                );
+                };
+                self.pending.insert(ask_id, pending);
             }
             None => {
                 respond(responder, RequestPermissionOutcome::Cancelled);
