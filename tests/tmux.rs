@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::tmux::{SOON, Tmux, tmux_installed};
+use common::tmux::{SOON, Tmux, private_home, tmux_installed};
 
 use std::path::Path;
 
@@ -55,17 +55,7 @@ fn demo_folders(runtime: &Path) -> usize {
 /// A private home for a demo (its own runtime, state and config folders) and the command that
 /// runs `collie-phone ARGS` in it: (home, runtime folder, command).
 fn demo_home(args: &str) -> (tempfile::TempDir, std::path::PathBuf, String) {
-    let home = tempfile::Builder::new()
-        .prefix("cp-tmux-")
-        .tempdir_in("/tmp")
-        .expect("a temp folder");
-    let runtime = home.path().join("run");
-    std::fs::create_dir(&runtime).expect("runtime folder");
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
-            .expect("private runtime folder");
-    }
+    let (home, runtime) = private_home("cp-tmux-");
     let command = format!(
         "env XDG_RUNTIME_DIR={run} XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config {BIN} {args}",
         run = runtime.display(),
@@ -254,10 +244,9 @@ fn demo_dsh_in_tmux_shows_both_agents_and_sends_to_a_bridge_task() {
     assert_eq!(demo_folders(&runtime), 0, "the demo folder was left behind");
 }
 
-/// The send texts in the running demo's journal (in its private folder), oldest first: what
-/// left for the agent (SPEC Q2).
-fn journal_sends(runtime: &Path) -> Vec<String> {
-    let journal = std::fs::read_dir(runtime)
+/// The running demo's journal (in its private folder under `runtime`), whole.
+fn demo_journal(runtime: &Path) -> String {
+    std::fs::read_dir(runtime)
         .into_iter()
         .flatten()
         .flatten()
@@ -267,7 +256,13 @@ fn journal_sends(runtime: &Path) -> Vec<String> {
                 .starts_with("collie-phone-demo-")
         })
         .filter_map(|e| std::fs::read_to_string(e.path().join("intents.jsonl")).ok())
-        .collect::<String>();
+        .collect()
+}
+
+/// The send texts in the running demo's journal (in its private folder), oldest first: what
+/// left for the agent (SPEC Q2).
+fn journal_sends(runtime: &Path) -> Vec<String> {
+    let journal = demo_journal(runtime);
     journal
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
@@ -471,17 +466,7 @@ fn demo_pane_links_are_osc_8_code_wraps_and_o_says_where_no_browser_can_open() {
 /// The answers in the running demo's journal that the agent took (SPEC Q2), oldest first: for
 /// each answer whose outcome is `done`, the option id the agent's own reply says it applied.
 fn journal_answers_done(runtime: &Path) -> Vec<String> {
-    let journal = std::fs::read_dir(runtime)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("collie-phone-demo-")
-        })
-        .filter_map(|e| std::fs::read_to_string(e.path().join("intents.jsonl")).ok())
-        .collect::<String>();
+    let journal = demo_journal(runtime);
     let entries: Vec<serde_json::Value> = journal
         .lines()
         .filter_map(|line| serde_json::from_str(line).ok())

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::tmux::{Tmux, tmux_installed};
+use common::tmux::{Tmux, private_home, tmux_installed};
 
 const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
 
@@ -14,17 +14,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
 /// with `env` in front, the config's `--config` flag). `{config}` in `args` becomes that flag,
 /// `{home}` the home.
 fn home_with(config: &str, env: &str, args: &str) -> (tempfile::TempDir, String) {
-    let home = tempfile::Builder::new()
-        .prefix("cp-term-")
-        .tempdir_in("/tmp")
-        .expect("a temp folder");
-    let runtime = home.path().join("run");
-    std::fs::create_dir(&runtime).expect("runtime folder");
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
-            .expect("private runtime folder");
-    }
+    let (home, runtime) = private_home("cp-term-");
     let config_file = home.path().join("config.toml");
     std::fs::write(&config_file, config).expect("write the config");
     let args = args

@@ -15,6 +15,21 @@ pub struct Tmux {
     pub session: String,
 }
 
+/// A fresh home for a phone under test, with its private runtime folder (mode 0700, as
+/// `XDG_RUNTIME_DIR` must be): (home, runtime folder).
+pub fn private_home(prefix: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in("/tmp")
+        .expect("a temp folder");
+    let runtime = home.path().join("run");
+    std::fs::create_dir(&runtime).expect("runtime folder");
+    std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
+        .expect("private runtime folder");
+    (home, runtime)
+}
+
 /// True when tmux can be run here; tests that need it skip, with a note, when not.
 pub fn tmux_installed() -> bool {
     Command::new("tmux")
