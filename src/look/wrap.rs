@@ -51,6 +51,20 @@ pub(crate) fn truncate(text: &str, max_width: usize) -> String {
     out
 }
 
+/// The columns of `text` after the first `skip` (a wide character started before them goes
+/// whole), so a line scrolled sideways shows its far end: the cursor's, or a code line's.
+pub(crate) fn skip_columns(text: &str, skip: usize) -> String {
+    let mut used = 0;
+    let mut out = String::new();
+    for c in text.chars() {
+        if used >= skip {
+            out.push(c);
+        }
+        used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+    }
+    out
+}
+
 /// `text` cut or right-padded with spaces to exactly `width` columns.
 pub(crate) fn pad_to(text: &str, width: usize) -> String {
     let mut out = truncate(text, width);

@@ -52,7 +52,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
             if focused {
                 let column = editor.cursor().1;
                 let shift = column.saturating_sub(value_room.saturating_sub(1));
-                let shown: String = skip_columns(&text, shift);
+                let shown: String = wrap::skip_columns(&text, shift);
                 cursor = Some((
                     u16::try_from(2 + LABEL_WIDTH + column - shift).unwrap_or(0),
                     u16::try_from(lines.len()).unwrap_or(0),
@@ -166,17 +166,4 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
             list.y + y,
         ));
     }
-}
-
-/// The columns of `text` after the first `skip`, so the cursor's end of a long line shows.
-fn skip_columns(text: &str, skip: usize) -> String {
-    let mut used = 0;
-    let mut out = String::new();
-    for c in text.chars() {
-        if used >= skip {
-            out.push(c);
-        }
-        used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-    }
-    out
 }

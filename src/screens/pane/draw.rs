@@ -252,19 +252,6 @@ fn outbox_line(
     ])
 }
 
-/// The columns of `text` after the first `skip`, so the cursor's end of a long line shows.
-fn skip_columns(text: &str, skip: usize) -> String {
-    let mut used = 0;
-    let mut out = String::new();
-    for c in text.chars() {
-        if used >= skip {
-            out.push(c);
-        }
-        used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-    }
-    out
-}
-
 fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
     let focused = screen.focus == PaneFocus::Input && app.overlay.is_none();
     let border = if focused { theme.accent } else { theme.border };
@@ -305,7 +292,7 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect,
     let shift = column.saturating_sub(width - 1);
     for (i, line) in lines.iter().skip(first).take(height).enumerate() {
         let shown = if first + i == row {
-            skip_columns(line, shift)
+            wrap::skip_columns(line, shift)
         } else {
             line.clone()
         };

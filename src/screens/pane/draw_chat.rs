@@ -191,7 +191,7 @@ fn draw_bar(
         let (_, column) = search.editor.cursor();
         // The cursor's end of a long query shows.
         let shift = column.saturating_sub(room.saturating_sub(1));
-        let shown: String = wrap::truncate(&skip_columns(&text, shift), room);
+        let shown: String = wrap::truncate(&wrap::skip_columns(&text, shift), room);
         let used = 2 + wrap::width(&shown);
         let count_style = if search.count.1 == 0 && !search.editor.is_empty() {
             theme.warn
@@ -239,17 +239,4 @@ fn draw_bar(
         key(Action::Back)
     );
     put(frame, bar, 0, Line::from(Span::styled(words, theme.accent)));
-}
-
-/// The columns of `text` after the first `skip`.
-fn skip_columns(text: &str, skip: usize) -> String {
-    let mut used = 0;
-    let mut out = String::new();
-    for c in text.chars() {
-        if used >= skip {
-            out.push(c);
-        }
-        used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-    }
-    out
 }
