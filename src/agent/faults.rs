@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 /// Every rule `--break` knows, with what breaking it does. Each entry has a `check` that fails
-/// on it and a test that proves exactly that id fails (tests/check_breaks.rs).
+/// on it and a test that proves exactly that id fails (tests/integration/check_breaks.rs).
 pub const BREAKABLE: &[(&str, &str)] = &[
     // W, H, T, Q and V (check/wire_rules.rs, hello_rules.rs, token_rules.rs, replay_rules.rs,
     // version_rules.rs).

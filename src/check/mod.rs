@@ -53,10 +53,10 @@
 //!
 //! 3. Make the reference agent able to break it: an entry in `agent::faults::BREAKABLE` (id and a
 //!    few words on what the break does) and an `if breaks.has("W9") { … }` at the one spot of
-//!    `agent::server` (or the world) where the rule lives. `tests/check_breaks.rs` then proves
+//!    `agent::server` (or the world) where the rule lives. `tests/integration/check_breaks.rs` then proves
 //!    that `check` against `agent --break W9` fails W9 and nothing else (a break that needs more
 //!    agent flags, like H3's `--ready-after`, names them in that file's `extra_flags`). Run
-//!    `cargo test --test check_breaks` and `cargo test --test check`.
+//!    `cargo test --test integration check_breaks::` and `cargo test --test integration check::`.
 //!
 //! Rules run one after another against one agent, in the order of [`rules`]; a rule that
 //! writes (only when `probe.allow_writes()`) must leave nothing behind that another rule trips

@@ -1,6 +1,6 @@
 //! The screens, one room each: a room (`screens/<name>/`) holds the screen's state and its key
 //! handling in `mod.rs` (the app layer: pure, no drawing) and its drawing in `draw.rs` (the ui
-//! layer: reads only). docs/ARCHITECTURE.md lists the rooms; `tests/layering.rs` keeps the two
+//! layer: reads only). docs/ARCHITECTURE.md lists the rooms; `tests/integration/layering.rs` keeps the two
 //! layers apart inside each room.
 //!
 //! The screens are stacked: Home at the bottom, the screen shown on top. Esc goes back one.

@@ -1,0 +1,781 @@
+//! The ACP host (`agent --acp`) against our scripted ACP agent, a real process speaking ACP
+//! on its stdio, over a real socket: every mapping of docs/ACP.md, judged on what the wire
+//! carries and on what the agent itself received (its sessions folder keeps every prompt and
+//! reply, and its answers show in what it says next).
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// A host with the scripted agent as `scripted`, in a folder of its own.
+struct Host {
+    dir: tempfile::TempDir,
+    process: AgentProcess,
+    client: Client,
+}
+
+fn arg(path: &Path) -> &str {
+    path.to_str().expect("a utf-8 path")
+}
+
+fn scripted(dir: &Path, extra: &str) -> String {
+    let sessions = dir.join("sessions");
+    std::fs::create_dir_all(&sessions).expect("a sessions folder");
+    format!(
+        "{BIN} acp-scripted-agent --pace 2 --sessions {} {extra}",
+        sessions.display()
+    )
+}
+
+fn workspace(dir: &Path, name: &str) -> PathBuf {
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).expect("a workspace folder");
+    folder
+}
+
+async fn host(agents: &[(&str, &str)], extra: &[&str]) -> Host {
+    let dir = temp_dir();
+    host_in(dir, agents, extra).await
+}
+
+async fn host_in(dir: tempfile::TempDir, agents: &[(&str, &str)], extra: &[&str]) -> Host {
+    let project = workspace(dir.path(), "project");
+    let log = dir.path().join("host.log");
+    let config = dir.path().join("none.toml");
+    let specs: Vec<String> = agents
+        .iter()
+        .map(|(name, command)| {
+            let command = if command.is_empty() {
+                scripted(dir.path(), "")
+            } else {
+                command.replace("SCRIPTED", &scripted(dir.path(), ""))
+            };
+            format!("{name}={command}")
+        })
+        .collect();
+    let mut args: Vec<&str> = vec!["--log", arg(&log), "--config", arg(&config)];
+    for spec in &specs {
+        args.extend(["--acp", spec.as_str()]);
+    }
+    if !extra.contains(&"--workspace") {
+        args.extend(["--workspace", arg(&project)]);
+    }
+    args.extend_from_slice(extra);
+    let socket = dir.path().join("run").join("agent.sock");
+    let mut all = vec!["agent", "--socket", arg(&socket)];
+    all.extend_from_slice(&args);
+    // Info, not the tests' usual warn: the tests read what the host logs.
+    let process = AgentProcess::start_with_env(&all, &[("RUST_LOG", "info")]);
+    let client = process.client();
+    wait_ready(&client).await;
+    Host {
+        dir,
+        process,
+        client,
+    }
+}
+
+impl Host {
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("host.log")).unwrap_or_default()
+    }
+
+    /// What the scripted agent keeps of its sessions: every (who, words) it received and said.
+    fn agent_history(&self) -> Vec<(String, String)> {
+        let mut all = Vec::new();
+        let folder = self.dir.path().join("sessions");
+        for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            let saved: Value = serde_json::from_str(&text).unwrap_or_default();
+            for pair in saved["history"].as_array().into_iter().flatten() {
+                all.push((
+                    pair[0].as_str().unwrap_or_default().to_string(),
+                    pair[1].as_str().unwrap_or_default().to_string(),
+                ));
+            }
+        }
+        all
+    }
+
+    async fn start(&self, starter: &str) -> String {
+        let reply = self
+            .client
+            .post(
+                &format!("/session/v1/starter/{starter}"),
+                json!({"requestId": format!("start-{starter}")}),
+            )
+            .await
+            .expect(200, "ok");
+        let pane = reply["paneId"]
+            .as_str()
+            .expect("the starter names its pane");
+        self.until_state(pane, "idle").await;
+        pane.to_string()
+    }
+
+    async fn pane(&self, pane: &str) -> Option<Value> {
+        panes(&snapshot(&self.client).await)
+            .into_iter()
+            .find(|p| p["id"] == pane)
+    }
+
+    async fn until_state(&self, pane: &str, state: &str) -> Value {
+        eventually(&format!("pane {pane} is {state}"), WAIT, || async {
+            self.pane(pane).await.filter(|p| p["state"] == state)
+        })
+        .await
+    }
+
+    async fn send(&self, pane: &str, id: &str, text: &str) -> Value {
+        let turn = self.pane(pane).await.map(|p| p["turn"]["id"].clone());
+        let reply = self
+            .client
+            .post(
+                &pane_path(pane, "send"),
+                json!({"requestId": id, "turnId": turn.unwrap_or(Value::Null), "text": text}),
+            )
+            .await;
+        reply.expect(200, "ok")
+    }
+
+    async fn ask(&self, pane: &str) -> Value {
+        eventually("a permission ask", WAIT, || async {
+            self.pane(pane)
+                .await
+                .and_then(|p| p["asks"].as_array().and_then(|a| a.first().cloned()))
+        })
+        .await
+    }
+
+    async fn answer(&self, pane: &str, id: &str, ask: &Value, option: &str) -> Reply {
+        self.client
+            .post(
+                &pane_path(pane, "answer"),
+                json!({"requestId": id, "askId": ask["id"], "revision": ask["revision"], "answer": {"optionId": option}}),
+            )
+            .await
+    }
+
+    /// The pane's items as the whole view gives them.
+    async fn items(&self, pane: &str) -> Vec<Value> {
+        let view = self
+            .client
+            .get(&format!("{}?after=0", pane_path(pane, "events")))
+            .await
+            .expect(200, "");
+        view["view"]["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    async fn until_turn_ends(&self, pane: &str) -> Value {
+        eventually("the turn ends", WAIT, || async {
+            self.pane(pane)
+                .await
+                .filter(|p| p["turn"]["state"] != "running" && p["state"] != "starting")
+        })
+        .await
+    }
+}
+
+fn texts(items: &[Value], kind: &str) -> Vec<String> {
+    items
+        .iter()
+        .filter(|i| i["kind"] == kind)
+        .map(|i| i["text"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_starter_opens_a_session_and_a_turn_streams_into_items() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let hello = host
+        .client
+        .send(Req::get(HELLO).version(None))
+        .await
+        .expect(200, "");
+    assert_eq!(
+        hello["caps"]["queueSend"], true,
+        "ACP cannot steer: said in caps"
+    );
+    let snap = snapshot(&host.client).await;
+    let starters = snap["starters"].as_array().expect("starters");
+    assert_eq!(starters.len(), 1);
+    assert!(
+        starters[0]["title"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("scripted in ") && t.ends_with("/project")),
+        "{starters:?}"
+    );
+    let starter = starters[0]["id"].as_str().expect("an id").to_string();
+    let pane = host.start(&starter).await;
+    // The belt holds the agent's commands.
+    let shown = host.pane(&pane).await.expect("the pane");
+    assert_eq!(
+        shown["belt"][0]["label"], "/test",
+        "sent right after session/new, kept"
+    );
+
+    host.send(&pane, "s1", "Check the project").await;
+    let ask = host.ask(&pane).await;
+    assert_eq!(
+        ask["title"], "execute: cargo test",
+        "A10: from the tool and its input"
+    );
+    assert_eq!(ask["permission"]["tool"], "execute");
+    assert_eq!(ask["permission"]["arguments"]["command"], "cargo test");
+    let options: Vec<(&str, &str)> = ask["permission"]["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .map(|o| {
+            (
+                o["id"].as_str().unwrap_or(""),
+                o["effect"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        options,
+        [
+            ("allow-once", "allow"),
+            ("allow-always", "allow-always"),
+            ("deny", "deny"),
+            ("deny-always", "deny"),
+        ]
+    );
+    host.answer(&pane, "a1", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    let done = host.until_turn_ends(&pane).await;
+    assert_eq!(done["turn"]["state"], "done");
+
+    let items = host.items(&pane).await;
+    let replies = texts(&items, "reply");
+    assert_eq!(
+        replies,
+        [
+            "I'll start by reading the project. 我先读一下项目。",
+            "The tests ran: 2 passed, 1 failed (`adds`).",
+            "Here is a fix for `add`: it subtracted instead of adding.",
+        ],
+        "one reply item per message, whole, never one per chunk"
+    );
+    assert_eq!(texts(&items, "thinking").len(), 1);
+    let plans = texts(&items, "markdown");
+    assert_eq!(plans.len(), 1, "one plan item, rewritten as it moves");
+    assert!(plans[0].contains("- ✓ Propose a fix"), "{plans:?}");
+    let notices = texts(&items, "notice");
+    assert!(notices.contains(&"Tool read: Read Cargo.lock (failed)".to_string()));
+    assert!(notices.contains(&"Tool execute: Run the tests (done)".to_string()));
+    let diff = items
+        .iter()
+        .find(|i| i["language"] == "diff")
+        .expect("the edit as a diff");
+    assert!(
+        diff["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("-    a - b\n+    a + b"))
+    );
+    // The agent got the allow: it ran the tests.
+    assert!(
+        texts(&items, "code")
+            .iter()
+            .any(|t| t.contains("test result: FAILED. 2 passed"))
+    );
+    let history = host.agent_history();
+    assert_eq!(
+        history[0],
+        ("user".to_string(), "Check the project".to_string())
+    );
+
+    // A grown item keeps two events at most (its first, grown, and its newest), and a reader
+    // from the start meets every item first where it belongs in the chat.
+    let events = host
+        .client
+        .get(&format!(
+            "{}?after=0&epoch={}",
+            pane_path(&pane, "events"),
+            hello["epoch"].as_str().expect("an epoch")
+        ))
+        .await
+        .expect(200, "");
+    let mut ids: Vec<&str> = events["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["type"] == "item")
+        .filter_map(|e| e["item"]["id"].as_str())
+        .collect();
+    let mut firsts: Vec<&str> = Vec::new();
+    for id in &ids {
+        if !firsts.contains(id) {
+            firsts.push(id);
+        }
+    }
+    let in_view: Vec<&str> = items.iter().filter_map(|i| i["id"].as_str()).collect();
+    assert_eq!(firsts, in_view, "first events in chat order");
+    ids.sort_unstable();
+    for id in &firsts {
+        let copies = ids.iter().filter(|i| *i == id).count();
+        assert!(copies <= 2, "{id} is kept {copies} times");
+    }
+}
+
+#[tokio::test]
+async fn deny_always_reaches_the_agent_as_its_reject_always_option() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    host.send(&pane, "s1", "Check the project").await;
+    let ask = host.ask(&pane).await;
+    host.answer(&pane, "a1", &ask, "deny-always")
+        .await
+        .expect(200, "ok");
+    host.until_turn_ends(&pane).await;
+    let items = host.items(&pane).await;
+    assert!(texts(&items, "reply").contains(&"Understood: I will not run the tests.".to_string()));
+    assert!(texts(&items, "notice").contains(&"Tool execute: Run the tests (failed)".to_string()));
+    // A second answer to the same ask is refused with the first outcome (SPEC A7).
+    let late = host.answer(&pane, "a2", &ask, "allow-once").await;
+    let body = late.expect(409, "decided");
+    assert_eq!(body["outcome"]["optionId"], "deny-always");
+}
+
+#[tokio::test]
+async fn a_send_during_a_turn_is_queued_and_becomes_the_next_prompt() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    // A turn held open by its permission card, so the second send surely meets it running.
+    let first = host.send(&pane, "s1", "/test").await;
+    let turn = first["turnId"].as_str().expect("a turn").to_string();
+    let ask = host.ask(&pane).await;
+    let queued = host.send(&pane, "s2", "then go slow").await;
+    assert_eq!(queued["queued"], true);
+    assert_eq!(queued["steered"], false);
+    assert_eq!(
+        queued["turnId"],
+        turn.as_str(),
+        "it waits behind the running turn"
+    );
+    let again = host.send(&pane, "s3", "and slow again").await;
+    assert_eq!(
+        again["queued"], true,
+        "a second send queues behind the same turn"
+    );
+    host.answer(&pane, "a1", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    eventually("the queued texts ran as the next turn", WAIT, || async {
+        let pane = host.pane(&pane).await?;
+        (pane["turn"]["id"] != turn.as_str() && pane["turn"]["state"] == "done").then_some(())
+    })
+    .await;
+    let users: Vec<String> = host
+        .agent_history()
+        .into_iter()
+        .filter(|(who, _)| who == "user")
+        .map(|(_, words)| words)
+        .collect();
+    assert_eq!(
+        users,
+        ["/test", "then go slow\nand slow again"],
+        "the agent got both queued texts as one prompt, in order"
+    );
+    let notices = texts(&host.items(&pane).await, "notice");
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.starts_with("Queued: scripted reads this"))
+    );
+}
+
+#[tokio::test]
+async fn abort_cancels_the_turn_and_its_open_permission_is_decided() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let sent = host.send(&pane, "s1", "Check the project").await;
+    let ask = host.ask(&pane).await;
+    host.client
+        .post(
+            &pane_path(&pane, "abort"),
+            json!({"requestId": "ab1", "turnId": sent["turnId"]}),
+        )
+        .await
+        .expect(200, "ok");
+    let ended = host.until_turn_ends(&pane).await;
+    assert_eq!(ended["turn"]["state"], "aborted");
+    assert!(ended["asks"].as_array().is_some_and(Vec::is_empty));
+    // The agent was answered `cancelled`: it did not run the tests.
+    eventually("the agent's tool call failed", WAIT, || async {
+        texts(&host.items(&pane).await, "notice")
+            .contains(&"Tool execute: Run the tests (failed)".to_string())
+            .then_some(())
+    })
+    .await;
+    let late = host.answer(&pane, "a1", &ask, "allow-once").await;
+    let body = late.expect(409, "decided");
+    assert_eq!(body["decidedBy"], "program");
+    // And the next send works on a new turn.
+    host.send(&pane, "s2", "/test").await;
+    host.ask(&pane).await;
+}
+
+#[tokio::test]
+async fn a_prompt_error_fails_the_turn_in_plain_words() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    host.send(&pane, "s1", "please fail").await;
+    let ended = host.until_turn_ends(&pane).await;
+    assert_eq!(ended["turn"]["state"], "failed");
+    assert_eq!(ended["state"], "failed");
+    let notices = texts(&host.items(&pane).await, "notice");
+    assert!(
+        notices.contains(
+            &"scripted could not finish this turn: the scripted agent fails when a prompt says fail. What it printed is in the host's log."
+                .to_string()
+        ),
+        "{notices:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_crash_fails_the_turn_and_the_next_send_loads_the_session_again() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    host.send(&pane, "s1", "Check the project").await;
+    let ask = host.ask(&pane).await;
+    host.answer(&pane, "a1", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    host.until_turn_ends(&pane).await;
+    host.send(&pane, "s2", "now crash").await;
+    let ended = host.until_turn_ends(&pane).await;
+    assert_eq!(ended["turn"]["state"], "failed");
+    let notices = texts(&host.items(&pane).await, "notice");
+    assert!(notices.contains(&"scripted stopped unexpectedly; what it printed is in the host's log. Send a message to start it again.".to_string()), "{notices:?}");
+    // Its stderr is in the host's log, never in the pane.
+    eventually("the stderr line is logged", WAIT, || async {
+        host.log()
+            .contains("stderr: scripted agent: crashing on purpose")
+            .then_some(())
+    })
+    .await;
+    let items = host.items(&pane).await;
+    assert!(
+        !serde_json::to_string(&items)
+            .expect("json")
+            .contains("crashing on purpose")
+    );
+
+    host.send(&pane, "s3", "/test").await;
+    let ask = host.ask(&pane).await;
+    host.answer(&pane, "a2", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    let ended = host.until_turn_ends(&pane).await;
+    assert_eq!(ended["turn"]["state"], "done");
+    let notices = texts(&host.items(&pane).await, "notice");
+    assert!(notices.contains(&"scripted loaded this conversation again.".to_string()));
+}
+
+#[tokio::test]
+async fn a_restart_loads_sessions_back_into_their_panes() {
+    let dir = temp_dir();
+    let state = dir.path().join("state");
+    let state_arg = state.display().to_string();
+    let first = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
+    let pane = first.start("scripted-1").await;
+    first.send(&pane, "s1", "/test").await;
+    let ask = first.ask(&pane).await;
+    first
+        .answer(&pane, "a1", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    first.until_turn_ends(&pane).await;
+    let before = first.items(&pane).await.len();
+    // A turn left running with an open ask when the host goes down.
+    first.send(&pane, "s2", "/test").await;
+    first.ask(&pane).await;
+    let Host {
+        dir, mut process, ..
+    } = first;
+    process.stop(false);
+    drop(process);
+
+    let second = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
+    let back = second.until_state(&pane, "failed").await;
+    assert!(
+        back["asks"].as_array().is_some_and(Vec::is_empty),
+        "the old request is gone"
+    );
+    let items = second.items(&pane).await;
+    assert!(
+        items.len() > before,
+        "the history is back, with what happened since"
+    );
+    let notices = texts(&items, "notice");
+    assert!(notices.contains(
+        &"The host restarted during this turn; the agent did not finish it.".to_string()
+    ));
+    assert!(
+        notices.contains(&"scripted loaded this conversation again.".to_string()),
+        "{notices:?}"
+    );
+    // The loaded session takes prompts again.
+    second.send(&pane, "s3", "/test").await;
+    let ask = second.ask(&pane).await;
+    second
+        .answer(&pane, "a2", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    assert_eq!(second.until_turn_ends(&pane).await["turn"]["state"], "done");
+}
+
+#[tokio::test]
+async fn a_restart_without_load_session_keeps_the_conversation_in_history() {
+    let dir = temp_dir();
+    let state = dir.path().join("state");
+    let state_arg = state.display().to_string();
+    let agents = [("scripted", "SCRIPTED --no-load")];
+    let first = host_in(dir, &agents, &["--state", &state_arg]).await;
+    let pane = first.start("scripted-1").await;
+    first.send(&pane, "s1", "please fail").await;
+    first.until_turn_ends(&pane).await;
+    let Host {
+        dir, mut process, ..
+    } = first;
+    process.stop(false);
+    drop(process);
+
+    let second = host_in(dir, &agents, &["--state", &state_arg]).await;
+    eventually("the pane closed into history", WAIT, || async {
+        second.pane(&pane).await.is_none().then_some(())
+    })
+    .await;
+    let history = second
+        .client
+        .get("/session/v1/conversations?limit=10")
+        .await
+        .expect(200, "");
+    let rows = history["conversations"].as_array().expect("rows");
+    assert_eq!(rows.len(), 1);
+    assert!(rows[0].get("paneId").is_none_or(Value::is_null), "{rows:?}");
+}
+
+#[tokio::test]
+async fn two_agents_and_two_sessions_run_at_once() {
+    let dir = temp_dir();
+    let second_folder = workspace(dir.path(), "second");
+    let project = workspace(dir.path(), "project");
+    let host = host_in(
+        dir,
+        &[("alpha", ""), ("beta", "")],
+        &[
+            "--workspace",
+            arg(&project),
+            "--workspace",
+            arg(&second_folder),
+        ],
+    )
+    .await;
+    let snap = snapshot(&host.client).await;
+    let titles: Vec<&str> = snap["starters"]
+        .as_array()
+        .expect("starters")
+        .iter()
+        .filter_map(|s| s["title"].as_str())
+        .collect();
+    assert_eq!(titles.len(), 4, "{titles:?}");
+    assert_eq!(snap["workspaces"].as_array().map(Vec::len), Some(2));
+    let a = host.start("alpha-1").await;
+    let b = host.start("beta-4").await;
+    host.send(&a, "sa", "/test").await;
+    host.send(&b, "sb", "/test").await;
+    let ask_a = host.ask(&a).await;
+    let ask_b = host.ask(&b).await;
+    host.answer(&b, "ab", &ask_b, "deny")
+        .await
+        .expect(200, "ok");
+    host.answer(&a, "aa", &ask_a, "allow-once")
+        .await
+        .expect(200, "ok");
+    host.until_turn_ends(&a).await;
+    host.until_turn_ends(&b).await;
+    assert!(
+        texts(&host.items(&a).await, "reply")
+            .iter()
+            .any(|t| t.starts_with("The tests ran"))
+    );
+    assert!(
+        texts(&host.items(&b).await, "reply")
+            .contains(&"Understood: I will not run the tests.".to_string())
+    );
+    // One process per agent: two were started, once each (the log is written behind).
+    eventually("both starts are logged", WAIT, || async {
+        (host.log().matches("starting the ACP agent").count() == 2).then_some(())
+    })
+    .await;
+    assert_eq!(host.log().matches("starting the ACP agent").count(), 2);
+}
+
+#[tokio::test]
+async fn a_missing_command_and_a_sign_in_are_said_in_the_pane() {
+    let host = host(
+        &[
+            ("ghost", "no-such-acp-agent-here --flag"),
+            ("locked", "SCRIPTED --sign-in"),
+        ],
+        &[],
+    )
+    .await;
+    let reply = host
+        .client
+        .post("/session/v1/starter/ghost-1", json!({"requestId": "g"}))
+        .await
+        .expect(200, "ok");
+    let ghost = reply["paneId"].as_str().expect("a pane").to_string();
+    host.until_state(&ghost, "failed").await;
+    let notices = texts(&host.items(&ghost).await, "notice");
+    assert!(notices.contains(&"ghost could not start: no-such-acp-agent-here is not on PATH. Check its command (--acp or [acp.ghost]).".to_string()), "{notices:?}");
+
+    let reply = host
+        .client
+        .post("/session/v1/starter/locked-2", json!({"requestId": "l"}))
+        .await
+        .expect(200, "ok");
+    let locked = reply["paneId"].as_str().expect("a pane").to_string();
+    host.until_state(&locked, "failed").await;
+    let notices = texts(&host.items(&locked).await, "notice");
+    assert!(notices.contains(&"locked needs a sign-in (Log in to the scripted agent): run it once in a terminal, then send again here.".to_string()), "{notices:?}");
+}
+
+#[tokio::test]
+async fn l1_what_an_agent_says_reaches_the_wire_without_escapes() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    host.send(&pane, "s1", "be hostile").await;
+    host.until_turn_ends(&pane).await;
+    let raw = host
+        .client
+        .get(&format!("{}?after=0", pane_path(&pane, "events")))
+        .await;
+    let bytes = raw.body.clone();
+    for bad in [
+        b"\x1b".as_slice(),
+        b"\x07",
+        "\u{9b}".as_bytes(),
+        "\u{202e}".as_bytes(),
+    ] {
+        assert!(
+            !bytes.windows(bad.len()).any(|w| w == bad),
+            "{bad:?} reached the wire"
+        );
+    }
+    let items = host.items(&pane).await;
+    assert!(
+        texts(&items, "reply")
+            .iter()
+            .any(|t| t.contains("copied") && t.contains("fdp.exe"))
+    );
+    // The log holds cleaned lines too.
+    assert!(!host.log().contains('\u{1b}'));
+}
+
+#[tokio::test]
+async fn a3_the_same_call_asked_again_changes_the_card_in_place() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    host.send(&pane, "s1", "ask twice").await;
+    let first = host.ask(&pane).await;
+    let changed = eventually("the card changes", WAIT, || async {
+        let ask = host.ask(&pane).await;
+        (ask["revision"].as_u64() > first["revision"].as_u64()).then_some(ask)
+    })
+    .await;
+    assert_eq!(changed["id"], first["id"], "the same ask, a new revision");
+    assert_eq!(
+        changed["permission"]["arguments"]["command"],
+        "cargo test --release"
+    );
+    let stale = host.answer(&pane, "old", &first, "allow-once").await;
+    stale.expect(409, "stale");
+    host.answer(&pane, "new", &changed, "allow-once")
+        .await
+        .expect(200, "ok");
+    assert_eq!(host.until_turn_ends(&pane).await["turn"]["state"], "done");
+}
+
+#[tokio::test]
+async fn the_headless_commands_drive_the_host() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let socket = host.process.socket_path();
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(BIN)
+            .args(args)
+            .args(["--socket", arg(&socket)])
+            .output()
+            .expect("runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).to_string(),
+        )
+    };
+    let (code, out) = run(&["start", "scripted-1"]);
+    assert_eq!(code, Some(0), "{out}");
+    let pane = out
+        .split("the new pane is ")
+        .nth(1)
+        .and_then(|rest| rest.strip_suffix(".\n"))
+        .expect("the pane is named")
+        .to_string();
+    host.until_state(&pane, "idle").await;
+    let (code, out) = run(&["send", &pane, "/test"]);
+    assert_eq!(code, Some(0), "{out}");
+    let ask = host.ask(&pane).await;
+    let (code, out) = run(&["asks"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("execute: cargo test"), "{out}");
+    let (code, out) = run(&["answer", ask["id"].as_str().expect("an id"), "allow-once"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("Answered: Allow once."), "{out}");
+    host.until_turn_ends(&pane).await;
+    let (_, out) = run(&["send", &pane, "/test"]);
+    assert!(out.contains("it started turn"), "{out}");
+    host.ask(&pane).await;
+    let (code, out) = run(&["send", &pane, "and more"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("Queued: turn "), "{out}");
+    let (code, out) = run(&["abort", &pane]);
+    assert_eq!(code, Some(0), "{out}");
+    let ended = host.until_turn_ends(&pane).await;
+    assert_eq!(ended["turn"]["state"], "aborted");
+    let notices = texts(&host.items(&pane).await, "notice");
+    assert!(
+        notices.contains(&"1 queued message was not sent: the turn was stopped.".to_string()),
+        "{notices:?}"
+    );
+}
+
+#[tokio::test]
+async fn check_with_writes_passes_against_the_host() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let socket = host.process.socket_path();
+    let output = std::process::Command::new(BIN)
+        .args(["check", "--socket", arg(&socket), "--allow-writes"])
+        .output()
+        .expect("runs");
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{out}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

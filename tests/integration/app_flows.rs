@@ -1,0 +1,782 @@
+//! The whole phone against the real reference agent: the real `App` in the real `Tui` runner,
+//! drawn into a `TestBackend`, driven by a scripted stream of key events, with the engine
+//! dialing `collie-phone agent` over its private socket. Each flow asserts what the screen
+//! shows after each step (issue 4: answer a permission from the inbox, a choice, send, abort,
+//! run a starter, open history and reopen a conversation), and issue 10's cards that cannot be
+//! answered unread, checked on the agent itself: its log of applied requests and its events.
+
+use crate::common;
+
+use collie_phone::app::editor::Editor;
+use collie_phone::app::inbox::AskKey;
+use collie_phone::engine::IntentKind;
+use collie_phone::screens::Screen;
+use collie_phone::transport::Endpoint;
+use common::phone::TestPhone;
+use common::{AgentProcess, HELLO, Req};
+use serde_json::Value;
+use std::time::Duration;
+
+const WIDTH: u16 = 120;
+const HEIGHT: u16 = 40;
+
+/// The test phone on its own demo agent, which lives as long as it does.
+struct Phone {
+    phone: TestPhone,
+    agent: common::AgentProcess,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Phone {
+    type Target = TestPhone;
+    fn deref(&self) -> &TestPhone {
+        &self.phone
+    }
+}
+
+impl std::ops::DerefMut for Phone {
+    fn deref_mut(&mut self) -> &mut TestPhone {
+        &mut self.phone
+    }
+}
+
+impl Phone {
+    /// The phone on a fresh demo agent (frozen clock), showing its inbox.
+    async fn start() -> Self {
+        let dir = common::temp_dir();
+        let agent = common::socket_agent(dir.path(), &[]);
+        Self::on(agent, dir).await
+    }
+
+    async fn on(agent: AgentProcess, dir: tempfile::TempDir) -> Self {
+        let endpoint = Endpoint::socket(agent.socket_path());
+        let phone = TestPhone::start("demo", endpoint, false, dir.path(), (WIDTH, HEIGHT), |_| {});
+        let mut phone = Self {
+            phone,
+            agent,
+            _dir: dir,
+        };
+        phone
+            .until("the inbox", |s| s.contains("Needs your answer ("))
+            .await;
+        phone
+    }
+
+    /// How many answers to the pane of `key` the agent applied, from its own log.
+    fn applied(&self, key: &AskKey) -> usize {
+        applied_answers(&self.agent, &key.pane)
+    }
+
+    /// The ask of the card on top.
+    fn card_key(&self) -> AskKey {
+        match self.tui.app().nav.top() {
+            Screen::Card(key) => key.clone(),
+            other => panic!("no card on top but {other:?}:\n{}", self.screen()),
+        }
+    }
+
+    /// The revision of the newest answer this phone handed its engine for `key` (SPEC Q2: it
+    /// is on the journal before it leaves), if any.
+    fn answers_sent(&self, key: &AskKey) -> Option<u64> {
+        self.tui
+            .app()
+            .intents
+            .latest_answer(key)
+            .and_then(|record| match &record.kind {
+                IntentKind::Answer { revision, .. } => Some(*revision),
+                _ => None,
+            })
+    }
+
+    /// Moves the home selection onto the inbox row whose text holds `words`, then opens it.
+    async fn open_inbox_row(&mut self, words: &str) {
+        self.press(&["g", "j"]).await;
+        for _ in 0..10 {
+            let screen = self.screen();
+            if screen
+                .lines()
+                .any(|l| l.starts_with('›') && l.contains(words))
+            {
+                self.press(&["enter"]).await;
+                return;
+            }
+            self.press(&["j"]).await;
+        }
+        panic!("no inbox row with {words}:\n{}", self.screen());
+    }
+
+    /// From home, opens the agent's workspaces and then the pane titled `title`.
+    async fn open_pane(&mut self, title: &str) {
+        self.press(&["g", "enter"]).await;
+        self.until("the workspaces", |s| {
+            s.contains("workspaces, tabs and panes")
+        })
+        .await;
+        for _ in 0..30 {
+            let screen = self.screen();
+            if screen
+                .lines()
+                .any(|l| l.starts_with('›') && l.contains(title))
+            {
+                self.press(&["enter"]).await;
+                let heading = format!("› {title}");
+                self.until("the pane", |s| {
+                    s.lines().nth(1).is_some_and(|l| l.contains(&heading))
+                })
+                .await;
+                return;
+            }
+            self.press(&["j"]).await;
+        }
+        panic!("no pane {title}:\n{}", self.screen());
+    }
+
+    /// The pane's id on the agent.
+    async fn pane_id(&self, title: &str) -> String {
+        let snapshot = common::snapshot(&self.agent.client()).await;
+        common::panes(&snapshot)
+            .into_iter()
+            .find(|p| p["title"] == title)
+            .and_then(|p| p["id"].as_str().map(str::to_string))
+            .expect("the pane is in the snapshot")
+    }
+
+    /// The texts of the user items the agent holds for a pane, oldest first.
+    async fn received(&self, pane: &str) -> Vec<String> {
+        let reply = self
+            .agent
+            .client()
+            .get(&format!("{}?after=0", common::pane_path(pane, "events")))
+            .await
+            .expect(200, "");
+        let mut texts = Vec::new();
+        user_texts(&reply, &mut texts);
+        texts
+    }
+
+    /// The journal's send intents, oldest first: (text, the last state written).
+    fn journal_sends(&self) -> Vec<(String, String)> {
+        let journal =
+            std::fs::read_to_string(self._dir.path().join("intents.jsonl")).expect("the journal");
+        let mut sends: Vec<(String, String, String)> = Vec::new();
+        for line in journal.lines() {
+            let entry: Value = serde_json::from_str(line).expect("a journal line is JSON");
+            match entry["op"].as_str() {
+                Some("created") if entry["record"]["kind"]["kind"] == "send" => {
+                    let record = &entry["record"];
+                    sends.push((
+                        record["requestId"].as_str().unwrap_or_default().to_string(),
+                        record["kind"]["text"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string(),
+                        "created".to_string(),
+                    ));
+                }
+                Some("outcome") => {
+                    let id = entry["requestId"].as_str().unwrap_or_default();
+                    if let Some(send) = sends.iter_mut().find(|(i, _, _)| i == id) {
+                        send.2 = entry["state"]["state"]
+                            .as_str()
+                            .map_or_else(|| entry["state"].to_string(), str::to_string);
+                    }
+                }
+                _ => {}
+            }
+        }
+        sends.into_iter().map(|(_, t, s)| (t, s)).collect()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a4_answer_a_permission_from_the_inbox() {
+    let mut phone = Phone::start().await;
+    phone.open_inbox_row("rm -rf build/").await;
+    phone
+        .until("the permission card", |s| {
+            s.contains("Tool  shell")
+                && s.contains("command: rm -rf build/")
+                && s.contains("Allow always")
+        })
+        .await;
+    // y selects allow once; after the card was read, Enter answers it (issue 10).
+    phone.press(&["y"]).await;
+    phone.read_card().await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("the answer taken", |s| {
+            s.contains("Answered.") && s.contains("Needs your answer (3)")
+        })
+        .await;
+    assert!(!phone.screen().contains("rm -rf build/"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a15_answer_a_choice_by_its_number_then_enter() {
+    let mut phone = Phone::start().await;
+    phone.open_inbox_row("选择迁移策略").await;
+    phone
+        .until("the choice card", |s| {
+            s.contains("订单表有 1200 万行") && s.contains("2  双写过渡")
+        })
+        .await;
+    phone.press(&["2"]).await;
+    phone.read_card().await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("the answer taken", |s| {
+            s.contains("Answered.") && s.contains("Needs your answer (3)")
+        })
+        .await;
+    // The pane's chat tells what was chosen (SPEC A4).
+    phone.press(&["j", "j"]).await;
+    phone.open_pane("重构订单服务").await;
+    phone
+        .until("the chat line", |s| {
+            s.contains("Answered: 选择迁移策略 → 双写过渡")
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a16_send_text_to_a_pane() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    phone.type_text("hello from the flow").await;
+    phone
+        .until("the typed words", |s| {
+            s.contains("hello from the flow") && s.contains("19 B / 32 KiB")
+        })
+        .await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("the words in the chat", |s| {
+            s.contains("you › hello from the flow") && s.contains("0 B / 32 KiB")
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_u_in_a_pasted_700_line_draft_kills_only_the_last_line_and_ctrl_z_undoes_it() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    let pasted = (1..=700)
+        .map(|n| format!("line {n} of the pasted log"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    phone.paste(&pasted).await;
+    phone
+        .until("the end of the paste", |s| {
+            s.contains("line 700 of the pasted log")
+        })
+        .await;
+    assert_eq!(draft(&phone), pasted);
+    // readline's Ctrl-U: from the cursor (at the end) to the start of its line, no more.
+    phone.press(&["ctrl-u"]).await;
+    let kept = draft(&phone);
+    assert_eq!(
+        Some(kept.as_str()),
+        pasted.strip_suffix("line 700 of the pasted log")
+    );
+    assert_eq!(
+        kept.split('\n').count(),
+        700,
+        "the last line is there, empty"
+    );
+    phone
+        .until("the last line gone", |s| {
+            s.contains("line 699 of the pasted log") && !s.contains("line 700 of")
+        })
+        .await;
+    phone.press(&["ctrl-z"]).await;
+    assert_eq!(draft(&phone), pasted);
+    phone
+        .until("the last line back", |s| {
+            s.contains("line 700 of the pasted log")
+        })
+        .await;
+}
+
+/// The text of the input box of the pane on screen.
+fn draft(phone: &Phone) -> String {
+    let app = phone.tui.app();
+    let Screen::Pane(screen) = app.nav.top() else {
+        panic!("not on a pane:\n{}", phone.screen());
+    };
+    app.draft(&screen.agent, &screen.pane)
+        .map(Editor::text)
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a16_abort_a_turn_after_a_confirm() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Store & restarts").await;
+    phone
+        .until("a running turn", |s| s.contains("running"))
+        .await;
+    phone.press(&["x"]).await;
+    phone
+        .until("the confirm", |s| {
+            s.contains("Stop turn p-") && s.contains("y yes")
+        })
+        .await;
+    phone.press(&["y"]).await;
+    phone
+        .until("the turn stopped", |s| {
+            s.contains("Turn stopped from the phone.")
+                && s.contains("aborted")
+                && s.contains(": sent")
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a17_run_a_starter_and_land_in_its_pane() {
+    let mut phone = Phone::start().await;
+    phone.press(&["n"]).await;
+    phone
+        .until("the New page", |s| {
+            s.contains("New — run a starter") && s.contains("Code review")
+        })
+        .await;
+    phone.press(&["j", "enter"]).await;
+    phone
+        .until("the new pane", |s| {
+            s.contains("Started from “Code review”.")
+                && s.lines()
+                    .nth(1)
+                    .is_some_and(|l| l.contains("› Code review"))
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn w5_open_history_read_a_conversation_and_reopen_it() {
+    let mut phone = Phone::start().await;
+    phone.press(&["H"]).await;
+    phone
+        .until("the history", |s| {
+            s.contains("History of demo — newest first") && s.contains("closed")
+        })
+        .await;
+    phone.press(&["/"]).await;
+    phone.type_text("closed").await;
+    phone.press(&["enter"]).await;
+    let title = phone
+        .screen()
+        .lines()
+        .find(|l| l.starts_with('›'))
+        .and_then(|l| l.split("items").nth(1))
+        .map(|t| t.trim().to_string())
+        .expect("a selected closed conversation");
+    phone.press(&["enter"]).await;
+    phone
+        .until("its items, oldest first", |s| {
+            s.contains("— oldest first") && s.contains("you › ")
+        })
+        .await;
+    phone.press(&["o"]).await;
+    phone
+        .until("the reopened pane", |s| {
+            s.contains("Conversation reopened.")
+                && s.lines().nth(1).is_some_and(|l| l.contains(&title))
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_pages_load_as_the_selection_nears_the_end() {
+    let mut phone = Phone::start().await;
+    phone.press(&["H"]).await;
+    phone
+        .until("the first page", |s| s.contains("100+ conversations"))
+        .await;
+    // 170 conversations in the demo: the second page comes while scrolling, unasked.
+    phone.press(&["G"]).await;
+    phone
+        .until("the second page", |s| s.contains("170 conversations"))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn w5_rename_a_tab_and_close_a_pane_after_a_confirm() {
+    let mut phone = Phone::start().await;
+    phone.press(&["g", "enter"]).await;
+    phone
+        .until("the workspaces", |s| {
+            s.contains("workspaces, tabs and panes")
+        })
+        .await;
+    phone.press(&["j", "r"]).await;
+    phone
+        .until("the rename prompt", |s| {
+            s.contains("New title for the tab “Server”")
+        })
+        .await;
+    phone.press(&["ctrl-u"]).await;
+    phone.type_text("Backend").await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("the new title", |s| {
+            s.contains("Renamed.")
+                && s.lines()
+                    .any(|l| l.starts_with("›") && l.contains("Backend"))
+        })
+        .await;
+    for _ in 0..30 {
+        if phone
+            .screen()
+            .lines()
+            .any(|l| l.starts_with('›') && l.contains("Release notes"))
+        {
+            break;
+        }
+        phone.press(&["j"]).await;
+    }
+    phone.press(&["c"]).await;
+    phone
+        .until("the confirm", |s| {
+            s.contains("Close the pane “Release notes”")
+        })
+        .await;
+    phone.press(&["y"]).await;
+    phone
+        .until("the pane gone", |s| {
+            s.contains("Closed the pane.") && !s.contains("Release notes")
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn belt_buttons_press_with_number_keys() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.until("the belt", |s| s.contains("[F1 ")).await;
+    phone.press(&["1"]).await;
+    phone
+        .until("the press taken", |s| {
+            s.contains("button ") && s.contains(": sent")
+        })
+        .await;
+}
+
+// ----- issue 10: cards that cannot be answered unread ------------------------------------------
+
+/// A demo agent on a socket whose log says at info which requests it applied: `--chaos` with a
+/// 1 ms delay, the mildest act there is, turns on its `applied request_id=…` lines.
+fn logging_agent(dir: &std::path::Path, speed: &str) -> AgentProcess {
+    let socket = dir.join("run").join("agent.sock");
+    let socket = socket.to_str().expect("utf-8 path").to_string();
+    AgentProcess::start_with_env(
+        &[
+            "agent",
+            "--socket",
+            &socket,
+            "--speed",
+            speed,
+            "--chaos",
+            "delay=1:1ms",
+        ],
+        &[("RUST_LOG", "info")],
+    )
+}
+
+/// How many answers to `pane` the agent applied, from its own log.
+fn applied_answers(agent: &AgentProcess, pane: &str) -> usize {
+    let path = common::pane_path(pane, "answer");
+    agent
+        .stderr()
+        .lines()
+        .filter(|line| line.contains("applied") && line.contains(&path))
+        .count()
+}
+
+/// The agent's own `ask-closed` event for `ask_id`, if the ask closed (SPEC A4).
+async fn closed_onagent(agent: &AgentProcess, pane: &str, ask_id: &str) -> Option<Value> {
+    let client = agent.client();
+    let hello = client.send(Req::get(HELLO).version(None)).await.json();
+    let epoch = hello["epoch"].as_str().expect("an epoch").to_string();
+    let mut after = 0u64;
+    loop {
+        let path = format!(
+            "{}?after={after}&epoch={epoch}",
+            common::pane_path(pane, "events")
+        );
+        let reply = client.get(&path).await.expect(200, "");
+        let closed = reply["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|e| e["type"] == "ask-closed" && e["askId"] == ask_id)
+            .cloned();
+        if closed.is_some() || reply["more"] != true {
+            return closed;
+        }
+        after = reply["cursor"].as_u64().expect("a cursor");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_an_ask_changed_under_the_eyes_answers_nothing_until_read() {
+    // At speed 5 the demo opens its force push 0.6 s in and changes it to --force-with-lease
+    // 4 s after that (SPEC A3); nobody's patience runs out before 24 s.
+    let dir = common::temp_dir();
+    let agent = logging_agent(dir.path(), "5");
+    let mut phone = Phone::on(agent, dir).await;
+    phone
+        .until("the force push in the inbox", |s| {
+            s.contains("git push --force origin")
+        })
+        .await;
+    phone.open_inbox_row("git push --force origin").await;
+    phone
+        .until("the card", |s| {
+            s.contains("Tool  shell") && s.contains("command: git push --force origin")
+        })
+        .await;
+    let key = phone.card_key();
+    // The change arrives with a poll; Enter, y and Enter come straight after the redraw, as a
+    // person who was about to answer the old command would press them.
+    phone
+        .until("the change banner", |s| {
+            s.contains("Changed while on screen (revision 1 → 2)")
+        })
+        .await;
+    phone.press(&["enter", "y", "enter"]).await;
+    let screen = phone.screen();
+    assert!(
+        screen.contains("This ask just changed. Read it, then answer."),
+        "{screen}"
+    );
+    assert!(screen.contains("was git push --force origin"), "{screen}");
+    assert!(
+        screen.contains("now git push --force-with-lease origin"),
+        "{screen}"
+    );
+    assert!(screen.contains("Permission · revision 2"), "{screen}");
+    // Nothing left the phone, and the refused keys do not fire once the reading time is over.
+    phone.read_card().await;
+    assert_eq!(phone.answers_sent(&key), None);
+    assert_eq!(phone.applied(&key), 0);
+    // Now Enter answers the revision on screen: allow once, for --force-with-lease.
+    phone.press(&["enter"]).await;
+    phone
+        .until("the answer taken", |s| s.contains("Answered."))
+        .await;
+    assert_eq!(phone.answers_sent(&key), Some(2));
+    let closed = closed_onagent(&phone.agent, &key.pane, &key.ask_id)
+        .await
+        .expect("the ask closed on the agent");
+    assert_eq!(closed["by"], "phone", "{closed}");
+    assert_eq!(closed["outcome"]["optionId"], "allow-once", "{closed}");
+    assert_eq!(
+        closed["title"], "shell: git push --force-with-lease origin feature/store",
+        "{closed}"
+    );
+    assert_eq!(phone.applied(&key), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_number_keys_select_and_allow_always_asks_again() {
+    let dir = common::temp_dir();
+    let agent = logging_agent(dir.path(), "0");
+    let mut phone = Phone::on(agent, dir).await;
+    phone.open_inbox_row("rm -rf build/").await;
+    phone
+        .until("the permission card", |s| {
+            s.contains("Tool  shell") && s.contains("Allow always")
+        })
+        .await;
+    let key = phone.card_key();
+    let asked = format!(
+        "Allow always on demo · {}?",
+        phone.tui.app().cards[&key].pane_title
+    );
+    // 3 and Enter straight after the card opened: 3 selects allow always, Enter does nothing.
+    phone.press(&["3", "enter"]).await;
+    let screen = phone.screen();
+    assert!(screen.contains("› 3 a  Allow always"), "{screen}");
+    assert!(
+        screen.contains("This card just opened. Read it, then answer."),
+        "{screen}"
+    );
+    phone.read_card().await;
+    assert_eq!(phone.answers_sent(&key), None);
+    assert_eq!(phone.applied(&key), 0);
+    // After reading: a selects allow always, Enter asks again naming the tool and the command.
+    phone.press(&["a", "enter"]).await;
+    phone
+        .until("the allow-always question", |s| {
+            s.contains(&asked)
+                && s.contains("may run shell without asking you")
+                && s.contains("command: rm -rf build/")
+                && s.contains("y allows always")
+        })
+        .await;
+    // n cancels: nothing is sent.
+    phone.press(&["n"]).await;
+    phone
+        .until("the cancel", |s| {
+            s.contains("Allow always was not sent. Nothing was sent.") && !s.contains(&asked)
+        })
+        .await;
+    phone.read_card().await;
+    assert_eq!(phone.answers_sent(&key), None);
+    assert_eq!(phone.applied(&key), 0);
+    // Enter, then Enter and y at once: the second Enter is not a yes, the y comes too soon.
+    phone.press(&["enter", "enter", "y"]).await;
+    phone
+        .until("the question still up", |s| {
+            s.contains(&asked)
+                && s.contains("This question just appeared. Read it, then answer it.")
+        })
+        .await;
+    assert_eq!(phone.answers_sent(&key), None);
+    // Read, then y: exactly one answer, the allow-always option, taken by the agent.
+    phone.read_card().await;
+    phone.press(&["y"]).await;
+    phone
+        .until("the answer taken", |s| s.contains("Answered."))
+        .await;
+    let closed = closed_onagent(&phone.agent, &key.pane, &key.ask_id)
+        .await
+        .expect("the ask closed on the agent");
+    assert_eq!(closed["by"], "phone", "{closed}");
+    assert_eq!(closed["outcome"]["optionId"], "allow-always", "{closed}");
+    assert_eq!(closed["outcome"]["effect"], "allow-always", "{closed}");
+    phone.read_card().await;
+    assert_eq!(phone.applied(&key), 1);
+}
+
+// ----- issue 10: words reach the agent exactly as typed (SPEC Q1–Q5, A16, L) -------------
+
+/// Every `text` of an object whose `kind` is `user`, anywhere in the reply.
+fn user_texts(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if map.get("kind").and_then(Value::as_str) == Some("user")
+                && let Some(text) = map.get("text").and_then(Value::as_str)
+            {
+                out.push(text.to_string());
+            }
+            for value in map.values() {
+                user_texts(value, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| user_texts(v, out)),
+        _ => {}
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn q1_three_quick_enters_are_three_sends_of_their_own_words() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    let pane = phone.pane_id("Inbox screen").await;
+    let before = phone.received(&pane).await;
+    // Each key alone and at once: what is typed while "alpha" is on its way is a new message.
+    phone.type_text("alpha").await;
+    phone.press(&["enter"]).await;
+    phone.type_text(" beta").await;
+    phone.press(&["enter"]).await;
+    phone.type_text(" gamma").await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("the three sends in the chat", |s| {
+            s.contains("you › alpha") && s.contains("you ›  beta") && s.contains("you ›  gamma")
+        })
+        .await;
+    let client = phone.agent.client();
+    let client = &client;
+    let received = common::eventually(
+        "the agent holds three new texts",
+        Duration::from_secs(10),
+        || {
+            let pane = pane.clone();
+            let before = before.len();
+            async move {
+                let reply = client
+                    .get(&format!("{}?after=0", common::pane_path(&pane, "events")))
+                    .await
+                    .expect(200, "");
+                let mut texts = Vec::new();
+                user_texts(&reply, &mut texts);
+                (texts.len() >= before + 3).then_some(texts)
+            }
+        },
+    )
+    .await;
+    assert_eq!(received[before.len()..], ["alpha", " beta", " gamma"]);
+    let sends = phone.journal_sends();
+    assert_eq!(
+        sends.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>(),
+        ["alpha", " beta", " gamma"],
+        "the journal: {sends:?}"
+    );
+    // The box is empty: nothing rode along.
+    assert!(phone.screen().contains("0 B / 32 KiB"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a40_kb_paste_without_markers_is_text_in_the_box_and_sends_nothing() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    let pane = phone.pane_id("Inbox screen").await;
+    let before = phone.received(&pane).await;
+    let line = "pasted words 日本語 and more words to fill the line up\n";
+    let text = line.repeat(40 * 1024 / line.len());
+    phone.paste_unbracketed(&text).await;
+    phone
+        .until("the pasted text in the box, over the limit", |s| {
+            s.contains("pasted words 日本語") && s.contains("KiB / 32 KiB")
+        })
+        .await;
+    // Give the engine time to send anything it was (wrongly) asked to.
+    for _ in 0..3 {
+        tokio::time::timeout(Duration::from_secs(2), phone.tui.step())
+            .await
+            .ok();
+    }
+    assert_eq!(phone.received(&pane).await, before, "the agent got nothing");
+    assert!(phone.journal_sends().is_empty());
+    let draft = phone
+        .tui
+        .app()
+        .draft("demo", &pane)
+        .map(|d| d.text())
+        .unwrap_or_default();
+    assert_eq!(
+        draft, text,
+        "every pasted character is in the box, newlines included"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bracketed_paste_with_newlines_stays_in_the_box_until_enter() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    let pane = phone.pane_id("Inbox screen").await;
+    let before = phone.received(&pane).await;
+    phone.paste("first line\nsecond line").await;
+    phone
+        .until("both lines in the box", |s| {
+            s.contains("first line") && s.contains("second line")
+        })
+        .await;
+    assert_eq!(phone.received(&pane).await, before);
+    phone.press(&["enter"]).await;
+    phone
+        .until("one send in the chat", |s| s.contains("you › first line"))
+        .await;
+    let sends = phone.journal_sends();
+    assert_eq!(
+        sends.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>(),
+        ["first line\nsecond line"]
+    );
+}

@@ -1,0 +1,585 @@
+//! The phone from a script (issue 5, item 3): the real binary's headless commands against the
+//! real reference agent (`agent --speed 0`, so its demo clock stands still) and against the
+//! faulty agent of tests/common for the outcomes a healthy agent never gives (SPEC Q4, Q5).
+//!
+//! Not covered here: `stale` (A3) and `too-late` (A8). The demo changes its ask in place only
+//! after 20 s of its clock, which `--speed 0` stops, and the faulty agent neither changes
+//! asks nor forgets them; `answer` never sends to an ask it does not see or has not answered
+//! before. Their exit codes come from the same table (`exit::TABLE`, unit-tested) as the rest.
+
+use crate::common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use common::faulty::{Faulty, PostFault};
+use common::{BIN, socket_agent, temp_dir};
+
+/// The exit codes of docs/SCRIPTING.md.
+const DONE: i32 = 0;
+const BAD_ARGUMENTS: i32 = 2;
+const DECIDED: i32 = 4;
+const UNKNOWN: i32 = 6;
+const MAYBE_APPLIED: i32 = 7;
+const UNREACHABLE: i32 = 8;
+const NOT_FOUND: i32 = 9;
+
+/// How long a stopped `watch` may take to end.
+const STOP_DEADLINE: Duration = Duration::from_secs(10);
+
+/// One test's own state and config folders, so receipts never mix and no real config is read.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Self {
+        Self { dir: temp_dir() }
+    }
+
+    fn state(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    fn journal(&self) -> PathBuf {
+        self.state().join("collie-phone").join("intents.jsonl")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(BIN);
+        command
+            .args(args)
+            .env("XDG_STATE_HOME", self.state())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env_remove("COLLIE_DURABLE_SOCKET")
+            .env_remove("COLLIE_DURABLE_TOKEN")
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Runs `collie-phone ARGS --socket SOCKET` to its end.
+    fn run(&self, socket: &Path, args: &[&str]) -> Output {
+        let socket = socket.to_str().expect("utf-8 path");
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--socket", socket]);
+        self.command(&all).output().expect("the binary runs")
+    }
+
+    /// Runs with `--json` and returns the exit code and the one JSON value printed.
+    fn json(&self, socket: &Path, args: &[&str]) -> (i32, Value) {
+        let mut all: Vec<&str> = args.to_vec();
+        all.push("--json");
+        let output = self.run(socket, &all);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+            panic!(
+                "not one JSON value ({e}): {stdout}\nstderr: {}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+        (output.status.code().expect("an exit code"), value)
+    }
+}
+
+fn open_asks(home: &Home, socket: &Path) -> Vec<Value> {
+    let (code, asks) = home.json(socket, &["asks"]);
+    assert_eq!(code, DONE, "{asks}");
+    asks.as_array().expect("an array").clone()
+}
+
+fn ask_of_kind(asks: &[Value], kind: &str) -> (String, String) {
+    let ask = asks
+        .iter()
+        .find(|a| a["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} ask in {asks:?}"));
+    (
+        ask["id"].as_str().expect("id").to_string(),
+        ask["pane"].as_str().expect("pane").to_string(),
+    )
+}
+
+#[test]
+fn a2_asks_lists_the_demo_open_asks_with_their_options() {
+    let dir = temp_dir();
+    let agent = socket_agent(dir.path(), &[]);
+    let socket = agent.socket_path();
+    let home = Home::new();
+    let asks = open_asks(&home, &socket);
+    let mut kinds: Vec<&str> = asks.iter().filter_map(|a| a["kind"].as_str()).collect();
+    kinds.sort_unstable();
+    assert_eq!(kinds, ["choice", "form", "permission", "text"]);
+    for ask in &asks {
+        assert!(ask["pane"].as_str().is_some_and(|p| !p.is_empty()));
+        assert!(ask["title"].as_str().is_some_and(|t| !t.is_empty()));
+        assert_eq!(ask["answerable"], true);
+    }
+    let (permission, _) = ask_of_kind(&asks, "permission");
+    let permission = asks
+        .iter()
+        .find(|a| a["id"] == permission.as_str())
+        .expect("found");
+    let options: Vec<&str> = permission["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .filter_map(|o| o["id"].as_str())
+        .collect();
+    // SPEC A11: allow-always is offered over the private socket when the agent allows it.
+    assert_eq!(options, ["allow-once", "deny", "allow-always"]);
+
+    let text = home.run(&socket, &["asks"]);
+    assert!(text.status.success());
+    let text = String::from_utf8_lossy(&text.stdout);
+    for ask in &asks {
+        assert!(text.contains(ask["id"].as_str().expect("id")), "{text}");
+    }
+    // Reading sends nothing, so it writes no receipt.
+    assert!(!home.journal().exists());
+}
+
+#[test]
+fn a4_answer_every_kind_closes_the_ask_and_a7_a_second_answer_is_decided() {
+    let dir = temp_dir();
+    let agent = socket_agent(dir.path(), &[]);
+    let socket = agent.socket_path();
+    let home = Home::new();
+    let asks = open_asks(&home, &socket);
+    let (permission, _) = ask_of_kind(&asks, "permission");
+    let (choice, _) = ask_of_kind(&asks, "choice");
+    let (text, _) = ask_of_kind(&asks, "text");
+    let (form, _) = ask_of_kind(&asks, "form");
+
+    // Wrong words are refused before anything is sent, naming what would fit.
+    let wrong = home.run(&socket, &["answer", &permission, "maybe"]);
+    assert_eq!(wrong.status.code(), Some(BAD_ARGUMENTS));
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        said.contains("allow-once") && said.contains("deny"),
+        "{said}"
+    );
+    let wrong = home.run(&socket, &["answer", &form, "--field", "colour=red"]);
+    assert_eq!(wrong.status.code(), Some(BAD_ARGUMENTS));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("environment"));
+    let wrong = home.run(&socket, &["answer", &form, "--field", "environment=moon"]);
+    assert_eq!(wrong.status.code(), Some(BAD_ARGUMENTS));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("staging"));
+    let wrong = home.run(&socket, &["answer", &text, "deny"]);
+    assert_eq!(wrong.status.code(), Some(BAD_ARGUMENTS));
+    let receipts = std::fs::read_to_string(home.journal()).unwrap_or_default();
+    assert!(
+        receipts.is_empty(),
+        "nothing was sent, so no receipt: {receipts}"
+    );
+
+    let answers: [(&str, Vec<&str>); 4] = [
+        (permission.as_str(), vec!["allow-once"]),
+        // The card's number keys: option 2.
+        (choice.as_str(), vec!["2"]),
+        (text.as_str(), vec!["--text", "Quiet Lake"]),
+        (
+            form.as_str(),
+            vec!["--field", "environment=canary", "--field", "replicas=3"],
+        ),
+    ];
+    let mut request_ids = Vec::new();
+    for (ask, words) in &answers {
+        let mut args = vec!["answer", *ask];
+        args.extend(words.iter().copied());
+        let (code, reply) = home.json(&socket, &args);
+        assert_eq!(code, DONE, "{reply}");
+        assert_eq!(reply["state"], "done");
+        assert_eq!(reply["replayed"], false);
+        assert_eq!(reply["askId"], *ask);
+        request_ids.push(reply["requestId"].as_str().expect("request id").to_string());
+    }
+    assert!(open_asks(&home, &socket).is_empty(), "every ask is closed");
+    // SPEC Q2: each request id has its receipt in the phone's journal.
+    let journal = std::fs::read_to_string(home.journal()).expect("the journal");
+    for id in &request_ids {
+        assert!(journal.contains(id.as_str()), "{id} in the journal");
+    }
+
+    // SPEC A7: a second answer to a closed ask is told who decided first, and nothing runs.
+    let (code, reply) = home.json(&socket, &["answer", &permission, "deny"]);
+    assert_eq!(code, DECIDED, "{reply}");
+    assert_eq!(reply["state"], "decided");
+    assert_eq!(reply["decidedBy"], "phone");
+    assert_eq!(reply["outcome"]["optionId"], "allow-once");
+    assert_ne!(reply["requestId"], request_ids[0].as_str(), "a new intent");
+
+    // An ask this phone never saw nor answered is not found.
+    let (code, reply) = home.json(&socket, &["answer", "ask-nobody-knows", "deny"]);
+    assert_eq!(code, NOT_FOUND, "{reply}");
+}
+
+#[test]
+fn a16_send_names_the_turn_and_abort_stops_it() {
+    let dir = temp_dir();
+    let agent = socket_agent(dir.path(), &[]);
+    let socket = agent.socket_path();
+    let home = Home::new();
+    // A wrong pane lists the panes there are; one whose last turn is done starts a new turn.
+    let (code, failure) = home.json(&socket, &["send", "p-none", "hello"]);
+    assert_eq!(code, NOT_FOUND, "{failure}");
+    let idle = failure["panes"]
+        .as_array()
+        .expect("the panes")
+        .iter()
+        .find(|p| p["state"] == "idle" && p["turn"]["state"] == "done")
+        .and_then(|p| p["id"].as_str())
+        .map(str::to_string);
+    let (code, refused) = home.json(&socket, &["abort", idle.as_deref().unwrap_or("p-none")]);
+    // Nothing runs there, so the abort is refused before it is sent.
+    assert_eq!(code, NOT_FOUND, "{refused}");
+    let idle = idle.expect("the demo has an idle pane");
+    let (code, sent) = home.json(&socket, &["send", &idle, "Add a test for the empty inbox."]);
+    assert_eq!(code, DONE, "{sent}");
+    assert_eq!(sent["reply"]["steered"], false);
+    let turn = sent["reply"]["turnId"]
+        .as_str()
+        .expect("the new turn")
+        .to_string();
+
+    // Steering the running turn names it (SPEC A16).
+    let (code, steered) = home.json(&socket, &["send", &idle, "And keep it short."]);
+    assert_eq!(code, DONE, "{steered}");
+    assert_eq!(steered["reply"]["steered"], true);
+    assert_eq!(steered["turnId"], turn.as_str());
+
+    let (code, stopped) = home.json(&socket, &["abort", &idle]);
+    assert_eq!(code, DONE, "{stopped}");
+    assert_eq!(stopped["turnId"], turn.as_str());
+    let (code, again) = home.json(&socket, &["abort", &idle]);
+    assert_eq!(code, NOT_FOUND, "no running turn now: {again}");
+
+    let empty = home.run(&socket, &["send", &idle, "   "]);
+    assert_eq!(empty.status.code(), Some(BAD_ARGUMENTS));
+}
+
+#[test]
+fn a17_start_runs_a_starter_and_names_the_new_pane() {
+    let dir = temp_dir();
+    let agent = socket_agent(dir.path(), &[]);
+    let socket = agent.socket_path();
+    let home = Home::new();
+    let (code, failure) = home.json(&socket, &["start", "no-such-starter"]);
+    assert_eq!(code, NOT_FOUND, "{failure}");
+    let starter = failure["starters"][0]
+        .as_str()
+        .expect("the demo has starters")
+        .to_string();
+    let (code, started) = home.json(&socket, &["start", &starter]);
+    assert_eq!(code, DONE, "{started}");
+    let pane = started["reply"]["paneId"].as_str().expect("the new pane");
+    let (code, sent) = home.json(&socket, &["send", pane, "hello"]);
+    assert_eq!(code, DONE, "the new pane is there: {sent}");
+}
+
+#[test]
+fn h6_an_agent_out_of_reach_exits_unreachable_and_sends_nothing() {
+    let dir = temp_dir();
+    let folder = dir.path().join("run");
+    std::fs::create_dir(&folder).expect("folder");
+    std::fs::set_permissions(&folder, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .expect("chmod");
+    let home = Home::new();
+    let socket = folder.join("nobody.sock");
+    let (code, failure) = home.json(&socket, &["answer", "ask-1", "deny", "--wait", "0"]);
+    assert_eq!(code, UNREACHABLE, "{failure}");
+    assert!(
+        failure["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("nothing was sent"))
+    );
+    let output = home.run(&socket, &["asks", "--wait", "0"]);
+    assert_eq!(output.status.code(), Some(UNREACHABLE));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("nobody"));
+}
+
+/// Reads a child's stdout lines on a thread.
+fn lines_of(child: &mut std::process::Child) -> mpsc::Receiver<String> {
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (send, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
+fn wait_for_exit(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let until = Instant::now() + STOP_DEADLINE;
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return status;
+        }
+        if Instant::now() >= until {
+            let _ = child.kill();
+            panic!("watch did not stop within {STOP_DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn watch_json_prints_ndjson_with_ask_changes_and_stops_on_sigterm() {
+    let dir = temp_dir();
+    let agent = socket_agent(dir.path(), &[]);
+    let socket = agent.socket_path();
+    let home = Home::new();
+    let socket_text = socket.to_str().expect("utf-8").to_string();
+    let mut child = home
+        .command(&["watch", "--json", "--socket", &socket_text])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("watch starts");
+    let lines = lines_of(&mut child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut opened = Vec::new();
+    let mut types = Vec::new();
+    let mut closed = None;
+    let mut answered = false;
+    while closed.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = lines
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("watch went quiet; saw {types:?}"));
+        let value: Value = serde_json::from_str(&line).expect("each line is one JSON object");
+        let kind = value["type"].as_str().expect("a type").to_string();
+        if kind == "ask-opened" {
+            opened.push(value["ask"]["id"].as_str().expect("id").to_string());
+        }
+        if kind == "ask-closed" {
+            closed = Some(value.clone());
+        }
+        types.push(kind);
+        // Once the four asks are open, answer one from another process and see it close.
+        if opened.len() == 4 && !answered {
+            answered = true;
+            let asks = open_asks(&home, &socket);
+            let (permission, _) = ask_of_kind(&asks, "permission");
+            let (code, _) = home.json(&socket, &["answer", &permission, "deny"]);
+            assert_eq!(code, DONE);
+        }
+    }
+    let closed = closed.expect("an ask closed");
+    assert_eq!(closed["how"], "answered");
+    assert!(types.contains(&"status".to_string()));
+    assert!(types.contains(&"hello".to_string()));
+    assert!(types.contains(&"snapshot".to_string()));
+    assert!(
+        types.contains(&"event".to_string()),
+        "the ask-closed event: {types:?}"
+    );
+
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid fits");
+    // SAFETY: kill only sends a signal to our own child, whose pid we hold.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = wait_for_exit(&mut child);
+    assert_eq!(status.code(), Some(0), "a clean stop on SIGTERM");
+}
+
+#[test]
+fn watch_stops_cleanly_when_its_reader_goes_away() {
+    let dir = temp_dir();
+    let agent = socket_agent(dir.path(), &[]);
+    let socket = agent.socket_path().to_str().expect("utf-8").to_string();
+    let home = Home::new();
+    let mut child = home
+        .command(&["watch", "--socket", &socket])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("watch starts");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("a first line");
+    assert!(!first.is_empty());
+    drop(stdout);
+    let status = wait_for_exit(&mut child);
+    assert_eq!(status.code(), Some(0), "a closed stdout is a clean stop");
+}
+
+/// Serves the faulty agent on its own runtime for the length of a test.
+struct FaultyAgent {
+    faulty: Faulty,
+    socket: PathBuf,
+    _dir: tempfile::TempDir,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl FaultyAgent {
+    fn start(fault: PostFault) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let faulty = Faulty::new();
+        faulty.set(|b| b.post_fault = fault);
+        let (socket, dir) = runtime.block_on(faulty.serve_socket());
+        Self {
+            faulty,
+            socket,
+            _dir: dir,
+            _runtime: runtime,
+        }
+    }
+
+    fn posted_ids(&self) -> Vec<String> {
+        self.faulty
+            .seen()
+            .posts
+            .iter()
+            .filter_map(|p| p["requestId"].as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+#[test]
+fn q4_unknown_outcome_names_its_request_id_and_retry_resends_it_once() {
+    let agent = FaultyAgent::start(PostFault::DropAfterApply);
+    let home = Home::new();
+    let (code, first) = home.json(&agent.socket, &["answer", "ask-1", "allow-once"]);
+    assert_eq!(code, UNKNOWN, "{first}");
+    assert_eq!(first["state"], "unknown");
+    let id = first["requestId"].as_str().expect("request id").to_string();
+    let retry = first["retry"].as_str().expect("how to retry");
+    assert!(retry.contains(&format!("--retry {id}")), "{retry}");
+    // SPEC Q2: the receipt was written before the request left.
+    assert!(
+        std::fs::read_to_string(home.journal())
+            .expect("journal")
+            .contains(&id)
+    );
+
+    agent.faulty.set(|b| b.post_fault = PostFault::None);
+    let (code, again) = home.json(&agent.socket, &["answer", "--retry", &id]);
+    // SPEC Q3: the agent had it already; the same reply, replayed, and nothing ran twice.
+    assert_eq!(code, DONE, "{again}");
+    assert_eq!(again["state"], "replayed");
+    assert_eq!(again["replayed"], true);
+    assert_eq!(again["requestId"], id.as_str());
+    assert_eq!(
+        agent.posted_ids(),
+        [id.clone(), id.clone()],
+        "same id both times"
+    );
+    assert_eq!(agent.faulty.seen().applied.len(), 1, "applied once");
+
+    // A settled receipt is never sent again.
+    let (code, third) = home.json(&agent.socket, &["answer", "--retry", &id]);
+    assert_eq!(code, DONE, "{third}");
+    assert_eq!(third["sentAgain"], false);
+    assert_eq!(agent.posted_ids().len(), 2);
+
+    // A retry from the wrong command, or of an id with no receipt, is refused.
+    let (code, _) = home.json(&agent.socket, &["send", "--retry", &id]);
+    assert_eq!(code, BAD_ARGUMENTS);
+    let (code, _) = home.json(&agent.socket, &["answer", "--retry", "r-unheard-of"]);
+    assert_eq!(code, NOT_FOUND);
+    assert_eq!(agent.posted_ids().len(), 2);
+}
+
+#[test]
+fn q5_a_retry_that_finds_the_ask_closed_is_maybe_applied_and_never_sent_a_third_time() {
+    let agent = FaultyAgent::start(PostFault::DropAfterApply);
+    let home = Home::new();
+    let output = home.run(&agent.socket, &["answer", "ask-1", "allow-once"]);
+    assert_eq!(output.status.code(), Some(UNKNOWN));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("collie-phone answer --retry r-"), "{text}");
+    let id = agent.posted_ids()[0].clone();
+
+    // The agent restarted: it forgot the request id, and the ask is closed (SPEC Q5).
+    agent.faulty.set(|b| b.post_fault = PostFault::None);
+    agent.faulty.flip_epoch("epoch-two-0123456789abcdef012345");
+    let (code, again) = home.json(&agent.socket, &["answer", "--retry", &id]);
+    assert_eq!(code, MAYBE_APPLIED, "{again}");
+    assert_eq!(again["state"], "maybe-applied");
+
+    let (code, third) = home.json(&agent.socket, &["answer", "--retry", &id]);
+    assert_eq!(code, MAYBE_APPLIED, "{third}");
+    assert_eq!(third["sentAgain"], false);
+    assert_eq!(agent.posted_ids(), [id.clone(), id], "never a third time");
+}
+
+#[test]
+fn q2_commands_run_at_once_keep_every_receipt_and_outcome() {
+    let dir = temp_dir();
+    let agent = socket_agent(dir.path(), &[]);
+    let socket = agent.socket_path();
+    let home = Home::new();
+    let asks = open_asks(&home, &socket);
+    let (permission, _) = ask_of_kind(&asks, "permission");
+    let (choice, _) = ask_of_kind(&asks, "choice");
+    let (text, _) = ask_of_kind(&asks, "text");
+    let runs: Vec<Vec<String>> = vec![
+        vec!["answer".into(), permission, "deny".into()],
+        vec!["answer".into(), choice, "o1".into()],
+        vec!["answer".into(), text, "--text".into(), "Quiet Lake".into()],
+    ];
+    let socket_text = socket.to_str().expect("utf-8").to_string();
+    let children: Vec<_> = runs
+        .iter()
+        .map(|run| {
+            let mut args: Vec<&str> = run.iter().map(String::as_str).collect();
+            args.extend(["--json", "--socket", &socket_text]);
+            home.command(&args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("answer starts")
+        })
+        .collect();
+    let mut ids = Vec::new();
+    for child in children {
+        let output = child.wait_with_output().expect("answer ends");
+        let reply: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        assert_eq!(output.status.code(), Some(DONE), "{reply}");
+        ids.push(reply["requestId"].as_str().expect("id").to_string());
+    }
+    // Every outcome reached the shared journal: a retry finds each one settled as done.
+    for id in &ids {
+        let (code, told) = home.json(&socket, &["answer", "--retry", id]);
+        assert_eq!(code, DONE, "{told}");
+        assert_eq!(told["state"], "done");
+        assert_eq!(told["sentAgain"], false);
+    }
+}
+
+#[test]
+fn a_command_waits_for_an_agent_started_a_moment_later() {
+    let dir = temp_dir();
+    let home = Home::new();
+    let socket = dir.path().join("run").join("agent.sock");
+    let socket_text = socket.to_str().expect("utf-8").to_string();
+    // The socket does not exist yet: --wait gives the agent time to come up.
+    let asks = home
+        .command(&["asks", "--json", "--wait", "30", "--socket", &socket_text])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("asks starts");
+    let _agent = socket_agent(dir.path(), &[]);
+    let output = asks.wait_with_output().expect("asks ends");
+    assert_eq!(
+        output.status.code(),
+        Some(DONE),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let listed: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(listed.as_array().map(Vec::len), Some(4));
+}

@@ -1,0 +1,614 @@
+//! The real binary in a real terminal: `collie-phone demo` inside tmux, driven by keys, the
+//! screen read back after each step (issue 4, item 10). Answers a permission, a choice, a text
+//! and a form ask, sends text, aborts a turn, runs a starter, opens history and reopens a
+//! conversation, then quits and checks the demo folder is gone; at 40x12 (a phone held
+//! upright), answers a choice from the keyboard. Searches and copies in a hostile agent's pane
+//! and reads back the raw bytes the phone wrote (`pipe-pane`). Skipped, with a note, where tmux
+//! is not installed.
+
+use crate::common;
+
+use common::tmux::{SOON, Tmux, private_home, tmux_installed};
+
+use std::path::Path;
+
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
+
+/// The OSC sequences in raw terminal output: (number, body without the number, terminator).
+fn osc_sequences(raw: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(start) = raw[at..].windows(2).position(|w| w == b"\x1b]") {
+        let body_start = at + start + 2;
+        let end = raw[body_start..]
+            .iter()
+            .position(|b| *b == 0x07 || *b == 0x1b)
+            .map_or(raw.len(), |i| body_start + i);
+        let body = &raw[body_start..end];
+        let (number, rest) = match body.iter().position(|b| *b == b';') {
+            Some(i) => (&body[..i], &body[i + 1..]),
+            None => (body, &[][..]),
+        };
+        found.push((String::from_utf8_lossy(number).into_owned(), rest.to_vec()));
+        at = end.max(body_start);
+    }
+    found
+}
+
+fn demo_folders(runtime: &Path) -> usize {
+    std::fs::read_dir(runtime)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("collie-phone-demo-")
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// A private home for a demo (its own runtime, state and config folders) and the command that
+/// runs `collie-phone ARGS` in it: (home, runtime folder, command).
+fn demo_home(args: &str) -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let (home, runtime) = private_home("cp-tmux-");
+    let command = format!(
+        "env XDG_RUNTIME_DIR={run} XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config {BIN} {args}",
+        run = runtime.display(),
+        home = home.path().display()
+    );
+    (home, runtime, command)
+}
+
+#[test]
+fn demo_in_tmux_every_flow() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED demo_in_tmux_every_flow: tmux is not installed");
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --speed 0");
+    let tmux = Tmux::start("demo", (120, 40), &command);
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    assert_eq!(demo_folders(&runtime), 1);
+
+    // A permission (SPEC A4, A10): from the inbox, tool and arguments as data.
+    tmux.keys(&["j"]);
+    tmux.select("rm -rf build/");
+    tmux.keys(&["Enter"]);
+    tmux.until("the permission card", |s| {
+        s.contains("Tool  shell") && s.contains("command: rm -rf build/")
+    });
+    // y selects allow once; read, then Enter answers it (issue 10).
+    tmux.keys(&["y"]);
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    tmux.until("three asks left", |s| s.contains("Needs your answer (3)"));
+
+    // A choice, selected by its number, answered with Enter (SPEC A15).
+    tmux.select("选择迁移策略");
+    tmux.keys(&["Enter"]);
+    tmux.until("the choice card", |s| s.contains("订单表有 1200 万行"));
+    tmux.keys(&["2"]);
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    tmux.until("two asks left", |s| s.contains("Needs your answer (2)"));
+
+    // A text ask: typed, Enter submits.
+    tmux.keys(&["g", "j"]);
+    tmux.select("Name for the release");
+    tmux.keys(&["Enter"]);
+    tmux.until("the text card", |s| {
+        s.contains("What should v0.3 be called")
+    });
+    tmux.text("Quiet Lake");
+    tmux.until("the typed answer", |s| s.contains("› Quiet Lake"));
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    tmux.until("one ask left", |s| s.contains("Needs your answer (1)"));
+
+    // A form: its defaults are valid; Tab moves, Space toggles, Enter submits.
+    tmux.keys(&["g", "j"]);
+    tmux.select("Deploy settings");
+    tmux.keys(&["Enter"]);
+    tmux.until("the form card", |s| {
+        s.contains("Environment*") && s.contains("‹ Staging ›")
+    });
+    tmux.keys(&["Right", "Tab", "Space", "Tab", "Tab"]);
+    tmux.text("ship it");
+    tmux.until("the form filled", |s| {
+        s.contains("‹ Production ›") && s.contains("[ ] no") && s.contains("ship it")
+    });
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    tmux.until("no asks left", |s| s.contains("nothing needs your answer"));
+
+    // Send text to a pane (SPEC A16).
+    tmux.keys(&["g", "Enter"]);
+    tmux.until("the workspaces", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.select("Inbox screen");
+    tmux.keys(&["Enter", "i"]);
+    tmux.text("hello from tmux");
+    tmux.keys(&["Enter"]);
+    tmux.until("the words in the chat", |s| {
+        s.contains("you › hello from tmux") && s.contains("› hello from tmux  sent")
+    });
+
+    // Abort a turn, after a confirm naming it (SPEC A16).
+    tmux.keys(&["Escape", "Escape"]);
+    tmux.until("the workspaces again", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.keys(&["g"]);
+    tmux.select("Store & restarts");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane", |s| s.contains("Store & restarts  running"));
+    tmux.keys(&["x"]);
+    tmux.until("the confirm", |s| s.contains("Stop turn p-"));
+    tmux.keys(&["y"]);
+    tmux.until("the turn stopped", |s| {
+        s.contains("Turn stopped from the phone.")
+    });
+
+    // Run a starter; its pane opens (SPEC A17).
+    tmux.keys(&["Escape", "Escape", "n"]);
+    tmux.until("the New page", |s| s.contains("New — run a starter"));
+    tmux.select("Write tests");
+    tmux.keys(&["Enter"]);
+    tmux.until("the new pane", |s| {
+        s.contains("Started from “Write tests”.")
+    });
+
+    // History, a conversation's items, and reopen (SPEC W5).
+    tmux.keys(&["Escape", "H"]);
+    tmux.until("the history", |s| {
+        s.contains("History of demo — newest first")
+    });
+    tmux.keys(&["/"]);
+    tmux.text("closed");
+    tmux.keys(&["Enter", "Enter"]);
+    tmux.until("a conversation", |s| s.contains("— oldest first"));
+    tmux.keys(&["o"]);
+    tmux.until("the reopened pane", |s| {
+        s.contains("Conversation reopened.")
+    });
+
+    // Quit: the agent stops and its folder goes.
+    tmux.keys(&["q"]);
+    let deadline = Instant::now() + SOON;
+    while tmux.alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!tmux.alive(), "the phone did not quit:\n{}", tmux.screen());
+    let deadline = Instant::now() + SOON;
+    while demo_folders(&runtime) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(demo_folders(&runtime), 0, "the demo folder was left behind");
+}
+
+#[test]
+fn demo_dsh_in_tmux_shows_both_agents_and_sends_to_a_bridge_task() {
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED demo_dsh_in_tmux_shows_both_agents_and_sends_to_a_bridge_task: tmux is not installed"
+        );
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --dsh --speed 0");
+    let tmux = Tmux::start("dsh", (80, 24), &command);
+    // Both agents in one phone (SPEC D): the Collie agent and the bridge, marked as one.
+    tmux.until("both agents ready", |s| {
+        s.contains("demo (collie-phone") && s.contains("dsh (DSH bridge)")
+    });
+    tmux.keys(&["j"]);
+    tmux.until("the bridge's workspaces named", |s| {
+        s.contains("泰坦尼克数据分析")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.select("数据体检");
+    tmux.keys(&["Enter"]);
+    tmux.until("the task pane", |s| {
+        s.contains("Message · instruction · queue")
+    });
+    // Kind feedback from the picker (SPEC D3), queue kept, then the words.
+    tmux.keys(&["K", "2"]);
+    tmux.until("the kind chosen", |s| {
+        s.contains("Message · feedback · queue")
+    });
+    tmux.keys(&["i"]);
+    tmux.text("先看缺失值");
+    tmux.keys(&["Enter"]);
+    tmux.until("the append accepted", |s| {
+        s.contains("send feedback (queue)") && s.contains("accepted")
+    });
+    tmux.until("the words in the chat", |s| s.contains("先看缺失值"));
+
+    // Quit: the agent and the bridge stop, and the demo folder (the bridge's token and
+    // desktop with it) goes.
+    tmux.keys(&["Escape", "q"]);
+    let deadline = Instant::now() + SOON;
+    while tmux.alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!tmux.alive(), "the phone did not quit:\n{}", tmux.screen());
+    let deadline = Instant::now() + SOON;
+    while demo_folders(&runtime) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(demo_folders(&runtime), 0, "the demo folder was left behind");
+}
+
+/// The running demo's journal (in its private folder under `runtime`), whole.
+fn demo_journal(runtime: &Path) -> String {
+    std::fs::read_dir(runtime)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("collie-phone-demo-")
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("intents.jsonl")).ok())
+        .collect()
+}
+
+/// The send texts in the running demo's journal (in its private folder), oldest first: what
+/// left for the agent (SPEC Q2).
+fn journal_sends(runtime: &Path) -> Vec<String> {
+    let journal = demo_journal(runtime);
+    journal
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|entry| entry["op"] == "created" && entry["record"]["kind"]["kind"] == "send")
+        .filter_map(|entry| entry["record"]["kind"]["text"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Issue 10 in a real terminal: three quick Enters are three sends of their own words, and a
+/// 40 KB paste without bracketed-paste markers (`paste-buffer` without `-p`) lands in the box
+/// whole and sends nothing. Read back from the journal, not only the screen.
+#[test]
+fn demo_in_tmux_quick_enters_and_an_unbracketed_paste() {
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED demo_in_tmux_quick_enters_and_an_unbracketed_paste: tmux is not installed"
+        );
+        return;
+    }
+    let (home, runtime, command) = demo_home("demo --speed 0");
+    let tmux = Tmux::start("typing", (120, 40), &command);
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    tmux.keys(&["g", "Enter"]);
+    tmux.until("the workspaces", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.select("Inbox screen");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane", |s| s.contains("› Inbox screen"));
+    tmux.keys(&["i"]);
+    // Each word in one write, each Enter right after it: as fast as a person types.
+    for word in ["alpha", " beta", " gamma"] {
+        let out = tmux.run(&["send-keys", "-t", &tmux.session, "-l", word]);
+        assert!(out.status.success());
+        std::thread::sleep(Duration::from_millis(30));
+        tmux.keys(&["Enter"]);
+    }
+    tmux.until("three sends in the chat", |s| {
+        s.contains("you › alpha") && s.contains("you ›  beta") && s.contains("you ›  gamma")
+    });
+    assert_eq!(journal_sends(&runtime), ["alpha", " beta", " gamma"]);
+
+    let line = "pasted words 日本語 and more words to fill a line\n";
+    let text = line.repeat(40 * 1024 / line.len());
+    let file = home.path().join("paste.txt");
+    std::fs::write(&file, &text).expect("the paste file");
+    let file = file.to_str().expect("utf-8 path");
+    assert!(tmux.run(&["load-buffer", file]).status.success());
+    assert!(
+        tmux.run(&["paste-buffer", "-t", &tmux.session])
+            .status
+            .success()
+    );
+    let size = collie_phone::screens::pane::size_against(text.len(), 32 * 1024);
+    tmux.until("the whole paste in the box", |s| s.contains(&size));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        journal_sends(&runtime),
+        ["alpha", " beta", " gamma"],
+        "the paste sent nothing"
+    );
+    tmux.keys(&["Escape", "q"]);
+    tmux.until("the quit question for the words in the box", |s| {
+        s.contains("typed but not sent")
+    });
+    tmux.keys(&["y"]);
+}
+
+#[test]
+fn l1_search_then_copy_writes_only_clean_osc_52_bytes() {
+    use base64::Engine as _;
+    use common::hostile::{Hostile, Mode, assert_clean_bytes};
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED l1_search_then_copy_writes_only_clean_osc_52_bytes: tmux is not installed"
+        );
+        return;
+    }
+    let (_agent, url) = Hostile::start(Mode::Fields);
+    let (home, _runtime, _) = demo_home("");
+    let (token_path, token) = common::token_file(home.path());
+    let (_, _, command) = demo_home(&format!(
+        "--url {url} --token-file {}",
+        token_path.display()
+    ));
+    let raw_path = home.path().join("raw-output");
+    let tmux = Tmux::start("osc52", (100, 30), &command);
+    tmux.record_output(&raw_path);
+    let out = tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
+    assert!(out.status.success(), "set-clipboard: {out:?}");
+    tmux.until("home", |s| s.contains("Needs your answer"));
+    tmux.keys(&["Enter"]);
+    tmux.until("the layout", |s| s.contains("workspaces, tabs and panes"));
+    tmux.select("pane]0");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane's chat", |s| s.contains("unknownkind"));
+
+    // Search: the reply holds "reply" twice; a new search starts at the newest match.
+    tmux.keys(&["/"]);
+    tmux.text("REPLY");
+    tmux.until("the count", |s| s.contains("2 of 2"));
+    tmux.keys(&["Enter", "N"]);
+    tmux.until("the previous match", |s| s.contains("1 of 2"));
+    tmux.keys(&["y"]);
+    tmux.until("the copy said", |s| s.contains("Copied 1 line"));
+    std::thread::sleep(Duration::from_millis(300));
+
+    let raw = std::fs::read(&raw_path).expect("the recorded output");
+    let copies: Vec<Vec<u8>> = osc_sequences(&raw)
+        .into_iter()
+        .filter(|(number, _)| number == "52")
+        .map(|(_, body)| body)
+        .collect();
+    assert_eq!(copies.len(), 1, "one OSC 52 for one y");
+    let payload = copies[0]
+        .strip_prefix(b"c;")
+        .expect("the clipboard selection");
+    let text = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .expect("base64");
+    assert_clean_bytes("the copied text", &text, &token);
+    let text = String::from_utf8(text).expect("utf-8");
+    assert!(
+        text.starts_with("reply") && text.ends_with("reply"),
+        "{text:?}"
+    );
+    assert!(text.contains("PWNED"), "the printable rest stays: {text:?}");
+    // The exact sequence went out, ended by BEL, as the bytes of the cleaned text.
+    let expected = format!(
+        "\u{1b}]52;c;{}\u{7}",
+        base64::engine::general_purpose::STANDARD.encode(&text)
+    );
+    assert!(
+        raw.windows(expected.len())
+            .any(|w| w == expected.as_bytes()),
+        "the OSC 52 sequence"
+    );
+    // Nothing the agent sent set a title or wrote a C1 control: the only OSCs are ours (the
+    // copy, the links, and the phone's own question for the background colour, `theme = auto`).
+    for (number, body) in osc_sequences(&raw) {
+        let ours = ["52", "8"].contains(&number.as_str()) || (number == "11" && body == b"?");
+        assert!(ours, "OSC {number} went out");
+    }
+    let shown = String::from_utf8_lossy(&raw);
+    assert!(
+        !shown.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c)),
+        "a C1 control went out"
+    );
+    // tmux took the copy as a paste buffer: what reached the clipboard is the clean text.
+    let buffer = tmux.run(&["show-buffer"]);
+    assert_eq!(String::from_utf8_lossy(&buffer.stdout), text);
+}
+
+#[test]
+fn demo_pane_links_are_osc_8_code_wraps_and_o_says_where_no_browser_can_open() {
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED demo_pane_links_are_osc_8_code_wraps_and_o_says_where_no_browser_can_open: tmux is not installed"
+        );
+        return;
+    }
+    let (home, _runtime, command) = demo_home("demo --speed 0");
+    let command = format!("env -u DISPLAY -u WAYLAND_DISPLAY {command}");
+    let raw_path = home.path().join("raw-output");
+    let tmux = Tmux::start("links", (80, 24), &command);
+    tmux.record_output(&raw_path);
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    tmux.keys(&["Enter"]);
+    tmux.until("the workspaces", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.select("HTTP routes");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane", |s| s.contains("axum Router docs"));
+    // The long line of code goes on under a mark, nothing cut.
+    tmux.until("the wrapped code", |s| {
+        s.contains("↪ Bytes) -> Reply {") && !s.contains("Byt…")
+    });
+    // The link item, found and selected by a search; o says plainly why it cannot open.
+    tmux.keys(&["/"]);
+    tmux.text("router docs");
+    tmux.until("the match", |s| s.contains("1 of 1"));
+    tmux.keys(&["Enter", "o"]);
+    tmux.until("the opener's absence in words", |s| {
+        s.contains("The link was not opened: there is no display here")
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let raw = std::fs::read(&raw_path).expect("the recorded output");
+    let link = b"\x1b]8;;https://docs.rs/axum/latest/axum/struct.Router.html\x1b\\";
+    assert!(
+        raw.windows(link.len()).any(|w| w == link),
+        "the URL went out as an OSC 8 hyperlink"
+    );
+    assert!(
+        raw.windows(7).any(|w| w == b"\x1b]8;;\x1b\\"),
+        "and was closed"
+    );
+    tmux.keys(&["Escape", "Escape", "q"]);
+}
+
+/// The answers in the running demo's journal that the agent took (SPEC Q2), oldest first: for
+/// each answer whose outcome is `done`, the option id the agent's own reply says it applied.
+fn journal_answers_done(runtime: &Path) -> Vec<String> {
+    let journal = demo_journal(runtime);
+    let entries: Vec<serde_json::Value> = journal
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let answers: Vec<&serde_json::Value> = entries
+        .iter()
+        .filter(|e| e["op"] == "created" && e["record"]["kind"]["kind"] == "answer")
+        .map(|e| &e["record"]["requestId"])
+        .collect();
+    entries
+        .iter()
+        .filter(|e| {
+            e["op"] == "outcome"
+                && e["state"]["state"] == "done"
+                && answers.contains(&&e["request_id"])
+        })
+        .filter_map(|e| {
+            e["state"]["reply"]["outcome"]["optionId"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// Issue 15, point 6 in a real terminal of 40x12: the inbox, a choice asked in Chinese, its
+/// options and keys all on screen; answered from the keyboard, and the agent took it.
+#[test]
+fn demo_in_tmux_at_40x12_answers_an_ask_from_the_keyboard() {
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED demo_in_tmux_at_40x12_answers_an_ask_from_the_keyboard: tmux is not installed"
+        );
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --speed 0");
+    let tmux = Tmux::start("narrow", (40, 12), &command);
+    tmux.until("the inbox at 40x12", |s| {
+        s.contains("Needs your answer (4)") && s.contains("4 asks") && s.contains("? help")
+    });
+    let screen = tmux.screen();
+    assert!(
+        !screen.contains("needs at least"),
+        "40x12 is refused:\n{screen}"
+    );
+    tmux.keys(&["j"]);
+    tmux.select("选择迁移策略");
+    tmux.keys(&["Enter"]);
+    tmux.until("the choice card, its options and its keys", |s| {
+        s.contains("Choice · revision") && s.contains("1 ") && s.contains("Enter answers")
+    });
+    tmux.keys(&["2"]);
+    tmux.until("the second option selected", |s| {
+        s.lines().any(|l| l.starts_with("› 2"))
+    });
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    tmux.until("three asks left", |s| s.contains("Needs your answer (3)"));
+    let deadline = Instant::now() + SOON;
+    while journal_answers_done(&runtime).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The second option, 双写过渡, is what the agent took.
+    assert_eq!(journal_answers_done(&runtime), ["o2"]);
+    tmux.keys(&["q"]);
+}
+
+/// What the scripted ACP agent of `demo --acp` keeps of its sessions: every (who, words).
+fn scripted_agent_history(runtime: &Path) -> Vec<(String, String)> {
+    let mut all = Vec::new();
+    for demo in std::fs::read_dir(runtime).into_iter().flatten().flatten() {
+        let sessions = demo.path().join("acp-sessions");
+        for file in std::fs::read_dir(sessions).into_iter().flatten().flatten() {
+            let text = std::fs::read_to_string(file.path()).unwrap_or_default();
+            let saved: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+            for pair in saved["history"].as_array().into_iter().flatten() {
+                all.push((
+                    pair[0].as_str().unwrap_or_default().to_string(),
+                    pair[1].as_str().unwrap_or_default().to_string(),
+                ));
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agent() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED demo_acp_in_tmux_…: tmux is not installed");
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --acp");
+    let tmux = Tmux::start("acp", (100, 30), &command);
+    tmux.until("the ACP agent's permission in the inbox", |s| {
+        s.contains("ACP host: scripted") && s.contains("execute: cargo test")
+    });
+    tmux.select("execute: cargo test");
+    tmux.keys(&["Enter"]);
+    tmux.until("the card with the four ACP option kinds", |s| {
+        s.contains("Allow once") && s.contains("Allow always") && s.contains("Deny always")
+    });
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    // The other side: the agent ran the tests because it was told "allow".
+    let deadline = Instant::now() + SOON;
+    let ran = |history: &[(String, String)]| {
+        history
+            .iter()
+            .any(|(who, words)| who == "agent" && words.contains("fix for `add`"))
+    };
+    while !ran(&scripted_agent_history(&runtime)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let history = scripted_agent_history(&runtime);
+    assert!(
+        ran(&history),
+        "the agent did not finish its turn: {history:?}"
+    );
+    assert_eq!(
+        history.first().map(|(_, w)| w.as_str()),
+        Some("Check this project and run its tests, please.")
+    );
+
+    // The pane shows the turn, CJK included, and a send during a turn says it is queued.
+    tmux.until("back home", |s| s.contains("nothing needs your answer"));
+    tmux.select("ACP host");
+    tmux.keys(&["Enter"]);
+    tmux.select("turn p-");
+    tmux.keys(&["Enter"]);
+    tmux.until("the chat", |s| {
+        s.contains("Here is a fix for `add`") && s.contains("/test")
+    });
+    tmux.keys(&["F1"]);
+    tmux.until("the belt's /test asks again", |s| {
+        s.contains("Needs your answer")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.text("then explain 你好 🚀");
+    tmux.keys(&["Enter"]);
+    tmux.until("the send is queued, and says so", |s| {
+        s.contains("queued: the agent reads it when this turn ends")
+            && s.contains("you › then explain 你好 🚀")
+    });
+    tmux.keys(&["Escape", "Escape", "Escape", "q"]);
+}
