@@ -173,7 +173,7 @@ pub struct World {
     pub(crate) happenings: Vec<Happening>,
     pub(crate) requests: super::requests::RequestMemory,
     /// Rules broken on purpose (`agent --break`), so `check` can prove it sees each one.
-    /// Empty in normal use; set once by [`World::break_on_purpose`].
+    /// Empty in normal use; set once by [`super::broken::lay_out_breaks`].
     pub(crate) breaks: Breaks,
     /// Driven by outside agents (the ACP host): a send during a turn waits for the next turn
     /// instead of steering (`caps.queueSend`), and a starter's pane starts as `starting`

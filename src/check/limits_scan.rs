@@ -1,5 +1,5 @@
 //! Finds, in raw replies, the things SPEC L counts: panes, asks, items, ids and every string,
-//! each with where it was seen ("GET /session/v1/snapshot: workspaces[0].tabs[1].panes[0]"),
+//! each with where it was seen (`GET /session/v1/snapshot: workspaces[0].tabs[1].panes[0]`),
 //! so a finding can point at it.
 
 use serde_json::Value;

@@ -111,7 +111,7 @@ impl Theme {
         Ok(theme)
     }
 
-    /// The theme without any colour, for NO_COLOR (https://no-color.org): modifiers stay.
+    /// The theme without any colour, for NO_COLOR (<https://no-color.org>): modifiers stay.
     /// The selection and the urgent countdown get a modifier of their own so they stay visible.
     pub(crate) fn no_color(self) -> Theme {
         let strip = |style: Style| Style {

@@ -2,7 +2,7 @@
 //! here, cleaned of control and invisible characters (`wire::shown`) and scrubbed of the
 //! phone's own secrets ([`secrets`]). An agent is untrusted input (SPEC L1): its words reach
 //! stdout, stderr, `--json`, JUnit, logs, the journal and recordings' summaries, and each of
-//! those writers calls [`text`], [`line`], [`json`] or the printers below, never a raw
+//! those writers calls [`text`], [`line()`], [`json`] or the printers below, never a raw
 //! `print!`. The screens get the same cleaning cell by cell in `tui::clean_screen`.
 //!
 //! Order matters: clean first, then scrub, so a secret split by an invisible character is
@@ -90,7 +90,7 @@ pub(crate) fn print(s: &str) -> std::io::Result<()> {
     stdout.flush()
 }
 
-/// [`print`] with a line break.
+/// [`print()`] with a line break.
 pub(crate) fn println(s: &str) -> std::io::Result<()> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text(s).as_bytes())?;

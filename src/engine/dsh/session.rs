@@ -1,7 +1,7 @@
 //! One bridge as an agent of the engine (SPEC D1–D6): reads `/health`, `/capabilities`,
 //! `/workspaces`, `/tasks/list` and `/sessions` at the phone's cadence, lays them out as the
 //! same [`Snapshot`] a Collie agent sends, runs a [`Follower`] per pane for its events, and
-//! sends the same [`FromEngine::Agent`] changes, so the screens show a bridge without knowing.
+//! sends the same [`FromEngine::Agent`](crate::engine::FromEngine::Agent) changes, so the screens show a bridge without knowing.
 //!
 //! Layout: one phone workspace per bridge workspace; in it a tab "tasks" (one pane per open
 //! task, pane id = task id) and a tab "sessions" (one pane per session no task follows, pane id
