@@ -49,10 +49,17 @@ const WATCHING_AFTER_KEY_SECONDS: i64 = 60;
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Message {
+    /// A key that came alone: a person's key press.
     Key(KeyEvent),
+    /// Keys that came together, a few of them (docs/KEYS.md): typed one by one where text is
+    /// typed, each Enter sending; elsewhere only their moves are taken.
+    Bunch(Vec<KeyEvent>),
     Mouse(MouseEvent),
     /// Bracketed paste: the pasted text in one piece.
     Paste(String),
+    /// Text that came as keys, too many and too fast for a person, without paste markers
+    /// (docs/KEYS.md): pasted where text is typed, elsewhere taken only for its moves.
+    KeysPaste(String),
     Resize(u16, u16),
     /// The terminal gained (true) or lost (false) focus.
     Focus(bool),
@@ -87,6 +94,8 @@ pub enum Command {
     OpenLink(String),
     /// Take the mouse (true) or leave it to the terminal, so its own selection works (false).
     Mouse(bool),
+    /// A line for the log: what the phone chose not to do, and why.
+    Log(String),
     Quit,
 }
 
@@ -206,7 +215,17 @@ impl App {
                 self.remember_selections();
                 commands
             }
+            Message::Bunch(keys) => {
+                let commands = self.on_bunch(&keys);
+                self.remember_selections();
+                commands
+            }
             Message::Paste(text) => self.on_paste(&text),
+            Message::KeysPaste(text) => {
+                let commands = self.on_keys_paste(&text);
+                self.remember_selections();
+                commands
+            }
             Message::Resize(width, height) => {
                 self.size = (width, height);
                 self.clamp_lists();
@@ -322,19 +341,110 @@ impl App {
     // ----- keys ------------------------------------------------------------------------------
 
     fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        self.take_key(key, false).1
+    }
+
+    /// Keys that came together (docs/KEYS.md): each is taken as it would be alone when it
+    /// types or moves; one that would answer, confirm, open, stop or quit is not acted on, and
+    /// the phone says so.
+    fn on_bunch(&mut self, keys: &[KeyEvent]) -> Vec<Command> {
+        let mut commands = Vec::new();
+        let mut left = Vec::new();
+        for key in keys {
+            let context = self.context();
+            let action = self.keymap.action(context, key);
+            let (taken, more) = self.take_key(*key, true);
+            commands.extend(more);
+            if !taken {
+                left.push((*key, context, action));
+            }
+        }
+        let Some((first, context, _)) = left.first().copied() else {
+            return commands;
+        };
+        let taken = if context.takes_typing() {
+            "only the typing and the moves were taken"
+        } else {
+            "only the moves were taken"
+        };
+        let again = if left
+            .iter()
+            .all(|(key, ..)| keymap::Chord::of(key) == keymap::Chord::of(&first))
+        {
+            format!("Press {} again.", keymap::Chord::of(&first))
+        } else {
+            "Press them again, one at a time.".to_string()
+        };
+        self.show_toast(
+            format!("{} keys came together; {taken}. {again}", keys.len()),
+            false,
+        );
+        let actions: Vec<String> = left
+            .iter()
+            .map(|(_, _, action)| action.map_or_else(|| "none".to_string(), Action::name))
+            .collect();
+        commands.push(Command::Log(format!(
+            "{} keys came together on {}: not acted on: {}",
+            keys.len(),
+            context.title(),
+            actions.join(", ")
+        )));
+        commands
+    }
+
+    /// Text pasted without markers: pasted where text is typed, elsewhere its characters are
+    /// keys that came together (docs/KEYS.md), so only their moves are taken.
+    fn on_keys_paste(&mut self, text: &str) -> Vec<Command> {
+        if self.paste_lands(self.context()) {
+            return self.on_paste(text);
+        }
+        let keys: Vec<KeyEvent> = text
+            .chars()
+            .map(|c| {
+                let code = match c {
+                    '\n' => crossterm::event::KeyCode::Enter,
+                    '\t' => crossterm::event::KeyCode::Tab,
+                    c => crossterm::event::KeyCode::Char(c),
+                };
+                KeyEvent::new(code, crossterm::event::KeyModifiers::NONE)
+            })
+            .collect();
+        self.on_bunch(&keys)
+    }
+
+    /// Where a paste lands as text.
+    fn paste_lands(&self, context: Context) -> bool {
+        matches!(
+            context,
+            Context::PaneChat
+                | Context::PaneInput
+                | Context::PaneSearch
+                | Context::CardTyping
+                | Context::DshForm
+                | Context::Prompt
+                | Context::Filter
+        )
+    }
+
+    /// Takes one key; `bunched` when it came with others (docs/KEYS.md), then only what
+    /// types or moves is acted on. Gives whether it was taken, and its commands.
+    fn take_key(&mut self, key: KeyEvent, bunched: bool) -> (bool, Vec<Command>) {
         if key.kind == KeyEventKind::Release {
-            return Vec::new();
+            return (true, Vec::new());
         }
         self.last_key = Some(self.now);
         let mut commands = self.watching_change();
         let context = self.context();
         let action = self.keymap.action(context, &key);
+        if bunched && !bunched_key_acts(context, action) {
+            return (false, commands);
+        }
         if geometry::is_too_small(self.size.0, self.size.1) {
             // Nothing is drawn but the message; only quitting makes sense.
             if action == Some(Action::Quit) {
                 commands.extend(self.quit());
             }
-            return commands;
+            return (true, commands);
         }
         let more = match context {
             Context::Help => self.help_key(action),
@@ -372,7 +482,7 @@ impl App {
             },
         };
         commands.extend(more);
-        commands
+        (true, commands)
     }
 
     pub(crate) fn screen_action(&mut self, context: Context, action: Action) -> Vec<Command> {
@@ -995,6 +1105,19 @@ impl App {
         }
     }
 
+    /// The row selected in the list screen on top (workspaces, New, History) and how many
+    /// rows it has; none on other screens.
+    pub fn list_selection(&self) -> Option<(usize, usize)> {
+        let index = self.nav.depth().checked_sub(1)?;
+        let selected = match self.nav.get(index)? {
+            Screen::Layout(s) => s.cursor.selected,
+            Screen::New(s) => s.cursor.selected,
+            Screen::History(s) => s.cursor.selected,
+            _ => return None,
+        };
+        Some((selected, self.list_len_at(index)))
+    }
+
     pub(crate) fn list_len_at(&self, index: usize) -> usize {
         match self.nav.get(index) {
             Some(Screen::Layout(s)) => self.layout_rows(s).len(),
@@ -1015,6 +1138,29 @@ enum ListKeys {
     },
     One(Vec<String>),
     None,
+}
+
+/// What a key that came with others may do (docs/KEYS.md), decided by its action: move, type,
+/// and in a pane's box send (each Enter of a person's bunched words is a send of its own).
+/// Answering, confirming, opening, stopping and quitting wait for a key that comes alone.
+fn bunched_key_acts(context: Context, action: Option<Action>) -> bool {
+    match action {
+        Some(
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom
+            | Action::SelectPrev
+            | Action::SelectNext,
+        ) => true,
+        Some(Action::NextField | Action::PrevField) => context.takes_typing(),
+        Some(Action::Send | Action::Newline) => context == Context::PaneInput,
+        // Typed where text is typed; nothing at all elsewhere.
+        None => true,
+        Some(_) => false,
+    }
 }
 
 fn capitalized(word: &str) -> String {

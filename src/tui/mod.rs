@@ -23,7 +23,7 @@ use ratatui::backend::Backend;
 use time::OffsetDateTime;
 use tokio::time::{Duration, Interval, MissedTickBehavior};
 
-use self::burst::BurstDetector;
+use self::burst::{BurstDetector, Input};
 use crate::app::notify::Notice;
 use crate::app::{App, Command, Message};
 use crate::engine::{Engine, FromEngine, ToEngine};
@@ -58,8 +58,12 @@ pub struct Tui<B: Backend, E> {
     ticker: Interval,
     dirty: bool,
     frames: u64,
-    /// Tells an unbracketed paste from typing.
+    /// Tells an unbracketed paste and bunched keys from keys alone (docs/KEYS.md).
     burst: BurstDetector,
+    /// When the runner last knew the terminal had nothing waiting: keys found waiting later came
+    /// while it was busy, and are given this time, so its own busy moments (a long frame) never
+    /// stretch the gaps the paste rule reads (docs/KEYS.md).
+    read_at: std::time::Instant,
     /// The panes on screen as last told to the engine (SPEC S7, T8).
     on_screen: Option<Vec<(String, String)>>,
 }
@@ -116,6 +120,7 @@ where
             dirty: true,
             frames: 0,
             burst: BurstDetector::default(),
+            read_at: std::time::Instant::now(),
             on_screen: None,
         };
         tui.tell_on_screen();
@@ -175,7 +180,8 @@ where
 
     /// Waits for the next message, takes every message already queued after it, then draws
     /// once if anything changed. Keys go through `burst` first, which holds each for a few
-    /// milliseconds to tell an unbracketed paste from typing.
+    /// milliseconds to tell keys alone, bunched keys and an unbracketed paste apart
+    /// (docs/KEYS.md).
     pub async fn step(&mut self) -> anyhow::Result<Flow> {
         // Built and taken at once, never stored: boxing the big message would cost an
         // allocation per step for nothing.
@@ -185,8 +191,24 @@ where
             Message(Message),
             HeldKeys,
         }
+        // Keys already waiting came while the phone was busy: taken first, at the time it
+        // stopped reading (docs/KEYS.md).
+        let waiting = match futures::poll!(self.events.next()) {
+            Poll::Ready(Some(Ok(event))) => Some(event),
+            Poll::Ready(Some(Err(error))) => {
+                return Err(anyhow::anyhow!("reading the terminal failed: {error}"));
+            }
+            Poll::Ready(None) => return Ok(Flow::Quit),
+            Poll::Pending => {
+                self.read_at = std::time::Instant::now();
+                None
+            }
+        };
         let held_until = self.burst.deadline().map(tokio::time::Instant::from_std);
-        let first = tokio::select! {
+        let first = if let Some(event) = waiting {
+            First::Terminal(event)
+        } else {
+            let first = tokio::select! {
             event = self.events.next() => match event {
                 Some(Ok(event)) => First::Terminal(event),
                 Some(Err(error)) => return Err(anyhow::anyhow!("reading the terminal failed: {error}")),
@@ -199,6 +221,10 @@ where
             },
             _ = self.ticker.tick() => First::Message(Message::Tick((self.clock)())),
             _ = sleep_until_some(held_until), if held_until.is_some() => First::HeldKeys,
+            };
+            // Whatever woke the runner, what is waiting now came about now.
+            self.read_at = std::time::Instant::now();
+            first
         };
         let flow = match first {
             First::Terminal(event) => self.terminal_event(event),
@@ -208,6 +234,7 @@ where
         if flow == Flow::Quit {
             return Ok(Flow::Quit);
         }
+        let mut drained = false;
         for _ in 0..MAX_BATCH {
             let flow = if let Ok(update) = self.engine.updates.try_recv() {
                 self.handle(Message::Engine(update))
@@ -220,14 +247,19 @@ where
                         return Err(anyhow::anyhow!("reading the terminal failed: {error}"));
                     }
                     Poll::Ready(None) => return Ok(Flow::Quit),
-                    Poll::Pending => break,
+                    Poll::Pending => {
+                        self.read_at = std::time::Instant::now();
+                        drained = true;
+                        break;
+                    }
                 }
             };
             if flow == Flow::Quit {
                 return Ok(Flow::Quit);
             }
         }
-        if self.held_keys() == Flow::Quit {
+        // Keys still waiting may belong to what is held: it waits for them.
+        if drained && self.held_keys() == Flow::Quit {
             return Ok(Flow::Quit);
         }
         if self.dirty {
@@ -236,9 +268,9 @@ where
         Ok(Flow::Continue)
     }
 
-    /// A terminal event, through the paste detector.
+    /// A terminal event, through the paste detector, at the time it was known to have come.
     fn terminal_event(&mut self, event: Event) -> Flow {
-        let ready = self.burst.push(event, std::time::Instant::now());
+        let ready = self.burst.push(event, self.read_at);
         self.handle_events(ready)
     }
 
@@ -248,9 +280,17 @@ where
         self.handle_events(ready)
     }
 
-    fn handle_events(&mut self, events: Vec<Event>) -> Flow {
-        for event in events {
-            if let Some(message) = message_of(event)
+    fn handle_events(&mut self, inputs: Vec<Input>) -> Flow {
+        for input in inputs {
+            let message = match input {
+                Input::Event(event) => message_of(event),
+                Input::Bunch(keys) => {
+                    tracing::debug!(keys = keys.len(), "keys came together");
+                    Some(Message::Bunch(keys))
+                }
+                Input::Paste(text) => Some(Message::KeysPaste(text)),
+            };
+            if let Some(message) = message
                 && self.handle(message) == Flow::Quit
             {
                 return Flow::Quit;
@@ -296,6 +336,7 @@ where
                         let result = opener::open(&url);
                         queue.push_back(Message::LinkOpened { url, result });
                     }
+                    Command::Log(line) => tracing::info!("{line}"),
                     Command::Quit => flow = Flow::Quit,
                 }
             }

@@ -780,3 +780,157 @@ async fn a_bracketed_paste_with_newlines_stays_in_the_box_until_enter() {
         ["first line\nsecond line"]
     );
 }
+
+// ----- keys that come together (docs/KEYS.md) ---------------------------------------------
+
+/// The texts the agent holds for `pane` once it holds `count` more than `before`.
+async fn received_after(phone: &Phone, pane: &str, before: usize, count: usize) -> Vec<String> {
+    let client = phone.agent.client();
+    let client = &client;
+    let texts = common::eventually(
+        "the agent holds the new texts",
+        Duration::from_secs(10),
+        || {
+            let pane = pane.to_string();
+            async move {
+                let reply = client
+                    .get(&format!("{}?after=0", common::pane_path(&pane, "events")))
+                    .await
+                    .expect(200, "");
+                let mut texts = Vec::new();
+                user_texts(&reply, &mut texts);
+                (texts.len() >= before + count).then_some(texts)
+            }
+        },
+    )
+    .await;
+    texts[before..].to_vec()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_three_bunched_words_are_three_sends_of_their_own_words() {
+    let mut phone = Phone::start().await;
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    let pane = phone.pane_id("Inbox screen").await;
+    let before = phone.received(&pane).await;
+    // All waiting at once, as ssh hands them on after a moment on the network: 18 keys.
+    let mut keys = Vec::new();
+    for word in ["golf", "hotel", "india"] {
+        keys.extend(word.chars().map(|c| c.to_string()));
+        keys.push("enter".to_string());
+    }
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    phone.bunch(&keys).await;
+    phone
+        .until("the three sends in the chat", |s| {
+            s.contains("you › golf") && s.contains("you › hotel") && s.contains("you › india")
+        })
+        .await;
+    let received = received_after(&phone, &pane, before.len(), 3).await;
+    assert_eq!(received, ["golf", "hotel", "india"]);
+    let sends = phone.journal_sends();
+    assert_eq!(
+        sends.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>(),
+        ["golf", "hotel", "india"],
+        "the journal: {sends:?}"
+    );
+    assert!(
+        phone.screen().contains("0 B / 32 KiB"),
+        "{}",
+        phone.screen()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_twenty_two_bunched_j_move_twenty_two_rows() {
+    let mut phone = Phone::start().await;
+    phone.press(&["g", "enter"]).await;
+    phone
+        .until("the workspaces", |s| {
+            s.contains("workspaces, tabs and panes")
+        })
+        .await;
+    phone.press(&["g"]).await;
+    let (top, rows) = phone.tui.app().list_selection().expect("a list");
+    assert_eq!(top, 0);
+    let moves = 22.min(rows - 1);
+    assert!(moves >= 10, "the demo's workspaces have {rows} rows");
+    phone.bunch(&vec!["j"; moves]).await;
+    assert_eq!(phone.tui.app().list_selection(), Some((moves, rows)));
+    // And keys a person types after it, 40 ms apart, each move once more.
+    phone.press(&["k", "k", "k"]).await;
+    assert_eq!(phone.tui.app().list_selection(), Some((moves - 3, rows)));
+    // Nothing but moves were in it: nothing to say.
+    assert!(
+        !phone.screen().contains("came together"),
+        "{}",
+        phone.screen()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_a_bunched_enter_or_y_on_a_card_or_a_confirm_answers_nothing() {
+    let dir = common::temp_dir();
+    let agent = logging_agent(dir.path(), "0");
+    let mut phone = Phone::on(agent, dir).await;
+    phone.open_inbox_row("rm -rf build/").await;
+    phone
+        .until("the permission card", |s| {
+            s.contains("Tool  shell") && s.contains("Allow always")
+        })
+        .await;
+    let key = phone.card_key();
+    phone.read_card().await;
+    // Read, and then y and Enter together: no answer, and the card says what to do.
+    phone.bunch(&["y", "enter"]).await;
+    phone.run_for(Duration::from_millis(500)).await;
+    assert_eq!(phone.answers_sent(&key), None);
+    assert_eq!(phone.applied(&key), 0);
+    let screen = phone.screen();
+    assert!(
+        screen.contains(
+            "2 keys came together; only the moves were taken. Press them again, one at a time."
+        ),
+        "{screen}"
+    );
+    // A move and Enter together: the move is taken, Enter is not; Enter alone then answers
+    // the option moved to, as the line says.
+    phone.bunch(&["j", "enter"]).await;
+    phone.run_for(Duration::from_millis(500)).await;
+    assert_eq!(phone.answers_sent(&key), None);
+    let screen = phone.screen();
+    assert!(
+        screen.contains("2 keys came together; only the moves were taken. Press Enter again."),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("› 2 "),
+        "the second option is selected: {screen}"
+    );
+    phone.press(&["enter"]).await;
+    phone
+        .until("the answer taken", |s| s.contains("Answered."))
+        .await;
+    let closed = closed_onagent(&phone.agent, &key.pane, &key.ask_id)
+        .await
+        .expect("the ask closed on the agent");
+    assert_ne!(closed["outcome"]["optionId"], "allow-once", "{closed}");
+    assert_eq!(phone.applied(&key), 1);
+
+    // A confirm: the quit question over typed words. y and Enter together do not say yes.
+    phone.open_pane("Inbox screen").await;
+    phone.press(&["i"]).await;
+    phone.type_text("kept").await;
+    phone.press(&["esc", "q"]).await;
+    phone
+        .until("the quit question", |s| s.contains("typed but not sent"))
+        .await;
+    phone.bunch(&["y", "enter"]).await;
+    assert!(phone.tui.app().overlay.is_some(), "{}", phone.screen());
+    assert!(
+        phone.screen().contains("came together"),
+        "{}",
+        phone.screen()
+    );
+}

@@ -612,3 +612,33 @@ fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agen
     });
     tmux.keys(&["Escape", "Escape", "Escape", "q"]);
 }
+
+/// docs/KEYS.md in a real terminal: a person's words written to it the way ssh hands them on
+/// (small writes 1–10 ms apart, each Enter straight after its word and the next word straight
+/// after it) are three sends of their own words, in order, read back from the journal.
+#[test]
+fn demo_in_tmux_keys_in_ssh_bunches_are_three_sends() {
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED demo_in_tmux_keys_in_ssh_bunches_are_three_sends: tmux is not installed"
+        );
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --speed 0");
+    let tmux = Tmux::start("bunches", (120, 40), &command);
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    tmux.keys(&["g", "Enter"]);
+    tmux.until("the workspaces", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.select("Inbox screen");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane", |s| s.contains("› Inbox screen"));
+    tmux.keys(&["i"]);
+    tmux.ssh_bunches("golf\nhotel\nindia\n");
+    tmux.until("three sends in the chat", |s| {
+        s.contains("you › golf") && s.contains("you › hotel") && s.contains("you › india")
+    });
+    assert_eq!(journal_sends(&runtime), ["golf", "hotel", "india"]);
+    tmux.keys(&["Escape", "q"]);
+}

@@ -158,6 +158,16 @@ impl TestPhone {
         }
     }
 
+    /// Keys that come together, as ssh, mosh or a busy moment hand a person's keys on: all
+    /// waiting at once, in one read (docs/KEYS.md).
+    pub async fn bunch(&mut self, keys: &[&str]) {
+        for key in keys {
+            let chord = Chord::parse(key).expect("a key");
+            self.send(Event::Key(KeyEvent::new(chord.code, chord.modifiers)));
+        }
+        self.step_until_taken().await;
+    }
+
     /// Puts an event in the terminal's input.
     fn send(&self, event: Event) {
         self.keys

@@ -119,6 +119,21 @@ impl Tmux {
         std::thread::sleep(Duration::from_millis(100));
     }
 
+    /// Text the way ssh hands a person's typing on (docs/KEYS.md): small writes of two keys,
+    /// 1–10 ms apart, newlines as Enter (a carriage return, as a terminal sends it).
+    pub fn ssh_bunches(&self, text: &str) {
+        let keys: Vec<char> = text
+            .chars()
+            .map(|c| if c == '\n' { '\r' } else { c })
+            .collect();
+        for (i, piece) in keys.chunks(2).enumerate() {
+            let piece: String = piece.iter().collect();
+            let out = self.run(&["send-keys", "-t", &self.session, "-l", &piece]);
+            assert!(out.status.success(), "send-keys -l: {out:?}");
+            std::thread::sleep(Duration::from_millis(1 + (i as u64 * 7) % 10));
+        }
+    }
+
     /// Waits until the screen passes `check`.
     pub fn until(&self, what: &str, check: impl Fn(&str) -> bool) {
         self.until_with(what, |tmux| check(&tmux.screen()));
