@@ -474,7 +474,10 @@ async fn q4_lost_replies_of_sends_and_an_abort_settle_themselves_each_applied_on
                 _ => None,
             })
             .await;
-        assert!(was_checking, "{text}: its reply was lost, and the engine said it checks");
+        assert!(
+            was_checking,
+            "{text}: its reply was lost, and the engine said it checks"
+        );
         assert!(
             matches!(state, IntentState::Replayed { .. }),
             "{text}: settled by the agent's first reply, got {state:?}"
@@ -492,5 +495,8 @@ async fn q4_lost_replies_of_sends_and_an_abort_settle_themselves_each_applied_on
         assert_eq!(applied_count(&log, id), 1, "{id} applied exactly once");
     }
     let at = |id: &String| log.find(&format!("request_id={id}")).expect("logged");
-    assert!(at(&ids[0]) < at(&ids[1]) && at(&ids[1]) < at(&ids[2]), "in order");
+    assert!(
+        at(&ids[0]) < at(&ids[1]) && at(&ids[1]) < at(&ids[2]),
+        "in order"
+    );
 }

@@ -126,7 +126,10 @@ async fn q4_an_answer_whose_reply_was_lost_settles_itself_with_the_same_id_and_r
     let lost = std::time::Instant::now();
     // No key: the engine's own check, one second later, gets the first reply again.
     let (id, state) = h.wait_intent(SOON, |s| s.is_final()).await;
-    assert!(lost.elapsed() >= Duration::from_millis(900), "checked at 1 s");
+    assert!(
+        lost.elapsed() >= Duration::from_millis(900),
+        "checked at 1 s"
+    );
     assert_eq!(id, checking.request_id);
     assert!(
         matches!(state, IntentState::Replayed { .. }),
@@ -189,7 +192,11 @@ async fn q3_no_check_goes_to_another_epoch_the_person_decides() {
         .await;
     assert!(matches!(record.state, IntentState::Unknown { .. }));
     assert_eq!(record.attempts, 1, "the person's one retry is still there");
-    assert_eq!(faulty.seen().posts.len(), 1, "no check went to the new epoch");
+    assert_eq!(
+        faulty.seen().posts.len(),
+        1,
+        "no check went to the new epoch"
+    );
 }
 
 #[tokio::test]

@@ -321,12 +321,12 @@ impl IntentState {
 pub const MAX_ATTEMPTS: u32 = 2;
 
 /// When the engine checks an unknown outcome by itself (SPEC Q4): seconds after the try whose
-/// reply was lost, each time with the same request id and the same bytes. A check's reply
+/// reply was lost (after its receipt, for one read back from the journal at start), each time with the same request id and the same bytes. A check's reply
 /// settles it (the agent answers a remembered id with its first reply, `replayed: true`, and
 /// runs nothing: SPEC Q3). 1, 2 and 4 s apart, then every 10 s up to [`CHECK_HORIZON_SECONDS`].
 pub const CHECKS_AFTER: [u64; 8] = [1, 3, 7, 17, 27, 37, 47, 57];
 
-/// How long after its receipt an unknown outcome is still checked by the engine: well inside
+/// How long after the lost reply an unknown outcome is still checked by the engine: well inside
 /// the agent's memory of request ids (at least the last 500 of its epoch, SPEC Q3) for a phone
 /// that sends a few a minute. Past it the outcome stays unknown and the person decides.
 pub const CHECK_HORIZON_SECONDS: u64 = 60;
@@ -340,8 +340,8 @@ pub(crate) fn checks_itself(kind: &IntentKind) -> bool {
     )
 }
 
-/// The checks still ahead, as waits from now, for an unknown outcome `elapsed` after its
-/// receipt: those of [`CHECKS_AFTER`] not yet due, within [`CHECK_HORIZON_SECONDS`].
+/// The checks still ahead, as waits from now, for an unknown outcome `elapsed` into its
+/// schedule: those of [`CHECKS_AFTER`] not yet due, within [`CHECK_HORIZON_SECONDS`].
 pub(crate) fn checks_ahead(elapsed: std::time::Duration) -> Vec<std::time::Duration> {
     let mut at = elapsed;
     CHECKS_AFTER

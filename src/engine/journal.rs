@@ -397,7 +397,10 @@ mod tests {
             record: record("r-2"),
         })
         .expect("json");
-        old["record"].as_object_mut().expect("record").remove("epoch");
+        old["record"]
+            .as_object_mut()
+            .expect("record")
+            .remove("epoch");
         writeln!(file, "{old}").expect("write");
         let old_attempt = serde_json::json!({"op": "attempt", "request_id": "r-2", "attempt": 1});
         writeln!(file, "{old_attempt}").expect("write");

@@ -292,7 +292,7 @@ impl Engine {
             recorder,
         };
         for record in recovered.iter().filter(|r| r.checking) {
-            runner.start_checks(&record.request_id);
+            runner.start_checks(&record.request_id, since(&record.created_at));
         }
         tokio::spawn(runner.run(commands_rx));
         Ok(Self {
@@ -696,12 +696,13 @@ impl IntentRunner {
         self.finish(&record);
         agent.poke.notify_one();
         if record.checking {
-            self.start_checks(&record.request_id);
+            self.start_checks(&record.request_id, std::time::Duration::ZERO);
         }
     }
 
-    /// Notes that an unknown outcome is being checked, before any Retry can come, and checks it.
-    fn start_checks(&self, request_id: &str) {
+    /// Notes that an unknown outcome is being checked, before any Retry can come, and checks it;
+    /// `elapsed` of its schedule has passed already (after a restart of the phone).
+    fn start_checks(&self, request_id: &str, elapsed: std::time::Duration) {
         let now = Arc::new(Notify::new());
         if let Ok(mut checks) = self.checks.lock() {
             if checks.contains_key(request_id) {
@@ -710,22 +711,18 @@ impl IntentRunner {
             checks.insert(request_id.to_string(), now.clone());
         }
         let (runner, request_id) = (self.clone(), request_id.to_string());
-        tokio::spawn(async move { runner.settle(request_id, now).await });
+        tokio::spawn(async move { runner.settle(request_id, now, elapsed).await });
     }
 
     /// Checks an unknown outcome by itself (SPEC Q3, Q4): the same request id and bytes again
     /// at `intent::CHECKS_AFTER`, each time only if the agent is still in the epoch the try
     /// went to (hello read just before), until a reply settles it or the horizon passes. Then
     /// the record says it is no longer checked, and the person decides.
-    async fn settle(self, request_id: String, now: Arc<Notify>) {
-        let created_at = self
-            .record(&request_id)
-            .map(|r| r.created_at)
-            .unwrap_or_default();
+    async fn settle(self, request_id: String, now: Arc<Notify>, elapsed: std::time::Duration) {
         let mut settled = false;
         // The person asked for a check (Retry) that could not go: theirs is a retry then.
         let mut retry = false;
-        for wait in intent::checks_ahead(since(&created_at)) {
+        for wait in intent::checks_ahead(elapsed) {
             let asked = tokio::select! {
                 () = tokio::time::sleep(wait) => false,
                 () = now.notified() => true,
@@ -934,5 +931,7 @@ fn since(created_at: &str) -> std::time::Duration {
     wire::time::parse(created_at)
         .map(|at| (OffsetDateTime::now_utc() - at).max(time::Duration::ZERO))
         .and_then(|d| std::time::Duration::try_from(d).ok())
-        .unwrap_or(std::time::Duration::from_secs(intent::CHECK_HORIZON_SECONDS))
+        .unwrap_or(std::time::Duration::from_secs(
+            intent::CHECK_HORIZON_SECONDS,
+        ))
 }
