@@ -321,8 +321,8 @@ impl IntentState {
 pub const MAX_ATTEMPTS: u32 = 2;
 
 /// When the engine checks an unknown outcome by itself (SPEC Q4): seconds after the try whose
-/// reply was lost (after its receipt, for one read back from the journal at start), each time with the same request id and the same bytes. A check's reply
-/// settles it (the agent answers a remembered id with its first reply, `replayed: true`, and
+/// reply was lost (after its receipt, for one read back from the journal at start), each time
+/// with the same request id and the same bytes. A check's reply settles it (the agent answers a remembered id with its first reply, `replayed: true`, and
 /// runs nothing: SPEC Q3). 1, 2 and 4 s apart, then every 10 s up to [`CHECK_HORIZON_SECONDS`].
 pub const CHECKS_AFTER: [u64; 8] = [1, 3, 7, 17, 27, 37, 47, 57];
 
