@@ -161,6 +161,8 @@ mod tests {
             attempts: 1,
             state,
             created_at: "2026-11-29T00:00:00Z".into(),
+            checking: false,
+            epoch: None,
         }
     }
 

@@ -1188,6 +1188,8 @@ pub(crate) fn intent_words(record: &IntentRecord) -> String {
             Some(message) => format!("refused: {code}: {message}"),
             None => format!("refused: {code}"),
         },
+        // SPEC Q4: the engine resends it with the same request id; the reply settles it.
+        IntentState::Unknown { .. } if record.checking => "not sure it arrived: checking…".into(),
         IntentState::Unknown { why } if intents::is_retryable(record) => {
             format!("unknown: {why}")
         }

@@ -302,6 +302,8 @@ mod tests {
             attempts: 1,
             state,
             created_at: "2026-12-01T00:00:00Z".into(),
+            checking: false,
+            epoch: None,
         }
     }
 
@@ -384,6 +386,32 @@ mod tests {
         assert_eq!(taken, Some(vec!["one".to_string(), "two".to_string()]));
         assert_eq!(outbox.len("a", "p"), 0);
         assert_eq!(outbox.unsent(), 0);
+    }
+
+    #[test]
+    fn q4_a_send_the_engine_checks_holds_the_next_until_its_check_settles_it() {
+        let mut outbox = Outbox::default();
+        outbox.push("a", "p", send("one"));
+        assert_eq!(outbox.push("a", "p", send("two")), Next::Wait);
+        outbox.note(&record("r1", "one", IntentState::Created), now());
+        let mut checking = record("r1", "one", IntentState::Unknown { why: "cut".into() });
+        checking.checking = true;
+        assert_eq!(outbox.note(&checking, now()), (true, Next::Wait));
+        assert_eq!(
+            super::super::intent_words(&checking),
+            "not sure it arrived: checking…"
+        );
+        let replayed = IntentState::Replayed {
+            reply: PostReply::ok("r1"),
+        };
+        let (_, next) = outbox.note(&record("r1", "one", replayed), now());
+        assert_eq!(
+            next,
+            Next::Submit {
+                agent: "a".into(),
+                kind: send("two")
+            }
+        );
     }
 
     #[test]

@@ -273,7 +273,9 @@ pub enum IntentState {
         code: String,
         message: Option<String>,
     },
-    /// SPEC Q4: timeout, lost connection, cut reply or 5xx. Only the person may retry.
+    /// SPEC Q4: timeout, lost connection, cut reply or 5xx. The engine checks a send, an
+    /// answer or an abort with the same request id for a while (`IntentRecord::checking`);
+    /// then only the person may retry.
     Unknown {
         why: String,
     },
@@ -314,7 +316,56 @@ impl IntentState {
 }
 
 /// How many times an intent may be sent: the first try and one retry by the person (SPEC Q5).
+/// The engine's own checks of an unknown outcome ([`CHECKS_AFTER`]) resend the same request id
+/// while the agent still remembers it, so they are not tries of their own and do not count.
 pub const MAX_ATTEMPTS: u32 = 2;
+
+/// When the engine checks an unknown outcome by itself (SPEC Q4): seconds after the try whose
+/// reply was lost (after its receipt, for one read back from the journal at start), each time
+/// with the same request id and the same bytes. A check's reply settles it (the agent answers a remembered id with its first reply, `replayed: true`, and
+/// runs nothing: SPEC Q3). 1, 2 and 4 s apart, then every 10 s up to [`CHECK_HORIZON_SECONDS`].
+pub const CHECKS_AFTER: [u64; 8] = [1, 3, 7, 17, 27, 37, 47, 57];
+
+/// How long after the lost reply an unknown outcome is still checked by the engine: well inside
+/// the agent's memory of request ids (at least the last 500 of its epoch, SPEC Q3) for a phone
+/// that sends a few a minute. Past it the outcome stays unknown and the person decides.
+pub const CHECK_HORIZON_SECONDS: u64 = 60;
+
+/// The kinds the engine checks by itself: a send, an answer, an abort. The others (starters,
+/// renames, belt buttons, DSH actions, which have their own resends: SPEC D5) wait for the person.
+pub(crate) fn checks_itself(kind: &IntentKind) -> bool {
+    matches!(
+        kind,
+        IntentKind::Send { .. } | IntentKind::Answer { .. } | IntentKind::Abort { .. }
+    )
+}
+
+/// The checks still ahead, as waits from now, for an unknown outcome `elapsed` into its
+/// schedule: those of [`CHECKS_AFTER`] not yet due, within [`CHECK_HORIZON_SECONDS`].
+pub(crate) fn checks_ahead(elapsed: std::time::Duration) -> Vec<std::time::Duration> {
+    let mut at = elapsed;
+    CHECKS_AFTER
+        .iter()
+        .map(|s| std::time::Duration::from_secs(*s))
+        .filter(|due| *due > elapsed && due.as_secs() <= CHECK_HORIZON_SECONDS)
+        .map(|due| {
+            let wait = due - at;
+            at = due;
+            wait
+        })
+        .collect()
+}
+
+/// Reads the reply to the engine's own check of an unknown outcome: None while it is still
+/// unknown (the check's reply was lost too, or it did not reach the agent), else the settled
+/// state, read as a retry is (SPEC Q5: finding the ask closed or the turn changed is
+/// maybe-applied).
+pub(crate) fn check_outcome(result: Result<&Reply, &TransportError>) -> Option<IntentState> {
+    match outcome_of(1, result) {
+        IntentState::Unknown { .. } | IntentState::NotSent { .. } => None,
+        _ => Some(outcome_of(2, result)),
+    }
+}
 
 /// Reads the outcome of one attempt. `attempt` is 1 for the first try that reached the agent
 /// (or may have), 2 for the person's retry after an unknown outcome.
@@ -494,6 +545,38 @@ mod tests {
             outcome_of(2, Ok(&reply(200, body))),
             IntentState::Replayed { .. }
         ));
+    }
+
+    #[test]
+    fn q4_checks_back_off_1_2_4_then_every_10_s_until_the_horizon() {
+        let secs = |waits: Vec<std::time::Duration>| -> Vec<u64> {
+            waits.iter().map(|w| w.as_secs()).collect()
+        };
+        let fresh = secs(checks_ahead(std::time::Duration::ZERO));
+        assert_eq!(fresh, [1, 2, 4, 10, 10, 10, 10, 10]);
+        assert!(fresh.iter().sum::<u64>() <= CHECK_HORIZON_SECONDS);
+        // After a restart of the phone 20 s in: only the checks still ahead, from now.
+        assert_eq!(
+            secs(checks_ahead(std::time::Duration::from_secs(20))),
+            [7, 10, 10, 10]
+        );
+        assert!(checks_ahead(std::time::Duration::from_secs(CHECK_HORIZON_SECONDS)).is_empty());
+    }
+
+    #[test]
+    fn q4_a_check_settles_on_a_reply_and_stays_unknown_on_none() {
+        let body = serde_json::json!({"code": "ok", "requestId": "r", "replayed": true});
+        assert!(matches!(
+            check_outcome(Ok(&reply(200, body))),
+            Some(IntentState::Replayed { .. })
+        ));
+        assert_eq!(check_outcome(Err(&TransportError::Timeout(3000))), None);
+        assert_eq!(check_outcome(Ok(&reply(503, serde_json::json!({})))), None);
+        let body = serde_json::json!({"code": "decided", "by": "phone"});
+        assert_eq!(
+            check_outcome(Ok(&reply(409, body))),
+            Some(IntentState::MaybeApplied)
+        );
     }
 
     #[test]

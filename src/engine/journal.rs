@@ -31,6 +31,16 @@ pub struct IntentRecord {
     pub attempts: u32,
     pub state: IntentState,
     pub created_at: String,
+    /// True while the engine checks an unknown outcome by itself (SPEC Q4, `intent::CHECKS_AFTER`):
+    /// the person need not retry. Never written to the journal: after a restart the engine
+    /// decides again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checking: bool,
+    /// The agent's epoch when its last try left, when known: its memory of request ids belongs
+    /// to that epoch (SPEC Q3), so the engine checks an unknown outcome only while the agent is
+    /// still in it. Absent in journals of earlier versions, which are read as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<String>,
 }
 
 /// One line of the journal.
@@ -43,6 +53,9 @@ enum Line {
     Attempt {
         request_id: String,
         attempt: u32,
+        /// The agent's epoch the try goes to (absent in earlier journals).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        epoch: Option<String>,
     },
     Outcome {
         request_id: String,
@@ -129,10 +142,16 @@ impl Journal {
 
     /// Notes that try number `attempt` is about to leave, synced, so a crash can never lead
     /// to a third send (SPEC Q5).
-    pub(crate) fn attempt(&mut self, request_id: &str, attempt: u32) -> Result<(), JournalError> {
+    pub(crate) fn attempt(
+        &mut self,
+        request_id: &str,
+        attempt: u32,
+        epoch: Option<&str>,
+    ) -> Result<(), JournalError> {
         self.append(&Line::Attempt {
             request_id: request_id.to_string(),
             attempt,
+            epoch: epoch.map(str::to_string),
         })
     }
 
@@ -206,10 +225,12 @@ fn recover(reader: impl BufRead) -> Vec<IntentRecord> {
             Line::Attempt {
                 request_id,
                 attempt,
+                epoch,
             } => {
                 if let Some((_, record)) = records.get_mut(&request_id) {
                     record.attempts = record.attempts.max(attempt);
                     record.state = IntentState::Sending;
+                    record.epoch = epoch;
                 }
             }
             Line::Outcome { request_id, state } => {
@@ -304,6 +325,8 @@ mod tests {
             attempts: 0,
             state: IntentState::Created,
             created_at: "2026-11-29T00:00:00Z".into(),
+            checking: false,
+            epoch: None,
         }
     }
 
@@ -315,10 +338,10 @@ mod tests {
             let (mut journal, old) = Journal::open(&path).expect("open");
             assert!(old.is_empty());
             journal.created(&record("r-1")).expect("created");
-            journal.attempt("r-1", 1).expect("attempt");
+            journal.attempt("r-1", 1, None).expect("attempt");
             journal.created(&record("r-2")).expect("created");
             journal.created(&record("r-3")).expect("created");
-            journal.attempt("r-3", 1).expect("attempt");
+            journal.attempt("r-3", 1, None).expect("attempt");
             journal
                 .outcome("r-3", &IntentState::TooLate)
                 .expect("outcome");
@@ -344,7 +367,7 @@ mod tests {
         script.created(&record("r-2")).expect("created");
         drop(script);
         // The phone's later lines land in the file everyone reads.
-        phone.attempt("r-1", 1).expect("attempt");
+        phone.attempt("r-1", 1, None).expect("attempt");
         phone
             .outcome("r-1", &IntentState::TooLate)
             .expect("outcome");
@@ -357,6 +380,43 @@ mod tests {
         assert_eq!(states.len(), 2, "{states:?}");
         assert_eq!(states[0], ("r-1", &IntentState::TooLate));
         assert_eq!(states[1].0, "r-2");
+    }
+
+    #[test]
+    fn q4_the_epoch_of_a_try_survives_a_restart_and_a_compaction_and_old_lines_still_read() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("intents.jsonl");
+        {
+            let (mut journal, _) = Journal::open(&path).expect("open");
+            journal.created(&record("r-1")).expect("created");
+            journal.attempt("r-1", 1, Some("e-1")).expect("attempt");
+        }
+        // A line as an earlier version wrote it: no epoch.
+        let mut file = OpenOptions::new().append(true).open(&path).expect("open");
+        let mut old = serde_json::to_value(Line::Created {
+            record: record("r-2"),
+        })
+        .expect("json");
+        old["record"]
+            .as_object_mut()
+            .expect("record")
+            .remove("epoch");
+        writeln!(file, "{old}").expect("write");
+        let old_attempt = serde_json::json!({"op": "attempt", "request_id": "r-2", "attempt": 1});
+        writeln!(file, "{old_attempt}").expect("write");
+        drop(file);
+        // Opened twice: the second open reads the compacted file the first one wrote.
+        for _ in 0..2 {
+            let (_journal, records) = Journal::open(&path).expect("reopen");
+            assert_eq!(records.len(), 2);
+            assert_eq!(records[0].epoch.as_deref(), Some("e-1"));
+            assert!(!records[0].checking);
+            assert!(matches!(records[0].state, IntentState::Unknown { .. }));
+            assert_eq!(records[1].epoch, None);
+            assert!(matches!(records[1].state, IntentState::Unknown { .. }));
+        }
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(!text.contains("checking"), "{text}");
     }
 
     #[test]

@@ -155,6 +155,9 @@ struct BridgeHandle {
 pub struct EngineOptions {
     /// Write every exchange to this file as JSON lines (`--record`).
     pub record: Option<PathBuf>,
+    /// Leave an unknown outcome to the caller instead of checking it (`intent::CHECKS_AFTER`):
+    /// a headless command reports it and exits with its own code, and its caller decides.
+    pub leave_unknown: bool,
 }
 
 /// The running engine. Dropping every sender of its commands stops it: the intents end, and
@@ -264,11 +267,21 @@ impl Engine {
                 },
             );
         }
+        let mut recovered = recovered;
+        if !options.leave_unknown {
+            // Checks of unknown outcomes go on after a restart of the phone, within their
+            // horizon and only toward the epoch the try went to (SPEC Q3, Q4).
+            for record in &mut recovered {
+                record.checking = will_check(record);
+            }
+        }
         let intents: HashMap<String, IntentRecord> = recovered
             .iter()
             .map(|r| (r.request_id.clone(), r.clone()))
             .collect();
         let runner = IntentRunner {
+            checks: Arc::new(Mutex::new(HashMap::new())),
+            self_checks: !options.leave_unknown,
             journal: Arc::new(Mutex::new(journal)),
             agents: Arc::new(handles),
             bridges: Arc::new(bridge_handles),
@@ -278,6 +291,9 @@ impl Engine {
             stop: stop_tx,
             recorder,
         };
+        for record in recovered.iter().filter(|r| r.checking) {
+            runner.start_checks(&record.request_id, since(&record.created_at));
+        }
         tokio::spawn(runner.run(commands_rx));
         Ok(Self {
             commands,
@@ -291,6 +307,10 @@ impl Engine {
 /// up an answer.
 #[derive(Clone)]
 struct IntentRunner {
+    /// The unknown outcomes being checked now, each with its "check now" (the person's Retry).
+    checks: Arc<Mutex<HashMap<String, Arc<Notify>>>>,
+    /// False when the caller settles unknown outcomes itself (`EngineOptions::leave_unknown`).
+    self_checks: bool,
     journal: Arc<Mutex<Journal>>,
     agents: Arc<HashMap<String, AgentHandle>>,
     bridges: Arc<HashMap<String, BridgeHandle>>,
@@ -483,6 +503,8 @@ impl IntentRunner {
             attempts: 0,
             state: IntentState::Created,
             created_at: wire::time::format(OffsetDateTime::now_utc()),
+            checking: false,
+            epoch: None,
         };
         if let Err(why) = self.check(&record) {
             record.state = IntentState::Refused {
@@ -541,6 +563,17 @@ impl IntentRunner {
             tracing::warn!("retry of an intent this engine does not know: {request_id}");
             return;
         };
+        // While the engine checks it, the person's Retry is "check now": the same request
+        // again, which does not use up the one retry SPEC Q5 allows the person.
+        let checker = self
+            .checks
+            .lock()
+            .ok()
+            .and_then(|c| c.get(request_id).cloned());
+        if let Some(checker) = checker {
+            checker.notify_one();
+            return;
+        }
         let allowed = match record.state {
             IntentState::Unknown { .. } => record.attempts < intent::MAX_ATTEMPTS,
             IntentState::NotSent { .. } => true,
@@ -595,7 +628,7 @@ impl IntentRunner {
                 return;
             }
         };
-        let Some(attempt) = self.begin_attempt(&mut record) else {
+        let Some(attempt) = self.begin_attempt(&mut record, None) else {
             return;
         };
         let state = dsh_intents::deliver(
@@ -640,7 +673,7 @@ impl IntentRunner {
                 return;
             }
         };
-        let Some(attempt) = self.begin_attempt(&mut record) else {
+        let Some(attempt) = self.begin_attempt(&mut record, info.epoch) else {
             return;
         };
         let request = Request {
@@ -651,37 +684,203 @@ impl IntentRunner {
             class,
             reply_cap: limits::MAX_POST_REPLY,
         };
-        let started = Instant::now();
-        let result = agent.endpoint.exchange(&request).await;
-        self.recorder
-            .exchange(&record.agent, &request, result.as_ref(), started);
-        let _ = self.updates.send(FromEngine::Exchange(ExchangeRecord::new(
-            &record.agent,
-            &request,
-            Some(&record.request_id),
-            result.as_ref(),
-            started.elapsed().as_millis(),
-        )));
+        let result = self
+            .exchange(&record.agent, agent, &request, Some(&record.request_id))
+            .await;
         let state = intent::outcome_of(attempt, result.as_ref());
         if !matches!(state, IntentState::NotSent { .. }) {
             record.attempts = attempt;
         }
         record.state = state;
+        record.checking = self.self_checks && will_check(&record);
         self.finish(&record);
         agent.poke.notify_one();
+        if record.checking {
+            self.start_checks(&record.request_id, std::time::Duration::ZERO);
+        }
     }
 
-    /// Notes the next try in the journal and shows the intent as sending; None (the intent
-    /// finished as not sent) when the note could not be written. SPEC Q5: the try is on disk
-    /// before it leaves, so a crash can never cause a third.
-    fn begin_attempt(&self, record: &mut IntentRecord) -> Option<u32> {
-        let attempt = record.attempts + 1;
+    /// Notes that an unknown outcome is being checked, before any Retry can come, and checks it;
+    /// `elapsed` of its schedule has passed already (after a restart of the phone).
+    fn start_checks(&self, request_id: &str, elapsed: std::time::Duration) {
+        let now = Arc::new(Notify::new());
+        if let Ok(mut checks) = self.checks.lock() {
+            if checks.contains_key(request_id) {
+                return;
+            }
+            checks.insert(request_id.to_string(), now.clone());
+        }
+        let (runner, request_id) = (self.clone(), request_id.to_string());
+        tokio::spawn(async move { runner.settle(request_id, now, elapsed).await });
+    }
+
+    /// Checks an unknown outcome by itself (SPEC Q3, Q4): the same request id and bytes again
+    /// at `intent::CHECKS_AFTER`, each time only if the agent is still in the epoch the try
+    /// went to (hello read just before), until a reply settles it or the horizon passes. Then
+    /// the record says it is no longer checked, and the person decides.
+    async fn settle(self, request_id: String, now: Arc<Notify>, elapsed: std::time::Duration) {
+        let mut settled = false;
+        // The person asked for a check (Retry) that could not go: theirs is a retry then.
+        let mut retry = false;
+        for wait in intent::checks_ahead(elapsed) {
+            let asked = tokio::select! {
+                () = tokio::time::sleep(wait) => false,
+                () = now.notified() => true,
+            };
+            match self.check_once(&request_id).await {
+                Check::Unknown => {}
+                Check::Settled => {
+                    settled = true;
+                    break;
+                }
+                Check::Stop(why) => {
+                    tracing::info!(request_id = %request_id, "no more checks: {why}");
+                    retry = asked;
+                    break;
+                }
+            }
+        }
+        if let Ok(mut checks) = self.checks.lock() {
+            checks.remove(&request_id);
+        }
+        if settled {
+            return;
+        }
+        if let Some(mut record) = self.record(&request_id)
+            && record.checking
+        {
+            record.checking = false;
+            self.publish(&record);
+        }
+        if retry {
+            self.retry(&request_id);
+        }
+    }
+
+    /// One check of an unknown outcome: its attempt noted (same number: it is not a try of
+    /// its own, SPEC Q5), then the same request again.
+    async fn check_once(&self, request_id: &str) -> Check {
+        let Some(mut record) = self.record(request_id) else {
+            return Check::Stop("the intent is gone".into());
+        };
+        if !matches!(record.state, IntentState::Unknown { .. }) {
+            return Check::Stop(format!("it is {} now", record.state.name()));
+        }
+        let Some(agent) = self.agents.get(&record.agent) else {
+            return Check::Stop(format!("no agent named {}", record.agent));
+        };
+        let version = agent.info.borrow().version;
+        let Some(version) = version else {
+            // Not connected and ready: the next check may find it so.
+            return Check::Unknown;
+        };
+        let epoch = match self.epoch_now(&record.agent, agent).await {
+            Ok(epoch) => epoch,
+            Err(()) => return Check::Unknown,
+        };
+        // SPEC Q3: the agent remembers request ids within its epoch only. In another one (it
+        // restarted), or one nobody noted, the same id could run a second time.
+        if record.epoch.as_deref() != Some(epoch.as_str()) {
+            return Check::Stop("the agent is not in the epoch the try went to".into());
+        }
+        let Ok((path, body, class)) = record.kind.request(&record.request_id) else {
+            return Check::Stop("the request cannot be built".into());
+        };
         let noted = self
             .journal
             .lock()
             .map_err(|_| "the journal lock is poisoned".to_string())
             .and_then(|mut j| {
-                j.attempt(&record.request_id, attempt)
+                j.attempt(&record.request_id, record.attempts, Some(&epoch))
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(why) = noted {
+            return Check::Stop(format!("the journal could not note the check: {why}"));
+        }
+        let request = Request {
+            method: Method::Post,
+            path,
+            headers: vec![(VERSION_HEADER, version.to_string())],
+            body: Some(body),
+            class,
+            reply_cap: limits::MAX_POST_REPLY,
+        };
+        let result = self
+            .exchange(&record.agent, agent, &request, Some(request_id))
+            .await;
+        let Some(state) = intent::check_outcome(result.as_ref()) else {
+            return Check::Unknown;
+        };
+        record.state = state;
+        record.checking = false;
+        self.finish(&record);
+        agent.poke.notify_one();
+        Check::Settled
+    }
+
+    /// The agent's epoch now, from a hello of its own (SPEC H1).
+    async fn epoch_now(&self, name: &str, agent: &AgentHandle) -> Result<String, ()> {
+        let request = Request {
+            method: Method::Get,
+            path: wire::paths::hello(),
+            headers: Vec::new(),
+            body: None,
+            class: crate::transport::RouteClass::Read,
+            reply_cap: limits::MAX_HELLO_REPLY,
+        };
+        let reply = self
+            .exchange(name, agent, &request, None)
+            .await
+            .map_err(|_| ())?;
+        if reply.status != 200 {
+            return Err(());
+        }
+        let hello = wire::decode::<Hello>(&reply.body).map_err(|_| ())?.value;
+        Ok(hello.epoch)
+    }
+
+    /// One exchange, recorded and shown to the inspector like every other.
+    async fn exchange(
+        &self,
+        name: &str,
+        agent: &AgentHandle,
+        request: &Request,
+        request_id: Option<&str>,
+    ) -> Result<crate::transport::Reply, crate::transport::TransportError> {
+        let started = Instant::now();
+        let result = agent.endpoint.exchange(request).await;
+        self.recorder
+            .exchange(name, request, result.as_ref(), started);
+        let _ = self.updates.send(FromEngine::Exchange(ExchangeRecord::new(
+            name,
+            request,
+            request_id,
+            result.as_ref(),
+            started.elapsed().as_millis(),
+        )));
+        result
+    }
+
+    fn record(&self, request_id: &str) -> Option<IntentRecord> {
+        self.intents
+            .lock()
+            .ok()
+            .and_then(|i| i.get(request_id).cloned())
+    }
+
+    /// Notes the next try in the journal and shows the intent as sending; None (the intent
+    /// finished as not sent) when the note could not be written. SPEC Q5: the try is on disk
+    /// before it leaves, so a crash can never cause a third.
+    fn begin_attempt(&self, record: &mut IntentRecord, epoch: Option<String>) -> Option<u32> {
+        let attempt = record.attempts + 1;
+        record.epoch = epoch;
+        record.checking = false;
+        let noted = self
+            .journal
+            .lock()
+            .map_err(|_| "the journal lock is poisoned".to_string())
+            .and_then(|mut j| {
+                j.attempt(&record.request_id, attempt, record.epoch.as_deref())
                     .map_err(|e| e.to_string())
             });
         if let Err(why) = noted {
@@ -705,4 +904,34 @@ impl IntentRunner {
         tracing::info!(request_id = %record.request_id, agent = %record.agent, "{} → {}", record.kind.verb(), record.state.name());
         self.publish(record);
     }
+}
+
+/// How a check of an unknown outcome went.
+enum Check {
+    /// Still unknown: the next check may tell.
+    Unknown,
+    /// The agent's reply settled it.
+    Settled,
+    /// No more checks: the person decides.
+    Stop(String),
+}
+
+/// Whether the engine checks this unknown outcome by itself: a send, an answer or an abort
+/// after its first try, sent to a known epoch, inside its horizon (SPEC Q3, Q4, Q5).
+fn will_check(record: &IntentRecord) -> bool {
+    matches!(record.state, IntentState::Unknown { .. })
+        && intent::checks_itself(&record.kind)
+        && record.attempts < intent::MAX_ATTEMPTS
+        && record.epoch.is_some()
+        && !intent::checks_ahead(since(&record.created_at)).is_empty()
+}
+
+/// How long ago a receipt was written; the horizon when its time cannot be read.
+fn since(created_at: &str) -> std::time::Duration {
+    wire::time::parse(created_at)
+        .map(|at| (OffsetDateTime::now_utc() - at).max(time::Duration::ZERO))
+        .and_then(|d| std::time::Duration::try_from(d).ok())
+        .unwrap_or(std::time::Duration::from_secs(
+            intent::CHECK_HORIZON_SECONDS,
+        ))
 }

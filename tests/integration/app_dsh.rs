@@ -449,6 +449,8 @@ fn d5_a_replayed_receipt_says_already_applied_and_a_lost_one_offers_the_same_id(
         attempts: 2,
         state,
         created_at: "2026-11-29T14:29:30Z".into(),
+        checking: false,
+        epoch: None,
     };
     let replayed = |size| {
         let mut app = pane_app(size);

@@ -933,4 +933,54 @@ async fn keys_a_bunched_enter_or_y_on_a_card_or_a_confirm_answers_nothing() {
         "{}",
         phone.screen()
     );
+/// Request ids the agent logged as applied on `path`, in the order it applied them.
+fn applied_ids(agent: &AgentProcess, path: &str) -> Vec<String> {
+    agent
+        .stderr()
+        .lines()
+        .filter(|line| line.contains(" applied ") && line.contains(path))
+        .filter_map(|line| line.split("request_id=").nth(1))
+        .map(|rest| rest.split_whitespace().next().unwrap_or("").to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn q4_a_send_whose_reply_was_lost_says_checking_then_settles_and_the_next_follows() {
+    let dir = common::temp_dir();
+    // The agent applies every POST and loses its reply; a repeat of its id is answered (Q3).
+    let agent = common::socket_agent(dir.path(), &["--chaos", "drop-after-apply=1"]);
+    let mut phone = Phone::on(agent, dir).await;
+    phone.open_pane("Inbox screen").await;
+    let pane = phone.pane_id("Inbox screen").await;
+    phone.press(&["i"]).await;
+    phone.type_text("first of two").await;
+    phone.press(&["enter"]).await;
+    phone.type_text("second of two").await;
+    phone.press(&["enter"]).await;
+    // No key from here on: the screen is read at every step until both are in the chat.
+    let checking = std::cell::Cell::new(false);
+    let asked_for_ctrl_r = std::cell::Cell::new(false);
+    phone
+        .until("both sends in the chat, settled by themselves", |s| {
+            if s.contains("not sure it arrived: checking…") {
+                checking.set(true);
+            }
+            if s.contains("retries") {
+                asked_for_ctrl_r.set(true);
+            }
+            s.contains("you › first of two")
+                && s.contains("you › second of two")
+                && !s.contains("checking…")
+        })
+        .await;
+    assert!(checking.get(), "the line said it was checking");
+    assert!(!asked_for_ctrl_r.get(), "no frame asked for a retry key");
+    let screen = phone.screen();
+    assert!(
+        screen.find("you › first of two") < screen.find("you › second of two"),
+        "in the order typed:\n{screen}"
+    );
+    let applied = applied_ids(&phone.agent, &common::pane_path(&pane, "send"));
+    assert_eq!(applied.len(), 2, "each send applied once: {applied:?}");
+    assert_ne!(applied[0], applied[1]);
 }

@@ -499,6 +499,8 @@ fn pane_send_refused_keeps_the_words() {
                 message: None,
             },
             created_at: "2026-11-29T14:30:00Z".into(),
+            checking: false,
+            epoch: None,
         })));
         app
     });
@@ -756,6 +758,8 @@ fn record(key: &AskKey, revision: u64, state: IntentState, attempts: u32) -> Mes
         attempts,
         state,
         created_at: "2026-11-29T14:30:00Z".into(),
+        checking: false,
+        epoch: None,
     }))
 }
 

@@ -403,3 +403,100 @@ async fn w5_history_pages_and_reopen() {
         })
         .await;
 }
+
+/// The reference agent's log: how many times it applied each request id (`applied request_id=…`).
+fn applied_count(log: &str, request_id: &str) -> usize {
+    log.lines()
+        .filter(|l| l.contains(" applied ") && l.contains(&format!("request_id={request_id}")))
+        .count()
+}
+
+#[tokio::test]
+async fn q4_lost_replies_of_sends_and_an_abort_settle_themselves_each_applied_once_in_order() {
+    let dir = common::temp_dir();
+    // Every applied POST loses its reply; a repeat of a remembered id is answered (SPEC Q3).
+    let agent = common::socket_agent(dir.path(), &["--chaos", "drop-after-apply=1"]);
+    let mut phone = Phone::start(Endpoint::socket(agent.socket_path()));
+    let snapshot = phone.ready_with_snapshot().await;
+    let (pane, turn) = snapshot
+        .panes()
+        .find_map(|(_, _, p)| {
+            p.turn
+                .as_ref()
+                .filter(|t| t.state == TurnState::Running)
+                .map(|t| (p.id.clone(), t.id.clone()))
+        })
+        .expect("a running turn");
+    let mut ids = Vec::new();
+    for (text, kind) in [
+        (
+            "first words",
+            IntentKind::Send {
+                pane: pane.clone(),
+                turn_id: Some(turn.clone()),
+                text: "first words".into(),
+            },
+        ),
+        (
+            "second words",
+            IntentKind::Send {
+                pane: pane.clone(),
+                turn_id: Some(turn.clone()),
+                text: "second words".into(),
+            },
+        ),
+        (
+            "stop",
+            IntentKind::Abort {
+                pane: pane.clone(),
+                turn_id: turn.clone(),
+            },
+        ),
+    ] {
+        phone
+            .engine
+            .commands
+            .send(ToEngine::Submit {
+                agent: "ref".into(),
+                kind,
+            })
+            .expect("engine alive");
+        let mut was_checking = false;
+        let (id, state) = phone
+            .until(SOON, |_, update| match update {
+                FromEngine::Intent(r) if matches!(r.state, IntentState::Unknown { .. }) => {
+                    was_checking |= r.checking;
+                    None
+                }
+                FromEngine::Intent(r) if r.state.is_final() => {
+                    Some((r.request_id.clone(), r.state.clone()))
+                }
+                _ => None,
+            })
+            .await;
+        assert!(
+            was_checking,
+            "{text}: its reply was lost, and the engine said it checks"
+        );
+        assert!(
+            matches!(state, IntentState::Replayed { .. }),
+            "{text}: settled by the agent's first reply, got {state:?}"
+        );
+        ids.push(id);
+    }
+    let (agent, ids) = (&agent, &ids);
+    let log = common::eventually("the agent logs every apply", SOON, move || {
+        let log = agent.stderr();
+        let all = ids.iter().all(|id| applied_count(&log, id) > 0);
+        async move { all.then_some(log) }
+    })
+    .await;
+    for id in ids {
+        assert_eq!(applied_count(&log, id), 1, "{id} applied exactly once");
+    }
+    let at = |id: &String| log.find(&format!("request_id={id}")).expect("logged");
+    assert!(
+        at(&ids[0]) < at(&ids[1]) && at(&ids[1]) < at(&ids[2]),
+        "in order"
+    );
+}

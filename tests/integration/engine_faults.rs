@@ -107,7 +107,45 @@ impl Harness {
 const SOON: Duration = Duration::from_secs(5);
 
 #[tokio::test]
-async fn q4_dropped_after_apply_is_unknown_and_never_resent_by_itself_then_retry_is_replayed() {
+async fn q4_an_answer_whose_reply_was_lost_settles_itself_with_the_same_id_and_runs_once() {
+    let faulty = Faulty::new();
+    faulty.set(|b| b.post_fault = PostFault::DropAfterApplyOnce);
+    let (path, _dir) = faulty.serve_socket().await;
+    let mut h = Harness::start(Endpoint::socket(path));
+    h.wait_status(SOON, AgentStatus::is_ready).await;
+    h.answer();
+    let checking = h
+        .wait_for(SOON, |u| match u {
+            FromEngine::Intent(r) if matches!(r.state, IntentState::Unknown { .. }) => {
+                Some(r.clone())
+            }
+            _ => None,
+        })
+        .await;
+    assert!(checking.checking, "the engine says it checks by itself");
+    let lost = std::time::Instant::now();
+    // No key: the engine's own check, one second later, gets the first reply again.
+    let (id, state) = h.wait_intent(SOON, |s| s.is_final()).await;
+    assert!(
+        lost.elapsed() >= Duration::from_millis(900),
+        "checked at 1 s"
+    );
+    assert_eq!(id, checking.request_id);
+    assert!(
+        matches!(state, IntentState::Replayed { .. }),
+        "got {state:?}"
+    );
+    let seen = faulty.seen();
+    assert_eq!(seen.posts.len(), 2);
+    assert_eq!(
+        seen.posts[0], seen.posts[1],
+        "Q4: the check sends the same id and body"
+    );
+    assert_eq!(seen.applied, [id], "the answer ran once");
+}
+
+#[tokio::test]
+async fn q4_retry_while_checking_checks_now_and_keeps_the_persons_retry() {
     let faulty = Faulty::new();
     faulty.set(|b| b.post_fault = PostFault::DropAfterApply);
     let (path, _dir) = faulty.serve_socket().await;
@@ -117,29 +155,48 @@ async fn q4_dropped_after_apply_is_unknown_and_never_resent_by_itself_then_retry
     let (id, _) = h
         .wait_intent(SOON, |s| matches!(s, IntentState::Unknown { .. }))
         .await;
-    // Q4: several polls later, still exactly one POST.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert_eq!(
-        faulty.seen().posts.len(),
-        1,
-        "the engine must never resend a POST by itself"
-    );
     faulty.set(|b| b.post_fault = PostFault::None);
     h.command(ToEngine::Retry {
         request_id: id.clone(),
     });
+    let asked = std::time::Instant::now();
     let (_, state) = h.wait_intent(SOON, |s| s.is_final()).await;
     assert!(
-        matches!(state, IntentState::Replayed { .. }),
-        "got {state:?}"
+        asked.elapsed() < Duration::from_millis(800),
+        "checked at once, not at the next step of the backoff"
     );
-    let seen = faulty.seen();
-    assert_eq!(seen.posts.len(), 2);
+    assert!(matches!(state, IntentState::Replayed { .. }), "{state:?}");
+    assert_eq!(faulty.seen().posts.len(), 2);
+    assert_eq!(faulty.seen().applied.len(), 1);
+}
+
+#[tokio::test]
+async fn q3_no_check_goes_to_another_epoch_the_person_decides() {
+    let faulty = Faulty::new();
+    faulty.set(|b| b.post_fault = PostFault::DropAfterApply);
+    let (path, _dir) = faulty.serve_socket().await;
+    let mut h = Harness::start(Endpoint::socket(path));
+    h.wait_status(SOON, AgentStatus::is_ready).await;
+    h.answer();
+    h.wait_intent(SOON, |s| matches!(s, IntentState::Unknown { .. }))
+        .await;
+    // The agent restarts before the first check: it forgot the id, so a check could run it
+    // a second time.
+    faulty.flip_epoch("epoch-two-0123456789abcdef012345");
+    faulty.set(|b| b.post_fault = PostFault::None);
+    let record = h
+        .wait_for(SOON, |u| match u {
+            FromEngine::Intent(r) if !r.checking => Some(r.clone()),
+            _ => None,
+        })
+        .await;
+    assert!(matches!(record.state, IntentState::Unknown { .. }));
+    assert_eq!(record.attempts, 1, "the person's one retry is still there");
     assert_eq!(
-        seen.posts[0], seen.posts[1],
-        "Q4: the retry sends the same id and body"
+        faulty.seen().posts.len(),
+        1,
+        "no check went to the new epoch"
     );
-    assert_eq!(seen.applied.len(), 1, "the answer ran once");
 }
 
 #[tokio::test]

@@ -83,6 +83,7 @@ fn recording_engine(name: &str, endpoint: Endpoint, dir: &Path, record: &Path) -
         &dir.join("intents.jsonl"),
         EngineOptions {
             record: Some(record.to_path_buf()),
+            ..EngineOptions::default()
         },
     )
     .expect("the engine starts and the recording opens")
@@ -422,6 +423,7 @@ async fn record_refuses_to_overwrite_another_file() {
         &dir.path().join("intents.jsonl"),
         EngineOptions {
             record: Some(precious.clone()),
+            ..EngineOptions::default()
         },
     );
     let Err(error) = started else {

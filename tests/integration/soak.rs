@@ -1,7 +1,8 @@
 //! The soak (issue 5, item 5): the real engine, in process, against `collie-phone agent
 //! --chaos …` for a bounded time (`SOAK_SECONDS`, default 20), sending many uniquely worded
 //! texts and answering every ask it sees, retrying only what the person may retry: unknown
-//! outcomes (SPEC Q4, at most MAX_ATTEMPTS sends, Q5) and tries that never left (not-sent).
+//! outcomes (SPEC Q4: the engine's checks with the same id, then at most MAX_ATTEMPTS tries,
+//! Q5) and tries that never left (not-sent).
 //!
 //! Then it proves, whatever the dice did:
 //! - no intent ran twice: the agent's log names every applied request id at most once, and no
@@ -78,7 +79,7 @@ struct Phone {
     /// Asks (id, revision) already answered, so each form is answered once.
     answered: HashSet<(String, u64)>,
     /// Unknown intents whose retry was asked for, by attempts seen, so each is asked once.
-    retried: HashSet<(String, u32)>,
+    retried: HashSet<(String, u32, bool)>,
     /// Not-sent intents to send again, and when.
     resend: HashMap<String, Instant>,
     sent_count: usize,
@@ -152,7 +153,8 @@ impl Phone {
         }
     }
 
-    /// SPEC Q4: only the person retries, and only an unknown (or unsent) intent.
+    /// SPEC Q4: the person retries only an unknown (or unsent) intent: while the engine checks
+    /// it that is "check now", and once more when the checks end without an answer.
     fn intent(&mut self, record: IntentRecord) {
         if let IntentKind::Send { text, .. } = &record.kind
             && let Some(slot) = self.texts.get_mut(text)
@@ -162,9 +164,11 @@ impl Phone {
         match &record.state {
             IntentState::Unknown { .. }
                 if record.attempts < MAX_ATTEMPTS
-                    && self
-                        .retried
-                        .insert((record.request_id.clone(), record.attempts)) =>
+                    && self.retried.insert((
+                        record.request_id.clone(),
+                        record.attempts,
+                        record.checking,
+                    )) =>
             {
                 self.command(ToEngine::Retry {
                     request_id: record.request_id.clone(),

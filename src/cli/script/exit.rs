@@ -177,6 +177,8 @@ mod tests {
             attempts,
             state,
             created_at: "2026-11-30T00:00:00Z".into(),
+            checking: false,
+            epoch: None,
         }
     }
 

@@ -124,7 +124,14 @@ impl Link {
                 Endpoint::Tls(_) => None,
             })
             .collect();
-        let engine = Engine::start_with(specs, &journal.path(), EngineOptions { record })?;
+        let engine = Engine::start_with(
+            specs,
+            &journal.path(),
+            EngineOptions {
+                record,
+                leave_unknown: true,
+            },
+        )?;
         Ok(Self {
             engine,
             views,

@@ -488,6 +488,7 @@ fn card_parts(
                 status @ (CardStatus::Decided(_)
                 | CardStatus::TooLate
                 | CardStatus::MaybeApplied
+                | CardStatus::Checking { .. }
                 | CardStatus::Unknown { .. }),
             ) => status.sentence(),
             _ => closed_sentence(closed).to_string(),
@@ -669,7 +670,9 @@ fn hint_lines(
             AskKind::Unknown(_) => {}
         }
     }
-    if status.and_then(CardStatus::retry_id).is_some() {
+    if matches!(status, Some(CardStatus::Checking { .. })) {
+        parts.push(format!("{} checks now", key(Action::Retry)));
+    } else if status.and_then(CardStatus::retry_id).is_some() {
         parts.push(format!("{} retries", key(Action::Retry)));
     }
     if !(compact && answerable && card.ask.kind == AskKind::Form) {

@@ -405,6 +405,10 @@ pub(crate) enum CardStatus {
     Decided(Decider),
     /// SPEC A8.
     TooLate,
+    /// SPEC Q4: the engine checks it by itself (same request id); Retry checks now.
+    Checking {
+        request_id: String,
+    },
     /// SPEC Q4: the person may retry this request id.
     Unknown {
         request_id: String,
@@ -436,6 +440,9 @@ impl CardStatus {
             IntentState::Stale { .. } => Self::Stale,
             IntentState::Decided { by, .. } => Self::Decided(by.clone()),
             IntentState::TooLate => Self::TooLate,
+            IntentState::Unknown { .. } if record.checking => Self::Checking {
+                request_id: record.request_id.clone(),
+            },
             IntentState::Unknown { .. } if is_retryable(record) => Self::Unknown {
                 request_id: record.request_id.clone(),
             },
@@ -463,6 +470,7 @@ impl CardStatus {
                 "Already answered. This card goes away on the next refresh.".into()
             }
             Self::TooLate => "Not taken. The question may come back in a moment.".into(),
+            Self::Checking { .. } => "Not sure the answer arrived: checking…".into(),
             Self::Unknown { .. } => "Not sure the answer arrived. Retry sends it again.".into(),
             Self::MaybeApplied => "May already be applied. Check the chat.".into(),
             Self::RequestIdReused => {
@@ -479,7 +487,9 @@ impl CardStatus {
     /// A request id the person may retry (SPEC Q4).
     pub(crate) fn retry_id(&self) -> Option<&str> {
         match self {
-            Self::Unknown { request_id } | Self::NotSent { request_id, .. } => Some(request_id),
+            Self::Checking { request_id }
+            | Self::Unknown { request_id }
+            | Self::NotSent { request_id, .. } => Some(request_id),
             _ => None,
         }
     }

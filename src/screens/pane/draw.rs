@@ -219,7 +219,12 @@ fn outbox_line(
         if intents::is_retryable(record)
             && let Some(key) = app.keymap.key_label(context, Action::Retry)
         {
-            hints.push(format!("{key} retries"));
+            // While the engine checks it, the key asks for the next check at once.
+            hints.push(if record.checking {
+                format!("{key} checks now")
+            } else {
+                format!("{key} retries")
+            });
         }
         if let Some(key) = app.keymap.key_label(context, Action::TakeBack) {
             hints.push(format!("{key} takes it back"));
@@ -363,7 +368,12 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
                 Context::PaneChat
             };
             if let Some(key) = app.keymap.key_label(context, Action::Retry) {
-                spans.push(Span::styled(format!(" — {key} retries"), theme.accent));
+                let does = if record.checking {
+                    "checks now"
+                } else {
+                    "retries"
+                };
+                spans.push(Span::styled(format!(" — {key} {does}"), theme.accent));
             }
         }
     }

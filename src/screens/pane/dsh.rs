@@ -404,6 +404,8 @@ mod tests {
             attempts,
             state,
             created_at: "2026-11-29T00:00:00Z".into(),
+            checking: false,
+            epoch: None,
         }
     }
 

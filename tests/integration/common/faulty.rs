@@ -19,6 +19,8 @@ pub enum PostFault {
     None,
     /// Apply it, then close the connection without a reply (SPEC Q4).
     DropAfterApply,
+    /// The same for the next POST only; the ones after it are answered.
+    DropAfterApplyOnce,
     /// Do not apply; answer only after this long.
     Stall(Duration),
     /// Apply it, answer 502.
@@ -313,6 +315,10 @@ impl Faulty {
         };
         match fault {
             PostFault::DropAfterApply => false,
+            PostFault::DropAfterApplyOnce => {
+                self.behaviour.lock().expect("lock").post_fault = PostFault::None;
+                false
+            }
             PostFault::ServerError => {
                 write_json(stream, 502, &json!({"code": "internal"}), &[]).await
             }
