@@ -449,4 +449,28 @@ mod tests {
         assert!(!mine);
         assert_eq!(outbox.len("a", "p"), 1);
     }
+
+    #[test]
+    fn sends_the_agent_queued_behind_a_turn_come_back_in_order_when_it_stops() {
+        let queued = |turn: &str| {
+            let mut reply = PostReply::ok("r");
+            reply.turn_id = Some(turn.into());
+            reply.queued = Some(true);
+            IntentState::Done { reply }
+        };
+        let mut outbox = Outbox::default();
+        outbox.push("a", "p", send("first"));
+        outbox.note(&record("r1", "first", IntentState::Created), now());
+        outbox.note(&record("r1", "first", queued("t1")), now());
+        outbox.push("a", "p", send("second"));
+        outbox.note(&record("r2", "second", IntentState::Created), now());
+        outbox.note(&record("r2", "second", queued("t1")), now());
+        // The sent lines go after a while; what the agent holds is still known.
+        outbox.tick(now() + time::Duration::seconds(SENT_LINE_SECONDS));
+        assert_eq!(outbox.len("a", "p"), 0);
+        assert_eq!(outbox.waiting_behind("a", "p", "t1"), ["first", "second"]);
+        assert!(outbox.waiting_behind("a", "p", "t2").is_empty());
+        assert_eq!(outbox.take_waiting("a", "p", "t1"), ["first", "second"]);
+        assert!(outbox.take_waiting("a", "p", "t1").is_empty(), "taken once");
+    }
 }

@@ -566,7 +566,7 @@ impl App {
             [] => format!("Stop turn {turn_id}?"),
             [one] => format!(
                 "Stop turn {turn_id}? 1 queued message comes back to your box: “{}”",
-                short(one)
+                short(&one[..])
             ),
             many => format!(
                 "Stop turn {turn_id}? {} queued messages come back to your box: “{}”, …",
