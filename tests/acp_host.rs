@@ -795,12 +795,16 @@ async fn a_session_the_agent_did_not_keep_starts_fresh_and_the_send_reaches_it()
     drop(process);
 
     let second = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
-    eventually("the pane says the agent did not keep its session", WAIT, || async {
-        texts(&second.items(&pane).await, "notice")
-            .iter()
-            .any(|n| n.starts_with("scripted did not keep its earlier session"))
-            .then_some(())
-    })
+    eventually(
+        "the pane says the agent did not keep its session",
+        WAIT,
+        || async {
+            texts(&second.items(&pane).await, "notice")
+                .iter()
+                .any(|n| n.starts_with("scripted did not keep its earlier session"))
+                .then_some(())
+        },
+    )
     .await;
     second.until_state(&pane, "idle").await;
     let sent = second.send(&pane, "s1", "please fail").await;
@@ -873,7 +877,10 @@ async fn a_send_no_agent_can_take_is_refused_and_the_send_command_fails() {
     let out = String::from_utf8_lossy(&output.stdout);
     assert_ne!(output.status.code(), Some(0), "{out}");
     assert!(!out.contains("Sent"), "{out}");
-    assert!(second.agent_history().is_empty(), "nothing reached an agent");
+    assert!(
+        second.agent_history().is_empty(),
+        "nothing reached an agent"
+    );
 }
 
 #[tokio::test]
@@ -892,7 +899,10 @@ async fn each_permissions_outcome_stays_in_the_panes_history_across_a_restart() 
     first.until_turn_ends(&pane).await;
     first.send(&pane, "s2", "/test").await;
     let ask = first.ask(&pane).await;
-    first.answer(&pane, "a2", &ask, "deny").await.expect(200, "ok");
+    first
+        .answer(&pane, "a2", &ask, "deny")
+        .await
+        .expect(200, "ok");
     first.until_turn_ends(&pane).await;
     // A third left open when the host goes down: the program decides it.
     first.send(&pane, "s3", "/test").await;

@@ -182,7 +182,14 @@ impl AcpHost {
                 .collect();
             for (ask, title) in asks {
                 world.decide_ask(&pane, &ask, "The host restarted before an answer; the agent asks again if it still needs to", now);
-                outcome_item(world, &pane, &title, false, "the host restarted before an answer", now);
+                outcome_item(
+                    world,
+                    &pane,
+                    &title,
+                    false,
+                    "the host restarted before an answer",
+                    now,
+                );
             }
             if world.layout.panes[&pane]
                 .turn
@@ -556,7 +563,14 @@ impl AcpHost {
                 {
                     world.decide_ask(&pane, &ask, "The agent took the question back", now);
                     let title = &pending.card.ask.title;
-                    outcome_item(world, &pane, title, false, "the agent took the question back", now);
+                    outcome_item(
+                        world,
+                        &pane,
+                        title,
+                        false,
+                        "the agent took the question back",
+                        now,
+                    );
                 }
             }
             Event::PromptEnded {
@@ -864,7 +878,14 @@ impl AcpHost {
             respond(pending.responder, RequestPermissionOutcome::Cancelled);
             world.decide_ask(pane, &ask, "The turn ended before an answer", now);
             let title = &pending.card.ask.title;
-            outcome_item(world, pane, title, false, "the turn ended before an answer", now);
+            outcome_item(
+                world,
+                pane,
+                title,
+                false,
+                "the turn ended before an answer",
+                now,
+            );
         }
         let running = world
             .layout
@@ -894,7 +915,14 @@ impl AcpHost {
             for (ask, pending) in self.take_pending(&pane) {
                 world.decide_ask(&pane, &ask, "The agent stopped before an answer", now);
                 let title = &pending.card.ask.title;
-                outcome_item(world, &pane, title, false, "the agent stopped before an answer", now);
+                outcome_item(
+                    world,
+                    &pane,
+                    title,
+                    false,
+                    "the agent stopped before an answer",
+                    now,
+                );
             }
             let Some(bound) = self.panes.get_mut(&pane) else {
                 continue;
