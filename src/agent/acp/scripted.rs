@@ -150,7 +150,11 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                 let id = request.session_id.to_string();
                 let found = recall(&load_state, &load_options, &id);
                 let Some(found) = found.filter(|_| load_options.load_session) else {
-                    return responder.respond_with_error(Error::session_not_found(id));
+                    // The shape codex answers: -32002 "Resource not found".
+                    return responder.respond_with_error(
+                        Error::new(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found")
+                            .data(serde_json::json!({ "sessionId": id })),
+                    );
                 };
                 // The conversation is replayed to the client before the reply, as ACP says.
                 for (who, words) in &found.history {
