@@ -179,6 +179,9 @@ pub struct World {
     /// instead of steering (`caps.queueSend`), and a starter's pane starts as `starting`
     /// until its agent has a session.
     pub(crate) hosted: bool,
+    /// Hosted panes no outside agent holds (their agent is not run by this host): a send
+    /// there is refused `404 no-such-pane`, never answered as applied (docs/ACP.md).
+    pub(crate) unheld: std::collections::BTreeSet<String>,
 }
 
 fn now_text(now: OffsetDateTime) -> String {
@@ -221,6 +224,7 @@ impl World {
             requests: Default::default(),
             breaks: Breaks::default(),
             hosted: false,
+            unheld: Default::default(),
         };
         if !allow_always {
             for pane in world.layout.panes.values_mut() {
@@ -959,6 +963,12 @@ impl World {
             return Err(error(ErrorCode::BadRequest, "text is empty"));
         }
         let pane = self.pane(pane_id)?;
+        if self.hosted && self.unheld.contains(pane_id) {
+            return Err(error(
+                ErrorCode::NoSuchPane,
+                "no agent holds this pane any more; start a new one from New",
+            ));
+        }
         let latest = pane.turn.clone();
         if latest.as_ref().map(|t| &t.id) != request.turn_id.as_ref() {
             let mut body = error(

@@ -934,6 +934,23 @@ impl App {
                 self.show_toast(format!("Closed the {target}."), false)
             }
             (IntentKind::Action { .. }, Some(_)) => self.show_toast("Pressed.", false),
+            (IntentKind::Abort { pane, turn_id }, Some(_)) => {
+                // The stop dropped what the agent held behind the turn: the words are the
+                // person's again, back in the box before the draft (docs/ACP.md).
+                let taken = self.outbox.take_waiting(&agent, pane, turn_id);
+                if !taken.is_empty() {
+                    let (pane, count) = (pane.clone(), taken.len());
+                    self.back_into_box(&agent, &pane, &taken);
+                    self.show_toast(
+                        if count == 1 {
+                            "Stopped. The queued message is back in the box.".to_string()
+                        } else {
+                            format!("Stopped. The {count} queued messages are back in the box.")
+                        },
+                        false,
+                    );
+                }
+            }
             _ => {}
         }
         // Trouble with anything but answers and pane messages, which show it where they live.

@@ -67,6 +67,10 @@ impl Outgoing {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Outbox {
     panes: HashMap<(String, String), VecDeque<Outgoing>>,
+    /// Words the agent took but holds behind a running turn (the reply said `queued: true`,
+    /// WIRE § 4.3), by (agent, pane): (that turn, the words), in the order sent. Stopping that
+    /// turn drops them on the agent, so they come back to the box (docs/ACP.md).
+    waiting: HashMap<(String, String), Vec<(String, String)>>,
 }
 
 /// What the app must do after the outbox took a change.
@@ -173,12 +177,21 @@ impl Outbox {
             record.state,
             IntentState::Done { .. } | IntentState::Replayed { .. }
         ) {
-            let turn = match &record.state {
+            let (turn, queued) = match &record.state {
                 IntentState::Done { reply } | IntentState::Replayed { reply } => {
-                    reply.turn_id.clone()
+                    (reply.turn_id.clone(), reply.queued == Some(true))
                 }
-                _ => None,
+                _ => (None, false),
             };
+            if let (true, Some(turn), false) =
+                (queued, &turn, matches!(queue[at].step, Step::Sent { .. }))
+            {
+                let words = queue[at].text().to_string();
+                self.waiting
+                    .entry(key.clone())
+                    .or_default()
+                    .push((turn.clone(), words));
+            }
             queue[at].step = Step::Sent {
                 request_id: record.request_id.clone(),
                 at: now,
@@ -233,6 +246,29 @@ impl Outbox {
             self.panes.remove(&key);
         }
         Some(taken)
+    }
+
+    /// The words the agent holds behind this running turn, in the order sent.
+    pub(crate) fn waiting_behind(&self, agent: &str, pane: &str, turn: &str) -> Vec<&str> {
+        self.waiting
+            .get(&(agent.to_string(), pane.to_string()))
+            .into_iter()
+            .flatten()
+            .filter(|(t, _)| t == turn)
+            .map(|(_, words)| words.as_str())
+            .collect()
+    }
+
+    /// The turn was stopped: the words held behind it are the person's again, in the order
+    /// sent. Words held behind older turns went with those turns, and are forgotten.
+    pub(crate) fn take_waiting(&mut self, agent: &str, pane: &str, turn: &str) -> Vec<String> {
+        let Some(all) = self.waiting.remove(&(agent.to_string(), pane.to_string())) else {
+            return Vec::new();
+        };
+        all.into_iter()
+            .filter(|(t, _)| t == turn)
+            .map(|(_, words)| words)
+            .collect()
     }
 
     /// After a change: the first queued send leaves when everything before it was taken.
@@ -440,5 +476,29 @@ mod tests {
         let (mine, _) = outbox.note(&record("older", "gone", done()), now());
         assert!(!mine);
         assert_eq!(outbox.len("a", "p"), 1);
+    }
+
+    #[test]
+    fn sends_the_agent_queued_behind_a_turn_come_back_in_order_when_it_stops() {
+        let queued = |turn: &str| {
+            let mut reply = PostReply::ok("r");
+            reply.turn_id = Some(turn.into());
+            reply.queued = Some(true);
+            IntentState::Done { reply }
+        };
+        let mut outbox = Outbox::default();
+        outbox.push("a", "p", send("first"));
+        outbox.note(&record("r1", "first", IntentState::Created), now());
+        outbox.note(&record("r1", "first", queued("t1")), now());
+        outbox.push("a", "p", send("second"));
+        outbox.note(&record("r2", "second", IntentState::Created), now());
+        outbox.note(&record("r2", "second", queued("t1")), now());
+        // The sent lines go after a while; what the agent holds is still known.
+        outbox.tick(now() + time::Duration::seconds(SENT_LINE_SECONDS));
+        assert_eq!(outbox.len("a", "p"), 0);
+        assert_eq!(outbox.waiting_behind("a", "p", "t1"), ["first", "second"]);
+        assert!(outbox.waiting_behind("a", "p", "t2").is_empty());
+        assert_eq!(outbox.take_waiting("a", "p", "t1"), ["first", "second"]);
+        assert!(outbox.take_waiting("a", "p", "t1").is_empty(), "taken once");
     }
 }

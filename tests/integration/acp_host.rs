@@ -779,3 +779,174 @@ async fn check_with_writes_passes_against_the_host() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[tokio::test]
+async fn a_session_the_agent_did_not_keep_starts_fresh_and_the_send_reaches_it() {
+    let dir = temp_dir();
+    let state = dir.path().join("state");
+    let state_arg = state.display().to_string();
+    let first = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
+    // Opened but never prompted: like codex and claude, the agent keeps nothing of it.
+    let pane = first.start("scripted-1").await;
+    let Host {
+        dir, mut process, ..
+    } = first;
+    process.stop(false);
+    drop(process);
+
+    let second = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
+    eventually(
+        "the pane says the agent did not keep its session",
+        WAIT,
+        || async {
+            texts(&second.items(&pane).await, "notice")
+                .iter()
+                .any(|n| n.starts_with("scripted did not keep its earlier session"))
+                .then_some(())
+        },
+    )
+    .await;
+    second.until_state(&pane, "idle").await;
+    let sent = second.send(&pane, "s1", "please fail").await;
+    assert!(sent["turnId"].is_string(), "{sent}");
+    second.until_turn_ends(&pane).await;
+    let users: Vec<String> = second
+        .agent_history()
+        .into_iter()
+        .filter(|(who, _)| who == "user")
+        .map(|(_, words)| words)
+        .collect();
+    assert_eq!(users, ["please fail"], "the fresh session got the prompt");
+}
+
+#[tokio::test]
+async fn a_send_no_agent_can_take_is_refused_and_the_send_command_fails() {
+    let dir = temp_dir();
+    let state = dir.path().join("state");
+    let state_arg = state.display().to_string();
+    let first = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
+    let pane = first.start("scripted-1").await;
+    let Host {
+        dir, mut process, ..
+    } = first;
+    process.stop(false);
+    drop(process);
+
+    // The next host runs another agent: the old conversation can be read, not continued.
+    let second = host_in(dir, &[("other", "")], &["--state", &state_arg]).await;
+    eventually("the pane closed into history", WAIT, || async {
+        second.pane(&pane).await.is_none().then_some(())
+    })
+    .await;
+    let history = second
+        .client
+        .get("/session/v1/conversations?limit=10")
+        .await
+        .expect(200, "");
+    let conversation = history["conversations"][0]["id"].clone();
+    let reopened = second
+        .client
+        .post(
+            "/session/v1/reopen",
+            json!({"requestId": "re-1", "conversationId": conversation}),
+        )
+        .await
+        .expect(200, "ok");
+    let pane = reopened["paneId"].as_str().expect("a pane").to_string();
+    eventually("the host saw the reopen", WAIT, || async {
+        texts(&second.items(&pane).await, "notice")
+            .iter()
+            .any(|n| n.contains("not run by this host"))
+            .then_some(())
+    })
+    .await;
+    let turn = second.pane(&pane).await.map(|p| p["turn"]["id"].clone());
+    let refused = second
+        .client
+        .post(
+            &pane_path(&pane, "send"),
+            json!({"requestId": "s1", "turnId": turn.unwrap_or(Value::Null), "text": "hello"}),
+        )
+        .await;
+    refused.expect(404, "no-such-pane");
+    let socket = second.process.socket_path();
+    let output = std::process::Command::new(BIN)
+        .args(["send", &pane, "hello again", "--socket", arg(&socket)])
+        .output()
+        .expect("runs");
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_ne!(output.status.code(), Some(0), "{out}");
+    assert!(!out.contains("Sent"), "{out}");
+    assert!(
+        second.agent_history().is_empty(),
+        "nothing reached an agent"
+    );
+}
+
+#[tokio::test]
+async fn each_permissions_outcome_stays_in_the_panes_history_across_a_restart() {
+    let dir = temp_dir();
+    let state = dir.path().join("state");
+    let state_arg = state.display().to_string();
+    let first = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
+    let pane = first.start("scripted-1").await;
+    first.send(&pane, "s1", "/test").await;
+    let ask = first.ask(&pane).await;
+    first
+        .answer(&pane, "a1", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    first.until_turn_ends(&pane).await;
+    first.send(&pane, "s2", "/test").await;
+    let ask = first.ask(&pane).await;
+    first
+        .answer(&pane, "a2", &ask, "deny")
+        .await
+        .expect(200, "ok");
+    first.until_turn_ends(&pane).await;
+    // A third left open when the host goes down: the program decides it.
+    first.send(&pane, "s3", "/test").await;
+    first.ask(&pane).await;
+    // What the agent itself received: it ran the tests once and refused once.
+    let said: Vec<String> = first
+        .agent_history()
+        .into_iter()
+        .filter(|(who, _)| who == "agent")
+        .map(|(_, words)| words)
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "The tests ran: 2 passed, 1 failed (`adds`).",
+            "Understood: I will not run the tests."
+        ]
+    );
+    let Host {
+        dir, mut process, ..
+    } = first;
+    process.stop(false);
+    drop(process);
+
+    let second = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
+    let notices = eventually("the restart's decision is in the pane", WAIT, || async {
+        let notices = texts(&second.items(&pane).await, "notice");
+        notices
+            .iter()
+            .any(|n| n.contains("the host restarted before an answer"))
+            .then_some(notices)
+    })
+    .await;
+    let outcomes: Vec<&String> = notices
+        .iter()
+        .filter(|n| n.starts_with("Allowed: ") || n.starts_with("Denied: "))
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            "Allowed: execute: cargo test (answered Allow once from Collie).",
+            "Denied: execute: cargo test (answered Deny from Collie).",
+            "Denied: execute: cargo test (the host restarted before an answer).",
+        ],
+        "{notices:?}"
+    );
+}

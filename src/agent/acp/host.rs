@@ -19,7 +19,7 @@ use super::permission::{PermissionCard, card};
 use super::spec::AcpSpec;
 use super::stream::Stream;
 use crate::agent::world::{Happening, HostedSession, World};
-use crate::wire::{ItemKind, Outcome, Starter, TurnState};
+use crate::wire::{AskOption, Effect, ItemKind, Outcome, Starter, TurnState};
 
 /// One agent process the host started.
 struct Running {
@@ -175,13 +175,21 @@ impl AcpHost {
             .map(|p| (p.id.clone(), p.conversation_id.clone()))
             .collect();
         for (pane, conversation) in panes {
-            let asks: Vec<String> = world.layout.panes[&pane]
+            let asks: Vec<(String, String)> = world.layout.panes[&pane]
                 .asks
                 .iter()
-                .map(|a| a.ask.id.clone())
+                .map(|a| (a.ask.id.clone(), a.ask.title.clone()))
                 .collect();
-            for ask in asks {
+            for (ask, title) in asks {
                 world.decide_ask(&pane, &ask, "The host restarted before an answer; the agent asks again if it still needs to", now);
+                outcome_item(
+                    world,
+                    &pane,
+                    &title,
+                    false,
+                    "the host restarted before an answer",
+                    now,
+                );
             }
             if world.layout.panes[&pane]
                 .turn
@@ -227,6 +235,15 @@ impl AcpHost {
         for (pane, bound) in &mut self.panes {
             bound.stream.flush(world, pane, now);
         }
+        // A send to a pane no agent of ours holds could only be dropped: the world refuses it
+        // (WIRE § 4.3) instead of saying it was applied.
+        world.unheld = world
+            .layout
+            .panes
+            .keys()
+            .filter(|p| !self.panes.contains_key(*p))
+            .cloned()
+            .collect();
     }
 
     // ----- what phones did -------------------------------------------------------------------
@@ -251,7 +268,7 @@ impl AcpHost {
                 ask_id,
                 outcome,
                 ..
-            } => self.answer(&pane, &ask_id, &outcome),
+            } => self.answer(world, &pane, &ask_id, &outcome, now),
             Happening::Aborted { pane, turn_id } => self.abort(world, &pane, &turn_id, now),
             Happening::Closed { pane } => self.closed(&pane),
             Happening::Reopened { pane } => self.reopened(world, &pane, now),
@@ -378,7 +395,14 @@ impl AcpHost {
         );
     }
 
-    fn answer(&mut self, pane: &str, ask_id: &str, outcome: &Outcome) {
+    fn answer(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        ask_id: &str,
+        outcome: &Outcome,
+        now: OffsetDateTime,
+    ) {
         let Some(pending) = self.pending.remove(ask_id) else {
             tracing::warn!(
                 pane,
@@ -399,10 +423,27 @@ impl AcpHost {
         };
         tracing::info!(pane, ask_id, option = ?option, "answered the agent's permission request");
         respond(pending.responder, reply);
+        let chosen = outcome
+            .option_id
+            .as_deref()
+            .and_then(|id| chosen_option(&pending.card, id));
+        // Only an option the agent offered as an allow lets it run; anything else went to it
+        // as a reject or `cancelled`.
+        let allowed = option.is_some()
+            && chosen.as_ref().is_some_and(|o| {
+                matches!(o.effect, Some(Effect::Allow) | Some(Effect::AllowAlways))
+            });
+        let label = chosen.map_or_else(|| "Deny".to_string(), |o| o.label);
+        let how = format!("answered {label} from Collie");
+        outcome_item(world, pane, &pending.card.ask.title, allowed, &how, now);
     }
 
     fn abort(&mut self, world: &mut World, pane: &str, turn: &str, now: OffsetDateTime) {
-        self.cancel_pending(pane);
+        for (_, pending) in self.take_pending(pane) {
+            respond(pending.responder, RequestPermissionOutcome::Cancelled);
+            let title = &pending.card.ask.title;
+            outcome_item(world, pane, title, false, "the turn was stopped", now);
+        }
         let Some(bound) = self.panes.get_mut(pane) else {
             return;
         };
@@ -517,9 +558,19 @@ impl AcpHost {
                     .iter()
                     .find(|(_, p)| p.key == key)
                     .map(|(id, p)| (id.clone(), p.pane.clone()));
-                if let Some((ask, pane)) = found {
-                    self.pending.remove(&ask);
+                if let Some((ask, pane)) = found
+                    && let Some(pending) = self.pending.remove(&ask)
+                {
                     world.decide_ask(&pane, &ask, "The agent took the question back", now);
+                    let title = &pending.card.ask.title;
+                    outcome_item(
+                        world,
+                        &pane,
+                        title,
+                        false,
+                        "the agent took the question back",
+                        now,
+                    );
                 }
             }
             Event::PromptEnded {
@@ -668,9 +719,42 @@ impl AcpHost {
         let Some(bound) = self.panes.get_mut(pane) else {
             return;
         };
+        let was_load = bound.loading;
         bound.opening = false;
         bound.loading = false;
         bound.live = false;
+        if was_load && matches!(failure, Failure::Refused(_)) {
+            // The agent did not keep the session (codex answers `-32002 Resource not found`
+            // and claude `Session not found` for one that was never prompted): the pane goes
+            // on in a fresh session, says what is lost, and what waits is sent there.
+            bound.session = None;
+            bound.opening = true;
+            world.push_item(pane, ItemKind::Notice, &format!("{agent} did not keep its earlier session of this conversation, so it starts a fresh one here: it does not remember what was said before."), now);
+            let cwd = world
+                .layout
+                .panes
+                .get(pane)
+                .and_then(|p| world.layout.hosted.get(&p.conversation_id))
+                .map(|r| r.cwd.clone());
+            if let Some(cwd) = cwd {
+                world.set_starting(pane, true, now);
+                self.command(
+                    agent,
+                    Command::Open {
+                        pane: pane.to_string(),
+                        cwd,
+                        load: None,
+                    },
+                );
+                return;
+            }
+            if let Some(bound) = self.panes.get_mut(pane) {
+                bound.opening = false;
+            }
+        }
+        let Some(bound) = self.panes.get_mut(pane) else {
+            return;
+        };
         let dropped = std::mem::take(&mut bound.waiting).len();
         fail_pane(world, pane, now);
         let mut words = failure_words(agent, failure, "could not open a session");
@@ -793,6 +877,15 @@ impl AcpHost {
         for (ask, pending) in self.take_pending(pane) {
             respond(pending.responder, RequestPermissionOutcome::Cancelled);
             world.decide_ask(pane, &ask, "The turn ended before an answer", now);
+            let title = &pending.card.ask.title;
+            outcome_item(
+                world,
+                pane,
+                title,
+                false,
+                "the turn ended before an answer",
+                now,
+            );
         }
         let running = world
             .layout
@@ -819,8 +912,17 @@ impl AcpHost {
             .collect();
         for pane in panes {
             // Their responders went with the process: nothing to answer, only to decide.
-            for (ask, _) in self.take_pending(&pane) {
+            for (ask, pending) in self.take_pending(&pane) {
                 world.decide_ask(&pane, &ask, "The agent stopped before an answer", now);
+                let title = &pending.card.ask.title;
+                outcome_item(
+                    world,
+                    &pane,
+                    title,
+                    false,
+                    "the agent stopped before an answer",
+                    now,
+                );
             }
             let Some(bound) = self.panes.get_mut(&pane) else {
                 continue;
@@ -955,6 +1057,37 @@ pub(crate) fn failure_words(agent: &str, failure: &Failure, what: &str) -> Strin
             "{agent} stopped unexpectedly; what it printed is in the host's log. Send a message to start it again."
         ),
     }
+}
+
+/// A permission's outcome as an item of the pane's history, kept with the conversation
+/// (`--state`): what was asked, allowed or denied, and who or what decided (docs/ACP.md).
+/// The title is the card's, built from the tool call and cleaned (SPEC A10, L1).
+fn outcome_item(
+    world: &mut World,
+    pane: &str,
+    title: &str,
+    allowed: bool,
+    how: &str,
+    now: OffsetDateTime,
+) {
+    let title = super::text::clean_line(title);
+    let words = if allowed {
+        format!("Allowed: {title} ({how}).")
+    } else {
+        format!("Denied: {title} ({how}).")
+    };
+    world.push_item(pane, ItemKind::Notice, &words, now);
+}
+
+/// One of a card's options, by our id.
+fn chosen_option(card: &PermissionCard, id: &str) -> Option<AskOption> {
+    card.ask
+        .permission
+        .as_ref()?
+        .options
+        .iter()
+        .find(|o| o.id == id)
+        .cloned()
 }
 
 fn not_sent(count: usize, why: &str) -> String {

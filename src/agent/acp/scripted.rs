@@ -8,7 +8,8 @@
 //! the prompt steer it, so tests can reach every path: `fail` answers the prompt with an error,
 //! `crash` exits the process, `slow` streams for a long time (to be cancelled), `/test` only
 //! asks and runs the tests, `twice` asks the same permission again while the first card is open,
-//! `hostile` says and names things with terminal escapes in them.
+//! `hostile` says and names things with terminal escapes in them. A session is kept in the
+//! sessions folder only once it was prompted, as the real agents keep theirs.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -72,7 +73,7 @@ pub fn run(options: ScriptedOptions) -> anyhow::Result<()> {
 async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
     let state: Shared = Arc::default();
     let init_options = options.clone();
-    let new_options = options.clone();
+    let new_sign_in = options.sign_in;
     let new_state = Arc::clone(&state);
     let load_options = options.clone();
     let load_state = Arc::clone(&state);
@@ -108,7 +109,7 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
             async move |request: NewSessionRequest,
                         responder: Responder<NewSessionResponse>,
                         cx: ConnectionTo<Client>| {
-                if new_options.sign_in {
+                if new_sign_in {
                     return responder.respond_with_error(Error::auth_required());
                 }
                 let id = {
@@ -126,7 +127,9 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                     );
                     id
                 };
-                remember(&new_state, &new_options, &id);
+                // Like the real agents, a session is kept on disk only once it was prompted:
+                // a new process cannot load one that never was (codex answers `-32002
+                // Resource not found`, claude `Session not found`).
                 responder.respond(NewSessionResponse::new(id.clone()))?;
                 send(
                     &cx,
@@ -147,10 +150,11 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                 let id = request.session_id.to_string();
                 let found = recall(&load_state, &load_options, &id);
                 let Some(found) = found.filter(|_| load_options.load_session) else {
-                    return responder.respond_with_error(Error::new(
-                        ErrorCode::RESOURCE_NOT_FOUND,
-                        format!("no session {id}"),
-                    ));
+                    // The shape codex answers: -32002 "Resource not found".
+                    return responder.respond_with_error(
+                        Error::new(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found")
+                            .data(serde_json::json!({ "sessionId": id })),
+                    );
                 };
                 // The conversation is replayed to the client before the reply, as ACP says.
                 for (who, words) in &found.history {

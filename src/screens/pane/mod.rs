@@ -505,15 +505,7 @@ impl App {
                         | crate::engine::IntentState::MaybeApplied
                 )
             });
-        let draft = self.draft_mut(agent, pane_id);
-        let typed = draft.text();
-        let mut text = taken.join("\n");
-        if !typed.is_empty() {
-            text.push('\n');
-            text.push_str(&typed);
-        }
-        *draft = Editor::from_text(&text);
-        self.set_pane_focus(PaneFocus::Input);
+        self.back_into_box(agent, pane_id, &taken);
         if unknown {
             self.show_toast(
                 "Back in the box. The first try may have arrived: check the chat before sending.",
@@ -523,6 +515,23 @@ impl App {
             self.show_toast("The words are back in the box.", false);
         }
         Vec::new()
+    }
+
+    /// Puts words back into a pane's box, in order, before what is typed there: the one home
+    /// of "take back", for held sends and for sends a stopped turn dropped.
+    pub(crate) fn back_into_box(&mut self, agent: &str, pane_id: &str, taken: &[String]) {
+        if taken.is_empty() {
+            return;
+        }
+        let draft = self.draft_mut(agent, pane_id);
+        let typed = draft.text();
+        let mut text = taken.join("\n");
+        if !typed.is_empty() {
+            text.push('\n');
+            text.push_str(&typed);
+        }
+        *draft = Editor::from_text(&text);
+        self.set_pane_focus(PaneFocus::Input);
     }
 
     /// Shows the newest chat item: what the person just sent goes there next.
@@ -546,8 +555,27 @@ impl App {
         };
         // The question stands alone: an older message would speak of another moment.
         self.toast = None;
+        // Words the agent holds behind this turn are dropped by the stop: the question says
+        // so, and they come back to the box once the stop is taken.
+        let waiting = self.outbox.waiting_behind(agent, pane_id, &turn_id);
+        let short = |words: &str| {
+            let first = words.lines().next().unwrap_or_default();
+            crate::look::wrap::truncate(first, 40)
+        };
+        let question = match waiting.as_slice() {
+            [] => format!("Stop turn {turn_id}?"),
+            [one] => format!(
+                "Stop turn {turn_id}? 1 queued message comes back to your box: “{}”",
+                short(&one[..])
+            ),
+            many => format!(
+                "Stop turn {turn_id}? {} queued messages come back to your box: “{}”, …",
+                many.len(),
+                short(many[0])
+            ),
+        };
         self.overlay = Some(Overlay::Confirm {
-            question: format!("Stop turn {turn_id}?"),
+            question,
             then: Deferred::Submit {
                 agent: agent.to_string(),
                 kind: IntentKind::Abort {
