@@ -933,6 +933,8 @@ async fn keys_a_bunched_enter_or_y_on_a_card_or_a_confirm_answers_nothing() {
         "{}",
         phone.screen()
     );
+}
+
 /// Request ids the agent logged as applied on `path`, in the order it applied them.
 fn applied_ids(agent: &AgentProcess, path: &str) -> Vec<String> {
     agent
