@@ -18,7 +18,7 @@ use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::card::ask_diff::Changed;
 use crate::screens::card::state::{
-    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence,
+    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
 };
 use crate::wire::{AskKind, Effect, FieldKind};
 
@@ -490,9 +490,16 @@ fn card_parts(
                 | CardStatus::MaybeApplied
                 | CardStatus::Unknown { .. }),
             ) => status.sentence(),
-            _ => closed_sentence(closed).to_string(),
+            _ => closed_sentence(closed),
         };
         lines.extend(wrapped(&words, width, theme.warn, ""));
+    } else if let Some(at) = card
+        .expired_at(app.now)
+        .filter(|_| CardStatus::allows_answer(status))
+    {
+        // SPEC A13: the phone answers nothing from the deadline on; the card says so in its
+        // state, and its hints offer no answering key.
+        lines.extend(wrapped(&expired_state(at), width, theme.warn, ""));
     } else if let Some(status) = status {
         let style = if status.is_trouble() {
             theme.warn
@@ -669,7 +676,7 @@ fn hint_lines(
             AskKind::Unknown(_) => {}
         }
     }
-    if status.and_then(CardStatus::retry_id).is_some() {
+    if status.and_then(CardStatus::retry_id).is_some() && card.expired_at(app.now).is_none() {
         parts.push(format!("{} retries", key(Action::Retry)));
     }
     if !(compact && answerable && card.ask.kind == AskKind::Form) {
