@@ -485,7 +485,7 @@ fn card_parts(
     if let Some(closed) = &card.closed {
         let words = match status {
             Some(
-                status @ (CardStatus::Decided(_)
+                status @ (CardStatus::Decided(..)
                 | CardStatus::TooLate
                 | CardStatus::MaybeApplied
                 | CardStatus::Unknown { .. }),
