@@ -92,13 +92,22 @@ pub(crate) enum TimeLeft {
 }
 
 impl TimeLeft {
+    /// Rounds up: "0:01 left" until the deadline itself, and "expired" from the deadline on,
+    /// the moment the card stops answering (docs/ASKS.md, "When an ask expires"). Rounding
+    /// down would read "expired" while up to a second was left and a key still answered.
     pub(crate) fn until(expires_at: OffsetDateTime, now: OffsetDateTime) -> Self {
-        let left = (expires_at - now).whole_seconds();
-        if left > 0 {
-            Self::Seconds(left)
-        } else {
-            Self::Expired
+        let left = expires_at - now;
+        if !left.is_positive() {
+            return Self::Expired;
         }
+        let whole = left.whole_seconds();
+        let part = left - time::Duration::seconds(whole);
+        Self::Seconds(if part.is_positive() { whole + 1 } else { whole })
+    }
+
+    /// True from the deadline on, by the phone's clock: no key answers the ask any more.
+    pub(crate) fn is_over(expires_at: OffsetDateTime, now: OffsetDateTime) -> bool {
+        Self::until(expires_at, now) == Self::Expired
     }
 
     /// The last ten seconds are drawn urgent.
@@ -116,6 +125,13 @@ impl TimeLeft {
             Self::Seconds(s) => format!("{}:{:02} left", s / 60, s % 60),
         }
     }
+}
+
+/// "14:02:11 UTC": a moment by the phone's clock, to the second, as the phone shows times
+/// elsewhere (UTC, like the wire inspector).
+pub(crate) fn clock_time(at: OffsetDateTime) -> String {
+    let at = at.to_offset(time::UtcOffset::UTC);
+    format!("{:02}:{:02}:{:02} UTC", at.hour(), at.minute(), at.second())
 }
 
 #[cfg(test)]
@@ -136,5 +152,24 @@ mod tests {
             TimeLeft::until(datetime!(2026-11-29 11:59:00 UTC), now).text(),
             "expired"
         );
+    }
+
+    #[test]
+    fn a13_time_left_rounds_up_and_is_expired_from_the_deadline_on() {
+        let deadline = datetime!(2026-11-29 14:02:11 UTC);
+        let left = |ms: i64| TimeLeft::until(deadline, deadline - time::Duration::milliseconds(ms));
+        assert_eq!(left(200).text(), "0:01 left");
+        assert_eq!(left(999).text(), "0:01 left");
+        assert_eq!(left(1_000).text(), "0:01 left");
+        assert_eq!(left(1_001).text(), "0:02 left");
+        assert_eq!(left(1).text(), "0:01 left");
+        assert_eq!(left(0), TimeLeft::Expired);
+        assert_eq!(left(-1), TimeLeft::Expired);
+        assert!(!TimeLeft::is_over(
+            deadline,
+            deadline - time::Duration::milliseconds(1)
+        ));
+        assert!(TimeLeft::is_over(deadline, deadline));
+        assert_eq!(clock_time(deadline), "14:02:11 UTC");
     }
 }

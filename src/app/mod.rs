@@ -522,9 +522,36 @@ impl App {
         if let Some(Screen::Card(key)) = self.nav.pop()
             && self.cards.get(&key).is_some_and(|c| c.closed.is_some())
         {
+            // A person's words are never dropped in silence: what was typed on a card whose
+            // ask closed goes to its pane's box.
+            if let Some(title) = self.give_back_card_words(&key) {
+                self.show_toast(
+                    format!("Not sent. Your words are in the pane's box ({title})."),
+                    false,
+                );
+            }
             self.cards.remove(&key);
         }
         Vec::new()
+    }
+
+    /// Puts the words typed on a card into the box of its ask's pane, after what is there;
+    /// gives the pane's title when there were words.
+    fn give_back_card_words(&mut self, key: &AskKey) -> Option<String> {
+        let card = self.cards.get(key)?;
+        let words = card.typed_words()?;
+        let title = card.pane_title.clone();
+        let draft = self
+            .drafts
+            .entry((key.agent.clone(), key.pane.clone()))
+            .or_default();
+        let mut text = draft.text();
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&words);
+        *draft = Editor::from_text(&text);
+        Some(title)
     }
 
     /// Quits, asking first when unsent words would be dropped.
@@ -864,14 +891,28 @@ impl App {
             let key = key.clone();
             let closed = self.cards.get(&key).is_some_and(|c| c.closed.is_some());
             let status = CardStatus::of(&self.intents, &key);
-            if closed
-                && matches!(
-                    status,
-                    Some(CardStatus::Answered | CardStatus::Decided(crate::engine::Decider::Phone))
-                )
-            {
-                self.nav.pop();
-                self.cards.remove(&key);
+            match status {
+                Some(CardStatus::Answered) if closed => {
+                    self.nav.pop();
+                    self.cards.remove(&key);
+                }
+                // Another phone answered first (SPEC A7): the card goes, never in silence. The
+                // answer that won is named, and the person's words go to the pane's box, where
+                // the pane now on screen shows them.
+                Some(CardStatus::Decided(crate::engine::Decider::Phone, won)) if closed => {
+                    let won = won.map_or_else(String::new, |w| format!(": “{w}”"));
+                    let mut words = format!("Answered from another phone first{won}.");
+                    self.nav.pop();
+                    if self.give_back_card_words(&key).is_some() {
+                        words.push_str(" Yours was not taken. Your words are in the pane's box.");
+                        if self.agents.pane(&key.agent, &key.pane).is_some() {
+                            self.open_pane(&key.agent, &key.pane);
+                        }
+                    }
+                    self.cards.remove(&key);
+                    self.show_toast(words, true);
+                }
+                _ => {}
             }
         }
     }

@@ -986,3 +986,188 @@ async fn q4_a_send_whose_reply_was_lost_says_checking_then_settles_and_the_next_
     assert_eq!(applied.len(), 2, "each send applied once: {applied:?}");
     assert_ne!(applied[0], applied[1]);
 }
+
+// ----- an expired card answers nothing; an answer that lost keeps the words (SPEC A13, A7) -
+
+/// The journal's answer intents, oldest first: (ask id, the last state written).
+fn journal_answers(phone: &Phone) -> Vec<(String, String)> {
+    let journal =
+        std::fs::read_to_string(phone._dir.path().join("intents.jsonl")).unwrap_or_default();
+    let mut answers: Vec<(String, String, String)> = Vec::new();
+    for line in journal.lines() {
+        let entry: Value = serde_json::from_str(line).expect("a journal line is JSON");
+        match entry["op"].as_str() {
+            Some("created") if entry["record"]["kind"]["kind"] == "answer" => {
+                let record = &entry["record"];
+                answers.push((
+                    record["requestId"].as_str().unwrap_or_default().to_string(),
+                    record["kind"]["askId"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    "created".to_string(),
+                ));
+            }
+            Some("outcome") => {
+                let id = entry["requestId"].as_str().unwrap_or_default();
+                if let Some(answer) = answers.iter_mut().find(|(i, _, _)| i == id) {
+                    answer.2 = entry["state"]["state"]
+                        .as_str()
+                        .map_or_else(|| entry["state"].to_string(), str::to_string);
+                }
+            }
+            _ => {}
+        }
+    }
+    answers.into_iter().map(|(_, a, s)| (a, s)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a13_an_expired_card_answers_nothing_and_says_when_it_expired() {
+    // At speed 5 the demo's Release notes ask opens 0.4 s in and expires 9 s after (SPEC A13).
+    let dir = common::temp_dir();
+    let agent = logging_agent(dir.path(), "5");
+    let mut phone = Phone::on(agent, dir).await;
+    phone
+        .until("the expiring ask in the inbox", |s| {
+            s.contains("publish_docs")
+        })
+        .await;
+    // e opens the ask that expires soonest; allow once stays selected.
+    phone.press(&["e"]).await;
+    phone
+        .until("the release notes card", |s| {
+            s.contains("Tool  publish_docs") && s.contains("› 1 y  Allow once")
+        })
+        .await;
+    let key = phone.card_key();
+    let ask = ask_on_agent(&phone.agent, &key).await;
+    let deadline = ask["expiresAt"]
+        .as_str()
+        .and_then(|at| {
+            time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339).ok()
+        })
+        .expect("the card expires");
+    // The corner counts down to the deadline, and reads expired only once it has passed.
+    phone
+        .until("the corner reads expired", |s| s.contains(" expired"))
+        .await;
+    let now = phone.tui.app().now;
+    assert!(now >= deadline, "expired shown at {now}, before {deadline}");
+    phone.press(&["enter"]).await;
+    let screen = phone.screen();
+    assert!(screen.contains("Expired at "), "{screen}");
+    assert!(screen.contains(": nothing was sent."), "{screen}");
+    assert!(!screen.contains("answers the selected one"), "{screen}");
+    // Nothing left the phone, and the agent applied nothing, a while later too.
+    phone.run_for(Duration::from_secs(2)).await;
+    assert_eq!(phone.answers_sent(&key), None);
+    assert!(
+        journal_answers(&phone)
+            .iter()
+            .all(|(ask, _)| *ask != key.ask_id),
+        "the journal: {:?}",
+        journal_answers(&phone)
+    );
+    assert_eq!(phone.applied(&key), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a7_a_text_answer_that_lost_names_the_winner_and_keeps_the_words() {
+    let dir = common::temp_dir();
+    let agent = logging_agent(dir.path(), "0");
+    let mut phone = Phone::on(agent, dir).await;
+    phone.open_inbox_row("Name for the release").await;
+    phone
+        .until("the text card", |s| {
+            s.contains("What should v0.3 be called in the changelog?")
+        })
+        .await;
+    let key = phone.card_key();
+    phone.read_card().await;
+    phone.type_text("Nova").await;
+    phone
+        .until("the typed words", |s| s.contains("› Nova"))
+        .await;
+    // Someone else answers first, straight at the agent, as `collie-phone answer` does.
+    let client = phone.agent.client();
+    let revision = ask_on_agent(&phone.agent, &key).await["revision"].clone();
+    let reply = client
+        .post(
+            &common::pane_path(&key.pane, "answer"),
+            serde_json::json!({
+                "requestId": "r-from-elsewhere",
+                "askId": key.ask_id,
+                "revision": revision,
+                "answer": {"text": "FromCLI"},
+            }),
+        )
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.json());
+    phone.press(&["enter"]).await;
+    // The phone names the answer that won, and Nova is still the person's: in the card's
+    // field while the card is shown (it may have seen the ask close before Enter), else in the
+    // pane's box.
+    phone
+        .until("the winner named", |s| s.contains("“FromCLI”"))
+        .await;
+    let screen = phone.screen();
+    let boxed = |phone: &Phone| {
+        phone
+            .tui
+            .app()
+            .draft(&key.agent, &key.pane)
+            .map(Editor::text)
+    };
+    assert!(
+        screen.contains("› Nova") || boxed(&phone).as_deref() == Some("Nova"),
+        "{screen}"
+    );
+    // Once the card goes, it never goes in silence: the box holds Nova, and the screen says so.
+    // A card that saw the ask close before Enter stays until the person leaves it.
+    phone
+        .until("the card gone, or closed", |s| {
+            s.contains("Your words are in the pane's box")
+                || s.contains("Answered from a phone: “FromCLI”.")
+        })
+        .await;
+    if phone.screen().contains("Answered from a phone: “FromCLI”.") {
+        assert!(
+            phone.screen().contains("Nothing was sent."),
+            "{}",
+            phone.screen()
+        );
+        phone.press(&["esc"]).await;
+    }
+    phone
+        .until("the words in the pane's box", |s| {
+            s.contains("Your words are in the pane's box")
+        })
+        .await;
+    assert_eq!(boxed(&phone).as_deref(), Some("Nova"), "{}", phone.screen());
+    // The agent applied only FromCLI.
+    let closed = closed_onagent(&phone.agent, &key.pane, &key.ask_id)
+        .await
+        .expect("the ask closed on the agent");
+    assert_eq!(closed["outcome"]["text"], "FromCLI", "{closed}");
+    assert_eq!(phone.applied(&key), 1);
+    // Whatever this phone sent was not taken: the agent had decided it already.
+    let answers = journal_answers(&phone);
+    assert!(
+        answers
+            .iter()
+            .all(|(ask, state)| *ask == key.ask_id && state == "decided"),
+        "the journal: {answers:?}"
+    );
+}
+
+/// The open ask of `key` as the agent's snapshot has it.
+async fn ask_on_agent(agent: &AgentProcess, key: &AskKey) -> Value {
+    let snapshot = common::snapshot(&agent.client()).await;
+    common::panes(&snapshot)
+        .into_iter()
+        .filter(|p| p["id"] == key.pane.as_str())
+        .flat_map(|p| p["asks"].as_array().cloned().unwrap_or_default())
+        .find(|a| a["id"] == key.ask_id.as_str())
+        .expect("the ask is open on the agent")
+}

@@ -18,7 +18,7 @@ use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::card::ask_diff::Changed;
 use crate::screens::card::state::{
-    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence,
+    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
 };
 use crate::wire::{AskKind, Effect, FieldKind};
 
@@ -485,15 +485,22 @@ fn card_parts(
     if let Some(closed) = &card.closed {
         let words = match status {
             Some(
-                status @ (CardStatus::Decided(_)
+                status @ (CardStatus::Decided(..)
                 | CardStatus::TooLate
                 | CardStatus::MaybeApplied
                 | CardStatus::Checking { .. }
                 | CardStatus::Unknown { .. }),
             ) => status.sentence(),
-            _ => closed_sentence(closed).to_string(),
+            _ => closed_sentence(closed),
         };
         lines.extend(wrapped(&words, width, theme.warn, ""));
+    } else if let Some(at) = card
+        .expired_at(app.now)
+        .filter(|_| CardStatus::allows_answer(status))
+    {
+        // SPEC A13: the phone answers nothing from the deadline on; the card says so in its
+        // state, and its hints offer no answering key.
+        lines.extend(wrapped(&expired_state(at), width, theme.warn, ""));
     } else if let Some(status) = status {
         let style = if status.is_trouble() {
             theme.warn
@@ -670,9 +677,10 @@ fn hint_lines(
             AskKind::Unknown(_) => {}
         }
     }
-    if matches!(status, Some(CardStatus::Checking { .. })) {
+    let live = card.expired_at(app.now).is_none();
+    if live && matches!(status, Some(CardStatus::Checking { .. })) {
         parts.push(format!("{} checks now", key(Action::Retry)));
-    } else if status.and_then(CardStatus::retry_id).is_some() {
+    } else if live && status.and_then(CardStatus::retry_id).is_some() {
         parts.push(format!("{} retries", key(Action::Retry)));
     }
     if !(compact && answerable && card.ask.kind == AskKind::Form) {

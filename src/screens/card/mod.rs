@@ -44,6 +44,7 @@ impl App {
             return false;
         };
         card.closed.is_none()
+            && card.expired_at(self.now).is_none()
             && card.ask.is_answerable()
             && CardStatus::allows_answer(CardStatus::of(&self.intents, key).as_ref())
     }
@@ -78,8 +79,15 @@ impl App {
         let offer = self.agent_offer(&key.agent);
         let options: Vec<_> = card.offered(offer).into_iter().cloned().collect();
         let kind = card.ask.kind.clone();
+        let expired = card.expired_at(self.now);
         match action {
             Action::Back => self.back(),
+            // SPEC A13: from the deadline on, by the phone's clock, nothing answers; a key that
+            // would says so, and nothing is sent, now or later.
+            Action::Retry | Action::Submit if expired.is_some() => {
+                self.refuse_expired(&key);
+                Vec::new()
+            }
             // A retry sends an answer again: it waits out the reading time like any answer.
             Action::Retry if !armed => self.refuse_unread(&key),
             Action::Retry => {
@@ -249,6 +257,17 @@ impl App {
         }
     }
 
+    /// A key that would answer an expired card: nothing is sent, and the card says when it
+    /// expired (SPEC A13).
+    fn refuse_expired(&mut self, key: &AskKey) {
+        let now = self.now;
+        if let Some(card) = self.cards.get_mut(key)
+            && let Some(at) = card.expired_at(now)
+        {
+            card.notice = Some(crate::screens::card::state::expired_refusal(at));
+        }
+    }
+
     /// A key that would answer inside the reading time: nothing is sent, now or later, and the
     /// card says why.
     fn refuse_unread(&mut self, key: &AskKey) -> Vec<Command> {
@@ -316,6 +335,14 @@ impl App {
     /// Sends allow-always only if the card still shows exactly the ask the question named.
     fn confirm_allow_always(&mut self, question: &AllowAlwaysQuestion) -> Vec<Command> {
         let key = &question.key;
+        if self
+            .cards
+            .get(key)
+            .is_some_and(|card| card.expired_at(self.now).is_some())
+        {
+            self.refuse_expired(key);
+            return Vec::new();
+        }
         let offer = self.agent_offer(&key.agent);
         let still = self.card_answerable(key)
             && self.cards.get(key).is_some_and(|card| {
@@ -354,10 +381,22 @@ impl App {
 
     fn why_not_answerable(&self, key: &AskKey) -> String {
         match self.cards.get(key) {
+            Some(card) if card.expired_at(self.now).is_some() => card
+                .expired_at(self.now)
+                .map(crate::screens::card::state::expired_refusal)
+                .unwrap_or_default(),
             Some(card) if !card.ask.is_answerable() => {
                 crate::screens::card::state::CANNOT_ANSWER.to_string()
             }
-            Some(card) if card.closed.is_some() => "This ask is no longer open.".to_string(),
+            // Names the answer that won, when the chat says it (SPEC A4, A7).
+            Some(card) if card.closed.is_some() => {
+                card.closed.as_ref().map_or_else(String::new, |closed| {
+                    format!(
+                        "{} Nothing was sent.",
+                        crate::screens::card::state::closed_sentence(closed)
+                    )
+                })
+            }
             _ => match CardStatus::of(&self.intents, key) {
                 Some(status @ CardStatus::Unknown { .. }) => status.sentence(),
                 Some(status) => status.sentence(),

@@ -13,7 +13,9 @@ use crate::engine::pane_log::ClosedAsk;
 use crate::engine::{Decider, IntentState};
 use crate::screens::card::arming::{Arming, Why};
 use crate::screens::card::ask_diff::{self, Changed};
-use crate::wire::{Answer, Ask, AskKind, AskOption, DecidedBy, Effect, FieldKind, FormField};
+use crate::wire::{
+    Answer, Ask, AskKind, AskOption, DecidedBy, Effect, FieldKind, FormField, Outcome,
+};
 
 /// The line a card shows for an ask kind the phone does not know (SPEC V3).
 pub(crate) const CANNOT_ANSWER: &str = "This kind of question cannot be answered from the phone.";
@@ -131,6 +133,46 @@ impl CardState {
         };
         card.reset_form(&ask);
         card
+    }
+
+    /// When the ask expires, if it does (SPEC A13).
+    pub(crate) fn expires_at(&self) -> Option<OffsetDateTime> {
+        self.ask
+            .expires_at
+            .as_deref()
+            .and_then(crate::wire::time::parse)
+    }
+
+    /// The deadline, once it has passed by the phone's clock: from then on no key answers the
+    /// card (docs/ASKS.md, "When an ask expires"). The agent's own refusal stays the last word
+    /// for a phone whose clock is behind.
+    pub(crate) fn expired_at(&self, now: OffsetDateTime) -> Option<OffsetDateTime> {
+        self.expires_at()
+            .filter(|at| crate::app::inbox::TimeLeft::is_over(*at, now))
+    }
+
+    /// What the person's typed words are, to give back when the card goes without taking them:
+    /// a text card's answer, or a form's typed fields as "Label: words" lines.
+    pub(crate) fn typed_words(&self) -> Option<String> {
+        let words = match (&self.ask.kind, &self.ask.form, &self.form) {
+            (AskKind::Text, _, _) => self.text.text(),
+            (AskKind::Form, Some(body), Some(state)) => body
+                .fields
+                .iter()
+                .zip(&state.values)
+                .filter_map(|(field, value)| match value {
+                    FieldValue::Text(editor) | FieldValue::Number(editor)
+                        if !editor.text().trim().is_empty() =>
+                    {
+                        Some(format!("{}: {}", field.label, editor.text()))
+                    }
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        };
+        (!words.trim().is_empty()).then_some(words)
     }
 
     /// True once the reading time since the card opened or changed is over.
@@ -401,8 +443,8 @@ pub(crate) enum CardStatus {
     Answered,
     /// SPEC A3.
     Stale,
-    /// SPEC A7.
-    Decided(Decider),
+    /// SPEC A7: who decided first, and the words of the answer that won, if the agent said.
+    Decided(Decider, Option<String>),
     /// SPEC A8.
     TooLate,
     /// SPEC Q4: the engine checks it by itself (same request id); Retry checks now.
@@ -438,7 +480,9 @@ impl CardStatus {
             IntentState::Created | IntentState::Sending => Self::Sending,
             IntentState::Done { .. } | IntentState::Replayed { .. } => Self::Answered,
             IntentState::Stale { .. } => Self::Stale,
-            IntentState::Decided { by, .. } => Self::Decided(by.clone()),
+            IntentState::Decided { by, outcome } => {
+                Self::Decided(by.clone(), outcome.as_ref().and_then(outcome_words))
+            }
             IntentState::TooLate => Self::TooLate,
             IntentState::Unknown { .. } if record.checking => Self::Checking {
                 request_id: record.request_id.clone(),
@@ -464,11 +508,24 @@ impl CardStatus {
             Self::Sending => "Sending…".into(),
             Self::Answered => "Answered.".into(),
             Self::Stale => "This ask changed. Read it again and tap an answer.".into(),
-            Self::Decided(Decider::Program) => "Decided on the durable agent.".into(),
-            Self::Decided(Decider::Timeout) => "Timed out before an answer.".into(),
-            Self::Decided(Decider::Phone) => {
-                "Already answered. This card goes away on the next refresh.".into()
-            }
+            Self::Decided(by, None) => match by {
+                Decider::Program => "Decided on the durable agent.".into(),
+                Decider::Timeout => "Timed out before an answer.".into(),
+                Decider::Phone => {
+                    "Already answered. This card goes away on the next refresh.".into()
+                }
+            },
+            // The answer that won, named, and that the person's was not the one taken (SPEC A7).
+            Self::Decided(by, Some(won)) => match by {
+                Decider::Program => {
+                    format!("Decided on the durable agent first: “{won}”. Yours was not taken.")
+                }
+                // The timeout's own words say no more than this.
+                Decider::Timeout => "Timed out before an answer.".into(),
+                Decider::Phone => {
+                    format!("Answered from another phone first: “{won}”. Yours was not taken.")
+                }
+            },
             Self::TooLate => "Not taken. The question may come back in a moment.".into(),
             Self::Checking { .. } => "Not sure the answer arrived: checking…".into(),
             Self::Unknown { .. } => "Not sure the answer arrived. Retry sends it again.".into(),
@@ -515,16 +572,55 @@ impl CardStatus {
     }
 }
 
-/// The sentence for a card whose ask closed without this phone's answer (SPEC A4–A6).
-pub(crate) fn closed_sentence(closed: &ClosedHow) -> &'static str {
+/// The words of an outcome for a sentence: the text answered, else the agent's summary, else
+/// the option id; on one line and short (the outcome was cleaned on decoding, SPEC L1).
+pub(crate) fn outcome_words(outcome: &Outcome) -> Option<String> {
+    let words = [
+        outcome.text.as_deref(),
+        Some(outcome.summary.as_str()),
+        outcome.option_id.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(str::trim)
+    .find(|w| !w.is_empty())?;
+    let line = words.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some(crate::look::wrap::truncate(&line, MAX_WON_WIDTH))
+}
+
+/// How wide the words of the answer that won may be in a sentence.
+const MAX_WON_WIDTH: usize = 60;
+
+/// The refusal of a key that would answer an expired card (SPEC A13).
+pub(crate) fn expired_refusal(at: OffsetDateTime) -> String {
+    format!(
+        "Expired at {}: nothing was sent.",
+        crate::app::inbox::clock_time(at)
+    )
+}
+
+/// The state line of an expired card that was not answered (SPEC A13).
+pub(crate) fn expired_state(at: OffsetDateTime) -> String {
+    format!(
+        "Expired at {}. It can no longer be answered.",
+        crate::app::inbox::clock_time(at)
+    )
+}
+
+/// The sentence for a card whose ask closed without this phone's answer (SPEC A4–A6), naming
+/// the answer that won when the chat says it.
+pub(crate) fn closed_sentence(closed: &ClosedHow) -> String {
     let ClosedHow::Known(closed) = closed else {
-        return "This ask is no longer open.";
+        return "This ask is no longer open.".into();
     };
-    match &closed.decided_by {
-        Some(DecidedBy::Program) => "Decided on the durable agent.",
-        Some(DecidedBy::Timeout) => "Timed out before an answer.",
-        None => "Answered from a phone.",
-        Some(DecidedBy::Unknown(_)) => "This ask is no longer open.",
+    let won = closed.outcome.as_ref().and_then(outcome_words);
+    match (&closed.decided_by, won) {
+        (Some(DecidedBy::Program), Some(won)) => format!("Decided on the durable agent: “{won}”."),
+        (Some(DecidedBy::Program), None) => "Decided on the durable agent.".into(),
+        (Some(DecidedBy::Timeout), _) => "Timed out before an answer.".into(),
+        (None, Some(won)) => format!("Answered from a phone: “{won}”."),
+        (None, None) => "Answered from a phone.".into(),
+        (Some(DecidedBy::Unknown(_)), _) => "This ask is no longer open.".into(),
     }
 }
 
@@ -759,7 +855,7 @@ mod tests {
             "This ask changed. Read it again and tap an answer."
         );
         assert_eq!(
-            CardStatus::Decided(Decider::Phone).sentence(),
+            CardStatus::Decided(Decider::Phone, None).sentence(),
             "Already answered. This card goes away on the next refresh."
         );
         assert_eq!(
