@@ -950,7 +950,7 @@ fn applied_ids(agent: &AgentProcess, path: &str) -> Vec<String> {
 async fn q4_a_send_whose_reply_was_lost_says_checking_then_settles_and_the_next_follows() {
     let dir = common::temp_dir();
     // The agent applies every POST and loses its reply; a repeat of its id is answered (Q3).
-    let agent = common::socket_agent(dir.path(), &["--chaos", "drop-after-apply=1"]);
+    let agent = common::logging_socket_agent(dir.path(), &["--chaos", "drop-after-apply=1"]);
     let mut phone = Phone::on(agent, dir).await;
     phone.open_pane("Inbox screen").await;
     let pane = phone.pane_id("Inbox screen").await;
@@ -1001,7 +1001,7 @@ fn journal_answers(phone: &Phone) -> Vec<(String, String)> {
                 let record = &entry["record"];
                 answers.push((
                     record["requestId"].as_str().unwrap_or_default().to_string(),
-                    record["kind"]["askId"]
+                    record["kind"]["ask_id"]
                         .as_str()
                         .unwrap_or_default()
                         .to_string(),
@@ -1009,7 +1009,7 @@ fn journal_answers(phone: &Phone) -> Vec<(String, String)> {
                 ));
             }
             Some("outcome") => {
-                let id = entry["requestId"].as_str().unwrap_or_default();
+                let id = entry["request_id"].as_str().unwrap_or_default();
                 if let Some(answer) = answers.iter_mut().find(|(i, _, _)| i == id) {
                     answer.2 = entry["state"]["state"]
                         .as_str()
@@ -1157,7 +1157,8 @@ async fn a7_a_text_answer_that_lost_names_the_winner_and_keeps_the_words() {
         answers
             .iter()
             .all(|(ask, state)| *ask == key.ask_id && state == "decided"),
-        "the journal: {answers:?}"
+        "the journal: {answers:?}\n{}",
+        std::fs::read_to_string(phone._dir.path().join("intents.jsonl")).unwrap_or_default()
     );
 }
 

@@ -1383,7 +1383,10 @@ fn a5_a6_decided_on_the_agent_shows_on_card_and_in_chat() {
         },
     );
     snap_one("card_closed_by_program", &app, (80, 24));
-    assert!(screen_text(&app, (80, 24)).contains("Decided on the durable agent."));
+    assert!(
+        screen_text(&app, (80, 24))
+            .contains("Decided on the durable agent: “Denied: the turn was stopped”.")
+    );
     app.update(self::key("esc"));
     app.open_pane("demo", &key.pane);
     let text = screen_text(&app, (160, 48));

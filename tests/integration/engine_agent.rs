@@ -415,7 +415,7 @@ fn applied_count(log: &str, request_id: &str) -> usize {
 async fn q4_lost_replies_of_sends_and_an_abort_settle_themselves_each_applied_once_in_order() {
     let dir = common::temp_dir();
     // Every applied POST loses its reply; a repeat of a remembered id is answered (SPEC Q3).
-    let agent = common::socket_agent(dir.path(), &["--chaos", "drop-after-apply=1"]);
+    let agent = common::logging_socket_agent(dir.path(), &["--chaos", "drop-after-apply=1"]);
     let mut phone = Phone::start(Endpoint::socket(agent.socket_path()));
     let snapshot = phone.ready_with_snapshot().await;
     let (pane, turn) = snapshot

@@ -247,6 +247,16 @@ pub fn socket_agent(dir: &Path, extra: &[&str]) -> AgentProcess {
     AgentProcess::start(&args)
 }
 
+/// [`socket_agent`] that logs at info, so a test can read each `applied request_id=…` line
+/// (what the agent ran, not what the phone believes).
+pub fn logging_socket_agent(dir: &Path, extra: &[&str]) -> AgentProcess {
+    let socket = dir.join("run").join("agent.sock");
+    let socket = socket.to_str().expect("utf-8 path").to_string();
+    let mut args = vec!["agent", "--socket", socket.as_str(), "--speed", "0"];
+    args.extend_from_slice(extra);
+    AgentProcess::start_with_env(&args, &[("RUST_LOG", "info")])
+}
+
 /// A certificate for 127.0.0.1 and localhost written to `dir`: (cert path, key path, cert PEM).
 pub fn tls_files(dir: &Path) -> (PathBuf, PathBuf, String) {
     let certified =
