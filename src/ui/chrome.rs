@@ -217,6 +217,11 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme
     let narrow = geometry::is_narrow(area.width);
     let hints: Vec<(String, &str, bool)> = hints
         .iter()
+        .filter(|(action, _, _)| match app.nav.top() {
+            // A card hints only the keys that do something on it now.
+            Screen::Card(key) => app.card_footer_offers(key, *action),
+            _ => true,
+        })
         .filter_map(|(action, words, short)| {
             let key = app.keymap.key_label(context, *action)?;
             Some((

@@ -1059,6 +1059,12 @@ async fn a13_an_expired_card_answers_nothing_and_says_when_it_expired() {
     assert!(screen.contains("Expired at "), "{screen}");
     assert!(screen.contains(": nothing was sent."), "{screen}");
     assert!(!screen.contains("answers the selected one"), "{screen}");
+    // Neither the card's hints nor the footer offer a key that would answer or retry.
+    let footer = screen.lines().last().unwrap_or_default();
+    assert!(
+        !footer.contains("answer") && !footer.contains("retry"),
+        "{footer}"
+    );
     // Nothing left the phone, and the agent applied nothing, a while later too.
     phone.run_for(Duration::from_secs(2)).await;
     assert_eq!(phone.answers_sent(&key), None);

@@ -49,6 +49,26 @@ impl App {
             && CardStatus::allows_answer(CardStatus::of(&self.intents, key).as_ref())
     }
 
+    /// Whether the footer may hint `action` on the card shown now: answering only while the
+    /// card can be answered (not closed, not past its deadline, SPEC A13), retrying only while
+    /// an outcome is unknown and the card has not expired. Every other key does what it says.
+    pub(crate) fn card_footer_offers(&self, key: &AskKey, action: Action) -> bool {
+        match action {
+            Action::Submit => self.card_answerable(key),
+            Action::Retry => {
+                let live = self
+                    .cards
+                    .get(key)
+                    .is_some_and(|card| card.expired_at(self.now).is_none());
+                live && CardStatus::of(&self.intents, key)
+                    .as_ref()
+                    .and_then(CardStatus::retry_id)
+                    .is_some()
+            }
+            _ => true,
+        }
+    }
+
     /// Whether allow-always is offered on a card, and why not (SPEC A11, A12).
     pub(crate) fn card_allow_always(&self, card: &CardState) -> Result<(), &'static str> {
         let (tls, allows) = self
