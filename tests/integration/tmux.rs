@@ -610,6 +610,18 @@ fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agen
         s.contains("queued: the agent reads it when this turn ends")
             && s.contains("you › then explain 你好 🚀")
     });
+    // A stop that would drop the queued send names it, and its words come back to the box,
+    // before the draft typed since: a person's words are never dropped in silence.
+    tmux.text("my draft");
+    tmux.keys(&["C-x"]);
+    tmux.until("the stop question names the queued words", |s| {
+        s.contains("1 queued message comes back to your box")
+    });
+    tmux.keys(&["y"]);
+    tmux.until("the queued words are back, before the draft", |s| {
+        let (queued, draft) = (s.find("│then explain 你好 🚀"), s.find("│my draft"));
+        queued.is_some() && draft.is_some() && queued < draft
+    });
     tmux.keys(&["Escape", "Escape", "Escape", "q"]);
 }
 
