@@ -156,35 +156,7 @@ impl Phone {
 
     /// The journal's send intents, oldest first: (text, the last state written).
     fn journal_sends(&self) -> Vec<(String, String)> {
-        let journal =
-            std::fs::read_to_string(self._dir.path().join("intents.jsonl")).expect("the journal");
-        let mut sends: Vec<(String, String, String)> = Vec::new();
-        for line in journal.lines() {
-            let entry: Value = serde_json::from_str(line).expect("a journal line is JSON");
-            match entry["op"].as_str() {
-                Some("created") if entry["record"]["kind"]["kind"] == "send" => {
-                    let record = &entry["record"];
-                    sends.push((
-                        record["requestId"].as_str().unwrap_or_default().to_string(),
-                        record["kind"]["text"]
-                            .as_str()
-                            .unwrap_or_default()
-                            .to_string(),
-                        "created".to_string(),
-                    ));
-                }
-                Some("outcome") => {
-                    let id = entry["requestId"].as_str().unwrap_or_default();
-                    if let Some(send) = sends.iter_mut().find(|(i, _, _)| i == id) {
-                        send.2 = entry["state"]["state"]
-                            .as_str()
-                            .map_or_else(|| entry["state"].to_string(), str::to_string);
-                    }
-                }
-                _ => {}
-            }
-        }
-        sends.into_iter().map(|(_, t, s)| (t, s)).collect()
+        journal_intents(self, "send", "text")
     }
 }
 
@@ -989,19 +961,19 @@ async fn q4_a_send_whose_reply_was_lost_says_checking_then_settles_and_the_next_
 
 // ----- an expired card answers nothing; an answer that lost keeps the words (SPEC A13, A7) -
 
-/// The journal's answer intents, oldest first: (ask id, the last state written).
-fn journal_answers(phone: &Phone) -> Vec<(String, String)> {
+/// The journal's intents of `kind`, oldest first: (the kind's `field`, the last state written).
+fn journal_intents(phone: &Phone, kind: &str, field: &str) -> Vec<(String, String)> {
     let journal =
         std::fs::read_to_string(phone._dir.path().join("intents.jsonl")).unwrap_or_default();
-    let mut answers: Vec<(String, String, String)> = Vec::new();
+    let mut intents: Vec<(String, String, String)> = Vec::new();
     for line in journal.lines() {
         let entry: Value = serde_json::from_str(line).expect("a journal line is JSON");
         match entry["op"].as_str() {
-            Some("created") if entry["record"]["kind"]["kind"] == "answer" => {
+            Some("created") if entry["record"]["kind"]["kind"] == kind => {
                 let record = &entry["record"];
-                answers.push((
+                intents.push((
                     record["requestId"].as_str().unwrap_or_default().to_string(),
-                    record["kind"]["ask_id"]
+                    record["kind"][field]
                         .as_str()
                         .unwrap_or_default()
                         .to_string(),
@@ -1010,8 +982,8 @@ fn journal_answers(phone: &Phone) -> Vec<(String, String)> {
             }
             Some("outcome") => {
                 let id = entry["request_id"].as_str().unwrap_or_default();
-                if let Some(answer) = answers.iter_mut().find(|(i, _, _)| i == id) {
-                    answer.2 = entry["state"]["state"]
+                if let Some(intent) = intents.iter_mut().find(|(i, _, _)| i == id) {
+                    intent.2 = entry["state"]["state"]
                         .as_str()
                         .map_or_else(|| entry["state"].to_string(), str::to_string);
                 }
@@ -1019,7 +991,12 @@ fn journal_answers(phone: &Phone) -> Vec<(String, String)> {
             _ => {}
         }
     }
-    answers.into_iter().map(|(_, a, s)| (a, s)).collect()
+    intents.into_iter().map(|(_, f, s)| (f, s)).collect()
+}
+
+/// The journal's answer intents, oldest first: (ask id, the last state written).
+fn journal_answers(phone: &Phone) -> Vec<(String, String)> {
+    journal_intents(phone, "answer", "ask_id")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
