@@ -30,15 +30,15 @@ mod tests {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     use super::*;
-    use crate::app::keymap::Keymap;
+    use crate::app::settings::Settings;
     use crate::app::{AppSetup, Message};
     use crate::look::theme::Theme;
 
     fn app() -> App {
         App::new(AppSetup {
             agents: vec![("demo".into(), false)],
-            keymap: Keymap::defaults(),
-            bell: true,
+            settings: Settings::default(),
+            bridges: Vec::new(),
             theme: Theme::builtin("dark").expect("built in"),
             now: time::OffsetDateTime::UNIX_EPOCH,
             size: (80, 24),
@@ -78,7 +78,8 @@ mod tests {
 
     #[test]
     fn a_phone_started_without_the_mouse_takes_it_on_the_first_m() {
-        let mut app = app().with_mouse(false);
+        let mut app = app();
+        app.mouse = false;
         assert!(!app.mouse);
         assert_eq!(press_m(&mut app), [true]);
     }

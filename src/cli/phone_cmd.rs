@@ -8,8 +8,7 @@ use time::OffsetDateTime;
 
 use super::connect::{ConnectArgs, RecordArgs};
 use super::logging;
-use crate::app::keymap::Keymap;
-use crate::app::notify::NotifyStyle;
+use crate::app::settings::Settings;
 use crate::app::{App, AppSetup};
 use crate::config::Config;
 use crate::engine::dsh::BridgeSpec;
@@ -34,13 +33,9 @@ pub(crate) struct PhoneArgs {
 
 /// Everything the phone needs besides its agents.
 pub(crate) struct PhoneSetup {
-    /// The config's `bell`: the app starts from it before `notify` refines it.
-    pub(crate) bell: bool,
-    pub(crate) notify: NotifyStyle,
-    /// The config's `mouse`: whether the phone takes the mouse at its start.
-    pub(crate) mouse: bool,
+    /// The config's settings for the phone: keys, how asks are announced, the mouse.
+    pub(crate) settings: Settings,
     pub(crate) theme: Theme,
-    pub(crate) keymap: Keymap,
     pub(crate) journal: PathBuf,
     pub(crate) engine: EngineOptions,
 }
@@ -61,11 +56,8 @@ impl PhoneSetup {
             },
         };
         Ok(Self {
-            bell: config.bell(),
-            notify: config.notify_style(),
-            mouse: config.mouse(),
+            settings: config.settings().clone(),
             theme,
-            keymap: config.keymap().clone(),
             journal: Journal::default_path(),
             engine: EngineOptions::default(),
         })
@@ -127,22 +119,19 @@ pub(crate) async fn open_phone_mixed(
     named.extend(bridge_names.iter().map(|name| (name.clone(), false)));
     let engine = Engine::start_mixed(agents, bridges, &setup.journal, setup.engine.clone())?;
     let (terminal, _guard) =
-        terminal::enter(setup.mouse).context("could not take over the terminal")?;
+        terminal::enter(setup.settings.mouse).context("could not take over the terminal")?;
     let size = terminal
         .size()
         .map(|s| (s.width, s.height))
         .unwrap_or((80, 24));
     let app = App::new(AppSetup {
         agents: named,
-        keymap: setup.keymap,
-        bell: setup.bell,
+        settings: setup.settings,
+        bridges: bridge_names,
         theme: setup.theme.clone(),
         now: OffsetDateTime::now_utc(),
         size,
-    })
-    .with_notify(setup.notify)
-    .with_mouse(setup.mouse)
-    .with_bridges(bridge_names);
+    });
     let events = crossterm::event::EventStream::new();
     let mut tui = Tui::new(terminal, events, engine, app)
         .with_bell(terminal::bell)

@@ -21,8 +21,7 @@ pub(crate) use dial::{AcpEntry, AgentEntry, DshEntry, resolve_agents, resolve_br
 pub(crate) use error::{ConfigError, Place};
 pub(crate) use theme_file::theme_from_env;
 
-use crate::app::keymap::Keymap;
-use crate::app::notify::NotifyStyle;
+use crate::app::settings::Settings;
 use crate::look::theme::{Background, Theme};
 use explain::Source;
 use file::RawFile;
@@ -33,12 +32,9 @@ use phone::ThemeSetting;
 pub(crate) struct Config {
     path: PathBuf,
     theme: Option<ThemeSetting>,
-    /// Whether `bell` was left on; the app starts from it before `notify` refines it.
-    bell: bool,
-    notify: NotifyStyle,
-    /// `mouse`, as written (true when absent).
-    mouse: bool,
-    keymap: Keymap,
+    /// The phone's own settings: keys, how asks are announced (an older `bell` folded in
+    /// here, once), the mouse.
+    settings: Settings,
     /// `[agents.NAME]`, by name.
     pub(crate) agents: BTreeMap<String, AgentEntry>,
     /// `[dsh.NAME]`, by name (SPEC D1).
@@ -85,14 +81,15 @@ impl Config {
             table: table.get_ref(),
         };
         let raw: RawFile = toml::from_str(text).map_err(|error| source.explain(&error))?;
-        let bell = raw.bell.unwrap_or(true);
+        let settings = Settings {
+            keymap: phone::keymap(&source, &raw.keys)?,
+            notify: phone::notify_style(&source, raw.notify.as_ref(), raw.bell.unwrap_or(true))?,
+            mouse: raw.mouse.unwrap_or(true),
+        };
         Ok(Self {
             path: path.to_path_buf(),
             theme: raw.theme.as_ref().map(|t| ThemeSetting::new(&source, t)),
-            bell,
-            notify: phone::notify_style(&source, raw.notify.as_ref(), bell)?,
-            mouse: raw.mouse.unwrap_or(true),
-            keymap: phone::keymap(&source, &raw.keys)?,
+            settings,
             agents: raw.agents,
             dsh: raw.dsh,
             acp: raw.acp,
@@ -113,24 +110,10 @@ impl Config {
         self.theme.as_ref().map(|setting| setting.load(background))
     }
 
-    /// `bell`, as written (true when absent).
-    pub(crate) fn bell(&self) -> bool {
-        self.bell
-    }
-
-    /// Whether the phone takes the mouse at its start (`mouse`, true when absent).
-    pub(crate) fn mouse(&self) -> bool {
-        self.mouse
-    }
-
-    /// How new asks are announced: `notify`, else by `bell`.
-    pub(crate) fn notify_style(&self) -> NotifyStyle {
-        self.notify
-    }
-
-    /// The default keymap with the file's `[keys]` applied.
-    pub(crate) fn keymap(&self) -> &Keymap {
-        &self.keymap
+    /// The phone's settings: the keymap with `[keys]` applied, how new asks are announced
+    /// (`notify`, else by `bell`), and whether the phone takes the mouse (true when absent).
+    pub(crate) fn settings(&self) -> &Settings {
+        &self.settings
     }
 }
 

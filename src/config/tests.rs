@@ -4,6 +4,7 @@ use std::path::Path;
 
 use super::*;
 use crate::app::keymap::{Action, Chord, Context};
+use crate::app::notify::NotifyStyle;
 use crate::look::theme::Background;
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
@@ -41,11 +42,13 @@ fn reads_theme_bell_keys_agents_and_bridges() {
         config.theme.as_ref().map(|t| t.name.as_str()),
         Some("light")
     );
-    assert!(!config.bell());
-    assert_eq!(config.notify_style(), NotifyStyle::Off);
+    assert_eq!(config.settings().notify, NotifyStyle::Off);
     let ctrl_q = Chord::parse("ctrl-q").expect("a key");
     assert_eq!(
-        config.keymap().keys_for(Context::Home, Action::Quit),
+        config
+            .settings()
+            .keymap
+            .keys_for(Context::Home, Action::Quit),
         vec![ctrl_q]
     );
     assert_eq!(config.agents.len(), 2);
@@ -62,8 +65,7 @@ fn reads_theme_bell_keys_agents_and_bridges() {
 #[test]
 fn an_empty_or_missing_file_is_the_defaults() {
     let config = parse("").expect("parses");
-    assert!(config.bell());
-    assert_eq!(config.notify_style(), NotifyStyle::Bell);
+    assert_eq!(config.settings().notify, NotifyStyle::Bell);
     assert!(config.theme(|| Background::Dark).is_none());
     assert!(config.agents.is_empty() && config.dsh.is_empty());
     let dir = tempfile::tempdir().expect("dir");
@@ -85,9 +87,9 @@ fn a_file_that_cannot_be_read_is_said_so() {
 
 #[test]
 fn mouse_is_taken_unless_the_file_says_false() {
-    assert!(parse("").expect("parses").mouse());
-    assert!(parse("mouse = true").expect("parses").mouse());
-    assert!(!parse("mouse = false").expect("parses").mouse());
+    assert!(parse("").expect("parses").settings().mouse);
+    assert!(parse("mouse = true").expect("parses").settings().mouse);
+    assert!(!parse("mouse = false").expect("parses").settings().mouse);
     assert_eq!(
         refusal("mouse = \"off\""),
         r#"config.toml:1:9: mouse = "off" is not a valid value: invalid type: string "off", expected a boolean"#
@@ -100,7 +102,7 @@ fn mouse_is_taken_unless_the_file_says_false() {
 
 #[test]
 fn notify_picks_the_way_and_bell_false_still_means_off() {
-    let style = |text: &str| parse(text).expect("parses").notify_style();
+    let style = |text: &str| parse(text).expect("parses").settings().notify;
     assert_eq!(style(r#"notify = "osc9""#), NotifyStyle::Osc9);
     assert_eq!(style(r#"notify = "osc777""#), NotifyStyle::Osc777);
     assert_eq!(style(r#"notify = "off""#), NotifyStyle::Off);

@@ -402,7 +402,8 @@ mod tests {
 
     use super::*;
     use crate::app::AppSetup;
-    use crate::app::keymap::Keymap;
+    use crate::app::notify::NotifyStyle;
+    use crate::app::settings::Settings;
     use crate::engine::ToEngine;
     use crate::look::theme::Theme;
 
@@ -428,8 +429,11 @@ mod tests {
         };
         let app = App::new(AppSetup {
             agents: vec![("a".into(), false)],
-            keymap: Keymap::defaults(),
-            bell: false,
+            settings: Settings {
+                notify: NotifyStyle::Off,
+                ..Settings::default()
+            },
+            bridges: Vec::new(),
             theme: Theme::builtin("dark").expect("the dark theme is built in"),
             now: OffsetDateTime::UNIX_EPOCH,
             size: (80, 24),

@@ -9,9 +9,11 @@ use crate::common;
 
 use std::sync::Arc;
 
-use collie_phone::app::keymap::{Chord, Keymap};
+use collie_phone::app::keymap::Chord;
+use collie_phone::app::notify::NotifyStyle;
+use collie_phone::app::settings::Settings;
 use collie_phone::app::{App, AppSetup, Message};
-use collie_phone::dsh::wire::{self as dsh, AppendKind, AppendMode};
+use collie_phone::dsh_wire::{self as dsh, AppendKind, AppendMode};
 use collie_phone::engine::dsh::pane::{TaskPane, session_pane_id};
 use collie_phone::engine::dsh::{BridgeSpec, BridgeUrl, DshChange};
 use collie_phone::engine::{
@@ -107,13 +109,15 @@ fn bridge_event(seq: i64, body: Value) -> dsh::Event {
 fn bridge_app((width, height): (u16, u16)) -> App {
     let mut app = App::new(AppSetup {
         agents: vec![(BRIDGE.into(), false)],
-        keymap: Keymap::defaults(),
-        bell: false,
+        settings: Settings {
+            notify: NotifyStyle::Off,
+            ..Settings::default()
+        },
+        bridges: vec![BRIDGE.to_string()],
         theme: theme(),
         now: NOW,
         size: (width, height),
-    })
-    .with_bridges([BRIDGE.to_string()]);
+    });
     change(&mut app, AgentChange::Status(AgentStatus::Ready));
     let health: dsh::Health = serde_json::from_value(json!({
         "bridge": "dsh-reference", "protocolVersion": 1, "routePrefix": "/codex-bridge",
@@ -524,9 +528,13 @@ fn bridge_phone(url: &str, token_path: &std::path::Path, dir: &std::path::Path) 
         EngineOptions::default(),
     )
     .expect("the engine starts");
-    TestPhone::on_engine(engine, vec![(BRIDGE.into(), false)], (160, 48), |app| {
-        app.with_bridges([BRIDGE.to_string()])
-    })
+    TestPhone::on_engine(
+        engine,
+        vec![(BRIDGE.into(), false)],
+        vec![BRIDGE.to_string()],
+        (160, 48),
+        |_| {},
+    )
 }
 
 struct RealBridge {

@@ -11,14 +11,15 @@ use common::phone::TestPhone;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use collie_phone::agent::WorldKind;
-use collie_phone::agent::world::World;
-use collie_phone::agent::worlds;
 use collie_phone::app::keymap::{Chord, Keymap};
 use collie_phone::app::notify::{DesktopProtocol, Notice, NotifyStyle};
+use collie_phone::app::settings::Settings;
 use collie_phone::app::{App, AppSetup, Command, Message};
+use collie_phone::durable::world::World;
 use collie_phone::engine::{AgentChange, AgentStatus, ExchangeRecord, FromEngine};
 use collie_phone::look::theme::Theme;
+use collie_phone::rigs::WorldKind;
+use collie_phone::rigs::worlds;
 use collie_phone::screens::Screen;
 use collie_phone::transport::{Endpoint, Token, tls::TlsEndpoint};
 use collie_phone::ui;
@@ -147,8 +148,8 @@ fn records() -> Vec<ExchangeRecord> {
 fn new_app(size: (u16, u16)) -> App {
     let mut app = App::new(AppSetup {
         agents: vec![("demo".into(), false), ("笔记本".into(), true)],
-        keymap: Keymap::defaults(),
-        bell: true,
+        settings: Settings::default(),
+        bridges: Vec::new(),
         theme: theme(),
         now: NOW,
         size,
@@ -512,13 +513,15 @@ fn announced(style: NotifyStyle) -> Vec<Command> {
     let mut world = worlds::build(WorldKind::Demo, 1, true, "collie-demo", NOW);
     let mut app = App::new(AppSetup {
         agents: vec![("demo".into(), false)],
-        keymap: Keymap::defaults(),
-        bell: true,
+        settings: Settings {
+            notify: style,
+            ..Settings::default()
+        },
+        bridges: Vec::new(),
         theme: theme(),
         now: NOW,
         size: (80, 24),
-    })
-    .with_notify(style);
+    });
     agent_change(
         &mut app,
         AgentChange::Hello(decoded::<Hello>(&world.hello(false))),
@@ -585,18 +588,7 @@ fn a_new_ask_is_announced_as_the_notify_setting_says() {
         }
         other => panic!("one OSC 777 notice: {other:?}"),
     }
-    // `bell = false` in the config, with no `notify`, still means off.
-    let mut quiet = App::new(AppSetup {
-        agents: vec![("demo".into(), false)],
-        keymap: Keymap::defaults(),
-        bell: false,
-        theme: theme(),
-        now: NOW,
-        size: (80, 24),
-    });
-    assert_eq!(quiet.notify, NotifyStyle::Off);
-    quiet = quiet.with_notify(NotifyStyle::Osc777);
-    assert_eq!(quiet.notify, NotifyStyle::Osc777);
+    // `bell = false` in the config, with no `notify`, still means off: tests in config/.
 }
 
 // ----- the whole phone against the reference agent ---------------------------------------------

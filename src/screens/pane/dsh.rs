@@ -5,7 +5,7 @@
 use crate::app::dsh_state::{DshView, kind_words, mode_words};
 use crate::app::keymap::Action;
 use crate::app::{App, Command, intents};
-use crate::dsh::wire::{AppendKind, AppendMode, TaskStatus};
+use crate::dsh_wire::{AppendKind, AppendMode, TaskStatus};
 use crate::engine::{IntentKind, IntentRecord, IntentState, ToEngine};
 use crate::screens::Screen;
 use crate::screens::overlay::{Deferred, Overlay};
@@ -19,14 +19,6 @@ impl App {
     /// True when `agent` is a DSH bridge.
     pub(crate) fn is_bridge(&self, agent: &str) -> bool {
         self.dsh.contains_key(agent)
-    }
-
-    /// Names the agents that are DSH bridges, before they say anything.
-    pub fn with_bridges(mut self, names: impl IntoIterator<Item = String>) -> Self {
-        for name in names {
-            self.dsh.entry(name).or_default();
-        }
-        self
     }
 
     pub fn dsh_view(&self, agent: &str) -> Option<&DshView> {

@@ -7,7 +7,9 @@ use std::io;
 use std::path::Path;
 use std::time::Duration;
 
-use collie_phone::app::keymap::{Chord, Keymap};
+use collie_phone::app::keymap::Chord;
+use collie_phone::app::notify::NotifyStyle;
+use collie_phone::app::settings::Settings;
 use collie_phone::app::{App, AppSetup};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::look::theme::Theme;
@@ -52,31 +54,34 @@ impl TestPhone {
         Self::on_engine(
             engine,
             vec![(name.into(), tls)],
+            Vec::new(),
             (width, height),
-            |mut app| {
-                adjust(&mut app);
-                app
-            },
+            adjust,
         )
     }
 
-    /// The phone on a running engine whose agents are `agents` (name, reached over TLS);
-    /// `setup` may change the app before it runs.
+    /// The phone on a running engine whose agents are `agents` (name, reached over TLS), of
+    /// which `bridges` are DSH bridges; `adjust` may change the app before it runs.
     pub fn on_engine(
         engine: Engine,
         agents: Vec<(String, bool)>,
+        bridges: Vec<String>,
         (width, height): (u16, u16),
-        setup: impl FnOnce(App) -> App,
+        adjust: impl FnOnce(&mut App),
     ) -> Self {
         let theme = Theme::builtin("dark").expect("a theme");
-        let app = setup(App::new(AppSetup {
+        let mut app = App::new(AppSetup {
             agents,
-            keymap: Keymap::defaults(),
-            bell: false,
+            settings: Settings {
+                notify: NotifyStyle::Off,
+                ..Settings::default()
+            },
+            bridges,
             theme: theme.clone(),
             now: OffsetDateTime::now_utc(),
             size: (width, height),
-        }));
+        });
+        adjust(&mut app);
         let (keys, stream) = mpsc::unbounded();
         let terminal = Terminal::new(TestBackend::new(width, height)).expect("a terminal");
         Self {

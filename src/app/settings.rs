@@ -1,0 +1,27 @@
+//! What the config file says about the phone itself, as one value: the keymap, how a new ask is
+//! announced and whether the phone takes the mouse (docs/CONFIG.md). The config reads it once
+//! (`Config::settings`); the app starts from it and nothing else carries a piece of it.
+
+use super::keymap::Keymap;
+use super::notify::NotifyStyle;
+
+/// The phone's settings, with the config file's defaults.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The default keys with the file's `[keys]` applied.
+    pub keymap: Keymap,
+    /// How a new ask is announced (`notify`; an older `bell = false` reads as off).
+    pub notify: NotifyStyle,
+    /// Whether the phone takes the mouse at its start (`mouse`).
+    pub mouse: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            keymap: Keymap::defaults(),
+            notify: NotifyStyle::default(),
+            mouse: true,
+        }
+    }
+}
