@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use super::markdown;
 use super::theme::Theme;
 use super::wrap::{fit_line, truncate, width as text_width, wrap_spans};
-use crate::engine::pane_log::{ChatEntry, ClosedAsk};
+use crate::chat::pane_log::{ChatEntry, ClosedAsk};
 use crate::wire::{DecidedBy, Item, ItemKind, is_https_url};
 
 const USER_PREFIX: &str = "you › ";
@@ -76,7 +76,7 @@ fn item_lines(item: &Item, style: &ChatStyle, theme: &Theme) -> Vec<Line<'static
         ItemKind::Reply => plain(&item.text, theme.reply, width),
         ItemKind::Thinking => thinking_lines(&item.text, style, theme),
         ItemKind::Notice => {
-            let style = super::dsh_chat::notice_style(&item.text, theme).unwrap_or(theme.notice);
+            let style = super::dsh_chat::notice_style(item.tone, theme).unwrap_or(theme.notice);
             hanging(Span::styled(NOTICE_PREFIX, style), &item.text, style, width)
         }
         ItemKind::Markdown => markdown::render(&item.text, style.width, theme),

@@ -20,6 +20,22 @@ open_enum! {
     }
 }
 
+/// How much a notice must stand out. Never on the wire: a Collie agent's items are all plain,
+/// and the phone's own client of a DSH bridge says which of its sentences need a second look,
+/// so the chat chooses a colour by what a sentence means, not by its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tone {
+    /// An ordinary line.
+    #[default]
+    Plain,
+    /// Worth a look: a request used another model than the task asked for.
+    Caution,
+    /// Something was lost or changed under the chat: a gap, a desktop reload.
+    Alert,
+    /// Something failed or stopped: a tool, a turn, a followed session, this pane.
+    Danger,
+}
+
 /// One chat item (SPEC L: text limits per kind; a link is `https://` only, ≤ 2048 characters).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -44,6 +60,9 @@ pub struct Item {
     /// The words shown for a link item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// How much this item must stand out; plain for everything read off a wire.
+    #[serde(skip)]
+    pub tone: Tone,
 }
 
 impl Item {
@@ -57,7 +76,14 @@ impl Item {
             language: None,
             url: None,
             title: None,
+            tone: Tone::Plain,
         }
+    }
+
+    /// This item, standing out as `tone` says.
+    pub(crate) fn with_tone(mut self, tone: Tone) -> Self {
+        self.tone = tone;
+        self
     }
 
     /// The text limit of this kind (SPEC L). Unknown kinds get the chat limit.

@@ -12,12 +12,13 @@ use std::collections::HashSet;
 
 use time::OffsetDateTime;
 
-use crate::dsh::wire::{
+use crate::dsh_wire::{
     self as dsh, EventBody, ExecutionPhase, MessageEvent, ModelConfig, PermissionPhase, Role,
     StatusPhase, TaskStatus, TaskView,
 };
 use crate::wire::{
     Ask, AskKind, EventType, Item, ItemKind, Outcome, PaneState, PermissionBody, Report, TextBody,
+    Tone,
 };
 
 /// The ask kind of a bridge permission wait. No phone can answer it: the bridge has no approval
@@ -134,13 +135,14 @@ impl TaskPane {
         );
         Some(item_event(
             seq_of(truncated_before),
-            Item::text(format!("gap-{truncated_before}"), ItemKind::Notice, text),
+            Item::text(format!("gap-{truncated_before}"), ItemKind::Notice, text)
+                .with_tone(Tone::Alert),
         ))
     }
 
-    /// A line of the phone's own, e.g. "desktop reloaded".
-    pub(crate) fn notice(&self, id: &str, text: &str) -> crate::wire::Event {
-        let mut item = Item::text(id, ItemKind::Notice, text);
+    /// A line of the phone's own, e.g. "desktop reloaded", standing out as `tone` says.
+    pub(crate) fn notice(&self, id: &str, text: &str, tone: Tone) -> crate::wire::Event {
+        let mut item = Item::text(id, ItemKind::Notice, text).with_tone(tone);
         item.at = Some(crate::wire::time::format(OffsetDateTime::now_utc()));
         item_event(0, item)
     }
@@ -150,7 +152,7 @@ impl TaskPane {
         let seq = seq_of(event.session_seq);
         let at = millis_to_text(event.at);
         let mut out = Vec::new();
-        let mut items: Vec<(ItemKind, String)> = Vec::new();
+        let mut items: Vec<(ItemKind, String, Tone)> = Vec::new();
         match &event.body {
             EventBody::Message(message) => self.message(seq, message, &mut items, &mut out),
             EventBody::Execution(execution) => {
@@ -158,13 +160,19 @@ impl TaskPane {
                 let turn = execution.turn.map(|t| format!(" {t}")).unwrap_or_default();
                 match phase {
                     ExecutionPhase::TurnStart => {
-                        items.push((ItemKind::Notice, format!("Turn{turn} started.")));
+                        items.push((
+                            ItemKind::Notice,
+                            format!("Turn{turn} started."),
+                            Tone::Plain,
+                        ));
                         // A turn waiting on the desktop cannot be followed by a new one.
                         self.close_where(seq, "a new turn started", |_| true, &mut out);
                     }
-                    ExecutionPhase::TurnForked => {
-                        items.push((ItemKind::Notice, format!("Turn{turn} was forked.")))
-                    }
+                    ExecutionPhase::TurnForked => items.push((
+                        ItemKind::Notice,
+                        format!("Turn{turn} was forked."),
+                        Tone::Plain,
+                    )),
                     p if p.ends_turn() => {
                         let how = p.as_str().trim_start_matches("turn-");
                         let error = execution
@@ -172,7 +180,12 @@ impl TaskPane {
                             .as_ref()
                             .map(|e| format!(": {}", e.summary()))
                             .unwrap_or_default();
-                        items.push((ItemKind::Notice, format!("Turn{turn} {how}{error}.")));
+                        let tone = if *p == ExecutionPhase::TurnFailed {
+                            Tone::Danger
+                        } else {
+                            Tone::Plain
+                        };
+                        items.push((ItemKind::Notice, format!("Turn{turn} {how}{error}."), tone));
                         self.close_where(seq, "the turn ended", |_| true, &mut out);
                     }
                     ExecutionPhase::StepStart | ExecutionPhase::StepEnd => {
@@ -185,6 +198,7 @@ impl TaskPane {
                         items.push((
                             ItemKind::Notice,
                             format!("Step{step} of turn{turn} {what}."),
+                            Tone::Plain,
                         ));
                     }
                     ExecutionPhase::ToolCall => {
@@ -198,11 +212,13 @@ impl TaskPane {
                         items.push((
                             ItemKind::Notice,
                             format!("Tool call {tool}{call}{arguments}"),
+                            Tone::Plain,
                         ));
                     }
                     ExecutionPhase::ToolResult => {
                         let call = call_label(execution.call_id.as_deref());
-                        let head = if execution.failed == Some(true) {
+                        let failed = execution.failed == Some(true);
+                        let head = if failed {
                             let error = execution
                                 .error
                                 .as_ref()
@@ -216,7 +232,8 @@ impl TaskPane {
                             .as_deref()
                             .map(|o| format!("\n{o}"))
                             .unwrap_or_default();
-                        items.push((ItemKind::Notice, format!("{head}{output}")));
+                        let tone = if failed { Tone::Danger } else { Tone::Plain };
+                        items.push((ItemKind::Notice, format!("{head}{output}"), tone));
                         if let Some(call_id) = execution.call_id.clone() {
                             self.close_where(
                                 seq,
@@ -227,7 +244,8 @@ impl TaskPane {
                         }
                     }
                     ExecutionPhase::RequestHeader => {
-                        items.push((ItemKind::Notice, self.request_header(execution)));
+                        let (line, tone) = self.request_header(execution);
+                        items.push((ItemKind::Notice, line, tone));
                     }
                     ExecutionPhase::ModelSelection => {
                         let selected = execution.selected_config.as_ref().map_or_else(
@@ -237,11 +255,13 @@ impl TaskPane {
                         items.push((
                             ItemKind::Notice,
                             format!("The session switched to {selected}."),
+                            Tone::Plain,
                         ));
                     }
                     other => items.push((
                         ItemKind::Notice,
                         format!("Execution event {other} ({}).", event.session_event_type),
+                        Tone::Plain,
                     )),
                 }
             }
@@ -283,7 +303,7 @@ impl TaskPane {
                         format!("The session waits on the desktop ({word})."),
                     ),
                 };
-                items.push((ItemKind::Notice, line));
+                items.push((ItemKind::Notice, line, Tone::Plain));
                 if !self.open.iter().any(|open| open.key == key) {
                     let ask = self.desktop_ask(&key, title, at.clone(), permission);
                     let mut ask_event = crate::wire::Event::new(seq, EventType::Ask);
@@ -293,6 +313,11 @@ impl TaskPane {
                 }
             }
             EventBody::Status(status) => {
+                let tone = if status.phase == StatusPhase::FollowerFailed {
+                    Tone::Danger
+                } else {
+                    Tone::Plain
+                };
                 let line = match &status.phase {
                     StatusPhase::AssistantStreaming => "The assistant is writing…".to_string(),
                     StatusPhase::StreamEnded => "The assistant's stream ended.".to_string(),
@@ -312,7 +337,7 @@ impl TaskPane {
                     },
                     other => format!("Status: {other}."),
                 };
-                items.push((ItemKind::Notice, line));
+                items.push((ItemKind::Notice, line, tone));
             }
             EventBody::Log(log) => {
                 let summary = log
@@ -323,6 +348,7 @@ impl TaskPane {
                 items.push((
                     ItemKind::Notice,
                     format!("Host event {}{summary}", event.session_event_type),
+                    Tone::Plain,
                 ));
                 // The real bridge passes the desktop's reply to a wait through as a `log`
                 // event (`approval/replied`): the wait it names is over.
@@ -353,6 +379,7 @@ impl TaskPane {
                     "An event of kind \"{kind}\" ({}) that this phone does not show.",
                     event.session_event_type
                 ),
+                Tone::Plain,
             )),
         }
         if !event.unread.is_empty() {
@@ -363,18 +390,19 @@ impl TaskPane {
                     "Part of this event could not be read and was left out: {}.",
                     parts.join("; ")
                 ),
+                Tone::Plain,
             ));
         }
         let mut events: Vec<crate::wire::Event> = items
             .into_iter()
             .enumerate()
-            .map(|(index, (kind, text))| {
+            .map(|(index, (kind, text, tone))| {
                 let id = if index == 0 {
                     format!("e{}", event.session_seq)
                 } else {
                     format!("e{}-{index}", event.session_seq)
                 };
-                let mut item = Item::text(id, kind, text);
+                let mut item = Item::text(id, kind, text).with_tone(tone);
                 item.at = at.clone();
                 item_event(seq, item)
             })
@@ -388,16 +416,16 @@ impl TaskPane {
         &mut self,
         seq: u64,
         message: &MessageEvent,
-        items: &mut Vec<(ItemKind, String)>,
+        items: &mut Vec<(ItemKind, String, Tone)>,
         out: &mut Vec<crate::wire::Event>,
     ) {
         match &message.role {
             Role::User => {
-                items.push((ItemKind::User, message.text.clone()));
+                items.push((ItemKind::User, message.text.clone(), Tone::Plain));
                 self.close_where(seq, "a message was sent", |open| open.input, out);
             }
             Role::Assistant => {
-                items.push((ItemKind::Reply, message.text.clone()));
+                items.push((ItemKind::Reply, message.text.clone(), Tone::Plain));
                 let mut meta = Vec::new();
                 // The real bridge: `modelId` is the model, `model` its provider.
                 match (&message.model_id, &message.model) {
@@ -428,20 +456,28 @@ impl TaskPane {
                     meta.push("interrupted".into());
                 }
                 if !meta.is_empty() {
-                    items.push((ItemKind::Notice, meta.join(" · ")));
+                    items.push((ItemKind::Notice, meta.join(" · "), Tone::Plain));
                 }
             }
             Role::Unknown(role) => {
-                items.push((ItemKind::Notice, format!("{role}: {}", message.text)));
+                items.push((
+                    ItemKind::Notice,
+                    format!("{role}: {}", message.text),
+                    Tone::Plain,
+                ));
             }
         }
     }
 
     /// The config a request really used, next to the one the task asked for (seed §3).
-    fn request_header(&self, execution: &dsh::ExecutionEvent) -> String {
+    fn request_header(&self, execution: &dsh::ExecutionEvent) -> (String, Tone) {
         let Some(observed) = &execution.observed_config else {
-            return "A request went out; the bridge did not say with which model.".into();
+            return (
+                "A request went out; the bridge did not say with which model.".into(),
+                Tone::Plain,
+            );
         };
+        let mut tone = Tone::Plain;
         let mut line = format!("The request used {}.", observed.label());
         if let Some(requested) = &self.requested {
             let differs = |asked: &Option<String>, used: &Option<String>| {
@@ -455,11 +491,12 @@ impl TaskPane {
                     " The task asked for {}: they differ.",
                     requested.label()
                 ));
+                tone = Tone::Caution;
             } else {
                 line.push_str(&format!(" The task asked for {}.", requested.label()));
             }
         }
-        line
+        (line, tone)
     }
 
     fn desktop_ask(

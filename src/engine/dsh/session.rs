@@ -20,12 +20,12 @@ use super::follower::{Follower, FollowerMsg, Source};
 use super::http::{BridgeClient, CallError, MAX_REPLY};
 use super::pane::{TaskPane, clean_events, session_pane_id};
 use super::{DshChange, TaskStopped};
-use crate::dsh::wire::{
-    self, Capabilities, ErrorCode, Health, SessionList, TaskList, WorkspaceList,
+use crate::dsh_wire::{
+    self as wire, Capabilities, ErrorCode, Health, SessionList, TaskList, WorkspaceList,
 };
 use crate::engine::session_core::{SessionCore, Settled, Stop};
 use crate::engine::{AgentChange, AgentStatus};
-use crate::wire::{EventType, Item, Pane, PaneView, Snapshot, Tab, Workspace};
+use crate::wire::{EventType, Item, Pane, PaneView, Snapshot, Tab, Tone, Workspace};
 
 /// How often the sessions of each workspace are listed again (they change only when someone
 /// opens a session on the desktop).
@@ -331,7 +331,11 @@ impl BridgeSession {
                 if pane.task_id.is_empty() {
                     continue;
                 }
-                let events = clean_events(vec![pane.notice(&format!("reload-{new}"), &text)]);
+                let events = clean_events(vec![pane.notice(
+                    &format!("reload-{new}"),
+                    &text,
+                    Tone::Alert,
+                )]);
                 self.core.emit(AgentChange::PaneEvents {
                     pane: pane.pane_id.clone(),
                     events,
@@ -601,7 +605,11 @@ impl BridgeSession {
                 let text = format!("The phone stopped addressing this task: {why}");
                 out.push((
                     pane.pane_id.clone(),
-                    clean_events(vec![pane.notice(&format!("stopped-{}", self.rev), &text)]),
+                    clean_events(vec![pane.notice(
+                        &format!("stopped-{}", self.rev),
+                        &text,
+                        Tone::Danger,
+                    )]),
                 ));
             }
             self.core
@@ -706,8 +714,11 @@ impl BridgeSession {
                     } else {
                         format!("The bridge refused to show more of this pane ({code}): {why}")
                     };
-                    let events =
-                        clean_events(vec![mirror.notice(&format!("refused-{code}"), &text)]);
+                    let events = clean_events(vec![mirror.notice(
+                        &format!("refused-{code}"),
+                        &text,
+                        Tone::Danger,
+                    )]);
                     self.core.emit(AgentChange::PaneEvents { pane, events });
                 }
                 true
