@@ -6,7 +6,6 @@ pub mod dsh;
 pub mod exchange_log;
 pub mod intent;
 pub(crate) mod journal;
-pub mod pane_log;
 pub(crate) mod record;
 mod session;
 mod session_core;
