@@ -21,17 +21,18 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use time::OffsetDateTime;
 
-use collie_phone::agent::listen::bind_unix;
-use collie_phone::agent::runtime::Agent;
-use collie_phone::agent::server::{Access, Server};
-use collie_phone::agent::worlds::{BIG_LONG_PANE, BIG_LONG_PANE_ITEMS};
-use collie_phone::agent::{WorldKind, WorldOptions};
-use collie_phone::app::keymap::Keymap;
+use collie_phone::app::notify::NotifyStyle;
+use collie_phone::app::settings::Settings;
 use collie_phone::app::{App, AppSetup, Command, Message};
+use collie_phone::durable::listen::bind_unix;
+use collie_phone::durable::runtime::Agent;
+use collie_phone::durable::server::{Access, Server};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::look::chat_scroll::ViewStart;
 use collie_phone::look::chat_view::ChatLayout;
 use collie_phone::look::theme::Theme;
+use collie_phone::rigs::worlds::{BIG_LONG_PANE, BIG_LONG_PANE_ITEMS};
+use collie_phone::rigs::{WorldKind, WorldOptions};
 use collie_phone::screens::Screen;
 use collie_phone::transport::Endpoint;
 use collie_phone::ui;
@@ -113,8 +114,11 @@ async fn read_the_world(socket: &Path, dir: &Path) -> (App, String) {
     .expect("the engine starts");
     let mut app = App::new(AppSetup {
         agents: vec![(AGENT.into(), false)],
-        keymap: Keymap::defaults(),
-        bell: false,
+        settings: Settings {
+            notify: NotifyStyle::Off,
+            ..Settings::default()
+        },
+        bridges: Vec::new(),
         theme: theme(),
         now: OffsetDateTime::now_utc(),
         size: (WIDTH, HEIGHT),

@@ -11,10 +11,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::TokioIo;
 
-use collie_phone::agent::listen::bind_unix;
-use collie_phone::agent::runtime::Agent;
-use collie_phone::agent::server::{Access, Server};
-use collie_phone::agent::{WorldKind, WorldOptions};
+use collie_phone::durable::listen::bind_unix;
+use collie_phone::durable::runtime::Agent;
+use collie_phone::durable::server::{Access, Server};
+use collie_phone::rigs::{WorldKind, WorldOptions};
 use collie_phone::transport::{Endpoint, Method, Request, RouteClass};
 use collie_phone::wire::{self, EventsReply, VERSION_HEADER, limits};
 

@@ -28,14 +28,15 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use time::OffsetDateTime;
 
-use collie_phone::agent::listen::bind_unix;
-use collie_phone::agent::runtime::Agent;
-use collie_phone::agent::server::{Access, Server};
-use collie_phone::agent::{WorldKind, WorldOptions};
-use collie_phone::app::keymap::Keymap;
+use collie_phone::app::notify::NotifyStyle;
+use collie_phone::app::settings::Settings;
 use collie_phone::app::{App, AppSetup};
+use collie_phone::durable::listen::bind_unix;
+use collie_phone::durable::runtime::Agent;
+use collie_phone::durable::server::{Access, Server};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::look::theme::Theme;
+use collie_phone::rigs::{WorldKind, WorldOptions};
 use collie_phone::transport::Endpoint;
 use collie_phone::tui::Tui;
 
@@ -158,8 +159,11 @@ async fn one_start() -> Duration {
     let theme = Theme::builtin("dark").expect("a theme");
     let app = App::new(AppSetup {
         agents: vec![("demo".into(), false)],
-        keymap: Keymap::defaults(),
-        bell: false,
+        settings: Settings {
+            notify: NotifyStyle::Off,
+            ..Settings::default()
+        },
+        bridges: Vec::new(),
         theme: theme.clone(),
         now: OffsetDateTime::now_utc(),
         size: (WIDTH, HEIGHT),

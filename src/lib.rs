@@ -1,15 +1,18 @@
-pub mod agent;
+pub mod acp_host;
 pub mod app;
+pub mod chat;
 pub mod check;
 pub mod cli;
 pub mod config;
 pub mod doctor;
-pub mod dsh;
+pub mod dsh_wire;
+pub mod durable;
 pub mod engine;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod look;
 pub mod out;
+pub mod rigs;
 pub mod screens;
 pub mod transport;
 pub mod tui;

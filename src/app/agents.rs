@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use time::OffsetDateTime;
 
+use crate::chat::pane_log::PaneLog;
 use crate::engine::AgentChange;
-use crate::engine::pane_log::PaneLog;
 use crate::engine::status::AgentStatus;
 use crate::wire::{Ask, Hello, Pane, PaneState, Snapshot, Tab, Turn, Workspace, caps};
 

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use crate::dsh::wire::{
+use crate::dsh_wire::{
     AppendKind, AppendMode, Capabilities, Health, TaskView, Unread, Workspace, WorkspaceList,
 };
 use crate::engine::dsh::DshChange;
@@ -91,7 +91,7 @@ impl DshView {
     pub(crate) fn open_tasks(&self) -> usize {
         self.tasks
             .iter()
-            .filter(|t| t.status != crate::dsh::wire::TaskStatus::Closed)
+            .filter(|t| t.status != crate::dsh_wire::TaskStatus::Closed)
             .count()
     }
 
@@ -114,7 +114,7 @@ impl DshView {
             let whole = parts
                 .iter()
                 .find(|p| p.path == crate::engine::dsh::UNREADABLE);
-            if route == crate::dsh::wire::routes::CAPABILITIES {
+            if route == crate::dsh_wire::routes::CAPABILITIES {
                 if let Some(whole) = whole {
                     out.push(format!(
                         "The capabilities could not be read: {}; presets and models are not offered.",
@@ -239,7 +239,7 @@ impl DshView {
                     efforts: model
                         .reasoning
                         .as_ref()
-                        .map(crate::dsh::wire::Reasoning::ids)
+                        .map(crate::dsh_wire::Reasoning::ids)
                         .unwrap_or_default(),
                 })
             })

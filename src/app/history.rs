@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use crate::engine::pane_log::ChatEntry;
+use crate::chat::pane_log::ChatEntry;
 use crate::engine::{HistoryPage, ToEngine};
 use crate::wire::ConversationSummary;
 

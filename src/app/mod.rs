@@ -15,6 +15,7 @@ pub(crate) mod mouse;
 pub mod notify;
 pub(crate) mod outbox;
 pub(crate) mod pretty_json;
+pub mod settings;
 pub(crate) mod typing;
 
 use std::collections::{HashMap, HashSet};
@@ -31,7 +32,8 @@ use self::intents::Intents;
 use self::keymap::{Action, Context, Keymap};
 use self::notify::{Announcement, Notice, NotifyStyle};
 use self::outbox::Outbox;
-use crate::engine::pane_log::{ChatEntry, ClosedAsk};
+use self::settings::Settings;
+use crate::chat::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
@@ -103,10 +105,10 @@ pub enum Command {
 pub struct AppSetup {
     /// Each agent's name, and whether it is reached over TLS (SPEC A11).
     pub agents: Vec<(String, bool)>,
-    pub keymap: Keymap,
-    /// False: no bell and no notification. True: the bell, unless [`App::with_notify`]
-    /// chooses another way.
-    pub bell: bool,
+    /// The config file's part for the phone: keys, how asks are announced, the mouse.
+    pub settings: Settings,
+    /// The agents that are DSH bridges, named before they say anything.
+    pub bridges: Vec<String>,
     /// The theme the screens are drawn with; also measures chat lines.
     pub theme: Theme,
     pub now: OffsetDateTime,
@@ -165,17 +167,17 @@ impl App {
             cards: HashMap::new(),
             drafts: HashMap::new(),
             outbox: Outbox::default(),
-            dsh: HashMap::new(),
+            dsh: setup
+                .bridges
+                .into_iter()
+                .map(|name| (name, dsh_state::DshView::default()))
+                .collect(),
             toast: None,
             chat_layout: ChatLayout::default(),
-            keymap: setup.keymap,
+            keymap: setup.settings.keymap,
             theme: setup.theme,
-            notify: if setup.bell {
-                NotifyStyle::Bell
-            } else {
-                NotifyStyle::Off
-            },
-            mouse: true,
+            notify: setup.settings.notify,
+            mouse: setup.settings.mouse,
             wire: WireLog::default(),
             export_dir: crate::screens::inspector::default_export_dir(),
             pending_export: None,
@@ -188,19 +190,6 @@ impl App {
             awaiting_pane: None,
             quitting: false,
         }
-    }
-
-    /// Announces new asks this way (the config's `notify`).
-    pub fn with_notify(mut self, notify: NotifyStyle) -> Self {
-        self.notify = notify;
-        self
-    }
-
-    /// Starts with the mouse taken (true, the default) or left to the terminal (the config's
-    /// `mouse = false`).
-    pub(crate) fn with_mouse(mut self, captured: bool) -> Self {
-        self.mouse = captured;
-        self
     }
 
     pub fn update(&mut self, message: Message) -> Vec<Command> {

@@ -51,9 +51,10 @@
 //! }
 //! ```
 //!
-//! 3. Make the reference agent able to break it: an entry in `agent::faults::BREAKABLE` (id and a
-//!    few words on what the break does) and an `if breaks.has("W9") { … }` at the one spot of
-//!    `agent::server` (or the world) where the rule lives. `tests/integration/check_breaks.rs` then proves
+//! 3. Make the reference agent able to break it: a line in the `breakable!` table of
+//!    `rigs::faults` (`W9 = "W9": "what the break does",`) and an
+//!    `if breaks.has(Rule::W9) { … }` at the one spot of `durable::server` (or the world) where
+//!    the rule lives. `tests/integration/check_breaks.rs` then proves
 //!    that `check` against `agent --break W9` fails W9 and nothing else (a break that needs more
 //!    agent flags, like H3's `--ready-after`, names them in that file's `extra_flags`). Run
 //!    `cargo test --test integration check_breaks::` and `cargo test --test integration check::`.

@@ -9,12 +9,14 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use super::{WorldFlags, logging};
-use crate::agent::WorldOptions;
-use crate::agent::chaos::Chaos;
-use crate::agent::faults::Breaks;
-use crate::agent::listen::{self, Binding, TlsFiles};
-use crate::agent::runtime::Agent;
-use crate::agent::server::{Access, Server, TokenGate};
+use crate::acp_host::AcpHostOptions;
+use crate::durable::Drive;
+use crate::durable::listen::{self, Binding, TlsFiles};
+use crate::durable::runtime::Agent;
+use crate::durable::server::{Access, Server, TokenGate};
+use crate::rigs::WorldOptions;
+use crate::rigs::chaos::Chaos;
+use crate::rigs::faults::Breaks;
 
 #[derive(Debug, Args)]
 pub(crate) struct AgentArgs {
@@ -114,17 +116,27 @@ pub(crate) fn run(args: AgentArgs) -> anyhow::Result<()> {
         chaos: Chaos::parse(args.chaos.as_deref().unwrap_or_default())
             .map_err(anyhow::Error::msg)?,
     };
-    let hosted = hosted(&args)?;
-    if hosted.is_some() && !faults.chaos.is_quiet() {
-        bail!("--chaos plays failures of the demo world; it does not apply with --acp");
-    }
-    super::runtime()?.block_on(serve(&args.world, faults, transport, hosted))
+    let drive = match hosted(&args)? {
+        Some(_) if !faults.chaos.is_quiet() => {
+            bail!("--chaos plays failures of the demo world; it does not apply with --acp")
+        }
+        Some(_) if !faults.breaks.is_empty() => {
+            bail!("--break breaks rules of the demo world; it does not apply with --acp")
+        }
+        Some(hosted) => Drive::Acp(hosted),
+        None => Drive::Play(WorldOptions {
+            breaks: faults.breaks,
+            chaos: faults.chaos,
+            ..args.world.play()
+        }),
+    };
+    super::runtime()?.block_on(serve(&args.world, drive, transport))
 }
 
 /// The ACP agents to host, from `--acp` and the config's `[acp.NAME]`, with their folders;
 /// None when there is none.
-fn hosted(args: &AgentArgs) -> anyhow::Result<Option<crate::agent::acp::HostOptions>> {
-    use crate::agent::acp::{AcpSpec, HostOptions};
+fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
+    use crate::acp_host::AcpSpec;
     let mut agents = Vec::new();
     for text in &args.acp {
         agents.push(AcpSpec::parse(text).map_err(anyhow::Error::msg)?);
@@ -167,7 +179,7 @@ fn hosted(args: &AgentArgs) -> anyhow::Result<Option<crate::agent::acp::HostOpti
             workspaces.push(folder);
         }
     }
-    Ok(Some(HostOptions {
+    Ok(Some(AcpHostOptions {
         agents,
         workspaces,
         opening: args.first_prompt.clone(),
@@ -180,12 +192,7 @@ struct Faults {
     chaos: Chaos,
 }
 
-async fn serve(
-    world: &WorldFlags,
-    faults: Faults,
-    transport: Transport,
-    hosted: Option<crate::agent::acp::HostOptions>,
-) -> anyhow::Result<()> {
+async fn serve(world: &WorldFlags, drive: Drive, transport: Transport) -> anyhow::Result<()> {
     // SPEC A11: with a token the token is the only access control, so no allow-always; the
     // private socket (SPEC S5) may offer it.
     let (access, allow_always) = match &transport {
@@ -209,21 +216,17 @@ async fn serve(
             )
         }
     };
-    let mut options = WorldOptions {
-        breaks: faults.breaks,
-        chaos: faults.chaos,
-        ..world.options(allow_always)
-    };
-    if let Some(hosted) = hosted {
-        if world.name.is_none() {
+    let mut options = world.options(allow_always, drive);
+    match &options.drive {
+        Drive::Acp(hosted) if world.name.is_none() => {
             let names: Vec<&str> = hosted.agents.iter().map(|a| a.name.as_str()).collect();
             options.host_name = format!("ACP host: {}", names.join(", "));
         }
-        options.acp = Some(hosted);
-    }
-    if !options.breaks.is_empty() {
-        let broken: Vec<&str> = options.breaks.ids().collect();
-        tracing::warn!("breaking on purpose: {}", broken.join(", "));
+        Drive::Play(play) if !play.breaks.is_empty() => {
+            let broken: Vec<&str> = play.breaks.ids().collect();
+            tracing::warn!("breaking on purpose: {}", broken.join(", "));
+        }
+        _ => {}
     }
     let agent = Agent::new(options).context("could not start the agent's world")?;
     let binding = match &transport {

@@ -95,7 +95,7 @@ pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
 pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
     // A bad spec is said here, before the screen opens, not in the agent's log.
     if let Some(spec) = &args.chaos {
-        crate::agent::chaos::Chaos::parse(spec).map_err(anyhow::Error::msg)?;
+        crate::rigs::chaos::Chaos::parse(spec).map_err(anyhow::Error::msg)?;
         if args.acp {
             bail!("--chaos plays failures of the demo world; it does not apply with --acp");
         }

@@ -9,8 +9,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use super::logging;
-use crate::agent::dsh_bridge::{self, BridgeOptions, HostOptions};
-use crate::dsh::wire::{DEFAULT_PREFIX, limits};
+use crate::dsh_wire::{DEFAULT_PREFIX, limits};
+use crate::rigs::dsh_bridge::{self, BridgeOptions, DesktopOptions};
 
 #[derive(Debug, Args)]
 pub(crate) struct DshBridgeArgs {
@@ -122,7 +122,7 @@ pub(crate) fn run(args: DshBridgeArgs) -> anyhow::Result<()> {
         })?);
     }
     let options = BridgeOptions {
-        host: HostOptions {
+        desktop: DesktopOptions {
             seed: args.seed,
             speed: args.speed,
             event_cache: args.event_cache,
@@ -141,7 +141,7 @@ pub(crate) fn run(args: DshBridgeArgs) -> anyhow::Result<()> {
         reload_every: args.reload_every.map(Into::into),
     };
     super::runtime()?.block_on(async move {
-        let stop = crate::agent::listen::shutdown_signal();
+        let stop = crate::durable::listen::shutdown_signal();
         let bound = dsh_bridge::bind(options).await?;
         announce(&bound.url)?;
         tracing::info!(at = %bound.url, "the reference DSH bridge is listening");

@@ -7,10 +7,10 @@ pub(crate) mod connect;
 pub(crate) mod demo_cmd;
 pub(crate) mod doctor_cmd;
 pub(crate) mod dsh_bridge_cmd;
+pub(crate) mod headless;
 mod logging;
 pub(crate) mod phone_cmd;
 pub(crate) mod replay_cmd;
-pub(crate) mod script;
 pub(crate) mod scripted_cmd;
 mod shell_cmd;
 mod world_flags;
@@ -49,17 +49,17 @@ pub(crate) enum Command {
     /// non-zero on any failure.
     Check(check_cmd::CheckArgs),
     /// List the open asks.
-    Asks(script::AsksArgs),
+    Asks(headless::AsksArgs),
     /// Answer an ask: with an option, --text, or --field name=value.
-    Answer(script::AnswerArgs),
+    Answer(headless::AnswerArgs),
     /// Send text to a pane.
-    Send(script::SendArgs),
+    Send(headless::SendArgs),
     /// Stop a pane's running turn.
-    Abort(script::AbortArgs),
+    Abort(headless::AbortArgs),
     /// Run a starter.
-    Start(script::StartArgs),
+    Start(headless::StartArgs),
     /// Print what happens (events, agent states, ask changes) until stopped.
-    Watch(script::WatchArgs),
+    Watch(headless::WatchArgs),
     /// Serve a recording made with --record as a fake agent, to play a bug back in the phone.
     Replay(replay_cmd::ReplayArgs),
     /// Run the reference DSH collaboration bridge with a demo desktop host
@@ -83,12 +83,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Demo(args)) => done(demo_cmd::run(args)),
         Some(Command::Doctor(args)) => doctor_cmd::run(args),
         Some(Command::Check(args)) => check_cmd::run(args),
-        Some(Command::Asks(args)) => script::asks(args),
-        Some(Command::Answer(args)) => script::answer(args),
-        Some(Command::Send(args)) => script::send(args),
-        Some(Command::Abort(args)) => script::abort(args),
-        Some(Command::Start(args)) => script::start(args),
-        Some(Command::Watch(args)) => script::watch(args),
+        Some(Command::Asks(args)) => headless::asks(args),
+        Some(Command::Answer(args)) => headless::answer(args),
+        Some(Command::Send(args)) => headless::send(args),
+        Some(Command::Abort(args)) => headless::abort(args),
+        Some(Command::Start(args)) => headless::start(args),
+        Some(Command::Watch(args)) => headless::watch(args),
         Some(Command::Replay(args)) => replay_cmd::run(args),
         Some(Command::DshBridge(args)) => done(dsh_bridge_cmd::run(args)),
         Some(Command::Completions(args)) => done(shell_cmd::completions(args)),

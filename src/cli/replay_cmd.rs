@@ -14,9 +14,9 @@ use clap::Args;
 
 use super::logging;
 use super::phone_cmd::{PhoneSetup, open_phone, start_log};
-use crate::agent::listen;
-use crate::agent::replay::{Answers, Recording, ReplayServer, Speed};
+use crate::durable::listen;
 use crate::engine::AgentSpec;
+use crate::rigs::replay::{Answers, Recording, ReplayServer, Speed};
 use crate::transport::Endpoint;
 use crate::wire::limits::MAX_SOCKET_PATH;
 

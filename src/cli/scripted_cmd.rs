@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::agent::acp::scripted::{self, ScriptedOptions};
+use crate::rigs::acp_scripted::{self, ScriptedOptions};
 
 #[derive(Debug, Args)]
 pub(crate) struct ScriptedArgs {
@@ -26,7 +26,7 @@ pub(crate) struct ScriptedArgs {
 }
 
 pub(crate) fn run(args: ScriptedArgs) -> anyhow::Result<()> {
-    scripted::run(ScriptedOptions {
+    acp_scripted::run(ScriptedOptions {
         pace: Duration::from_millis(args.pace),
         load_session: !args.no_load,
         sign_in: args.sign_in,

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::agent::{WorldKind, WorldOptions};
+use crate::durable::{AgentOptions, Drive};
+use crate::rigs::{WorldKind, WorldOptions};
 
 #[derive(Debug, Clone, Args)]
 pub(crate) struct WorldFlags {
@@ -30,18 +31,25 @@ pub(crate) struct WorldFlags {
 }
 
 impl WorldFlags {
-    /// The world's options; `allow_always` depends on the transport (SPEC A11).
-    pub(crate) fn options(&self, allow_always: bool) -> WorldOptions {
-        let defaults = WorldOptions::default();
-        WorldOptions {
-            kind: self.world,
-            seed: self.seed,
-            speed: self.speed,
+    /// The agent's options around `drive`; `allow_always` depends on the transport (SPEC A11).
+    pub(crate) fn options(&self, allow_always: bool, drive: Drive) -> AgentOptions {
+        let defaults = AgentOptions::default();
+        AgentOptions {
             state_dir: self.state.clone(),
             ready_after: Duration::from_millis(self.ready_after),
             allow_always,
             host_name: self.name.clone().unwrap_or(defaults.host_name),
-            ..defaults
+            drive,
+        }
+    }
+
+    /// The reference agent's play as these flags shape it; nothing broken, no chaos.
+    pub(crate) fn play(&self) -> WorldOptions {
+        WorldOptions {
+            kind: self.world,
+            seed: self.seed,
+            speed: self.speed,
+            ..WorldOptions::default()
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::dsh::wire::{AppendKind, AppendMode, ModelConfig};
+use crate::dsh_wire::{AppendKind, AppendMode, ModelConfig};
 use crate::transport::{Reply, RouteClass, TransportError};
 use crate::wire::{
     self, AbortRequest, ActionRequest, Answer, AnswerRequest, CloseRequest, DecidedBy, ErrorBody,

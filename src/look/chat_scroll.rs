@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::pane_log::ChatEntry;
+use crate::chat::pane_log::ChatEntry;
 
 /// An entry's identity within one chat.
 pub(crate) fn entry_key(entry: &ChatEntry) -> String {

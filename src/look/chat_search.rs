@@ -12,7 +12,7 @@ use super::chat::ChatStyle;
 use super::chat_view::ChatLayout;
 use super::theme::Theme;
 use super::wrap::width as text_width;
-use crate::engine::pane_log::ChatEntry;
+use crate::chat::pane_log::ChatEntry;
 
 /// One match: the entry (its index), the line in it, and the columns it covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use ratatui::text::Line;
 use super::chat::{ChatStyle, entry_lines};
 use super::chat_scroll::{ChatScroll, ViewStart, entry_key};
 use super::theme::Theme;
-use crate::engine::pane_log::ChatEntry;
+use crate::chat::pane_log::ChatEntry;
 
 /// Entries kept laid out; past this the cache starts over.
 const MAX_CACHED: usize = 6000;

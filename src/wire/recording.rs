@@ -1,6 +1,6 @@
 //! The recording's file format (docs/RECORDING.md): one JSON line per exchange after a header
 //! line. Pure shapes and their encoding, no I/O: the engine writes them (`engine::record`), the
-//! replay server reads them (`agent::replay`), and neither layer imports the other.
+//! replay server reads them (`rigs::replay`), and neither layer imports the other.
 
 use std::collections::BTreeMap;
 

@@ -472,7 +472,7 @@ async fn quiet_agent_logs_no_chaos() {
 /// each event on once, in order, so the person sees the sent text once.
 #[tokio::test]
 async fn the_engine_passes_repeated_events_on_once() {
-    use collie_phone::engine::pane_log::{ChatEntry, PaneLog};
+    use collie_phone::chat::pane_log::{ChatEntry, PaneLog};
     let dir = common::temp_dir();
     let agent = chaotic_agent(dir.path(), "dup-events=1", &[]);
     let (mut engine, _journal, snapshot) = engine_on(&agent).await;

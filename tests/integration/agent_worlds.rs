@@ -2,11 +2,11 @@
 //! everything at once, the empty world only starters, the big world every limit of SPEC L and
 //! still every reply inside its cap (SPEC W5, W7).
 
-use collie_phone::agent::runtime::Agent;
-use collie_phone::agent::worlds::{
+use collie_phone::durable::runtime::Agent;
+use collie_phone::rigs::worlds::{
     BIG_CROWDED_PANE, BIG_LONG_PANE, BIG_LONG_PANE_ITEMS, is_chinese,
 };
-use collie_phone::agent::{WorldKind, WorldOptions};
+use collie_phone::rigs::{WorldKind, WorldOptions};
 use collie_phone::wire::{
     self, AskKind, ConversationState, Effect, FieldKind, ItemKind, Report, Snapshot, limits,
 };

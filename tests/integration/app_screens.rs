@@ -5,17 +5,18 @@
 
 use std::sync::Arc;
 
-use collie_phone::agent::WorldKind;
-use collie_phone::agent::world::World;
-use collie_phone::agent::worlds;
 use collie_phone::app::inbox::AskKey;
-use collie_phone::app::keymap::{Chord, Keymap};
+use collie_phone::app::keymap::Chord;
+use collie_phone::app::settings::Settings;
 use collie_phone::app::{App, AppSetup, Message};
+use collie_phone::durable::world::World;
 use collie_phone::engine::{
     AgentChange, AgentStatus, Decider, FromEngine, HistoryPage, IntentKind, IntentRecord,
     IntentState,
 };
 use collie_phone::look::theme::Theme;
+use collie_phone::rigs::WorldKind;
+use collie_phone::rigs::worlds;
 use collie_phone::screens::card::arming::ARMING;
 use collie_phone::screens::card::state::FieldValue;
 use collie_phone::screens::overlay::Overlay;
@@ -64,8 +65,8 @@ fn agent_change(app: &mut App, change: AgentChange) {
 fn app_on(world: &World, tls: bool, (width, height): (u16, u16)) -> App {
     let mut app = App::new(AppSetup {
         agents: vec![("demo".into(), tls)],
-        keymap: Keymap::defaults(),
-        bell: true,
+        settings: Settings::default(),
+        bridges: Vec::new(),
         theme: theme(),
         now: NOW,
         size: (width, height),
@@ -168,8 +169,8 @@ fn home_agent_states_in_words() {
                 .iter()
                 .map(|n| (n.to_string(), *n == "token"))
                 .collect(),
-            keymap: Keymap::defaults(),
-            bell: true,
+            settings: Settings::default(),
+            bridges: Vec::new(),
             theme: theme(),
             now: NOW,
             size,
@@ -224,8 +225,8 @@ fn home_agent_states_in_words() {
 fn v5_incompatible_sentence_is_on_screen() {
     let mut app = App::new(AppSetup {
         agents: vec![("old".into(), false)],
-        keymap: Keymap::defaults(),
-        bell: true,
+        settings: Settings::default(),
+        bridges: Vec::new(),
         theme: theme(),
         now: NOW,
         size: (80, 24),

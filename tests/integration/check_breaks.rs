@@ -1,5 +1,5 @@
 //! `check` catches every rule the reference agent can break on purpose: for each id of
-//! `agent::faults::BREAKABLE` (so the A and L rules too, whoever added them), an agent started
+//! `rigs::faults::Rule::ALL` (so the A and L rules too, whoever added them), an agent started
 //! with `--break ID` makes `check --json --allow-writes` fail exactly that id and nothing else.
 //! Every agent listens on loopback TCP with a token, so T3 is checked on each run.
 
@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use collie_phone::agent::faults::BREAKABLE;
+use collie_phone::rigs::faults::Rule;
 use common::*;
 use serde_json::Value;
 
@@ -99,8 +99,8 @@ fn failed_rules(id: &str) -> Result<BTreeSet<String>, String> {
 
 #[test]
 fn check_fails_exactly_the_rule_each_break_breaks() {
-    assert!(!BREAKABLE.is_empty());
-    let queue = Mutex::new(BREAKABLE.iter().map(|(id, _)| *id).collect::<Vec<_>>());
+    assert!(!Rule::ALL.is_empty());
+    let queue = Mutex::new(Rule::ALL.iter().map(|rule| rule.id()).collect::<Vec<_>>());
     let problems = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..AT_ONCE {
@@ -123,8 +123,9 @@ fn check_fails_exactly_the_rule_each_break_breaks() {
 #[test]
 fn every_break_says_what_it_does() {
     let mut seen = BTreeSet::new();
-    for (id, what) in BREAKABLE {
-        assert!(seen.insert(*id), "{id} is listed twice");
+    for rule in Rule::ALL {
+        let (id, what) = (rule.id(), rule.what());
+        assert!(seen.insert(id), "{id} is listed twice");
         assert!(!what.trim().is_empty(), "{id} says what the break does");
     }
 }

@@ -8,7 +8,7 @@ use crate::common;
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
-use collie_phone::dsh::wire::{SseItem, SseReader};
+use collie_phone::dsh_wire::{SseItem, SseReader};
 use common::reference_bridge::ReferenceBridge;
 use common::{Reply, Req};
 use http_body_util::BodyExt;

@@ -20,7 +20,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use collie_phone::dsh::wire::{AppendKind, AppendMode};
+use collie_phone::dsh_wire::{AppendKind, AppendMode};
 use collie_phone::engine::dsh::DshChange;
 use collie_phone::engine::dsh::pane::DESKTOP_ASK_KIND;
 use collie_phone::engine::{AgentChange, FromEngine, IntentKind, IntentState, ToEngine};

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use collie_phone::dsh::wire::{
+use collie_phone::dsh_wire::{
     AppendValue, BRIDGE_STATUS, CancelValue, Capabilities, CloseValue, CreateTaskValue, ErrorCode,
     Event, EventBody, ExecutionPhase, Health, Reply as WireReply, Sanitize, SessionList, SseItem,
     SseReader, StatusPhase, TaskGetValue, TaskList, TaskStatus, TranscriptPage, TranscriptSource,

@@ -18,13 +18,15 @@ use syn::visit::Visit;
 /// The layers, lowest first. A layer may use the ones listed as below it, never the others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Layer {
-    /// Shapes, limits and cleaning of both wires (`wire`, and `dsh`, the DSH bridge's wire).
+    /// Shapes, limits and cleaning of both wires (`wire`, and `dsh_wire`, the DSH bridge's).
     Wire,
     /// The one way out to a terminal, a stream or a file: clean, then scrub tokens.
     Out,
     Transport,
     /// Sessions of both protocols, polling, intents, the journal, recording.
     Engine,
+    /// The phone's model of a pane's chat, built from events (`chat`).
+    Chat,
     /// Text laid out without a terminal: widths, wrapping, markdown, the theme, chat lines.
     Look,
     /// The phone's state and its pure update, and each screen room's `mod.rs`.
@@ -35,8 +37,10 @@ enum Layer {
     Tui,
     /// The config file, read once, typed for the layers below.
     Config,
-    /// Servers: the reference agent, its worlds and chaos, the replay server, the DSH bridge.
-    Agent,
+    /// Servers: the durable-agent server (`durable`) with its two drivers, the ACP host
+    /// (`acp_host`) and the reference agent's play, and the other rigs (`rigs`: worlds, faults,
+    /// chaos, replay, the reference DSH bridge, the scripted ACP agent).
+    Servers,
     /// Tools for agent authors.
     Check,
     Doctor,
@@ -60,54 +64,60 @@ fn may_use(layer: Layer) -> &'static [Layer] {
         Out => &[Wire],
         Transport => &[Wire, Out],
         Engine => &[Wire, Out, Transport],
-        Look => &[Wire, Out, Engine],
-        App => &[Wire, Out, Engine, Look],
-        Ui => &[Wire, Out, Engine, Look, App],
-        Tui => &[Wire, Out, Transport, Engine, Look, App, Ui],
-        Config => &[Wire, Out, Transport, Engine, Look, App, Ui],
-        Agent => &[Wire, Out, Transport],
+        Chat => &[Wire],
+        Look => &[Wire, Out, Engine, Chat],
+        App => &[Wire, Out, Engine, Chat, Look],
+        Ui => &[Wire, Out, Engine, Chat, Look, App],
+        Tui => &[Wire, Out, Transport, Engine, Chat, Look, App, Ui],
+        Config => &[Wire, Out, Transport, Engine, Chat, Look, App, Ui],
+        Servers => &[Wire, Out, Transport],
         Check => &[Wire, Out, Transport],
         Doctor => &[Wire, Out, Transport, Engine],
-        FuzzChecks => &[Wire, Out, Engine, Look, App, Ui, Agent],
+        FuzzChecks => &[Wire, Out, Engine, Chat, Look, App, Ui, Servers],
         Cli => &[
-            Wire, Out, Transport, Engine, Look, App, Ui, Tui, Config, Agent, Check, Doctor,
+            Wire, Out, Transport, Engine, Chat, Look, App, Ui, Tui, Config, Servers, Check, Doctor,
         ],
     }
 }
 
-/// The layer a module belongs to, from its path inside the crate (`["screens", "home", "draw"]`).
+/// The top-level modules of `src/` and their layers; `screens` is split by file below.
+const TOP_MODULES: &[(&str, Layer)] = &[
+    ("wire", Layer::Wire),
+    ("dsh_wire", Layer::Wire),
+    ("out", Layer::Out),
+    ("transport", Layer::Transport),
+    ("engine", Layer::Engine),
+    ("chat", Layer::Chat),
+    ("look", Layer::Look),
+    ("app", Layer::App),
+    ("screens", Layer::App),
+    ("ui", Layer::Ui),
+    ("tui", Layer::Tui),
+    ("config", Layer::Config),
+    ("durable", Layer::Servers),
+    ("acp_host", Layer::Servers),
+    ("rigs", Layer::Servers),
+    ("check", Layer::Check),
+    ("doctor", Layer::Doctor),
+    ("fuzz_checks", Layer::FuzzChecks),
+    ("cli", Layer::Cli),
+];
+
+/// The layer a module belongs to, from its path inside the crate (`["screens", "home", "draw"]`):
+/// a screen room's `draw*.rs` is the ui, the rest of the room the app.
 fn layer_of(module: &[String]) -> Option<Layer> {
     let first = module.first()?.as_str();
-    let second = module.get(1).map(String::as_str);
     let third = module.get(2).map(String::as_str);
-    Some(match first {
-        "wire" => Layer::Wire,
-        // `dsh` is the DSH wire; its client is part of the engine and its reference bridge a
-        // server, wherever the tree keeps them.
-        "dsh" => match second {
-            Some("client") => Layer::Engine,
-            Some("bridge") => Layer::Agent,
-            _ => Layer::Wire,
-        },
-        "out" => Layer::Out,
-        "transport" => Layer::Transport,
-        "engine" => Layer::Engine,
-        "look" => Layer::Look,
-        "app" => Layer::App,
-        "screens" => match third {
-            Some(name) if name == "draw" || name.starts_with("draw_") => Layer::Ui,
-            _ => Layer::App,
-        },
-        "ui" => Layer::Ui,
-        "tui" => Layer::Tui,
-        "config" => Layer::Config,
-        "agent" | "replay" => Layer::Agent,
-        "check" => Layer::Check,
-        "doctor" => Layer::Doctor,
-        "fuzz_checks" => Layer::FuzzChecks,
-        "cli" => Layer::Cli,
-        _ => return None,
-    })
+    if first == "screens"
+        && let Some(name) = third
+        && (name == "draw" || name.starts_with("draw_"))
+    {
+        return Some(Layer::Ui);
+    }
+    TOP_MODULES
+        .iter()
+        .find(|(name, _)| *name == first)
+        .map(|(_, layer)| *layer)
 }
 
 /// Paths outside the crate that only the drawing layers may name.
@@ -360,8 +370,8 @@ fn the_arrows_have_no_cycle() {
     // Each layer uses only layers listed before it in the enum, so no path can come back.
     use Layer::*;
     let all = [
-        Wire, Out, Transport, Engine, Look, App, Ui, Tui, Config, Agent, Check, Doctor, FuzzChecks,
-        Cli,
+        Wire, Out, Transport, Engine, Chat, Look, App, Ui, Tui, Config, Servers, Check, Doctor,
+        FuzzChecks, Cli,
     ];
     for layer in all {
         for below in may_use(layer) {
@@ -513,5 +523,48 @@ fn every_source_file_has_a_layer() {
         lost.is_empty(),
         "files in no layer (add them to layer_of and docs/ARCHITECTURE.md):\n{}",
         lost.join("\n")
+    );
+}
+
+#[test]
+fn every_module_the_map_names_is_in_the_tree() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let dead: Vec<&str> = TOP_MODULES
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| {
+            !src.join(name).join("mod.rs").is_file() && !src.join(format!("{name}.rs")).is_file()
+        })
+        .collect();
+    assert!(
+        dead.is_empty(),
+        "layer_of maps modules that are gone (take them out of TOP_MODULES): {dead:?}"
+    );
+}
+
+/// The ACP host is the product end users run: it stands on the durable-agent server and names
+/// nothing of the rigs (no demo world, fault, chaos or replay) outside its tests.
+#[test]
+fn the_acp_host_names_no_rig() {
+    let mut found = Vec::new();
+    for source in sources() {
+        if !starts_with(&source.module, "acp_host") {
+            continue;
+        }
+        for named in &source.named {
+            if named.inside && !named.in_test && starts_with(&named.path, "rigs") {
+                found.push(format!(
+                    "{}:{}: crate::{}",
+                    source.file.display(),
+                    named.line,
+                    named.path.join("::")
+                ));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the ACP host names a rig:\n{}",
+        found.join("\n")
     );
 }

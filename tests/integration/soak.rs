@@ -24,8 +24,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use collie_phone::chat::pane_log::{ChatEntry, PaneLog};
 use collie_phone::engine::intent::MAX_ATTEMPTS;
-use collie_phone::engine::pane_log::{ChatEntry, PaneLog};
 use collie_phone::engine::{
     AgentChange, AgentSpec, Engine, EngineOptions, FromEngine, IntentKind, IntentRecord,
     IntentState, ToEngine,

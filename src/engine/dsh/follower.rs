@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, watch};
 use super::backoff::Backoff;
 use super::http::{BridgeClient, CallError, MAX_TRANSCRIPT_REPLY};
 use super::sse::{self, Frame};
-use crate::dsh::wire::{self, ClientBehaviour, Event, TranscriptPage};
+use crate::dsh_wire::{self as wire, ClientBehaviour, Event, TranscriptPage};
 
 /// Events asked for in one transcript page: the seed's most. The real bridge answers a page with
 /// the NEWEST `limit` events after `sinceSeq`, not the oldest, so a smaller page would skip

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::pane::TaskPane;
 use super::sse::{Frame, read_frame};
-use crate::dsh::wire::{self, Envelope, Sanitize, SseItem, SseReader};
+use crate::dsh_wire::{self as wire, Envelope, Sanitize, SseItem, SseReader};
 use crate::wire::shown;
 
 /// Bytes of one SSE frame the fuzzed reader keeps (the phone's reader keeps more; smaller finds

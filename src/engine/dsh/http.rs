@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 
 use super::base::BridgeUrl;
-use crate::dsh::wire::{self, BridgeError, ErrorCode, Sanitize};
+use crate::dsh_wire::{self as wire, BridgeError, ErrorCode, Sanitize};
 use crate::engine::{ExchangeRecord, FromEngine};
 use crate::transport::Token;
 use crate::transport::tls::{error_chain, install_crypto_provider};

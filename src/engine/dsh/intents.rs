@@ -18,9 +18,10 @@ use serde::Serialize;
 use super::backoff::Backoff;
 use super::http::{BridgeClient, CallError};
 use super::session::BridgeShared;
-use crate::dsh::wire::{
-    self, AppendRequest, AppendValue, CancelValue, ClientBehaviour, CloseValue, CreateTaskRequest,
-    CreateTaskValue, ErrorCode, ModelConfig, TaskRef, WorkspaceCreateRequest, WorkspaceCreateValue,
+use crate::dsh_wire::{
+    self as wire, AppendRequest, AppendValue, CancelValue, ClientBehaviour, CloseValue,
+    CreateTaskRequest, CreateTaskValue, ErrorCode, ModelConfig, TaskRef, WorkspaceCreateRequest,
+    WorkspaceCreateValue,
 };
 use crate::engine::intent::{IntentKind, IntentState};
 use crate::wire::{PostReply, ReplyCode};
@@ -246,7 +247,7 @@ fn check_model(
         let efforts = entry
             .reasoning
             .as_ref()
-            .map(crate::dsh::wire::Reasoning::ids)
+            .map(crate::dsh_wire::Reasoning::ids)
             .unwrap_or_default();
         if !efforts.iter().any(|e| e == effort) {
             return Err(format!(
@@ -475,7 +476,7 @@ pub(crate) fn task_of(kind: &IntentKind) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dsh::wire::{AppendKind, AppendMode, BridgeError};
+    use crate::dsh_wire::{AppendKind, AppendMode, BridgeError};
 
     fn append(message: &str) -> IntentKind {
         IntentKind::DshAppend {

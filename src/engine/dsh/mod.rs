@@ -30,7 +30,7 @@ use std::sync::Arc;
 pub use base::{BridgeUrl, BridgeUrlError, DEFAULT_BRIDGE_URL};
 pub(crate) use http::BridgeClient;
 
-use crate::dsh::wire::{Capabilities, Health, TaskView, WorkspaceList};
+use crate::dsh_wire::{Capabilities, Health, TaskView, WorkspaceList};
 use crate::transport::Token;
 
 /// One bridge to dial.
@@ -65,7 +65,7 @@ pub enum DshChange {
     /// What could not be read of the bridge's replies, by route, when it changed (issue 11):
     /// those parts were left out and everything else is shown. `/capabilities` may also hold a
     /// whole reply that could not be read ([`UNREADABLE`]).
-    Unread(Arc<std::collections::BTreeMap<String, Vec<crate::dsh::wire::Unread>>>),
+    Unread(Arc<std::collections::BTreeMap<String, Vec<crate::dsh_wire::Unread>>>),
 }
 
 /// The path of an [`DshChange::Unread`] part that stands for a whole reply not read.

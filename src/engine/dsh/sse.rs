@@ -2,7 +2,7 @@
 //! `: keep-alive` comments every 15 s. The bridge sends no SSE ids, so a reader resumes by its
 //! own `sinceSeq`, never by `Last-Event-ID`.
 //!
-//! The framing is `dsh::wire::SseReader`, the one SSE reader of the project (the reference
+//! The framing is `dsh_wire::SseReader`, the one SSE reader of the project (the reference
 //! bridge's tests read their own stream with it), which already drops a frame past its cap. This
 //! file adds what a long-lived stream from another process needs around it: an idle limit, since
 //! a stream that sends not even a keep-alive for three periods is dead even if the socket is not.
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use futures::Stream;
 
-use crate::dsh::wire::{self, Event, SseItem, SseReader};
+use crate::dsh_wire::{self as wire, Event, SseItem, SseReader};
 
 /// The bridge sends a keep-alive comment every 15 s; three missed ones mean the stream is dead.
 pub(crate) const IDLE_LIMIT: Duration = Duration::from_secs(3 * wire::limits::KEEP_ALIVE_SECS);

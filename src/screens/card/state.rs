@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
 use crate::app::intents::{Intents, is_retryable};
-use crate::engine::pane_log::ClosedAsk;
+use crate::chat::pane_log::ClosedAsk;
 use crate::engine::{Decider, IntentState};
 use crate::screens::card::arming::{Arming, Why};
 use crate::screens::card::ask_diff::{self, Changed};

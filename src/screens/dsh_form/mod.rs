@@ -15,7 +15,7 @@ use crate::app::editor::Editor;
 use crate::app::keymap::Action;
 use crate::app::list::Filter;
 use crate::app::{App, Command, intents, typing};
-use crate::dsh::wire::{ModelConfig, limits};
+use crate::dsh_wire::{ModelConfig, limits};
 use crate::engine::dsh::pane::session_of_pane;
 use crate::engine::{IntentKind, IntentRecord};
 use crate::screens::Screen;

@@ -9,7 +9,7 @@ use crate::app::keymap::Action;
 use crate::app::list::Filter;
 use crate::app::list::ListCursor;
 use crate::app::{App, Command, geometry};
-use crate::engine::pane_log::ChatEntry;
+use crate::chat::pane_log::ChatEntry;
 use crate::engine::{HistoryPage, IntentKind};
 use crate::look::chat::ChatStyle;
 use crate::look::chat_scroll::ChatScroll;

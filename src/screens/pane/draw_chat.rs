@@ -12,7 +12,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::App;
 use crate::app::keymap::{Action, Context};
-use crate::engine::pane_log::ChatEntry;
+use crate::chat::pane_log::ChatEntry;
 use crate::look::chat::ChatStyle;
 use crate::look::chat_links::find_links;
 use crate::look::chat_scroll::entry_key;

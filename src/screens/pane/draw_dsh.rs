@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use crate::app::dsh_state::DshView;
 use crate::app::keymap::{Action, Context};
 use crate::app::{App, intents};
-use crate::dsh::wire::ModelConfig;
+use crate::dsh_wire::ModelConfig;
 use crate::engine::dsh::pane::DESKTOP_ASK_KIND;
 use crate::engine::{IntentRecord, IntentState};
 use crate::look::theme::Theme;

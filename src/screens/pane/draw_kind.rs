@@ -8,7 +8,7 @@ use crate::app::App;
 use crate::app::dsh_state::kind_words;
 use crate::app::geometry;
 use crate::app::keymap::{Action, Context};
-use crate::dsh::wire::AppendKind;
+use crate::dsh_wire::AppendKind;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::overlay::draw::boxed;

@@ -11,7 +11,7 @@ use crossterm::event::KeyEvent;
 use crate::app::editor::Editor;
 use crate::app::keymap::{Action, Context};
 use crate::app::{App, Command, typing};
-use crate::engine::pane_log::ChatEntry;
+use crate::chat::pane_log::ChatEntry;
 use crate::look::chat::{ChatStyle, closed_ask_words};
 use crate::look::chat_links::{find_links, is_safe_url};
 use crate::look::chat_scroll::{Anchor, ChatScroll, entry_key};

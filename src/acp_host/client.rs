@@ -1,0 +1,401 @@
+//! One ACP agent process and its JSON-RPC connection, by the official crate
+//! (`agent-client-protocol`), run as a task: commands go in, events come out, and the host,
+//! which holds the world's lock, never waits on the agent.
+//!
+//! We are the ACP client. We advertise no file system and no terminal capability: the host
+//! would have to confine every read, write and command to the session's workspace, and an
+//! agent that has neither still does its work with its own tools, asking permission first.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    CancelNotification, ClientCapabilities, ContentBlock, Implementation, InitializeRequest,
+    LoadSessionRequest, NewSessionRequest, PromptRequest, RequestPermissionRequest,
+    RequestPermissionResponse, SessionNotification, StopReason, TextContent,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use super::spec::AcpSpec;
+use super::text::log_line;
+
+/// What the host asks of one agent process.
+#[derive(Debug)]
+pub(crate) enum Command {
+    /// `session/new` in `cwd`, or `session/load` of `load` there.
+    Open {
+        pane: String,
+        cwd: PathBuf,
+        load: Option<String>,
+    },
+    /// `session/prompt` for a turn.
+    Prompt {
+        pane: String,
+        turn: String,
+        session: String,
+        texts: Vec<String>,
+    },
+    /// `session/cancel`.
+    Cancel { session: String },
+}
+
+/// Why something the host asked did not happen, in the words a pane's notice uses.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Failure {
+    /// The command could not be started at all.
+    NotStarted(String),
+    /// The agent wants a sign-in first (`auth_required`); the names of its sign-in methods.
+    SignIn(Vec<String>),
+    /// The agent answered with an error (cleaned, one line).
+    Refused(String),
+    /// The process went away.
+    Gone,
+}
+
+/// What the agent did.
+pub(crate) enum Event {
+    /// `initialize` answered.
+    Initialized {
+        load_session: bool,
+    },
+    Opened {
+        pane: String,
+        session: String,
+        loaded: bool,
+    },
+    OpenFailed {
+        pane: String,
+        failure: Failure,
+    },
+    Update(Box<SessionNotification>),
+    /// A permission request, answered later through its responder.
+    Permission {
+        key: u64,
+        request: Box<RequestPermissionRequest>,
+        responder: Responder<RequestPermissionResponse>,
+    },
+    /// The agent took a permission request back (`$/cancel_request`).
+    PermissionWithdrawn {
+        key: u64,
+    },
+    PromptEnded {
+        pane: String,
+        turn: String,
+        outcome: Result<StopReason, Failure>,
+    },
+    /// The connection ended: the process exited, crashed, or never started.
+    Exited {
+        failure: Failure,
+    },
+}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Event::Permission { key, .. } => write!(f, "Permission({key})"),
+            Event::Update(n) => write!(f, "Update({})", n.session_id.0),
+            Event::Initialized { load_session } => write!(f, "Initialized({load_session})"),
+            Event::Opened { pane, session, .. } => write!(f, "Opened({pane}, {})", session),
+            Event::OpenFailed { pane, failure } => write!(f, "OpenFailed({pane}, {failure:?})"),
+            Event::PermissionWithdrawn { key } => write!(f, "PermissionWithdrawn({key})"),
+            Event::PromptEnded { pane, turn, .. } => write!(f, "PromptEnded({pane}, {turn})"),
+            Event::Exited { failure } => write!(f, "Exited({failure:?})"),
+        }
+    }
+}
+
+/// Events of every agent process go to the host on one channel, named by the agent.
+pub(crate) type Events = UnboundedSender<(String, Event)>;
+
+static NEXT_PERMISSION: AtomicU64 = AtomicU64::new(1);
+
+/// Starts the agent's process and its connection; the returned sender takes its commands.
+/// Dropping the sender ends the connection, which stops the process (its whole process group).
+pub(crate) fn spawn(spec: &AcpSpec, events: Events) -> UnboundedSender<Command> {
+    let (commands, receiver) = unbounded_channel();
+    let spec = spec.clone();
+    tokio::spawn(async move {
+        let name = spec.name.clone();
+        let failure = match spec.resolve() {
+            Err(why) => Failure::NotStarted(why),
+            Ok(program) => run(&spec, program, receiver, events.clone()).await,
+        };
+        tracing::info!(agent = %name, ?failure, "the ACP agent's connection ended");
+        let _ = events.send((name, Event::Exited { failure }));
+    });
+    commands
+}
+
+async fn run(
+    spec: &AcpSpec,
+    program: PathBuf,
+    commands: UnboundedReceiver<Command>,
+    events: Events,
+) -> Failure {
+    let name = spec.name.clone();
+    let config = AcpAgentConfig::new(program).args(spec.command.iter().skip(1).cloned());
+    let log_name = name.clone();
+    // SPEC L1: the agent's stderr goes to the host's log, one cleaned line at a time, and
+    // never to a phone.
+    let agent = AcpAgent::new(config).with_debug(move |line, direction| match direction {
+        LineDirection::Stderr => tracing::info!(agent = %log_name, "stderr: {}", log_line(line)),
+        _ => tracing::trace!(agent = %log_name, ?direction, "{}", log_line(line)),
+    });
+    let updates = events.clone();
+    let update_name = name.clone();
+    let permissions = events.clone();
+    let permission_name = name.clone();
+    let foreground_events = events.clone();
+    let foreground_name = name.clone();
+    let result = Client
+        .v1()
+        .name("collie-phone")
+        .on_receive_notification(
+            async move |notification: SessionNotification, _cx| {
+                let _ = updates.send((update_name.clone(), Event::Update(Box::new(notification))));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: RequestPermissionRequest, responder, _cx| {
+                let key = NEXT_PERMISSION.fetch_add(1, Ordering::Relaxed);
+                let cancellation = responder.cancellation();
+                let withdrawn = permissions.clone();
+                let withdrawn_name = permission_name.clone();
+                tokio::spawn(async move {
+                    cancellation.cancelled().await;
+                    let _ = withdrawn.send((withdrawn_name, Event::PermissionWithdrawn { key }));
+                });
+                let _ = permissions.send((
+                    permission_name.clone(),
+                    Event::Permission {
+                        key,
+                        request: Box::new(request),
+                        responder,
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
+            serve(cx, commands, foreground_events, foreground_name).await;
+            Ok(())
+        })
+        .await;
+    match result {
+        Ok(()) => Failure::Gone,
+        Err(error) => {
+            tracing::warn!(agent = %name, error = %log_line(&error.to_string()), "the ACP connection failed");
+            Failure::Gone
+        }
+    }
+}
+
+/// The foreground of the connection: initialize, then one command at a time, each request in
+/// a task of its own so a long prompt never holds up a cancel or another session.
+async fn serve(
+    cx: ConnectionTo<Agent>,
+    mut commands: UnboundedReceiver<Command>,
+    events: Events,
+    name: String,
+) {
+    let initialize = InitializeRequest::new(ProtocolVersion::V1)
+        .client_capabilities(ClientCapabilities::new())
+        .client_info(Implementation::new(
+            "collie-phone",
+            env!("CARGO_PKG_VERSION"),
+        ));
+    let init = match cx.send_request(initialize).block_task().await {
+        Ok(init) => init,
+        Err(error) => {
+            tracing::warn!(agent = %name, error = %log_line(&error.to_string()), "initialize failed");
+            return;
+        }
+    };
+    let sign_in: Vec<String> = init
+        .auth_methods
+        .iter()
+        .map(|m| super::text::clean_line(&auth_method_name(m)))
+        .collect();
+    let _ = events.send((
+        name.clone(),
+        Event::Initialized {
+            load_session: init.agent_capabilities.load_session,
+        },
+    ));
+    while let Some(command) = commands.recv().await {
+        let cx2 = cx.clone();
+        let events = events.clone();
+        let task_name = name.clone();
+        let sign_in = sign_in.clone();
+        let task = async move {
+            match command {
+                Command::Open { pane, cwd, load } => {
+                    let event = open(&cx2, pane, cwd, load, &sign_in).await;
+                    let _ = events.send((task_name, event));
+                }
+                Command::Prompt {
+                    pane,
+                    turn,
+                    session,
+                    texts,
+                } => {
+                    let prompt: Vec<ContentBlock> = texts
+                        .into_iter()
+                        .map(|t| ContentBlock::Text(TextContent::new(t)))
+                        .collect();
+                    let outcome = cx2
+                        .send_request(PromptRequest::new(session, prompt))
+                        .block_task()
+                        .await
+                        .map(|reply| reply.stop_reason)
+                        .map_err(|e| {
+                            // A prompt cut off by the process going away is a crash, not
+                            // the agent's refusal.
+                            if cx2.is_incoming_closed() {
+                                Failure::Gone
+                            } else {
+                                failure_of(&e, &sign_in)
+                            }
+                        });
+                    let _ = events.send((
+                        task_name,
+                        Event::PromptEnded {
+                            pane,
+                            turn,
+                            outcome,
+                        },
+                    ));
+                }
+                Command::Cancel { session } => {
+                    if let Err(error) = cx2.send_notification(CancelNotification::new(session)) {
+                        tracing::warn!(agent = %task_name, error = %log_line(&error.to_string()), "session/cancel could not be sent");
+                    }
+                }
+            }
+            Ok(())
+        };
+        if let Err(error) = cx.spawn(task) {
+            tracing::warn!(agent = %name, error = %log_line(&error.to_string()), "the connection is closing");
+            return;
+        }
+    }
+}
+
+async fn open(
+    cx: &ConnectionTo<Agent>,
+    pane: String,
+    cwd: PathBuf,
+    load: Option<String>,
+    sign_in: &[String],
+) -> Event {
+    let result = match load {
+        Some(session) => cx
+            .send_request(LoadSessionRequest::new(session.clone(), cwd))
+            .block_task()
+            .await
+            .map(|_| (session, true)),
+        None => cx
+            .send_request(NewSessionRequest::new(cwd))
+            .block_task()
+            .await
+            .map(|reply| (reply.session_id.0.to_string(), false)),
+    };
+    match result {
+        Ok((session, loaded)) => Event::Opened {
+            pane,
+            session,
+            loaded,
+        },
+        Err(error) => Event::OpenFailed {
+            pane,
+            failure: failure_of(&error, sign_in),
+        },
+    }
+}
+
+fn failure_of(error: &agent_client_protocol::Error, sign_in: &[String]) -> Failure {
+    if error.code == ErrorCode::AUTH_REQUIRED {
+        return Failure::SignIn(sign_in.to_vec());
+    }
+    // "Internal error" alone says little; agents put the reason in `data` (Claude Code's
+    // adapter: `{"details": "…"}`), so it goes beside it, one short line.
+    let detail = error.data.as_ref().and_then(|data| match data {
+        serde_json::Value::String(text) => Some(text.clone()),
+        serde_json::Value::Object(map) => ["details", "message", "error"]
+            .iter()
+            .find_map(|key| map.get(*key).and_then(|v| v.as_str()).map(str::to_string)),
+        _ => None,
+    });
+    let message = super::text::clean_line(&error.message);
+    match detail
+        .map(|d| super::text::clean_line(&d))
+        .filter(|d| !d.is_empty())
+    {
+        Some(detail) => {
+            let detail: String = detail.chars().take(200).collect();
+            Failure::Refused(format!("{message} ({detail})"))
+        }
+        None => Failure::Refused(message),
+    }
+}
+
+fn auth_method_name(method: &agent_client_protocol::v1::schema::AuthMethod) -> String {
+    serde_json::to_value(method)
+        .ok()
+        .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_string))
+        .unwrap_or_else(|| "a sign-in".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::InitializeResponse;
+
+    /// The initialize reply and the session/new error of a real adapter (tests/fixtures/acp).
+    fn replies(jsonl: &str) -> (InitializeResponse, agent_client_protocol::Error) {
+        let mut lines = jsonl
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"));
+        let init = lines.next().expect("the initialize reply");
+        let error = lines.next().expect("the session/new reply");
+        (
+            serde_json::from_value(init["result"].clone()).expect("an initialize reply"),
+            serde_json::from_value(error["error"].clone()).expect("an error"),
+        )
+    }
+
+    #[test]
+    fn codex_acp_without_an_account_is_a_sign_in_named_by_its_methods() {
+        let (init, error) = replies(include_str!(
+            "../../tests/fixtures/acp/codex-acp-0.16.0-no-account.jsonl"
+        ));
+        assert!(init.agent_capabilities.load_session);
+        let methods: Vec<String> = init.auth_methods.iter().map(auth_method_name).collect();
+        let failure = failure_of(&error, &methods);
+        assert_eq!(
+            super::super::host::failure_words("codex", &failure, "could not open a session"),
+            "codex needs a sign-in (Login with ChatGPT, Use CODEX_API_KEY, Use OPENAI_API_KEY): run it once in a terminal, then send again here."
+        );
+    }
+
+    #[test]
+    fn claude_code_acp_refusing_root_says_its_reason_not_only_internal_error() {
+        let (init, error) = replies(include_str!(
+            "../../tests/fixtures/acp/claude-code-acp-0.16.2-as-root.jsonl"
+        ));
+        assert!(init.agent_capabilities.load_session);
+        let methods: Vec<String> = init.auth_methods.iter().map(auth_method_name).collect();
+        assert_eq!(methods, ["Log in with Claude Code"]);
+        let failure = failure_of(&error, &methods);
+        assert_eq!(
+            super::super::host::failure_words("claude", &failure, "could not open a session"),
+            "claude could not open a session: Internal error (Query closed before response received). What it printed is in the host's log."
+        );
+    }
+}

@@ -1,0 +1,1168 @@
+//! The host: a world whose panes are ACP sessions. It turns what phones did (the world's
+//! happenings) into ACP requests, and what agents did (the client's events) into items, asks,
+//! turns and pane states, on every tick of the agent, under the world's lock, never waiting.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use agent_client_protocol::v1::Responder;
+use agent_client_protocol::v1::schema::{
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+    SelectedPermissionOutcome, SessionUpdate, StopReason,
+};
+use time::OffsetDateTime;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use super::AcpHostOptions;
+use super::client::{self, Command, Event, Events, Failure};
+use super::permission::{PermissionCard, card};
+use super::spec::AcpSpec;
+use super::stream::Stream;
+use crate::durable::world::{Happening, HostedSession, World};
+use crate::wire::{AskOption, Effect, ItemKind, Outcome, Starter, TurnState};
+
+/// One agent process the host started.
+struct Running {
+    commands: UnboundedSender<Command>,
+    /// `loadSession`, once `initialize` answered.
+    load_session: Option<bool>,
+    /// Panes to open again once we know whether the agent can load a session.
+    reopen: Vec<(String, Reopen)>,
+}
+
+/// Why a pane with an old session is opened again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reopen {
+    /// The host restarted: load the session, or close the pane into history.
+    Restart,
+    /// The agent process went away, or the person reopened the conversation: load the
+    /// session, or start a fresh one and say so.
+    Revive,
+}
+
+/// A pane and its ACP session.
+struct Bound {
+    agent: String,
+    session: Option<String>,
+    /// The session belongs to the agent process running now.
+    live: bool,
+    /// `session/new` or `session/load` is on its way.
+    opening: bool,
+    /// Updates are the agent replaying the conversation we already hold: not shown twice.
+    loading: bool,
+    /// The turn whose `session/prompt` is on its way.
+    prompting: Option<String>,
+    /// Texts waiting for the session to open or for the running prompt to end (ACP has no
+    /// steering, so a send during a turn becomes the next prompt).
+    waiting: Vec<String>,
+    stream: Stream,
+}
+
+/// A permission request waiting for a person.
+struct Pending {
+    key: u64,
+    pane: String,
+    responder: Responder<RequestPermissionResponse>,
+    card: PermissionCard,
+}
+
+pub(crate) struct AcpHost {
+    specs: BTreeMap<String, AcpSpec>,
+    /// Starter id → the agent and the folder it starts in.
+    starters: BTreeMap<String, (String, PathBuf)>,
+    events_in: Events,
+    events: UnboundedReceiver<(String, Event)>,
+    running: HashMap<String, Running>,
+    panes: HashMap<String, Bound>,
+    /// By ask id.
+    pending: HashMap<String, Pending>,
+    /// The demo's first words to its first pane, sent once its session opens.
+    opening: Option<String>,
+    /// Updates for a session no pane holds yet: an agent may send one (its commands, say)
+    /// before the reply to `session/new` reaches us. Shown when the session opens; dropped
+    /// when it was a load (they are the history we hold already).
+    early: Vec<(String, String, SessionUpdate)>,
+}
+
+/// Early updates kept at most.
+const MAX_EARLY_UPDATES: usize = 256;
+
+impl AcpHost {
+    pub(crate) fn new(options: &AcpHostOptions) -> Self {
+        let (events_in, events) = unbounded_channel();
+        let specs = options
+            .agents
+            .iter()
+            .map(|s| (s.name.clone(), s.clone()))
+            .collect();
+        Self {
+            specs,
+            starters: BTreeMap::new(),
+            events_in,
+            events,
+            running: HashMap::new(),
+            panes: HashMap::new(),
+            pending: HashMap::new(),
+            opening: options.opening.clone(),
+            early: Vec::new(),
+        }
+    }
+
+    /// Takes the world over: its starters are one per agent and folder, and with a world read
+    /// back from `--state`, every pane's session is loaded again (or its pane closed into
+    /// history when the agent cannot load sessions).
+    pub(crate) fn adopt(
+        &mut self,
+        world: &mut World,
+        options: &AcpHostOptions,
+        restored: bool,
+        now: OffsetDateTime,
+    ) {
+        world.outside_agents = true;
+        self.lay_out_starters(world, options);
+        if restored {
+            self.restore(world, now);
+        } else if let Some(first) = world.layout.starters.first().map(|s| s.id.clone())
+            && self.opening.is_some()
+        {
+            match world.run_starter(&first, "host-opening", now) {
+                Ok(_) => {}
+                Err(error) => tracing::warn!(?error, "the demo's first pane could not start"),
+            }
+        }
+    }
+
+    fn lay_out_starters(&mut self, world: &mut World, options: &AcpHostOptions) {
+        world.layout.starters.clear();
+        world.layout.starter_homes.clear();
+        self.starters.clear();
+        for folder in &options.workspaces {
+            let title = folder_title(folder);
+            let workspace = match world.layout.workspaces.iter().find(|w| w.title == title) {
+                Some(w) => w.id.clone(),
+                None => world.add_workspace(&title),
+            };
+            for spec in &options.agents {
+                if world.layout.starters.len() >= crate::wire::limits::MAX_STARTERS {
+                    break;
+                }
+                let id = format!("{}-{}", spec.name, world.layout.starters.len() + 1);
+                world.layout.starters.push(Starter {
+                    id: id.clone(),
+                    title: format!("{} in {title}", spec.name),
+                    description: Some(format!(
+                        "Starts `{}` in {}",
+                        spec.command.join(" "),
+                        folder.display()
+                    )),
+                });
+                world
+                    .layout
+                    .starter_homes
+                    .insert(id.clone(), workspace.clone());
+                self.starters
+                    .insert(id, (spec.name.clone(), folder.clone()));
+            }
+        }
+    }
+
+    /// After a restart: asks and turns of the old processes are over; sessions load again.
+    fn restore(&mut self, world: &mut World, now: OffsetDateTime) {
+        let panes: Vec<(String, String)> = world
+            .layout
+            .panes
+            .values()
+            .map(|p| (p.id.clone(), p.conversation_id.clone()))
+            .collect();
+        for (pane, conversation) in panes {
+            let asks: Vec<(String, String)> = world.layout.panes[&pane]
+                .asks
+                .iter()
+                .map(|a| (a.ask.id.clone(), a.ask.title.clone()))
+                .collect();
+            for (ask, title) in asks {
+                world.decide_ask(&pane, &ask, "The host restarted before an answer; the agent asks again if it still needs to", now);
+                outcome_item(
+                    world,
+                    &pane,
+                    &title,
+                    false,
+                    "the host restarted before an answer",
+                    now,
+                );
+            }
+            if world.layout.panes[&pane]
+                .turn
+                .as_ref()
+                .is_some_and(|t| t.state == TurnState::Running)
+            {
+                world.end_turn(&pane, TurnState::Failed, now);
+                world.push_item(
+                    &pane,
+                    ItemKind::Notice,
+                    "The host restarted during this turn; the agent did not finish it.",
+                    now,
+                );
+            }
+            let record = world.layout.held_sessions.get(&conversation).cloned();
+            match record {
+                Some(HostedSession {
+                    agent,
+                    session: Some(session),
+                    ..
+                }) if self.specs.contains_key(&agent) => {
+                    world.set_starting(&pane, true, now);
+                    self.panes
+                        .insert(pane.clone(), Bound::new(&agent, Some(session)));
+                    self.when_initialized(world, &agent, pane, Reopen::Restart, now);
+                }
+                _ => {
+                    world.push_item(&pane, ItemKind::Notice, "This conversation's agent is not run by this host any more; it is kept in history.", now);
+                    world.close_pane_now(&pane, now);
+                }
+            }
+        }
+    }
+
+    /// One tick: what phones did, then what agents did, then what grew.
+    pub(crate) fn tick(&mut self, world: &mut World, now: OffsetDateTime) {
+        for happening in world.take_happenings() {
+            self.on_happening(world, happening, now);
+        }
+        while let Ok((agent, event)) = self.events.try_recv() {
+            self.on_event(world, &agent, event, now);
+        }
+        for (pane, bound) in &mut self.panes {
+            bound.stream.flush(world, pane, now);
+        }
+        // A send to a pane no agent of ours holds could only be dropped: the world refuses it
+        // (WIRE § 4.3) instead of saying it was applied.
+        world.unheld = world
+            .layout
+            .panes
+            .keys()
+            .filter(|p| !self.panes.contains_key(*p))
+            .cloned()
+            .collect();
+    }
+
+    // ----- what phones did -------------------------------------------------------------------
+
+    fn on_happening(&mut self, world: &mut World, happening: Happening, now: OffsetDateTime) {
+        match happening {
+            Happening::StarterRun { pane, starter_id } => {
+                self.start(world, &pane, &starter_id, now)
+            }
+            Happening::TextSent { pane, text, .. } => self.send(world, &pane, text, now),
+            Happening::ButtonPressed { pane, button_id } => {
+                let command = self
+                    .panes
+                    .get(&pane)
+                    .and_then(|b| b.stream.command(&button_id))
+                    .map(str::to_string)
+                    .unwrap_or_else(|| button_id.trim_start_matches("cmd-").to_string());
+                self.send(world, &pane, format!("/{command}"), now);
+            }
+            Happening::AskAnswered {
+                pane,
+                ask_id,
+                outcome,
+                ..
+            } => self.answer(world, &pane, &ask_id, &outcome, now),
+            Happening::Aborted { pane, turn_id } => self.abort(world, &pane, &turn_id, now),
+            Happening::Closed { pane } => self.closed(&pane),
+            Happening::Reopened { pane } => self.reopened(world, &pane, now),
+        }
+    }
+
+    fn start(&mut self, world: &mut World, pane: &str, starter: &str, now: OffsetDateTime) {
+        let Some((agent, cwd)) = self.starters.get(starter).cloned() else {
+            world.push_item(
+                pane,
+                ItemKind::Notice,
+                "This starter's agent is not run by this host any more.",
+                now,
+            );
+            return;
+        };
+        if let Some(conversation) = world
+            .layout
+            .panes
+            .get(pane)
+            .map(|p| p.conversation_id.clone())
+        {
+            world.layout.held_sessions.insert(
+                conversation,
+                HostedSession {
+                    agent: agent.clone(),
+                    cwd: cwd.clone(),
+                    session: None,
+                },
+            );
+        }
+        let mut bound = Bound::new(&agent, None);
+        bound.opening = true;
+        if let Some(opening) = self.opening.take() {
+            world.start_turn(pane, now);
+            world.push_item(pane, ItemKind::User, &opening, now);
+            bound.waiting.push(opening);
+        }
+        self.panes.insert(pane.to_string(), bound);
+        self.command(
+            &agent,
+            Command::Open {
+                pane: pane.to_string(),
+                cwd,
+                load: None,
+            },
+        );
+    }
+
+    fn send(&mut self, world: &mut World, pane: &str, text: String, now: OffsetDateTime) {
+        let Some(bound) = self.panes.get_mut(pane) else {
+            world.end_turn(pane, TurnState::Failed, now);
+            world.push_item(
+                pane,
+                ItemKind::Notice,
+                "No agent holds this pane any more: start a new one from New.",
+                now,
+            );
+            return;
+        };
+        if bound.prompting.is_some() {
+            bound.waiting.push(text);
+            let agent = bound.agent.clone();
+            world.push_item(
+                pane,
+                ItemKind::Notice,
+                &format!(
+                    "Queued: {agent} reads this when its turn ends (it cannot be steered mid-turn)."
+                ),
+                now,
+            );
+            return;
+        }
+        bound.waiting.push(text);
+        if bound.live && bound.session.is_some() {
+            self.prompt_waiting(world, pane, None, now);
+        } else if !bound.opening {
+            let agent = bound.agent.clone();
+            bound.opening = true;
+            world.set_starting(pane, true, now);
+            self.when_initialized(world, &agent, pane.to_string(), Reopen::Revive, now);
+        }
+    }
+
+    /// Sends what waits as one prompt: on the pane's running turn when there is one that is
+    /// not the turn that just ended, else on a new turn.
+    fn prompt_waiting(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        ended: Option<&str>,
+        now: OffsetDateTime,
+    ) {
+        let Some(bound) = self.panes.get_mut(pane) else {
+            return;
+        };
+        let Some(session) = bound.session.clone().filter(|_| bound.live) else {
+            return;
+        };
+        if bound.waiting.is_empty() || bound.prompting.is_some() {
+            return;
+        }
+        let running = world
+            .layout
+            .panes
+            .get(pane)
+            .and_then(|p| p.turn.as_ref())
+            .filter(|t| t.state == TurnState::Running && Some(t.id.as_str()) != ended)
+            .map(|t| t.id.clone());
+        let Some(turn) = running.or_else(|| world.start_turn(pane, now)) else {
+            return;
+        };
+        let texts = std::mem::take(&mut bound.waiting);
+        bound.prompting = Some(turn.clone());
+        let agent = bound.agent.clone();
+        self.command(
+            &agent,
+            Command::Prompt {
+                pane: pane.to_string(),
+                turn,
+                session,
+                texts,
+            },
+        );
+    }
+
+    fn answer(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        ask_id: &str,
+        outcome: &Outcome,
+        now: OffsetDateTime,
+    ) {
+        let Some(pending) = self.pending.remove(ask_id) else {
+            tracing::warn!(
+                pane,
+                ask_id,
+                "an answer for a permission request the agent no longer waits on"
+            );
+            return;
+        };
+        let option = outcome
+            .option_id
+            .as_deref()
+            .and_then(|o| pending.card.acp_option(o));
+        let reply = match option {
+            Some(option) => RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
+                option.to_string(),
+            )),
+            None => RequestPermissionOutcome::Cancelled,
+        };
+        tracing::info!(pane, ask_id, option = ?option, "answered the agent's permission request");
+        respond(pending.responder, reply);
+        let chosen = outcome
+            .option_id
+            .as_deref()
+            .and_then(|id| chosen_option(&pending.card, id));
+        // Only an option the agent offered as an allow lets it run; anything else went to it
+        // as a reject or `cancelled`.
+        let allowed = option.is_some()
+            && chosen.as_ref().is_some_and(|o| {
+                matches!(o.effect, Some(Effect::Allow) | Some(Effect::AllowAlways))
+            });
+        let label = chosen.map_or_else(|| "Deny".to_string(), |o| o.label);
+        let how = format!("answered {label} from Collie");
+        outcome_item(world, pane, &pending.card.ask.title, allowed, &how, now);
+    }
+
+    fn abort(&mut self, world: &mut World, pane: &str, turn: &str, now: OffsetDateTime) {
+        for (_, pending) in self.take_pending(pane) {
+            respond(pending.responder, RequestPermissionOutcome::Cancelled);
+            let title = &pending.card.ask.title;
+            outcome_item(world, pane, title, false, "the turn was stopped", now);
+        }
+        let Some(bound) = self.panes.get_mut(pane) else {
+            return;
+        };
+        let dropped = std::mem::take(&mut bound.waiting).len();
+        if dropped > 0 {
+            world.push_item(
+                pane,
+                ItemKind::Notice,
+                &not_sent(dropped, "the turn was stopped"),
+                now,
+            );
+        }
+        if bound.prompting.as_deref() == Some(turn)
+            && let Some(session) = bound.session.clone()
+        {
+            let agent = bound.agent.clone();
+            self.command(&agent, Command::Cancel { session });
+        }
+    }
+
+    fn closed(&mut self, pane: &str) {
+        self.cancel_pending(pane);
+        if let Some(bound) = self.panes.remove(pane)
+            && bound.prompting.is_some()
+            && let Some(session) = bound.session
+        {
+            self.command(&bound.agent, Command::Cancel { session });
+        }
+    }
+
+    fn reopened(&mut self, world: &mut World, pane: &str, now: OffsetDateTime) {
+        let record = world
+            .layout
+            .panes
+            .get(pane)
+            .and_then(|p| world.layout.held_sessions.get(&p.conversation_id))
+            .cloned();
+        match record {
+            Some(record) if self.specs.contains_key(&record.agent) => {
+                let mut bound = Bound::new(&record.agent, record.session.clone());
+                bound.opening = true;
+                self.panes.insert(pane.to_string(), bound);
+                world.set_starting(pane, true, now);
+                self.when_initialized(world, &record.agent, pane.to_string(), Reopen::Revive, now);
+            }
+            _ => {
+                world.push_item(pane, ItemKind::Notice, "This conversation's agent is not run by this host; it can be read here but not continued.", now);
+            }
+        }
+    }
+
+    /// Every permission request of a pane is answered `cancelled` (its asks were decided by the
+    /// world: a stopped turn, a closed pane).
+    fn cancel_pending(&mut self, pane: &str) {
+        for (_, pending) in self.take_pending(pane) {
+            respond(pending.responder, RequestPermissionOutcome::Cancelled);
+        }
+    }
+
+    /// Takes every permission request of a pane out of the waiting ones, by ask id.
+    fn take_pending(&mut self, pane: &str) -> Vec<(String, Pending)> {
+        let asks: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.pane == pane)
+            .map(|(ask, _)| ask.clone())
+            .collect();
+        asks.into_iter()
+            .filter_map(|ask| self.pending.remove(&ask).map(|p| (ask, p)))
+            .collect()
+    }
+
+    // ----- what agents did -------------------------------------------------------------------
+
+    fn on_event(&mut self, world: &mut World, agent: &str, event: Event, now: OffsetDateTime) {
+        tracing::debug!(agent, ?event, "ACP event");
+        match event {
+            Event::Initialized { load_session } => {
+                self.initialized(world, agent, load_session, now)
+            }
+            Event::Opened {
+                pane,
+                session,
+                loaded,
+            } => self.opened(world, &pane, session, loaded, now),
+            Event::OpenFailed { pane, failure } => {
+                self.open_failed(world, agent, &pane, &failure, now)
+            }
+            Event::Update(notification) => {
+                let session = notification.session_id.0.to_string();
+                let Some((pane, bound)) = self.session_pane(agent, &session) else {
+                    tracing::debug!(agent, session, "an update before its session opened");
+                    if self.early.len() >= MAX_EARLY_UPDATES {
+                        self.early.remove(0);
+                    }
+                    self.early
+                        .push((agent.to_string(), session, notification.update));
+                    return;
+                };
+                if !bound.loading {
+                    bound.stream.apply(world, &pane, notification.update, now);
+                }
+            }
+            Event::Permission {
+                key,
+                request,
+                responder,
+            } => self.permission(world, agent, key, *request, responder, now),
+            Event::PermissionWithdrawn { key } => {
+                let found = self
+                    .pending
+                    .iter()
+                    .find(|(_, p)| p.key == key)
+                    .map(|(id, p)| (id.clone(), p.pane.clone()));
+                if let Some((ask, pane)) = found
+                    && let Some(pending) = self.pending.remove(&ask)
+                {
+                    world.decide_ask(&pane, &ask, "The agent took the question back", now);
+                    let title = &pending.card.ask.title;
+                    outcome_item(
+                        world,
+                        &pane,
+                        title,
+                        false,
+                        "the agent took the question back",
+                        now,
+                    );
+                }
+            }
+            Event::PromptEnded {
+                pane,
+                turn,
+                outcome,
+            } => self.prompt_ended(world, &pane, &turn, outcome, now),
+            Event::Exited { failure } => self.exited(world, agent, &failure, now),
+        }
+    }
+
+    fn session_pane(&mut self, agent: &str, session: &str) -> Option<(String, &mut Bound)> {
+        self.panes
+            .iter_mut()
+            .find(|(_, b)| b.agent == agent && b.live && b.session.as_deref() == Some(session))
+            .map(|(p, b)| (p.clone(), b))
+    }
+
+    fn initialized(
+        &mut self,
+        world: &mut World,
+        agent: &str,
+        load_session: bool,
+        now: OffsetDateTime,
+    ) {
+        let Some(running) = self.running.get_mut(agent) else {
+            return;
+        };
+        running.load_session = Some(load_session);
+        let reopen = std::mem::take(&mut running.reopen);
+        for (pane, why) in reopen {
+            self.open_again(world, agent, &pane, why, load_session, now);
+        }
+    }
+
+    fn open_again(
+        &mut self,
+        world: &mut World,
+        agent: &str,
+        pane: &str,
+        why: Reopen,
+        load_session: bool,
+        now: OffsetDateTime,
+    ) {
+        let cwd = world
+            .layout
+            .panes
+            .get(pane)
+            .and_then(|p| world.layout.held_sessions.get(&p.conversation_id))
+            .map(|r| r.cwd.clone());
+        let Some(bound) = self.panes.get_mut(pane) else {
+            return;
+        };
+        let Some(cwd) = cwd else { return };
+        match (load_session, bound.session.clone(), why) {
+            (true, Some(session), _) => {
+                bound.opening = true;
+                bound.loading = true;
+                self.command(
+                    agent,
+                    Command::Open {
+                        pane: pane.to_string(),
+                        cwd,
+                        load: Some(session),
+                    },
+                );
+            }
+            (_, _, Reopen::Restart) => {
+                self.panes.remove(pane);
+                world.push_item(pane, ItemKind::Notice, &format!("{agent} cannot load an old session, so this conversation is kept in history."), now);
+                world.close_pane_now(pane, now);
+            }
+            (_, had, Reopen::Revive) => {
+                bound.opening = true;
+                bound.session = None;
+                // A pane whose session never opened (a sign-in was missing, say) just tries
+                // again; one that had a session says what is lost.
+                if had.is_some() {
+                    world.push_item(pane, ItemKind::Notice, &format!("{agent} starts a fresh session here: it cannot load the old one, so it does not remember this conversation."), now);
+                }
+                self.command(
+                    agent,
+                    Command::Open {
+                        pane: pane.to_string(),
+                        cwd,
+                        load: None,
+                    },
+                );
+            }
+        }
+    }
+
+    fn opened(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        session: String,
+        loaded: bool,
+        now: OffsetDateTime,
+    ) {
+        let Some(bound) = self.panes.get_mut(pane) else {
+            return;
+        };
+        bound.session = Some(session.clone());
+        bound.live = true;
+        bound.opening = false;
+        bound.loading = false;
+        let agent = bound.agent.clone();
+        if let Some(conversation) = world
+            .layout
+            .panes
+            .get(pane)
+            .map(|p| p.conversation_id.clone())
+            && let Some(record) = world.layout.held_sessions.get_mut(&conversation)
+        {
+            record.session = Some(session.clone());
+        }
+        world.set_starting(pane, false, now);
+        let (early, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.early)
+            .into_iter()
+            .partition(|(a, s, _)| a == &agent && s == &session);
+        self.early = later;
+        if loaded {
+            world.push_item(
+                pane,
+                ItemKind::Notice,
+                &format!("{agent} loaded this conversation again."),
+                now,
+            );
+        } else if let Some(bound) = self.panes.get_mut(pane) {
+            for (_, _, update) in early {
+                bound.stream.apply(world, pane, update, now);
+            }
+        }
+        self.prompt_waiting(world, pane, None, now);
+    }
+
+    fn open_failed(
+        &mut self,
+        world: &mut World,
+        agent: &str,
+        pane: &str,
+        failure: &Failure,
+        now: OffsetDateTime,
+    ) {
+        let Some(bound) = self.panes.get_mut(pane) else {
+            return;
+        };
+        let was_load = bound.loading;
+        bound.opening = false;
+        bound.loading = false;
+        bound.live = false;
+        if was_load && matches!(failure, Failure::Refused(_)) {
+            // The agent did not keep the session (codex answers `-32002 Resource not found`
+            // and claude `Session not found` for one that was never prompted): the pane goes
+            // on in a fresh session, says what is lost, and what waits is sent there.
+            bound.session = None;
+            bound.opening = true;
+            world.push_item(pane, ItemKind::Notice, &format!("{agent} did not keep its earlier session of this conversation, so it starts a fresh one here: it does not remember what was said before."), now);
+            let cwd = world
+                .layout
+                .panes
+                .get(pane)
+                .and_then(|p| world.layout.held_sessions.get(&p.conversation_id))
+                .map(|r| r.cwd.clone());
+            if let Some(cwd) = cwd {
+                world.set_starting(pane, true, now);
+                self.command(
+                    agent,
+                    Command::Open {
+                        pane: pane.to_string(),
+                        cwd,
+                        load: None,
+                    },
+                );
+                return;
+            }
+            if let Some(bound) = self.panes.get_mut(pane) {
+                bound.opening = false;
+            }
+        }
+        let Some(bound) = self.panes.get_mut(pane) else {
+            return;
+        };
+        let dropped = std::mem::take(&mut bound.waiting).len();
+        fail_pane(world, pane, now);
+        let mut words = failure_words(agent, failure, "could not open a session");
+        if dropped > 0 {
+            words = format!("{words} {}", not_sent(dropped, "there is no session"));
+        }
+        world.push_item(pane, ItemKind::Notice, &words, now);
+    }
+
+    fn permission(
+        &mut self,
+        world: &mut World,
+        agent: &str,
+        key: u64,
+        request: RequestPermissionRequest,
+        responder: Responder<RequestPermissionResponse>,
+        now: OffsetDateTime,
+    ) {
+        let session = request.session_id.0.to_string();
+        let Some((pane, _)) = self.session_pane(agent, &session) else {
+            tracing::warn!(
+                agent,
+                session,
+                "a permission request for a session no pane holds: cancelled"
+            );
+            respond(responder, RequestPermissionOutcome::Cancelled);
+            return;
+        };
+        let card = card(&request);
+        // An ask's id must never come back once decided (the phone keeps answers by it), and
+        // some agents use a call id again in a later turn: the id is the turn's and the call's.
+        let turn = world
+            .layout
+            .panes
+            .get(&pane)
+            .and_then(|p| p.turn.as_ref())
+            .map(|t| t.id.clone())
+            .unwrap_or_default();
+        let tool_call = format!("{turn}/{}", request.tool_call.tool_call_id.0);
+        let ask_id = crate::wire::ask_id(&pane, &tool_call);
+        let shown = if let Some(old) = self.pending.remove(&ask_id) {
+            // The same call asked again while its card is open: the card changes in place
+            // and its revision rises, so an answer to the old words is refused (SPEC A3).
+            respond(old.responder, RequestPermissionOutcome::Cancelled);
+            let fresh = card.ask.clone();
+            world.change_ask(
+                &pane,
+                &ask_id,
+                |ask| {
+                    ask.title = fresh.title;
+                    ask.permission = fresh.permission;
+                },
+                now,
+            );
+            Some(ask_id)
+        } else {
+            world.open_ask(&pane, &tool_call, card.ask.clone(), now)
+        };
+        match shown {
+            Some(ask_id) => {
+                let pending = Pending {
+                    key,
+                    pane,
+                    responder,
+                    card,
+                };
+                self.pending.insert(ask_id, pending);
+            }
+            None => {
+                respond(responder, RequestPermissionOutcome::Cancelled);
+                world.push_item(&pane, ItemKind::Notice, &format!("{agent} asked more than the phone can show at once; that request was denied."), now);
+            }
+        }
+    }
+
+    fn prompt_ended(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        turn: &str,
+        outcome: Result<StopReason, Failure>,
+        now: OffsetDateTime,
+    ) {
+        let Some(bound) = self.panes.get_mut(pane) else {
+            return;
+        };
+        if bound.prompting.as_deref() == Some(turn) {
+            bound.prompting = None;
+        }
+        bound.stream.end_turn(world, pane, now);
+        let agent = bound.agent.clone();
+        let (state, words) = match outcome {
+            Ok(StopReason::EndTurn) => (TurnState::Done, None),
+            Ok(StopReason::Cancelled) => (TurnState::Aborted, None),
+            Ok(StopReason::MaxTokens) => (
+                TurnState::Done,
+                Some(format!("{agent} stopped: it reached its token limit.")),
+            ),
+            Ok(StopReason::MaxTurnRequests) => (
+                TurnState::Done,
+                Some(format!(
+                    "{agent} stopped: it reached its limit of steps for one turn."
+                )),
+            ),
+            Ok(StopReason::Refusal) => (
+                TurnState::Done,
+                Some(format!("{agent} refused to go on with this turn.")),
+            ),
+            Ok(_) => (TurnState::Done, None),
+            Err(failure) => (
+                TurnState::Failed,
+                Some(failure_words(
+                    &agent,
+                    &failure,
+                    "could not finish this turn",
+                )),
+            ),
+        };
+        // A permission request cannot outlive its prompt.
+        for (ask, pending) in self.take_pending(pane) {
+            respond(pending.responder, RequestPermissionOutcome::Cancelled);
+            world.decide_ask(pane, &ask, "The turn ended before an answer", now);
+            let title = &pending.card.ask.title;
+            outcome_item(
+                world,
+                pane,
+                title,
+                false,
+                "the turn ended before an answer",
+                now,
+            );
+        }
+        let running = world
+            .layout
+            .panes
+            .get(pane)
+            .and_then(|p| p.turn.as_ref())
+            .is_some_and(|t| t.id == turn && t.state == TurnState::Running);
+        if running {
+            world.end_turn(pane, state, now);
+        }
+        if let Some(words) = words {
+            world.push_item(pane, ItemKind::Notice, &words, now);
+        }
+        self.prompt_waiting(world, pane, Some(turn), now);
+    }
+
+    fn exited(&mut self, world: &mut World, agent: &str, failure: &Failure, now: OffsetDateTime) {
+        self.running.remove(agent);
+        let panes: Vec<String> = self
+            .panes
+            .iter()
+            .filter(|(_, b)| b.agent == agent)
+            .map(|(p, _)| p.clone())
+            .collect();
+        for pane in panes {
+            // Their responders went with the process: nothing to answer, only to decide.
+            for (ask, pending) in self.take_pending(&pane) {
+                world.decide_ask(&pane, &ask, "The agent stopped before an answer", now);
+                let title = &pending.card.ask.title;
+                outcome_item(
+                    world,
+                    &pane,
+                    title,
+                    false,
+                    "the agent stopped before an answer",
+                    now,
+                );
+            }
+            let Some(bound) = self.panes.get_mut(&pane) else {
+                continue;
+            };
+            let was_busy = bound.prompting.take().is_some() || bound.opening;
+            bound.live = false;
+            bound.opening = false;
+            bound.loading = false;
+            bound.stream.end_turn(world, &pane, now);
+            let dropped = std::mem::take(&mut bound.waiting).len();
+            if !was_busy && dropped == 0 {
+                continue;
+            }
+            fail_pane(world, &pane, now);
+            let mut words = failure_words(agent, failure, "stopped");
+            if dropped > 0 {
+                words = format!("{words} {}", not_sent(dropped, "it stopped"));
+            }
+            world.push_item(&pane, ItemKind::Notice, &words, now);
+        }
+    }
+
+    // ----- agent processes -------------------------------------------------------------------
+
+    fn command(&mut self, agent: &str, command: Command) {
+        let Some(running) = self.ensure_running(agent) else {
+            return;
+        };
+        if running.commands.send(command).is_err() {
+            tracing::warn!(
+                agent,
+                "the agent's connection is gone; the command is dropped"
+            );
+        }
+    }
+
+    /// Opens a pane's session again once the agent said whether it can load sessions.
+    fn when_initialized(
+        &mut self,
+        world: &mut World,
+        agent: &str,
+        pane: String,
+        why: Reopen,
+        now: OffsetDateTime,
+    ) {
+        let Some(known) = self.ensure_running(agent).map(|r| r.load_session) else {
+            fail_pane(world, &pane, now);
+            return;
+        };
+        match known {
+            Some(load_session) => self.open_again(world, agent, &pane, why, load_session, now),
+            None => {
+                if let Some(running) = self.running.get_mut(agent) {
+                    running.reopen.push((pane, why));
+                }
+            }
+        }
+    }
+
+    fn ensure_running(&mut self, agent: &str) -> Option<&mut Running> {
+        if !self.running.contains_key(agent) {
+            let spec = self.specs.get(agent)?;
+            tracing::info!(agent, command = ?spec.command, "starting the ACP agent");
+            let commands = client::spawn(spec, self.events_in.clone());
+            self.running.insert(
+                agent.to_string(),
+                Running {
+                    commands,
+                    load_session: None,
+                    reopen: Vec::new(),
+                },
+            );
+        }
+        self.running.get_mut(agent)
+    }
+}
+
+impl Bound {
+    fn new(agent: &str, session: Option<String>) -> Self {
+        Self {
+            agent: agent.to_string(),
+            session,
+            live: false,
+            opening: false,
+            loading: false,
+            prompting: None,
+            waiting: Vec::new(),
+            stream: Stream::default(),
+        }
+    }
+}
+
+fn respond(responder: Responder<RequestPermissionResponse>, outcome: RequestPermissionOutcome) {
+    if let Err(error) = responder.respond(RequestPermissionResponse::new(outcome)) {
+        tracing::warn!(error = %super::text::log_line(&error.to_string()), "the answer could not be sent to the agent");
+    }
+}
+
+/// A pane whose agent failed: its running turn fails, or a failed turn shows that it did.
+fn fail_pane(world: &mut World, pane: &str, now: OffsetDateTime) {
+    world.set_starting(pane, false, now);
+    let running = world
+        .layout
+        .panes
+        .get(pane)
+        .and_then(|p| p.turn.as_ref())
+        .is_some_and(|t| t.state == TurnState::Running);
+    if !running {
+        world.start_turn(pane, now);
+    }
+    world.end_turn(pane, TurnState::Failed, now);
+}
+
+/// What went wrong, in the words of a pane's notice.
+pub(crate) fn failure_words(agent: &str, failure: &Failure, what: &str) -> String {
+    match failure {
+        Failure::NotStarted(why) => {
+            format!("{agent} could not start: {why}. Check its command (--acp or [acp.{agent}]).")
+        }
+        Failure::SignIn(methods) if methods.is_empty() => {
+            format!("{agent} needs a sign-in: run it once in a terminal, then send again here.")
+        }
+        Failure::SignIn(methods) => format!(
+            "{agent} needs a sign-in ({}): run it once in a terminal, then send again here.",
+            methods.join(", ")
+        ),
+        Failure::Refused(why) => {
+            let why = why.trim_end_matches('.');
+            format!("{agent} {what}: {why}. What it printed is in the host's log.")
+        }
+        Failure::Gone => format!(
+            "{agent} stopped unexpectedly; what it printed is in the host's log. Send a message to start it again."
+        ),
+    }
+}
+
+/// A permission's outcome as an item of the pane's history, kept with the conversation
+/// (`--state`): what was asked, allowed or denied, and who or what decided (docs/ACP.md).
+/// The title is the card's, built from the tool call and cleaned (SPEC A10, L1).
+fn outcome_item(
+    world: &mut World,
+    pane: &str,
+    title: &str,
+    allowed: bool,
+    how: &str,
+    now: OffsetDateTime,
+) {
+    let title = super::text::clean_line(title);
+    let words = if allowed {
+        format!("Allowed: {title} ({how}).")
+    } else {
+        format!("Denied: {title} ({how}).")
+    };
+    world.push_item(pane, ItemKind::Notice, &words, now);
+}
+
+/// One of a card's options, by our id.
+fn chosen_option(card: &PermissionCard, id: &str) -> Option<AskOption> {
+    card.ask
+        .permission
+        .as_ref()?
+        .options
+        .iter()
+        .find(|o| o.id == id)
+        .cloned()
+}
+
+fn not_sent(count: usize, why: &str) -> String {
+    if count == 1 {
+        format!("1 queued message was not sent: {why}.")
+    } else {
+        format!("{count} queued messages were not sent: {why}.")
+    }
+}
+
+/// A folder as a workspace title: under the home folder as `~/…`.
+pub(crate) fn folder_title(folder: &Path) -> String {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let shown = match home.as_deref().and_then(|h| folder.strip_prefix(h).ok()) {
+        Some(rest) if rest.as_os_str().is_empty() => "~".to_string(),
+        Some(rest) => format!("~/{}", rest.display()),
+        None => folder.display().to_string(),
+    };
+    super::text::clean_line(&shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::acp_host::AcpSpec;
+    use agent_client_protocol::v1::schema::{
+        AvailableCommand, AvailableCommandsUpdate, SessionNotification,
+    };
+
+    fn t0() -> OffsetDateTime {
+        time::macros::datetime!(2026-01-02 03:04:05 UTC)
+    }
+
+    /// A host whose agent never answers (`sleep` speaks no ACP): every event is
+    /// the test's, in the order the test chooses.
+    fn quiet_host() -> (AcpHost, World) {
+        let options = AcpHostOptions {
+            agents: vec![AcpSpec::new("quiet", vec!["sleep".into(), "30".into()]).expect("a spec")],
+            workspaces: vec![std::env::temp_dir()],
+            opening: None,
+        };
+        let mut world =
+            crate::rigs::worlds::build(crate::rigs::WorldKind::Empty, 1, true, "h", t0());
+        let mut host = AcpHost::new(&options);
+        host.adopt(&mut world, &options, false, t0());
+        (host, world)
+    }
+
+    #[tokio::test]
+    async fn an_update_before_session_news_reply_is_shown_once_the_session_opens() {
+        let (mut host, mut world) = quiet_host();
+        let reply = world.run_starter("quiet-1", "r", t0()).expect("starts");
+        let pane = reply.pane_id.expect("a pane");
+        host.tick(&mut world, t0());
+        let commands = SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![
+            AvailableCommand::new("test", "Run the tests"),
+        ]));
+        let early = SessionNotification::new("s-1", commands);
+        host.events_in
+            .send(("quiet".into(), Event::Update(Box::new(early))))
+            .expect("sent");
+        host.events_in
+            .send((
+                "quiet".into(),
+                Event::Opened {
+                    pane: pane.clone(),
+                    session: "s-1".into(),
+                    loaded: false,
+                },
+            ))
+            .expect("sent");
+        host.tick(&mut world, t0());
+        let belt = &world.layout.panes[&pane].belt;
+        assert_eq!(belt.len(), 1);
+        assert_eq!(belt[0].label, "/test");
+        assert!(host.early.is_empty());
+    }
+}

@@ -1,0 +1,32 @@
+//! The ACP host: a durable agent whose panes are sessions of real coding agents that speak the
+//! Agent Client Protocol (JSON-RPC over the agent process's stdio), by the official crate
+//! `agent-client-protocol`. docs/ACP.md is the mapping, rule by rule.
+//!
+//! `spec` names the agents and their commands, `client` runs one agent process and its
+//! connection, `host` drives the world from both sides, `stream` turns session updates into
+//! items, `permission` turns permission requests into asks, and `text` cleans what agents say.
+//! The host is one driver of `crate::durable` (`Drive::Acp`); nothing here plays a demo,
+//! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
+//! rig, `crate::rigs::acp_scripted`.
+
+pub(crate) mod client;
+pub(crate) mod host;
+pub(crate) mod permission;
+pub mod spec;
+pub(crate) mod stream;
+pub(crate) mod text;
+
+use std::path::PathBuf;
+
+pub use spec::AcpSpec;
+
+/// What the host runs: its agents, and the folders they may work in.
+#[derive(Debug, Clone, Default)]
+pub struct AcpHostOptions {
+    pub agents: Vec<AcpSpec>,
+    /// Each folder is a workspace; every agent has a starter in each.
+    pub workspaces: Vec<PathBuf>,
+    /// `demo --acp`: the first starter runs at once with these words, so there is something
+    /// to see without typing.
+    pub opening: Option<String>,
+}

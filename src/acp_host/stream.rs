@@ -1,0 +1,390 @@
+//! An ACP session's `session/update`s as chat items of its pane.
+//!
+//! - agent message chunks → one `reply` item per message, growing as chunks arrive;
+//! - thought chunks → one `thinking` item the same way; user message chunks → `user`;
+//! - a tool call → a `notice` that follows its status, its text output → a `code` item, and a
+//!   diff → a `code` item in unified diff form;
+//! - a plan → one `markdown` item per turn, rewritten as the plan moves;
+//! - available commands → the pane's belt (at most 4).
+//!
+//! Growth is written to the world at most once per host tick ([`Stream::flush`]), so a fast
+//! agent costs its readers one event per message per tick, not one per chunk.
+
+use std::collections::HashMap;
+
+use agent_client_protocol::v1::schema::{
+    AvailableCommand, ContentBlock, Plan, PlanEntryStatus, SessionUpdate, ToolCall,
+    ToolCallContent, ToolCallStatus, ToolCallUpdate,
+};
+use time::OffsetDateTime;
+
+use super::permission::tool_name;
+use super::text::{clean_line, clean_text};
+use crate::durable::world::World;
+use crate::wire::{BeltButton, Item, ItemKind, limits};
+
+/// What a pane's stream is in the middle of.
+#[derive(Debug, Default)]
+pub(crate) struct Stream {
+    growing: Option<Growing>,
+    tools: HashMap<String, Tool>,
+    /// This turn's plan item.
+    plan: Option<String>,
+    /// Belt button id → the agent's command name.
+    pub(crate) commands: Vec<(String, String)>,
+}
+
+#[derive(Debug)]
+struct Growing {
+    kind: ItemKind,
+    item_id: String,
+    message_id: Option<String>,
+    text: String,
+    dirty: bool,
+}
+
+#[derive(Debug, Default)]
+struct Tool {
+    notice: String,
+    tool: String,
+    title: String,
+    status: &'static str,
+    output: Option<(String, String)>,
+    diffs: Vec<(String, String)>,
+}
+
+impl Stream {
+    /// Applies one update to the pane's items.
+    pub(crate) fn apply(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        update: SessionUpdate,
+        now: OffsetDateTime,
+    ) {
+        match update {
+            SessionUpdate::AgentMessageChunk(chunk) => {
+                let id = chunk.message_id.map(|m| m.0.to_string());
+                self.chunk(world, pane, ItemKind::Reply, id, chunk.content, now);
+            }
+            SessionUpdate::AgentThoughtChunk(chunk) => {
+                let id = chunk.message_id.map(|m| m.0.to_string());
+                self.chunk(world, pane, ItemKind::Thinking, id, chunk.content, now);
+            }
+            SessionUpdate::UserMessageChunk(chunk) => {
+                let id = chunk.message_id.map(|m| m.0.to_string());
+                self.chunk(world, pane, ItemKind::User, id, chunk.content, now);
+            }
+            SessionUpdate::ToolCall(call) => {
+                self.flush(world, pane, now);
+                self.tool_call(world, pane, call, now);
+            }
+            SessionUpdate::ToolCallUpdate(update) => {
+                self.flush(world, pane, now);
+                self.tool_update(world, pane, update, now);
+            }
+            SessionUpdate::Plan(plan) => {
+                self.flush(world, pane, now);
+                self.plan(world, pane, &plan, now);
+            }
+            SessionUpdate::AvailableCommandsUpdate(update) => {
+                self.belt(world, pane, &update.available_commands, now);
+            }
+            other => {
+                tracing::debug!(pane, update = ?std::mem::discriminant(&other), "an ACP update the phone does not show");
+            }
+        }
+    }
+
+    /// Writes the text that grew since the last flush.
+    pub(crate) fn flush(&mut self, world: &mut World, pane: &str, now: OffsetDateTime) {
+        if let Some(growing) = &mut self.growing
+            && growing.dirty
+        {
+            growing.dirty = false;
+            world.grow_item(pane, &growing.item_id, &growing.text, now);
+        }
+    }
+
+    /// A turn ended: what grew is written, and the next chunk starts a new item.
+    pub(crate) fn end_turn(&mut self, world: &mut World, pane: &str, now: OffsetDateTime) {
+        self.flush(world, pane, now);
+        self.growing = None;
+        self.plan = None;
+    }
+
+    fn chunk(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        kind: ItemKind,
+        message_id: Option<String>,
+        content: ContentBlock,
+        now: OffsetDateTime,
+    ) {
+        let text = match content {
+            ContentBlock::Text(text) => clean_text(&text.text, limits::MAX_CHAT_TEXT),
+            ContentBlock::ResourceLink(link) => {
+                self.flush(world, pane, now);
+                self.growing = None;
+                push_link(world, pane, &link.uri, &link.name, now);
+                return;
+            }
+            ContentBlock::Image(_) => "[an image, not shown here]".to_string(),
+            ContentBlock::Audio(_) => "[a sound clip, not played here]".to_string(),
+            _ => "[a file the agent attached, not shown here]".to_string(),
+        };
+        if text.is_empty() {
+            return;
+        }
+        let limit = Item::text_limit(&kind);
+        if let Some(growing) = &mut self.growing
+            && growing.kind == kind
+            && growing.message_id == message_id
+            && growing.text.len() + text.len() <= limit
+        {
+            growing.text.push_str(&text);
+            growing.dirty = true;
+            return;
+        }
+        self.flush(world, pane, now);
+        self.growing = world
+            .push_item(pane, kind.clone(), &text, now)
+            .map(|item_id| Growing {
+                kind,
+                item_id,
+                message_id,
+                text,
+                dirty: false,
+            });
+    }
+
+    fn tool_call(&mut self, world: &mut World, pane: &str, call: ToolCall, now: OffsetDateTime) {
+        self.growing = None;
+        let id = call.tool_call_id.0.to_string();
+        let mut tool = Tool {
+            tool: tool_name(call.name.as_deref(), Some(&call.kind)),
+            title: clean_line(&call.title),
+            status: status_word(&call.status),
+            ..Tool::default()
+        };
+        let Some(notice) = world.push_item(pane, ItemKind::Notice, &tool.line(), now) else {
+            return;
+        };
+        tool.notice = notice;
+        tool.content(world, pane, call.content, now);
+        self.tools.insert(id, tool);
+    }
+
+    fn tool_update(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        update: ToolCallUpdate,
+        now: OffsetDateTime,
+    ) {
+        self.growing = None;
+        let id = update.tool_call_id.0.to_string();
+        let fields = update.fields;
+        let Some(tool) = self.tools.get_mut(&id) else {
+            // An update for a call we never saw (one from before a load): a call of its own.
+            let mut call = ToolCall::new(id, fields.title.clone().unwrap_or_default());
+            call.name = fields.name;
+            call.kind = fields.kind.unwrap_or_default();
+            call.status = fields.status.unwrap_or_default();
+            call.content = fields.content.unwrap_or_default();
+            self.tool_call(world, pane, call, now);
+            return;
+        };
+        let before = tool.line();
+        if let Some(title) = fields.title {
+            tool.title = clean_line(&title);
+        }
+        if fields.name.is_some() || fields.kind.is_some() {
+            tool.tool = tool_name(fields.name.as_deref(), fields.kind.as_ref());
+        }
+        if let Some(status) = fields.status {
+            tool.status = status_word(&status);
+        }
+        if tool.line() != before {
+            world.grow_item(pane, &tool.notice, &tool.line(), now);
+        }
+        if let Some(content) = fields.content {
+            tool.content(world, pane, content, now);
+        }
+    }
+
+    fn plan(&mut self, world: &mut World, pane: &str, plan: &Plan, now: OffsetDateTime) {
+        self.growing = None;
+        let mut text = String::from("**Plan**\n\n");
+        for entry in &plan.entries {
+            let mark = match entry.status {
+                PlanEntryStatus::Completed => "✓",
+                PlanEntryStatus::InProgress => "▸",
+                _ => "○",
+            };
+            text.push_str(&format!("- {mark} {}\n", clean_line(&entry.content)));
+        }
+        let grown = self
+            .plan
+            .as_ref()
+            .is_some_and(|id| world.grow_item(pane, id, &text, now));
+        if !grown {
+            self.plan = world.push_item(pane, ItemKind::Markdown, &text, now);
+        }
+    }
+
+    fn belt(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        commands: &[AvailableCommand],
+        now: OffsetDateTime,
+    ) {
+        self.commands.clear();
+        let mut belt = Vec::new();
+        for command in commands.iter().take(limits::MAX_BELT_BUTTONS) {
+            let name: String = clean_line(&command.name)
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+                .take(64)
+                .collect();
+            if name.is_empty() {
+                continue;
+            }
+            let id = format!("cmd-{name}");
+            let label: String = format!("/{name}")
+                .chars()
+                .take(limits::MAX_BELT_LABEL_CHARS)
+                .collect();
+            self.commands.push((id.clone(), name));
+            belt.push(BeltButton { id, label });
+        }
+        world.set_belt(pane, belt, now);
+    }
+
+    /// The command a belt button runs, by its id.
+    pub(crate) fn command(&self, button: &str) -> Option<&str> {
+        self.commands
+            .iter()
+            .find(|(id, _)| id == button)
+            .map(|(_, name)| name.as_str())
+    }
+}
+
+impl Tool {
+    fn line(&self) -> String {
+        if self.title.is_empty() || self.title == self.tool {
+            format!("Tool {} ({})", self.tool, self.status)
+        } else {
+            format!("Tool {}: {} ({})", self.tool, self.title, self.status)
+        }
+    }
+
+    /// A call's content, which each update sends whole: its text output as one code item,
+    /// rewritten as it changes, and each diff as a code item of its own.
+    fn content(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        content: Vec<ToolCallContent>,
+        now: OffsetDateTime,
+    ) {
+        let mut output = String::new();
+        for piece in content {
+            match piece {
+                ToolCallContent::Content(block) => {
+                    if let ContentBlock::Text(text) = block.content {
+                        if !output.is_empty() {
+                            output.push('\n');
+                        }
+                        output.push_str(&clean_text(&text.text, limits::MAX_DOC_TEXT));
+                    }
+                }
+                ToolCallContent::Diff(diff) => {
+                    let path = clean_line(&diff.path.to_string_lossy());
+                    let old = diff.old_text.as_deref().map(|t| clean_text(t, usize::MAX));
+                    let new = clean_text(&diff.new_text, usize::MAX);
+                    let text = unified_diff(&path, old.as_deref(), &new);
+                    if self.diffs.iter().any(|(p, t)| p == &path && t == &text) {
+                        continue;
+                    }
+                    let mut item = Item::text(
+                        "",
+                        ItemKind::Code,
+                        crate::wire::sanitize::truncate_to(&text, limits::MAX_DOC_TEXT),
+                    );
+                    item.language = Some("diff".into());
+                    if world.push_built_item(pane, &mut item, now).is_some() {
+                        self.diffs.push((path, text));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if output.is_empty() {
+            return;
+        }
+        match &mut self.output {
+            Some((id, shown)) if *shown != output => {
+                world.grow_item(pane, id, &output, now);
+                *shown = output;
+            }
+            Some(_) => {}
+            None => {
+                let mut item = Item::text(
+                    "",
+                    ItemKind::Code,
+                    crate::wire::sanitize::truncate_to(&output, limits::MAX_DOC_TEXT),
+                );
+                if let Some(id) = world.push_built_item(pane, &mut item, now) {
+                    self.output = Some((id, output));
+                }
+            }
+        }
+    }
+}
+
+fn status_word(status: &ToolCallStatus) -> &'static str {
+    match status {
+        ToolCallStatus::InProgress => "running",
+        ToolCallStatus::Completed => "done",
+        ToolCallStatus::Failed => "failed",
+        _ => "waiting",
+    }
+}
+
+/// A diff as the `diff` language reads it; a new file is all additions.
+fn unified_diff(path: &str, old: Option<&str>, new: &str) -> String {
+    let old = old.unwrap_or_default();
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(path, path)
+        .to_string();
+    if text.is_empty() {
+        text = format!("{path}: no change\n");
+    }
+    text
+}
+
+/// A link the agent sent: an `https://` address becomes a link item, anything else a line
+/// of text naming it (SPEC L: a link is `https://` only).
+fn push_link(world: &mut World, pane: &str, uri: &str, name: &str, now: OffsetDateTime) {
+    let uri = clean_line(uri);
+    let name = clean_line(name);
+    if uri.starts_with("https://") && uri.chars().count() <= limits::MAX_LINK_CHARS {
+        let mut item = Item::text("", ItemKind::Link, "");
+        item.url = Some(uri);
+        item.title = Some(name);
+        world.push_built_item(pane, &mut item, now);
+    } else {
+        world.push_item(
+            pane,
+            ItemKind::Notice,
+            &format!("The agent pointed at {name} ({uri})."),
+            now,
+        );
+    }
+}

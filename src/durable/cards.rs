@@ -1,0 +1,68 @@
+//! The permission card every driver asks with (SPEC A10, A11): its title made from the tool and
+//! its arguments only, and its three options. The reference world and the ACP host both ask
+//! with it, so a card reads the same whoever drives the world.
+
+use serde_json::Value;
+
+use crate::wire::sanitize::truncate_to;
+use crate::wire::{Ask, AskKind, AskOption, Effect, PermissionBody, limits};
+
+/// Option ids of every permission card a durable agent here asks with.
+pub(crate) const ALLOW_ONCE: &str = "allow-once";
+pub(crate) const DENY: &str = "deny";
+pub(crate) const ALLOW_ALWAYS: &str = "allow-always";
+
+pub(crate) fn blank_ask(kind: AskKind, title: &str) -> Ask {
+    Ask {
+        // World::open_ask gives the id of SPEC A9.
+        id: String::new(),
+        revision: 1,
+        kind,
+        title: truncate_to(title, limits::MAX_TITLE).to_string(),
+        opened_at: None,
+        expires_at: None,
+        permission: None,
+        choice: None,
+        text: None,
+        form: None,
+        words_altered: false,
+    }
+}
+
+pub(crate) fn option(id: &str, label: &str, effect: Option<Effect>) -> AskOption {
+    AskOption {
+        id: id.to_string(),
+        label: label.to_string(),
+        effect,
+    }
+}
+
+/// Allow once, deny, allow always: the options of every permission card.
+pub(crate) fn permission_options() -> Vec<AskOption> {
+    vec![
+        option(ALLOW_ONCE, "Allow once", Some(Effect::Allow)),
+        option(DENY, "Deny", Some(Effect::Deny)),
+        option(ALLOW_ALWAYS, "Allow always", Some(Effect::AllowAlways)),
+    ]
+}
+
+/// The title of a permission card, made from the tool's name and its arguments only, never from
+/// anything the model wrote (SPEC A10).
+pub fn permission_title(tool: &str, arguments: &Value) -> String {
+    let detail = ["command", "path", "url", "target"]
+        .iter()
+        .find_map(|key| arguments.get(*key).and_then(Value::as_str))
+        .map_or_else(|| arguments.to_string(), str::to_string);
+    truncate_to(&format!("{tool}: {detail}"), limits::MAX_TITLE).to_string()
+}
+
+/// A permission card for running `tool` with `arguments` (SPEC A10).
+pub fn permission(tool: &str, arguments: Value) -> Ask {
+    let mut ask = blank_ask(AskKind::Permission, &permission_title(tool, &arguments));
+    ask.permission = Some(PermissionBody {
+        tool: tool.to_string(),
+        arguments,
+        options: permission_options(),
+    });
+    ask
+}

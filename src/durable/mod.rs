@@ -1,0 +1,77 @@
+//! The durable-agent server: one world that keeps every agent-side rule of SPEC (W2–W7, H1, H3,
+//! H4, T3, T5, A1–A16, Q3, V4, L), served over the private socket or TLS, whatever drives it.
+//!
+//! `world` holds the rules and the state, `runtime` owns a world with its driver and store,
+//! `server` answers HTTP over `listen`'s sockets, `requests` remembers request ids (SPEC Q3) and
+//! `store` keeps the layout across restarts. Two drivers move a world: the reference agent's
+//! play (`crate::rigs`, for demos and tests) and the ACP host (`crate::acp_host`, real coding
+//! agents). [`AgentOptions::drive`] holds exactly one of them, so options of the one cannot be
+//! given to the other.
+
+pub mod cards;
+pub mod listen;
+pub(crate) mod requests;
+pub mod runtime;
+pub mod server;
+pub(crate) mod store;
+pub mod world;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::acp_host::AcpHostOptions;
+use crate::rigs::WorldOptions;
+
+/// What every durable agent is told, whatever drives its world.
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    /// Where conversations and open asks are kept across restarts.
+    pub state_dir: Option<PathBuf>,
+    /// Ready stays false this long after start (SPEC H3).
+    pub ready_after: Duration,
+    /// False over TLS (SPEC A11).
+    pub allow_always: bool,
+    /// Shown as `host.name` (SPEC H1).
+    pub host_name: String,
+    /// What moves the world.
+    pub drive: Drive,
+}
+
+/// What moves a durable agent's world: one driver, with the options only it has.
+#[derive(Debug, Clone)]
+pub enum Drive {
+    /// The reference agent plays a world of its own (`agent`, `demo`): its kind, seed and
+    /// speed, and the rules and failures it breaks on purpose.
+    Play(WorldOptions),
+    /// The ACP host: the world is the sessions of real coding agents (`agent --acp`).
+    Acp(AcpHostOptions),
+}
+
+impl AgentOptions {
+    /// The reference agent playing `world`, with the defaults of a private socket.
+    pub fn playing(world: WorldOptions) -> Self {
+        Self {
+            drive: Drive::Play(world),
+            ..Self::default()
+        }
+    }
+}
+
+impl From<WorldOptions> for AgentOptions {
+    fn from(world: WorldOptions) -> Self {
+        Self::playing(world)
+    }
+}
+
+impl Default for AgentOptions {
+    /// The demo world on a private socket: ready at once, allow-always offered.
+    fn default() -> Self {
+        Self {
+            state_dir: None,
+            ready_after: Duration::ZERO,
+            allow_always: true,
+            host_name: "collie-phone reference agent".into(),
+            drive: Drive::Play(WorldOptions::default()),
+        }
+    }
+}

@@ -1,0 +1,450 @@
+//! One running agent: its world, the script that makes the world move, and (with `--state`)
+//! the store that keeps it across restarts (SPEC H3, H5, A9).
+
+use std::time::{Duration, Instant};
+use time::OffsetDateTime;
+
+use super::store::{Found, Store};
+use super::world::{Layout, World};
+use super::{AgentOptions, Drive};
+use crate::acp_host::host::AcpHost;
+use crate::rigs::chaos_state::ChaosState;
+use crate::rigs::faults::Breaks;
+use crate::rigs::script::Script;
+use crate::rigs::{WorldKind, WorldOptions, worlds};
+
+/// How long a restart made by `--chaos restart-every` answers `503 starting` at least, so a
+/// phone polling every second can see it (SPEC H3).
+pub(crate) const CHAOS_RESTART_STARTING: Duration = Duration::from_millis(500);
+
+/// What makes the world move: the reference agent's script, or the ACP agents the host runs.
+enum Driver {
+    Script(Box<Script>),
+    Acp(Box<AcpHost>),
+}
+
+/// The world options of a play, or the quiet ones the ACP host is served with (no world kind
+/// of its own, nothing broken, no chaos).
+fn play_of(options: &AgentOptions) -> WorldOptions {
+    match &options.drive {
+        Drive::Play(world) => world.clone(),
+        Drive::Acp(_) => WorldOptions {
+            kind: WorldKind::Empty,
+            ..WorldOptions::default()
+        },
+    }
+}
+
+/// A world with what drives it. The server holds one behind a mutex and calls [`Agent::tick`]
+/// on a timer and after every POST.
+pub struct Agent {
+    pub world: World,
+    driver: Driver,
+    store: Option<Store>,
+    /// The wall-clock start: the script's clock and `ready_after` count from here.
+    origin: OffsetDateTime,
+    /// The same start on the monotonic clock, so a clock stepped backwards cannot hold
+    /// `ready` off forever.
+    started: Instant,
+    options: AgentOptions,
+    /// What the play plays by; quiet options for the ACP host.
+    play: WorldOptions,
+    restored: bool,
+    /// Ready stays false this long after the (re)start (SPEC H3).
+    starting_for: Duration,
+    /// Failures made on purpose (`--chaos`): the dice, and what they remember.
+    pub(crate) chaos: ChaosState,
+}
+
+impl Agent {
+    pub fn new(options: impl Into<AgentOptions>) -> anyhow::Result<Self> {
+        Self::new_at(options.into(), OffsetDateTime::now_utc())
+    }
+
+    /// An agent that starts at `now`; with a fixed `now` and seed the world and the script are
+    /// the same every time (tests drive [`Agent::tick`] with synthetic times from here).
+    ///
+    /// With a state folder holding a saved layout, the world is that layout in a new epoch:
+    /// every pane's view and every open ask is laid out again under its old id before `ready`
+    /// can turn true (SPEC A9, H3, H5).
+    pub(crate) fn new_at(
+        options: impl Into<AgentOptions>,
+        now: OffsetDateTime,
+    ) -> anyhow::Result<Self> {
+        let options = options.into();
+        let play = play_of(&options);
+        let store = options.state_dir.as_deref().map(Store::open).transpose()?;
+        let found = match &store {
+            Some(store) => store.load(now)?,
+            None => Found::Nothing,
+        };
+        let restored = matches!(found, Found::Layout(_));
+        let mut world = match found {
+            Found::Layout(layout) => restored_world(*layout, &options, now),
+            Found::Nothing | Found::Corrupt => worlds::build(
+                play.kind,
+                play.seed,
+                options.allow_always,
+                &options.host_name,
+                now,
+            ),
+        };
+        world.ready = options.ready_after.is_zero();
+        let driver = match &options.drive {
+            Drive::Acp(hosted) => {
+                let mut host = AcpHost::new(hosted);
+                host.adopt(&mut world, hosted, restored, now);
+                Driver::Acp(Box::new(host))
+            }
+            Drive::Play(_) => Driver::Script(Box::new(Script::new(
+                play.kind, play.seed, play.speed, now, &world,
+            ))),
+        };
+        if !play.chaos.is_quiet() {
+            tracing::warn!(chaos = %play.chaos, "failing on purpose");
+        }
+        let chaos = ChaosState::new(play.chaos.clone(), play.seed);
+        let mut agent = Self {
+            world,
+            driver,
+            store,
+            origin: now,
+            started: Instant::now(),
+            starting_for: options.ready_after,
+            options,
+            play,
+            restored,
+            chaos,
+        };
+        if let Some(store) = &mut agent.store {
+            store.save_if_due(&agent.world, now);
+        }
+        Ok(agent)
+    }
+
+    /// Moves the world on to `now`: expiries (SPEC A6, A13), the script, the store, readiness
+    /// (SPEC H3). Cheap when nothing is due.
+    pub fn tick(&mut self, now: OffsetDateTime) {
+        if let Some(every) = self.chaos.spec.restart_every
+            && now - self.origin >= every
+        {
+            self.restart_in_place(now);
+        }
+        self.world.expire_asks(now);
+        match &mut self.driver {
+            // The host's agents keep working while the world lays out (they load sessions).
+            Driver::Acp(host) => host.tick(&mut self.world, now),
+            Driver::Script(script) if self.world.ready => script.tick(&mut self.world, now),
+            // Nothing can act on a world that is not ready (every route answers 503).
+            Driver::Script(_) => {
+                self.world.take_happenings();
+            }
+        }
+        if let Some(store) = &mut self.store {
+            store.save_if_due(&self.world, now);
+        }
+        if !self.world.ready
+            && (self.started.elapsed() >= self.starting_for
+                || now - self.origin >= self.starting_for)
+        {
+            self.world.ready = true;
+        }
+    }
+
+    /// `--chaos restart-every`: the agent starts again without leaving the process, the way a
+    /// real restart does (SPEC H3, H5, A9): the layout as it would be read back (from the
+    /// state folder when there is one, else the same bytes kept in memory), a new epoch, every
+    /// pane's view rebuilt and every open ask asked again under its old id, a new script, and
+    /// `503 starting` for a moment.
+    ///
+    /// The request ids of SPEC Q3 are carried over: the chaos plays a crash of the process,
+    /// not the loss of what a durable agent keeps, and a retry across the restart must still
+    /// be answered `replayed` rather than run a second time.
+    pub(crate) fn restart_in_place(&mut self, now: OffsetDateTime) {
+        if matches!(self.driver, Driver::Acp(_)) {
+            // A real restart stops the agents' processes; the host has no play-acted one.
+            tracing::warn!("chaos: restart-every does not apply to the ACP host");
+            self.origin = now;
+            return;
+        }
+        let layout = match self.saved_layout(now) {
+            Ok(layout) => layout,
+            Err(error) => {
+                tracing::error!(%error, "chaos: cannot lay the world out again; no restart");
+                self.origin = now;
+                return;
+            }
+        };
+        let old_epoch = std::mem::take(&mut self.world.epoch);
+        let requests = std::mem::take(&mut self.world.requests);
+        let mut world = restored_world(layout, &self.options, now);
+        world.requests = requests;
+        world.ready = false;
+        tracing::info!(
+            kind = %"restart",
+            old_epoch = %old_epoch,
+            epoch = %world.epoch,
+            "chaos"
+        );
+        self.driver = Driver::Script(Box::new(Script::new(
+            self.play.kind,
+            self.play.seed,
+            self.play.speed,
+            now,
+            &world,
+        )));
+        self.world = world;
+        self.origin = now;
+        self.started = Instant::now();
+        self.starting_for = self.options.ready_after.max(CHAOS_RESTART_STARTING);
+        self.restored = true;
+    }
+
+    /// The layout a restarted agent would find: the state file after a flush, or, without a
+    /// state folder, the same encoding round-tripped in memory (so nothing survives that a
+    /// save would not keep).
+    fn saved_layout(&mut self, now: OffsetDateTime) -> anyhow::Result<Layout> {
+        if let Some(store) = &mut self.store {
+            store.flush(&self.world, now)?;
+            if let Found::Layout(layout) = store.load(now)? {
+                return Ok(*layout);
+            }
+            anyhow::bail!("the state file was not there right after it was written");
+        }
+        let bytes = serde_json::to_vec(&self.world.layout)?;
+        Ok(serde_json::from_slice(&bytes)?)
+    }
+
+    /// Writes the layout to the state folder now and waits for the disk. Call it when the
+    /// agent stops; a no-op without a state folder.
+    pub(crate) fn flush(&mut self) -> anyhow::Result<()> {
+        match &mut self.store {
+            Some(store) => store.flush(&self.world, OffsetDateTime::now_utc()),
+            None => Ok(()),
+        }
+    }
+
+    #[cfg(test)]
+    /// True when the world came from the state folder rather than being laid out fresh.
+    pub(crate) fn restored(&self) -> bool {
+        self.restored
+    }
+
+    /// The rules broken on purpose; none for the ACP host.
+    pub(crate) fn breaks(&self) -> &Breaks {
+        &self.play.breaks
+    }
+}
+
+/// A saved layout as a world of a new epoch, every pane's events laid out again (SPEC A9, H5).
+fn restored_world(mut layout: Layout, options: &AgentOptions, now: OffsetDateTime) -> World {
+    layout.host_name = options.host_name.clone();
+    let mut world = World::new(layout, options.allow_always);
+    world.replay_layout_events(now);
+    tracing::info!(
+        panes = world.layout.panes.len(),
+        conversations = world.layout.conversations.len(),
+        open_asks = world.layout.panes.values().map(|p| p.asks.len()).sum::<usize>(),
+        epoch = %world.epoch,
+        "restored the saved world in a new epoch"
+    );
+    world
+}
+
+impl Drop for Agent {
+    /// A clean stop keeps everything up to the last change.
+    fn drop(&mut self) {
+        if let Err(e) = self.flush() {
+            tracing::error!(error = %e, "cannot save the world on stop");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{Answer, AnswerRequest, ReplyCode};
+    use std::path::Path;
+    use std::time::Duration;
+
+    fn t0() -> OffsetDateTime {
+        time::macros::datetime!(2026-01-02 03:04:05 UTC)
+    }
+
+    fn options(state: &Path, ready_after: Duration) -> AgentOptions {
+        AgentOptions {
+            state_dir: Some(state.to_path_buf()),
+            ready_after,
+            ..AgentOptions::playing(WorldOptions {
+                kind: WorldKind::Demo,
+                speed: 0.0,
+                ..WorldOptions::default()
+            })
+        }
+    }
+
+    fn open_asks(world: &World) -> Vec<(String, String, u64)> {
+        world
+            .layout
+            .panes
+            .values()
+            .flat_map(|p| {
+                p.asks
+                    .iter()
+                    .map(|a| (p.id.clone(), a.ask.id.clone(), a.ask.revision))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a9_h3_restart_is_a_new_epoch_with_the_same_asks_and_ready_only_later() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let first = Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("starts");
+        assert!(first.world.ready && !first.restored());
+        let epoch = first.world.epoch.clone();
+        let asks = open_asks(&first.world);
+        let conversations = first.world.layout.conversations.len();
+        drop(first);
+
+        let later = t0() + time::Duration::minutes(5);
+        let mut second =
+            Agent::new_at(options(dir.path(), Duration::from_secs(3)), later).expect("restarts");
+        assert!(second.restored());
+        assert_ne!(second.world.epoch, epoch, "H5: a new epoch");
+        assert!(!second.world.ready, "H3: not ready at once");
+        assert_eq!(open_asks(&second.world), asks, "A9: the same ids");
+        assert_eq!(second.world.layout.conversations.len(), conversations);
+        // Every pane's events start over in the new epoch with its state and open asks.
+        for pane in second.world.layout.panes.values() {
+            assert!(
+                pane.last_seq > pane.asks.len() as u64,
+                "a state event, then the asks"
+            );
+        }
+        second.tick(later + time::Duration::seconds(1));
+        // A monotonic clock that ran 3 s would also do; this test runs well under that.
+        assert!(!second.world.ready);
+        second.tick(later + time::Duration::seconds(3));
+        assert!(second.world.ready);
+
+        let (pane, ask_id, revision) = asks
+            .iter()
+            .find(|(pane, _, _)| {
+                second.world.layout.panes[pane].asks[0].ask.kind == crate::wire::AskKind::Text
+            })
+            .cloned()
+            .expect("the demo has a text ask");
+        let answer = Answer {
+            text: Some("ok".into()),
+            ..Answer::default()
+        };
+        let request = AnswerRequest {
+            request_id: "r".into(),
+            ask_id,
+            revision,
+            answer,
+        };
+        let reply = second
+            .world
+            .answer(&pane, &request, later)
+            .expect("the old id lands");
+        assert_eq!(reply.code, ReplyCode::Ok);
+    }
+
+    #[test]
+    fn dropping_the_agent_saves_what_the_timer_did_not() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut first = Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("starts");
+        let renamed = first.world.layout.workspaces[0].id.clone();
+        let request = crate::wire::RenameRequest {
+            request_id: "r".into(),
+            kind: crate::wire::TargetKind::Workspace,
+            id: renamed.clone(),
+            title: "Renamed just before the stop".into(),
+        };
+        first.world.rename(&request).expect("renames");
+        // Same instant as the save at start: the timer holds this one back.
+        first.tick(t0());
+        drop(first);
+        let second = Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("restarts");
+        let title = second
+            .world
+            .layout
+            .workspaces
+            .iter()
+            .find(|w| w.id == renamed)
+            .map(|w| w.title.clone());
+        assert_eq!(title.as_deref(), Some("Renamed just before the stop"));
+    }
+
+    #[test]
+    fn corrupt_state_starts_a_fresh_world() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join(super::super::store::STATE_FILE),
+            b"not json",
+        )
+        .expect("writes");
+        let agent =
+            Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("never crashes");
+        assert!(!agent.restored());
+        assert_eq!(agent.world.layout.workspaces.len(), 3);
+    }
+
+    /// A9, H3, H5, Q3: `--chaos restart-every` without a state folder restarts from the layout
+    /// kept in memory: a new epoch, the same open asks, `starting` for a moment, and the
+    /// request ids of the old epoch still answered as replays.
+    #[test]
+    fn chaos_restart_in_place_keeps_asks_and_request_ids() {
+        use crate::durable::requests::{Recall, StoredReply};
+        use crate::rigs::chaos::Chaos;
+        let options = WorldOptions {
+            speed: 0.0,
+            chaos: Chaos::parse("restart-every=10s").expect("a spec"),
+            ..WorldOptions::default()
+        };
+        let mut agent = Agent::new_at(options, t0()).expect("starts");
+        let epoch = agent.world.epoch.clone();
+        let asks = open_asks(&agent.world);
+        assert!(!asks.is_empty());
+        agent.world.requests.remember(
+            "r-1",
+            "print".into(),
+            StoredReply {
+                status: 200,
+                body: serde_json::json!({"code": "ok"}),
+            },
+        );
+        agent.tick(t0() + time::Duration::seconds(9));
+        assert_eq!(agent.world.epoch, epoch, "not yet");
+        let restart = t0() + time::Duration::seconds(10);
+        agent.tick(restart);
+        assert_ne!(agent.world.epoch, epoch, "H5: a new epoch");
+        assert!(!agent.world.ready, "H3: starting for a moment");
+        assert!(agent.restored());
+        assert_eq!(open_asks(&agent.world), asks, "A9: the same ids");
+        assert!(matches!(
+            agent.world.requests.recall("r-1", "print"),
+            Recall::Replay(_)
+        ));
+        for pane in agent.world.layout.panes.values() {
+            assert!(pane.last_seq >= 1, "every view laid out again");
+        }
+        agent.tick(restart + time::Duration::milliseconds(500));
+        assert!(agent.world.ready);
+        let second = agent.world.epoch.clone();
+        agent.tick(restart + time::Duration::seconds(10));
+        assert_ne!(agent.world.epoch, second, "and again every 10 s");
+    }
+
+    #[test]
+    fn without_a_state_folder_flush_is_a_no_op() {
+        let options = WorldOptions {
+            speed: 0.0,
+            ..WorldOptions::default()
+        };
+        let mut agent = Agent::new_at(options, t0()).expect("starts");
+        agent.flush().expect("nothing to do");
+        assert!(agent.store.is_none());
+    }
+}

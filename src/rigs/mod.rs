@@ -1,0 +1,57 @@
+//! The rigs: the reference durable agent's play and everything else made to demo and test the
+//! phone and other agents. None of it is needed to host a real coding agent.
+//!
+//! `worlds` lays out the demo, empty and big worlds and `script` makes them move (the play,
+//! one driver of `crate::durable`); `faults` and `broken` are the rules broken on purpose
+//! (`--break`), `chaos*` the failures made on purpose (`--chaos`); `replay` serves a recording
+//! instead of a world; `dsh_bridge` is the reference DSH bridge over a fake desktop; and
+//! `acp_scripted` is our own ACP agent, a real process for the ACP host's demo and tests.
+
+pub mod acp_scripted;
+pub(crate) mod broken;
+pub(crate) mod chaos;
+pub(crate) mod chaos_serve;
+pub(crate) mod chaos_state;
+pub(crate) mod dsh_bridge;
+pub mod faults;
+pub(crate) mod replay;
+pub(crate) mod script;
+pub mod worlds;
+
+/// Which world the agent starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum WorldKind {
+    /// 3 workspaces, 8+ panes that stream items and ask questions at a human pace.
+    #[default]
+    Demo,
+    /// No workspaces at all, but starters.
+    Empty,
+    /// Every limit of docs/SPEC.md § Limits filled, for benchmarks and stress tests.
+    Big,
+}
+
+/// How the reference agent plays its world (`crate::durable::Drive::Play`).
+#[derive(Debug, Clone)]
+pub struct WorldOptions {
+    pub kind: WorldKind,
+    /// Seed of the demo's random choices: the same seed plays the same world.
+    pub seed: u64,
+    /// Scales the demo's clock: 2.0 plays twice as fast.
+    pub speed: f64,
+    /// Rules broken on purpose (`--break`), for `check`'s own tests.
+    pub breaks: faults::Breaks,
+    /// Failures made on purpose (`--chaos`).
+    pub chaos: chaos::Chaos,
+}
+
+impl Default for WorldOptions {
+    fn default() -> Self {
+        Self {
+            kind: WorldKind::Demo,
+            seed: 1,
+            speed: 1.0,
+            breaks: faults::Breaks::default(),
+            chaos: chaos::Chaos::default(),
+        }
+    }
+}
