@@ -1,9 +1,9 @@
-//! One full frame at 200x60 (issue 4, item 11; goal: under 4 ms) drawn from what the phone
-//! really holds after reading `--world big` (256 panes, 50 open asks in one pane, 2000 items
-//! in another, some of them 64 KiB, with markdown and code): an in-process reference agent
-//! serves the big world, the real engine reads it over the private socket, and its updates
-//! are fed into the real `App` until every pane's chat is in. The agent and the engine are
-//! then stopped, so nothing else runs while frames are timed.
+//! One full frame at 200x60 (goal: under 4 ms) drawn from what the phone really holds after
+//! reading `--world big` (256 panes, 50 open asks in one pane, 2000 items in another, some of
+//! them 64 KiB, with markdown and code): an in-process reference agent serves the big world,
+//! the real engine reads it over the private socket, and its updates are fed into the real
+//! `App` until every pane's chat is in. The agent and the engine are then stopped, so nothing
+//! else runs while frames are timed.
 //!
 //! Three screens: home with its inbox, the 2000-item pane following its newest item, and the
 //! same pane scrolled to its middle. Each is timed twice: "steady", a redraw with the chat

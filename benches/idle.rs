@@ -1,4 +1,5 @@
-//! Idle polling cost (issue 15, point 1): the engine's CPU while nothing happens on any agent.
+//! Idle polling cost (SPEC S7; docs/ENGINE.md, "Figures"): the engine's CPU while nothing
+//! happens on any agent.
 //!
 //! Each reference agent is its own process (`collie-phone agent --world empty --speed 0 --state
 //! DIR`), started from a saved world of quiet panes (no turn running, no open ask, three chat

@@ -1,7 +1,8 @@
 //! One idle poll cycle of the engine over the socket (a snapshot answered 304 and an empty
 //! events read for one pane, each on a fresh connection after the S3 privacy check and the
 //! peer-uid check, with decoding), against the same two GETs done bare with hyper on the same
-//! kind of socket. Goal (issue 3): the cycle costs at most 1.5× the bare GETs.
+//! kind of socket. Goal (docs/ENGINE.md, "Figures"): the cycle costs at most 1.5× the bare
+//! GETs.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

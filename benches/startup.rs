@@ -1,5 +1,5 @@
-//! Two figures of issue 4, item 11, printed rather than fed to criterion (one is a single
-//! long wait, the other a handful of cold starts):
+//! Two figures of the whole phone, printed rather than fed to criterion (one is a single long
+//! wait, the other a handful of cold starts):
 //!
 //! 1. **First connected frame** (goal: under 150 ms). An in-process reference agent (demo
 //!    world, frozen clock) is already listening, as after its `listening` line; the clock

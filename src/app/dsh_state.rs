@@ -59,7 +59,8 @@ pub struct DshView {
     pub(crate) stopped: BTreeMap<String, String>,
     /// The message kind and mode chosen per pane.
     pub(crate) prefs: HashMap<String, SendPrefs>,
-    /// What could not be read of the bridge's replies, by route (issue 11).
+    /// What could not be read of the bridge's replies, by route, to say on screen (docs/DSH.md,
+    /// "How the phone reads a bridge").
     pub(crate) unread: Arc<BTreeMap<String, Vec<Unread>>>,
 }
 

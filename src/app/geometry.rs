@@ -4,7 +4,7 @@
 
 use ratatui::layout::Rect;
 
-/// The smallest terminal the phone draws in: a phone held upright (issue 15, point 6).
+/// The smallest terminal the phone draws in: a phone held upright.
 pub(crate) const MIN_WIDTH: u16 = 40;
 pub(crate) const MIN_HEIGHT: u16 = 12;
 /// Below these the screens are drawn compact: one column, shorter labels, fewer blank lines.

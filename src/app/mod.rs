@@ -1,6 +1,7 @@
 //! The phone's state and how it changes: `App::update(message) -> commands`. No I/O and no
-//! drawing here (DESIGN): the runner in `tui` feeds keys, mouse, paste, resizes, focus, the
-//! engine's changes and clock ticks in, and carries the commands out; `ui` draws from `&App`.
+//! drawing here (docs/ARCHITECTURE.md, "The arrows"): the runner in `tui` feeds keys, mouse,
+//! paste, resizes, focus, the engine's changes and clock ticks in, and carries the commands
+//! out; `ui` draws from `&App`.
 
 pub(crate) mod agents;
 pub(crate) mod dsh_state;
@@ -243,8 +244,9 @@ impl App {
 
     /// Sets the clock. The runner calls this before every message, not only on the one-second
     /// tick, so a key and an ask's change carry the time they were taken: the reading time of
-    /// a card (issue 10) is a second, and a tick-old clock could be most of it wrong. A clock
-    /// that stepped back restarts each reading time from now instead of stretching it.
+    /// a card is a second (docs/ASKS.md, "The reading time"), and a tick-old clock could be most
+    /// of it wrong. A clock that stepped back restarts each reading time from now instead of
+    /// stretching it.
     pub(crate) fn set_now(&mut self, now: OffsetDateTime) {
         if now < self.now {
             for card in self.cards.values_mut() {
@@ -850,8 +852,9 @@ impl App {
     }
 
     /// Redraws open cards from the live asks (SPEC A3) and lets answered ones go (SPEC A4, A7).
-    /// A card whose ask changed starts its reading time again (issue 10), and an allow-always
-    /// question about the ask it was is taken down: a yes to it would name what no longer is.
+    /// A card whose ask changed starts its reading time again (docs/ASKS.md, "The reading
+    /// time"), and an allow-always question about the ask it was is taken down: a yes to it
+    /// would name what no longer is.
     fn refresh_cards(&mut self) {
         let keys: Vec<AskKey> = self.cards.keys().cloned().collect();
         for key in keys {
@@ -1037,7 +1040,7 @@ impl App {
 
     /// Opens the card of an ask, keeping what was typed on it before. From wherever it opens
     /// (the inbox, a pane, the soonest-expiring jump), no key answers it within the reading
-    /// time (issue 10).
+    /// time (docs/ASKS.md, "The reading time").
     pub fn open_card(&mut self, key: AskKey) {
         let Some(pane) = self.agents.pane(&key.agent, &key.pane) else {
             return;

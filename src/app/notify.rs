@@ -52,7 +52,7 @@ impl Notice {
     /// The bytes the terminal reads.
     pub fn escape(&self) -> String {
         // The one escape the phone writes around words an agent chose: they go through the
-        // same way out as everything else (issue 12), one line, no token.
+        // same way out as everything else (`crate::out`, SPEC L1), one line, no token.
         let text = crate::out::line(&self.text);
         match self.protocol {
             // OSC 9 has no title. "Collie: " names the sender, and keeps the text from ever

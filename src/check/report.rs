@@ -81,7 +81,7 @@ impl Report {
                 Verdict::Skipped(why) => ("skipped", Some(why)),
             };
             // A finding quotes the agent (a reply body, a code): one cleaned line each, so
-            // it can neither steer the terminal nor forge a row (issue 12).
+            // it can neither steer the terminal nor forge a row (SPEC L1).
             out.push_str(&format!(
                 "{:<width$}  {result:<8} {}",
                 finding.rule,
@@ -199,7 +199,7 @@ impl Report {
 /// cannot carry at all (an agent's reply quoted in a finding may hold any byte).
 fn xml_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    // Cleaned and scrubbed first, like every other output (issue 12); what is left to do
+    // Cleaned and scrubbed first, like every other output (`crate::out`); what is left to do
     // here is XML's own escaping.
     for c in crate::out::text(text).chars() {
         match c {
@@ -269,7 +269,7 @@ mod tests {
     #[test]
     fn junit_escapes_what_the_agent_sent() {
         let xml = report().junit();
-        // The control is removed, as on every other way out (issue 12), then XML escapes.
+        // The control is removed, as on every other way out (SPEC L1), then XML escapes.
         assert!(xml.contains("sent &lt;65537&gt; bytes &amp; got &quot;400&quot;\""));
         assert!(!xml.contains('\u{1b}'));
         assert_eq!(xml.matches("<testcase ").count(), 3);

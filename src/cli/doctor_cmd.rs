@@ -70,7 +70,7 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
             serde_json::to_value(&reports)
         }
         .context("could not write the report as JSON")?;
-        // Cleaned value by value (issue 12): the report quotes the agent's words.
+        // Cleaned value by value (SPEC L1): the report quotes the agent's words.
         let json = serde_json::to_string_pretty(&crate::out::json(value))
             .context("could not write the report as JSON")?;
         written(crate::out::println(&json));

@@ -25,7 +25,8 @@ pub struct Event {
     /// The host's own event name, shown for debugging.
     pub(crate) session_event_type: String,
     pub body: EventBody,
-    /// Fields of the projection that could not be read and were left out (issue 11).
+    /// Fields of the projection that could not be read and were left out; the rest of the event
+    /// is kept (docs/DSH.md, "How the phone reads a bridge").
     pub unread: Vec<Unread>,
 }
 
@@ -577,7 +578,7 @@ mod tests {
     }
 
     #[test]
-    fn issue11_a_mistyped_field_of_an_event_is_left_out_and_the_rest_kept() {
+    fn a_mistyped_field_of_an_event_is_left_out_and_the_rest_kept() {
         let line = r#"{"sessionSeq":3,"kind":"execution","phase":"tool-call","turn":"two","tool":"shell","callId":"c1"}"#;
         let event: Event = serde_json::from_str(line).expect("decode");
         let EventBody::Execution(execution) = &event.body else {

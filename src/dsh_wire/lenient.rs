@@ -1,9 +1,10 @@
-//! Lenient, local decoding of a bridge's JSON (issue 11): one field this program cannot read
-//! never makes a whole reply unreadable. The reply is parsed strictly; when that fails, the
-//! smallest part that failed (the field, or the list entry, serde names by its path) is taken
-//! out, noted as [`Unread`] with why and its raw value, and the rest is parsed again. A part
-//! whose own fields are required goes the same way one level up, so only what cannot be read
-//! is lost; a reply is refused whole only when its top level cannot be read at all.
+//! Lenient, local decoding of a bridge's JSON (docs/DSH.md, "How the phone reads a bridge"):
+//! one field this program cannot read never makes a whole reply unreadable. The reply is parsed
+//! strictly; when that fails, the smallest part that failed (the field, or the list entry,
+//! serde names by its path) is taken out, noted as [`Unread`] with why and its raw value, and
+//! the rest is parsed again. A part whose own fields are required goes the same way one level
+//! up, so only what cannot be read is lost; a reply is refused whole only when its top level
+//! cannot be read at all.
 //!
 //! Written by hand on `serde_path_to_error` (it names the failing path); no crate does the
 //! pruning and retrying.

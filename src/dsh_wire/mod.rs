@@ -86,7 +86,8 @@ pub(crate) mod limits {
 pub struct Envelope<T> {
     pub(crate) ok: bool,
     pub(crate) protocol_version: u32,
-    /// Echoed from a POST body; `null` on a GET (what the real bridge sends, issue 11).
+    /// Echoed from a POST body; `null` on a GET (what the real bridge sends, docs/DSH.md § The
+    /// envelope).
     #[serde(default)]
     pub request_id: Option<String>,
     // No `default` here: serde would then ask `T: Default`; a missing Option is None anyway.
@@ -454,7 +455,8 @@ impl From<EnvelopeError> for DecodeError {
 }
 
 /// A decoded reply: the envelope, what cleaning changed, and the parts that could not be read
-/// and were left out (issue 11: one bad field never drops the whole reply).
+/// and were left out (one bad field never drops the whole reply: docs/DSH.md, "How the phone
+/// reads a bridge").
 #[derive(Debug, Clone)]
 pub struct Reply<T> {
     pub value: Envelope<T>,
@@ -609,7 +611,7 @@ mod tests {
     const REAL_CAPABILITIES: &str = r#"{"ok":true,"protocolVersion":1,"requestId":null,"value":{"protocolVersion":1,"routePrefix":"/codex-bridge","capabilities":{"workspaces":{"list":true,"create":false,"createDirectory":false,"scope":"all-configured"},"sessions":{"create":true,"adopt":true,"rename":true,"list":true,"cancel":true},"models":{"catalog":true,"select":true,"verifyObserved":true},"presets":{"list":true,"select":true},"events":{"longPoll":true,"sse":true,"replay":true,"cursor":"sessionSeq"},"permissions":{"autoApprove":false,"observeWaits":true}},"modelCatalog":{"default":{"provider":"deepseek-account","model":"deepseek-flash","reasoningEffort":"high"},"routableProviders":["deepseek-account"],"groups":[{"id":"deepseek-account","name":"DeepSeek","models":[{"id":"deepseek-flash","name":"V41 Flash","description":null,"reasoning":{"defaultEffort":"high","efforts":[{"id":"off","name":"off","description":null},{"id":"low","name":"low","description":null},{"id":"high","name":"high","description":null}]}},{"id":"deepseek-flash-2","name":"V41 Flash 2","description":null,"reasoning":{"defaultEffort":"high","efforts":[{"id":"high","name":"high","description":null}]}}]}],"failures":[]},"agentPresets":[{"id":"standard","name":"Standard"},{"id":"creator","name":"Creator"}],"unavailable":{}}}"#;
 
     #[test]
-    fn issue11_the_real_capabilities_are_read_whole() {
+    fn the_real_capabilities_are_read_whole() {
         let reply = decode::<Capabilities>(REAL_CAPABILITIES.as_bytes()).expect("decode");
         assert!(reply.unread.is_empty(), "{:?}", reply.unread);
         let capabilities = reply.value.into_result().expect("ok");
@@ -634,7 +636,7 @@ mod tests {
     }
 
     #[test]
-    fn issue11_one_unexpected_field_leaves_everything_else_shown() {
+    fn one_unexpected_field_leaves_everything_else_shown() {
         // A future bridge sends an effort's id as an object and a model name as a number.
         let odd = REAL_CAPABILITIES
             .replacen(
@@ -664,7 +666,7 @@ mod tests {
     }
 
     #[test]
-    fn issue11_presets_unavailable_read_as_none_offered() {
+    fn presets_unavailable_read_as_none_offered() {
         let text = REAL_CAPABILITIES.replacen(
             r#""agentPresets":[{"id":"standard","name":"Standard"},{"id":"creator","name":"Creator"}],"unavailable":{}"#,
             r#""agentPresets":{"unavailable":"this deployment mounts no agent-preset registry"},"unavailable":{"agentPresets":"this deployment mounts no agent-preset registry"}"#,

@@ -240,7 +240,7 @@ pub enum Decider {
     Timeout,
 }
 
-/// Where an intent is (DESIGN: "One intent, from key to outcome").
+/// Where an intent is (docs/ENGINE.md, "Intents", has the table of states).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]
 pub enum IntentState {

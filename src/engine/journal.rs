@@ -181,7 +181,7 @@ impl Journal {
     }
 }
 
-/// One journal line as JSON, every string cleaned and scrubbed (issue 12): an outcome's
+/// One journal line as JSON, every string cleaned and scrubbed (SPEC L1, T2): an outcome's
 /// summary is the agent's words, and an agent that echoes the request's `Authorization` must
 /// not get the token into a file.
 fn clean_line(line: &Line) -> Result<String, serde_json::Error> {

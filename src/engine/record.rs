@@ -269,7 +269,7 @@ fn refuse_foreign_file(path: &Path) -> anyhow::Result<()> {
 }
 
 /// Bodies stay whole, so a replay plays the agent back byte for byte; only the phone's own
-/// secrets go (issue 12), wherever an agent echoed them.
+/// secrets go (SPEC T2; docs/RECORDING.md, "What is redacted"), wherever an agent echoed them.
 fn write_line(out: &mut impl Write, line: &RecordLine) -> std::io::Result<()> {
     let text = serde_json::to_string(line)?;
     out.write_all(crate::out::secrets::scrub(&text).as_bytes())?;

@@ -1,5 +1,5 @@
 //! One agent's session: hello, version, epoch, snapshot and events, polled at the cadence of
-//! SPEC S7/T8 (DESIGN: "An agent's session, as the phone sees it").
+//! SPEC S7/T8 (docs/ENGINE.md, "A session").
 //!
 //! Every poll reads the snapshot (a `304` when nothing changed), then the events of the panes
 //! that need them (SPEC S7, T8; see [`Session::needs_read`]): a pane on screen, a pane whose

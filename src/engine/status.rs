@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 
 use crate::wire::ProtocolRange;
 
-/// An agent's state, in the words the issue and SPEC use.
+/// An agent's state, in the words SPEC and docs/ENGINE.md use.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]
 pub enum AgentStatus {

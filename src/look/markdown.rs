@@ -36,7 +36,7 @@ pub(crate) const CODE_CONTINUES: &str = "↪ ";
 
 /// A code block: a dim language header (when known), then every line in the code style. A line
 /// wider than `width` is wrapped, never cut: its next rows start with a dim "↪ " so the eye
-/// sees one line of code, not two, and every character stays on screen (issue 15).
+/// sees one line of code, not two, and every character stays on screen.
 pub(crate) fn code_block(
     text: &str,
     language: Option<&str>,

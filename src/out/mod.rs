@@ -1,9 +1,9 @@
-//! The one way out (issue 12): every string this program writes for a person or to a file ends
-//! here, cleaned of control and invisible characters (`wire::shown`) and scrubbed of the
-//! phone's own secrets ([`secrets`]). An agent is untrusted input (SPEC L1): its words reach
-//! stdout, stderr, `--json`, JUnit, logs, the journal and recordings' summaries, and each of
-//! those writers calls [`text`], [`line()`], [`json`] or the printers below, never a raw
-//! `print!`. The screens get the same cleaning cell by cell in `tui::clean_screen`.
+//! The one way out: every string this program writes for a person or to a file ends here,
+//! cleaned of control and invisible characters (`wire::shown`) and scrubbed of the phone's own
+//! secrets ([`secrets`]). An agent is untrusted input (SPEC L1): its words reach stdout,
+//! stderr, `--json`, JUnit, logs, the journal and recordings' summaries, and each of those
+//! writers calls [`text`], [`line()`], [`json`] or the printers below, never a raw `print!`.
+//! The screens get the same cleaning cell by cell in `tui::clean_screen`.
 //!
 //! Order matters: clean first, then scrub, so a secret split by an invisible character is
 //! joined before the scrub looks for it.

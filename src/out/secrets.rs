@@ -1,4 +1,5 @@
-//! The phone's own secrets, scrubbed from everything it writes (issue 12).
+//! The phone's own secrets, scrubbed from everything it writes (SPEC T2: a token is never
+//! shown or recorded).
 //!
 //! A token is remembered the moment it is read ([`crate::transport::Token::new`]), whichever
 //! road it came by (config, `--token-file`, the environment, a DSH token file), so a writer

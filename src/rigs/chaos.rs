@@ -178,11 +178,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_example_of_the_issue() {
+    fn reads_the_example_of_the_agent_authors_guide() {
         let chaos = Chaos::parse(
             "drop-after-apply=0.1,delay=0.05:3s,restart-every=60s,expire-early=0.1,dup-events=0.05",
         )
-        .expect("the issue's example");
+        .expect("the example of docs/AGENT-AUTHORS.md");
         assert_eq!(
             chaos,
             Chaos {

@@ -58,7 +58,7 @@ impl Token {
         if !text.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
             return Err(TokenError::BadChar);
         }
-        // Every token this program knows passes here, so every writer can scrub it (issue 12).
+        // Every token this program knows passes here, so every writer can scrub it (SPEC T2).
         crate::out::secrets::remember(text);
         Ok(Self(text.to_string()))
     }

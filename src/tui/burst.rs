@@ -269,7 +269,8 @@ mod tests {
         );
     }
 
-    /// The typing: 40 ms a key, the next word's first key within 5 ms of each Enter.
+    /// The typing of docs/KEYS.md: 40 ms a key, the next word's first key within 5 ms of each
+    /// Enter.
     #[test]
     fn words_typed_fast_with_the_next_key_right_after_enter_are_keys_and_three_enters() {
         let mut burst = BurstDetector::default();
@@ -310,7 +311,7 @@ mod tests {
         assert_eq!(pasted(&out), "");
     }
 
-    /// The list: 22 `j` in one read, then 14 more a person's 40 ms apart: 36 moves.
+    /// 22 `j` in one read, then 14 more a person's 40 ms apart: 36 moves (docs/KEYS.md).
     #[test]
     fn twenty_two_bunched_moves_then_fourteen_typed_are_thirty_six_keys() {
         let mut burst = BurstDetector::default();

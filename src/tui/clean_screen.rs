@@ -1,7 +1,8 @@
-//! The screens' last step before the terminal (issue 12): every cell of a frame is cleaned
-//! after the UI drew it and before ratatui writes it out. Decoding already cleaned what agents
-//! sent, so this normally finds nothing; it is here so that a string some screen forgot to clean
-//! still cannot reach the terminal as a control, whichever screen drew it.
+//! The screens' last step before the terminal, their part of the one way out (`crate::out`,
+//! SPEC L1): every cell of a frame is cleaned after the UI drew it and before ratatui writes it
+//! out. Decoding already cleaned what agents sent, so this normally finds nothing; it is here so
+//! that a string some screen forgot to clean still cannot reach the terminal as a control,
+//! whichever screen drew it.
 
 use std::borrow::Cow;
 

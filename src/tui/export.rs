@@ -21,7 +21,8 @@ pub(crate) fn write_export(path: &Path, text: &str) -> Result<(), String> {
         .mode(0o600)
         .open(path)
         .map_err(|error| error.to_string())?;
-    // The inspector's form (issue 12): a removed character shows as `⟨U+XXXX⟩`, no token.
+    // The inspector's form (docs/WIRE.md §7.2): a removed character shows as `⟨U+XXXX⟩`, no
+    // token.
     file.write_all(crate::out::visible(text).as_bytes())
         .and_then(|()| file.sync_all())
         .map_err(|error| error.to_string())

@@ -312,7 +312,8 @@ where
                 self.dirty = true;
             }
             // Every message, not only the tick, carries the time it is taken: a card's reading
-            // time (issue 10) is a second, so a key must not be judged by a tick-old clock.
+            // time is a second (docs/ASKS.md, "The reading time"), so a key must not be judged
+            // by a tick-old clock.
             self.app.set_now((self.clock)());
             for command in self.app.update(message) {
                 match command {
@@ -370,7 +371,7 @@ where
             .terminal
             .draw(|frame| {
                 ui::draw(frame, app);
-                // The one way out for the screens (issue 12).
+                // The one way out for the screens (`crate::out`, SPEC L1).
                 clean_screen::clean_buffer(frame.buffer_mut());
             })
             .map_err(|error| anyhow::anyhow!("drawing failed: {error}"))?;

@@ -1,5 +1,6 @@
 //! `collie-phone agent --chaos SPEC` over a real socket: each kind of chaos with probability 1,
-//! seen on the wire and in the agent's log, and the refusals of a bad spec (issue 5, item 5).
+//! seen on the wire and in the agent's log, and the refusals of a bad spec
+//! (docs/AGENT-AUTHORS.md §5).
 
 use crate::common;
 

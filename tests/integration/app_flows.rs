@@ -1,9 +1,10 @@
 //! The whole phone against the real reference agent: the real `App` in the real `Tui` runner,
 //! drawn into a `TestBackend`, driven by a scripted stream of key events, with the engine
 //! dialing `collie-phone agent` over its private socket. Each flow asserts what the screen
-//! shows after each step (issue 4: answer a permission from the inbox, a choice, send, abort,
-//! run a starter, open history and reopen a conversation), and issue 10's cards that cannot be
-//! answered unread, checked on the agent itself: its log of applied requests and its events.
+//! shows after each step (answer a permission from the inbox, a choice, send, abort, run a
+//! starter, open history and reopen a conversation), and the cards that cannot be answered
+//! unread (docs/ASKS.md), checked on the agent itself: its log of applied requests and its
+//! events.
 
 use crate::common;
 
@@ -171,7 +172,7 @@ async fn a4_answer_a_permission_from_the_inbox() {
                 && s.contains("Allow always")
         })
         .await;
-    // y selects allow once; after the card was read, Enter answers it (issue 10).
+    // y selects allow once; after the card was read, Enter answers it (docs/ASKS.md).
     phone.press(&["y"]).await;
     phone.read_card().await;
     phone.press(&["enter"]).await;
@@ -435,7 +436,7 @@ async fn belt_buttons_press_with_number_keys() {
         .await;
 }
 
-// ----- issue 10: cards that cannot be answered unread ------------------------------------------
+// ----- cards that cannot be answered unread (docs/ASKS.md) ---------------------------------
 
 /// A demo agent on a socket whose log says at info which requests it applied: `--chaos` with a
 /// 1 ms delay, the mildest act there is, turns on its `applied request_id=…` lines.
@@ -492,7 +493,7 @@ async fn closed_onagent(agent: &AgentProcess, pane: &str, ask_id: &str) -> Optio
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue10_an_ask_changed_under_the_eyes_answers_nothing_until_read() {
+async fn an_ask_changed_under_the_eyes_answers_nothing_until_read() {
     // At speed 5 the demo opens its force push 0.6 s in and changes it to --force-with-lease
     // 4 s after that (SPEC A3); nobody's patience runs out before 24 s.
     let dir = common::temp_dir();
@@ -552,7 +553,7 @@ async fn issue10_an_ask_changed_under_the_eyes_answers_nothing_until_read() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue10_number_keys_select_and_allow_always_asks_again() {
+async fn number_keys_select_and_allow_always_asks_again() {
     let dir = common::temp_dir();
     let agent = logging_agent(dir.path(), "0");
     let mut phone = Phone::on(agent, dir).await;
@@ -623,7 +624,7 @@ async fn issue10_number_keys_select_and_allow_always_asks_again() {
     assert_eq!(phone.applied(&key), 1);
 }
 
-// ----- issue 10: words reach the agent exactly as typed (SPEC Q1–Q5, A16, L) -------------
+// ----- words reach the agent exactly as typed (SPEC Q1–Q5, A16, L) -----------------------
 
 /// Every `text` of an object whose `kind` is `user`, anywhere in the reply.
 fn user_texts(value: &Value, out: &mut Vec<String>) {

@@ -1,8 +1,7 @@
-//! The wire inspector (issue 4 item 7) and the ways a new ask is announced (item 8): snapshots
-//! of the list and of one exchange at 80x24 and 160x48 from fixed records and a frozen clock,
-//! the filter, the export's JSON lines, the notification commands of each `notify` setting,
-//! and the whole phone against the real reference agent, over its socket and over TLS with a
-//! token that must never show.
+//! The wire inspector and the ways a new ask is announced: snapshots of the list and of one
+//! exchange at 80x24 and 160x48 from fixed records and a frozen clock, the filter, the export's
+//! JSON lines, the notification commands of each `notify` setting, and the whole phone against
+//! the real reference agent, over its socket and over TLS with a token that must never show.
 
 use crate::common;
 
@@ -487,7 +486,7 @@ fn the_ring_keeps_the_newest_thousand() {
     assert!(screen_text(&app, (80, 24)).contains("/pane/p-5/events"));
 }
 
-// ----- notifications (item 8) ------------------------------------------------------------------
+// ----- notifications of a new ask --------------------------------------------------------------
 
 fn decoded<T: serde::Serialize + serde::de::DeserializeOwned + wire::Sanitize>(value: &T) -> T {
     let bytes = serde_json::to_vec(value).expect("encodes");

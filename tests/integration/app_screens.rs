@@ -1,7 +1,7 @@
 //! Snapshots of every phone screen and every state of an ask card, at 40x12 (a phone held
-//! upright, issue 15), 80x24 and 160x48, drawn
-//! from app states built out of the reference agent's demo world (with its Chinese workspace)
-//! and wire values. The clock is frozen, so every frame is the same on every run.
+//! upright, the smallest the phone draws in), 80x24 and 160x48, drawn from app states built out
+//! of the reference agent's demo world (with its Chinese workspace) and wire values. The clock
+//! is frozen, so every frame is the same on every run.
 
 use std::sync::Arc;
 
@@ -616,10 +616,10 @@ fn rows(app: &App, size: (u16, u16)) -> Vec<String> {
         .collect()
 }
 
-/// Issue 15, point 6: at 40x12 the keys that matter show whole in the footer (never cut
-/// mid-word), the title bar counts the asks in few words, and every row fits.
+/// At 40x12, the smallest the phone draws in, the keys that matter show whole in the footer
+/// (never cut mid-word), the title bar counts the asks in few words, and every row fits.
 #[test]
-fn issue15_at_40x12_the_footer_keeps_whole_hints_and_the_help() {
+fn at_40x12_the_footer_keeps_whole_hints_and_the_help() {
     let size = (40, 12);
     let app = app_on(&demo_world(), false, size);
     let rows = rows(&app, size);
@@ -637,10 +637,10 @@ fn issue15_at_40x12_the_footer_keeps_whole_hints_and_the_help() {
     assert!(!footer.contains('…'), "{footer}");
 }
 
-/// Issue 15, point 6: a permission asked at 40x12 shows its tool, its arguments, every option
-/// and the keys that answer it, all at once.
+/// A permission asked at 40x12 shows its tool, its arguments, every option and the keys that
+/// answer it, all at once.
 #[test]
-fn issue15_a_permission_at_40x12_shows_what_is_asked_and_every_option() {
+fn a_permission_at_40x12_shows_what_is_asked_and_every_option() {
     let size = (40, 12);
     let (app, _) = card_app(&world_asking(permission()), false, size);
     let text = rows(&app, size).join("\n");
@@ -657,10 +657,10 @@ fn issue15_a_permission_at_40x12_shows_what_is_asked_and_every_option() {
     }
 }
 
-/// Issue 15, point 9: the name column fits the agent's whole name, and at 200 columns the
-/// inbox's kind stays beside the titles instead of at the far right.
+/// The name column fits the agent's whole name, and at 200 columns the inbox's kind stays
+/// beside the titles instead of at the far right.
 #[test]
-fn issue15_home_columns_fit_their_contents_at_200_columns() {
+fn home_columns_fit_their_contents_at_200_columns() {
     let size = (200, 60);
     let app = app_on(&demo_world(), false, size);
     insta::assert_snapshot!("home_200x60", draw(&app, size));
@@ -683,10 +683,10 @@ fn issue15_home_columns_fit_their_contents_at_200_columns() {
     );
 }
 
-/// Issue 15, point 9: at 80 columns a breadcrumb too long for the title bar is cut two
-/// columns before the ask counter, never running into it.
+/// At 80 columns a breadcrumb too long for the title bar is cut two columns before the ask
+/// counter, never running into it.
 #[test]
-fn issue15_the_breadcrumb_never_runs_into_the_ask_counter() {
+fn the_breadcrumb_never_runs_into_the_ask_counter() {
     let size = (80, 24);
     let (world, mut app) = with_history(size);
     for _ in 0..12 {
@@ -1083,7 +1083,8 @@ fn a3_changed_ask_redraws_the_card() {
     snap_one("card_state_stale_redrawn", &app, (80, 24));
     let text = screen_text(&app, (80, 24));
     assert!(text.contains("cwd    : /home/dev "), "{text}");
-    // The old folder shows only as what it was, in the change banner (issue 10).
+    // The old folder shows only as what it was, in the change banner (docs/ASKS.md, "What
+    // changed").
     assert!(!text.contains("cwd    : /home/dev/src/支付服务"), "{text}");
     assert!(text.contains("was /home/dev/src/支付服务"), "{text}");
     // The change came under the person's eyes: Enter answers nothing until it was read.
@@ -1103,7 +1104,7 @@ fn a3_changed_ask_redraws_the_card() {
     ));
 }
 
-// ----- issue 10: cards that cannot be answered unread ------------------------------------------
+// ----- cards that cannot be answered unread (docs/ASKS.md) -------------------------------------
 
 /// The engine commands of a batch of messages, in order.
 fn engine_commands(app: &mut App, messages: Vec<Message>) -> Vec<collie_phone::engine::ToEngine> {
@@ -1164,7 +1165,7 @@ fn changed_under_the_eyes(size: (u16, u16), at: OffsetDateTime) -> (App, AskKey)
 }
 
 #[test]
-fn issue10_a_change_under_the_eyes_answers_nothing_within_the_arming_time() {
+fn a_change_under_the_eyes_answers_nothing_within_the_arming_time() {
     let at = NOW + Duration::seconds(30);
     snap("card_changed_under_the_eyes", |size| {
         changed_under_the_eyes(size, at).0
@@ -1199,7 +1200,7 @@ fn issue10_a_change_under_the_eyes_answers_nothing_within_the_arming_time() {
 }
 
 #[test]
-fn issue10_a_move_after_the_arming_time_acknowledges_the_change() {
+fn a_move_after_the_arming_time_acknowledges_the_change() {
     let at = NOW + Duration::seconds(30);
     let (mut app, ask) = changed_under_the_eyes((80, 24), at);
     // A move inside the reading time selects, but the change stays marked.
@@ -1216,7 +1217,7 @@ fn issue10_a_move_after_the_arming_time_acknowledges_the_change() {
 }
 
 #[test]
-fn issue10_number_keys_and_letters_only_select() {
+fn number_keys_and_letters_only_select() {
     let (mut app, ask) = card_app(&world_asking(force_push()), false, (80, 24));
     read(&mut app);
     assert!(engine_commands(&mut app, vec![key("3")]).is_empty());
@@ -1240,7 +1241,7 @@ fn issue10_number_keys_and_letters_only_select() {
 }
 
 #[test]
-fn issue10_allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
+fn allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
     snap("card_allow_always_question", |size| {
         let (mut app, _) = card_app(&world_asking(force_push()), false, size);
         read(&mut app);
@@ -1289,7 +1290,7 @@ fn issue10_allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
 }
 
 #[test]
-fn issue10_the_allow_always_question_goes_when_the_ask_changes_under_it() {
+fn the_allow_always_question_goes_when_the_ask_changes_under_it() {
     let mut world = world_asking(force_push());
     let (mut app, ask) = card_app(&world, false, (80, 24));
     read(&mut app);
@@ -1315,7 +1316,7 @@ fn issue10_the_allow_always_question_goes_when_the_ask_changes_under_it() {
 }
 
 #[test]
-fn issue10_text_and_form_cards_submit_only_after_the_arming_time() {
+fn text_and_form_cards_submit_only_after_the_arming_time() {
     let world = demo_world();
     let mut app = app_on(&world, false, (80, 24));
     app.open_card(ask_key(&world, "Docs ✍️"));
@@ -1341,7 +1342,7 @@ fn issue10_text_and_form_cards_submit_only_after_the_arming_time() {
 }
 
 #[test]
-fn issue10_a_card_opened_from_the_inbox_is_read_before_it_answers() {
+fn a_card_opened_from_the_inbox_is_read_before_it_answers() {
     let mut app = app_on(&demo_world(), false, (80, 24));
     // Down into the inbox, open the first ask, then Enter, a letter and Enter straight after:
     // nothing leaves.
@@ -1612,7 +1613,7 @@ fn selected_inbox_row(app: &App) -> String {
 }
 
 #[test]
-fn issue10_the_inbox_selection_stays_on_its_row_and_falls_to_the_nearest() {
+fn the_inbox_selection_stays_on_its_row_and_falls_to_the_nearest() {
     let world = demo_world();
     let mut app = app_on(&world, false, (120, 40));
     // Into the inbox, onto its last row.

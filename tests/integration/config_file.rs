@@ -1,5 +1,5 @@
 //! The real binary with a config file it must refuse: the exact line on stderr, the exit status,
-//! and the line in the log when the command keeps one (issue 13: one config, read once).
+//! and the line in the log when the command keeps one (docs/CONFIG.md, "What is refused").
 
 use std::path::Path;
 use std::process::Output;

@@ -1,8 +1,8 @@
 //! The real binary against places where no agent is: each says so in one line on stderr, with
-//! the exit code of "unreachable" (issue 15, point 8). A socket that does not exist is said to
-//! be missing (not "not private") and points at `doctor`; a refused TCP connection says that
-//! nothing listens there; a URL agent is named by its host; a socket whose folder is not there
-//! is not waited for.
+//! the exit code of "unreachable" (docs/SCRIPTING.md, "Exit codes"). A socket that does not
+//! exist is said to be missing, not "not private" (SPEC S4), and points at `doctor`; a refused
+//! TCP connection says that nothing listens there; a URL agent is named by its host; a socket
+//! whose folder is not there is not waited for.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

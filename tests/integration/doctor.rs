@@ -1,6 +1,6 @@
 //! `collie-phone doctor` against real agents: every line it prints, its JSON and its exit code
-//! (issue 5). Socket privacy part by part (SPEC S3, S4), the token (T2, T3), hello and versions
-//! (H1, H2, H3, V4, V5), the snapshot's ETag and a 304 (H4).
+//! (docs/AGENT-AUTHORS.md §1). Socket privacy part by part (SPEC S3, S4), the token (T2, T3),
+//! hello and versions (H1, H2, H3, V4, V5), the snapshot's ETag and a 304 (H4).
 
 use crate::common;
 

@@ -1,12 +1,12 @@
-//! The engine's DSH client against a peer with the real bridge's quirks (issue 11), each as
+//! The engine's DSH client against a peer with the real bridge's quirks, each as
 //! ESROAMER/dsh-codex-bridge's `index.js` showed it when run over its `fake_host.mjs` on
 //! 2026-12-01 (docs/DSH.md): pretty-printed JSON with `requestId: null` on GETs, efforts and
 //! presets as objects, `lastTurn {turn, reason, at}`, `/events` headers held until the first
 //! frame, no end to a closed task's stream, closed tasks still listed, cancel taken during a
 //! wait with no event, `truncatedBefore: 1` on a whole history, the durable log read whole
 //! whatever `sinceSeq`, `session/title` as a status event, the bridge's status lines repeating
-//! the last seq. The peer is this file's own code; each test checks what the peer received
-//! (its counters), not only what the phone shows.
+//! the last seq. The peer is this file's own code; each test checks what the peer received (its
+//! counters), not only what the phone shows.
 
 use crate::common;
 
@@ -437,7 +437,7 @@ fn pane_titles(seen: &[FromEngine]) -> Vec<(String, String)> {
 }
 
 #[tokio::test]
-async fn issue11_one_unexpected_field_leaves_the_bridge_ready_and_everything_else_shown() {
+async fn one_unexpected_field_leaves_the_bridge_ready_and_everything_else_shown() {
     let (_peer, url) = start_peer(Duration::from_millis(500), true).await;
     let mut phone = EnginePhone::start(&url, TOKEN);
     phone
@@ -483,8 +483,7 @@ async fn issue11_one_unexpected_field_leaves_the_bridge_ready_and_everything_els
 }
 
 #[tokio::test]
-async fn issue11_a_whole_history_is_no_gap_the_model_is_the_model_id_and_a_repeated_status_seq_is_kept()
- {
+async fn a_whole_history_is_no_gap_the_model_is_the_model_id_and_a_repeated_status_seq_is_kept() {
     let (_peer, url) = start_peer(Duration::from_millis(500), false).await;
     let mut phone = EnginePhone::start(&url, TOKEN);
     phone
@@ -515,7 +514,7 @@ async fn issue11_a_whole_history_is_no_gap_the_model_is_the_model_id_and_a_repea
 }
 
 #[tokio::test]
-async fn issue11_a_quiet_stream_that_holds_its_headers_is_opening_not_failed() {
+async fn a_quiet_stream_that_holds_its_headers_is_opening_not_failed() {
     // 11 s of silence before the first keep-alive: more than the 10 s the phone once gave a
     // stream's headers (the real bridge holds them 15 s).
     let (peer, url) = start_peer(Duration::from_secs(11), false).await;
@@ -552,7 +551,7 @@ async fn issue11_a_quiet_stream_that_holds_its_headers_is_opening_not_failed() {
 }
 
 #[tokio::test]
-async fn issue11_a_cancel_taken_during_a_wait_keeps_the_card_until_the_desktop_replies() {
+async fn a_cancel_taken_during_a_wait_keeps_the_card_until_the_desktop_replies() {
     let (peer, url) = start_peer(Duration::from_millis(500), false).await;
     let mut phone = EnginePhone::start(&url, TOKEN);
     phone
@@ -618,7 +617,7 @@ async fn issue11_a_cancel_taken_during_a_wait_keeps_the_card_until_the_desktop_r
 }
 
 #[tokio::test]
-async fn issue11_a_closed_task_still_listed_is_no_pane_and_its_endless_stream_is_let_go() {
+async fn a_closed_task_still_listed_is_no_pane_and_its_endless_stream_is_let_go() {
     let (peer, url) = start_peer(Duration::from_millis(300), false).await;
     let mut phone = EnginePhone::start(&url, TOKEN);
     phone
@@ -658,7 +657,7 @@ async fn issue11_a_closed_task_still_listed_is_no_pane_and_its_endless_stream_is
 }
 
 #[tokio::test]
-async fn issue11_a_session_no_task_follows_is_named_by_its_title_and_read_again() {
+async fn a_session_no_task_follows_is_named_by_its_title_and_read_again() {
     let (peer, url) = start_peer(Duration::from_millis(500), false).await;
     let mut phone = EnginePhone::start(&url, TOKEN);
     let pane = "session:session-desktop-0001";

@@ -1,5 +1,5 @@
-//! The engine against the real reference agent, over the socket and over http with a token
-//! (issue 3): sessions, snapshot and views, every intent outcome the agent can give.
+//! The engine against the real reference agent, over the socket and over http with a token:
+//! sessions, snapshot and views, every intent outcome the agent can give.
 
 use crate::common;
 

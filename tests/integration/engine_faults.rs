@@ -1,5 +1,6 @@
-//! The engine against a faulty agent (issue 3): at-most-once POSTs, unknown outcomes and the
-//! person's retry, maybe-applied, redirects, failures, the telling hello, other servers.
+//! The engine against a faulty agent (`common::faulty`), each test named by the SPEC rule it
+//! proves: at-most-once POSTs, unknown outcomes and the person's retry, maybe-applied,
+//! redirects, failures, the telling hello, other servers.
 
 use crate::common;
 

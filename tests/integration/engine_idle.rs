@@ -1,6 +1,6 @@
-//! Idle polling (issue 15, point 1) against the real reference agent over a real socket: which
-//! panes a poll reads (SPEC S7), one socket connection per poll with the S3 check before each
-//! (SPEC S3), and a kept-alive connection over TCP (SPEC T8).
+//! Idle polling against the real reference agent over a real socket: which panes a poll reads
+//! (SPEC S7), one socket connection per poll with the S3 check before each (SPEC S3), and a
+//! kept-alive connection over TCP (SPEC T8).
 //!
 //! The engine dials a small counting proxy in front of the agent's socket, so the tests see
 //! every connection the engine makes; the engine's exchange records say what it read.

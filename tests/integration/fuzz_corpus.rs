@@ -1,6 +1,6 @@
-//! The fuzzers' corpus as a regression test (issue 12): CI does not run cargo-fuzz, but every
-//! file kept in `fuzz/corpus/<target>/` (the seeds, what the runs found worth keeping, and any
-//! input that once crashed) goes through the very function its target calls, on stable.
+//! The fuzzers' corpus as a regression test (docs/FUZZING.md): CI does not run cargo-fuzz, but
+//! every file kept in `fuzz/corpus/<target>/` (the seeds, what the runs found worth keeping,
+//! and any input that once crashed) goes through the very function its target calls, on stable.
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
-//! Issue 12 on raw bytes: the real binary against a hostile agent (`common::hostile`), every
-//! command's stdout and stderr, and the files it writes (JUnit, the journal, a recording, a
-//! log), read byte for byte. No agent-sent control or invisible character gets out, and the
+//! SPEC L1 and T2 on raw bytes: the real binary against a hostile agent (`common::hostile`),
+//! every command's stdout and stderr, and the files it writes (JUnit, the journal, a recording,
+//! a log), read byte for byte. No agent-sent control or invisible character gets out, and the
 //! token the phone sent (which the agent echoes back everywhere) is in none of them.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! Record and replay (issue 5, item 4): `--record` writes every exchange whole with the token
+//! Record and replay (docs/RECORDING.md): `--record` writes every exchange whole with the token
 //! never in it, and `collie-phone replay` serves a recording so the real phone can be pointed at
 //! it (the demo recording kept in tests/fixtures).
 

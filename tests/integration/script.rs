@@ -1,4 +1,4 @@
-//! The phone from a script (issue 5, item 3): the real binary's headless commands against the
+//! The phone from a script (docs/SCRIPTING.md): the real binary's headless commands against the
 //! real reference agent (`agent --speed 0`, so its demo clock stands still) and against the
 //! faulty agent of tests/common for the outcomes a healthy agent never gives (SPEC Q4, Q5).
 //!

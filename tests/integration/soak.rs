@@ -1,4 +1,4 @@
-//! The soak (issue 5, item 5): the real engine, in process, against `collie-phone agent
+//! The soak (docs/AGENT-AUTHORS.md §5): the real engine, in process, against `collie-phone agent
 //! --chaos …` for a bounded time (`SOAK_SECONDS`, default 20), sending many uniquely worded
 //! texts and answering every ask it sees, retrying only what the person may retry: unknown
 //! outcomes (SPEC Q4: the engine's checks with the same id, then at most MAX_ATTEMPTS tries,
@@ -35,8 +35,9 @@ use collie_phone::wire::{self, Answer, Ask, AskKind, EventsReply, FieldKind, Sna
 use serde_json::Value;
 
 const DEFAULT_SECONDS: u64 = 20;
-/// The issue's mix, with a hold longer than a POST's deadline (3 s, SPEC S6), so a delayed
-/// POST is an unknown outcome and a delayed GET a failed poll.
+/// Every kind of chaos at once (docs/AGENT-AUTHORS.md §5), with a hold longer than a POST's
+/// deadline (3 s, SPEC S6), so a delayed POST is an unknown outcome and a delayed GET a failed
+/// poll.
 const CHAOS: &str =
     "drop-after-apply=0.2,delay=0.1:3500ms,restart-every=7s,expire-early=0.2,dup-events=0.2";
 /// The kinds of chaos, as the agent logs them (`chaos kind=…`).

@@ -1,10 +1,9 @@
 //! The real binary in a real terminal: `collie-phone demo` inside tmux, driven by keys, the
-//! screen read back after each step (issue 4, item 10). Answers a permission, a choice, a text
-//! and a form ask, sends text, aborts a turn, runs a starter, opens history and reopens a
-//! conversation, then quits and checks the demo folder is gone; at 40x12 (a phone held
-//! upright), answers a choice from the keyboard. Searches and copies in a hostile agent's pane
-//! and reads back the raw bytes the phone wrote (`pipe-pane`). Skipped, with a note, where tmux
-//! is not installed.
+//! screen read back after each step. Answers a permission, a choice, a text and a form ask,
+//! sends text, aborts a turn, runs a starter, opens history and reopens a conversation, then
+//! quits and checks the demo folder is gone; at 40x12 (a phone held upright), answers a choice
+//! from the keyboard. Searches and copies in a hostile agent's pane and reads back the raw
+//! bytes the phone wrote (`pipe-pane`). Skipped, with a note, where tmux is not installed.
 
 use crate::common;
 
@@ -82,7 +81,7 @@ fn demo_in_tmux_every_flow() {
     tmux.until("the permission card", |s| {
         s.contains("Tool  shell") && s.contains("command: rm -rf build/")
     });
-    // y selects allow once; read, then Enter answers it (issue 10).
+    // y selects allow once; read, then Enter answers it (docs/ASKS.md).
     tmux.keys(&["y"]);
     tmux.read_card();
     tmux.keys(&["Enter"]);
@@ -271,9 +270,10 @@ fn journal_sends(runtime: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Issue 10 in a real terminal: three quick Enters are three sends of their own words, and a
-/// 40 KB paste without bracketed-paste markers (`paste-buffer` without `-p`) lands in the box
-/// whole and sends nothing. Read back from the journal, not only the screen.
+/// One Enter, one send (SPEC Q1; docs/KEYS.md), in a real terminal: three quick Enters are
+/// three sends of their own words, and a 40 KB paste without bracketed-paste markers
+/// (`paste-buffer` without `-p`) lands in the box whole and sends nothing. Read back from the
+/// journal, not only the screen.
 #[test]
 fn demo_in_tmux_quick_enters_and_an_unbracketed_paste() {
     if !tmux_installed() {
@@ -491,8 +491,9 @@ fn journal_answers_done(runtime: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Issue 15, point 6 in a real terminal of 40x12: the inbox, a choice asked in Chinese, its
-/// options and keys all on screen; answered from the keyboard, and the agent took it.
+/// A real terminal of 40x12, the smallest the phone draws in: the inbox, a choice asked in
+/// Chinese, its options and keys all on screen; answered from the keyboard, and the agent took
+/// it.
 #[test]
 fn demo_in_tmux_at_40x12_answers_an_ask_from_the_keyboard() {
     if !tmux_installed() {

@@ -1,8 +1,8 @@
-//! The real binary in tmux, for what only a real terminal shows (issue 15, points 4, 5 and 8):
-//! whether the phone took the mouse (tmux's `mouse_any_flag`, set by the CSI ?1000h family of
-//! escapes), the key that turns it off and on with its line on screen, the theme `auto` picks
-//! from the terminal's background, and the phone's line for a socket that is not there.
-//! Skipped, with a note, where tmux is not installed.
+//! The real binary in tmux, for what only a real terminal shows: whether the phone took the
+//! mouse (tmux's `mouse_any_flag`, set by the CSI ?1000h family of escapes), the key that turns
+//! it off and on with its line on screen, the theme `auto` picks from the terminal's
+//! background, and the phone's line for a socket that is not there. Skipped, with a note, where
+//! tmux is not installed.
 
 use crate::common;
 

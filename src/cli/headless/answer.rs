@@ -69,7 +69,7 @@ async fn answer(args: &AnswerArgs) -> Result<Report, Failure> {
                 ask_id: ask_id.clone(),
             };
             // The card only builds the answer here: a script names its answer outright, so the
-            // reading time of a card on screen (issue 10) does not apply.
+            // reading time of a card on screen does not apply (docs/ASKS.md, "Where else").
             let card = CardState::new(key, ask, title, time::OffsetDateTime::now_utc());
             let answer = build(args, card.clone(), tls, allows)?;
             IntentKind::Answer {

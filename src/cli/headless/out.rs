@@ -1,6 +1,6 @@
 //! What a headless command prints, and how it ends. Lines go to stdout and are flushed one at
 //! a time; a closed stdout ends the command quietly instead of panicking as `println!` would.
-//! Everything goes out through `crate::out` (issue 12): a line is cleaned and scrubbed, and a
+//! Everything goes out through `crate::out` (SPEC L1): a line is cleaned and scrubbed, and a
 //! JSON line is cleaned value by value before it is encoded, since `jq -r` undoes escapes.
 
 use std::process::ExitCode;

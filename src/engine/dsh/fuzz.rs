@@ -1,6 +1,6 @@
-//! The properties the DSH fuzz target checks (issue 12), in the library so `fuzz/` and the
-//! stable replay of its corpus (`tests/integration/fuzz_corpus.rs`) run the same code. Each panics when a
-//! property breaks; that is how libFuzzer sees it.
+//! The properties the DSH fuzz target checks (docs/FUZZING.md), in the library so `fuzz/` and
+//! the stable replay of its corpus (`tests/integration/fuzz_corpus.rs`) run the same code. Each
+//! panics when a property breaks; that is how libFuzzer sees it.
 //!
 //! The first byte of an input picks what reads the rest: one of the routes' replies through
 //! [`wire::decode`], or the event stream through [`SseReader`] (cut into chunks the second byte

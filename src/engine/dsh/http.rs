@@ -85,8 +85,9 @@ pub(crate) struct BridgeClient {
     unread: UnreadParts,
 }
 
-/// What could not be read of each route's last reply (issue 11), by route without its query:
-/// the session shows it, and a reply read whole clears its route.
+/// What could not be read of each route's last reply (docs/DSH.md, "How the phone reads a
+/// bridge"), by route without its query: the session shows it, and a reply read whole clears
+/// its route.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct UnreadParts(Arc<Mutex<BTreeMap<String, Vec<wire::Unread>>>>);
 

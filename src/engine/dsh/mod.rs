@@ -62,9 +62,9 @@ pub enum DshChange {
     /// The engine stopped addressing a task after `session/workspace-mismatch` (seed §1: stop
     /// cross-workspace addressing, a person confirms on the desktop).
     TaskStopped(TaskStopped),
-    /// What could not be read of the bridge's replies, by route, when it changed (issue 11):
-    /// those parts were left out and everything else is shown. `/capabilities` may also hold a
-    /// whole reply that could not be read ([`UNREADABLE`]).
+    /// What could not be read of the bridge's replies, by route, when it changed (docs/DSH.md,
+    /// "How the phone reads a bridge"): those parts were left out and everything else is shown.
+    /// `/capabilities` may also hold a whole reply that could not be read ([`UNREADABLE`]).
     Unread(Arc<std::collections::BTreeMap<String, Vec<crate::dsh_wire::Unread>>>),
 }
 

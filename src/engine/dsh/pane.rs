@@ -732,7 +732,7 @@ mod tests {
     }
 
     #[test]
-    fn issue11_a_cancel_that_leaves_the_task_idle_keeps_the_wait_until_the_desktop_replies() {
+    fn a_cancel_that_leaves_the_task_idle_keeps_the_wait_until_the_desktop_replies() {
         let mut pane = TaskPane::new(&task("running"));
         pane.take(&event(serde_json::json!({
             "taskId": "t1", "sessionSeq": 1, "at": 1, "sessionEventType": "approval/asked",
@@ -764,7 +764,7 @@ mod tests {
     }
 
     #[test]
-    fn issue11_a_wait_left_open_by_the_history_stays_open_after_it() {
+    fn a_wait_left_open_by_the_history_stays_open_after_it() {
         let mut pane = TaskPane::new(&task("idle"));
         pane.take(&event(serde_json::json!({
             "taskId": "t1", "sessionSeq": 2, "at": 1, "sessionEventType": "turn/start",
@@ -780,7 +780,7 @@ mod tests {
     }
 
     #[test]
-    fn issue11_the_session_title_names_the_pane_and_the_model_is_the_model_id() {
+    fn the_session_title_names_the_pane_and_the_model_is_the_model_id() {
         let mut pane = TaskPane::new(&task("idle"));
         pane.take(&event(serde_json::json!({
             "taskId": null, "sessionSeq": 4, "at": 1, "sessionEventType": "session/title",

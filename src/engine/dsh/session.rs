@@ -246,8 +246,9 @@ impl BridgeSession {
                         .emit(AgentChange::Dsh(DshChange::Capabilities(capabilities)));
                 }
                 // Capabilities that cannot be read are not a bridge that cannot be reached
-                // (issue 11): the rest works without them; presets and models are not offered
-                // until they are read, tried again at the sessions' cadence.
+                // (docs/DSH.md, "How the phone reads a bridge"): the rest works without them;
+                // presets and models are not offered until they are read, tried again at the
+                // sessions' cadence.
                 Err(error @ (CallError::Unreadable { .. } | CallError::Refused { .. }))
                     if error.token_refused().is_none()
                         && !error.code().is_some_and(|c| c.behaviour().may_retry()) =>

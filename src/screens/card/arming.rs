@@ -1,6 +1,6 @@
-//! Reading time before a card answers (issue 10): a key pressed just after a card opened, or
-//! just after its ask changed under the person's eyes, must not answer what the person has not
-//! read. SPEC A3's `409 stale` cannot catch that case, because the phone already sends the new
+//! Reading time before a card answers: a key pressed just after a card opened, or just after
+//! its ask changed under the person's eyes, must not answer what the person has not read.
+//! SPEC A3's `409 stale` cannot catch that case, because the phone already sends the new
 //! revision. docs/ASKS.md says why the time is what it is.
 
 use time::{Duration, OffsetDateTime};

@@ -1,7 +1,7 @@
-//! What changed between two forms of one ask, in the words a card shows (SPEC A3, issue 10): the
-//! title, the tool, each argument, the options, prompts, fields and the time limit, each with
-//! what it was and what it is now. An agent that changes an ask in place, honest or hostile,
-//! cannot slip a new command under a person who already read the old one.
+//! What changed between two forms of one ask, in the words a card shows (SPEC A3; docs/ASKS.md,
+//! "What changed"): the title, the tool, each argument, the options, prompts, fields and the
+//! time limit, each with what it was and what it is now. An agent that changes an ask in place,
+//! honest or hostile, cannot slip a new command under a person who already read the old one.
 
 use serde_json::Value;
 

@@ -303,7 +303,7 @@ fn card_parts(
         Span::styled(format!(" {left_text}"), left_style),
     ]));
     // What changed under the person's eyes comes first, so it is read before anything else and
-    // is never the part a long card cuts (issue 10).
+    // is never the part a long card cuts (docs/ASKS.md, "What changed").
     if let Some((from, changes)) = card.changes(app.agent_offer(&card.key.agent)) {
         lines.extend(change_lines(from, ask.revision, &changes, width, theme));
     }

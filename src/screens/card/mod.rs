@@ -1,7 +1,7 @@
 //! Keys on an ask card: options are selected (y / n / a, 1–8, arrows) and Enter answers the
 //! selected one; allow-always asks again before it is sent; a text answer, a form's fields, and
 //! Retry for an answer whose outcome is unknown (SPEC A3–A15, Q4). No key answers a card within
-//! the reading time after it opened or changed (issue 10, docs/ASKS.md).
+//! the reading time after it opened or changed (docs/ASKS.md).
 
 pub mod arming;
 pub(crate) mod ask_diff;

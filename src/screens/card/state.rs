@@ -109,7 +109,8 @@ pub struct CardState {
     pub(crate) closed: Option<ClosedHow>,
     /// A line from the phone itself, e.g. a required field left empty.
     pub(crate) notice: Option<String>,
-    /// Since when keys may answer: the card opened, or its ask changed (issue 10).
+    /// Since when keys may answer: the card opened, or its ask changed (docs/ASKS.md, "The
+    /// reading time").
     pub(crate) arming: Arming,
     /// The ask as the person last saw it settled, while a change since is not acknowledged:
     /// the card shows what changed until the person moves or answers after the reading time.

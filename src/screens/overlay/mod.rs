@@ -47,7 +47,7 @@ pub enum Overlay {
         editor: Editor,
         then: Deferred,
     },
-    /// The second, explicit yes that allow-always needs (issue 10).
+    /// The second, explicit yes that allow-always needs (docs/ASKS.md, "Allow always").
     AllowAlways(Box<AllowAlwaysQuestion>),
     /// The kind of the next message to a DSH bridge task, remembered per pane (SPEC D3).
     DshKind {

@@ -1,10 +1,10 @@
 //! A faulty durable agent that misbehaves on request, for engine and headless-command tests.
 //!
-//! Issue 3: it speaks just enough of docs/WIRE.md (hello, a snapshot with one pane and one open
+//! It speaks just enough of docs/WIRE.md (hello, a snapshot with one pane and one open
 //! permission ask, empty events, answer with request-id memory) and can be told to drop a
-//! connection after applying a POST, stall past a deadline, answer 5xx, send an oversized reply,
-//! redirect, lie in hello, or flip its epoch. Raw HTTP/1.1 by hand, because a proper server will
-//! not misbehave on request.
+//! connection after applying a POST, stall past a deadline, answer 5xx, send an oversized
+//! reply, redirect, lie in hello, or flip its epoch. Raw HTTP/1.1 by hand, because a proper
+//! server will not misbehave on request.
 
 use serde_json::{Value, json};
 use std::collections::HashMap;

@@ -1,11 +1,11 @@
 //! A hostile durable agent: escapes and invisible characters everywhere, for tests of cleaning.
 //!
-//! Issue 12: it keeps docs/WIRE.md's shapes, so the phone reads it, but puts terminal escapes,
-//! C1 controls, bidi overrides, zero-width characters, tag characters and noncharacters in every
+//! It keeps docs/WIRE.md's shapes, so the phone reads it, but puts terminal escapes, C1
+//! controls, bidi overrides, zero-width characters, tag characters and noncharacters in every
 //! string that can reach a person, on every route and in every error, and echoes the request's
-//! `Authorization` header back in what it says. Raw HTTP/1.1 on std threads, so a test can run
-//! the real binary against it without a runtime. [`assert_clean_bytes`] is what the tests assert
-//! on the bytes a command wrote.
+//! `Authorization` header back in what it says (SPEC L1, T2). Raw HTTP/1.1 on std threads, so a
+//! test can run the real binary against it without a runtime. [`assert_clean_bytes`] is what the
+//! tests assert on the bytes a command wrote.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};

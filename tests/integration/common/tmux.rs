@@ -152,8 +152,8 @@ impl Tmux {
         }
     }
 
-    /// Waits as a person reading a card would: past its reading time (issue 10), after which
-    /// Enter answers.
+    /// Waits as a person reading a card would: past its reading time (docs/ASKS.md), after
+    /// which Enter answers.
     pub fn read_card(&self) {
         let arming = collie_phone::screens::card::arming::ARMING.unsigned_abs();
         std::thread::sleep(arming + Duration::from_millis(200));
