@@ -6,6 +6,7 @@ pub mod dsh;
 pub mod exchange_log;
 pub mod intent;
 pub(crate) mod journal;
+pub(crate) mod observer;
 pub(crate) mod record;
 mod session;
 mod session_core;
@@ -203,9 +204,10 @@ impl Engine {
         let (journal, recovered) = Journal::open(journal_path)?;
         let (updates_tx, updates) = mpsc::unbounded_channel();
         let recorder = match &options.record {
-            Some(path) => Recorder::create(path, &agents, updates_tx.clone())?,
+            Some(path) => Recorder::create(path, &agents, &bridges, updates_tx.clone())?,
             None => Recorder::off(),
         };
+        let observer = observer::Observer::new(recorder, updates_tx.clone());
         let (commands, commands_rx) = mpsc::unbounded_channel();
         let (watching_tx, watching_rx) = watch::channel(true);
         let (stop_tx, stop_rx) = watch::channel(false);
@@ -226,7 +228,7 @@ impl Engine {
                 core,
                 spec.endpoint.clone(),
                 info_tx,
-                recorder.clone(),
+                observer.clone(),
                 on_screen_rx,
             );
             tokio::spawn(session.run());
@@ -244,7 +246,7 @@ impl Engine {
         for spec in bridges {
             let client = BridgeClient::new(spec.url.clone(), spec.token.clone())
                 .map_err(|why| anyhow::anyhow!("DSH bridge {}: {why}", spec.name))?
-                .observed_by(&spec.name, updates_tx.clone());
+                .observed_by(&spec.name, observer.clone());
             let shared = Arc::new(BridgeShared::default());
             let poke = Arc::new(Notify::new());
             let core = SessionCore::new(
@@ -288,7 +290,7 @@ impl Engine {
             updates: updates_tx,
             watching: watching_tx,
             stop: stop_tx,
-            recorder,
+            observer,
         };
         for record in recovered.iter().filter(|r| r.checking) {
             runner.start_checks(&record.request_id, since(&record.created_at));
@@ -318,7 +320,8 @@ struct IntentRunner {
     watching: watch::Sender<bool>,
     /// Asks every session to stop, once the commands end.
     stop: watch::Sender<bool>,
-    recorder: Recorder,
+    /// Records and shows every exchange the runner makes.
+    observer: observer::Observer,
 }
 
 impl IntentRunner {
@@ -415,15 +418,8 @@ impl IntentRunner {
         };
         let started = Instant::now();
         let result = handle.endpoint.exchange(&request).await;
-        self.recorder
-            .exchange(agent, &request, result.as_ref(), started);
-        let _ = self.updates.send(FromEngine::Exchange(ExchangeRecord::new(
-            agent,
-            &request,
-            None,
-            result.as_ref(),
-            started.elapsed().as_millis(),
-        )));
+        self.observer
+            .collie(agent, &request, None, result.as_ref(), started);
         let reply = result.map_err(|e| e.to_string())?;
         if reply.status != 200 {
             let code = wire::decode::<wire::ErrorBody>(&reply.body)
@@ -848,15 +844,8 @@ impl IntentRunner {
     ) -> Result<crate::transport::Reply, crate::transport::TransportError> {
         let started = Instant::now();
         let result = agent.endpoint.exchange(request).await;
-        self.recorder
-            .exchange(name, request, result.as_ref(), started);
-        let _ = self.updates.send(FromEngine::Exchange(ExchangeRecord::new(
-            name,
-            request,
-            request_id,
-            result.as_ref(),
-            started.elapsed().as_millis(),
-        )));
+        self.observer
+            .collie(name, request, request_id, result.as_ref(), started);
         result
     }
 

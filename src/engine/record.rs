@@ -24,6 +24,7 @@ use bytes::Bytes;
 use time::OffsetDateTime;
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::dsh::BridgeSpec;
 use super::{AgentSpec, ExchangeRecord, FromEngine};
 use crate::transport::{Reply, Request, TransportError};
 use crate::wire::recording::{
@@ -88,7 +89,8 @@ pub(crate) struct Recorder {
 
 struct Inner {
     began: Instant,
-    /// Agents reached over TLS, whose every request carried the token (SPEC T2).
+    /// Agents whose every request carried a token: those reached over TLS (SPEC T2) and
+    /// every DSH bridge (its bearer token, SPEC D1).
     tls: HashMap<String, bool>,
     lines: Mutex<Option<mpsc::Sender<Pending>>>,
     writer: Mutex<Option<JoinHandle<()>>>,
@@ -104,6 +106,7 @@ impl Recorder {
     pub(crate) fn create(
         path: &Path,
         agents: &[AgentSpec],
+        bridges: &[BridgeSpec],
         updates: UnboundedSender<FromEngine>,
     ) -> anyhow::Result<Self> {
         refuse_foreign_file(path)?;
@@ -134,6 +137,11 @@ impl Recorder {
                     },
                     address: a.endpoint.describe(),
                 })
+                .chain(bridges.iter().map(|b| RecordedAgent {
+                    name: b.name.clone(),
+                    kind: AgentKind::DshBridge,
+                    address: b.url.to_string(),
+                }))
                 .collect(),
         });
         let mut out = BufWriter::new(file);
@@ -153,6 +161,7 @@ impl Recorder {
                 tls: agents
                     .iter()
                     .map(|a| (a.name.clone(), a.endpoint.is_tls()))
+                    .chain(bridges.iter().map(|b| (b.name.clone(), true)))
                     .collect(),
                 lines: Mutex::new(Some(lines)),
                 writer: Mutex::new(Some(writer)),
@@ -206,10 +215,44 @@ impl Recorder {
             },
             elapsed_ms: millis(elapsed),
         };
-        if let Ok(lines) = inner.lines.lock()
+        inner.push(pending);
+    }
+
+    /// Records one exchange with a DSH bridge that began at `started`, from its parts: the
+    /// reply's status and body, or why none came. Its bearer token is written as redacted.
+    /// An event stream is recorded as its opening only: the bridge's events reach the chat
+    /// through the stream, not through this file.
+    pub(crate) fn bridge_exchange(
+        &self,
+        agent: &str,
+        (method, path, body): (&'static str, &str, Option<&[u8]>),
+        reply: Result<(u16, &[u8]), String>,
+        started: Instant,
+    ) {
+        let Some(inner) = &self.inner else { return };
+        let elapsed = started.elapsed();
+        let request_headers = BTreeMap::from([(AUTHORIZATION.to_string(), REDACTED.to_string())]);
+        inner.push(Pending {
+            since_start_ms: millis(started.saturating_duration_since(inner.began)),
+            at: OffsetDateTime::now_utc() - elapsed,
+            agent: agent.to_string(),
+            method,
+            path: path.to_string(),
+            request_headers,
+            request_body: body.map(<[u8]>::to_vec),
+            outcome: reply.map(|(status, body)| (status, None, None, Bytes::copy_from_slice(body))),
+            elapsed_ms: millis(elapsed),
+        });
+    }
+}
+
+impl Inner {
+    /// Hands one exchange to the writer. A closed channel means the writer stopped after a
+    /// failure it already reported.
+    fn push(&self, pending: Pending) {
+        if let Ok(lines) = self.lines.lock()
             && let Some(lines) = lines.as_ref()
         {
-            // A closed channel means the writer stopped after a failure it already reported.
             let _ = lines.send(pending);
         }
     }

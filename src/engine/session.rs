@@ -17,11 +17,10 @@ use std::time::{Duration, Instant};
 use time::OffsetDateTime;
 use tokio::sync::watch;
 
-use super::exchange_log::ExchangeRecord;
-use super::record::Recorder;
+use super::observer::Observer;
 use super::session_core::{SessionCore, Settled, Stop};
 use super::status::AgentStatus;
-use super::{AgentChange, FromEngine, SessionInfo};
+use super::{AgentChange, SessionInfo};
 use crate::transport::{Endpoint, Link, Method, Reply, Request, RouteClass, TransportError};
 use crate::wire::{
     self, ErrorBody, ErrorCode, EventsReply, Hello, OUR_PROTOCOL, Pane, PaneState, RANGE_HEADER,
@@ -86,7 +85,8 @@ pub(super) struct Session {
     link: Link,
     on_screen: watch::Receiver<OnScreen>,
     info: watch::Sender<SessionInfo>,
-    recorder: Recorder,
+    /// Records and shows every exchange this session makes.
+    observer: Observer,
     version: Option<u32>,
     epoch: Option<String>,
     etag: Option<String>,
@@ -111,7 +111,7 @@ impl Session {
         core: SessionCore,
         endpoint: Endpoint,
         info: watch::Sender<SessionInfo>,
-        recorder: Recorder,
+        observer: Observer,
         on_screen: watch::Receiver<OnScreen>,
     ) -> Self {
         Self {
@@ -120,7 +120,7 @@ impl Session {
             endpoint,
             on_screen,
             info,
-            recorder,
+            observer,
             version: None,
             epoch: None,
             etag: None,
@@ -239,16 +239,8 @@ impl Session {
     async fn send(&mut self, request: Request) -> Result<Reply, TransportError> {
         let started = Instant::now();
         let result = self.link.exchange(&request).await;
-        self.recorder
-            .exchange(&self.core.name, &request, result.as_ref(), started);
-        let record = ExchangeRecord::new(
-            &self.core.name,
-            &request,
-            None,
-            result.as_ref(),
-            started.elapsed().as_millis(),
-        );
-        self.core.tell(FromEngine::Exchange(record));
+        self.observer
+            .collie(&self.core.name, &request, None, result.as_ref(), started);
         result
     }
 
@@ -568,6 +560,7 @@ fn error_code(reply: &Reply) -> Option<ErrorCode> {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::FromEngine;
     use std::sync::Arc;
     use std::time::Duration;
 
@@ -597,7 +590,7 @@ mod tests {
         let core = SessionCore::new(
             "absent".into(),
             "agent",
-            updates_tx,
+            updates_tx.clone(),
             watching_rx,
             Arc::new(Notify::new()),
             stop_rx,
@@ -606,7 +599,7 @@ mod tests {
             core,
             endpoint,
             info,
-            Recorder::off(),
+            Observer::new(crate::engine::record::Recorder::off(), updates_tx),
             watch::channel(OnScreen::Every).1,
         );
         let task = tokio::spawn(session.run());

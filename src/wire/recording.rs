@@ -62,6 +62,9 @@ pub struct RecordedAgent {
 pub enum AgentKind {
     Socket,
     Url,
+    /// A DSH bridge (SPEC D1): recorded so a bug can be read, not served by `replay`, which
+    /// plays Collie agents only.
+    DshBridge,
 }
 
 /// One exchange, whole.

@@ -23,7 +23,9 @@ use tokio::sync::mpsc;
 use collie_phone::dsh_wire::{AppendKind, AppendMode};
 use collie_phone::engine::dsh::DshChange;
 use collie_phone::engine::dsh::pane::DESKTOP_ASK_KIND;
-use collie_phone::engine::{AgentChange, FromEngine, IntentKind, IntentState, ToEngine};
+use collie_phone::engine::{
+    AgentChange, EngineOptions, FromEngine, IntentKind, IntentState, ToEngine,
+};
 use collie_phone::wire::{AskKind, EventType, ItemKind};
 use common::engine_phone::{EnginePhone as Phone, pane_texts};
 
@@ -641,6 +643,83 @@ async fn d3_desktop_reloaded_is_shown() {
             ..
         }
     )));
+}
+
+/// docs/RECORDING.md, "DSH bridges": `--record` keeps a bridge's calls as it keeps a Collie
+/// agent's, from the same place the inspector is told: the bridge in the header, each call with
+/// its path, body and status, the event stream as its opening, and the token only as redacted.
+#[tokio::test]
+async fn d1_a_bridge_is_recorded_like_an_agent_and_its_token_never() {
+    let (_fake, url) = start_fake().await;
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("bridge.recording.jsonl");
+    let mut phone = Phone::start_with(
+        &url,
+        TOKEN,
+        EngineOptions {
+            record: Some(file.clone()),
+            ..EngineOptions::default()
+        },
+    );
+    phone
+        .until("#3 from the stream", |seen| {
+            pane_texts(seen, "t1").iter().any(|t| t == "reply 3")
+        })
+        .await;
+    let deadline = std::time::Instant::now() + common::engine_phone::DEADLINE;
+    let lines: Vec<Value> = loop {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(!text.contains(TOKEN), "the token is in the recording");
+        let lines: Vec<Value> = text
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        let opened = lines.iter().any(|l| {
+            l["path"].as_str().is_some_and(|p| {
+                p.ends_with("/events?taskId=t1") || p.contains("/events?taskId=t1&")
+            }) && l["status"] == 200
+        });
+        if opened {
+            break lines;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no stream opening recorded: {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let header = &lines[0];
+    assert_eq!(header["type"], "header");
+    assert_eq!(header["agents"][0]["name"], "desk");
+    assert_eq!(header["agents"][0]["kind"], "dsh-bridge");
+    let calls: Vec<&Value> = lines.iter().filter(|l| l["type"] == "exchange").collect();
+    assert!(calls.iter().all(|c| c["agent"] == "desk"));
+    assert!(
+        calls
+            .iter()
+            .all(|c| c["requestHeaders"]["authorization"] == "[redacted]"),
+        "{calls:?}"
+    );
+    let health = calls
+        .iter()
+        .find(|c| c["path"].as_str().is_some_and(|p| p.ends_with("/health")))
+        .expect("the health call");
+    assert_eq!(health["status"], 200);
+    assert!(
+        health["replyBody"]
+            .as_str()
+            .is_some_and(|b| b.contains("protocolVersion")),
+        "the reply whole: {health}"
+    );
+    let stream = calls
+        .iter()
+        .find(|c| {
+            c["path"]
+                .as_str()
+                .is_some_and(|p| p.contains("/events?"))
+        })
+        .expect("the stream");
+    assert_eq!(stream["replyBody"].as_str().unwrap_or_default(), "");
 }
 
 /// SPEC D2: a refused token is shown and not retried until the person asks.

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 
 use super::base::BridgeUrl;
 use crate::dsh_wire::{self as wire, BridgeError, ErrorCode, Sanitize};
-use crate::engine::{ExchangeRecord, FromEngine};
+use crate::engine::observer::Observer;
 use crate::transport::Token;
 use crate::transport::tls::{error_chain, install_crypto_provider};
 
@@ -81,7 +81,7 @@ pub(crate) struct BridgeClient {
     url: BridgeUrl,
     token: Token,
     http: reqwest::Client,
-    observer: Option<Observer>,
+    observer: Option<Watched>,
     unread: UnreadParts,
 }
 
@@ -109,15 +109,16 @@ impl UnreadParts {
     }
 }
 
-/// Where every exchange is told, so the wire inspector shows a bridge's calls as it shows a
-/// Collie agent's (never the token: it lives only in a header, and headers are not recorded).
+/// Where every exchange is told: the recording and the wire inspector show a bridge's calls
+/// as they show a Collie agent's (never the token: it lives only in a header, written as
+/// redacted).
 #[derive(Clone)]
-struct Observer {
+struct Watched {
     agent: String,
-    updates: tokio::sync::mpsc::UnboundedSender<FromEngine>,
+    observer: Observer,
 }
 
-impl Observer {
+impl Watched {
     fn tell(
         &self,
         method: &'static str,
@@ -126,15 +127,8 @@ impl Observer {
         reply: Result<(u16, &[u8]), String>,
         started: Instant,
     ) {
-        let record = ExchangeRecord::from_parts(
-            &self.agent,
-            method,
-            path.to_string(),
-            body,
-            reply,
-            started.elapsed().as_millis(),
-        );
-        let _ = self.updates.send(FromEngine::Exchange(record));
+        self.observer
+            .bridge(&self.agent, (method, path, body), reply, started);
     }
 }
 
@@ -168,15 +162,12 @@ impl BridgeClient {
         })
     }
 
-    /// Tells every exchange to `updates` as the agent `agent`, for the wire inspector.
-    pub(crate) fn observed_by(
-        mut self,
-        agent: &str,
-        updates: tokio::sync::mpsc::UnboundedSender<FromEngine>,
-    ) -> Self {
-        self.observer = Some(Observer {
+    /// Tells every exchange to `observer` as the agent `agent`: the recording and the wire
+    /// inspector.
+    pub(crate) fn observed_by(mut self, agent: &str, observer: Observer) -> Self {
+        self.observer = Some(Watched {
             agent: agent.to_string(),
-            updates,
+            observer,
         });
         self
     }

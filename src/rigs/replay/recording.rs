@@ -5,7 +5,9 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
-use crate::wire::recording::{FORMAT_VERSION, RecordHeader, RecordLine, RecordedExchange};
+use crate::wire::recording::{
+    AgentKind, FORMAT_VERSION, RecordHeader, RecordLine, RecordedExchange,
+};
 
 /// One agent's part of a recording.
 #[derive(Debug, Clone)]
@@ -83,10 +85,26 @@ impl Recording {
     }
 }
 
+/// The Collie agent to serve: the one named, or the only one. A DSH bridge is recorded to be
+/// read, not served (docs/RECORDING.md, "DSH bridges").
 fn pick_agent(header: &RecordHeader, wanted: Option<&str>) -> anyhow::Result<String> {
-    let names: Vec<&str> = header.agents.iter().map(|a| a.name.as_str()).collect();
+    let is_bridge = |name: &str| {
+        header
+            .agents
+            .iter()
+            .any(|a| a.name == name && a.kind == AgentKind::DshBridge)
+    };
+    let names: Vec<&str> = header
+        .agents
+        .iter()
+        .filter(|a| a.kind != AgentKind::DshBridge)
+        .map(|a| a.name.as_str())
+        .collect();
     match (wanted, names.as_slice()) {
-        (_, []) => bail!("the recording names no agent, so it has nothing to serve"),
+        (Some(wanted), _) if is_bridge(wanted) => bail!(
+            "{wanted} is a DSH bridge: replay serves Collie agents only; its exchanges are in the file to read"
+        ),
+        (_, []) => bail!("the recording names no Collie agent, so it has nothing to serve"),
         (Some(wanted), _) if names.contains(&wanted) => Ok(wanted.to_string()),
         (Some(wanted), _) => bail!(
             "the recording has no agent called {wanted}; its agents are {}",
@@ -115,6 +133,20 @@ mod tests {
         assert_eq!(recording.exchanges.len(), 1);
         assert_eq!(recording.skipped, 1);
         assert_eq!(recording.length_ms(), 3);
+    }
+
+    #[test]
+    fn a_bridge_is_read_not_served_and_the_one_collie_agent_is_picked() {
+        let header = r#"{"type":"header","format":"collie-phone-recording","version":1,"colliePhone":"0.1.0","started":"2026-01-01T00:00:00Z","agents":[{"name":"a","kind":"socket","address":"unix:/x/a.sock"},{"name":"desk","kind":"dsh-bridge","address":"http://127.0.0.1:7/"}]}"#;
+        let text = format!("{header}\n{HELLO}\n");
+        let refused = Recording::parse(&text, Some("desk")).expect_err("a bridge");
+        assert!(
+            format!("{refused:#}")
+                .contains("desk is a DSH bridge: replay serves Collie agents only"),
+            "{refused:#}"
+        );
+        let served = Recording::parse(&text, None).expect("the one Collie agent");
+        assert_eq!(served.agent, "a");
     }
 
     #[test]

@@ -22,6 +22,11 @@ pub struct EnginePhone {
 
 impl EnginePhone {
     pub fn start(url: &str, token: &str) -> Self {
+        Self::start_with(url, token, EngineOptions::default())
+    }
+
+    /// [`EnginePhone::start`] with these engine options (`record`, say).
+    pub fn start_with(url: &str, token: &str, options: EngineOptions) -> Self {
         let dir = tempfile::tempdir().expect("dir");
         let spec = BridgeSpec {
             name: "desk".into(),
@@ -32,7 +37,7 @@ impl EnginePhone {
             Vec::new(),
             vec![spec],
             &dir.path().join("intents.jsonl"),
-            EngineOptions::default(),
+            options,
         )
         .expect("engine");
         Self {
