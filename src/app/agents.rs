@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 use crate::chat::pane_log::PaneLog;
 use crate::engine::AgentChange;
 use crate::engine::status::AgentStatus;
+use crate::screens::card::state::AgentOffer;
 use crate::wire::{Ask, Hello, Pane, PaneState, Snapshot, Tab, Turn, Workspace, caps};
 
 /// One agent as the screens see it.
@@ -106,6 +107,14 @@ impl AgentView {
     }
 
     /// True when allow-always may be offered at all on this agent (SPEC A11).
+    /// What this agent lets its cards offer (SPEC A11).
+    pub(crate) fn offer(&self) -> AgentOffer {
+        AgentOffer {
+            tls: self.is_tls,
+            allows_always: self.allows_always(),
+        }
+    }
+
     pub(crate) fn allows_always(&self) -> bool {
         !self.is_tls
             && self

@@ -572,15 +572,6 @@ impl fmt::Display for Chord {
     }
 }
 
-/// Why the `[keys]` section could not be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum KeymapError {
-    #[error("[keys]: \"{0}\" is not an action; see `?` in the phone for the names")]
-    UnknownAction(String),
-    #[error("[keys] {0}: {1}")]
-    BadKey(String, String),
-}
-
 /// Every binding of every context, in the order the help lists them.
 #[derive(Debug, Clone)]
 pub struct Keymap {
@@ -664,20 +655,13 @@ impl Keymap {
         Self { bindings }
     }
 
-    /// The defaults with the config's `[keys]` applied: each named action gets exactly the
-    /// given keys, wherever it had keys before.
-    pub(crate) fn with_overrides(
-        overrides: &BTreeMap<String, Vec<String>>,
-    ) -> Result<Self, KeymapError> {
+    /// The defaults with the config's `[keys]` applied: each action gets exactly the given
+    /// keys, wherever it had keys before. The names and keys were read and checked once, where
+    /// the config file is (`config::phone`), so nothing here can be refused.
+    pub(crate) fn with_overrides(overrides: &[(Action, Vec<Chord>)]) -> Self {
         let mut keymap = Self::defaults();
-        for (name, keys) in overrides {
-            let action =
-                Action::from_name(name).ok_or_else(|| KeymapError::UnknownAction(name.clone()))?;
-            let chords = keys
-                .iter()
-                .map(|k| Chord::parse(k))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|why| KeymapError::BadKey(name.clone(), why))?;
+        for (action, chords) in overrides {
+            let action = *action;
             for list in keymap.bindings.values_mut() {
                 if !list.iter().any(|(_, a)| *a == action) {
                     continue;
@@ -692,7 +676,7 @@ impl Keymap {
                 }
             }
         }
-        Ok(keymap)
+        keymap
     }
 
     /// The action of a key in a context; releases and unbound keys give none.
@@ -861,12 +845,10 @@ mod tests {
             Some(Action::ConfirmAlways)
         );
         // Rebinding the plain yes leaves the allow-always yes alone.
-        let mut overrides = BTreeMap::new();
-        overrides.insert(
-            "confirm".to_string(),
-            vec!["enter".to_string(), "y".to_string()],
-        );
-        let keymap = Keymap::with_overrides(&overrides).expect("valid");
+        let keymap = Keymap::with_overrides(&[(
+            Action::Confirm,
+            vec![Chord::plain(KeyCode::Enter), Chord::ch('y')],
+        )]);
         assert_eq!(keymap.action(Context::ConfirmAlways, &enter), None);
     }
 
@@ -905,19 +887,16 @@ mod tests {
 
     #[test]
     fn overrides_replace_an_action_everywhere() {
-        let mut overrides = BTreeMap::new();
-        overrides.insert("quit".to_string(), vec!["ctrl-q".to_string()]);
-        overrides.insert("jump-expiring".to_string(), vec!["x".to_string()]);
-        let keymap = Keymap::with_overrides(&overrides).expect("valid");
+        let keymap = Keymap::with_overrides(&[
+            (Action::Quit, vec![Chord::ctrl('q')]),
+            (Action::JumpExpiring, vec![Chord::ch('x')]),
+        ]);
         let q = key(KeyCode::Char('q'), KeyModifiers::NONE);
         assert_eq!(keymap.action(Context::Home, &q), None);
         let ctrl_q = key(KeyCode::Char('q'), KeyModifiers::CONTROL);
         assert_eq!(keymap.action(Context::Layout, &ctrl_q), Some(Action::Quit));
         let x = key(KeyCode::Char('x'), KeyModifiers::NONE);
         assert_eq!(keymap.action(Context::Home, &x), Some(Action::JumpExpiring));
-        let mut bad = BTreeMap::new();
-        bad.insert("fly".to_string(), vec!["x".to_string()]);
-        assert!(Keymap::with_overrides(&bad).is_err());
     }
 
     #[test]

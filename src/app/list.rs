@@ -4,6 +4,16 @@
 use super::editor::Editor;
 use super::keymap::Action;
 
+/// One step forward or back around a ring of `count` places (a form's fields, a field's
+/// choices): past the last comes the first, before the first the last; an empty ring stays at 0.
+pub(crate) fn step_around(at: usize, count: usize, forward: bool) -> usize {
+    match count {
+        0 => 0,
+        _ if forward => (at + 1) % count,
+        _ => (at % count + count - 1) % count,
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct ListCursor {
     pub(crate) selected: usize,
@@ -162,6 +172,15 @@ mod selection_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_around_the_ring_comes_back_from_both_ends() {
+        assert_eq!(step_around(2, 3, true), 0);
+        assert_eq!(step_around(0, 3, false), 2);
+        assert_eq!(step_around(1, 3, true), 2);
+        assert_eq!(step_around(0, 0, true), 0);
+        assert_eq!(step_around(5, 3, false), 1);
+    }
 
     #[test]
     fn selection_stays_on_screen() {

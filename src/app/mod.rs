@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use time::OffsetDateTime;
 
-use self::agents::Agents;
+use self::agents::{AgentView, Agents};
 use self::editor::Editor;
 use self::history::HistoryStore;
 use self::inbox::AskKey;
@@ -293,13 +293,7 @@ impl App {
             Screen::Pane(p) if p.focus == PaneFocus::Input => Context::PaneInput,
             Screen::Pane(p) if p.search.editing => Context::PaneSearch,
             Screen::Pane(_) => Context::PaneChat,
-            Screen::Card(key) => {
-                if self.card_takes_typing(key) {
-                    Context::CardTyping
-                } else {
-                    Context::Card
-                }
-            }
+            Screen::Card(key) => self.card_context(key),
             Screen::New(_) => Context::New,
             Screen::History(_) => Context::History,
             Screen::Conversation(_) => Context::Conversation,
@@ -845,10 +839,7 @@ impl App {
     pub fn agent_offer(&self, agent: &str) -> AgentOffer {
         self.agents
             .get(agent)
-            .map_or_else(AgentOffer::default, |a| AgentOffer {
-                tls: a.is_tls,
-                allows_always: a.allows_always(),
-            })
+            .map_or_else(AgentOffer::default, AgentView::offer)
     }
 
     /// Redraws open cards from the live asks (SPEC A3) and lets answered ones go (SPEC A4, A7).

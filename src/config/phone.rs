@@ -49,28 +49,29 @@ pub(super) fn keymap(
     keys: &BTreeMap<Spanned<String>, Spanned<Keys>>,
 ) -> Result<Keymap, ConfigError> {
     let section = || vec!["keys".to_string()];
-    let mut overrides = BTreeMap::new();
-    for (action, chords) in keys {
-        if Action::from_name(action.get_ref()).is_none() {
-            return Err(source.unknown_key(&action.span(), section(), action.get_ref().clone()));
-        }
-        let list = chords.get_ref().list();
-        if let Some(why) = list.iter().find_map(|chord| Chord::parse(chord).err()) {
-            return Err(ConfigError::BadValue(Box::new(BadValue {
-                at: source.place(&chords.span()),
-                section: Section(section()),
-                key: action.get_ref().clone(),
-                written: source.written(&chords.span()),
-                hint: Hint::Because(why),
-            })));
-        }
-        overrides.insert(action.get_ref().clone(), list);
+    let mut overrides = Vec::new();
+    for (name, chords) in keys {
+        let Some(action) = Action::from_name(name.get_ref()) else {
+            return Err(source.unknown_key(&name.span(), section(), name.get_ref().clone()));
+        };
+        let parsed = chords
+            .get_ref()
+            .list()
+            .iter()
+            .map(|chord| Chord::parse(chord))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|why| {
+                ConfigError::BadValue(Box::new(BadValue {
+                    at: source.place(&chords.span()),
+                    section: Section(section()),
+                    key: name.get_ref().clone(),
+                    written: source.written(&chords.span()),
+                    hint: Hint::Because(why),
+                }))
+            })?;
+        overrides.push((action, parsed));
     }
-    // Every name and key was checked above, so the keymap's own refusal cannot name more.
-    Keymap::with_overrides(&overrides).map_err(|error| ConfigError::Other {
-        at: source.place(&(0..0)),
-        why: error.to_string(),
-    })
+    Ok(Keymap::with_overrides(&overrides))
 }
 
 /// The file's `theme` with its place, loaded only when the phone opens (a theme may be a file

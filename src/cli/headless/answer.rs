@@ -13,10 +13,11 @@ use super::exit::{self, Exit};
 use super::link::{Link, Sending};
 use super::out::{Failure, Report, run_to_end};
 use super::receipt::report;
+use crate::app::agents::AgentView;
 use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
 use crate::engine::IntentKind;
-use crate::screens::card::state::{CANNOT_ANSWER, CardState, FieldValue};
+use crate::screens::card::state::{AgentOffer, CANNOT_ANSWER, CardState, FieldValue};
 use crate::wire::{Answer, Ask, AskKind, AskOption, FieldKind, FormField};
 
 #[derive(Debug, Args)]
@@ -62,7 +63,7 @@ async fn answer(args: &AnswerArgs) -> Result<Report, Failure> {
     let kind = match find_open(&link, &agent, &ask_id) {
         Some((pane, title, ask)) => {
             let view = link.views.get(&agent);
-            let (tls, allows) = view.map_or((false, false), |v| (v.is_tls, v.allows_always()));
+            let offer = view.map_or_else(AgentOffer::default, AgentView::offer);
             let key = AskKey {
                 agent: agent.clone(),
                 pane: pane.clone(),
@@ -71,7 +72,7 @@ async fn answer(args: &AnswerArgs) -> Result<Report, Failure> {
             // The card only builds the answer here: a script names its answer outright, so the
             // reading time of a card on screen does not apply (docs/ASKS.md, "Where else").
             let card = CardState::new(key, ask, title, time::OffsetDateTime::now_utc());
-            let answer = build(args, card.clone(), tls, allows)?;
+            let answer = build(args, card.clone(), offer)?;
             IntentKind::Answer {
                 pane,
                 ask_id: ask_id.clone(),
@@ -172,12 +173,7 @@ fn closed_again(
 }
 
 /// The answer the card would send for these flags, or why the flags do not fit the ask.
-fn build(
-    args: &AnswerArgs,
-    mut card: CardState,
-    tls: bool,
-    allows: bool,
-) -> Result<Answer, Failure> {
+fn build(args: &AnswerArgs, mut card: CardState, offer: AgentOffer) -> Result<Answer, Failure> {
     let ask = card.ask.clone();
     if !ask.is_answerable() {
         let why = match &ask.kind {
@@ -195,7 +191,7 @@ fn build(
     let bad = |text: String| Failure::new(Exit::BadArguments, text);
     match &ask.kind {
         AskKind::Permission | AskKind::Choice => {
-            let always = card.allow_always(tls, allows);
+            let always = card.allow_always(offer);
             let options: Vec<AskOption> =
                 card.options(always.is_ok()).into_iter().cloned().collect();
             let listed = list_options(&options);

@@ -106,7 +106,7 @@ impl<'a> Row<'a> {
             ask_id: ask.id.clone(),
         };
         let card = CardState::new(key, ask.clone(), pane_title.to_string(), now);
-        let held_back = card.allow_always(view.is_tls, view.allows_always()).err();
+        let held_back = card.allow_always(view.offer()).err();
         let seconds_left = ask
             .expires_at
             .as_deref()

@@ -14,6 +14,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
+use crate::app::list::step_around;
 use crate::app::{App, Command, typing};
 use crate::engine::IntentKind;
 use crate::screens::Screen;
@@ -71,11 +72,7 @@ impl App {
 
     /// Whether allow-always is offered on a card, and why not (SPEC A11, A12).
     pub(crate) fn card_allow_always(&self, card: &CardState) -> Result<(), &'static str> {
-        let (tls, allows) = self
-            .agents
-            .get(&card.key.agent)
-            .map_or((false, false), |a| (a.is_tls, a.allows_always()));
-        card.allow_always(tls, allows)
+        card.allow_always(self.agent_offer(&card.key.agent))
     }
 
     /// The keys of a card: typing on a text or form card that may be answered, else commands.
@@ -160,12 +157,7 @@ impl App {
                         card.acknowledge();
                     }
                     if let Some(form) = card.form.as_mut() {
-                        let count = form.values.len().max(1);
-                        form.focus = if forward {
-                            (form.focus + 1) % count
-                        } else {
-                            (form.focus + count - 1) % count
-                        };
+                        form.focus = step_around(form.focus, form.values.len(), forward);
                     }
                 }
                 Vec::new()
@@ -472,17 +464,10 @@ impl App {
                 let Some(form) = card.form.as_mut() else {
                     return;
                 };
-                let count = form.values.len().max(1);
-                match key.code {
-                    KeyCode::Down => {
-                        form.focus = (form.focus + 1) % count;
-                        return;
-                    }
-                    KeyCode::Up => {
-                        form.focus = (form.focus + count - 1) % count;
-                        return;
-                    }
-                    _ => {}
+                if let KeyCode::Down | KeyCode::Up = key.code {
+                    let forward = key.code == KeyCode::Down;
+                    form.focus = step_around(form.focus, form.values.len(), forward);
+                    return;
                 }
                 let options = card
                     .ask

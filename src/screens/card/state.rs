@@ -200,7 +200,7 @@ impl CardState {
     /// What changed since the person last saw the ask settled, if a change is not acknowledged.
     pub fn changes(&self, agent: AgentOffer) -> Option<(u64, Vec<Changed>)> {
         let old = self.changed_from.as_ref()?;
-        let shown = self.allow_always(agent.tls, agent.allows_always).is_ok();
+        let shown = self.allow_always(agent).is_ok();
         Some((old.revision, ask_diff::changes(old, &self.ask, shown)))
     }
 
@@ -294,11 +294,7 @@ impl CardState {
     }
 
     /// Whether allow-always may be offered on this card, and if not, why (SPEC A11, A12).
-    pub(crate) fn allow_always(
-        &self,
-        agent_is_tls: bool,
-        agent_allows: bool,
-    ) -> Result<(), &'static str> {
+    pub(crate) fn allow_always(&self, agent: AgentOffer) -> Result<(), &'static str> {
         let offered = self.ask.permission.as_ref().is_some_and(|p| {
             p.options
                 .iter()
@@ -307,7 +303,7 @@ impl CardState {
         if !offered {
             return Ok(());
         }
-        if agent_is_tls {
+        if agent.tls {
             return Err("Allow always is not offered: this agent is reached over TLS.");
         }
         if self.ask.words_altered {
@@ -321,7 +317,7 @@ impl CardState {
         {
             return Err("Allow always is not offered: this card names no tool.");
         }
-        if !agent_allows {
+        if !agent.allows_always {
             return Err("Allow always is not offered: this agent does not allow it.");
         }
         Ok(())
@@ -338,7 +334,7 @@ impl CardState {
 
     /// The options this card offers on this agent (SPEC A11, A12).
     pub(crate) fn offered(&self, agent: AgentOffer) -> Vec<&AskOption> {
-        self.options(self.allow_always(agent.tls, agent.allows_always).is_ok())
+        self.options(self.allow_always(agent).is_ok())
     }
 
     /// The selected option, if the card has options.
@@ -664,18 +660,36 @@ mod tests {
     #[test]
     fn a11_a12_allow_always_reasons() {
         let card = CardState::new(key(), permission("shell"), "P".into(), T0);
-        assert_eq!(card.allow_always(false, true), Ok(()));
         assert_eq!(
-            card.allow_always(true, true),
+            card.allow_always(AgentOffer {
+                tls: false,
+                allows_always: true
+            }),
+            Ok(())
+        );
+        assert_eq!(
+            card.allow_always(AgentOffer {
+                tls: true,
+                allows_always: true
+            }),
             Err("Allow always is not offered: this agent is reached over TLS.")
         );
         let mut altered = permission("shell");
         altered.words_altered = true;
         let card = CardState::new(key(), altered, "P".into(), T0);
-        assert!(card.allow_always(false, true).is_err());
+        assert!(
+            card.allow_always(AgentOffer {
+                tls: false,
+                allows_always: true
+            })
+            .is_err()
+        );
         let card = CardState::new(key(), permission(""), "P".into(), T0);
         assert_eq!(
-            card.allow_always(false, true),
+            card.allow_always(AgentOffer {
+                tls: false,
+                allows_always: true
+            }),
             Err("Allow always is not offered: this card names no tool.")
         );
         assert_eq!(card.options(false).len(), 2);

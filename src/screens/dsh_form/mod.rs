@@ -13,7 +13,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use crate::app::dsh_state::{DshView, ModelChoice};
 use crate::app::editor::Editor;
 use crate::app::keymap::Action;
-use crate::app::list::Filter;
+use crate::app::list::{Filter, step_around};
 use crate::app::{App, Command, intents, typing};
 use crate::dsh_wire::{ModelConfig, limits};
 use crate::engine::dsh::pane::session_of_pane;
@@ -360,11 +360,7 @@ impl App {
             Action::Back => self.back(),
             Action::NextField | Action::PrevField => {
                 if let Screen::DshForm(form) = self.nav.top_mut() {
-                    form.field = if action == Action::NextField {
-                        (form.field + 1) % count
-                    } else {
-                        (form.field + count - 1) % count
-                    };
+                    form.field = step_around(form.field, count, action == Action::NextField);
                 }
                 Vec::new()
             }
@@ -400,9 +396,9 @@ impl App {
             }
             return;
         }
-        let step: isize = match key.code {
-            KeyCode::Left => -1,
-            KeyCode::Right | KeyCode::Char(' ') => 1,
+        let forward = match key.code {
+            KeyCode::Left => false,
+            KeyCode::Right | KeyCode::Char(' ') => true,
             _ => return,
         };
         let choices = self.dsh_choices(form);
@@ -419,9 +415,7 @@ impl App {
                 DshField::Effort => &mut form.effort,
                 _ => return,
             };
-            let count = isize::try_from(count).unwrap_or(1);
-            let next = (isize::try_from(*slot).unwrap_or(0) + step).rem_euclid(count);
-            *slot = usize::try_from(next).unwrap_or(0);
+            *slot = step_around(*slot, count, forward);
             // Another workspace has other sessions; another model other efforts.
             match field {
                 DshField::Workspace => form.session = 0,
