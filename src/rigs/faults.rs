@@ -13,7 +13,7 @@ macro_rules! breakable {
         /// exactly that id fails (tests/integration/check_breaks.rs).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Rule {
-            $(#[doc = $what] $rule,)*
+            $(#[doc = concat!("Breaks SPEC ", $id, "; what it does is [`Rule::what`].")] $rule,)*
         }
 
         impl Rule {
