@@ -713,11 +713,7 @@ async fn d1_a_bridge_is_recorded_like_an_agent_and_its_token_never() {
     );
     let stream = calls
         .iter()
-        .find(|c| {
-            c["path"]
-                .as_str()
-                .is_some_and(|p| p.contains("/events?"))
-        })
+        .find(|c| c["path"].as_str().is_some_and(|p| p.contains("/events?")))
         .expect("the stream");
     assert_eq!(stream["replyBody"].as_str().unwrap_or_default(), "");
 }
