@@ -1,16 +1,19 @@
 //! Idle polling cost (SPEC S7; docs/ENGINE.md, "Figures"): the engine's CPU while nothing
-//! happens on any agent.
+//! changes on any agent, whether its panes are quiet or busy.
 //!
-//! Each reference agent is its own process (`collie-phone agent --world empty --speed 0 --state
-//! DIR`), started from a saved world of quiet panes (no turn running, no open ask, three chat
-//! items each) written by this bench. The engine runs here, headless, as the phone runs it: the
+//! Each reference agent is its own process. A quiet row starts it from a saved world of quiet
+//! panes (no turn running, no open ask, three chat items each) written by this bench
+//! (`collie-phone agent --world empty --speed 0 --state DIR`); a busy row plays the demo world
+//! frozen (`--world demo --speed 0`: each agent holds open asks and turns left running, and
+//! nothing changes). The engine runs here, headless, as the phone runs it: the
 //! person is watching (the fastest cadence, SPEC S7) and the home screen is on screen. Over a
 //! fixed wall time the bench reads this process's user+system CPU (getrusage) and each agent
 //! child's (/proc/PID/stat), and prints them as % of one core, with the cost per pane and the
 //! requests per second the engine made.
 //!
-//! Figures: 1, 8 and 32 agents × 10 panes, and 1 agent × 256 panes (the goal: 32 × 10 at most
-//! 1 % of a core, 1 × 256 at most 0.5 %).
+//! Figures: 1, 8 and 32 agents × 10 quiet panes, 1 agent × 256 quiet panes, and 1 and 32 busy
+//! demo agents (the goals: 32 × 10 quiet and 32 busy at most 1 % of a core, 1 × 256 at most
+//! 0.5 %, and at most 1.5 requests a second per agent on the busy rows).
 //!
 //! `cargo bench --bench idle` (or the bench binary run with `--full`) measures 33 s per row in
 //! the bench profile. `cargo test --all-targets` runs it without either flag: a smoke run of
@@ -34,12 +37,33 @@ const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
 const START_DEADLINE: Duration = Duration::from_secs(60);
 const GOAL_32X10_PERCENT: f64 = 1.0;
 const GOAL_1X256_PERCENT: f64 = 0.5;
+const GOAL_BUSY_32_PERCENT: f64 = 1.0;
+/// Requests a second per agent where nothing changes: the snapshot once a poll (docs/WIRE.md § 1.5).
+const GOAL_BUSY_REQUESTS_PER_AGENT: f64 = 1.5;
 
-/// One row of the table: how many agents, how many panes each.
+/// One row of the table: how many agents, how many panes each (quiet rows), or frozen demo
+/// agents (busy rows, whose panes the demo lays out).
 #[derive(Debug, Clone, Copy)]
 struct Row {
     agents: usize,
     panes: usize,
+    busy: bool,
+}
+
+const fn quiet(agents: usize, panes: usize) -> Row {
+    Row {
+        agents,
+        panes,
+        busy: false,
+    }
+}
+
+const fn busy(agents: usize) -> Row {
+    Row {
+        agents,
+        panes: 0,
+        busy: true,
+    }
 }
 
 fn main() {
@@ -49,34 +73,15 @@ fn main() {
     }
     let rows: &[Row] = if full {
         &[
-            Row {
-                agents: 1,
-                panes: 10,
-            },
-            Row {
-                agents: 8,
-                panes: 10,
-            },
-            Row {
-                agents: 32,
-                panes: 10,
-            },
-            Row {
-                agents: 1,
-                panes: 256,
-            },
+            quiet(1, 10),
+            quiet(8, 10),
+            quiet(32, 10),
+            quiet(1, 256),
+            busy(1),
+            busy(32),
         ]
     } else {
-        &[
-            Row {
-                agents: 2,
-                panes: 10,
-            },
-            Row {
-                agents: 1,
-                panes: 256,
-            },
-        ]
+        &[quiet(2, 10), quiet(1, 256), busy(2)]
     };
     let seconds = match std::env::var("IDLE_SECONDS") {
         Ok(text) => text
@@ -95,37 +100,61 @@ fn main() {
         Duration::from_millis(300)
     };
     println!(
-        "{:>6} {:>6} {:>7} {:>12} {:>14} {:>12} {:>14}",
-        "agents", "panes", "seconds", "engine %cpu", "per pane %cpu", "requests/s", "agents %cpu"
+        "{:>6} {:>6} {:>6} {:>7} {:>12} {:>14} {:>12} {:>12} {:>14}",
+        "agents",
+        "panes",
+        "kind",
+        "seconds",
+        "engine %cpu",
+        "per pane %cpu",
+        "requests/s",
+        "per agent",
+        "agents %cpu"
     );
     for row in rows {
         let figures = measure(*row, Duration::from_secs(seconds), settle);
-        let panes = (row.agents * row.panes) as f64;
-        let goal = match (row.agents, row.panes) {
-            (32, 10) => Some(GOAL_32X10_PERCENT),
-            (1, 256) => Some(GOAL_1X256_PERCENT),
+        let per_agent = figures.requests_per_second / row.agents as f64;
+        let goal = match (row.busy, row.agents, row.panes) {
+            (false, 32, 10) => Some(GOAL_32X10_PERCENT),
+            (false, 1, 256) => Some(GOAL_1X256_PERCENT),
+            (true, 32, _) => Some(GOAL_BUSY_32_PERCENT),
             _ => None,
         };
-        let verdict = match (full, goal) {
+        let mut verdict = match (full, goal) {
             (false, _) => String::from("not judged in test mode"),
             (true, Some(goal)) if figures.engine_percent <= goal => format!("goal ≤ {goal} %: met"),
             (true, Some(goal)) => format!("goal ≤ {goal} %: NOT met"),
             (true, None) => String::new(),
         };
+        if full && row.busy {
+            let met = if per_agent <= GOAL_BUSY_REQUESTS_PER_AGENT {
+                "met"
+            } else {
+                "NOT met"
+            };
+            verdict.push_str(&format!(
+                "{}≤ {GOAL_BUSY_REQUESTS_PER_AGENT} requests/s per agent: {met}",
+                if verdict.is_empty() { "" } else { "; " }
+            ));
+        }
         println!(
-            "{:>6} {:>6} {:>7} {:>12.3} {:>14.5} {:>12.1} {:>14.3}  {verdict}",
+            "{:>6} {:>6} {:>6} {:>7} {:>12.3} {:>14.5} {:>12.1} {:>12.2} {:>14.3}  {verdict}",
             row.agents,
-            row.panes,
+            figures.panes,
+            if row.busy { "busy" } else { "quiet" },
             seconds,
             figures.engine_percent,
-            figures.engine_percent / panes,
+            figures.engine_percent / figures.panes.max(1) as f64,
             figures.requests_per_second,
+            per_agent,
             figures.agents_percent,
         );
     }
 }
 
 struct Figures {
+    /// Panes across all agents, as their snapshots laid them out.
+    panes: usize,
     engine_percent: f64,
     agents_percent: f64,
     requests_per_second: f64,
@@ -138,7 +167,7 @@ fn measure(row: Row, wall: Duration, settle: Duration) -> Figures {
         .tempdir_in("/tmp")
         .expect("a temp folder");
     let mut agents: Vec<AgentChild> = (0..row.agents)
-        .map(|n| AgentChild::start(dir.path(), n, row.panes))
+        .map(|n| AgentChild::start(dir.path(), n, &row))
         .collect();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -160,11 +189,13 @@ fn measure(row: Row, wall: Duration, settle: Duration) -> Figures {
             .commands
             .send(ToEngine::OnScreen(Vec::new()))
             .expect("the engine is running");
-        // Every pane's first view, so the start's reads are not measured.
+        // Every pane's first view, so the start's reads are not measured; how many panes each
+        // agent has, its first snapshot says.
         let mut views = 0usize;
-        let wanted = row.agents * row.panes;
+        let mut laid_out = std::collections::HashMap::new();
         let started = Instant::now();
-        while views < wanted {
+        while laid_out.len() < row.agents || views < laid_out.values().sum::<usize>() {
+            let wanted: usize = laid_out.values().sum();
             let left = START_DEADLINE.saturating_sub(started.elapsed());
             let update = tokio::time::timeout(left, engine.updates.recv())
                 .await
@@ -172,14 +203,21 @@ fn measure(row: Row, wall: Duration, settle: Duration) -> Figures {
                     panic!("{views} of {wanted} panes read within {START_DEADLINE:?}")
                 })
                 .expect("the engine is running");
-            if let FromEngine::Agent {
-                change: AgentChange::PaneView { .. },
-                ..
-            } = update
-            {
-                views += 1;
+            match update {
+                FromEngine::Agent {
+                    change: AgentChange::PaneView { .. },
+                    ..
+                } => views += 1,
+                FromEngine::Agent {
+                    agent,
+                    change: AgentChange::Snapshot { snapshot, .. },
+                } => {
+                    laid_out.insert(agent, snapshot.panes().count());
+                }
+                _ => {}
             }
         }
+        let panes: usize = laid_out.values().sum();
         // The app's side of the channel: take every update, count the exchanges.
         let exchanges = Arc::new(AtomicU64::new(0));
         let counted = Arc::clone(&exchanges);
@@ -208,6 +246,7 @@ fn measure(row: Row, wall: Duration, settle: Duration) -> Figures {
         drop(engine.commands);
         drain.abort();
         Figures {
+            panes,
             engine_percent: 100.0 * used / elapsed,
             agents_percent: 100.0 * agents_used / elapsed,
             requests_per_second: requests as f64 / elapsed,
@@ -240,21 +279,26 @@ struct AgentChild {
 }
 
 impl AgentChild {
-    fn start(root: &Path, n: usize, panes: usize) -> Self {
+    fn start(root: &Path, n: usize, row: &Row) -> Self {
         let home = root.join(format!("a{n}"));
-        let state = home.join("state");
-        std::fs::create_dir_all(&state).expect("the state folder");
-        std::fs::write(
-            state.join("world.json"),
-            serde_json::to_vec(&quiet_world(panes)).expect("json"),
-        )
-        .expect("the saved world");
         let socket = home.join("run").join("agent.sock");
-        let mut child = Command::new(BIN)
-            .args(["agent", "--world", "empty", "--speed", "0", "--socket"])
-            .arg(&socket)
-            .arg("--state")
-            .arg(&state)
+        let mut command = Command::new(BIN);
+        if row.busy {
+            std::fs::create_dir_all(&home).expect("the agent's folder");
+            command.args(["agent", "--world", "demo", "--speed", "0", "--socket"]);
+            command.arg(&socket);
+        } else {
+            let state = home.join("state");
+            std::fs::create_dir_all(&state).expect("the state folder");
+            std::fs::write(
+                state.join("world.json"),
+                serde_json::to_vec(&quiet_world(row.panes)).expect("json"),
+            )
+            .expect("the saved world");
+            command.args(["agent", "--world", "empty", "--speed", "0", "--socket"]);
+            command.arg(&socket).arg("--state").arg(&state);
+        }
+        let mut child = command
             .env_remove("COLLIE_DURABLE_SOCKET")
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())

@@ -3,12 +3,12 @@
 //!
 //! Every poll reads the snapshot (a `304` when nothing changed), then the events of the panes
 //! that need them (SPEC S7, T8; see [`Session::needs_read`]): a pane on screen, a pane whose
-//! snapshot entry says it is busy (an open ask, a running turn, any state but idle or failed),
-//! a pane whose entry changed since its last read, a pane never read in this epoch, and any
-//! other pane once per background interval ([`crate::transport::Cadence::background`]). Asks
-//! and pane states are in the snapshot, and every change to them moves its `rev` (docs/WIRE.md
-//! § GET /snapshot), so what the inbox and the layout show is read in the same poll as today;
-//! only the chat items of a quiet pane nobody looks at wait. All exchanges of one poll go over
+//! entry changed since its last read or is new, a pane never read in this epoch, and any other
+//! pane once per background interval ([`crate::transport::Cadence::background`]), busy or not.
+//! Asks, pane states and turns are in the snapshot, and every change to them moves its `rev`
+//! (docs/WIRE.md § GET /snapshot), so what the inbox, the layout and the cards show is read in
+//! the same poll; only the chat items of a pane nobody looks at wait, and a pane that comes on
+//! screen is read at once. All exchanges of one poll go over
 //! one [`Link`]: one socket connection per poll, after the S3 check.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -23,8 +23,8 @@ use super::status::AgentStatus;
 use super::{AgentChange, SessionInfo};
 use crate::transport::{Endpoint, Link, Method, Reply, Request, RouteClass, TransportError};
 use crate::wire::{
-    self, ErrorBody, ErrorCode, EventsReply, Hello, OUR_PROTOCOL, Pane, PaneState, RANGE_HEADER,
-    Snapshot, TurnState, VERSION_HEADER, limits,
+    self, ErrorBody, ErrorCode, EventsReply, Hello, OUR_PROTOCOL, Pane, RANGE_HEADER, Snapshot,
+    VERSION_HEADER, limits,
 };
 
 /// Reads of one pane's events in one poll when the agent says `more` (bounded so one busy pane
@@ -65,17 +65,6 @@ impl OnScreen {
             (OnScreen::Panes(now), OnScreen::Panes(before)) => !now.is_subset(before),
         }
     }
-}
-
-/// True when a pane's snapshot entry says something may be happening in it: an open ask, a
-/// running turn, or a state other than idle and failed (an unknown state too: the safe side).
-fn is_busy(pane: &Pane) -> bool {
-    !pane.asks.is_empty()
-        || pane
-            .turn
-            .as_ref()
-            .is_some_and(|turn| turn.state == TurnState::Running)
-        || !matches!(pane.state, PaneState::Idle | PaneState::Failed)
 }
 
 pub(super) struct Session {
@@ -452,8 +441,9 @@ impl Session {
         self.read_at.retain(|pane, _| alive.contains(pane));
     }
 
-    /// Whether this poll reads the pane's events (SPEC S7, T8): on screen, busy, changed or
-    /// new, in need of its view in this epoch, or not read for a background interval.
+    /// Whether this poll reads the pane's events (SPEC S7, T8): on screen, changed or new, in
+    /// need of its view in this epoch, or not read for a background interval. A busy pane off
+    /// screen is not read more often: what it brings is chat nobody sees yet.
     fn needs_read(&self, pane: &str, on_screen: &OnScreen, now: Instant) -> bool {
         let in_epoch = self
             .cursors
@@ -463,7 +453,7 @@ impl Session {
         !in_epoch
             || on_screen.shows(pane)
             || self.due.contains(pane)
-            || self.entries.get(pane).is_none_or(is_busy)
+            || !self.entries.contains_key(pane)
             || self
                 .read_at
                 .get(pane)
@@ -661,37 +651,6 @@ mod tests {
         assert!(OnScreen::Every.adds_to(&panes(&["p-1"])));
         assert!(OnScreen::Every.shows("any"));
         assert!(!panes(&["p-1"]).shows("p-2"));
-    }
-
-    #[test]
-    fn s7_busy_is_an_open_ask_a_running_turn_or_any_state_but_idle_and_failed() {
-        let quiet: Pane = serde_json::from_value(serde_json::json!({
-            "id": "p-1", "title": "quiet", "state": "idle",
-            "turn": {"id": "p-1.turn-1", "state": "done"}
-        }))
-        .expect("a pane");
-        assert!(!is_busy(&quiet));
-        let with = |change: serde_json::Value| {
-            let mut value = serde_json::to_value(&quiet).expect("json");
-            if let (Some(pane), Some(change)) = (value.as_object_mut(), change.as_object()) {
-                pane.extend(change.clone());
-            }
-            is_busy(&serde_json::from_value::<Pane>(value).expect("a pane"))
-        };
-        assert!(!with(serde_json::json!({"state": "failed"})));
-        assert!(with(serde_json::json!({"state": "running"})));
-        assert!(with(serde_json::json!({"state": "waiting"})));
-        assert!(with(serde_json::json!({"state": "starting"})));
-        // A state this build does not know is busy: the safe side.
-        assert!(with(serde_json::json!({"state": "pondering"})));
-        assert!(with(
-            serde_json::json!({"turn": {"id": "p-1.turn-2", "state": "running"}})
-        ));
-        let ask = serde_json::json!({"asks": [{
-            "id": "ask-1", "revision": 1, "kind": "text", "title": "Name?",
-            "text": {"prompt": "Name?", "placeholder": "", "multiline": false}
-        }]});
-        assert!(with(ask));
     }
 
     #[tokio::test]

@@ -132,6 +132,9 @@ fn demo_in_tmux_every_flow() {
     });
     tmux.select("Inbox screen");
     tmux.keys(&["Enter", "i"]);
+    tmux.until("the box takes the typing", |s| {
+        s.contains("Inbox screen") && !s.contains("to type a message")
+    });
     tmux.text("hello from tmux");
     tmux.keys(&["Enter"]);
     tmux.until("the words in the chat", |s| {
@@ -605,6 +608,12 @@ fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agen
         s.contains("Needs your answer")
     });
     tmux.keys(&["Enter"]);
+    // Typed only once the box has the focus: keys that reach the phone in one read with the
+    // Enter before them are a bunch outside a text field, and only its moves are taken
+    // (docs/KEYS.md); a loaded machine reads them so.
+    tmux.until("the box takes the typing", |s| {
+        !s.contains("to type a message")
+    });
     tmux.text("then explain 你好 🚀");
     tmux.keys(&["Enter"]);
     tmux.until("the send is queued, and says so", |s| {
