@@ -692,3 +692,66 @@ async fn a_session_no_task_follows_is_named_by_its_title_and_read_again() {
     );
     assert!(count(&peer, |p| p.desktop_reads) >= 2);
 }
+
+/// How many exchanges in `seen` went to a path ending with `route` (its query left off).
+fn calls_to(seen: &[FromEngine], route: &str) -> usize {
+    seen.iter()
+        .filter(|u| match u {
+            FromEngine::Exchange(record) => record
+                .path
+                .split('?')
+                .next()
+                .is_some_and(|p| p.ends_with(route)),
+            _ => false,
+        })
+        .count()
+}
+
+/// docs/DSH.md, "How often the phone asks": a pass every 2 s while a person looks, every 10 s while nobody does,
+/// whatever the followers of unadopted sessions read meanwhile. Counted by route on the
+/// exchanges the engine made, over windows long enough to hold several passes.
+#[tokio::test]
+async fn d1_the_bridge_is_passed_at_its_documented_cadence_looked_at_or_not() {
+    let (_peer, url) = start_peer(Duration::from_millis(500), false).await;
+    let mut phone = EnginePhone::start(&url, TOKEN);
+    phone
+        .until("the session pane", |seen| {
+            pane_titles(seen)
+                .iter()
+                .any(|(id, _)| id == "session:session-desktop-0001")
+        })
+        .await;
+    phone.run_for(Duration::from_millis(500)).await;
+    phone.seen.clear();
+    phone.run_for(Duration::from_secs(10)).await;
+    for route in ["/health", "/workspaces", "/tasks/list"] {
+        let calls = calls_to(&phone.seen, route);
+        assert!(
+            (4..=6).contains(&calls),
+            "looked at: {route} every 2 s, {calls} in 10 s"
+        );
+    }
+    let reads = calls_to(&phone.seen, "/transcript");
+    assert!(
+        reads <= 6,
+        "looked at: a session's reads every 2 s, {reads} in 10 s"
+    );
+
+    phone.send(ToEngine::Watching(false));
+    // The wait under way when the person looked away ends first.
+    phone.run_for(Duration::from_secs(3)).await;
+    phone.seen.clear();
+    phone.run_for(Duration::from_secs(20)).await;
+    for route in ["/health", "/workspaces", "/tasks/list"] {
+        let calls = calls_to(&phone.seen, route);
+        assert!(
+            (1..=3).contains(&calls),
+            "nobody looking: {route} every 10 s, {calls} in 20 s"
+        );
+    }
+    let reads = calls_to(&phone.seen, "/transcript");
+    assert!(
+        reads <= 3,
+        "nobody looking: a session's reads every 10 s, {reads} in 20 s"
+    );
+}
