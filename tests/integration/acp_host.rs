@@ -950,3 +950,33 @@ async fn each_permissions_outcome_stays_in_the_panes_history_across_a_restart() 
         "{notices:?}"
     );
 }
+
+/// The ACP host has no demo world: `--chaos` and `--break` play failures of that world, so
+/// with `--acp` they are refused with a sentence, never taken and ignored.
+#[test]
+fn chaos_and_broken_rules_are_refused_with_acp() {
+    let dir = common::temp_dir();
+    let socket = dir.path().join("run").join("agent.sock");
+    for (flag, value, says) in [
+        (
+            "--chaos",
+            "restart-every=10s",
+            "--chaos plays failures of the demo world",
+        ),
+        ("--break", "W4", "--break breaks rules of the demo world"),
+    ] {
+        let out = std::process::Command::new(BIN)
+            .args(["agent", "--socket"])
+            .arg(&socket)
+            .args(["--acp", "x=true", flag, value])
+            .env_remove("COLLIE_DURABLE_SOCKET")
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flag} with --acp was taken");
+        assert!(
+            stderr.contains(says) && stderr.contains("does not apply with --acp"),
+            "{stderr}"
+        );
+    }
+}
