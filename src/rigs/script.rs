@@ -1037,7 +1037,7 @@ fn starter_intro(starter_id: &str) -> VecDeque<Step> {
     match starter_id {
         "new-shell-agent" => VecDeque::from([
             say(ItemKind::Reply, "Shell ready in /home/dev/src/collie-phone."),
-            Step::Code("console".into(), "$ git status --short\n M src/durable/world.rs\n?? notes.md\n".into()),
+            Step::Code("console".into(), "$ git status --short\n M src/agent/world.rs\n?? notes.md\n".into()),
         ]),
         "code-review" => VecDeque::from([
             say(ItemKind::Reply, "Reviewing 6 commits on this branch against main."),

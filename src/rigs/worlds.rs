@@ -226,14 +226,14 @@ static ENGLISH: Phrases = Phrases {
     ],
     notices: &[
         "Tool `cargo check` finished in 3.8 s.",
-        "Read 12 files under src/rigs/.",
+        "Read 12 files under src/agent/.",
         "Context compacted: 41% free.",
         "Tool `rg \"etag\"` found 9 matches.",
         "Background job `cargo build` started.",
     ],
     closings: &[
         "Done. All 118 tests pass.",
-        "Done. The change is in src/durable/world.rs; nothing else moved.",
+        "Done. The change is in src/agent/world.rs; nothing else moved.",
         "Finished. I left a note in the PR description about the edge case.",
         "That's it for this one. Want me to open a PR?",
     ],
