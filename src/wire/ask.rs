@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::fmt;
 
 use super::id::check_id;
 use super::kind::open_enum;
@@ -178,32 +179,32 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) {
+    pub(crate) fn sanitize(&mut self, path: impl fmt::Display, report: &mut Report) {
         clean(
             &mut self.summary,
             MAX_LABEL,
             Lines::Single,
-            &format!("{path}.summary"),
+            format_args!("{path}.summary"),
             report,
         );
         clean_opt(
             &mut self.text,
             MAX_PROMPT,
             Lines::Multi,
-            &format!("{path}.text"),
+            format_args!("{path}.text"),
             report,
         );
         clean_opt(
             &mut self.option_id,
             MAX_SHORT,
             Lines::Single,
-            &format!("{path}.optionId"),
+            format_args!("{path}.optionId"),
             report,
         );
         if let Some(values) = &mut self.values {
             let mut inner = Report::default();
             sanitize_map(values, &mut inner);
-            report.absorb(&format!("{path}.values"), inner);
+            report.absorb(format_args!("{path}.values"), inner);
         }
     }
 }
@@ -211,7 +212,7 @@ impl Outcome {
 impl Ask {
     /// Cuts, cleans and caps (SPEC L1) and sets [`Ask::words_altered`] (SPEC A12).
     /// Returns false when the ask has no usable id and must be dropped.
-    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) -> bool {
+    pub(crate) fn sanitize(&mut self, path: impl fmt::Display, report: &mut Report) -> bool {
         if check_id(&self.id).is_err() {
             report.note(path, ChangeKind::Dropped);
             return false;
@@ -298,26 +299,27 @@ impl Ask {
             cap(&mut body.fields, MAX_FORM_FIELDS, "form.fields", &mut mine);
             let mut index = 0;
             body.fields.retain_mut(|field| {
-                let at = format!("form.fields[{index}]");
+                let at_index = index;
                 index += 1;
+                let at = format_args!("form.fields[{at_index}]");
                 if check_id(&field.id).is_err() {
-                    mine.note(&at, ChangeKind::Dropped);
+                    mine.note(at, ChangeKind::Dropped);
                     return false;
                 }
                 clean(
                     &mut field.label,
                     MAX_LABEL,
                     Lines::Single,
-                    &format!("{at}.label"),
+                    format_args!("{at}.label"),
                     &mut mine,
                 );
                 cap(
                     &mut field.options,
                     MAX_CHOICE_OPTIONS,
-                    &format!("{at}.options"),
+                    format_args!("{at}.options"),
                     &mut mine,
                 );
-                sanitize_options(&mut field.options, &format!("{at}.options"), &mut mine);
+                sanitize_options(&mut field.options, format_args!("{at}.options"), &mut mine);
                 if let Some(default) = &mut field.default {
                     sanitize_value(default, &mut mine);
                 }
@@ -353,20 +355,21 @@ impl Ask {
     }
 }
 
-fn sanitize_options(options: &mut Vec<AskOption>, path: &str, report: &mut Report) {
+fn sanitize_options(options: &mut Vec<AskOption>, path: impl fmt::Display, report: &mut Report) {
     let mut index = 0;
     options.retain_mut(|option| {
-        let at = format!("{path}[{index}]");
+        let at_index = index;
         index += 1;
+        let at = format_args!("{path}[{at_index}]");
         if check_id(&option.id).is_err() {
-            report.note(&at, ChangeKind::Dropped);
+            report.note(at, ChangeKind::Dropped);
             return false;
         }
         clean(
             &mut option.label,
             MAX_LABEL,
             Lines::Single,
-            &format!("{at}.label"),
+            format_args!("{at}.label"),
             report,
         );
         true
@@ -381,12 +384,32 @@ fn sanitize_arguments(arguments: &mut Value, report: &mut Report) {
     if !inner.is_empty() {
         report.note("permission.arguments", ChangeKind::Cleaned);
     }
-    let size = serde_json::to_vec(arguments).map_or(usize::MAX, |v| v.len());
+    let size = compact_json_len(arguments);
     if size > MAX_ARGUMENTS {
         let text = arguments.to_string();
         let cut = super::sanitize::truncate_to(&text, MAX_ARGUMENTS).to_string();
         *arguments = Value::String(cut);
         report.note("permission.arguments", ChangeKind::Cut);
+    }
+}
+
+/// The length of a value written as compact JSON, counted as it is written: the arguments of
+/// every permission ask are measured at every decode, and nothing needs their text.
+fn compact_json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
     }
 }
 

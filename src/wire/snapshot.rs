@@ -1,5 +1,7 @@
 //! `GET /session/v1/snapshot`: the layout (SPEC W5, H4, L, A2, A17).
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use super::ask::Ask;
@@ -133,65 +135,70 @@ impl Snapshot {
         let mut tabs_left = MAX_TABS;
         let mut panes_left = MAX_PANES;
         for (wi, workspace) in self.workspaces.iter_mut().enumerate() {
-            let wpath = format!("workspaces[{wi}]");
+            let wpath = format_args!("workspaces[{wi}]");
             clean(
                 &mut workspace.title,
                 MAX_TITLE,
                 Lines::Single,
-                &format!("{wpath}.title"),
+                format_args!("{wpath}.title"),
                 report,
             );
             keep_valid(
                 &mut workspace.tabs,
                 |t| &t.id,
-                &format!("{wpath}.tabs"),
+                format_args!("{wpath}.tabs"),
                 report,
             );
             cap(
                 &mut workspace.tabs,
                 tabs_left,
-                &format!("{wpath}.tabs"),
+                format_args!("{wpath}.tabs"),
                 report,
             );
             tabs_left -= workspace.tabs.len();
             for (ti, tab) in workspace.tabs.iter_mut().enumerate() {
-                let tpath = format!("{wpath}.tabs[{ti}]");
+                let tpath = format_args!("{wpath}.tabs[{ti}]");
                 clean(
                     &mut tab.title,
                     MAX_TITLE,
                     Lines::Single,
-                    &format!("{tpath}.title"),
+                    format_args!("{tpath}.title"),
                     report,
                 );
-                keep_valid(&mut tab.panes, |p| &p.id, &format!("{tpath}.panes"), report);
+                keep_valid(
+                    &mut tab.panes,
+                    |p| &p.id,
+                    format_args!("{tpath}.panes"),
+                    report,
+                );
                 cap(
                     &mut tab.panes,
                     panes_left,
-                    &format!("{tpath}.panes"),
+                    format_args!("{tpath}.panes"),
                     report,
                 );
                 panes_left -= tab.panes.len();
                 for (pi, pane) in tab.panes.iter_mut().enumerate() {
-                    pane.sanitize(&format!("{tpath}.panes[{pi}]"), report);
+                    pane.sanitize(format_args!("{tpath}.panes[{pi}]"), report);
                 }
             }
         }
         keep_valid(&mut self.starters, |s| &s.id, "starters", report);
         cap(&mut self.starters, MAX_STARTERS, "starters", report);
         for (si, starter) in self.starters.iter_mut().enumerate() {
-            let spath = format!("starters[{si}]");
+            let spath = format_args!("starters[{si}]");
             clean(
                 &mut starter.title,
                 MAX_TITLE,
                 Lines::Single,
-                &format!("{spath}.title"),
+                format_args!("{spath}.title"),
                 report,
             );
             clean_opt(
                 &mut starter.description,
                 MAX_PROMPT,
                 Lines::Multi,
-                &format!("{spath}.description"),
+                format_args!("{spath}.description"),
                 report,
             );
         }
@@ -199,12 +206,12 @@ impl Snapshot {
 }
 
 impl Pane {
-    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) {
+    pub(crate) fn sanitize(&mut self, path: impl fmt::Display, report: &mut Report) {
         clean(
             &mut self.title,
             MAX_TITLE,
             Lines::Single,
-            &format!("{path}.title"),
+            format_args!("{path}.title"),
             report,
         );
         if let Some(turn) = &self.turn
@@ -219,11 +226,16 @@ impl Pane {
             self.conversation_id = None;
             report.note(format!("{path}.conversationId"), ChangeKind::Dropped);
         }
-        keep_valid(&mut self.belt, |b| &b.id, &format!("{path}.belt"), report);
+        keep_valid(
+            &mut self.belt,
+            |b| &b.id,
+            format_args!("{path}.belt"),
+            report,
+        );
         cap(
             &mut self.belt,
             MAX_BELT_BUTTONS,
-            &format!("{path}.belt"),
+            format_args!("{path}.belt"),
             report,
         );
         for (bi, button) in self.belt.iter_mut().enumerate() {
@@ -231,19 +243,19 @@ impl Pane {
                 &mut button.label,
                 MAX_BELT_LABEL_CHARS,
                 Lines::Single,
-                &format!("{path}.belt[{bi}].label"),
+                format_args!("{path}.belt[{bi}].label"),
                 report,
             );
         }
         cap(
             &mut self.asks,
             MAX_OPEN_ASKS_PER_PANE,
-            &format!("{path}.asks"),
+            format_args!("{path}.asks"),
             report,
         );
         let mut index = 0;
         self.asks.retain_mut(|ask| {
-            let keep = ask.sanitize(&format!("{path}.asks[{index}]"), report);
+            let keep = ask.sanitize(format_args!("{path}.asks[{index}]"), report);
             index += 1;
             keep
         });
@@ -251,7 +263,12 @@ impl Pane {
 }
 
 /// Drops entries whose id breaks SPEC L.
-fn keep_valid<T>(list: &mut Vec<T>, id: impl Fn(&T) -> &String, path: &str, report: &mut Report) {
+fn keep_valid<T>(
+    list: &mut Vec<T>,
+    id: impl Fn(&T) -> &String,
+    path: impl fmt::Display,
+    report: &mut Report,
+) {
     let before = list.len();
     list.retain(|entry| check_id(id(entry)).is_ok());
     if list.len() != before {
