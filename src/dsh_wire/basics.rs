@@ -78,7 +78,7 @@ impl ErrorInfo {
             &mut self.message,
             limits::MAX_ERROR_MESSAGE,
             Lines::Multi,
-            &format!("{path}.message"),
+            format!("{path}.message"),
             report,
         );
     }

@@ -403,7 +403,7 @@ impl Event {
                 text,
                 limits::MAX_PREVIEW,
                 Lines::Multi,
-                &format!("{path}.{field}"),
+                format!("{path}.{field}"),
                 report,
             );
         };
@@ -413,7 +413,7 @@ impl Event {
                     &mut message.text,
                     limits::MAX_MESSAGE_TEXT,
                     Lines::Multi,
-                    &format!("{path}.text"),
+                    format!("{path}.text"),
                     report,
                 );
                 clean_name_opt(&mut message.source, &format!("{path}.source"), report);

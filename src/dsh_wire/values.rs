@@ -1020,7 +1020,7 @@ impl TaskView {
                 text,
                 limits::MAX_TASK_TEXT_CHARS * 4,
                 Lines::Multi,
-                &format!("{path}.{field}"),
+                format!("{path}.{field}"),
                 report,
             );
         }
@@ -1042,7 +1042,7 @@ impl TaskView {
         cap(
             &mut self.rounds,
             limits::MAX_ROUNDS,
-            &format!("{path}.rounds"),
+            format!("{path}.rounds"),
             report,
         );
         for round in &mut self.rounds {
@@ -1055,7 +1055,7 @@ impl TaskView {
                 &mut round.message_preview,
                 limits::MAX_PREVIEW,
                 Lines::Multi,
-                &format!("{path}.rounds.messagePreview"),
+                format!("{path}.rounds.messagePreview"),
                 report,
             );
             stamp_opt(&mut round.at, &format!("{path}.rounds.at"), report);

@@ -113,25 +113,25 @@ impl Event {
             &mut self.at,
             MAX_SHORT,
             Lines::Single,
-            &format!("{path}.at"),
+            format!("{path}.at"),
             report,
         );
         clean_opt(
             &mut self.title,
             MAX_TITLE,
             Lines::Single,
-            &format!("{path}.title"),
+            format!("{path}.title"),
             report,
         );
         clean_opt(
             &mut self.by,
             MAX_SHORT,
             Lines::Single,
-            &format!("{path}.by"),
+            format!("{path}.by"),
             report,
         );
         if let Some(outcome) = &mut self.outcome {
-            outcome.sanitize(&format!("{path}.outcome"), report);
+            outcome.sanitize(format!("{path}.outcome"), report);
         }
         // Fields that do not belong to this type are dropped unread, so nothing uncleaned can
         // reach the screen through them (SPEC L1, V2).
@@ -163,7 +163,7 @@ impl Event {
             EventType::Turn => self.turn.as_ref().is_some_and(|t| check_id(&t.id).is_ok()),
             EventType::State => self.state.is_some(),
             EventType::Ask | EventType::AskChanged => match &mut self.ask {
-                Some(ask) => ask.sanitize(&format!("{path}.ask"), report),
+                Some(ask) => ask.sanitize(format!("{path}.ask"), report),
                 None => false,
             },
             EventType::AskClosed => self
@@ -207,7 +207,7 @@ impl EventsReply {
             cap(&mut view.asks, MAX_OPEN_ASKS_PER_PANE, "view.asks", report);
             let mut index = 0;
             view.asks.retain_mut(|ask| {
-                let keep = ask.sanitize(&format!("view.asks[{index}]"), report);
+                let keep = ask.sanitize(format!("view.asks[{index}]"), report);
                 index += 1;
                 keep
             });

@@ -81,14 +81,14 @@ impl ConversationsPage {
                 &mut row.title,
                 MAX_TITLE,
                 Lines::Single,
-                &format!("{at}.title"),
+                format!("{at}.title"),
                 report,
             );
             clean_opt(
                 &mut row.updated_at,
                 MAX_SHORT,
                 Lines::Single,
-                &format!("{at}.updatedAt"),
+                format!("{at}.updatedAt"),
                 report,
             );
             if row.pane_id.as_deref().is_some_and(|p| check_id(p).is_err()) {

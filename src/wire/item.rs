@@ -112,28 +112,28 @@ impl Item {
             &mut self.text,
             limit,
             Lines::Multi,
-            &format!("{path}.text"),
+            format!("{path}.text"),
             report,
         );
         clean_opt(
             &mut self.at,
             MAX_SHORT,
             Lines::Single,
-            &format!("{path}.at"),
+            format!("{path}.at"),
             report,
         );
         clean_opt(
             &mut self.language,
             MAX_SHORT,
             Lines::Single,
-            &format!("{path}.language"),
+            format!("{path}.language"),
             report,
         );
         clean_opt(
             &mut self.title,
             MAX_TITLE,
             Lines::Single,
-            &format!("{path}.title"),
+            format!("{path}.title"),
             report,
         );
         if self.kind != ItemKind::Link {
@@ -149,7 +149,7 @@ impl Item {
                 url,
                 MAX_LINK_CHARS,
                 Lines::Single,
-                &format!("{path}.url"),
+                format!("{path}.url"),
                 report,
             ) || !is_https_url(url)
             {
