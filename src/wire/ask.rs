@@ -424,12 +424,9 @@ fn sanitize_map(map: &mut BTreeMap<String, Value>, report: &mut Report) {
 
 /// Keys that hold a character [`clean`] would remove.
 fn dirty_keys<'a>(keys: impl Iterator<Item = &'a String>) -> Vec<String> {
-    keys.filter(|k| {
-        k.chars()
-            .any(|c| super::sanitize::is_invisible(c, Lines::Single))
-    })
-    .cloned()
-    .collect()
+    keys.filter(|k| super::sanitize::has_invisible(k, Lines::Single))
+        .cloned()
+        .collect()
 }
 
 fn cleaned_key(mut key: String, report: &mut Report) -> String {
