@@ -29,7 +29,6 @@ use collie_phone::durable::runtime::Agent;
 use collie_phone::durable::server::{Access, Server};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::look::chat_scroll::ViewStart;
-use collie_phone::look::chat_view::ChatLayout;
 use collie_phone::look::theme::Theme;
 use collie_phone::rigs::worlds::{BIG_LONG_PANE, BIG_LONG_PANE_ITEMS};
 use collie_phone::rigs::{WorldKind, WorldOptions};
@@ -144,7 +143,7 @@ async fn read_the_world(socket: &Path, dir: &Path) -> (App, String) {
 /// The long pane's id once the agent is ready, its snapshot is in and every pane's chat with
 /// it (the long one whole).
 fn everything_read(app: &App) -> Option<String> {
-    let agent = app.agents.get(AGENT)?;
+    let agent = app.agents().get(AGENT)?;
     if !agent.status.is_ready() {
         return None;
     }
@@ -167,10 +166,10 @@ fn press(app: &mut App, code: KeyCode) {
 
 /// The index of the first entry the pane screen shows, or None while it follows the newest.
 fn top_entry(app: &App) -> Option<usize> {
-    let Screen::Pane(screen) = app.nav.top() else {
+    let Screen::Pane(screen) = app.nav().top() else {
         return None;
     };
-    let log = app.agents.get(&screen.agent)?.panes.get(&screen.pane)?;
+    let log = app.agents().get(&screen.agent)?.panes.get(&screen.pane)?;
     match screen.scroll.start(&log.entries) {
         ViewStart::Bottom => None,
         ViewStart::At { index, .. } => Some(index),
@@ -198,7 +197,7 @@ fn frames<'a>(app: &'a mut App, first: bool) -> impl FnMut(u64) -> Duration + us
         let mut spent = Duration::ZERO;
         for _ in 0..iters {
             if first {
-                app.chat_layout = ChatLayout::default();
+                app.phone_mut().forget_chat_layout();
                 terminal = new_terminal();
             }
             let started = Instant::now();

@@ -10,133 +10,108 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::screens;
 
-/// Where the keys are read: a screen, or a part of one that takes typing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Context {
-    Home,
-    Layout,
-    /// A pane with the chat focused: letters are commands.
-    PaneChat,
-    /// A pane with the input focused: letters are typed.
-    PaneInput,
-    /// A permission, choice or unknown ask card, or any card while its answer is out.
-    Card,
-    /// A text or form card: letters are typed into the focused field.
-    CardTyping,
-    New,
-    History,
-    Conversation,
-    /// The wire inspector's list of exchanges.
-    Inspector,
-    /// One exchange of the wire inspector, its bodies.
-    Exchange,
-    Confirm,
-    /// The allow-always question over a permission card: only its own key says yes.
-    ConfirmAlways,
-    /// A one-line prompt, e.g. the new title of a rename.
-    Prompt,
-    /// Choosing the kind of the next message to a DSH bridge task (instruction, feedback…).
-    KindPicker,
-    /// The New page's form for a DSH bridge: a task or a workspace to register.
-    DshForm,
-    /// Typing a list filter after `/`.
-    Filter,
-    /// Typing words to find in a pane's chat after `/`.
-    PaneSearch,
-    Help,
+/// A part of a screen where keys are read (a screen, or a part of one that takes typing),
+/// declared by its room in `screens/<name>/keys.rs`: its bindings, whether it takes typing and
+/// pastes, the help's title and notes, and the footer's hints. The keymap gathers every room's
+/// parts (`screens::key_parts`), so a room cannot be left without keys.
+pub struct KeyPart {
+    /// Unique among the parts; names the part in logs.
+    pub(crate) id: &'static str,
+    /// The help's title.
+    pub(crate) title: &'static str,
+    /// The defaults, before the config's `[keys]`.
+    pub(crate) bindings: fn() -> Vec<(Chord, Action)>,
+    /// True where unbound printable keys are typed rather than ignored.
+    pub(crate) typing: bool,
+    /// True where a paste lands as text.
+    pub(crate) pastes: bool,
+    /// Keys that are not in the table because they belong to a kind of field; shown in help.
+    pub(crate) notes: &'static [&'static str],
+    /// The actions the footer hints at, most needed first.
+    pub(crate) hints: &'static [Hint],
+    /// What a key does here when that differs from [`Action::describe`].
+    pub(crate) describe: fn(Action) -> Option<String>,
+}
+
+/// An action the footer hints at: its words, and shorter words for a narrow terminal.
+pub(crate) type Hint = (Action, &'static str, &'static str);
+
+/// For parts whose keys mean what [`Action::describe`] says.
+pub(crate) fn plain_words(_: Action) -> Option<String> {
+    None
+}
+
+/// Where keys go now: one of the rooms' [`KeyPart`]s. Two contexts are the same when their
+/// parts' ids are.
+#[derive(Clone, Copy)]
+pub struct Context(pub(crate) &'static KeyPart);
+
+impl PartialEq for Context {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+impl Eq for Context {}
+
+impl PartialOrd for Context {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Context {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.id.cmp(other.0.id)
+    }
+}
+
+impl std::hash::Hash for Context {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.id.hash(state);
+    }
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Context({})", self.0.id)
+    }
 }
 
 impl Context {
-    pub(crate) fn title(self) -> &'static str {
-        match self {
-            Self::Home => "Home",
-            Self::Layout => "Workspaces",
-            Self::PaneChat => "Pane",
-            Self::PaneInput => "Pane input",
-            Self::Card => "Ask card",
-            Self::CardTyping => "Ask card (typing)",
-            Self::New => "New",
-            Self::History => "History",
-            Self::Conversation => "Conversation",
-            Self::Inspector => "Wire inspector",
-            Self::Exchange => "Exchange",
-            Self::Confirm => "Confirm",
-            Self::ConfirmAlways => "Allow always?",
-            Self::Prompt => "Prompt",
-            Self::KindPicker => "Message kind",
-            Self::DshForm => "New on a DSH bridge",
-            Self::Filter => "Filter",
-            Self::PaneSearch => "Search in the chat",
-            Self::Help => "Help",
-        }
+    /// The help's title of the part: "Home", "Pane input".
+    pub fn title(self) -> &'static str {
+        self.0.title
     }
 
     /// True where unbound printable keys are typed rather than ignored.
     pub(crate) fn takes_typing(self) -> bool {
-        matches!(
-            self,
-            Self::PaneInput
-                | Self::CardTyping
-                | Self::Prompt
-                | Self::Filter
-                | Self::PaneSearch
-                | Self::DshForm
-        )
+        self.0.typing
+    }
+
+    /// True where a paste lands as text.
+    pub(crate) fn takes_paste(self) -> bool {
+        self.0.pastes
     }
 
     /// Keys that are not in the table because they belong to a kind of field; shown in help.
     pub(crate) fn notes(self) -> &'static [&'static str] {
-        match self {
-            Self::PaneInput => &[
-                "Typing, Backspace, Delete, ↑/↓ edit the text",
-                EDIT_MOVES,
-                EDIT_KILLS,
-                EDIT_YANK_UNDO,
-            ],
-            Self::Prompt => &[
-                "Typing, Backspace, Delete edit the text",
-                EDIT_MOVES,
-                EDIT_KILLS,
-                EDIT_YANK_UNDO,
-            ],
-            Self::PaneSearch => &[
-                "Type words to find them in the chat; case does not matter",
-                EDIT_MOVES,
-                EDIT_KILLS,
-                EDIT_YANK_UNDO,
-            ],
-            Self::Filter => &[
-                "Type words to keep the rows holding all of them",
-                EDIT_MOVES,
-                EDIT_KILLS,
-                EDIT_YANK_UNDO,
-            ],
-            Self::DshForm => &[
-                "Text fields: type; Backspace, Delete and these edit:",
-                EDIT_MOVES,
-                EDIT_KILLS,
-                EDIT_YANK_UNDO,
-                "Choice fields (workspace, session, preset, model, effort): ←/→ cycle the options",
-            ],
-            Self::CardTyping => &[
-                "Text fields: type; Backspace, Delete and these edit:",
-                EDIT_MOVES,
-                EDIT_KILLS,
-                EDIT_YANK_UNDO,
-                "Choice fields: ←/→ cycle the options",
-                "Yes/no fields: Space or ←/→ toggle",
-                "Number fields: type digits",
-            ],
-            _ => &[],
-        }
+        self.0.notes
+    }
+
+    /// The actions the footer hints at, most needed first.
+    pub(crate) fn hints(self) -> &'static [Hint] {
+        self.0.hints
     }
 }
 
 /// The editing keys every text field shares (`typing::edit`), for the help; each fits its
 /// 74 columns.
-const EDIT_MOVES: &str = "←/→, Home/End, Ctrl-A/E move; Alt-B/F or Ctrl-←/→ move by word";
-const EDIT_KILLS: &str = "Ctrl-U/Ctrl-K kill to the line's start/end, Ctrl-W/Alt-D a word";
-const EDIT_YANK_UNDO: &str =
+pub(crate) const EDIT_MOVES: &str =
+    "←/→, Home/End, Ctrl-A/E move; Alt-B/F or Ctrl-←/→ move by word";
+pub(crate) const EDIT_KILLS: &str =
+    "Ctrl-U/Ctrl-K kill to the line's start/end, Ctrl-W/Alt-D a word";
+pub(crate) const EDIT_YANK_UNDO: &str =
     "Ctrl-Y puts back the last kill; Ctrl-Z or Ctrl-_ undoes, Alt-Z redoes";
 
 /// Everything a key can ask for.
@@ -372,30 +347,7 @@ impl Action {
 
     /// What the key does in `context`: on a card, option keys only select and Enter answers.
     pub(crate) fn describe_in(self, context: Context) -> String {
-        let on_card = match (context, self) {
-            (Context::Card, Self::AllowOnce) => "Select allow once",
-            (Context::Card, Self::Deny) => "Select deny",
-            (Context::Card, Self::AllowAlways) => "Select allow always (Enter then asks again)",
-            (Context::Card, Self::Up) => "Select the option above",
-            (Context::Card, Self::Down) => "Select the option below",
-            (Context::Card, Self::Submit) => {
-                return format!(
-                    "Answer with the selected option (not within {} of the card opening or changing)",
-                    crate::screens::card::arming::words()
-                );
-            }
-            (Context::CardTyping, Self::Submit) => {
-                return format!(
-                    "Submit the answer (not within {} of the card opening or changing)",
-                    crate::screens::card::arming::words()
-                );
-            }
-            (Context::Card, Self::Pick(n)) => return format!("Select option {n}"),
-            (Context::PaneSearch, Self::Confirm) => "Close the line, keep the matches lit",
-            (Context::PaneSearch, Self::Cancel) => "Close the search (its words stay for /)",
-            _ => return self.describe(),
-        };
-        on_card.to_string()
+        (context.0.describe)(self).unwrap_or_else(|| self.describe())
     }
 
     pub(crate) fn from_name(name: &str) -> Option<Action> {
@@ -626,32 +578,10 @@ pub(crate) fn common() -> Vec<(Chord, Action)> {
 
 impl Keymap {
     pub fn defaults() -> Self {
-        let mut bindings = BTreeMap::new();
-        bindings.insert(Context::Home, screens::home::keys::bindings());
-        bindings.insert(Context::Layout, screens::layout::keys::bindings());
-        bindings.insert(Context::PaneChat, screens::pane::keys::chat());
-        bindings.insert(Context::PaneInput, screens::pane::keys::input());
-        bindings.insert(Context::Card, screens::card::keys::choosing());
-        bindings.insert(Context::CardTyping, screens::card::keys::typing());
-        bindings.insert(Context::New, screens::new::keys::bindings());
-        bindings.insert(Context::History, screens::history::keys::list());
-        bindings.insert(
-            Context::Conversation,
-            screens::history::keys::conversation(),
-        );
-        bindings.insert(Context::Inspector, screens::inspector::keys::bindings());
-        bindings.insert(Context::Exchange, screens::exchange::keys::bindings());
-        bindings.insert(Context::Confirm, screens::overlay::keys::confirm());
-        bindings.insert(
-            Context::ConfirmAlways,
-            screens::overlay::keys::confirm_always(),
-        );
-        bindings.insert(Context::Prompt, screens::overlay::keys::prompt());
-        bindings.insert(Context::Filter, screens::overlay::keys::filter());
-        bindings.insert(Context::PaneSearch, screens::pane::keys::search());
-        bindings.insert(Context::KindPicker, screens::overlay::keys::kind_picker());
-        bindings.insert(Context::DshForm, screens::dsh_form::keys::bindings());
-        bindings.insert(Context::Help, screens::overlay::keys::help());
+        let bindings = screens::key_parts()
+            .into_iter()
+            .map(|context| (context, (context.0.bindings)()))
+            .collect();
         Self { bindings }
     }
 
@@ -677,6 +607,11 @@ impl Keymap {
             }
         }
         keymap
+    }
+
+    /// Every part keys are read in, in the order of their ids.
+    pub fn contexts(&self) -> impl Iterator<Item = Context> + '_ {
+        self.bindings.keys().copied()
     }
 
     /// The action of a key in a context; releases and unbound keys give none.
@@ -753,11 +688,20 @@ mod tests {
     #[test]
     fn arrows_and_vim_keys_move() {
         let keymap = Keymap::defaults();
-        let down = keymap.action(Context::Home, &key(KeyCode::Char('j'), KeyModifiers::NONE));
+        let down = keymap.action(
+            crate::screens::home::keys::HOME,
+            &key(KeyCode::Char('j'), KeyModifiers::NONE),
+        );
         assert_eq!(down, Some(Action::Down));
-        let down = keymap.action(Context::Home, &key(KeyCode::Down, KeyModifiers::NONE));
+        let down = keymap.action(
+            crate::screens::home::keys::HOME,
+            &key(KeyCode::Down, KeyModifiers::NONE),
+        );
         assert_eq!(down, Some(Action::Down));
-        let bottom = keymap.action(Context::Home, &key(KeyCode::Char('G'), KeyModifiers::SHIFT));
+        let bottom = keymap.action(
+            crate::screens::home::keys::HOME,
+            &key(KeyCode::Char('G'), KeyModifiers::SHIFT),
+        );
         assert_eq!(bottom, Some(Action::Bottom));
     }
 
@@ -765,11 +709,11 @@ mod tests {
     fn typing_contexts_leave_letters_alone() {
         let keymap = Keymap::defaults();
         for context in [
-            Context::PaneInput,
-            Context::CardTyping,
-            Context::Prompt,
-            Context::Filter,
-            Context::PaneSearch,
+            crate::screens::pane::keys::INPUT,
+            crate::screens::card::keys::TYPING,
+            crate::screens::overlay::keys::PROMPT,
+            crate::screens::overlay::keys::FILTER,
+            crate::screens::pane::keys::SEARCH,
         ] {
             for c in "abcdefghijklmnopqrstuvwxyzRGHq?/0123456789 ".chars() {
                 assert_eq!(
@@ -802,12 +746,12 @@ mod tests {
         }
         chords.extend([KeyCode::Home, KeyCode::End].map(|c| (c, KeyModifiers::NONE)));
         for context in [
-            Context::PaneInput,
-            Context::CardTyping,
-            Context::Prompt,
-            Context::Filter,
-            Context::PaneSearch,
-            Context::DshForm,
+            crate::screens::pane::keys::INPUT,
+            crate::screens::card::keys::TYPING,
+            crate::screens::overlay::keys::PROMPT,
+            crate::screens::overlay::keys::FILTER,
+            crate::screens::pane::keys::SEARCH,
+            crate::screens::dsh_form::keys::FORM,
         ] {
             for (code, modifiers) in &chords {
                 assert_eq!(
@@ -824,12 +768,12 @@ mod tests {
         let keymap = Keymap::defaults();
         let ctrl_t = key(KeyCode::Char('t'), KeyModifiers::CONTROL);
         assert_eq!(
-            keymap.action(Context::PaneInput, &ctrl_t),
+            keymap.action(crate::screens::pane::keys::INPUT, &ctrl_t),
             Some(Action::MessageKind)
         );
         let k = key(KeyCode::Char('K'), KeyModifiers::SHIFT);
         assert_eq!(
-            keymap.action(Context::PaneChat, &k),
+            keymap.action(crate::screens::pane::keys::CHAT, &k),
             Some(Action::MessageKind)
         );
     }
@@ -838,10 +782,13 @@ mod tests {
     fn enter_never_says_yes_to_allow_always() {
         let keymap = Keymap::defaults();
         let enter = key(KeyCode::Enter, KeyModifiers::NONE);
-        assert_eq!(keymap.action(Context::ConfirmAlways, &enter), None);
+        assert_eq!(
+            keymap.action(crate::screens::overlay::keys::CONFIRM_ALWAYS, &enter),
+            None
+        );
         let y = key(KeyCode::Char('y'), KeyModifiers::NONE);
         assert_eq!(
-            keymap.action(Context::ConfirmAlways, &y),
+            keymap.action(crate::screens::overlay::keys::CONFIRM_ALWAYS, &y),
             Some(Action::ConfirmAlways)
         );
         // Rebinding the plain yes leaves the allow-always yes alone.
@@ -849,12 +796,15 @@ mod tests {
             Action::Confirm,
             vec![Chord::plain(KeyCode::Enter), Chord::ch('y')],
         )]);
-        assert_eq!(keymap.action(Context::ConfirmAlways, &enter), None);
+        assert_eq!(
+            keymap.action(crate::screens::overlay::keys::CONFIRM_ALWAYS, &enter),
+            None
+        );
     }
 
     #[test]
     fn card_help_says_option_keys_select() {
-        let help = Keymap::defaults().help(Context::Card);
+        let help = Keymap::defaults().help(crate::screens::card::keys::CHOOSING);
         assert!(
             help.iter()
                 .any(|(keys, what)| keys == "3" && what == "Select option 3")
@@ -892,11 +842,17 @@ mod tests {
             (Action::JumpExpiring, vec![Chord::ch('x')]),
         ]);
         let q = key(KeyCode::Char('q'), KeyModifiers::NONE);
-        assert_eq!(keymap.action(Context::Home, &q), None);
+        assert_eq!(keymap.action(crate::screens::home::keys::HOME, &q), None);
         let ctrl_q = key(KeyCode::Char('q'), KeyModifiers::CONTROL);
-        assert_eq!(keymap.action(Context::Layout, &ctrl_q), Some(Action::Quit));
+        assert_eq!(
+            keymap.action(crate::screens::layout::keys::LAYOUT, &ctrl_q),
+            Some(Action::Quit)
+        );
         let x = key(KeyCode::Char('x'), KeyModifiers::NONE);
-        assert_eq!(keymap.action(Context::Home, &x), Some(Action::JumpExpiring));
+        assert_eq!(
+            keymap.action(crate::screens::home::keys::HOME, &x),
+            Some(Action::JumpExpiring)
+        );
     }
 
     #[test]
@@ -916,30 +872,30 @@ mod tests {
         let keymap = Keymap::defaults();
         let plain = |c| key(KeyCode::Char(c), KeyModifiers::NONE);
         assert_eq!(
-            keymap.action(Context::PaneChat, &plain('/')),
+            keymap.action(crate::screens::pane::keys::CHAT, &plain('/')),
             Some(Action::Search)
         );
         assert_eq!(
-            keymap.action(Context::PaneChat, &plain('n')),
+            keymap.action(crate::screens::pane::keys::CHAT, &plain('n')),
             Some(Action::NextMatch)
         );
         assert_eq!(
             keymap.action(
-                Context::PaneChat,
+                crate::screens::pane::keys::CHAT,
                 &key(KeyCode::Char('N'), KeyModifiers::SHIFT)
             ),
             Some(Action::PrevMatch)
         );
         assert_eq!(
-            keymap.action(Context::PaneChat, &plain('y')),
+            keymap.action(crate::screens::pane::keys::CHAT, &plain('y')),
             Some(Action::Copy)
         );
         assert_eq!(
-            keymap.action(Context::Home, &plain('/')),
+            keymap.action(crate::screens::home::keys::HOME, &plain('/')),
             Some(Action::Filter)
         );
         assert_eq!(
-            keymap.action(Context::Home, &plain('n')),
+            keymap.action(crate::screens::home::keys::HOME, &plain('n')),
             Some(Action::NewPage)
         );
     }
@@ -949,15 +905,15 @@ mod tests {
         let keymap = Keymap::defaults();
         let m = key(KeyCode::Char('M'), KeyModifiers::SHIFT);
         for context in [
-            Context::Home,
-            Context::Layout,
-            Context::PaneChat,
-            Context::Card,
-            Context::New,
-            Context::History,
-            Context::Conversation,
-            Context::Inspector,
-            Context::Exchange,
+            crate::screens::home::keys::HOME,
+            crate::screens::layout::keys::LAYOUT,
+            crate::screens::pane::keys::CHAT,
+            crate::screens::card::keys::CHOOSING,
+            crate::screens::new::keys::NEW,
+            crate::screens::history::keys::LIST,
+            crate::screens::history::keys::CONVERSATION,
+            crate::screens::inspector::keys::INSPECTOR,
+            crate::screens::exchange::keys::EXCHANGE,
         ] {
             assert_eq!(
                 keymap.action(context, &m),
@@ -972,13 +928,13 @@ mod tests {
                 "{context:?}"
             );
         }
-        assert_eq!(keymap.action(Context::PaneInput, &m), None);
+        assert_eq!(keymap.action(crate::screens::pane::keys::INPUT, &m), None);
     }
 
     #[test]
     fn help_is_generated_from_the_table() {
         let keymap = Keymap::defaults();
-        let help = keymap.help(Context::Home);
+        let help = keymap.help(crate::screens::home::keys::HOME);
         assert!(
             help.iter()
                 .any(|(keys, what)| keys == "↑ k" && what == "Move up")

@@ -85,6 +85,24 @@ impl ListCursor {
         }
     }
 
+    /// A click at (`column`, `row`) of the terminal on a plain list screen of `len` rows (the
+    /// listing's geometry at `size`) selects the row under it; gives true when that row was
+    /// already selected, so the click opens it.
+    pub(crate) fn click_in_listing(
+        &mut self,
+        size: (u16, u16),
+        filter_shown: bool,
+        len: usize,
+        (column, row): (u16, u16),
+    ) -> bool {
+        let list = super::geometry::listing(size.0, size.1, filter_shown).list;
+        if !super::geometry::contains(list, column, row) {
+            return false;
+        }
+        let before = self.selected;
+        self.click(usize::from(row - list.y), len) && self.selected == before
+    }
+
     /// Scrolls the view by the wheel, moving the selection along so it stays visible.
     pub(crate) fn wheel(&mut self, down: bool, len: usize, height: usize) {
         let step = 3;

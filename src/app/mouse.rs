@@ -2,10 +2,11 @@
 //! off, the terminal keeps the mouse, so its own selection and copy work. Everything the mouse
 //! does in the phone (the wheel scrolls, a click picks a row) the keys do too.
 
+use super::Command;
 use super::keymap::{Action, Context};
-use super::{App, Command};
+use super::phone::Phone;
 
-impl App {
+impl Phone {
     /// Takes the mouse, or leaves it to the terminal, and says on screen what changed.
     pub(crate) fn toggle_mouse(&mut self, context: Context) -> Vec<Command> {
         self.mouse = !self.mouse;
@@ -31,7 +32,7 @@ mod tests {
 
     use super::*;
     use crate::app::settings::Settings;
-    use crate::app::{AppSetup, Message};
+    use crate::app::{App, AppSetup, Message};
     use crate::look::theme::Theme;
 
     fn app() -> App {
@@ -79,7 +80,7 @@ mod tests {
     #[test]
     fn a_phone_started_without_the_mouse_takes_it_on_the_first_m() {
         let mut app = app();
-        app.mouse = false;
+        app.phone_mut().mouse = false;
         assert!(!app.mouse);
         assert_eq!(press_m(&mut app), [true]);
     }

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::app::keymap::{Action, Chord, Context};
+use crate::app::keymap::{Action, Chord};
 use crate::app::notify::NotifyStyle;
 use crate::look::theme::Background;
 
@@ -48,7 +48,7 @@ fn reads_theme_bell_keys_agents_and_bridges() {
         config
             .settings()
             .keymap
-            .keys_for(Context::Home, Action::Quit),
+            .keys_for(crate::screens::home::keys::HOME, Action::Quit),
         vec![ctrl_q]
     );
     assert_eq!(config.agents.len(), 2);

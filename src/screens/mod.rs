@@ -15,7 +15,10 @@ pub(crate) mod layout;
 pub(crate) mod new;
 pub mod overlay;
 pub mod pane;
+pub(crate) mod room;
 
+pub use card::CardScreen;
+pub(crate) use dsh_form::DshFormScreen;
 pub(crate) use exchange::ExchangeScreen;
 pub(crate) use history::{ConversationScreen, HistoryScreen};
 pub(crate) use home::HomeScreen;
@@ -24,45 +27,82 @@ pub(crate) use layout::LayoutScreen;
 pub(crate) use new::NewScreen;
 pub(crate) use pane::{PaneFocus, PaneScreen};
 
-use crate::app::inbox::AskKey;
+use crate::app::keymap::Context;
 use crate::app::list::Filter;
+use room::Room;
 
-#[derive(Debug, Clone)]
-pub enum Screen {
-    Home(HomeScreen),
-    Layout(LayoutScreen),
-    Pane(PaneScreen),
-    /// The card's state lives in `App::cards`, so what was typed survives leaving it.
-    Card(AskKey),
-    New(NewScreen),
-    History(HistoryScreen),
-    Conversation(ConversationScreen),
-    Inspector(InspectorScreen),
-    Exchange(ExchangeScreen),
-    /// The New page's form for a DSH bridge.
-    DshForm(Box<crate::screens::dsh_form::DshFormScreen>),
+/// The one list of the screens: each a variant of [`Screen`] and the room's state type, which
+/// implements [`Room`] here and `ui::Drawn` in its `draw.rs`. `$then` is a macro that gets the
+/// list: [`Screen`] and its dispatch below, the ui's draw dispatch in `ui/mod.rs`. A new screen
+/// is a new folder and one line here.
+macro_rules! for_each_room {
+    ($then:ident) => {
+        $then! {
+            Home(HomeScreen),
+            Layout(LayoutScreen),
+            Pane(PaneScreen),
+            Card(CardScreen),
+            New(NewScreen),
+            History(HistoryScreen),
+            Conversation(ConversationScreen),
+            Inspector(InspectorScreen),
+            Exchange(ExchangeScreen),
+            DshForm(Box<DshFormScreen>),
+        }
+    };
 }
+pub(crate) use for_each_room;
+
+macro_rules! screens {
+    ($($variant:ident($state:ty),)*) => {
+        /// A screen of the stack: the state of one room.
+        #[derive(Debug, Clone)]
+        pub enum Screen {
+            $($variant($state),)*
+        }
+
+        impl Screen {
+            /// The room of this screen, to read.
+            pub(crate) fn room(&self) -> &dyn Room {
+                match self {
+                    $(Screen::$variant(state) => state,)*
+                }
+            }
+
+            /// The room of this screen, to hand a key, a paste or the mouse.
+            pub(crate) fn room_mut(&mut self) -> &mut dyn Room {
+                match self {
+                    $(Screen::$variant(state) => state,)*
+                }
+            }
+        }
+
+        /// Every key part of every room and of what floats over them, for the keymap.
+        pub(crate) fn key_parts() -> Vec<Context> {
+            let mut parts = Vec::new();
+            $(parts.extend_from_slice(<$state as Room>::key_parts());)*
+            parts.extend_from_slice(overlay::keys::PARTS);
+            parts
+        }
+    };
+}
+for_each_room!(screens);
 
 impl Screen {
     pub(crate) fn filter_mut(&mut self) -> Option<&mut Filter> {
-        match self {
-            Screen::Home(s) => Some(&mut s.filter),
-            Screen::Layout(s) => Some(&mut s.filter),
-            Screen::New(s) => Some(&mut s.filter),
-            Screen::History(s) => Some(&mut s.filter),
-            Screen::Inspector(s) => Some(&mut s.filter),
-            _ => None,
-        }
+        self.room_mut().filter_mut()
     }
 
     pub(crate) fn filter(&self) -> Option<&Filter> {
-        match self {
-            Screen::Home(s) => Some(&s.filter),
-            Screen::Layout(s) => Some(&s.filter),
-            Screen::New(s) => Some(&s.filter),
-            Screen::History(s) => Some(&s.filter),
-            Screen::Inspector(s) => Some(&s.filter),
-            _ => None,
+        self.room().filter()
+    }
+
+    /// Whether opening `other` over this screen would show this same screen again.
+    pub(crate) fn same_place(&self, other: &Screen) -> bool {
+        match (self, other) {
+            (Screen::Pane(a), Screen::Pane(b)) => a.agent == b.agent && a.pane == b.pane,
+            (Screen::Card(a), Screen::Card(b)) => a.key == b.key,
+            _ => false,
         }
     }
 }
@@ -97,28 +137,14 @@ impl Navigation {
         self.above.push(screen);
     }
 
-    /// Goes back one screen; the bottom one stays.
-    pub(crate) fn pop(&mut self) -> Option<Screen> {
-        self.above.pop()
-    }
-
-    pub(crate) fn depth(&self) -> usize {
+    /// How many screens are stacked, the bottom one included.
+    pub fn depth(&self) -> usize {
         1 + self.above.len()
     }
 
-    /// The screen at `index` (0 is the bottom one), if the stack is that deep.
-    pub(crate) fn get(&self, index: usize) -> Option<&Screen> {
-        match index {
-            0 => Some(&self.bottom),
-            n => self.above.get(n - 1),
-        }
-    }
-
-    pub(crate) fn get_mut(&mut self, index: usize) -> Option<&mut Screen> {
-        match index {
-            0 => Some(&mut self.bottom),
-            n => self.above.get_mut(n - 1),
-        }
+    /// Goes back one screen; the bottom one stays.
+    pub(crate) fn pop(&mut self) -> Option<Screen> {
+        self.above.pop()
     }
 
     /// Every screen, mutably, the bottom one first.
@@ -147,7 +173,7 @@ mod tests {
         assert!(matches!(nav.top(), Screen::Home(_)));
         nav.push(Screen::New(NewScreen::default()));
         assert!(matches!(nav.top_mut(), Screen::New(_)));
-        assert!(matches!(nav.get(1), Some(Screen::New(_))));
-        assert!(nav.pop().is_some() && nav.get(1).is_none());
+        assert_eq!(nav.depth(), 2);
+        assert!(nav.pop().is_some() && nav.depth() == 1);
     }
 }

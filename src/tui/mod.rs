@@ -388,8 +388,8 @@ where
 /// The OSC 8 bytes for the links the pane on screen drew, read from the cleaned frame; none
 /// under an overlay, which may cover them.
 fn links_of(app: &App, buffer: &ratatui::buffer::Buffer) -> Vec<u8> {
-    match app.nav.top() {
-        crate::screens::Screen::Pane(screen) if app.overlay.is_none() => {
+    match app.nav().top() {
+        crate::screens::Screen::Pane(screen) if app.overlay().is_none() => {
             osc::hyperlinks(buffer, &screen.drawn_links.borrow())
         }
         _ => Vec::new(),

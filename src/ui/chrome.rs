@@ -10,10 +10,9 @@ use super::put;
 use crate::app::App;
 use crate::app::geometry::{self, MIN_HEIGHT, MIN_WIDTH};
 use crate::app::inbox;
-use crate::app::keymap::{Action, Context};
+use crate::app::keymap::Action;
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::Screen;
 
 pub(crate) fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
     let text = format!(
@@ -33,24 +32,7 @@ pub(crate) fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
 
 /// Where the person is, and how many asks wait.
 pub(crate) fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let place = match app.nav.top() {
-        Screen::Home(_) => "Home".to_string(),
-        Screen::Layout(s) => format!("{} › Workspaces", s.agent),
-        Screen::Pane(s) => {
-            let title = app
-                .agents
-                .pane(&s.agent, &s.pane)
-                .map_or_else(|| s.pane.clone(), |p| p.pane.title.clone());
-            format!("{} › {title}", s.agent)
-        }
-        Screen::Card(key) => format!("{} › Ask", key.agent),
-        Screen::New(_) => "New".to_string(),
-        Screen::History(s) => format!("{} › History", s.agent),
-        Screen::Conversation(s) => format!("{} › History › {}", s.agent, s.title),
-        Screen::Inspector(_) => "Wire inspector".to_string(),
-        Screen::Exchange(_) => "Wire inspector › Exchange".to_string(),
-        Screen::DshForm(s) => format!("{} › New", s.agent),
-    };
+    let place = super::drawn(app.nav().top()).place(app);
     let waiting = inbox::count(&app.agents);
     let narrow = geometry::is_narrow(area.width);
     let right = match (waiting, narrow) {
@@ -83,122 +65,6 @@ pub(crate) fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Th
     );
 }
 
-/// An action the footer hints at: its words, and shorter words for a narrow terminal.
-pub(crate) type Hint = (Action, &'static str, &'static str);
-
-/// The actions hinted in the footer of each context, most needed first.
-fn hinted(context: Context) -> &'static [Hint] {
-    match context {
-        Context::Home => &[
-            (Action::Open, "open", "open"),
-            (Action::JumpExpiring, "soonest", "soon"),
-            (Action::NewPage, "new", "new"),
-            (Action::History, "history", "history"),
-            (Action::Filter, "filter", "filter"),
-            (Action::Help, "help", "help"),
-            (Action::Quit, "quit", "quit"),
-        ],
-        Context::Layout => &[
-            (Action::Open, "open", "open"),
-            (Action::Rename, "rename", "rename"),
-            (Action::Close, "close", "close"),
-            (Action::Filter, "filter", "filter"),
-            (Action::Back, "back", "back"),
-            (Action::Help, "help", "help"),
-        ],
-        Context::PaneChat => &[
-            (Action::FocusInput, "type", "type"),
-            (Action::OpenAsk, "answer", "answer"),
-            (Action::ToggleThinking, "thinking", "think"),
-            (Action::Abort, "stop turn", "stop"),
-            (Action::Back, "back", "back"),
-            (Action::Help, "help", "help"),
-        ],
-        Context::PaneInput => &[
-            (Action::Send, "send", "send"),
-            (Action::Newline, "new line", "newline"),
-            (Action::Abort, "stop turn", "stop"),
-            (Action::Back, "leave input", "leave"),
-        ],
-        Context::Card => &[
-            (Action::Submit, "answer", "answer"),
-            (Action::Retry, "retry", "retry"),
-            (Action::Back, "back", "back"),
-            (Action::Help, "help", "help"),
-        ],
-        Context::CardTyping => &[
-            (Action::Submit, "submit", "submit"),
-            (Action::NextField, "next field", "next"),
-            (Action::Back, "back", "back"),
-        ],
-        Context::New => &[
-            (Action::Open, "run", "run"),
-            (Action::Filter, "filter", "filter"),
-            (Action::Back, "back", "back"),
-            (Action::Help, "help", "help"),
-        ],
-        Context::History => &[
-            (Action::Open, "read", "read"),
-            (Action::Reopen, "reopen", "reopen"),
-            (Action::Filter, "filter", "filter"),
-            (Action::Back, "back", "back"),
-            (Action::Help, "help", "help"),
-        ],
-        Context::Conversation => &[
-            (Action::Reopen, "reopen", "reopen"),
-            (Action::ToggleThinking, "thinking", "think"),
-            (Action::Back, "back", "back"),
-            (Action::Help, "help", "help"),
-        ],
-        Context::Inspector => &[
-            (Action::Open, "read", "read"),
-            (Action::Filter, "filter", "filter"),
-            (Action::Export, "save to a file", "save"),
-            (Action::Bottom, "follow", "follow"),
-            (Action::Back, "back", "back"),
-            (Action::Help, "help", "help"),
-        ],
-        Context::Exchange => &[
-            (Action::Down, "scroll", "scroll"),
-            (Action::Back, "back", "back"),
-            (Action::Help, "help", "help"),
-        ],
-        Context::Filter => &[
-            (Action::Confirm, "keep filter", "keep"),
-            (Action::Cancel, "clear", "clear"),
-        ],
-        Context::Confirm => &[
-            (Action::Confirm, "yes", "yes"),
-            (Action::Cancel, "no", "no"),
-        ],
-        Context::PaneSearch => &[
-            (Action::Confirm, "keep matches", "keep"),
-            (Action::NextMatch, "next", "next"),
-            (Action::PrevMatch, "previous", "prev"),
-            (Action::Cancel, "close", "close"),
-        ],
-        Context::ConfirmAlways => &[
-            (Action::ConfirmAlways, "allow always", "always"),
-            (Action::Cancel, "cancel", "cancel"),
-        ],
-        Context::Prompt => &[
-            (Action::Confirm, "save", "save"),
-            (Action::Cancel, "cancel", "cancel"),
-        ],
-        Context::Help => &[(Action::Back, "close help", "close")],
-        Context::KindPicker => &[
-            (Action::Confirm, "choose", "choose"),
-            (Action::Down, "next", "next"),
-            (Action::Cancel, "cancel", "cancel"),
-        ],
-        Context::DshForm => &[
-            (Action::Submit, "send", "send"),
-            (Action::NextField, "next field", "next"),
-            (Action::Back, "back", "back"),
-        ],
-    }
-}
-
 /// A short message when there is one, else the main keys of where the person is.
 pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     if let Some(toast) = &app.toast {
@@ -212,16 +78,14 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme
         return;
     }
     let context = app.context();
-    let hints =
-        crate::screens::pane::draw_dsh::hints(app, context).unwrap_or_else(|| hinted(context));
+    let top = app.nav().top();
+    let hints = match crate::screens::pane::draw_dsh::hints(app, context) {
+        Some(bridge) => bridge.to_vec(),
+        None => super::drawn(top).hints(app, context),
+    };
     let narrow = geometry::is_narrow(area.width);
     let hints: Vec<(String, &str, bool)> = hints
         .iter()
-        .filter(|(action, _, _)| match app.nav.top() {
-            // A card hints only the keys that do something on it now.
-            Screen::Card(key) => app.card_footer_offers(key, *action),
-            _ => true,
-        })
         .filter_map(|(action, words, short)| {
             let key = app.keymap.key_label(context, *action)?;
             Some((

@@ -5,8 +5,6 @@
 mod chrome;
 pub(crate) mod filter;
 
-pub(crate) use chrome::Hint;
-
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -14,6 +12,8 @@ use ratatui::text::{Line, Span};
 
 use crate::app::App;
 use crate::app::geometry;
+use crate::app::keymap::{Context, Hint};
+use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::{self, Screen};
 
@@ -27,23 +27,37 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     }
     let parts = geometry::frame(area.width, area.height);
     chrome::title_bar(frame, parts.title, app, theme);
-    match app.nav.top() {
-        Screen::Home(screen) => screens::home::draw::draw(frame, app, screen, theme),
-        Screen::Layout(screen) => screens::layout::draw::draw(frame, app, screen, theme),
-        Screen::Pane(screen) => screens::pane::draw::draw(frame, app, screen, theme),
-        Screen::Card(key) => screens::card::draw::draw(frame, app, key, theme),
-        Screen::New(screen) => screens::new::draw::draw(frame, app, screen, theme),
-        Screen::History(screen) => screens::history::draw::draw_list(frame, app, screen, theme),
-        Screen::Conversation(screen) => {
-            screens::history::draw::draw_conversation(frame, app, screen, theme)
-        }
-        Screen::Inspector(screen) => screens::inspector::draw::draw_list(frame, app, screen, theme),
-        Screen::Exchange(screen) => screens::exchange::draw::draw(frame, screen, theme),
-        Screen::DshForm(screen) => screens::dsh_form::draw::draw(frame, app, screen, theme),
-    }
+    drawn(app.nav().top()).draw(frame, app, theme);
     chrome::footer(frame, parts.footer, app, theme);
     screens::overlay::draw::draw(frame, app, theme);
 }
+
+/// The ui's half of a room, written in its `draw.rs`: where the person is, for the title bar,
+/// the screen itself, and the footer's hints.
+pub(crate) trait Drawn {
+    /// Where the person is: "agent › Workspaces".
+    fn place(&self, app: &App) -> String;
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme);
+
+    /// The keys the footer hints in `context` (one of the room's key parts), most needed
+    /// first; only keys that do something here.
+    fn hints(&self, _app: &App, context: Context) -> Vec<Hint> {
+        context.hints().to_vec()
+    }
+}
+
+macro_rules! drawn {
+    ($($variant:ident($state:ty),)*) => {
+        /// The drawing half of the room of `screen`.
+        pub(crate) fn drawn(screen: &Screen) -> &dyn Drawn {
+            match screen {
+                $(Screen::$variant(state) => state,)*
+            }
+        }
+    };
+}
+screens::for_each_room!(drawn);
 
 /// Writes one line into one row, cut to the row's width.
 pub(crate) fn put(frame: &mut Frame<'_>, area: Rect, row: u16, line: Line<'static>) {

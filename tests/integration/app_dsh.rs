@@ -382,7 +382,7 @@ fn d3_the_kind_picker_and_mode_are_kept_per_pane() {
     let mut app = bridge_app((80, 24));
     app.open_pane(BRIDGE, &session_pane_id("session-titanic-features"));
     app.update(key("K"));
-    assert!(app.overlay.is_none());
+    assert!(app.overlay().is_none());
 }
 
 #[test]

@@ -70,8 +70,8 @@ impl Phone {
 
     /// The ask of the card on top.
     fn card_key(&self) -> AskKey {
-        match self.tui.app().nav.top() {
-            Screen::Card(key) => key.clone(),
+        match self.tui.app().nav().top() {
+            Screen::Card(card) => card.key.clone(),
             other => panic!("no card on top but {other:?}:\n{}", self.screen()),
         }
     }
@@ -81,7 +81,7 @@ impl Phone {
     fn answers_sent(&self, key: &AskKey) -> Option<u64> {
         self.tui
             .app()
-            .intents
+            .intents()
             .latest_answer(key)
             .and_then(|record| match &record.kind {
                 IntentKind::Answer { revision, .. } => Some(*revision),
@@ -275,7 +275,7 @@ async fn ctrl_u_in_a_pasted_700_line_draft_kills_only_the_last_line_and_ctrl_z_u
 /// The text of the input box of the pane on screen.
 fn draft(phone: &Phone) -> String {
     let app = phone.tui.app();
-    let Screen::Pane(screen) = app.nav.top() else {
+    let Screen::Pane(screen) = app.nav().top() else {
         panic!("not on a pane:\n{}", phone.screen());
     };
     app.draft(&screen.agent, &screen.pane)
@@ -566,7 +566,7 @@ async fn number_keys_select_and_allow_always_asks_again() {
     let key = phone.card_key();
     let asked = format!(
         "Allow always on demo · {}?",
-        phone.tui.app().cards[&key].pane_title
+        phone.tui.app().cards()[&key].pane_title
     );
     // 3 and Enter straight after the card opened: 3 selects allow always, Enter does nothing.
     phone.press(&["3", "enter"]).await;
@@ -900,7 +900,7 @@ async fn keys_a_bunched_enter_or_y_on_a_card_or_a_confirm_answers_nothing() {
         .until("the quit question", |s| s.contains("typed but not sent"))
         .await;
     phone.bunch(&["y", "enter"]).await;
-    assert!(phone.tui.app().overlay.is_some(), "{}", phone.screen());
+    assert!(phone.tui.app().overlay().is_some(), "{}", phone.screen());
     assert!(
         phone.screen().contains("came together"),
         "{}",
@@ -1030,7 +1030,7 @@ async fn a13_an_expired_card_answers_nothing_and_says_when_it_expired() {
     phone
         .until("the corner reads expired", |s| s.contains(" expired"))
         .await;
-    let now = phone.tui.app().now;
+    let now = phone.tui.app().now();
     assert!(now >= deadline, "expired shown at {now}, before {deadline}");
     phone.press(&["enter"]).await;
     let screen = phone.screen();

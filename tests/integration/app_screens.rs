@@ -330,7 +330,7 @@ fn pane_with_an_item_selected_tinted_and_its_keys_under_the_chat() {
     app.update(key("Esc"));
     assert!(!screen_text(&app, size).contains("▌ item"));
     assert!(matches!(
-        app.nav.top(),
+        app.nav().top(),
         collie_phone::screens::Screen::Pane(_)
     ));
 }
@@ -437,7 +437,7 @@ fn in_a_pane_plus_opens_the_new_page_and_n_without_a_search_says_so() {
     assert!(screen_text(&app, size).contains("No search yet: / searches in the chat."));
     app.update(key("+"));
     assert!(matches!(
-        app.nav.top(),
+        app.nav().top(),
         collie_phone::screens::Screen::New(_)
     ));
 }
@@ -732,7 +732,7 @@ fn world_asking(ask: Ask) -> World {
 
 /// The clock moves on by the reading time: keys may answer a card opened or changed before.
 fn read(app: &mut App) {
-    let now = app.now + ARMING;
+    let now = app.now() + ARMING;
     app.update(Message::Tick(now));
 }
 
@@ -850,7 +850,7 @@ fn a15_form_card_with_a_missing_required_field() {
 fn a15_a_number_field_edits_with_ctrl_chords_and_takes_only_number_chars() {
     let world = world_asking(worlds::deploy_form());
     let (mut app, card) = card_app(&world, false, (80, 24));
-    let replicas = |app: &App| match app.cards.get(&card).and_then(|c| c.form.as_ref()) {
+    let replicas = |app: &App| match app.cards().get(&card).and_then(|c| c.form.as_ref()) {
         Some(form) => match &form.values[2] {
             FieldValue::Number(editor) => editor.text(),
             other => panic!("the third field is {other:?}"),
@@ -1193,7 +1193,7 @@ fn a_change_under_the_eyes_answers_nothing_within_the_arming_time() {
     );
     // The refused keys were not kept to fire later: the reading time ends and nothing leaves.
     assert!(engine_commands(&mut app, vec![Message::Tick(at + ARMING)]).is_empty());
-    assert!(app.cards[&ask].changes(app.agent_offer("demo")).is_some());
+    assert!(app.cards()[&ask].changes(app.agent_offer("demo")).is_some());
     // After it, Enter answers the revision on screen, and the change counts as seen.
     let commands = engine_commands(&mut app, vec![key("enter")]);
     assert_eq!(one_answer(&commands), ("allow-once".to_string(), 2));
@@ -1205,12 +1205,12 @@ fn a_move_after_the_arming_time_acknowledges_the_change() {
     let (mut app, ask) = changed_under_the_eyes((80, 24), at);
     // A move inside the reading time selects, but the change stays marked.
     app.update(key("j"));
-    assert_eq!(app.cards[&ask].selected, 1);
-    assert!(app.cards[&ask].changes(app.agent_offer("demo")).is_some());
+    assert_eq!(app.cards()[&ask].selected, 1);
+    assert!(app.cards()[&ask].changes(app.agent_offer("demo")).is_some());
     app.update(Message::Tick(at + ARMING));
     app.update(key("k"));
-    assert_eq!(app.cards[&ask].selected, 0);
-    assert!(app.cards[&ask].changes(app.agent_offer("demo")).is_none());
+    assert_eq!(app.cards()[&ask].selected, 0);
+    assert!(app.cards()[&ask].changes(app.agent_offer("demo")).is_none());
     let text = screen_text(&app, (80, 24));
     assert!(!text.contains("Changed while on screen"), "{text}");
     assert!(text.contains("Permission · revision 2"), "{text}");
@@ -1221,16 +1221,16 @@ fn number_keys_and_letters_only_select() {
     let (mut app, ask) = card_app(&world_asking(force_push()), false, (80, 24));
     read(&mut app);
     assert!(engine_commands(&mut app, vec![key("3")]).is_empty());
-    assert_eq!(app.cards[&ask].selected, 2);
+    assert_eq!(app.cards()[&ask].selected, 2);
     let text = screen_text(&app, (80, 24));
     assert!(
         text.contains("Enter asks again before it allows always"),
         "{text}"
     );
     assert!(engine_commands(&mut app, vec![key("n")]).is_empty());
-    assert_eq!(app.cards[&ask].selected, 1);
+    assert_eq!(app.cards()[&ask].selected, 1);
     assert!(engine_commands(&mut app, vec![key("2"), key("y")]).is_empty());
-    assert_eq!(app.cards[&ask].selected, 0);
+    assert_eq!(app.cards()[&ask].selected, 0);
     let text = screen_text(&app, (80, 24));
     assert!(
         text.contains("↑/↓, 1–3, y/n/a select · Enter answers the selected one"),
@@ -1253,7 +1253,7 @@ fn allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
     read(&mut app);
     // a selects; Enter puts the question up; neither sends anything.
     assert!(engine_commands(&mut app, vec![key("a"), key("enter")]).is_empty());
-    assert!(matches!(app.overlay, Some(Overlay::AllowAlways(_))));
+    assert!(matches!(app.overlay(), Some(Overlay::AllowAlways(_))));
     let text = screen_text(&app, (80, 24));
     assert!(
         text.contains("Allow always on demo · Inbox screen"),
@@ -1269,7 +1269,7 @@ fn allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
     );
     // A second Enter, and a y in the same breath, say nothing.
     assert!(engine_commands(&mut app, vec![key("enter"), key("y")]).is_empty());
-    assert!(matches!(app.overlay, Some(Overlay::AllowAlways(_))));
+    assert!(matches!(app.overlay(), Some(Overlay::AllowAlways(_))));
     let text = screen_text(&app, (80, 24));
     assert!(
         text.contains("This question just appeared. Read it, then answer it."),
@@ -1278,15 +1278,15 @@ fn allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
     // n cancels: nothing is sent, the card says so.
     read(&mut app);
     assert!(engine_commands(&mut app, vec![key("n")]).is_empty());
-    assert!(app.overlay.is_none());
+    assert!(app.overlay().is_none());
     assert!(screen_text(&app, (80, 24)).contains("Allow always was not sent. Nothing was sent."));
     // a, Enter, the reading time, y: exactly one answer, the allow-always option.
     assert!(engine_commands(&mut app, vec![key("a"), key("enter")]).is_empty());
     read(&mut app);
     let commands = engine_commands(&mut app, vec![key("y"), key("y")]);
     assert_eq!(one_answer(&commands), ("allow-always".to_string(), 1));
-    assert!(app.overlay.is_none());
-    assert!(app.intents.answer_pending(&ask));
+    assert!(app.overlay().is_none());
+    assert!(app.intents().answer_pending(&ask));
 }
 
 #[test]
@@ -1308,7 +1308,7 @@ fn the_allow_always_question_goes_when_the_ask_changes_under_it() {
         NOW,
     );
     load(&mut app, &world, false);
-    assert!(app.overlay.is_none());
+    assert!(app.overlay().is_none());
     // The y meant for the old question lands on the card: it only selects allow once.
     assert!(engine_commands(&mut app, vec![key("y")]).is_empty());
     let text = screen_text(&app, (80, 24));

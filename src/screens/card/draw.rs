@@ -695,3 +695,27 @@ fn hint_lines(
         .map(|line| Line::from(Span::styled(line, theme.dim)))
         .collect()
 }
+
+impl crate::ui::Drawn for crate::screens::CardScreen {
+    fn place(&self, _app: &App) -> String {
+        format!("{} › Ask", self.key.agent)
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+        draw(frame, app, &self.key, theme);
+    }
+
+    /// A card hints only the keys that do something on it now.
+    fn hints(
+        &self,
+        app: &App,
+        context: crate::app::keymap::Context,
+    ) -> Vec<crate::app::keymap::Hint> {
+        context
+            .hints()
+            .iter()
+            .copied()
+            .filter(|(action, _, _)| app.card_footer_offers(&self.key, *action))
+            .collect()
+    }
+}

@@ -3,7 +3,9 @@
 
 use crossterm::event::KeyCode;
 
-use crate::app::keymap::{Action, Chord, common};
+use crate::app::keymap::{
+    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, common,
+};
 
 /// A permission, choice or unknown ask card (or any card while its answer is out).
 pub(crate) fn choosing() -> Vec<(Chord, Action)> {
@@ -36,4 +38,76 @@ pub(crate) fn typing() -> Vec<(Chord, Action)> {
         (Chord::ctrl('r'), Action::Retry),
         (Chord::ctrl('c'), Action::Quit),
     ]
+}
+
+/// A permission, choice or unknown ask card, or any card while its answer is out.
+pub(crate) const CHOOSING: Context = Context(&KeyPart {
+    id: "card",
+    title: "Ask card",
+    bindings: choosing,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Submit, "answer", "answer"),
+        (Action::Retry, "retry", "retry"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "help", "help"),
+    ],
+    describe: choosing_words,
+});
+
+/// A text or form card: letters are typed into the focused field.
+pub(crate) const TYPING: Context = Context(&KeyPart {
+    id: "card-typing",
+    title: "Ask card (typing)",
+    bindings: typing,
+    typing: true,
+    pastes: true,
+    notes: &[
+        "Text fields: type; Backspace, Delete and these edit:",
+        EDIT_MOVES,
+        EDIT_KILLS,
+        EDIT_YANK_UNDO,
+        "Choice fields: ←/→ cycle the options",
+        "Yes/no fields: Space or ←/→ toggle",
+        "Number fields: type digits",
+    ],
+    hints: &[
+        (Action::Submit, "submit", "submit"),
+        (Action::NextField, "next field", "next"),
+        (Action::Back, "back", "back"),
+    ],
+    describe: typing_words,
+});
+
+/// On a card, option keys only select and Enter answers, after the reading time.
+fn choosing_words(action: Action) -> Option<String> {
+    let words = match action {
+        Action::AllowOnce => "Select allow once",
+        Action::Deny => "Select deny",
+        Action::AllowAlways => "Select allow always (Enter then asks again)",
+        Action::Up => "Select the option above",
+        Action::Down => "Select the option below",
+        Action::Submit => {
+            return Some(format!(
+                "Answer with the selected option (not within {} of the card opening or changing)",
+                super::arming::words()
+            ));
+        }
+        Action::Pick(n) => return Some(format!("Select option {n}")),
+        _ => return None,
+    };
+    Some(words.to_string())
+}
+
+/// A typed answer is submitted only after the reading time.
+fn typing_words(action: Action) -> Option<String> {
+    match action {
+        Action::Submit => Some(format!(
+            "Submit the answer (not within {} of the card opening or changing)",
+            super::arming::words()
+        )),
+        _ => None,
+    }
 }

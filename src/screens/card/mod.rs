@@ -15,22 +15,49 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::step_around;
-use crate::app::{App, Command, typing};
+use crate::app::phone::Phone;
+use crate::app::{Command, typing};
 use crate::engine::IntentKind;
-use crate::screens::Screen;
 use crate::screens::card::arming::{Arming, Why};
 use crate::screens::card::state::{CardState, CardStatus, FieldValue};
 use crate::screens::overlay::{AllowAlwaysQuestion, Overlay};
+use crate::screens::room::Room;
 use crate::wire::{Answer, AskKind, Effect};
 
-impl App {
-    fn top_card_key(&self) -> Option<AskKey> {
-        match self.nav.top() {
-            Screen::Card(key) => Some(key.clone()),
-            _ => None,
-        }
+/// A card on screen: which ask it shows. What was picked or typed on it lives in the phone
+/// (`Phone::cards`), so it survives leaving the card.
+#[derive(Debug, Clone)]
+pub struct CardScreen {
+    pub key: AskKey,
+}
+
+impl Room for CardScreen {
+    fn key_parts() -> &'static [Context] {
+        &[keys::CHOOSING, keys::TYPING]
     }
 
+    fn keys(&self, phone: &Phone) -> Context {
+        phone.card_context(&self.key)
+    }
+
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        phone.card_action(&self.key, action)
+    }
+
+    fn typed(&mut self, phone: &mut Phone, key: &KeyEvent) {
+        phone.card_typing(&self.key, key);
+    }
+
+    fn paste(&mut self, phone: &mut Phone, text: &str) {
+        phone.card_paste(&self.key, text);
+    }
+
+    fn pane_on_screen(&self) -> Option<(String, String)> {
+        Some((self.key.agent.clone(), self.key.pane.clone()))
+    }
+}
+
+impl Phone {
     /// True when letters go into the card: a text or form card that may be answered now.
     pub(crate) fn card_takes_typing(&self, key: &AskKey) -> bool {
         let Some(card) = self.cards.get(key) else {
@@ -78,16 +105,14 @@ impl App {
     /// The keys of a card: typing on a text or form card that may be answered, else commands.
     pub(crate) fn card_context(&self, key: &AskKey) -> Context {
         if self.card_takes_typing(key) {
-            Context::CardTyping
+            keys::TYPING
         } else {
-            Context::Card
+            keys::CHOOSING
         }
     }
 
-    pub(crate) fn card_action(&mut self, action: Action) -> Vec<Command> {
-        let Some(key) = self.top_card_key() else {
-            return Vec::new();
-        };
+    pub(crate) fn card_action(&mut self, key: &AskKey, action: Action) -> Vec<Command> {
+        let key = key.clone();
         let Some(card) = self.cards.get(&key) else {
             return self.back();
         };
@@ -328,11 +353,17 @@ impl App {
             _ => {
                 let yes = self
                     .keymap
-                    .key_label(Context::ConfirmAlways, Action::ConfirmAlways)
+                    .key_label(
+                        crate::screens::overlay::keys::CONFIRM_ALWAYS,
+                        Action::ConfirmAlways,
+                    )
                     .unwrap_or_default();
                 let no = self
                     .keymap
-                    .key_label(Context::ConfirmAlways, Action::Cancel)
+                    .key_label(
+                        crate::screens::overlay::keys::CONFIRM_ALWAYS,
+                        Action::Cancel,
+                    )
                     .unwrap_or_default();
                 if let Some(Overlay::AllowAlways(question)) = &mut self.overlay {
                     question.notice = Some(format!(
@@ -439,10 +470,8 @@ impl App {
         self.submit(&agent, kind)
     }
 
-    pub(crate) fn card_typing(&mut self, key: &KeyEvent) {
-        let Some(card_key) = self.top_card_key() else {
-            return;
-        };
+    pub(crate) fn card_typing(&mut self, card_key: &AskKey, key: &KeyEvent) {
+        let card_key = card_key.clone();
         let armed = self
             .cards
             .get(&card_key)
@@ -524,11 +553,8 @@ impl App {
         }
     }
 
-    pub(crate) fn card_paste(&mut self, text: &str) {
-        let Some(key) = self.top_card_key() else {
-            return;
-        };
-        let Some(card) = self.cards.get_mut(&key) else {
+    pub(crate) fn card_paste(&mut self, key: &AskKey, text: &str) {
+        let Some(card) = self.cards.get_mut(key) else {
             return;
         };
         match card.ask.kind {

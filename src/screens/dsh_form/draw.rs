@@ -8,7 +8,6 @@ use ratatui::text::{Line, Span};
 
 use crate::app::App;
 use crate::app::geometry;
-use crate::app::keymap::Context;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::dsh_form::{DshField, DshFormScreen, DshPurpose};
@@ -145,10 +144,16 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
         say("Sending…".into(), theme.dim);
     } else if let Some(record) = app.dsh_form_receipt(form) {
         // Whole, request id and all, wrapped: the form has the room the pane does not.
-        let receipt: String = receipt_spans(app, record, Context::DshForm, usize::MAX, theme)
-            .iter()
-            .map(|span| span.content.as_ref())
-            .collect();
+        let receipt: String = receipt_spans(
+            app,
+            record,
+            crate::screens::dsh_form::keys::FORM,
+            usize::MAX,
+            theme,
+        )
+        .iter()
+        .map(|span| span.content.as_ref())
+        .collect();
         say(receipt, receipt_style(&record.state, theme));
         if let (_, Some(detail)) = dsh_intent_parts(record) {
             say(detail, receipt_style(&record.state, theme));
@@ -165,5 +170,15 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
             (list.x + x).min(list.right().saturating_sub(1)),
             list.y + y,
         ));
+    }
+}
+
+impl crate::ui::Drawn for Box<DshFormScreen> {
+    fn place(&self, _app: &App) -> String {
+        format!("{} › New", self.agent)
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+        draw(frame, app, self, theme);
     }
 }

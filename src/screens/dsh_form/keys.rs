@@ -3,7 +3,9 @@
 
 use crossterm::event::KeyCode;
 
-use crate::app::keymap::{Action, Chord};
+use crate::app::keymap::{
+    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, plain_words,
+};
 
 /// The New page's form for a DSH bridge.
 pub(crate) fn bindings() -> Vec<(Chord, Action)> {
@@ -18,3 +20,25 @@ pub(crate) fn bindings() -> Vec<(Chord, Action)> {
         (Chord::ctrl('c'), Action::Quit),
     ]
 }
+
+/// The New page's form for a DSH bridge: a task or a workspace to register.
+pub(crate) const FORM: Context = Context(&KeyPart {
+    id: "dsh-form",
+    title: "New on a DSH bridge",
+    bindings,
+    typing: true,
+    pastes: true,
+    notes: &[
+        "Text fields: type; Backspace, Delete and these edit:",
+        EDIT_MOVES,
+        EDIT_KILLS,
+        EDIT_YANK_UNDO,
+        "Choice fields (workspace, session, preset, model, effort): ←/→ cycle the options",
+    ],
+    hints: &[
+        (Action::Submit, "send", "send"),
+        (Action::NextField, "next field", "next"),
+        (Action::Back, "back", "back"),
+    ],
+    describe: plain_words,
+});

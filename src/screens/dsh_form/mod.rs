@@ -12,13 +12,15 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::app::dsh_state::{DshView, ModelChoice};
 use crate::app::editor::Editor;
-use crate::app::keymap::Action;
+use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, step_around};
-use crate::app::{App, Command, intents, typing};
+use crate::app::phone::Phone;
+use crate::app::{Command, intents, typing};
 use crate::dsh_wire::{ModelConfig, limits};
 use crate::engine::dsh::pane::session_of_pane;
 use crate::engine::{IntentKind, IntentRecord};
 use crate::screens::Screen;
+use crate::screens::room::Room;
 
 /// What a form makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,7 +259,7 @@ impl DshChoices {
     }
 }
 
-impl App {
+impl Phone {
     /// The New page's rows for bridges: a task on each, and registering a workspace where the
     /// token may (`capabilities.workspaces.create`).
     pub(crate) fn dsh_new_rows(&self, filter: &Filter) -> Vec<DshNewRow> {
@@ -288,7 +290,7 @@ impl App {
     }
 
     pub(crate) fn open_dsh_form(&mut self, agent: &str, purpose: DshPurpose) {
-        self.nav.push(Screen::DshForm(Box::new(DshFormScreen::new(
+        self.open(Screen::DshForm(Box::new(DshFormScreen::new(
             agent, purpose,
         ))));
     }
@@ -350,30 +352,36 @@ impl App {
                 .is_pending(|agent, kind| agent == form.agent && kind == sent)
         })
     }
+}
 
-    pub(crate) fn dsh_form_action(&mut self, action: Action) -> Vec<Command> {
-        let Screen::DshForm(form) = self.nav.top() else {
-            return Vec::new();
-        };
-        let count = form.fields().len();
+/// The form's state is boxed in the stack of screens (it is much larger than the others).
+impl Room for Box<DshFormScreen> {
+    fn key_parts() -> &'static [Context] {
+        &[keys::FORM]
+    }
+
+    fn keys(&self, _phone: &Phone) -> Context {
+        keys::FORM
+    }
+
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        let count = self.fields().len();
         match action {
-            Action::Back => self.back(),
+            Action::Back => phone.back(),
             Action::NextField | Action::PrevField => {
-                if let Screen::DshForm(form) = self.nav.top_mut() {
-                    form.field = step_around(form.field, count, action == Action::NextField);
-                }
+                self.field = step_around(self.field, count, action == Action::NextField);
                 Vec::new()
             }
-            Action::Submit => self.dsh_form_submit(),
+            Action::Submit => self.submit(phone),
             Action::Retry => {
-                let retry = self
-                    .dsh_form_receipt(form)
+                let retry = phone
+                    .dsh_form_receipt(self)
                     .filter(|r| intents::is_retryable(r))
                     .map(|r| r.request_id.clone());
                 match retry {
-                    Some(request_id) => self.retry(&request_id),
+                    Some(request_id) => phone.retry(&request_id),
                     None => {
-                        self.show_toast("Nothing here needs a resend.", false);
+                        phone.show_toast("Nothing here needs a resend.", false);
                         Vec::new()
                     }
                 }
@@ -382,17 +390,12 @@ impl App {
         }
     }
 
-    pub(crate) fn dsh_form_typing(&mut self, key: &KeyEvent) {
-        let Screen::DshForm(form) = self.nav.top() else {
-            return;
-        };
-        let field = form.focused();
+    fn typed(&mut self, phone: &mut Phone, key: &KeyEvent) {
+        let field = self.focused();
         if field.is_text() {
-            if let Screen::DshForm(form) = self.nav.top_mut()
-                && let Some(editor) = form.editor_mut(field)
-            {
+            if let Some(editor) = self.editor_mut(field) {
                 typing::edit(editor, key, false);
-                form.problem = None;
+                self.problem = None;
             }
             return;
         }
@@ -401,68 +404,67 @@ impl App {
             KeyCode::Right | KeyCode::Char(' ') => true,
             _ => return,
         };
-        let choices = self.dsh_choices(form);
-        let count = choices.count(form, field);
+        let choices = phone.dsh_choices(self);
+        let count = choices.count(self, field);
         if count == 0 {
             return;
         }
-        if let Screen::DshForm(form) = self.nav.top_mut() {
+        {
             let slot = match field {
-                DshField::Workspace => &mut form.workspace,
-                DshField::Session => &mut form.session,
-                DshField::Preset => &mut form.preset,
-                DshField::Model => &mut form.model,
-                DshField::Effort => &mut form.effort,
+                DshField::Workspace => &mut self.workspace,
+                DshField::Session => &mut self.session,
+                DshField::Preset => &mut self.preset,
+                DshField::Model => &mut self.model,
+                DshField::Effort => &mut self.effort,
                 _ => return,
             };
             *slot = step_around(*slot, count, forward);
             // Another workspace has other sessions; another model other efforts.
             match field {
-                DshField::Workspace => form.session = 0,
-                DshField::Model => form.effort = 0,
+                DshField::Workspace => self.session = 0,
+                DshField::Model => self.effort = 0,
                 _ => {}
             }
-            form.problem = None;
+            self.problem = None;
         }
     }
 
-    pub(crate) fn dsh_form_paste(&mut self, text: &str) {
-        if let Screen::DshForm(form) = self.nav.top_mut() {
-            let field = form.focused();
-            if let Some(editor) = form.editor_mut(field) {
+    fn paste(&mut self, _phone: &mut Phone, text: &str) {
+        {
+            let field = self.focused();
+            if let Some(editor) = self.editor_mut(field) {
                 typing::paste(editor, text, false);
             }
         }
     }
+}
 
-    fn dsh_form_submit(&mut self) -> Vec<Command> {
-        let Screen::DshForm(form) = self.nav.top() else {
-            return Vec::new();
-        };
-        let in_flight = self.dsh_form_pending(form)
-            || self
-                .dsh_form_receipt(form)
+impl DshFormScreen {
+    fn submit(&mut self, phone: &mut Phone) -> Vec<Command> {
+        let in_flight = phone.dsh_form_pending(self)
+            || phone
+                .dsh_form_receipt(self)
                 .is_some_and(|r| intents::is_in_flight(&r.state));
         if in_flight {
-            self.show_toast("Still sending…", false);
+            phone.show_toast("Still sending…", false);
             return Vec::new();
         }
-        let built = match self.dsh.get(&form.agent) {
-            Some(view) => build(form, view, &self.dsh_choices(form)),
-            None => Err(format!("{} is not a DSH bridge.", form.agent)),
+        let built = match phone.dsh.get(&self.agent) {
+            Some(view) => build(self, view, &phone.dsh_choices(self)),
+            None => Err(format!("{} is not a DSH bridge.", self.agent)),
         };
-        let agent = form.agent.clone();
+        let agent = self.agent.clone();
         match built {
             Ok(kind) => {
-                if let Screen::DshForm(form) = self.nav.top_mut() {
-                    form.problem = None;
-                    form.sent = Some(kind.clone());
+                {
+                    self.problem = None;
+                    self.sent = Some(kind.clone());
                 }
-                self.submit(&agent, kind)
+                phone.submit(&agent, kind)
             }
             Err(problem) => {
-                if let Screen::DshForm(form) = self.nav.top_mut() {
-                    form.problem = Some(problem);
+                {
+                    self.problem = Some(problem);
                 }
                 Vec::new()
             }

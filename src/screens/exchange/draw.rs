@@ -1,6 +1,8 @@
 //! Draws one exchange: its request line and status, then the lines `mod.rs` lays out.
 
 use ratatui::Frame;
+
+use crate::app::App;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -37,4 +39,15 @@ pub(crate) fn draw(frame: &mut Frame<'_>, screen: &ExchangeScreen, theme: &Theme
     let scroll = screen.scroll.min(lines.len().saturating_sub(height));
     let shown: Vec<Line<'static>> = lines.into_iter().skip(scroll).take(height).collect();
     frame.render_widget(Paragraph::new(shown), body);
+}
+
+impl crate::ui::Drawn for ExchangeScreen {
+    fn place(&self, _app: &App) -> String {
+        "Wire inspector › Exchange".to_string()
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+        let _ = app;
+        draw(frame, self, theme);
+    }
 }

@@ -9,14 +9,15 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::app::keymap::Action;
-use crate::app::{App, Command, geometry};
+use crate::app::keymap::{Action, Context};
+use crate::app::phone::Phone;
+use crate::app::{Command, geometry};
 use crate::engine::ExchangeRecord;
 use crate::engine::exchange_log::KEPT_BODY_BYTES;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::out;
-use crate::screens::Screen;
+use crate::screens::room::Room;
 
 /// The width of a field's label, the value wrapping under itself beside it.
 const LABEL: usize = 12;
@@ -32,21 +33,25 @@ pub struct ExchangeScreen {
     pub(crate) scroll: usize,
 }
 
-impl App {
-    pub(crate) fn exchange_action(&mut self, action: Action) -> Vec<Command> {
+impl Room for ExchangeScreen {
+    fn key_parts() -> &'static [Context] {
+        &[keys::EXCHANGE]
+    }
+
+    fn keys(&self, _phone: &Phone) -> Context {
+        keys::EXCHANGE
+    }
+
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
         if action == Action::Back {
-            return self.back();
+            return phone.back();
         }
-        let (width, height) = self.size;
+        let (width, height) = phone.size;
         let (_, body) = exchange_parts(width, height);
         let page = usize::from(body.height).max(1);
-        let App { nav, theme, .. } = self;
-        let Screen::Exchange(screen) = nav.top_mut() else {
-            return Vec::new();
-        };
-        let lines = lines(screen, body.width, theme).len();
+        let lines = lines(self, body.width, &phone.theme).len();
         let last = lines.saturating_sub(page);
-        let scroll = &mut screen.scroll;
+        let scroll = &mut self.scroll;
         match action {
             Action::Up => *scroll = scroll.saturating_sub(1),
             Action::Down => *scroll = scroll.saturating_add(1),
@@ -60,10 +65,10 @@ impl App {
         Vec::new()
     }
 
-    pub(crate) fn exchange_wheel(&mut self, down: bool) -> Vec<Command> {
+    fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
         let action = if down { Action::Down } else { Action::Up };
         for _ in 0..3 {
-            self.exchange_action(action);
+            self.act(phone, action);
         }
         Vec::new()
     }

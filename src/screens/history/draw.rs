@@ -199,3 +199,23 @@ pub(crate) fn draw_conversation(
     }
     frame.render_widget(Paragraph::new(lines), chat);
 }
+
+impl crate::ui::Drawn for HistoryScreen {
+    fn place(&self, _app: &App) -> String {
+        format!("{} › History", self.agent)
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+        draw_list(frame, app, self, theme);
+    }
+}
+
+impl crate::ui::Drawn for ConversationScreen {
+    fn place(&self, _app: &App) -> String {
+        format!("{} › History › {}", self.agent, self.title)
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+        draw_conversation(frame, app, self, theme);
+    }
+}

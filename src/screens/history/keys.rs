@@ -1,7 +1,7 @@
 //! The keys of this room's screen, as data: `app::keymap` gathers every room's table, applies
 //! the config's `[keys]`, and makes the `?` help from the same table.
 
-use crate::app::keymap::{Action, Chord, common, list_moves, opens};
+use crate::app::keymap::{Action, Chord, Context, KeyPart, common, list_moves, opens, plain_words};
 
 /// The list of conversations.
 pub(crate) fn list() -> Vec<(Chord, Action)> {
@@ -27,3 +27,36 @@ pub(crate) fn conversation() -> Vec<(Chord, Action)> {
     ]);
     conversation
 }
+
+pub(crate) const LIST: Context = Context(&KeyPart {
+    id: "history",
+    title: "History",
+    bindings: list,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Open, "read", "read"),
+        (Action::Reopen, "reopen", "reopen"),
+        (Action::Filter, "filter", "filter"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "help", "help"),
+    ],
+    describe: plain_words,
+});
+
+pub(crate) const CONVERSATION: Context = Context(&KeyPart {
+    id: "conversation",
+    title: "Conversation",
+    bindings: conversation,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Reopen, "reopen", "reopen"),
+        (Action::ToggleThinking, "thinking", "think"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "help", "help"),
+    ],
+    describe: plain_words,
+});

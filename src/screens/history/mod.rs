@@ -5,15 +5,17 @@ pub(crate) mod draw;
 pub(crate) mod keys;
 
 use crate::app::history::{HistoryStore, LOAD_AHEAD};
-use crate::app::keymap::Action;
+use crate::app::keymap::{Action, Context};
 use crate::app::list::Filter;
 use crate::app::list::ListCursor;
-use crate::app::{App, Command, geometry};
+use crate::app::phone::Phone;
+use crate::app::{Command, geometry};
 use crate::chat::pane_log::ChatEntry;
 use crate::engine::{HistoryPage, IntentKind};
 use crate::look::chat::ChatStyle;
 use crate::look::chat_scroll::ChatScroll;
 use crate::screens::Screen;
+use crate::screens::room::Room;
 use crate::wire::ConversationSummary;
 
 #[derive(Debug, Clone)]
@@ -34,7 +36,7 @@ pub struct ConversationScreen {
     pub(crate) placed: bool,
 }
 
-impl App {
+impl Phone {
     pub(crate) fn conversation_rows(
         &self,
         agent: &str,
@@ -51,35 +53,50 @@ impl App {
             .unwrap_or_default()
     }
 
-    pub(crate) fn history_action(&mut self, action: Action) -> Vec<Command> {
-        let Screen::History(screen) = self.nav.top() else {
-            return Vec::new();
-        };
+    /// Shows a conversation again (SPEC W5); its pane opens once the snapshot has it.
+    pub(crate) fn reopen(&mut self, agent: &str, conversation: &str) -> Vec<Command> {
+        self.show_toast("Reopening…", false);
+        self.submit(
+            agent,
+            IntentKind::Reopen {
+                conversation_id: conversation.to_string(),
+            },
+        )
+    }
+}
+
+impl Room for HistoryScreen {
+    fn key_parts() -> &'static [Context] {
+        &[keys::LIST]
+    }
+
+    fn keys(&self, _phone: &Phone) -> Context {
+        keys::LIST
+    }
+
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
         let (agent, filter, selected) = (
-            screen.agent.clone(),
-            screen.filter.clone(),
-            screen.cursor.selected,
+            self.agent.clone(),
+            self.filter.clone(),
+            self.cursor.selected,
         );
-        let rows = self.conversation_rows(&agent, &filter);
+        let rows = phone.conversation_rows(&agent, &filter);
         let len = rows.len();
         let chosen = rows.get(selected).map(|r| (r.id.clone(), r.title.clone()));
-        let height = self.list_height(filter.is_active());
+        let height = phone.list_height(filter.is_active());
         match action {
-            Action::Back => self.back(),
+            Action::Back => phone.back(),
             Action::Up
             | Action::Down
             | Action::PageUp
             | Action::PageDown
             | Action::Top
             | Action::Bottom => {
-                let mut selected = 0;
-                if let Screen::History(screen) = self.nav.top_mut() {
-                    screen.cursor.apply(action, len, height);
-                    selected = screen.cursor.selected;
-                }
+                self.cursor.apply(action, len, height);
+                let selected = self.cursor.selected;
                 // Paging stays invisible: the next page comes before the end is reached.
                 let filtered_out = len
-                    < self
+                    < phone
                         .history
                         .conversations(&agent)
                         .map_or(0, |l| l.rows.len());
@@ -88,7 +105,8 @@ impl App {
                 } else {
                     selected
                 };
-                self.history
+                phone
+                    .history
                     .more_conversations(&agent, position)
                     .map(Command::Engine)
                     .into_iter()
@@ -98,7 +116,7 @@ impl App {
                 let Some((conversation, title)) = chosen else {
                     return Vec::new();
                 };
-                let loaded = self
+                let loaded = phone
                     .history
                     .items(&agent, &conversation)
                     .is_some_and(|l| !l.entries.is_empty());
@@ -110,89 +128,207 @@ impl App {
                     thinking_expanded: false,
                     placed: false,
                 };
-                if let Some(list) = self.history.items(&agent, &conversation).filter(|_| loaded) {
+                if let Some(list) = phone
+                    .history
+                    .items(&agent, &conversation)
+                    .filter(|_| loaded)
+                {
                     screen.scroll.jump_to_top(&list.entries);
                     screen.placed = true;
                 }
-                self.nav.push(Screen::Conversation(screen));
-                self.history
+                phone.open(Screen::Conversation(screen));
+                phone
+                    .history
                     .open_items(&agent, &conversation)
                     .map(Command::Engine)
                     .into_iter()
                     .collect()
             }
             Action::Reopen => match chosen {
-                Some((conversation, _)) => self.reopen(&agent, &conversation),
+                Some((conversation, _)) => phone.reopen(&agent, &conversation),
                 None => Vec::new(),
             },
             _ => Vec::new(),
         }
     }
 
-    /// Shows a conversation again (SPEC W5); its pane opens once the snapshot has it.
-    pub(crate) fn reopen(&mut self, agent: &str, conversation: &str) -> Vec<Command> {
-        self.show_toast("Reopening…", false);
-        self.submit(
-            agent,
-            IntentKind::Reopen {
-                conversation_id: conversation.to_string(),
+    fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
+        let len = self.len(phone);
+        if self
+            .cursor
+            .click_in_listing(phone.size, self.filter.is_active(), len, (column, row))
+        {
+            return self.act(phone, Action::Open);
+        }
+        Vec::new()
+    }
+
+    fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
+        let (len, height) = (self.len(phone), phone.list_height(self.filter.is_active()));
+        self.cursor.wheel(down, len, height);
+        phone
+            .history
+            .more_conversations(&self.agent, self.cursor.selected)
+            .map(Command::Engine)
+            .into_iter()
+            .collect()
+    }
+
+    fn filter(&self) -> Option<&Filter> {
+        Some(&self.filter)
+    }
+
+    fn filter_mut(&mut self) -> Option<&mut Filter> {
+        Some(&mut self.filter)
+    }
+
+    fn filter_changed(&mut self) {
+        self.cursor = Default::default();
+    }
+
+    fn follow(&mut self, phone: &Phone) {
+        let keys = self.row_keys(phone);
+        self.cursor
+            .follow(&keys, phone.list_height(self.filter.is_active()));
+    }
+
+    fn remember(&mut self, phone: &Phone) {
+        let keys = self.row_keys(phone);
+        self.cursor.remember(&keys);
+    }
+
+    fn list_selection(&self, phone: &Phone) -> Option<(usize, usize)> {
+        Some((self.cursor.selected, self.len(phone)))
+    }
+}
+
+impl HistoryScreen {
+    fn len(&self, phone: &Phone) -> usize {
+        phone.conversation_rows(&self.agent, &self.filter).len()
+    }
+
+    /// What each row shows, as a key that stays with the row.
+    fn row_keys(&self, phone: &Phone) -> Vec<String> {
+        phone
+            .conversation_rows(&self.agent, &self.filter)
+            .iter()
+            .map(|row| row.id.clone())
+            .collect()
+    }
+}
+
+impl Room for ConversationScreen {
+    fn key_parts() -> &'static [Context] {
+        &[keys::CONVERSATION]
+    }
+
+    fn keys(&self, _phone: &Phone) -> Context {
+        keys::CONVERSATION
+    }
+
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        match action {
+            Action::Back => phone.back(),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => self.scroll(phone, action),
+            Action::ToggleThinking => {
+                self.thinking_expanded = !self.thinking_expanded;
+                Vec::new()
+            }
+            Action::Reopen => {
+                let (agent, conversation) = (self.agent.clone(), self.conversation.clone());
+                phone.reopen(&agent, &conversation)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
+        let action = if down { Action::Down } else { Action::Up };
+        let mut commands = Vec::new();
+        for _ in 0..3 {
+            commands.extend(self.scroll(phone, action));
+        }
+        commands
+    }
+}
+
+impl ConversationScreen {
+    /// Moves the conversation's chat; near the end, reads the next page before the person
+    /// gets there (SPEC W5).
+    fn scroll(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        let (_, chat) = geometry::conversation(phone.size.0, phone.size.1);
+        let Some(list) = phone.history.items(&self.agent, &self.conversation) else {
+            return Vec::new();
+        };
+        let style = ChatStyle {
+            width: chat.width,
+            thinking_expanded: self.thinking_expanded,
+        };
+        let scope = crate::screens::pane::conversation_scope(&self.agent, &self.conversation);
+        crate::screens::pane::scroll(
+            &mut self.scroll,
+            action,
+            crate::screens::pane::ChatView {
+                layout: &phone.chat_layout,
+                scope: &scope,
+                entries: &list.entries,
+                style,
+                height: usize::from(chat.height),
+                theme: &phone.theme,
             },
-        )
+        );
+        if self.scroll.is_following() || action == Action::Bottom {
+            return phone
+                .history
+                .more_items(&self.agent, &self.conversation)
+                .map(Command::Engine)
+                .into_iter()
+                .collect();
+        }
+        Vec::new()
     }
 
     /// Before a page of items lands: a view at the bottom of what was read is pinned where
     /// it is, so the new items come in below it instead of moving it.
-    pub(crate) fn pin_conversation_view(&mut self, agent: &str, page: &HistoryPage) {
+    pub(crate) fn pin(&mut self, phone: &Phone, agent: &str, page: &HistoryPage) {
         let HistoryPage::Items { conversation, .. } = page else {
             return;
         };
-        let (_, chat) = geometry::conversation(self.size.0, self.size.1);
-        let App {
-            nav,
-            history,
-            theme,
-            chat_layout,
-            ..
-        } = self;
-        for screen in nav.screens_mut() {
-            let Screen::Conversation(screen) = screen else {
-                continue;
+        if self.agent != agent || self.conversation != *conversation {
+            return;
+        }
+        let Some(list) = phone.history.items(agent, conversation) else {
+            return;
+        };
+        if self.scroll.is_following() && !list.entries.is_empty() {
+            let (_, chat) = geometry::conversation(phone.size.0, phone.size.1);
+            let style = ChatStyle {
+                width: chat.width,
+                thinking_expanded: self.thinking_expanded,
             };
-            if screen.agent != agent || screen.conversation != *conversation {
-                continue;
-            }
-            let Some(list) = history.items(agent, conversation) else {
-                continue;
-            };
-            if screen.scroll.is_following() && !list.entries.is_empty() {
-                let style = ChatStyle {
-                    width: chat.width,
-                    thinking_expanded: screen.thinking_expanded,
-                };
-                let scope = crate::screens::pane::conversation_scope(agent, conversation);
-                let mut measure = |e: &ChatEntry| chat_layout.height(&scope, e, &style, theme);
-                // Moving up by nothing turns "at the bottom" into an anchor at the same place.
-                screen
-                    .scroll
-                    .up(0, &list.entries, usize::from(chat.height), &mut measure);
-            }
+            let scope = crate::screens::pane::conversation_scope(agent, conversation);
+            let mut measure =
+                |e: &ChatEntry| phone.chat_layout.height(&scope, e, &style, &phone.theme);
+            // Moving up by nothing turns "at the bottom" into an anchor at the same place.
+            self.scroll
+                .up(0, &list.entries, usize::from(chat.height), &mut measure);
         }
     }
 
     /// After a page of items landed: a conversation opened for the first time starts at its
     /// first item (history reads oldest first).
-    pub(crate) fn place_conversation_views(&mut self) {
-        let App { nav, history, .. } = self;
-        for screen in nav.screens_mut() {
-            if let Screen::Conversation(screen) = screen
-                && !screen.placed
-                && let Some(list) =
-                    HistoryStore::items(history, &screen.agent, &screen.conversation)
-                && !list.entries.is_empty()
-            {
-                screen.scroll.jump_to_top(&list.entries);
-                screen.placed = true;
-            }
+    pub(crate) fn place(&mut self, phone: &Phone) {
+        if !self.placed
+            && let Some(list) = HistoryStore::items(&phone.history, &self.agent, &self.conversation)
+            && !list.entries.is_empty()
+        {
+            self.scroll.jump_to_top(&list.entries);
+            self.placed = true;
         }
     }
 }

@@ -319,3 +319,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
         );
     }
 }
+
+impl crate::ui::Drawn for HomeScreen {
+    fn place(&self, _app: &App) -> String {
+        "Home".to_string()
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+        draw(frame, app, self, theme);
+    }
+}

@@ -1,7 +1,7 @@
 //! The keys of this room's screen, as data: `app::keymap` gathers every room's table, applies
 //! the config's `[keys]`, and makes the `?` help from the same table.
 
-use crate::app::keymap::{Action, Chord, common, list_moves, opens};
+use crate::app::keymap::{Action, Chord, Context, KeyPart, common, list_moves, opens, plain_words};
 
 /// Home's keys.
 pub(crate) fn bindings() -> Vec<(Chord, Action)> {
@@ -18,3 +18,22 @@ pub(crate) fn bindings() -> Vec<(Chord, Action)> {
     ]);
     home
 }
+
+pub(crate) const HOME: Context = Context(&KeyPart {
+    id: "home",
+    title: "Home",
+    bindings,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Open, "open", "open"),
+        (Action::JumpExpiring, "soonest", "soon"),
+        (Action::NewPage, "new", "new"),
+        (Action::History, "history", "history"),
+        (Action::Filter, "filter", "filter"),
+        (Action::Help, "help", "help"),
+        (Action::Quit, "quit", "quit"),
+    ],
+    describe: plain_words,
+});

@@ -6,10 +6,12 @@ pub(crate) mod draw_dsh;
 pub(crate) mod keys;
 
 use crate::app::inbox::{self, InboxRow};
-use crate::app::keymap::Action;
+use crate::app::keymap::{Action, Context};
 use crate::app::list::Filter;
 use crate::app::list::ListCursor;
-use crate::app::{App, Command, geometry};
+use crate::app::phone::Phone;
+use crate::app::{Command, geometry};
+use crate::screens::room::Room;
 use crate::screens::{HistoryScreen, LayoutScreen, NewScreen, Screen};
 
 #[derive(Debug, Clone, Default)]
@@ -21,7 +23,7 @@ pub struct HomeScreen {
     pub(crate) filter: Filter,
 }
 
-impl App {
+impl Phone {
     /// Indices of the agents the filter lets through.
     pub(crate) fn home_agents(&self, filter: &Filter) -> Vec<usize> {
         self.agents
@@ -59,104 +61,6 @@ impl App {
         )
     }
 
-    pub(crate) fn home_action(&mut self, action: Action) -> Vec<Command> {
-        let Screen::Home(home) = self.nav.top() else {
-            return Vec::new();
-        };
-        let filter = home.filter.clone();
-        let agents = self.home_agents(&filter);
-        let asks: Vec<_> = self.home_inbox(&filter).iter().map(InboxRow::key).collect();
-        let (agents_height, inbox_height) = self.home_heights();
-        let Screen::Home(home) = self.nav.top_mut() else {
-            return Vec::new();
-        };
-        match action {
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom => {
-                match (action, home.in_inbox) {
-                    (Action::Up, true) if home.inbox.selected == 0 && !agents.is_empty() => {
-                        home.in_inbox = false;
-                    }
-                    (Action::Down, false)
-                        if home.agents.selected + 1 >= agents.len() && !asks.is_empty() =>
-                    {
-                        home.in_inbox = true;
-                    }
-                    (Action::Top, _) => {
-                        home.in_inbox = agents.is_empty();
-                        home.agents.apply(Action::Top, agents.len(), agents_height);
-                        home.inbox.apply(Action::Top, asks.len(), inbox_height);
-                    }
-                    (Action::Bottom, _) => {
-                        home.in_inbox = !asks.is_empty();
-                        home.agents
-                            .apply(Action::Bottom, agents.len(), agents_height);
-                        home.inbox.apply(Action::Bottom, asks.len(), inbox_height);
-                    }
-                    (_, true) => {
-                        home.inbox.apply(action, asks.len(), inbox_height);
-                    }
-                    (_, false) => {
-                        home.agents.apply(action, agents.len(), agents_height);
-                    }
-                }
-                Vec::new()
-            }
-            Action::Open => {
-                if home.in_inbox {
-                    match asks.get(home.inbox.selected) {
-                        Some(key) => {
-                            let key = key.clone();
-                            self.open_card(key);
-                        }
-                        None => self.show_toast("Nothing needs your answer.", false),
-                    }
-                } else if let Some(index) = agents.get(home.agents.selected) {
-                    let name = self.agents.list[*index].name.clone();
-                    self.nav.push(Screen::Layout(LayoutScreen {
-                        agent: name,
-                        cursor: Default::default(),
-                        filter: Default::default(),
-                    }));
-                }
-                Vec::new()
-            }
-            Action::JumpExpiring => {
-                let rows = self.home_inbox(&Filter::default());
-                match inbox::soonest_expiring(&rows, self.now) {
-                    Some(index) => {
-                        let key = rows[index].key();
-                        self.open_card(key);
-                    }
-                    None => self.show_toast("No open ask has a time limit.", false),
-                }
-                Vec::new()
-            }
-            Action::NewPage => {
-                self.nav.push(Screen::New(NewScreen::default()));
-                Vec::new()
-            }
-            Action::History => {
-                let agent = if home.in_inbox {
-                    asks.get(home.inbox.selected).map(|k| k.agent.clone())
-                } else {
-                    agents
-                        .get(home.agents.selected)
-                        .map(|i| self.agents.list[*i].name.clone())
-                };
-                match agent {
-                    Some(agent) => self.open_history(&agent),
-                    None => Vec::new(),
-                }
-            }
-            _ => Vec::new(),
-        }
-    }
-
     /// Opens the history of an agent and reads its first page.
     pub(crate) fn open_history(&mut self, agent: &str) -> Vec<Command> {
         let has_history = self
@@ -170,7 +74,7 @@ impl App {
             );
             return Vec::new();
         }
-        self.nav.push(Screen::History(HistoryScreen {
+        self.open(Screen::History(HistoryScreen {
             agent: agent.to_string(),
             cursor: Default::default(),
             filter: Default::default(),
@@ -181,18 +85,118 @@ impl App {
             .into_iter()
             .collect::<Vec<Command>>()
     }
+}
 
-    pub(crate) fn home_click(&mut self, column: u16, row: u16) -> Vec<Command> {
-        let parts = geometry::home(self.size.0, self.size.1, self.agents.list.len());
-        let Screen::Home(home) = self.nav.top() else {
-            return Vec::new();
-        };
-        let filter = home.filter.clone();
-        let agents = self.home_agents(&filter).len();
-        let asks = self.home_inbox(&filter).len();
-        let Screen::Home(home) = self.nav.top_mut() else {
-            return Vec::new();
-        };
+impl Room for HomeScreen {
+    fn key_parts() -> &'static [Context] {
+        &[keys::HOME]
+    }
+
+    fn keys(&self, _phone: &Phone) -> Context {
+        keys::HOME
+    }
+
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        let filter = self.filter.clone();
+        let agents = phone.home_agents(&filter);
+        let asks: Vec<_> = phone
+            .home_inbox(&filter)
+            .iter()
+            .map(InboxRow::key)
+            .collect();
+        let (agents_height, inbox_height) = phone.home_heights();
+        match action {
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => {
+                match (action, self.in_inbox) {
+                    (Action::Up, true) if self.inbox.selected == 0 && !agents.is_empty() => {
+                        self.in_inbox = false;
+                    }
+                    (Action::Down, false)
+                        if self.agents.selected + 1 >= agents.len() && !asks.is_empty() =>
+                    {
+                        self.in_inbox = true;
+                    }
+                    (Action::Top, _) => {
+                        self.in_inbox = agents.is_empty();
+                        self.agents.apply(Action::Top, agents.len(), agents_height);
+                        self.inbox.apply(Action::Top, asks.len(), inbox_height);
+                    }
+                    (Action::Bottom, _) => {
+                        self.in_inbox = !asks.is_empty();
+                        self.agents
+                            .apply(Action::Bottom, agents.len(), agents_height);
+                        self.inbox.apply(Action::Bottom, asks.len(), inbox_height);
+                    }
+                    (_, true) => {
+                        self.inbox.apply(action, asks.len(), inbox_height);
+                    }
+                    (_, false) => {
+                        self.agents.apply(action, agents.len(), agents_height);
+                    }
+                }
+                Vec::new()
+            }
+            Action::Open => {
+                if self.in_inbox {
+                    match asks.get(self.inbox.selected) {
+                        Some(key) => {
+                            let key = key.clone();
+                            phone.open_card(key);
+                        }
+                        None => phone.show_toast("Nothing needs your answer.", false),
+                    }
+                } else if let Some(index) = agents.get(self.agents.selected) {
+                    let name = phone.agents.list[*index].name.clone();
+                    phone.open(Screen::Layout(LayoutScreen {
+                        agent: name,
+                        cursor: Default::default(),
+                        filter: Default::default(),
+                    }));
+                }
+                Vec::new()
+            }
+            Action::JumpExpiring => {
+                let rows = phone.home_inbox(&Filter::default());
+                match inbox::soonest_expiring(&rows, phone.now) {
+                    Some(index) => {
+                        let key = rows[index].key();
+                        phone.open_card(key);
+                    }
+                    None => phone.show_toast("No open ask has a time limit.", false),
+                }
+                Vec::new()
+            }
+            Action::NewPage => {
+                phone.open(Screen::New(NewScreen::default()));
+                Vec::new()
+            }
+            Action::History => {
+                let agent = if self.in_inbox {
+                    asks.get(self.inbox.selected).map(|k| k.agent.clone())
+                } else {
+                    agents
+                        .get(self.agents.selected)
+                        .map(|i| phone.agents.list[*i].name.clone())
+                };
+                match agent {
+                    Some(agent) => phone.open_history(&agent),
+                    None => Vec::new(),
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
+        let parts = geometry::home(phone.size.0, phone.size.1, phone.agents.list.len());
+        let filter = self.filter.clone();
+        let agents = phone.home_agents(&filter).len();
+        let asks = phone.home_inbox(&filter).len();
         let (in_inbox, list_row) = if geometry::contains(parts.agents, column, row) {
             (false, row - parts.agents.y)
         } else if geometry::contains(parts.inbox, column, row) {
@@ -201,30 +205,77 @@ impl App {
             return Vec::new();
         };
         let cursor = if in_inbox {
-            &mut home.inbox
+            &mut self.inbox
         } else {
-            &mut home.agents
+            &mut self.agents
         };
-        let before = (home.in_inbox, cursor.selected);
+        let before = (self.in_inbox, cursor.selected);
         let len = if in_inbox { asks } else { agents };
         if !cursor.click(usize::from(list_row), len) {
             return Vec::new();
         }
         let after = (in_inbox, cursor.selected);
-        home.in_inbox = in_inbox;
+        self.in_inbox = in_inbox;
         // A click on the selected row opens it.
         if before == after {
-            return self.home_action(Action::Open);
+            return self.act(phone, Action::Open);
         }
         Vec::new()
     }
 
-    pub(crate) fn home_wheel(&mut self, down: bool, _column: u16, _row: u16) -> Vec<Command> {
+    fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
         let action = if down { Action::Down } else { Action::Up };
         let mut commands = Vec::new();
         for _ in 0..3 {
-            commands.extend(self.home_action(action));
+            commands.extend(self.act(phone, action));
         }
         commands
+    }
+
+    fn filter(&self) -> Option<&Filter> {
+        Some(&self.filter)
+    }
+
+    fn filter_mut(&mut self) -> Option<&mut Filter> {
+        Some(&mut self.filter)
+    }
+
+    fn filter_changed(&mut self) {
+        self.agents = Default::default();
+        self.inbox = Default::default();
+    }
+
+    fn follow(&mut self, phone: &Phone) {
+        let (agents, inbox) = self.row_keys(phone);
+        let parts = geometry::home(phone.size.0, phone.size.1, phone.agents.list.len());
+        self.agents
+            .follow(&agents, usize::from(parts.agents.height));
+        self.inbox.follow(&inbox, usize::from(parts.inbox.height));
+        // An emptied inbox gives the selection back to the agents.
+        if inbox.is_empty() {
+            self.in_inbox = false;
+        }
+    }
+
+    fn remember(&mut self, phone: &Phone) {
+        let (agents, inbox) = self.row_keys(phone);
+        self.agents.remember(&agents);
+        self.inbox.remember(&inbox);
+    }
+}
+
+impl HomeScreen {
+    /// What each row of the agents and of the inbox shows, as a key that stays with the row.
+    fn row_keys(&self, phone: &Phone) -> (Vec<String>, Vec<String>) {
+        let agents = phone.agents.list.iter().map(|a| a.name.clone()).collect();
+        let inbox = phone
+            .home_inbox(&self.filter)
+            .iter()
+            .map(|row| {
+                let key = row.key();
+                format!("{}\u{0}{}\u{0}{}", key.agent, key.pane, key.ask_id)
+            })
+            .collect();
+        (agents, inbox)
     }
 }

@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
-use crate::app::keymap::{Action, Context};
+use crate::app::keymap::Action;
 use crate::engine::ExchangeRecord;
 use crate::look::theme::Theme;
 use crate::look::wrap;
@@ -125,7 +125,10 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScre
     let place = if view.following {
         "following the newest".to_string()
     } else {
-        match app.keymap.key_label(Context::Inspector, Action::Bottom) {
+        match app
+            .keymap
+            .key_label(crate::screens::inspector::keys::INSPECTOR, Action::Bottom)
+        {
             Some(key) => format!("paused: {key} follows the newest"),
             None => "paused".to_string(),
         }
@@ -316,6 +319,16 @@ fn row_line(
         ));
     }
     line
+}
+
+impl crate::ui::Drawn for InspectorScreen {
+    fn place(&self, _app: &App) -> String {
+        "Wire inspector".to_string()
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+        draw_list(frame, app, self, theme);
+    }
 }
 
 #[cfg(test)]

@@ -11,10 +11,12 @@ use std::path::{Path, PathBuf};
 use ratatui::layout::Rect;
 use time::OffsetDateTime;
 
-use crate::app::keymap::Action;
+use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, ListCursor};
-use crate::app::{App, Command, geometry, pretty_json};
+use crate::app::phone::Phone;
+use crate::app::{Command, geometry, pretty_json};
 use crate::engine::ExchangeRecord;
+use crate::screens::room::Room;
 use crate::screens::{ExchangeScreen, Screen};
 
 /// The wire inspector: every exchange with the agents, newest at the bottom.
@@ -219,153 +221,19 @@ pub(crate) fn default_export_dir() -> PathBuf {
         .map_or_else(std::env::temp_dir, Path::to_path_buf)
 }
 
-impl App {
-    /// True while new exchanges change what is on screen.
-    pub fn shows_exchanges(&self) -> bool {
-        matches!(self.nav.top(), Screen::Inspector(_))
+impl Phone {
+    /// Opens the wire inspector over whatever is on screen.
+    pub(crate) fn open_inspector(&mut self) {
+        self.open(Screen::Inspector(InspectorScreen::default()));
     }
 
-    pub(crate) fn open_inspector(&mut self) -> Vec<Command> {
-        self.nav.push(Screen::Inspector(InspectorScreen::default()));
-        Vec::new()
-    }
-
-    fn inspector_list_height(&self, screen: &InspectorScreen) -> usize {
-        usize::from(
-            inspector_parts(self.size.0, self.size.1, screen)
-                .list
-                .height,
-        )
-    }
-
-    /// Moves the selection with `change`, then keeps it as exchange numbers; reaching the last
-    /// row follows the newest again.
-    fn move_inspector(&mut self, change: impl FnOnce(&mut ListCursor, usize, usize)) {
-        let Screen::Inspector(screen) = self.nav.top() else {
-            return;
-        };
-        let height = self.inspector_list_height(screen);
-        let mut view = inspector_view(&self.wire, screen, height);
-        let len = view.rows.len();
-        change(&mut view.cursor, len, height);
-        let (selected, top) = if view.cursor.selected + 1 >= len {
-            (None, None)
-        } else {
-            (
-                view.rows.get(view.cursor.selected).copied(),
-                view.rows.get(view.cursor.offset).copied(),
-            )
-        };
-        if let Screen::Inspector(screen) = self.nav.top_mut() {
-            screen.selected = selected;
-            screen.top = top;
-        }
-    }
-
-    pub(crate) fn inspector_action(&mut self, action: Action) -> Vec<Command> {
-        match action {
-            Action::Back => self.back(),
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom => {
-                self.move_inspector(|cursor, len, height| {
-                    cursor.apply(action, len, height);
-                });
-                Vec::new()
-            }
-            Action::Open => {
-                self.open_exchange();
-                Vec::new()
-            }
-            Action::Export => self.export_inspector(),
-            _ => Vec::new(),
-        }
-    }
-
-    pub(crate) fn inspector_wheel(&mut self, down: bool) -> Vec<Command> {
-        self.move_inspector(|cursor, len, height| cursor.wheel(down, len, height));
-        Vec::new()
-    }
-
-    /// A click selects a row; a click on the selected row opens it.
-    pub(crate) fn inspector_click(&mut self, column: u16, row: u16) -> Vec<Command> {
-        let Screen::Inspector(screen) = self.nav.top() else {
-            return Vec::new();
-        };
-        let list = inspector_parts(self.size.0, self.size.1, screen).list;
-        if !geometry::contains(list, column, row) {
-            return Vec::new();
-        }
-        let height = usize::from(list.height);
-        let before = inspector_view(&self.wire, screen, height).cursor.selected;
-        let mut clicked = false;
-        self.move_inspector(|cursor, len, _| {
-            clicked = cursor.click(usize::from(row - list.y), len)
-        });
-        let Screen::Inspector(screen) = self.nav.top() else {
-            return Vec::new();
-        };
-        let after = inspector_view(&self.wire, screen, height).cursor.selected;
-        if clicked && after == before {
-            self.open_exchange();
-        }
-        Vec::new()
-    }
-
-    fn open_exchange(&mut self) {
-        let Screen::Inspector(screen) = self.nav.top() else {
-            return;
-        };
-        let view = inspector_view(&self.wire, screen, self.inspector_list_height(screen));
-        let Some(number) = view.rows.get(view.cursor.selected).copied() else {
-            return;
-        };
-        let Some(record) = self.wire.get(number) else {
-            return;
-        };
-        let shown = |body: &str| pretty_json::pretty(body).unwrap_or_else(|| body.to_string());
-        let screen = ExchangeScreen {
-            request_text: shown(&record.request_body),
-            reply_text: shown(&record.reply_body),
-            record: Box::new(record.clone()),
-            scroll: 0,
-        };
-        self.nav.push(Screen::Exchange(screen));
-    }
-
-    /// The listed exchanges as JSON lines, oldest first, for the runner to write.
-    fn export_inspector(&mut self) -> Vec<Command> {
-        let Screen::Inspector(screen) = self.nav.top() else {
-            return Vec::new();
-        };
-        let rows = self.wire.rows(&screen.filter);
-        if rows.is_empty() {
-            self.note_export("Nothing to save: no exchange is listed.".into(), true);
-            return Vec::new();
-        }
-        let mut text = String::new();
-        for record in rows.iter().filter_map(|n| self.wire.get(*n)) {
-            match serde_json::to_string(record) {
-                Ok(line) => {
-                    text.push_str(&line);
-                    text.push('\n');
-                }
-                Err(error) => {
-                    self.note_export(format!("Could not save the exchanges: {error}"), true);
-                    return Vec::new();
-                }
-            }
-        }
-        let path = self.export_dir.join(export_file_name(self.now));
-        self.pending_export = Some((path.clone(), rows.len()));
-        vec![Command::ExportInspector(path, text)]
-    }
-
-    /// The runner wrote (or could not write) an export.
-    pub(crate) fn exported(&mut self, path: PathBuf, result: Result<(), String>) -> Vec<Command> {
+    /// What an export the runner wrote (or could not write) came to, and whether it is
+    /// trouble.
+    pub(crate) fn export_words(
+        &mut self,
+        path: &Path,
+        result: Result<(), String>,
+    ) -> (String, bool) {
         let count = match self.pending_export.take() {
             Some((pending, count)) if pending == path => Some(count),
             other => {
@@ -381,30 +249,162 @@ impl App {
                     Some(n) => format!("{n} exchanges"),
                     None => "the exchanges".to_string(),
                 };
-                self.note_export(format!("Saved {what} to {shown}"), false);
+                (format!("Saved {what} to {shown}"), false)
             }
-            Err(error) => {
-                self.note_export(format!("Could not save to {shown}: {error}"), true);
+            Err(error) => (format!("Could not save to {shown}: {error}"), true),
+        }
+    }
+}
+
+impl InspectorScreen {
+    fn list_height(&self, phone: &Phone) -> usize {
+        usize::from(
+            inspector_parts(phone.size.0, phone.size.1, self)
+                .list
+                .height,
+        )
+    }
+
+    /// Moves the selection with `change`, then keeps it as exchange numbers; reaching the last
+    /// row follows the newest again.
+    fn move_selection(
+        &mut self,
+        phone: &Phone,
+        change: impl FnOnce(&mut ListCursor, usize, usize),
+    ) {
+        let height = self.list_height(phone);
+        let mut view = inspector_view(&phone.wire, self, height);
+        let len = view.rows.len();
+        change(&mut view.cursor, len, height);
+        let (selected, top) = if view.cursor.selected + 1 >= len {
+            (None, None)
+        } else {
+            (
+                view.rows.get(view.cursor.selected).copied(),
+                view.rows.get(view.cursor.offset).copied(),
+            )
+        };
+        self.selected = selected;
+        self.top = top;
+    }
+
+    fn open_exchange(&self, phone: &mut Phone) {
+        let view = inspector_view(&phone.wire, self, self.list_height(phone));
+        let Some(number) = view.rows.get(view.cursor.selected).copied() else {
+            return;
+        };
+        let Some(record) = phone.wire.get(number) else {
+            return;
+        };
+        let shown = |body: &str| pretty_json::pretty(body).unwrap_or_else(|| body.to_string());
+        let screen = ExchangeScreen {
+            request_text: shown(&record.request_body),
+            reply_text: shown(&record.reply_body),
+            record: Box::new(record.clone()),
+            scroll: 0,
+        };
+        phone.open(Screen::Exchange(screen));
+    }
+
+    /// The listed exchanges as JSON lines, oldest first, for the runner to write.
+    fn export(&mut self, phone: &mut Phone) -> Vec<Command> {
+        let rows = phone.wire.rows(&self.filter);
+        if rows.is_empty() {
+            self.note("Nothing to save: no exchange is listed.".into(), true);
+            return Vec::new();
+        }
+        let mut text = String::new();
+        for record in rows.iter().filter_map(|n| phone.wire.get(*n)) {
+            match serde_json::to_string(record) {
+                Ok(line) => {
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+                Err(error) => {
+                    self.note(format!("Could not save the exchanges: {error}"), true);
+                    return Vec::new();
+                }
             }
+        }
+        let path = phone.export_dir.join(export_file_name(phone.now));
+        phone.pending_export = Some((path.clone(), rows.len()));
+        vec![Command::ExportInspector(path, text)]
+    }
+
+    /// Shows what an export came to under the list.
+    pub(crate) fn note(&mut self, text: String, trouble: bool) {
+        self.note = Some(InspectorNote { text, trouble });
+    }
+}
+
+impl Room for InspectorScreen {
+    fn key_parts() -> &'static [Context] {
+        &[keys::INSPECTOR]
+    }
+
+    fn keys(&self, _phone: &Phone) -> Context {
+        keys::INSPECTOR
+    }
+
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        match action {
+            Action::Back => phone.back(),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => {
+                self.move_selection(phone, |cursor, len, height| {
+                    cursor.apply(action, len, height);
+                });
+                Vec::new()
+            }
+            Action::Open => {
+                self.open_exchange(phone);
+                Vec::new()
+            }
+            Action::Export => self.export(phone),
+            _ => Vec::new(),
+        }
+    }
+
+    fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
+        self.move_selection(phone, |cursor, len, height| cursor.wheel(down, len, height));
+        Vec::new()
+    }
+
+    /// A click selects a row; a click on the selected row opens it.
+    fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
+        let list = inspector_parts(phone.size.0, phone.size.1, self).list;
+        if !geometry::contains(list, column, row) {
+            return Vec::new();
+        }
+        let height = usize::from(list.height);
+        let before = inspector_view(&phone.wire, self, height).cursor.selected;
+        let mut clicked = false;
+        self.move_selection(phone, |cursor, len, _| {
+            clicked = cursor.click(usize::from(row - list.y), len)
+        });
+        let after = inspector_view(&phone.wire, self, height).cursor.selected;
+        if clicked && after == before {
+            self.open_exchange(phone);
         }
         Vec::new()
     }
 
-    /// Shows what an export came to under the inspector's list, or as a message elsewhere.
-    fn note_export(&mut self, text: String, trouble: bool) {
-        let mut noted = false;
-        for screen in self.nav.screens_mut() {
-            if let Screen::Inspector(screen) = screen {
-                screen.note = Some(InspectorNote {
-                    text: text.clone(),
-                    trouble,
-                });
-                noted = true;
-            }
-        }
-        if !noted {
-            self.show_toast(text, trouble);
-        }
+    fn filter(&self) -> Option<&Filter> {
+        Some(&self.filter)
+    }
+
+    fn filter_mut(&mut self) -> Option<&mut Filter> {
+        Some(&mut self.filter)
+    }
+
+    /// A new filter shows the newest matching exchange.
+    fn filter_changed(&mut self) {
+        self.selected = None;
+        self.top = None;
     }
 }
 

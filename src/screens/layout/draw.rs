@@ -55,7 +55,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, them
             Span::styled(status, theme.dim),
         ]),
     );
-    let rows = app.layout_rows(screen);
+    let rows = screen.rows(app);
     if rows.is_empty() {
         let words = match agent.and_then(|a| a.snapshot.as_ref()) {
             None => "No layout yet: the agent has not sent its snapshot.",
@@ -187,5 +187,15 @@ fn plural(count: usize, one: &str, many: &str, prefix: &str) -> String {
         one.to_string()
     } else {
         format!("{prefix}{count} {many}")
+    }
+}
+
+impl crate::ui::Drawn for LayoutScreen {
+    fn place(&self, _app: &App) -> String {
+        format!("{} › Workspaces", self.agent)
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+        draw(frame, app, self, theme);
     }
 }

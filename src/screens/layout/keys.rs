@@ -1,7 +1,7 @@
 //! The keys of this room's screen, as data: `app::keymap` gathers every room's table, applies
 //! the config's `[keys]`, and makes the `?` help from the same table.
 
-use crate::app::keymap::{Action, Chord, common, list_moves, opens};
+use crate::app::keymap::{Action, Chord, Context, KeyPart, common, list_moves, opens, plain_words};
 
 /// The workspaces screen's keys.
 pub(crate) fn bindings() -> Vec<(Chord, Action)> {
@@ -18,3 +18,21 @@ pub(crate) fn bindings() -> Vec<(Chord, Action)> {
     ]);
     layout
 }
+
+pub(crate) const LAYOUT: Context = Context(&KeyPart {
+    id: "layout",
+    title: "Workspaces",
+    bindings,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Open, "open", "open"),
+        (Action::Rename, "rename", "rename"),
+        (Action::Close, "close", "close"),
+        (Action::Filter, "filter", "filter"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "help", "help"),
+    ],
+    describe: plain_words,
+});

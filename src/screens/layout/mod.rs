@@ -5,12 +5,14 @@ pub(crate) mod draw;
 pub(crate) mod keys;
 
 use crate::app::agents::PaneRef;
-use crate::app::keymap::Action;
+use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, ListCursor};
-use crate::app::{App, Command, editor::Editor, geometry};
+use crate::app::phone::Phone;
+use crate::app::{Command, editor::Editor};
 use crate::engine::IntentKind;
 use crate::screens::Screen;
 use crate::screens::overlay::{Deferred, Overlay};
+use crate::screens::room::Room;
 use crate::wire::{Tab, Workspace, caps};
 
 /// The workspaces, tabs and panes of one agent.
@@ -40,16 +42,22 @@ impl TreeRow<'_> {
     }
 }
 
-impl App {
+impl Phone {
+    pub(crate) fn agent_can(&self, agent: &str, cap: &str) -> bool {
+        self.agents.get(agent).is_some_and(|a| a.has_cap(cap))
+    }
+}
+
+impl LayoutScreen {
     /// The rows of an agent's tree; with a filter, the matching panes and what holds them.
-    pub(crate) fn layout_rows(&self, screen: &LayoutScreen) -> Vec<TreeRow<'_>> {
-        let Some(agent) = self.agents.get(&screen.agent) else {
+    pub(crate) fn rows<'a>(&self, phone: &'a Phone) -> Vec<TreeRow<'a>> {
+        let Some(agent) = phone.agents.get(&self.agent) else {
             return Vec::new();
         };
         let Some(snapshot) = &agent.snapshot else {
             return Vec::new();
         };
-        let filter = &screen.filter;
+        let filter = &self.filter;
         let panes = agent.panes();
         let mut rows = Vec::new();
         for workspace in &snapshot.workspaces {
@@ -84,19 +92,25 @@ impl App {
         }
         rows
     }
+}
 
-    pub(crate) fn layout_action(&mut self, action: Action) -> Vec<Command> {
-        let Screen::Layout(screen) = self.nav.top() else {
-            return Vec::new();
-        };
-        let screen = screen.clone();
-        let rows = self.layout_rows(&screen);
-        let height = self.list_height(screen.filter.is_active());
+impl Room for LayoutScreen {
+    fn key_parts() -> &'static [Context] {
+        &[keys::LAYOUT]
+    }
+
+    fn keys(&self, _phone: &Phone) -> Context {
+        keys::LAYOUT
+    }
+
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        let rows = self.rows(phone);
+        let height = phone.list_height(self.filter.is_active());
         let len = rows.len();
         let selected = rows
-            .get(screen.cursor.selected.min(len.saturating_sub(1)))
+            .get(self.cursor.selected.min(len.saturating_sub(1)))
             .copied();
-        let agent = screen.agent.clone();
+        let agent = self.agent.clone();
         // What the selected row is, owned, so the screen can change below.
         let chosen = selected.map(|row| {
             let (kind, id, title) = row.target();
@@ -113,22 +127,20 @@ impl App {
             (kind, id.to_string(), title.to_string(), first_pane)
         });
         match action {
-            Action::Back => self.back(),
+            Action::Back => phone.back(),
             Action::Up
             | Action::Down
             | Action::PageUp
             | Action::PageDown
             | Action::Top
             | Action::Bottom => {
-                if let Screen::Layout(screen) = self.nav.top_mut() {
-                    screen.cursor.apply(action, len, height);
-                }
+                self.cursor.apply(action, len, height);
                 Vec::new()
             }
             Action::Open => {
                 match chosen.and_then(|c| c.3) {
-                    Some(pane) => self.open_pane(&agent, &pane),
-                    None => self.show_toast("This holds no pane to open.", false),
+                    Some(pane) => phone.open_pane(&agent, &pane),
+                    None => phone.show_toast("This holds no pane to open.", false),
                 }
                 Vec::new()
             }
@@ -137,17 +149,17 @@ impl App {
                     return Vec::new();
                 };
                 if kind == "pane" {
-                    self.show_toast(
+                    phone.show_toast(
                         "A pane has no title of its own to rename: pick its tab or workspace.",
                         false,
                     );
                     return Vec::new();
                 }
-                if !self.agent_can(&agent, caps::RENAME) {
-                    self.show_toast(format!("{agent} does not rename workspaces or tabs."), true);
+                if !phone.agent_can(&agent, caps::RENAME) {
+                    phone.show_toast(format!("{agent} does not rename workspaces or tabs."), true);
                     return Vec::new();
                 }
-                self.overlay = Some(Overlay::Prompt {
+                phone.overlay = Some(Overlay::Prompt {
                     title: format!("New title for the {kind} “{title}”"),
                     editor: Editor::from_text(&title),
                     then: Deferred::Rename {
@@ -162,18 +174,18 @@ impl App {
                 let Some((kind, id, title, _)) = chosen else {
                     return Vec::new();
                 };
-                if self.is_bridge(&agent) {
+                if phone.is_bridge(&agent) {
                     if kind == "pane" {
-                        return self.dsh_ask_close(&agent, &id);
+                        return phone.dsh_ask_close(&agent, &id);
                     }
-                    self.show_toast(
+                    phone.show_toast(
                         "A DSH bridge closes tasks only: its workspaces stay on the desktop.",
                         false,
                     );
                     return Vec::new();
                 }
-                if !self.agent_can(&agent, caps::CLOSE) {
-                    self.show_toast(format!("{agent} does not close {kind}s."), true);
+                if !phone.agent_can(&agent, caps::CLOSE) {
+                    phone.show_toast(format!("{agent} does not close {kind}s."), true);
                     return Vec::new();
                 }
                 let what = match kind {
@@ -181,7 +193,7 @@ impl App {
                     "tab" => "and every pane in it",
                     _ => "and stop its agent",
                 };
-                self.overlay = Some(Overlay::Confirm {
+                phone.overlay = Some(Overlay::Confirm {
                     question: format!("Close the {kind} “{title}” {what}?"),
                     then: Deferred::Submit {
                         agent,
@@ -194,63 +206,71 @@ impl App {
                 Vec::new()
             }
             Action::NewPage => {
-                self.nav.push(Screen::New(Default::default()));
+                phone.open(Screen::New(Default::default()));
                 Vec::new()
             }
-            Action::History => self.open_history(&agent),
+            Action::History => phone.open_history(&agent),
             _ => Vec::new(),
         }
     }
 
-    pub(crate) fn agent_can(&self, agent: &str, cap: &str) -> bool {
-        self.agents.get(agent).is_some_and(|a| a.has_cap(cap))
-    }
-
-    /// A click on a row of a plain list screen selects it; on the selected row, opens it.
-    pub(crate) fn list_click(&mut self, column: u16, row: u16) -> Vec<Command> {
-        let filter_shown = self.nav.top().filter().is_some_and(|f| f.is_active());
-        let list = geometry::listing(self.size.0, self.size.1, filter_shown).list;
-        if !geometry::contains(list, column, row) {
-            return Vec::new();
-        }
-        let len = self.list_len_at(self.nav.depth() - 1);
-        let cursor = match self.nav.top_mut() {
-            Screen::Layout(s) => &mut s.cursor,
-            Screen::New(s) => &mut s.cursor,
-            Screen::History(s) => &mut s.cursor,
-            _ => return Vec::new(),
-        };
-        let before = cursor.selected;
-        if !cursor.click(usize::from(row - list.y), len) {
-            return Vec::new();
-        }
-        if cursor.selected == before {
-            let context = self.context();
-            return self.screen_action(context, Action::Open);
+    fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
+        let len = self.rows(phone).len();
+        if self
+            .cursor
+            .click_in_listing(phone.size, self.filter.is_active(), len, (column, row))
+        {
+            return self.act(phone, Action::Open);
         }
         Vec::new()
     }
 
-    pub(crate) fn list_wheel(&mut self, down: bool) -> Vec<Command> {
-        let filter_shown = self.nav.top().filter().is_some_and(|f| f.is_active());
-        let height = self.list_height(filter_shown);
-        let len = self.list_len_at(self.nav.depth() - 1);
-        let cursor = match self.nav.top_mut() {
-            Screen::Layout(s) => &mut s.cursor,
-            Screen::New(s) => &mut s.cursor,
-            Screen::History(s) => &mut s.cursor,
-            _ => return Vec::new(),
-        };
-        cursor.wheel(down, len, height);
-        let mut commands = Vec::new();
-        if let Screen::History(s) = self.nav.top() {
-            let (agent, selected) = (s.agent.clone(), s.cursor.selected);
-            commands.extend(
-                self.history
-                    .more_conversations(&agent, selected)
-                    .map(Command::Engine),
-            );
-        }
-        commands
+    fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
+        let (len, height) = (
+            self.rows(phone).len(),
+            phone.list_height(self.filter.is_active()),
+        );
+        self.cursor.wheel(down, len, height);
+        Vec::new()
+    }
+
+    fn filter(&self) -> Option<&Filter> {
+        Some(&self.filter)
+    }
+
+    fn filter_mut(&mut self) -> Option<&mut Filter> {
+        Some(&mut self.filter)
+    }
+
+    fn filter_changed(&mut self) {
+        self.cursor = Default::default();
+    }
+
+    fn follow(&mut self, phone: &Phone) {
+        let keys = self.row_keys(phone);
+        self.cursor
+            .follow(&keys, phone.list_height(self.filter.is_active()));
+    }
+
+    fn remember(&mut self, phone: &Phone) {
+        let keys = self.row_keys(phone);
+        self.cursor.remember(&keys);
+    }
+
+    fn list_selection(&self, phone: &Phone) -> Option<(usize, usize)> {
+        Some((self.cursor.selected, self.rows(phone).len()))
+    }
+}
+
+impl LayoutScreen {
+    /// What each row shows, as a key that stays with the row.
+    fn row_keys(&self, phone: &Phone) -> Vec<String> {
+        self.rows(phone)
+            .iter()
+            .map(|row| {
+                let (kind, id, _) = row.target();
+                format!("{kind}\u{0}{id}")
+            })
+            .collect()
     }
 }

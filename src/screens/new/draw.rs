@@ -134,3 +134,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: 
     }
     crate::ui::filter::draw_filter(frame, parts.filter, &screen.filter, theme);
 }
+
+impl crate::ui::Drawn for NewScreen {
+    fn place(&self, _app: &App) -> String {
+        "New".to_string()
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+        draw(frame, app, self, theme);
+    }
+}

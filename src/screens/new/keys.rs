@@ -3,7 +3,7 @@
 
 use crossterm::event::KeyCode;
 
-use crate::app::keymap::{Action, Chord, common, list_moves};
+use crate::app::keymap::{Action, Chord, Context, KeyPart, common, list_moves, plain_words};
 
 /// The New page's keys.
 pub(crate) fn bindings() -> Vec<(Chord, Action)> {
@@ -16,3 +16,19 @@ pub(crate) fn bindings() -> Vec<(Chord, Action)> {
     ]);
     new
 }
+
+pub(crate) const NEW: Context = Context(&KeyPart {
+    id: "new",
+    title: "New",
+    bindings,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Open, "run", "run"),
+        (Action::Filter, "filter", "filter"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "help", "help"),
+    ],
+    describe: plain_words,
+});

@@ -4,11 +4,12 @@
 pub(crate) mod draw;
 pub(crate) mod keys;
 
-use crate::app::keymap::Action;
+use crate::app::Command;
+use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, ListCursor};
-use crate::app::{App, Command};
+use crate::app::phone::Phone;
 use crate::engine::IntentKind;
-use crate::screens::Screen;
+use crate::screens::room::Room;
 use crate::wire::Starter;
 
 #[derive(Debug, Clone, Default)]
@@ -24,7 +25,7 @@ pub(crate) struct StarterRow<'a> {
     pub(crate) starter: &'a Starter,
 }
 
-impl App {
+impl Phone {
     pub(crate) fn starter_rows(&self, filter: &Filter) -> Vec<StarterRow<'_>> {
         self.agents
             .list
@@ -46,15 +47,22 @@ impl App {
             })
             .collect()
     }
+}
 
-    pub(crate) fn new_action(&mut self, action: Action) -> Vec<Command> {
-        let Screen::New(screen) = self.nav.top() else {
-            return Vec::new();
-        };
-        let filter = screen.filter.clone();
-        let selected = screen.cursor.selected;
-        let rows = self.starter_rows(&filter);
-        let bridge_rows = self.dsh_new_rows(&filter);
+impl Room for NewScreen {
+    fn key_parts() -> &'static [Context] {
+        &[keys::NEW]
+    }
+
+    fn keys(&self, _phone: &Phone) -> Context {
+        keys::NEW
+    }
+
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        let filter = self.filter.clone();
+        let selected = self.cursor.selected;
+        let rows = phone.starter_rows(&filter);
+        let bridge_rows = phone.dsh_new_rows(&filter);
         let len = rows.len() + bridge_rows.len();
         // Below the starters: a task or a workspace on each DSH bridge (SPEC D3).
         let bridge_row = selected
@@ -67,35 +75,99 @@ impl App {
                 r.starter.title.clone(),
             )
         });
-        let height = self.list_height(filter.is_active());
+        let height = phone.list_height(filter.is_active());
         match action {
-            Action::Back => self.back(),
+            Action::Back => phone.back(),
             Action::Up
             | Action::Down
             | Action::PageUp
             | Action::PageDown
             | Action::Top
             | Action::Bottom => {
-                if let Screen::New(screen) = self.nav.top_mut() {
-                    screen.cursor.apply(action, len, height);
-                }
+                self.cursor.apply(action, len, height);
                 Vec::new()
             }
             Action::Open if bridge_row.is_some() => {
                 if let Some(row) = bridge_row {
-                    self.open_dsh_form(&row.agent, row.purpose);
+                    phone.open_dsh_form(&row.agent, row.purpose);
                 }
                 Vec::new()
             }
             Action::Open => {
                 let Some((agent, starter_id, title)) = chosen else {
-                    self.show_toast("No agent offers a starter yet.", false);
+                    phone.show_toast("No agent offers a starter yet.", false);
                     return Vec::new();
                 };
-                self.show_toast(format!("Starting “{title}”…"), false);
-                self.submit(&agent, IntentKind::Starter { starter_id })
+                phone.show_toast(format!("Starting “{title}”…"), false);
+                phone.submit(&agent, IntentKind::Starter { starter_id })
             }
             _ => Vec::new(),
         }
+    }
+
+    fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
+        let len = self.len(phone);
+        if self
+            .cursor
+            .click_in_listing(phone.size, self.filter.is_active(), len, (column, row))
+        {
+            return self.act(phone, Action::Open);
+        }
+        Vec::new()
+    }
+
+    fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
+        let (len, height) = (self.len(phone), phone.list_height(self.filter.is_active()));
+        self.cursor.wheel(down, len, height);
+        Vec::new()
+    }
+
+    fn filter(&self) -> Option<&Filter> {
+        Some(&self.filter)
+    }
+
+    fn filter_mut(&mut self) -> Option<&mut Filter> {
+        Some(&mut self.filter)
+    }
+
+    fn filter_changed(&mut self) {
+        self.cursor = Default::default();
+    }
+
+    fn follow(&mut self, phone: &Phone) {
+        let keys = self.row_keys(phone);
+        self.cursor
+            .follow(&keys, phone.list_height(self.filter.is_active()));
+    }
+
+    fn remember(&mut self, phone: &Phone) {
+        let keys = self.row_keys(phone);
+        self.cursor.remember(&keys);
+    }
+
+    fn list_selection(&self, phone: &Phone) -> Option<(usize, usize)> {
+        Some((self.cursor.selected, self.len(phone)))
+    }
+}
+
+impl NewScreen {
+    /// The starters, then the DSH bridges' rows.
+    fn len(&self, phone: &Phone) -> usize {
+        phone.starter_rows(&self.filter).len() + phone.dsh_new_rows(&self.filter).len()
+    }
+
+    /// What each row shows, as a key that stays with the row.
+    fn row_keys(&self, phone: &Phone) -> Vec<String> {
+        phone
+            .starter_rows(&self.filter)
+            .iter()
+            .map(|row| format!("starter\u{0}{}\u{0}{}", row.agent, row.starter.id))
+            .chain(
+                phone
+                    .dsh_new_rows(&self.filter)
+                    .iter()
+                    .map(|row| format!("dsh\u{0}{}\u{0}{}", row.agent, row.title)),
+            )
+            .collect()
     }
 }

@@ -35,11 +35,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
             lines.push(Line::default());
             let yes = app
                 .keymap
-                .key_label(Context::Confirm, Action::Confirm)
+                .key_label(crate::screens::overlay::keys::CONFIRM, Action::Confirm)
                 .unwrap_or_default();
             let no = app
                 .keymap
-                .key_label(Context::Confirm, Action::Cancel)
+                .key_label(crate::screens::overlay::keys::CONFIRM, Action::Cancel)
                 .unwrap_or_default();
             lines.push(Line::from(vec![
                 Span::styled(yes, theme.accent),
@@ -152,7 +152,7 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
     }
     let label = |action| {
         app.keymap
-            .key_label(Context::ConfirmAlways, action)
+            .key_label(crate::screens::overlay::keys::CONFIRM_ALWAYS, action)
             .unwrap_or_default()
     };
     let yes = vec![
@@ -227,7 +227,7 @@ fn clear_straddling(frame: &mut Frame<'_>, rect: Rect) {
 fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme: &Theme) {
     let area = frame.area();
     // On a pane, only the keys of its kind of agent.
-    let bridge = match app.nav.top() {
+    let bridge = match app.nav().top() {
         crate::screens::Screen::Pane(pane) => Some(app.is_bridge(&pane.agent)),
         _ => None,
     };

@@ -3,7 +3,9 @@
 
 use crossterm::event::KeyCode;
 
-use crate::app::keymap::{Action, Chord};
+use crate::app::keymap::{
+    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, plain_words,
+};
 
 /// A yes/no question before something that cannot be undone.
 pub(crate) fn confirm() -> Vec<(Chord, Action)> {
@@ -74,3 +76,102 @@ pub(crate) fn help() -> Vec<(Chord, Action)> {
         (Chord::ch('j'), Action::Down),
     ]
 }
+
+pub(crate) const CONFIRM: Context = Context(&KeyPart {
+    id: "confirm",
+    title: "Confirm",
+    bindings: confirm,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Confirm, "yes", "yes"),
+        (Action::Cancel, "no", "no"),
+    ],
+    describe: plain_words,
+});
+
+/// The allow-always question over a permission card: only its own key says yes.
+pub(crate) const CONFIRM_ALWAYS: Context = Context(&KeyPart {
+    id: "confirm-always",
+    title: "Allow always?",
+    bindings: confirm_always,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::ConfirmAlways, "allow always", "always"),
+        (Action::Cancel, "cancel", "cancel"),
+    ],
+    describe: plain_words,
+});
+
+/// A one-line prompt, e.g. the new title of a rename.
+pub(crate) const PROMPT: Context = Context(&KeyPart {
+    id: "prompt",
+    title: "Prompt",
+    bindings: prompt,
+    typing: true,
+    pastes: true,
+    notes: &[
+        "Typing, Backspace, Delete edit the text",
+        EDIT_MOVES,
+        EDIT_KILLS,
+        EDIT_YANK_UNDO,
+    ],
+    hints: &[
+        (Action::Confirm, "save", "save"),
+        (Action::Cancel, "cancel", "cancel"),
+    ],
+    describe: plain_words,
+});
+
+/// Typing a list filter after `/`.
+pub(crate) const FILTER: Context = Context(&KeyPart {
+    id: "filter",
+    title: "Filter",
+    bindings: filter,
+    typing: true,
+    pastes: true,
+    notes: &[
+        "Type words to keep the rows holding all of them",
+        EDIT_MOVES,
+        EDIT_KILLS,
+        EDIT_YANK_UNDO,
+    ],
+    hints: &[
+        (Action::Confirm, "keep filter", "keep"),
+        (Action::Cancel, "clear", "clear"),
+    ],
+    describe: plain_words,
+});
+
+/// Choosing the kind of the next message to a DSH bridge task (instruction, feedback…).
+pub(crate) const KIND_PICKER: Context = Context(&KeyPart {
+    id: "kind-picker",
+    title: "Message kind",
+    bindings: kind_picker,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Confirm, "choose", "choose"),
+        (Action::Down, "next", "next"),
+        (Action::Cancel, "cancel", "cancel"),
+    ],
+    describe: plain_words,
+});
+
+pub(crate) const HELP: Context = Context(&KeyPart {
+    id: "help",
+    title: "Help",
+    bindings: help,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[(Action::Back, "close help", "close")],
+    describe: plain_words,
+});
+
+/// Every part of what floats over the screens, for the keymap.
+pub(crate) const PARTS: &[Context] = &[CONFIRM, CONFIRM_ALWAYS, PROMPT, FILTER, KIND_PICKER, HELP];

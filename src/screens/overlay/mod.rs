@@ -10,7 +10,8 @@ use time::OffsetDateTime;
 use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
-use crate::app::{App, Command, typing};
+use crate::app::phone::Phone;
+use crate::app::{Command, typing};
 use crate::engine::IntentKind;
 use crate::screens::card::arming::Arming;
 use crate::wire::Ask;
@@ -84,9 +85,34 @@ pub(crate) struct Toast {
     pub(crate) until: OffsetDateTime,
 }
 
+impl Overlay {
+    /// Where keys go while this floats over the screen.
+    pub(crate) fn keys(&self) -> Context {
+        match self {
+            Overlay::Help { .. } => keys::HELP,
+            Overlay::Confirm { .. } => keys::CONFIRM,
+            Overlay::AllowAlways(_) => keys::CONFIRM_ALWAYS,
+            Overlay::Prompt { .. } => keys::PROMPT,
+            Overlay::DshKind { .. } => keys::KIND_PICKER,
+        }
+    }
+}
+
 /// The keys of what floats: the help scrolls and closes, a question is answered yes or no, a
 /// prompt takes its words.
-impl App {
+impl Phone {
+    /// A key while something floats over the screen: only what floats takes it.
+    pub(crate) fn overlay_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Vec<Command> {
+        match &self.overlay {
+            Some(Overlay::Help { .. }) => self.help_key(action),
+            Some(Overlay::Confirm { .. }) => self.confirm_key(action),
+            Some(Overlay::AllowAlways(_)) => self.allow_always_key(action),
+            Some(Overlay::Prompt { .. }) => self.prompt_key(action, key),
+            Some(Overlay::DshKind { .. }) => self.kind_picker_key(action),
+            None => Vec::new(),
+        }
+    }
+
     pub(crate) fn help_key(&mut self, action: Option<Action>) -> Vec<Command> {
         if let Some(Overlay::Help { scroll, .. }) = &mut self.overlay {
             match action {

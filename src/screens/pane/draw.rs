@@ -91,7 +91,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
     if let Some(first) = asks.first() {
         let key = app
             .keymap
-            .key_label(Context::PaneChat, Action::OpenAsk)
+            .key_label(crate::screens::pane::keys::CHAT, Action::OpenAsk)
             .unwrap_or_default();
         let narrow = crate::app::geometry::is_narrow(parts.asks.width);
         let words = match asks.len() {
@@ -153,9 +153,9 @@ fn draw_outbox(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
         return;
     }
     let context = if screen.focus == PaneFocus::Input {
-        Context::PaneInput
+        crate::screens::pane::keys::INPUT
     } else {
-        Context::PaneChat
+        crate::screens::pane::keys::CHAT
     };
     let lines: Vec<&Outgoing> = app.outbox.lines(&screen.agent, &screen.pane).collect();
     let room = usize::from(area.height);
@@ -273,7 +273,7 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect,
     if empty && !focused {
         let key = app
             .keymap
-            .key_label(Context::PaneChat, Action::FocusInput)
+            .key_label(crate::screens::pane::keys::CHAT, Action::FocusInput)
             .unwrap_or_default();
         put(
             frame,
@@ -363,9 +363,9 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
         ));
         if intents::is_retryable(record) {
             let context = if screen.focus == PaneFocus::Input {
-                Context::PaneInput
+                crate::screens::pane::keys::INPUT
             } else {
-                Context::PaneChat
+                crate::screens::pane::keys::CHAT
             };
             if let Some(key) = app.keymap.key_label(context, Action::Retry) {
                 let does = if record.checking {
@@ -383,4 +383,18 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
     spans.push(Span::raw(" ".repeat(room)));
     spans.push(Span::styled(count, count_style));
     put(frame, area, 0, Line::from(spans));
+}
+
+impl crate::ui::Drawn for PaneScreen {
+    fn place(&self, app: &App) -> String {
+        let title = app
+            .agents
+            .pane(&self.agent, &self.pane)
+            .map_or_else(|| self.pane.clone(), |p| p.pane.title.clone());
+        format!("{} › {title}", self.agent)
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+        draw(frame, app, self, theme);
+    }
 }

@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::App;
-use crate::app::keymap::{Action, Context};
+use crate::app::keymap::Action;
 use crate::chat::pane_log::ChatEntry;
 use crate::look::chat::ChatStyle;
 use crate::look::chat_links::find_links;
@@ -174,7 +174,7 @@ fn draw_bar(
 ) {
     let key = |action| {
         app.keymap
-            .key_label(Context::PaneChat, action)
+            .key_label(crate::screens::pane::keys::CHAT, action)
             .unwrap_or_default()
     };
     let search = &screen.search;

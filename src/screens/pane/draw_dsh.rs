@@ -17,20 +17,21 @@ use crate::engine::{IntentRecord, IntentState};
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::pane::dsh::{MAX_BRIDGE_MESSAGE, dsh_intent_parts, dsh_verb};
+use crate::screens::pane::keys;
 use crate::screens::{PaneFocus, PaneScreen, Screen};
 use crate::ui::put;
 use crate::wire::AskKind;
 
 /// The footer's hints where a bridge is on screen; None elsewhere.
-pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [crate::ui::Hint]> {
-    match app.nav.top() {
+pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [crate::app::keymap::Hint]> {
+    match app.nav().top() {
         Screen::Pane(screen) if app.is_bridge(&screen.agent) => match context {
-            Context::PaneChat if DshView::is_session_pane(&screen.pane) => Some(&[
+            c if c == keys::CHAT && DshView::is_session_pane(&screen.pane) => Some(&[
                 (Action::Up, "scroll", "scroll"),
                 (Action::Back, "back", "back"),
                 (Action::Help, "help", "help"),
             ]),
-            Context::PaneChat => Some(&[
+            c if c == keys::CHAT => Some(&[
                 (Action::FocusInput, "type", "type"),
                 (Action::MessageKind, "kind", "kind"),
                 (Action::SendMode, "mode", "mode"),
@@ -40,7 +41,7 @@ pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [crate::ui::
                 (Action::Back, "back", "back"),
                 (Action::Help, "help", "help"),
             ]),
-            Context::PaneInput => Some(&[
+            c if c == keys::INPUT => Some(&[
                 (Action::Send, "send", "send"),
                 (Action::MessageKind, "kind", "kind"),
                 (Action::SendMode, "mode", "mode"),
@@ -49,7 +50,9 @@ pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [crate::ui::
             ]),
             _ => None,
         },
-        Screen::Layout(screen) if app.is_bridge(&screen.agent) && context == Context::Layout => {
+        Screen::Layout(screen)
+            if app.is_bridge(&screen.agent) && context == crate::screens::layout::keys::LAYOUT =>
+        {
             Some(&[
                 (Action::Open, "open", "open"),
                 (Action::Close, "close task", "close"),
@@ -59,7 +62,7 @@ pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [crate::ui::
                 (Action::Help, "help", "help"),
             ])
         }
-        Screen::Card(key)
+        Screen::Card(crate::screens::CardScreen { key })
             if app.is_bridge(&key.agent)
                 && app
                     .cards
@@ -254,9 +257,9 @@ pub(crate) fn draw_status(
         theme.dim
     };
     let context = if screen.focus == PaneFocus::Input {
-        Context::PaneInput
+        crate::screens::pane::keys::INPUT
     } else {
-        Context::PaneChat
+        crate::screens::pane::keys::CHAT
     };
     let mut spans: Vec<Span<'static>> = Vec::new();
     if let Some(verb) = app.intents.pane_pending(&screen.agent, &screen.pane) {

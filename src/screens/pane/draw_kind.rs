@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use crate::app::App;
 use crate::app::dsh_state::kind_words;
 use crate::app::geometry;
-use crate::app::keymap::{Action, Context};
+use crate::app::keymap::Action;
 use crate::dsh_wire::AppendKind;
 use crate::look::theme::Theme;
 use crate::look::wrap;
@@ -47,7 +47,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Th
     }
     let key = |action| {
         app.keymap
-            .key_label(Context::KindPicker, action)
+            .key_label(crate::screens::overlay::keys::KIND_PICKER, action)
             .unwrap_or_default()
     };
     let width = usize::from(

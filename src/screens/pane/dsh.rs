@@ -4,18 +4,17 @@
 
 use crate::app::dsh_state::{DshView, kind_words, mode_words};
 use crate::app::keymap::Action;
-use crate::app::{App, Command, intents};
+use crate::app::phone::Phone;
+use crate::app::{Command, intents};
 use crate::dsh_wire::{AppendKind, AppendMode, TaskStatus};
-use crate::engine::{IntentKind, IntentRecord, IntentState, ToEngine};
-use crate::screens::Screen;
+use crate::engine::{IntentKind, IntentRecord, IntentState};
 use crate::screens::overlay::{Deferred, Overlay};
-use crate::wire::PostReply;
 
 /// The longest message the phone sends to a bridge; the body must stay under its 256 KiB
 /// (seed: maxRequestBytes), and the JSON around the words needs room.
 pub(crate) const MAX_BRIDGE_MESSAGE: usize = 240 * 1024;
 
-impl App {
+impl Phone {
     /// True when `agent` is a DSH bridge.
     pub(crate) fn is_bridge(&self, agent: &str) -> bool {
         self.dsh.contains_key(agent)
@@ -256,75 +255,6 @@ impl App {
         });
         Vec::new()
     }
-
-    /// What a bridge intent's outcome changes on screen; None for a Collie intent.
-    pub(crate) fn dsh_on_intent(
-        &mut self,
-        record: &IntentRecord,
-        done: Option<&PostReply>,
-    ) -> Option<Vec<Command>> {
-        if !record.kind.is_dsh() {
-            return None;
-        }
-        let agent = record.agent.clone();
-        let mut commands = Vec::new();
-        match (&record.kind, done) {
-            (IntentKind::DshClose { task_id }, Some(_)) => {
-                let task_id = task_id.clone();
-                self.nav.retain(
-                    |s| !matches!(s, Screen::Pane(p) if p.agent == agent && p.pane == task_id),
-                );
-                self.show_toast("Closed the task. Its session stays on the desktop.", false);
-                commands.push(Command::Engine(ToEngine::PollNow {
-                    agent: agent.clone(),
-                }));
-            }
-            // The real bridge takes a cancel during a permission wait (`accepted: true`) and
-            // the desktop goes on waiting: say so, the card stays.
-            (IntentKind::DshCancel { task_id }, Some(_)) => {
-                let waits = self
-                    .agents
-                    .pane(&agent, task_id)
-                    .map_or(0, |p| p.pane.asks.len());
-                if waits > 0 {
-                    self.show_toast(
-                        "The bridge took the cancel, but the desktop still waits for an answer: answer it there.",
-                        false,
-                    );
-                }
-            }
-            (IntentKind::DshCreate { .. }, Some(reply)) => {
-                if let Some(pane) = &reply.pane_id {
-                    self.awaiting_pane = Some((agent.clone(), pane.clone()));
-                    self.open_awaited_pane();
-                    if self.awaiting_pane.is_some() {
-                        commands.push(Command::Engine(ToEngine::PollNow {
-                            agent: agent.clone(),
-                        }));
-                    }
-                }
-            }
-            (IntentKind::DshRegisterWorkspace { path, .. }, Some(_)) => {
-                self.show_toast(
-                    format!("Registered {path}: it shows among the bridge's workspaces."),
-                    false,
-                );
-                commands.push(Command::Engine(ToEngine::PollNow {
-                    agent: agent.clone(),
-                }));
-            }
-            _ => {}
-        }
-        // Trouble shows where the person is: the pane's status line or the form's receipt.
-        let shown_in_place = matches!(self.nav.top(), Screen::Pane(_) | Screen::DshForm(_));
-        if !shown_in_place && done.is_none() && !intents::is_in_flight(&record.state) {
-            self.show_toast(
-                format!("{}: {}", record.kind.verb(), dsh_intent_words(record)),
-                true,
-            );
-        }
-        Some(commands)
-    }
 }
 
 /// A bridge intent's state in a few words (SPEC D5): a replay is said as such, and a lost
@@ -381,6 +311,7 @@ pub(crate) fn dsh_verb(kind: &IntentKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::PostReply;
 
     fn record(state: IntentState, attempts: u32) -> IntentRecord {
         IntentRecord {

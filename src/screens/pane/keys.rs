@@ -3,7 +3,10 @@
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use crate::app::keymap::{Action, Chord, common, list_moves};
+use crate::app::keymap::{
+    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, common, list_moves,
+    plain_words,
+};
 
 /// A pane with the chat focused: letters are commands.
 pub(crate) fn chat() -> Vec<(Chord, Action)> {
@@ -79,4 +82,77 @@ pub(crate) fn search() -> Vec<(Chord, Action)> {
         (Chord::plain(KeyCode::Up), Action::PrevMatch),
         (Chord::ctrl('c'), Action::Quit),
     ]
+}
+
+/// A pane with the chat focused: letters are commands.
+pub(crate) const CHAT: Context = Context(&KeyPart {
+    id: "pane-chat",
+    title: "Pane",
+    bindings: chat,
+    typing: false,
+    pastes: true,
+    notes: &[],
+    hints: &[
+        (Action::FocusInput, "type", "type"),
+        (Action::OpenAsk, "answer", "answer"),
+        (Action::ToggleThinking, "thinking", "think"),
+        (Action::Abort, "stop turn", "stop"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "help", "help"),
+    ],
+    describe: plain_words,
+});
+
+/// A pane with the input focused: letters are typed.
+pub(crate) const INPUT: Context = Context(&KeyPart {
+    id: "pane-input",
+    title: "Pane input",
+    bindings: input,
+    typing: true,
+    pastes: true,
+    notes: &[
+        "Typing, Backspace, Delete, ↑/↓ edit the text",
+        EDIT_MOVES,
+        EDIT_KILLS,
+        EDIT_YANK_UNDO,
+    ],
+    hints: &[
+        (Action::Send, "send", "send"),
+        (Action::Newline, "new line", "newline"),
+        (Action::Abort, "stop turn", "stop"),
+        (Action::Back, "leave input", "leave"),
+    ],
+    describe: plain_words,
+});
+
+/// Typing words to find in a pane's chat after `/`.
+pub(crate) const SEARCH: Context = Context(&KeyPart {
+    id: "pane-search",
+    title: "Search in the chat",
+    bindings: search,
+    typing: true,
+    pastes: true,
+    notes: &[
+        "Type words to find them in the chat; case does not matter",
+        EDIT_MOVES,
+        EDIT_KILLS,
+        EDIT_YANK_UNDO,
+    ],
+    hints: &[
+        (Action::Confirm, "keep matches", "keep"),
+        (Action::NextMatch, "next", "next"),
+        (Action::PrevMatch, "previous", "prev"),
+        (Action::Cancel, "close", "close"),
+    ],
+    describe: search_words,
+});
+
+/// On the search line, Enter and Esc close the line; the words stay.
+fn search_words(action: Action) -> Option<String> {
+    let words = match action {
+        Action::Confirm => "Close the line, keep the matches lit",
+        Action::Cancel => "Close the search (its words stay for /)",
+        _ => return None,
+    };
+    Some(words.to_string())
 }

@@ -13,8 +13,9 @@ use crossterm::event::KeyEvent;
 
 use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
-use crate::app::keymap::Action;
-use crate::app::{App, Command, geometry, typing};
+use crate::app::keymap::{Action, Context};
+use crate::app::phone::{Phone, Step};
+use crate::app::{Command, geometry, typing};
 use crate::chat::pane_log::ChatEntry;
 use crate::engine::IntentKind;
 use crate::look::chat::ChatStyle;
@@ -24,6 +25,7 @@ use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::Screen;
 use crate::screens::overlay::{Deferred, Overlay};
+use crate::screens::room::Room;
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
 
@@ -122,17 +124,17 @@ pub(crate) fn conversation_scope(agent: &str, conversation: &str) -> String {
 }
 
 /// A chat to scroll: its entries and how they are laid out.
-struct ChatView<'a> {
-    layout: &'a ChatLayout,
-    scope: &'a str,
-    entries: &'a VecDeque<ChatEntry>,
-    style: ChatStyle,
-    height: usize,
-    theme: &'a Theme,
+pub(crate) struct ChatView<'a> {
+    pub(crate) layout: &'a ChatLayout,
+    pub(crate) scope: &'a str,
+    pub(crate) entries: &'a VecDeque<ChatEntry>,
+    pub(crate) style: ChatStyle,
+    pub(crate) height: usize,
+    pub(crate) theme: &'a Theme,
 }
 
 /// Scrolls a chat by an action, measuring only the entries passed over.
-fn scroll(scroll: &mut ChatScroll, action: Action, view: ChatView<'_>) {
+pub(crate) fn scroll(scroll: &mut ChatScroll, action: Action, view: ChatView<'_>) {
     let ChatView {
         layout,
         scope,
@@ -154,7 +156,7 @@ fn scroll(scroll: &mut ChatScroll, action: Action, view: ChatView<'_>) {
     }
 }
 
-impl App {
+impl Phone {
     /// The parts of the pane screen for the pane shown now.
     pub(crate) fn pane_parts(&self, agent: &str, pane: &str) -> geometry::Pane {
         let input_lines = self
@@ -188,226 +190,10 @@ impl App {
         self.drafts.get(&(agent.to_string(), pane.to_string()))
     }
 
-    fn draft_mut(&mut self, agent: &str, pane: &str) -> &mut Editor {
+    pub(crate) fn draft_mut(&mut self, agent: &str, pane: &str) -> &mut Editor {
         self.drafts
             .entry((agent.to_string(), pane.to_string()))
             .or_default()
-    }
-
-    /// Moves a pane's or a conversation's chat.
-    pub(crate) fn scroll_chat(&mut self, action: Action) -> Vec<Command> {
-        let (width, height) = match self.nav.top() {
-            Screen::Pane(s) => {
-                let chat = self.pane_chat_area(s);
-                (chat.width, chat.height)
-            }
-            Screen::Conversation(_) => {
-                let (_, chat) = geometry::conversation(self.size.0, self.size.1);
-                (chat.width, chat.height)
-            }
-            _ => return Vec::new(),
-        };
-        let App {
-            nav,
-            agents,
-            history,
-            theme,
-            chat_layout,
-            ..
-        } = self;
-        match nav.top_mut() {
-            Screen::Pane(screen) => {
-                let Some(log) = agents
-                    .get(&screen.agent)
-                    .and_then(|a| a.panes.get(&screen.pane))
-                else {
-                    return Vec::new();
-                };
-                let style = ChatStyle {
-                    width,
-                    thinking_expanded: screen.thinking_expanded,
-                };
-                let scope = pane_scope(&screen.agent, &screen.pane);
-                scroll(
-                    &mut screen.scroll,
-                    action,
-                    ChatView {
-                        layout: chat_layout,
-                        scope: &scope,
-                        entries: &log.entries,
-                        style,
-                        height: usize::from(height),
-                        theme,
-                    },
-                );
-                Vec::new()
-            }
-            Screen::Conversation(screen) => {
-                let Some(list) = history.items(&screen.agent, &screen.conversation) else {
-                    return Vec::new();
-                };
-                let style = ChatStyle {
-                    width,
-                    thinking_expanded: screen.thinking_expanded,
-                };
-                let scope = conversation_scope(&screen.agent, &screen.conversation);
-                scroll(
-                    &mut screen.scroll,
-                    action,
-                    ChatView {
-                        layout: chat_layout,
-                        scope: &scope,
-                        entries: &list.entries,
-                        style,
-                        height: usize::from(height),
-                        theme,
-                    },
-                );
-                // Near the end: read the next page before the person gets there (SPEC W5).
-                if screen.scroll.is_following() || action == Action::Bottom {
-                    let (agent, conversation) = (screen.agent.clone(), screen.conversation.clone());
-                    return history
-                        .more_items(&agent, &conversation)
-                        .map(Command::Engine)
-                        .into_iter()
-                        .collect();
-                }
-                Vec::new()
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    pub(crate) fn pane_action(&mut self, action: Action) -> Vec<Command> {
-        let Screen::Pane(screen) = self.nav.top() else {
-            return Vec::new();
-        };
-        let (agent, pane_id, focus) = (screen.agent.clone(), screen.pane.clone(), screen.focus);
-        if self.is_bridge(&agent)
-            && let Some(commands) = self.dsh_pane_action(&agent, &pane_id, action)
-        {
-            return commands;
-        }
-        match action {
-            Action::Back if focus == PaneFocus::Input => {
-                self.set_pane_focus(PaneFocus::Chat);
-                Vec::new()
-            }
-            Action::Back if self.chat_escape() => Vec::new(),
-            Action::Back => self.back(),
-            Action::SelectPrev | Action::SelectNext => self.select_item(action),
-            Action::Copy => self.copy_selected(false),
-            Action::CopyCode => self.copy_selected(true),
-            Action::OpenLink => self.open_selected_link(),
-            Action::Search => self.open_search(),
-            Action::NextMatch => self.next_match(true),
-            Action::PrevMatch => self.next_match(false),
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom => self.scroll_chat(action),
-            Action::FocusInput => {
-                self.set_pane_focus(PaneFocus::Input);
-                Vec::new()
-            }
-            Action::ToggleThinking => {
-                if let Screen::Pane(screen) = self.nav.top_mut() {
-                    screen.thinking_expanded = !screen.thinking_expanded;
-                }
-                Vec::new()
-            }
-            Action::Newline => {
-                self.draft_mut(&agent, &pane_id).newline();
-                Vec::new()
-            }
-            Action::Send => self.send(&agent, &pane_id),
-            Action::Abort => self.ask_abort(&agent, &pane_id),
-            Action::TakeBack => self.take_back(&agent, &pane_id),
-            Action::NewPage => {
-                self.nav.push(Screen::New(Default::default()));
-                Vec::new()
-            }
-            Action::History => self.open_history(&agent),
-            Action::Retry => {
-                // The held send first: it holds the ones typed after it.
-                let held = self
-                    .outbox
-                    .held(&agent, &pane_id, |id| {
-                        self.intents
-                            .get(id)
-                            .is_some_and(crate::app::intents::is_retryable)
-                    })
-                    .map(str::to_string);
-                let retry = held.or_else(|| {
-                    self.intents
-                        .latest_for_pane(&agent, &pane_id)
-                        .filter(|r| crate::app::intents::is_retryable(r))
-                        .map(|r| r.request_id.clone())
-                });
-                match retry {
-                    Some(request_id) => self.retry(&request_id),
-                    None => {
-                        self.show_toast("Nothing here needs a retry.", false);
-                        Vec::new()
-                    }
-                }
-            }
-            Action::Belt(n) => self.press_belt(&agent, &pane_id, usize::from(n)),
-            Action::MessageKind | Action::SendMode => {
-                self.show_toast(
-                    "Message kinds and modes belong to DSH bridge tasks; this agent takes plain messages.",
-                    false,
-                );
-                Vec::new()
-            }
-            Action::Close => {
-                if !self.agent_can(&agent, crate::wire::caps::CLOSE) {
-                    self.show_toast(format!("{agent} does not close panes."), true);
-                    return Vec::new();
-                }
-                let title = self
-                    .agents
-                    .pane(&agent, &pane_id)
-                    .map_or_else(|| pane_id.clone(), |p| p.pane.title.clone());
-                self.overlay = Some(Overlay::Confirm {
-                    question: format!("Close the pane “{title}” and stop its agent?"),
-                    then: Deferred::Submit {
-                        agent,
-                        kind: IntentKind::Close {
-                            target: "pane".into(),
-                            id: pane_id,
-                        },
-                    },
-                });
-                Vec::new()
-            }
-            Action::OpenAsk => {
-                let first = self
-                    .agents
-                    .pane(&agent, &pane_id)
-                    .and_then(|p| p.asks().first().map(|a| a.id.clone()));
-                match first {
-                    Some(ask_id) => self.open_card(AskKey {
-                        agent,
-                        pane: pane_id,
-                        ask_id,
-                    }),
-                    None => self.show_toast("This pane has no open ask.", false),
-                }
-                Vec::new()
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    fn set_pane_focus(&mut self, focus: PaneFocus) {
-        if let Screen::Pane(screen) = self.nav.top_mut() {
-            screen.focus = focus;
-            // The search line gives the keys back; its words and matches stay.
-            screen.search.editing = false;
-        }
     }
 
     /// Sends the draft to the turn on screen (SPEC A16); the words stay until the agent took
@@ -456,7 +242,7 @@ impl App {
     ) -> Vec<Command> {
         self.drafts
             .remove(&(agent.to_string(), pane_id.to_string()));
-        self.follow_chat();
+        self.steps.push(Step::FollowChat);
         match self.outbox.push(agent, pane_id, kind) {
             crate::app::outbox::Next::Submit { agent, kind } => self.submit(&agent, kind),
             crate::app::outbox::Next::Wait => Vec::new(),
@@ -531,14 +317,7 @@ impl App {
             text.push_str(&typed);
         }
         *draft = Editor::from_text(&text);
-        self.set_pane_focus(PaneFocus::Input);
-    }
-
-    /// Shows the newest chat item: what the person just sent goes there next.
-    fn follow_chat(&mut self) {
-        if let Screen::Pane(screen) = self.nav.top_mut() {
-            screen.scroll.jump_to_bottom();
-        }
+        self.steps.push(Step::FocusBox);
     }
 
     /// Asks first, naming the turn that will stop (SPEC A16).
@@ -606,38 +385,230 @@ impl App {
             }
         }
     }
+}
 
-    pub(crate) fn pane_typing(&mut self, key: &KeyEvent) {
-        let Screen::Pane(screen) = self.nav.top() else {
-            return;
-        };
-        let (agent, pane) = (screen.agent.clone(), screen.pane.clone());
-        typing::edit(self.draft_mut(&agent, &pane), key, true);
+impl PaneScreen {
+    fn set_focus(&mut self, focus: PaneFocus) {
+        self.focus = focus;
+        // The search line gives the keys back; its words and matches stay.
+        self.search.editing = false;
     }
 
-    pub(crate) fn pane_paste(&mut self, text: &str) {
-        let Screen::Pane(screen) = self.nav.top() else {
-            return;
-        };
-        let (agent, pane) = (screen.agent.clone(), screen.pane.clone());
-        self.set_pane_focus(PaneFocus::Input);
-        typing::paste(self.draft_mut(&agent, &pane), text, true);
+    /// A key's action on a pane: the chat's, the box's, or a DSH bridge task's.
+    fn pane_action(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        let (agent, pane_id, focus) = (self.agent.clone(), self.pane.clone(), self.focus);
+        if phone.is_bridge(&agent)
+            && let Some(commands) = phone.dsh_pane_action(&agent, &pane_id, action)
+        {
+            return commands;
+        }
+        match action {
+            Action::Back if focus == PaneFocus::Input => {
+                self.set_focus(PaneFocus::Chat);
+                Vec::new()
+            }
+            Action::Back if self.chat_escape() => Vec::new(),
+            Action::Back => phone.back(),
+            Action::SelectPrev | Action::SelectNext => self.select_item(phone, action),
+            Action::Copy => self.copy_selected(phone, false),
+            Action::CopyCode => self.copy_selected(phone, true),
+            Action::OpenLink => self.open_selected_link(phone),
+            Action::Search => self.open_search(phone),
+            Action::NextMatch => self.next_match(phone, true),
+            Action::PrevMatch => self.next_match(phone, false),
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => self.scroll_chat(phone, action),
+            Action::FocusInput => {
+                self.set_focus(PaneFocus::Input);
+                Vec::new()
+            }
+            Action::ToggleThinking => {
+                self.thinking_expanded = !self.thinking_expanded;
+                Vec::new()
+            }
+            Action::Newline => {
+                phone.draft_mut(&agent, &pane_id).newline();
+                Vec::new()
+            }
+            Action::Send => phone.send(&agent, &pane_id),
+            Action::Abort => phone.ask_abort(&agent, &pane_id),
+            Action::TakeBack => phone.take_back(&agent, &pane_id),
+            Action::NewPage => {
+                phone.open(Screen::New(Default::default()));
+                Vec::new()
+            }
+            Action::History => phone.open_history(&agent),
+            Action::Retry => {
+                // The held send first: it holds the ones typed after it.
+                let held = phone
+                    .outbox
+                    .held(&agent, &pane_id, |id| {
+                        phone
+                            .intents
+                            .get(id)
+                            .is_some_and(crate::app::intents::is_retryable)
+                    })
+                    .map(str::to_string);
+                let retry = held.or_else(|| {
+                    phone
+                        .intents
+                        .latest_for_pane(&agent, &pane_id)
+                        .filter(|r| crate::app::intents::is_retryable(r))
+                        .map(|r| r.request_id.clone())
+                });
+                match retry {
+                    Some(request_id) => phone.retry(&request_id),
+                    None => {
+                        phone.show_toast("Nothing here needs a retry.", false);
+                        Vec::new()
+                    }
+                }
+            }
+            Action::Belt(n) => phone.press_belt(&agent, &pane_id, usize::from(n)),
+            Action::MessageKind | Action::SendMode => {
+                phone.show_toast(
+                    "Message kinds and modes belong to DSH bridge tasks; this agent takes plain messages.",
+                    false,
+                );
+                Vec::new()
+            }
+            Action::Close => {
+                if !phone.agent_can(&agent, crate::wire::caps::CLOSE) {
+                    phone.show_toast(format!("{agent} does not close panes."), true);
+                    return Vec::new();
+                }
+                let title = phone
+                    .agents
+                    .pane(&agent, &pane_id)
+                    .map_or_else(|| pane_id.clone(), |p| p.pane.title.clone());
+                phone.overlay = Some(Overlay::Confirm {
+                    question: format!("Close the pane “{title}” and stop its agent?"),
+                    then: Deferred::Submit {
+                        agent,
+                        kind: IntentKind::Close {
+                            target: "pane".into(),
+                            id: pane_id,
+                        },
+                    },
+                });
+                Vec::new()
+            }
+            Action::OpenAsk => {
+                let first = phone
+                    .agents
+                    .pane(&agent, &pane_id)
+                    .and_then(|p| p.asks().first().map(|a| a.id.clone()));
+                match first {
+                    Some(ask_id) => phone.open_card(AskKey {
+                        agent,
+                        pane: pane_id,
+                        ask_id,
+                    }),
+                    None => phone.show_toast("This pane has no open ask.", false),
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
     }
 
-    pub(crate) fn pane_click(&mut self, column: u16, row: u16) -> Vec<Command> {
-        let Screen::Pane(screen) = self.nav.top() else {
+    /// Moves the pane's chat.
+    fn scroll_chat(&mut self, phone: &Phone, action: Action) -> Vec<Command> {
+        let chat = phone.pane_chat_area(self);
+        let (width, height) = (chat.width, chat.height);
+        let Phone {
+            agents,
+            theme,
+            chat_layout,
+            ..
+        } = phone;
+        let screen = self;
+        let Some(log) = agents
+            .get(&screen.agent)
+            .and_then(|a| a.panes.get(&screen.pane))
+        else {
             return Vec::new();
         };
-        let (agent, pane_id) = (screen.agent.clone(), screen.pane.clone());
-        let parts = self.pane_parts(&agent, &pane_id);
+        let style = ChatStyle {
+            width,
+            thinking_expanded: screen.thinking_expanded,
+        };
+        let scope = pane_scope(&screen.agent, &screen.pane);
+        scroll(
+            &mut screen.scroll,
+            action,
+            ChatView {
+                layout: chat_layout,
+                scope: &scope,
+                entries: &log.entries,
+                style,
+                height: usize::from(height),
+                theme,
+            },
+        );
+        Vec::new()
+    }
+}
+
+impl Room for PaneScreen {
+    fn key_parts() -> &'static [Context] {
+        &[keys::CHAT, keys::INPUT, keys::SEARCH]
+    }
+
+    fn keys(&self, _phone: &Phone) -> Context {
+        if self.focus == PaneFocus::Input {
+            keys::INPUT
+        } else if self.search.editing {
+            keys::SEARCH
+        } else {
+            keys::CHAT
+        }
+    }
+
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        if self.keys(phone) == keys::SEARCH {
+            return self.search_key(phone, action);
+        }
+        self.pane_action(phone, action)
+    }
+
+    fn quit(&mut self, phone: &mut Phone) -> Vec<Command> {
+        self.search.editing = false;
+        phone.quit()
+    }
+
+    fn typed(&mut self, phone: &mut Phone, key: &KeyEvent) {
+        if self.keys(phone) == keys::SEARCH {
+            self.search_typed(phone, key);
+        } else {
+            typing::edit(phone.draft_mut(&self.agent, &self.pane), key, true);
+        }
+    }
+
+    fn paste(&mut self, phone: &mut Phone, text: &str) {
+        if self.keys(phone) == keys::SEARCH {
+            self.search_paste(phone, text);
+        } else {
+            self.set_focus(PaneFocus::Input);
+            typing::paste(phone.draft_mut(&self.agent, &self.pane), text, true);
+        }
+    }
+
+    fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
+        let (agent, pane_id) = (self.agent.clone(), self.pane.clone());
+        let parts = phone.pane_parts(&agent, &pane_id);
         if geometry::contains(parts.input, column, row) {
-            self.set_pane_focus(PaneFocus::Input);
+            self.set_focus(PaneFocus::Input);
         } else if geometry::contains(parts.chat, column, row) {
-            self.set_pane_focus(PaneFocus::Chat);
+            self.set_focus(PaneFocus::Chat);
         } else if geometry::contains(parts.asks, column, row) {
-            return self.pane_action(Action::OpenAsk);
+            return self.pane_action(phone, Action::OpenAsk);
         } else if geometry::contains(parts.belt, column, row) {
-            let belt = self
+            let belt = phone
                 .agents
                 .pane(&agent, &pane_id)
                 .map(|p| p.pane.belt.clone())
@@ -647,33 +618,22 @@ impl App {
                 .iter()
                 .position(|slot| x >= slot.x && x < slot.x + slot.width)
             {
-                return self.press_belt(&agent, &pane_id, index + 1);
+                return phone.press_belt(&agent, &pane_id, index + 1);
             }
         }
         Vec::new()
     }
 
-    pub(crate) fn conversation_action(&mut self, action: Action) -> Vec<Command> {
-        let Screen::Conversation(screen) = self.nav.top() else {
-            return Vec::new();
-        };
-        let (agent, conversation) = (screen.agent.clone(), screen.conversation.clone());
-        match action {
-            Action::Back => self.back(),
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom => self.scroll_chat(action),
-            Action::ToggleThinking => {
-                if let Screen::Conversation(screen) = self.nav.top_mut() {
-                    screen.thinking_expanded = !screen.thinking_expanded;
-                }
-                Vec::new()
-            }
-            Action::Reopen => self.reopen(&agent, &conversation),
-            _ => Vec::new(),
+    fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
+        let action = if down { Action::Down } else { Action::Up };
+        let mut commands = Vec::new();
+        for _ in 0..3 {
+            commands.extend(self.scroll_chat(phone, action));
         }
+        commands
+    }
+
+    fn pane_on_screen(&self) -> Option<(String, String)> {
+        Some((self.agent.clone(), self.pane.clone()))
     }
 }

@@ -9,8 +9,9 @@ use std::collections::VecDeque;
 use crossterm::event::KeyEvent;
 
 use crate::app::editor::Editor;
-use crate::app::keymap::{Action, Context};
-use crate::app::{App, Command, typing};
+use crate::app::keymap::Action;
+use crate::app::phone::Phone;
+use crate::app::{Command, typing};
 use crate::chat::pane_log::ChatEntry;
 use crate::look::chat::{ChatStyle, closed_ask_words};
 use crate::look::chat_links::{find_links, is_safe_url};
@@ -19,7 +20,7 @@ use crate::look::chat_search::{Match, Query, all_matches};
 use crate::look::chat_view::ChatLayout;
 use crate::look::markdown::code_blocks;
 use crate::look::theme::Theme;
-use crate::screens::Screen;
+use crate::screens::PaneScreen;
 use crate::wire::ItemKind;
 
 /// The most text one copy sends. Terminals cap what an OSC 52 sequence may carry: hterm (the
@@ -177,13 +178,11 @@ fn bring_into_view(
     scroll.down(0, entries, height, measure);
 }
 
-impl App {
-    fn chat_at(&self) -> Option<ChatAt> {
-        let Screen::Pane(screen) = self.nav.top() else {
-            return None;
-        };
-        let chat = self.pane_chat_area(screen);
-        Some(ChatAt {
+impl PaneScreen {
+    fn chat_at(&self, phone: &Phone) -> ChatAt {
+        let screen = self;
+        let chat = phone.pane_chat_area(screen);
+        ChatAt {
             agent: screen.agent.clone(),
             pane: screen.pane.clone(),
             style: ChatStyle {
@@ -192,28 +191,23 @@ impl App {
             },
             scope: super::pane_scope(&screen.agent, &screen.pane),
             height: usize::from(chat.height),
-        })
+        }
     }
 
     /// `[` and `]`: the item above or below the selected one. With none selected, the first
     /// press selects the newest item on screen (or the top one, scrolled up).
-    pub(crate) fn select_item(&mut self, action: Action) -> Vec<Command> {
-        let Some(at) = self.chat_at() else {
-            return Vec::new();
-        };
-        let App {
-            nav,
+    pub(crate) fn select_item(&mut self, phone: &Phone, action: Action) -> Vec<Command> {
+        let at = self.chat_at(phone);
+        let Phone {
             agents,
             theme,
             chat_layout,
             ..
-        } = self;
+        } = phone;
         let Some(log) = agents.get(&at.agent).and_then(|a| a.panes.get(&at.pane)) else {
             return Vec::new();
         };
-        let Screen::Pane(screen) = nav.top_mut() else {
-            return Vec::new();
-        };
+        let screen = self;
         let entries = &log.entries;
         if entries.is_empty() {
             return Vec::new();
@@ -263,14 +257,13 @@ impl App {
     }
 
     /// The selected entry of the pane on top, with what to say when there is none.
-    fn selected_entry(&self) -> Result<(ChatEntry, ChatAt), String> {
-        let at = self.chat_at().ok_or_else(String::new)?;
-        let Screen::Pane(screen) = self.nav.top() else {
-            return Err(String::new());
-        };
+    fn selected_entry(&self, phone: &Phone) -> Result<(ChatEntry, ChatAt), String> {
+        let at = self.chat_at(phone);
+        let screen = self;
         let keys = |action| {
-            self.keymap
-                .key_label(Context::PaneChat, action)
+            phone
+                .keymap
+                .key_label(super::keys::CHAT, action)
                 .unwrap_or_default()
         };
         let none = format!(
@@ -280,7 +273,8 @@ impl App {
             keys(Action::Search)
         );
         let key = screen.selected.as_deref().ok_or_else(|| none.clone())?;
-        self.agents
+        phone
+            .agents
             .get(&at.agent)
             .and_then(|a| a.panes.get(&at.pane))
             .and_then(|log| log.entries.iter().find(|e| entry_key(e) == key))
@@ -291,20 +285,20 @@ impl App {
 
     /// `y`, and `Y` for the code alone: the selected item to the clipboard through the
     /// terminal (OSC 52, written by the runner).
-    pub(crate) fn copy_selected(&mut self, code_only: bool) -> Vec<Command> {
-        let entry = match self.selected_entry() {
+    pub(crate) fn copy_selected(&self, phone: &mut Phone, code_only: bool) -> Vec<Command> {
+        let entry = match self.selected_entry(phone) {
             Ok((entry, _)) => entry,
             Err(why) => {
-                self.show_toast(why, false);
+                phone.show_toast(why, false);
                 return Vec::new();
             }
         };
         let Some(text) = copy_text(&entry, code_only) else {
-            let key = self
+            let key = phone
                 .keymap
-                .key_label(Context::PaneChat, Action::Copy)
+                .key_label(super::keys::CHAT, Action::Copy)
                 .unwrap_or_default();
-            self.show_toast(
+            phone.show_toast(
                 format!("This item has no code block; {key} copies the whole item."),
                 false,
             );
@@ -326,142 +320,111 @@ impl App {
                 MAX_COPY_BYTES / 1024
             ),
         };
-        self.show_toast(words, copied.cut_from.is_some());
+        phone.show_toast(words, copied.cut_from.is_some());
         vec![Command::Copy(copied.text)]
     }
 
     /// `o`: the selected item's link to a browser, through the runner's opener.
-    pub(crate) fn open_selected_link(&mut self) -> Vec<Command> {
-        let (entry, at) = match self.selected_entry() {
+    pub(crate) fn open_selected_link(&self, phone: &mut Phone) -> Vec<Command> {
+        let (entry, at) = match self.selected_entry(phone) {
             Ok(found) => found,
             Err(why) => {
-                self.show_toast(why, false);
+                phone.show_toast(why, false);
                 return Vec::new();
             }
         };
-        match first_link(&entry, &self.chat_layout, &at.scope, &at.style, &self.theme) {
+        match first_link(
+            &entry,
+            &phone.chat_layout,
+            &at.scope,
+            &at.style,
+            &phone.theme,
+        ) {
             Some(url) => {
-                self.show_toast("Opening the link…", false);
+                phone.show_toast("Opening the link…", false);
                 vec![Command::OpenLink(url)]
             }
             None => {
-                self.show_toast("The selected item has no https:// link to open.", false);
+                phone.show_toast("The selected item has no https:// link to open.", false);
                 Vec::new()
             }
         }
     }
 
-    /// What the runner's opener came to.
-    pub(crate) fn link_opened(&mut self, url: &str, result: Result<String, String>) {
-        match result {
-            Ok(opener) => self.show_toast(
-                format!(
-                    "Asked {opener} to open {}.",
-                    crate::look::wrap::truncate(url, 48)
-                ),
-                false,
-            ),
-            Err(why) => {
-                let key = self
-                    .keymap
-                    .key_label(Context::PaneChat, Action::Copy)
-                    .unwrap_or_default();
-                self.show_toast(
-                    format!("The link was not opened: {why} {key} copies the item, link included."),
-                    true,
-                );
-            }
-        }
-    }
-
     /// `/`: opens the search line, with the words of the last search.
-    pub(crate) fn open_search(&mut self) -> Vec<Command> {
-        if let Screen::Pane(screen) = self.nav.top_mut() {
-            screen.search.editing = true;
-            screen.search.lit = true;
-        }
-        self.search_moved(None);
+    pub(crate) fn open_search(&mut self, phone: &Phone) -> Vec<Command> {
+        self.search.editing = true;
+        self.search.lit = true;
+        self.search_moved(phone, None);
         Vec::new()
     }
 
     /// A key on the open search line.
-    pub(crate) fn pane_search_key(
-        &mut self,
-        action: Option<Action>,
-        key: &KeyEvent,
-    ) -> Vec<Command> {
-        let Screen::Pane(screen) = self.nav.top_mut() else {
-            return Vec::new();
-        };
-        let search = &mut screen.search;
+    pub(crate) fn search_key(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        let search = &mut self.search;
         match action {
-            Some(Action::Quit) => {
+            Action::Quit => {
                 search.editing = false;
-                return self.quit();
+                return phone.quit();
             }
-            Some(Action::Confirm) => search.editing = false,
-            Some(Action::Cancel) => {
+            Action::Confirm => search.editing = false,
+            Action::Cancel => {
                 search.editing = false;
                 search.lit = false;
             }
-            Some(Action::NextMatch) => self.search_moved(Some(true)),
-            Some(Action::PrevMatch) => self.search_moved(Some(false)),
-            _ => {
-                let before = search.editor.text();
-                typing::edit(&mut search.editor, key, false);
-                if search.editor.text() != before {
-                    search.current = None;
-                    self.search_moved(None);
-                }
-            }
+            Action::NextMatch => self.search_moved(phone, Some(true)),
+            Action::PrevMatch => self.search_moved(phone, Some(false)),
+            _ => {}
         }
         Vec::new()
     }
 
-    /// Pasted words go on the search line, as one line.
-    pub(crate) fn pane_search_paste(&mut self, text: &str) {
-        if let Screen::Pane(screen) = self.nav.top_mut() {
-            typing::paste(&mut screen.search.editor, text, false);
-            screen.search.current = None;
+    /// A key typed on the open search line.
+    pub(crate) fn search_typed(&mut self, phone: &Phone, key: &KeyEvent) {
+        let search = &mut self.search;
+        let before = search.editor.text();
+        typing::edit(&mut search.editor, key, false);
+        if search.editor.text() != before {
+            search.current = None;
+            self.search_moved(phone, None);
         }
-        self.search_moved(None);
+    }
+
+    /// Pasted words go on the search line, as one line.
+    pub(crate) fn search_paste(&mut self, phone: &Phone, text: &str) {
+        typing::paste(&mut self.search.editor, text, false);
+        self.search.current = None;
+        self.search_moved(phone, None);
     }
 
     /// `n` and `N` with the line closed: the matches light up again if they were put out.
-    pub(crate) fn next_match(&mut self, forward: bool) -> Vec<Command> {
-        let Screen::Pane(screen) = self.nav.top_mut() else {
-            return Vec::new();
-        };
+    pub(crate) fn next_match(&mut self, phone: &mut Phone, forward: bool) -> Vec<Command> {
+        let screen = &mut *self;
         if screen.search.editor.is_empty() {
-            let key = self
+            let key = phone
                 .keymap
-                .key_label(Context::PaneChat, Action::Search)
+                .key_label(super::keys::CHAT, Action::Search)
                 .unwrap_or_default();
-            self.show_toast(format!("No search yet: {key} searches in the chat."), false);
+            phone.show_toast(format!("No search yet: {key} searches in the chat."), false);
             return Vec::new();
         }
         screen.search.lit = true;
-        self.search_moved(Some(forward));
+        self.search_moved(phone, Some(forward));
         Vec::new()
     }
 
     /// Counts the matches again and moves to one: the next or previous (wrapping around), or
     /// with `None` the current one if it still is, else the newest. The view follows it and
     /// its item is selected.
-    fn search_moved(&mut self, step: Option<bool>) {
-        let Some(at) = self.chat_at() else {
-            return;
-        };
-        let App {
-            nav,
+    fn search_moved(&mut self, phone: &Phone, step: Option<bool>) {
+        let at = self.chat_at(phone);
+        let Phone {
             agents,
             theme,
             chat_layout,
             ..
-        } = self;
-        let Screen::Pane(screen) = nav.top_mut() else {
-            return;
-        };
+        } = phone;
+        let screen = self;
         let Some(log) = agents.get(&at.agent).and_then(|a| a.panes.get(&at.pane)) else {
             screen.search.count = (0, 0);
             return;
@@ -526,14 +489,37 @@ impl App {
     /// Esc in the chat: puts out the matches first, then lets the selection go, then leaves.
     /// True when it did one of the first two.
     pub(crate) fn chat_escape(&mut self) -> bool {
-        let Screen::Pane(screen) = self.nav.top_mut() else {
-            return false;
-        };
+        let screen = self;
         if screen.search.lit {
             screen.search.lit = false;
             return true;
         }
         screen.selected.take().is_some()
+    }
+}
+
+impl Phone {
+    /// What the runner's opener came to.
+    pub(crate) fn link_opened(&mut self, url: &str, result: Result<String, String>) {
+        match result {
+            Ok(opener) => self.show_toast(
+                format!(
+                    "Asked {opener} to open {}.",
+                    crate::look::wrap::truncate(url, 48)
+                ),
+                false,
+            ),
+            Err(why) => {
+                let key = self
+                    .keymap
+                    .key_label(super::keys::CHAT, Action::Copy)
+                    .unwrap_or_default();
+                self.show_toast(
+                    format!("The link was not opened: {why} {key} copies the item, link included."),
+                    true,
+                );
+            }
+        }
     }
 }
 

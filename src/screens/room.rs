@@ -1,0 +1,75 @@
+//! What a room is to the app: a screen's state that says where its keys go, takes its keys,
+//! typing, pastes and the mouse, and keeps its lists on real rows, touching only itself and
+//! the [`Phone`]. The app routes to the room on top through one match (`Screen::room_mut`,
+//! made by `for_each_room!`); a room asks for other screens through `Phone::open` and
+//! `Phone::back`. Drawing is the ui layer's half of the room (`screens/<name>/draw.rs`).
+
+use crossterm::event::KeyEvent;
+
+use crate::app::Command;
+use crate::app::keymap::{Action, Context};
+use crate::app::list::Filter;
+use crate::app::phone::Phone;
+
+pub(crate) trait Room {
+    /// Every key part of the room, for the keymap: the parts [`Room::keys`] can give.
+    fn key_parts() -> &'static [Context]
+    where
+        Self: Sized;
+
+    /// Where keys go on this screen now: one of the room's key parts (`keys.rs`).
+    fn keys(&self, phone: &Phone) -> Context;
+
+    /// A key's action in [`Room::keys`].
+    fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command>;
+
+    /// The quit key: the phone quits, asking first when words would be dropped.
+    fn quit(&mut self, phone: &mut Phone) -> Vec<Command> {
+        phone.quit()
+    }
+
+    /// A key bound to nothing where [`Room::keys`] takes typing.
+    fn typed(&mut self, _phone: &mut Phone, _key: &KeyEvent) {}
+
+    /// A paste where [`Room::keys`] takes one.
+    fn paste(&mut self, _phone: &mut Phone, _text: &str) {}
+
+    /// The mouse wheel over the screen.
+    fn wheel(&mut self, _phone: &mut Phone, _down: bool, _column: u16, _row: u16) -> Vec<Command> {
+        Vec::new()
+    }
+
+    /// A left click.
+    fn click(&mut self, _phone: &mut Phone, _column: u16, _row: u16) -> Vec<Command> {
+        Vec::new()
+    }
+
+    /// The list filter the screen keeps, if it has one (`/` on a list).
+    fn filter(&self) -> Option<&Filter> {
+        None
+    }
+
+    fn filter_mut(&mut self) -> Option<&mut Filter> {
+        None
+    }
+
+    /// Other filter words make another list: the selection goes back to its first row.
+    fn filter_changed(&mut self) {}
+
+    /// The pane whose chat the screen shows, for the engine to read at every poll (SPEC S7).
+    fn pane_on_screen(&self) -> Option<(String, String)> {
+        None
+    }
+
+    /// Keeps each list's selection on a real row after the data or the size changed: on the
+    /// row it was on, or the nearest when that row went.
+    fn follow(&mut self, _phone: &Phone) {}
+
+    /// Notes which row each list has selected, after the person moved.
+    fn remember(&mut self, _phone: &Phone) {}
+
+    /// The selected row of the screen's list and how many rows it has.
+    fn list_selection(&self, _phone: &Phone) -> Option<(usize, usize)> {
+        None
+    }
+}
