@@ -552,18 +552,21 @@ impl App {
         if !context.takes_paste() {
             return Vec::new();
         }
-        if let Some(Overlay::Prompt { editor, .. }) = &mut self.phone.overlay {
-            typing::paste(editor, text, false);
-        } else if self.phone.overlay.is_some() {
-        } else if context == overlay::keys::FILTER {
-            if let Some(filter) = self.nav.top_mut().filter_mut() {
-                typing::paste(&mut filter.editor, text, false);
+        match &mut self.phone.overlay {
+            Some(Overlay::Prompt { editor, .. }) => typing::paste(editor, text, false),
+            // Nothing else that floats takes words.
+            Some(_) => {}
+            None if context == overlay::keys::FILTER => {
+                if let Some(filter) = self.nav.top_mut().filter_mut() {
+                    typing::paste(&mut filter.editor, text, false);
+                }
             }
-        } else {
-            return self.in_room(|room, phone| {
-                room.paste(phone, text);
-                Vec::new()
-            });
+            None => {
+                return self.in_room(|room, phone| {
+                    room.paste(phone, text);
+                    Vec::new()
+                });
+            }
         }
         Vec::new()
     }

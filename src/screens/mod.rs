@@ -8,6 +8,8 @@
 pub mod card;
 pub(crate) mod dsh_form;
 pub(crate) mod exchange;
+#[cfg(test)]
+pub(crate) mod harness;
 pub(crate) mod history;
 pub(crate) mod home;
 pub(crate) mod inspector;

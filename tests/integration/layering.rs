@@ -568,3 +568,27 @@ fn the_acp_host_names_no_rig() {
         found.join("\n")
     );
 }
+
+/// A room's app half (`screens/<name>/` outside its `draw*.rs`) touches its own state and the
+/// `Phone`, never the `App` that holds the stack of screens: it asks for another screen with
+/// `Phone::open` and `Phone::back`, so the app stays the one place that routes.
+#[test]
+fn a_room_touches_only_itself_and_the_phone() {
+    let mut found = Vec::new();
+    for source in sources() {
+        if !starts_with(&source.module, "screens") || layer_of(&source.module) != Some(Layer::App) {
+            continue;
+        }
+        for named in &source.named {
+            let names_the_app = named.path.len() == 2 && named.path[..] == ["app", "App"];
+            if named.inside && !named.in_test && names_the_app {
+                found.push(format!("{}:{}", source.file.display(), named.line));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a room names the App (it may touch only itself and the Phone):\n{}",
+        found.join("\n")
+    );
+}

@@ -215,3 +215,52 @@ fn body(lines: &mut Vec<Line<'static>>, title: &str, text: &str, width: usize, t
             .map(|l| Line::from(Span::styled(l, theme.code))),
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::phone::Step;
+    use crate::screens::harness::Harness;
+
+    fn screen(lines: usize) -> ExchangeScreen {
+        let body = (0..lines)
+            .map(|n| format!("line {n}\n"))
+            .collect::<String>();
+        ExchangeScreen {
+            record: Box::new(ExchangeRecord {
+                at: time::OffsetDateTime::UNIX_EPOCH,
+                agent: "demo".into(),
+                method: "GET",
+                path: "/v1/snapshot".into(),
+                status: Some(200),
+                error: None,
+                reply_bytes: body.len(),
+                millis: 3,
+                request_id: None,
+                request_body: String::new(),
+                reply_body: body.clone(),
+            }),
+            request_text: String::new(),
+            reply_text: body,
+            scroll: 0,
+        }
+    }
+
+    #[test]
+    fn the_bodies_scroll_within_their_lines_and_back_leaves() {
+        let mut harness = Harness::new();
+        let mut room = screen(200);
+        harness.act(&mut room, Action::Down);
+        assert_eq!(room.scroll, 1);
+        harness.act(&mut room, Action::Bottom);
+        let last = room.scroll;
+        assert!(last > 100, "{last}");
+        harness.act(&mut room, Action::PageDown);
+        assert_eq!(room.scroll, last, "never past the last page");
+        harness.act(&mut room, Action::Top);
+        assert_eq!(room.scroll, 0);
+        assert!(harness.steps().is_empty());
+        harness.act(&mut room, Action::Back);
+        assert!(matches!(harness.steps()[..], [Step::Back]));
+    }
+}

@@ -332,3 +332,29 @@ impl ConversationScreen {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::phone::Step;
+    use crate::screens::harness::Harness;
+
+    #[test]
+    fn a_conversation_folds_its_thinking_and_goes_back() {
+        let mut harness = Harness::new();
+        let mut room = ConversationScreen {
+            agent: "demo".into(),
+            conversation: "c-1".into(),
+            title: "Routes".into(),
+            scroll: Default::default(),
+            thinking_expanded: false,
+            placed: false,
+        };
+        harness.act(&mut room, Action::ToggleThinking);
+        assert!(room.thinking_expanded);
+        // Nothing is read yet: scrolling moves nothing and asks for nothing.
+        assert!(harness.act(&mut room, Action::Down).is_empty());
+        harness.act(&mut room, Action::Back);
+        assert!(matches!(harness.steps()[..], [Step::Back]));
+    }
+}

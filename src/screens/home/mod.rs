@@ -279,3 +279,28 @@ impl HomeScreen {
         (agents, inbox)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::phone::Step;
+    use crate::screens::harness::Harness;
+
+    #[test]
+    fn home_asks_for_the_new_page_and_says_when_nothing_is_there_to_open() {
+        let mut harness = Harness::new();
+        let mut home = HomeScreen::default();
+        harness.act(&mut home, Action::NewPage);
+        assert!(matches!(harness.steps()[..], [Step::Open(Screen::New(_))]));
+        harness.act(&mut home, Action::JumpExpiring);
+        assert_eq!(harness.toast(), Some("No open ask has a time limit."));
+        assert!(harness.steps().is_empty(), "no card opens for no ask");
+        // The agent is known but has sent no history capability.
+        harness.act(&mut home, Action::History);
+        assert_eq!(
+            harness.toast(),
+            Some("demo keeps no history the phone can read.")
+        );
+        assert!(harness.steps().is_empty());
+    }
+}

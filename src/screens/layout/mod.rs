@@ -274,3 +274,25 @@ impl LayoutScreen {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::phone::Step;
+    use crate::screens::harness::Harness;
+
+    #[test]
+    fn an_agent_not_heard_from_has_no_rows_and_opening_one_says_so() {
+        let mut harness = Harness::new();
+        let mut room = LayoutScreen {
+            agent: "demo".into(),
+            cursor: Default::default(),
+            filter: Default::default(),
+        };
+        assert!(room.rows(&harness.phone).is_empty());
+        harness.act(&mut room, Action::Open);
+        assert_eq!(harness.toast(), Some("This holds no pane to open."));
+        harness.act(&mut room, Action::NewPage);
+        assert!(matches!(harness.steps()[..], [Step::Open(Screen::New(_))]));
+    }
+}
