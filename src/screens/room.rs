@@ -28,6 +28,12 @@ pub(crate) trait Room {
         phone.quit()
     }
 
+    /// Whether `action` does what its words say here now: the footer hints only those
+    /// (a key that would only explain why it does nothing is not hinted).
+    fn offers(&self, _phone: &Phone, _action: Action) -> bool {
+        true
+    }
+
     /// A key bound to nothing where [`Room::keys`] takes typing.
     fn typed(&mut self, _phone: &mut Phone, _key: &KeyEvent) {}
 

@@ -78,14 +78,15 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme
         return;
     }
     let context = app.context();
-    let top = app.nav().top();
-    let hints = match crate::screens::pane::draw_dsh::hints(app, context) {
-        Some(bridge) => bridge.to_vec(),
-        None => super::drawn(top).hints(app, context),
-    };
+    let hints = crate::screens::pane::draw_dsh::hints(app, context).unwrap_or(context.hints());
+    // What floats over the screen hints its own keys; the room on top only those that do
+    // something now.
+    let room = app.nav().top().room();
+    let in_room = app.overlay.is_none() && context != crate::screens::overlay::keys::FILTER;
     let narrow = geometry::is_narrow(area.width);
     let hints: Vec<(String, &str, bool)> = hints
         .iter()
+        .filter(|(action, _, _)| !in_room || room.offers(app, *action))
         .filter_map(|(action, words, short)| {
             let key = app.keymap.key_label(context, *action)?;
             Some((

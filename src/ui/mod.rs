@@ -12,7 +12,6 @@ use ratatui::text::{Line, Span};
 
 use crate::app::App;
 use crate::app::geometry;
-use crate::app::keymap::{Context, Hint};
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::{self, Screen};
@@ -33,18 +32,12 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
 }
 
 /// The ui's half of a room, written in its `draw.rs`: where the person is, for the title bar,
-/// the screen itself, and the footer's hints.
+/// and the screen itself.
 pub(crate) trait Drawn {
     /// Where the person is: "agent › Workspaces".
     fn place(&self, app: &App) -> String;
 
     fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme);
-
-    /// The keys the footer hints in `context` (one of the room's key parts), most needed
-    /// first; only keys that do something here.
-    fn hints(&self, _app: &App, context: Context) -> Vec<Hint> {
-        context.hints().to_vec()
-    }
 }
 
 macro_rules! drawn {

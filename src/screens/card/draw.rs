@@ -20,7 +20,7 @@ use crate::screens::card::ask_diff::Changed;
 use crate::screens::card::state::{
     CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
 };
-use crate::wire::{AskKind, Effect, FieldKind};
+use crate::wire::{AskKind, AskOption, Effect, FieldKind};
 
 /// Where the terminal cursor goes: a row of the card's lines and a column.
 struct Cursor {
@@ -85,13 +85,22 @@ pub(crate) fn argument_lines(arguments: &Value, width: usize, theme: &Theme) -> 
     }
 }
 
-fn option_key(effect: Option<&Effect>) -> Option<char> {
-    match effect {
-        Some(Effect::Allow) => Some('y'),
-        Some(Effect::Deny) => Some('n'),
-        Some(Effect::AllowAlways) => Some('a'),
-        _ => None,
-    }
+/// The letter key of an option, as the keymap binds it: only the first option with its effect
+/// gets it, since the key selects that one (an ACP card's "Deny always" is not `n`).
+fn option_key(app: &App, card: &CardState, options: &[&AskOption], index: usize) -> Option<String> {
+    let effect = options.get(index)?.effect.as_ref()?;
+    let action = match effect {
+        Effect::Allow => Action::AllowOnce,
+        Effect::Deny => Action::Deny,
+        Effect::AllowAlways => Action::AllowAlways,
+        _ => return None,
+    };
+    let first = options
+        .iter()
+        .position(|o| o.effect.as_ref() == Some(effect))?;
+    (first == index)
+        .then(|| app.keymap.key_label(app.card_context(&card.key), action))
+        .flatten()
 }
 
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) {
@@ -338,8 +347,8 @@ fn card_parts(
             }
             let options = card.options(always.is_ok());
             for (i, option) in options.iter().enumerate() {
-                let letter = option_key(option.effect.as_ref())
-                    .map(|c| format!("{c} "))
+                let letter = option_key(app, card, &options, i)
+                    .map(|key| format!("{key} "))
                     .unwrap_or_else(|| "  ".into());
                 lines.push(option_line(
                     i,
@@ -703,19 +712,5 @@ impl crate::ui::Drawn for crate::screens::CardScreen {
 
     fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
         draw(frame, app, &self.key, theme);
-    }
-
-    /// A card hints only the keys that do something on it now.
-    fn hints(
-        &self,
-        app: &App,
-        context: crate::app::keymap::Context,
-    ) -> Vec<crate::app::keymap::Hint> {
-        context
-            .hints()
-            .iter()
-            .copied()
-            .filter(|(action, _, _)| app.card_footer_offers(&self.key, *action))
-            .collect()
     }
 }

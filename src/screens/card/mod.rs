@@ -55,6 +55,10 @@ impl Room for CardScreen {
     fn pane_on_screen(&self) -> Option<(String, String)> {
         Some((self.key.agent.clone(), self.key.pane.clone()))
     }
+
+    fn offers(&self, phone: &Phone, action: Action) -> bool {
+        phone.card_footer_offers(&self.key, action)
+    }
 }
 
 impl Phone {

@@ -65,6 +65,12 @@ impl Room for ExchangeScreen {
         Vec::new()
     }
 
+    fn offers(&self, phone: &Phone, action: Action) -> bool {
+        let (_, body) = exchange_parts(phone.size.0, phone.size.1);
+        action != Action::Down
+            || lines(self, body.width, &phone.theme).len() > usize::from(body.height).max(1)
+    }
+
     fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
         let action = if down { Action::Down } else { Action::Up };
         for _ in 0..3 {

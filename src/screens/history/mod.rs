@@ -197,6 +197,10 @@ impl Room for HistoryScreen {
         self.cursor.remember(&keys);
     }
 
+    fn offers(&self, phone: &Phone, action: Action) -> bool {
+        !matches!(action, Action::Open | Action::Reopen) || self.len(phone) > 0
+    }
+
     fn list_selection(&self, phone: &Phone) -> Option<(usize, usize)> {
         Some((self.cursor.selected, self.len(phone)))
     }
@@ -245,6 +249,18 @@ impl Room for ConversationScreen {
             }
             _ => Vec::new(),
         }
+    }
+
+    fn offers(&self, phone: &Phone, action: Action) -> bool {
+        action != Action::ToggleThinking
+            || phone
+                .history
+                .items(&self.agent, &self.conversation)
+                .is_some_and(|list| {
+                    list.entries.iter().any(|e| {
+                        matches!(e, ChatEntry::Item(item) if item.kind == crate::wire::ItemKind::Thinking)
+                    })
+                })
     }
 
     fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {

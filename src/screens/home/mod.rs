@@ -232,6 +232,17 @@ impl Room for HomeScreen {
         commands
     }
 
+    fn offers(&self, phone: &Phone, action: Action) -> bool {
+        match action {
+            Action::Open if self.in_inbox => !phone.home_inbox(&self.filter).is_empty(),
+            Action::Open => !phone.home_agents(&self.filter).is_empty(),
+            Action::JumpExpiring => {
+                inbox::soonest_expiring(&phone.home_inbox(&Filter::default()), phone.now).is_some()
+            }
+            _ => true,
+        }
+    }
+
     fn filter(&self) -> Option<&Filter> {
         Some(&self.filter)
     }

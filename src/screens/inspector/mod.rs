@@ -393,6 +393,15 @@ impl Room for InspectorScreen {
         Vec::new()
     }
 
+    fn offers(&self, phone: &Phone, action: Action) -> bool {
+        match action {
+            Action::Open | Action::Export => !phone.wire.rows(&self.filter).is_empty(),
+            // "follow": the newest is followed already unless a row was chosen.
+            Action::Bottom => self.selected.is_some(),
+            _ => true,
+        }
+    }
+
     fn filter(&self) -> Option<&Filter> {
         Some(&self.filter)
     }

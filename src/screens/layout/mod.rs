@@ -257,6 +257,27 @@ impl Room for LayoutScreen {
         self.cursor.remember(&keys);
     }
 
+    fn offers(&self, phone: &Phone, action: Action) -> bool {
+        let rows = self.rows(phone);
+        let selected = rows.get(self.cursor.selected.min(rows.len().saturating_sub(1)));
+        let bridge = phone.is_bridge(&self.agent);
+        match action {
+            Action::Open => selected.is_some_and(|row| match row {
+                TreeRow::Pane(_) => true,
+                TreeRow::Tab(t) => !t.panes.is_empty(),
+                TreeRow::Workspace(w) => w.tabs.iter().any(|t| !t.panes.is_empty()),
+            }),
+            Action::Rename => {
+                !bridge
+                    && phone.agent_can(&self.agent, caps::RENAME)
+                    && selected.is_some_and(|row| !matches!(row, TreeRow::Pane(_)))
+            }
+            Action::Close if bridge => selected.is_some_and(|row| matches!(row, TreeRow::Pane(_))),
+            Action::Close => selected.is_some() && phone.agent_can(&self.agent, caps::CLOSE),
+            _ => true,
+        }
+    }
+
     fn list_selection(&self, phone: &Phone) -> Option<(usize, usize)> {
         Some((self.cursor.selected, self.rows(phone).len()))
     }

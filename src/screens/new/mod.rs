@@ -145,6 +145,10 @@ impl Room for NewScreen {
         self.cursor.remember(&keys);
     }
 
+    fn offers(&self, phone: &Phone, action: Action) -> bool {
+        action != Action::Open || self.len(phone) > 0
+    }
+
     fn list_selection(&self, phone: &Phone) -> Option<(usize, usize)> {
         Some((self.cursor.selected, self.len(phone)))
     }

@@ -204,7 +204,15 @@ fn draw_bar(
             0,
             Line::from(vec![
                 Span::styled("/ ", theme.accent),
-                Span::styled(shown, theme.text),
+                // The last search's words, which the first character typed replaces.
+                Span::styled(
+                    shown,
+                    if search.replaces {
+                        theme.selected
+                    } else {
+                        theme.text
+                    },
+                ),
                 Span::raw(" ".repeat(width.saturating_sub(used + wrap::width(&right)))),
                 Span::styled(right, count_style),
             ]),
@@ -215,7 +223,7 @@ fn draw_bar(
     }
     if search.lit && !search.editor.is_empty() {
         let words = format!(
-            "/ {}  {count} · {} next · {} previous · {} clears",
+            "/ {}  {count} · {} next · {} previous · {} hides them",
             search.editor.text(),
             key(Action::NextMatch),
             key(Action::PrevMatch),
@@ -227,16 +235,32 @@ fn draw_bar(
     let Some(index) = selected else {
         return;
     };
-    let words = format!(
-        "▌ item {} of {} · {} copy · {} code · {} open link · {} {} move · {} unselect",
+    // Only the keys that do something with this item: code to copy, a link to open.
+    let entry = &entries[index];
+    let mut words = format!(
+        "▌ item {} of {} · {} copy",
         index + 1,
         entries.len(),
-        key(Action::Copy),
-        key(Action::CopyCode),
-        key(Action::OpenLink),
+        key(Action::Copy)
+    );
+    if crate::screens::pane::select::copy_text(entry, true).is_some() {
+        words.push_str(&format!(" · {} code", key(Action::CopyCode)));
+    }
+    let style = ChatStyle {
+        width: app.pane_chat_area(screen).width,
+        thinking_expanded: screen.thinking_expanded,
+    };
+    let scope = crate::screens::pane::pane_scope(&screen.agent, &screen.pane);
+    if crate::screens::pane::select::first_link(entry, &app.chat_layout, &scope, &style, theme)
+        .is_some()
+    {
+        words.push_str(&format!(" · {} open link", key(Action::OpenLink)));
+    }
+    words.push_str(&format!(
+        " · {} {} move · {} unselect",
         key(Action::SelectPrev),
         key(Action::SelectNext),
         key(Action::Back)
-    );
+    ));
     put(frame, bar, 0, Line::from(Span::styled(words, theme.accent)));
 }

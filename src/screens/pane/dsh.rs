@@ -83,6 +83,21 @@ impl Phone {
         Some(commands)
     }
 
+    /// Whether the bridge takes actions for this pane (a task it follows).
+    pub(crate) fn dsh_writable(&self, agent: &str, pane: &str) -> bool {
+        self.dsh_unwritable(agent, pane).is_none()
+    }
+
+    /// Whether a turn of this task runs, so a cancel has something to stop.
+    pub(crate) fn dsh_turn_running(&self, agent: &str, pane: &str) -> bool {
+        self.dsh_writable(agent, pane)
+            && self
+                .dsh
+                .get(agent)
+                .and_then(|v| v.task(pane))
+                .is_some_and(|task| !matches!(task.status, TaskStatus::Idle | TaskStatus::Closed))
+    }
+
     /// Why this pane takes no action, if it does not: a session not adopted, or a task the
     /// engine stopped addressing (SPEC D2).
     fn dsh_unwritable(&self, agent: &str, pane: &str) -> Option<String> {

@@ -636,4 +636,29 @@ impl Room for PaneScreen {
     fn pane_on_screen(&self) -> Option<(String, String)> {
         Some((self.agent.clone(), self.pane.clone()))
     }
+
+    fn offers(&self, phone: &Phone, action: Action) -> bool {
+        let pane = phone.agents.pane(&self.agent, &self.pane);
+        let bridge = phone.is_bridge(&self.agent);
+        match action {
+            Action::OpenAsk => pane.is_some_and(|p| !p.asks().is_empty()),
+            Action::Abort if bridge => phone.dsh_turn_running(&self.agent, &self.pane),
+            Action::Abort => pane
+                .and_then(|p| p.turn())
+                .is_some_and(|t| t.state == TurnState::Running),
+            Action::ToggleThinking => pane.and_then(|p| p.log).is_some_and(|log| {
+                log.entries.iter().any(|e| {
+                    matches!(e, ChatEntry::Item(item) if item.kind == crate::wire::ItemKind::Thinking)
+                })
+            }),
+            Action::Send => phone
+                .draft(&self.agent, &self.pane)
+                .is_some_and(|d| !d.is_empty()),
+            Action::Close if !bridge => phone.agent_can(&self.agent, crate::wire::caps::CLOSE),
+            Action::Close | Action::MessageKind | Action::SendMode => {
+                bridge && phone.dsh_writable(&self.agent, &self.pane)
+            }
+            _ => true,
+        }
+    }
 }

@@ -51,6 +51,10 @@ pub(crate) struct ChatSearch {
     pub(crate) current: Option<(String, usize, usize)>,
     /// The current match's number and how many there are, as counted after the last key.
     pub(crate) count: (usize, usize),
+    /// The line was opened again on the last search's words: they show selected, and the
+    /// first character typed takes their place (as a browser's find does), so `/route` after
+    /// a search for "route" looks for "route", not "routeroute".
+    pub(crate) replaces: bool,
 }
 
 impl ChatSearch {
@@ -126,7 +130,7 @@ pub(crate) fn copy_text(entry: &ChatEntry, code_only: bool) -> Option<String> {
 
 /// The first link of an entry as shown at this width: a link item's URL, else the first
 /// `https://` URL its lines show, checked as the drawn links are.
-fn first_link(
+pub(crate) fn first_link(
     entry: &ChatEntry,
     layout: &ChatLayout,
     scope: &str,
@@ -355,6 +359,7 @@ impl PaneScreen {
     pub(crate) fn open_search(&mut self, phone: &Phone) -> Vec<Command> {
         self.search.editing = true;
         self.search.lit = true;
+        self.search.replaces = !self.search.editor.is_empty();
         self.search_moved(phone, None);
         Vec::new()
     }
@@ -383,6 +388,13 @@ impl PaneScreen {
     pub(crate) fn search_typed(&mut self, phone: &Phone, key: &KeyEvent) {
         let search = &mut self.search;
         let before = search.editor.text();
+        let typed = matches!(key.code, crossterm::event::KeyCode::Char(_))
+            && !key.modifiers.intersects(
+                crossterm::event::KeyModifiers::CONTROL | crossterm::event::KeyModifiers::ALT,
+            );
+        if std::mem::take(&mut search.replaces) && typed {
+            search.editor.clear();
+        }
         typing::edit(&mut search.editor, key, false);
         if search.editor.text() != before {
             search.current = None;
@@ -392,6 +404,9 @@ impl PaneScreen {
 
     /// Pasted words go on the search line, as one line.
     pub(crate) fn search_paste(&mut self, phone: &Phone, text: &str) {
+        if std::mem::take(&mut self.search.replaces) {
+            self.search.editor.clear();
+        }
         typing::paste(&mut self.search.editor, text, false);
         self.search.current = None;
         self.search_moved(phone, None);
