@@ -115,6 +115,7 @@ pub struct AppSetup {
 /// touch). The app only routes: a key, a paste or the mouse goes to the overlay, the list
 /// filter, or the room on top; the engine's news goes to the phone and the rooms it concerns;
 /// then the steps the rooms asked of the stack are applied.
+#[derive(Clone)]
 pub struct App {
     nav: Navigation,
     phone: Phone,
@@ -268,6 +269,28 @@ impl App {
             return overlay::keys::FILTER;
         }
         top.room().keys(&self.phone)
+    }
+
+    /// The lines of the `?` help for `context`: each action's keys and what it does. On a pane,
+    /// only the keys of its kind of agent (a Collie pane lists no DSH message kinds, a bridge's
+    /// task no belt).
+    pub(crate) fn help_for(&self, context: Context) -> Vec<(String, String)> {
+        let bridge = match self.nav.top() {
+            Screen::Pane(pane) => Some(self.phone.is_bridge(&pane.agent)),
+            _ => None,
+        };
+        self.phone.keymap.help_where(context, |action| {
+            !matches!(
+                (bridge, action),
+                (Some(false), Action::MessageKind | Action::SendMode)
+                    | (Some(true), Action::Belt(_))
+            )
+        })
+    }
+
+    /// What the `?` help lists where the keys go now.
+    pub fn help_now(&self) -> Vec<(String, String)> {
+        self.help_for(self.context())
     }
 
     /// The panes on screen, as (agent, pane), for the engine to read at every poll (SPEC S7,

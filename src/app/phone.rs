@@ -34,7 +34,7 @@ use crate::screens::{CardScreen, PaneScreen, Screen};
 // A step lives from a room's key to the end of the same update: boxing the screen would cost
 // an allocation per opened screen for no gain.
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Step {
     /// Opens a screen over the one on top (not again when it is already the one on top).
     Open(Screen),
@@ -46,6 +46,7 @@ pub(crate) enum Step {
     FocusBox,
 }
 
+#[derive(Clone)]
 pub struct Phone {
     pub(crate) agents: Agents,
     pub(crate) intents: Intents,

@@ -1633,3 +1633,187 @@ fn the_inbox_selection_stays_on_its_row_and_falls_to_the_nearest() {
     assert!(!text.contains("Nothing needs your answer."), "{text}");
     assert!(text.contains("订单表有 1200 万行"), "{text}");
 }
+
+// ----- every hinted key does something --------------------------------------------------------
+
+/// The states the walk below tries: every screen, and the states of a pane and a card that
+/// change what their keys do.
+fn hint_states(size: (u16, u16)) -> Vec<(String, App)> {
+    let world = demo_world();
+    let base = || app_on(&world, false, size);
+    let keys = |mut app: App, typed: &[&str]| {
+        for text in typed {
+            app.update(key(text));
+        }
+        app
+    };
+    let mut states = vec![
+        ("home".to_string(), base()),
+        ("home, the inbox".to_string(), keys(base(), &["G"])),
+        ("workspaces".to_string(), keys(base(), &["enter"])),
+        ("new".to_string(), keys(base(), &["n"])),
+        ("history".to_string(), with_history(size).1),
+        ("home, the help".to_string(), keys(base(), &["?"])),
+    ];
+    let snapshot = world.snapshot();
+    for (_, _, pane) in snapshot.panes() {
+        let mut app = base();
+        app.open_pane("demo", &pane.id);
+        let title = &pane.title;
+        states.push((format!("pane {title}"), app.clone()));
+        states.push((format!("pane {title}, the box"), keys(app.clone(), &["i"])));
+        let mut typed = keys(app.clone(), &["i"]);
+        typed.update(Message::Paste("a few words".into()));
+        states.push((format!("pane {title}, words in the box"), typed));
+        states.push((
+            format!("pane {title}, an item selected"),
+            keys(app.clone(), &["["]),
+        ));
+        states.push((
+            format!("pane {title}, the search line"),
+            keys(app.clone(), &["/", "r"]),
+        ));
+        if let Some(ask) = pane.asks.first() {
+            let mut card = base();
+            card.open_card(AskKey {
+                agent: "demo".into(),
+                pane: pane.id.clone(),
+                ask_id: ask.id.clone(),
+            });
+            // Past the reading time, so the keys answer (docs/ASKS.md).
+            card.update(Message::Tick(NOW + ARMING + Duration::seconds(1)));
+            states.push((format!("card of {title} ({:?})", ask.kind), card));
+        }
+    }
+    states
+}
+
+/// A key's label as the footer shows it, as the key a person presses.
+fn pressed(label: &str) -> Option<Message> {
+    let chord = Chord::parse(label).ok()?;
+    Some(Message::Key(KeyEvent::new(chord.code, chord.modifiers)))
+}
+
+/// The footer's hints as (key, words); none while it shows a message.
+fn footer_hints(app: &App, size: (u16, u16)) -> Vec<(String, String)> {
+    let rows = rows(app, size);
+    let footer = rows.last().cloned().unwrap_or_default();
+    footer
+        .trim()
+        .split(" · ")
+        .filter_map(|hint| {
+            let (key, words) = hint.split_once(' ')?;
+            Some((key.to_string(), words.to_string()))
+        })
+        .collect()
+}
+
+/// Every key the footer hints does what it says: pressing it changes what is drawn above the
+/// footer (the footer's own row may only carry a message saying why nothing happened) or
+/// hands the runner a command. A key that only explains that it does nothing is not hinted.
+#[test]
+fn every_hinted_key_does_something_on_every_screen() {
+    let size = (120, 40);
+    let mut lies = Vec::new();
+    let mut tried = 0;
+    // Every cell above the footer, with its style, and the cursor: a focus that moves from
+    // the chat to the box changes only colours and the cursor.
+    let above_the_footer = |app: &App| {
+        let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).expect("terminal");
+        let frame = terminal.draw(|frame| ui::draw(frame, app)).expect("draws");
+        let area = frame.area;
+        let cells: Vec<_> = (0..area.height - 1)
+            .flat_map(|y| (0..area.width).map(move |x| (x, y)))
+            .map(|(x, y)| frame.buffer[(x, y)].clone())
+            .collect();
+        let cursor = ratatui::backend::Backend::get_cursor_position(terminal.backend_mut()).ok();
+        (cells, cursor)
+    };
+    for (name, app) in hint_states(size) {
+        let before = above_the_footer(&app);
+        for (label, words) in footer_hints(&app, size) {
+            let Some(message) = pressed(&label) else {
+                lies.push(format!("{name}: the hint {label} is no key"));
+                continue;
+            };
+            let mut after = app.clone();
+            let commands = after.update(message);
+            let drawn_changed = above_the_footer(&after) != before;
+            let moved = rows(&after, size);
+            let commanded = commands
+                .iter()
+                .any(|c| !matches!(c, collie_phone::app::Command::Log(_)));
+            tried += 1;
+            if std::env::var("HINT_DEBUG").is_ok() && !drawn_changed && !commanded {
+                eprintln!(
+                    "{}\n----\n{}",
+                    rows(&app, size).join("\n"),
+                    moved.join("\n")
+                );
+            }
+            if !drawn_changed && !commanded {
+                lies.push(format!(
+                    "{name}: “{label} {words}” did nothing; the footer then read: {}",
+                    moved.last().map_or("", |r| r.trim())
+                ));
+            }
+        }
+    }
+    assert!(tried > 100, "only {tried} hints tried");
+    assert!(
+        lies.is_empty(),
+        "hints that are not true:\n{}",
+        lies.join("\n")
+    );
+}
+
+/// Every key the `?` help lists does something where it is listed: pressing it changes what is
+/// drawn (a message saying why nothing happened counts, as the help lists every key of the
+/// screen, not only those that act now) or hands the runner a command. Moves are the
+/// exception: at the top of a list, up moves nothing, as in every list.
+#[test]
+fn every_key_the_help_lists_does_something_on_every_screen() {
+    let size = (120, 40);
+    let moves = [
+        "Move up",
+        "Move down",
+        "Page up",
+        "Page down",
+        "Go to the top",
+        "Go to the bottom",
+        "Select the option above",
+        "Select the option below",
+        "Select the chat item above",
+        "Select the chat item below",
+    ];
+    let mut dead = Vec::new();
+    let mut tried = 0;
+    for (name, app) in hint_states(size) {
+        let before = screen_text(&app, size);
+        for (keys, words) in app.help_now() {
+            if moves.contains(&words.as_str()) {
+                continue;
+            }
+            let label = keys.split(' ').next().unwrap_or_default();
+            let Some(message) = pressed(label) else {
+                dead.push(format!("{name}: the help's {label} is no key"));
+                continue;
+            };
+            let mut after = app.clone();
+            let commands = after.update(message);
+            tried += 1;
+            let commanded = commands
+                .iter()
+                .any(|c| !matches!(c, collie_phone::app::Command::Log(_)));
+            if screen_text(&after, size) == before && !commanded {
+                dead.push(format!("{name}: “{label}: {words}” did nothing"));
+            }
+        }
+    }
+    assert!(tried > 300, "only {tried} keys tried");
+    assert!(
+        dead.is_empty(),
+        "keys the help lists that do nothing:\n{}",
+        dead.join("\n")
+    );
+}

@@ -97,6 +97,12 @@ impl Phone {
                     .and_then(CardStatus::retry_id)
                     .is_some()
             }
+            // A text card has one field: there is no next one to go to.
+            Action::NextField | Action::PrevField => self
+                .cards
+                .get(key)
+                .and_then(|card| card.form.as_ref())
+                .is_some_and(|form| form.values.len() > 1),
             _ => true,
         }
     }
@@ -281,7 +287,22 @@ impl Phone {
                     && card.ask.text.as_ref().is_some_and(|t| t.multiline)
                 {
                     card.text.newline();
+                } else {
+                    self.show_toast("This answer takes one line.", false);
                 }
+                Vec::new()
+            }
+            // Letters name a permission's effects; other cards number their options.
+            Action::AllowOnce | Action::Deny | Action::AllowAlways if !options.is_empty() => {
+                let last = options.len().min(8);
+                self.show_toast(
+                    format!("This card's options have numbers: 1–{last} select one."),
+                    false,
+                );
+                Vec::new()
+            }
+            Action::NextField | Action::PrevField => {
+                self.show_toast("This answer has one field.", false);
                 Vec::new()
             }
             _ => Vec::new(),
@@ -289,12 +310,25 @@ impl Phone {
     }
 
     /// Moves the selection; after the reading time, a move also says the change was seen.
+    /// Selects an option; selecting the one already selected says what answers it, so the key
+    /// is never silent.
     fn select_option(&mut self, key: &AskKey, index: usize, armed: bool) {
-        if let Some(card) = self.cards.get_mut(key) {
-            if armed {
-                card.acknowledge();
-            }
-            card.selected = index;
+        let context = self.card_context(key);
+        let enter = self
+            .keymap
+            .key_label(context, Action::Submit)
+            .unwrap_or_else(|| "Enter".into());
+        let Some(card) = self.cards.get_mut(key) else {
+            return;
+        };
+        if armed {
+            card.acknowledge();
+        }
+        let again = card.selected == index;
+        card.selected = index;
+        let label = card.ask.options().get(index).map(|o| o.label.clone());
+        if again && let Some(label) = label {
+            self.show_toast(format!("“{label}” is selected: {enter} answers."), false);
         }
     }
 

@@ -241,6 +241,10 @@ impl Room for ConversationScreen {
             | Action::Bottom => self.scroll(phone, action),
             Action::ToggleThinking => {
                 self.thinking_expanded = !self.thinking_expanded;
+                if !self.offers(phone, Action::ToggleThinking) {
+                    let words = crate::screens::pane::thinking_words(phone, self.thinking_expanded);
+                    phone.show_toast(words, false);
+                }
                 Vec::new()
             }
             Action::Reopen => {

@@ -44,7 +44,7 @@ pub(crate) const KEPT_EXCHANGES: usize = 1000;
 const NOTE_ROWS: usize = 3;
 
 /// The newest exchanges, each with a number that rises by one per exchange.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct WireLog {
     records: VecDeque<ExchangeRecord>,
     /// The number of the oldest record kept; a record's place is its number minus this.

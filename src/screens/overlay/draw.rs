@@ -226,17 +226,7 @@ fn clear_straddling(frame: &mut Frame<'_>, rect: Rect) {
 /// Every binding of the screen below, from the keymap itself.
 fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme: &Theme) {
     let area = frame.area();
-    // On a pane, only the keys of its kind of agent.
-    let bridge = match app.nav().top() {
-        crate::screens::Screen::Pane(pane) => Some(app.is_bridge(&pane.agent)),
-        _ => None,
-    };
-    let bindings = app.keymap.help_where(context, |action| {
-        !matches!(
-            (bridge, action),
-            (Some(false), Action::MessageKind | Action::SendMode) | (Some(true), Action::Belt(_))
-        )
-    });
+    let bindings = app.help_for(context);
     let width = area.width.saturating_sub(4).min(76);
     let inner = usize::from(width.saturating_sub(2));
     // The keys' column gives way on a narrow terminal; what a key does wraps under itself.

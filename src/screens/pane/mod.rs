@@ -133,6 +133,20 @@ pub(crate) struct ChatView<'a> {
     pub(crate) theme: &'a Theme,
 }
 
+/// What the thinking key did when no thinking shows to fold or unfold: words that stay true
+/// when the chat scrolls to some.
+pub(crate) fn thinking_words(phone: &Phone, expanded: bool) -> String {
+    let key = phone
+        .keymap
+        .key_label(keys::CHAT, Action::ToggleThinking)
+        .unwrap_or_else(|| "the thinking key".into());
+    if expanded {
+        format!("Thinking shows unfolded now; {key} folds it again.")
+    } else {
+        format!("Thinking shows folded now; {key} unfolds it.")
+    }
+}
+
 /// Scrolls a chat by an action, measuring only the entries passed over.
 pub(crate) fn scroll(scroll: &mut ChatScroll, action: Action, view: ChatView<'_>) {
     let ChatView {
@@ -388,6 +402,39 @@ impl Phone {
 }
 
 impl PaneScreen {
+    /// Whether a thinking item shows in the chat as it is drawn now, so folding or unfolding
+    /// it changes what the person sees.
+    fn thinking_on_screen(&self, phone: &Phone) -> bool {
+        let Some(log) = phone
+            .agents
+            .pane(&self.agent, &self.pane)
+            .and_then(|p| p.log)
+        else {
+            return false;
+        };
+        let chat = phone.pane_chat_area(self);
+        let style = ChatStyle {
+            width: chat.width,
+            thinking_expanded: self.thinking_expanded,
+        };
+        let scope = pane_scope(&self.agent, &self.pane);
+        crate::look::chat_view::visible_rows(
+            &phone.chat_layout,
+            &scope,
+            &log.entries,
+            &self.scroll,
+            &style,
+            usize::from(chat.height),
+            &phone.theme,
+        )
+        .iter()
+        // Its first line, which says it is folded and how long it is, is what changes.
+        .any(|row| {
+            row.line == 0
+                && matches!(&log.entries[row.entry], ChatEntry::Item(item) if item.kind == crate::wire::ItemKind::Thinking)
+        })
+    }
+
     fn set_focus(&mut self, focus: PaneFocus) {
         self.focus = focus;
         // The search line gives the keys back; its words and matches stay.
@@ -428,6 +475,9 @@ impl PaneScreen {
             }
             Action::ToggleThinking => {
                 self.thinking_expanded = !self.thinking_expanded;
+                if !self.thinking_on_screen(phone) {
+                    phone.show_toast(thinking_words(phone, self.thinking_expanded), false);
+                }
                 Vec::new()
             }
             Action::Newline => {
@@ -646,11 +696,9 @@ impl Room for PaneScreen {
             Action::Abort => pane
                 .and_then(|p| p.turn())
                 .is_some_and(|t| t.state == TurnState::Running),
-            Action::ToggleThinking => pane.and_then(|p| p.log).is_some_and(|log| {
-                log.entries.iter().any(|e| {
-                    matches!(e, ChatEntry::Item(item) if item.kind == crate::wire::ItemKind::Thinking)
-                })
-            }),
+            Action::ToggleThinking => self.thinking_on_screen(phone),
+            // One match or none: there is no other to go to.
+            Action::NextMatch | Action::PrevMatch => self.search.count.1 > 1,
             Action::Send => phone
                 .draft(&self.agent, &self.pane)
                 .is_some_and(|d| !d.is_empty()),

@@ -377,6 +377,16 @@ impl PaneScreen {
                 search.editing = false;
                 search.lit = false;
             }
+            Action::NextMatch | Action::PrevMatch if search.count.1 < 2 => {
+                phone.show_toast(
+                    if search.count.1 == 0 {
+                        "No match to go to."
+                    } else {
+                        "This is the only match."
+                    },
+                    false,
+                );
+            }
             Action::NextMatch => self.search_moved(phone, Some(true)),
             Action::PrevMatch => self.search_moved(phone, Some(false)),
             _ => {}
