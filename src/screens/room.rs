@@ -79,3 +79,50 @@ pub(crate) trait Room {
         None
     }
 }
+
+/// The `Room` methods every plain list screen (workspaces, New, History) shares: a click
+/// selects a row and a click on the selected row opens it; the `/` filter; and the selection
+/// kept on its row as the data or the size change. The room has `cursor: ListCursor`, `filter:
+/// Filter`, `len(&self, &Phone) -> usize` and `row_keys(&self, &Phone) -> Vec<String>`.
+macro_rules! plain_list {
+    () => {
+        fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
+            let len = self.len(phone);
+            if self
+                .cursor
+                .click_in_listing(phone.size, self.filter.is_active(), len, (column, row))
+            {
+                return self.act(phone, Action::Open);
+            }
+            Vec::new()
+        }
+
+        fn filter(&self) -> Option<&Filter> {
+            Some(&self.filter)
+        }
+
+        fn filter_mut(&mut self) -> Option<&mut Filter> {
+            Some(&mut self.filter)
+        }
+
+        fn filter_changed(&mut self) {
+            self.cursor = Default::default();
+        }
+
+        fn follow(&mut self, phone: &Phone) {
+            let keys = self.row_keys(phone);
+            self.cursor
+                .follow(&keys, phone.list_height(self.filter.is_active()));
+        }
+
+        fn remember(&mut self, phone: &Phone) {
+            let keys = self.row_keys(phone);
+            self.cursor.remember(&keys);
+        }
+
+        fn list_selection(&self, phone: &Phone) -> Option<(usize, usize)> {
+            Some((self.cursor.selected, self.len(phone)))
+        }
+    };
+}
+pub(crate) use plain_list;

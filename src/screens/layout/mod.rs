@@ -214,17 +214,6 @@ impl Room for LayoutScreen {
         }
     }
 
-    fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
-        let len = self.rows(phone).len();
-        if self
-            .cursor
-            .click_in_listing(phone.size, self.filter.is_active(), len, (column, row))
-        {
-            return self.act(phone, Action::Open);
-        }
-        Vec::new()
-    }
-
     fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
         let (len, height) = (
             self.rows(phone).len(),
@@ -232,29 +221,6 @@ impl Room for LayoutScreen {
         );
         self.cursor.wheel(down, len, height);
         Vec::new()
-    }
-
-    fn filter(&self) -> Option<&Filter> {
-        Some(&self.filter)
-    }
-
-    fn filter_mut(&mut self) -> Option<&mut Filter> {
-        Some(&mut self.filter)
-    }
-
-    fn filter_changed(&mut self) {
-        self.cursor = Default::default();
-    }
-
-    fn follow(&mut self, phone: &Phone) {
-        let keys = self.row_keys(phone);
-        self.cursor
-            .follow(&keys, phone.list_height(self.filter.is_active()));
-    }
-
-    fn remember(&mut self, phone: &Phone) {
-        let keys = self.row_keys(phone);
-        self.cursor.remember(&keys);
     }
 
     fn offers(&self, phone: &Phone, action: Action) -> bool {
@@ -278,12 +244,14 @@ impl Room for LayoutScreen {
         }
     }
 
-    fn list_selection(&self, phone: &Phone) -> Option<(usize, usize)> {
-        Some((self.cursor.selected, self.rows(phone).len()))
-    }
+    crate::screens::room::plain_list!();
 }
 
 impl LayoutScreen {
+    fn len(&self, phone: &Phone) -> usize {
+        self.rows(phone).len()
+    }
+
     /// What each row shows, as a key that stays with the row.
     fn row_keys(&self, phone: &Phone) -> Vec<String> {
         self.rows(phone)

@@ -105,53 +105,17 @@ impl Room for NewScreen {
         }
     }
 
-    fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
-        let len = self.len(phone);
-        if self
-            .cursor
-            .click_in_listing(phone.size, self.filter.is_active(), len, (column, row))
-        {
-            return self.act(phone, Action::Open);
-        }
-        Vec::new()
-    }
-
     fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
         let (len, height) = (self.len(phone), phone.list_height(self.filter.is_active()));
         self.cursor.wheel(down, len, height);
         Vec::new()
     }
 
-    fn filter(&self) -> Option<&Filter> {
-        Some(&self.filter)
-    }
-
-    fn filter_mut(&mut self) -> Option<&mut Filter> {
-        Some(&mut self.filter)
-    }
-
-    fn filter_changed(&mut self) {
-        self.cursor = Default::default();
-    }
-
-    fn follow(&mut self, phone: &Phone) {
-        let keys = self.row_keys(phone);
-        self.cursor
-            .follow(&keys, phone.list_height(self.filter.is_active()));
-    }
-
-    fn remember(&mut self, phone: &Phone) {
-        let keys = self.row_keys(phone);
-        self.cursor.remember(&keys);
-    }
-
     fn offers(&self, phone: &Phone, action: Action) -> bool {
         action != Action::Open || self.len(phone) > 0
     }
 
-    fn list_selection(&self, phone: &Phone) -> Option<(usize, usize)> {
-        Some((self.cursor.selected, self.len(phone)))
-    }
+    crate::screens::room::plain_list!();
 }
 
 impl NewScreen {
