@@ -14,6 +14,7 @@ pub(crate) mod intents;
 pub mod keymap;
 pub(crate) mod list;
 pub(crate) mod mouse;
+pub(crate) mod names;
 pub mod notify;
 pub(crate) mod outbox;
 pub mod phone;
@@ -205,7 +206,11 @@ impl App {
                 self.focused = focused;
                 self.watching_change()
             }
-            Message::Engine(update) => self.on_engine(update),
+            Message::Engine(update) => {
+                let commands = self.on_engine(update);
+                self.phone.settle_confirm();
+                commands
+            }
             Message::Tick(now) => {
                 self.set_now(now);
                 if self.phone.toast.as_ref().is_some_and(|t| t.until <= now) {
@@ -243,6 +248,12 @@ impl App {
             }
         }
         self.phone.now = now;
+    }
+
+    /// The runner drew a frame: what floats over the screen has been seen, so a question in
+    /// it may now be answered (a key that came before any frame showed it answers nothing).
+    pub fn frame_drawn(&mut self) {
+        self.phone.overlay_drawn();
     }
 
     /// SPEC S7, T8: watching while the terminal has focus or a key came in the last minute.

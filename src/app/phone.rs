@@ -258,10 +258,7 @@ impl Phone {
         } else {
             format!("{drafts} messages are typed but not sent. Quit and drop them?")
         };
-        self.overlay = Some(Overlay::Confirm {
-            question,
-            then: Deferred::Quit,
-        });
+        self.overlay = Some(Overlay::confirm(question, Deferred::Quit));
         Vec::new()
     }
 

@@ -379,6 +379,7 @@ where
         if !links.is_empty() {
             (self.raw_out)(&links);
         }
+        self.app.frame_drawn();
         self.dirty = false;
         self.frames += 1;
         Ok(())

@@ -293,7 +293,7 @@ async fn a16_abort_a_turn_after_a_confirm() {
     phone.press(&["x"]).await;
     phone
         .until("the confirm", |s| {
-            s.contains("Stop turn p-") && s.contains("y yes")
+            s.contains("Stop turn 3?") && s.contains("y yes") && !s.contains("p-")
         })
         .await;
     phone.press(&["y"]).await;
@@ -301,7 +301,7 @@ async fn a16_abort_a_turn_after_a_confirm() {
         .until("the turn stopped", |s| {
             s.contains("Turn stopped from the phone.")
                 && s.contains("aborted")
-                && s.contains(": sent")
+                && s.contains("stop turn 3: sent")
         })
         .await;
 }

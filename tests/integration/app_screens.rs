@@ -23,7 +23,7 @@ use collie_phone::screens::overlay::Overlay;
 use collie_phone::ui;
 use collie_phone::wire::{
     self, Answer, Ask, DecidedBy, Event, EventType, EventsReply, Hello, Outcome, PostReply,
-    ProtocolRange, Report, Snapshot,
+    ProtocolRange, Report, Snapshot, TurnState,
 };
 use crossterm::event::KeyEvent;
 use ratatui::Terminal;
@@ -474,6 +474,72 @@ fn abort_confirm_names_the_turn() {
         app.update(key("x"));
         app
     });
+}
+
+/// A question about a turn closes once that turn has ended, and says so: a yes to it would
+/// stop nothing the person meant.
+#[test]
+fn a_stop_question_closes_when_its_turn_ends_and_says_so() {
+    let (world, mut app) = showcase((80, 24));
+    app.update(key("x"));
+    let asked = screen_text(&app, (80, 24));
+    assert!(
+        asked.contains("Are you sure?") && asked.contains("Stop turn"),
+        "{asked}"
+    );
+    let pane = pane_id(&world, "HTTP routes 🚀");
+    // The agent's next event: the turn is done.
+    let reply = world.events(&pane, 0, None).expect("events");
+    let mut turn = world
+        .snapshot()
+        .pane(&pane)
+        .and_then(|p| p.turn.clone())
+        .expect("a turn");
+    turn.state = TurnState::Done;
+    let mut done = Event::new(reply.cursor + 1, EventType::Turn);
+    done.turn = Some(turn);
+    agent_change(
+        &mut app,
+        AgentChange::PaneEvents {
+            pane: pane.clone(),
+            events: vec![done],
+        },
+    );
+    let after = screen_text(&app, (80, 24));
+    assert!(!after.contains("Are you sure?"), "{after}");
+    assert!(
+        after.contains("ended before you said yes; nothing was stopped"),
+        "{after}"
+    );
+    // The yes key now answers nothing: no stop is sent.
+    app.frame_drawn();
+    let commands = app.update(key("y"));
+    assert!(
+        !commands.iter().any(|c| format!("{c:?}").contains("Abort")),
+        "{commands:?}"
+    );
+}
+
+/// Keys that come before a frame shows the question (bunched over ssh, or already on their
+/// way): the yes answers nothing; once drawn, the same key answers.
+#[test]
+fn a_yes_before_the_question_was_drawn_answers_nothing() {
+    let (_, mut app) = showcase((80, 24));
+    app.update(key("x"));
+    let early = app.update(key("y"));
+    assert!(early.is_empty(), "{early:?}");
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Are you sure?"), "{text}");
+    assert!(
+        text.contains("This question just appeared. Read it, then answer it."),
+        "{text}"
+    );
+    app.frame_drawn();
+    let answered = app.update(key("y"));
+    assert!(
+        answered.iter().any(|c| format!("{c:?}").contains("Abort")),
+        "{answered:?}"
+    );
 }
 
 #[test]
@@ -1448,6 +1514,8 @@ fn quit_asks_first_when_a_draft_would_be_dropped() {
     let commands = app.update(key("q"));
     assert!(commands.is_empty());
     snap_one("quit_confirm", &app, (80, 24));
+    // The runner tells the app each frame it drew; the question is on screen now.
+    app.frame_drawn();
     let commands = app.update(key("y"));
     assert!(matches!(
         commands.as_slice(),

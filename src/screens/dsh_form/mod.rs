@@ -516,16 +516,23 @@ pub(crate) fn build(
                     ));
                 }
             }
-            let adopt_session = match form.session.checked_sub(1) {
+            let adopted = match form.session.checked_sub(1) {
                 None => None,
                 Some(i) => Some(
                     choices
                         .sessions
                         .get(i)
-                        .map(|(id, _)| id.clone())
                         .ok_or("That session is gone from the workspace; choose again.")?,
                 ),
             };
+            let adopt_session = adopted.map(|(id, _)| id.clone());
+            // An adopted session keeps the name the form showed for it, unless the person
+            // typed another: the bridge would otherwise name the task by its id.
+            let title = optional(&form.title).or_else(|| {
+                adopted
+                    .map(|(_, title)| title.trim().to_string())
+                    .filter(|t| !t.is_empty())
+            });
             let preset =
                 match form.preset.checked_sub(1) {
                     None => None,
@@ -565,7 +572,7 @@ pub(crate) fn build(
             };
             Ok(IntentKind::DshCreate {
                 workspace_id: workspace_id.clone(),
-                title: optional(&form.title),
+                title,
                 objective,
                 preset,
                 model,
@@ -620,11 +627,14 @@ mod tests {
             model,
             adopt_session,
             workspace_id,
+            title,
             ..
         }) = build(&form, &view, &choices)
         else {
             panic!("a create")
         };
+        // No title typed: the adopted session's name, not its id, names the task.
+        assert_eq!(title.as_deref(), Some("old"));
         assert_eq!(preset.as_deref(), Some("ptc"));
         assert_eq!(workspace_id, "ws-1");
         assert_eq!(adopt_session.as_deref(), Some("s-1"));

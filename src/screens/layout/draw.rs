@@ -157,7 +157,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, them
                 };
                 let turn = p
                     .turn()
-                    .map(|t| format!("turn {} {}", t.id, turn_words(&t.state)))
+                    .map(|t| {
+                        format!(
+                            "{} {}",
+                            crate::app::names::turn_name(&t.id),
+                            turn_words(&t.state)
+                        )
+                    })
                     .unwrap_or_default();
                 columns(
                     &[

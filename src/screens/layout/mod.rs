@@ -193,16 +193,16 @@ impl Room for LayoutScreen {
                     "tab" => "and every pane in it",
                     _ => "and stop its agent",
                 };
-                phone.overlay = Some(Overlay::Confirm {
-                    question: format!("Close the {kind} “{title}” {what}?"),
-                    then: Deferred::Submit {
+                phone.overlay = Some(Overlay::confirm(
+                    format!("Close the {kind} “{title}” {what}?"),
+                    Deferred::Submit {
                         agent,
                         kind: IntentKind::Close {
                             target: kind.to_string(),
                             id,
                         },
                     },
-                });
+                ));
                 Vec::new()
             }
             Action::NewPage => {

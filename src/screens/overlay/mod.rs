@@ -35,13 +35,15 @@ pub enum Deferred {
 #[derive(Debug, Clone)]
 pub enum Overlay {
     /// The keys of `context`, generated from the keymap.
-    Help {
-        context: Context,
-        scroll: usize,
-    },
+    Help { context: Context, scroll: usize },
+    /// A yes/no question. It takes a yes only once a frame has shown it (`shown`), and closes
+    /// by itself once what it is about is over (`about`): a key must never confirm a question
+    /// the person cannot see, nor one about a turn that has ended.
     Confirm {
         question: String,
         then: Deferred,
+        shown: bool,
+        about: About,
     },
     Prompt {
         title: String,
@@ -57,6 +59,21 @@ pub enum Overlay {
         /// The highlighted row of `AppendKind::ALL`.
         selected: usize,
     },
+}
+
+/// What a yes/no question is about, so it can close when that is over.
+#[derive(Debug, Clone, PartialEq)]
+pub enum About {
+    /// Stands until answered (quit, close).
+    Standing,
+    /// Stands while this turn of a pane of a durable agent runs.
+    Turn {
+        agent: String,
+        pane: String,
+        turn_id: String,
+    },
+    /// Stands while a DSH bridge task runs a turn.
+    DshTurn { agent: String, task: String },
 }
 
 /// "Allow always?" over a permission card: it names the tool and what runs, takes only its own
@@ -86,6 +103,21 @@ pub(crate) struct Toast {
 }
 
 impl Overlay {
+    /// A yes/no question that stands until answered.
+    pub(crate) fn confirm(question: String, then: Deferred) -> Self {
+        Self::confirm_about(question, then, About::Standing)
+    }
+
+    /// A yes/no question that closes once `about` is over.
+    pub(crate) fn confirm_about(question: String, then: Deferred, about: About) -> Self {
+        Overlay::Confirm {
+            question,
+            then,
+            shown: false,
+            about,
+        }
+    }
+
     /// Where keys go while this floats over the screen.
     pub(crate) fn keys(&self) -> Context {
         match self {
@@ -113,6 +145,62 @@ impl Phone {
         }
     }
 
+    /// A frame has shown what floats: a question shown can now be answered.
+    pub(crate) fn overlay_drawn(&mut self) {
+        if let Some(Overlay::Confirm { shown, .. }) = &mut self.overlay {
+            *shown = true;
+        }
+    }
+
+    /// Closes a question whose turn has ended, saying so: a yes to "Stop turn 3?" once turn
+    /// 3 is over would stop nothing the person meant (SPEC A16).
+    pub(crate) fn settle_confirm(&mut self) {
+        let Some(Overlay::Confirm { about, .. }) = &self.overlay else {
+            return;
+        };
+        let ended = match about {
+            About::Standing => None,
+            About::Turn {
+                agent,
+                pane,
+                turn_id,
+            } => {
+                let running = self
+                    .agents
+                    .pane(agent, pane)
+                    .and_then(|p| p.turn())
+                    .is_some_and(|t| {
+                        t.id == *turn_id && t.state == crate::wire::TurnState::Running
+                    });
+                (!running).then(|| {
+                    format!(
+                        "{} ended before you said yes; nothing was stopped.",
+                        capitalized(&crate::app::names::turn_name(turn_id))
+                    )
+                })
+            }
+            About::DshTurn { agent, task } => {
+                let running = self
+                    .dsh
+                    .get(agent)
+                    .and_then(|v| v.task(task))
+                    .is_some_and(|t| {
+                        !matches!(
+                            t.status,
+                            crate::dsh_wire::TaskStatus::Idle | crate::dsh_wire::TaskStatus::Closed
+                        )
+                    });
+                (!running).then(|| {
+                    "The turn ended before you said yes; nothing was cancelled.".to_string()
+                })
+            }
+        };
+        if let Some(sentence) = ended {
+            self.overlay = None;
+            self.show_toast(sentence, false);
+        }
+    }
+
     pub(crate) fn help_key(&mut self, action: Option<Action>) -> Vec<Command> {
         if let Some(Overlay::Help { scroll, .. }) = &mut self.overlay {
             match action {
@@ -127,6 +215,17 @@ impl Phone {
 
     pub(crate) fn confirm_key(&mut self, action: Option<Action>) -> Vec<Command> {
         match action {
+            // A yes that came before any frame showed the question (keys bunched over ssh, a
+            // key already on its way) answers nothing the person has read.
+            Some(Action::Confirm)
+                if matches!(self.overlay, Some(Overlay::Confirm { shown: false, .. })) =>
+            {
+                self.show_toast(
+                    "This question just appeared. Read it, then answer it.",
+                    false,
+                );
+                Vec::new()
+            }
             Some(Action::Confirm) => match self.overlay.take() {
                 Some(Overlay::Confirm { then, .. }) => self.run_deferred(then, None),
                 other => {
@@ -175,4 +274,12 @@ impl Phone {
             }
         }
     }
+}
+
+/// "turn 3" → "Turn 3", for the start of a sentence.
+fn capitalized(words: &str) -> String {
+    let mut chars = words.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }

@@ -40,7 +40,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         pane.turn(),
     ) {
         (Some(words), _) => words,
-        (None, Some(turn)) => format!("turn {} {}", turn.id, turn_words(&turn.state)),
+        (None, Some(turn)) => format!(
+            "{} {}",
+            crate::app::names::turn_name(&turn.id),
+            turn_words(&turn.state)
+        ),
         (None, None) => "no turn yet".to_string(),
     };
     put(
@@ -345,8 +349,18 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
             && !matches!(r.kind, IntentKind::Send { .. })
     }) {
         let verb = match &record.kind {
-            IntentKind::Abort { turn_id, .. } => format!("stop {turn_id}"),
-            IntentKind::Action { button_id, .. } => format!("button {button_id}"),
+            IntentKind::Abort { turn_id, .. } => {
+                format!("stop {}", crate::app::names::turn_name(turn_id))
+            }
+            IntentKind::Action { button_id, .. } => format!(
+                "button {}",
+                crate::app::names::button_name(
+                    app.agents
+                        .pane(&screen.agent, &screen.pane)
+                        .map_or(&[][..], |p| &p.pane.belt[..]),
+                    button_id
+                )
+            ),
             other => other.verb().to_string(),
         };
         let style: Style = match &record.state {

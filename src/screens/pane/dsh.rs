@@ -8,7 +8,7 @@ use crate::app::phone::Phone;
 use crate::app::{Command, intents};
 use crate::dsh_wire::{AppendKind, AppendMode, TaskStatus};
 use crate::engine::{IntentKind, IntentRecord, IntentState};
-use crate::screens::overlay::{Deferred, Overlay};
+use crate::screens::overlay::{About, Deferred, Overlay};
 
 /// The longest message the phone sends to a bridge; the body must stay under its 256 KiB
 /// (seed: maxRequestBytes), and the JSON around the words needs room.
@@ -214,6 +214,26 @@ impl Phone {
         )
     }
 
+    /// A task as a person knows it, quoted: the pane's title (the name the phone shows everywhere),
+    /// else the bridge's title, never the task id.
+    fn dsh_task_name(&self, agent: &str, pane: &str) -> String {
+        let pane_title = self
+            .agents
+            .pane(agent, pane)
+            .map(|p| p.pane.title.trim().to_string())
+            .filter(|t| !t.is_empty() && t != pane);
+        let task_title = || {
+            self.dsh
+                .get(agent)
+                .and_then(|v| v.task(pane))
+                .and_then(|t| t.title.clone())
+                .filter(|t| !t.trim().is_empty() && t != pane)
+        };
+        pane_title
+            .or_else(task_title)
+            .map_or_else(|| "this task".to_string(), |t| format!("the task “{t}”"))
+    }
+
     /// Asks first: `tasks/cancel` stops the running turn only (seed POST /tasks/cancel).
     fn dsh_ask_cancel(&mut self, agent: &str, pane: &str) -> Vec<Command> {
         if let Some(why) = self.dsh_unwritable(agent, pane) {
@@ -232,18 +252,22 @@ impl Phone {
             );
             return Vec::new();
         }
-        let title = task.title.clone().unwrap_or_else(|| task.task_id.clone());
-        self.overlay = Some(Overlay::Confirm {
-            question: format!(
-                "Cancel the running turn of “{title}”? Queued messages and any wait on the desktop stay."
+        let title = self.dsh_task_name(agent, pane);
+        self.overlay = Some(Overlay::confirm_about(
+            format!(
+                "Cancel the running turn of {title}? Queued messages and any wait on the desktop stay."
             ),
-            then: Deferred::Submit {
+            Deferred::Submit {
                 agent: agent.to_string(),
                 kind: IntentKind::DshCancel {
                     task_id: pane.to_string(),
                 },
             },
-        });
+            About::DshTurn {
+                agent: agent.to_string(),
+                task: pane.to_string(),
+            },
+        ));
         Vec::new()
     }
 
@@ -253,21 +277,18 @@ impl Phone {
             self.show_toast(why, false);
             return Vec::new();
         }
-        let title = self
-            .agents
-            .pane(agent, pane)
-            .map_or_else(|| pane.to_string(), |p| p.pane.title.clone());
-        self.overlay = Some(Overlay::Confirm {
-            question: format!(
-                "Close the task “{title}”? The bridge stops following it; its session stays on the desktop and can be adopted again from the New page."
+        let title = self.dsh_task_name(agent, pane);
+        self.overlay = Some(Overlay::confirm(
+            format!(
+                "Close {title}? The bridge stops following it; its session stays on the desktop and can be adopted again from the New page."
             ),
-            then: Deferred::Submit {
+            Deferred::Submit {
                 agent: agent.to_string(),
                 kind: IntentKind::DshClose {
                     task_id: pane.to_string(),
                 },
             },
-        });
+        ));
         Vec::new()
     }
 }

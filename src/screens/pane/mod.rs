@@ -24,7 +24,7 @@ use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::Screen;
-use crate::screens::overlay::{Deferred, Overlay};
+use crate::screens::overlay::{About, Deferred, Overlay};
 use crate::screens::room::Room;
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
@@ -355,28 +355,34 @@ impl Phone {
             let first = words.lines().next().unwrap_or_default();
             crate::look::wrap::truncate(first, 40)
         };
+        let turn = crate::app::names::turn_name(&turn_id);
         let question = match waiting.as_slice() {
-            [] => format!("Stop turn {turn_id}?"),
+            [] => format!("Stop {turn}?"),
             [one] => format!(
-                "Stop turn {turn_id}? 1 queued message comes back to your box: “{}”",
+                "Stop {turn}? 1 queued message comes back to your box: “{}”",
                 short(&one[..])
             ),
             many => format!(
-                "Stop turn {turn_id}? {} queued messages come back to your box: “{}”, …",
+                "Stop {turn}? {} queued messages come back to your box: “{}”, …",
                 many.len(),
                 short(many[0])
             ),
         };
-        self.overlay = Some(Overlay::Confirm {
+        self.overlay = Some(Overlay::confirm_about(
             question,
-            then: Deferred::Submit {
+            Deferred::Submit {
                 agent: agent.to_string(),
                 kind: IntentKind::Abort {
                     pane: pane_id.to_string(),
-                    turn_id,
+                    turn_id: turn_id.clone(),
                 },
             },
-        });
+            About::Turn {
+                agent: agent.to_string(),
+                pane: pane_id.to_string(),
+                turn_id,
+            },
+        ));
         Vec::new()
     }
 
@@ -535,16 +541,16 @@ impl PaneScreen {
                     .agents
                     .pane(&agent, &pane_id)
                     .map_or_else(|| pane_id.clone(), |p| p.pane.title.clone());
-                phone.overlay = Some(Overlay::Confirm {
-                    question: format!("Close the pane “{title}” and stop its agent?"),
-                    then: Deferred::Submit {
+                phone.overlay = Some(Overlay::confirm(
+                    format!("Close the pane “{title}” and stop its agent?"),
+                    Deferred::Submit {
                         agent,
                         kind: IntentKind::Close {
                             target: "pane".into(),
                             id: pane_id,
                         },
                     },
-                });
+                ));
                 Vec::new()
             }
             Action::OpenAsk => {
