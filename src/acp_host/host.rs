@@ -1266,4 +1266,56 @@ mod tests {
         assert_eq!(code.len(), 1);
         assert!(code[0].contains("3 passed"), "{code:?}");
     }
+
+    fn update(host: &AcpHost, update: SessionUpdate) {
+        let notification = SessionNotification::new("s-1", update);
+        host.events_in
+            .send(("quiet".into(), Event::Update(Box::new(notification))))
+            .expect("sent");
+    }
+
+    #[tokio::test]
+    async fn a_repeated_tool_call_keeps_what_it_lacks_and_the_turns_end_settles_it() {
+        use agent_client_protocol::v1::schema::{ToolCall, ToolCallStatus, ToolKind};
+        let (mut host, mut world, pane) = open_pane();
+        let turn = world.start_turn(&pane, t0()).expect("a turn");
+        host.panes.get_mut(&pane).expect("bound").prompting = Some(turn.clone());
+        let first = ToolCall::new("c1".to_string(), "Run \u{1b}[2Jthe tests")
+            .kind(ToolKind::Execute)
+            .status(ToolCallStatus::InProgress);
+        update(&host, SessionUpdate::ToolCall(first));
+        // Again with no title and no kind: both stay; its status wins.
+        let again = ToolCall::new("c1".to_string(), "").status(ToolCallStatus::Pending);
+        update(&host, SessionUpdate::ToolCall(again));
+        host.tick(&mut world, t0());
+        assert_eq!(
+            notices(&world, &pane),
+            ["Tool execute: Run [2Jthe tests (waiting)"],
+            "merged, cleaned (L1)"
+        );
+        let ended = Event::PromptEnded {
+            pane: pane.clone(),
+            turn,
+            outcome: Ok(StopReason::MaxTokens),
+        };
+        host.events_in.send(("quiet".into(), ended)).expect("sent");
+        host.tick(&mut world, t0());
+        assert_eq!(
+            notices(&world, &pane),
+            ["Tool execute: Run [2Jthe tests (not finished: quiet reached its token limit)"]
+        );
+        let conversation = &world.layout.panes[&pane].conversation_id;
+        let last = world.layout.conversations[conversation]
+            .items
+            .last()
+            .expect("an item");
+        assert_eq!(last.text, "quiet stopped: it reached its token limit.");
+        assert_eq!(
+            world.layout.panes[&pane]
+                .turn
+                .as_ref()
+                .map(|t| t.state.clone()),
+            Some(TurnState::Done)
+        );
+    }
 }
