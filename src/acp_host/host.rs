@@ -1284,14 +1284,22 @@ mod tests {
             .kind(ToolKind::Execute)
             .status(ToolCallStatus::InProgress);
         update(&host, SessionUpdate::ToolCall(first));
-        // Again with no title and no kind: both stay; its status wins.
-        let again = ToolCall::new("c1".to_string(), "").status(ToolCallStatus::Pending);
+        // Again with no title, kind or status: all three stay.
+        let again = ToolCall::new("c1".to_string(), "");
         update(&host, SessionUpdate::ToolCall(again));
         host.tick(&mut world, t0());
         assert_eq!(
             notices(&world, &pane),
-            ["Tool execute: Run [2Jthe tests (waiting)"],
+            ["Tool execute: Run [2Jthe tests (running)"],
             "merged, cleaned (L1)"
+        );
+        // A newer title wins.
+        let titled = ToolCall::new("c1".to_string(), "`cargo test`");
+        update(&host, SessionUpdate::ToolCall(titled));
+        host.tick(&mut world, t0());
+        assert_eq!(
+            notices(&world, &pane),
+            ["Tool execute: `cargo test` (running)"]
         );
         let ended = Event::PromptEnded {
             pane: pane.clone(),
@@ -1302,7 +1310,7 @@ mod tests {
         host.tick(&mut world, t0());
         assert_eq!(
             notices(&world, &pane),
-            ["Tool execute: Run [2Jthe tests (not finished: quiet reached its token limit)"]
+            ["Tool execute: `cargo test` (not finished: quiet reached its token limit)"]
         );
         let conversation = &world.layout.panes[&pane].conversation_id;
         let last = world.layout.conversations[conversation]

@@ -190,12 +190,14 @@ impl Stream {
     /// then with its title and input): a call already shown is merged into its notice,
     /// never shown again.
     fn tool_call(&mut self, world: &mut World, pane: &str, call: ToolCall, now: OffsetDateTime) {
-        // A call's kind is `other` when it names none: that keeps the kind already shown.
+        // A call reads as kind `other` and status `pending` when it names none: those are
+        // what it lacks, and keep what the notice says (a repeat never takes a running call
+        // back to waiting).
         let fields = ToolCallUpdateFields::new()
             .title(Some(call.title).filter(|t| !t.is_empty()))
             .name(call.name)
             .kind(Some(call.kind).filter(|k| *k != ToolKind::default()))
-            .status(call.status)
+            .status(Some(call.status).filter(|s| *s != ToolCallStatus::Pending))
             .content(Some(call.content).filter(|c| !c.is_empty()));
         self.tool_fields(world, pane, call.tool_call_id.0.to_string(), fields, now);
     }
@@ -213,7 +215,7 @@ impl Stream {
 
     /// What a `tool_call` or `tool_call_update` says of a call: the fields it has win, the
     /// ones it lacks keep what the notice said; the notice is rewritten in place under its id
-    /// (docs/WIRE.md § 5, an `item` event under an id already sent replaces it).
+    /// (docs/WIRE.md § 5.8: an `item` event under an id already sent replaces it).
     fn tool_fields(
         &mut self,
         world: &mut World,
