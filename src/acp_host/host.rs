@@ -52,6 +52,8 @@ struct Bound {
     loading: bool,
     /// The turn whose `session/prompt` is on its way.
     prompting: Option<String>,
+    /// The turn we sent `session/cancel` for.
+    stopping: Option<String>,
     /// Texts waiting for the session to open or for the running prompt to end (ACP has no
     /// steering, so a send during a turn becomes the next prompt).
     waiting: Vec<String>,
@@ -459,6 +461,8 @@ impl AcpHost {
         if bound.prompting.as_deref() == Some(turn)
             && let Some(session) = bound.session.clone()
         {
+            // Its `cancelled` is then ours, not the agent's own.
+            bound.stopping = Some(turn.to_string());
             let agent = bound.agent.clone();
             self.command(&agent, Command::Cancel { session });
         }
@@ -844,26 +848,44 @@ impl AcpHost {
         if bound.prompting.as_deref() == Some(turn) {
             bound.prompting = None;
         }
-        bound.stream.end_turn(world, pane, now);
+        let stopped = bound.stopping.take().is_some_and(|t| t == turn);
         let agent = bound.agent.clone();
-        let (state, words) = match outcome {
-            Ok(StopReason::EndTurn) => (TurnState::Done, None),
-            Ok(StopReason::Cancelled) => (TurnState::Aborted, None),
+        // The turn's state, what the pane says of its end, and why a call it left open will
+        // not finish (docs/ACP.md, "Tool calls and their notices").
+        let (state, words, unfinished) = match outcome {
+            Ok(StopReason::EndTurn) => (TurnState::Done, None, "the turn ended first".to_string()),
+            Ok(StopReason::Cancelled) if stopped => (
+                TurnState::Aborted,
+                Some(format!("Stopped: {agent} ended this turn when asked.")),
+                "the turn was stopped".to_string(),
+            ),
+            // Not stopped from here: the agent gave the turn up itself (codex does after a
+            // Deny). Said, so a turn never ends with nothing shown.
+            Ok(StopReason::Cancelled) => (
+                TurnState::Aborted,
+                Some(format!(
+                    "{agent} cancelled this turn itself, without finishing it. Send a message to tell it what to do next."
+                )),
+                format!("{agent} cancelled the turn"),
+            ),
             Ok(StopReason::MaxTokens) => (
                 TurnState::Done,
                 Some(format!("{agent} stopped: it reached its token limit.")),
+                format!("{agent} reached its token limit"),
             ),
             Ok(StopReason::MaxTurnRequests) => (
                 TurnState::Done,
                 Some(format!(
                     "{agent} stopped: it reached its limit of steps for one turn."
                 )),
+                format!("{agent} reached its limit of steps"),
             ),
             Ok(StopReason::Refusal) => (
                 TurnState::Done,
                 Some(format!("{agent} refused to go on with this turn.")),
+                format!("{agent} refused to go on"),
             ),
-            Ok(_) => (TurnState::Done, None),
+            Ok(_) => (TurnState::Done, None, "the turn ended".to_string()),
             Err(failure) => (
                 TurnState::Failed,
                 Some(failure_words(
@@ -871,8 +893,10 @@ impl AcpHost {
                     &failure,
                     "could not finish this turn",
                 )),
+                "the turn failed".to_string(),
             ),
         };
+        bound.stream.end_turn(world, pane, &unfinished, now);
         // A permission request cannot outlive its prompt.
         for (ask, pending) in self.take_pending(pane) {
             respond(pending.responder, RequestPermissionOutcome::Cancelled);
@@ -928,10 +952,13 @@ impl AcpHost {
                 continue;
             };
             let was_busy = bound.prompting.take().is_some() || bound.opening;
+            bound.stopping = None;
             bound.live = false;
             bound.opening = false;
             bound.loading = false;
-            bound.stream.end_turn(world, &pane, now);
+            bound
+                .stream
+                .end_turn(world, &pane, &format!("{agent} stopped unexpectedly"), now);
             let dropped = std::mem::take(&mut bound.waiting).len();
             if !was_busy && dropped == 0 {
                 continue;
@@ -1009,6 +1036,7 @@ impl Bound {
             opening: false,
             loading: false,
             prompting: None,
+            stopping: None,
             waiting: Vec::new(),
             stream: Stream::default(),
         }
@@ -1164,5 +1192,138 @@ mod tests {
         assert_eq!(belt.len(), 1);
         assert_eq!(belt[0].label, "/test");
         assert!(host.early.is_empty());
+    }
+
+    /// The pane's tool notices as a reader sees them now.
+    fn notices(world: &World, pane: &str) -> Vec<String> {
+        let conversation = &world.layout.panes[pane].conversation_id;
+        world.layout.conversations[conversation]
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Notice && i.text.starts_with("Tool "))
+            .map(|i| i.text.clone())
+            .collect()
+    }
+
+    /// A quiet host with a pane whose session `s-1` is open.
+    fn open_pane() -> (AcpHost, World, String) {
+        let (mut host, mut world) = quiet_host();
+        let reply = world.run_starter("quiet-1", "r", t0()).expect("starts");
+        let pane = reply.pane_id.expect("a pane");
+        host.tick(&mut world, t0());
+        let opened = Event::Opened {
+            pane: pane.clone(),
+            session: "s-1".into(),
+            loaded: false,
+        };
+        host.events_in.send(("quiet".into(), opened)).expect("sent");
+        host.tick(&mut world, t0());
+        (host, world, pane)
+    }
+
+    #[tokio::test]
+    async fn claude_code_acps_tool_use_is_one_notice_rewritten_in_place_until_done() {
+        let (mut host, mut world, pane) = open_pane();
+        let fixture = include_str!("../../tests/fixtures/acp/claude-code-acp-tool-use.jsonl");
+        let mut seen = Vec::new();
+        for line in fixture.lines().filter(|l| !l.trim().is_empty()) {
+            let message: serde_json::Value = serde_json::from_str(line).expect("json");
+            let notification: SessionNotification =
+                serde_json::from_value(message["params"].clone()).expect("a session/update");
+            host.events_in
+                .send(("quiet".into(), Event::Update(Box::new(notification))))
+                .expect("sent");
+            host.tick(&mut world, t0());
+            seen.push(notices(&world, &pane));
+        }
+        assert_eq!(
+            seen,
+            [
+                vec!["Tool execute: Terminal (waiting)"],
+                vec!["Tool execute: `cargo test` (waiting)"],
+                vec!["Tool execute: `cargo test` (running)"],
+                vec!["Tool execute: `cargo test` (done)"],
+            ],
+            "one notice for the one call, rewritten as it moved"
+        );
+        // On the wire: every event of that notice carries the same item id.
+        let ids: std::collections::BTreeSet<String> = world.layout.panes[&pane]
+            .events
+            .iter()
+            .filter_map(|e| e.item.as_ref())
+            .filter(|i| i.kind == ItemKind::Notice && i.text.starts_with("Tool "))
+            .map(|i| i.id.clone())
+            .collect();
+        assert_eq!(ids.len(), 1, "{ids:?}");
+        // The output replaced the description in one code item.
+        let conversation = &world.layout.panes[&pane].conversation_id;
+        let code: Vec<&str> = world.layout.conversations[conversation]
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Code)
+            .map(|i| i.text.as_str())
+            .collect();
+        assert_eq!(code.len(), 1);
+        assert!(code[0].contains("3 passed"), "{code:?}");
+    }
+
+    fn update(host: &AcpHost, update: SessionUpdate) {
+        let notification = SessionNotification::new("s-1", update);
+        host.events_in
+            .send(("quiet".into(), Event::Update(Box::new(notification))))
+            .expect("sent");
+    }
+
+    #[tokio::test]
+    async fn a_repeated_tool_call_keeps_what_it_lacks_and_the_turns_end_settles_it() {
+        use agent_client_protocol::v1::schema::{ToolCall, ToolCallStatus, ToolKind};
+        let (mut host, mut world, pane) = open_pane();
+        let turn = world.start_turn(&pane, t0()).expect("a turn");
+        host.panes.get_mut(&pane).expect("bound").prompting = Some(turn.clone());
+        let first = ToolCall::new("c1".to_string(), "Run \u{1b}[2Jthe tests")
+            .kind(ToolKind::Execute)
+            .status(ToolCallStatus::InProgress);
+        update(&host, SessionUpdate::ToolCall(first));
+        // Again with no title, kind or status: all three stay.
+        let again = ToolCall::new("c1".to_string(), "");
+        update(&host, SessionUpdate::ToolCall(again));
+        host.tick(&mut world, t0());
+        assert_eq!(
+            notices(&world, &pane),
+            ["Tool execute: Run [2Jthe tests (running)"],
+            "merged, cleaned (L1)"
+        );
+        // A newer title wins.
+        let titled = ToolCall::new("c1".to_string(), "`cargo test`");
+        update(&host, SessionUpdate::ToolCall(titled));
+        host.tick(&mut world, t0());
+        assert_eq!(
+            notices(&world, &pane),
+            ["Tool execute: `cargo test` (running)"]
+        );
+        let ended = Event::PromptEnded {
+            pane: pane.clone(),
+            turn,
+            outcome: Ok(StopReason::MaxTokens),
+        };
+        host.events_in.send(("quiet".into(), ended)).expect("sent");
+        host.tick(&mut world, t0());
+        assert_eq!(
+            notices(&world, &pane),
+            ["Tool execute: `cargo test` (not finished: quiet reached its token limit)"]
+        );
+        let conversation = &world.layout.panes[&pane].conversation_id;
+        let last = world.layout.conversations[conversation]
+            .items
+            .last()
+            .expect("an item");
+        assert_eq!(last.text, "quiet stopped: it reached its token limit.");
+        assert_eq!(
+            world.layout.panes[&pane]
+                .turn
+                .as_ref()
+                .map(|t| t.state.clone()),
+            Some(TurnState::Done)
+        );
     }
 }

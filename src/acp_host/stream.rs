@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use agent_client_protocol::v1::schema::{
     AvailableCommand, ContentBlock, Plan, PlanEntryStatus, SessionUpdate, ToolCall,
-    ToolCallContent, ToolCallStatus, ToolCallUpdate,
+    ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use time::OffsetDateTime;
 
@@ -28,6 +28,11 @@ use crate::wire::{BeltButton, Item, ItemKind, limits};
 pub(crate) struct Stream {
     growing: Option<Growing>,
     tools: HashMap<String, Tool>,
+    /// Turns ended so far: a call is forgotten one turn after the turn it was seen in ended,
+    /// so a late update to it still lands on its notice but the map does not grow forever.
+    turns: usize,
+    /// Calls shown so far.
+    shown: usize,
     /// This turn's plan item.
     plan: Option<String>,
     /// Belt button id → the agent's command name.
@@ -48,7 +53,11 @@ struct Tool {
     notice: String,
     tool: String,
     title: String,
-    status: &'static str,
+    status: Status,
+    /// The turn (by [`Stream::turns`]) it was last seen in.
+    turn: usize,
+    /// Its place among the calls shown (ids are not in order as text).
+    shown: usize,
     output: Option<(String, String)>,
     diffs: Vec<(String, String)>,
 }
@@ -106,11 +115,29 @@ impl Stream {
         }
     }
 
-    /// A turn ended: what grew is written, and the next chunk starts a new item.
-    pub(crate) fn end_turn(&mut self, world: &mut World, pane: &str, now: OffsetDateTime) {
+    /// A turn ended: what grew is written, and the next chunk starts a new item. Every call
+    /// it left waiting or running is settled: its notice says it did not finish and `why`
+    /// (docs/ACP.md, "Tool calls and their notices"), since no update will come for it.
+    pub(crate) fn end_turn(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        why: &str,
+        now: OffsetDateTime,
+    ) {
         self.flush(world, pane, now);
         self.growing = None;
         self.plan = None;
+        let mut open: Vec<&mut Tool> = self.tools.values_mut().filter(|t| t.open()).collect();
+        // In the order they were shown, so the events read as the chat does.
+        open.sort_by_key(|t| t.shown);
+        for tool in open {
+            tool.status = Status::Unfinished(clean_line(why));
+            world.grow_item(pane, &tool.notice, &tool.line(), now);
+        }
+        let ended = self.turns;
+        self.tools.retain(|_, t| t.turn >= ended);
+        self.turns += 1;
     }
 
     fn chunk(
@@ -159,21 +186,20 @@ impl Stream {
             });
     }
 
+    /// A `tool_call`. Claude Code sends one twice under the same id (first with little,
+    /// then with its title and input): a call already shown is merged into its notice,
+    /// never shown again.
     fn tool_call(&mut self, world: &mut World, pane: &str, call: ToolCall, now: OffsetDateTime) {
-        self.growing = None;
-        let id = call.tool_call_id.0.to_string();
-        let mut tool = Tool {
-            tool: tool_name(call.name.as_deref(), Some(&call.kind)),
-            title: clean_line(&call.title),
-            status: status_word(&call.status),
-            ..Tool::default()
-        };
-        let Some(notice) = world.push_item(pane, ItemKind::Notice, &tool.line(), now) else {
-            return;
-        };
-        tool.notice = notice;
-        tool.content(world, pane, call.content, now);
-        self.tools.insert(id, tool);
+        // A call reads as kind `other` and status `pending` when it names none: those are
+        // what it lacks, and keep what the notice says (a repeat never takes a running call
+        // back to waiting).
+        let fields = ToolCallUpdateFields::new()
+            .title(Some(call.title).filter(|t| !t.is_empty()))
+            .name(call.name)
+            .kind(Some(call.kind).filter(|k| *k != ToolKind::default()))
+            .status(Some(call.status).filter(|s| *s != ToolCallStatus::Pending))
+            .content(Some(call.content).filter(|c| !c.is_empty()));
+        self.tool_fields(world, pane, call.tool_call_id.0.to_string(), fields, now);
     }
 
     fn tool_update(
@@ -183,28 +209,52 @@ impl Stream {
         update: ToolCallUpdate,
         now: OffsetDateTime,
     ) {
-        self.growing = None;
         let id = update.tool_call_id.0.to_string();
-        let fields = update.fields;
+        self.tool_fields(world, pane, id, update.fields, now);
+    }
+
+    /// What a `tool_call` or `tool_call_update` says of a call: the fields it has win, the
+    /// ones it lacks keep what the notice said; the notice is rewritten in place under its id
+    /// (docs/WIRE.md § 5.8: an `item` event under an id already sent replaces it).
+    fn tool_fields(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        id: String,
+        fields: ToolCallUpdateFields,
+        now: OffsetDateTime,
+    ) {
+        self.growing = None;
+        let turn = self.turns;
         let Some(tool) = self.tools.get_mut(&id) else {
-            // An update for a call we never saw (one from before a load): a call of its own.
-            let mut call = ToolCall::new(id, fields.title.clone().unwrap_or_default());
-            call.name = fields.name;
-            call.kind = fields.kind.unwrap_or_default();
-            call.status = fields.status.unwrap_or_default();
-            call.content = fields.content.unwrap_or_default();
-            self.tool_call(world, pane, call, now);
+            // A call not seen yet (or one from before a load): a notice of its own.
+            let mut tool = Tool {
+                tool: tool_name(fields.name.as_deref(), fields.kind.as_ref()),
+                title: fields.title.as_deref().map(clean_line).unwrap_or_default(),
+                status: fields.status.as_ref().map_or(Status::Waiting, Status::from),
+                turn,
+                shown: self.shown,
+                ..Tool::default()
+            };
+            self.shown += 1;
+            let Some(notice) = world.push_item(pane, ItemKind::Notice, &tool.line(), now) else {
+                return;
+            };
+            tool.notice = notice;
+            tool.content(world, pane, fields.content.unwrap_or_default(), now);
+            self.tools.insert(id, tool);
             return;
         };
+        tool.turn = turn;
         let before = tool.line();
-        if let Some(title) = fields.title {
+        if let Some(title) = fields.title.filter(|t| !t.is_empty()) {
             tool.title = clean_line(&title);
         }
         if fields.name.is_some() || fields.kind.is_some() {
             tool.tool = tool_name(fields.name.as_deref(), fields.kind.as_ref());
         }
         if let Some(status) = fields.status {
-            tool.status = status_word(&status);
+            tool.status = Status::from(&status);
         }
         if tool.line() != before {
             world.grow_item(pane, &tool.notice, &tool.line(), now);
@@ -272,7 +322,46 @@ impl Stream {
     }
 }
 
+/// Where a call stands, as its notice says it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+enum Status {
+    #[default]
+    Waiting,
+    Running,
+    Done,
+    Failed,
+    /// Still open when its turn ended: why it will not finish.
+    Unfinished(String),
+}
+
+impl From<&ToolCallStatus> for Status {
+    fn from(status: &ToolCallStatus) -> Self {
+        match status {
+            ToolCallStatus::InProgress => Status::Running,
+            ToolCallStatus::Completed => Status::Done,
+            ToolCallStatus::Failed => Status::Failed,
+            _ => Status::Waiting,
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Waiting => f.write_str("waiting"),
+            Status::Running => f.write_str("running"),
+            Status::Done => f.write_str("done"),
+            Status::Failed => f.write_str("failed"),
+            Status::Unfinished(why) => write!(f, "not finished: {why}"),
+        }
+    }
+}
+
 impl Tool {
+    fn open(&self) -> bool {
+        matches!(self.status, Status::Waiting | Status::Running)
+    }
+
     fn line(&self) -> String {
         if self.title.is_empty() || self.title == self.tool {
             format!("Tool {} ({})", self.tool, self.status)
@@ -342,15 +431,6 @@ impl Tool {
                 }
             }
         }
-    }
-}
-
-fn status_word(status: &ToolCallStatus) -> &'static str {
-    match status {
-        ToolCallStatus::InProgress => "running",
-        ToolCallStatus::Completed => "done",
-        ToolCallStatus::Failed => "failed",
-        _ => "waiting",
     }
 }
 

@@ -8,7 +8,11 @@
 //! the prompt steer it, so tests can reach every path: `fail` answers the prompt with an error,
 //! `crash` exits the process, `slow` streams for a long time (to be cancelled), `/test` only
 //! asks and runs the tests, `twice` asks the same permission again while the first card is open,
-//! `hostile` says and names things with terminal escapes in them. A session is kept in the
+//! `hostile` says and names things with terminal escapes in them, `/tool` runs one command as
+//! claude-code-acp reports it (the same `tool_call` twice, then its updates), `/tool-open` ends
+//! the turn with that call still running (`/tool-hold` holds the turn until it is stopped), and
+//! `/cancel-self` ends the turn `cancelled` by itself with the call open; `/replay FILE` sends
+//! the updates of a fixture of a real agent's notifications. A session is kept in the
 //! sessions folder only once it was prompted, as the real agents keep theirs.
 
 use std::collections::HashMap;
@@ -282,6 +286,41 @@ async fn play(
     } else if words.trim() == "/test" {
         turn.run_tests(&format!("call-test-{}", turn.number), false)
             .await?
+    } else if words.trim() == "/tool" {
+        let id = format!("call-bash-{}", turn.number);
+        turn.bash_call(&id);
+        turn.tool_done(&id, ToolCallStatus::InProgress, None);
+        tokio::time::sleep(turn.pace * 5).await;
+        turn.tool_done(
+            &id,
+            ToolCallStatus::Completed,
+            Some("test result: ok. 3 passed"),
+        );
+        let words = "The tests passed.";
+        turn.say(words).await;
+        words.to_string()
+    } else if words.trim() == "/tool-open" || words.trim() == "/tool-hold" {
+        // A call left running when the turn ends; `/tool-hold` keeps the turn going until it
+        // is stopped (30 s at most).
+        let id = format!("call-bash-{}", turn.number);
+        turn.bash_call(&id);
+        turn.tool_done(&id, ToolCallStatus::InProgress, None);
+        if words.trim() == "/tool-hold" {
+            for _ in 0..600 {
+                if turn.stopped() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        "I left the command running.".to_string()
+    } else if let Some(path) = words.trim().strip_prefix("/replay ") {
+        turn.replay(path.trim()).await
+    } else if words.trim() == "/cancel-self" {
+        // As codex does after a Deny: the agent gives the turn up itself, a call still open.
+        let id = format!("call-bash-{}", turn.number);
+        turn.bash_call(&id);
+        return Ok(StopReason::Cancelled);
     } else {
         turn.full(first_read, lower.contains("twice")).await?
     };
@@ -363,6 +402,43 @@ impl Turn<'_> {
         let call = ToolCall::new(id.to_string(), title)
             .kind(kind)
             .status(ToolCallStatus::Pending)
+            .raw_input(input);
+        self.update(SessionUpdate::ToolCall(call));
+    }
+
+    /// Sends the `session/update`s of a JSON lines file (a fixture of a real agent's
+    /// notifications, tests/fixtures/acp/) as this session's, one per pace.
+    async fn replay(&self, path: &str) -> String {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) => return format!("I could not read {path}: {error}"),
+        };
+        let mut sent = 0;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let update = serde_json::from_str::<serde_json::Value>(line)
+                .ok()
+                .and_then(|m| serde_json::from_value(m["params"]["update"].clone()).ok());
+            match update {
+                Some(update) => {
+                    self.update(update);
+                    sent += 1;
+                }
+                None => eprintln!("scripted agent: not a session/update line in {path}"),
+            }
+            tokio::time::sleep(self.pace).await;
+        }
+        format!("Replayed {sent} updates.")
+    }
+
+    /// A Bash call as claude-code-acp sends it (tests/fixtures/acp/README.md): a `tool_call`
+    /// with little in it, then the same id again with its title and input.
+    fn bash_call(&self, id: &str) {
+        self.tool(id, "Terminal", ToolKind::Execute, serde_json::json!({}));
+        let input = serde_json::json!({"command": "cargo test", "description": "Run the tests"});
+        let call = ToolCall::new(id.to_string(), "`cargo test`")
+            .kind(ToolKind::Execute)
+            .status(ToolCallStatus::Pending)
+            .content(vec!["Run the tests".to_string().into()])
             .raw_input(input);
         self.update(SessionUpdate::ToolCall(call));
     }

@@ -980,3 +980,290 @@ fn chaos_and_broken_rules_are_refused_with_acp() {
         );
     }
 }
+
+/// What a phone reading a pane's events receives, in order: every item event as it arrived,
+/// read with a cursor as the phone reads (docs/WIRE.md § 3.2), from the moment it is made.
+struct Follower {
+    pane: String,
+    epoch: Option<String>,
+    cursor: u64,
+    /// (item id, kind, text) per item event, in arrival order.
+    seen: Vec<(String, String, String)>,
+    turn_states: Vec<String>,
+}
+
+impl Follower {
+    async fn new(host: &Host, pane: &str) -> Self {
+        let mut follower = Follower {
+            pane: pane.to_string(),
+            epoch: None,
+            cursor: 0,
+            seen: Vec::new(),
+            turn_states: Vec::new(),
+        };
+        follower.read(host).await;
+        follower.seen.clear();
+        follower
+    }
+
+    async fn read(&mut self, host: &Host) {
+        loop {
+            let mut path = format!("{}?after={}", pane_path(&self.pane, "events"), self.cursor);
+            if let Some(epoch) = &self.epoch {
+                path.push_str(&format!("&epoch={epoch}"));
+            }
+            let reply = host.client.get(&path).await.expect(200, "");
+            self.epoch = reply["epoch"].as_str().map(str::to_string);
+            self.cursor = reply["cursor"].as_u64().unwrap_or(self.cursor);
+            for event in reply["events"].as_array().into_iter().flatten() {
+                match event["type"].as_str() {
+                    Some("item") => {
+                        let item = &event["item"];
+                        self.seen.push((
+                            item["id"].as_str().unwrap_or_default().to_string(),
+                            item["kind"].as_str().unwrap_or_default().to_string(),
+                            item["text"].as_str().unwrap_or_default().to_string(),
+                        ));
+                    }
+                    Some("turn") => self
+                        .turn_states
+                        .push(event["turn"]["state"].as_str().unwrap_or_default().into()),
+                    _ => {}
+                }
+            }
+            if reply["more"] != true {
+                return;
+            }
+        }
+    }
+
+    /// Reads on until the notices received satisfy `done`.
+    async fn until(&mut self, host: &Host, what: &str, done: impl Fn(&Self) -> bool) {
+        let start = std::time::Instant::now();
+        while !done(self) {
+            assert!(start.elapsed() < WAIT, "never saw {what}: {:?}", self.seen);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            self.read(host).await;
+        }
+    }
+
+    /// The tool notices received: each as (item id, text), in arrival order.
+    fn tool_notices(&self) -> Vec<(String, String)> {
+        self.seen
+            .iter()
+            .filter(|(_, kind, text)| kind == "notice" && text.starts_with("Tool "))
+            .map(|(id, _, text)| (id.clone(), text.clone()))
+            .collect()
+    }
+
+    fn notices(&self) -> Vec<String> {
+        self.seen
+            .iter()
+            .filter(|(_, kind, _)| kind == "notice")
+            .map(|(_, _, text)| text.clone())
+            .collect()
+    }
+
+    /// The one tool notice's texts in arrival order; fails when more than one id was sent.
+    fn one_tool_notice(&self) -> Vec<String> {
+        let notices = self.tool_notices();
+        let ids: std::collections::BTreeSet<&str> =
+            notices.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids.len(), 1, "one notice per tool call: {notices:?}");
+        notices.into_iter().map(|(_, text)| text).collect()
+    }
+}
+
+/// `texts` is in arrival order and each of them is one of `allowed`, in that order (a reader
+/// may miss a version in between: the agent keeps an item's first and newest events only).
+fn in_order(texts: &[String], allowed: &[&str]) {
+    let mut at = 0;
+    for text in texts {
+        let Some(found) = allowed[at..].iter().position(|a| a == text) else {
+            panic!("{text:?} out of order or unexpected in {texts:?}");
+        };
+        at += found;
+    }
+}
+
+#[tokio::test]
+async fn a_tool_call_sent_twice_under_one_id_is_one_notice_that_ends_done() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let mut phone = Follower::new(&host, &pane).await;
+    host.send(&pane, "s1", "/tool").await;
+    phone
+        .until(&host, "the call done", |f| {
+            f.tool_notices()
+                .last()
+                .is_some_and(|(_, t)| t.ends_with("(done)"))
+        })
+        .await;
+    host.until_turn_ends(&pane).await;
+    phone.read(&host).await;
+    let texts = phone.one_tool_notice();
+    in_order(
+        &texts,
+        &[
+            "Tool execute: Terminal (waiting)",
+            "Tool execute: `cargo test` (waiting)",
+            "Tool execute: `cargo test` (running)",
+            "Tool execute: `cargo test` (done)",
+        ],
+    );
+    assert_eq!(phone.turn_states, ["running", "done"]);
+    // The whole view holds the one notice too, and nothing of it stayed waiting.
+    let notices = texts_starting(&host.items(&pane).await, "Tool ");
+    assert_eq!(notices, ["Tool execute: `cargo test` (done)"]);
+}
+
+fn texts_starting(items: &[Value], prefix: &str) -> Vec<String> {
+    texts(items, "notice")
+        .into_iter()
+        .filter(|t| t.starts_with(prefix))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_call_still_running_when_the_turn_ends_is_settled_in_place() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let mut phone = Follower::new(&host, &pane).await;
+    host.send(&pane, "s1", "/tool-open").await;
+    let settled = "Tool execute: `cargo test` (not finished: the turn ended first)";
+    phone
+        .until(&host, "the call settled", |f| {
+            f.tool_notices().last().is_some_and(|(_, t)| t == settled)
+        })
+        .await;
+    let texts = phone.one_tool_notice();
+    in_order(
+        &texts,
+        &[
+            "Tool execute: Terminal (waiting)",
+            "Tool execute: `cargo test` (waiting)",
+            "Tool execute: `cargo test` (running)",
+            settled,
+        ],
+    );
+    let ended = host.until_turn_ends(&pane).await;
+    assert_eq!(ended["turn"]["state"], "done");
+    assert_eq!(
+        texts_starting(&host.items(&pane).await, "Tool "),
+        [settled],
+        "nothing stays running after its turn"
+    );
+}
+
+#[tokio::test]
+async fn a_stopped_turn_settles_its_calls_and_says_it_was_stopped() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let mut phone = Follower::new(&host, &pane).await;
+    let sent = host.send(&pane, "s1", "/tool-hold").await;
+    phone
+        .until(&host, "the call running", |f| {
+            f.tool_notices()
+                .last()
+                .is_some_and(|(_, t)| t.ends_with("(running)"))
+        })
+        .await;
+    host.client
+        .post(
+            &pane_path(&pane, "abort"),
+            json!({"requestId": "ab1", "turnId": sent["turnId"]}),
+        )
+        .await
+        .expect(200, "ok");
+    let stopped = "Stopped: scripted ended this turn when asked.";
+    phone
+        .until(&host, "the stop said", |f| {
+            f.notices().iter().any(|t| t == stopped)
+        })
+        .await;
+    let texts = phone.one_tool_notice();
+    assert_eq!(
+        texts.last().map(String::as_str),
+        Some("Tool execute: `cargo test` (not finished: the turn was stopped)")
+    );
+    assert_eq!(phone.turn_states, ["running", "aborted"]);
+    // The call was settled before the pane said the turn stopped.
+    let notices = phone.notices();
+    let settled_at = notices
+        .iter()
+        .position(|t| t.ends_with("(not finished: the turn was stopped)"))
+        .expect("settled");
+    let said_at = notices.iter().position(|t| t == stopped).expect("said");
+    assert!(settled_at < said_at, "{notices:?}");
+    let shown = texts_starting(&host.items(&pane).await, "Tool ");
+    assert_eq!(
+        shown,
+        ["Tool execute: `cargo test` (not finished: the turn was stopped)"]
+    );
+}
+
+#[tokio::test]
+async fn a_turn_the_agent_cancels_itself_says_so_and_settles_its_calls() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let mut phone = Follower::new(&host, &pane).await;
+    host.send(&pane, "s1", "/cancel-self").await;
+    let said = "scripted cancelled this turn itself, without finishing it. Send a message to tell it what to do next.";
+    phone
+        .until(&host, "the cancel said", |f| {
+            f.notices().iter().any(|t| t == said)
+        })
+        .await;
+    let texts = phone.one_tool_notice();
+    assert_eq!(
+        texts.last().map(String::as_str),
+        Some("Tool execute: `cargo test` (not finished: scripted cancelled the turn)")
+    );
+    let ended = host.until_turn_ends(&pane).await;
+    assert_eq!(ended["turn"]["state"], "aborted");
+    assert!(
+        !phone.notices().iter().any(|t| t.starts_with("Stopped:")),
+        "not said as a stop from here"
+    );
+    // And the next send works.
+    host.send(&pane, "s2", "/tool").await;
+    host.until_turn_ends(&pane).await;
+}
+
+#[tokio::test]
+async fn claude_code_acps_tool_use_replayed_is_one_notice_that_ends_done() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let mut phone = Follower::new(&host, &pane).await;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/acp/claude-code-acp-tool-use.jsonl");
+    host.send(&pane, "s1", &format!("/replay {}", fixture.display()))
+        .await;
+    host.until_turn_ends(&pane).await;
+    phone
+        .until(&host, "the call done", |f| {
+            f.tool_notices()
+                .last()
+                .is_some_and(|(_, t)| t.ends_with("(done)"))
+        })
+        .await;
+    let received = phone.one_tool_notice();
+    in_order(
+        &received,
+        &[
+            "Tool execute: Terminal (waiting)",
+            "Tool execute: `cargo test` (waiting)",
+            "Tool execute: `cargo test` (running)",
+            "Tool execute: `cargo test` (done)",
+        ],
+    );
+    let items = host.items(&pane).await;
+    assert_eq!(
+        texts_starting(&items, "Tool "),
+        ["Tool execute: `cargo test` (done)"]
+    );
+    assert!(
+        texts(&items, "code").iter().any(|t| t.contains("3 passed")),
+        "its output shown"
+    );
+}
