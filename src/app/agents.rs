@@ -24,8 +24,20 @@ pub struct AgentView {
     pub panes: HashMap<String, PaneLog>,
     /// The last poll that went through.
     pub(crate) synced: Option<OffsetDateTime>,
+    /// Why the last poll failed, when it is the only failure since a good read (SPEC H6).
+    pub(crate) missed: Option<String>,
     /// Epochs seen since the phone started; more than one means the agent restarted (SPEC H5).
     pub(crate) epochs: u32,
+}
+
+/// How the phone reaches an agent: up, one poll missed (what is shown may be old), down, or
+/// not yet (connecting, starting).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Link<'a> {
+    Up,
+    Missed(&'a str),
+    Down(&'a AgentStatus),
+    Waiting(&'a AgentStatus),
 }
 
 /// A pane with where it lives, as read from the snapshot and its chat.
@@ -73,6 +85,7 @@ impl AgentView {
             snapshot: None,
             panes: HashMap::new(),
             synced: None,
+            missed: None,
             epochs: 0,
         }
     }
@@ -80,7 +93,10 @@ impl AgentView {
     /// Takes one change from the engine.
     pub(crate) fn apply(&mut self, change: AgentChange) {
         match change {
-            AgentChange::Status(status) => self.status = status,
+            AgentChange::Status(status) => {
+                self.missed = None;
+                self.status = status;
+            }
             AgentChange::Hello(hello) => {
                 if self.epochs == 0 {
                     self.epochs = 1;
@@ -100,9 +116,25 @@ impl AgentView {
             AgentChange::PaneView { pane, view } => {
                 self.panes.entry(pane).or_default().reset(view);
             }
-            AgentChange::Synced(at) => self.synced = Some(at),
+            AgentChange::Synced(at) => {
+                self.missed = None;
+                self.synced = Some(at);
+            }
+            AgentChange::Missed { reason } => self.missed = Some(reason),
             // What only a DSH bridge tells (capabilities, tasks, reloads) is for its own screens.
             AgentChange::Dsh(_) => {}
+        }
+    }
+
+    /// How the phone reaches this agent now, for every screen that shows its panes.
+    pub(crate) fn link(&self) -> Link<'_> {
+        match &self.status {
+            AgentStatus::Ready => match &self.missed {
+                None => Link::Up,
+                Some(reason) => Link::Missed(reason),
+            },
+            AgentStatus::Connecting | AgentStatus::Starting => Link::Waiting(&self.status),
+            other => Link::Down(other),
         }
     }
 

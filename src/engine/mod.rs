@@ -124,6 +124,11 @@ pub enum AgentChange {
     },
     /// A poll went through.
     Synced(OffsetDateTime),
+    /// One poll failed after a good read (SPEC H6): what is shown stays, but it may be old,
+    /// and the screens say so until the next poll goes through or the agent is unreachable.
+    Missed {
+        reason: String,
+    },
     /// What only a DSH bridge tells: capabilities, model catalog, workspaces, tasks, desktop
     /// reloads, tasks no longer addressed (SPEC D; `dsh::DshChange`).
     Dsh(DshChange),

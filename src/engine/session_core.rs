@@ -178,6 +178,10 @@ impl SessionCore {
         let settled = self.reach.settle(outcome, OffsetDateTime::now_utc());
         if let Some(reason) = reason {
             tracing::warn!(agent = %self.name, failures = self.reach.failures(), "{what} failed: {reason}");
+            // The pane says it within this poll, not only once the agent is unreachable.
+            if settled == Settled::Stale {
+                self.emit(AgentChange::Missed { reason });
+            }
         }
         settled
     }

@@ -704,3 +704,87 @@ async fn d3_d5_the_phone_appends_cancels_closes_and_creates_on_the_real_bridge()
     assert_eq!(created["agentPreset"], "standard", "{created}");
     assert_eq!(created["workspaceId"], "ws-collie", "{created}");
 }
+
+/// The pane of a task says in its own rows when its bridge stops answering, from the first
+/// missed poll, and says nothing of it once the bridge is back: the frames are judged over
+/// time, not only the last one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_pane_says_when_its_bridge_is_down_and_clears_when_it_is_back() {
+    let dir = common::temp_dir();
+    let (token_path, _) = common::token_file(dir.path());
+    let root = dir.path().join("desktop");
+    let bridge_args = |listen: &str| {
+        vec![
+            "dsh-bridge".to_string(),
+            "--demo".into(),
+            "--listen".into(),
+            listen.to_string(),
+            "--token-file".into(),
+            token_path.display().to_string(),
+            "--root".into(),
+            root.display().to_string(),
+            "--speed".into(),
+            "0".into(),
+        ]
+    };
+    let args = bridge_args("127.0.0.1:0");
+    let process = common::AgentProcess::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let url = process.url.clone();
+    let address = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split_once('/'))
+        .map(|(address, _)| address.to_string())
+        .expect("an address");
+    let mut phone = bridge_phone(&url, &token_path, dir.path());
+    phone
+        .until("the bridge ready on Home", |s| {
+            s.contains("Ready on the desktop's process")
+        })
+        .await;
+    phone.press(&["Enter"]).await;
+    phone
+        .until("the workspaces", |s| s.contains("Fix the flaky SSE test"))
+        .await;
+    phone.press(&["j", "j", "Enter"]).await;
+    phone
+        .until("the task pane", |s| {
+            s.contains("Message · instruction · queue")
+        })
+        .await;
+    let live = phone.screen();
+    assert!(!live.contains("not answering"), "{live}");
+
+    // Killed, as a crash or `kill -9` does: no goodbye on its open streams.
+    drop(process);
+    // From the first missed poll the pane says it; once unreachable, it says that.
+    phone
+        .until("the pane saying the bridge missed a poll", |s| {
+            s.contains("The bridge missed a poll") || s.contains("The bridge is not answering")
+        })
+        .await;
+    let first = phone.screen();
+    assert!(
+        first.contains("not answering") || first.contains("unreachable"),
+        "{first}"
+    );
+    assert!(first.contains("last heard:"), "{first}");
+    phone
+        .until("the pane saying the bridge is down", |s| {
+            s.contains("The bridge is not answering") && s.contains("unreachable")
+        })
+        .await;
+    let down = phone.screen();
+    assert!(down.contains("keeps retrying"), "{down}");
+
+    // The same bridge back on the same port: the pane heals by itself.
+    let args = bridge_args(&address);
+    let _back = common::AgentProcess::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    phone
+        .until("the pane live again", |s| {
+            !s.contains("not answering")
+                && !s.contains("unreachable")
+                && !s.contains("last heard:")
+                && s.contains("Message · instruction · queue")
+        })
+        .await;
+}

@@ -33,7 +33,7 @@ use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
 const NOW: OffsetDateTime = datetime!(2026-11-29 14:30:00 UTC);
-const SIZES: [(u16, u16); 3] = [(40, 12), (80, 24), (160, 48)];
+const SIZES: [(u16, u16); 4] = [(40, 12), (80, 24), (160, 48), (200, 60)];
 
 fn theme() -> Theme {
     Theme::builtin("dark").expect("the dark theme")
@@ -540,6 +540,41 @@ fn a_yes_before_the_question_was_drawn_answers_nothing() {
         answered.iter().any(|c| format!("{c:?}").contains("Abort")),
         "{answered:?}"
     );
+}
+
+/// A pane whose agent missed a poll, then is unreachable, says so in its own rows; a poll
+/// that goes through clears it.
+#[test]
+fn a_pane_says_when_its_agent_stops_answering_and_clears_when_it_is_back() {
+    let missed = |size| {
+        let (_, mut app) = showcase(size);
+        agent_change(
+            &mut app,
+            AgentChange::Missed {
+                reason: "poll: the socket refused the connection".into(),
+            },
+        );
+        app
+    };
+    snap("pane_agent_missed_a_poll", missed);
+    snap("pane_agent_unreachable", |size| {
+        let (_, mut app) = showcase(size);
+        agent_change(
+            &mut app,
+            AgentChange::Status(AgentStatus::Unreachable {
+                reason: "the socket refused the connection".into(),
+                last_seen: Some(NOW),
+            }),
+        );
+        app
+    });
+    let mut app = missed((80, 24));
+    assert!(screen_text(&app, (80, 24)).contains("missed a poll; retrying"));
+    agent_change(&mut app, AgentChange::Synced(NOW));
+    let back = screen_text(&app, (80, 24));
+    assert!(!back.contains("missed a poll"), "{back}");
+    assert!(!back.contains("last heard"), "{back}");
+    assert!(back.contains("[F1 Lint]"), "the belt is back: {back}");
 }
 
 #[test]

@@ -7,9 +7,11 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
 
+use crate::app::agents::Link;
 use crate::app::keymap::{Action, Context};
 use crate::app::outbox::{Outgoing, Step};
 use crate::app::{App, intent_words, intents};
+use crate::engine::AgentStatus;
 use crate::engine::{IntentKind, IntentState};
 use crate::look::theme::Theme;
 use crate::look::wrap;
@@ -34,7 +36,15 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         draw_input(frame, app, screen, parts.input, theme);
         return;
     };
-    let (word, word_style) = state_word(pane.state(), theme);
+    let link = app.agents.get(&screen.agent).map_or(Link::Up, |a| a.link());
+    // What the pane shows is only as new as the last poll that went through: while the agent
+    // does not answer, the heading says so instead of a state that may have changed.
+    let (word, word_style) = match link {
+        Link::Up => state_word(pane.state(), theme),
+        Link::Missed(_) => ("not answering".to_string(), theme.warn),
+        Link::Down(_) => ("unreachable".to_string(), theme.danger),
+        Link::Waiting(_) => ("connecting".to_string(), theme.dim),
+    };
     let turn = match (
         crate::screens::pane::draw_dsh::turn_words(app, screen),
         pane.turn(),
@@ -65,7 +75,14 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
                 theme.title,
             ),
             Span::styled(word, word_style),
-            Span::styled(format!("  {turn}"), theme.dim),
+            Span::styled(
+                if link == Link::Up {
+                    format!("  {turn}")
+                } else {
+                    format!("  last heard: {turn}")
+                },
+                theme.dim,
+            ),
         ]),
     );
 
@@ -127,7 +144,9 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         );
     }
 
-    if let Some(line) = crate::screens::pane::draw_dsh::info_line(app, screen, theme) {
+    if let Some(line) = connection_line(app, &screen.agent, link, theme)
+        .or_else(|| crate::screens::pane::draw_dsh::info_line(app, screen, theme))
+    {
         put(frame, parts.belt, 0, line);
         draw_input(frame, app, screen, parts.input, theme);
         draw_status(frame, app, screen, parts.status, theme);
@@ -148,6 +167,40 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
 
     draw_input(frame, app, screen, parts.input, theme);
     draw_status(frame, app, screen, parts.status, theme);
+}
+
+/// What the phone knows of its way to the pane's agent, in the belt's row, while it is not
+/// simply up: the person must not read a stale pane as a live one. None while up.
+fn connection_line(app: &App, agent: &str, link: Link<'_>, theme: &Theme) -> Option<Line<'static>> {
+    let peer = if app.is_bridge(agent) {
+        "The bridge"
+    } else {
+        "The agent"
+    };
+    let (text, style) = match link {
+        Link::Up => return None,
+        // The cause last: a narrow screen cuts it, not what the person can count on.
+        Link::Missed(reason) => (
+            format!(
+                "{peer} missed a poll; retrying. What is shown may be old ({}).",
+                reason.trim_end_matches('.')
+            ),
+            theme.warn,
+        ),
+        Link::Down(AgentStatus::Unreachable { reason, last_seen }) => (
+            format!(
+                "{peer} is not answering{}; the phone keeps retrying ({}).",
+                last_seen
+                    .map(|at| format!(" since {:02}:{:02}", at.hour(), at.minute()))
+                    .unwrap_or_default(),
+                reason.trim_end_matches('.'),
+            ),
+            theme.danger,
+        ),
+        Link::Down(status) => (status.sentence(), theme.danger),
+        Link::Waiting(status) => (status.sentence(), theme.dim),
+    };
+    Some(Line::from(Span::styled(text, style)))
 }
 
 /// The sends that left the box, one line each, with their state (SPEC Q1–Q5): the words stay

@@ -134,6 +134,7 @@ pub(crate) fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option
         .is_none()
         && let Some(record) = app.intents.latest_for_pane(&screen.agent, &screen.pane)
         && let (_, Some(detail)) = dsh_intent_parts(record)
+        && !healed_since(app, &screen.agent, record)
     {
         return Some(Line::from(Span::styled(
             detail,
@@ -214,6 +215,18 @@ pub(crate) fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option
         spans.push(Span::styled(format!(" · {reload}"), theme.warn));
     }
     Some(Line::from(spans))
+}
+
+/// True when the words could not be sent because the bridge was not reached, and a poll has
+/// gone through since: the cause is gone, so its sentence gives way to the model line (the
+/// status line below still says "not sent", and the words are back in the box).
+fn healed_since(app: &App, agent: &str, record: &IntentRecord) -> bool {
+    if !matches!(record.state, IntentState::NotSent { .. }) {
+        return false;
+    }
+    let synced = app.agents.get(agent).and_then(|a| a.synced);
+    let created = crate::wire::time::parse(&record.created_at);
+    matches!((synced, created), (Some(synced), Some(created)) if synced > created)
 }
 
 /// True when a field both name differs (a field one leaves out is not a difference).
