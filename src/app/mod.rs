@@ -617,6 +617,9 @@ impl App {
                         .or_default()
                         .apply(dsh.clone());
                 }
+                if let crate::engine::AgentChange::Snapshot { snapshot, .. } = &change {
+                    self.phone.carry_closed_task_chats(&agent, snapshot);
+                }
                 let Some(view) = self.phone.agents.get_mut(&agent) else {
                     return Vec::new();
                 };

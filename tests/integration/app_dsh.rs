@@ -788,3 +788,73 @@ async fn a_task_pane_says_when_its_bridge_is_down_and_clears_when_it_is_back() {
         })
         .await;
 }
+
+/// A closed task's session keeps, in its pane, the history the phone held while the task was
+/// open, and says in the pane why no more comes and what works (adopt it again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_tasks_session_keeps_its_history_and_says_why_no_more_comes() {
+    let dir = common::temp_dir();
+    let (token_path, _) = common::token_file(dir.path());
+    let root = dir.path().join("desktop");
+    let process = common::AgentProcess::start(&[
+        "dsh-bridge",
+        "--demo",
+        "--listen",
+        "127.0.0.1:0",
+        "--token-file",
+        token_path.to_str().expect("utf-8"),
+        "--root",
+        root.to_str().expect("utf-8"),
+        "--speed",
+        "0",
+    ]);
+    let mut phone = bridge_phone(&process.url, &token_path, dir.path());
+    phone
+        .until("the bridge ready on Home", |s| {
+            s.contains("Ready on the desktop's process")
+        })
+        .await;
+    phone.press(&["Enter"]).await;
+    phone
+        .until("the workspaces", |s| s.contains("Fix the flaky SSE test"))
+        .await;
+    phone.press(&["j", "j", "Enter"]).await;
+    phone
+        .until("the task pane with its history", |s| {
+            s.contains("Message · instruction · queue") && s.contains("Clippy is clean")
+        })
+        .await;
+    phone.press(&["Esc", "c"]).await;
+    phone
+        .until("the close's confirm", |s| s.contains("Close the task"))
+        .await;
+    phone.press(&["y"]).await;
+    phone
+        .until("the closed task gone", |s| {
+            !s.contains("Message · instruction · queue")
+        })
+        .await;
+    phone
+        .until("its session among the sessions", |s| {
+            s.contains("Fix the flaky SSE test      not adopted")
+        })
+        .await;
+    phone.press(&["j", "j", "Enter"]).await;
+    phone
+        .until(
+            "the session's pane with the history and why no more comes",
+            |s| {
+                s.contains("sessions › Fix the flaky SSE test")
+                    && s.contains("Clippy is clean")
+                    && s.contains("The bridge cannot show this session's history")
+                    && s.contains("what the phone held")
+            },
+        )
+        .await;
+    let pane = phone.screen();
+    assert!(pane.contains("not adopted"), "{pane}");
+    assert!(
+        !pane.contains("task/not-found)"),
+        "the code is not the sentence: {pane}"
+    );
+}

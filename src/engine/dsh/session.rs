@@ -710,13 +710,14 @@ impl BridgeSession {
                         && code == ErrorCode::TaskNotFound.as_str()
                     {
                         format!(
-                            "The bridge cannot show this session's history: a closed task still holds it ({code}). Adopt the session on the New page to read and write it again."
+                            "The bridge cannot show this session's history: a closed task still holds it. Above is what the phone held while the task was open. Adopt the session on the New page to read and write it again."
                         )
                     } else {
                         format!("The bridge refused to show more of this pane ({code}): {why}")
                     };
                     let events = clean_events(vec![mirror.notice(
-                        &format!("refused-{code}"),
+                        // An item id takes no `/` (SPEC L1), and codes have one.
+                        &format!("refused-{}", code.replace('/', "-")),
                         &text,
                         Tone::Danger,
                     )]);

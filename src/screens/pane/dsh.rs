@@ -214,6 +214,42 @@ impl Phone {
         )
     }
 
+    /// A task the bridge closed leaves the layout and its session shows among the sessions:
+    /// the chat the phone held for the task moves to the session's pane, since the bridge
+    /// shows no history of a session a closed task held (docs/DSH.md) and the person's record
+    /// of it must not vanish with the task.
+    pub(crate) fn carry_closed_task_chats(&mut self, agent: &str, next: &crate::wire::Snapshot) {
+        let Some(dsh) = self.dsh.get(agent) else {
+            return;
+        };
+        let Some(view) = self.agents.get_mut(agent) else {
+            return;
+        };
+        let Some(before) = view.snapshot.clone() else {
+            return;
+        };
+        for (_, _, gone) in before
+            .panes()
+            .filter(|(_, _, p)| next.pane(&p.id).is_none())
+        {
+            let Some(task) = dsh.task(&gone.id) else {
+                continue;
+            };
+            let session_pane = crate::engine::dsh::pane::session_pane_id(&task.session_id);
+            if next.pane(&session_pane).is_none() || view.panes.contains_key(&session_pane) {
+                continue;
+            }
+            if let Some(mut log) = view.panes.remove(&gone.id) {
+                // Only the words move: the task's state, turn and open waits were the task's,
+                // and the session pane says its own state.
+                log.state = None;
+                log.turn = None;
+                log.asks.clear();
+                view.panes.insert(session_pane, log);
+            }
+        }
+    }
+
     /// A task as a person knows it, quoted: the pane's title (the name the phone shows everywhere),
     /// else the bridge's title, never the task id.
     fn dsh_task_name(&self, agent: &str, pane: &str) -> String {
