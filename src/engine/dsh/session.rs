@@ -709,9 +709,7 @@ impl BridgeSession {
                     let text = if mirror.task_id.is_empty()
                         && code == ErrorCode::TaskNotFound.as_str()
                     {
-                        format!(
-                            "The bridge cannot show this session's history: a closed task still holds it. Above is what the phone held while the task was open. Adopt the session on the New page to read and write it again."
-                        )
+                        "The bridge cannot show this session's history: a closed task still holds it. Above is what the phone held while the task was open. Adopt the session on the New page to read and write it again.".to_string()
                     } else {
                         format!("The bridge refused to show more of this pane ({code}): {why}")
                     };
