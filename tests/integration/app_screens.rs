@@ -192,7 +192,13 @@ fn home_agent_states_in_words() {
                     fix: Some("chmod 700 /run/user/1000/collie".into()),
                 },
             ),
-            ("token", AgentStatus::TokenRefused { status: 401 }),
+            (
+                "token",
+                AgentStatus::TokenRefused {
+                    status: 401,
+                    bridge: false,
+                },
+            ),
             (
                 "old",
                 AgentStatus::Incompatible {
