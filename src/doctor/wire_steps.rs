@@ -359,10 +359,11 @@ async fn read_snapshot(
                 Step::holds(
                     "snapshot",
                     format!(
-                        "{} bytes, ETag {etag}: {} workspaces, {} panes, {open_asks} open asks",
+                        "{} bytes, ETag {etag}: {}, {}, {}",
                         reply.body.len(),
-                        snapshot.workspaces.len(),
-                        panes.len()
+                        crate::out::count(snapshot.workspaces.len(), "workspace", "workspaces"),
+                        crate::out::count(panes.len(), "pane", "panes"),
+                        crate::out::count(open_asks, "open ask", "open asks")
                     ),
                 )
                 .timed(ms),

@@ -1285,7 +1285,10 @@ fn allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
     read(&mut app);
     assert!(engine_commands(&mut app, vec![key("n")]).is_empty());
     assert!(app.overlay().is_none());
-    assert!(screen_text(&app, (80, 24)).contains("Allow always was not sent. Nothing was sent."));
+    assert!(
+        screen_text(&app, (80, 24))
+            .contains("You cancelled allow always, so nothing was sent; the ask is still open.")
+    );
     // a, Enter, the reading time, y: exactly one answer, the allow-always option.
     assert!(engine_commands(&mut app, vec![key("a"), key("enter")]).is_empty());
     read(&mut app);
