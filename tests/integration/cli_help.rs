@@ -1,0 +1,59 @@
+//! The binary's help says the truth: arguments a command needs are shown needed (with the other
+//! way to call it, --retry), the man page's synopsis names each option's value, and the rules
+//! the help points to are printed by the binary itself (`collie-phone rules ID`).
+
+use std::process::Output;
+
+const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
+
+fn run(args: &[&str]) -> Output {
+    std::process::Command::new(BIN)
+        .args(args)
+        .env_remove("COLLIE_DURABLE_SOCKET")
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The usage lines of `COMMAND --help`, up to the first blank line.
+fn usage(command: &str) -> String {
+    let help = stdout(&run(&[command, "--help"]));
+    let start = help.find("Usage: ").expect("a usage");
+    help[start..]
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn needed_arguments_are_shown_needed_with_the_retry_way_beside_them() {
+    assert_eq!(
+        usage("send"),
+        "Usage: collie-phone send [OPTIONS] PANE TEXT\n       collie-phone send [OPTIONS] --retry REQUEST_ID"
+    );
+    assert_eq!(
+        usage("abort"),
+        "Usage: collie-phone abort [OPTIONS] PANE\n       collie-phone abort [OPTIONS] --retry REQUEST_ID"
+    );
+    assert_eq!(
+        usage("start"),
+        "Usage: collie-phone start [OPTIONS] STARTER\n       collie-phone start [OPTIONS] --retry REQUEST_ID"
+    );
+    let answer = usage("answer");
+    assert!(
+        answer.starts_with("Usage: collie-phone answer [OPTIONS] ASK OPTION\n"),
+        "{answer}"
+    );
+    assert!(answer.contains("--retry REQUEST_ID"), "{answer}");
+    for command in ["send", "abort", "start", "answer"] {
+        assert!(!usage(command).contains("[PANE]"), "{command}");
+    }
+    // Without them, the command says what is missing.
+    let missing = run(&["send", "p1"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("<TEXT>"));
+}
