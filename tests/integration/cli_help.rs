@@ -57,3 +57,28 @@ fn needed_arguments_are_shown_needed_with_the_retry_way_beside_them() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("<TEXT>"));
 }
+
+#[test]
+fn the_man_pages_synopsis_names_each_options_value() {
+    let page = stdout(&run(&["man"]));
+    let synopsis = page
+        .split(".SH SYNOPSIS\n")
+        .nth(1)
+        .and_then(|rest| rest.split(".SH").next())
+        .expect("a synopsis");
+    for shown in [
+        r"[\-\-url URL...]",
+        r"[\-\-token\-file FILE]",
+        r"[\-\-ca\-cert FILE]",
+        r"[\-h|\-\-help]",
+    ] {
+        assert!(synopsis.contains(shown), "{shown} in {synopsis}");
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    let dir_shown = dir.path().display().to_string();
+    assert!(run(&["man", "--dir", &dir_shown]).status.success());
+    let send = std::fs::read_to_string(dir.path().join("collie-phone-send.1")).expect("page");
+    assert!(send.contains(r"[\-\-wait SECONDS]"), "{send}");
+    assert!(send.contains(r"PANE TEXT"), "{send}");
+    assert!(!dir.path().join("collie-phone-help.1").exists());
+}
