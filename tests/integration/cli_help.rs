@@ -82,3 +82,42 @@ fn the_man_pages_synopsis_names_each_options_value() {
     assert!(send.contains(r"PANE TEXT"), "{send}");
     assert!(!dir.path().join("collie-phone-help.1").exists());
 }
+
+#[test]
+fn rules_prints_an_entry_a_family_the_list_and_says_an_unknown_id_with_close_ones() {
+    let one = run(&["rules", "S1"]);
+    assert!(one.status.success());
+    let shown = stdout(&one);
+    assert!(shown.starts_with("S1. The socket path\n"), "{shown}");
+    assert!(shown.contains("at most 103 bytes"), "{shown}");
+    // Case does not matter, and a limit row is an id too.
+    assert!(stdout(&run(&["rules", "s1"])).starts_with("S1. "));
+    assert!(stdout(&run(&["rules", "L.layout"])).starts_with("L.layout\n"));
+    let family = stdout(&run(&["rules", "S"]));
+    assert!(family.starts_with("The socket (S)\n"), "{family}");
+    assert!(family.contains("  S4 "), "{family}");
+    let list = stdout(&run(&["rules"]));
+    for heading in ["The wire (W)", "The socket (S)", "The DSH bridge (D)"] {
+        assert!(list.contains(heading), "{heading} in {list}");
+    }
+    assert!(
+        list.contains("  W4                 Request bodies\n"),
+        "{list}"
+    );
+    let unknown = run(&["rules", "S9"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&unknown.stderr).into_owned();
+    assert!(
+        said.starts_with("collie-phone: no rule S9 in the rule book; close ids: "),
+        "{said}"
+    );
+    assert!(said.contains("S7"), "{said}");
+    assert!(stdout(&unknown).is_empty());
+}
+
+#[test]
+fn the_help_points_to_the_rules_command_not_to_a_file() {
+    let help = stdout(&run(&["--help"]));
+    assert!(help.contains("(`collie-phone rules S`)"), "{help}");
+    assert!(!help.contains("docs/SPEC.md"), "{help}");
+}
