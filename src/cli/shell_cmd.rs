@@ -117,6 +117,15 @@ fn synopsis(command: &clap::Command) -> String {
                 arg.get_long()
                     .is_none_or(|long| !form.contains(&format!("--{long} ")))
             })
+            // Nor those that cannot stand with the form's arguments (--retry with PANE).
+            .filter(|arg| {
+                !command.get_arg_conflicts_with(arg).iter().any(|other| {
+                    other.is_positional()
+                        && form
+                            .split_whitespace()
+                            .any(|word| word == value_name(other))
+                })
+            })
             .map(option_words)
             .collect();
         words.join(" ")

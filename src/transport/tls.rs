@@ -199,10 +199,15 @@ fn classify(error: &reqwest::Error) -> TransportError {
                 .rsplit_once(':')
                 .map_or(address.as_str(), |(host, _)| host)
         )),
+        // Before the connection is made nothing was sent, so a POST is known not sent (SPEC Q4).
+        Cause::TimedOut if error.is_connect() => {
+            TransportError::Connect(format!("{address} did not take the connection in time"))
+        }
         Cause::TimedOut => TransportError::Timeout(0),
-        Cause::Tls(why) => {
+        Cause::Tls(why) if error.is_connect() => {
             TransportError::Connect(format!("the TLS handshake with {address} failed ({why})"))
         }
+        Cause::Tls(why) => TransportError::Broken(format!("TLS with {address} failed ({why})")),
         Cause::Closed if error.is_connect() => {
             TransportError::Connect(format!("{address} closed the connection at once"))
         }

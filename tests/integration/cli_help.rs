@@ -80,6 +80,12 @@ fn the_man_pages_synopsis_names_each_options_value() {
     let send = std::fs::read_to_string(dir.path().join("collie-phone-send.1")).expect("page");
     assert!(send.contains(r"[\-\-wait SECONDS]"), "{send}");
     assert!(send.contains(r"PANE TEXT"), "{send}");
+    // --retry is its own form: not offered beside PANE TEXT, which it cannot stand with.
+    let first_form = send
+        .lines()
+        .find(|line| line.ends_with("PANE TEXT"))
+        .expect("the first form");
+    assert!(!first_form.contains("retry"), "{first_form}");
     assert!(!dir.path().join("collie-phone-help.1").exists());
 }
 
