@@ -27,15 +27,14 @@ pub struct Family {
 /// The id at the start of a `### ` heading's text, and the title after it: `L.<name>` or a
 /// capital letter with digits, then an optional `.`, then a space or the end.
 fn heading(rest: &str) -> Option<(String, String)> {
-    let id_len = if let Some(name) = rest.strip_prefix("L.") {
+    let limit_row = rest
+        .strip_prefix("L.")
+        .filter(|name| name.starts_with(|c: char| c.is_ascii_lowercase()));
+    let id_len = if let Some(name) = limit_row {
         let name_len = name
             .find(|c: char| !(c.is_ascii_lowercase() || c == '-'))
             .unwrap_or(name.len());
-        let named = &name[..name_len];
-        if named.is_empty() || !named.starts_with(|c: char| c.is_ascii_lowercase()) {
-            return None;
-        }
-        2 + named.trim_end_matches('-').len()
+        2 + name[..name_len].trim_end_matches('-').len()
     } else {
         let mut chars = rest.chars();
         if !chars.next()?.is_ascii_uppercase() {

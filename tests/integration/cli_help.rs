@@ -99,6 +99,7 @@ fn rules_prints_an_entry_a_family_the_list_and_says_an_unknown_id_with_close_one
     // Case does not matter, and a limit row is an id too.
     assert!(stdout(&run(&["rules", "s1"])).starts_with("S1. "));
     assert!(stdout(&run(&["rules", "L.layout"])).starts_with("L.layout\n"));
+    assert!(stdout(&run(&["rules", "L"])).starts_with("L. The table of limits\n"));
     let family = stdout(&run(&["rules", "S"]));
     assert!(family.starts_with("The socket (S)\n"), "{family}");
     assert!(family.contains("  S4 "), "{family}");
