@@ -239,4 +239,24 @@ fn a_relative_socket_path_says_it_must_be_absolute_and_gives_the_whole_path() {
         )
     );
     assert!(!stderr(&output).contains("socket-not-private"));
+    let doctor = std::process::Command::new(BIN)
+        .args(["doctor", "--socket", "agent.sock"])
+        .current_dir(home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .output()
+        .expect("the binary runs");
+    let shown = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    assert!(
+        shown.contains("agent.sock: the socket path must be absolute"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "fix: give the whole path from /, such as {}",
+            whole.display()
+        )),
+        "{shown}"
+    );
+    assert!(!shown.contains("not private"), "{shown}");
 }
