@@ -21,14 +21,14 @@ use crate::rigs::faults::Breaks;
 #[derive(Debug, Args)]
 pub(crate) struct AgentArgs {
     /// Listen on this Unix socket: an absolute path of at most 103 bytes
-    /// (docs/SPEC.md § The socket).
+    /// (`collie-phone rules S`).
     #[arg(long, value_name = "PATH", env = "COLLIE_DURABLE_SOCKET")]
     pub(crate) socket: Option<PathBuf>,
     /// Listen on TCP instead, e.g. 127.0.0.1:0 (port 0 picks one). Plain http only on loopback.
     #[arg(long, value_name = "ADDR", requires = "token_file")]
     pub(crate) listen: Option<String>,
     /// The bearer token for --listen, in a file only you may read or write
-    /// (docs/SPEC.md § TLS and the token).
+    /// (`collie-phone rules T`).
     #[arg(long, value_name = "FILE", requires = "listen")]
     pub(crate) token_file: Option<PathBuf>,
     /// Serve https with this PEM certificate chain (needs --tls-key).
@@ -39,7 +39,7 @@ pub(crate) struct AgentArgs {
     pub(crate) tls_key: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) world: WorldFlags,
-    /// Break one rule on purpose, named by its id in docs/SPEC.md, so `check` can be seen to
+    /// Break one rule on purpose, named by its id (`collie-phone rules` lists them), so `check` can be seen to
     /// catch it. May be given more than once. Never for real use.
     #[arg(long = "break", value_name = "RULE")]
     pub(crate) breaks: Vec<String>,

@@ -13,12 +13,12 @@ use crate::transport::token::TokenSource;
 
 #[derive(Debug, Clone, Args, Default)]
 pub(crate) struct ConnectArgs {
-    /// Dial the durable agent on this Unix socket (docs/SPEC.md § The socket). May be given
+    /// Dial the durable agent on this Unix socket (`collie-phone rules S`). May be given
     /// more than once.
     #[arg(long = "socket", value_name = "PATH")]
     pub(crate) sockets: Vec<PathBuf>,
     /// Dial the durable agent at this https:// (or loopback http://) URL
-    /// (docs/SPEC.md § TLS and the token).
+    /// (`collie-phone rules T`).
     #[arg(long = "url", value_name = "URL")]
     pub(crate) urls: Vec<String>,
     /// The bearer token for --url agents, in a file only you can read.
@@ -27,7 +27,7 @@ pub(crate) struct ConnectArgs {
     /// Trust this PEM certificate for --url agents.
     #[arg(long, value_name = "FILE")]
     pub(crate) ca_cert: Option<PathBuf>,
-    /// Dial the DSH collaboration bridge at this loopback URL (docs/SPEC.md § The DSH bridge);
+    /// Dial the DSH collaboration bridge at this loopback URL (`collie-phone rules D`);
     /// `default` is http://127.0.0.1:19387/codex-bridge. May be given more than once.
     #[arg(long = "dsh", value_name = "URL")]
     pub(crate) dsh: Vec<String>,

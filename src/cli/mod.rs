@@ -11,6 +11,7 @@ pub(crate) mod headless;
 mod logging;
 pub(crate) mod phone_cmd;
 pub(crate) mod replay_cmd;
+pub mod rule_book;
 pub(crate) mod scripted_cmd;
 mod shell_cmd;
 mod world_flags;
@@ -45,7 +46,7 @@ pub(crate) enum Command {
     Demo(demo_cmd::DemoArgs),
     /// Why can't I reach my agent? One read-only pass, a line per step, a fix for each failure.
     Doctor(doctor_cmd::DoctorArgs),
-    /// Check that an agent keeps the protocol, rule by rule (the rules of docs/SPEC.md);
+    /// Check that an agent keeps the protocol, rule by rule (the rules `collie-phone rules` lists);
     /// non-zero on any failure.
     Check(check_cmd::CheckArgs),
     /// List the open asks.
@@ -63,13 +64,16 @@ pub(crate) enum Command {
     /// Serve a recording made with --record as a fake agent, to play a bug back in the phone.
     Replay(replay_cmd::ReplayArgs),
     /// Run the reference DSH collaboration bridge with a demo desktop host
-    /// (docs/SPEC.md § The DSH bridge).
+    /// (`collie-phone rules D`).
     DshBridge(dsh_bridge_cmd::DshBridgeArgs),
     /// Print the completion script for a shell, e.g. `collie-phone completions bash >
     /// ~/.local/share/bash-completion/completions/collie-phone`.
     Completions(shell_cmd::CompletionsArgs),
     /// Print the man page (`collie-phone man | man -l -`), or write one per command with --dir.
     Man(shell_cmd::ManArgs),
+    /// Print a rule of the rule book (`collie-phone rules S1`), a family (`rules S`), or the
+    /// list of every rule with no id.
+    Rules(RulesArgs),
     /// Our own ACP agent on stdin and stdout, for `demo --acp` and the tests.
     #[command(hide = true)]
     AcpScriptedAgent(scripted_cmd::ScriptedArgs),
@@ -93,8 +97,32 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::DshBridge(args)) => done(dsh_bridge_cmd::run(args)),
         Some(Command::Completions(args)) => done(shell_cmd::completions(args)),
         Some(Command::Man(args)) => done(shell_cmd::man(args)),
+        Some(Command::Rules(args)) => Ok(rules(&args)),
         Some(Command::AcpScriptedAgent(args)) => done(scripted_cmd::run(args)),
         None => done(phone_cmd::run(cli.phone)),
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RulesArgs {
+    /// A rule's id (W4, S1, L.layout) or a family's letter (S); none lists them all.
+    #[arg(value_name = "ID")]
+    pub(crate) id: Option<String>,
+}
+
+/// `collie-phone rules [ID]`: the book built into the binary, so the help's pointers work
+/// without the repository.
+fn rules(args: &RulesArgs) -> ExitCode {
+    match rule_book::look_up(rule_book::BOOK, args.id.as_deref()) {
+        Ok(text) => {
+            // A reader that went away (`| head`) is not an error.
+            let _ = crate::out::print(&text);
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            crate::out::eprintln(&format!("collie-phone: {why}"));
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -27,7 +27,7 @@ pub(crate) struct ReplayArgs {
     /// The recording, written by `--record FILE`.
     #[arg(value_name = "FILE")]
     pub(crate) file: PathBuf,
-    /// Only serve, on this socket (docs/SPEC.md § The socket), and print `listening unix:PATH`;
+    /// Only serve, on this socket (`collie-phone rules S`), and print `listening unix:PATH`;
     /// point the phone at it with --socket PATH.
     #[arg(long, value_name = "PATH")]
     pub(crate) socket: Option<PathBuf>,

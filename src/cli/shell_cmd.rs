@@ -57,7 +57,7 @@ fn print(bytes: &[u8]) -> std::io::Result<()> {
 
 /// Prints the main man page, or writes every command's page into a folder.
 pub(crate) fn man(args: ManArgs) -> anyhow::Result<()> {
-    let command = Cli::command();
+    let command = man_command();
     match args.dir {
         Some(dir) => {
             std::fs::create_dir_all(&dir)
@@ -74,5 +74,120 @@ pub(crate) fn man(args: ManArgs) -> anyhow::Result<()> {
                 .context("could not make the man page")?;
             print(&page).context("could not write the man page")
         }
+    }
+}
+
+/// The commands as the man pages show them: clap_mangen's synopsis names options without their
+/// values (`[--url]`), so every command's synopsis is written here from its flags, with each
+/// value's placeholder (`[--url URL]`), and a usage written by hand keeps its forms.
+pub(crate) fn man_command() -> clap::Command {
+    // Built, a command knows its full name and its -h and -V; the pages are made from an
+    // unbuilt one, as before, so no page is made for clap's own `help` subcommand.
+    let mut built = Cli::command();
+    built.build();
+    with_synopses(Cli::command(), &built)
+}
+
+fn with_synopses(command: clap::Command, built: &clap::Command) -> clap::Command {
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .collect();
+    let mut command = command.override_usage(synopsis(built));
+    for name in names {
+        if let Some(inner) = built.find_subcommand(&name) {
+            command = command.mut_subcommand(name, |sub| with_synopses(sub, inner));
+        }
+    }
+    command
+}
+
+/// One command's synopsis: its name, its options with their values, its arguments.
+fn synopsis(command: &clap::Command) -> String {
+    let name = command
+        .get_bin_name()
+        .unwrap_or_else(|| command.get_name())
+        .to_string();
+    // The options a form does not name itself (`--retry REQUEST_ID` is a form of its own).
+    let options = |form: &str| {
+        let words: Vec<String> = command
+            .get_arguments()
+            .filter(|arg| !arg.is_hide_set() && !arg.is_positional())
+            .filter(|arg| {
+                arg.get_long()
+                    .is_none_or(|long| !form.contains(&format!("--{long} ")))
+            })
+            // Nor those that cannot stand with the form's arguments (--retry with PANE).
+            .filter(|arg| {
+                !command.get_arg_conflicts_with(arg).iter().any(|other| {
+                    other.is_positional()
+                        && form
+                            .split_whitespace()
+                            .any(|word| word == value_name(other))
+                })
+            })
+            .map(option_words)
+            .collect();
+        words.join(" ")
+    };
+    if let Some(usage) = command.get_overridden_usage() {
+        let usage = usage.to_string();
+        let forms: Vec<String> = usage
+            .lines()
+            .map(|form| form.trim().replace("[OPTIONS]", &options(form)))
+            .collect();
+        return forms.join("\n");
+    }
+    let options = options("");
+    let mut words = vec![name];
+    if !options.is_empty() {
+        words.push(options);
+    }
+    for arg in command.get_positionals().filter(|arg| !arg.is_hide_set()) {
+        let value = value_name(arg);
+        words.push(if arg.is_required_set() {
+            value
+        } else {
+            format!("[{value}]")
+        });
+    }
+    if command.has_subcommands() {
+        words.push("[COMMAND]".into());
+    }
+    words.join(" ")
+}
+
+/// `[--url URL]`, `[-h|--help]`, `--listen ADDR` when it is required.
+fn option_words(arg: &clap::Arg) -> String {
+    let flag = match (arg.get_short(), arg.get_long()) {
+        (Some(short), Some(long)) => format!("-{short}|--{long}"),
+        (Some(short), None) => format!("-{short}"),
+        (None, Some(long)) => format!("--{long}"),
+        (None, None) => value_name(arg),
+    };
+    let takes = arg.get_action().takes_values();
+    let mut words = if takes {
+        format!("{flag} {}", value_name(arg))
+    } else {
+        flag
+    };
+    if matches!(arg.get_action(), clap::ArgAction::Append) {
+        words.push_str("...");
+    }
+    if arg.is_required_set() {
+        words
+    } else {
+        format!("[{words}]")
+    }
+}
+
+fn value_name(arg: &clap::Arg) -> String {
+    match arg.get_value_names() {
+        Some(names) if !names.is_empty() => names
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => arg.get_id().as_str().to_uppercase(),
     }
 }

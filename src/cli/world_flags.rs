@@ -22,7 +22,7 @@ pub(crate) struct WorldFlags {
     /// Keep conversations and open asks in this folder across restarts.
     #[arg(long, value_name = "DIR")]
     pub(crate) state: Option<PathBuf>,
-    /// Stay not ready this many milliseconds after start (docs/SPEC.md § Hello and the epoch).
+    /// Stay not ready this many milliseconds after start (`collie-phone rules H`).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub(crate) ready_after: u64,
     /// The name the agent gives in hello (host.name).

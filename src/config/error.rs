@@ -80,6 +80,30 @@ pub(crate) enum ConfigError {
     /// A refusal the parser could not tie to one key (kept in its words).
     #[error("{at}: {why}")]
     Other { at: Place, why: String },
+    /// Every refusal of one run, in file order, a line each.
+    #[error("{}", several(.0))]
+    Several(Vec<ConfigError>),
+}
+
+impl ConfigError {
+    /// Where in the file it is, when it is in one place.
+    pub(crate) fn place(&self) -> Option<&Place> {
+        match self {
+            Self::Syntax { at, .. } | Self::Other { at, .. } => Some(at),
+            Self::UnknownKey(unknown) => Some(&unknown.at),
+            Self::BadValue(bad) => Some(&bad.at),
+            Self::Read { .. } | Self::Several(_) => None,
+        }
+    }
+}
+
+fn several(errors: &[ConfigError]) -> String {
+    let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    format!(
+        "{}\n({} in the file)",
+        lines.join("\n"),
+        crate::out::count(errors.len(), "error", "errors")
+    )
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -26,11 +26,13 @@ enum Found {
     Key {
         section: Vec<String>,
         key: String,
+        whole: Range<usize>,
     },
     Value {
         section: Vec<String>,
         key: String,
         written: Range<usize>,
+        whole: Range<usize>,
     },
 }
 
@@ -48,31 +50,46 @@ impl Source<'_> {
             .to_string()
     }
 
-    /// serde's refusal of the file, as a config error.
-    pub(crate) fn explain(&self, error: &toml::de::Error) -> ConfigError {
+    /// serde's refusal of the file, as a config error, with the span of the whole `key =
+    /// value` it is about when it is about one (so the rest of the file can be read without it).
+    pub(crate) fn explain(&self, error: &toml::de::Error) -> (ConfigError, Option<Range<usize>>) {
         let Some(span) = error.span() else {
-            return ConfigError::Other {
-                at: self.place(&(0..0)),
-                why: error.message().to_string(),
-            };
+            return (
+                ConfigError::Other {
+                    at: self.place(&(0..0)),
+                    why: error.message().to_string(),
+                },
+                None,
+            );
         };
         match find(self.table, &span, &mut Vec::new()) {
-            Some(Found::Key { section, key }) => self.unknown_key(&span, section, key),
+            Some(Found::Key {
+                section,
+                key,
+                whole,
+            }) => (self.unknown_key(&span, section, key), Some(whole)),
             Some(Found::Value {
                 section,
                 key,
                 written,
-            }) => ConfigError::BadValue(Box::new(BadValue {
-                at: self.place(&span),
-                section: Section(section),
-                key,
-                written: self.written(&written),
-                hint: Hint::Because(error.message().to_string()),
-            })),
-            None => ConfigError::Other {
-                at: self.place(&span),
-                why: error.message().to_string(),
-            },
+                whole,
+            }) => (
+                ConfigError::BadValue(Box::new(BadValue {
+                    at: self.place(&span),
+                    section: Section(section),
+                    key,
+                    written: self.written(&written),
+                    hint: Hint::Because(error.message().to_string()),
+                })),
+                Some(whole),
+            ),
+            None => (
+                ConfigError::Other {
+                    at: self.place(&span),
+                    why: error.message().to_string(),
+                },
+                None,
+            ),
         }
     }
 
@@ -126,10 +143,12 @@ fn nearest(word: &str, known: &[String]) -> Hint {
 /// Tables are searched first, as their inner keys are the more precise answer.
 fn find(table: &DeTable<'_>, span: &Range<usize>, section: &mut Vec<String>) -> Option<Found> {
     for (key, value) in table {
+        let whole = key.span().start..value.span().end.max(key.span().end);
         if key.span() == *span {
             return Some(Found::Key {
                 section: section.clone(),
                 key: key.get_ref().to_string(),
+                whole,
             });
         }
         if let Some(inner) = value.get_ref().as_table() {
@@ -144,6 +163,7 @@ fn find(table: &DeTable<'_>, span: &Range<usize>, section: &mut Vec<String>) -> 
                 section: section.clone(),
                 key: key.get_ref().to_string(),
                 written: value.span(),
+                whole,
             });
         }
     }
@@ -181,7 +201,8 @@ mod tests {
             find_at(28..33),
             Some(Found::Key {
                 section: words(&["agents", "laptop"]),
-                key: "sockt".into()
+                key: "sockt".into(),
+                whole: 28..37
             })
         );
         assert_eq!(
@@ -189,7 +210,8 @@ mod tests {
             Some(Found::Value {
                 section: Vec::new(),
                 key: "theme".into(),
-                written: 8..11
+                written: 8..11,
+                whole: 0..11
             })
         );
         assert_eq!(find_at(5..6), None);

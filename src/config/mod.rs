@@ -54,6 +54,60 @@ pub(crate) fn default_path() -> PathBuf {
         .join("config.toml")
 }
 
+/// Most refusals told in one run: past these, the rest of the file is not worth reading.
+const MOST_ERRORS: usize = 20;
+
+/// The file read by serde, with every refusal it makes in one run, in file order: serde stops
+/// at its first refusal (not always the first in the file), so the `key = value` it refused is
+/// blanked out (with spaces, so every place stays where it is) and the text read again, until
+/// it reads or a refusal cannot be tied to one key.
+fn read_all(source: &Source<'_>) -> Result<RawFile, ConfigError> {
+    let mut errors = Vec::new();
+    let mut text = source.text.to_string();
+    loop {
+        let error = match toml::from_str::<RawFile>(&text) {
+            Ok(raw) if errors.is_empty() => return Ok(raw),
+            Ok(_) => break,
+            // A field missing once a key was blanked may be that key, mistyped: it was told.
+            Err(error) if !errors.is_empty() && error.message().starts_with("missing field") => {
+                break;
+            }
+            Err(error) => error,
+        };
+        let Ok(table) = toml::de::DeTable::parse(&text) else {
+            break;
+        };
+        // Places and written values come from the file as it is; the blanked text keeps its
+        // offsets, so its spans are the file's.
+        let now = Source {
+            file: source.file,
+            text: source.text,
+            table: table.get_ref(),
+        };
+        let (refusal, whole) = now.explain(&error);
+        errors.push(refusal);
+        match whole {
+            Some(whole) if errors.len() < MOST_ERRORS && !text[whole.clone()].trim().is_empty() => {
+                let blank: String = text[whole.clone()]
+                    .chars()
+                    .map(|c| match c {
+                        '\n' => "\n".to_string(),
+                        c => " ".repeat(c.len_utf8()),
+                    })
+                    .collect();
+                text.replace_range(whole, &blank);
+            }
+            _ => break,
+        }
+    }
+    errors.sort_by_key(|error| error.place().map(|at| (at.line, at.column)));
+    errors.dedup();
+    match errors.len() {
+        1 => Err(errors.remove(0)),
+        _ => Err(ConfigError::Several(errors)),
+    }
+}
+
 impl Config {
     /// Reads and checks the file at `path`; a missing file is the defaults.
     pub(crate) fn read(path: &Path) -> Result<Self, ConfigError> {
@@ -80,7 +134,7 @@ impl Config {
             text,
             table: table.get_ref(),
         };
-        let raw: RawFile = toml::from_str(text).map_err(|error| source.explain(&error))?;
+        let raw = read_all(&source)?;
         let settings = Settings {
             keymap: phone::keymap(&source, &raw.keys)?,
             notify: phone::notify_style(&source, raw.notify.as_ref(), raw.bell.unwrap_or(true))?,

@@ -239,3 +239,29 @@ fn a_syntax_error_is_still_not_valid_toml_with_its_line() {
         "config.toml:2:9: not valid TOML: string values must be quoted, expected literal string"
     );
 }
+
+#[test]
+fn every_refusal_of_a_file_is_told_in_one_run_in_file_order() {
+    let said = refusal("thme = \"light\"\nbell = 3\n[agents.laptop]\nsockt = \"/run/a.sock\"\n");
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines.len(), 4, "{said}");
+    assert!(
+        lines[0].starts_with("config.toml:1:1: unknown key \"thme\"; did you mean \"theme\"?"),
+        "{said}"
+    );
+    assert!(
+        lines[1].starts_with("config.toml:2:8: bell = 3 is not a valid value"),
+        "{said}"
+    );
+    assert!(
+        lines[2].starts_with("config.toml:4:1: unknown key \"sockt\" in [agents.laptop]"),
+        "{said}"
+    );
+    assert_eq!(lines[3], "(3 errors in the file)");
+}
+
+#[test]
+fn one_refusal_is_told_alone() {
+    let said = refusal("bell = 3\n");
+    assert!(!said.contains("errors in the file"), "{said}");
+}

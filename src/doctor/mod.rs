@@ -155,7 +155,12 @@ async fn socket_steps(path: &Path, steps: &mut Vec<Step>) -> Result<Endpoint, St
         return Err("as above".into());
     }
     if !private {
-        let because = "the socket is not private, so the phone connects to nothing (docs/SPEC.md § The socket)";
+        // A path of the wrong shape is no question of privacy (SPEC S1): say which it is.
+        let because = if path.is_absolute() {
+            "the socket is not private, so the phone connects to nothing (docs/SPEC.md § The socket)"
+        } else {
+            "the socket path is not absolute, so the phone connects to nothing (docs/SPEC.md § The socket)"
+        };
         steps.push(Step::not_tried("connect", because));
         steps.push(Step::not_tried("peer uid", because));
         return Err(because.into());

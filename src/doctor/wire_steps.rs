@@ -101,8 +101,19 @@ fn refusal(reply: &Reply, route: &str) -> (String, Option<String>) {
 
 fn transport_failure(route: &str, error: &TransportError) -> Step {
     let fix = match error {
-        TransportError::Connect(why) if why.contains("certificate") || why.contains("tls") => {
-            "the agent's certificate is not trusted: give --ca-cert with its PEM certificate"
+        TransportError::NotTrusted { why, fix, .. } => {
+            return Step::fails(
+                route,
+                format!("the agent's certificate is not trusted ({why})"),
+                Some(if fix.contains("--ca-cert") {
+                    "give --ca-cert with the PEM certificate of its CA (or the certificate itself, when it signs itself)".into()
+                } else {
+                    (*fix).to_string()
+                }),
+            );
+        }
+        TransportError::Connect(why) if why.contains("TLS") => {
+            "the TLS handshake failed: check that the agent speaks TLS at this URL"
         }
         TransportError::Connect(_) => {
             "check the host and port, and that the agent is running and listening there"
@@ -348,10 +359,11 @@ async fn read_snapshot(
                 Step::holds(
                     "snapshot",
                     format!(
-                        "{} bytes, ETag {etag}: {} workspaces, {} panes, {open_asks} open asks",
+                        "{} bytes, ETag {etag}: {}, {}, {}",
                         reply.body.len(),
-                        snapshot.workspaces.len(),
-                        panes.len()
+                        crate::out::count(snapshot.workspaces.len(), "workspace", "workspaces"),
+                        crate::out::count(panes.len(), "pane", "panes"),
+                        crate::out::count(open_asks, "open ask", "open asks")
                     ),
                 )
                 .timed(ms),

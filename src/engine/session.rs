@@ -266,6 +266,7 @@ impl Session {
         match reply.status {
             401 | 403 if self.endpoint.is_tls() => Some(Stop::Status(AgentStatus::TokenRefused {
                 status: reply.status,
+                bridge: false,
             })),
             // Over the socket there is no token: the agent refused this very process (SPEC S5).
             401 | 403 => Some(Stop::Status(AgentStatus::Unreachable {

@@ -29,8 +29,17 @@ pub enum AgentStatus {
     OtherServer {
         service: String,
     },
-    /// 401 or 403 (SPEC T6).
+    /// 401 or 403 (SPEC T6); `bridge` when a DSH bridge refused it, whose token comes from
+    /// another flag (docs/DSH.md, D1).
     TokenRefused {
+        status: u16,
+        #[serde(skip)]
+        bridge: bool,
+    },
+    /// A DSH bridge answered, but nothing is at the URL's path (a 404 on its health route):
+    /// the bridge is there and the URL is wrong, which waiting does not mend.
+    WrongPath {
+        url: String,
         status: u16,
     },
     /// The socket path failed the privacy check (SPEC S3, S4): no connection was made.
@@ -51,6 +60,7 @@ impl AgentStatus {
             Self::Incompatible { .. } => "incompatible",
             Self::OtherServer { .. } => "other-server",
             Self::TokenRefused { .. } => "token-refused",
+            Self::WrongPath { .. } => "wrong-path",
             Self::SocketNotPrivate { .. } => "socket-not-private",
         }
     }
@@ -80,12 +90,25 @@ impl AgentStatus {
                     "This is not a durable agent: it calls itself \"{service}\". Collie stopped calling it."
                 )
             }
-            Self::TokenRefused { status } => {
-                format!("token-refused: the agent answered {status}. Check the token file.")
-            }
+            Self::TokenRefused {
+                status,
+                bridge: false,
+            } => format!(
+                "The agent refused the token ({status}). Check the token file (--token-file)."
+            ),
+            Self::TokenRefused {
+                status,
+                bridge: true,
+            } => format!(
+                "The bridge refused the token ({status}). Check the token file (--dsh-token-file)."
+            ),
+            Self::WrongPath { url, status } => format!(
+                "The bridge answered {status} at {url}: nothing is there. Check the URL's path (the desktop's bridge is at /codex-bridge)."
+            ),
+            // No connection was made (SPEC S4): the sentence says so, then what failed.
             Self::SocketNotPrivate { part, why, fix } => match fix {
-                Some(fix) => format!("socket-not-private: {part}: {why}. Fix: {fix}"),
-                None => format!("socket-not-private: {part}: {why}."),
+                Some(fix) => format!("Not connected: {part}: {why}. Fix: {fix}"),
+                None => format!("Not connected: {part}: {why}."),
             },
         }
     }
@@ -99,6 +122,26 @@ impl AgentStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_token_names_the_flag_of_who_refused_it() {
+        let agent = AgentStatus::TokenRefused {
+            status: 401,
+            bridge: false,
+        };
+        assert_eq!(
+            agent.sentence(),
+            "The agent refused the token (401). Check the token file (--token-file)."
+        );
+        let bridge = AgentStatus::TokenRefused {
+            status: 403,
+            bridge: true,
+        };
+        assert_eq!(
+            bridge.sentence(),
+            "The bridge refused the token (403). Check the token file (--dsh-token-file)."
+        );
+    }
 
     #[test]
     fn v5_incompatible_sentence() {

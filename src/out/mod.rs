@@ -10,6 +10,9 @@
 
 pub(crate) mod log_writer;
 pub(crate) mod secrets;
+pub mod words;
+
+pub use words::count;
 
 use std::borrow::Cow;
 use std::io::Write;

@@ -26,7 +26,7 @@ pub enum WorldKind {
     Demo,
     /// No workspaces at all, but starters.
     Empty,
-    /// Every limit of docs/SPEC.md § Limits filled, for benchmarks and stress tests.
+    /// Every limit filled (`collie-phone rules L`), for benchmarks and stress tests.
     Big,
 }
 

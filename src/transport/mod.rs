@@ -2,6 +2,7 @@
 //! (SPEC S) or TLS with a token (SPEC T). Knows nothing of sessions; a [`Link`] carries the
 //! exchanges of one poll cycle over one socket connection.
 
+pub(crate) mod cause;
 pub(crate) mod privacy;
 pub(crate) mod socket;
 pub mod tls;
@@ -66,7 +67,7 @@ pub struct Reply {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TransportError {
     /// SPEC S4: no connection was made.
-    #[error("socket-not-private: {0}")]
+    #[error("not connected: {0}")]
     NotPrivate(NotPrivate),
     /// Nothing at the socket's path: no agent there (yet), or a path that is wrong.
     #[error("{0}")]
@@ -77,6 +78,17 @@ pub enum TransportError {
     Refused(String),
     #[error("the process on the socket runs as uid {0}, not as you")]
     PeerNotUs(u32),
+    /// Connected, but the agent's certificate was refused (SPEC T1): `why` in plain words,
+    /// `fix` what helps, `url` the agent's URL for `doctor`.
+    #[error(
+        "the agent's certificate is not trusted ({why}): {fix}; `collie-phone doctor --url {url}` tells more"
+    )]
+    NotTrusted {
+        why: String,
+        fix: &'static str,
+        url: String,
+    },
+    /// The phone's own words on why no connection was made, with the cause.
     #[error("could not connect: {0}")]
     Connect(String),
     /// SPEC S6, T7, T9: the whole exchange, connect to last byte.

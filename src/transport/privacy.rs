@@ -83,6 +83,11 @@ impl From<NotPrivate> for SocketCheck {
 /// cannot appear when its folder is missing or is not a folder. None when something is there,
 /// or when lstat fails another way (the privacy walk then says what).
 pub(crate) fn missing_socket(path: &Path) -> Option<NoSocket> {
+    // A relative path is refused for its shape (SPEC S1), whatever is at it: "no socket at
+    // a.sock: the folder  does not exist" would hide the fix.
+    if !path.is_absolute() {
+        return None;
+    }
     match std::fs::symlink_metadata(path) {
         Err(e)
             if matches!(
@@ -231,7 +236,11 @@ pub(crate) fn check_with_uid(path: &Path, uid: u32) -> Result<(), SocketCheck> {
 /// SPEC S1: absolute, short enough, no `.` or `..`, in a folder.
 fn check_shape(path: &Path) -> Result<(), NotPrivate> {
     if !path.is_absolute() {
-        return Err(fail(path, "the socket path is not absolute", None));
+        let whole = std::path::absolute(path).map_or_else(
+            |_| "give the whole path from /".to_string(),
+            |whole| format!("give the whole path from /, such as {}", whole.display()),
+        );
+        return Err(fail(path, "the socket path must be absolute", Some(whole)));
     }
     if path.as_os_str().len() > MAX_SOCKET_PATH {
         return Err(fail(
@@ -391,7 +400,16 @@ mod tests {
 
     #[test]
     fn s1_relative_and_long_paths_fail() {
-        assert!(check_socket_path(Path::new("a.sock")).is_err());
+        let relative = not_private(check_socket_path(Path::new("a.sock")));
+        assert_eq!(relative.why, "the socket path must be absolute");
+        let whole = std::env::current_dir().expect("cwd").join("a.sock");
+        assert_eq!(
+            relative.fix,
+            Some(format!(
+                "give the whole path from /, such as {}",
+                whole.display()
+            ))
+        );
         let long = format!("/tmp/{}", "x".repeat(120));
         assert!(check_socket_path(Path::new(&long)).is_err());
     }

@@ -175,26 +175,48 @@ impl TlsEndpoint {
 }
 
 fn classify(error: &reqwest::Error) -> TransportError {
-    if error.is_connect() {
-        let address = error.url().map(host_and_port);
-        match (address, io_kind(error)) {
-            (Some(address), Some(std::io::ErrorKind::ConnectionRefused)) => {
-                TransportError::Refused(address)
-            }
-            (Some(address), _) if error_chain(error).contains("dns error") => {
-                TransportError::Connect(format!(
-                    "cannot find the host {} (its name does not resolve)",
-                    address
-                        .rsplit_once(':')
-                        .map_or(address.as_str(), |(host, _)| host)
-                ))
-            }
-            _ => TransportError::Connect(error_chain(error)),
+    use super::cause::{Cause, cause_of};
+    let address = error
+        .url()
+        .map_or_else(|| "the agent".to_string(), host_and_port);
+    match cause_of(error) {
+        Cause::NotTrusted { why, fix } => TransportError::NotTrusted {
+            why,
+            fix,
+            url: error.url().map_or_else(String::new, |url| {
+                url.as_str()
+                    .split(PREFIX)
+                    .next()
+                    .unwrap_or_default()
+                    .trim_end_matches('/')
+                    .to_string()
+            }),
+        },
+        Cause::Refused => TransportError::Refused(address),
+        Cause::NoHost => TransportError::Connect(format!(
+            "cannot find the host {} (its name does not resolve)",
+            address
+                .rsplit_once(':')
+                .map_or(address.as_str(), |(host, _)| host)
+        )),
+        // Before the connection is made nothing was sent, so a POST is known not sent (SPEC Q4).
+        Cause::TimedOut if error.is_connect() => {
+            TransportError::Connect(format!("{address} did not take the connection in time"))
         }
-    } else if error.is_timeout() {
-        TransportError::Timeout(0)
-    } else {
-        TransportError::Broken(error_chain(error))
+        Cause::TimedOut => TransportError::Timeout(0),
+        Cause::Tls(why) if error.is_connect() => {
+            TransportError::Connect(format!("the TLS handshake with {address} failed ({why})"))
+        }
+        Cause::Tls(why) => TransportError::Broken(format!("TLS with {address} failed ({why})")),
+        Cause::Closed if error.is_connect() => {
+            TransportError::Connect(format!("{address} closed the connection at once"))
+        }
+        Cause::Closed => TransportError::Broken(format!("{address} closed the connection")),
+        Cause::Other(why) if error.is_connect() => {
+            TransportError::Connect(format!("{address}: {why}"))
+        }
+        Cause::Other(_) if error.is_timeout() => TransportError::Timeout(0),
+        Cause::Other(why) => TransportError::Broken(why),
     }
 }
 
@@ -205,30 +227,6 @@ fn host_and_port(url: &reqwest::Url) -> String {
         Some(port) => format!("{host}:{port}"),
         None => host.to_string(),
     }
-}
-
-/// The kind of the first I/O error among the causes, if any.
-fn io_kind(error: &dyn std::error::Error) -> Option<std::io::ErrorKind> {
-    let mut source = error.source();
-    while let Some(cause) = source {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-            return Some(io.kind());
-        }
-        source = cause.source();
-    }
-    None
-}
-
-/// reqwest's top-level message is vague ("error sending request"); the cause says what happened.
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

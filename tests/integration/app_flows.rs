@@ -593,7 +593,8 @@ async fn number_keys_select_and_allow_always_asks_again() {
     phone.press(&["n"]).await;
     phone
         .until("the cancel", |s| {
-            s.contains("Allow always was not sent. Nothing was sent.") && !s.contains(&asked)
+            s.contains("You cancelled allow always, so nothing was sent; the ask is still open.")
+                && !s.contains(&asked)
         })
         .await;
     phone.read_card().await;

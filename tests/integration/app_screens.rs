@@ -192,7 +192,13 @@ fn home_agent_states_in_words() {
                     fix: Some("chmod 700 /run/user/1000/collie".into()),
                 },
             ),
-            ("token", AgentStatus::TokenRefused { status: 401 }),
+            (
+                "token",
+                AgentStatus::TokenRefused {
+                    status: 401,
+                    bridge: false,
+                },
+            ),
             (
                 "old",
                 AgentStatus::Incompatible {
@@ -1380,7 +1386,10 @@ fn allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
     read(&mut app);
     assert!(engine_commands(&mut app, vec![key("n")]).is_empty());
     assert!(app.overlay().is_none());
-    assert!(screen_text(&app, (80, 24)).contains("Allow always was not sent. Nothing was sent."));
+    assert!(
+        screen_text(&app, (80, 24))
+            .contains("You cancelled allow always, so nothing was sent; the ask is still open.")
+    );
     // a, Enter, the reading time, y: exactly one answer, the allow-always option.
     assert!(engine_commands(&mut app, vec![key("a"), key("enter")]).is_empty());
     read(&mut app);
@@ -1919,4 +1928,39 @@ fn every_key_the_help_lists_does_something_on_every_screen() {
         "keys the help lists that do nothing:\n{}",
         dead.join("\n")
     );
+}
+
+/// Home's ready line counts in the right number: one pane, two panes.
+#[test]
+fn home_says_one_pane_and_two_panes() {
+    let world = demo_world();
+    let mut app = app_on(&world, false, (160, 48));
+    let whole = decoded::<Snapshot>(&world.snapshot());
+    let cut = |panes: usize, starters: usize| {
+        let mut snapshot = whole.clone();
+        snapshot.workspaces.truncate(1);
+        snapshot.workspaces[0].tabs.truncate(1);
+        let tab = &mut snapshot.workspaces[0].tabs[0];
+        let first = tab.panes[0].clone();
+        tab.panes = vec![first; panes];
+        for (n, pane) in tab.panes.iter_mut().enumerate() {
+            pane.id = format!("{}-{n}", pane.id);
+        }
+        snapshot.starters.truncate(starters);
+        snapshot
+    };
+    for (panes, starters, said) in [
+        (1, 1, "Ready: 1 pane in 1 workspace, 1 starter,"),
+        (2, 2, "Ready: 2 panes in 1 workspace, 2 starters,"),
+    ] {
+        agent_change(
+            &mut app,
+            AgentChange::Snapshot {
+                snapshot: Arc::new(cut(panes, starters)),
+                report: Report::default(),
+            },
+        );
+        let text = screen_text(&app, (160, 48));
+        assert!(text.contains(said), "{said} in {text}");
+    }
 }

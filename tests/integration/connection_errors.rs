@@ -173,3 +173,90 @@ fn doctor_says_there_is_no_socket_rather_than_not_private() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_tls_agent_whose_certificate_is_not_trusted_says_so_and_names_ca_cert_and_doctor() {
+    let home = private_dir();
+    let agent = crate::common::https_agent(home.path());
+    let (token, _) = crate::common::token_file(home.path());
+    let url = agent.process.url.trim_end_matches('/').to_string();
+    let (output, _) = run(
+        home.path(),
+        &[
+            "asks",
+            "--url",
+            &url,
+            "--token-file",
+            token.to_str().expect("utf-8"),
+            "--wait",
+            "2",
+        ],
+    );
+    let host = url
+        .trim_start_matches("https://")
+        .split(':')
+        .next()
+        .expect("host");
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "collie-phone: cannot reach the agent \"{host}\": the agent's certificate is not trusted (it is signed by an authority this phone does not know, such as itself): give its CA with --ca-cert FILE; `collie-phone doctor --url {url}` tells more\n"
+        )
+    );
+    assert_eq!(output.status.code(), Some(UNREACHABLE));
+    let (output, _) = run(
+        home.path(),
+        &[
+            "doctor",
+            "--url",
+            &url,
+            "--token-file",
+            token.to_str().expect("utf-8"),
+        ],
+    );
+    let shown = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(shown.contains("the agent's certificate is not trusted (it is signed by an authority this phone does not know"), "{shown}");
+    assert!(shown.contains("--ca-cert"), "{shown}");
+}
+
+#[test]
+fn a_relative_socket_path_says_it_must_be_absolute_and_gives_the_whole_path() {
+    let home = private_dir();
+    let output = std::process::Command::new(BIN)
+        .args(["asks", "--socket", "agent.sock", "--wait", "1"])
+        .current_dir(home.path())
+        .env_remove("COLLIE_DURABLE_SOCKET")
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .output()
+        .expect("the binary runs");
+    let whole = home.path().join("agent.sock");
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "collie-phone: cannot reach the agent \"agent\": Not connected: agent.sock: the socket path must be absolute. Fix: give the whole path from /, such as {}\n",
+            whole.display()
+        )
+    );
+    assert!(!stderr(&output).contains("socket-not-private"));
+    let doctor = std::process::Command::new(BIN)
+        .args(["doctor", "--socket", "agent.sock"])
+        .current_dir(home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .output()
+        .expect("the binary runs");
+    let shown = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    assert!(
+        shown.contains("agent.sock: the socket path must be absolute"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "fix: give the whole path from /, such as {}",
+            whole.display()
+        )),
+        "{shown}"
+    );
+    assert!(!shown.contains("not private"), "{shown}");
+}

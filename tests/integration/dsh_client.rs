@@ -728,11 +728,78 @@ async fn d2_refused_token_is_not_retried() {
             seen.iter().any(|u| matches!(u, FromEngine::Agent { change: AgentChange::Status(s), .. } if s.name() == "token-refused"))
         })
         .await;
+    let said = phone
+        .seen
+        .iter()
+        .find_map(|u| match u {
+            FromEngine::Agent {
+                change: AgentChange::Status(s),
+                ..
+            } if s.name() == "token-refused" => Some(s.sentence()),
+            _ => None,
+        })
+        .expect("the status");
+    assert_eq!(
+        said,
+        "The bridge refused the token (401). Check the token file (--dsh-token-file)."
+    );
     let refusals = fake.lock().expect("fake").bad_auth;
     // Several poll periods pass; no further call is made on its own.
     let (_tx, mut never) = mpsc::channel::<()>(1);
     let _ = tokio::time::timeout(Duration::from_secs(3), never.recv()).await;
     assert_eq!(fake.lock().expect("fake").bad_auth, refusals);
+}
+
+/// The first status sentence of this name the phone was told.
+fn status_sentence(seen: &[FromEngine], name: &str) -> Option<String> {
+    seen.iter().find_map(|u| match u {
+        FromEngine::Agent {
+            change: AgentChange::Status(s),
+            ..
+        } if s.name() == name => Some(s.sentence()),
+        _ => None,
+    })
+}
+
+/// A bridge that answers 404 at the URL's path is there: the URL's path is wrong, and the
+/// phone says so rather than "unreachable".
+#[tokio::test]
+async fn a_wrong_path_says_the_bridge_answered_404_there() {
+    let (_fake, url) = start_fake().await;
+    let wrong = url.replace("/codex-bridge", "/codex-brige");
+    let mut phone = Phone::start(&wrong, &"t".repeat(40));
+    phone
+        .until("wrong path", |seen| {
+            status_sentence(seen, "wrong-path").is_some()
+        })
+        .await;
+    assert_eq!(
+        status_sentence(&phone.seen, "wrong-path").expect("said"),
+        format!(
+            "The bridge answered 404 at {wrong}/health: nothing is there. Check the URL's path (the desktop's bridge is at /codex-bridge)."
+        )
+    );
+}
+
+/// Nothing listening at the bridge's URL is said in the phone's words, never reqwest's
+/// "error sending request for url (…)".
+#[tokio::test]
+async fn a_bridge_that_is_not_running_is_said_so() {
+    let url = "http://127.0.0.1:1/codex-bridge";
+    let mut phone = Phone::start(url, &"t".repeat(40));
+    phone
+        .until("unreachable", |seen| {
+            status_sentence(seen, "unreachable").is_some()
+        })
+        .await;
+    let said = status_sentence(&phone.seen, "unreachable").expect("said");
+    assert!(
+        said.starts_with(&format!(
+            "Unreachable: health: the bridge is not running at {url}: nothing listens there"
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("error sending"), "{said}");
 }
 
 /// The reference bridge binary, killed when dropped.

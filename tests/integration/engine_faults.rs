@@ -385,7 +385,7 @@ async fn t6_unauthorized_is_token_refused() {
         TlsEndpoint::new(&url, token, None).expect("endpoint"),
     ));
     h.wait_status(SOON, |s| {
-        matches!(s, AgentStatus::TokenRefused { status: 401 })
+        matches!(s, AgentStatus::TokenRefused { status: 401, .. })
     })
     .await;
 }

@@ -22,6 +22,7 @@ mod app_screens;
 mod check;
 mod check_asks;
 mod check_breaks;
+mod cli_help;
 mod config_file;
 mod connection_errors;
 mod doctor;

@@ -15,11 +15,15 @@ use crate::engine::IntentKind;
 use crate::wire::TurnState;
 
 #[derive(Debug, Args)]
-#[command(after_help = exit::help())]
+// PANE is needed unless --retry is given: the usage says so (clap's would show it optional).
+#[command(
+    after_help = exit::help(),
+    override_usage = "collie-phone abort [OPTIONS] PANE\n       collie-phone abort [OPTIONS] --retry REQUEST_ID"
+)]
 pub(crate) struct AbortArgs {
     #[command(flatten)]
     pub(crate) common: ScriptArgs,
-    /// The pane's id.
+    /// The pane's id. Needed unless --retry.
     #[arg(required_unless_present = "retry")]
     pub(crate) pane: Option<String>,
     /// Send the stop with this request id again, from its receipt, after an unknown outcome

@@ -21,14 +21,20 @@ use crate::screens::card::state::{AgentOffer, CANNOT_ANSWER, CardState, FieldVal
 use crate::wire::{Answer, Ask, AskKind, AskOption, FieldKind, FormField};
 
 #[derive(Debug, Args)]
-#[command(after_help = exit::help())]
+// ASK is needed unless --retry is given, and OPTION unless --text or --field answers; the
+// usage names the ways to call it, as clap's own would show everything optional.
+#[command(
+    after_help = exit::help(),
+    override_usage = "collie-phone answer [OPTIONS] ASK OPTION\n       collie-phone answer [OPTIONS] ASK --text TEXT\n       collie-phone answer [OPTIONS] ASK --field NAME=VALUE...\n       collie-phone answer [OPTIONS] --retry REQUEST_ID"
+)]
 pub(crate) struct AnswerArgs {
     #[command(flatten)]
     pub(crate) common: ScriptArgs,
-    /// The ask's id (`collie-phone asks` lists them).
+    /// The ask's id (`collie-phone asks` lists them). Needed unless --retry.
     #[arg(required_unless_present = "retry")]
     pub(crate) ask: Option<String>,
     /// For a permission or choice ask: the option's id, or its number in the list (1, 2, …).
+    /// Needed for those asks; a text ask takes --text, a form ask --field.
     pub(crate) option: Option<String>,
     /// Answer a text ask with this text.
     #[arg(long, value_name = "TEXT", conflicts_with = "option")]

@@ -320,5 +320,6 @@ fn is_hopeless(status: &AgentStatus) -> bool {
         AgentStatus::OtherServer { .. }
             | AgentStatus::Incompatible { .. }
             | AgentStatus::TokenRefused { .. }
+            | AgentStatus::WrongPath { .. }
     )
 }

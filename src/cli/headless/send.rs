@@ -15,14 +15,19 @@ use crate::engine::IntentKind;
 use crate::wire::limits;
 
 #[derive(Debug, Args)]
-#[command(after_help = exit::help())]
+// PANE and TEXT are needed unless --retry is given; clap's own usage would show them as
+// optional, so the usage names the two ways to call it.
+#[command(
+    after_help = exit::help(),
+    override_usage = "collie-phone send [OPTIONS] PANE TEXT\n       collie-phone send [OPTIONS] --retry REQUEST_ID"
+)]
 pub(crate) struct SendArgs {
     #[command(flatten)]
     pub(crate) common: ScriptArgs,
-    /// The pane's id (`collie-phone asks` and `watch` show them).
+    /// The pane's id (`collie-phone asks` and `watch` show them). Needed unless --retry.
     #[arg(required_unless_present = "retry")]
     pub(crate) pane: Option<String>,
-    /// What to send (at most 32 KiB); `-` reads it from stdin.
+    /// What to send (at most 32 KiB); `-` reads it from stdin. Needed unless --retry.
     #[arg(required_unless_present = "retry")]
     pub(crate) text: Option<String>,
     /// Send the message with this request id again, from its receipt, after an unknown outcome

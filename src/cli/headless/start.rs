@@ -13,11 +13,15 @@ use super::receipt::report;
 use crate::engine::IntentKind;
 
 #[derive(Debug, Args)]
-#[command(after_help = exit::help())]
+// STARTER is needed unless --retry is given: the usage says so (clap's would show it optional).
+#[command(
+    after_help = exit::help(),
+    override_usage = "collie-phone start [OPTIONS] STARTER\n       collie-phone start [OPTIONS] --retry REQUEST_ID"
+)]
 pub(crate) struct StartArgs {
     #[command(flatten)]
     pub(crate) common: ScriptArgs,
-    /// The starter's id (a wrong one prints the agent's starters).
+    /// The starter's id (a wrong one prints the agent's starters). Needed unless --retry.
     #[arg(required_unless_present = "retry")]
     pub(crate) starter: Option<String>,
     /// Run the starter with this request id again, from its receipt, after an unknown outcome

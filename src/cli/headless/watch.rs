@@ -199,10 +199,10 @@ fn change_entries(agent: &str, change: &AgentChange) -> Vec<Entry> {
                 .collect();
             vec![Entry {
                 text: format!(
-                    "{agent}: layout rev {}: {} panes, {} starters",
+                    "{agent}: layout rev {}: {}, {}",
                     snapshot.rev,
-                    panes.len(),
-                    starters.len()
+                    crate::out::count(panes.len(), "pane", "panes"),
+                    crate::out::count(starters.len(), "starter", "starters")
                 ),
                 json: json!({"type": "snapshot", "agent": agent, "epoch": snapshot.epoch,
                     "rev": snapshot.rev, "panes": panes, "starters": starters}),
@@ -217,10 +217,10 @@ fn change_entries(agent: &str, change: &AgentChange) -> Vec<Entry> {
             .collect(),
         AgentChange::PaneView { pane, view } => vec![Entry {
             text: format!(
-                "{agent} {pane}: whole view: {}, {} items, {} open asks",
+                "{agent} {pane}: whole view: {}, {}, {}",
                 view.state,
-                view.items.len(),
-                view.asks.len()
+                crate::out::count(view.items.len(), "item", "items"),
+                crate::out::count(view.asks.len(), "open ask", "open asks")
             ),
             json: json!({"type": "pane-view", "agent": agent, "pane": pane, "view": view}),
         }],

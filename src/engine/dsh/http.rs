@@ -12,7 +12,7 @@ use super::base::BridgeUrl;
 use crate::dsh_wire::{self as wire, BridgeError, ErrorCode, Sanitize};
 use crate::engine::observer::Observer;
 use crate::transport::Token;
-use crate::transport::tls::{error_chain, install_crypto_provider};
+use crate::transport::tls::install_crypto_provider;
 
 /// Deadline of a read (health, lists, a transcript page), connect to last byte.
 pub(crate) const READ_DEADLINE: Duration = Duration::from_secs(15);
@@ -33,8 +33,9 @@ pub(crate) const MAX_TRANSCRIPT_REPLY: usize = 32 * 1024 * 1024;
 /// Why a call gave no value.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub(crate) enum CallError {
-    /// Nothing reached the bridge: it is not listening, or the connection was refused.
-    #[error("could not reach the bridge: {0}")]
+    /// Nothing reached the bridge: it is not listening, or the connection was refused. The
+    /// phone's whole sentence, with the cause (see [`classify`]).
+    #[error("{0}")]
     NotSent(String),
     /// The request left but no whole reply came back (timeout, broken connection, cut reply):
     /// it may have been applied.
@@ -49,6 +50,14 @@ pub(crate) enum CallError {
 }
 
 impl CallError {
+    /// The HTTP status the bridge answered with, when it answered.
+    pub(crate) fn status(&self) -> Option<u16> {
+        match self {
+            Self::Refused { status, .. } | Self::Unreadable { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
     /// The bridge's error code, when it gave one.
     pub(crate) fn code(&self) -> Option<&ErrorCode> {
         match self {
@@ -172,6 +181,11 @@ impl BridgeClient {
         self
     }
 
+    /// The whole URL of a route, to show.
+    pub(crate) fn url_of(&self, route: &str) -> String {
+        self.url.route(route)
+    }
+
     /// The path (and query) of a route as the bridge sees it, for the inspector.
     fn path_of(&self, route: &str) -> String {
         let url = self.url.route(route);
@@ -256,7 +270,7 @@ impl BridgeClient {
                     EVENTS_HEADERS_DEADLINE.as_secs()
                 ))
             })
-            .and_then(|sent| sent.map_err(|e| classify(&e)))
+            .and_then(|sent| sent.map_err(|e| classify(&e, &self.url)))
             .inspect_err(|e| tell(Err(e.to_string())))?;
         if response.status().as_u16() == 200 {
             // The stream itself is not kept: only that it opened.
@@ -281,7 +295,7 @@ impl BridgeClient {
     ) -> Result<T, CallError> {
         let started = Instant::now();
         let exchange = async {
-            let response = request.send().await.map_err(|e| classify(&e))?;
+            let response = request.send().await.map_err(|e| classify(&e, &self.url))?;
             let status = response.status().as_u16();
             let body = read_capped(response, reply_cap).await?;
             Ok::<_, CallError>((status, body))
@@ -362,7 +376,7 @@ async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<Vec<
     while let Some(chunk) = response
         .chunk()
         .await
-        .map_err(|e| CallError::Lost(error_chain(&e)))?
+        .map_err(|e| CallError::Lost(crate::transport::cause::plain(&e)))?
     {
         if body.len() + chunk.len() > cap {
             return Err(CallError::Lost(format!(
@@ -374,10 +388,39 @@ async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<Vec<
     Ok(body)
 }
 
-fn classify(error: &reqwest::Error) -> CallError {
+/// A failed send in the phone's words, with its cause: never reqwest's "error sending request
+/// for url (…)".
+fn classify(error: &reqwest::Error, url: &BridgeUrl) -> CallError {
+    use crate::transport::cause::{Cause, cause_of};
+    let cause = cause_of(error);
     if error.is_connect() {
-        CallError::NotSent(error_chain(error))
+        CallError::NotSent(match cause {
+            Cause::Refused => format!(
+                "the bridge is not running at {url}: nothing listens there; start the desktop's bridge, or check the URL's port"
+            ),
+            Cause::NoHost => format!("cannot find the bridge's host in {url}"),
+            Cause::TimedOut => format!(
+                "the bridge at {url} did not take the connection within {} s",
+                CONNECT_DEADLINE.as_secs()
+            ),
+            Cause::Closed => format!("the bridge at {url} closed the connection at once"),
+            Cause::NotTrusted { why, .. } => {
+                format!("the bridge's certificate is not trusted ({why})")
+            }
+            Cause::Tls(why) | Cause::Other(why) => {
+                format!("could not connect to the bridge at {url}: {why}")
+            }
+        })
     } else {
-        CallError::Lost(error_chain(error))
+        CallError::Lost(match cause {
+            Cause::TimedOut => "the bridge did not answer in time".to_string(),
+            Cause::Closed => "the bridge closed the connection".to_string(),
+            Cause::Refused => "the connection was refused".to_string(),
+            Cause::NoHost => "the bridge's host name does not resolve".to_string(),
+            Cause::NotTrusted { why, .. } => {
+                format!("the bridge's certificate is not trusted ({why})")
+            }
+            Cause::Tls(why) | Cause::Other(why) => why,
+        })
     }
 }

@@ -205,7 +205,17 @@ impl BridgeSession {
         if let Some(status) = error.token_refused() {
             // Never retried on its own: the next call waits for the person (ToEngine::PollNow).
             self.token_refused = true;
-            return Stop::Status(AgentStatus::TokenRefused { status });
+            return Stop::Status(AgentStatus::TokenRefused {
+                status,
+                bridge: true,
+            });
+        }
+        // The bridge answered, so it is not unreachable: nothing is at this URL's path.
+        if what == "health" && error.status() == Some(404) {
+            return Stop::Status(AgentStatus::WrongPath {
+                url: self.client.url_of(wire::routes::HEALTH),
+                status: 404,
+            });
         }
         match error.code() {
             Some(ErrorCode::NotReady | ErrorCode::WriterHeld | ErrorCode::AgentBusy) => {

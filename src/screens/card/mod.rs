@@ -385,7 +385,10 @@ impl Phone {
             Some(Action::Cancel) => {
                 let key = question.key.clone();
                 self.overlay = None;
-                self.set_card_notice(&key, "Allow always was not sent. Nothing was sent.");
+                self.set_card_notice(
+                    &key,
+                    "You cancelled allow always, so nothing was sent; the ask is still open.",
+                );
                 Vec::new()
             }
             _ => {

@@ -151,7 +151,7 @@ pub(crate) fn draw_conversation(
     let list = app.history.items(&screen.agent, &screen.conversation);
     let count = match list {
         Some(l) if l.paging.next.is_some() => format!("{}+ items", l.entries.len()),
-        Some(l) => format!("{} items", l.entries.len()),
+        Some(l) => crate::out::count(l.entries.len(), "item", "items"),
         None => String::new(),
     };
     put(

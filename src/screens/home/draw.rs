@@ -138,10 +138,10 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
                 crate::screens::home::draw_dsh::detail(app, agent).unwrap_or_default()
             }
             (AgentStatus::Ready, Some(snapshot)) => format!(
-                "Ready: {} panes in {} workspaces, {} starters, reached {}.",
-                snapshot.panes().count(),
-                snapshot.workspaces.len(),
-                snapshot.starters.len(),
+                "Ready: {} in {}, {}, reached {}.",
+                crate::out::count(snapshot.panes().count(), "pane", "panes"),
+                crate::out::count(snapshot.workspaces.len(), "workspace", "workspaces"),
+                crate::out::count(snapshot.starters.len(), "starter", "starters"),
                 if agent.is_tls {
                     "over TLS with a token"
                 } else {

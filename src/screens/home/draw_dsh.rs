@@ -46,12 +46,10 @@ pub(crate) fn detail(app: &App, agent: &AgentView) -> Option<String> {
         .map(|summary| format!(" {summary}"))
         .unwrap_or_default();
     Some(format!(
-        "Ready{desktop}.{unread} {} and {sessions} sessions in {} workspaces ({}). Waits are answered on the desktop.{reloaded}",
-        match view.open_tasks() {
-            1 => "1 open task".to_string(),
-            n => format!("{n} open tasks"),
-        },
-        workspaces.len(),
+        "Ready{desktop}.{unread} {} and {} in {} ({}). Waits are answered on the desktop.{reloaded}",
+        crate::out::count(view.open_tasks(), "open task", "open tasks"),
+        crate::out::count(sessions, "session", "sessions"),
+        crate::out::count(workspaces.len(), "workspace", "workspaces"),
         workspaces.join(", ")
     ))
 }
