@@ -1964,3 +1964,35 @@ fn home_says_one_pane_and_two_panes() {
         assert!(text.contains(said), "{said} in {text}");
     }
 }
+
+/// At 100 columns the inbox has room for every pane's name whole: none is cut while the row
+/// has spaces to spare.
+#[test]
+fn home_at_100_columns_names_every_pane_whole() {
+    let size = (100, 30);
+    let world = demo_world();
+    let mut app = app_on(&world, false, size);
+    let long = "Refactor the payment gateway's retries";
+    let mut snapshot = decoded::<Snapshot>(&world.snapshot());
+    for workspace in &mut snapshot.workspaces {
+        for tab in &mut workspace.tabs {
+            for pane in tab.panes.iter_mut().filter(|p| p.title == "HTTP routes 🚀") {
+                pane.title = long.into();
+            }
+        }
+    }
+    snapshot.rev += 1;
+    agent_change(
+        &mut app,
+        AgentChange::Snapshot {
+            snapshot: Arc::new(snapshot),
+            report: Report::default(),
+        },
+    );
+    let text = screen_text(&app, size);
+    assert!(text.contains(long), "{text}");
+    for row in rows(&app, size).iter().filter(|r| r.contains('…')) {
+        let spare = row.len() - row.trim_end().len();
+        assert!(spare < 3, "a name cut with room to spare: {row:?}");
+    }
+}

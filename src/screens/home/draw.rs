@@ -197,19 +197,6 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
             .min(if narrow { 8 } else { 14 })
             + 2
     };
-    let pane_width = rows
-        .iter()
-        .map(|r| wrap::width(&r.pane.pane.title))
-        .max()
-        .unwrap_or(0)
-        .min(if narrow {
-            10
-        } else if width > 100 {
-            28
-        } else {
-            18
-        })
-        + 2;
     let kind_width = if narrow {
         0
     } else {
@@ -231,6 +218,24 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
         .map(|r| wrap::width(&r.ask.title))
         .max()
         .unwrap_or(0);
+    // A pane's name takes the room the row has once the ask's title keeps enough to be read
+    // (its whole length up to 24 columns): never cut while the row has columns to spare.
+    let pane_room = if narrow {
+        10
+    } else {
+        width
+            .saturating_sub(2 + agent_width + kind_width + left_width)
+            .saturating_sub((longest_title + 2).min(24))
+            .saturating_sub(2)
+            .max(18)
+    };
+    let pane_width = rows
+        .iter()
+        .map(|r| wrap::width(&r.pane.pane.title))
+        .max()
+        .unwrap_or(0)
+        .min(pane_room)
+        + 2;
     let title_width = width
         .saturating_sub(2 + agent_width + pane_width + kind_width + left_width)
         .min(longest_title + 2);

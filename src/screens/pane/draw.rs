@@ -152,7 +152,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         draw_status(frame, app, screen, parts.status, theme);
         return;
     }
-    let slots = belt_slots(&pane.pane.belt);
+    let slots = belt_slots(&pane.pane.belt, parts.belt.width);
     let mut spans: Vec<Span<'static>> = Vec::new();
     for slot in &slots {
         if !spans.is_empty() {

@@ -136,9 +136,17 @@ pub(crate) fn draw_chat(
         let x = chat
             .right()
             .saturating_sub(u16::try_from(wrap::width(note)).unwrap_or(0));
+        // Its own row under the chat (`pane_chat_area` kept it), or the last row where the
+        // chat is too short to give one.
+        let bar = u16::from(screen.shows_chat_bar() && area.height > 1);
+        let row = if chat.bottom() < area.bottom().saturating_sub(bar) {
+            chat.bottom()
+        } else {
+            chat.bottom() - 1
+        };
         frame.render_widget(
             Paragraph::new(Span::styled(note, theme.accent)),
-            Rect::new(x, chat.bottom() - 1, chat.right() - x, 1),
+            Rect::new(x, row, chat.right() - x, 1),
         );
     }
     if screen.shows_chat_bar() && area.height > 1 {

@@ -77,14 +77,36 @@ pub(crate) struct BeltSlot {
     pub(crate) width: u16,
 }
 
-/// The belt's buttons laid out from the left: `[F1 Run tests] [F2 Lint]`.
-pub(crate) fn belt_slots(belt: &[BeltButton]) -> Vec<BeltSlot> {
+/// The belt's buttons laid out from the left in `width` columns: `[F1 Run tests] [F2 Lint]`.
+/// Where all do not fit whole, the longest labels are cut (with `…`) until they do, so every
+/// button keeps its key on screen: a button the person cannot see is a key they cannot know.
+pub(crate) fn belt_slots(belt: &[BeltButton], width: u16) -> Vec<BeltSlot> {
+    let buttons: Vec<&BeltButton> = belt.iter().take(limits::MAX_BELT_BUTTONS).collect();
+    let frame = |i: usize, label: &str| format!("[F{} {label}]", i + 1);
+    let total = |cap: usize| -> usize {
+        buttons
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wrap::width(&frame(i, &wrap::truncate(&b.label, cap))) + 1)
+            .sum::<usize>()
+            .saturating_sub(1)
+    };
+    let longest = buttons
+        .iter()
+        .map(|b| wrap::width(&b.label))
+        .max()
+        .unwrap_or(0);
+    // The widest cap that fits; a label keeps at least two columns (one letter and `…`).
+    let mut cap = longest;
+    while cap > 2 && total(cap) > usize::from(width) {
+        cap -= 1;
+    }
     let mut x = 0u16;
-    belt.iter()
-        .take(limits::MAX_BELT_BUTTONS)
+    buttons
+        .iter()
         .enumerate()
         .map(|(i, button)| {
-            let text = format!("[F{} {}]", i + 1, button.label);
+            let text = frame(i, &wrap::truncate(&button.label, cap));
             let width = u16::try_from(wrap::width(&text)).unwrap_or(u16::MAX);
             let slot = BeltSlot { text, x, width };
             x = x.saturating_add(width + 1);
@@ -195,6 +217,11 @@ impl Phone {
     pub(crate) fn pane_chat_area(&self, screen: &PaneScreen) -> ratatui::layout::Rect {
         let mut chat = self.pane_parts(&screen.agent, &screen.pane).chat;
         if screen.shows_chat_bar() && chat.height > 1 {
+            chat.height -= 1;
+        }
+        // Scrolled up, the last row says that more lies below: it is the note's own row,
+        // never drawn over a row of the chat.
+        if !screen.scroll.is_following() && chat.height > 1 {
             chat.height -= 1;
         }
         chat
@@ -670,7 +697,7 @@ impl Room for PaneScreen {
                 .map(|p| p.pane.belt.clone())
                 .unwrap_or_default();
             let x = column - parts.belt.x;
-            if let Some(index) = belt_slots(&belt)
+            if let Some(index) = belt_slots(&belt, parts.belt.width)
                 .iter()
                 .position(|slot| x >= slot.x && x < slot.x + slot.width)
             {
@@ -713,6 +740,46 @@ impl Room for PaneScreen {
                 bridge && phone.dsh_writable(&self.agent, &self.pane)
             }
             _ => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn belt(labels: &[&str]) -> Vec<BeltButton> {
+        labels
+            .iter()
+            .enumerate()
+            .map(|(i, label)| BeltButton {
+                id: format!("b{i}"),
+                label: (*label).to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_belt_button_keeps_its_key_on_screen_however_narrow() {
+        let buttons = belt(&[
+            "Run the tests",
+            "Lint all",
+            "Deploy a preview",
+            "Roll back 🚀",
+        ]);
+        let wide = belt_slots(&buttons, 120);
+        assert_eq!(wide[2].text, "[F3 Deploy a preview]");
+        // 40 columns is the narrowest screen the phone draws (`geometry::is_too_small`).
+        for width in [60u16, 50, 40] {
+            let slots = belt_slots(&buttons, width);
+            assert_eq!(slots.len(), 4);
+            let last = slots.last().expect("four");
+            assert!(last.text.starts_with("[F4 "), "{width}: {slots:?}");
+            assert!(
+                last.x + last.width <= width,
+                "{width}: the belt runs past the edge: {slots:?}"
+            );
+            assert!(slots.iter().any(|s| s.text.contains('…')), "{slots:?}");
         }
     }
 }
