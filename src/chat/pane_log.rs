@@ -15,8 +15,50 @@ pub struct ClosedAsk {
     /// None when a phone answered (SPEC A4).
     pub(crate) decided_by: Option<DecidedBy>,
     pub(crate) outcome: Option<Outcome>,
+    /// What was answered, in words: the outcome's summary when it says more than
+    /// "answered", else the chosen option's label or the words typed.
+    pub(crate) answer: Option<String>,
+    /// Who answered, as the agent says it (`"phone"` for a phone, SPEC A4).
+    pub(crate) by: Option<String>,
     /// Where in the chat it closed: the number of items seen before it.
     pub(crate) after_items: u64,
+}
+
+/// The answer of a closed ask in words: a summary that names it, else the label of the option
+/// chosen (read from the ask as it was open), else the words typed, cut to a line.
+fn answer_words(outcome: Option<&Outcome>, asked: Option<&Ask>) -> Option<String> {
+    let outcome = outcome?;
+    let summary = outcome.summary.trim();
+    if !summary.is_empty()
+        && !summary
+            .trim_end_matches('.')
+            .eq_ignore_ascii_case("answered")
+    {
+        return Some(summary.to_string());
+    }
+    let label = outcome.option_id.as_ref().and_then(|chosen| {
+        asked?
+            .options()
+            .iter()
+            .find(|o| &o.id == chosen)
+            .map(|o| o.label.clone())
+    });
+    label.or_else(|| {
+        outcome
+            .text
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                let first = t.lines().next().unwrap_or_default();
+                let cut: String = first.chars().take(60).collect();
+                if cut.len() < t.len() {
+                    format!("“{cut}…”")
+                } else {
+                    format!("“{cut}”")
+                }
+            })
+    })
 }
 
 /// A line of a pane's chat: an item, or the note that an ask closed.
@@ -88,13 +130,12 @@ impl PaneLog {
                 }
                 EventType::AskClosed => {
                     let Some(id) = &event.ask_id else { continue };
-                    let title = self
-                        .asks
-                        .iter()
-                        .find(|a| &a.id == id)
+                    let asked = self.asks.iter().find(|a| &a.id == id);
+                    let title = asked
                         .map(|a| a.title.clone())
                         .or_else(|| event.title.clone())
                         .unwrap_or_default();
+                    let answer = answer_words(event.outcome.as_ref(), asked);
                     self.asks.retain(|a| &a.id != id);
                     self.entries.push_back(ChatEntry::Closed(ClosedAsk {
                         ask_id: id.clone(),
@@ -105,6 +146,8 @@ impl PaneLog {
                             event.decided_by.clone()
                         },
                         outcome: event.outcome.clone(),
+                        answer,
+                        by: event.by.clone(),
                         after_items: self.items_seen,
                     }));
                 }
@@ -181,5 +224,34 @@ mod tests {
         assert!(
             matches!(&log.entries[0], ChatEntry::Closed(c) if c.title == "Name the branch" && c.decided_by == Some(DecidedBy::Timeout))
         );
+    }
+
+    /// A phone's answer whose summary only says "Answered" names the option chosen and who
+    /// answered (SPEC A4), never "→ Answered".
+    #[test]
+    fn a4_a_closed_ask_names_its_answer_and_who_gave_it() {
+        let mut log = PaneLog::default();
+        let ask: Ask = serde_json::from_value(serde_json::json!({
+            "id": "a1", "revision": 1, "kind": "choice", "title": "Which strategy?",
+            "choice": {"options": [{"id": "o1", "label": "Blue-green"}, {"id": "o2", "label": "Rolling"}]}
+        }))
+        .expect("ask");
+        let mut open = Event::new(1, EventType::Ask);
+        open.ask = Some(ask);
+        let mut closed = Event::new(2, EventType::AskClosed);
+        closed.ask_id = Some("a1".into());
+        closed.by = Some("phone".into());
+        closed.outcome = Some(
+            serde_json::from_value(serde_json::json!({
+                "optionId": "o2", "summary": "Answered."
+            }))
+            .expect("outcome"),
+        );
+        log.apply(&[open, closed]);
+        let ChatEntry::Closed(entry) = &log.entries[0] else {
+            panic!("a closed entry")
+        };
+        assert_eq!(entry.answer.as_deref(), Some("Rolling"));
+        assert_eq!(entry.by.as_deref(), Some("phone"));
     }
 }

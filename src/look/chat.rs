@@ -43,24 +43,26 @@ pub(crate) fn entry_lines(
 /// Collie's words for an ask that closed without this phone's answer, or with it
 /// (SPEC A4, A5, A6).
 pub(crate) fn closed_ask_words(closed: &ClosedAsk) -> String {
-    let summary = closed
-        .outcome
-        .as_ref()
-        .map(|outcome| outcome.summary.trim())
-        .filter(|summary| !summary.is_empty());
-    let with_summary = |words: String| match summary {
-        Some(summary) => format!("{words} → {summary}"),
+    let with_answer = |words: String| match &closed.answer {
+        Some(answer) => format!("{words} → {answer}"),
         None => words,
     };
     match &closed.decided_by {
         Some(DecidedBy::Program) => {
-            with_summary(format!("Decided on the durable agent: {}", closed.title))
+            with_answer(format!("Decided on the durable agent: {}", closed.title))
         }
         Some(DecidedBy::Timeout) => format!("Timed out before an answer: {}", closed.title),
         Some(DecidedBy::Unknown(other)) => {
-            with_summary(format!("Closed ({other}): {}", closed.title))
+            with_answer(format!("Closed ({other}): {}", closed.title))
         }
-        None => with_summary(format!("Answered: {}", closed.title)),
+        // Who answered, as the agent names them: a phone, or someone at the agent's side.
+        None => match closed.by.as_deref().map(str::trim) {
+            Some("phone") => with_answer(format!("Answered from a phone: {}", closed.title)),
+            Some(who) if !who.is_empty() => {
+                with_answer(format!("Answered by {who}: {}", closed.title))
+            }
+            _ => with_answer(format!("Answered: {}", closed.title)),
+        },
     }
 }
 
@@ -228,6 +230,8 @@ mod tests {
                 values: None,
                 summary: summary.into(),
             }),
+            answer: summary.map(str::to_string),
+            by: None,
             after_items: 0,
         })
     }
@@ -361,6 +365,25 @@ mod tests {
                 &style(80)
             ),
             ["Timed out before an answer: Run the migration?"]
+        );
+    }
+
+    #[test]
+    fn a4_says_who_answered() {
+        let mut entry = closed(None, Some("Rolling"));
+        if let ChatEntry::Closed(c) = &mut entry {
+            c.by = Some("phone".into());
+        }
+        assert_eq!(
+            shown(&entry, &style(80)),
+            ["Answered from a phone: Run the migration? → Rolling"]
+        );
+        if let ChatEntry::Closed(c) = &mut entry {
+            c.by = Some("Ana at the desk".into());
+        }
+        assert_eq!(
+            shown(&entry, &style(80)),
+            ["Answered by Ana at the desk: Run the migration? → Rolling"]
         );
     }
 

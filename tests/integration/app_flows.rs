@@ -206,7 +206,7 @@ async fn a15_answer_a_choice_by_its_number_then_enter() {
     phone.open_pane("重构订单服务").await;
     phone
         .until("the chat line", |s| {
-            s.contains("Answered: 选择迁移策略 → 双写过渡")
+            s.contains("Answered from a phone: 选择迁移策略 → 双写过渡")
         })
         .await;
 }
