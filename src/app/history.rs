@@ -132,6 +132,12 @@ impl HistoryStore {
                         list.rows.push(row);
                     }
                 }
+                // The list shows each conversation's last change, so it reads in that order,
+                // newest first, whatever order the agent's pages came in; a row without a time
+                // keeps its place after those with one (the sort is stable).
+                list.rows.sort_by_key(|row| {
+                    std::cmp::Reverse(row.updated_at.as_deref().and_then(crate::wire::time::parse))
+                });
                 list.paging.arrived(page.next);
             }
             HistoryPage::Items {
@@ -215,5 +221,35 @@ mod tests {
         );
         // A second ask while the first is on its way sends nothing.
         assert!(store.more_conversations("a", 99).is_none());
+    }
+
+    #[test]
+    fn w5_conversations_read_newest_change_first_whatever_the_page_order() {
+        let mut store = HistoryStore::default();
+        let at = |id: &str, when: Option<&str>| ConversationSummary {
+            updated_at: when.map(str::to_string),
+            ..row(id)
+        };
+        store.apply(
+            "a",
+            HistoryPage::Conversations {
+                after: None,
+                page: ConversationsPage {
+                    conversations: vec![
+                        at("old", Some("2026-11-29T08:00:00Z")),
+                        at("untimed", None),
+                        at("new", Some("2026-11-29T12:00:00Z")),
+                        at("mid", Some("2026-11-29T10:00:00+01:00")),
+                    ],
+                    next: None,
+                },
+            },
+        );
+        let order: Vec<&str> = store.lists["a"]
+            .rows
+            .iter()
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(order, ["new", "mid", "old", "untimed"]);
     }
 }

@@ -862,3 +862,78 @@ async fn a_closed_tasks_session_keeps_its_history_and_says_why_no_more_comes() {
         "the code is not the sentence: {pane}"
     );
 }
+
+/// A task that adopted a session mid-turn is listed idle while the desktop's turn goes on:
+/// `x` asks to cancel that turn, naming the task; once the turn ends, the question closes.
+#[test]
+fn x_on_an_adopted_task_mid_turn_asks_to_cancel_and_closes_when_the_turn_ends() {
+    let size = (120, 30);
+    let mut app = pane_app(size);
+    let mut idle = task_view();
+    idle.status = dsh::TaskStatus::Idle;
+    change(
+        &mut app,
+        AgentChange::Dsh(DshChange::Tasks(Arc::new(vec![idle]))),
+    );
+    let state_event = |state: collie_phone::wire::PaneState| {
+        let mut event = collie_phone::wire::Event::new(900, EventType::State);
+        event.state = Some(state);
+        event
+    };
+    change(
+        &mut app,
+        AgentChange::PaneEvents {
+            pane: TASK.into(),
+            events: vec![state_event(collie_phone::wire::PaneState::Running)],
+        },
+    );
+    app.update(key("x"));
+    let asked = text_of(&app, size);
+    assert!(
+        asked.contains("Cancel the running turn of the task “数据体检”?"),
+        "{asked}"
+    );
+    assert!(!asked.contains("No turn is running"), "{asked}");
+    change(
+        &mut app,
+        AgentChange::PaneEvents {
+            pane: TASK.into(),
+            events: vec![state_event(collie_phone::wire::PaneState::Idle)],
+        },
+    );
+    let after = text_of(&app, size);
+    assert!(!after.contains("Cancel the running turn"), "{after}");
+    assert!(
+        after.contains("The turn ended before you said yes"),
+        "{after}"
+    );
+}
+
+/// A preset this phone asked for and the bridge did not use is flagged beside the model line,
+/// as an effort is.
+#[test]
+fn d3_a_preset_the_bridge_did_not_use_is_flagged() {
+    let size = (160, 48);
+    let mut app = pane_app(size);
+    let mut reply = PostReply::ok("r-create-1");
+    reply.pane_id = Some(TASK.into());
+    app.update(Message::Engine(FromEngine::Intent(IntentRecord {
+        request_id: "r-create-1".into(),
+        agent: BRIDGE.into(),
+        kind: IntentKind::DshCreate {
+            workspace_id: "ws-titanic".into(),
+            title: Some("数据体检".into()),
+            objective: None,
+            preset: Some("ptc".into()),
+            model: None,
+            adopt_session: None,
+        },
+        attempts: 1,
+        state: IntentState::Done { reply },
+        created_at: "2026-11-29T14:29:30Z".into(),
+        checking: false,
+        epoch: None,
+    })));
+    let text = text_of(&app, size);
+    assert!(text.contains("preset asked ptc, used standard ≠"), "{text}");
+}

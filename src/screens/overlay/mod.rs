@@ -179,21 +179,8 @@ impl Phone {
                     )
                 })
             }
-            About::DshTurn { agent, task } => {
-                let running = self
-                    .dsh
-                    .get(agent)
-                    .and_then(|v| v.task(task))
-                    .is_some_and(|t| {
-                        !matches!(
-                            t.status,
-                            crate::dsh_wire::TaskStatus::Idle | crate::dsh_wire::TaskStatus::Closed
-                        )
-                    });
-                (!running).then(|| {
-                    "The turn ended before you said yes; nothing was cancelled.".to_string()
-                })
-            }
+            About::DshTurn { agent, task } => (!self.dsh_turn_runs(agent, task))
+                .then(|| "The turn ended before you said yes; nothing was cancelled.".to_string()),
         };
         if let Some(sentence) = ended {
             self.overlay = None;

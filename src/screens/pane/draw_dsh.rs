@@ -206,9 +206,22 @@ pub(crate) fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option
         }
         (None, None) => spans.push(Span::styled("the desktop's default model", theme.dim)),
     }
-    // Last, so a narrow screen cuts it before the models.
-    if let Some(preset) = &task.agent_preset {
-        spans.push(Span::styled(format!(" · preset {preset}"), theme.dim));
+    // Last, so a narrow screen cuts it before the models. A preset this phone asked for and
+    // the bridge did not use is flagged as the effort is: the person chose it.
+    let asked_preset = asked_preset(app, &screen.agent, &screen.pane);
+    match (&asked_preset, &task.agent_preset) {
+        (Some(asked), used) if used.as_ref() != Some(asked) => {
+            spans.push(Span::styled(
+                format!(" · preset asked {asked}, used "),
+                theme.dim,
+            ));
+            spans.push(Span::styled(
+                format!("{} ≠", used.as_deref().unwrap_or("none")),
+                theme.warn,
+            ));
+        }
+        (_, Some(preset)) => spans.push(Span::styled(format!(" · preset {preset}"), theme.dim)),
+        (_, None) => {}
     }
     // The chat says it too, in its place; here it stays for whoever looks later.
     if let Some(reload) = view.last_reload() {
@@ -296,6 +309,25 @@ pub(crate) fn draw_status(
     }
     put(frame, area, 0, Line::from(spans));
     true
+}
+
+/// The preset this phone asked for when it created the task, if it did.
+fn asked_preset(app: &App, agent: &str, pane: &str) -> Option<String> {
+    app.intents
+        .latest(|r| {
+            r.agent == agent
+                && matches!(
+                    (&r.kind, &r.state),
+                    (
+                        crate::engine::IntentKind::DshCreate { .. },
+                        IntentState::Done { reply } | IntentState::Replayed { reply }
+                    ) if reply.pane_id.as_deref() == Some(pane)
+                )
+        })
+        .and_then(|r| match &r.kind {
+            crate::engine::IntentKind::DshCreate { preset, .. } => preset.clone(),
+            _ => None,
+        })
 }
 
 /// The newest action on this task, its create included (whose reply named the task).

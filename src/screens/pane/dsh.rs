@@ -90,12 +90,7 @@ impl Phone {
 
     /// Whether a turn of this task runs, so a cancel has something to stop.
     pub(crate) fn dsh_turn_running(&self, agent: &str, pane: &str) -> bool {
-        self.dsh_writable(agent, pane)
-            && self
-                .dsh
-                .get(agent)
-                .and_then(|v| v.task(pane))
-                .is_some_and(|task| !matches!(task.status, TaskStatus::Idle | TaskStatus::Closed))
+        self.dsh_writable(agent, pane) && self.dsh_turn_runs(agent, pane)
     }
 
     /// Why this pane takes no action, if it does not: a session not adopted, or a task the
@@ -250,6 +245,22 @@ impl Phone {
         }
     }
 
+    /// True while a turn of this task runs: as the bridge lists the task, or as its session's
+    /// events show it (a task that adopted a session mid-turn is listed idle while the turn
+    /// the desktop started goes on, and `tasks/cancel` stops that turn too).
+    pub(crate) fn dsh_turn_runs(&self, agent: &str, pane: &str) -> bool {
+        let listed = self
+            .dsh
+            .get(agent)
+            .and_then(|v| v.task(pane))
+            .is_some_and(|t| !matches!(t.status, TaskStatus::Idle | TaskStatus::Closed));
+        let seen = self
+            .agents
+            .pane(agent, pane)
+            .is_some_and(|p| *p.state() == crate::wire::PaneState::Running);
+        listed || seen
+    }
+
     /// A task as a person knows it, quoted: the pane's title (the name the phone shows everywhere),
     /// else the bridge's title, never the task id.
     fn dsh_task_name(&self, agent: &str, pane: &str) -> String {
@@ -281,7 +292,7 @@ impl Phone {
             self.show_toast("This task is not open on the bridge any more.", false);
             return Vec::new();
         };
-        if matches!(task.status, TaskStatus::Idle | TaskStatus::Closed) {
+        if !self.dsh_turn_runs(agent, pane) {
             self.show_toast(
                 format!("No turn is running in this task (it is {}).", task.status),
                 false,
