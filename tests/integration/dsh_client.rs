@@ -795,7 +795,7 @@ async fn a_bridge_that_is_not_running_is_said_so() {
     let said = status_sentence(&phone.seen, "unreachable").expect("said");
     assert!(
         said.starts_with(&format!(
-            "Unreachable: health: the bridge is not running at {url}: nothing listens there"
+            "Unreachable: the bridge is not running at {url}: nothing listens there"
         )),
         "{said}"
     );

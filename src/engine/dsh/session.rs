@@ -222,12 +222,15 @@ impl BridgeSession {
                 self.backing_off = true;
                 Stop::Status(AgentStatus::Unreachable {
                     reason: format!(
-                        "{what}: {error}. The bridge is up but not ready; check that its plugin is loaded on the desktop. Trying again after a pause"
+                        "{error}. The bridge is up but not ready; check that its plugin is loaded on the desktop. Trying again after a pause"
                     ),
                     last_seen: self.core.reach.last_seen(),
                 })
             }
-            _ => Stop::Failed(format!("{what}: {error}")),
+            _ => Stop::Failed(match read_words(what) {
+                Some(reading) => format!("{reading}: {error}"),
+                None => error.to_string(),
+            }),
         }
     }
 
@@ -747,5 +750,17 @@ impl BridgeSession {
         *highest = (*highest).max(top);
         let floor = *highest - KEPT;
         self.seen.forget_through(session_id, floor);
+    }
+}
+
+/// What the phone was reading when a bridge call failed, in words for the sentence (the log
+/// names the route): none for `health`, the first call, whose failure is the bridge's own.
+fn read_words(route: &str) -> Option<&'static str> {
+    match route {
+        "capabilities" => Some("reading what the bridge offers"),
+        "workspaces" => Some("listing the workspaces"),
+        "tasks" => Some("listing the tasks"),
+        "sessions" => Some("listing the sessions"),
+        _ => None,
     }
 }
