@@ -220,15 +220,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
         .unwrap_or(0);
     // A pane's name takes the room the row has once the ask's title keeps enough to be read
     // (its whole length up to 24 columns): never cut while the row has columns to spare.
-    let pane_room = if narrow {
-        10
-    } else {
-        width
-            .saturating_sub(2 + agent_width + kind_width + left_width)
-            .saturating_sub((longest_title + 2).min(24))
-            .saturating_sub(2)
-            .max(18)
-    };
+    let pane_room = width
+        .saturating_sub(2 + agent_width + kind_width + left_width)
+        .saturating_sub((longest_title + 2).min(24))
+        .saturating_sub(2)
+        .max(if narrow { 10 } else { 18 });
     let pane_width = rows
         .iter()
         .map(|r| wrap::width(&r.pane.pane.title))
