@@ -148,6 +148,20 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
                     "over the private socket"
                 }
             ),
+            // Doctor tells more of an agent the phone cannot use: it says so where it shows.
+            (status, _)
+                if matches!(agent.link(), crate::app::agents::Link::Down(_))
+                    && !app.is_bridge(&agent.name) =>
+            {
+                let sentence = status.sentence();
+                if sentence.contains("collie-phone doctor") {
+                    sentence
+                } else {
+                    format!(
+                        "{sentence} `collie-phone doctor` checks each step and says what to fix."
+                    )
+                }
+            }
             (status, _) => status.sentence(),
         };
         match agent.epochs {
@@ -158,11 +172,19 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
                 n - 1
             )),
         }
-        for (row, text) in wrap::wrap(&words, row_width.saturating_sub(4))
-            .into_iter()
-            .take(2)
-            .enumerate()
-        {
+        // Two rows; words past them are cut with `…`, never dropped without a sign.
+        let room = row_width.saturating_sub(4);
+        let mut rows = wrap::wrap(&words, room);
+        if rows.len() > 2 {
+            rows.truncate(2);
+            let last = format!("{} …", rows[1].trim_end());
+            rows[1] = if wrap::width(&last) <= room {
+                last
+            } else {
+                wrap::truncate(&last, room)
+            };
+        }
+        for (row, text) in rows.into_iter().enumerate() {
             put(
                 frame,
                 parts.detail,
