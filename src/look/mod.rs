@@ -12,6 +12,8 @@ pub(crate) mod chat_search;
 pub mod chat_view;
 pub(crate) mod dsh_chat;
 pub(crate) mod markdown;
+#[doc(hidden)]
+pub mod search_bench;
 pub mod theme;
 pub(crate) mod theme_contrast;
 pub(crate) mod wrap;
