@@ -32,7 +32,7 @@ use self::keymap::{Action, Context};
 use self::notify::{Announcement, Notice};
 use self::phone::{Phone, Step};
 use self::settings::Settings;
-use crate::engine::{FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
+use crate::engine::{AgentChange, FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
 use crate::look::theme::Theme;
 use crate::screens::card::state::CardStatus;
 use crate::screens::overlay::{self, Overlay};
@@ -148,6 +148,31 @@ impl App {
     /// True while new exchanges change what is on screen.
     pub fn shows_exchanges(&self) -> bool {
         matches!(self.nav.top(), Screen::Inspector(_))
+    }
+
+    /// True when `message` can change what is drawn, so the runner draws a frame after it;
+    /// asked after [`App::set_now`], before [`App::update`]. Two messages say they change
+    /// nothing: an exchange away from the wire inspector, and a poll that went through
+    /// (`Synced`) for an agent whose "synced … ago" reads the same words with the new time as
+    /// with the old (home shows it to the second; docs/SPEC.md S7). Every poll of every agent
+    /// brings one, so on a busy phone this is most of the frames. The one-second tick redraws
+    /// anyway, so the words age on screen as before.
+    pub fn redraws(&self, message: &Message) -> bool {
+        match message {
+            Message::Engine(FromEngine::Exchange(_)) => self.shows_exchanges(),
+            Message::Engine(FromEngine::Agent {
+                agent,
+                change: AgentChange::Synced(at),
+            }) => self.phone.agents.get(agent).is_none_or(|view| {
+                view.synced.is_none_or(|before| {
+                    let words = |at: OffsetDateTime| {
+                        crate::look::ago((self.phone.now - at).whole_seconds())
+                    };
+                    words(before) != words(*at)
+                })
+            }),
+            _ => true,
+        }
     }
 
     /// Shows what an export came to under the inspector's list, or as a message elsewhere.
@@ -914,5 +939,70 @@ pub(crate) fn intent_words(record: &IntentRecord) -> String {
             "maybe applied: check the chat".into()
         }
         IntentState::NotSent { why } => format!("not sent: {why}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use time::{Duration, OffsetDateTime};
+
+    use super::*;
+    use crate::engine::AgentChange;
+
+    const START: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
+
+    fn app() -> App {
+        App::new(AppSetup {
+            agents: vec![("demo".into(), false)],
+            settings: Settings::default(),
+            bridges: Vec::new(),
+            theme: Theme::builtin("dark").expect("built in"),
+            now: START,
+            size: (80, 24),
+        })
+    }
+
+    fn synced(agent: &str, at: OffsetDateTime) -> Message {
+        Message::Engine(FromEngine::Agent {
+            agent: agent.into(),
+            change: AgentChange::Synced(at),
+        })
+    }
+
+    /// Takes a message the way the runner does: the clock, then the message.
+    fn take(app: &mut App, now: OffsetDateTime, message: Message) -> bool {
+        app.set_now(now);
+        let redraws = app.redraws(&message);
+        app.update(message);
+        redraws
+    }
+
+    #[test]
+    fn a_poll_redraws_only_when_the_synced_words_change() {
+        let mut app = app();
+        let ms = Duration::milliseconds;
+        // The first poll: "not synced yet" becomes "synced just now".
+        assert!(take(&mut app, START, synced("demo", START)));
+        // Polls within the same second read "just now" still: nothing to draw.
+        assert!(!take(
+            &mut app,
+            START + ms(400),
+            synced("demo", START + ms(400))
+        ));
+        assert!(!take(
+            &mut app,
+            START + ms(900),
+            synced("demo", START + ms(900))
+        ));
+        // A poll 2 s on, where the last one reads "2s ago" by now: "just now" again, drawn.
+        assert!(take(
+            &mut app,
+            START + ms(2900),
+            synced("demo", START + ms(2900))
+        ));
+        // An agent the phone does not know, and every other message, are drawn.
+        assert!(app.redraws(&synced("other", START)));
+        assert!(app.redraws(&Message::Tick(START)));
+        assert!(app.redraws(&Message::Resize(100, 30)));
     }
 }
