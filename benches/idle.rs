@@ -1,15 +1,18 @@
-//! Idle polling cost (SPEC S7; docs/ENGINE.md, "Figures"): the engine's CPU while nothing
+//! Idle polling cost (SPEC S7; docs/ENGINE.md, "Figures"): the phone's CPU while nothing
 //! changes on any agent, whether its panes are quiet or busy.
 //!
 //! Each reference agent is its own process. A quiet row starts it from a saved world of quiet
 //! panes (no turn running, no open ask, three chat items each) written by this bench
 //! (`collie-phone agent --world empty --speed 0 --state DIR`); a busy row plays the demo world
 //! frozen (`--world demo --speed 0`: each agent holds open asks and turns left running, and
-//! nothing changes). The engine runs here, headless, as the phone runs it: the
-//! person is watching (the fastest cadence, SPEC S7) and the home screen is on screen. Over a
+//! nothing changes). The engine runs here as the phone runs it: the person is watching (the
+//! fastest cadence, SPEC S7) and the home screen is on screen. Its updates go to the real `App`,
+//! which draws a frame (120x40, to a test backend) when the runner would, and on a tick each
+//! second: what `App::redraws` says can change the screen. `IDLE_REDRAW=all` draws after every
+//! update but exchanges instead, as the runner did before it asked, for a comparison. Over a
 //! fixed wall time the bench reads this process's user+system CPU (getrusage) and each agent
-//! child's (/proc/PID/stat), and prints them as % of one core, with the cost per pane and the
-//! requests per second the engine made.
+//! child's (/proc/PID/stat), and prints them as % of one core, with the cost per pane, the
+//! requests per second the engine made and the frames per second drawn.
 //!
 //! Figures: 1, 8 and 32 agents × 10 quiet panes, 1 agent × 256 quiet panes, and 1 and 32 busy
 //! demo agents (the goals: 32 × 10 quiet and 32 busy at most 1 % of a core, 1 × 256 at most
@@ -29,8 +32,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use time::OffsetDateTime;
+
+use collie_phone::app::notify::NotifyStyle;
+use collie_phone::app::settings::Settings;
+use collie_phone::app::{App, AppSetup, Command as AppCommand, Message};
 use collie_phone::engine::{AgentChange, AgentSpec, Engine, FromEngine, ToEngine};
+use collie_phone::look::theme::Theme;
 use collie_phone::transport::Endpoint;
+use collie_phone::ui;
 
 const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
 /// The most an agent may take to print `listening`, and the engine to read every pane once.
@@ -100,15 +112,16 @@ fn main() {
         Duration::from_millis(300)
     };
     println!(
-        "{:>6} {:>6} {:>6} {:>7} {:>12} {:>14} {:>12} {:>12} {:>14}",
+        "{:>6} {:>6} {:>6} {:>7} {:>12} {:>14} {:>12} {:>12} {:>9} {:>14}",
         "agents",
         "panes",
         "kind",
         "seconds",
-        "engine %cpu",
+        "phone %cpu",
         "per pane %cpu",
         "requests/s",
         "per agent",
+        "frames/s",
         "agents %cpu"
     );
     for row in rows {
@@ -138,7 +151,7 @@ fn main() {
             ));
         }
         println!(
-            "{:>6} {:>6} {:>6} {:>7} {:>12.3} {:>14.5} {:>12.1} {:>12.2} {:>14.3}  {verdict}",
+            "{:>6} {:>6} {:>6} {:>7} {:>12.3} {:>14.5} {:>12.1} {:>12.2} {:>9.1} {:>14.3}  {verdict}",
             row.agents,
             figures.panes,
             if row.busy { "busy" } else { "quiet" },
@@ -147,6 +160,7 @@ fn main() {
             figures.engine_percent / figures.panes.max(1) as f64,
             figures.requests_per_second,
             per_agent,
+            figures.frames_per_second,
             figures.agents_percent,
         );
     }
@@ -158,6 +172,7 @@ struct Figures {
     engine_percent: f64,
     agents_percent: f64,
     requests_per_second: f64,
+    frames_per_second: f64,
 }
 
 /// One row: start the agents, the engine, wait for every pane's first read, settle, measure.
@@ -184,6 +199,7 @@ fn measure(row: Row, wall: Duration, settle: Duration) -> Figures {
             .collect();
         let mut engine =
             Engine::start(specs, &dir.path().join("journal.jsonl")).expect("the engine starts");
+        let mut phone = Phone::new(&agents);
         // What the phone's runner tells it on the home screen: no pane's chat is on screen.
         engine
             .commands
@@ -203,29 +219,45 @@ fn measure(row: Row, wall: Duration, settle: Duration) -> Figures {
                     panic!("{views} of {wanted} panes read within {START_DEADLINE:?}")
                 })
                 .expect("the engine is running");
-            match update {
+            let seen = match &update {
                 FromEngine::Agent {
                     change: AgentChange::PaneView { .. },
                     ..
-                } => views += 1,
+                } => Some(None),
                 FromEngine::Agent {
                     agent,
                     change: AgentChange::Snapshot { snapshot, .. },
-                } => {
-                    laid_out.insert(agent, snapshot.panes().count());
+                } => Some(Some((agent.clone(), snapshot.panes().count()))),
+                _ => None,
+            };
+            match seen {
+                Some(None) => views += 1,
+                Some(Some((agent, panes))) => {
+                    laid_out.insert(agent, panes);
                 }
-                _ => {}
+                None => {}
             }
+            phone.take(update, &engine.commands);
         }
         let panes: usize = laid_out.values().sum();
         // The app's side of the channel: take every update, count the exchanges.
         let exchanges = Arc::new(AtomicU64::new(0));
         let counted = Arc::clone(&exchanges);
+        let frames = Arc::clone(&phone.frames);
         let mut updates = engine.updates;
+        let commands = engine.commands.clone();
         let drain = tokio::spawn(async move {
-            while let Some(update) = updates.recv().await {
-                if matches!(update, FromEngine::Exchange(_)) {
-                    counted.fetch_add(1, Ordering::Relaxed);
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                tokio::select! {
+                    update = updates.recv() => {
+                        let Some(update) = update else { break };
+                        if matches!(update, FromEngine::Exchange(_)) {
+                            counted.fetch_add(1, Ordering::Relaxed);
+                        }
+                        phone.take(update, &commands);
+                    }
+                    _ = tick.tick() => phone.tick(),
                 }
             }
         });
@@ -233,11 +265,13 @@ fn measure(row: Row, wall: Duration, settle: Duration) -> Figures {
         let agents_before: Vec<f64> = agents.iter().map(AgentChild::cpu_seconds).collect();
         let before = own_cpu_seconds();
         let exchanges_before = exchanges.load(Ordering::Relaxed);
+        let frames_before = frames.load(Ordering::Relaxed);
         let clock = Instant::now();
         tokio::time::sleep(wall).await;
         let elapsed = clock.elapsed().as_secs_f64();
         let used = own_cpu_seconds() - before;
         let requests = exchanges.load(Ordering::Relaxed) - exchanges_before;
+        let drawn = frames.load(Ordering::Relaxed) - frames_before;
         let agents_used: f64 = agents
             .iter()
             .zip(agents_before)
@@ -250,6 +284,7 @@ fn measure(row: Row, wall: Duration, settle: Duration) -> Figures {
             engine_percent: 100.0 * used / elapsed,
             agents_percent: 100.0 * agents_used / elapsed,
             requests_per_second: requests as f64 / elapsed,
+            frames_per_second: drawn as f64 / elapsed,
         }
     });
     runtime.shutdown_timeout(Duration::from_secs(2));
@@ -257,6 +292,75 @@ fn measure(row: Row, wall: Duration, settle: Duration) -> Figures {
         agent.stop();
     }
     figures
+}
+
+/// The phone's side of the engine: the app, fed every update as the runner feeds it, and a
+/// frame drawn when the runner would draw one (`tui::Runner::handle`).
+struct Phone {
+    app: App,
+    terminal: Terminal<TestBackend>,
+    /// The runner's rule before `App::redraws`: every update but an exchange redraws.
+    redraw_all: bool,
+    frames: Arc<AtomicU64>,
+}
+
+impl Phone {
+    fn new(agents: &[AgentChild]) -> Self {
+        let app = App::new(AppSetup {
+            agents: agents.iter().map(|a| (a.name.clone(), false)).collect(),
+            settings: Settings {
+                notify: NotifyStyle::Off,
+                ..Settings::default()
+            },
+            bridges: Vec::new(),
+            theme: Theme::builtin("dark").expect("the dark theme"),
+            now: OffsetDateTime::now_utc(),
+            size: (120, 40),
+        });
+        Self {
+            app,
+            terminal: Terminal::new(TestBackend::new(120, 40)).expect("a terminal"),
+            redraw_all: std::env::var("IDLE_REDRAW").is_ok_and(|v| v == "all"),
+            frames: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    fn take(
+        &mut self,
+        update: FromEngine,
+        commands: &tokio::sync::mpsc::UnboundedSender<ToEngine>,
+    ) {
+        self.app.set_now(OffsetDateTime::now_utc());
+        let message = Message::Engine(update);
+        let redraws = if self.redraw_all {
+            !matches!(message, Message::Engine(FromEngine::Exchange(_)))
+        } else {
+            self.app.redraws(&message)
+        };
+        for command in self.app.update(message) {
+            if let AppCommand::Engine(command) = command {
+                let _ = commands.send(command);
+            }
+        }
+        if redraws {
+            self.draw();
+        }
+    }
+
+    fn tick(&mut self) {
+        let now = OffsetDateTime::now_utc();
+        self.app.set_now(now);
+        self.app.update(Message::Tick(now));
+        self.draw();
+    }
+
+    fn draw(&mut self) {
+        self.terminal
+            .draw(|frame| ui::draw(frame, &self.app))
+            .expect("draws");
+        self.app.frame_drawn();
+        self.frames.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// This process's user+system CPU so far, every thread included.

@@ -32,7 +32,7 @@ use self::keymap::{Action, Context};
 use self::notify::{Announcement, Notice};
 use self::phone::{Phone, Step};
 use self::settings::Settings;
-use crate::engine::{FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
+use crate::engine::{AgentChange, FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
 use crate::look::theme::Theme;
 use crate::screens::card::state::CardStatus;
 use crate::screens::overlay::{self, Overlay};
@@ -123,6 +123,16 @@ pub struct App {
     focused: bool,
     last_key: Option<OffsetDateTime>,
     watching: bool,
+    /// What the last frame showed of each agent's last poll, for [`App::redraws`].
+    drawn: Option<Drawn>,
+}
+
+/// The clock and each agent's last poll (in the order of the agent list) when the last frame
+/// was drawn: what its "synced … ago" reads on screen.
+#[derive(Debug, Clone)]
+struct Drawn {
+    now: OffsetDateTime,
+    synced: Vec<Option<OffsetDateTime>>,
 }
 
 /// The screens draw from what the phone holds; only the app changes it.
@@ -142,12 +152,49 @@ impl App {
             focused: true,
             last_key: None,
             watching: true,
+            drawn: None,
         }
     }
 
     /// True while new exchanges change what is on screen.
     pub fn shows_exchanges(&self) -> bool {
         matches!(self.nav.top(), Screen::Inspector(_))
+    }
+
+    /// True when `message` can change what is drawn, so the runner draws a frame after it;
+    /// asked after [`App::set_now`], before [`App::update`]. Two messages say they change
+    /// nothing: an exchange away from the wire inspector, and a poll that went through
+    /// (`Synced`) when the agent's "synced … ago" would read the words the last frame shows
+    /// (home shows it to the second; docs/SPEC.md S7). Every poll of every agent brings one, so
+    /// on a busy phone these are most of the messages. The one-second tick redraws anyway, so
+    /// every time on screen ages as before.
+    pub fn redraws(&self, message: &Message) -> bool {
+        match message {
+            Message::Engine(FromEngine::Exchange(_)) => self.shows_exchanges(),
+            Message::Engine(FromEngine::Agent {
+                agent,
+                change: AgentChange::Synced(at),
+            }) => self.synced_words_change(agent, *at),
+            _ => true,
+        }
+    }
+
+    /// True unless the last frame shows `agent` synced in the words a poll at `at` reads now.
+    fn synced_words_change(&self, agent: &str, at: OffsetDateTime) -> bool {
+        let list = &self.phone.agents.list;
+        let Some(drawn) = self.drawn.as_ref().filter(|d| d.synced.len() == list.len()) else {
+            return true;
+        };
+        let Some(Some(shown)) = list
+            .iter()
+            .position(|a| a.name == agent)
+            .and_then(|index| drawn.synced.get(index))
+        else {
+            return true;
+        };
+        let words =
+            |now: OffsetDateTime, at: OffsetDateTime| crate::look::ago((now - at).whole_seconds());
+        words(drawn.now, *shown) != words(self.phone.now, at)
     }
 
     /// Shows what an export came to under the inspector's list, or as a message elsewhere.
@@ -254,6 +301,10 @@ impl App {
     /// it may now be answered (a key that came before any frame showed it answers nothing).
     pub fn frame_drawn(&mut self) {
         self.phone.overlay_drawn();
+        self.drawn = Some(Drawn {
+            now: self.phone.now,
+            synced: self.phone.agents.list.iter().map(|a| a.synced).collect(),
+        });
     }
 
     /// SPEC S7, T8: watching while the terminal has focus or a key came in the last minute.
@@ -917,5 +968,65 @@ pub(crate) fn intent_words(record: &IntentRecord) -> String {
             "maybe applied: check the chat".into()
         }
         IntentState::NotSent { why } => format!("not sent: {why}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use time::{Duration, OffsetDateTime};
+
+    use super::*;
+    use crate::engine::AgentChange;
+
+    const START: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
+
+    fn app() -> App {
+        App::new(AppSetup {
+            agents: vec![("demo".into(), false)],
+            settings: Settings::default(),
+            bridges: Vec::new(),
+            theme: Theme::builtin("dark").expect("built in"),
+            now: START,
+            size: (80, 24),
+        })
+    }
+
+    fn synced(agent: &str, at: OffsetDateTime) -> Message {
+        Message::Engine(FromEngine::Agent {
+            agent: agent.into(),
+            change: AgentChange::Synced(at),
+        })
+    }
+
+    /// Takes a message the way the runner does: the clock, the message, a frame if it asks.
+    fn take(app: &mut App, now: OffsetDateTime, message: Message) -> bool {
+        app.set_now(now);
+        let redraws = app.redraws(&message);
+        app.update(message);
+        if redraws {
+            app.frame_drawn();
+        }
+        redraws
+    }
+
+    #[test]
+    fn a_poll_redraws_only_when_the_synced_words_on_screen_change() {
+        let mut app = app();
+        let ms = Duration::milliseconds;
+        let at = |n: i64| START + ms(n);
+        // The first poll: "not synced yet" becomes "synced just now".
+        assert!(take(&mut app, at(0), synced("demo", at(0))));
+        // Polls within the same second read "just now", as the screen does: nothing to draw.
+        assert!(!take(&mut app, at(400), synced("demo", at(400))));
+        assert!(!take(&mut app, at(900), synced("demo", at(900))));
+        // The tick draws "just now" for the poll at 900; a poll a second later reads the same.
+        assert!(take(&mut app, at(1000), Message::Tick(at(1000))));
+        assert!(!take(&mut app, at(1900), synced("demo", at(1900))));
+        // A tick that draws "2s ago" (no poll in between), then a poll: "just now", drawn.
+        assert!(take(&mut app, at(4000), Message::Tick(at(4000))));
+        assert!(take(&mut app, at(4100), synced("demo", at(4100))));
+        // An agent the phone does not know, and every other message, are drawn.
+        assert!(app.redraws(&synced("other", at(4100))));
+        assert!(app.redraws(&Message::Resize(100, 30)));
     }
 }

@@ -53,11 +53,7 @@ impl Query {
     /// True when `text` holds the query, case aside (a quick look before laying out).
     fn is_in(&self, text: &str) -> bool {
         if text.is_ascii() && self.folded.is_ascii() {
-            let needle = self.folded.as_bytes();
-            return text
-                .as_bytes()
-                .windows(needle.len())
-                .any(|w| w.eq_ignore_ascii_case(needle));
+            return find_ascii(text.as_bytes(), self.folded.as_bytes(), 0).is_some();
         }
         text.chars()
             .map(fold)
@@ -90,7 +86,37 @@ pub(crate) fn entry_may_match(entry: &ChatEntry, query: &Query) -> bool {
 
 /// The text of a line, its spans joined.
 pub(crate) fn line_text(line: &Line<'_>) -> String {
-    line.spans.iter().map(|s| s.content.as_ref()).collect()
+    let mut text = String::new();
+    line_text_into(line, &mut text);
+    text
+}
+
+/// [`line_text`] into `text`, emptied first: a search over every line of a chat reuses one
+/// buffer instead of making a string per line.
+fn line_text_into(line: &Line<'_>, text: &mut String) {
+    text.clear();
+    for span in &line.spans {
+        text.push_str(&span.content);
+    }
+}
+
+/// Where `needle` (ASCII, lowercased) first starts in the ASCII `hay` at or after `from`, case
+/// aside. It looks only where the needle's first letter is, in either case, and finds those
+/// with `memchr2`, which reads many bytes at a time: most of a chat is not the first letter.
+fn find_ascii(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    let (&first, _) = needle.split_first()?;
+    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    // The last place a match can start, plus one.
+    let end = (hay.len() + 1).checked_sub(needle.len())?;
+    let mut at = from;
+    while at < end {
+        let start = at + memchr::memchr2(lower, upper, &hay[at..end])?;
+        if hay[start..start + needle.len()].eq_ignore_ascii_case(needle) {
+            return Some(start);
+        }
+        at = start + 1;
+    }
+    None
 }
 
 /// True when byte `at` of `text` is between two graphemes (an accent stays with its letter).
@@ -110,13 +136,9 @@ pub(crate) fn find_in(text: &str, query: &Query) -> Vec<(usize, usize)> {
         let (hay, needle) = (text.as_bytes(), query.folded.as_bytes());
         let mut found = Vec::new();
         let mut at = 0;
-        while at + needle.len() <= hay.len() {
-            if hay[at..at + needle.len()].eq_ignore_ascii_case(needle) {
-                found.push((at, needle.len()));
-                at += needle.len();
-            } else {
-                at += 1;
-            }
+        while let Some(start) = find_ascii(hay, needle, at) {
+            found.push((start, needle.len()));
+            at = start + needle.len();
         }
         return found;
     }
@@ -159,13 +181,15 @@ pub(crate) fn all_matches(
     if query.is_empty() {
         return matches;
     }
+    let mut text = String::new();
     for (entry_index, entry) in entries.iter().enumerate() {
         if !entry_may_match(entry, query) {
             continue;
         }
         let lines = layout.lines(scope, entry, style, theme);
         for (line_index, line) in lines.iter().enumerate() {
-            for (column, width) in find_in(&line_text(line), query) {
+            line_text_into(line, &mut text);
+            for (column, width) in find_in(&text, query) {
                 matches.push(Match {
                     entry: entry_index,
                     line: line_index,
@@ -316,5 +340,62 @@ mod tests {
             ]
         );
         assert_eq!(lit.to_string(), line.to_string());
+    }
+
+    /// The byte-by-byte scan the first-letter search replaced: every start, case aside.
+    fn each_start(text: &str, needle: &str) -> Vec<(usize, usize)> {
+        let (hay, needle) = (text.as_bytes(), needle.as_bytes());
+        let mut found = Vec::new();
+        let mut at = 0;
+        while !needle.is_empty() && at + needle.len() <= hay.len() {
+            if hay[at..at + needle.len()].eq_ignore_ascii_case(needle) {
+                found.push((at, needle.len()));
+                at += needle.len();
+            } else {
+                at += 1;
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn the_first_letter_search_finds_what_a_byte_by_byte_scan_finds() {
+        for (text, query) in [
+            ("", "a"),
+            ("a", "a"),
+            ("A", "a"),
+            ("ab", "abc"),
+            ("xAbCabc", "abc"),
+            ("aaaa", "aa"),
+            ("aAaAa", "aa"),
+            ("the end", "end"),
+            ("end", "END"),
+        ] {
+            assert_eq!(
+                find_in(text, &Query::new(query)),
+                each_start(text, &query.to_lowercase())
+            );
+            assert_eq!(
+                Query::new(query).is_in(text),
+                !each_start(text, &query.to_lowercase()).is_empty()
+            );
+        }
+        // The Kelvin sign lowercases to an ASCII "k": it still finds both cases of it.
+        assert_eq!(find_in("Kk", &Query::new("\u{212a}")), [(0, 1), (1, 1)]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_first_letter_search_agrees_with_a_byte_by_byte_scan(
+            text in "[abAB ]{0,40}",
+            query in "[abAB]{1,4}",
+        ) {
+            let folded = query.to_lowercase();
+            proptest::prop_assert_eq!(find_in(&text, &Query::new(&query)), each_start(&text, &folded));
+            proptest::prop_assert_eq!(
+                Query::new(&query).is_in(&text),
+                !each_start(&text, &folded).is_empty()
+            );
+        }
     }
 }

@@ -12,6 +12,19 @@ pub(crate) mod chat_search;
 pub mod chat_view;
 pub(crate) mod dsh_chat;
 pub(crate) mod markdown;
+#[doc(hidden)]
+pub mod search_bench;
 pub mod theme;
 pub(crate) mod theme_contrast;
 pub(crate) mod wrap;
+
+/// "synced 2s ago", "synced 3m ago": how long ago, to the second at most. The app asks it too,
+/// to know whether a poll changed the words on screen (`App::redraws`).
+pub(crate) fn ago(seconds: i64) -> String {
+    match seconds {
+        s if s < 1 => "just now".into(),
+        s if s < 60 => format!("{s}s ago"),
+        s if s < 3600 => format!("{}m ago", s / 60),
+        s => format!("{}h ago", s / 3600),
+    }
+}

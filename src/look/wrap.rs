@@ -181,6 +181,7 @@ fn take_columns(text: &str, columns: usize) -> String {
 }
 
 /// A unit the wrapper places whole when it can.
+#[derive(Debug, PartialEq)]
 enum Token<T> {
     /// Spaces: a place to break, dropped at the edges of a wrapped line.
     Space(usize, T),
@@ -200,43 +201,123 @@ fn push_part<T: Clone + PartialEq>(parts: &mut Vec<(String, T)>, text: &str, tag
 /// Splits pieces into spaces, words and newlines. Wide graphemes are words of their own so a
 /// line can break between CJK characters. Control characters other than '\n' are dropped.
 fn tokenize<T: Clone + PartialEq>(pieces: &[(&str, T)]) -> Vec<Token<T>> {
-    let mut tokens: Vec<Token<T>> = Vec::new();
-    let mut word: Vec<(String, T)> = Vec::new();
-    let mut word_width = 0;
-    let flush =
-        |tokens: &mut Vec<Token<T>>, word: &mut Vec<(String, T)>, word_width: &mut usize| {
-            if !word.is_empty() {
-                tokens.push(Token::Word(std::mem::take(word), *word_width));
-                *word_width = 0;
-            }
-        };
+    let mut words = Words::default();
     for (piece, tag) in pieces {
+        if piece.is_ascii() {
+            words.ascii(piece, tag);
+        } else {
+            words.graphemes(piece, tag);
+        }
+    }
+    words.finish()
+}
+
+/// The tokens so far and the word being read, which may go on into the next piece.
+struct Words<T> {
+    tokens: Vec<Token<T>>,
+    word: Vec<(String, T)>,
+    word_width: usize,
+}
+
+impl<T> Default for Words<T> {
+    fn default() -> Self {
+        Self {
+            tokens: Vec::new(),
+            word: Vec::new(),
+            word_width: 0,
+        }
+    }
+}
+
+impl<T: Clone + PartialEq> Words<T> {
+    fn flush(&mut self) {
+        if !self.word.is_empty() {
+            self.tokens
+                .push(Token::Word(std::mem::take(&mut self.word), self.word_width));
+            self.word_width = 0;
+        }
+    }
+
+    fn finish(mut self) -> Vec<Token<T>> {
+        self.flush();
+        self.tokens
+    }
+
+    /// One piece, grapheme by grapheme: the general path.
+    fn graphemes(&mut self, piece: &str, tag: &T) {
         for grapheme in piece.graphemes(true) {
             if grapheme == "\n" || grapheme == "\r\n" {
-                flush(&mut tokens, &mut word, &mut word_width);
-                tokens.push(Token::Newline);
+                self.flush();
+                self.tokens.push(Token::Newline);
             } else if grapheme == "\t" {
-                flush(&mut tokens, &mut word, &mut word_width);
-                tokens.push(Token::Space(TAB_AS_SPACES.len(), tag.clone()));
+                self.flush();
+                self.tokens
+                    .push(Token::Space(TAB_AS_SPACES.len(), tag.clone()));
             } else if grapheme.chars().any(char::is_control) {
                 continue;
             } else if grapheme.chars().all(char::is_whitespace) {
-                flush(&mut tokens, &mut word, &mut word_width);
-                tokens.push(Token::Space(grapheme_width(grapheme).max(1), tag.clone()));
+                self.flush();
+                self.tokens
+                    .push(Token::Space(grapheme_width(grapheme).max(1), tag.clone()));
             } else {
                 let w = grapheme_width(grapheme);
                 if w >= 2 {
-                    flush(&mut tokens, &mut word, &mut word_width);
-                    tokens.push(Token::Word(vec![(grapheme.to_string(), tag.clone())], w));
+                    self.flush();
+                    self.tokens
+                        .push(Token::Word(vec![(grapheme.to_string(), tag.clone())], w));
                 } else {
-                    push_part(&mut word, grapheme, tag);
-                    word_width += w;
+                    push_part(&mut self.word, grapheme, tag);
+                    self.word_width += w;
                 }
             }
         }
     }
-    flush(&mut tokens, &mut word, &mut word_width);
-    tokens
+
+    /// [`Words::graphemes`] of a pure-ASCII piece without grapheme segmentation: there every
+    /// byte is a grapheme one column wide (or a control character, none), but for "\r\n",
+    /// which is one. A run of printable bytes other than a space joins the word whole, so a
+    /// word is one part, not one per letter. The same tokens as the general path: a test over
+    /// every short input and a proptest hold them to it.
+    fn ascii(&mut self, piece: &str, tag: &T) {
+        let bytes = piece.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            match bytes[at] {
+                b'\n' => {
+                    self.flush();
+                    self.tokens.push(Token::Newline);
+                    at += 1;
+                }
+                b'\r' if bytes.get(at + 1) == Some(&b'\n') => {
+                    self.flush();
+                    self.tokens.push(Token::Newline);
+                    at += 2;
+                }
+                b'\t' => {
+                    self.flush();
+                    self.tokens
+                        .push(Token::Space(TAB_AS_SPACES.len(), tag.clone()));
+                    at += 1;
+                }
+                b' ' => {
+                    self.flush();
+                    self.tokens.push(Token::Space(1, tag.clone()));
+                    at += 1;
+                }
+                // Every other ASCII whitespace is a control character too: dropped, as above.
+                b if b.is_ascii_control() => at += 1,
+                _ => {
+                    let run = bytes[at..]
+                        .iter()
+                        .position(|&b| b == b' ' || b.is_ascii_control())
+                        .map_or(bytes.len(), |n| at + n);
+                    push_part(&mut self.word, &piece[at..run], tag);
+                    self.word_width += run - at;
+                    at = run;
+                }
+            }
+        }
+    }
 }
 
 /// The line being filled.
@@ -477,7 +558,70 @@ mod tests {
         assert_eq!(narrow, ["…", "a"]);
     }
 
+    /// The tokens of `pieces` through the ASCII fast path where a piece is ASCII, or through
+    /// the general path for every piece.
+    fn tokens(pieces: &[(&str, u8)], fast: bool) -> Vec<Token<u8>> {
+        let mut words = Words::default();
+        for (piece, tag) in pieces {
+            if fast && piece.is_ascii() {
+                words.ascii(piece, tag);
+            } else {
+                words.graphemes(piece, tag);
+            }
+        }
+        words.finish()
+    }
+
+    #[test]
+    fn the_ascii_fast_path_tokenizes_every_short_input_as_the_general_path_does() {
+        // Every string of up to five of these bytes, whole and cut in two pieces of two tags
+        // at every place: letters, each kind of space, "\r\n" and a lone "\r", a control.
+        let alphabet = [b'a', b'B', b' ', b'\t', b'\n', b'\r', 0x0b, 0x01, 0x7f];
+        let mut inputs: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut last: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|s| {
+                    alphabet.iter().map(move |&b| {
+                        let mut longer = s.clone();
+                        longer.push(b);
+                        longer
+                    })
+                })
+                .collect();
+            inputs.extend(last.iter().cloned());
+        }
+        for input in &inputs {
+            let text = std::str::from_utf8(input).expect("ASCII");
+            for cut in 0..=text.len() {
+                let (a, b) = text.split_at(cut);
+                for pieces in [vec![(text, 0)], vec![(a, 0), (b, 1)], vec![(a, 0), (b, 0)]] {
+                    assert_eq!(tokens(&pieces, true), tokens(&pieces, false), "{pieces:?}");
+                }
+            }
+        }
+    }
+
     proptest! {
+        #[test]
+        fn the_ascii_fast_path_wraps_as_the_general_path_does(
+            pieces in proptest::collection::vec(("[ -~\t\n\r\x00-\x1f]{0,40}", 0u8..3), 0..4),
+            w in 0usize..30,
+        ) {
+            let pieces: Vec<(&str, u8)> = pieces.iter().map(|(t, tag)| (t.as_str(), *tag)).collect();
+            prop_assert_eq!(tokens(&pieces, true), tokens(&pieces, false));
+            // And mixed with pieces that are not ASCII, which take the general path.
+            let mut mixed = pieces.clone();
+            mixed.insert(0, ("é 日本 x", 1));
+            prop_assert_eq!(tokens(&mixed, true), tokens(&mixed, false));
+            let lines = wrap_pieces(&pieces, w);
+            for line in &lines {
+                let used: usize = line.iter().map(|(t, _)| width(t)).sum();
+                prop_assert!(used <= w);
+            }
+        }
+
         #[test]
         fn wrapped_lines_never_exceed_the_width(text in "\\PC{0,80}", w in 0usize..30) {
             for line in wrap(&text, w) {

@@ -305,16 +305,15 @@ where
         let mut flow = Flow::Continue;
         let mut queue = VecDeque::from([message]);
         while let Some(message) = queue.pop_front() {
-            // Exchanges change nothing drawn unless the wire inspector is on screen.
-            if !matches!(message, Message::Engine(FromEngine::Exchange(_)))
-                || self.app.shows_exchanges()
-            {
-                self.dirty = true;
-            }
             // Every message, not only the tick, carries the time it is taken: a card's reading
             // time is a second (docs/ASKS.md, "The reading time"), so a key must not be judged
             // by a tick-old clock.
             self.app.set_now((self.clock)());
+            // A frame only for what can change the screen: not for an exchange away from the
+            // wire inspector, nor for a poll that brought nothing new (`App::redraws`).
+            if self.app.redraws(&message) {
+                self.dirty = true;
+            }
             for command in self.app.update(message) {
                 match command {
                     Command::Engine(command) => {

@@ -83,12 +83,5 @@ pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'s
     Line::from(spans)
 }
 
-/// "synced 2s ago", "synced 3m ago".
-pub(crate) fn ago(seconds: i64) -> String {
-    match seconds {
-        s if s < 1 => "just now".into(),
-        s if s < 60 => format!("{s}s ago"),
-        s if s < 3600 => format!("{}m ago", s / 60),
-        s => format!("{}h ago", s / 3600),
-    }
-}
+/// "synced 2s ago": in `look`, where the app can read it too (`App::redraws`).
+pub(crate) use crate::look::ago;
