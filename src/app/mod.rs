@@ -174,9 +174,17 @@ impl App {
             Message::Engine(FromEngine::Agent {
                 agent,
                 change: AgentChange::Synced(at),
-            }) => self.synced_words_change(agent, *at),
+            }) => self.synced_ends_a_missed_poll(agent) || self.synced_words_change(agent, *at),
             _ => true,
         }
+    }
+
+    /// True when the poll ends a missed one: the pane's "missed a poll" line goes with it.
+    fn synced_ends_a_missed_poll(&self, agent: &str) -> bool {
+        self.phone
+            .agents
+            .get(agent)
+            .is_some_and(|a| a.missed.is_some())
     }
 
     /// True unless the last frame shows `agent` synced in the words a poll at `at` reads now.

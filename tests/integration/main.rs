@@ -27,6 +27,7 @@ mod config_file;
 mod connection_errors;
 mod doctor;
 mod dsh_bridge;
+mod dsh_cadence;
 mod dsh_client;
 mod dsh_real_peer;
 mod dsh_real_shapes;
