@@ -712,23 +712,7 @@ async fn d3_d5_the_phone_appends_cancels_closes_and_creates_on_the_real_bridge()
 async fn a_task_pane_says_when_its_bridge_is_down_and_clears_when_it_is_back() {
     let dir = common::temp_dir();
     let (token_path, _) = common::token_file(dir.path());
-    let root = dir.path().join("desktop");
-    let bridge_args = |listen: &str| {
-        vec![
-            "dsh-bridge".to_string(),
-            "--demo".into(),
-            "--listen".into(),
-            listen.to_string(),
-            "--token-file".into(),
-            token_path.display().to_string(),
-            "--root".into(),
-            root.display().to_string(),
-            "--speed".into(),
-            "0".into(),
-        ]
-    };
-    let args = bridge_args("127.0.0.1:0");
-    let process = common::AgentProcess::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let process = common::frozen_demo_bridge(dir.path(), &token_path, "127.0.0.1:0");
     let url = process.url.clone();
     let address = url
         .strip_prefix("http://")
@@ -781,8 +765,7 @@ async fn a_task_pane_says_when_its_bridge_is_down_and_clears_when_it_is_back() {
     );
 
     // The same bridge back on the same port: the pane heals by itself.
-    let args = bridge_args(&address);
-    let _back = common::AgentProcess::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let _back = common::frozen_demo_bridge(dir.path(), &token_path, &address);
     phone
         .until("the pane live again", |s| {
             !s.contains("not answering")
@@ -799,19 +782,7 @@ async fn a_task_pane_says_when_its_bridge_is_down_and_clears_when_it_is_back() {
 async fn a_closed_tasks_session_keeps_its_history_and_says_why_no_more_comes() {
     let dir = common::temp_dir();
     let (token_path, _) = common::token_file(dir.path());
-    let root = dir.path().join("desktop");
-    let process = common::AgentProcess::start(&[
-        "dsh-bridge",
-        "--demo",
-        "--listen",
-        "127.0.0.1:0",
-        "--token-file",
-        token_path.to_str().expect("utf-8"),
-        "--root",
-        root.to_str().expect("utf-8"),
-        "--speed",
-        "0",
-    ]);
+    let process = common::frozen_demo_bridge(dir.path(), &token_path, "127.0.0.1:0");
     let mut phone = bridge_phone(&process.url, &token_path, dir.path());
     phone
         .until("the bridge ready on Home", |s| {

@@ -80,19 +80,7 @@ async fn counting_proxy(upstream: String, seen: Seen) -> String {
 async fn requests_over(how_long: Duration, watching: bool) -> BTreeMap<String, usize> {
     let dir = common::temp_dir();
     let (token_path, _) = common::token_file(dir.path());
-    let root = dir.path().join("desktop");
-    let bridge = common::AgentProcess::start(&[
-        "dsh-bridge",
-        "--demo",
-        "--listen",
-        "127.0.0.1:0",
-        "--token-file",
-        token_path.to_str().expect("utf-8"),
-        "--root",
-        root.to_str().expect("utf-8"),
-        "--speed",
-        "0",
-    ]);
+    let bridge = common::frozen_demo_bridge(dir.path(), &token_path, "127.0.0.1:0");
     let rest = bridge.url.strip_prefix("http://").expect("an http url");
     let (address, prefix) = rest.split_once('/').expect("a prefix");
     let seen: Seen = Arc::default();

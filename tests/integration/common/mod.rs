@@ -701,3 +701,22 @@ pub async fn wait_ready(client: &Client) {
 pub async fn snapshot(client: &Client) -> Value {
     client.get(SNAPSHOT).await.expect(200, "")
 }
+
+/// Our reference DSH bridge over its demo desktop in `dir`, frozen (`--speed 0`), listening on
+/// `listen` (`127.0.0.1:0` for any port; the same address again to bring it back after a
+/// kill), with the token in `token_path`.
+pub fn frozen_demo_bridge(dir: &Path, token_path: &Path, listen: &str) -> AgentProcess {
+    let root = dir.join("desktop");
+    AgentProcess::start(&[
+        "dsh-bridge",
+        "--demo",
+        "--listen",
+        listen,
+        "--token-file",
+        token_path.to_str().expect("utf-8"),
+        "--root",
+        root.to_str().expect("utf-8"),
+        "--speed",
+        "0",
+    ])
+}
