@@ -175,6 +175,18 @@ impl App {
     }
 
     pub fn update(&mut self, message: Message) -> Vec<Command> {
+        let (moves, toasts) = (self.nav.moves(), self.phone.toasts_shown);
+        let commands = self.take_message(message);
+        // A message speaks of the screen it was shown on: once another screen is on top, one
+        // shown before the move is gone; one shown by the move itself (the card that closed
+        // and the pane it went back to) stays.
+        if self.nav.moves() != moves && self.phone.toasts_shown == toasts {
+            self.phone.toast = None;
+        }
+        commands
+    }
+
+    fn take_message(&mut self, message: Message) -> Vec<Command> {
         let commands = match message {
             Message::Key(key) => {
                 let commands = self.on_key(key);

@@ -775,7 +775,10 @@ async fn a_task_pane_says_when_its_bridge_is_down_and_clears_when_it_is_back() {
         .await;
     let down = phone.screen();
     assert!(down.contains("keeps retrying"), "{down}");
-    assert!(!down.contains("error sending request"), "a library's chain: {down}");
+    assert!(
+        !down.contains("error sending request"),
+        "a library's chain: {down}"
+    );
 
     // The same bridge back on the same port: the pane heals by itself.
     let args = bridge_args(&address);

@@ -1172,6 +1172,36 @@ fn a4_done_takes_the_card_away() {
 }
 
 #[test]
+fn a_message_stays_on_the_screen_it_speaks_of_and_goes_at_the_next_move() {
+    let world = world_asking(permission());
+    let (mut app, key) = card_app(&world, false, (80, 24));
+    read(&mut app);
+    app.update(self::key("y"));
+    app.update(self::key("enter"));
+    app.update(record(
+        &key,
+        1,
+        IntentState::Done {
+            reply: PostReply::ok("r-0123456789abcdef"),
+        },
+        1,
+    ));
+    // The card closed and went back: the word about the answer shows where it went back to.
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Answered."), "{text}");
+    let depth = app.nav().depth();
+    // The person opens another screen: the answer's word stays behind.
+    app.update(self::key("enter"));
+    assert_ne!(app.nav().depth(), depth, "Enter opened a screen");
+    let text = screen_text(&app, (80, 24));
+    assert!(!text.contains("Answered."), "{text}");
+    // A word shown on this screen stays on it while the person stays.
+    app.update(self::key("esc"));
+    let text = screen_text(&app, (80, 24));
+    assert!(!text.contains("Answered."), "{text}");
+}
+
+#[test]
 fn a3_changed_ask_redraws_the_card() {
     let mut world = world_asking(permission());
     let (mut app, key) = card_app(&world, false, (80, 24));
