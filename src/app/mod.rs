@@ -453,7 +453,10 @@ impl App {
             }
             return (true, commands);
         }
-        let more = if self.phone.overlay.is_some() {
+        let more = if matches!(self.phone.overlay, Some(Overlay::Help { .. })) {
+            self.help_key(action);
+            Vec::new()
+        } else if self.phone.overlay.is_some() {
             self.phone.overlay_key(action, &key)
         } else if context == overlay::keys::FILTER {
             self.filter_key(action, &key)
@@ -494,6 +497,60 @@ impl App {
         };
         commands.extend(more);
         (true, commands)
+    }
+
+    /// A key over the help: it scrolls by a line, a page or to an end, never past its last
+    /// line, or closes.
+    fn help_key(&mut self, action: Option<Action>) {
+        let Some(Overlay::Help { context, scroll }) = self.phone.overlay else {
+            return;
+        };
+        let layout = self.help_layout(context);
+        let (max, page) = (layout.max_scroll(), layout.visible.max(1));
+        // A taller terminal since the last key may show more: start from where it shows.
+        let scroll = scroll.min(max);
+        let scroll = match action {
+            Some(Action::Up) => scroll.saturating_sub(1),
+            Some(Action::Down) => scroll + 1,
+            Some(Action::PageUp) => scroll.saturating_sub(page),
+            Some(Action::PageDown) => scroll + page,
+            Some(Action::Top) => 0,
+            Some(Action::Bottom) => max,
+            Some(Action::Help | Action::Back) => {
+                self.phone.overlay = None;
+                return;
+            }
+            _ => scroll,
+        };
+        self.phone.overlay = Some(Overlay::Help {
+            context,
+            scroll: scroll.min(max),
+        });
+    }
+
+    /// The help of `context` as the terminal's size lays it out.
+    fn help_layout(&self, context: Context) -> overlay::help::HelpLayout {
+        let (width, height) = self.phone.size;
+        overlay::help::layout(
+            self,
+            context,
+            ratatui::layout::Rect::new(0, 0, width, height),
+        )
+    }
+
+    /// Whether a key of the help does something now: a page down only while more lies
+    /// below, a page up only once scrolled.
+    pub(crate) fn help_offers(&self, action: Action) -> bool {
+        let Some(Overlay::Help { context, scroll }) = self.phone.overlay else {
+            return true;
+        };
+        let layout = self.help_layout(context);
+        let scroll = scroll.min(layout.max_scroll());
+        match action {
+            Action::Up | Action::PageUp | Action::Top => scroll > 0,
+            Action::Down | Action::PageDown | Action::Bottom => scroll < layout.max_scroll(),
+            _ => true,
+        }
     }
 
     /// Opens a pane's screen, as a person who picked it would.

@@ -686,6 +686,58 @@ fn help_is_generated_for_the_screen() {
     });
 }
 
+/// At 40x12 the help shows a few lines: its border says more lies below and which key shows
+/// it, PgDn pages down, and no key scrolls past the last line (one key back up shows more
+/// above at once, however many downs came before).
+#[test]
+fn at_40x12_the_help_says_there_is_more_and_pages_to_its_end() {
+    let size = (40, 12);
+    let mut app = app_on(&demo_world(), false, size);
+    app.update(key("?"));
+    let top = rows(&app, size);
+    insta::assert_snapshot!("help_home_40x12_top", draw(&app, size));
+    let bottom_border = top.iter().rev().find(|r| r.contains('└')).expect("a box");
+    assert!(bottom_border.contains("↓ more: PgDn"), "{bottom_border}");
+    assert!(
+        top[11].contains("PgDn more"),
+        "the footer hints it: {}",
+        top[11]
+    );
+    assert!(!top[11].contains("PgUp"), "nothing above yet: {}", top[11]);
+    app.update(key("pgdn"));
+    let paged = rows(&app, size);
+    assert_ne!(paged, top, "PgDn scrolled the help");
+    let border = paged.iter().rev().find(|r| r.contains('└')).expect("a box");
+    assert!(border.contains("↑↓ more: PgUp PgDn"), "{border}");
+    insta::assert_snapshot!("help_home_40x12_paged", draw(&app, size));
+    // Past the end, more downs change nothing and the footer stops offering them.
+    for _ in 0..50 {
+        app.update(key("pgdn"));
+        app.update(key("j"));
+    }
+    let end = rows(&app, size);
+    let border = end.iter().rev().find(|r| r.contains('└')).expect("a box");
+    assert!(border.contains("↑ more: PgUp"), "{border}");
+    assert!(!end[11].contains("PgDn"), "{}", end[11]);
+    let box_text = end.join("\n");
+    assert!(
+        box_text.contains("section of config.toml"),
+        "the last line shows: {box_text}"
+    );
+    app.update(key("end"));
+    assert_eq!(rows(&app, size), end, "End is where the downs stopped");
+    insta::assert_snapshot!("help_home_40x12_end", draw(&app, size));
+    app.update(key("k"));
+    assert_ne!(rows(&app, size), end, "one up moves at once");
+    app.update(key("home"));
+    assert_eq!(rows(&app, size), top, "Home goes back to the first line");
+    // A space pages down too, and Esc closes the help.
+    app.update(key("space"));
+    assert_eq!(rows(&app, size), paged);
+    app.update(key("esc"));
+    assert!(!rows(&app, size).join("\n").contains("Keys: Home"));
+}
+
 #[test]
 fn too_small_says_so() {
     for (width, height) in [(39, 12), (40, 11), (30, 8)] {

@@ -1,0 +1,88 @@
+//! The help's lines as laid out for a terminal: what the help shows, and how far its keys
+//! scroll it.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use crate::app::App;
+use crate::app::keymap::Context;
+use crate::look::wrap;
+
+/// The help as laid out for a terminal of `area`: every line, where its box goes, and how
+/// many lines the box shows at once.
+pub(crate) struct HelpLayout {
+    pub(crate) lines: Vec<Line<'static>>,
+    pub(crate) rect: Rect,
+    pub(crate) visible: usize,
+}
+
+impl HelpLayout {
+    /// The furthest the help scrolls: its last line at the box's bottom.
+    pub(crate) fn max_scroll(&self) -> usize {
+        self.lines.len().saturating_sub(self.visible)
+    }
+}
+
+/// Every binding of the screen below, from the keymap itself, laid out for `area`.
+pub(crate) fn layout(app: &App, context: Context, area: Rect) -> HelpLayout {
+    let bindings = app.help_for(context);
+    let width = area.width.saturating_sub(4).min(76);
+    let inner = usize::from(width.saturating_sub(2));
+    // The keys' column gives way on a narrow terminal; what a key does wraps under itself.
+    let keys_width = bindings
+        .iter()
+        .map(|(k, _)| wrap::width(k))
+        .max()
+        .unwrap_or(0)
+        .min(28)
+        .min(inner / 3);
+    let what_width = inner.saturating_sub(keys_width + 2).max(1);
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    for (keys, what) in bindings {
+        // Keys longer than their column get a line of their own.
+        let mut keys = Some(if wrap::width(&keys) > keys_width {
+            lines.push(Line::from(Span::styled(keys, app.theme.accent)));
+            String::new()
+        } else {
+            keys
+        });
+        for piece in wrap::wrap(&what, what_width) {
+            lines.push(Line::from(vec![
+                Span::styled(
+                    wrap::pad_to(&keys.take().unwrap_or_default(), keys_width + 2),
+                    app.theme.accent,
+                ),
+                Span::styled(piece, app.theme.text),
+            ]));
+        }
+    }
+    let dim = app.theme.dim;
+    let said = |text: &str| {
+        wrap::wrap(text, inner)
+            .into_iter()
+            .map(move |piece| Line::from(Span::styled(piece, dim)))
+    };
+    for note in context.notes() {
+        lines.extend(said(note));
+    }
+    lines.push(Line::default());
+    lines.extend(said(
+        "Keys can be changed in the [keys] section of config.toml.",
+    ));
+    let height = area
+        .height
+        .saturating_sub(2)
+        .min(u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
+    let rect = Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    );
+    let visible = usize::from(height.saturating_sub(2));
+    HelpLayout {
+        lines,
+        rect,
+        visible,
+    }
+}
