@@ -151,7 +151,7 @@ fn demo_in_tmux_every_flow() {
     tmux.keys(&["Enter"]);
     tmux.until("the pane", |s| s.contains("Store & restarts  running"));
     tmux.keys(&["x"]);
-    tmux.until("the confirm", |s| s.contains("Stop turn p-"));
+    tmux.until("the confirm", |s| s.contains("Stop turn "));
     tmux.keys(&["y"]);
     tmux.until("the turn stopped", |s| {
         s.contains("Turn stopped from the phone.")
@@ -598,7 +598,7 @@ fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agen
     tmux.until("back home", |s| s.contains("nothing needs your answer"));
     tmux.select("ACP host");
     tmux.keys(&["Enter"]);
-    tmux.select("turn p-");
+    tmux.select("turn 1");
     tmux.keys(&["Enter"]);
     tmux.until("the chat", |s| {
         s.contains("Here is a fix for `add`") && s.contains("/test")
