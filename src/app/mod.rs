@@ -123,6 +123,9 @@ pub struct App {
     focused: bool,
     last_key: Option<OffsetDateTime>,
     watching: bool,
+    /// True when the person's last input was a paste without markers, so a next one with
+    /// nothing between is its next piece.
+    after_keys_paste: bool,
 }
 
 /// The screens draw from what the phone holds; only the app changes it.
@@ -142,6 +145,7 @@ impl App {
             focused: true,
             last_key: None,
             watching: true,
+            after_keys_paste: false,
         }
     }
 
@@ -176,7 +180,18 @@ impl App {
 
     pub fn update(&mut self, message: Message) -> Vec<Command> {
         let (moves, toasts) = (self.nav.moves(), self.phone.toasts_shown);
+        // The person's inputs end a paste that came in pieces; the clock and the engine do not.
+        let input = match &message {
+            Message::KeysPaste(_) => Some(true),
+            Message::Key(_) | Message::Mouse(_) | Message::Bunch(_) | Message::Paste(_) => {
+                Some(false)
+            }
+            _ => None,
+        };
         let commands = self.take_message(message);
+        if let Some(keys_paste) = input {
+            self.after_keys_paste = keys_paste;
+        }
         // A message speaks of the screen it was shown on: once another screen is on top, one
         // shown before the move is gone; one shown by the move itself (the card that closed
         // and the pane it went back to) stays.
@@ -205,7 +220,9 @@ impl App {
             }
             Message::Paste(text) => self.on_paste(&text),
             Message::KeysPaste(text) => {
+                self.phone.paste_continues = self.after_keys_paste;
                 let commands = self.on_keys_paste(&text);
+                self.phone.paste_continues = false;
                 self.remember_selections();
                 commands
             }

@@ -63,6 +63,9 @@ pub struct Phone {
     pub(crate) toast: Option<Toast>,
     /// How many short messages were shown so far, to tell a new one from one left standing.
     pub(crate) toasts_shown: u64,
+    /// True while a paste without markers is handed on that continues the one before it
+    /// (nothing the person did came between): its text joins that paste's undo step.
+    pub(crate) paste_continues: bool,
     /// Chat entries as laid out, kept between frames (a memo, see `look::chat_view`).
     pub(crate) chat_layout: ChatLayout,
     pub(crate) keymap: Keymap,
@@ -105,6 +108,7 @@ impl Phone {
                 .collect(),
             toast: None,
             toasts_shown: 0,
+            paste_continues: false,
             chat_layout: ChatLayout::default(),
             keymap: setup.settings.keymap,
             theme: setup.theme,

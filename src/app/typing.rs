@@ -78,11 +78,21 @@ fn chord(editor: &mut Editor, c: char, modifiers: KeyModifiers) -> bool {
 
 /// Pastes text; a one-line field gets the lines joined with spaces.
 pub(crate) fn paste(editor: &mut Editor, text: &str, multiline: bool) {
+    editor.insert_str(&pasted(text, multiline));
+}
+
+/// Pastes the next piece of a paste that came in pieces (without markers): one undo step
+/// with the pieces before it.
+pub(crate) fn paste_piece(editor: &mut Editor, text: &str, multiline: bool) {
+    editor.insert_piece(&pasted(text, multiline));
+}
+
+fn pasted(text: &str, multiline: bool) -> String {
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     if multiline {
-        editor.insert_str(&text);
+        text
     } else {
-        editor.insert_str(&text.split('\n').collect::<Vec<_>>().join(" "));
+        text.split('\n').collect::<Vec<_>>().join(" ")
     }
 }
 

@@ -473,6 +473,78 @@ fn l_pane_input_over_32k_is_refused_and_kept() {
     assert_eq!(app.unsent_drafts(), 1);
 }
 
+/// Undo in a pane's box takes back what a person did in one go: a paste is one step, however
+/// it came (bracketed, or without markers in pieces), two pastes are two, and typing goes a
+/// word at a time (the space after a word belongs to it, so the first undo of "hello world"
+/// leaves "hello ").
+#[test]
+fn undo_takes_back_a_whole_paste_and_typing_a_word_at_a_time() {
+    let size = (80, 24);
+    // The box and the line under it (its size).
+    let box_text = |app: &App| {
+        let rows = rows(app, size);
+        let at = rows
+            .iter()
+            .position(|r| r.contains("┌ Message"))
+            .expect("the box");
+        rows[at..].join("\n")
+    };
+    let (_, mut app) = showcase(size);
+    app.update(key("i"));
+    app.update(Message::Paste("paste line\n".repeat(38 * 1024 / 11)));
+    assert!(
+        box_text(&app).contains("KiB / 32 KiB"),
+        "{}",
+        box_text(&app)
+    );
+    app.update(key("ctrl-z"));
+    assert_eq!(app.unsent_drafts(), 0, "one Ctrl-Z empties a 38 KB paste");
+    app.update(key("alt-z"));
+    assert_eq!(app.unsent_drafts(), 1, "and a redo brings it back");
+    app.update(key("ctrl-z"));
+    // Without markers a paste comes in pieces of 4096 characters: still one step.
+    let piece = "x".repeat(4096);
+    for _ in 0..10 {
+        app.update(Message::KeysPaste(piece.clone()));
+    }
+    assert!(
+        box_text(&app).contains("40.0 KiB / 32 KiB"),
+        "{}",
+        box_text(&app)
+    );
+    app.update(key("ctrl-z"));
+    assert_eq!(
+        app.unsent_drafts(),
+        0,
+        "one Ctrl-Z empties a paste that came in pieces"
+    );
+    // Two pastes the person made are two steps.
+    app.update(Message::Paste("first ".into()));
+    app.update(Message::Paste("second".into()));
+    app.update(key("ctrl-z"));
+    let text = box_text(&app);
+    assert!(text.contains("first") && !text.contains("second"), "{text}");
+    app.update(key("ctrl-z"));
+    assert_eq!(app.unsent_drafts(), 0);
+    for c in "hello world".chars() {
+        let name = if c == ' ' {
+            "space".to_string()
+        } else {
+            c.to_string()
+        };
+        app.update(key(&name));
+    }
+    assert!(box_text(&app).contains("hello world"), "{}", box_text(&app));
+    app.update(key("ctrl-z"));
+    let text = box_text(&app);
+    assert!(text.contains("hello") && !text.contains("world"), "{text}");
+    app.update(key("ctrl-z"));
+    assert_eq!(app.unsent_drafts(), 0);
+    app.update(key("alt-z"));
+    app.update(key("alt-z"));
+    assert!(box_text(&app).contains("hello world"), "{}", box_text(&app));
+}
+
 #[test]
 fn abort_confirm_names_the_turn() {
     snap("abort_confirm", |size| {
