@@ -810,6 +810,52 @@ fn at_40x12_the_help_says_there_is_more_and_pages_to_its_end() {
     assert!(!rows(&app, size).join("\n").contains("Keys: Home"));
 }
 
+/// While typing in a pane's box `?` is text, so Ctrl-G (nano's help key) opens the help, and
+/// the footer says so; the help lists the box's keys and, from the editor's own table, every
+/// editing key.
+#[test]
+fn ctrl_g_while_typing_opens_the_help_with_the_editing_keys() {
+    let size = (80, 24);
+    let (_, mut app) = showcase(size);
+    app.update(key("i"));
+    app.update(key("?"));
+    let typed = rows(&app, size);
+    assert!(
+        typed.iter().any(|r| r.starts_with("│?")),
+        "? is typed: {typed:?}"
+    );
+    assert!(typed[23].contains("Ctrl-G keys"), "{}", typed[23]);
+    app.update(key("ctrl-g"));
+    let text = rows(&app, size).join("\n");
+    assert!(text.contains("Keys: Pane input"), "{text}");
+    insta::assert_snapshot!("help_pane_input_80x24", draw(&app, size));
+    // Every line of it, paged through.
+    let mut seen = text.clone();
+    for _ in 0..6 {
+        app.update(key("pgdn"));
+        seen.push_str(&rows(&app, size).join("\n"));
+    }
+    for words in [
+        "Enter",
+        "Send",
+        "Alt-Enter Ctrl-J",
+        "Editing the text:",
+        "Alt-b Ctrl-←",
+        "Move a word left",
+        "Ctrl-W Alt-Backspace",
+        "Cut the word before the cursor",
+        "Ctrl-Z Ctrl-_",
+        "Undo: a paste at once, typing a word at a time",
+        "Alt-z",
+        "Redo what was undone",
+    ] {
+        assert!(seen.contains(words), "{words} in {seen}");
+    }
+    // Ctrl-G closes it again; the box kept its `?`.
+    app.update(key("ctrl-g"));
+    assert_eq!(rows(&app, size), typed);
+}
+
 #[test]
 fn too_small_says_so() {
     for (width, height) in [(39, 12), (40, 11), (30, 8)] {

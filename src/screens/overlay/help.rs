@@ -5,7 +5,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
-use crate::app::keymap::Context;
+use crate::app::keymap::{Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO};
+use crate::app::typing;
 use crate::look::wrap;
 
 /// The help as laid out for a terminal of `area`: every line, where its box goes, and how
@@ -26,11 +27,20 @@ impl HelpLayout {
 /// Every binding of the screen below, from the keymap itself, laid out for `area`.
 pub(crate) fn layout(app: &App, context: Context, area: Rect) -> HelpLayout {
     let bindings = app.help_for(context);
+    // A text field's editing keys, from the editor's own table, where the part says it has
+    // them; they are the same in every field, so `[keys]` does not change them.
+    let edit_notes = [EDIT_MOVES, EDIT_KILLS, EDIT_YANK_UNDO];
+    let editing = if context.notes().iter().any(|n| edit_notes.contains(n)) {
+        typing::help()
+    } else {
+        Vec::new()
+    };
     let width = area.width.saturating_sub(4).min(76);
     let inner = usize::from(width.saturating_sub(2));
     // The keys' column gives way on a narrow terminal; what a key does wraps under itself.
     let keys_width = bindings
         .iter()
+        .chain(&editing)
         .map(|(k, _)| wrap::width(k))
         .max()
         .unwrap_or(0)
@@ -38,7 +48,7 @@ pub(crate) fn layout(app: &App, context: Context, area: Rect) -> HelpLayout {
         .min(inner / 3);
     let what_width = inner.saturating_sub(keys_width + 2).max(1);
     let mut lines: Vec<Line<'static>> = Vec::new();
-    for (keys, what) in bindings {
+    let row = |lines: &mut Vec<Line<'static>>, keys: String, what: String| {
         // Keys longer than their column get a line of their own.
         let mut keys = Some(if wrap::width(&keys) > keys_width {
             lines.push(Line::from(Span::styled(keys, app.theme.accent)));
@@ -55,6 +65,9 @@ pub(crate) fn layout(app: &App, context: Context, area: Rect) -> HelpLayout {
                 Span::styled(piece, app.theme.text),
             ]));
         }
+    };
+    for (keys, what) in bindings {
+        row(&mut lines, keys, what);
     }
     let dim = app.theme.dim;
     let said = |text: &str| {
@@ -62,8 +75,15 @@ pub(crate) fn layout(app: &App, context: Context, area: Rect) -> HelpLayout {
             .into_iter()
             .map(move |piece| Line::from(Span::styled(piece, dim)))
     };
-    for note in context.notes() {
+    for note in context.notes().iter().filter(|n| !edit_notes.contains(n)) {
         lines.extend(said(note));
+    }
+    if !editing.is_empty() {
+        lines.push(Line::default());
+        lines.extend(said("Editing the text:"));
+        for (keys, what) in editing {
+            row(&mut lines, keys, what);
+        }
     }
     lines.push(Line::default());
     lines.extend(said(

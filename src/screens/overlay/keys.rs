@@ -68,6 +68,7 @@ pub(crate) fn kind_picker() -> Vec<(Chord, Action)> {
 pub(crate) fn help() -> Vec<(Chord, Action)> {
     vec![
         (Chord::ch('?'), Action::Help),
+        (Chord::ctrl('g'), Action::Help),
         (Chord::plain(KeyCode::Esc), Action::Back),
         (Chord::ch('q'), Action::Back),
         (Chord::plain(KeyCode::Up), Action::Up),
