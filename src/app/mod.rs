@@ -549,8 +549,9 @@ impl App {
     fn help_layout(&self, context: Context) -> overlay::help::HelpLayout {
         let (width, height) = self.phone.size;
         overlay::help::layout(
-            self,
+            &self.phone,
             context,
+            self.help_for(context),
             ratatui::layout::Rect::new(0, 0, width, height),
         )
     }

@@ -230,7 +230,7 @@ fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme
         lines,
         rect,
         visible,
-    } = super::help::layout(app, context, frame.area());
+    } = super::help::layout(app, context, app.help_for(context), frame.area());
     let scroll = scroll.min(lines.len().saturating_sub(visible));
     let above = scroll > 0;
     let below = scroll + visible < lines.len();

@@ -4,8 +4,8 @@
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
 use crate::app::keymap::{Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO};
+use crate::app::phone::Phone;
 use crate::app::typing;
 use crate::look::wrap;
 
@@ -24,9 +24,14 @@ impl HelpLayout {
     }
 }
 
-/// Every binding of the screen below, from the keymap itself, laid out for `area`.
-pub(crate) fn layout(app: &App, context: Context, area: Rect) -> HelpLayout {
-    let bindings = app.help_for(context);
+/// Every binding of the screen below (`bindings`, the keymap's lines for `context`), laid out
+/// for `area`.
+pub(crate) fn layout(
+    phone: &Phone,
+    context: Context,
+    bindings: Vec<(String, String)>,
+    area: Rect,
+) -> HelpLayout {
     // A text field's editing keys, from the editor's own table, where the part says it has
     // them; they are the same in every field, so `[keys]` does not change them.
     let edit_notes = [EDIT_MOVES, EDIT_KILLS, EDIT_YANK_UNDO];
@@ -51,7 +56,7 @@ pub(crate) fn layout(app: &App, context: Context, area: Rect) -> HelpLayout {
     let row = |lines: &mut Vec<Line<'static>>, keys: String, what: String| {
         // Keys longer than their column get a line of their own.
         let mut keys = Some(if wrap::width(&keys) > keys_width {
-            lines.push(Line::from(Span::styled(keys, app.theme.accent)));
+            lines.push(Line::from(Span::styled(keys, phone.theme.accent)));
             String::new()
         } else {
             keys
@@ -60,16 +65,16 @@ pub(crate) fn layout(app: &App, context: Context, area: Rect) -> HelpLayout {
             lines.push(Line::from(vec![
                 Span::styled(
                     wrap::pad_to(&keys.take().unwrap_or_default(), keys_width + 2),
-                    app.theme.accent,
+                    phone.theme.accent,
                 ),
-                Span::styled(piece, app.theme.text),
+                Span::styled(piece, phone.theme.text),
             ]));
         }
     };
     for (keys, what) in bindings {
         row(&mut lines, keys, what);
     }
-    let dim = app.theme.dim;
+    let dim = phone.theme.dim;
     let said = |text: &str| {
         wrap::wrap(text, inner)
             .into_iter()
