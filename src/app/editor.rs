@@ -108,7 +108,12 @@ enum Kind {
     Delete,
     /// A kill is a step of its own; kills in a row add to one ring entry.
     Kill,
-    /// A step of its own: a paste, a new line, a yank, taking the text.
+    /// A paste, a step of its own.
+    Paste,
+    /// The next piece of the paste before it: a paste without markers comes in pieces (in
+    /// chunks, and over a slow link in bursts), and all of them are one step.
+    PastePiece,
+    /// A step of its own: a new line, a yank, taking the text.
     Single,
 }
 
@@ -213,12 +218,22 @@ impl Editor {
     /// become spaces, other control characters are dropped. The text is cleaned in one pass and
     /// put in at once, so a 32 KiB paste costs one pass, not one per char.
     pub(crate) fn insert_str(&mut self, s: &str) {
+        self.paste_as(s, Kind::Paste);
+    }
+
+    /// Pastes the next piece of the paste just before it, in the same undo step when nothing
+    /// came between them (else as [`Editor::insert_str`]).
+    pub(crate) fn insert_piece(&mut self, s: &str) {
+        self.paste_as(s, Kind::PastePiece);
+    }
+
+    fn paste_as(&mut self, s: &str, kind: Kind) {
         let cleaned = clean(s);
         if cleaned.is_empty() {
             return;
         }
         let at = self.cursor;
-        self.change(at, at, &cleaned, Kind::Single);
+        self.change(at, at, &cleaned, kind);
     }
 
     pub(crate) fn newline(&mut self) {
@@ -615,7 +630,9 @@ impl Editor {
             (Some(Kind::Typing { space: was_space }), Kind::Typing { space }) => {
                 !was_space || space
             }
-            (Some(Kind::Backspace), Kind::Backspace) | (Some(Kind::Delete), Kind::Delete) => true,
+            (Some(Kind::Backspace), Kind::Backspace)
+            | (Some(Kind::Delete), Kind::Delete)
+            | (Some(Kind::Paste | Kind::PastePiece), Kind::PastePiece) => true,
             _ => false,
         };
         match self.undo.back_mut() {
@@ -1150,6 +1167,40 @@ mod tests {
         editor.undo();
         assert_eq!(editor.text(), "abcd");
         assert_eq!(editor.cursor(), (0, 0));
+    }
+
+    #[test]
+    fn a_paste_in_pieces_is_one_step_and_typing_after_it_the_next() {
+        let piece = "0123456789abcdef\n".repeat(240);
+        let mut editor = typed("note: ");
+        editor.insert_str(&piece);
+        for _ in 1..10 {
+            editor.insert_piece(&piece);
+        }
+        for c in "ok".chars() {
+            editor.insert_char(c);
+        }
+        assert_eq!(editor.byte_len(), 6 + piece.len() * 10 + 2);
+        assert!(editor.undo());
+        assert!(
+            editor.text().ends_with("\n"),
+            "the typing after the paste goes first"
+        );
+        assert!(editor.undo());
+        assert_eq!(editor.text(), "note: ", "the pieces go in one undo");
+        assert!(editor.redo());
+        assert_eq!(editor.byte_len(), 6 + piece.len() * 10);
+        // Two pastes are two steps; a move between a paste and a piece ends the paste.
+        let mut editor = Editor::new();
+        editor.insert_str("one ");
+        editor.insert_str("two ");
+        editor.left();
+        editor.right();
+        editor.insert_piece("three");
+        editor.undo();
+        assert_eq!(editor.text(), "one two ");
+        editor.undo();
+        assert_eq!(editor.text(), "one ");
     }
 
     #[test]

@@ -125,6 +125,9 @@ pub struct App {
     watching: bool,
     /// What the last frame showed of each agent's last poll, for [`App::redraws`].
     drawn: Option<Drawn>,
+    /// True when the person's last input was a paste without markers, so a next one with
+    /// nothing between is its next piece.
+    after_keys_paste: bool,
 }
 
 /// The clock and each agent's last poll (in the order of the agent list) when the last frame
@@ -153,6 +156,7 @@ impl App {
             last_key: None,
             watching: true,
             drawn: None,
+            after_keys_paste: false,
         }
     }
 
@@ -230,6 +234,29 @@ impl App {
     }
 
     pub fn update(&mut self, message: Message) -> Vec<Command> {
+        let (moves, toasts) = (self.nav.moves(), self.phone.toasts_shown);
+        // The person's inputs end a paste that came in pieces; the clock and the engine do not.
+        let input = match &message {
+            Message::KeysPaste(_) => Some(true),
+            Message::Key(_) | Message::Mouse(_) | Message::Bunch(_) | Message::Paste(_) => {
+                Some(false)
+            }
+            _ => None,
+        };
+        let commands = self.take_message(message);
+        if let Some(keys_paste) = input {
+            self.after_keys_paste = keys_paste;
+        }
+        // A message speaks of the screen it was shown on: once another screen is on top, one
+        // shown before the move is gone; one shown by the move itself (the card that closed
+        // and the pane it went back to) stays.
+        if self.nav.moves() != moves && self.phone.toasts_shown == toasts {
+            self.phone.toast = None;
+        }
+        commands
+    }
+
+    fn take_message(&mut self, message: Message) -> Vec<Command> {
         let commands = match message {
             Message::Key(key) => {
                 let commands = self.on_key(key);
@@ -248,7 +275,9 @@ impl App {
             }
             Message::Paste(text) => self.on_paste(&text),
             Message::KeysPaste(text) => {
+                self.phone.paste_continues = self.after_keys_paste;
                 let commands = self.on_keys_paste(&text);
+                self.phone.paste_continues = false;
                 self.remember_selections();
                 commands
             }
@@ -500,7 +529,10 @@ impl App {
             }
             return (true, commands);
         }
-        let more = if self.phone.overlay.is_some() {
+        let more = if matches!(self.phone.overlay, Some(Overlay::Help { .. })) {
+            self.help_key(action);
+            Vec::new()
+        } else if self.phone.overlay.is_some() {
             self.phone.overlay_key(action, &key)
         } else if context == overlay::keys::FILTER {
             self.filter_key(action, &key)
@@ -541,6 +573,61 @@ impl App {
         };
         commands.extend(more);
         (true, commands)
+    }
+
+    /// A key over the help: it scrolls by a line, a page or to an end, never past its last
+    /// line, or closes.
+    fn help_key(&mut self, action: Option<Action>) {
+        let Some(Overlay::Help { context, scroll }) = self.phone.overlay else {
+            return;
+        };
+        let layout = self.help_layout(context);
+        let (max, page) = (layout.max_scroll(), layout.visible.max(1));
+        // A taller terminal since the last key may show more: start from where it shows.
+        let scroll = scroll.min(max);
+        let scroll = match action {
+            Some(Action::Up) => scroll.saturating_sub(1),
+            Some(Action::Down) => scroll + 1,
+            Some(Action::PageUp) => scroll.saturating_sub(page),
+            Some(Action::PageDown) => scroll + page,
+            Some(Action::Top) => 0,
+            Some(Action::Bottom) => max,
+            Some(Action::Help | Action::Back) => {
+                self.phone.overlay = None;
+                return;
+            }
+            _ => scroll,
+        };
+        self.phone.overlay = Some(Overlay::Help {
+            context,
+            scroll: scroll.min(max),
+        });
+    }
+
+    /// The help of `context` as the terminal's size lays it out.
+    fn help_layout(&self, context: Context) -> overlay::help::HelpLayout {
+        let (width, height) = self.phone.size;
+        overlay::help::layout(
+            &self.phone,
+            context,
+            self.help_for(context),
+            ratatui::layout::Rect::new(0, 0, width, height),
+        )
+    }
+
+    /// Whether a key of the help does something now: a page down only while more lies
+    /// below, a page up only once scrolled.
+    pub(crate) fn help_offers(&self, action: Action) -> bool {
+        let Some(Overlay::Help { context, scroll }) = self.phone.overlay else {
+            return true;
+        };
+        let layout = self.help_layout(context);
+        let scroll = scroll.min(layout.max_scroll());
+        match action {
+            Action::Up | Action::PageUp | Action::Top => scroll > 0,
+            Action::Down | Action::PageDown | Action::Bottom => scroll < layout.max_scroll(),
+            _ => true,
+        }
     }
 
     /// Opens a pane's screen, as a person who picked it would.

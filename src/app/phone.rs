@@ -61,6 +61,11 @@ pub struct Phone {
     /// What each DSH bridge told beyond its panes, by agent name (SPEC D).
     pub(crate) dsh: HashMap<String, dsh_state::DshView>,
     pub(crate) toast: Option<Toast>,
+    /// How many short messages were shown so far, to tell a new one from one left standing.
+    pub(crate) toasts_shown: u64,
+    /// True while a paste without markers is handed on that continues the one before it
+    /// (nothing the person did came between): its text joins that paste's undo step.
+    pub(crate) paste_continues: bool,
     /// Chat entries as laid out, kept between frames (a memo, see `look::chat_view`).
     pub(crate) chat_layout: ChatLayout,
     pub(crate) keymap: Keymap,
@@ -102,6 +107,8 @@ impl Phone {
                 .map(|name| (name, dsh_state::DshView::default()))
                 .collect(),
             toast: None,
+            toasts_shown: 0,
+            paste_continues: false,
             chat_layout: ChatLayout::default(),
             keymap: setup.settings.keymap,
             theme: setup.theme,
@@ -196,6 +203,7 @@ impl Phone {
     }
 
     pub(crate) fn show_toast(&mut self, text: impl Into<String>, trouble: bool) {
+        self.toasts_shown += 1;
         self.toast = Some(Toast {
             text: text.into(),
             trouble,

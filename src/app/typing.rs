@@ -15,6 +15,116 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::editor::Editor;
+use super::keymap::Chord;
+
+/// What an editing key does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Edit {
+    Left,
+    Right,
+    WordLeft,
+    WordRight,
+    Home,
+    End,
+    Backspace,
+    Delete,
+    KillWordBack,
+    KillWordForward,
+    KillToLineStart,
+    KillToLineEnd,
+    Yank,
+    Undo,
+    Redo,
+}
+
+impl Edit {
+    /// What the help says the key does.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Edit::Left => "Move a character left",
+            Edit::Right => "Move a character right",
+            Edit::WordLeft => "Move a word left",
+            Edit::WordRight => "Move a word right",
+            Edit::Home => "Go to the start of the line",
+            Edit::End => "Go to the end of the line",
+            Edit::Backspace => "Delete the character before the cursor",
+            Edit::Delete => "Delete the character after the cursor",
+            Edit::KillWordBack => "Cut the word before the cursor",
+            Edit::KillWordForward => "Cut the word after the cursor",
+            Edit::KillToLineStart => "Cut to the start of the line (at it, the line break)",
+            Edit::KillToLineEnd => "Cut to the end of the line (at it, the line break)",
+            Edit::Yank => "Put back what was cut last",
+            Edit::Undo => "Undo: a paste at once, typing a word at a time",
+            Edit::Redo => "Redo what was undone",
+        }
+    }
+}
+
+/// The editing keys the help lists, in its order; [`edit_of`] gives each its edit (a test
+/// holds them to it). Other spellings terminals send for the same keys work too, unlisted.
+pub(crate) fn keys() -> Vec<(Chord, Edit)> {
+    let with = |code, modifiers| Chord { code, modifiers };
+    let (ctrl, alt) = (KeyModifiers::CONTROL, KeyModifiers::ALT);
+    vec![
+        (Chord::plain(KeyCode::Left), Edit::Left),
+        (Chord::plain(KeyCode::Right), Edit::Right),
+        (Chord::alt(KeyCode::Char('b')), Edit::WordLeft),
+        (with(KeyCode::Left, ctrl), Edit::WordLeft),
+        (Chord::alt(KeyCode::Char('f')), Edit::WordRight),
+        (with(KeyCode::Right, ctrl), Edit::WordRight),
+        (Chord::plain(KeyCode::Home), Edit::Home),
+        (Chord::ctrl('a'), Edit::Home),
+        (Chord::plain(KeyCode::End), Edit::End),
+        (Chord::ctrl('e'), Edit::End),
+        (Chord::plain(KeyCode::Backspace), Edit::Backspace),
+        (Chord::plain(KeyCode::Delete), Edit::Delete),
+        (Chord::ctrl('w'), Edit::KillWordBack),
+        (Chord::alt(KeyCode::Backspace), Edit::KillWordBack),
+        (Chord::alt(KeyCode::Char('d')), Edit::KillWordForward),
+        (with(KeyCode::Delete, ctrl), Edit::KillWordForward),
+        (Chord::ctrl('u'), Edit::KillToLineStart),
+        (Chord::ctrl('k'), Edit::KillToLineEnd),
+        (Chord::ctrl('y'), Edit::Yank),
+        (Chord::ctrl('z'), Edit::Undo),
+        (Chord::ctrl('_'), Edit::Undo),
+        (with(KeyCode::Char('z'), alt), Edit::Redo),
+    ]
+}
+
+/// The help's lines for the editing keys: each edit with all its keys, in [`keys`] order.
+pub(crate) fn help() -> Vec<(String, String)> {
+    let mut lines: Vec<(Edit, Vec<String>)> = Vec::new();
+    for (chord, edit) in keys() {
+        match lines.iter_mut().find(|(e, _)| *e == edit) {
+            Some((_, keys)) => keys.push(chord.to_string()),
+            None => lines.push((edit, vec![chord.to_string()])),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(edit, keys)| (keys.join(" "), edit.describe().to_string()))
+        .collect()
+}
+
+/// The edit a key makes in any text field (not ↑/↓, which only a field of many lines takes).
+pub(crate) fn edit_of(key: &KeyEvent) -> Option<Edit> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    Some(match key.code {
+        KeyCode::Char(c) if ctrl || alt => return chord(c, key.modifiers),
+        KeyCode::Backspace if ctrl || alt => Edit::KillWordBack,
+        KeyCode::Backspace => Edit::Backspace,
+        KeyCode::Delete if ctrl || alt => Edit::KillWordForward,
+        KeyCode::Delete => Edit::Delete,
+        KeyCode::Left if ctrl || alt => Edit::WordLeft,
+        KeyCode::Right if ctrl || alt => Edit::WordRight,
+        KeyCode::Left => Edit::Left,
+        KeyCode::Right => Edit::Right,
+        KeyCode::Home => Edit::Home,
+        KeyCode::End => Edit::End,
+        _ => return None,
+    })
+}
 
 /// Applies an editing key; returns true when the key was one (even if there was nothing to
 /// do, like Ctrl-Z with nothing to undo), false when it is no editing key at all.
@@ -22,26 +132,43 @@ pub(crate) fn edit(editor: &mut Editor, key: &KeyEvent, multiline: bool) -> bool
     if key.kind == KeyEventKind::Release {
         return false;
     }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    let plain = !key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
     match key.code {
-        KeyCode::Char(c) if ctrl || alt => return chord(editor, c, key.modifiers),
-        KeyCode::Char(c) => editor.insert_char(c),
-        KeyCode::Backspace if ctrl || alt => editor.kill_word_back(),
-        KeyCode::Backspace => editor.backspace(),
-        KeyCode::Delete if ctrl || alt => editor.kill_word_forward(),
-        KeyCode::Delete => editor.delete(),
-        KeyCode::Left if ctrl || alt => editor.word_left(),
-        KeyCode::Right if ctrl || alt => editor.word_right(),
-        KeyCode::Left => editor.left(),
-        KeyCode::Right => editor.right(),
+        KeyCode::Char(c) if plain => editor.insert_char(c),
         KeyCode::Up if multiline => editor.up(),
         KeyCode::Down if multiline => editor.down(),
-        KeyCode::Home => editor.home(),
-        KeyCode::End => editor.end(),
-        _ => return false,
+        _ => match edit_of(key) {
+            Some(edit) => apply(editor, edit),
+            None => return false,
+        },
     }
     true
+}
+
+fn apply(editor: &mut Editor, edit: Edit) {
+    match edit {
+        Edit::Left => editor.left(),
+        Edit::Right => editor.right(),
+        Edit::WordLeft => editor.word_left(),
+        Edit::WordRight => editor.word_right(),
+        Edit::Home => editor.home(),
+        Edit::End => editor.end(),
+        Edit::Backspace => editor.backspace(),
+        Edit::Delete => editor.delete(),
+        Edit::KillWordBack => editor.kill_word_back(),
+        Edit::KillWordForward => editor.kill_word_forward(),
+        Edit::KillToLineStart => editor.kill_to_line_start(),
+        Edit::KillToLineEnd => editor.kill_to_line_end(),
+        Edit::Yank => editor.yank(),
+        Edit::Undo => {
+            editor.undo();
+        }
+        Edit::Redo => {
+            editor.redo();
+        }
+    }
 }
 
 /// A Ctrl or Alt chord on a char. Terminals differ in how they report these: Ctrl-_ comes as
@@ -49,40 +176,43 @@ pub(crate) fn edit(editor: &mut Editor, key: &KeyEvent, multiline: bool) -> bool
 /// (maybe with Shift) or Ctrl-/ from one with the kitty protocol; Ctrl-Shift-Z only reaches us
 /// with the kitty protocol, as Ctrl-Z or Ctrl-z with Shift. Other chords are commands somewhere
 /// else, never text.
-fn chord(editor: &mut Editor, c: char, modifiers: KeyModifiers) -> bool {
+fn chord(c: char, modifiers: KeyModifiers) -> Option<Edit> {
     let ctrl = modifiers.contains(KeyModifiers::CONTROL);
     let shift = modifiers.contains(KeyModifiers::SHIFT) || c.is_ascii_uppercase();
-    match (ctrl, c.to_ascii_lowercase()) {
-        (true, 'z') if shift => {
-            editor.redo();
-        }
-        (true, 'z' | '_' | '7' | '/') => {
-            editor.undo();
-        }
-        (true, 'u') => editor.kill_to_line_start(),
-        (true, 'k') => editor.kill_to_line_end(),
-        (true, 'w') => editor.kill_word_back(),
-        (true, 'y') => editor.yank(),
-        (true, 'a') => editor.home(),
-        (true, 'e') => editor.end(),
-        (false, 'z') => {
-            editor.redo();
-        }
-        (false, 'd') => editor.kill_word_forward(),
-        (false, 'b') => editor.word_left(),
-        (false, 'f') => editor.word_right(),
-        _ => return false,
-    }
-    true
+    Some(match (ctrl, c.to_ascii_lowercase()) {
+        (true, 'z') if shift => Edit::Redo,
+        (true, 'z' | '_' | '7' | '/') => Edit::Undo,
+        (true, 'u') => Edit::KillToLineStart,
+        (true, 'k') => Edit::KillToLineEnd,
+        (true, 'w') => Edit::KillWordBack,
+        (true, 'y') => Edit::Yank,
+        (true, 'a') => Edit::Home,
+        (true, 'e') => Edit::End,
+        (false, 'z') => Edit::Redo,
+        (false, 'd') => Edit::KillWordForward,
+        (false, 'b') => Edit::WordLeft,
+        (false, 'f') => Edit::WordRight,
+        _ => return None,
+    })
 }
 
 /// Pastes text; a one-line field gets the lines joined with spaces.
 pub(crate) fn paste(editor: &mut Editor, text: &str, multiline: bool) {
+    editor.insert_str(&pasted(text, multiline));
+}
+
+/// Pastes the next piece of a paste that came in pieces (without markers): one undo step
+/// with the pieces before it.
+pub(crate) fn paste_piece(editor: &mut Editor, text: &str, multiline: bool) {
+    editor.insert_piece(&pasted(text, multiline));
+}
+
+fn pasted(text: &str, multiline: bool) -> String {
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     if multiline {
-        editor.insert_str(&text);
+        text
     } else {
-        editor.insert_str(&text.split('\n').collect::<Vec<_>>().join(" "));
+        text.split('\n').collect::<Vec<_>>().join(" ")
     }
 }
 
@@ -189,6 +319,22 @@ mod tests {
                 editor.undo();
             }
         }
+    }
+
+    #[test]
+    fn every_key_the_help_lists_makes_its_edit() {
+        for (chord, edit) in keys() {
+            let key = KeyEvent::new(chord.code, chord.modifiers);
+            assert_eq!(edit_of(&key), Some(edit), "{chord}");
+            assert_eq!(
+                Chord::parse(&chord.to_string()),
+                Ok(chord),
+                "{chord} reads back"
+            );
+        }
+        let help = help();
+        assert!(help.contains(&("Ctrl-Z Ctrl-_".into(), Edit::Undo.describe().into())));
+        assert_eq!(help.len(), 15, "one line per edit");
     }
 
     #[test]

@@ -115,6 +115,9 @@ impl Screen {
 pub struct Navigation {
     bottom: Screen,
     above: Vec<Screen>,
+    /// How many times the screen on top changed: a message shown before a move speaks of the
+    /// screen that was left.
+    moves: u64,
 }
 
 impl Default for Navigation {
@@ -122,6 +125,7 @@ impl Default for Navigation {
         Self {
             bottom: Screen::Home(HomeScreen::default()),
             above: Vec::new(),
+            moves: 0,
         }
     }
 }
@@ -137,6 +141,12 @@ impl Navigation {
 
     pub(crate) fn push(&mut self, screen: Screen) {
         self.above.push(screen);
+        self.moves += 1;
+    }
+
+    /// How many times the screen on top changed so far.
+    pub(crate) fn moves(&self) -> u64 {
+        self.moves
     }
 
     /// How many screens are stacked, the bottom one included.
@@ -146,7 +156,11 @@ impl Navigation {
 
     /// Goes back one screen; the bottom one stays.
     pub(crate) fn pop(&mut self) -> Option<Screen> {
-        self.above.pop()
+        let popped = self.above.pop();
+        if popped.is_some() {
+            self.moves += 1;
+        }
+        popped
     }
 
     /// Every screen, mutably, the bottom one first.
@@ -156,7 +170,11 @@ impl Navigation {
 
     /// Drops every screen above the bottom one that `keep` refuses.
     pub(crate) fn retain(&mut self, keep: impl FnMut(&Screen) -> bool) {
+        let before = self.above.len();
         self.above.retain(keep);
+        if self.above.len() != before {
+            self.moves += 1;
+        }
     }
 }
 

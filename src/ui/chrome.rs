@@ -86,7 +86,13 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme
     let narrow = geometry::is_narrow(area.width);
     let hints: Vec<(String, &str, bool)> = hints
         .iter()
-        .filter(|(action, _, _)| !in_room || room.offers(app, *action))
+        .filter(|(action, _, _)| {
+            if in_room {
+                room.offers(app, *action)
+            } else {
+                app.help_offers(*action)
+            }
+        })
         .filter_map(|(action, words, short)| {
             let key = app.keymap.key_label(context, *action)?;
             Some((

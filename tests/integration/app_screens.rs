@@ -473,6 +473,78 @@ fn l_pane_input_over_32k_is_refused_and_kept() {
     assert_eq!(app.unsent_drafts(), 1);
 }
 
+/// Undo in a pane's box takes back what a person did in one go: a paste is one step, however
+/// it came (bracketed, or without markers in pieces), two pastes are two, and typing goes a
+/// word at a time (the space after a word belongs to it, so the first undo of "hello world"
+/// leaves "hello ").
+#[test]
+fn undo_takes_back_a_whole_paste_and_typing_a_word_at_a_time() {
+    let size = (80, 24);
+    // The box and the line under it (its size).
+    let box_text = |app: &App| {
+        let rows = rows(app, size);
+        let at = rows
+            .iter()
+            .position(|r| r.contains("┌ Message"))
+            .expect("the box");
+        rows[at..].join("\n")
+    };
+    let (_, mut app) = showcase(size);
+    app.update(key("i"));
+    app.update(Message::Paste("paste line\n".repeat(38 * 1024 / 11)));
+    assert!(
+        box_text(&app).contains("KiB / 32 KiB"),
+        "{}",
+        box_text(&app)
+    );
+    app.update(key("ctrl-z"));
+    assert_eq!(app.unsent_drafts(), 0, "one Ctrl-Z empties a 38 KB paste");
+    app.update(key("alt-z"));
+    assert_eq!(app.unsent_drafts(), 1, "and a redo brings it back");
+    app.update(key("ctrl-z"));
+    // Without markers a paste comes in pieces of 4096 characters: still one step.
+    let piece = "x".repeat(4096);
+    for _ in 0..10 {
+        app.update(Message::KeysPaste(piece.clone()));
+    }
+    assert!(
+        box_text(&app).contains("40.0 KiB / 32 KiB"),
+        "{}",
+        box_text(&app)
+    );
+    app.update(key("ctrl-z"));
+    assert_eq!(
+        app.unsent_drafts(),
+        0,
+        "one Ctrl-Z empties a paste that came in pieces"
+    );
+    // Two pastes the person made are two steps.
+    app.update(Message::Paste("first ".into()));
+    app.update(Message::Paste("second".into()));
+    app.update(key("ctrl-z"));
+    let text = box_text(&app);
+    assert!(text.contains("first") && !text.contains("second"), "{text}");
+    app.update(key("ctrl-z"));
+    assert_eq!(app.unsent_drafts(), 0);
+    for c in "hello world".chars() {
+        let name = if c == ' ' {
+            "space".to_string()
+        } else {
+            c.to_string()
+        };
+        app.update(key(&name));
+    }
+    assert!(box_text(&app).contains("hello world"), "{}", box_text(&app));
+    app.update(key("ctrl-z"));
+    let text = box_text(&app);
+    assert!(text.contains("hello") && !text.contains("world"), "{text}");
+    app.update(key("ctrl-z"));
+    assert_eq!(app.unsent_drafts(), 0);
+    app.update(key("alt-z"));
+    app.update(key("alt-z"));
+    assert!(box_text(&app).contains("hello world"), "{}", box_text(&app));
+}
+
 #[test]
 fn abort_confirm_names_the_turn() {
     snap("abort_confirm", |size| {
@@ -684,6 +756,104 @@ fn help_is_generated_for_the_screen() {
         app.update(key("?"));
         app
     });
+}
+
+/// At 40x12 the help shows a few lines: its border says more lies below and which key shows
+/// it, PgDn pages down, and no key scrolls past the last line (one key back up shows more
+/// above at once, however many downs came before).
+#[test]
+fn at_40x12_the_help_says_there_is_more_and_pages_to_its_end() {
+    let size = (40, 12);
+    let mut app = app_on(&demo_world(), false, size);
+    app.update(key("?"));
+    let top = rows(&app, size);
+    insta::assert_snapshot!("help_home_40x12_top", draw(&app, size));
+    let bottom_border = top.iter().rev().find(|r| r.contains('└')).expect("a box");
+    assert!(bottom_border.contains("↓ more: PgDn"), "{bottom_border}");
+    assert!(
+        top[11].contains("PgDn more"),
+        "the footer hints it: {}",
+        top[11]
+    );
+    assert!(!top[11].contains("PgUp"), "nothing above yet: {}", top[11]);
+    app.update(key("pgdn"));
+    let paged = rows(&app, size);
+    assert_ne!(paged, top, "PgDn scrolled the help");
+    let border = paged.iter().rev().find(|r| r.contains('└')).expect("a box");
+    assert!(border.contains("↑↓ more: PgUp PgDn"), "{border}");
+    insta::assert_snapshot!("help_home_40x12_paged", draw(&app, size));
+    // Past the end, more downs change nothing and the footer stops offering them.
+    for _ in 0..50 {
+        app.update(key("pgdn"));
+        app.update(key("j"));
+    }
+    let end = rows(&app, size);
+    let border = end.iter().rev().find(|r| r.contains('└')).expect("a box");
+    assert!(border.contains("↑ more: PgUp"), "{border}");
+    assert!(!end[11].contains("PgDn"), "{}", end[11]);
+    let box_text = end.join("\n");
+    assert!(
+        box_text.contains("section of config.toml"),
+        "the last line shows: {box_text}"
+    );
+    app.update(key("end"));
+    assert_eq!(rows(&app, size), end, "End is where the downs stopped");
+    insta::assert_snapshot!("help_home_40x12_end", draw(&app, size));
+    app.update(key("k"));
+    assert_ne!(rows(&app, size), end, "one up moves at once");
+    app.update(key("home"));
+    assert_eq!(rows(&app, size), top, "Home goes back to the first line");
+    // A space pages down too, and Esc closes the help.
+    app.update(key("space"));
+    assert_eq!(rows(&app, size), paged);
+    app.update(key("esc"));
+    assert!(!rows(&app, size).join("\n").contains("Keys: Home"));
+}
+
+/// While typing in a pane's box `?` is text, so Ctrl-G (nano's help key) opens the help, and
+/// the footer says so; the help lists the box's keys and, from the editor's own table, every
+/// editing key.
+#[test]
+fn ctrl_g_while_typing_opens_the_help_with_the_editing_keys() {
+    let size = (80, 24);
+    let (_, mut app) = showcase(size);
+    app.update(key("i"));
+    app.update(key("?"));
+    let typed = rows(&app, size);
+    assert!(
+        typed.iter().any(|r| r.starts_with("│?")),
+        "? is typed: {typed:?}"
+    );
+    assert!(typed[23].contains("Ctrl-G keys"), "{}", typed[23]);
+    app.update(key("ctrl-g"));
+    let text = rows(&app, size).join("\n");
+    assert!(text.contains("Keys: Pane input"), "{text}");
+    insta::assert_snapshot!("help_pane_input_80x24", draw(&app, size));
+    // Every line of it, paged through.
+    let mut seen = text.clone();
+    for _ in 0..6 {
+        app.update(key("pgdn"));
+        seen.push_str(&rows(&app, size).join("\n"));
+    }
+    for words in [
+        "Enter",
+        "Send",
+        "Alt-Enter Ctrl-J",
+        "Editing the text:",
+        "Alt-b Ctrl-←",
+        "Move a word left",
+        "Ctrl-W Alt-Backspace",
+        "Cut the word before the cursor",
+        "Ctrl-Z Ctrl-_",
+        "Undo: a paste at once, typing a word at a time",
+        "Alt-z",
+        "Redo what was undone",
+    ] {
+        assert!(seen.contains(words), "{words} in {seen}");
+    }
+    // Ctrl-G closes it again; the box kept its `?`.
+    app.update(key("ctrl-g"));
+    assert_eq!(rows(&app, size), typed);
 }
 
 #[test]
@@ -1169,6 +1339,36 @@ fn a4_done_takes_the_card_away() {
     let text = screen_text(&app, (80, 24));
     assert!(text.contains("Answered."), "{text}");
     assert!(text.contains("Needs your answer"), "{text}");
+}
+
+#[test]
+fn a_message_stays_on_the_screen_it_speaks_of_and_goes_at_the_next_move() {
+    let world = world_asking(permission());
+    let (mut app, key) = card_app(&world, false, (80, 24));
+    read(&mut app);
+    app.update(self::key("y"));
+    app.update(self::key("enter"));
+    app.update(record(
+        &key,
+        1,
+        IntentState::Done {
+            reply: PostReply::ok("r-0123456789abcdef"),
+        },
+        1,
+    ));
+    // The card closed and went back: the word about the answer shows where it went back to.
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Answered."), "{text}");
+    let depth = app.nav().depth();
+    // The person opens another screen: the answer's word stays behind.
+    app.update(self::key("enter"));
+    assert_ne!(app.nav().depth(), depth, "Enter opened a screen");
+    let text = screen_text(&app, (80, 24));
+    assert!(!text.contains("Answered."), "{text}");
+    // A word shown on this screen stays on it while the person stays.
+    app.update(self::key("esc"));
+    let text = screen_text(&app, (80, 24));
+    assert!(!text.contains("Answered."), "{text}");
 }
 
 #[test]

@@ -600,7 +600,7 @@ fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agen
     tmux.until("back home", |s| s.contains("nothing needs your answer"));
     tmux.select("ACP host");
     tmux.keys(&["Enter"]);
-    tmux.select("  turn ");
+    tmux.select("turn 1");
     tmux.keys(&["Enter"]);
     tmux.until("the chat", |s| {
         s.contains("Here is a fix for `add`") && s.contains("/test")

@@ -223,71 +223,44 @@ fn clear_straddling(frame: &mut Frame<'_>, rect: Rect) {
     }
 }
 
-/// Every binding of the screen below, from the keymap itself.
+/// The help, from `scroll` on; its bottom border says when more lies above or below, and
+/// which keys show it.
 fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme: &Theme) {
-    let area = frame.area();
-    let bindings = app.help_for(context);
-    let width = area.width.saturating_sub(4).min(76);
-    let inner = usize::from(width.saturating_sub(2));
-    // The keys' column gives way on a narrow terminal; what a key does wraps under itself.
-    let keys_width = bindings
-        .iter()
-        .map(|(k, _)| wrap::width(k))
-        .max()
-        .unwrap_or(0)
-        .min(28)
-        .min(inner / 3);
-    let what_width = inner.saturating_sub(keys_width + 2).max(1);
-    let mut lines: Vec<Line<'static>> = Vec::new();
-    for (keys, what) in bindings {
-        // Keys longer than their column get a line of their own.
-        let mut keys = Some(if wrap::width(&keys) > keys_width {
-            lines.push(Line::from(Span::styled(keys, theme.accent)));
-            String::new()
-        } else {
-            keys
-        });
-        for piece in wrap::wrap(&what, what_width) {
-            lines.push(Line::from(vec![
-                Span::styled(
-                    wrap::pad_to(&keys.take().unwrap_or_default(), keys_width + 2),
-                    theme.accent,
-                ),
-                Span::styled(piece, theme.text),
-            ]));
-        }
-    }
-    let dim = theme.dim;
-    let said = |text: &str| {
-        wrap::wrap(text, inner)
-            .into_iter()
-            .map(move |piece| Line::from(Span::styled(piece, dim)))
-    };
-    for note in context.notes() {
-        lines.extend(said(note));
-    }
-    lines.push(Line::default());
-    lines.extend(said(
-        "Keys can be changed in the [keys] section of config.toml.",
-    ));
-    let height = area
-        .height
-        .saturating_sub(2)
-        .min(u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
-    let rect = Rect::new(
-        (area.width - width) / 2,
-        (area.height - height) / 2,
-        width,
-        height,
-    );
-    let visible = usize::from(height.saturating_sub(2));
-    let scroll = scroll.min(lines.len().saturating_sub(visible));
-    let lines: Vec<Line<'static>> = lines.into_iter().skip(scroll).collect();
-    boxed(
-        frame,
-        rect,
-        &format!(" Keys: {} ", context.title()),
+    let super::help::HelpLayout {
         lines,
-        theme,
-    );
+        rect,
+        visible,
+    } = super::help::layout(app, context, app.help_for(context), frame.area());
+    let scroll = scroll.min(lines.len().saturating_sub(visible));
+    let above = scroll > 0;
+    let below = scroll + visible < lines.len();
+    let label = |action| {
+        app.keymap
+            .key_label(crate::screens::overlay::keys::HELP, action)
+            .unwrap_or_default()
+    };
+    let more = match (above, below) {
+        (false, false) => None,
+        (false, true) => Some(format!(" ↓ more: {} ", label(Action::PageDown))),
+        (true, false) => Some(format!(" ↑ more: {} ", label(Action::PageUp))),
+        (true, true) => Some(format!(
+            " ↑↓ more: {} {} ",
+            label(Action::PageUp),
+            label(Action::PageDown)
+        )),
+    };
+    let lines: Vec<Line<'static>> = lines.into_iter().skip(scroll).collect();
+    clear_straddling(frame, rect);
+    frame.render_widget(Clear, rect);
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.accent)
+        .title(Span::styled(
+            format!(" Keys: {} ", context.title()),
+            theme.title,
+        ));
+    if let Some(more) = more {
+        block = block.title_bottom(Line::from(Span::styled(more, theme.title)).right_aligned());
+    }
+    frame.render_widget(Paragraph::new(lines).block(block), rect);
 }

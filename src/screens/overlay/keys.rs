@@ -68,12 +68,22 @@ pub(crate) fn kind_picker() -> Vec<(Chord, Action)> {
 pub(crate) fn help() -> Vec<(Chord, Action)> {
     vec![
         (Chord::ch('?'), Action::Help),
+        (Chord::ctrl('g'), Action::Help),
         (Chord::plain(KeyCode::Esc), Action::Back),
         (Chord::ch('q'), Action::Back),
         (Chord::plain(KeyCode::Up), Action::Up),
         (Chord::ch('k'), Action::Up),
         (Chord::plain(KeyCode::Down), Action::Down),
         (Chord::ch('j'), Action::Down),
+        (Chord::plain(KeyCode::PageDown), Action::PageDown),
+        (Chord::ch(' '), Action::PageDown),
+        (Chord::ctrl('f'), Action::PageDown),
+        (Chord::plain(KeyCode::PageUp), Action::PageUp),
+        (Chord::ctrl('b'), Action::PageUp),
+        (Chord::plain(KeyCode::Home), Action::Top),
+        (Chord::ch('g'), Action::Top),
+        (Chord::plain(KeyCode::End), Action::Bottom),
+        (Chord::ch('G'), Action::Bottom),
     ]
 }
 
@@ -169,7 +179,11 @@ pub(crate) const HELP: Context = Context(&KeyPart {
     typing: false,
     pastes: false,
     notes: &[],
-    hints: &[(Action::Back, "close help", "close")],
+    hints: &[
+        (Action::PageDown, "more", "more"),
+        (Action::PageUp, "back up", "up"),
+        (Action::Back, "close help", "close"),
+    ],
     describe: plain_words,
 });
 

@@ -2,6 +2,7 @@
 //! cannot be taken back, or a one-line prompt such as a new title; and short messages.
 
 pub(crate) mod draw;
+pub(crate) mod help;
 pub(crate) mod keys;
 
 use crossterm::event::KeyEvent;
@@ -136,7 +137,8 @@ impl Phone {
     /// A key while something floats over the screen: only what floats takes it.
     pub(crate) fn overlay_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Vec<Command> {
         match &self.overlay {
-            Some(Overlay::Help { .. }) => self.help_key(action),
+            // The app scrolls the help: how far depends on the screen below it.
+            Some(Overlay::Help { .. }) => Vec::new(),
             Some(Overlay::Confirm { .. }) => self.confirm_key(action),
             Some(Overlay::AllowAlways(_)) => self.allow_always_key(action),
             Some(Overlay::Prompt { .. }) => self.prompt_key(action, key),
@@ -186,18 +188,6 @@ impl Phone {
             self.overlay = None;
             self.show_toast(sentence, false);
         }
-    }
-
-    pub(crate) fn help_key(&mut self, action: Option<Action>) -> Vec<Command> {
-        if let Some(Overlay::Help { scroll, .. }) = &mut self.overlay {
-            match action {
-                Some(Action::Up) => *scroll = scroll.saturating_sub(1),
-                Some(Action::Down) => *scroll = scroll.saturating_add(1),
-                Some(Action::Help | Action::Back) => self.overlay = None,
-                _ => {}
-            }
-        }
-        Vec::new()
     }
 
     pub(crate) fn confirm_key(&mut self, action: Option<Action>) -> Vec<Command> {

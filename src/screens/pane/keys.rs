@@ -51,6 +51,8 @@ pub(crate) fn input() -> Vec<(Chord, Action)> {
         (Chord::alt(KeyCode::Enter), Action::Newline),
         (Chord::ctrl('j'), Action::Newline),
         (Chord::plain(KeyCode::Esc), Action::Back),
+        // The help's `?` is text here; Ctrl-G is nano's help key, and every terminal sends it.
+        (Chord::ctrl('g'), Action::Help),
         (Chord::plain(KeyCode::PageUp), Action::PageUp),
         (Chord::plain(KeyCode::PageDown), Action::PageDown),
         (Chord::ctrl('x'), Action::Abort),
@@ -111,7 +113,7 @@ pub(crate) const INPUT: Context = Context(&KeyPart {
     typing: true,
     pastes: true,
     notes: &[
-        "Typing, Backspace, Delete, ↑/↓ edit the text",
+        "Typing puts text in the box; ↑/↓ move between its lines; a paste goes in whole",
         EDIT_MOVES,
         EDIT_KILLS,
         EDIT_YANK_UNDO,
@@ -121,6 +123,7 @@ pub(crate) const INPUT: Context = Context(&KeyPart {
         (Action::Newline, "new line", "newline"),
         (Action::Abort, "stop turn", "stop"),
         (Action::Back, "leave input", "leave"),
+        (Action::Help, "keys", "keys"),
     ],
     describe: plain_words,
 });

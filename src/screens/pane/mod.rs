@@ -677,7 +677,13 @@ impl Room for PaneScreen {
             self.search_paste(phone, text);
         } else {
             self.set_focus(PaneFocus::Input);
-            typing::paste(phone.draft_mut(&self.agent, &self.pane), text, true);
+            let piece = phone.paste_continues;
+            let draft = phone.draft_mut(&self.agent, &self.pane);
+            if piece {
+                typing::paste_piece(draft, text, true);
+            } else {
+                typing::paste(draft, text, true);
+            }
         }
     }
 
