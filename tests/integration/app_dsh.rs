@@ -562,19 +562,7 @@ impl RealBridge {
 async fn d3_d5_the_phone_appends_cancels_closes_and_creates_on_the_real_bridge() {
     let dir = common::temp_dir();
     let (token_path, token) = common::token_file(dir.path());
-    let root = dir.path().join("desktop");
-    let process = common::AgentProcess::start(&[
-        "dsh-bridge",
-        "--demo",
-        "--listen",
-        "127.0.0.1:0",
-        "--token-file",
-        token_path.to_str().expect("utf-8"),
-        "--root",
-        root.to_str().expect("utf-8"),
-        "--speed",
-        "0",
-    ]);
+    let process = common::frozen_demo_bridge(dir.path(), &token_path, "127.0.0.1:0");
     let url = process.url.clone();
     let rest = url.strip_prefix("http://").expect("an http url");
     let (address, path) = rest.split_once('/').expect("a prefix");
@@ -708,6 +696,21 @@ async fn d3_d5_the_phone_appends_cancels_closes_and_creates_on_the_real_bridge()
 /// The pane of a task says in its own rows when its bridge stops answering, from the first
 /// missed poll, and says nothing of it once the bridge is back: the frames are judged over
 /// time, not only the last one.
+/// From Home to the demo desktop's first task, "Fix the flaky SSE test", once the bridge is
+/// ready: Enter on the bridge, then the task's row.
+async fn open_the_sse_task(phone: &mut TestPhone) {
+    phone
+        .until("the bridge ready on Home", |s| {
+            s.contains("Ready on the desktop's process")
+        })
+        .await;
+    phone.press(&["Enter"]).await;
+    phone
+        .until("the workspaces", |s| s.contains("Fix the flaky SSE test"))
+        .await;
+    phone.press(&["j", "j", "Enter"]).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_pane_says_when_its_bridge_is_down_and_clears_when_it_is_back() {
     let dir = common::temp_dir();
@@ -720,16 +723,7 @@ async fn a_task_pane_says_when_its_bridge_is_down_and_clears_when_it_is_back() {
         .map(|(address, _)| address.to_string())
         .expect("an address");
     let mut phone = bridge_phone(&url, &token_path, dir.path());
-    phone
-        .until("the bridge ready on Home", |s| {
-            s.contains("Ready on the desktop's process")
-        })
-        .await;
-    phone.press(&["Enter"]).await;
-    phone
-        .until("the workspaces", |s| s.contains("Fix the flaky SSE test"))
-        .await;
-    phone.press(&["j", "j", "Enter"]).await;
+    open_the_sse_task(&mut phone).await;
     phone
         .until("the task pane", |s| {
             s.contains("Message · instruction · queue")
@@ -784,16 +778,7 @@ async fn a_closed_tasks_session_keeps_its_history_and_says_why_no_more_comes() {
     let (token_path, _) = common::token_file(dir.path());
     let process = common::frozen_demo_bridge(dir.path(), &token_path, "127.0.0.1:0");
     let mut phone = bridge_phone(&process.url, &token_path, dir.path());
-    phone
-        .until("the bridge ready on Home", |s| {
-            s.contains("Ready on the desktop's process")
-        })
-        .await;
-    phone.press(&["Enter"]).await;
-    phone
-        .until("the workspaces", |s| s.contains("Fix the flaky SSE test"))
-        .await;
-    phone.press(&["j", "j", "Enter"]).await;
+    open_the_sse_task(&mut phone).await;
     phone
         .until("the task pane with its history", |s| {
             s.contains("Message · instruction · queue") && s.contains("Clippy is clean")

@@ -197,10 +197,7 @@ impl Phone {
             Some(Action::Confirm)
                 if matches!(self.overlay, Some(Overlay::Confirm { shown: false, .. })) =>
             {
-                self.show_toast(
-                    "This question just appeared. Read it, then answer it.",
-                    false,
-                );
+                self.show_toast(crate::screens::card::arming::Why::Asked.sentence(), false);
                 Vec::new()
             }
             Some(Action::Confirm) => match self.overlay.take() {
