@@ -3,8 +3,9 @@
 //! The snapshot is the reply Collie reads most (every poll that is not a 304), and the largest
 //! one a pane list can make: 64 workspaces, 256 tabs, 256 panes, open asks, belts and starters
 //! at their caps, long-but-legal strings with CJK and emoji, just under the 4 MiB reply cap
-//! (SPEC W5). `wire::decode` parses into typed shapes and then cuts, cleans and caps; the goal
-//! is to cost at most 1.2× a parse into `serde_json::Value`.
+//! (SPEC W5). `wire::decode` parses into typed shapes and then cuts, cleans and caps; the goals
+//! are to cost at most 1.3× the typed parse alone (what cutting and cleaning add) and at most
+//! 1.2× a parse into `serde_json::Value`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -260,11 +261,12 @@ fn decode_snapshot(c: &mut Criterion) {
         black_box(serde_json::from_slice::<Snapshot>(black_box(&bytes)).ok());
     });
     eprintln!(
-        "decode: {} bytes, {} panes, {asks} open asks; wire::decode {:.2} ms (of which the typed parse {:.2} ms), serde_json::Value {:.2} ms, ratio {:.2}x (goal ≤ 1.2x)",
+        "decode: {} bytes, {} panes, {asks} open asks; wire::decode {:.2} ms, the typed parse alone {:.2} ms: {:.2}x (goal ≤ 1.3x); serde_json::Value {:.2} ms: {:.2}x (goal ≤ 1.2x)",
         bytes.len(),
         snapshot.panes().count(),
         typed.as_secs_f64() * 1e3,
         parse_only.as_secs_f64() * 1e3,
+        typed.as_secs_f64() / parse_only.as_secs_f64(),
         untyped.as_secs_f64() * 1e3,
         typed.as_secs_f64() / untyped.as_secs_f64(),
     );
