@@ -693,9 +693,6 @@ async fn d3_d5_the_phone_appends_cancels_closes_and_creates_on_the_real_bridge()
     assert_eq!(created["workspaceId"], "ws-collie", "{created}");
 }
 
-/// The pane of a task says in its own rows when its bridge stops answering, from the first
-/// missed poll, and says nothing of it once the bridge is back: the frames are judged over
-/// time, not only the last one.
 /// From Home to the demo desktop's first task, "Fix the flaky SSE test", once the bridge is
 /// ready: Enter on the bridge, then the task's row.
 async fn open_the_sse_task(phone: &mut TestPhone) {
@@ -711,6 +708,9 @@ async fn open_the_sse_task(phone: &mut TestPhone) {
     phone.press(&["j", "j", "Enter"]).await;
 }
 
+/// The pane of a task says in its own rows when its bridge stops answering, from the first
+/// missed poll, and says nothing of it once the bridge is back: the frames are judged over
+/// time, not only the last one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_pane_says_when_its_bridge_is_down_and_clears_when_it_is_back() {
     let dir = common::temp_dir();
