@@ -54,6 +54,9 @@ struct Bound {
     prompting: Option<String>,
     /// The turn we sent `session/cancel` for.
     stopping: Option<String>,
+    /// A person denied a permission of the running turn: codex gives its turn up then, and
+    /// its `cancelled` is the Deny's doing, not a turn it dropped unasked.
+    denied: bool,
     /// Texts waiting for the session to open or for the running prompt to end (ACP has no
     /// steering, so a send during a turn becomes the next prompt).
     waiting: Vec<String>,
@@ -385,6 +388,7 @@ impl AcpHost {
         };
         let texts = std::mem::take(&mut bound.waiting);
         bound.prompting = Some(turn.clone());
+        bound.denied = false;
         let agent = bound.agent.clone();
         self.command(
             &agent,
@@ -437,6 +441,9 @@ impl AcpHost {
             });
         let label = chosen.map_or_else(|| "Deny".to_string(), |o| o.label);
         let how = format!("answered {label} from Collie");
+        if !allowed && let Some(bound) = self.panes.get_mut(pane) {
+            bound.denied = true;
+        }
         outcome_item(world, pane, &pending.card.ask.title, allowed, &how, now);
     }
 
@@ -849,6 +856,7 @@ impl AcpHost {
             bound.prompting = None;
         }
         let stopped = bound.stopping.take().is_some_and(|t| t == turn);
+        let denied = std::mem::take(&mut bound.denied);
         let agent = bound.agent.clone();
         // The turn's state, what the pane says of its end, and why a call it left open will
         // not finish (docs/ACP.md, "Tool calls and their notices").
@@ -859,8 +867,16 @@ impl AcpHost {
                 Some(format!("Stopped: {agent} ended this turn when asked.")),
                 "the turn was stopped".to_string(),
             ),
-            // Not stopped from here: the agent gave the turn up itself (codex does after a
-            // Deny). Said, so a turn never ends with nothing shown.
+            // codex 0.137 answers a Deny by giving up the turn: said as the Deny's doing.
+            Ok(StopReason::Cancelled) if denied => (
+                TurnState::Aborted,
+                Some(format!(
+                    "{agent} ended this turn after the Deny. Send a message to tell it what to do instead."
+                )),
+                "the turn ended after a Deny".to_string(),
+            ),
+            // Not stopped from here and nothing denied: the agent gave the turn up itself.
+            // Said, so a turn never ends with nothing shown.
             Ok(StopReason::Cancelled) => (
                 TurnState::Aborted,
                 Some(format!(
@@ -1037,6 +1053,7 @@ impl Bound {
             loading: false,
             prompting: None,
             stopping: None,
+            denied: false,
             waiting: Vec::new(),
             stream: Stream::default(),
         }

@@ -37,6 +37,7 @@ mod engine_idle;
 mod fuzz_corpus;
 mod hostile;
 mod layering;
+mod real_agents;
 mod record_replay;
 mod script;
 mod shell_cmd;

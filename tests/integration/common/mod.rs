@@ -10,6 +10,7 @@
 pub mod engine_phone;
 pub mod faulty;
 pub mod hostile;
+pub mod model_endpoint;
 pub mod phone;
 pub mod reference_bridge;
 pub mod tmux;
