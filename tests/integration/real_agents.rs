@@ -455,9 +455,8 @@ async fn whole_turns(agent: &'static Agent) {
     );
     if name == "codex" {
         assert!(
-            notices.contains(&format!(
-                "codex ended this turn after the Deny. Send a message to tell it what to do instead."
-            )),
+            notices.iter().any(|n| n
+                == "codex ended this turn after the Deny. Send a message to tell it what to do instead."),
             "{notices:?}"
         );
     }
