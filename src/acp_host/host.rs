@@ -738,6 +738,12 @@ impl AcpHost {
             // The agent did not keep the session (codex answers `-32002 Resource not found`
             // and claude `Session not found` for one that was never prompted): the pane goes
             // on in a fresh session, says what is lost, and what waits is sent there.
+            tracing::info!(
+                agent,
+                pane,
+                ?failure,
+                "the agent could not load the session; a fresh one starts"
+            );
             bound.session = None;
             bound.opening = true;
             world.push_item(pane, ItemKind::Notice, &format!("{agent} did not keep its earlier session of this conversation, so it starts a fresh one here: it does not remember what was said before."), now);

@@ -1,5 +1,6 @@
-//! The real coding agents behind the ACP host: `@zed-industries/codex-acp` and
-//! `@zed-industries/claude-code-acp` at the versions `tests/agents/package.json` pins, each
+//! The real coding agents behind the ACP host: `@zed-industries/codex-acp`,
+//! `@zed-industries/claude-code-acp` and `@google/gemini-cli` (`gemini --acp`) at the versions
+//! `tests/agents/package.json` pins, each
 //! pointed at the scripted model endpoint (`common::model_endpoint`) on 127.0.0.1, with no
 //! account and nothing leaving the machine. docs/ACP.md, "Real agents in the tests", gives the
 //! setup for each.
@@ -19,7 +20,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::model_endpoint::{HELLO, ModelEndpoint, Received, WRITTEN, finished};
+use common::model_endpoint::{HELLO, ModelEndpoint, Received, WRITTEN, finished, is_refusal};
 use common::*;
 use serde_json::{Value, json};
 
@@ -32,15 +33,31 @@ struct Agent {
     name: &'static str,
     /// Its adapter's command in `tests/agents/node_modules/.bin`.
     bin: &'static str,
+    /// What the command needs to speak ACP.
+    args: &'static str,
+    /// `session/load` brings its conversation back after a restart. Gemini CLI 0.61.0 offers
+    /// it, but its load starts the session's record afresh before reading it, so it finds
+    /// nothing (docs/ACP.md): the host's fresh session and its notice are what is tested there.
+    loads: bool,
 }
 
 const CODEX: Agent = Agent {
     name: "codex",
     bin: "codex-acp",
+    args: "",
+    loads: true,
 };
 const CLAUDE: Agent = Agent {
     name: "claude",
     bin: "claude-code-acp",
+    args: "",
+    loads: true,
+};
+const GEMINI: Agent = Agent {
+    name: "gemini",
+    bin: "gemini",
+    args: " --acp",
+    loads: false,
 };
 
 /// The adapter's command, when the packages are installed. When they are not, the test says
@@ -107,6 +124,22 @@ fn environment(
             std::fs::write(codex_home.join("config.toml"), config).expect("codex's config");
             env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
             env.push(("COLLIE_TEST_MODEL_KEY".into(), "scripted".into()));
+        }
+        "gemini" => {
+            // The API key sign-in, chosen in its settings, so it asks for no other; its base
+            // URL may be plain http only on loopback.
+            let settings = home.join(".gemini");
+            std::fs::create_dir_all(&settings).expect("gemini's settings folder");
+            let chosen = json!({
+                "security": {"auth": {"selectedType": "gemini-api-key"}},
+                "general": {"disableAutoUpdate": true},
+                "privacy": {"usageStatisticsEnabled": false},
+                "telemetry": {"enabled": false},
+            });
+            std::fs::write(settings.join("settings.json"), chosen.to_string())
+                .expect("gemini's settings");
+            env.push(("GEMINI_API_KEY".into(), "scripted".into()));
+            env.push(("GOOGLE_GEMINI_BASE_URL".into(), url.clone()));
         }
         _ => {
             env.extend(
@@ -345,7 +378,7 @@ async fn host(
     let env = environment(agent, dir, workspace, endpoint);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let socket = dir.join("run").join("agent.sock");
-    let spec = format!("{}={}", agent.name, command.display());
+    let spec = format!("{}={}{}", agent.name, command.display(), agent.args);
     let arg = |p: PathBuf| p.display().to_string();
     let (socket, state, log, config) = (
         arg(socket),
@@ -445,13 +478,14 @@ async fn whole_turns(agent: &'static Agent) {
             .any(|n| n.starts_with("Denied: ") && n.contains("denied.txt")),
         "{notices:?}"
     );
-    // Both agents end the turn at a Deny without asking the model again (codex gives the turn
-    // up, and the pane says it was the Deny's doing).
+    // The model never got the command's output: codex and Claude Code end the turn at a
+    // Deny without asking it again, Gemini CLI tells it the call was refused.
+    let told = tier.turns_for("denied.txt");
     assert!(
-        tier.turns_for("denied.txt")
-            .iter()
-            .all(|r| r.tool_results.is_empty()),
-        "the model never got a result for the denied command"
+        told.iter()
+            .flat_map(|r| &r.tool_results)
+            .all(|result| is_refusal(result)),
+        "the model got a result for the denied command: {told:?}"
     );
     if name == "codex" {
         assert!(
@@ -509,16 +543,30 @@ async fn whole_turns(agent: &'static Agent) {
     let sent = tier.send(&pane, "again", "say hello again").await;
     assert_eq!(tier.turn_ends(&pane, &sent).await, "done");
     let notices = tier.texts(&pane, "notice").await;
-    assert!(
-        notices.contains(&format!("{name} loaded this conversation again.")),
-        "{notices:?}"
-    );
     let next = tier.turns_for("say hello again");
-    assert!(
-        next.iter()
-            .any(|r| r.text.contains("please touch proof.txt")),
-        "the loaded session sent the earlier turns to the model"
-    );
+    let remembered = next
+        .iter()
+        .any(|r| r.text.contains("please touch proof.txt"));
+    if agent.loads {
+        assert!(
+            notices.contains(&format!("{name} loaded this conversation again.")),
+            "{notices:?}"
+        );
+        assert!(
+            remembered,
+            "the loaded session sent the earlier turns to the model"
+        );
+    } else {
+        // The pane's word is true: the fresh session does not carry the earlier turns.
+        assert!(
+            notices.contains(&format!("{name} did not keep its earlier session of this conversation, so it starts a fresh one here: it does not remember what was said before.")),
+            "{notices:?}"
+        );
+        assert!(
+            !remembered,
+            "a fresh session that remembers: the notice would be wrong"
+        );
+    }
     eprintln!(
         "{name}: {} requests to the model, {} CONNECTs refused ({:?})",
         tier.endpoint.received().len(),
@@ -535,4 +583,9 @@ async fn codex_runs_whole_turns_behind_the_host() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_code_runs_whole_turns_behind_the_host() {
     whole_turns(&CLAUDE).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_cli_runs_whole_turns_behind_the_host() {
+    whole_turns(&GEMINI).await;
 }

@@ -1,8 +1,9 @@
 //! A scripted model endpoint on 127.0.0.1 port 0, for running the real coding agents in the
 //! tests with no account and no network: the OpenAI Responses API that Codex speaks
-//! (`POST /v1/responses`, SSE) and the Anthropic Messages API that Claude Code speaks
-//! (`POST /v1/messages?beta=true`, SSE). docs/ACP.md, "Real agents in the tests", says how each
-//! agent is pointed here.
+//! (`POST /v1/responses`, SSE), the Anthropic Messages API that Claude Code speaks
+//! (`POST /v1/messages?beta=true`, SSE) and the Gemini API that Gemini CLI speaks
+//! (`POST /v1beta/models/MODEL:streamGenerateContent?alt=sse`, SSE, and `:generateContent` for
+//! its side calls). docs/ACP.md, "Real agents in the tests", says how each agent is pointed here.
 //!
 //! What the model does is decided from the request alone, so the agents' retries and side
 //! calls get the same answer: the newest words of the person in the conversation (the prompt)
@@ -10,8 +11,8 @@
 //!
 //! | the prompt holds | the model |
 //! |---|---|
-//! | `touch NAME` | asks its shell tool to run `touch NAME`, then says [`finished`] |
-//! | `write NAME` | writes `NAME` with the line `made by the scripted model` (Codex: an `apply_patch` custom tool call; Claude: its `Write` tool), then says [`finished`] |
+//! | `touch NAME` | asks its shell tool to run `touch NAME`, then says [`finished`] (or [`refused`] when the tool's result says a person refused it) |
+//! | `write NAME` | writes `NAME` with the line `made by the scripted model` (Codex: an `apply_patch` custom tool call; Claude: its `Write` tool; Gemini: `write_file`), then says [`finished`] |
 //! | `slow` | streams a long answer, a word every 50 ms for about 30 s, so a stop lands mid-stream |
 //! | anything else | streams [`HELLO`] in five pieces |
 //!
@@ -41,6 +42,27 @@ pub fn finished(step: &str) -> String {
     format!("Finished: {step}.")
 }
 
+/// The model's last words when its tool was refused: an agent that tells the model of a
+/// Deny (Gemini CLI does) gets these.
+pub fn refused(step: &str) -> String {
+    format!("Not done: {step} was refused.")
+}
+
+/// Whether a tool result is the agent telling the model a person said no.
+pub fn is_refusal(result: &str) -> bool {
+    let result = result.to_lowercase();
+    [
+        "canceled by the user",
+        "cancelled by the user",
+        "rejected",
+        "refused",
+        "denied",
+        "doesn't want",
+    ]
+    .iter()
+    .any(|w| result.contains(w))
+}
+
 /// The line the model writes into a file for `write NAME`.
 pub const WRITTEN: &str = "made by the scripted model";
 
@@ -51,6 +73,8 @@ pub enum Api {
     Responses,
     /// Anthropic Messages: Claude Code.
     Messages,
+    /// Gemini `generateContent`: Gemini CLI.
+    Gemini,
     /// Anything else: a `CONNECT`, another path.
     Other,
 }
@@ -167,6 +191,8 @@ async fn serve(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> Re
         Api::Responses
     } else if method == Method::POST && path.starts_with("/v1/messages") {
         Api::Messages
+    } else if method == Method::POST && path.starts_with("/v1beta/models/") {
+        Api::Gemini
     } else {
         Api::Other
     };
@@ -184,6 +210,13 @@ async fn serve(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> Re
             stream(shared, index, messages_events(&script, id))
         }
         Api::Messages => messages_whole(&script, id),
+        Api::Gemini if path.contains(":streamGenerateContent") => {
+            stream(shared, index, gemini_events(&script))
+        }
+        Api::Gemini if path.contains(":countTokens") => {
+            axum::Json(json!({"totalTokens": 10})).into_response()
+        }
+        Api::Gemini => axum::Json(gemini_chunk(&script, "{}")).into_response(),
         Api::Other => StatusCode::NOT_FOUND.into_response(),
     }
 }
@@ -205,6 +238,12 @@ fn received(api: Api, method: &Method, path: &str, body: &Value) -> Received {
         Api::Messages => {
             let (prompt, results) = messages_prompt(body);
             let side = body["tools"].as_array().is_none_or(Vec::is_empty);
+            (prompt, results, side)
+        }
+        Api::Gemini => {
+            let (prompt, results) = gemini_prompt(body);
+            // Its routing and checking calls do not stream and offer no tools.
+            let side = !path.contains(":streamGenerateContent");
             (prompt, results, side)
         }
         Api::Other => (None, Vec::new(), false),
@@ -310,6 +349,30 @@ fn messages_prompt(body: &Value) -> (Option<String>, Vec<String>) {
     (prompt, results)
 }
 
+/// Gemini CLI: the last text part of a user content, and the function responses after it.
+fn gemini_prompt(body: &Value) -> (Option<String>, Vec<String>) {
+    let mut prompt = None;
+    let mut results = Vec::new();
+    for content in body["contents"].as_array().into_iter().flatten() {
+        if content["role"] != "user" {
+            continue;
+        }
+        for part in content["parts"].as_array().into_iter().flatten() {
+            if let Some(text) = part["text"].as_str() {
+                if !from_the_agent(text) {
+                    prompt = Some(text.to_string());
+                    results.clear();
+                }
+            } else if part.get("functionResponse").is_some() {
+                let mut text = String::new();
+                all_text(&part["functionResponse"]["response"], &mut text);
+                results.push(text);
+            }
+        }
+    }
+    (prompt, results)
+}
+
 // ----- the scripts --------------------------------------------------------------------------
 
 /// What the model does next.
@@ -334,18 +397,25 @@ impl Script {
             let name = name.trim_matches(|c: char| "\"'`“”‘’,;:".contains(c));
             Some(name.trim_end_matches('.').to_string())
         };
+        let last_words = |step: String| {
+            if seen.tool_results.iter().any(|r| is_refusal(r)) {
+                Self::Words(refused(&step))
+            } else {
+                Self::Words(finished(&step))
+            }
+        };
         if let Some(name) = after("touch") {
             return if seen.tool_results.is_empty() {
                 Self::Run(format!("touch {name}"))
             } else {
-                Self::Words(finished(&format!("touch {name}")))
+                last_words(format!("touch {name}"))
             };
         }
         if let Some(name) = after("write") {
             return if seen.tool_results.is_empty() {
                 Self::Write(name)
             } else {
-                Self::Words(finished(&format!("write {name}")))
+                last_words(format!("write {name}"))
             };
         }
         if prompt.split_whitespace().any(|w| w == "slow") {
@@ -377,7 +447,7 @@ fn patch(name: &str) -> String {
     format!("*** Begin Patch\n*** Add File: {name}\n+{WRITTEN}\n*** End Patch\n")
 }
 
-/// One SSE frame: the event's name and its data.
+/// One SSE frame: the event's name (none for Gemini), its data, and the pause before it.
 type Event = (String, Value, Duration);
 
 fn responses_events(script: &Script, id: u64) -> Vec<Event> {
@@ -512,6 +582,66 @@ fn messages_events(script: &Script, id: u64) -> Vec<Event> {
     events
 }
 
+/// One `GenerateContentResponse`: its model content is `parts`.
+fn gemini_response(parts: Value, finish: Option<&str>) -> Value {
+    let mut candidate = json!({"content": {"role": "model", "parts": parts}, "index": 0});
+    if let Some(finish) = finish {
+        candidate["finishReason"] = json!(finish);
+    }
+    json!({"candidates": [candidate], "usageMetadata": {"promptTokenCount": 10,
+        "candidatesTokenCount": 10, "totalTokenCount": 20}, "modelVersion": "scripted"})
+}
+
+/// A side call's answer: `words` when the script has none of its own.
+fn gemini_chunk(script: &Script, words: &str) -> Value {
+    let text = match script {
+        Script::Words(w) if w != "ok" => w.clone(),
+        _ => words.to_string(),
+    };
+    gemini_response(json!([{"text": text}]), Some("STOP"))
+}
+
+fn gemini_events(script: &Script) -> Vec<Event> {
+    let now = Duration::ZERO;
+    // Gemini's SSE has no event names; `data:` lines only.
+    let call = |name: &str, args: Value| {
+        vec![(
+            String::new(),
+            gemini_response(
+                json!([{"functionCall": {"name": name, "args": args}}]),
+                Some("STOP"),
+            ),
+            now,
+        )]
+    };
+    match script {
+        Script::Run(command) => call(
+            "run_shell_command",
+            json!({"command": command, "description": "Run the scripted command"}),
+        ),
+        Script::Write(name) => call(
+            "write_file",
+            json!({"file_path": name, "content": format!("{WRITTEN}\n")}),
+        ),
+        Script::Words(_) | Script::Slow => {
+            let (pieces, pause) = pieces(script);
+            let last = pieces.len().saturating_sub(1);
+            pieces
+                .into_iter()
+                .enumerate()
+                .map(|(n, piece)| {
+                    let finish = (n == last).then_some("STOP");
+                    (
+                        String::new(),
+                        gemini_response(json!([{"text": piece}]), finish),
+                        pause,
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
 /// A Messages reply that was not asked to stream.
 fn messages_whole(script: &Script, id: u64) -> Response {
     let text = match script {
@@ -534,7 +664,11 @@ fn stream(shared: Arc<Mutex<Shared>>, index: usize, events: Vec<Event>) -> Respo
             if !pause.is_zero() {
                 tokio::time::sleep(pause).await;
             }
-            let frame = format!("event: {name}\ndata: {data}\n\n");
+            let frame = if name.is_empty() {
+                format!("data: {data}\n\n")
+            } else {
+                format!("event: {name}\ndata: {data}\n\n")
+            };
             if tx.send(Ok(Bytes::from(frame))).await.is_err() {
                 shared.lock().expect("the endpoint's log").received[index].hung_up = true;
                 return;
