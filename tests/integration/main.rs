@@ -43,6 +43,7 @@ mod script;
 mod shell_cmd;
 mod soak;
 mod spec_book;
+mod ssh_remote;
 mod tmux;
 mod tmux_terminal;
 mod wire_props;

@@ -13,6 +13,7 @@ pub mod hostile;
 pub mod model_endpoint;
 pub mod phone;
 pub mod reference_bridge;
+pub mod sshd;
 pub mod tmux;
 
 use std::convert::Infallible;
