@@ -120,9 +120,17 @@ impl ConnectArgs {
         // Through ssh, an agent is a local socket like any other, named after its host.
         for target in &self.ssh {
             let local = ssh_forward::open(target).map_err(anyhow::Error::msg)?;
-            let mut spec = resolve_agents(&[local], &[], &tokens, None, &Default::default())?;
+            let mut spec = resolve_agents(
+                std::slice::from_ref(&local),
+                &[],
+                &tokens,
+                None,
+                &Default::default(),
+            )?;
             for spec in &mut spec {
                 spec.name = target.name();
+                spec.endpoint =
+                    crate::transport::Endpoint::socket_through_ssh(local.clone(), &target.host);
             }
             agents.splice(0..0, spec);
         }
