@@ -10,6 +10,7 @@ use super::ssh_forward::{self, SshTarget};
 use crate::config::{self, Config, resolve_agents, resolve_bridges};
 use crate::engine::AgentSpec;
 use crate::engine::dsh::BridgeSpec;
+use crate::transport::pin::Pin;
 use crate::transport::token::TokenSource;
 
 #[derive(Debug, Clone, Args, Default)]
@@ -31,9 +32,14 @@ pub(crate) struct ConnectArgs {
     /// The bearer token for --url agents, in a file only you can read.
     #[arg(long, value_name = "FILE")]
     pub(crate) token_file: Option<PathBuf>,
-    /// Trust this PEM certificate for --url agents.
-    #[arg(long, value_name = "FILE")]
+    /// Trust this PEM certificate (a CA, or the agent's own) for --url agents.
+    #[arg(long, value_name = "FILE", conflicts_with = "pin")]
     pub(crate) ca_cert: Option<PathBuf>,
+    /// Trust exactly the certificate with this SHA-256 for --url agents, CA or not, whatever
+    /// names it has: sha256: and 64 hex digits, with or without colons
+    /// (`collie-phone agent --tls auto` prints it; `collie-phone rules T10`).
+    #[arg(long, value_name = "sha256:HEX")]
+    pub(crate) pin: Option<Pin>,
     /// Dial the DSH collaboration bridge at this loopback URL (`collie-phone rules D`);
     /// `default` is http://127.0.0.1:19387/codex-bridge. May be given more than once.
     #[arg(long = "dsh", value_name = "URL")]
@@ -115,6 +121,7 @@ impl ConnectArgs {
             &self.urls,
             &tokens,
             self.ca_cert.as_deref(),
+            self.pin,
             &config.agents,
         )?;
         // Through ssh, an agent is a local socket like any other, named after its host.

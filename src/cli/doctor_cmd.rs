@@ -30,6 +30,7 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
             entry.url.as_deref(),
             entry.token_file.as_deref().or(token_file),
             entry.ca_cert.as_deref(),
+            entry.pin,
         )?;
         Some(Target {
             name: name.clone(),
@@ -41,6 +42,7 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         &args.connect.urls,
         token_file,
         args.connect.ca_cert.as_deref(),
+        args.connect.pin,
         configured,
     );
     // Through ssh the forward is the first step: when it fails, that is the finding.

@@ -9,7 +9,8 @@ use serde::Deserialize;
 
 use crate::engine::dsh::{BridgeSpec, BridgeUrl, BridgeUrlError, DEFAULT_BRIDGE_URL};
 use crate::engine::{AgentSpec, short_name};
-use crate::transport::tls::{TlsEndpoint, TlsSetupError};
+use crate::transport::pin::Pin;
+use crate::transport::tls::{TlsEndpoint, TlsSetupError, Trust};
 use crate::transport::token::{TokenError, TokenSource};
 use crate::transport::{Endpoint, Token};
 
@@ -18,18 +19,25 @@ use crate::transport::{Endpoint, Token};
 #[serde(
     deny_unknown_fields,
     rename_all = "kebab-case",
-    expecting = "a table with socket, or url with token-file and ca-cert"
+    expecting = "a table with socket, or url with token-file and ca-cert or pin"
 )]
 pub(crate) struct AgentEntry {
     pub(crate) socket: Option<PathBuf>,
     pub(crate) url: Option<String>,
     pub(crate) token_file: Option<PathBuf>,
     pub(crate) ca_cert: Option<PathBuf>,
+    /// Trust exactly the certificate with this fingerprint (SPEC T10).
+    pub(crate) pin: Option<Pin>,
 }
 
 impl AgentEntry {
     /// The keys of `[agents.NAME]`, for the suggestion after a refusal.
-    pub(crate) const KEYS: [&str; 4] = ["socket", "url", "token-file", "ca-cert"];
+    pub(crate) const KEYS: [&str; 5] = ["socket", "url", "token-file", "ca-cert", "pin"];
+
+    /// What makes this agent's certificate trusted; None when it names both a CA and a pin.
+    pub(crate) fn trust(&self) -> Option<Trust> {
+        Trust::from_flags(self.ca_cert.as_deref(), self.pin)
+    }
 }
 
 /// One DSH bridge as written in the config file (`[dsh.NAME]`, SPEC D1).
@@ -84,6 +92,8 @@ pub(crate) enum DialError {
     NoToken(String),
     #[error("agent \"{0}\": {1}")]
     Tls(String, TlsSetupError),
+    #[error("agent \"{0}\": give either a CA (ca-cert, --ca-cert) or a pin (pin, --pin), not both")]
+    CaAndPin(String),
     #[error("two agents are named \"{0}\"")]
     Duplicate(String),
     #[error("DSH bridge \"{0}\": {1}")]
@@ -109,7 +119,10 @@ fn agent_spec(
                 (None, None, None) => return Err(DialError::NoToken(name.to_string())),
             }
             .map_err(|e| DialError::Token(name.to_string(), e))?;
-            let tls = TlsEndpoint::new(url, token, entry.ca_cert.as_deref())
+            let trust = entry
+                .trust()
+                .ok_or_else(|| DialError::CaAndPin(name.to_string()))?;
+            let tls = TlsEndpoint::trusting(url, token, &trust)
                 .map_err(|e| DialError::Tls(name.to_string(), e))?;
             Endpoint::Tls(tls)
         }
@@ -128,6 +141,7 @@ pub(crate) fn resolve_agents(
     urls: &[String],
     tokens: &TokenSource,
     ca_cert: Option<&Path>,
+    pin: Option<Pin>,
     configured: &BTreeMap<String, AgentEntry>,
 ) -> Result<Vec<AgentSpec>, DialError> {
     let mut specs = Vec::new();
@@ -137,6 +151,7 @@ pub(crate) fn resolve_agents(
             url: None,
             token_file: None,
             ca_cert: None,
+            pin: None,
         };
         specs.push(agent_spec(
             &short_name(&path.display().to_string()),
@@ -150,6 +165,7 @@ pub(crate) fn resolve_agents(
             url: Some(url.clone()),
             token_file: None,
             ca_cert: ca_cert.map(Path::to_path_buf),
+            pin,
         };
         specs.push(agent_spec(&url_name(url, urls), &entry, tokens)?);
     }
@@ -164,6 +180,7 @@ pub(crate) fn resolve_agents(
             url: None,
             token_file: None,
             ca_cert: None,
+            pin: None,
         };
         specs.push(agent_spec("agent", &entry, tokens)?);
     }
@@ -258,10 +275,11 @@ mod tests {
                 url: None,
                 token_file: None,
                 ca_cert: None,
+                pin: None,
             },
         )]);
-        let specs =
-            resolve_agents(&[], &[], &TokenSource::default(), None, &configured).expect("resolves");
+        let specs = resolve_agents(&[], &[], &TokenSource::default(), None, None, &configured)
+            .expect("resolves");
         assert_eq!(specs.len(), 1);
         assert_eq!(specs[0].name, "laptop");
     }
@@ -288,6 +306,7 @@ mod tests {
             url: Some("https://a.example".into()),
             token_file: None,
             ca_cert: None,
+            pin: None,
         };
         assert!(matches!(
             agent_spec("a", &entry, &TokenSource::default()),

@@ -112,6 +112,20 @@ fn notify_picks_the_way_and_bell_false_still_means_off() {
 }
 
 #[test]
+fn t10_a_pin_in_an_agent_entry_is_read_and_a_bad_one_is_refused_at_its_line() {
+    let hex = "0a".repeat(32);
+    let config = parse(&format!(
+        "[agents.cloud]\nurl = \"https://agent.example\"\npin = \"SHA256:{hex}\"\n"
+    ))
+    .expect("parses");
+    let pin = config.agents["cloud"].pin.expect("a pin");
+    assert_eq!(pin.to_string(), format!("sha256:{}", ["0A"; 32].join(":")));
+    let refused = refusal("[agents.cloud]\nurl = \"https://agent.example\"\npin = \"ab:cd\"\n");
+    assert!(refused.starts_with("config.toml:3:7: "), "{refused}");
+    assert!(refused.contains("is not a pin"), "{refused}");
+}
+
+#[test]
 fn every_key_the_suggestions_know_is_one_the_file_takes() {
     let mut text: Vec<String> = file::TOP_KEYS
         .iter()
@@ -126,7 +140,10 @@ fn every_key_the_suggestions_know_is_one_the_file_takes() {
     text.push("[keys]".into());
     text.extend(Action::names().iter().map(|name| format!("{name} = []")));
     text.push("[agents.a]".into());
-    text.extend(AgentEntry::KEYS.iter().map(|key| format!("{key} = \"x\"")));
+    text.extend(AgentEntry::KEYS.iter().map(|key| match *key {
+        "pin" => format!("pin = \"sha256:{}\"", "ab".repeat(32)),
+        other => format!("{other} = \"x\""),
+    }));
     text.push("[dsh.d]".into());
     text.extend(DshEntry::KEYS.iter().map(|key| format!("{key} = \"x\"")));
     text.push("[acp.c]".into());
@@ -198,7 +215,7 @@ fn a_bad_value_is_named_a_value_error() {
     );
     assert_eq!(
         refusal("[agents]\nlaptop = \"/tmp/a.sock\"\n"),
-        r#"config.toml:2:10: laptop = "/tmp/a.sock" in [agents] is not a valid value: invalid type: string "/tmp/a.sock", expected a table with socket, or url with token-file and ca-cert"#
+        r#"config.toml:2:10: laptop = "/tmp/a.sock" in [agents] is not a valid value: invalid type: string "/tmp/a.sock", expected a table with socket, or url with token-file and ca-cert or pin"#
     );
 }
 

@@ -1,6 +1,6 @@
 //! `collie-phone doctor`: why can the phone not reach an agent? One read-only pass, step by
 //! step: the socket's privacy part by part (SPEC S3) or the URL and token (SPEC T1, T2), the
-//! connection and the peer's uid (S4), hello (H1, H2, V4), the snapshot's ETag and a 304 on the
+//! connection and the peer's uid (S4), the pinned certificate (T10), hello (H1, H2, V4), the snapshot's ETag and a 304 on the
 //! second read (H4), with round-trip times. Nothing it sends changes the agent.
 
 pub(crate) mod report;
@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 pub(crate) use report::{Report, Step};
 
 use crate::engine::short_name;
+use crate::transport::pin::Pin;
 use crate::transport::privacy::{current_uid, missing_socket, walk_socket_path};
-use crate::transport::tls::{TlsEndpoint, check_url};
+use crate::transport::tls::{TlsEndpoint, Trust, check_url};
 use crate::transport::token::TokenSource;
 use crate::transport::{Endpoint, Token};
 
@@ -31,6 +32,7 @@ pub(crate) enum Place {
         url: String,
         token_file: Option<PathBuf>,
         ca_cert: Option<PathBuf>,
+        pin: Option<Pin>,
     },
 }
 
@@ -42,6 +44,7 @@ impl Place {
         url: Option<&str>,
         token_file: Option<&Path>,
         ca_cert: Option<&Path>,
+        pin: Option<Pin>,
     ) -> Option<Place> {
         match (socket, url) {
             (Some(path), _) => Some(Place::Socket(path.to_path_buf())),
@@ -49,6 +52,7 @@ impl Place {
                 url: url.to_string(),
                 token_file: token_file.map(Path::to_path_buf),
                 ca_cert: ca_cert.map(Path::to_path_buf),
+                pin,
             }),
             (None, None) => None,
         }
@@ -72,6 +76,7 @@ pub(crate) fn targets(
     urls: &[String],
     token_file: Option<&Path>,
     ca_cert: Option<&Path>,
+    pin: Option<Pin>,
     configured: impl IntoIterator<Item = Target>,
 ) -> Vec<Target> {
     let mut targets: Vec<Target> = sockets
@@ -87,6 +92,7 @@ pub(crate) fn targets(
             url: url.clone(),
             token_file: token_file.map(Path::to_path_buf),
             ca_cert: ca_cert.map(Path::to_path_buf),
+            pin,
         },
     }));
     targets.extend(configured);
@@ -104,17 +110,27 @@ pub(crate) fn targets(
 /// Examines one agent, read-only, and says what holds.
 pub(crate) async fn examine(target: &Target) -> Report {
     let mut steps = Vec::new();
-    let endpoint = match &target.place {
-        Place::Socket(path) => socket_steps(path, &mut steps).await,
+    let (endpoint, pin) = match &target.place {
+        Place::Socket(path) => (socket_steps(path, &mut steps).await, None),
         Place::Url {
             url,
             token_file,
             ca_cert,
-        } => url_steps(url, token_file.as_deref(), ca_cert.as_deref(), &mut steps),
+            pin,
+        } => {
+            let trust = Trust::from_flags(ca_cert.as_deref(), *pin);
+            (
+                url_steps(url, token_file.as_deref(), trust.as_ref(), &mut steps),
+                *pin,
+            )
+        }
     };
     match endpoint {
-        Ok(endpoint) => wire_steps::run(&endpoint, &mut steps).await,
+        Ok(endpoint) => wire_steps::run(&endpoint, pin, &mut steps).await,
         Err(because) => {
+            if pin.is_some() {
+                steps.push(Step::not_tried("pin", because.clone()));
+            }
             for step in wire_steps::STEPS {
                 steps.push(Step::not_tried(*step, because.clone()));
             }
@@ -223,11 +239,12 @@ fn peer_pid(peer: &tokio::net::unix::UCred) -> String {
         .map_or_else(|| "unknown".to_string(), |pid| pid.to_string())
 }
 
-/// SPEC T1, T2: the URL, the token and the CA certificate.
+/// SPEC T1, T2: the URL, the token and the CA certificate; `trust` is None when both a CA and
+/// a pin were given. The pin is checked at the first exchange (`wire_steps`, SPEC T10).
 fn url_steps(
     url: &str,
     token_file: Option<&Path>,
-    ca_cert: Option<&Path>,
+    trust: Option<&Trust>,
     steps: &mut Vec<Step>,
 ) -> Result<Endpoint, String> {
     match check_url(url) {
@@ -286,9 +303,17 @@ fn url_steps(
             return Err("there is no usable token".into());
         }
     };
-    match TlsEndpoint::new(url, token, ca_cert) {
+    let Some(trust) = trust else {
+        steps.push(Step::fails(
+            "ca certificate",
+            "both a CA certificate and a pin are given: a pin trusts one certificate, a CA the ones it signs",
+            Some("give either --ca-cert (ca-cert) or --pin (pin), not both".into()),
+        ));
+        return Err("the certificate would be trusted two ways at once".into());
+    };
+    match TlsEndpoint::trusting(url, token, trust) {
         Ok(endpoint) => {
-            if let Some(ca) = ca_cert {
+            if let Trust::CaCert(ca) = trust {
                 steps.push(Step::holds(
                     "ca certificate",
                     format!("{}: read", ca.display()),

@@ -1,10 +1,12 @@
-//! The steps that talk HTTP, the same on both transports: hello (SPEC H1, H2, H3, V4), the
-//! snapshot with its ETag and a 304 on a second read (H4), each timed. Only GETs: read-only.
+//! The steps that talk HTTP, the same on both transports: the pinned certificate at the first
+//! exchange (SPEC T10), hello (H1, H2, H3, V4), the snapshot with its ETag and a 304 on a second
+//! read (H4), each timed. Only GETs: read-only.
 
 use std::time::Instant;
 
 use super::{Step, millis};
 use crate::engine::status::AgentStatus;
+use crate::transport::pin::Pin;
 use crate::transport::{Endpoint, Method, Reply, Request, RouteClass, TransportError};
 use crate::wire::{self, ErrorBody, Hello, OUR_PROTOCOL, VERSION_HEADER, limits};
 
@@ -21,8 +23,10 @@ pub(crate) const STEPS: &[&str] = &[
 /// gives up: the demo world moves every second.
 const SECOND_READS: usize = 3;
 
-pub(crate) async fn run(endpoint: &Endpoint, steps: &mut Vec<Step>) {
-    let Some(hello) = hello_step(endpoint, steps).await else {
+/// The steps from hello on; `pin` is the certificate a pinned URL trusts, judged at hello's
+/// handshake and reported as a step of its own before hello.
+pub(crate) async fn run(endpoint: &Endpoint, pin: Option<Pin>, steps: &mut Vec<Step>) {
+    let Some(hello) = hello_step(endpoint, pin, steps).await else {
         for step in &STEPS[1..] {
             steps.push(Step::not_tried(*step, "hello failed"));
         }
@@ -105,10 +109,10 @@ fn transport_failure(route: &str, error: &TransportError) -> Step {
             return Step::fails(
                 route,
                 format!("the agent's certificate is not trusted ({why})"),
-                Some(if fix.contains("--ca-cert") {
-                    "give --ca-cert with the PEM certificate of its CA (or the certificate itself, when it signs itself)".into()
+                Some(if fix.starts_with("give its CA") {
+                    "give --ca-cert with the PEM certificate of its CA (or the certificate itself, when it signs itself), or --pin sha256:… with its fingerprint (`collie-phone agent --tls auto` makes a certificate and prints the pin)".into()
                 } else {
-                    (*fix).to_string()
+                    fix.clone()
                 }),
             );
         }
@@ -139,9 +143,30 @@ fn transport_failure(route: &str, error: &TransportError) -> Step {
     Step::fails(route, error.to_string(), Some(fix.into()))
 }
 
-async fn hello_step(endpoint: &Endpoint, steps: &mut Vec<Step>) -> Option<Hello> {
+async fn hello_step(endpoint: &Endpoint, pin: Option<Pin>, steps: &mut Vec<Step>) -> Option<Hello> {
     let request = get(wire::paths::hello(), limits::MAX_HELLO_REPLY, Vec::new());
     let (result, ms) = timed(endpoint, &request).await;
+    if let Some(pin) = pin {
+        match &result {
+            // A reply came over TLS, so the handshake met the pin (SPEC T10).
+            Ok(_) => steps.push(
+                Step::holds(
+                    "pin",
+                    format!("the agent showed the pinned certificate {pin}"),
+                )
+                .timed(ms),
+            ),
+            Err(error @ TransportError::NotTrusted { .. }) => {
+                steps.push(transport_failure("pin", error).timed(ms));
+                steps.push(Step::not_tried(
+                    "hello",
+                    "the agent's certificate is not the pinned one",
+                ));
+                return None;
+            }
+            Err(_) => steps.push(Step::not_tried("pin", "no TLS handshake was made")),
+        }
+    }
     let reply = match result {
         Ok(reply) => reply,
         Err(error) => {

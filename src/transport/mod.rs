@@ -3,6 +3,7 @@
 //! exchanges of one poll cycle over one socket connection.
 
 pub(crate) mod cause;
+pub mod pin;
 pub(crate) mod privacy;
 pub(crate) mod socket;
 pub mod tls;
@@ -85,7 +86,7 @@ pub enum TransportError {
     )]
     NotTrusted {
         why: String,
-        fix: &'static str,
+        fix: String,
         url: String,
     },
     /// The phone's own words on why no connection was made, with the cause.

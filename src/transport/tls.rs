@@ -1,11 +1,13 @@
 //! The TLS transport (SPEC T): reqwest with rustls, redirects off (T4), the token on every
 //! request (T2), the deadline over the whole exchange (T7, T9), replies read within their cap (W7).
 //! The client keeps its connection to the agent alive between polls (T8), so a poll is not a
-//! TCP and TLS handshake each time.
+//! TCP and TLS handshake each time. The agent's certificate is trusted by a CA (`--ca-cert`,
+//! else the system's) or by its pin (T10).
 
-use std::path::Path;
-use std::sync::Once;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Once};
 
+use super::pin::{Pin, PinVerifier};
 use super::{Reply, Request, Token, TransportError};
 use crate::wire::limits::MAX_URL_BYTES;
 use crate::wire::paths::PREFIX;
@@ -74,6 +76,32 @@ pub enum TlsSetupError {
     Client(String),
 }
 
+/// What makes the agent's certificate trusted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Trust {
+    /// A chain to a CA the system trusts, for the name dialed.
+    #[default]
+    System,
+    /// A chain to the CA in this PEM file (or the file's certificate itself), for the name
+    /// dialed.
+    CaCert(PathBuf),
+    /// Exactly the certificate with this fingerprint (SPEC T10).
+    Pin(Pin),
+}
+
+impl Trust {
+    /// The trust `--ca-cert` and `--pin` ask for; None when both are given, which asks for two
+    /// things at once.
+    pub(crate) fn from_flags(ca_cert: Option<&Path>, pin: Option<Pin>) -> Option<Self> {
+        match (ca_cert, pin) {
+            (Some(_), Some(_)) => None,
+            (Some(path), None) => Some(Self::CaCert(path.to_path_buf())),
+            (None, Some(pin)) => Some(Self::Pin(pin)),
+            (None, None) => Some(Self::System),
+        }
+    }
+}
+
 /// Installs rustls's ring provider once; reqwest needs one before any client is built.
 pub(crate) fn install_crypto_provider() {
     static ONCE: Once = Once::new();
@@ -84,7 +112,14 @@ pub(crate) fn install_crypto_provider() {
 }
 
 impl TlsEndpoint {
+    /// An endpoint that trusts `ca_cert`, else the system's CAs.
     pub fn new(url: &str, token: Token, ca_cert: Option<&Path>) -> Result<Self, TlsSetupError> {
+        let trust = ca_cert.map_or(Trust::System, |path| Trust::CaCert(path.to_path_buf()));
+        Self::trusting(url, token, &trust)
+    }
+
+    /// An endpoint whose agent's certificate is trusted as `trust` says.
+    pub fn trusting(url: &str, token: Token, trust: &Trust) -> Result<Self, TlsSetupError> {
         let base = check_url(url)?;
         install_crypto_provider();
         let mut builder = reqwest::Client::builder()
@@ -95,13 +130,17 @@ impl TlsEndpoint {
             .pool_idle_timeout(KEEP_ALIVE)
             .pool_max_idle_per_host(1)
             .user_agent(concat!("collie-phone/", env!("CARGO_PKG_VERSION")));
-        if let Some(path) = ca_cert {
-            let shown = path.display().to_string();
-            let pem = std::fs::read(path)
-                .map_err(|e| TlsSetupError::CaCert(shown.clone(), e.to_string()))?;
-            let cert = reqwest::Certificate::from_pem(&pem)
-                .map_err(|e| TlsSetupError::CaCert(shown, e.to_string()))?;
-            builder = builder.tls_certs_only([cert]);
+        match trust {
+            Trust::System => {}
+            Trust::CaCert(path) => {
+                let shown = path.display().to_string();
+                let pem = std::fs::read(path)
+                    .map_err(|e| TlsSetupError::CaCert(shown.clone(), e.to_string()))?;
+                let cert = reqwest::Certificate::from_pem(&pem)
+                    .map_err(|e| TlsSetupError::CaCert(shown, e.to_string()))?;
+                builder = builder.tls_certs_only([cert]);
+            }
+            Trust::Pin(pin) => builder = builder.tls_backend_preconfigured(pinned_config(*pin)?),
         }
         let client = builder
             .build()
@@ -172,6 +211,21 @@ impl TlsEndpoint {
             body: buffer.freeze(),
         })
     }
+}
+
+/// rustls set up to trust only the pinned certificate, with the ring provider and the ALPN
+/// reqwest would offer for HTTP/1.1 (a preconfigured backend gets none from reqwest).
+fn pinned_config(pin: Pin) -> Result<rustls::ClientConfig, TlsSetupError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = PinVerifier::new(pin, provider.signature_verification_algorithms);
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| TlsSetupError::Client(e.to_string()))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(config)
 }
 
 fn classify(error: &reqwest::Error) -> TransportError {

@@ -53,6 +53,9 @@ impl ScriptArgs {
         if let Some(file) = &self.connect.ca_cert {
             flags.push(format!("--ca-cert {}", quoted(&file.display().to_string())));
         }
+        if let Some(pin) = &self.connect.pin {
+            flags.push(format!("--pin {pin}"));
+        }
         if let Some(file) = &self.connect.config {
             flags.push(format!("--config {}", quoted(&file.display().to_string())));
         }
