@@ -1,12 +1,14 @@
 //! `collie-phone agent`: the reference durable agent, on a private Unix socket (SPEC S1, S2)
-//! or on TCP with a token, over TLS or plain loopback http (SPEC T1–T3, A11).
+//! or on TCP with a token, over TLS or plain loopback http (SPEC T1–T3, A11); with `--tls auto`
+//! on a certificate of its own, kept across restarts, and it says the phone command that pins it
+//! (T10).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use super::{WorldFlags, logging};
 use crate::acp_host::AcpHostOptions;
@@ -14,6 +16,7 @@ use crate::durable::Drive;
 use crate::durable::listen::{self, Binding, TlsFiles};
 use crate::durable::runtime::Agent;
 use crate::durable::server::{Access, Server, TokenGate};
+use crate::durable::tls_auto::{self, AutoTls, Story};
 use crate::rigs::WorldOptions;
 use crate::rigs::chaos::Chaos;
 use crate::rigs::faults::Breaks;
@@ -31,7 +34,20 @@ pub(crate) struct AgentArgs {
     /// (`collie-phone rules T`).
     #[arg(long, value_name = "FILE", requires = "listen")]
     pub(crate) token_file: Option<PathBuf>,
-    /// Serve https with this PEM certificate chain (needs --tls-key).
+    /// Serve https with a certificate the agent makes: `auto` makes one (not a CA) for this
+    /// host's names and addresses once, keeps it in tls/ of the --state folder (else
+    /// $XDG_STATE_HOME/collie-phone/agent-tls/), uses it again at every start until it expires,
+    /// and prints the phone command with its pin (`collie-phone rules T10`).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "auto",
+        requires = "listen",
+        conflicts_with_all = ["tls_cert", "tls_key"]
+    )]
+    pub(crate) tls: Option<TlsMode>,
+    /// Serve https with this PEM certificate chain (needs --tls-key). Its own certificate must not
+    /// be a CA: add `-addext basicConstraints=critical,CA:FALSE` to `openssl req -x509`.
     #[arg(long, value_name = "FILE", requires_all = ["tls_key", "listen"])]
     pub(crate) tls_cert: Option<PathBuf>,
     /// The PEM private key of --tls-cert.
@@ -68,13 +84,28 @@ pub(crate) struct AgentArgs {
     pub(crate) config: Option<PathBuf>,
 }
 
+/// Where the https certificate comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TlsMode {
+    /// Made by the agent, kept in its state folder.
+    Auto,
+}
+
+/// The certificate of an https listener.
+enum Https {
+    /// `--tls-cert` and `--tls-key`.
+    Files(TlsFiles),
+    /// `--tls auto`, kept in this folder.
+    Auto(PathBuf),
+}
+
 /// How the agent is reached.
 enum Transport {
     Socket(PathBuf),
     Tcp {
         address: String,
         token_file: PathBuf,
-        tls: Option<TlsFiles>,
+        tls: Option<Https>,
     },
 }
 
@@ -84,11 +115,17 @@ impl AgentArgs {
     fn transport(&self) -> anyhow::Result<Transport> {
         match (&self.listen, &self.token_file, &self.socket) {
             (Some(address), Some(token_file), _) => {
-                let tls = match (&self.tls_cert, &self.tls_key) {
-                    (Some(cert), Some(key)) => Some(TlsFiles {
+                let tls = match (&self.tls, &self.tls_cert, &self.tls_key) {
+                    (Some(TlsMode::Auto), _, _) => {
+                        Some(Https::Auto(self.world.state.as_deref().map_or_else(
+                            || crate::engine::Journal::default_path().with_file_name("agent-tls"),
+                            tls_auto::folder_in,
+                        )))
+                    }
+                    (None, Some(cert), Some(key)) => Some(Https::Files(TlsFiles {
                         cert: cert.clone(),
                         key: key.clone(),
-                    }),
+                    })),
                     _ => None,
                 };
                 Ok(Transport::Tcp {
@@ -229,13 +266,35 @@ async fn serve(world: &WorldFlags, drive: Drive, transport: Transport) -> anyhow
         _ => {}
     }
     let agent = Agent::new(options).context("could not start the agent's world")?;
+    let mut auto = None;
     let binding = match &transport {
         Transport::Socket(path) => listen::bind_unix(path)?,
-        Transport::Tcp { address, tls, .. } => listen::bind_tcp(address, tls.as_ref()).await?,
+        Transport::Tcp {
+            address, tls: None, ..
+        } => listen::bind_tcp(address, None).await?,
+        Transport::Tcp {
+            address,
+            tls: Some(Https::Files(files)),
+            ..
+        } => listen::bind_tcp(address, Some(files)).await?,
+        Transport::Tcp {
+            address,
+            tls: Some(Https::Auto(folder)),
+            ..
+        } => {
+            let at = listen::listen_address(address).await?;
+            let made = tls_auto::ensure(folder, at.ip(), time::OffsetDateTime::now_utc())?;
+            let binding = listen::bind_tcp(address, Some(&made.files)).await?;
+            auto = Some(made);
+            binding
+        }
     };
     let server = Server::new(agent, access);
     let stop = listen::shutdown_signal();
     announce(&binding)?;
+    if let (Some(auto), Transport::Tcp { token_file, .. }) = (&auto, &transport) {
+        announce_pin(&binding, auto, token_file)?;
+    }
     tracing::info!(at = %binding.url(), world = ?world.world, "the reference agent is listening");
     serve_until_stopped(binding, server, stop).await
 }
@@ -246,6 +305,50 @@ fn announce(binding: &Binding) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "listening {}", binding.url()).context("could not write to stdout")?;
     stdout.flush().context("could not write to stdout")
+}
+
+/// SPEC T10: after the `listening` line, which certificate is served (kept, made, or remade and
+/// why), what it covers, and the one phone command that pins it.
+fn announce_pin(binding: &Binding, auto: &AutoTls, token_file: &Path) -> anyhow::Result<()> {
+    let how = match &auto.story {
+        Story::Kept => "kept from the last start (the pin is unchanged)".to_string(),
+        Story::Made => "made".to_string(),
+        Story::Remade(why) => {
+            format!("made again because {why} (a new pin: phones need the new command)")
+        }
+    };
+    let token_file = std::path::absolute(token_file).unwrap_or_else(|_| token_file.to_path_buf());
+    let command = format!(
+        "collie-phone --url {} --token-file {} --pin {}",
+        phone_url(binding),
+        super::headless::quoted(&token_file.display().to_string()),
+        auto.pin
+    );
+    let mut stdout = std::io::stdout().lock();
+    writeln!(
+        stdout,
+        "certificate {} {how}: for {}, valid until {}, {}",
+        auto.files.cert.display(),
+        auto.names.join(", "),
+        tls_auto::shown_time(auto.not_after),
+        auto.pin
+    )
+    .and_then(|()| writeln!(stdout, "dial it with: {command}"))
+    .and_then(|()| stdout.flush())
+    .context("could not write to stdout")
+}
+
+/// The URL a phone dials: the listening one, with the host's name in place of an unspecified
+/// address (0.0.0.0 or ::), which no phone can dial.
+fn phone_url(binding: &Binding) -> String {
+    let url = binding.url();
+    match binding.tcp_address() {
+        Some(at) if at.ip().is_unspecified() => {
+            let host = tls_auto::host_name().unwrap_or_else(|| "localhost".to_string());
+            format!("https://{host}:{}", at.port())
+        }
+        _ => url,
+    }
 }
 
 /// Serves with the world ticking until `stop` resolves, then saves the world; the socket file

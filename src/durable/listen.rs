@@ -59,6 +59,14 @@ pub enum Binding {
 
 impl Binding {
     /// What the agent prints after `listening ` (SPEC S2): `unix:PATH`, `http://…` or `https://…`.
+    /// The TCP address it listens on; None for a Unix socket.
+    pub(crate) fn tcp_address(&self) -> Option<SocketAddr> {
+        match self {
+            Self::Unix(_) => None,
+            Self::Tcp(tcp) => Some(tcp.local),
+        }
+    }
+
     pub(crate) fn url(&self) -> String {
         match self {
             Self::Unix(unix) => format!("unix:{}", unix.path.display()),
@@ -295,20 +303,26 @@ pub(crate) struct TlsFiles {
     pub(crate) key: PathBuf,
 }
 
-/// Binds TCP. Without TLS only a loopback address is allowed (SPEC T1: plain http is for a
-/// local test). Port 0 picks a free port; [`Binding::url`] tells which.
-pub(crate) async fn bind_tcp(address: &str, tls: Option<&TlsFiles>) -> anyhow::Result<Binding> {
+/// The address `--listen ADDR` names: the first it resolves to.
+pub(crate) async fn listen_address(address: &str) -> anyhow::Result<SocketAddr> {
     let candidates: Vec<SocketAddr> = tokio::net::lookup_host(address)
         .await
         .with_context(|| format!("{address} is not an address to listen on, like 127.0.0.1:8080"))?
         .collect();
-    let chosen = *candidates
+    candidates
         .first()
-        .ok_or_else(|| anyhow!("{address} resolves to no address to listen on"))?;
+        .copied()
+        .ok_or_else(|| anyhow!("{address} resolves to no address to listen on"))
+}
+
+/// Binds TCP. Without TLS only a loopback address is allowed (SPEC T1: plain http is for a
+/// local test). Port 0 picks a free port; [`Binding::url`] tells which.
+pub(crate) async fn bind_tcp(address: &str, tls: Option<&TlsFiles>) -> anyhow::Result<Binding> {
+    let chosen = listen_address(address).await?;
     if tls.is_none() && !chosen.ip().is_loopback() {
         bail!(
             "plain http is only for a local test, so it listens on a loopback address like 127.0.0.1 \
-             (docs/SPEC.md § TLS and the token); {address} is not one: add --tls-cert and --tls-key to serve https there"
+             (docs/SPEC.md § TLS and the token); {address} is not one: add --tls auto (or --tls-cert and --tls-key) to serve https there"
         );
     }
     let acceptor = tls.map(tls_acceptor).transpose()?;

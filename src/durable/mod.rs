@@ -14,6 +14,7 @@ pub(crate) mod requests;
 pub mod runtime;
 pub mod server;
 pub(crate) mod store;
+pub(crate) mod tls_auto;
 pub mod world;
 
 use std::path::PathBuf;

@@ -86,7 +86,7 @@ pub(crate) fn plain(error: &(dyn Error + 'static)) -> String {
 const GIVE_CA_OR_PIN: &str = "give its CA with --ca-cert FILE, or trust that one certificate with --pin sha256:… (`collie-phone agent --tls auto` makes a certificate and prints the pin)";
 
 /// What helps when the certificate is one no TLS client accepts as a server's own.
-const MAKE_END_ENTITY: &str = "give the agent a certificate that is not a CA: `openssl req -x509` makes a CA one unless you add `-addext basicConstraints=critical,CA:FALSE`; or start the agent with `--tls auto`, which makes a right one and prints the phone command";
+const MAKE_END_ENTITY: &str = "give the agent a certificate that is not a CA: `openssl req -x509` makes a CA one unless you add `-addext basicConstraints=critical,CA:FALSE`; or start the agent with `--tls auto`, which makes a right one and prints the phone command; or trust this one as it is with --pin sha256:… (`openssl x509 -noout -fingerprint -sha256 -in CERT` prints it)";
 
 fn of_rustls(error: &rustls::Error) -> Cause {
     let (why, fix): (String, String) = match error {
@@ -125,7 +125,7 @@ fn of_certificate(certificate: &CertificateError) -> (String, String) {
             presented,
         } => {
             let dialed = expected.to_str();
-            let names: Vec<&str> = presented.iter().map(|name| bare_name(name)).collect();
+            let names: Vec<String> = presented.iter().map(|name| presented_name(name)).collect();
             let has = if names.is_empty() {
                 "no name at all".to_string()
             } else {
@@ -175,10 +175,10 @@ fn of_certificate(certificate: &CertificateError) -> (String, String) {
     }
 }
 
-/// `DnsName("localhost")` and `IpAddress(127.0.0.1)`, as webpki lists a certificate's names,
-/// without the wrapping.
-fn bare_name(presented: &str) -> &str {
-    presented
+/// A name as webpki lists a certificate's names (`DnsName("localhost")`, `IpAddress(0::1)`),
+/// as a person writes it (`localhost`, `::1`).
+pub(crate) fn presented_name(presented: &str) -> String {
+    let bare = presented
         .strip_prefix("DnsName(\"")
         .and_then(|rest| rest.strip_suffix("\")"))
         .or_else(|| {
@@ -186,7 +186,9 @@ fn bare_name(presented: &str) -> &str {
                 .strip_prefix("IpAddress(")
                 .and_then(|rest| rest.strip_suffix(')'))
         })
-        .unwrap_or(presented)
+        .unwrap_or(presented);
+    bare.parse::<std::net::IpAddr>()
+        .map_or_else(|_| bare.to_string(), |ip| ip.to_string())
 }
 
 /// A certificate's time, to the minute, in UTC.

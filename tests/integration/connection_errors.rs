@@ -200,7 +200,7 @@ fn a_tls_agent_whose_certificate_is_not_trusted_says_so_and_names_ca_cert_and_do
     assert_eq!(
         stderr(&output),
         format!(
-            "collie-phone: cannot reach the agent \"{host}\": the agent's certificate is not trusted (it is signed by an authority this phone does not know, such as itself): give its CA with --ca-cert FILE; `collie-phone doctor --url {url}` tells more\n"
+            "collie-phone: cannot reach the agent \"{host}\": the agent's certificate is not trusted (it is signed by an authority this phone does not know, such as itself): give its CA with --ca-cert FILE, or trust that one certificate with --pin sha256:… (`collie-phone agent --tls auto` makes a certificate and prints the pin); `collie-phone doctor --url {url}` tells more\n"
         )
     );
     assert_eq!(output.status.code(), Some(UNREACHABLE));

@@ -14,6 +14,7 @@ mod agent_http;
 mod agent_restart;
 mod agent_socket;
 mod agent_tls;
+mod agent_tls_auto;
 mod agent_worlds;
 mod app_dsh;
 mod app_flows;

@@ -16,6 +16,8 @@ mod send;
 mod start;
 mod watch;
 
+pub(crate) use args::quoted;
+
 use std::process::ExitCode;
 
 pub(crate) use abort::AbortArgs;
