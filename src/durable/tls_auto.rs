@@ -318,21 +318,24 @@ fn interface_addresses() -> Vec<IpAddr> {
         let address = unsafe {
             match i32::from((*entry.ifa_addr).sa_family) {
                 libc::AF_INET => {
-                    let v4 = &*entry.ifa_addr.cast::<libc::sockaddr_in>();
-                    Some(IpAddr::from(u32::from_be(v4.sin_addr.s_addr).to_be_bytes()))
+                    let four = &*entry.ifa_addr.cast::<libc::sockaddr_in>();
+                    Some(IpAddr::from(
+                        u32::from_be(four.sin_addr.s_addr).to_be_bytes(),
+                    ))
                 }
                 libc::AF_INET6 => {
-                    let v6 = &*entry.ifa_addr.cast::<libc::sockaddr_in6>();
-                    Some(IpAddr::from(v6.sin6_addr.s6_addr))
+                    let six = &*entry.ifa_addr.cast::<libc::sockaddr_in6>();
+                    let six = std::net::Ipv6Addr::from(six.sin6_addr.s6_addr);
+                    (!six.is_unicast_link_local()).then_some(IpAddr::from(six))
                 }
                 _ => None,
             }
         };
-        if let Some(address) = address {
-            let link_local = matches!(address, IpAddr::V6(v6) if v6.is_unicast_link_local());
-            if !address.is_loopback() && !link_local && !found.contains(&address) {
-                found.push(address);
-            }
+        if let Some(address) = address
+            && !address.is_loopback()
+            && !found.contains(&address)
+        {
+            found.push(address);
         }
     }
     // SAFETY: `list` came from getifaddrs and is freed once.
