@@ -312,7 +312,7 @@ fn announce(binding: &Binding) -> anyhow::Result<()> {
 fn announce_pin(binding: &Binding, auto: &AutoTls, token_file: &Path) -> anyhow::Result<()> {
     let how = match &auto.story {
         Story::Kept => "kept from the last start (the pin is unchanged)".to_string(),
-        Story::Made => "made".to_string(),
+        Story::Made => "made now".to_string(),
         Story::Remade(why) => {
             format!("made again because {why} (a new pin: phones need the new command)")
         }
@@ -327,7 +327,7 @@ fn announce_pin(binding: &Binding, auto: &AutoTls, token_file: &Path) -> anyhow:
     let mut stdout = std::io::stdout().lock();
     writeln!(
         stdout,
-        "certificate {} {how}: for {}, valid until {}, {}",
+        "certificate {}: {how}; for {}; valid until {}; {}",
         auto.files.cert.display(),
         auto.names.join(", "),
         tls_auto::shown_time(auto.not_after),

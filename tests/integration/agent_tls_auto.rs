@@ -106,7 +106,7 @@ fn t10_tls_auto_prints_a_phone_command_whose_pin_reaches_it_and_a_restart_keeps_
     assert!(
         first
             .certificate
-            .contains(" made: for 127.0.0.1, ::1, localhost"),
+            .contains(": made now; for 127.0.0.1, ::1, localhost"),
         "{}",
         first.certificate
     );
@@ -134,14 +134,39 @@ fn t10_tls_auto_prints_a_phone_command_whose_pin_reaches_it_and_a_restart_keeps_
     first.process.stop(false);
     let again = auto_agent(&state, &token);
     assert!(
-        again
-            .certificate
-            .contains("kept from the last start (the pin is unchanged)"),
+        again.certificate.contains(
+            ": kept from the last start (the pin is unchanged); for 127.0.0.1, ::1, localhost"
+        ),
         "{}",
         again.certificate
     );
     assert_eq!(again.pin, first.pin);
     assert_eq!(asks(home.path(), &again.dial).status.code(), Some(0));
+
+    // Without its key the certificate is made again, and the start says so and why.
+    let mut again = again;
+    again.process.stop(false);
+    std::fs::remove_file(state.join("tls").join("key.pem")).expect("remove the key");
+    let remade = auto_agent(&state, &token);
+    assert!(
+        remade.certificate.contains(&format!(
+            ": made again because {} was missing (a new pin: phones need the new command); for 127.0.0.1",
+            state.join("tls").join("key.pem").display()
+        )),
+        "{}",
+        remade.certificate
+    );
+    assert_ne!(remade.pin, first.pin);
+    assert_eq!(mode(&state.join("tls").join("key.pem")), 0o600);
+    let stale = asks(
+        home.path(),
+        &first
+            .dial
+            .iter()
+            .map(|word| word.replace(&first.process.url, &remade.process.url))
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(stale.status.code(), Some(UNREACHABLE));
 }
 
 #[test]
