@@ -132,6 +132,7 @@ impl ConnectArgs {
                 &[],
                 &tokens,
                 None,
+                None,
                 &Default::default(),
             )?;
             for spec in &mut spec {

@@ -48,7 +48,7 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     // Through ssh the forward is the first step: when it fails, that is the finding.
     for target in &args.connect.ssh {
         let local = super::ssh_forward::open(target).map_err(anyhow::Error::msg)?;
-        if let Some(place) = Place::named(Some(&local), None, None, None) {
+        if let Some(place) = Place::named(Some(&local), None, None, None, None) {
             targets.insert(
                 0,
                 Target {
