@@ -146,9 +146,11 @@ fn of_certificate(certificate: &CertificateError) -> (String, String) {
             "it was revoked".into(),
             "renew the agent's certificate".into(),
         ),
-        CertificateError::BadSignature => {
-            ("its signature does not check".into(), GIVE_CA_OR_PIN.into())
-        }
+        // Also what a self-signed certificate gets when a known authority has the same name.
+        CertificateError::BadSignature => (
+            "its signature does not check against the authority it names".into(),
+            GIVE_CA_OR_PIN.into(),
+        ),
         CertificateError::Other(other) => {
             if let Some(mismatch) = other.0.downcast_ref::<PinMismatch>() {
                 return (
