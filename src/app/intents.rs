@@ -16,6 +16,8 @@ pub struct Intents {
     order: Vec<String>,
     /// Submitted to the engine, not reported back yet: (agent, kind).
     pending: Vec<(String, IntentKind)>,
+    /// Each agent's epoch as its hello last said.
+    epochs: HashMap<String, String>,
 }
 
 impl Intents {
@@ -90,11 +92,24 @@ impl Intents {
             .any(|(agent, kind)| matches(agent, kind))
     }
 
-    /// The newest answer to an ask.
+    /// The agent is in this epoch now (its hello said so).
+    pub(crate) fn epoch_is(&mut self, agent: &str, epoch: &str) {
+        self.epochs.insert(agent.to_string(), epoch.to_string());
+    }
+
+    /// The newest answer to an ask, sent in the agent's present epoch. Ids belong to their
+    /// epoch (SPEC A9, Q3): an agent that started again may ask under an id an answer of the
+    /// journal went to before (a demo world, a host whose agent numbers its calls afresh), and
+    /// that answer says nothing of the new ask, so its card must not read "Answered.".
     pub fn latest_answer(&self, key: &AskKey) -> Option<&IntentRecord> {
+        let now = self.epochs.get(&key.agent);
         self.latest(|r| {
             r.agent == key.agent
                 && matches!(&r.kind, IntentKind::Answer { pane, ask_id, .. } if *pane == key.pane && *ask_id == key.ask_id)
+                && match (&r.epoch, now) {
+                    (Some(then), Some(now)) => then == now,
+                    _ => true,
+                }
         })
     }
 
@@ -164,6 +179,35 @@ mod tests {
             checking: false,
             epoch: None,
         }
+    }
+
+    #[test]
+    fn a9_an_answer_of_an_earlier_epoch_is_not_the_answer_of_an_ask_with_its_id() {
+        let mut intents = Intents::default();
+        let mut answered = record("r-1", IntentState::TooLate);
+        answered.kind = IntentKind::Answer {
+            pane: "p".into(),
+            ask_id: "ask-1".into(),
+            revision: 1,
+            answer: crate::wire::Answer::default(),
+        };
+        answered.epoch = Some("e1".into());
+        intents.note(answered);
+        let key = AskKey {
+            agent: "a".into(),
+            pane: "p".into(),
+            ask_id: "ask-1".into(),
+        };
+        intents.epoch_is("a", "e1");
+        assert!(
+            intents.latest_answer(&key).is_some(),
+            "the same epoch: its answer"
+        );
+        intents.epoch_is("a", "e2");
+        assert!(
+            intents.latest_answer(&key).is_none(),
+            "the agent started again: the old answer is not this ask's"
+        );
     }
 
     #[test]

@@ -766,6 +766,15 @@ impl App {
                 if let crate::engine::AgentChange::Snapshot { snapshot, .. } = &change {
                     self.phone.carry_closed_task_chats(&agent, snapshot);
                 }
+                match &change {
+                    crate::engine::AgentChange::Hello(hello) => {
+                        self.phone.intents.epoch_is(&agent, &hello.epoch);
+                    }
+                    crate::engine::AgentChange::NewEpoch { epoch } => {
+                        self.phone.intents.epoch_is(&agent, epoch);
+                    }
+                    _ => {}
+                }
                 let Some(view) = self.phone.agents.get_mut(&agent) else {
                     return Vec::new();
                 };
