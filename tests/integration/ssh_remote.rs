@@ -14,12 +14,16 @@ use common::tmux::{Tmux, tmux_installed};
 use common::*;
 use serde_json::Value;
 
-/// Runs the binary with ssh pointed at `ssh_command` and its forwards' folders in `runtime`.
+/// Runs the binary with ssh pointed at `ssh_command` and its forwards' folders in `runtime`;
+/// its journal and config beside it, never the person's.
 fn phone(args: &[&str], ssh_command: &str, runtime: &Path) -> Output {
+    let home = runtime.parent().expect("the runtime folder's parent");
     Command::new(BIN)
         .args(args)
         .env("COLLIE_SSH_COMMAND", ssh_command)
         .env("XDG_RUNTIME_DIR", runtime)
+        .env("XDG_STATE_HOME", home.join("phone-state"))
+        .env("XDG_CONFIG_HOME", home.join("phone-config"))
         .env_remove("COLLIE_DURABLE_SOCKET")
         .env("RUST_LOG", "warn")
         .output()
@@ -183,8 +187,10 @@ fn the_phone_shows_an_agent_through_ssh_and_ends_ssh_when_it_quits() {
     let runtime = runtime_dir(sshd.dir.path());
     let log = sshd.dir.path().join("phone.log");
     let command = format!(
-        "env COLLIE_SSH_COMMAND='{ssh}' XDG_RUNTIME_DIR={} {BIN} --ssh {target} --log {}; sleep 30",
+        "env COLLIE_SSH_COMMAND='{ssh}' XDG_RUNTIME_DIR={} XDG_STATE_HOME={} XDG_CONFIG_HOME={} {BIN} --ssh {target} --log {}; sleep 30",
         runtime.display(),
+        sshd.dir.path().join("phone-state").display(),
+        sshd.dir.path().join("phone-config").display(),
         log.display()
     );
     let tmux = Tmux::start("ssh", (100, 30), &command);
@@ -223,4 +229,135 @@ fn the_phone_shows_an_agent_through_ssh_and_ends_ssh_when_it_quits() {
     }
     assert_eq!(ssh_running(&ssh), 0, "ssh ended with the phone");
     assert!(!folder.exists(), "the forward's folder is gone");
+}
+
+/// The open permission asks with `words` in their title, as the agent itself lists them.
+fn open_permissions(asks: &Value, words: &str) -> usize {
+    asks.as_array()
+        .into_iter()
+        .flatten()
+        .filter(|a| {
+            a["kind"] == "permission" && a["title"].as_str().is_some_and(|t| t.contains(words))
+        })
+        .count()
+}
+
+#[test]
+fn two_hosts_one_through_ssh_one_over_pinned_tls_are_answered_from_one_phone() {
+    let test = "two_hosts_one_through_ssh_one_over_pinned_tls_are_answered_from_one_phone";
+    if !sshd_installed(test) {
+        return;
+    }
+    if !tmux_installed() {
+        eprintln!("SKIPPED {test}: tmux is not installed");
+        return;
+    }
+    // The first host: an agent on its private socket, reached through the real sshd.
+    let sshd = Sshd::start();
+    let far = temp_dir();
+    let first = socket_agent(far.path(), &[]);
+    let target = format!("testbox:{}", first.socket_path().display());
+    let ssh = sshd.ssh_command("id", "known_hosts");
+    let runtime = runtime_dir(sshd.dir.path());
+    // The second: `--tls auto` on another port, dialed with the command it printed.
+    let second_dir = temp_dir();
+    let (token, _) = token_file(second_dir.path());
+    let state = second_dir.path().join("state");
+    let second = AgentProcess::start(&[
+        "agent",
+        "--listen",
+        "127.0.0.1:0",
+        "--token-file",
+        token.to_str().expect("utf-8"),
+        "--tls",
+        "auto",
+        "--state",
+        state.to_str().expect("utf-8"),
+        "--speed",
+        "0",
+    ]);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let dial = loop {
+        if let Some(line) = second.stdout().lines().find_map(|l| {
+            l.strip_prefix("dial it with: collie-phone ")
+                .map(str::to_string)
+        }) {
+            break line;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "no phone command printed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let tls_asks = || {
+        let mut args = vec!["asks".to_string(), "--json".to_string()];
+        args.extend(shell_words::split(&dial).expect("a shell line"));
+        let out = Command::new(BIN)
+            .args(&args)
+            .env_remove("COLLIE_DURABLE_SOCKET")
+            .env("XDG_STATE_HOME", sshd.dir.path().join("phone-state"))
+            .env("XDG_CONFIG_HOME", sshd.dir.path().join("phone-config"))
+            .output()
+            .expect("the binary runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<Value>(&out.stdout).expect("asks as JSON")
+    };
+    assert_eq!(open_permissions(&tls_asks(), "rm -rf build/"), 1);
+
+    let log = sshd.dir.path().join("phone.log");
+    let command = format!(
+        "env COLLIE_SSH_COMMAND='{ssh}' XDG_RUNTIME_DIR={} XDG_STATE_HOME={} XDG_CONFIG_HOME={} {BIN} --ssh {target} {dial} --log {}; sleep 30",
+        runtime.display(),
+        sshd.dir.path().join("phone-state").display(),
+        sshd.dir.path().join("phone-config").display(),
+        log.display()
+    );
+    let tmux = Tmux::start("two-hosts", (120, 40), &command);
+    tmux.until("both hosts' asks", |s| {
+        s.lines()
+            .any(|l| l.starts_with("  testbox") && l.contains("rm -rf build/"))
+            && s.lines()
+                .any(|l| l.starts_with("  127.0.0.1") && l.contains("rm -rf build/"))
+    });
+    let waiting = |screen: &str| -> Option<usize> {
+        let at = screen.find("Needs your answer (")? + "Needs your answer (".len();
+        screen[at..].split(')').next()?.parse().ok()
+    };
+    let before = waiting(&tmux.screen()).expect("the count of asks");
+    for (host, left) in [("testbox", before - 1), ("127.0.0.1", before - 2)] {
+        // The row of this host's `rm -rf build/` permission, then Deny from its card.
+        let mut found = false;
+        for _ in 0..20 {
+            let screen = tmux.screen();
+            if screen
+                .lines()
+                .any(|l| l.starts_with('›') && l.contains(host) && l.contains("rm -rf build/"))
+            {
+                found = true;
+                break;
+            }
+            tmux.keys(&["j"]);
+        }
+        assert!(found, "no row of {host}'s permission:\n{}", tmux.screen());
+        tmux.keys(&["Enter"]);
+        tmux.until("the permission card", |s| {
+            s.contains("command: rm -rf build/")
+        });
+        tmux.keys(&["n"]);
+        tmux.read_card();
+        tmux.keys(&["Enter"]);
+        tmux.until("the answer taken", |s| s.contains("Answered."));
+        tmux.keys(&["Escape"]);
+        tmux.until("one ask fewer", |s| {
+            s.contains(&format!("Needs your answer ({left})"))
+        });
+        tmux.keys(&["g"]);
+    }
+    // Each host has its answer: the agents themselves no longer hold those asks.
+    let out = phone(&["asks", "--json", "--ssh", &target], &ssh, &runtime);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let through_ssh: Value = serde_json::from_slice(&out.stdout).expect("asks as JSON");
+    assert_eq!(open_permissions(&through_ssh, "rm -rf build/"), 0);
+    assert_eq!(open_permissions(&tls_asks(), "rm -rf build/"), 0);
 }
