@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
     RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, SessionUpdate, StopReason,
+    SelectedPermissionOutcome, SessionConfigOption, SessionUpdate, StopReason,
 };
 use time::OffsetDateTime;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -16,6 +16,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use super::AcpHostOptions;
 use super::client::{self, Command, Event, Events, Failure};
 use super::permission::{PermissionCard, card};
+use super::settings::{Settings, Target};
 use super::spec::AcpSpec;
 use super::stream::Stream;
 use crate::durable::world::{Happening, HostedSession, World};
@@ -274,6 +275,107 @@ impl AcpHost {
             Happening::Aborted { pane, turn_id } => self.abort(world, &pane, &turn_id, now),
             Happening::Closed { pane } => self.closed(&pane),
             Happening::Reopened { pane } => self.reopened(world, &pane, now),
+            Happening::SettingChosen {
+                pane,
+                setting_id,
+                value,
+            } => self.choose(world, &pane, setting_id, value, now),
+        }
+    }
+
+    /// A phone chose a value of a setting: the agent is asked, and the pane shows the new
+    /// value only once it said yes (docs/ACP.md, "Modes, options and commands").
+    fn choose(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        setting: String,
+        value: String,
+        now: OffsetDateTime,
+    ) {
+        let Some(bound) = self.panes.get(pane) else {
+            return;
+        };
+        let agent = bound.agent.clone();
+        let target = bound.stream.settings.target(&setting);
+        let (Some(session), true, Some(target)) = (bound.session.clone(), bound.live, target)
+        else {
+            world.push_item(pane, ItemKind::Notice, &format!("{agent} has no session open here, so nothing was switched. Send a message to start it again, then switch."), now);
+            return;
+        };
+        let option = match target {
+            Target::Mode => None,
+            Target::Option(option) => Some(option),
+        };
+        self.command(
+            &agent,
+            Command::Set {
+                pane: pane.to_string(),
+                session,
+                setting,
+                option,
+                value,
+            },
+        );
+    }
+
+    /// The agent answered a switch: the pane's setting follows its yes; a no leaves the old
+    /// value and says why.
+    fn chosen(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        setting: &str,
+        value: &str,
+        outcome: Result<Option<Vec<SessionConfigOption>>, Failure>,
+        now: OffsetDateTime,
+    ) {
+        let Some(bound) = self.panes.get_mut(pane) else {
+            return;
+        };
+        let agent = bound.agent.clone();
+        let shown = world
+            .settings(pane)
+            .iter()
+            .find(|s| s.id == setting)
+            .cloned();
+        let name = shown
+            .as_ref()
+            .map_or(setting, |s| s.name.as_str())
+            .to_string();
+        let value_name = shown
+            .as_ref()
+            .and_then(|s| s.choices.iter().find(|c| c.id == value))
+            .map_or(value, |c| c.name.as_str())
+            .to_string();
+        match outcome {
+            Ok(options) => {
+                match options {
+                    Some(options) => bound.stream.settings.set_options(options),
+                    None => bound.stream.settings.set_mode(value),
+                }
+                world.set_settings(pane, bound.stream.settings.wire());
+                world.push_item(
+                    pane,
+                    ItemKind::Notice,
+                    &format!("{name}: {agent} switched to {value_name}."),
+                    now,
+                );
+            }
+            Err(failure) => {
+                let old = shown.as_ref().map_or("what it was", |s| s.current_name());
+                let words = failure_words(
+                    &agent,
+                    &failure,
+                    &format!("did not switch {name} to {value_name}"),
+                );
+                world.push_item(
+                    pane,
+                    ItemKind::Notice,
+                    &format!("{words} {name} stays {old}."),
+                    now,
+                );
+            }
         }
     }
 
@@ -532,7 +634,21 @@ impl AcpHost {
                 pane,
                 session,
                 loaded,
-            } => self.opened(world, &pane, session, loaded, now),
+                modes,
+                options,
+            } => {
+                if let Some(bound) = self.panes.get_mut(&pane) {
+                    bound.stream.settings = Settings::new(modes, options);
+                    world.set_settings(&pane, bound.stream.settings.wire());
+                }
+                self.opened(world, &pane, session, loaded, now)
+            }
+            Event::SetAnswered {
+                pane,
+                setting,
+                value,
+                outcome,
+            } => self.chosen(world, &pane, &setting, &value, outcome, now),
             Event::OpenFailed { pane, failure } => {
                 self.open_failed(world, agent, &pane, &failure, now)
             }
@@ -1184,6 +1300,8 @@ mod tests {
                     pane: pane.clone(),
                     session: "s-1".into(),
                     loaded: false,
+                    modes: None,
+                    options: None,
                 },
             ))
             .expect("sent");
@@ -1215,6 +1333,8 @@ mod tests {
             pane: pane.clone(),
             session: "s-1".into(),
             loaded: false,
+            modes: None,
+            options: None,
         };
         host.events_in.send(("quiet".into(), opened)).expect("sent");
         host.tick(&mut world, t0());
