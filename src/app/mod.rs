@@ -382,7 +382,7 @@ impl App {
             !matches!(
                 (bridge, action),
                 (Some(false), Action::MessageKind | Action::SendMode)
-                    | (Some(true), Action::Belt(_))
+                    | (Some(true), Action::Belt(_) | Action::Settings)
             )
         })
     }
@@ -916,6 +916,11 @@ impl App {
                 .phone
                 .show_toast(format!("Closed the {target}."), false),
             (IntentKind::Action { .. }, Some(_)) => self.phone.show_toast("Pressed.", false),
+            // The value shown follows the agent's answer, not ours (docs/ACP.md).
+            (IntentKind::Setting { .. }, Some(_)) => self.phone.show_toast(
+                format!("Asked {agent} to switch; the pane shows it once {agent} says yes."),
+                false,
+            ),
             (IntentKind::Abort { pane, turn_id }, Some(_)) => {
                 // The stop dropped what the agent held behind the turn: the words are the
                 // person's again, back in the box before the draft (docs/ACP.md).
@@ -942,6 +947,7 @@ impl App {
                 | IntentKind::Send { .. }
                 | IntentKind::Abort { .. }
                 | IntentKind::Action { .. }
+                | IntentKind::Setting { .. }
         );
         if !shown_in_place
             && done_reply.is_none()
