@@ -388,6 +388,14 @@ fn draw_settings(
     theme: &Theme,
 ) {
     let mut spans: Vec<Span<'static>> = Vec::new();
+    let key = app
+        .keymap
+        .key_label(crate::screens::pane::keys::CHAT, Action::Settings);
+    // A narrow terminal puts the key first, so a long name never cuts it off.
+    let narrow = crate::app::geometry::is_narrow(area.width);
+    if narrow && let Some(key) = &key {
+        spans.push(Span::styled(format!("{key} "), theme.accent));
+    }
     for (i, setting) in settings.iter().enumerate() {
         if i > 0 {
             spans.push(Span::styled(" · ", theme.dim));
@@ -402,10 +410,7 @@ fn draw_settings(
             Span::styled(setting.current_name().to_string(), theme.text)
         });
     }
-    if let Some(key) = app
-        .keymap
-        .key_label(crate::screens::pane::keys::CHAT, Action::Settings)
-    {
+    if !narrow && let Some(key) = key {
         spans.push(Span::styled("   ", theme.dim));
         spans.push(Span::styled(key, theme.accent));
         spans.push(Span::styled(" switches", theme.dim));

@@ -110,17 +110,39 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, picker: &SettingPicker, the
             .key_label(crate::screens::overlay::keys::SETTING_PICKER, action)
             .unwrap_or_default()
     };
-    let mut keys = vec![
+    let mut keys: Vec<Vec<Span<'static>>> = vec![vec![
         Span::styled(key(Action::Confirm), theme.accent),
-        Span::styled(" switch  ", theme.dim),
-    ];
+        Span::styled(" switch", theme.dim),
+    ]];
     if settings.len() > 1 {
-        keys.push(Span::styled(key(Action::NextField), theme.accent));
-        keys.push(Span::styled(" next setting  ", theme.dim));
+        keys.push(vec![
+            Span::styled(key(Action::NextField), theme.accent),
+            Span::styled(" next setting", theme.dim),
+        ]);
     }
-    keys.push(Span::styled(key(Action::Cancel), theme.accent));
-    keys.push(Span::styled(" keep", theme.dim));
-    lines.push(Line::from(keys));
+    keys.push(vec![
+        Span::styled(key(Action::Cancel), theme.accent),
+        Span::styled(" keep", theme.dim),
+    ]);
+    // One line when they fit, else one each, so no key is cut off.
+    let used: usize = keys
+        .iter()
+        .flatten()
+        .map(|s| wrap::width(&s.content))
+        .sum::<usize>()
+        + 2 * (keys.len() - 1);
+    if used <= width {
+        let mut one = Vec::new();
+        for (i, spans) in keys.into_iter().enumerate() {
+            if i > 0 {
+                one.push(Span::raw("  "));
+            }
+            one.extend(spans);
+        }
+        lines.push(Line::from(one));
+    } else {
+        lines.extend(keys.into_iter().map(Line::from));
+    }
     if !short {
         for line in wrap::wrap(
             &format!(

@@ -76,6 +76,16 @@ impl Phone {
             Some(Action::Pick(n)) if (1..=count).contains(&usize::from(n)) => {
                 Some(usize::from(n) - 1)
             }
+            Some(Action::Pick(n)) => {
+                self.show_toast(
+                    format!(
+                        "{} has {count} choices; there is no choice {n}.",
+                        setting.name
+                    ),
+                    false,
+                );
+                None
+            }
             Some(Action::Confirm) => Some(picker.selected),
             Some(Action::Cancel) => {
                 self.overlay = None;
