@@ -499,6 +499,22 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
         .await
         .expect(200, "ok");
     first.until_turn_ends(&pane).await;
+    // A mode switched before the restart is the agent's: the load's reply brings it back.
+    first
+        .client
+        .post(
+            &pane_path(&pane, "setting"),
+            json!({"requestId": "m1", "settingId": "mode", "value": "plan"}),
+        )
+        .await
+        .expect(200, "ok");
+    eventually("the agent's yes shows", WAIT, || async {
+        first
+            .pane(&pane)
+            .await
+            .filter(|p| p["settings"][0]["current"] == "plan")
+    })
+    .await;
     let before = first.items(&pane).await.len();
     // A turn left running with an open ask when the host goes down.
     first.send(&pane, "s2", "/test").await;
@@ -527,6 +543,16 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
     assert!(
         notices.contains(&"scripted loaded this conversation again.".to_string()),
         "{notices:?}"
+    );
+    let loaded = second.pane(&pane).await.expect("the pane");
+    assert_eq!(
+        loaded["settings"][0]["current"], "plan",
+        "from the session/load reply"
+    );
+    assert_eq!(
+        loaded["commands"].as_array().map(Vec::len),
+        Some(6),
+        "kept with the layout"
     );
     // The loaded session takes prompts again.
     second.send(&pane, "s3", "/test").await;
