@@ -918,7 +918,7 @@ impl App {
             (IntentKind::Action { .. }, Some(_)) => self.phone.show_toast("Pressed.", false),
             // The value shown follows the agent's answer, not ours (docs/ACP.md).
             (IntentKind::Setting { .. }, Some(_)) => self.phone.show_toast(
-                format!("Asked {agent} to switch; the pane shows it once {agent} says yes."),
+                "Asked the agent to switch; the pane shows the new value once it says yes.",
                 false,
             ),
             (IntentKind::Abort { pane, turn_id }, Some(_)) => {

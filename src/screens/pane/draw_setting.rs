@@ -145,10 +145,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, picker: &SettingPicker, the
     }
     if !short {
         for line in wrap::wrap(
-            &format!(
-                "● is in effect now. The pane shows a new value once {} says yes.",
-                picker.agent
-            ),
+            "● is in effect now. The pane shows a new value once the agent says yes.",
             width,
         ) {
             lines.push(Line::from(Span::styled(line, theme.dim)));
