@@ -1026,9 +1026,15 @@ fn bunched_key_acts(context: Context, action: Option<Action>) -> bool {
             | Action::SelectPrev
             | Action::SelectNext,
         ) => true,
-        Some(Action::NextField | Action::PrevField | Action::Send | Action::Newline) => {
-            context.takes_typing()
-        }
+        // Completing a command only writes its name into the box: typing, as far as a bunch
+        // goes.
+        Some(
+            Action::NextField
+            | Action::PrevField
+            | Action::Send
+            | Action::Newline
+            | Action::Complete,
+        ) => context.takes_typing(),
         // Typed where text is typed; nothing at all elsewhere.
         None => true,
         Some(_) => false,

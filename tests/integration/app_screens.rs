@@ -2092,6 +2092,20 @@ fn a_mode_that_acts_without_asking_asks_first_and_takes_only_its_own_yes() {
     assert!(text.contains("Mode ⚠ Act without asking"), "{text}");
 }
 
+/// A click on the settings row opens the picker, as `s` does.
+#[test]
+fn a_click_on_the_settings_row_opens_the_picker() {
+    let size = (80, 24);
+    let mut app = settings_pane(size);
+    // The title bar, the heading, then the settings row.
+    app.update(click(3, 2));
+    assert!(
+        matches!(app.overlay(), Some(Overlay::Setting(_))),
+        "{}",
+        screen_text(&app, size)
+    );
+}
+
 /// `/` at the start of the box lists every command with what it does; the arrows light one,
 /// Tab completes it, Esc closes the list and keeps what was typed.
 #[test]

@@ -754,6 +754,8 @@ impl Room for PaneScreen {
             self.set_focus(PaneFocus::Chat);
         } else if geometry::contains(parts.asks, column, row) {
             return self.pane_action(phone, Action::OpenAsk);
+        } else if geometry::contains(parts.settings, column, row) {
+            return self.pane_action(phone, Action::Settings);
         } else if geometry::contains(parts.belt, column, row) {
             let belt = phone
                 .agents
