@@ -2092,6 +2092,24 @@ fn a_mode_that_acts_without_asking_asks_first_and_takes_only_its_own_yes() {
     assert!(text.contains("Mode ⚠ Act without asking"), "{text}");
 }
 
+/// The picker never floats over settings the agent took away: it closes and says so.
+#[test]
+fn the_picker_closes_when_the_agent_takes_its_settings_away() {
+    let size = (80, 24);
+    let (world, mut app) = showcase(size);
+    with_settings(&world, &mut app, "ask");
+    app.update(key("s"));
+    assert!(matches!(app.overlay(), Some(Overlay::Setting(_))));
+    load(&mut app, &world, false);
+    assert!(app.overlay().is_none());
+    let text = screen_text(&app, size);
+    assert!(
+        text.contains("no longer offers that setting; nothing was switched."),
+        "{text}"
+    );
+    assert!(!text.contains("s switches"), "no settings row: {text}");
+}
+
 /// A click on the settings row opens the picker, as `s` does.
 #[test]
 fn a_click_on_the_settings_row_opens_the_picker() {

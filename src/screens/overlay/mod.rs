@@ -187,6 +187,14 @@ impl Phone {
     /// Closes a question whose turn has ended, saying so: a yes to "Stop turn 3?" once turn
     /// 3 is over would stop nothing the person meant (SPEC A16).
     pub(crate) fn settle_confirm(&mut self) {
+        // The settings picker, the same way: it never floats over a setting that is gone.
+        if let Some(Overlay::Setting(picker)) = &self.overlay
+            && let Some(why) = self.setting_picker_over(picker)
+        {
+            self.overlay = None;
+            self.show_toast(why, false);
+            return;
+        }
         let Some(Overlay::Confirm { about, .. }) = &self.overlay else {
             return;
         };

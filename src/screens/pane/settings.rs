@@ -54,6 +54,8 @@ impl Phone {
             return Vec::new();
         };
         let count = setting.choices.len();
+        // The agent may have fewer choices than when the picker opened.
+        picker.selected = picker.selected.min(count.saturating_sub(1));
         let chosen = match action {
             Some(Action::Up) if count > 0 => {
                 picker.selected = picker.selected.checked_sub(1).unwrap_or(count - 1);
@@ -142,6 +144,17 @@ impl Phone {
             },
         ));
         Vec::new()
+    }
+
+    /// Why the picker is over, if it is: the setting it shows is gone from the pane.
+    pub(crate) fn setting_picker_over(&self, picker: &SettingPicker) -> Option<String> {
+        let settings = self.pane_settings(&picker.agent, &picker.pane);
+        settings.get(picker.setting).is_none().then(|| {
+            format!(
+                "{} no longer offers that setting; nothing was switched.",
+                picker.agent
+            )
+        })
     }
 
     /// Why the question about switching to `value` is over, if it is: the pane no longer
