@@ -55,6 +55,9 @@ struct Bound {
     prompting: Option<String>,
     /// The turn we sent `session/cancel` for.
     stopping: Option<String>,
+    /// A person denied a permission of the running turn: codex gives its turn up then, and
+    /// its `cancelled` is the Deny's doing, not a turn it dropped unasked.
+    denied: bool,
     /// Texts waiting for the session to open or for the running prompt to end (ACP has no
     /// steering, so a send during a turn becomes the next prompt).
     waiting: Vec<String>,
@@ -487,6 +490,7 @@ impl AcpHost {
         };
         let texts = std::mem::take(&mut bound.waiting);
         bound.prompting = Some(turn.clone());
+        bound.denied = false;
         let agent = bound.agent.clone();
         self.command(
             &agent,
@@ -539,6 +543,9 @@ impl AcpHost {
             });
         let label = chosen.map_or_else(|| "Deny".to_string(), |o| o.label);
         let how = format!("answered {label} from Collie");
+        if !allowed && let Some(bound) = self.panes.get_mut(pane) {
+            bound.denied = true;
+        }
         outcome_item(world, pane, &pending.card.ask.title, allowed, &how, now);
     }
 
@@ -847,6 +854,12 @@ impl AcpHost {
             // The agent did not keep the session (codex answers `-32002 Resource not found`
             // and claude `Session not found` for one that was never prompted): the pane goes
             // on in a fresh session, says what is lost, and what waits is sent there.
+            tracing::info!(
+                agent,
+                pane,
+                ?failure,
+                "the agent could not load the session; a fresh one starts"
+            );
             bound.session = None;
             bound.opening = true;
             world.push_item(pane, ItemKind::Notice, &format!("{agent} did not keep its earlier session of this conversation, so it starts a fresh one here: it does not remember what was said before."), now);
@@ -965,6 +978,7 @@ impl AcpHost {
             bound.prompting = None;
         }
         let stopped = bound.stopping.take().is_some_and(|t| t == turn);
+        let denied = std::mem::take(&mut bound.denied);
         let agent = bound.agent.clone();
         // The turn's state, what the pane says of its end, and why a call it left open will
         // not finish (docs/ACP.md, "Tool calls and their notices").
@@ -975,8 +989,16 @@ impl AcpHost {
                 Some(format!("Stopped: {agent} ended this turn when asked.")),
                 "the turn was stopped".to_string(),
             ),
-            // Not stopped from here: the agent gave the turn up itself (codex does after a
-            // Deny). Said, so a turn never ends with nothing shown.
+            // codex 0.137 answers a Deny by giving up the turn: said as the Deny's doing.
+            Ok(StopReason::Cancelled) if denied => (
+                TurnState::Aborted,
+                Some(format!(
+                    "{agent} ended this turn after the Deny. Send a message to tell it what to do instead."
+                )),
+                "the turn ended after a Deny".to_string(),
+            ),
+            // Not stopped from here and nothing denied: the agent gave the turn up itself.
+            // Said, so a turn never ends with nothing shown.
             Ok(StopReason::Cancelled) => (
                 TurnState::Aborted,
                 Some(format!(
@@ -1153,6 +1175,7 @@ impl Bound {
             loading: false,
             prompting: None,
             stopping: None,
+            denied: false,
             waiting: Vec::new(),
             stream: Stream::default(),
         }

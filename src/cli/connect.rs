@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use clap::Args;
 
+use super::ssh_forward::{self, SshTarget};
 use crate::config::{self, Config, resolve_agents, resolve_bridges};
 use crate::engine::AgentSpec;
 use crate::engine::dsh::BridgeSpec;
@@ -17,6 +18,12 @@ pub(crate) struct ConnectArgs {
     /// more than once.
     #[arg(long = "socket", value_name = "PATH")]
     pub(crate) sockets: Vec<PathBuf>,
+    /// Dial the durable agent on this socket on another machine, through ssh
+    /// (`HOST:/PATH/TO/agent.sock`; docs/REMOTE.md). ssh runs as `ssh -N -L`, with your keys or
+    /// ssh-agent and no password prompt; `COLLIE_SSH_COMMAND` replaces `ssh`. May be given more
+    /// than once.
+    #[arg(long = "ssh", value_name = "HOST:SOCKET")]
+    pub(crate) ssh: Vec<SshTarget>,
     /// Dial the durable agent at this https:// (or loopback http://) URL
     /// (`collie-phone rules T`).
     #[arg(long = "url", value_name = "URL")]
@@ -103,13 +110,41 @@ impl ConnectArgs {
 
     fn resolve_agents(&self, config: &Config) -> anyhow::Result<Vec<AgentSpec>> {
         let tokens = TokenSource::from_env(self.token_file.clone());
-        Ok(resolve_agents(
+        let mut agents = resolve_agents(
             &self.sockets,
             &self.urls,
             &tokens,
             self.ca_cert.as_deref(),
             &config.agents,
-        )?)
+        )?;
+        // Through ssh, an agent is a local socket like any other, named after its host.
+        for target in &self.ssh {
+            let local = ssh_forward::open(target).map_err(anyhow::Error::msg)?;
+            let mut spec = resolve_agents(
+                std::slice::from_ref(&local),
+                &[],
+                &tokens,
+                None,
+                &Default::default(),
+            )?;
+            for spec in &mut spec {
+                spec.name = target.name();
+                spec.endpoint =
+                    crate::transport::Endpoint::socket_through_ssh(local.clone(), &target.host);
+            }
+            agents.splice(0..0, spec);
+        }
+        let names: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
+        if let Some(twice) = names
+            .iter()
+            .enumerate()
+            .find_map(|(i, n)| names[..i].contains(n).then_some(*n))
+        {
+            anyhow::bail!(
+                "two agents are called {twice}: name one of them another way in the config file"
+            );
+        }
+        Ok(agents)
     }
 
     /// The one agent a command talks to: the only one named, or the one called `name`.

@@ -43,6 +43,19 @@ pub(crate) fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         args.connect.ca_cert.as_deref(),
         configured,
     );
+    // Through ssh the forward is the first step: when it fails, that is the finding.
+    for target in &args.connect.ssh {
+        let local = super::ssh_forward::open(target).map_err(anyhow::Error::msg)?;
+        if let Some(place) = Place::named(Some(&local), None, None, None) {
+            targets.insert(
+                0,
+                Target {
+                    name: target.name(),
+                    place,
+                },
+            );
+        }
+    }
     if let Some(name) = &args.agent {
         targets.retain(|t| &t.name == name);
         if targets.is_empty() {

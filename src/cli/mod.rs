@@ -14,6 +14,7 @@ pub(crate) mod replay_cmd;
 pub mod rule_book;
 pub(crate) mod scripted_cmd;
 mod shell_cmd;
+pub(crate) mod ssh_forward;
 mod world_flags;
 
 use std::process::ExitCode;
@@ -81,6 +82,13 @@ pub(crate) enum Command {
 
 /// Runs the chosen command to its end; the exit code tells how it went.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let result = run_command(cli);
+    // The ssh forwards a command opened end with it (docs/REMOTE.md).
+    ssh_forward::end_all();
+    result
+}
+
+fn run_command(cli: Cli) -> anyhow::Result<ExitCode> {
     let done = |result: anyhow::Result<()>| result.map(|()| ExitCode::SUCCESS);
     match cli.command {
         Some(Command::Agent(args)) => done(agent_cmd::run(args)),

@@ -120,13 +120,28 @@ impl Endpoint {
         Endpoint::Socket(socket::SocketEndpoint::new(path))
     }
 
+    /// A local socket that `ssh -L` forwards from `host` (`--ssh`).
+    pub fn socket_through_ssh(path: PathBuf, host: &str) -> Self {
+        let mut socket = socket::SocketEndpoint::new(path);
+        socket.through_ssh = Some(host.to_string());
+        Endpoint::Socket(socket)
+    }
+
+    /// The far end is across a network: TLS, or a socket forwarded through ssh (SPEC S6).
+    fn crosses_a_network(&self) -> bool {
+        match self {
+            Endpoint::Socket(socket) => socket.through_ssh.is_some(),
+            Endpoint::Tls(_) => true,
+        }
+    }
+
     /// The deadline of a route class on this transport (SPEC S6, T7).
     pub(crate) fn deadline(&self, class: RouteClass) -> Duration {
-        match (self, class) {
-            (Endpoint::Socket(_), RouteClass::Read) => Duration::from_millis(1000),
-            (Endpoint::Socket(_), RouteClass::Write) => Duration::from_millis(3000),
-            (Endpoint::Tls(_), RouteClass::Read | RouteClass::Write) => Duration::from_millis(5000),
+        match (self.crosses_a_network(), class) {
             (_, RouteClass::Starter) => Duration::from_millis(30_000),
+            (false, RouteClass::Read) => Duration::from_millis(1000),
+            (false, RouteClass::Write) => Duration::from_millis(3000),
+            (true, RouteClass::Read | RouteClass::Write) => Duration::from_millis(5000),
         }
     }
 
@@ -134,14 +149,14 @@ impl Endpoint {
     /// a quiet pane nobody looks at is read (SPEC S7, T8).
     pub(crate) fn cadence(&self) -> Cadence {
         match self {
-            Endpoint::Socket(_) => Cadence {
+            Endpoint::Socket(_) if !self.crosses_a_network() => Cadence {
                 watching: Duration::from_secs(1),
                 idle: Duration::from_secs(3),
                 down_watching: Duration::from_secs(1),
                 down_idle: Duration::from_secs(3),
                 background: Duration::from_secs(30),
             },
-            Endpoint::Tls(_) => Cadence {
+            Endpoint::Socket(_) | Endpoint::Tls(_) => Cadence {
                 watching: Duration::from_secs(2),
                 idle: Duration::from_secs(10),
                 down_watching: Duration::from_secs(10),
@@ -170,7 +185,10 @@ impl Endpoint {
     /// Where it is, for screens and logs (never the token).
     pub(crate) fn describe(&self) -> String {
         match self {
-            Endpoint::Socket(socket) => format!("unix:{}", socket.path.display()),
+            Endpoint::Socket(socket) => match &socket.through_ssh {
+                Some(host) => format!("unix:{} (ssh from {host})", socket.path.display()),
+                None => format!("unix:{}", socket.path.display()),
+            },
             Endpoint::Tls(tls) => tls.base.clone(),
         }
     }
@@ -299,6 +317,25 @@ mod tests {
             tls::TlsEndpoint::new("https://agent.example", token, None)
                 .expect("an https URL is one the phone dials"),
         )
+    }
+
+    #[test]
+    fn s6_a_socket_forwarded_through_ssh_keeps_the_network_deadlines_and_cadence() {
+        let forwarded =
+            Endpoint::socket_through_ssh(PathBuf::from("/tmp/collie-ssh-x/agent.sock"), "box");
+        let tls = tls();
+        for class in [RouteClass::Read, RouteClass::Write, RouteClass::Starter] {
+            assert_eq!(forwarded.deadline(class), tls.deadline(class));
+        }
+        assert_eq!(forwarded.cadence(), tls.cadence());
+        assert!(
+            !forwarded.is_tls(),
+            "the token rules of TLS do not apply to it"
+        );
+        assert_eq!(
+            forwarded.describe(),
+            "unix:/tmp/collie-ssh-x/agent.sock (ssh from box)"
+        );
     }
 
     #[test]

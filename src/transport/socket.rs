@@ -18,6 +18,9 @@ use super::{Reply, Request, TransportError, read_capped};
 #[derive(Debug, Clone)]
 pub struct SocketEndpoint {
     pub(crate) path: PathBuf,
+    /// The host this socket is forwarded from by `ssh -L` (`--ssh`), when it is one: the far
+    /// end is across a network, not on this machine.
+    pub(crate) through_ssh: Option<String>,
 }
 
 /// Aborts the connection task when the connection is dropped.
@@ -54,7 +57,10 @@ impl SendError {
 
 impl SocketEndpoint {
     pub(crate) fn new(path: PathBuf) -> Self {
-        Self { path }
+        Self {
+            path,
+            through_ssh: None,
+        }
     }
 
     /// One exchange on a fresh connection, after the S3 check (S4: a failed check connects to

@@ -10,8 +10,10 @@
 pub mod engine_phone;
 pub mod faulty;
 pub mod hostile;
+pub mod model_endpoint;
 pub mod phone;
 pub mod reference_bridge;
+pub mod sshd;
 pub mod tmux;
 
 use std::convert::Infallible;

@@ -1,0 +1,591 @@
+//! The real coding agents behind the ACP host: `@zed-industries/codex-acp`,
+//! `@zed-industries/claude-code-acp` and `@google/gemini-cli` (`gemini --acp`) at the versions
+//! `tests/agents/package.json` pins, each
+//! pointed at the scripted model endpoint (`common::model_endpoint`) on 127.0.0.1, with no
+//! account and nothing leaving the machine. docs/ACP.md, "Real agents in the tests", gives the
+//! setup for each.
+//!
+//! Each agent runs whole turns: a starter opens a pane, a prompt streams, a command asks
+//! permission, Allow once runs it and Deny does not, a long answer is stopped mid-stream, and
+//! after a host restart the session is loaded back and the next turn works. Every step is
+//! judged by what the model endpoint received and what happened in the workspace, not only by
+//! what the host says.
+//!
+//! `.ci/run` installs the packages (`npm ci --prefix tests/agents`) and sets
+//! `COLLIE_REAL_AGENTS=required`, so a missing agent fails the run there. Anywhere else a test
+//! whose agent is not installed says so on stderr and how to install it.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::model_endpoint::{HELLO, ModelEndpoint, Received, WRITTEN, finished, is_refusal};
+use common::*;
+use serde_json::{Value, json};
+
+/// A real agent's turn can take a few seconds (node starting, the model's side calls).
+const WAIT: Duration = Duration::from_secs(45);
+
+/// One of the real agents, as the tier runs it.
+struct Agent {
+    /// Its name behind the host (`--acp NAME=…`), and so in its starters and words.
+    name: &'static str,
+    /// Its adapter's command in `tests/agents/node_modules/.bin`.
+    bin: &'static str,
+    /// What the command needs to speak ACP.
+    args: &'static str,
+    /// `session/load` brings its conversation back after a restart. Gemini CLI 0.61.0 offers
+    /// it, but its load starts the session's record afresh before reading it, so it finds
+    /// nothing (docs/ACP.md): the host's fresh session and its notice are what is tested there.
+    loads: bool,
+}
+
+const CODEX: Agent = Agent {
+    name: "codex",
+    bin: "codex-acp",
+    args: "",
+    loads: true,
+};
+const CLAUDE: Agent = Agent {
+    name: "claude",
+    bin: "claude-code-acp",
+    args: "",
+    loads: true,
+};
+const GEMINI: Agent = Agent {
+    name: "gemini",
+    bin: "gemini",
+    args: " --acp",
+    loads: false,
+};
+
+/// The adapter's command, when the packages are installed. When they are not, the test says
+/// so, and fails where `.ci/run` asked for them.
+fn installed(agent: &Agent) -> Option<PathBuf> {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/agents/node_modules/.bin")
+        .join(agent.bin);
+    if bin.exists() {
+        return Some(bin);
+    }
+    let how = "install them with `npm ci --prefix tests/agents` (bash .ci/run does)";
+    assert!(
+        std::env::var("COLLIE_REAL_AGENTS").as_deref() != Ok("required"),
+        "the real agent {} is not installed at {}: {how}",
+        agent.bin,
+        bin.display()
+    );
+    eprintln!(
+        "SKIPPED the real {} tier: {} is not installed; {how}",
+        agent.name, agent.bin
+    );
+    None
+}
+
+/// The environment that points the agent at the endpoint, in a folder of the test's own.
+fn environment(
+    agent: &Agent,
+    dir: &Path,
+    workspace: &Path,
+    endpoint: &ModelEndpoint,
+) -> Vec<(String, String)> {
+    let url = endpoint.url();
+    let mut env = vec![
+        // Both agents honour a proxy; the endpoint refuses CONNECT, so whatever they try to
+        // reach off this machine (Claude Code tries its own API host a few times a run) is
+        // stopped here and counted.
+        ("HTTPS_PROXY".to_string(), url.clone()),
+        ("HTTP_PROXY".to_string(), url.clone()),
+        ("https_proxy".to_string(), url.clone()),
+        ("http_proxy".to_string(), url.clone()),
+        ("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string()),
+        ("no_proxy".to_string(), "127.0.0.1,localhost".to_string()),
+        // Info, not the tests' usual warn: a failure shows what the host saw.
+        ("RUST_LOG".to_string(), "info".to_string()),
+    ];
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).expect("a home folder");
+    env.push(("HOME".to_string(), home.display().to_string()));
+    match agent.name {
+        "codex" => {
+            let codex_home = dir.join("codex-home");
+            std::fs::create_dir_all(&codex_home).expect("a CODEX_HOME");
+            // `gpt-5.4` is a model codex 0.137 knows, so it offers `exec_command` and the
+            // freeform `apply_patch` tool; `untrusted` asks before every command that is not
+            // known to be read-only.
+            let config = format!(
+                "model = \"gpt-5.4\"\nmodel_provider = \"mock\"\napproval_policy = \"untrusted\"\n\
+                 check_for_update_on_startup = false\n\n[model_providers.mock]\nname = \"scripted\"\n\
+                 base_url = \"{url}/v1\"\nenv_key = \"COLLIE_TEST_MODEL_KEY\"\nwire_api = \"responses\"\n\n\
+                 [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+                workspace.display()
+            );
+            std::fs::write(codex_home.join("config.toml"), config).expect("codex's config");
+            env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
+            env.push(("COLLIE_TEST_MODEL_KEY".into(), "scripted".into()));
+        }
+        "gemini" => {
+            // The API key sign-in, chosen in its settings, so it asks for no other; its base
+            // URL may be plain http only on loopback.
+            let settings = home.join(".gemini");
+            std::fs::create_dir_all(&settings).expect("gemini's settings folder");
+            let chosen = json!({
+                "security": {"auth": {"selectedType": "gemini-api-key"}},
+                "general": {"disableAutoUpdate": true},
+                "privacy": {"usageStatisticsEnabled": false},
+                "telemetry": {"enabled": false},
+            });
+            std::fs::write(settings.join("settings.json"), chosen.to_string())
+                .expect("gemini's settings");
+            env.push(("GEMINI_API_KEY".into(), "scripted".into()));
+            env.push(("GOOGLE_GEMINI_BASE_URL".into(), url.clone()));
+        }
+        _ => {
+            env.extend(
+                [
+                    ("ANTHROPIC_BASE_URL", url.as_str()),
+                    ("ANTHROPIC_API_KEY", "scripted"),
+                    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+                    ("DISABLE_TELEMETRY", "1"),
+                    ("DISABLE_ERROR_REPORTING", "1"),
+                    ("DISABLE_AUTOUPDATER", "1"),
+                ]
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+            );
+            // Claude Code refuses to run as root unless it is told it is in a sandbox, which
+            // a test's folder of its own is.
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            if unsafe { libc::geteuid() } == 0 {
+                env.push(("IS_SANDBOX".into(), "1".into()));
+            }
+        }
+    }
+    env
+}
+
+/// The host with one real agent, its workspace and the endpoint it talks to.
+struct Tier {
+    agent: &'static Agent,
+    dir: tempfile::TempDir,
+    workspace: PathBuf,
+    endpoint: ModelEndpoint,
+    command: PathBuf,
+    process: Option<AgentProcess>,
+    client: Client,
+}
+
+impl Drop for Tier {
+    /// The host is stopped as a person stops it, so it ends its agents' processes: killed
+    /// outright it could not, and they would outlive the test.
+    fn drop(&mut self) {
+        if let Some(mut process) = self.process.take() {
+            process.stop(false);
+        }
+    }
+}
+
+impl Tier {
+    async fn start(agent: &'static Agent) -> Option<Self> {
+        let command = installed(agent)?;
+        let dir = temp_dir();
+        let workspace = dir.path().join("workspace");
+        std::fs::create_dir_all(&workspace).expect("a workspace");
+        // The canonical path: codex trusts a project by its real path.
+        let workspace = workspace.canonicalize().expect("the workspace's path");
+        let endpoint = ModelEndpoint::start().await;
+        let (process, client) = host(agent, dir.path(), &workspace, &endpoint, &command).await;
+        Some(Self {
+            agent,
+            dir,
+            workspace,
+            endpoint,
+            command,
+            process: Some(process),
+            client,
+        })
+    }
+
+    /// Stops the host (its agent process with it) and starts it again on the same state.
+    async fn restart(&mut self) {
+        if let Some(mut process) = self.process.take() {
+            process.stop(false);
+        }
+        let (process, client) = host(
+            self.agent,
+            self.dir.path(),
+            &self.workspace,
+            &self.endpoint,
+            &self.command,
+        )
+        .await;
+        self.process = Some(process);
+        self.client = client;
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("host.log")).unwrap_or_default()
+    }
+
+    async fn pane(&self, pane: &str) -> Option<Value> {
+        panes(&snapshot(&self.client).await)
+            .into_iter()
+            .find(|p| p["id"] == pane)
+    }
+
+    async fn until_pane(&self, what: &str, pane: &str, check: impl Fn(&Value) -> bool) -> Value {
+        let found = tokio::time::timeout(WAIT, async {
+            loop {
+                if let Some(p) = self.pane(pane).await.filter(|p| check(p)) {
+                    return p;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await;
+        found.unwrap_or_else(|_| {
+            panic!(
+                "{what}: not within {WAIT:?}; the pane: {:?}\nitems: {:#?}\nthe host's log:\n{}",
+                futures::executor::block_on(self.pane(pane)),
+                futures::executor::block_on(self.items(pane)),
+                tail(&self.log())
+            )
+        })
+    }
+
+    async fn start_pane(&self) -> String {
+        let starter = format!("{}-1", self.agent.name);
+        let reply = self
+            .client
+            .post(
+                &format!("/session/v1/starter/{starter}"),
+                json!({"requestId": format!("start-{starter}")}),
+            )
+            .await
+            .expect(200, "ok");
+        let pane = reply["paneId"]
+            .as_str()
+            .expect("the starter names its pane");
+        self.until_pane("the session opens", pane, |p| p["state"] == "idle")
+            .await;
+        pane.to_string()
+    }
+
+    async fn send(&self, pane: &str, id: &str, text: &str) -> Value {
+        let turn = self.pane(pane).await.map(|p| p["turn"]["id"].clone());
+        self.client
+            .post(
+                &pane_path(pane, "send"),
+                json!({"requestId": id, "turnId": turn.unwrap_or(Value::Null), "text": text}),
+            )
+            .await
+            .expect(200, "ok")
+    }
+
+    async fn ask(&self, pane: &str) -> Value {
+        let pane = self
+            .until_pane("a permission ask", pane, |p| {
+                p["asks"].as_array().is_some_and(|a| !a.is_empty())
+            })
+            .await;
+        pane["asks"][0].clone()
+    }
+
+    async fn answer(&self, pane: &str, id: &str, ask: &Value, option: &str) {
+        self.client
+            .post(
+                &pane_path(pane, "answer"),
+                json!({"requestId": id, "askId": ask["id"], "revision": ask["revision"],
+                       "answer": {"optionId": option}}),
+            )
+            .await
+            .expect(200, "ok");
+    }
+
+    async fn abort(&self, pane: &str, id: &str) {
+        let turn = self.pane(pane).await.map(|p| p["turn"]["id"].clone());
+        self.client
+            .post(
+                &pane_path(pane, "abort"),
+                json!({"requestId": id, "turnId": turn.unwrap_or(Value::Null)}),
+            )
+            .await
+            .expect(200, "ok");
+    }
+
+    /// Waits for the pane's latest turn, the one started by the send that answered `reply`,
+    /// to end, and gives its state.
+    async fn turn_ends(&self, pane: &str, reply: &Value) -> String {
+        let turn = reply["turnId"].as_str().unwrap_or_default().to_string();
+        let pane = self
+            .until_pane("the turn ends", pane, |p| {
+                p["turn"]["id"] == turn.as_str() && p["turn"]["state"] != "running"
+            })
+            .await;
+        pane["turn"]["state"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    async fn items(&self, pane: &str) -> Vec<Value> {
+        let view = self
+            .client
+            .get(&format!("{}?after=0", pane_path(pane, "events")))
+            .await
+            .expect(200, "");
+        view["view"]["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    async fn texts(&self, pane: &str, kind: &str) -> Vec<String> {
+        self.items(pane)
+            .await
+            .iter()
+            .filter(|i| i["kind"] == kind)
+            .map(|i| i["text"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    /// How long the slow script's answer has grown in the pane, once it shows.
+    async fn long_answer(&self, pane: &str) -> Option<usize> {
+        let replies = self.texts(pane, "reply").await;
+        replies
+            .last()
+            .filter(|r| r.starts_with("word0 "))
+            .map(String::len)
+    }
+
+    /// The model's requests for the prompt that holds `words`.
+    fn turns_for(&self, words: &str) -> Vec<Received> {
+        self.endpoint
+            .turns()
+            .into_iter()
+            .filter(|r| r.prompt.as_deref().is_some_and(|p| p.contains(words)))
+            .collect()
+    }
+}
+
+async fn host(
+    agent: &Agent,
+    dir: &Path,
+    workspace: &Path,
+    endpoint: &ModelEndpoint,
+    command: &Path,
+) -> (AgentProcess, Client) {
+    let env = environment(agent, dir, workspace, endpoint);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let socket = dir.join("run").join("agent.sock");
+    let spec = format!("{}={}{}", agent.name, command.display(), agent.args);
+    let arg = |p: PathBuf| p.display().to_string();
+    let (socket, state, log, config) = (
+        arg(socket),
+        arg(dir.join("state")),
+        arg(dir.join("host.log")),
+        arg(dir.join("none.toml")),
+    );
+    let workspace = arg(workspace.to_path_buf());
+    let args = [
+        "agent",
+        "--socket",
+        &socket,
+        "--state",
+        &state,
+        "--log",
+        &log,
+        "--config",
+        &config,
+        "--acp",
+        &spec,
+        "--workspace",
+        &workspace,
+    ];
+    let process = AgentProcess::start_with_env(&args, &env);
+    let client = process.client();
+    wait_ready(&client).await;
+    (process, client)
+}
+
+fn tail(log: &str) -> String {
+    let lines: Vec<&str> = log.lines().collect();
+    lines[lines.len().saturating_sub(40)..].join("\n")
+}
+
+/// Every step of the tier, for one agent.
+async fn whole_turns(agent: &'static Agent) {
+    let Some(mut tier) = Tier::start(agent).await else {
+        return;
+    };
+    let name = agent.name;
+
+    // A starter opens a pane, and a prompt streams into a reply.
+    let pane = tier.start_pane().await;
+    let sent = tier.send(&pane, "hello", "say hello").await;
+    assert_eq!(tier.turn_ends(&pane, &sent).await, "done");
+    assert!(
+        tier.texts(&pane, "reply")
+            .await
+            .contains(&HELLO.to_string())
+    );
+    assert_eq!(
+        tier.turns_for("say hello").len(),
+        1,
+        "{name} asked the model once"
+    );
+
+    // A command asks permission, and Allow once runs it: the file is there, and the turn ends
+    // with the model's last words, which it said after it read the command's result.
+    let sent = tier.send(&pane, "run", "please touch proof.txt").await;
+    let ask = tier.ask(&pane).await;
+    assert_eq!(ask["kind"], "permission");
+    assert!(
+        !tier.workspace.join("proof.txt").exists(),
+        "nothing runs before the answer"
+    );
+    tier.answer(&pane, "allow", &ask, "allow-once").await;
+    assert_eq!(tier.turn_ends(&pane, &sent).await, "done");
+    assert!(
+        tier.workspace.join("proof.txt").exists(),
+        "{name} ran the command"
+    );
+    let after = tier.turns_for("please touch proof.txt");
+    assert!(
+        after.iter().any(|r| !r.tool_results.is_empty()),
+        "the model got the command's result: {after:?}"
+    );
+    let replies = tier.texts(&pane, "reply").await;
+    assert_eq!(
+        replies.last(),
+        Some(&finished("touch proof.txt")),
+        "the turn ends with the model's last words"
+    );
+
+    // Deny runs nothing, and the pane says it was denied.
+    let sent = tier.send(&pane, "deny", "please touch denied.txt").await;
+    let ask = tier.ask(&pane).await;
+    tier.answer(&pane, "no", &ask, "deny").await;
+    tier.turn_ends(&pane, &sent).await;
+    assert!(
+        !tier.workspace.join("denied.txt").exists(),
+        "a denied command never ran"
+    );
+    let notices = tier.texts(&pane, "notice").await;
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.starts_with("Denied: ") && n.contains("denied.txt")),
+        "{notices:?}"
+    );
+    // The model never got the command's output: codex and Claude Code end the turn at a
+    // Deny without asking it again, Gemini CLI tells it the call was refused.
+    let told = tier.turns_for("denied.txt");
+    assert!(
+        told.iter()
+            .flat_map(|r| &r.tool_results)
+            .all(|result| is_refusal(result)),
+        "the model got a result for the denied command: {told:?}"
+    );
+    if name == "codex" {
+        assert!(
+            notices.iter().any(|n| n
+                == "codex ended this turn after the Deny. Send a message to tell it what to do instead."),
+            "{notices:?}"
+        );
+    }
+
+    // An edit asks too, and Allow once writes the file.
+    let notes = tier.workspace.join("notes.md");
+    let prompt = format!("please write {}", notes.display());
+    let sent = tier.send(&pane, "write", &prompt).await;
+    let ask = tier.ask(&pane).await;
+    tier.answer(&pane, "allow-write", &ask, "allow-once").await;
+    assert_eq!(tier.turn_ends(&pane, &sent).await, "done");
+    let written = std::fs::read_to_string(&notes).unwrap_or_default();
+    assert!(
+        written.contains(WRITTEN),
+        "{name} wrote the file: {written:?}"
+    );
+
+    // A stop lands mid-stream: the reply had grown, then stops growing, the turn is aborted,
+    // and the agent hung up on the model's stream.
+    let sent = tier.send(&pane, "slow", "answer slow please").await;
+    let first = eventually("the long answer's first words", WAIT, || {
+        tier.long_answer(&pane)
+    })
+    .await;
+    eventually("the long answer grows", WAIT, || async {
+        tier.long_answer(&pane).await.filter(|now| *now > first)
+    })
+    .await;
+    tier.abort(&pane, "stop").await;
+    assert_eq!(tier.turn_ends(&pane, &sent).await, "aborted");
+    eventually("the agent hangs up on the model", WAIT, || async {
+        tier.turns_for("answer slow please")
+            .iter()
+            .any(|r| r.hung_up)
+            .then_some(())
+    })
+    .await;
+    let stopped = tier.long_answer(&pane).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        tier.long_answer(&pane).await,
+        stopped,
+        "nothing streams after the stop"
+    );
+
+    // A host restart loads the session, and the next turn carries the whole conversation.
+    tier.restart().await;
+    tier.until_pane("the pane is back", &pane, |p| p["state"] == "idle")
+        .await;
+    let sent = tier.send(&pane, "again", "say hello again").await;
+    assert_eq!(tier.turn_ends(&pane, &sent).await, "done");
+    let notices = tier.texts(&pane, "notice").await;
+    let next = tier.turns_for("say hello again");
+    let remembered = next
+        .iter()
+        .any(|r| r.text.contains("please touch proof.txt"));
+    if agent.loads {
+        assert!(
+            notices.contains(&format!("{name} loaded this conversation again.")),
+            "{notices:?}"
+        );
+        assert!(
+            remembered,
+            "the loaded session sent the earlier turns to the model"
+        );
+    } else {
+        // The pane's word is true: the fresh session does not carry the earlier turns.
+        assert!(
+            notices.contains(&format!("{name} did not keep its earlier session of this conversation, so it starts a fresh one here: it does not remember what was said before.")),
+            "{notices:?}"
+        );
+        assert!(
+            !remembered,
+            "a fresh session that remembers: the notice would be wrong"
+        );
+    }
+    eprintln!(
+        "{name}: {} requests to the model, {} CONNECTs refused ({:?})",
+        tier.endpoint.received().len(),
+        tier.endpoint.connects().len(),
+        tier.endpoint.connects()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_runs_whole_turns_behind_the_host() {
+    whole_turns(&CODEX).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_runs_whole_turns_behind_the_host() {
+    whole_turns(&CLAUDE).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_cli_runs_whole_turns_behind_the_host() {
+    whole_turns(&GEMINI).await;
+}
