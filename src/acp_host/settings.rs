@@ -26,7 +26,7 @@ pub(crate) const MODE: &str = "mode";
 /// |---|---|---|
 /// | `bypassPermissions` | Claude Code (`claude-code-acp`) | "Bypass all permission checks" |
 /// | `full-access` | Codex (`codex-acp`), its approval preset | no sandbox, never asks |
-/// | `yolo` | our scripted agent (`demo --acp`) | stands for both in the tests |
+/// | `yolo` | Gemini CLI (`gemini --acp` 0.61.0), and our scripted agent | "Auto-approves all tools" |
 pub(crate) const ACTS_WITHOUT_ASKING: &[&str] = &["bypassPermissions", "full-access", "yolo"];
 
 /// Whether a mode or option value lets the agent act without asking (the table above).
@@ -204,6 +204,60 @@ mod tests {
             .map(|c| c.id.as_str())
             .collect();
         assert_eq!(unattended, ["bypassPermissions"]);
+    }
+
+    /// The settings of a real adapter's `session/new` reply (tests/fixtures/acp/real), as
+    /// (setting id, current value, the choices that act without asking).
+    fn real(fixture: &str) -> Vec<(String, String, Vec<String>)> {
+        let line: serde_json::Value = serde_json::from_str(fixture).expect("json");
+        let reply: agent_client_protocol::v1::schema::NewSessionResponse =
+            serde_json::from_value(line["result"].clone()).expect("a session/new reply");
+        Settings::new(reply.modes, reply.config_options)
+            .wire()
+            .into_iter()
+            .map(|s| {
+                let unattended = s
+                    .choices
+                    .iter()
+                    .filter(|c| c.acts_without_asking)
+                    .map(|c| c.id.clone())
+                    .collect();
+                (s.id, s.current, unattended)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_real_adapters_session_new_replies_become_settings() {
+        let claude = real(include_str!(
+            "../../tests/fixtures/acp/real/claude-code-acp-0.16.2-session-new.json"
+        ));
+        assert_eq!(
+            claude,
+            [(
+                "mode".into(),
+                "default".into(),
+                vec!["bypassPermissions".into()]
+            )]
+        );
+        // Codex with `approval_policy = "untrusted"` offers no modes, only its options.
+        let codex = real(include_str!(
+            "../../tests/fixtures/acp/real/codex-acp-0.16.0-session-new.json"
+        ));
+        assert_eq!(
+            codex,
+            [
+                ("model".into(), "gpt-5.4".into(), vec![]),
+                ("reasoning_effort".into(), "medium".into(), vec![]),
+            ]
+        );
+        let gemini = real(include_str!(
+            "../../tests/fixtures/acp/real/gemini-cli-0.61.0-session-new.json"
+        ));
+        assert_eq!(
+            gemini,
+            [("mode".into(), "default".into(), vec!["yolo".into()])]
+        );
     }
 
     #[test]
