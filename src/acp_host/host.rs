@@ -1410,6 +1410,70 @@ mod tests {
         assert!(code[0].contains("3 passed"), "{code:?}");
     }
 
+    /// Claude Code's real commands (tests/fixtures/acp/real) are every command of the pane,
+    /// past the belt's four, with their hints; its modes are the pane's setting, and a
+    /// `current_mode_update` moves it.
+    #[tokio::test]
+    async fn claude_codes_real_commands_and_modes_reach_the_pane() {
+        let (mut host, mut world, pane) = open_pane();
+        let line: serde_json::Value = serde_json::from_str(include_str!(
+            "../../tests/fixtures/acp/real/claude-code-acp-0.16.2-available-commands.json"
+        ))
+        .expect("json");
+        let notification: SessionNotification =
+            serde_json::from_value(line["params"].clone()).expect("a session/update");
+        update(&host, notification.update);
+        let reply: serde_json::Value = serde_json::from_str(include_str!(
+            "../../tests/fixtures/acp/real/claude-code-acp-0.16.2-session-new.json"
+        ))
+        .expect("json");
+        let modes = serde_json::from_value(reply["result"]["modes"].clone()).expect("modes");
+        host.events_in
+            .send((
+                "quiet".into(),
+                Event::Opened {
+                    pane: pane.clone(),
+                    session: "s-1".into(),
+                    loaded: false,
+                    modes: Some(modes),
+                    options: None,
+                },
+            ))
+            .expect("sent");
+        host.tick(&mut world, t0());
+        let record = &world.layout.panes[&pane];
+        assert_eq!(record.belt.len(), 4);
+        assert_eq!(record.commands.len(), 8);
+        assert_eq!(record.commands[0].name, "debug");
+        assert_eq!(
+            record.commands[0].hint.as_deref(),
+            Some("[issue description]")
+        );
+        assert_eq!(world.settings(&pane)[0].current, "default");
+        update(
+            &host,
+            SessionUpdate::CurrentModeUpdate(
+                agent_client_protocol::v1::schema::CurrentModeUpdate::new("plan"),
+            ),
+        );
+        host.tick(&mut world, t0());
+        assert_eq!(world.settings(&pane)[0].current_name(), "Plan Mode");
+        // A switch for a pane whose agent went away is not sent, and the pane says so.
+        host.panes.get_mut(&pane).expect("bound").live = false;
+        host.choose(&mut world, &pane, "mode".into(), "default".into(), t0());
+        let conversation = &world.layout.panes[&pane].conversation_id;
+        let last = world.layout.conversations[conversation]
+            .items
+            .last()
+            .map(|i| i.text.clone())
+            .unwrap_or_default();
+        assert!(
+            last.starts_with("quiet has no session open here, so nothing was switched."),
+            "{last}"
+        );
+        assert_eq!(world.settings(&pane)[0].current, "plan");
+    }
+
     fn update(host: &AcpHost, update: SessionUpdate) {
         let notification = SessionNotification::new("s-1", update);
         host.events_in
