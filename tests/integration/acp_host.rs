@@ -1361,8 +1361,17 @@ async fn a_sessions_modes_options_and_commands_show_and_a_switch_reaches_the_age
         "the agent received the switch: {:?}",
         host.agent_history()
     );
+    // The same request id again is the first reply again, and runs nothing (SPEC Q3).
+    let again = choose("m1", "mode", "plan").await.expect(200, "ok");
+    assert_eq!(again["replayed"], true);
     host.send(&pane, "s2", "/mode").await;
     host.until_turn_ends(&pane).await;
+    let switches = host
+        .agent_history()
+        .iter()
+        .filter(|(who, _)| who == "setting")
+        .count();
+    assert_eq!(switches, 1, "the repeat reached no agent");
     let items = host.items(&pane).await;
     assert!(
         texts(&items, "reply").contains(&"I am in mode plan, at speed careful.".to_string()),
