@@ -372,18 +372,24 @@ impl App {
 
     /// The lines of the `?` help for `context`: each action's keys and what it does. On a pane,
     /// only the keys of its kind of agent (a Collie pane lists no DSH message kinds, a bridge's
-    /// task no belt).
+    /// task no belt), and the settings key only where the agent has settings to switch.
     pub(crate) fn help_for(&self, context: Context) -> Vec<(String, String)> {
-        let bridge = match self.nav.top() {
-            Screen::Pane(pane) => Some(self.phone.is_bridge(&pane.agent)),
-            _ => None,
+        let (bridge, settings) = match self.nav.top() {
+            Screen::Pane(pane) => (
+                Some(self.phone.is_bridge(&pane.agent)),
+                self.phone
+                    .agents
+                    .pane(&pane.agent, &pane.pane)
+                    .is_some_and(|p| !p.pane.settings.is_empty()),
+            ),
+            _ => (None, false),
         };
         self.phone.keymap.help_where(context, |action| {
             !matches!(
                 (bridge, action),
                 (Some(false), Action::MessageKind | Action::SendMode)
                     | (Some(true), Action::Belt(_) | Action::Settings)
-            )
+            ) && (settings || action != Action::Settings)
         })
     }
 
