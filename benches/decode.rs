@@ -185,6 +185,8 @@ fn snapshot_at_the_limits() -> Snapshot {
                                             })
                                             .collect(),
                                         asks: Vec::new(),
+                                        settings: Vec::new(),
+                                        commands: Vec::new(),
                                     }
                                 })
                                 .collect(),

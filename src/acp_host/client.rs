@@ -13,7 +13,8 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, ContentBlock, Implementation, InitializeRequest,
     LoadSessionRequest, NewSessionRequest, PromptRequest, RequestPermissionRequest,
-    RequestPermissionResponse, SessionNotification, StopReason, TextContent,
+    RequestPermissionResponse, SessionConfigOption, SessionModeState, SessionNotification,
+    SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};
@@ -40,6 +41,15 @@ pub(crate) enum Command {
     },
     /// `session/cancel`.
     Cancel { session: String },
+    /// `session/set_mode`, or `session/set_config_option` of `option`: a phone chose `value`
+    /// for the pane's setting `setting`.
+    Set {
+        pane: String,
+        session: String,
+        setting: String,
+        option: Option<String>,
+        value: String,
+    },
 }
 
 /// Why something the host asked did not happen, in the words a pane's notice uses.
@@ -65,6 +75,9 @@ pub(crate) enum Event {
         pane: String,
         session: String,
         loaded: bool,
+        /// The session's modes and config options, as its reply gave them.
+        modes: Option<SessionModeState>,
+        options: Option<Vec<SessionConfigOption>>,
     },
     OpenFailed {
         pane: String,
@@ -86,6 +99,14 @@ pub(crate) enum Event {
         turn: String,
         outcome: Result<StopReason, Failure>,
     },
+    /// The agent answered a [`Command::Set`]: yes (with the options it now has, for a config
+    /// option), or why not.
+    SetAnswered {
+        pane: String,
+        setting: String,
+        value: String,
+        outcome: Result<Option<Vec<SessionConfigOption>>, Failure>,
+    },
     /// The connection ended: the process exited, crashed, or never started.
     Exited {
         failure: Failure,
@@ -102,6 +123,16 @@ impl std::fmt::Debug for Event {
             Event::OpenFailed { pane, failure } => write!(f, "OpenFailed({pane}, {failure:?})"),
             Event::PermissionWithdrawn { key } => write!(f, "PermissionWithdrawn({key})"),
             Event::PromptEnded { pane, turn, .. } => write!(f, "PromptEnded({pane}, {turn})"),
+            Event::SetAnswered {
+                pane,
+                setting,
+                value,
+                outcome,
+            } => write!(
+                f,
+                "SetAnswered({pane}, {setting}={value}, {})",
+                outcome.is_ok()
+            ),
             Event::Exited { failure } => write!(f, "Exited({failure:?})"),
         }
     }
@@ -272,6 +303,40 @@ async fn serve(
                         },
                     ));
                 }
+                Command::Set {
+                    pane,
+                    session,
+                    setting,
+                    option,
+                    value,
+                } => {
+                    let outcome = match option {
+                        None => cx2
+                            .send_request(SetSessionModeRequest::new(session, value.clone()))
+                            .block_task()
+                            .await
+                            .map(|_| None),
+                        Some(option) => cx2
+                            .send_request(SetSessionConfigOptionRequest::new(
+                                session,
+                                option,
+                                value.as_str(),
+                            ))
+                            .block_task()
+                            .await
+                            .map(|reply| Some(reply.config_options)),
+                    }
+                    .map_err(|e| failure_of(&e, &sign_in));
+                    let _ = events.send((
+                        task_name,
+                        Event::SetAnswered {
+                            pane,
+                            setting,
+                            value,
+                            outcome,
+                        },
+                    ));
+                }
                 Command::Cancel { session } => {
                     if let Err(error) = cx2.send_notification(CancelNotification::new(session)) {
                         tracing::warn!(agent = %task_name, error = %log_line(&error.to_string()), "session/cancel could not be sent");
@@ -299,18 +364,27 @@ async fn open(
             .send_request(LoadSessionRequest::new(session.clone(), cwd))
             .block_task()
             .await
-            .map(|_| (session, true)),
+            .map(|reply| (session, true, reply.modes, reply.config_options)),
         None => cx
             .send_request(NewSessionRequest::new(cwd))
             .block_task()
             .await
-            .map(|reply| (reply.session_id.0.to_string(), false)),
+            .map(|reply| {
+                (
+                    reply.session_id.0.to_string(),
+                    false,
+                    reply.modes,
+                    reply.config_options,
+                )
+            }),
     };
     match result {
-        Ok((session, loaded)) => Event::Opened {
+        Ok((session, loaded, modes, options)) => Event::Opened {
             pane,
             session,
             loaded,
+            modes,
+            options,
         },
         Err(error) => Event::OpenFailed {
             pane,

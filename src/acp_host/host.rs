@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
     RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, SessionUpdate, StopReason,
+    SelectedPermissionOutcome, SessionConfigOption, SessionUpdate, StopReason,
 };
 use time::OffsetDateTime;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -16,6 +16,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use super::AcpHostOptions;
 use super::client::{self, Command, Event, Events, Failure};
 use super::permission::{PermissionCard, card};
+use super::settings::{Settings, Target};
 use super::spec::AcpSpec;
 use super::stream::Stream;
 use crate::durable::world::{Happening, HostedSession, World};
@@ -277,6 +278,107 @@ impl AcpHost {
             Happening::Aborted { pane, turn_id } => self.abort(world, &pane, &turn_id, now),
             Happening::Closed { pane } => self.closed(&pane),
             Happening::Reopened { pane } => self.reopened(world, &pane, now),
+            Happening::SettingChosen {
+                pane,
+                setting_id,
+                value,
+            } => self.choose(world, &pane, setting_id, value, now),
+        }
+    }
+
+    /// A phone chose a value of a setting: the agent is asked, and the pane shows the new
+    /// value only once it said yes (docs/ACP.md, "Modes, options and commands").
+    fn choose(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        setting: String,
+        value: String,
+        now: OffsetDateTime,
+    ) {
+        let Some(bound) = self.panes.get(pane) else {
+            return;
+        };
+        let agent = bound.agent.clone();
+        let target = bound.stream.settings.target(&setting);
+        let (Some(session), true, Some(target)) = (bound.session.clone(), bound.live, target)
+        else {
+            world.push_item(pane, ItemKind::Notice, &format!("{agent} has no session open here, so nothing was switched. Send a message to start it again, then switch."), now);
+            return;
+        };
+        let option = match target {
+            Target::Mode => None,
+            Target::Option(option) => Some(option),
+        };
+        self.command(
+            &agent,
+            Command::Set {
+                pane: pane.to_string(),
+                session,
+                setting,
+                option,
+                value,
+            },
+        );
+    }
+
+    /// The agent answered a switch: the pane's setting follows its yes; a no leaves the old
+    /// value and says why.
+    fn chosen(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        setting: &str,
+        value: &str,
+        outcome: Result<Option<Vec<SessionConfigOption>>, Failure>,
+        now: OffsetDateTime,
+    ) {
+        let Some(bound) = self.panes.get_mut(pane) else {
+            return;
+        };
+        let agent = bound.agent.clone();
+        let shown = world
+            .settings(pane)
+            .iter()
+            .find(|s| s.id == setting)
+            .cloned();
+        let name = shown
+            .as_ref()
+            .map_or(setting, |s| s.name.as_str())
+            .to_string();
+        let value_name = shown
+            .as_ref()
+            .and_then(|s| s.choices.iter().find(|c| c.id == value))
+            .map_or(value, |c| c.name.as_str())
+            .to_string();
+        match outcome {
+            Ok(options) => {
+                match options {
+                    Some(options) => bound.stream.settings.set_options(options),
+                    None => bound.stream.settings.set_mode(value),
+                }
+                world.set_settings(pane, bound.stream.settings.wire());
+                world.push_item(
+                    pane,
+                    ItemKind::Notice,
+                    &format!("{name}: {agent} switched to {value_name}."),
+                    now,
+                );
+            }
+            Err(failure) => {
+                let old = shown.as_ref().map_or("what it was", |s| s.current_name());
+                let words = failure_words(
+                    &agent,
+                    &failure,
+                    &format!("did not switch {name} to {value_name}"),
+                );
+                world.push_item(
+                    pane,
+                    ItemKind::Notice,
+                    &format!("{words} {name} stays {old}."),
+                    now,
+                );
+            }
         }
     }
 
@@ -539,7 +641,21 @@ impl AcpHost {
                 pane,
                 session,
                 loaded,
-            } => self.opened(world, &pane, session, loaded, now),
+                modes,
+                options,
+            } => {
+                if let Some(bound) = self.panes.get_mut(&pane) {
+                    bound.stream.settings = Settings::new(modes, options);
+                    world.set_settings(&pane, bound.stream.settings.wire());
+                }
+                self.opened(world, &pane, session, loaded, now)
+            }
+            Event::SetAnswered {
+                pane,
+                setting,
+                value,
+                outcome,
+            } => self.chosen(world, &pane, &setting, &value, outcome, now),
             Event::OpenFailed { pane, failure } => {
                 self.open_failed(world, agent, &pane, &failure, now)
             }
@@ -1207,6 +1323,8 @@ mod tests {
                     pane: pane.clone(),
                     session: "s-1".into(),
                     loaded: false,
+                    modes: None,
+                    options: None,
                 },
             ))
             .expect("sent");
@@ -1238,6 +1356,8 @@ mod tests {
             pane: pane.clone(),
             session: "s-1".into(),
             loaded: false,
+            modes: None,
+            options: None,
         };
         host.events_in.send(("quiet".into(), opened)).expect("sent");
         host.tick(&mut world, t0());
@@ -1288,6 +1408,70 @@ mod tests {
             .collect();
         assert_eq!(code.len(), 1);
         assert!(code[0].contains("3 passed"), "{code:?}");
+    }
+
+    /// Claude Code's real commands (tests/fixtures/acp/real) are every command of the pane,
+    /// past the belt's four, with their hints; its modes are the pane's setting, and a
+    /// `current_mode_update` moves it.
+    #[tokio::test]
+    async fn claude_codes_real_commands_and_modes_reach_the_pane() {
+        let (mut host, mut world, pane) = open_pane();
+        let line: serde_json::Value = serde_json::from_str(include_str!(
+            "../../tests/fixtures/acp/real/claude-code-acp-0.16.2-available-commands.json"
+        ))
+        .expect("json");
+        let notification: SessionNotification =
+            serde_json::from_value(line["params"].clone()).expect("a session/update");
+        update(&host, notification.update);
+        let reply: serde_json::Value = serde_json::from_str(include_str!(
+            "../../tests/fixtures/acp/real/claude-code-acp-0.16.2-session-new.json"
+        ))
+        .expect("json");
+        let modes = serde_json::from_value(reply["result"]["modes"].clone()).expect("modes");
+        host.events_in
+            .send((
+                "quiet".into(),
+                Event::Opened {
+                    pane: pane.clone(),
+                    session: "s-1".into(),
+                    loaded: false,
+                    modes: Some(modes),
+                    options: None,
+                },
+            ))
+            .expect("sent");
+        host.tick(&mut world, t0());
+        let record = &world.layout.panes[&pane];
+        assert_eq!(record.belt.len(), 4);
+        assert_eq!(record.commands.len(), 8);
+        assert_eq!(record.commands[0].name, "debug");
+        assert_eq!(
+            record.commands[0].hint.as_deref(),
+            Some("[issue description]")
+        );
+        assert_eq!(world.settings(&pane)[0].current, "default");
+        update(
+            &host,
+            SessionUpdate::CurrentModeUpdate(
+                agent_client_protocol::v1::schema::CurrentModeUpdate::new("plan"),
+            ),
+        );
+        host.tick(&mut world, t0());
+        assert_eq!(world.settings(&pane)[0].current_name(), "Plan Mode");
+        // A switch for a pane whose agent went away is not sent, and the pane says so.
+        host.panes.get_mut(&pane).expect("bound").live = false;
+        host.choose(&mut world, &pane, "mode".into(), "default".into(), t0());
+        let conversation = &world.layout.panes[&pane].conversation_id;
+        let last = world.layout.conversations[conversation]
+            .items
+            .last()
+            .map(|i| i.text.clone())
+            .unwrap_or_default();
+        assert!(
+            last.starts_with("quiet has no session open here, so nothing was switched."),
+            "{last}"
+        );
+        assert_eq!(world.settings(&pane)[0].current, "plan");
     }
 
     fn update(host: &AcpHost, update: SessionUpdate) {

@@ -4,7 +4,8 @@
 //!
 //! `spec` names the agents and their commands, `client` runs one agent process and its
 //! connection, `host` drives the world from both sides, `stream` turns session updates into
-//! items, `permission` turns permission requests into asks, and `text` cleans what agents say.
+//! items, `settings` a session's modes and options into the pane's settings, `permission`
+//! turns permission requests into asks, and `text` cleans what agents say.
 //! The host is one driver of `crate::durable` (`Drive::Acp`); nothing here plays a demo,
 //! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
 //! rig, `crate::rigs::acp_scripted`.
@@ -12,6 +13,7 @@
 pub(crate) mod client;
 pub(crate) mod host;
 pub(crate) mod permission;
+pub(crate) mod settings;
 pub mod spec;
 pub(crate) mod stream;
 pub(crate) mod text;

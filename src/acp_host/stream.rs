@@ -5,7 +5,8 @@
 //! - a tool call → a `notice` that follows its status, its text output → a `code` item, and a
 //!   diff → a `code` item in unified diff form;
 //! - a plan → one `markdown` item per turn, rewritten as the plan moves;
-//! - available commands → the pane's belt (at most 4).
+//! - available commands → every command of the pane, and its belt (the first 4);
+//! - the mode and config options → the pane's settings (`super::settings`).
 //!
 //! Growth is written to the world at most once per host tick ([`Stream::flush`]), so a fast
 //! agent costs its readers one event per message per tick, not one per chunk.
@@ -13,15 +14,16 @@
 use std::collections::HashMap;
 
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, ContentBlock, Plan, PlanEntryStatus, SessionUpdate, ToolCall,
-    ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    AvailableCommand, AvailableCommandInput, ContentBlock, Plan, PlanEntryStatus, SessionUpdate,
+    ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use time::OffsetDateTime;
 
 use super::permission::tool_name;
+use super::settings::Settings;
 use super::text::{clean_line, clean_text};
 use crate::durable::world::World;
-use crate::wire::{BeltButton, Item, ItemKind, limits};
+use crate::wire::{AgentCommand, BeltButton, Item, ItemKind, limits};
 
 /// What a pane's stream is in the middle of.
 #[derive(Debug, Default)]
@@ -37,6 +39,8 @@ pub(crate) struct Stream {
     plan: Option<String>,
     /// Belt button id → the agent's command name.
     pub(crate) commands: Vec<(String, String)>,
+    /// The session's modes and config options as the agent last said them.
+    pub(crate) settings: Settings,
 }
 
 #[derive(Debug)]
@@ -98,6 +102,14 @@ impl Stream {
             }
             SessionUpdate::AvailableCommandsUpdate(update) => {
                 self.belt(world, pane, &update.available_commands, now);
+            }
+            SessionUpdate::CurrentModeUpdate(update) => {
+                self.settings.set_mode(&update.current_mode_id.0);
+                world.set_settings(pane, self.settings.wire());
+            }
+            SessionUpdate::ConfigOptionUpdate(update) => {
+                self.settings.set_options(update.config_options);
+                world.set_settings(pane, self.settings.wire());
             }
             other => {
                 tracing::debug!(pane, update = ?std::mem::discriminant(&other), "an ACP update the phone does not show");
@@ -293,13 +305,26 @@ impl Stream {
     ) {
         self.commands.clear();
         let mut belt = Vec::new();
-        for command in commands.iter().take(limits::MAX_BELT_BUTTONS) {
+        let mut every = Vec::new();
+        for command in commands {
             let name: String = clean_line(&command.name)
                 .chars()
                 .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
                 .take(64)
                 .collect();
-            if name.is_empty() {
+            if name.is_empty() || every.len() >= limits::MAX_COMMANDS {
+                continue;
+            }
+            let hint = match &command.input {
+                Some(AvailableCommandInput::Unstructured(input)) => Some(clean_line(&input.hint)),
+                _ => None,
+            };
+            every.push(AgentCommand {
+                name: name.clone(),
+                description: Some(clean_line(&command.description)).filter(|d| !d.is_empty()),
+                hint: hint.filter(|h| !h.is_empty()),
+            });
+            if belt.len() >= limits::MAX_BELT_BUTTONS {
                 continue;
             }
             let id = format!("cmd-{name}");
@@ -311,6 +336,7 @@ impl Stream {
             belt.push(BeltButton { id, label });
         }
         world.set_belt(pane, belt, now);
+        world.set_commands(pane, every);
     }
 
     /// The command a belt button runs, by its id.

@@ -113,10 +113,13 @@ pub(crate) fn listing(width: u16, height: u16, filter_shown: bool) -> Listing {
     }
 }
 
-/// A pane: heading, chat, open asks, belt, the input box and its status line.
+/// A pane: heading, its settings (when the agent has any), chat, open asks, belt, the input
+/// box and its status line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Pane {
     pub(crate) heading: Rect,
+    /// The agent's mode and options, under the heading; no row when it has none.
+    pub(crate) settings: Rect,
     pub(crate) chat: Rect,
     /// Sends that left the box and are not in the chat yet.
     pub(crate) outbox: Rect,
@@ -132,6 +135,7 @@ pub(crate) fn pane(
     input_lines: usize,
     outbox_lines: usize,
     has_asks: bool,
+    has_settings: bool,
 ) -> Pane {
     let body = frame(width, height).body;
     let outbox_height = u16::try_from(outbox_lines)
@@ -142,7 +146,8 @@ pub(crate) fn pane(
         .clamp(1, MAX_INPUT_LINES);
     let input_height = input_lines + 2;
     let asks_height = u16::from(has_asks);
-    let fixed = 1 + outbox_height + asks_height + 1 + input_height + 1;
+    let settings_height = u16::from(has_settings);
+    let fixed = 1 + settings_height + outbox_height + asks_height + 1 + input_height + 1;
     let chat_height = body.height.saturating_sub(fixed);
     let mut y = body.y;
     let mut take = |h: u16| {
@@ -152,6 +157,7 @@ pub(crate) fn pane(
         rect
     };
     let heading = take(1);
+    let settings = take(settings_height);
     let chat = take(chat_height);
     let outbox = take(outbox_height);
     let asks = take(asks_height);
@@ -160,6 +166,7 @@ pub(crate) fn pane(
     let status = take(1);
     Pane {
         heading,
+        settings,
         chat,
         outbox,
         asks,
@@ -213,7 +220,7 @@ mod tests {
 
     #[test]
     fn pane_parts_fill_the_body_at_80x24() {
-        let parts = pane(80, 24, 1, 0, true);
+        let parts = pane(80, 24, 1, 0, true, false);
         assert_eq!(parts.heading.y, 1);
         assert_eq!(parts.status.bottom(), 23);
         assert_eq!(parts.chat.height, 22 - 1 - 1 - 1 - 3 - 1);
@@ -235,7 +242,7 @@ mod tests {
         assert_eq!(parts.detail.height, 1);
         assert_eq!(parts.inbox.height, 6);
         assert_eq!(parts.inbox.bottom(), 11);
-        let parts = pane(40, 12, 1, 0, true);
+        let parts = pane(40, 12, 1, 0, true, false);
         assert_eq!(parts.status.bottom(), 11);
         assert_eq!(parts.chat.height, 3);
     }

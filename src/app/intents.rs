@@ -139,7 +139,8 @@ pub(crate) fn pane_of(kind: &IntentKind) -> Option<&str> {
     match kind {
         IntentKind::Send { pane, .. }
         | IntentKind::Abort { pane, .. }
-        | IntentKind::Action { pane, .. } => Some(pane),
+        | IntentKind::Action { pane, .. }
+        | IntentKind::Setting { pane, .. } => Some(pane),
         IntentKind::DshAppend { task_id, .. }
         | IntentKind::DshCancel { task_id }
         | IntentKind::DshClose { task_id } => Some(task_id),

@@ -175,6 +175,10 @@ pub(crate) enum Action {
     PrevMatch,
     /// Take the mouse, or leave it to the terminal (its own selection).
     Mouse,
+    /// A pane: switch its agent's mode and options.
+    Settings,
+    /// A pane's box: complete the command lit in the list of the agent's commands.
+    Complete,
 }
 
 impl Action {
@@ -228,6 +232,8 @@ impl Action {
             Self::NextMatch => "next-match",
             Self::PrevMatch => "previous-match",
             Self::Mouse => "mouse",
+            Self::Settings => "settings",
+            Self::Complete => "complete",
             Self::Belt(n) => return format!("belt-{n}"),
             Self::Pick(n) => return format!("pick-{n}"),
         };
@@ -284,6 +290,8 @@ impl Action {
             Self::NextMatch => "Next match",
             Self::PrevMatch => "Previous match",
             Self::Mouse => "Mouse on or off (off: the terminal's own selection works)",
+            Self::Settings => "Switch the agent's mode and options",
+            Self::Complete => "Complete the lit command",
             Self::Belt(n) => return format!("Press belt button {n}"),
             Self::Pick(n) => return format!("Pick option {n}"),
         };
@@ -339,6 +347,8 @@ impl Action {
             Self::NextMatch,
             Self::PrevMatch,
             Self::Mouse,
+            Self::Settings,
+            Self::Complete,
         ];
         all.extend((1..=4).map(Self::Belt));
         all.extend((1..=8).map(Self::Pick));

@@ -372,18 +372,24 @@ impl App {
 
     /// The lines of the `?` help for `context`: each action's keys and what it does. On a pane,
     /// only the keys of its kind of agent (a Collie pane lists no DSH message kinds, a bridge's
-    /// task no belt).
+    /// task no belt), and the settings key only where the agent has settings to switch.
     pub(crate) fn help_for(&self, context: Context) -> Vec<(String, String)> {
-        let bridge = match self.nav.top() {
-            Screen::Pane(pane) => Some(self.phone.is_bridge(&pane.agent)),
-            _ => None,
+        let (bridge, settings) = match self.nav.top() {
+            Screen::Pane(pane) => (
+                Some(self.phone.is_bridge(&pane.agent)),
+                self.phone
+                    .agents
+                    .pane(&pane.agent, &pane.pane)
+                    .is_some_and(|p| !p.pane.settings.is_empty()),
+            ),
+            _ => (None, false),
         };
         self.phone.keymap.help_where(context, |action| {
             !matches!(
                 (bridge, action),
                 (Some(false), Action::MessageKind | Action::SendMode)
-                    | (Some(true), Action::Belt(_))
-            )
+                    | (Some(true), Action::Belt(_) | Action::Settings)
+            ) && (settings || action != Action::Settings)
         })
     }
 
@@ -925,6 +931,11 @@ impl App {
                 .phone
                 .show_toast(format!("Closed the {target}."), false),
             (IntentKind::Action { .. }, Some(_)) => self.phone.show_toast("Pressed.", false),
+            // The value shown follows the agent's answer, not ours (docs/ACP.md).
+            (IntentKind::Setting { .. }, Some(_)) => self.phone.show_toast(
+                "Asked the agent to switch; the pane shows the new value once it says yes.",
+                false,
+            ),
             (IntentKind::Abort { pane, turn_id }, Some(_)) => {
                 // The stop dropped what the agent held behind the turn: the words are the
                 // person's again, back in the box before the draft (docs/ACP.md).
@@ -951,6 +962,7 @@ impl App {
                 | IntentKind::Send { .. }
                 | IntentKind::Abort { .. }
                 | IntentKind::Action { .. }
+                | IntentKind::Setting { .. }
         );
         if !shown_in_place
             && done_reply.is_none()
@@ -1029,9 +1041,15 @@ fn bunched_key_acts(context: Context, action: Option<Action>) -> bool {
             | Action::SelectPrev
             | Action::SelectNext,
         ) => true,
-        Some(Action::NextField | Action::PrevField | Action::Send | Action::Newline) => {
-            context.takes_typing()
-        }
+        // Completing a command only writes its name into the box: typing, as far as a bunch
+        // goes.
+        Some(
+            Action::NextField
+            | Action::PrevField
+            | Action::Send
+            | Action::Newline
+            | Action::Complete,
+        ) => context.takes_typing(),
         // Typed where text is typed; nothing at all elsewhere.
         None => true,
         Some(_) => false,

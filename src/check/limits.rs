@@ -10,6 +10,7 @@
 //! | `L.form-fields` | fields of a form: 6 |
 //! | `L.starters` | starters per snapshot: 50 |
 //! | `L.belt` | belt buttons per pane: 4, label 16 characters |
+//! | `L.settings` | settings per pane: 8, choices per setting: 32; commands per pane: 64 |
 //! | `L.id` | an id: 1–128 bytes, no control char, no whitespace, none of `/ ? #` |
 //! | `L.reply-size` | replies: hello 16 KiB, snapshot 4 MiB, events 8 MiB, conversations 1 MiB, items 8 MiB, a POST 16 KiB |
 //! | `L.events` | events per reply: 1000; a view: at most the 2000 newest items |
@@ -53,6 +54,7 @@ fn l(probe: &Probe) -> Vec<Finding> {
         form_fields(&sample),
         starters(&sample),
         belt(&sample),
+        settings(&sample),
         ids(&sample),
         reply_size(&sample),
         events(&sample),
@@ -260,6 +262,47 @@ fn starters(sample: &Sample) -> Finding {
             "a snapshot holds at most {} starters{}",
             limits::MAX_STARTERS,
             seen(count, "starter", "starters")
+        ),
+        problems,
+    )
+}
+
+fn settings(sample: &Sample) -> Finding {
+    let mut problems = Vec::new();
+    let mut seen_settings = 0;
+    for pane in scan::panes(sample) {
+        problems.extend(count_over(
+            &pane,
+            "settings",
+            limits::MAX_SETTINGS,
+            "settings",
+        ));
+        problems.extend(count_over(
+            &pane,
+            "commands",
+            limits::MAX_COMMANDS,
+            "commands",
+        ));
+        for (s, setting) in list(pane.value, "settings").iter().enumerate() {
+            seen_settings += 1;
+            let choices = list(setting, "choices").len();
+            if choices > limits::MAX_SETTING_CHOICES {
+                problems.push(format!(
+                    "{}.settings[{s}] holds {choices} choices, at most {}",
+                    pane.place,
+                    limits::MAX_SETTING_CHOICES
+                ));
+            }
+        }
+    }
+    judged(
+        "L.settings",
+        format!(
+            "a pane has at most {} settings of at most {} choices, and at most {} commands{}",
+            limits::MAX_SETTINGS,
+            limits::MAX_SETTING_CHOICES,
+            limits::MAX_COMMANDS,
+            seen(seen_settings, "setting", "settings")
         ),
         problems,
     )

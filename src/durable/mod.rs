@@ -2,7 +2,7 @@
 //! H4, T3, T5, A1–A16, Q3, V4, L), served over the private socket or TLS, whatever drives it.
 //!
 //! `world` holds the rules and the state, `runtime` owns a world with its driver and store,
-//! `server` answers HTTP over `listen`'s sockets, `requests` remembers request ids (SPEC Q3) and
+//! `settings` a pane's mode, options and commands, `server` answers HTTP over `listen`'s sockets, `requests` remembers request ids (SPEC Q3) and
 //! `store` keeps the layout across restarts. Two drivers move a world: the reference agent's
 //! play (`crate::rigs`, for demos and tests) and the ACP host (`crate::acp_host`, real coding
 //! agents). [`AgentOptions::drive`] holds exactly one of them, so options of the one cannot be
@@ -13,6 +13,7 @@ pub mod listen;
 pub(crate) mod requests;
 pub mod runtime;
 pub mod server;
+pub(crate) mod settings;
 pub(crate) mod store;
 pub(crate) mod tls_auto;
 pub mod world;

@@ -30,7 +30,7 @@ use crate::rigs::faults::{Breaks, Rule};
 use crate::wire::{
     self, AbortRequest, ActionRequest, AnswerRequest, CloseRequest, ErrorBody, ErrorCode,
     OUR_PROTOCOL, PostReply, ProtocolRange, RANGE_HEADER, Refusal, RenameRequest, ReopenRequest,
-    SendRequest, StarterRequest, VERSION_HEADER, limits,
+    SendRequest, SettingRequest, StarterRequest, VERSION_HEADER, limits,
 };
 
 /// How often the world is moved on when no request comes (expiries, the script, readiness).
@@ -440,6 +440,7 @@ enum PostRoute {
     Send { pane: String },
     Abort { pane: String },
     Action { pane: String },
+    Setting { pane: String },
     Rename,
     Close,
     Starter { starter: String },
@@ -467,6 +468,7 @@ impl Route {
                 "send" => PostRoute::Send { pane: owned(pane) },
                 "abort" => PostRoute::Abort { pane: owned(pane) },
                 "action" => PostRoute::Action { pane: owned(pane) },
+                "setting" => PostRoute::Setting { pane: owned(pane) },
                 _ => return None,
             }),
             (&Method::POST, ["rename"]) => Self::Post(PostRoute::Rename),
@@ -487,6 +489,7 @@ enum PostCall {
     Send(String, SendRequest),
     Abort(String, AbortRequest),
     Action(String, ActionRequest),
+    Setting(String, SettingRequest),
     Rename(RenameRequest),
     Close(CloseRequest),
     Starter(String, StarterRequest),
@@ -500,6 +503,7 @@ impl PostCall {
             PostRoute::Send { pane } => Self::Send(path_id(pane)?, typed(body)?),
             PostRoute::Abort { pane } => Self::Abort(path_id(pane)?, typed(body)?),
             PostRoute::Action { pane } => Self::Action(path_id(pane)?, typed(body)?),
+            PostRoute::Setting { pane } => Self::Setting(path_id(pane)?, typed(body)?),
             PostRoute::Rename => Self::Rename(typed(body)?),
             PostRoute::Close => Self::Close(typed(body)?),
             PostRoute::Starter { starter } => Self::Starter(path_id(starter)?, typed(body)?),
@@ -513,6 +517,7 @@ impl PostCall {
             Self::Send(pane, request) => world.send(pane, request, now),
             Self::Abort(pane, request) => world.abort(pane, request, now),
             Self::Action(pane, request) => world.action(pane, request, now),
+            Self::Setting(pane, request) => world.choose_setting(pane, request, now),
             Self::Rename(request) => world.rename(request),
             Self::Close(request) => world.close(request, now),
             Self::Starter(starter, request) => world.run_starter(starter, &request.request_id, now),

@@ -58,6 +58,12 @@ pub(crate) enum Happening {
     Closed {
         pane: String,
     },
+    /// A phone chose a value of one of a hosted pane's settings; the host asks the agent.
+    SettingChosen {
+        pane: String,
+        setting_id: String,
+        value: String,
+    },
 }
 
 /// An open ask with what the agent needs to know beside the wire shape.
@@ -89,6 +95,13 @@ pub struct PaneRecord {
     pub title: String,
     pub conversation_id: String,
     pub(crate) belt: Vec<BeltButton>,
+    /// The agent's mode and options as it last said them (docs/WIRE.md § 5.13). Not kept
+    /// across a restart: the agent says them again when its session opens.
+    #[serde(skip)]
+    pub(crate) settings: Vec<wire::Setting>,
+    /// Every command the agent takes (docs/WIRE.md § 5.14).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) commands: Vec<wire::AgentCommand>,
     pub turn: Option<Turn>,
     pub(crate) turns_started: u64,
     pub(crate) starting: bool,
@@ -189,7 +202,7 @@ fn now_text(now: OffsetDateTime) -> String {
     wire::time::format(now)
 }
 
-fn error(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
+pub(crate) fn error(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(code).with_message(message)
 }
 
@@ -248,7 +261,7 @@ impl World {
     }
 
     /// A change a snapshot reader can see: the ETag moves (SPEC H4).
-    fn touch(&mut self) {
+    pub(crate) fn touch(&mut self) {
         self.rev += 1;
     }
 
@@ -328,6 +341,8 @@ impl World {
                                 conversation_id: Some(p.conversation_id.clone()),
                                 belt: p.belt.clone(),
                                 asks: p.asks.iter().map(|a| a.ask.clone()).collect(),
+                                settings: p.settings.clone(),
+                                commands: p.commands.clone(),
                             })
                             .collect(),
                     })
@@ -342,7 +357,7 @@ impl World {
         }
     }
 
-    fn pane(&self, id: &str) -> Result<&PaneRecord, ErrorBody> {
+    pub(crate) fn pane(&self, id: &str) -> Result<&PaneRecord, ErrorBody> {
         self.layout
             .panes
             .get(id)
@@ -1459,6 +1474,8 @@ impl PaneRecord {
             title: title.to_string(),
             conversation_id: conversation_id.to_string(),
             belt,
+            settings: Vec::new(),
+            commands: Vec::new(),
             turn: None,
             turns_started: 0,
             starting: false,

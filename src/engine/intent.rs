@@ -8,7 +8,7 @@ use crate::transport::{Reply, RouteClass, TransportError};
 use crate::wire::{
     self, AbortRequest, ActionRequest, Answer, AnswerRequest, CloseRequest, DecidedBy, ErrorBody,
     ErrorCode, Outcome, PostReply, RenameRequest, ReopenRequest, ReplyCode, SendRequest,
-    StarterRequest, TargetKind, limits,
+    SettingRequest, StarterRequest, TargetKind, limits,
 };
 
 /// What the person asked for. Each becomes one POST with one request id (SPEC Q1).
@@ -33,6 +33,12 @@ pub enum IntentKind {
     Action {
         pane: String,
         button_id: String,
+    },
+    /// One value of one of the pane's settings: its mode or an option (docs/WIRE.md § 4.10).
+    Setting {
+        pane: String,
+        setting_id: String,
+        value: String,
     },
     Rename {
         target: String,
@@ -99,6 +105,7 @@ impl IntentKind {
             Self::Send { .. } => "send",
             Self::Abort { .. } => "abort",
             Self::Action { .. } => "action",
+            Self::Setting { .. } => "switch",
             Self::Rename { .. } => "rename",
             Self::Close { .. } => "close",
             Self::Starter { .. } => "starter",
@@ -179,6 +186,19 @@ impl IntentKind {
                 serde_json::to_vec(&ActionRequest {
                     request_id,
                     button_id: button_id.clone(),
+                }),
+                RouteClass::Write,
+            ),
+            Self::Setting {
+                pane,
+                setting_id,
+                value,
+            } => (
+                wire::paths::pane_post(pane, "setting"),
+                serde_json::to_vec(&SettingRequest {
+                    request_id,
+                    setting_id: setting_id.clone(),
+                    value: value.clone(),
                 }),
                 RouteClass::Write,
             ),

@@ -14,6 +14,13 @@
 //! `/cancel-self` ends the turn `cancelled` by itself with the call open; `/replay FILE` sends
 //! the updates of a fixture of a real agent's notifications. A session is kept in the
 //! sessions folder only once it was prompted, as the real agents keep theirs.
+//!
+//! It offers modes (`ask`, `plan`, and `yolo`, which stands for the modes that act without
+//! asking), a config option (`speed`: `careful`, `quick`, and `refused`, which it refuses with an
+//! error), and six commands (`/test`, `/review`, `/tool`, `/tool-open`, `/explain`, `/mode`;
+//! `/mode` says the mode and speed it is in). It answers `session/set_mode` and
+//! `session/set_config_option`, sends the matching update, and keeps each switch in the
+//! session's history as `("setting", "mode=plan")`, so tests judge what it received.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -22,13 +29,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, AuthMethod, AuthMethodAgent, AvailableCommand, AvailableCommandsUpdate,
-    CancelNotification, ContentBlock, ContentChunk, Diff, Implementation, InitializeRequest,
-    InitializeResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
-    NewSessionResponse, PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority,
-    PlanEntryStatus, PromptRequest, PromptResponse, RequestPermissionOutcome,
-    RequestPermissionRequest, SessionNotification, SessionUpdate, StopReason, TextContent,
-    ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    AgentCapabilities, AuthMethod, AuthMethodAgent, AvailableCommand, AvailableCommandInput,
+    AvailableCommandsUpdate, CancelNotification, ConfigOptionUpdate, ContentBlock, ContentChunk,
+    CurrentModeUpdate, Diff, Implementation, InitializeRequest, InitializeResponse,
+    LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse,
+    PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus,
+    PromptRequest, PromptResponse, RequestPermissionOutcome, RequestPermissionRequest,
+    SessionConfigOption, SessionConfigSelectOption, SessionMode, SessionModeState,
+    SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
+    TextContent, ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    UnstructuredCommandInput,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio};
@@ -54,6 +65,107 @@ struct Remembered {
     /// (who, words): "user" or "agent".
     history: Vec<(String, String)>,
     reads: u64,
+    /// The mode and the speed in effect; empty means the first of each.
+    #[serde(default)]
+    mode: String,
+    #[serde(default)]
+    speed: String,
+}
+
+/// The modes it offers: (id, name, description).
+const MODES: &[(&str, &str, &str)] = &[
+    ("ask", "Ask first", "Asks before it runs anything"),
+    ("plan", "Plan only", "Plans and reads, changes nothing"),
+    (
+        "yolo",
+        "Act without asking",
+        "Runs and edits without asking you",
+    ),
+];
+
+/// The values of its `speed` option: (id, name).
+const SPEEDS: &[(&str, &str)] = &[
+    ("careful", "Careful"),
+    ("quick", "Quick"),
+    ("refused", "Refused (it says no)"),
+];
+
+/// Its commands: (name, description, what to type after it).
+const COMMANDS: &[(&str, &str, Option<&str>)] = &[
+    ("test", "Run the tests", None),
+    ("review", "Review the last change", None),
+    (
+        "tool",
+        "Run one command, as claude-code-acp reports it",
+        None,
+    ),
+    (
+        "tool-open",
+        "End the turn with a command still running",
+        None,
+    ),
+    ("explain", "Explain a file", Some("the file to explain")),
+    ("mode", "Say the mode and speed it is in", None),
+];
+
+impl Remembered {
+    fn mode(&self) -> &str {
+        if self.mode.is_empty() {
+            MODES[0].0
+        } else {
+            &self.mode
+        }
+    }
+
+    fn speed(&self) -> &str {
+        if self.speed.is_empty() {
+            SPEEDS[0].0
+        } else {
+            &self.speed
+        }
+    }
+
+    fn modes(&self) -> SessionModeState {
+        SessionModeState::new(
+            self.mode().to_string(),
+            MODES
+                .iter()
+                .map(|(id, name, about)| {
+                    SessionMode::new(*id, *name).description(about.to_string())
+                })
+                .collect(),
+        )
+    }
+
+    fn options(&self) -> Vec<SessionConfigOption> {
+        vec![
+            SessionConfigOption::select(
+                "speed",
+                "Speed",
+                self.speed().to_string(),
+                SPEEDS
+                    .iter()
+                    .map(|(id, name)| SessionConfigSelectOption::new(*id, *name))
+                    .collect::<Vec<_>>(),
+            )
+            .description("How fast it goes".to_string()),
+        ]
+    }
+}
+
+fn commands() -> Vec<AvailableCommand> {
+    COMMANDS
+        .iter()
+        .map(|(name, about, hint)| {
+            let command = AvailableCommand::new(*name, *about);
+            match hint {
+                Some(hint) => command.input(AvailableCommandInput::Unstructured(
+                    UnstructuredCommandInput::new(*hint),
+                )),
+                None => command,
+            }
+        })
+        .collect()
 }
 
 #[derive(Default)]
@@ -84,6 +196,10 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
     let prompt_options = options.clone();
     let prompt_state = Arc::clone(&state);
     let cancel_state = Arc::clone(&state);
+    let mode_state = Arc::clone(&state);
+    let mode_options = options.clone();
+    let option_state = Arc::clone(&state);
+    let option_options = options.clone();
     Agent
         .v1()
         .name("collie-scripted-agent")
@@ -134,14 +250,18 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                 // Like the real agents, a session is kept on disk only once it was prompted:
                 // a new process cannot load one that never was (codex answers `-32002
                 // Resource not found`, claude `Session not found`).
-                responder.respond(NewSessionResponse::new(id.clone()))?;
+                let fresh = Remembered::default();
+                responder.respond(
+                    NewSessionResponse::new(id.clone())
+                        .modes(fresh.modes())
+                        .config_options(fresh.options()),
+                )?;
                 send(
                     &cx,
                     &id,
-                    SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![
-                        AvailableCommand::new("test", "Run the tests"),
-                        AvailableCommand::new("review", "Review the last change"),
-                    ])),
+                    SessionUpdate::AvailableCommandsUpdate(
+                        AvailableCommandsUpdate::new(commands()),
+                    ),
                 );
                 Ok(())
             },
@@ -161,7 +281,7 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                     );
                 };
                 // The conversation is replayed to the client before the reply, as ACP says.
-                for (who, words) in &found.history {
+                for (who, words) in found.history.iter().filter(|(who, _)| who != "setting") {
                     let chunk =
                         ContentChunk::new(ContentBlock::Text(TextContent::new(words.clone())));
                     let update = if who == "user" {
@@ -171,7 +291,88 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                     };
                     send(&cx, &id, update);
                 }
-                responder.respond(LoadSessionResponse::new())
+                responder.respond(
+                    LoadSessionResponse::new()
+                        .modes(found.modes())
+                        .config_options(found.options()),
+                )?;
+                send(
+                    &cx,
+                    &id,
+                    SessionUpdate::AvailableCommandsUpdate(
+                        AvailableCommandsUpdate::new(commands()),
+                    ),
+                );
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionModeRequest,
+                        responder: Responder<SetSessionModeResponse>,
+                        cx: ConnectionTo<Client>| {
+                let id = request.session_id.to_string();
+                let mode = request.mode_id.to_string();
+                if !MODES.iter().any(|(m, _, _)| *m == mode) {
+                    return responder.respond_with_error(
+                        Error::invalid_params()
+                            .data(serde_json::json!({"details": format!("no mode {mode}")})),
+                    );
+                }
+                if !switch(&mode_state, &mode_options, &id, |r| r.mode = mode.clone()) {
+                    return responder.respond_with_error(Error::new(
+                        ErrorCode::RESOURCE_NOT_FOUND,
+                        "Session not found",
+                    ));
+                }
+                responder.respond(SetSessionModeResponse::new())?;
+                send(
+                    &cx,
+                    &id,
+                    SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(mode)),
+                );
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest,
+                        responder: Responder<SetSessionConfigOptionResponse>,
+                        cx: ConnectionTo<Client>| {
+                let id = request.session_id.to_string();
+                let value = request
+                    .value
+                    .as_value_id()
+                    .map(|v| v.to_string())
+                    .unwrap_or_default();
+                if request.config_id.to_string() != "speed"
+                    || !SPEEDS.iter().any(|(s, _)| *s == value)
+                {
+                    return responder.respond_with_error(Error::invalid_params());
+                }
+                if value == "refused" {
+                    return responder.respond_with_error(Error::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        "the scripted agent refuses the speed refused",
+                    ));
+                }
+                let mut options = Vec::new();
+                if !switch(&option_state, &option_options, &id, |r| {
+                    r.speed = value.clone();
+                    options = r.options();
+                }) {
+                    return responder.respond_with_error(Error::new(
+                        ErrorCode::RESOURCE_NOT_FOUND,
+                        "Session not found",
+                    ));
+                }
+                responder.respond(SetSessionConfigOptionResponse::new(options.clone()))?;
+                send(
+                    &cx,
+                    &id,
+                    SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(options)),
+                );
+                Ok(())
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -283,6 +484,19 @@ async fn play(
             serde_json::json!({"path": "\u{1b}[31mred"}),
         );
         hostile.to_string()
+    } else if words.trim() == "/mode" {
+        let (mode, speed) = state
+            .lock()
+            .ok()
+            .and_then(|s| {
+                s.sessions
+                    .get(session)
+                    .map(|r| (r.mode().to_string(), r.speed().to_string()))
+            })
+            .unwrap_or_default();
+        let words = format!("I am in mode {mode}, at speed {speed}.");
+        turn.say(&words).await;
+        words
     } else if words.trim() == "/test" {
         turn.run_tests(&format!("call-test-{}", turn.number), false)
             .await?
@@ -577,6 +791,33 @@ impl Turn<'_> {
         self.say(words).await;
         Ok(words.to_string())
     }
+}
+
+/// Applies a switch to a session and keeps it in its history; false when there is no such
+/// session. A session never prompted stays off the disk, as before.
+fn switch(
+    state: &Shared,
+    options: &ScriptedOptions,
+    session: &str,
+    change: impl FnOnce(&mut Remembered),
+) -> bool {
+    let prompted = {
+        let Ok(mut state) = state.lock() else {
+            return false;
+        };
+        let Some(remembered) = state.sessions.get_mut(session) else {
+            return false;
+        };
+        change(remembered);
+        let note = format!("mode={},speed={}", remembered.mode(), remembered.speed());
+        let prompted = !remembered.history.is_empty();
+        remembered.history.push(("setting".into(), note));
+        prompted
+    };
+    if prompted {
+        remember(state, options, session);
+    }
+    true
 }
 
 /// How many prompts a session has had, this one included: what makes its tool call ids new.

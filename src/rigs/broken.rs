@@ -7,7 +7,9 @@ use time::{Duration, OffsetDateTime};
 use super::faults::{Breaks, Rule};
 use super::worlds::{DEMO_BUTTONS, choice, field, form, push_link, text};
 use crate::durable::world::{World, default_belt};
-use crate::wire::{BeltButton, FieldKind, Item, ItemKind, Starter, limits};
+use crate::wire::{
+    AgentCommand, BeltButton, FieldKind, Item, ItemKind, Setting, SettingChoice, Starter, limits,
+};
 
 /// The title of the tab that holds what `--break` lays out, so nothing else moves.
 pub(crate) const BROKEN_TAB: &str = "Broken on purpose";
@@ -103,6 +105,40 @@ pub(crate) fn lay_out_breaks(world: &mut World, breaks: Breaks, now: OffsetDateT
             label: "Run every test now".into(),
         });
         broken_pane(world, "Five buttons", belt, now);
+    }
+    if breaks.has(Rule::LSettings)
+        && let Some(pane) = broken_pane(world, "Nine settings", default_belt(), now)
+        && let Some(record) = world.layout.panes.get_mut(&pane)
+    {
+        // Set past the world's own caps, which would keep it inside the limits.
+        let choice = |i: usize| SettingChoice {
+            id: format!("choice-{i}"),
+            name: format!("Choice {i}"),
+            description: None,
+            acts_without_asking: false,
+        };
+        record.settings = (0..=limits::MAX_SETTINGS)
+            .map(|s| Setting {
+                id: format!("setting-{s}"),
+                name: format!("Setting {s}"),
+                description: None,
+                current: "choice-0".into(),
+                choices: (0..=if s == 0 {
+                    limits::MAX_SETTING_CHOICES
+                } else {
+                    1
+                })
+                    .map(choice)
+                    .collect(),
+            })
+            .collect();
+        record.commands = (0..=limits::MAX_COMMANDS)
+            .map(|c| AgentCommand {
+                name: format!("command-{c}"),
+                description: None,
+                hint: None,
+            })
+            .collect();
     }
     if breaks.has(Rule::LId) {
         let id = world.add_workspace("An id with a space");

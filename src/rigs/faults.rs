@@ -63,6 +63,7 @@ breakable! {
     LFormFields = "L.form-fields": "a form ask has 7 fields",
     LStarters = "L.starters": "the snapshot holds 51 starters",
     LBelt = "L.belt": "a pane has 5 belt buttons, one labelled with 18 characters",
+    LSettings = "L.settings": "a pane has 9 settings, one of 33 choices, and 65 commands",
     LId = "L.id": "a workspace id holds a space",
     LReplySize = "L.reply-size": "a conversation's items page is over 8 MiB",
     LEvents = "L.events": "an events reply holds more than 1000 events",

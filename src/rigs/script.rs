@@ -401,7 +401,8 @@ impl Script {
                 plan.extend(self.random_plan(chinese, false));
                 self.begin_plan(&pane, &turn, plan, clock);
             }
-            Happening::Reopened { .. } => {}
+            // The reference world takes a setting itself; only a hosted pane passes it on.
+            Happening::Reopened { .. } | Happening::SettingChosen { .. } => {}
             Happening::Closed { pane } => {
                 self.panes.remove(&pane);
                 self.asks.retain(|_, (owner, _)| *owner != pane);

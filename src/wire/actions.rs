@@ -178,6 +178,7 @@ open_enum! {
         NotFound => "not-found",
         NoSuchPane => "no-such-pane",
         NoSuchButton => "no-such-button",
+        NoSuchSetting => "no-such-setting",
         NoSuchStarter => "no-such-starter",
         NoSuchTarget => "no-such-target",
         NoSuchConversation => "no-such-conversation",
@@ -203,6 +204,7 @@ impl ErrorCode {
             Self::NotFound
             | Self::NoSuchPane
             | Self::NoSuchButton
+            | Self::NoSuchSetting
             | Self::NoSuchStarter
             | Self::NoSuchTarget
             | Self::NoSuchConversation => 404,

@@ -20,6 +20,12 @@ pub const MAX_STARTERS: usize = 50;
 pub const MAX_BELT_BUTTONS: usize = 4;
 /// Characters of a belt button label (SPEC L).
 pub const MAX_BELT_LABEL_CHARS: usize = 16;
+/// Settings per pane: its mode and its options (SPEC L; docs/WIRE.md § 5.13).
+pub const MAX_SETTINGS: usize = 8;
+/// Choices of one setting (SPEC L; docs/WIRE.md § 5.13).
+pub const MAX_SETTING_CHOICES: usize = 32;
+/// Commands per pane, every one the agent offers (SPEC L; docs/WIRE.md § 5.14).
+pub const MAX_COMMANDS: usize = 64;
 /// Bytes of an id (SPEC L).
 pub(crate) const MAX_ID_BYTES: usize = 128;
 /// Bytes of a request body (SPEC W4, L).

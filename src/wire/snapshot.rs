@@ -12,6 +12,7 @@ use super::limits::{
     MAX_STARTERS, MAX_TABS, MAX_TITLE, MAX_WORKSPACES,
 };
 use super::sanitize::{ChangeKind, Lines, Report, cap, clean, clean_chars, clean_opt};
+use super::settings::{AgentCommand, Setting, sanitize_commands, sanitize_settings};
 
 open_enum! {
     /// What a pane is doing (SPEC A2: `waiting` while any ask is open).
@@ -82,6 +83,14 @@ pub struct Pane {
     /// Open asks, oldest first, at most 50 (SPEC A2, L).
     #[serde(default)]
     pub asks: Vec<Ask>,
+    /// What the agent lets a person switch: its mode and options, at most 8 (docs/WIRE.md
+    /// § 5.13). Absent from agents that have none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<Setting>,
+    /// Every command the agent takes as `/name`, at most 64 (docs/WIRE.md § 5.14); the belt
+    /// carries four of them at most.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<AgentCommand>,
 }
 
 /// A turn of the pane's agent (SPEC A16).
@@ -247,6 +256,8 @@ impl Pane {
                 report,
             );
         }
+        sanitize_settings(&mut self.settings, &path, report);
+        sanitize_commands(&mut self.commands, &path, report);
         cap(
             &mut self.asks,
             MAX_OPEN_ASKS_PER_PANE,

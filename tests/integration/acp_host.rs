@@ -499,6 +499,22 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
         .await
         .expect(200, "ok");
     first.until_turn_ends(&pane).await;
+    // A mode switched before the restart is the agent's: the load's reply brings it back.
+    first
+        .client
+        .post(
+            &pane_path(&pane, "setting"),
+            json!({"requestId": "m1", "settingId": "mode", "value": "plan"}),
+        )
+        .await
+        .expect(200, "ok");
+    eventually("the agent's yes shows", WAIT, || async {
+        first
+            .pane(&pane)
+            .await
+            .filter(|p| p["settings"][0]["current"] == "plan")
+    })
+    .await;
     let before = first.items(&pane).await.len();
     // A turn left running with an open ask when the host goes down.
     first.send(&pane, "s2", "/test").await;
@@ -527,6 +543,16 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
     assert!(
         notices.contains(&"scripted loaded this conversation again.".to_string()),
         "{notices:?}"
+    );
+    let loaded = second.pane(&pane).await.expect("the pane");
+    assert_eq!(
+        loaded["settings"][0]["current"], "plan",
+        "from the session/load reply"
+    );
+    assert_eq!(
+        loaded["commands"].as_array().map(Vec::len),
+        Some(6),
+        "kept with the layout"
     );
     // The loaded session takes prompts again.
     second.send(&pane, "s3", "/test").await;
@@ -1266,4 +1292,125 @@ async fn claude_code_acps_tool_use_replayed_is_one_notice_that_ends_done() {
         texts(&items, "code").iter().any(|t| t.contains("3 passed")),
         "its output shown"
     );
+}
+
+/// Modes, options and commands reach the pane's snapshot, and a switch reaches the agent: its
+/// own history says what it received, and what it says next is in the new mode. A switch the
+/// agent refuses leaves the old value and the pane says why (docs/ACP.md).
+#[tokio::test]
+async fn a_sessions_modes_options_and_commands_show_and_a_switch_reaches_the_agent() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let snap = snapshot(&host.client).await;
+    let starter = snap["starters"][0]["id"]
+        .as_str()
+        .expect("a starter")
+        .to_string();
+    let pane = host.start(&starter).await;
+    let shown = eventually("the commands", WAIT, || async {
+        host.pane(&pane)
+            .await
+            .filter(|p| p["commands"].as_array().is_some_and(|c| c.len() == 6))
+    })
+    .await;
+    let settings = shown["settings"].as_array().expect("settings");
+    let ids: Vec<&str> = settings.iter().filter_map(|s| s["id"].as_str()).collect();
+    assert_eq!(ids, ["mode", "speed"]);
+    assert_eq!(settings[0]["current"], "ask");
+    let unattended: Vec<&str> = settings[0]["choices"]
+        .as_array()
+        .expect("choices")
+        .iter()
+        .filter(|c| c["actsWithoutAsking"] == true)
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert_eq!(
+        unattended,
+        ["yolo"],
+        "the host's table says which, not the agent"
+    );
+    assert_eq!(settings[1]["current"], "careful");
+    assert_eq!(
+        shown["belt"].as_array().map(Vec::len),
+        Some(4),
+        "the belt keeps four"
+    );
+    let explain = shown["commands"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["name"] == "explain").cloned())
+        .expect("every command, past the belt's four");
+    assert_eq!(explain["hint"], "the file to explain");
+
+    host.send(&pane, "s1", "/mode").await;
+    host.until_turn_ends(&pane).await;
+    let choose = |id: &str, setting: &str, value: &str| {
+        let body = json!({"requestId": id, "settingId": setting, "value": value});
+        let path = pane_path(&pane, "setting");
+        let client = &host.client;
+        async move { client.post(&path, body).await }
+    };
+    choose("m1", "mode", "plan").await.expect(200, "ok");
+    eventually("the agent's yes shows", WAIT, || async {
+        host.pane(&pane)
+            .await
+            .filter(|p| p["settings"][0]["current"] == "plan")
+    })
+    .await;
+    assert!(
+        host.agent_history()
+            .contains(&("setting".to_string(), "mode=plan,speed=careful".to_string())),
+        "the agent received the switch: {:?}",
+        host.agent_history()
+    );
+    // The same request id again is the first reply again, and runs nothing (SPEC Q3).
+    let again = choose("m1", "mode", "plan").await.expect(200, "ok");
+    assert_eq!(again["replayed"], true);
+    host.send(&pane, "s2", "/mode").await;
+    host.until_turn_ends(&pane).await;
+    let switches = host
+        .agent_history()
+        .iter()
+        .filter(|(who, _)| who == "setting")
+        .count();
+    assert_eq!(switches, 1, "the repeat reached no agent");
+    let items = host.items(&pane).await;
+    assert!(
+        texts(&items, "reply").contains(&"I am in mode plan, at speed careful.".to_string()),
+        "{:?}",
+        texts(&items, "reply")
+    );
+    assert!(texts(&items, "notice").contains(&"Mode: scripted switched to Plan only.".to_string()));
+
+    choose("o1", "speed", "refused").await.expect(200, "ok");
+    let refused = eventually("the refusal is said", WAIT, || async {
+        let items = host.items(&pane).await;
+        texts(&items, "notice")
+            .into_iter()
+            .find(|n| n.contains("did not switch Speed"))
+    })
+    .await;
+    assert!(
+        refused.starts_with(
+            "scripted did not switch Speed to Refused (it says no): the scripted agent refuses"
+        ) && refused.ends_with("Speed stays Careful."),
+        "{refused}"
+    );
+    let after = host.pane(&pane).await.expect("the pane");
+    assert_eq!(
+        after["settings"][1]["current"], "careful",
+        "the old value stays"
+    );
+
+    choose("x1", "colour", "blue")
+        .await
+        .expect(404, "no-such-setting");
+    choose("x2", "mode", "turbo")
+        .await
+        .expect(400, "bad-request");
+    choose("o2", "speed", "quick").await.expect(200, "ok");
+    eventually("the option follows the agent's answer", WAIT, || async {
+        host.pane(&pane)
+            .await
+            .filter(|p| p["settings"][1]["current"] == "quick")
+    })
+    .await;
 }

@@ -1946,6 +1946,232 @@ fn the_inbox_selection_stays_on_its_row_and_falls_to_the_nearest() {
     assert!(text.contains("订单表有 1200 万行"), "{text}");
 }
 
+// ----- a pane's settings and commands --------------------------------------------------------
+
+/// The showcase pane as an ACP host shows one: a mode (one of whose choices acts without
+/// asking), an option, and more commands than the belt holds (docs/WIRE.md § 5.13, § 5.14).
+fn with_settings(world: &World, app: &mut App, current_mode: &str) {
+    let mut snapshot = decoded::<Snapshot>(&world.snapshot());
+    let id = pane_id(world, "HTTP routes 🚀");
+    let pane = snapshot
+        .workspaces
+        .iter_mut()
+        .flat_map(|w| w.tabs.iter_mut())
+        .flat_map(|t| t.panes.iter_mut())
+        .find(|p| p.id == id)
+        .expect("the showcase pane");
+    let extra: wire::Pane = serde_json::from_value(json!({
+        "id": id, "title": "x", "state": "idle",
+        "settings": [
+            {"id": "mode", "name": "Mode", "current": current_mode, "choices": [
+                {"id": "ask", "name": "Ask first", "description": "Asks before it runs anything"},
+                {"id": "plan", "name": "Plan only", "description": "Plans and reads, changes nothing"},
+                {"id": "yolo", "name": "Act without asking", "description": "Runs and edits without asking you", "actsWithoutAsking": true}
+            ]},
+            {"id": "speed", "name": "Speed", "current": "careful", "choices": [
+                {"id": "careful", "name": "Careful"}, {"id": "quick", "name": "Quick"}
+            ]}
+        ],
+        "commands": [
+            {"name": "test", "description": "Run the tests"},
+            {"name": "review", "description": "Review the last change"},
+            {"name": "tool", "description": "Run one command"},
+            {"name": "tool-open", "description": "End the turn with a command still running"},
+            {"name": "explain", "description": "Explain a file", "hint": "the file to explain"},
+            {"name": "mode", "description": "Say the mode and speed it is in"}
+        ]
+    }))
+    .expect("a pane");
+    pane.settings = extra.settings;
+    pane.commands = extra.commands;
+    agent_change(
+        app,
+        AgentChange::Snapshot {
+            snapshot: Arc::new(snapshot),
+            report: Report::default(),
+        },
+    );
+}
+
+fn settings_pane(size: (u16, u16)) -> App {
+    let (world, mut app) = showcase(size);
+    with_settings(&world, &mut app, "ask");
+    app
+}
+
+/// What the runner is handed, as words: an intent to switch names its setting and value.
+fn handed(commands: &[collie_phone::app::Command]) -> String {
+    format!("{commands:?}")
+}
+
+#[test]
+fn pane_shows_its_mode_and_options_under_the_heading() {
+    snap("pane_settings", settings_pane);
+    let text = screen_text(&settings_pane((80, 24)), (80, 24));
+    assert!(
+        text.contains("Mode Ask first · Speed Careful   s switches"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_settings_picker_lights_the_value_in_effect_and_a_plain_choice_is_sent_at_once() {
+    snap("pane_settings_picker", |size| {
+        let mut app = settings_pane(size);
+        app.update(key("s"));
+        app
+    });
+    let mut app = settings_pane((80, 24));
+    app.update(key("s"));
+    let commands = app.update(key("2"));
+    let sent = handed(&commands);
+    assert!(
+        sent.contains("Setting") && sent.contains("\"plan\""),
+        "a plain mode needs no question: {sent}"
+    );
+    assert!(app.overlay().is_none());
+    // Tab goes to the next setting, with its own value lit.
+    let mut app = settings_pane((80, 24));
+    app.update(key("s"));
+    app.update(key("tab"));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("● Careful"), "{text}");
+}
+
+/// A mode that lets the agent act without asking needs its own `y`, as Allow always does:
+/// not the picker's Enter, not a key that came before the question was drawn (docs/ACP.md).
+#[test]
+fn a_mode_that_acts_without_asking_asks_first_and_takes_only_its_own_yes() {
+    snap("pane_settings_unattended", |size| {
+        let mut app = settings_pane(size);
+        app.update(key("s"));
+        app.update(key("3"));
+        app
+    });
+    let mut app = settings_pane((80, 24));
+    app.update(key("s"));
+    for _ in 0..2 {
+        app.update(key("down"));
+    }
+    let commands = app.update(key("enter"));
+    assert!(!handed(&commands).contains("Setting"), "nothing sent yet");
+    let text = screen_text(&app, (80, 24));
+    assert!(
+        text.contains("Switch Mode to “Act without asking”?") && text.contains("y switch"),
+        "{text}"
+    );
+    // A yes before any frame showed the question answers nothing.
+    let early = app.update(key("y"));
+    assert!(!handed(&early).contains("Setting"), "{}", handed(&early));
+    app.frame_drawn();
+    let enter = app.update(key("enter"));
+    assert!(
+        !handed(&enter).contains("Setting"),
+        "Enter never says yes here"
+    );
+    assert!(app.overlay().is_some());
+    let yes = app.update(key("y"));
+    assert!(
+        handed(&yes).contains("Setting") && handed(&yes).contains("\"yolo\""),
+        "{}",
+        handed(&yes)
+    );
+    // A question about a choice the agent made meanwhile closes by itself.
+    let mut app = settings_pane((80, 24));
+    app.update(key("s"));
+    app.update(key("3"));
+    app.frame_drawn();
+    let (world, _) = showcase((80, 24));
+    with_settings(&world, &mut app, "yolo");
+    assert!(app.overlay().is_none(), "the question is over");
+    let text = screen_text(&app, (80, 24));
+    assert!(
+        text.contains("is in “Act without asking” already; nothing was switched."),
+        "{text}"
+    );
+    assert!(text.contains("Mode ⚠ Act without asking"), "{text}");
+}
+
+/// The picker never floats over settings the agent took away: it closes and says so.
+#[test]
+fn the_picker_closes_when_the_agent_takes_its_settings_away() {
+    let size = (80, 24);
+    let (world, mut app) = showcase(size);
+    with_settings(&world, &mut app, "ask");
+    app.update(key("s"));
+    assert!(matches!(app.overlay(), Some(Overlay::Setting(_))));
+    load(&mut app, &world, false);
+    assert!(app.overlay().is_none());
+    let text = screen_text(&app, size);
+    assert!(
+        text.contains("no longer offers that setting; nothing was switched."),
+        "{text}"
+    );
+    assert!(!text.contains("s switches"), "no settings row: {text}");
+}
+
+/// A click on the settings row opens the picker, as `s` does.
+#[test]
+fn a_click_on_the_settings_row_opens_the_picker() {
+    let size = (80, 24);
+    let mut app = settings_pane(size);
+    // The title bar, the heading, then the settings row.
+    app.update(click(3, 2));
+    assert!(
+        matches!(app.overlay(), Some(Overlay::Setting(_))),
+        "{}",
+        screen_text(&app, size)
+    );
+}
+
+/// `/` at the start of the box lists every command with what it does; the arrows light one,
+/// Tab completes it, Esc closes the list and keeps what was typed.
+#[test]
+fn slash_in_the_box_lists_the_commands_and_tab_completes_one() {
+    snap("pane_commands", |size| {
+        let mut app = settings_pane(size);
+        app.update(key("i"));
+        app.update(key("/"));
+        app
+    });
+    let size = (80, 24);
+    let mut app = settings_pane(size);
+    app.update(key("i"));
+    app.update(key("/"));
+    let text = screen_text(&app, size);
+    assert!(
+        text.contains("/explain") && text.contains("‹the file to explain›"),
+        "{text}"
+    );
+    assert!(text.contains("/mode"), "past the belt's four: {text}");
+    app.update(key("down"));
+    app.update(key("tab"));
+    let text = screen_text(&app, size);
+    assert!(
+        text.contains("│/review "),
+        "the second match, completed: {text}"
+    );
+    assert!(
+        !text.contains("Run the tests"),
+        "the list closed with the space: {text}"
+    );
+    // Esc closes the list only; the words stay and Esc then leaves the box as before.
+    let mut app = settings_pane(size);
+    app.update(key("i"));
+    for k in ["/", "t"] {
+        app.update(key(k));
+    }
+    app.update(key("esc"));
+    let text = screen_text(&app, size);
+    assert!(text.contains("│/t "), "{text}");
+    assert!(!text.contains("Run one command"), "{text}");
+    let commands = app.update(key("enter"));
+    assert!(
+        handed(&commands).contains("\"/t\""),
+        "Enter sends as always"
+    );
+}
+
 // ----- every hinted key does something --------------------------------------------------------
 
 /// The states the walk below tries: every screen, and the states of a pane and a card that
@@ -1985,6 +2211,26 @@ fn hint_states(size: (u16, u16)) -> Vec<(String, App)> {
             format!("pane {title}, the search line"),
             keys(app.clone(), &["/", "r"]),
         ));
+        if pane.title == "HTTP routes 🚀" {
+            let mut set = base();
+            set.open_pane("demo", &pane.id);
+            with_settings(&world, &mut set, "ask");
+            states.push((format!("pane {title} with settings"), set.clone()));
+            states.push((
+                format!("pane {title}, the settings picker"),
+                keys(set.clone(), &["s"]),
+            ));
+            let mut question = keys(set.clone(), &["s", "3"]);
+            question.frame_drawn();
+            states.push((
+                format!("pane {title}, the question before acting without asking"),
+                question,
+            ));
+            states.push((
+                format!("pane {title}, the command list"),
+                keys(set.clone(), &["i", "/"]),
+            ));
+        }
         if let Some(ask) = pane.asks.first() {
             let mut card = base();
             card.open_card(AskKey {

@@ -12,7 +12,7 @@ use common::*;
 use serde_json::Value;
 
 /// Every finding id of the A rules and of SPEC L (src/check/asks.rs, src/check/limits.rs).
-const A_AND_L: [&str; 19] = [
+const A_AND_L: [&str; 20] = [
     "A3",
     "A7",
     "A8",
@@ -24,6 +24,7 @@ const A_AND_L: [&str; 19] = [
     "L.form-fields",
     "L.starters",
     "L.belt",
+    "L.settings",
     "L.id",
     "L.reply-size",
     "L.events",

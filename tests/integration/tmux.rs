@@ -637,6 +637,81 @@ fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agen
     tmux.keys(&["Escape", "Escape", "Escape", "q"]);
 }
 
+/// A pane's mode from the keyboard in a real terminal, at 80x24: the picker switches it, a mode
+/// that acts without asking needs its own `y`, and the agent itself says which mode it is in
+/// when asked with a command completed from the `/` list (docs/ACP.md, docs/KEYS.md).
+#[test]
+fn demo_acp_in_tmux_the_mode_and_a_command_from_the_keyboard_reach_the_acp_agent() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED demo_acp_in_tmux_the_mode…: tmux is not installed");
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --acp");
+    let tmux = Tmux::start("acp-modes", (80, 24), &command);
+    tmux.until("the ACP agent's permission in the inbox", |s| {
+        s.contains("ACP host: scripted") && s.contains("execute: cargo test")
+    });
+    tmux.select("execute: cargo test");
+    tmux.keys(&["Enter"]);
+    tmux.until("the card", |s| s.contains("Allow once"));
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    tmux.until("back home", |s| s.contains("nothing needs your answer"));
+    tmux.select("ACP host");
+    tmux.keys(&["Enter"]);
+    tmux.select("turn 1");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane with its mode under the heading", |s| {
+        s.contains("Mode Ask first · Speed Careful")
+    });
+    tmux.keys(&["s"]);
+    tmux.until("the picker", |s| s.contains("Plan only"));
+    tmux.keys(&["2"]);
+    tmux.until("the agent's yes", |s| s.contains("Mode Plan only"));
+    let switched = |history: &[(String, String)]| {
+        history
+            .iter()
+            .any(|(who, words)| who == "setting" && words == "mode=plan,speed=careful")
+    };
+    let deadline = Instant::now() + SOON;
+    while !switched(&scripted_agent_history(&runtime)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        switched(&scripted_agent_history(&runtime)),
+        "the agent did not receive the switch: {:?}",
+        scripted_agent_history(&runtime)
+    );
+    tmux.keys(&["s"]);
+    tmux.until("the picker again", |s| s.contains("Act without asking"));
+    tmux.keys(&["3"]);
+    tmux.until("the question", |s| s.contains("“Act without asking”?"));
+    tmux.keys(&["Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        tmux.screen().contains("“Act without asking”?"),
+        "Enter does not say yes here: {}",
+        tmux.screen()
+    );
+    tmux.keys(&["y"]);
+    tmux.until("the mode that acts without asking, marked", |s| {
+        s.contains("Mode ⚠ Act without asking")
+    });
+    tmux.keys(&["i"]);
+    tmux.until("the box takes the typing", |s| {
+        !s.contains("to type a message")
+    });
+    tmux.keys(&["/"]);
+    tmux.until("the list of commands", |s| s.contains("/explain"));
+    tmux.keys(&["m", "o", "Tab"]);
+    tmux.until("the command completed", |s| s.contains("│/mode "));
+    tmux.keys(&["Enter"]);
+    tmux.until("the agent says its mode", |s| {
+        s.contains("I am in mode yolo, at speed careful.")
+    });
+    tmux.keys(&["Escape", "Escape", "Escape", "q"]);
+}
+
 /// docs/KEYS.md in a real terminal: a person's words written to it the way ssh hands them on
 /// (small writes 1–10 ms apart, each Enter straight after its word and the next word straight
 /// after it) are three sends of their own words, in order, read back from the journal.

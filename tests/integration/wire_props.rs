@@ -297,14 +297,42 @@ fn pane() -> BoxedStrategy<Value> {
         prop::option::of(id()),
         prop::collection::vec((id(), maybe_long()).prop_map(|(id, label)| json!({"id": id, "label": label})), 0..7),
         prop::collection::vec(ask(), 0..3),
+        prop::collection::vec(setting(), 0..10),
+        prop::collection::vec(command(), 0..3),
     )
-        .prop_map(|(id, title, state, turn, conversation, belt, asks)| {
-            let mut pane = json!({"id": id, "title": title, "state": state, "turn": turn, "belt": belt, "asks": asks});
+        .prop_map(|(id, title, state, turn, conversation, belt, asks, settings, commands)| {
+            let mut pane = json!({"id": id, "title": title, "state": state, "turn": turn, "belt": belt, "asks": asks,
+                                  "settings": settings, "commands": commands});
             if let Some(conversation) = conversation {
                 pane["conversationId"] = json!(conversation);
             }
             pane
         }).boxed()
+}
+
+/// A setting of a pane (docs/WIRE.md § 5.13): hostile names, bad ids, past its caps of choices.
+fn setting() -> BoxedStrategy<Value> {
+    (
+        id(),
+        maybe_long(),
+        id(),
+        prop::collection::vec((id(), maybe_long(), any::<bool>()), 0..36),
+    )
+        .prop_map(|(id, name, current, choices)| {
+            let choices: Vec<Value> = choices
+                .into_iter()
+                .map(|(id, name, unattended)| json!({"id": id, "name": name, "description": name, "actsWithoutAsking": unattended}))
+                .collect();
+            json!({"id": id, "name": name, "current": current, "choices": choices})
+        })
+        .boxed()
+}
+
+/// A command of a pane (docs/WIRE.md § 5.14).
+fn command() -> BoxedStrategy<Value> {
+    (id(), maybe_long(), maybe_long())
+        .prop_map(|(name, description, hint)| json!({"name": name, "description": description, "hint": hint}))
+        .boxed()
 }
 
 fn starter() -> BoxedStrategy<Value> {
@@ -711,6 +739,38 @@ fn check_snapshot(snapshot: &Snapshot) {
             assert_clean(&button.label, usize::MAX, Lines::Single, "belt.label");
         }
         check_asks(&pane.asks);
+        assert!(
+            pane.settings.len() <= MAX_SETTINGS,
+            "{} settings",
+            pane.settings.len()
+        );
+        for setting in &pane.settings {
+            assert_id(&setting.id, "setting.id");
+            assert_id(&setting.current, "setting.current");
+            assert_clean(&setting.name, MAX_LABEL, Lines::Single, "setting.name");
+            assert!(setting.choices.len() <= MAX_SETTING_CHOICES);
+            for choice in &setting.choices {
+                assert_id(&choice.id, "choice.id");
+                assert_clean(&choice.name, MAX_LABEL, Lines::Single, "choice.name");
+                assert_clean_opt(
+                    &choice.description,
+                    MAX_TITLE,
+                    Lines::Single,
+                    "choice.description",
+                );
+            }
+        }
+        assert!(pane.commands.len() <= MAX_COMMANDS);
+        for command in &pane.commands {
+            assert_id(&command.name, "command.name");
+            assert_clean_opt(
+                &command.description,
+                MAX_TITLE,
+                Lines::Single,
+                "command.description",
+            );
+            assert_clean_opt(&command.hint, MAX_LABEL, Lines::Single, "command.hint");
+        }
     }
     assert!(
         snapshot.starters.len() <= MAX_STARTERS,

@@ -445,6 +445,8 @@ impl BridgeSession {
                     conversation_id: None,
                     belt: Vec::new(),
                     asks: pane.asks(),
+                    settings: Vec::new(),
+                    commands: Vec::new(),
                 });
                 if self.shared.why_stopped(&task.task_id).is_none() {
                     wanted.insert(
@@ -498,6 +500,8 @@ impl BridgeSession {
                         conversation_id: None,
                         belt: Vec::new(),
                         asks: Vec::new(),
+                        settings: Vec::new(),
+                        commands: Vec::new(),
                     });
                     wanted.insert(
                         pane_id,

@@ -23,6 +23,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
     match overlay {
         Overlay::Help { context, scroll } => help(frame, app, *context, *scroll, theme),
         Overlay::Confirm { question, .. } => {
+            let keys = overlay.keys();
+            let (yes_action, yes_words, no_words) =
+                if keys == crate::screens::overlay::keys::CONFIRM_SETTING {
+                    (Action::ConfirmAlways, " switch   ", " keep")
+                } else {
+                    (Action::Confirm, " yes   ", " no")
+                };
             let width = usize::from(
                 geometry::dialog(area.width, area.height, 1)
                     .width
@@ -33,19 +40,16 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
                 .map(|l| Line::from(Span::styled(l, theme.text)))
                 .collect();
             lines.push(Line::default());
-            let yes = app
-                .keymap
-                .key_label(crate::screens::overlay::keys::CONFIRM, Action::Confirm)
-                .unwrap_or_default();
+            let yes = app.keymap.key_label(keys, yes_action).unwrap_or_default();
             let no = app
                 .keymap
-                .key_label(crate::screens::overlay::keys::CONFIRM, Action::Cancel)
+                .key_label(keys, Action::Cancel)
                 .unwrap_or_default();
             lines.push(Line::from(vec![
                 Span::styled(yes, theme.accent),
-                Span::styled(" yes   ", theme.dim),
+                Span::styled(yes_words, theme.dim),
                 Span::styled(no, theme.accent),
-                Span::styled(" no", theme.dim),
+                Span::styled(no_words, theme.dim),
             ]));
             let rect = geometry::dialog(
                 area.width,
@@ -55,6 +59,9 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
             boxed(frame, rect, " Are you sure? ", lines, theme);
         }
         Overlay::AllowAlways(question) => allow_always(frame, app, question, theme),
+        Overlay::Setting(picker) => {
+            crate::screens::pane::draw_setting::draw(frame, app, picker, theme)
+        }
         Overlay::DshKind { selected, .. } => {
             crate::screens::pane::draw_kind::draw(frame, app, *selected, theme)
         }

@@ -29,6 +29,26 @@ pub(crate) fn confirm_always() -> Vec<(Chord, Action)> {
     ]
 }
 
+/// The picker of a pane's settings: arrows light a choice, Tab goes to the next setting.
+pub(crate) fn setting_picker() -> Vec<(Chord, Action)> {
+    let mut keys = vec![
+        (Chord::plain(KeyCode::Up), Action::Up),
+        (Chord::ch('k'), Action::Up),
+        (Chord::plain(KeyCode::Down), Action::Down),
+        (Chord::ch('j'), Action::Down),
+        (Chord::plain(KeyCode::Tab), Action::NextField),
+        (Chord::plain(KeyCode::Right), Action::NextField),
+        (Chord::plain(KeyCode::BackTab), Action::PrevField),
+        (Chord::plain(KeyCode::Left), Action::PrevField),
+        (Chord::plain(KeyCode::Enter), Action::Confirm),
+        (Chord::plain(KeyCode::Esc), Action::Cancel),
+        (Chord::ch('q'), Action::Cancel),
+        (Chord::ctrl('c'), Action::Cancel),
+    ];
+    keys.extend((1..=8u8).map(|n| (Chord::ch(char::from(b'0' + n)), Action::Pick(n))));
+    keys
+}
+
 /// A one-line prompt, e.g. a rename.
 pub(crate) fn prompt() -> Vec<(Chord, Action)> {
     vec![
@@ -116,6 +136,63 @@ pub(crate) const CONFIRM_ALWAYS: Context = Context(&KeyPart {
     describe: plain_words,
 });
 
+/// The question before a mode that lets the agent act without asking: as allow-always, only
+/// its own key says yes (no Enter).
+pub(crate) const CONFIRM_SETTING: Context = Context(&KeyPart {
+    id: "confirm-setting",
+    title: "Act without asking?",
+    bindings: confirm_always,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::ConfirmAlways, "switch", "switch"),
+        (Action::Cancel, "keep", "keep"),
+    ],
+    describe: setting_question_words,
+});
+
+/// On the question before a mode that acts without asking, `y` switches to it.
+fn setting_question_words(action: Action) -> Option<String> {
+    let words = match action {
+        Action::ConfirmAlways => "Yes: switch to it; the agent acts without asking you",
+        Action::Cancel => "No: keep the mode it is in",
+        _ => return None,
+    };
+    Some(words.to_string())
+}
+
+/// Choosing a value of a pane's settings: its agent's mode and options.
+pub(crate) const SETTING_PICKER: Context = Context(&KeyPart {
+    id: "setting-picker",
+    title: "Mode and options",
+    bindings: setting_picker,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Confirm, "switch", "switch"),
+        (Action::NextField, "next setting", "next"),
+        (Action::Cancel, "keep", "keep"),
+    ],
+    describe: setting_picker_words,
+});
+
+/// In the settings picker the field keys move between settings, and a pick chooses a value.
+fn setting_picker_words(action: Action) -> Option<String> {
+    let words = match action {
+        Action::Up => "Light the choice above",
+        Action::Down => "Light the choice below",
+        Action::NextField => "Next setting (mode, options)",
+        Action::PrevField => "Previous setting",
+        Action::Confirm => "Switch to the lit choice",
+        Action::Cancel => "Close, keep what is in effect",
+        Action::Pick(n) => return Some(format!("Switch to choice {n}")),
+        _ => return None,
+    };
+    Some(words.to_string())
+}
+
 /// A one-line prompt, e.g. the new title of a rename.
 pub(crate) const PROMPT: Context = Context(&KeyPart {
     id: "prompt",
@@ -188,4 +265,13 @@ pub(crate) const HELP: Context = Context(&KeyPart {
 });
 
 /// Every part of what floats over the screens, for the keymap.
-pub(crate) const PARTS: &[Context] = &[CONFIRM, CONFIRM_ALWAYS, PROMPT, FILTER, KIND_PICKER, HELP];
+pub(crate) const PARTS: &[Context] = &[
+    CONFIRM,
+    CONFIRM_ALWAYS,
+    CONFIRM_SETTING,
+    PROMPT,
+    FILTER,
+    KIND_PICKER,
+    SETTING_PICKER,
+    HELP,
+];

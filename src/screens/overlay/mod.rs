@@ -53,6 +53,9 @@ pub enum Overlay {
     },
     /// The second, explicit yes that allow-always needs (docs/ASKS.md, "Allow always").
     AllowAlways(Box<AllowAlwaysQuestion>),
+    /// The choices of a pane's settings (its agent's mode and options), one setting at a time
+    /// (docs/WIRE.md § 5.13).
+    Setting(SettingPicker),
     /// The kind of the next message to a DSH bridge task, remembered per pane (SPEC D3).
     DshKind {
         agent: String,
@@ -75,6 +78,25 @@ pub enum About {
     },
     /// Stands while a DSH bridge task runs a turn.
     DshTurn { agent: String, task: String },
+    /// Stands while the pane still offers `value` for its setting and is not in it already:
+    /// a yes to a mode the agent took away, or one it is in, would switch nothing meant.
+    Setting {
+        agent: String,
+        pane: String,
+        setting: String,
+        value: String,
+    },
+}
+
+/// The picker of a pane's settings: which setting shows, and which of its choices is lit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingPicker {
+    pub(crate) agent: String,
+    pub(crate) pane: String,
+    /// The setting shown, by its place in the pane's settings.
+    pub(crate) setting: usize,
+    /// The lit choice, by its place in that setting's choices.
+    pub(crate) selected: usize,
 }
 
 /// "Allow always?" over a permission card: it names the tool and what runs, takes only its own
@@ -123,7 +145,14 @@ impl Overlay {
     pub(crate) fn keys(&self) -> Context {
         match self {
             Overlay::Help { .. } => keys::HELP,
+            // A mode that acts without asking takes only its own key, as allow-always does:
+            // Enter never says it, so the Enter that chose it in the picker cannot.
+            Overlay::Confirm {
+                about: About::Setting { .. },
+                ..
+            } => keys::CONFIRM_SETTING,
             Overlay::Confirm { .. } => keys::CONFIRM,
+            Overlay::Setting(_) => keys::SETTING_PICKER,
             Overlay::AllowAlways(_) => keys::CONFIRM_ALWAYS,
             Overlay::Prompt { .. } => keys::PROMPT,
             Overlay::DshKind { .. } => keys::KIND_PICKER,
@@ -143,6 +172,7 @@ impl Phone {
             Some(Overlay::AllowAlways(_)) => self.allow_always_key(action),
             Some(Overlay::Prompt { .. }) => self.prompt_key(action, key),
             Some(Overlay::DshKind { .. }) => self.kind_picker_key(action),
+            Some(Overlay::Setting(_)) => self.setting_picker_key(action),
             None => Vec::new(),
         }
     }
@@ -157,6 +187,14 @@ impl Phone {
     /// Closes a question whose turn has ended, saying so: a yes to "Stop turn 3?" once turn
     /// 3 is over would stop nothing the person meant (SPEC A16).
     pub(crate) fn settle_confirm(&mut self) {
+        // The settings picker, the same way: it never floats over a setting that is gone.
+        if let Some(Overlay::Setting(picker)) = &self.overlay
+            && let Some(why) = self.setting_picker_over(picker)
+        {
+            self.overlay = None;
+            self.show_toast(why, false);
+            return;
+        }
         let Some(Overlay::Confirm { about, .. }) = &self.overlay else {
             return;
         };
@@ -183,6 +221,12 @@ impl Phone {
             }
             About::DshTurn { agent, task } => (!self.dsh_turn_runs(agent, task))
                 .then(|| "The turn ended before you said yes; nothing was cancelled.".to_string()),
+            About::Setting {
+                agent,
+                pane,
+                setting,
+                value,
+            } => self.setting_question_over(agent, pane, setting, value),
         };
         if let Some(sentence) = ended {
             self.overlay = None;
@@ -194,13 +238,14 @@ impl Phone {
         match action {
             // A yes that came before any frame showed the question (keys bunched over ssh, a
             // key already on its way) answers nothing the person has read.
-            Some(Action::Confirm)
+            // `ConfirmAlways` is the yes of a question whose keys are `CONFIRM_SETTING`.
+            Some(Action::Confirm | Action::ConfirmAlways)
                 if matches!(self.overlay, Some(Overlay::Confirm { shown: false, .. })) =>
             {
                 self.show_toast(crate::screens::card::arming::Why::Asked.sentence(), false);
                 Vec::new()
             }
-            Some(Action::Confirm) => match self.overlay.take() {
+            Some(Action::Confirm | Action::ConfirmAlways) => match self.overlay.take() {
                 Some(Overlay::Confirm { then, .. }) => self.run_deferred(then, None),
                 other => {
                     self.overlay = other;

@@ -86,6 +86,10 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         ]),
     );
 
+    if !pane.pane.settings.is_empty() {
+        draw_settings(frame, app, &pane.pane.settings, parts.settings, theme);
+    }
+
     match pane.log {
         Some(log) => crate::screens::pane::draw_chat::draw_chat(
             frame,
@@ -150,6 +154,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         put(frame, parts.belt, 0, line);
         draw_input(frame, app, screen, parts.input, theme);
         draw_status(frame, app, screen, parts.status, theme);
+        crate::screens::pane::draw_commands::draw(frame, app, screen, parts.input, theme);
         return;
     }
     let slots = belt_slots(&pane.pane.belt, parts.belt.width);
@@ -167,6 +172,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
 
     draw_input(frame, app, screen, parts.input, theme);
     draw_status(frame, app, screen, parts.status, theme);
+    crate::screens::pane::draw_commands::draw(frame, app, screen, parts.input, theme);
 }
 
 /// What the phone knows of its way to the pane's agent, in the belt's row, while it is not
@@ -372,6 +378,46 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect,
     }
 }
 
+/// The agent's mode and options as it last said them, under the heading, and the key that
+/// switches them. A choice that lets the agent act without asking is drawn as a warning.
+fn draw_settings(
+    frame: &mut Frame<'_>,
+    app: &App,
+    settings: &[crate::wire::Setting],
+    area: Rect,
+    theme: &Theme,
+) {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let key = app
+        .keymap
+        .key_label(crate::screens::pane::keys::CHAT, Action::Settings);
+    // A narrow terminal puts the key first, so a long name never cuts it off.
+    let narrow = crate::app::geometry::is_narrow(area.width);
+    if narrow && let Some(key) = &key {
+        spans.push(Span::styled(format!("{key} "), theme.accent));
+    }
+    for (i, setting) in settings.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", theme.dim));
+        }
+        spans.push(Span::styled(format!("{} ", setting.name), theme.dim));
+        let unattended = setting
+            .current_choice()
+            .is_some_and(|c| c.acts_without_asking);
+        spans.push(if unattended {
+            Span::styled(format!("⚠ {}", setting.current_name()), theme.warn)
+        } else {
+            Span::styled(setting.current_name().to_string(), theme.text)
+        });
+    }
+    if !narrow && let Some(key) = key {
+        spans.push(Span::styled("   ", theme.dim));
+        spans.push(Span::styled(key, theme.accent));
+        spans.push(Span::styled(" switches", theme.dim));
+    }
+    put(frame, area, 0, Line::from(spans));
+}
+
 /// The last send, stop or belt press of this pane, and the input's size.
 fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
     if crate::screens::pane::draw_dsh::draw_status(frame, app, screen, area, theme) {
@@ -404,6 +450,21 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
         let verb = match &record.kind {
             IntentKind::Abort { turn_id, .. } => {
                 format!("stop {}", crate::app::names::turn_name(turn_id))
+            }
+            IntentKind::Setting {
+                setting_id, value, ..
+            } => {
+                let settings = app
+                    .agents
+                    .pane(&screen.agent, &screen.pane)
+                    .map(|p| p.pane.settings.clone())
+                    .unwrap_or_default();
+                let setting = settings.iter().find(|s| s.id == *setting_id);
+                let name = setting.map_or(setting_id.as_str(), |s| s.name.as_str());
+                let value = setting
+                    .and_then(|s| s.choices.iter().find(|c| c.id == *value))
+                    .map_or(value.as_str(), |c| c.name.as_str());
+                format!("switch {name} to {value}")
             }
             IntentKind::Action { button_id, .. } => format!(
                 "button {}",

@@ -23,6 +23,7 @@ pub(crate) fn chat() -> Vec<(Chord, Action)> {
         (Chord::ch('a'), Action::OpenAsk),
         (Chord::ch('K'), Action::MessageKind),
         (Chord::ch('m'), Action::SendMode),
+        (Chord::ch('s'), Action::Settings),
         (Chord::ch('c'), Action::Close),
         // `n` is the next match here, as in less and vim; the New page is `+`.
         (Chord::ch('+'), Action::NewPage),
@@ -73,6 +74,20 @@ pub(crate) fn input() -> Vec<(Chord, Action)> {
         input.push((Chord::plain(KeyCode::F(n)), Action::Belt(n)));
     }
     input
+}
+
+/// The box while it offers the agent's commands (`/` at its start): the list takes the arrows,
+/// Tab and Esc; every other key of the box works as there.
+pub(crate) fn commands() -> Vec<(Chord, Action)> {
+    let mut keys = vec![
+        (Chord::plain(KeyCode::Up), Action::Up),
+        (Chord::plain(KeyCode::Down), Action::Down),
+        (Chord::plain(KeyCode::Tab), Action::Complete),
+        (Chord::plain(KeyCode::Esc), Action::Cancel),
+    ];
+    let ours: Vec<Chord> = keys.iter().map(|(c, _)| *c).collect();
+    keys.extend(input().into_iter().filter(|(c, _)| !ours.contains(c)));
+    keys
 }
 
 /// The search line of a pane's chat: letters are typed, Enter keeps the matches lit.
@@ -127,6 +142,40 @@ pub(crate) const INPUT: Context = Context(&KeyPart {
     ],
     describe: plain_words,
 });
+
+/// The box with the list of the agent's commands above it.
+pub(crate) const COMMANDS: Context = Context(&KeyPart {
+    id: "pane-commands",
+    title: "Pane input, the agent's commands",
+    bindings: commands,
+    typing: true,
+    pastes: true,
+    notes: &[
+        "Typing after / narrows the list to the commands that hold the words",
+        EDIT_MOVES,
+        EDIT_KILLS,
+        EDIT_YANK_UNDO,
+    ],
+    hints: &[
+        (Action::Complete, "complete", "complete"),
+        (Action::Down, "next", "next"),
+        (Action::Send, "send", "send"),
+        (Action::Cancel, "close list", "close"),
+    ],
+    describe: command_words,
+});
+
+/// In the list of commands, the arrows light a command and Esc closes the list only.
+fn command_words(action: Action) -> Option<String> {
+    let words = match action {
+        Action::Up => "Light the command above",
+        Action::Down => "Light the command below",
+        Action::Complete => "Complete the lit command into the box",
+        Action::Cancel => "Close the list; what is typed stays",
+        _ => return None,
+    };
+    Some(words.to_string())
+}
 
 /// Typing words to find in a pane's chat after `/`.
 pub(crate) const SEARCH: Context = Context(&KeyPart {

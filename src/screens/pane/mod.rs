@@ -1,13 +1,17 @@
 //! A pane: its chat (scrolled by lines, following the newest by default), its belt, and the
 //! input box whose words stay as a draft until the agent took them (SPEC A16, L).
 
+pub(crate) mod commands;
 pub(crate) mod draw;
 pub(crate) mod draw_chat;
+pub(crate) mod draw_commands;
 pub(crate) mod draw_dsh;
 pub(crate) mod draw_kind;
+pub(crate) mod draw_setting;
 pub(crate) mod dsh;
 pub(crate) mod keys;
 pub(crate) mod select;
+pub(crate) mod settings;
 
 use crossterm::event::KeyEvent;
 
@@ -47,6 +51,8 @@ pub struct PaneScreen {
     pub(crate) search: select::ChatSearch,
     /// The links the last frame showed, for the runner's OSC 8 (a memo the drawing fills).
     pub(crate) drawn_links: std::cell::RefCell<Vec<select::DrawnLink>>,
+    /// The list of the agent's commands over the box, after `/`.
+    pub(crate) commands: commands::CommandList,
 }
 
 impl PaneScreen {
@@ -60,6 +66,7 @@ impl PaneScreen {
             selected: None,
             search: select::ChatSearch::default(),
             drawn_links: Default::default(),
+            commands: commands::CommandList::default(),
         }
     }
 
@@ -199,10 +206,9 @@ impl Phone {
             .drafts
             .get(&(agent.to_string(), pane.to_string()))
             .map_or(1, |d| d.lines().len());
-        let has_asks = self
-            .agents
-            .pane(agent, pane)
-            .is_some_and(|p| !p.asks().is_empty());
+        let shown = self.agents.pane(agent, pane);
+        let has_asks = shown.as_ref().is_some_and(|p| !p.asks().is_empty());
+        let has_settings = shown.as_ref().is_some_and(|p| !p.pane.settings.is_empty());
         let outbox_lines = self.outbox.len(agent, pane);
         geometry::pane(
             self.size.0,
@@ -210,6 +216,7 @@ impl Phone {
             input_lines,
             outbox_lines,
             has_asks,
+            has_settings,
         )
     }
 
@@ -552,6 +559,7 @@ impl PaneScreen {
                 }
             }
             Action::Belt(n) => phone.press_belt(&agent, &pane_id, usize::from(n)),
+            Action::Settings => phone.open_settings(&agent, &pane_id),
             Action::MessageKind | Action::SendMode => {
                 phone.show_toast(
                     "Message kinds and modes belong to DSH bridge tasks; this agent takes plain messages.",
@@ -639,11 +647,17 @@ impl PaneScreen {
 
 impl Room for PaneScreen {
     fn key_parts() -> &'static [Context] {
-        &[keys::CHAT, keys::INPUT, keys::SEARCH]
+        &[keys::CHAT, keys::INPUT, keys::COMMANDS, keys::SEARCH]
     }
 
-    fn keys(&self, _phone: &Phone) -> Context {
-        if self.focus == PaneFocus::Input {
+    fn keys(&self, phone: &Phone) -> Context {
+        if self.focus == PaneFocus::Input
+            && !phone
+                .offered_commands(&self.agent, &self.pane, &self.commands)
+                .is_empty()
+        {
+            keys::COMMANDS
+        } else if self.focus == PaneFocus::Input {
             keys::INPUT
         } else if self.search.editing {
             keys::SEARCH
@@ -653,8 +667,46 @@ impl Room for PaneScreen {
     }
 
     fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
-        if self.keys(phone) == keys::SEARCH {
+        let context = self.keys(phone);
+        if context == keys::SEARCH {
             return self.search_key(phone, action);
+        }
+        if context == keys::COMMANDS {
+            let count = phone
+                .offered_commands(&self.agent, &self.pane, &self.commands)
+                .len();
+            let list = &mut self.commands;
+            match action {
+                Action::Up => {
+                    list.selected = list
+                        .selected
+                        .min(count - 1)
+                        .checked_sub(1)
+                        .unwrap_or(count - 1);
+                    return Vec::new();
+                }
+                Action::Down => {
+                    list.selected = (list.selected.min(count - 1) + 1) % count;
+                    return Vec::new();
+                }
+                Action::Cancel => {
+                    list.closed = true;
+                    return Vec::new();
+                }
+                Action::Complete => {
+                    let offered = phone.offered_commands(&self.agent, &self.pane, list);
+                    if let Some(command) = offered.get(list.selected.min(count - 1)) {
+                        *phone.draft_mut(&self.agent, &self.pane) =
+                            Editor::from_text(&format!("/{} ", command.name));
+                    }
+                    list.selected = 0;
+                    return Vec::new();
+                }
+                _ => {}
+            }
+        }
+        if action == Action::Send {
+            self.commands = commands::CommandList::default();
         }
         self.pane_action(phone, action)
     }
@@ -668,7 +720,13 @@ impl Room for PaneScreen {
         if self.keys(phone) == keys::SEARCH {
             self.search_typed(phone, key);
         } else {
-            typing::edit(phone.draft_mut(&self.agent, &self.pane), key, true);
+            let draft = phone.draft_mut(&self.agent, &self.pane);
+            typing::edit(draft, key, true);
+            // The list narrows from its top; it opens again once the box starts afresh.
+            self.commands.selected = 0;
+            if !draft.text().starts_with('/') {
+                self.commands.closed = false;
+            }
         }
     }
 
@@ -696,6 +754,8 @@ impl Room for PaneScreen {
             self.set_focus(PaneFocus::Chat);
         } else if geometry::contains(parts.asks, column, row) {
             return self.pane_action(phone, Action::OpenAsk);
+        } else if geometry::contains(parts.settings, column, row) {
+            return self.pane_action(phone, Action::Settings);
         } else if geometry::contains(parts.belt, column, row) {
             let belt = phone
                 .agents

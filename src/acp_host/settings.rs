@@ -1,0 +1,300 @@
+//! A session's modes and config options as the pane's settings (docs/ACP.md, "Modes, options
+//! and commands"; docs/WIRE.md § 5.13), and which of them let the agent act without asking.
+//!
+//! The session's modes (`SessionModeState`) are the setting `mode`; each select config option
+//! (`SessionConfigOption`) is a setting under its own id. A config option of the `mode`
+//! category, or one whose id is `mode`, is left off while the session has modes: Codex's adapter
+//! offers its approval presets both ways, and the phone shows one of them. Boolean options and
+//! options whose ids break the wire's id rule are left off too.
+
+use agent_client_protocol::v1::schema::{
+    SessionConfigKind, SessionConfigOption, SessionConfigOptionCategory,
+    SessionConfigSelectOptions, SessionModeState,
+};
+
+use super::text::clean_line;
+use crate::wire::{Setting, SettingChoice, check_id, limits};
+
+/// The setting id of the session's mode.
+pub(crate) const MODE: &str = "mode";
+
+/// The modes and option values that let an agent act without asking first, by their ACP id:
+/// the one table of them (docs/ACP.md). A phone asks for an explicit yes before choosing one,
+/// as it does for Allow always.
+///
+/// | id | agent | what it does |
+/// |---|---|---|
+/// | `bypassPermissions` | Claude Code (`claude-code-acp`) | "Bypass all permission checks" |
+/// | `full-access` | Codex (`codex-acp`), its approval preset | no sandbox, never asks |
+/// | `yolo` | Gemini CLI (`gemini --acp` 0.61.0), and our scripted agent | "Auto-approves all tools" |
+pub(crate) const ACTS_WITHOUT_ASKING: &[&str] = &["bypassPermissions", "full-access", "yolo"];
+
+/// Whether a mode or option value lets the agent act without asking (the table above).
+pub(crate) fn acts_without_asking(id: &str) -> bool {
+    ACTS_WITHOUT_ASKING.contains(&id)
+}
+
+/// What a setting of the pane switches on the agent's side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// `session/set_mode`.
+    Mode,
+    /// `session/set_config_option` of this option id.
+    Option(String),
+}
+
+/// A session's modes and options as the agent last said them.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Settings {
+    modes: Option<SessionModeState>,
+    options: Vec<SessionConfigOption>,
+}
+
+impl Settings {
+    /// From the reply to `session/new` or `session/load`.
+    pub(crate) fn new(
+        modes: Option<SessionModeState>,
+        options: Option<Vec<SessionConfigOption>>,
+    ) -> Self {
+        Self {
+            modes,
+            options: options.unwrap_or_default(),
+        }
+    }
+
+    /// The agent's mode changed (`current_mode_update`, or its yes to `session/set_mode`).
+    pub(crate) fn set_mode(&mut self, mode: &str) {
+        if let Some(modes) = &mut self.modes {
+            modes.current_mode_id = mode.to_string().into();
+        }
+    }
+
+    /// The agent's options changed (`config_option_update`, or its answer to
+    /// `session/set_config_option`): the whole list, as ACP sends it.
+    pub(crate) fn set_options(&mut self, options: Vec<SessionConfigOption>) {
+        self.options = options;
+    }
+
+    /// What a setting id of the pane switches, when the session has it.
+    pub(crate) fn target(&self, setting: &str) -> Option<Target> {
+        if setting == MODE && self.modes.is_some() {
+            return Some(Target::Mode);
+        }
+        self.shown_options()
+            .find(|o| o.id.0.as_ref() == setting)
+            .map(|o| Target::Option(o.id.0.to_string()))
+    }
+
+    fn shown_options(&self) -> impl Iterator<Item = &SessionConfigOption> {
+        let has_modes = self.modes.is_some();
+        self.options.iter().filter(move |o| {
+            let mode_like = o.id.0.as_ref() == MODE
+                || matches!(o.category, Some(SessionConfigOptionCategory::Mode));
+            !(has_modes && mode_like)
+                && check_id(&o.id.0).is_ok()
+                && matches!(o.kind, SessionConfigKind::Select(_))
+        })
+    }
+
+    /// The pane's settings: the mode first, then each option, cut, cleaned and capped as the
+    /// wire keeps them (SPEC L, L1).
+    pub(crate) fn wire(&self) -> Vec<Setting> {
+        let mut settings = Vec::new();
+        if let Some(modes) = &self.modes
+            && check_id(&modes.current_mode_id.0).is_ok()
+        {
+            let choices = modes
+                .available_modes
+                .iter()
+                .map(|m| choice(&m.id.0, &m.name, m.description.as_deref()));
+            settings.push(Setting {
+                id: MODE.to_string(),
+                name: "Mode".to_string(),
+                description: None,
+                current: modes.current_mode_id.0.to_string(),
+                choices: kept(choices),
+            });
+        }
+        for option in self.shown_options() {
+            let SessionConfigKind::Select(select) = &option.kind else {
+                continue;
+            };
+            if check_id(&select.current_value.0).is_err() {
+                continue;
+            }
+            let values: Vec<SettingChoice> = match &select.options {
+                SessionConfigSelectOptions::Ungrouped(values) => values
+                    .iter()
+                    .map(|v| choice(&v.value.0, &v.name, v.description.as_deref()))
+                    .collect(),
+                SessionConfigSelectOptions::Grouped(groups) => groups
+                    .iter()
+                    .flat_map(|g| g.options.iter())
+                    .map(|v| choice(&v.value.0, &v.name, v.description.as_deref()))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            settings.push(Setting {
+                id: option.id.0.to_string(),
+                name: short(&option.name),
+                description: option.description.as_deref().map(clean_line),
+                current: select.current_value.0.to_string(),
+                choices: kept(values.into_iter()),
+            });
+        }
+        settings.truncate(limits::MAX_SETTINGS);
+        settings
+    }
+}
+
+fn choice(id: &str, name: &str, description: Option<&str>) -> SettingChoice {
+    SettingChoice {
+        id: id.to_string(),
+        name: short(name),
+        description: description.map(clean_line).filter(|d| !d.is_empty()),
+        acts_without_asking: acts_without_asking(id),
+    }
+}
+
+/// The choices whose ids are ids, at most as many as the wire keeps.
+fn kept(choices: impl Iterator<Item = SettingChoice>) -> Vec<SettingChoice> {
+    choices
+        .filter(|c| check_id(&c.id).is_ok())
+        .take(limits::MAX_SETTING_CHOICES)
+        .collect()
+}
+
+/// A name, one clean line of at most `limits::MAX_LABEL` bytes.
+fn short(name: &str) -> String {
+    crate::wire::sanitize::truncate_to(&clean_line(name), limits::MAX_LABEL).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::{SessionConfigSelectOption, SessionMode};
+
+    /// The modes Claude Code's adapter (`claude-code-acp` 0.16.2, not as root) opens a
+    /// session with.
+    fn claude_modes() -> SessionModeState {
+        SessionModeState::new(
+            "default",
+            vec![
+                SessionMode::new("default", "Default")
+                    .description("Standard behavior, prompts for dangerous operations".to_string()),
+                SessionMode::new("acceptEdits", "Accept Edits"),
+                SessionMode::new("plan", "Plan Mode"),
+                SessionMode::new("dontAsk", "Don't Ask"),
+                SessionMode::new("bypassPermissions", "Bypass Permissions")
+                    .description("Bypass all permission checks".to_string()),
+            ],
+        )
+    }
+
+    #[test]
+    fn claude_codes_modes_are_one_setting_and_only_bypass_acts_without_asking() {
+        let settings = Settings::new(Some(claude_modes()), None).wire();
+        assert_eq!(settings.len(), 1);
+        let mode = &settings[0];
+        assert_eq!((mode.id.as_str(), mode.current_name()), ("mode", "Default"));
+        let unattended: Vec<&str> = mode
+            .choices
+            .iter()
+            .filter(|c| c.acts_without_asking)
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(unattended, ["bypassPermissions"]);
+    }
+
+    /// The settings of a real adapter's `session/new` reply (tests/fixtures/acp/real), as
+    /// (setting id, current value, the choices that act without asking).
+    fn real(fixture: &str) -> Vec<(String, String, Vec<String>)> {
+        let line: serde_json::Value = serde_json::from_str(fixture).expect("json");
+        let reply: agent_client_protocol::v1::schema::NewSessionResponse =
+            serde_json::from_value(line["result"].clone()).expect("a session/new reply");
+        Settings::new(reply.modes, reply.config_options)
+            .wire()
+            .into_iter()
+            .map(|s| {
+                let unattended = s
+                    .choices
+                    .iter()
+                    .filter(|c| c.acts_without_asking)
+                    .map(|c| c.id.clone())
+                    .collect();
+                (s.id, s.current, unattended)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_real_adapters_session_new_replies_become_settings() {
+        let claude = real(include_str!(
+            "../../tests/fixtures/acp/real/claude-code-acp-0.16.2-session-new.json"
+        ));
+        assert_eq!(
+            claude,
+            [(
+                "mode".into(),
+                "default".into(),
+                vec!["bypassPermissions".into()]
+            )]
+        );
+        // Codex with `approval_policy = "untrusted"` offers no modes, only its options.
+        let codex = real(include_str!(
+            "../../tests/fixtures/acp/real/codex-acp-0.16.0-session-new.json"
+        ));
+        assert_eq!(
+            codex,
+            [
+                ("model".into(), "gpt-5.4".into(), vec![]),
+                ("reasoning_effort".into(), "medium".into(), vec![]),
+            ]
+        );
+        let gemini = real(include_str!(
+            "../../tests/fixtures/acp/real/gemini-cli-0.61.0-session-new.json"
+        ));
+        assert_eq!(
+            gemini,
+            [("mode".into(), "default".into(), vec!["yolo".into()])]
+        );
+    }
+
+    #[test]
+    fn codex_offers_its_presets_as_modes_and_as_an_option_and_the_phone_sees_them_once() {
+        let presets = ["read-only", "auto", "full-access"];
+        let modes = SessionModeState::new(
+            "auto",
+            presets.iter().map(|p| SessionMode::new(*p, *p)).collect(),
+        );
+        let preset_option = SessionConfigOption::select(
+            "mode",
+            "Approval Preset",
+            "auto",
+            presets
+                .iter()
+                .map(|p| SessionConfigSelectOption::new(*p, *p))
+                .collect::<Vec<_>>(),
+        )
+        .category(SessionConfigOptionCategory::Mode);
+        let model = SessionConfigOption::select(
+            "model",
+            "Model",
+            "gpt-5",
+            vec![SessionConfigSelectOption::new("gpt-5", "GPT-5")],
+        );
+        let mut settings = Settings::new(Some(modes), Some(vec![preset_option, model]));
+        let wire = settings.wire();
+        let ids: Vec<&str> = wire.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["mode", "model"]);
+        assert!(wire[0].choices[2].acts_without_asking);
+        assert_eq!(settings.target("mode"), Some(Target::Mode));
+        assert_eq!(
+            settings.target("model"),
+            Some(Target::Option("model".into()))
+        );
+        assert_eq!(settings.target("speed"), None);
+        settings.set_mode("full-access");
+        assert_eq!(settings.wire()[0].current, "full-access");
+    }
+}
