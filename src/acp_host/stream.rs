@@ -307,11 +307,25 @@ impl Stream {
         let mut belt = Vec::new();
         let mut every = Vec::new();
         for command in commands {
-            let name: String = clean_line(&command.name)
-                .chars()
-                .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
-                .take(64)
-                .collect();
+            // Words kept apart: Gemini CLI's subcommands are `memory show`, sent as
+            // `/memory show`; joined they would name no command at all.
+            let mut name = String::new();
+            for word in clean_line(&command.name).split_whitespace() {
+                let word: String = word
+                    .chars()
+                    .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+                    .collect();
+                if word.is_empty() {
+                    continue;
+                }
+                if name.len() + word.len() + 1 > crate::wire::settings::MAX_COMMAND_NAME {
+                    break;
+                }
+                if !name.is_empty() {
+                    name.push(' ');
+                }
+                name.push_str(&word);
+            }
             if name.is_empty() || every.len() >= limits::MAX_COMMANDS {
                 continue;
             }
@@ -327,7 +341,7 @@ impl Stream {
             if belt.len() >= limits::MAX_BELT_BUTTONS {
                 continue;
             }
-            let id = format!("cmd-{name}");
+            let id = format!("cmd-{}", name.replace(' ', "-"));
             let label: String = format!("/{name}")
                 .chars()
                 .take(limits::MAX_BELT_LABEL_CHARS)

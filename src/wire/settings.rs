@@ -43,7 +43,9 @@ pub struct SettingChoice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCommand {
-    /// Without its `/`; an id (docs/WIRE.md § 5.1).
+    /// Without its `/`: one id, or a few separated by single spaces for a command with
+    /// subcommands (Gemini CLI's `memory show`), at most [`MAX_COMMAND_NAME`] bytes
+    /// ([`is_command_name`], docs/WIRE.md § 5.14).
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -138,13 +140,22 @@ pub(crate) fn sanitize_settings(
 }
 
 /// Cuts, cleans and caps a pane's commands (SPEC L, L1): a name that is not an id is dropped.
+/// The longest command name kept, in bytes.
+pub const MAX_COMMAND_NAME: usize = 64;
+
+/// A command's name: ids separated by single spaces, at most [`MAX_COMMAND_NAME`] bytes, so what
+/// a phone sends (`/memory show`) is the words the agent offered.
+pub fn is_command_name(name: &str) -> bool {
+    name.len() <= MAX_COMMAND_NAME && name.split(' ').all(|word| check_id(word).is_ok())
+}
+
 pub(crate) fn sanitize_commands(
     commands: &mut Vec<AgentCommand>,
     path: impl fmt::Display,
     report: &mut Report,
 ) {
     let before = commands.len();
-    commands.retain(|c| check_id(&c.name).is_ok());
+    commands.retain(|c| is_command_name(&c.name));
     if commands.len() != before {
         report.note(format!("{path}.commands"), ChangeKind::Dropped);
     }
@@ -177,6 +188,23 @@ mod tests {
     use super::*;
     use crate::wire::Pane;
     use serde_json::json;
+
+    #[test]
+    fn a_command_name_is_ids_with_single_spaces() {
+        for kept in ["review", "memory show", "mcp:desc", "a b c"] {
+            assert!(is_command_name(kept), "{kept}");
+        }
+        for dropped in [
+            "",
+            " memory",
+            "memory  show",
+            "memory\tshow",
+            "a/b",
+            &"x".repeat(65),
+        ] {
+            assert!(!is_command_name(dropped), "{dropped:?}");
+        }
+    }
 
     #[test]
     fn l_settings_and_commands_are_capped_cleaned_and_bad_ids_dropped() {

@@ -39,6 +39,16 @@ struct Agent {
     /// it, but its load starts the session's record afresh before reading it, so it finds
     /// nothing (docs/ACP.md): the host's fresh session and its notice are what is tested there.
     loads: bool,
+    /// A setting of its pane to switch from the phone, the choice, and what shows it took.
+    switch: (&'static str, &'static str, Switched),
+}
+
+/// How the tier sees that a switch reached the agent.
+enum Switched {
+    /// The agent writes a file without asking first (an accept-edits mode).
+    WritesWithoutAsking,
+    /// The model's next request carries this value at this JSON pointer.
+    ModelGets(&'static str, &'static str),
 }
 
 const CODEX: Agent = Agent {
@@ -46,18 +56,25 @@ const CODEX: Agent = Agent {
     bin: "codex-acp",
     args: "",
     loads: true,
+    switch: (
+        "reasoning_effort",
+        "high",
+        Switched::ModelGets("/reasoning/effort", "high"),
+    ),
 };
 const CLAUDE: Agent = Agent {
     name: "claude",
     bin: "claude-code-acp",
     args: "",
     loads: true,
+    switch: ("mode", "acceptEdits", Switched::WritesWithoutAsking),
 };
 const GEMINI: Agent = Agent {
     name: "gemini",
     bin: "gemini",
     args: " --acp",
     loads: false,
+    switch: ("mode", "autoEdit", Switched::WritesWithoutAsking),
 };
 
 /// The adapter's command, when the packages are installed. When they are not, the test says
@@ -138,6 +155,12 @@ fn environment(
             });
             std::fs::write(settings.join("settings.json"), chosen.to_string())
                 .expect("gemini's settings");
+            // Gemini CLI refuses its edit-without-asking mode in a folder it does not trust
+            // ("Cannot enable privileged approval modes in an untrusted folder."), as a person
+            // who never said to trust it would want.
+            let trusted = json!({ workspace.display().to_string(): "TRUST_FOLDER" });
+            std::fs::write(settings.join("trustedFolders.json"), trusted.to_string())
+                .expect("gemini's trusted folders");
             env.push(("GEMINI_API_KEY".into(), "scripted".into()));
             env.push(("GOOGLE_GEMINI_BASE_URL".into(), url.clone()));
         }
@@ -507,6 +530,85 @@ async fn whole_turns(agent: &'static Agent) {
         written.contains(WRITTEN),
         "{name} wrote the file: {written:?}"
     );
+
+    // The pane carries the agent's settings and every command it offers, and a switch from
+    // the phone reaches the agent: judged by what the agent then does, or what it sends.
+    let (setting, value, switched) = &agent.switch;
+    let shown = tier.pane(&pane).await.expect("the pane");
+    let settings = shown["settings"].as_array().cloned().unwrap_or_default();
+    let offered = settings
+        .iter()
+        .find(|s| s["id"] == *setting)
+        .unwrap_or_else(|| panic!("{name} offers no {setting}: {settings:?}"));
+    assert!(
+        offered["choices"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c["id"] == *value)),
+        "{offered}"
+    );
+    assert!(
+        shown["commands"].as_array().is_some_and(|c| !c.is_empty()),
+        "{name}'s commands reach the pane: {shown}"
+    );
+    if name == "gemini" {
+        // Its subcommands keep their words, so `/memory show` is what a phone sends.
+        assert!(
+            shown["commands"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|c| c["name"] == "memory show")),
+            "{}",
+            shown["commands"]
+        );
+    }
+    tier.client
+        .post(
+            &pane_path(&pane, "setting"),
+            json!({"requestId": "switch", "settingId": setting, "value": value}),
+        )
+        .await
+        .expect(200, "ok");
+    tier.until_pane("the agent took the switch", &pane, |p| {
+        p["settings"].as_array().is_some_and(|s| {
+            s.iter()
+                .any(|s| s["id"] == *setting && s["current"] == *value)
+        })
+    })
+    .await;
+    match switched {
+        Switched::WritesWithoutAsking => {
+            let free = tier.workspace.join("unasked.md");
+            let prompt = format!("please write {}", free.display());
+            let sent = tier.send(&pane, "unasked", &prompt).await;
+            assert_eq!(tier.turn_ends(&pane, &sent).await, "done");
+            let written = std::fs::read_to_string(&free).unwrap_or_default();
+            assert!(
+                written.contains(WRITTEN),
+                "{name} wrote without asking: {written:?}"
+            );
+            let notices = tier.texts(&pane, "notice").await;
+            assert!(
+                !notices
+                    .iter()
+                    .any(|n| n.starts_with("Allowed: ") && n.contains("unasked.md")),
+                "no permission was asked: {notices:?}"
+            );
+        }
+        Switched::ModelGets(pointer, expected) => {
+            let sent = tier.send(&pane, "effort", "say hello with effort").await;
+            assert_eq!(tier.turn_ends(&pane, &sent).await, "done");
+            let asked = tier.turns_for("say hello with effort");
+            assert!(
+                asked
+                    .iter()
+                    .any(|r| r.body.pointer(pointer) == Some(&json!(expected))),
+                "the model got {pointer} = {expected}: {:?}",
+                asked
+                    .iter()
+                    .map(|r| r.body.pointer(pointer))
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
 
     // A stop lands mid-stream: the reply had grown, then stops growing, the turn is aborted,
     // and the agent hung up on the model's stream.

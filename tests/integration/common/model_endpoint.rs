@@ -91,6 +91,8 @@ pub struct Received {
     pub tool_results: Vec<String>,
     /// Every text the request carried (instructions, history, results), one string, to search.
     pub text: String,
+    /// The whole request body, to read a field the agent set (a model, a reasoning effort).
+    pub body: Value,
     /// A side call (Claude Code's small calls without tools): answered with plain words.
     pub side: bool,
     /// The agent hung up before the stream ended (a stop).
@@ -257,6 +259,7 @@ fn received(api: Api, method: &Method, path: &str, body: &Value) -> Received {
         prompt,
         tool_results,
         text,
+        body: body.clone(),
         side,
         hung_up: false,
     }
