@@ -762,7 +762,11 @@ fn check_snapshot(snapshot: &Snapshot) {
         }
         assert!(pane.commands.len() <= MAX_COMMANDS);
         for command in &pane.commands {
-            assert_id(&command.name, "command.name");
+            assert!(
+                wire::is_command_name(&command.name),
+                "command.name: {:?}",
+                command.name
+            );
             assert_clean_opt(
                 &command.description,
                 MAX_TITLE,
