@@ -124,23 +124,19 @@ impl ConnectArgs {
             self.pin,
             &config.agents,
         )?;
-        // Through ssh, an agent is a local socket like any other, named after its host.
-        for target in &self.ssh {
-            let local = ssh_forward::open(target).map_err(anyhow::Error::msg)?;
-            let mut spec = resolve_agents(
-                std::slice::from_ref(&local),
-                &[],
-                &tokens,
-                None,
-                None,
-                &Default::default(),
-            )?;
-            for spec in &mut spec {
-                spec.name = target.name();
-                spec.endpoint =
-                    crate::transport::Endpoint::socket_through_ssh(local.clone(), &target.host);
+        // Through ssh, an agent is a local socket like any other, with the deadlines of one
+        // across a network (SPEC S6): the command line's first, the config file's last.
+        for (from_config, name, target) in ssh_forward::targets(&self.ssh, config)? {
+            let local = ssh_forward::open(&target).map_err(anyhow::Error::msg)?;
+            let spec = AgentSpec {
+                name,
+                endpoint: crate::transport::Endpoint::socket_through_ssh(local, &target.host),
+            };
+            if from_config {
+                agents.push(spec);
+            } else {
+                agents.insert(0, spec);
             }
-            agents.splice(0..0, spec);
         }
         let names: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
         if let Some(twice) = names

@@ -78,6 +78,23 @@ impl SshTarget {
     }
 }
 
+/// Every agent to reach through ssh: the command line's `--ssh` (named after the host) and the
+/// config file's `ssh = "HOST:/PATH"` (named as its section), as (from the config, name, target).
+pub(crate) fn targets(
+    given: &[SshTarget],
+    config: &crate::config::Config,
+) -> anyhow::Result<Vec<(bool, String, SshTarget)>> {
+    let mut all: Vec<(bool, String, SshTarget)> =
+        given.iter().map(|t| (false, t.name(), t.clone())).collect();
+    for (name, text) in crate::config::ssh_entries(&config.agents) {
+        let target = text.parse().map_err(|why| {
+            anyhow::anyhow!("{}: agent \"{name}\": ssh = {why}", config.path().display())
+        })?;
+        all.push((true, name, target));
+    }
+    Ok(all)
+}
+
 /// One running `ssh -N -L`, and the folder of its local socket.
 struct Forward {
     child: Child,

@@ -19,10 +19,13 @@ use crate::transport::{Endpoint, Token};
 #[serde(
     deny_unknown_fields,
     rename_all = "kebab-case",
-    expecting = "a table with socket, or url with token-file and ca-cert or pin"
+    expecting = "a table with socket, ssh, or url with token-file and ca-cert or pin"
 )]
 pub(crate) struct AgentEntry {
     pub(crate) socket: Option<PathBuf>,
+    /// `HOST:/PATH` of a socket on another machine, reached through ssh (docs/REMOTE.md). The
+    /// phone's command line opens the forward; this layer only names it.
+    pub(crate) ssh: Option<String>,
     pub(crate) url: Option<String>,
     pub(crate) token_file: Option<PathBuf>,
     pub(crate) ca_cert: Option<PathBuf>,
@@ -32,7 +35,7 @@ pub(crate) struct AgentEntry {
 
 impl AgentEntry {
     /// The keys of `[agents.NAME]`, for the suggestion after a refusal.
-    pub(crate) const KEYS: [&str; 5] = ["socket", "url", "token-file", "ca-cert", "pin"];
+    pub(crate) const KEYS: [&str; 6] = ["socket", "ssh", "url", "token-file", "ca-cert", "pin"];
 
     /// What makes this agent's certificate trusted; None when it names both a CA and a pin.
     pub(crate) fn trust(&self) -> Option<Trust> {
@@ -82,7 +85,7 @@ fn default_dsh_url() -> String {
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum DialError {
-    #[error("agent \"{0}\": give either socket or url, not both and not neither")]
+    #[error("agent \"{0}\": give one of socket, ssh or url, and only one")]
     SocketOrUrl(String),
     #[error("agent \"{0}\": {1}")]
     Token(String, TokenError),
@@ -148,6 +151,7 @@ pub(crate) fn resolve_agents(
     for path in sockets {
         let entry = AgentEntry {
             socket: Some(path.clone()),
+            ssh: None,
             url: None,
             token_file: None,
             ca_cert: None,
@@ -162,6 +166,7 @@ pub(crate) fn resolve_agents(
     for url in urls {
         let entry = AgentEntry {
             socket: None,
+            ssh: None,
             url: Some(url.clone()),
             token_file: None,
             ca_cert: ca_cert.map(Path::to_path_buf),
@@ -170,6 +175,13 @@ pub(crate) fn resolve_agents(
         specs.push(agent_spec(&url_name(url, urls), &entry, tokens)?);
     }
     for (name, entry) in configured {
+        if entry.ssh.is_some() {
+            // Opened by the command line's ssh forward (`ssh_entries`), named there.
+            if entry.socket.is_some() || entry.url.is_some() {
+                return Err(DialError::SocketOrUrl(name.clone()));
+            }
+            continue;
+        }
         specs.push(agent_spec(name, entry, tokens)?);
     }
     if specs.is_empty()
@@ -177,6 +189,7 @@ pub(crate) fn resolve_agents(
     {
         let entry = AgentEntry {
             socket: Some(PathBuf::from(path)),
+            ssh: None,
             url: None,
             token_file: None,
             ca_cert: None,
@@ -186,6 +199,14 @@ pub(crate) fn resolve_agents(
     }
     refuse_duplicates(specs.iter().map(|spec| spec.name.as_str()))?;
     Ok(specs)
+}
+
+/// The config file's agents reached through ssh: (name, `HOST:/PATH`).
+pub(crate) fn ssh_entries(configured: &BTreeMap<String, AgentEntry>) -> Vec<(String, String)> {
+    configured
+        .iter()
+        .filter_map(|(name, entry)| Some((name.clone(), entry.ssh.clone()?)))
+        .collect()
 }
 
 /// Every DSH bridge: first the command line's (`--dsh URL`, named `dsh` when it is the only
@@ -272,6 +293,7 @@ mod tests {
             "laptop".to_string(),
             AgentEntry {
                 socket: Some("/run/user/1000/collie/agent.sock".into()),
+                ssh: None,
                 url: None,
                 token_file: None,
                 ca_cert: None,
@@ -303,6 +325,7 @@ mod tests {
     fn t2_url_without_token_is_refused() {
         let entry = AgentEntry {
             socket: None,
+            ssh: None,
             url: Some("https://a.example".into()),
             token_file: None,
             ca_cert: None,

@@ -17,7 +17,9 @@ mod theme_file;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub(crate) use dial::{AcpEntry, AgentEntry, DshEntry, resolve_agents, resolve_bridges};
+pub(crate) use dial::{
+    AcpEntry, AgentEntry, DshEntry, resolve_agents, resolve_bridges, ssh_entries,
+};
 pub(crate) use error::{ConfigError, Place};
 pub(crate) use theme_file::theme_from_env;
 

@@ -215,7 +215,7 @@ fn a_bad_value_is_named_a_value_error() {
     );
     assert_eq!(
         refusal("[agents]\nlaptop = \"/tmp/a.sock\"\n"),
-        r#"config.toml:2:10: laptop = "/tmp/a.sock" in [agents] is not a valid value: invalid type: string "/tmp/a.sock", expected a table with socket, or url with token-file and ca-cert or pin"#
+        r#"config.toml:2:10: laptop = "/tmp/a.sock" in [agents] is not a valid value: invalid type: string "/tmp/a.sock", expected a table with socket, ssh, or url with token-file and ca-cert or pin"#
     );
 }
 
