@@ -6,70 +6,11 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Output;
-use std::time::{Duration, Instant};
 
-use crate::common::{AgentProcess, BIN, temp_dir, token_file};
+use crate::common::{AgentProcess, BIN, auto_agent, temp_dir, token_file};
 
 /// The headless commands' exit code for "unreachable" (docs/SCRIPTING.md).
 const UNREACHABLE: i32 = 8;
-
-/// An agent started with `--tls auto`, its state in `state`, and the lines it printed after
-/// `listening`: the certificate line and the phone command.
-struct AutoAgent {
-    process: AgentProcess,
-    certificate: String,
-    /// The arguments of the printed command after `collie-phone`.
-    dial: Vec<String>,
-    pin: String,
-}
-
-fn auto_agent(state: &Path, token: &Path) -> AutoAgent {
-    let process = AgentProcess::start(&[
-        "agent",
-        "--listen",
-        "127.0.0.1:0",
-        "--token-file",
-        token.to_str().expect("utf-8"),
-        "--tls",
-        "auto",
-        "--state",
-        state.to_str().expect("utf-8"),
-        "--speed",
-        "0",
-    ]);
-    assert!(
-        process.url.starts_with("https://127.0.0.1:"),
-        "{}",
-        process.url
-    );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let (certificate, command) = loop {
-        let printed = process.stdout();
-        let certificate = printed.lines().find(|l| l.starts_with("certificate "));
-        let command = printed
-            .lines()
-            .find_map(|l| l.strip_prefix("dial it with: collie-phone "));
-        if let (Some(certificate), Some(command)) = (certificate, command) {
-            break (certificate.to_string(), command.to_string());
-        }
-        assert!(Instant::now() < deadline, "no phone command in: {printed}");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let dial = shell_words::split(&command).expect("a shell line");
-    let pin = dial
-        .iter()
-        .skip_while(|word| *word != "--pin")
-        .nth(1)
-        .expect("the command has --pin")
-        .clone();
-    assert_eq!(dial[..2], ["--url".to_string(), process.url.clone()]);
-    AutoAgent {
-        process,
-        certificate,
-        dial,
-        pin,
-    }
-}
 
 fn phone(home: &Path, args: &[&str]) -> Output {
     std::process::Command::new(BIN)

@@ -57,20 +57,85 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).to_string()
 }
 
+/// The far machine of a test: the real sshd, an agent on its private socket, the `--ssh`
+/// target that names it, ssh pointed at the server, and the phone's runtime folder.
+struct Far {
+    sshd: Sshd,
+    _dir: tempfile::TempDir,
+    agent: AgentProcess,
+    target: String,
+    ssh: String,
+    runtime: std::path::PathBuf,
+}
+
+impl Far {
+    /// None, with a note, where sshd (or tmux, when `tmux` is asked for) is not installed.
+    fn start(test: &str, tmux: bool) -> Option<Self> {
+        if !sshd_installed(test) {
+            return None;
+        }
+        if tmux && !tmux_installed() {
+            eprintln!("SKIPPED {test}: tmux is not installed");
+            return None;
+        }
+        let sshd = Sshd::start();
+        let dir = temp_dir();
+        let agent = socket_agent(dir.path(), &[]);
+        let target = format!("testbox:{}", agent.socket_path().display());
+        let ssh = sshd.ssh_command("id", "known_hosts");
+        let runtime = runtime_dir(sshd.dir.path());
+        Some(Self {
+            sshd,
+            _dir: dir,
+            agent,
+            target,
+            ssh,
+            runtime,
+        })
+    }
+
+    /// The phone in tmux with `args`, its ssh, runtime, journal and config all the test's.
+    fn phone_in_tmux(&self, name: &str, args: &str) -> Tmux {
+        let at = |p: &str| self.sshd.dir.path().join(p).display().to_string();
+        let command = format!(
+            "env COLLIE_SSH_COMMAND='{}' XDG_RUNTIME_DIR={} XDG_STATE_HOME={} XDG_CONFIG_HOME={} {BIN} {args} --log {}; sleep 30",
+            self.ssh,
+            self.runtime.display(),
+            at("phone-state"),
+            at("phone-config"),
+            at("phone.log"),
+        );
+        Tmux::start(name, (120, 40), &command)
+    }
+
+    /// What is left in the runtime folder: a forward's folder that outlived its phone.
+    fn left(&self) -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&self.runtime)
+            .expect("the runtime folder")
+            .flatten()
+            .map(|e| e.path())
+            .collect()
+    }
+}
+
 #[tokio::test]
 async fn a_headless_command_answers_through_ssh_and_ssh_ends_with_it() {
-    if !sshd_installed("a_headless_command_answers_through_ssh_and_ssh_ends_with_it") {
+    let Some(far) = Far::start(
+        "a_headless_command_answers_through_ssh_and_ssh_ends_with_it",
+        false,
+    ) else {
         return;
-    }
-    let sshd = Sshd::start();
-    let far = temp_dir();
-    let agent = socket_agent(far.path(), &[]);
-    let socket = agent.socket_path();
-    let target = format!("testbox:{}", socket.display());
-    let ssh = sshd.ssh_command("id", "known_hosts");
-    let runtime = runtime_dir(sshd.dir.path());
+    };
+    let Far {
+        sshd,
+        agent,
+        target,
+        ssh,
+        runtime,
+        ..
+    } = &far;
 
-    let out = phone(&["asks", "--json", "--ssh", &target], &ssh, &runtime);
+    let out = phone(&["asks", "--json", "--ssh", target], ssh, runtime);
     assert!(out.status.success(), "{}", stderr(&out));
     let asks: Value = serde_json::from_slice(&out.stdout).expect("asks as JSON");
     let ask = asks
@@ -81,7 +146,7 @@ async fn a_headless_command_answers_through_ssh_and_ssh_ends_with_it() {
     assert_eq!(ask["agent"], "testbox", "the agent is named after its host");
 
     let id = ask["id"].as_str().expect("an ask id");
-    let out = phone(&["answer", "--ssh", &target, id, "deny"], &ssh, &runtime);
+    let out = phone(&["answer", "--ssh", target, id, "deny"], ssh, runtime);
     assert!(out.status.success(), "{}", stderr(&out));
     // The far side has it: the agent's own snapshot no longer holds the ask.
     let open: Vec<String> = panes(&snapshot(&agent.client()).await)
@@ -94,24 +159,44 @@ async fn a_headless_command_answers_through_ssh_and_ssh_ends_with_it() {
         "the answer reached the agent"
     );
 
-    assert_eq!(ssh_running(&ssh), 0, "ssh ended with the command");
-    let left: Vec<_> = std::fs::read_dir(&runtime)
-        .expect("the runtime folder")
-        .collect();
-    assert!(left.is_empty(), "the forward's folder is gone: {left:?}");
+    assert_eq!(ssh_running(ssh), 0, "ssh ended with the command");
+    assert!(
+        far.left().is_empty(),
+        "the forward's folder is gone: {:?}",
+        far.left()
+    );
+
+    // The same agent named in the config file, `ssh = "HOST:/PATH"`, under its section's name.
+    let config = sshd.dir.path().join("phone.toml");
+    std::fs::write(
+        &config,
+        format!("[agents.workstation]\nssh = \"{target}\"\n"),
+    )
+    .expect("a config file");
+    let config = config.display().to_string();
+    let out = phone(&["asks", "--json", "--config", &config], ssh, runtime);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let asks: Value = serde_json::from_slice(&out.stdout).expect("asks as JSON");
+    assert!(
+        asks.as_array()
+            .is_some_and(|a| !a.is_empty() && a.iter().all(|a| a["agent"] == "workstation")),
+        "{asks}"
+    );
+    assert_eq!(ssh_running(ssh), 0, "ssh ended with the command");
+    assert!(far.left().is_empty());
 }
 
 #[test]
 fn each_way_ssh_fails_is_said_with_what_to_do() {
-    if !sshd_installed("each_way_ssh_fails_is_said_with_what_to_do") {
+    let Some(far) = Far::start("each_way_ssh_fails_is_said_with_what_to_do", false) else {
         return;
-    }
-    let sshd = Sshd::start();
-    let far = temp_dir();
-    let agent = socket_agent(far.path(), &[]);
-    let socket = agent.socket_path();
-    let target = format!("testbox:{}", socket.display());
-    let runtime = runtime_dir(sshd.dir.path());
+    };
+    let Far {
+        sshd,
+        target,
+        runtime,
+        ..
+    } = &far;
     let closed_port = {
         let config = sshd.client_config("id", "known_hosts");
         let text = std::fs::read_to_string(&config).expect("the config");
@@ -154,56 +239,38 @@ fn each_way_ssh_fails_is_said_with_what_to_do() {
         ),
     ];
     for (ssh, target, said) in cases {
-        let out = phone(&["asks", "--ssh", &target], &ssh, &runtime);
+        let out = phone(&["asks", "--ssh", &target], &ssh, runtime);
         assert!(!out.status.success(), "{target} with {ssh}");
         let err = stderr(&out);
         assert!(err.contains(said), "{target} with {ssh}: {err}");
         assert_eq!(err.lines().count(), 1, "one sentence: {err}");
         assert_eq!(ssh_running(&ssh), 0, "no ssh is left behind");
     }
-    let left: Vec<_> = std::fs::read_dir(&runtime)
-        .expect("the runtime folder")
-        .collect();
-    assert!(left.is_empty(), "no forward's folder is left: {left:?}");
+    assert!(
+        far.left().is_empty(),
+        "no forward's folder is left: {:?}",
+        far.left()
+    );
 }
 
 #[test]
 fn the_phone_shows_an_agent_through_ssh_and_ends_ssh_when_it_quits() {
-    if !sshd_installed("the_phone_shows_an_agent_through_ssh_and_ends_ssh_when_it_quits") {
-        return;
-    }
-    if !tmux_installed() {
-        eprintln!(
-            "SKIPPED the_phone_shows_an_agent_through_ssh_and_ends_ssh_when_it_quits: tmux is not installed"
-        );
-        return;
-    }
     use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-    let sshd = Sshd::start();
-    let far = temp_dir();
-    let agent = socket_agent(far.path(), &[]);
-    let target = format!("testbox:{}", agent.socket_path().display());
-    let ssh = sshd.ssh_command("id", "known_hosts");
-    let runtime = runtime_dir(sshd.dir.path());
-    let log = sshd.dir.path().join("phone.log");
-    let command = format!(
-        "env COLLIE_SSH_COMMAND='{ssh}' XDG_RUNTIME_DIR={} XDG_STATE_HOME={} XDG_CONFIG_HOME={} {BIN} --ssh {target} --log {}; sleep 30",
-        runtime.display(),
-        sshd.dir.path().join("phone-state").display(),
-        sshd.dir.path().join("phone-config").display(),
-        log.display()
-    );
-    let tmux = Tmux::start("ssh", (100, 30), &command);
+    let Some(far) = Far::start(
+        "the_phone_shows_an_agent_through_ssh_and_ends_ssh_when_it_quits",
+        true,
+    ) else {
+        return;
+    };
+    let ssh = &far.ssh;
+    let tmux = far.phone_in_tmux("ssh", &format!("--ssh {}", far.target));
     tmux.until("the agent through ssh", |s| {
         s.contains("testbox") && s.contains("Needs your answer")
     });
     // The local end is private, as every socket the phone dials must be (SPEC S3, S4).
-    let folders: Vec<_> = std::fs::read_dir(&runtime)
-        .expect("the runtime folder")
-        .flatten()
-        .collect();
+    let folders = far.left();
     assert_eq!(folders.len(), 1, "one forward, one folder");
-    let folder = folders[0].path();
+    let folder = folders[0].clone();
     let mode = |p: &Path| {
         std::fs::metadata(p)
             .expect("its metadata")
@@ -220,14 +287,14 @@ fn the_phone_shows_an_agent_through_ssh_and_ends_ssh_when_it_quits() {
             .is_socket()
     );
     assert_eq!(mode(&local), 0o600);
-    assert_eq!(ssh_running(&ssh), 1);
+    assert_eq!(ssh_running(ssh), 1);
 
     tmux.keys(&["q"]);
     let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while ssh_running(&ssh) > 0 && std::time::Instant::now() < until {
+    while ssh_running(ssh) > 0 && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    assert_eq!(ssh_running(&ssh), 0, "ssh ended with the phone");
+    assert_eq!(ssh_running(ssh), 0, "ssh ended with the phone");
     assert!(!folder.exists(), "the forward's folder is gone");
 }
 
@@ -244,52 +311,24 @@ fn open_permissions(asks: &Value, words: &str) -> usize {
 
 #[test]
 fn two_hosts_one_through_ssh_one_over_pinned_tls_are_answered_from_one_phone() {
-    let test = "two_hosts_one_through_ssh_one_over_pinned_tls_are_answered_from_one_phone";
-    if !sshd_installed(test) {
+    let Some(far) = Far::start(
+        "two_hosts_one_through_ssh_one_over_pinned_tls_are_answered_from_one_phone",
+        true,
+    ) else {
         return;
-    }
-    if !tmux_installed() {
-        eprintln!("SKIPPED {test}: tmux is not installed");
-        return;
-    }
-    // The first host: an agent on its private socket, reached through the real sshd.
-    let sshd = Sshd::start();
-    let far = temp_dir();
-    let first = socket_agent(far.path(), &[]);
-    let target = format!("testbox:{}", first.socket_path().display());
-    let ssh = sshd.ssh_command("id", "known_hosts");
-    let runtime = runtime_dir(sshd.dir.path());
-    // The second: `--tls auto` on another port, dialed with the command it printed.
+    };
+    let Far {
+        sshd,
+        target,
+        ssh,
+        runtime,
+        ..
+    } = &far;
+    // The second host: `--tls auto` on another port, dialed with the command it printed.
     let second_dir = temp_dir();
     let (token, _) = token_file(second_dir.path());
-    let state = second_dir.path().join("state");
-    let second = AgentProcess::start(&[
-        "agent",
-        "--listen",
-        "127.0.0.1:0",
-        "--token-file",
-        token.to_str().expect("utf-8"),
-        "--tls",
-        "auto",
-        "--state",
-        state.to_str().expect("utf-8"),
-        "--speed",
-        "0",
-    ]);
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let dial = loop {
-        if let Some(line) = second.stdout().lines().find_map(|l| {
-            l.strip_prefix("dial it with: collie-phone ")
-                .map(str::to_string)
-        }) {
-            break line;
-        }
-        assert!(
-            std::time::Instant::now() < until,
-            "no phone command printed"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let second = auto_agent(&second_dir.path().join("state"), &token);
+    let dial = shell_words::join(&second.dial);
     let tls_asks = || {
         let mut args = vec!["asks".to_string(), "--json".to_string()];
         args.extend(shell_words::split(&dial).expect("a shell line"));
@@ -305,15 +344,7 @@ fn two_hosts_one_through_ssh_one_over_pinned_tls_are_answered_from_one_phone() {
     };
     assert_eq!(open_permissions(&tls_asks(), "rm -rf build/"), 1);
 
-    let log = sshd.dir.path().join("phone.log");
-    let command = format!(
-        "env COLLIE_SSH_COMMAND='{ssh}' XDG_RUNTIME_DIR={} XDG_STATE_HOME={} XDG_CONFIG_HOME={} {BIN} --ssh {target} {dial} --log {}; sleep 30",
-        runtime.display(),
-        sshd.dir.path().join("phone-state").display(),
-        sshd.dir.path().join("phone-config").display(),
-        log.display()
-    );
-    let tmux = Tmux::start("two-hosts", (120, 40), &command);
+    let tmux = far.phone_in_tmux("two-hosts", &format!("--ssh {target} {dial}"));
     tmux.until("both hosts' asks", |s| {
         s.lines()
             .any(|l| l.starts_with("  testbox") && l.contains("rm -rf build/"))
@@ -355,7 +386,7 @@ fn two_hosts_one_through_ssh_one_over_pinned_tls_are_answered_from_one_phone() {
         tmux.keys(&["g"]);
     }
     // Each host has its answer: the agents themselves no longer hold those asks.
-    let out = phone(&["asks", "--json", "--ssh", &target], &ssh, &runtime);
+    let out = phone(&["asks", "--json", "--ssh", target], ssh, runtime);
     assert!(out.status.success(), "{}", stderr(&out));
     let through_ssh: Value = serde_json::from_slice(&out.stdout).expect("asks as JSON");
     assert_eq!(open_permissions(&through_ssh, "rm -rf build/"), 0);
