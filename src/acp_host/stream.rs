@@ -21,7 +21,7 @@ use time::OffsetDateTime;
 use super::permission::tool_name;
 use super::text::{clean_line, clean_text};
 use crate::durable::world::World;
-use crate::wire::{BeltButton, Item, ItemKind, limits};
+use crate::wire::{BeltButton, Item, ItemKind, limits, tool_input};
 
 /// What a pane's stream is in the middle of.
 #[derive(Debug, Default)]
@@ -394,7 +394,7 @@ impl Tool {
                     let path = clean_line(&diff.path.to_string_lossy());
                     let old = diff.old_text.as_deref().map(|t| clean_text(t, usize::MAX));
                     let new = clean_text(&diff.new_text, usize::MAX);
-                    let text = unified_diff(&path, old.as_deref(), &new);
+                    let text = tool_input::unified_diff(&path, old.as_deref().unwrap_or_default(), &new);
                     if self.diffs.iter().any(|(p, t)| p == &path && t == &text) {
                         continue;
                     }
@@ -432,21 +432,6 @@ impl Tool {
             }
         }
     }
-}
-
-/// A diff as the `diff` language reads it; a new file is all additions.
-fn unified_diff(path: &str, old: Option<&str>, new: &str) -> String {
-    let old = old.unwrap_or_default();
-    let diff = similar::TextDiff::from_lines(old, new);
-    let mut text = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(path, path)
-        .to_string();
-    if text.is_empty() {
-        text = format!("{path}: no change\n");
-    }
-    text
 }
 
 /// A link the agent sent: an `https://` address becomes a link item, anything else a line
