@@ -778,7 +778,7 @@ impl AcpHost {
         now: OffsetDateTime,
     ) {
         let session = request.session_id.0.to_string();
-        let Some((pane, _)) = self.session_pane(agent, &session) else {
+        let Some((pane, bound)) = self.session_pane(agent, &session) else {
             tracing::warn!(
                 agent,
                 session,
@@ -787,6 +787,8 @@ impl AcpHost {
             respond(responder, RequestPermissionOutcome::Cancelled);
             return;
         };
+        let mut request = request;
+        bound.stream.fill_permission(&mut request.tool_call);
         let card = card(&request);
         // An ask's id must never come back once decided (the phone keeps answers by it), and
         // some agents use a call id again in a later turn: the id is the turn's and the call's.

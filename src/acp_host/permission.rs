@@ -237,4 +237,25 @@ mod tests {
         assert!(text.len() <= limits::MAX_ARGUMENTS);
         assert!(!text.contains('\u{1b}'));
     }
+
+    #[test]
+    fn l1_a_hostile_command_list_or_path_is_cleaned_and_the_title_cut_to_80_columns() {
+        let script = format!("echo \u{1b}]0;pwned\u{7}{}", "y".repeat(300));
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Execute)
+            .raw_input(json!({"command": ["/bin/bash", "-lc", script]}));
+        let exec = card(&request(all_four(), fields));
+        assert!(exec.ask.title.starts_with("execute: echo ]0;pwnedyyy"));
+        assert!(exec.ask.title.ends_with('…'));
+        assert_eq!(exec.ask.title.chars().count(), 80);
+        let fields = ToolCallUpdateFields::new().kind(ToolKind::Edit).raw_input(
+            json!({"file_path": "src/\u{202e}txt.rs", "old_string": "a", "new_string": "\u{1b}[2Jb"}),
+        );
+        let edit = card(&request(all_four(), fields));
+        assert_eq!(edit.ask.title, "edit: src/txt.rs");
+        let body = edit.ask.permission.expect("a permission body");
+        let readable = crate::wire::tool_input::readable(&body.arguments);
+        let diff = readable.diff.expect("a diff");
+        assert!(!diff.contains('\u{1b}') && !diff.contains('\u{202e}'), "{diff}");
+    }
 }

@@ -60,6 +60,20 @@ struct Tool {
     shown: usize,
     output: Option<(String, String)>,
     diffs: Vec<(String, String)>,
+    /// What the call said of itself as last seen, for a permission request that leaves it out
+    /// ([`Stream::fill_permission`]).
+    said: Said,
+}
+
+/// A call's kind, name and input as the agent last gave them.
+#[derive(Debug, Default)]
+struct Said {
+    kind: Option<ToolKind>,
+    name: Option<String>,
+    /// The tool claude-code-acp names in the call's `_meta.claudeCode.toolName` (`MultiEdit`),
+    /// for a card whose kind says nothing (`other`).
+    claude_tool: Option<String>,
+    raw_input: Option<serde_json::Value>,
 }
 
 impl Stream {
@@ -198,8 +212,20 @@ impl Stream {
             .name(call.name)
             .kind(Some(call.kind).filter(|k| *k != ToolKind::default()))
             .status(Some(call.status).filter(|s| *s != ToolCallStatus::Pending))
-            .content(Some(call.content).filter(|c| !c.is_empty()));
-        self.tool_fields(world, pane, call.tool_call_id.0.to_string(), fields, now);
+            .content(Some(call.content).filter(|c| !c.is_empty()))
+            .raw_input(call.raw_input);
+        let claude_tool = claude_tool_name(call.meta.as_ref());
+        let fields = match fields.name {
+            Some(_) => fields,
+            None => fields.name(claude_tool.clone().filter(|n| tool_input::mcp_tool(n).is_some())),
+        };
+        let id = call.tool_call_id.0.to_string();
+        self.tool_fields(world, pane, id.clone(), fields, now);
+        if let Some(tool) = self.tools.get_mut(&id)
+            && claude_tool.is_some()
+        {
+            tool.said.claude_tool = claude_tool;
+        }
     }
 
     fn tool_update(
@@ -236,6 +262,7 @@ impl Stream {
                 shown: self.shown,
                 ..Tool::default()
             };
+            tool.said.remember(&fields);
             self.shown += 1;
             let Some(notice) = world.push_item(pane, ItemKind::Notice, &tool.line(), now) else {
                 return;
@@ -246,6 +273,7 @@ impl Stream {
             return;
         };
         tool.turn = turn;
+        tool.said.remember(&fields);
         let before = tool.line();
         if let Some(title) = fields.title.filter(|t| !t.is_empty()) {
             tool.title = clean_line(&title);
@@ -313,6 +341,32 @@ impl Stream {
         world.set_belt(pane, belt, now);
     }
 
+    /// Fills what a permission request leaves out of its tool call from the call this stream
+    /// holds under the same id: claude-code-acp asks with only the id, the input and a title,
+    /// the kind (and the input, when the ask has none) came in the `tool_call` before it
+    /// (docs/ACP.md, "Permission requests"). What the request says itself wins.
+    pub(crate) fn fill_permission(&self, call: &mut ToolCallUpdate) {
+        let Some(tool) = self.tools.get(&call.tool_call_id.0.to_string()) else {
+            return;
+        };
+        let fields = &mut call.fields;
+        if fields.kind.is_none() || fields.kind == Some(ToolKind::Other) {
+            fields.kind = tool.said.kind.clone().or(fields.kind.take());
+        }
+        if fields.name.is_none() {
+            fields.name.clone_from(&tool.said.name);
+        }
+        if fields.name.is_none() && fields.kind.as_ref().is_none_or(|k| *k == ToolKind::Other) {
+            fields.name.clone_from(&tool.said.claude_tool);
+        }
+        if fields.raw_input.as_ref().is_none_or(is_empty_input) && tool.said.raw_input.is_some() {
+            fields.raw_input.clone_from(&tool.said.raw_input);
+        }
+        if fields.title.as_ref().is_none_or(String::is_empty) && !tool.title.is_empty() {
+            fields.title = Some(tool.title.clone());
+        }
+    }
+
     /// The command a belt button runs, by its id.
     pub(crate) fn command(&self, button: &str) -> Option<&str> {
         self.commands
@@ -355,6 +409,36 @@ impl std::fmt::Display for Status {
             Status::Unfinished(why) => write!(f, "not finished: {why}"),
         }
     }
+}
+
+impl Said {
+    /// What an update says wins; what it lacks (or an empty input: Claude's first `tool_call`
+    /// of a use has `{}`) keeps what was said before.
+    fn remember(&mut self, fields: &ToolCallUpdateFields) {
+        if let Some(kind) = fields.kind.clone().filter(|k| *k != ToolKind::Other) {
+            self.kind = Some(kind);
+        }
+        if let Some(name) = &fields.name {
+            self.name = Some(name.clone());
+        }
+        if let Some(input) = fields.raw_input.as_ref().filter(|i| !is_empty_input(i)) {
+            self.raw_input = Some(input.clone());
+        }
+    }
+}
+
+fn is_empty_input(input: &serde_json::Value) -> bool {
+    input.is_null() || input.as_object().is_some_and(serde_json::Map::is_empty)
+}
+
+/// The tool claude-code-acp names in a `tool_call`'s `_meta.claudeCode.toolName`: its calls
+/// carry no name of their own. It is read as a name to show and nothing more: an MCP tool's
+/// (`mcp__SERVER__TOOL`) names the call, so a card says which server's tool it runs; Claude's
+/// own tools are known by their kind, and by this name only when the kind says nothing
+/// (docs/ACP.md, "Permission requests").
+fn claude_tool_name(meta: Option<&serde_json::Map<String, serde_json::Value>>) -> Option<String> {
+    let name = meta?.get("claudeCode")?.get("toolName")?.as_str()?;
+    Some(name.to_string()).filter(|n| !n.is_empty())
 }
 
 impl Tool {
@@ -450,6 +534,115 @@ fn push_link(world: &mut World, pane: &str, uri: &str, name: &str, now: OffsetDa
             ItemKind::Notice,
             &format!("The agent pointed at {name} ({uri})."),
             now,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::acp_host::permission::{PermissionCard, card};
+    use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionNotification};
+    use serde_json::Value;
+
+    fn t0() -> OffsetDateTime {
+        time::macros::datetime!(2026-01-02 03:04:05 UTC)
+    }
+
+    /// The cards of a fixture's `session/request_permission`s, each filled from the
+    /// `session/update`s before it, as the host fills them.
+    fn fixture_cards(fixture: &str) -> Vec<PermissionCard> {
+        let mut world =
+            crate::rigs::worlds::build(crate::rigs::WorldKind::Demo, 1, true, "h", t0());
+        let pane = world.layout.panes.keys().next().expect("a pane").clone();
+        let mut stream = Stream::default();
+        let mut cards = Vec::new();
+        for line in fixture.lines().filter(|l| !l.trim().is_empty()) {
+            let message: Value = serde_json::from_str(line).expect("json");
+            match message["method"].as_str() {
+                Some("session/update") => {
+                    let notification: SessionNotification =
+                        serde_json::from_value(message["params"].clone()).expect("an update");
+                    stream.apply(&mut world, &pane, notification.update, t0());
+                }
+                Some("session/request_permission") => {
+                    let mut request: RequestPermissionRequest =
+                        serde_json::from_value(message["params"].clone()).expect("a request");
+                    stream.fill_permission(&mut request.tool_call);
+                    cards.push(card(&request));
+                }
+                other => panic!("not a line of a permission fixture: {other:?}"),
+            }
+        }
+        cards
+    }
+
+    /// The cards' first lines, each of at most 80 columns (docs/ACP.md, "Permission requests").
+    fn titles(cards: &[PermissionCard]) -> Vec<String> {
+        let titles: Vec<String> = cards.iter().map(|c| c.ask.title.clone()).collect();
+        for title in &titles {
+            let columns = unicode_width::UnicodeWidthStr::width(title.as_str());
+            assert!(columns <= tool_input::TITLE_COLUMNS, "{title}: {columns} columns");
+        }
+        titles
+    }
+
+    #[test]
+    fn a10_claude_code_acps_asks_take_their_kind_from_the_tool_call_before_them() {
+        let cards = fixture_cards(include_str!(
+            "../../tests/fixtures/acp/claude-code-acp-0.16.2-permissions.jsonl"
+        ));
+        assert_eq!(
+            titles(&cards),
+            [
+                "execute: touch proof.txt",
+                "edit: /home/me/app/notes.md",
+                "edit: /home/me/app/src/main.rs",
+                "MultiEdit: /home/me/app/src/lib.rs",
+                "read: /etc/hosts",
+                "fetch: https://example.com/docs",
+                "search: **/*.rs in src",
+                "search: fn main in src",
+                "mcp: github · create_issue",
+            ]
+        );
+        let bash = cards[0].ask.permission.as_ref().expect("a permission body");
+        assert_eq!(bash.tool, "execute");
+        assert_eq!(
+            bash.arguments["title"], "`touch proof.txt`",
+            "the agent's title stays as data"
+        );
+    }
+
+    #[test]
+    fn an_ask_without_input_takes_the_input_of_its_tool_call_and_its_own_words_win() {
+        let fixture = concat!(
+            r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Terminal","kind":"execute","status":"pending","rawInput":{"command":"make"}}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s-1","toolCall":{"toolCallId":"c1"},"options":[]}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"method":"session/request_permission","params":{"sessionId":"s-1","toolCall":{"toolCallId":"c1","kind":"read","rawInput":{"command":"cat x"}},"options":[]}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"s-1","toolCall":{"toolCallId":"other","rawInput":{"command":"ls"}},"options":[]}}"#,
+        );
+        assert_eq!(
+            titles(&fixture_cards(fixture)),
+            ["execute: make", "read: cat x", "tool: ls"]
+        );
+    }
+
+    #[test]
+    fn a10_codex_acps_asks_lead_with_the_command_and_the_files() {
+        let cards = fixture_cards(include_str!(
+            "../../tests/fixtures/acp/codex-acp-0.13.0-permissions.jsonl"
+        ));
+        assert_eq!(
+            titles(&cards),
+            [
+                "execute: touch proof.txt",
+                // In the agent's order: the ACP crate keeps a JSON object's order.
+                "edit: /home/me/app/src/main.rs, /home/me/app/NOTES.md",
+            ]
         );
     }
 }
