@@ -168,7 +168,7 @@ async fn a4_answer_a_permission_from_the_inbox() {
     phone
         .until("the permission card", |s| {
             s.contains("Tool  shell")
-                && s.contains("command: rm -rf build/")
+                && s.contains("$ rm -rf build/")
                 && s.contains("Allow always")
         })
         .await;
@@ -507,7 +507,7 @@ async fn an_ask_changed_under_the_eyes_answers_nothing_until_read() {
     phone.open_inbox_row("git push --force origin").await;
     phone
         .until("the card", |s| {
-            s.contains("Tool  shell") && s.contains("command: git push --force origin")
+            s.contains("Tool  shell") && s.contains("$ git push --force origin")
         })
         .await;
     let key = phone.card_key();
@@ -585,7 +585,7 @@ async fn number_keys_select_and_allow_always_asks_again() {
         .until("the allow-always question", |s| {
             s.contains(&asked)
                 && s.contains("may run shell without asking you")
-                && s.contains("command: rm -rf build/")
+                && s.contains("$ rm -rf build/")
                 && s.contains("y allows always")
         })
         .await;

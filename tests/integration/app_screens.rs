@@ -924,7 +924,7 @@ fn a_permission_at_40x12_shows_what_is_asked_and_every_option() {
     for words in [
         "Permission · revision 1",
         "Tool  shell",
-        "command: cargo publish --dry-run",
+        "$ cargo publish --dry-run",
         "1 y  Allow once",
         "2 n  Deny",
         "3 a  Allow always",
@@ -1389,10 +1389,10 @@ fn a3_changed_ask_redraws_the_card() {
     load(&mut app, &world, false);
     snap_one("card_state_stale_redrawn", &app, (80, 24));
     let text = screen_text(&app, (80, 24));
-    assert!(text.contains("cwd    : /home/dev "), "{text}");
+    assert!(text.contains("cwd: /home/dev "), "{text}");
     // The old folder shows only as what it was, in the change banner (docs/ASKS.md, "What
     // changed").
-    assert!(!text.contains("cwd    : /home/dev/src/支付服务"), "{text}");
+    assert!(!text.contains("cwd: /home/dev/src/支付服务"), "{text}");
     assert!(text.contains("was /home/dev/src/支付服务"), "{text}");
     // The change came under the person's eyes: Enter answers nothing until it was read.
     assert!(app.update(self::key("enter")).is_empty());
@@ -1571,7 +1571,7 @@ fn allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
         "{text}"
     );
     assert!(
-        text.contains("command: git push --force origin feature/store"),
+        text.contains("$ git push --force origin feature/store"),
         "{text}"
     );
     // A second Enter, and a y in the same breath, say nothing.

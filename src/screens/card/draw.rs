@@ -15,12 +15,12 @@ use crate::app::geometry;
 use crate::app::inbox::{AskKey, TimeLeft};
 use crate::app::keymap::Action;
 use crate::look::theme::Theme;
-use crate::look::wrap;
+use crate::look::{markdown, wrap};
 use crate::screens::card::ask_diff::Changed;
 use crate::screens::card::state::{
     CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
 };
-use crate::wire::{AskKind, AskOption, Effect, FieldKind};
+use crate::wire::{AskKind, AskOption, Effect, FieldKind, tool_input};
 
 /// Where the terminal cursor goes: a row of the card's lines and a column.
 struct Cursor {
@@ -35,9 +35,49 @@ fn wrapped(text: &str, width: usize, style: Style, indent: &str) -> Vec<Line<'st
         .collect()
 }
 
-/// A permission's arguments as data, never prose (SPEC A10): `key: value` rows for a flat
-/// object, pretty JSON for anything deeper.
+/// A permission's arguments as data, never prose (SPEC A10): first the readable form
+/// `wire::tool_input` makes of them (the command as typed, or the files then a unified diff),
+/// then the fields it does not show, as [`data_lines`].
 pub(crate) fn argument_lines(arguments: &Value, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let readable = tool_input::readable(arguments);
+    let mut lines = Vec::new();
+    if let Some(command) = &readable.command {
+        let mut mark = "  $ ";
+        for part in command.split('\n') {
+            for piece in wrap::wrap(part, width.saturating_sub(4)) {
+                lines.push(Line::from(vec![
+                    Span::styled(mark, theme.dim),
+                    Span::styled(piece, theme.code),
+                ]));
+                mark = "    ";
+            }
+        }
+    }
+    if let Some(diff) = &readable.diff {
+        let room = u16::try_from(width.saturating_sub(2)).unwrap_or(u16::MAX);
+        for line in markdown::code_block(diff, Some("diff"), room, theme) {
+            let mut spans = vec![Span::raw("  ")];
+            spans.extend(line.spans);
+            lines.push(Line::from(spans));
+        }
+    }
+    if readable.shown.is_empty() {
+        lines.extend(data_lines(arguments, width, theme));
+    } else if let Some(map) = arguments.as_object() {
+        let rest: serde_json::Map<String, Value> = map
+            .iter()
+            .filter(|(key, _)| !readable.shown.contains(&key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        if !rest.is_empty() {
+            lines.extend(data_lines(&Value::Object(rest), width, theme));
+        }
+    }
+    lines
+}
+
+/// Arguments as data: `key: value` rows for a flat object, pretty JSON for anything deeper.
+fn data_lines(arguments: &Value, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let flat = arguments
         .as_object()
         .filter(|map| map.values().all(|v| !v.is_object() && !v.is_array()));
