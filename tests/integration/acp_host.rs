@@ -1267,3 +1267,40 @@ async fn claude_code_acps_tool_use_replayed_is_one_notice_that_ends_done() {
         "its output shown"
     );
 }
+
+#[tokio::test]
+async fn a10_claude_code_acps_ask_without_a_kind_takes_it_from_the_tool_call_before_it() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/acp/claude-code-acp-0.16.2-permissions.jsonl");
+    let sent = host
+        .send(&pane, "s1", &format!("/replay {}", fixture.display()))
+        .await;
+    // The fixture's first ask is Bash's: its request names no kind, its `tool_call` did.
+    let bash = host.ask(&pane).await;
+    assert_eq!(bash["title"], "execute: touch proof.txt");
+    assert_eq!(bash["permission"]["tool"], "execute");
+    assert_eq!(bash["permission"]["arguments"]["command"], "touch proof.txt");
+    assert_eq!(
+        bash["permission"]["arguments"]["title"], "`touch proof.txt`",
+        "the agent's title is data, not the card's title (SPEC A10)"
+    );
+    host.answer(&pane, "a1", &bash, "allow-once")
+        .await
+        .expect(200, "ok");
+    // The next, Write's, is an edit of its file.
+    let write = eventually("the Write ask", WAIT, || async {
+        Some(host.ask(&pane).await).filter(|ask| ask["id"] != bash["id"])
+    })
+    .await;
+    assert_eq!(write["title"], "edit: /home/me/app/notes.md");
+    host.client
+        .post(
+            &pane_path(&pane, "abort"),
+            json!({"requestId": "stop", "turnId": sent["turnId"]}),
+        )
+        .await
+        .expect(200, "ok");
+    assert_eq!(host.until_turn_ends(&pane).await["turn"]["state"], "aborted");
+}
