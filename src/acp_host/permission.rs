@@ -129,8 +129,9 @@ fn first_of_kind<'a>(
 
 /// The card's arguments: the call's `rawInput` (an object, or the value under `input`), with
 /// the agent's title of the call beside it as `title` when the input has none. Cleaned, and
-/// cut to the arguments limit as a whole (SPEC L1): a value that does not fit is shown as the
-/// start of its JSON text.
+/// cut to the arguments limit (SPEC L1): the longest texts are cut first, each ending
+/// [`CUT_MARK`], so a large file's content is cut but its path and the shape the card reads
+/// (`wire::tool_input`) stay; what still does not fit is shown as the start of its JSON text.
 fn arguments(raw_input: Option<&Value>, title: Option<&str>) -> Value {
     let mut object = match raw_input {
         Some(Value::Object(map)) => map.clone(),
@@ -144,13 +145,58 @@ fn arguments(raw_input: Option<&Value>, title: Option<&str>) -> Value {
     if let Some(title) = title.map(clean_line).filter(|t| !t.is_empty()) {
         object.entry("title").or_insert(Value::String(title));
     }
-    let value = clean_value(Value::Object(object));
-    let text = value.to_string();
-    if text.len() <= limits::MAX_ARGUMENTS {
+    let mut value = clean_value(Value::Object(object));
+    if fits(&value) || cut_longest_texts(&mut value) {
         return value;
     }
+    let text = value.to_string();
     let cut = crate::wire::sanitize::truncate_to(&text, limits::MAX_ARGUMENTS - 64);
     serde_json::json!({ "input (cut)": cut })
+}
+
+/// What ends a text the card cut.
+const CUT_MARK: &str = " … (cut)";
+
+fn fits(value: &Value) -> bool {
+    value.to_string().len() <= limits::MAX_ARGUMENTS
+}
+
+/// Cuts the longest texts of `value` until it fits the arguments limit; false when a few rounds
+/// of that were not enough (a value of many short texts).
+fn cut_longest_texts(value: &mut Value) -> bool {
+    for _ in 0..16 {
+        let over = value.to_string().len().saturating_sub(limits::MAX_ARGUMENTS);
+        if over == 0 {
+            return true;
+        }
+        let Some(longest) = longest_text(value) else {
+            return false;
+        };
+        // JSON escapes make a text longer on the wire than in memory: the next round cuts
+        // what this one left over.
+        let keep = longest.len().saturating_sub(over + CUT_MARK.len());
+        let cut = format!(
+            "{}{CUT_MARK}",
+            crate::wire::sanitize::truncate_to(longest, keep)
+        );
+        *longest = cut;
+    }
+    fits(value)
+}
+
+fn longest_text(value: &mut Value) -> Option<&mut String> {
+    match value {
+        Value::String(text) => Some(text),
+        Value::Array(items) => items
+            .iter_mut()
+            .filter_map(longest_text)
+            .max_by_key(|t| t.len()),
+        Value::Object(map) => map
+            .values_mut()
+            .filter_map(longest_text)
+            .max_by_key(|t| t.len()),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -223,6 +269,20 @@ mod tests {
         let body = card.ask.permission.clone().expect("a permission body");
         assert!(body.options.iter().any(|o| o.id == "deny"));
         assert_eq!(card.acp_option("deny"), None, "answered as cancelled");
+    }
+
+    #[test]
+    fn l1_a_large_write_is_cut_in_its_content_and_keeps_its_path() {
+        let fields = ToolCallUpdateFields::new().kind(ToolKind::Edit).raw_input(json!({
+            "file_path": "src/big.rs",
+            "content": "fn main() {}\n".repeat(5_000),
+        }));
+        let card = card(&request(all_four(), fields));
+        assert_eq!(card.ask.title, "edit: src/big.rs");
+        let body = card.ask.permission.expect("a permission body");
+        assert!(body.arguments.to_string().len() <= limits::MAX_ARGUMENTS);
+        let content = body.arguments["content"].as_str().expect("the content");
+        assert!(content.starts_with("fn main() {}\n") && content.ends_with(CUT_MARK));
     }
 
     #[test]
