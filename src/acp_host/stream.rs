@@ -645,4 +645,40 @@ mod tests {
             ]
         );
     }
+
+    /// The real adapters' requests, captured live (tests/fixtures/acp/real/README.md): each
+    /// card's first line, and the readable body its arguments make on the phone.
+    #[test]
+    fn a10_the_real_adapters_asks_read_as_a_command_or_the_files_and_a_diff() {
+        let real = [
+            (
+                include_str!("../../tests/fixtures/acp/real/codex-acp-0.16.0-exec-command.jsonl"),
+                "execute: touch proof.txt",
+            ),
+            (
+                include_str!("../../tests/fixtures/acp/real/codex-acp-0.16.0-apply-patch.jsonl"),
+                "edit: /tmp/disc/codex/ws/hello.txt",
+            ),
+            (
+                include_str!("../../tests/fixtures/acp/real/claude-code-acp-0.16.2-write.jsonl"),
+                "edit: /tmp/disc/claude/ws/notes.md",
+            ),
+            (
+                include_str!("../../tests/fixtures/acp/real/claude-code-acp-0.16.2-edit.jsonl"),
+                "edit: /tmp/disc/claude/ws/notes.md",
+            ),
+        ];
+        let mut bodies = Vec::new();
+        for (fixture, first_line) in real {
+            let cards = fixture_cards(fixture);
+            assert_eq!(titles(&cards), [first_line]);
+            let body = cards[0].ask.permission.clone().expect("a permission body");
+            bodies.push(tool_input::readable(&body.arguments));
+        }
+        assert_eq!(bodies[0].command.as_deref(), Some("touch proof.txt"));
+        let diff = |i: usize| bodies[i].diff.clone().unwrap_or_default();
+        assert!(diff(1).ends_with("@@ -0,0 +1 @@\n+hello\n"), "{}", diff(1));
+        assert!(diff(2).ends_with("@@ -0,0 +1,2 @@\n+# Notes\n+first line\n"), "{}", diff(2));
+        assert!(diff(3).ends_with("@@ -1 +1 @@\n-first line\n+second line\n"), "{}", diff(3));
+    }
 }

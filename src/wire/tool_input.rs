@@ -147,40 +147,51 @@ pub fn typed_command(words: &[&str]) -> String {
     shell_words::join(words)
 }
 
-/// Codex's `apply_patch`: `changes` maps each path to `{"add": {"content"}}`,
-/// `{"update": {"unified_diff", "move_path"}}` or `{"delete": {"content"}}`.
+/// Codex's `apply_patch`: `changes` maps each path to an add (`content`), an update
+/// (`unified_diff`, `move_path`) or a delete (`content`). codex-acp 0.16 tags each change inside
+/// it (`{"type": "add", "content": …}`, tests/fixtures/acp/real/); older ones wrapped it
+/// (`{"add": {"content": …}}`): both read the same.
 fn codex_patch(map: &Map<String, Value>) -> Option<Readable> {
     let changes = map.get("changes")?.as_object()?;
     let mut files = Vec::new();
     let mut diff = String::new();
     for (path, change) in changes {
-        let change = change.as_object()?;
-        if let Some(add) = change.get("add") {
-            files.push(path.clone());
-            diff.push_str(&unified_diff(path, "", text_of(add, "content")));
-        } else if let Some(delete) = change.get("delete") {
-            files.push(path.clone());
-            diff.push_str(&unified_diff(path, text_of(delete, "content"), ""));
-        } else if let Some(update) = change.get("update") {
-            let to = update
-                .get("move_path")
-                .and_then(Value::as_str)
-                .unwrap_or(path);
-            files.push(if to == path {
-                path.clone()
-            } else {
-                format!("{path} → {to}")
-            });
-            let hunks = text_of(update, "unified_diff");
-            if !hunks.starts_with("--- ") {
-                diff.push_str(&format!("--- {path}\n+++ {to}\n"));
+        let (what, change) = match change.get("type").and_then(Value::as_str) {
+            Some(what) => (what, change),
+            None => {
+                let (what, change) = change.as_object()?.iter().next()?;
+                (what.as_str(), change)
             }
-            diff.push_str(hunks);
-            if !hunks.ends_with('\n') {
-                diff.push('\n');
+        };
+        match what {
+            "add" => {
+                files.push(path.clone());
+                diff.push_str(&unified_diff(path, "", text_of(change, "content")));
             }
-        } else {
-            return None;
+            "delete" => {
+                files.push(path.clone());
+                diff.push_str(&unified_diff(path, text_of(change, "content"), ""));
+            }
+            "update" => {
+                let to = change
+                    .get("move_path")
+                    .and_then(Value::as_str)
+                    .unwrap_or(path);
+                files.push(if to == path {
+                    path.clone()
+                } else {
+                    format!("{path} → {to}")
+                });
+                let hunks = text_of(change, "unified_diff");
+                if !hunks.starts_with("--- ") {
+                    diff.push_str(&format!("--- {path}\n+++ {to}\n"));
+                }
+                diff.push_str(hunks);
+                if !hunks.ends_with('\n') {
+                    diff.push('\n');
+                }
+            }
+            _ => return None,
         }
     }
     Some(Readable {
@@ -206,12 +217,14 @@ fn file(map: &Map<String, Value>) -> Option<Readable> {
     };
     if let Some(new) = text(map, "new_string") {
         let old = text(map, "old_string").unwrap_or_default();
-        readable.diff = Some(unified_diff(path, old, new));
+        let (old, new) = snippet_lines(old, new);
+        readable.diff = Some(unified_diff(path, &old, &new));
         readable.shown.extend(["old_string", "new_string"]);
     } else if let Some(edits) = map.get("edits").and_then(Value::as_array) {
         let mut diff = format!("--- {path}\n+++ {path}\n");
         for edit in edits {
-            let hunks = hunks(text_of(edit, "old_string"), text_of(edit, "new_string"));
+            let (old, new) = snippet_lines(text_of(edit, "old_string"), text_of(edit, "new_string"));
+            let hunks = hunks(&old, &new);
             diff.push_str(&hunks);
         }
         readable.diff = Some(diff);
@@ -221,6 +234,19 @@ fn file(map: &Map<String, Value>) -> Option<Readable> {
         readable.shown.push("content");
     }
     Some(readable)
+}
+
+/// An edit's old and new text as whole lines: they are pieces of a file, so a missing last
+/// newline is no change to point out ("\ No newline at end of file").
+fn snippet_lines(old: &str, new: &str) -> (String, String) {
+    let line = |text: &str| {
+        if text.is_empty() || text.ends_with('\n') {
+            text.to_string()
+        } else {
+            format!("{text}\n")
+        }
+    };
+    (line(old), line(new))
 }
 
 /// A search (`Glob`, `Grep`: `pattern` and where), or the first string of `keys` there is.
@@ -332,6 +358,27 @@ mod tests {
         assert!(diff.contains("+++ a.txt\n@@ -0,0 +1 @@\n+new\n"));
         assert!(diff.contains("--- b.txt\n+++ c.txt\n@@ -1 +1 @@\n-x\n+y\n"));
         assert!(diff.contains("--- d.txt\n+++ d.txt\n@@ -1 +0,0 @@\n-gone\n"));
+    }
+
+    #[test]
+    fn codex_0_16s_tagged_changes_read_as_the_older_wrapped_ones() {
+        let tagged = readable(&json!({"changes": {
+            "a.txt": {"type": "add", "content": "new\n"},
+            "b.txt": {"type": "update", "unified_diff": "@@ -1 +1 @@\n-x\n+y\n", "move_path": null},
+        }}));
+        let wrapped = readable(&json!({"changes": {
+            "a.txt": {"add": {"content": "new\n"}},
+            "b.txt": {"update": {"unified_diff": "@@ -1 +1 @@\n-x\n+y\n", "move_path": null}},
+        }}));
+        assert_eq!(tagged, wrapped);
+        assert_eq!(tagged.lead, "a.txt, b.txt");
+    }
+
+    #[test]
+    fn an_edit_of_a_piece_without_its_last_newline_is_no_newline_change() {
+        let edit = readable(&json!({"file_path": "n.md", "old_string": "first line", "new_string": "second line"}));
+        let diff = edit.diff.expect("a diff");
+        assert!(diff.ends_with("-first line\n+second line\n"), "{diff}");
     }
 
     #[test]

@@ -28,7 +28,7 @@ use collie_phone::wire::{
 use crossterm::event::KeyEvent;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use serde_json::json;
+use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
@@ -1053,6 +1053,47 @@ fn a10_permission_card_shows_tool_and_arguments_as_data() {
     snap("card_permission", |size| {
         card_app(&world_asking(permission()), false, size).0
     });
+}
+
+/// The `rawInput` of the first `session/request_permission` of a captured real agent's
+/// exchange (tests/fixtures/acp/real/README.md).
+fn captured_input(fixture: &str) -> Value {
+    fixture
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("json"))
+        .find(|m| m["method"] == "session/request_permission")
+        .map(|m| m["params"]["toolCall"]["rawInput"].clone())
+        .expect("a permission request")
+}
+
+#[test]
+fn a10_an_agents_edit_shows_its_file_then_its_diff_and_a_command_shows_as_typed() {
+    let edit = captured_input(include_str!(
+        "../fixtures/acp/real/claude-code-acp-0.16.2-edit.jsonl"
+    ));
+    let world = world_asking(worlds::permission("edit", edit));
+    let (app, _) = card_app(&world, false, (80, 24));
+    snap_one("card_permission_claude_edit_80x24", &app, (80, 24));
+    let text = screen_text(&app, (80, 24));
+    for words in [
+        "edit: /tmp/disc/claude/ws/notes.md",
+        "--- /tmp/disc/claude/ws/notes.md",
+        "-first line",
+        "+second line",
+        "replace_all: false",
+    ] {
+        assert!(text.contains(words), "{words} is missing:\n{text}");
+    }
+    assert!(!text.contains("old_string"), "{text}");
+    let exec = captured_input(include_str!(
+        "../fixtures/acp/real/codex-acp-0.16.0-exec-command.jsonl"
+    ));
+    let world = world_asking(worlds::permission("execute", exec));
+    let (app, _) = card_app(&world, false, (80, 24));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("execute: touch proof.txt"), "{text}");
+    assert!(text.contains("$ touch proof.txt"), "{text}");
+    assert!(!text.contains("/bin/bash") && !text.contains("parsed_cmd"), "{text}");
 }
 
 #[test]

@@ -37,7 +37,7 @@ fn wrapped(text: &str, width: usize, style: Style, indent: &str) -> Vec<Line<'st
 
 /// A permission's arguments as data, never prose (SPEC A10): first the readable form
 /// `wire::tool_input` makes of them (the command as typed, or the files then a unified diff),
-/// then the fields it does not show, as [`data_lines`].
+/// then the fields it does not show, as `key: value` [`rows`].
 pub(crate) fn argument_lines(arguments: &Value, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let readable = tool_input::readable(arguments);
     let mut lines = Vec::new();
@@ -69,9 +69,7 @@ pub(crate) fn argument_lines(arguments: &Value, width: usize, theme: &Theme) -> 
             .filter(|(key, _)| !readable.shown.contains(&key.as_str()))
             .map(|(key, value)| (key.clone(), value.clone()))
             .collect();
-        if !rest.is_empty() {
-            lines.extend(data_lines(&Value::Object(rest), width, theme));
-        }
+        lines.extend(rows(&rest, width, theme));
     }
     lines
 }
@@ -82,37 +80,7 @@ fn data_lines(arguments: &Value, width: usize, theme: &Theme) -> Vec<Line<'stati
         .as_object()
         .filter(|map| map.values().all(|v| !v.is_object() && !v.is_array()));
     match flat {
-        Some(map) if !map.is_empty() => {
-            let key_width = map
-                .keys()
-                .map(|k| wrap::width(k))
-                .max()
-                .unwrap_or(0)
-                .min(20);
-            let mut lines = Vec::new();
-            for (key, value) in map {
-                let text = match value {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                let mut first = true;
-                for part in text.split('\n') {
-                    let label = if first {
-                        wrap::pad_to(key, key_width)
-                    } else {
-                        " ".repeat(key_width)
-                    };
-                    first = false;
-                    for piece in wrap::wrap(part, width.saturating_sub(key_width + 6)) {
-                        lines.push(Line::from(vec![
-                            Span::styled(format!("  {label}: "), theme.dim),
-                            Span::styled(piece, theme.code),
-                        ]));
-                    }
-                }
-            }
-            lines
-        }
+        Some(map) if !map.is_empty() => rows(map, width, theme),
         _ => {
             let pretty =
                 serde_json::to_string_pretty(arguments).unwrap_or_else(|_| arguments.to_string());
@@ -123,6 +91,40 @@ fn data_lines(arguments: &Value, width: usize, theme: &Theme) -> Vec<Line<'stati
                 .collect()
         }
     }
+}
+
+/// One `key: value` row per field (wrapped, each line of a text on a row of its own); a list or
+/// an object is its JSON text.
+fn rows(map: &serde_json::Map<String, Value>, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let key_width = map
+        .keys()
+        .map(|k| wrap::width(k))
+        .max()
+        .unwrap_or(0)
+        .min(20);
+    let mut lines = Vec::new();
+    for (key, value) in map {
+        let text = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let mut first = true;
+        for part in text.split('\n') {
+            let label = if first {
+                wrap::pad_to(key, key_width)
+            } else {
+                " ".repeat(key_width)
+            };
+            first = false;
+            for piece in wrap::wrap(part, width.saturating_sub(key_width + 6)) {
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {label}: "), theme.dim),
+                    Span::styled(piece, theme.code),
+                ]));
+            }
+        }
+    }
+    lines
 }
 
 /// The letter key of an option, as the keymap binds it: only the first option with its effect
