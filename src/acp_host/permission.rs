@@ -165,7 +165,10 @@ fn fits(value: &Value) -> bool {
 /// of that were not enough (a value of many short texts).
 fn cut_longest_texts(value: &mut Value) -> bool {
     for _ in 0..16 {
-        let over = value.to_string().len().saturating_sub(limits::MAX_ARGUMENTS);
+        let over = value
+            .to_string()
+            .len()
+            .saturating_sub(limits::MAX_ARGUMENTS);
         if over == 0 {
             return true;
         }
@@ -273,10 +276,12 @@ mod tests {
 
     #[test]
     fn l1_a_large_write_is_cut_in_its_content_and_keeps_its_path() {
-        let fields = ToolCallUpdateFields::new().kind(ToolKind::Edit).raw_input(json!({
-            "file_path": "src/big.rs",
-            "content": "fn main() {}\n".repeat(5_000),
-        }));
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Edit)
+            .raw_input(json!({
+                "file_path": "src/big.rs",
+                "content": "fn main() {}\n".repeat(5_000),
+            }));
         let card = card(&request(all_four(), fields));
         assert_eq!(card.ask.title, "edit: src/big.rs");
         let body = card.ask.permission.expect("a permission body");
@@ -316,6 +321,9 @@ mod tests {
         let body = edit.ask.permission.expect("a permission body");
         let readable = crate::wire::tool_input::readable(&body.arguments);
         let diff = readable.diff.expect("a diff");
-        assert!(!diff.contains('\u{1b}') && !diff.contains('\u{202e}'), "{diff}");
+        assert!(
+            !diff.contains('\u{1b}') && !diff.contains('\u{202e}'),
+            "{diff}"
+        );
     }
 }

@@ -217,7 +217,11 @@ impl Stream {
         let claude_tool = claude_tool_name(call.meta.as_ref());
         let fields = match fields.name {
             Some(_) => fields,
-            None => fields.name(claude_tool.clone().filter(|n| tool_input::mcp_tool(n).is_some())),
+            None => fields.name(
+                claude_tool
+                    .clone()
+                    .filter(|n| tool_input::mcp_tool(n).is_some()),
+            ),
         };
         let id = call.tool_call_id.0.to_string();
         self.tool_fields(world, pane, id.clone(), fields, now);
@@ -351,7 +355,7 @@ impl Stream {
         };
         let fields = &mut call.fields;
         if fields.kind.is_none() || fields.kind == Some(ToolKind::Other) {
-            fields.kind = tool.said.kind.clone().or(fields.kind.take());
+            fields.kind = tool.said.kind.or(fields.kind.take());
         }
         if fields.name.is_none() {
             fields.name.clone_from(&tool.said.name);
@@ -415,7 +419,7 @@ impl Said {
     /// What an update says wins; what it lacks (or an empty input: Claude's first `tool_call`
     /// of a use has `{}`) keeps what was said before.
     fn remember(&mut self, fields: &ToolCallUpdateFields) {
-        if let Some(kind) = fields.kind.clone().filter(|k| *k != ToolKind::Other) {
+        if let Some(kind) = fields.kind.filter(|k| *k != ToolKind::Other) {
             self.kind = Some(kind);
         }
         if let Some(name) = &fields.name {
@@ -478,7 +482,8 @@ impl Tool {
                     let path = clean_line(&diff.path.to_string_lossy());
                     let old = diff.old_text.as_deref().map(|t| clean_text(t, usize::MAX));
                     let new = clean_text(&diff.new_text, usize::MAX);
-                    let text = tool_input::unified_diff(&path, old.as_deref().unwrap_or_default(), &new);
+                    let text =
+                        tool_input::unified_diff(&path, old.as_deref().unwrap_or_default(), &new);
                     if self.diffs.iter().any(|(p, t)| p == &path && t == &text) {
                         continue;
                     }
@@ -582,7 +587,10 @@ mod tests {
         let titles: Vec<String> = cards.iter().map(|c| c.ask.title.clone()).collect();
         for title in &titles {
             let columns = unicode_width::UnicodeWidthStr::width(title.as_str());
-            assert!(columns <= tool_input::TITLE_COLUMNS, "{title}: {columns} columns");
+            assert!(
+                columns <= tool_input::TITLE_COLUMNS,
+                "{title}: {columns} columns"
+            );
         }
         titles
     }
@@ -678,7 +686,15 @@ mod tests {
         assert_eq!(bodies[0].command.as_deref(), Some("touch proof.txt"));
         let diff = |i: usize| bodies[i].diff.clone().unwrap_or_default();
         assert!(diff(1).ends_with("@@ -0,0 +1 @@\n+hello\n"), "{}", diff(1));
-        assert!(diff(2).ends_with("@@ -0,0 +1,2 @@\n+# Notes\n+first line\n"), "{}", diff(2));
-        assert!(diff(3).ends_with("@@ -1 +1 @@\n-first line\n+second line\n"), "{}", diff(3));
+        assert!(
+            diff(2).ends_with("@@ -0,0 +1,2 @@\n+# Notes\n+first line\n"),
+            "{}",
+            diff(2)
+        );
+        assert!(
+            diff(3).ends_with("@@ -1 +1 @@\n-first line\n+second line\n"),
+            "{}",
+            diff(3)
+        );
     }
 }

@@ -81,10 +81,9 @@ fn code_rows(
 ) -> Vec<Vec<Span<'static>>> {
     let spans = match language.and_then(Syntax::for_language) {
         Some(syntax) => syntax.highlight(line, theme),
-        None if language.is_some_and(is_diff) => vec![Span::styled(
-            line.to_string(),
-            diff_line_style(line, theme),
-        )],
+        None if language.is_some_and(is_diff) => {
+            vec![Span::styled(line.to_string(), diff_line_style(line, theme))]
+        }
         None => vec![Span::styled(line.to_string(), theme.code)],
     };
     if text_width(line) <= width {

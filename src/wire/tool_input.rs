@@ -223,7 +223,8 @@ fn file(map: &Map<String, Value>) -> Option<Readable> {
     } else if let Some(edits) = map.get("edits").and_then(Value::as_array) {
         let mut diff = format!("--- {path}\n+++ {path}\n");
         for edit in edits {
-            let (old, new) = snippet_lines(text_of(edit, "old_string"), text_of(edit, "new_string"));
+            let (old, new) =
+                snippet_lines(text_of(edit, "old_string"), text_of(edit, "new_string"));
             let hunks = hunks(&old, &new);
             diff.push_str(&hunks);
         }
@@ -376,7 +377,9 @@ mod tests {
 
     #[test]
     fn an_edit_of_a_piece_without_its_last_newline_is_no_newline_change() {
-        let edit = readable(&json!({"file_path": "n.md", "old_string": "first line", "new_string": "second line"}));
+        let edit = readable(
+            &json!({"file_path": "n.md", "old_string": "first line", "new_string": "second line"}),
+        );
         let diff = edit.diff.expect("a diff");
         assert!(diff.ends_with("-first line\n+second line\n"), "{diff}");
     }

@@ -1281,7 +1281,10 @@ async fn a10_claude_code_acps_ask_without_a_kind_takes_it_from_the_tool_call_bef
     let bash = host.ask(&pane).await;
     assert_eq!(bash["title"], "execute: touch proof.txt");
     assert_eq!(bash["permission"]["tool"], "execute");
-    assert_eq!(bash["permission"]["arguments"]["command"], "touch proof.txt");
+    assert_eq!(
+        bash["permission"]["arguments"]["command"],
+        "touch proof.txt"
+    );
     assert_eq!(
         bash["permission"]["arguments"]["title"], "`touch proof.txt`",
         "the agent's title is data, not the card's title (SPEC A10)"
@@ -1302,5 +1305,8 @@ async fn a10_claude_code_acps_ask_without_a_kind_takes_it_from_the_tool_call_bef
         )
         .await
         .expect(200, "ok");
-    assert_eq!(host.until_turn_ends(&pane).await["turn"]["state"], "aborted");
+    assert_eq!(
+        host.until_turn_ends(&pane).await["turn"]["state"],
+        "aborted"
+    );
 }

@@ -167,9 +167,7 @@ async fn a4_answer_a_permission_from_the_inbox() {
     phone.open_inbox_row("rm -rf build/").await;
     phone
         .until("the permission card", |s| {
-            s.contains("Tool  shell")
-                && s.contains("$ rm -rf build/")
-                && s.contains("Allow always")
+            s.contains("Tool  shell") && s.contains("$ rm -rf build/") && s.contains("Allow always")
         })
         .await;
     // y selects allow once; after the card was read, Enter answers it (docs/ASKS.md).

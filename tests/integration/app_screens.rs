@@ -1093,7 +1093,10 @@ fn a10_an_agents_edit_shows_its_file_then_its_diff_and_a_command_shows_as_typed(
     let text = screen_text(&app, (80, 24));
     assert!(text.contains("execute: touch proof.txt"), "{text}");
     assert!(text.contains("$ touch proof.txt"), "{text}");
-    assert!(!text.contains("/bin/bash") && !text.contains("parsed_cmd"), "{text}");
+    assert!(
+        !text.contains("/bin/bash") && !text.contains("parsed_cmd"),
+        "{text}"
+    );
 }
 
 #[test]
