@@ -773,7 +773,7 @@ impl AcpHost {
         world: &mut World,
         agent: &str,
         key: u64,
-        request: RequestPermissionRequest,
+        mut request: RequestPermissionRequest,
         responder: Responder<RequestPermissionResponse>,
         now: OffsetDateTime,
     ) {
@@ -787,7 +787,8 @@ impl AcpHost {
             respond(responder, RequestPermissionOutcome::Cancelled);
             return;
         };
-        let mut request = request;
+        // Claude Code asks without the kind its `tool_call` gave (docs/ACP.md, "Permission
+        // requests").
         bound.stream.fill_permission(&mut request.tool_call);
         let card = card(&request);
         // An ask's id must never come back once decided (the phone keeps answers by it), and
