@@ -9,6 +9,7 @@
 //! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
 //! rig, `crate::rigs::acp_scripted`.
 
+mod card_fixtures;
 pub(crate) mod client;
 pub(crate) mod host;
 pub(crate) mod permission;
