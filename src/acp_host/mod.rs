@@ -4,7 +4,8 @@
 //!
 //! `spec` names the agents and their commands, `client` runs one agent process and its
 //! connection, `host` drives the world from both sides, `stream` turns session updates into
-//! items, `permission` turns permission requests into asks, and `text` cleans what agents say.
+//! items, `permission` turns permission requests into asks, and `text` cleans what agents say;
+//! `card_fixtures` plays the adapters' recorded asks through the stream and the card (tests).
 //! The host is one driver of `crate::durable` (`Drive::Acp`); nothing here plays a demo,
 //! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
 //! rig, `crate::rigs::acp_scripted`.

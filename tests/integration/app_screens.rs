@@ -1090,6 +1090,7 @@ fn a10_an_agents_edit_shows_its_file_then_its_diff_and_a_command_shows_as_typed(
     ));
     let world = world_asking(worlds::permission("execute", exec));
     let (app, _) = card_app(&world, false, (80, 24));
+    snap_one("card_permission_codex_exec_80x24", &app, (80, 24));
     let text = screen_text(&app, (80, 24));
     assert!(text.contains("execute: touch proof.txt"), "{text}");
     assert!(text.contains("$ touch proof.txt"), "{text}");

@@ -108,19 +108,17 @@ fn rows(map: &serde_json::Map<String, Value>, width: usize, theme: &Theme) -> Ve
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        let mut first = true;
+        // The key on the value's first row only: a wrapped or second line reads as more of it.
+        let mut label = format!("  {}: ", wrap::pad_to(key, key_width));
         for part in text.split('\n') {
-            let label = if first {
-                wrap::pad_to(key, key_width)
-            } else {
-                " ".repeat(key_width)
-            };
-            first = false;
             for piece in wrap::wrap(part, width.saturating_sub(key_width + 6)) {
                 lines.push(Line::from(vec![
-                    Span::styled(format!("  {label}: "), theme.dim),
+                    Span::styled(std::mem::take(&mut label), theme.dim),
                     Span::styled(piece, theme.code),
                 ]));
+                if label.is_empty() {
+                    label = " ".repeat(key_width + 4);
+                }
             }
         }
     }
