@@ -19,7 +19,7 @@ pub mod sanitize;
 pub(crate) mod shown;
 pub(crate) mod snapshot;
 pub mod time;
-pub mod tool_input;
+pub(crate) mod tool_input;
 
 pub use actions::*;
 pub use ask::*;

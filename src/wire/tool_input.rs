@@ -7,7 +7,7 @@
 //! `apply_patch` (`changes`, a map of path → add, update or delete), Claude Code's tools (`Bash`,
 //! `Write`, `Edit`, `MultiEdit`, `Read`, `WebFetch`, `Glob`, `Grep`: `command`, `file_path`,
 //! `old_string`/`new_string`, `edits`, `url`, `pattern`…) and MCP tools named
-//! `mcp__SERVER__TOOL`. Anything else reads as its JSON text, as before. Only the tool and its
+//! `mcp__SERVER__TOOL`. Anything else reads as its JSON text. Only the tool and its
 //! arguments are read, never the agent's title of the call (SPEC A10); what comes in is already
 //! cleaned and cut (SPEC L1), and the first line is cut again to [`TITLE_COLUMNS`].
 
@@ -16,26 +16,26 @@ use serde_json::{Map, Value};
 use crate::wire::sanitize::cut_to_columns;
 
 /// The most terminal columns a card's first line takes.
-pub const TITLE_COLUMNS: usize = 80;
+pub(crate) const TITLE_COLUMNS: usize = 80;
 
 /// The readable form of a tool's arguments.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Readable {
+pub(crate) struct Readable {
     /// What the first line leads with after the tool: the command, the file(s), the address or
     /// the pattern; the arguments' JSON text when they hold none of these; empty when there are
     /// no arguments.
-    pub lead: String,
+    pub(crate) lead: String,
     /// The command as a person would type it, when the tool runs one.
-    pub command: Option<String>,
+    pub(crate) command: Option<String>,
     /// The change as a unified diff (what the `diff` language reads), when the tool writes files.
-    pub diff: Option<String>,
+    pub(crate) diff: Option<String>,
     /// The argument keys the readable form already shows: the card's data rows leave them out.
-    pub shown: Vec<&'static str>,
+    pub(crate) shown: Vec<&'static str>,
 }
 
 /// The server and tool of an MCP tool, by Claude Code's naming (`mcp__SERVER__TOOL`). Its own
 /// built-in tools served as `mcp__acp__…` (Bash, Edit, Write, Read) are not MCP tools to a person.
-pub fn mcp_tool(name: &str) -> Option<(&str, &str)> {
+pub(crate) fn mcp_tool(name: &str) -> Option<(&str, &str)> {
     let rest = name.strip_prefix("mcp__")?;
     let (server, tool) = rest.split_once("__")?;
     (!server.is_empty() && !tool.is_empty() && server != "acp").then_some((server, tool))
@@ -43,7 +43,7 @@ pub fn mcp_tool(name: &str) -> Option<(&str, &str)> {
 
 /// A card's first line: the tool (or `mcp`), then what it acts on, on one line of at most
 /// [`TITLE_COLUMNS`] columns, cut with "…" (SPEC A10: from the tool and the arguments only).
-pub fn title(tool: &str, arguments: &Value) -> String {
+pub(crate) fn title(tool: &str, arguments: &Value) -> String {
     let line = if let Some((server, name)) = mcp_tool(tool) {
         format!("mcp: {server} · {name}")
     } else {
@@ -58,7 +58,7 @@ pub fn title(tool: &str, arguments: &Value) -> String {
 }
 
 /// The readable form of a tool's arguments, by their shape.
-pub fn readable(arguments: &Value) -> Readable {
+pub(crate) fn readable(arguments: &Value) -> Readable {
     let Some(map) = arguments.as_object() else {
         return Readable {
             lead: json_lead(arguments),
@@ -132,7 +132,7 @@ fn command(map: &Map<String, Value>) -> Option<Readable> {
 /// A list of words as a person would type them: `bash -lc SCRIPT` (any shell, any `-…c`
 /// flags) is just the script, since that is what a person would have typed; anything else is
 /// the words quoted where a shell needs it.
-pub fn typed_command(words: &[&str]) -> String {
+fn typed_command(words: &[&str]) -> String {
     if let [shell, flags, script] = words {
         let name = shell.rsplit('/').next().unwrap_or(shell);
         let is_shell = matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish");
@@ -274,7 +274,7 @@ fn first_of(map: &Map<String, Value>, keys: &[&'static str]) -> Option<Readable>
 
 /// A change from `old` to `new` as a unified diff with `path` in its header; a new file is all
 /// additions, a deleted one all removals.
-pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
+pub(crate) fn unified_diff(path: &str, old: &str, new: &str) -> String {
     let text = similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
