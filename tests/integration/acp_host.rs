@@ -1310,3 +1310,34 @@ async fn a10_claude_code_acps_ask_without_a_kind_takes_it_from_the_tool_call_bef
         "aborted"
     );
 }
+
+#[tokio::test]
+async fn a10_the_captured_claude_write_ask_reads_as_an_edit_of_its_file() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/acp/real/claude-code-acp-0.16.2-write.jsonl");
+    host.send(&pane, "s1", &format!("/replay {}", capture.display()))
+        .await;
+    // Its request has no kind; the second of its two `tool_call`s said `edit`.
+    let ask = host.ask(&pane).await;
+    assert_eq!(ask["title"], "edit: /tmp/disc/claude/ws/notes.md");
+    assert_eq!(ask["permission"]["tool"], "edit");
+    assert_eq!(
+        ask["permission"]["arguments"]["content"],
+        "# Notes\nfirst line\n"
+    );
+    host.answer(&pane, "a1", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    assert_eq!(host.until_turn_ends(&pane).await["turn"]["state"], "done");
+    let items = host.items(&pane).await;
+    assert!(
+        texts(&items, "notice").contains(
+            &"Allowed: edit: /tmp/disc/claude/ws/notes.md (answered Allow once from Collie)."
+                .to_string()
+        ),
+        "{:?}",
+        texts(&items, "notice")
+    );
+}
