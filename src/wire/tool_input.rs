@@ -29,7 +29,8 @@ pub(crate) struct Readable {
     pub(crate) command: Option<String>,
     /// The change as a unified diff (what the `diff` language reads), when the tool writes files.
     pub(crate) diff: Option<String>,
-    /// The argument keys the readable form already shows: the card's data rows leave them out.
+    /// The argument keys the command or the diff already shows: the card's data rows leave
+    /// them out. A key only the first line names stays a row, since that line may be cut.
     pub(crate) shown: Vec<&'static str>,
 }
 
@@ -212,14 +213,13 @@ fn file(map: &Map<String, Value>) -> Option<Readable> {
     let path = text(map, "file_path")?;
     let mut readable = Readable {
         lead: path.to_string(),
-        shown: vec!["file_path"],
         ..Readable::default()
     };
     if let Some(new) = text(map, "new_string") {
         let old = text(map, "old_string").unwrap_or_default();
         let (old, new) = snippet_lines(old, new);
         readable.diff = Some(unified_diff(path, &old, &new));
-        readable.shown.extend(["old_string", "new_string"]);
+        readable.shown = vec!["file_path", "old_string", "new_string"];
     } else if let Some(edits) = map.get("edits").and_then(Value::as_array) {
         let mut diff = format!("--- {path}\n+++ {path}\n");
         for edit in edits {
@@ -229,10 +229,10 @@ fn file(map: &Map<String, Value>) -> Option<Readable> {
             diff.push_str(&hunks);
         }
         readable.diff = Some(diff);
-        readable.shown.push("edits");
+        readable.shown = vec!["file_path", "edits"];
     } else if let Some(content) = text(map, "content") {
         readable.diff = Some(unified_diff(path, "", content));
-        readable.shown.push("content");
+        readable.shown = vec!["file_path", "content"];
     }
     Some(readable)
 }
@@ -251,7 +251,7 @@ fn snippet_lines(old: &str, new: &str) -> (String, String) {
 }
 
 /// A search (`Glob`, `Grep`: `pattern` and where), or the first string of `keys` there is.
-fn first_of(map: &Map<String, Value>, keys: &[&'static str]) -> Option<Readable> {
+fn first_of(map: &Map<String, Value>, keys: &[&str]) -> Option<Readable> {
     if let Some(pattern) = text(map, "pattern") {
         let lead = match text(map, "path") {
             Some(path) => format!("{pattern} in {path}"),
@@ -259,14 +259,12 @@ fn first_of(map: &Map<String, Value>, keys: &[&'static str]) -> Option<Readable>
         };
         return Some(Readable {
             lead,
-            shown: vec!["pattern", "path"],
             ..Readable::default()
         });
     }
     keys.iter().find_map(|key| {
         text(map, key).map(|value| Readable {
             lead: value.to_string(),
-            shown: vec![*key],
             ..Readable::default()
         })
     })
@@ -343,6 +341,12 @@ mod tests {
         assert!(diff.starts_with("--- src/main.rs\n+++ src/main.rs\n@@"));
         assert!(diff.contains("\n-a - b\n+a + b\n"));
         assert!(!edit.shown.contains(&"replace_all"), "still a data row");
+        let read = readable(&json!({"file_path": "/etc/hosts", "offset": 10}));
+        assert_eq!(read.lead, "/etc/hosts");
+        assert!(
+            read.shown.is_empty(),
+            "a path only the title names stays a row"
+        );
         let write = readable(&json!({"file_path": "proof.txt", "content": "one\ntwo\n"}));
         assert!(write.diff.expect("a diff").ends_with("+one\n+two\n"));
     }
