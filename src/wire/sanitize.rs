@@ -270,6 +270,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_line_is_cut_to_columns_by_display_width_with_an_ellipsis() {
+        assert_eq!(cut_to_columns("ab漢字", 6), "ab漢字");
+        assert_eq!(cut_to_columns("ab漢字", 5), "ab漢…");
+        assert_eq!(
+            cut_to_columns("ab漢字", 4),
+            "ab…",
+            "a wide character never half fits"
+        );
+        assert_eq!(cut_to_columns("", 0), "");
+    }
+
+    #[test]
     fn l1_escape_sequences_are_removed() {
         let mut report = Report::default();
         let mut s = "\u{1b}[2Jhello\u{7}\u{202e}dlrow".to_string();
