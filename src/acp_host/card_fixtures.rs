@@ -139,6 +139,35 @@ mod tests {
                 "edit: /tmp/disc/claude/ws/notes.md",
             ),
         ];
+        let gemini = [
+            (
+                include_str!(
+                    "../../tests/fixtures/acp/real/gemini-cli-0.61.0-run-shell-command.jsonl"
+                ),
+                // Its command is only in its title, which a card's first line never reads
+                // (SPEC A10): the body shows it as the `title` row.
+                "execute",
+            ),
+            (
+                include_str!("../../tests/fixtures/acp/real/gemini-cli-0.61.0-write-file.jsonl"),
+                "edit: /tmp/cp-Qz0Ac1/workspace/notes.md",
+            ),
+        ];
+        for (fixture, first_line) in gemini {
+            assert_eq!(titles(&fixture_cards(fixture)), [first_line]);
+        }
+        let write = fixture_cards(gemini[1].0)[0]
+            .ask
+            .permission
+            .clone()
+            .expect("a body");
+        let diff = tool_input::readable(&write.arguments)
+            .diff
+            .unwrap_or_default();
+        assert!(
+            diff.ends_with("@@ -0,0 +1 @@\n+made by the scripted model\n"),
+            "{diff}"
+        );
         let mut bodies = Vec::new();
         for (fixture, first_line) in real {
             let cards = fixture_cards(fixture);

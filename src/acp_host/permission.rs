@@ -9,7 +9,8 @@
 use serde_json::{Map, Value};
 
 use agent_client_protocol::v1::schema::{
-    PermissionOption, PermissionOptionKind, RequestPermissionRequest, ToolKind,
+    PermissionOption, PermissionOptionKind, RequestPermissionRequest, ToolCallContent,
+    ToolCallUpdateFields, ToolKind,
 };
 
 use super::text::{clean_line, clean_value};
@@ -90,7 +91,7 @@ pub(crate) fn tool_name(name: Option<&str>, kind: Option<&ToolKind>) -> String {
 pub(crate) fn card(request: &RequestPermissionRequest) -> PermissionCard {
     let fields = &request.tool_call.fields;
     let tool = tool_name(fields.name.as_deref(), fields.kind.as_ref());
-    let arguments = arguments(fields.raw_input.as_ref(), fields.title.as_deref());
+    let arguments = arguments(fields);
     let mut ask = cards::permission(&tool, arguments);
     let mut answers = Vec::new();
     let mut options = Vec::new();
@@ -128,12 +129,14 @@ fn first_of_kind<'a>(
 }
 
 /// The card's arguments: the call's `rawInput` (an object, or the value under `input`), with
-/// the agent's title of the call beside it as `title` when the input has none. Cleaned, and
-/// cut to the arguments limit (SPEC L1): the longest texts are cut first, each ending
+/// the agent's title of the call beside it as `title` when the input has none. A call with no
+/// input at all (Gemini CLI asks so) has what it still says as data instead: the diffs of its
+/// content as `diffs` (`path`, `oldText`, `newText`) and the paths of its `locations`. Cleaned,
+/// and cut to the arguments limit (SPEC L1): the longest texts are cut first, each ending
 /// [`CUT_MARK`], so a large file's content is cut but its path and the shape the card reads
 /// (`wire::tool_input`) stay; what still does not fit is shown as the start of its JSON text.
-fn arguments(raw_input: Option<&Value>, title: Option<&str>) -> Value {
-    let mut object = match raw_input {
+fn arguments(fields: &ToolCallUpdateFields) -> Value {
+    let mut object = match fields.raw_input.as_ref() {
         Some(Value::Object(map)) => map.clone(),
         Some(Value::Null) | None => Map::new(),
         Some(other) => {
@@ -142,6 +145,34 @@ fn arguments(raw_input: Option<&Value>, title: Option<&str>) -> Value {
             map
         }
     };
+    if object.is_empty() {
+        let diffs: Vec<Value> = fields
+            .content
+            .iter()
+            .flatten()
+            .filter_map(|piece| match piece {
+                ToolCallContent::Diff(diff) => Some(serde_json::json!({
+                    "path": diff.path.to_string_lossy(),
+                    "oldText": diff.old_text,
+                    "newText": diff.new_text,
+                })),
+                _ => None,
+            })
+            .collect();
+        if !diffs.is_empty() {
+            object.insert("diffs".into(), Value::Array(diffs));
+        }
+        let paths: Vec<Value> = fields
+            .locations
+            .iter()
+            .flatten()
+            .map(|location| Value::String(location.path.to_string_lossy().into_owned()))
+            .collect();
+        if !paths.is_empty() {
+            object.insert("locations".into(), Value::Array(paths));
+        }
+    }
+    let title = fields.title.as_deref();
     if let Some(title) = title.map(clean_line).filter(|t| !t.is_empty()) {
         object.entry("title").or_insert(Value::String(title));
     }
@@ -205,7 +236,7 @@ fn longest_text(value: &mut Value) -> Option<&mut String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_client_protocol::v1::schema::{ToolCallUpdate, ToolCallUpdateFields};
+    use agent_client_protocol::v1::schema::ToolCallUpdate;
     use serde_json::json;
 
     fn request(
@@ -272,6 +303,24 @@ mod tests {
         let body = card.ask.permission.clone().expect("a permission body");
         assert!(body.options.iter().any(|o| o.id == "deny"));
         assert_eq!(card.acp_option("deny"), None, "answered as cancelled");
+    }
+
+    #[test]
+    fn a_call_without_input_shows_its_diffs_and_locations_cleaned() {
+        use agent_client_protocol::v1::schema::{Diff, ToolCallLocation};
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Edit)
+            .title("Writing to notes.md".to_string())
+            .content(vec![ToolCallContent::Diff(Diff::new(
+                "/w/\u{1b}[2Jnotes.md",
+                "new\n",
+            ))])
+            .locations(vec![ToolCallLocation::new("/w/\u{1b}[2Jnotes.md")]);
+        let card = card(&request(all_four(), fields));
+        assert_eq!(card.ask.title, "edit: /w/[2Jnotes.md");
+        let body = card.ask.permission.expect("a permission body");
+        assert_eq!(body.arguments["locations"], json!(["/w/[2Jnotes.md"]));
+        assert_eq!(body.arguments["diffs"][0]["newText"], "new\n");
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! requests", has the table): Codex's `exec_command` (`command` as a list of words) and
 //! `apply_patch` (`changes`, a map of path → add, update or delete), Claude Code's tools (`Bash`,
 //! `Write`, `Edit`, `MultiEdit`, `Read`, `WebFetch`, `Glob`, `Grep`: `command`, `file_path`,
-//! `old_string`/`new_string`, `edits`, `url`, `pattern`…) and MCP tools named
-//! `mcp__SERVER__TOOL`. Anything else reads as its JSON text. Only the tool and its
+//! `old_string`/`new_string`, `edits`, `url`, `pattern`…), MCP tools named `mcp__SERVER__TOOL`,
+//! and what the card holds of a call with no input of its own (Gemini CLI's: `diffs` and
+//! `locations`, `acp_host::permission`). Anything else reads as its JSON text. Only the tool and its
 //! arguments are read, never the agent's title of the call (SPEC A10); what comes in is already
 //! cleaned and cut (SPEC L1), and the first line is cut again to [`TITLE_COLUMNS`].
 
@@ -69,7 +70,9 @@ pub(crate) fn readable(arguments: &Value) -> Readable {
     codex_patch(map)
         .or_else(|| command(map))
         .or_else(|| file(map))
+        .or_else(|| acp_diffs(map))
         .or_else(|| first_of(map, &["url", "path", "target", "query", "notebook_path"]))
+        .or_else(|| locations(map))
         .unwrap_or_else(|| Readable {
             lead: json_lead(arguments),
             ..Readable::default()
@@ -248,6 +251,43 @@ fn snippet_lines(old: &str, new: &str) -> (String, String) {
         }
     };
     (line(old), line(new))
+}
+
+/// The diffs of a call that sends no input of its own, as the card holds them (`diffs`:
+/// `[{path, oldText, newText}]`, ACP's own diff; Gemini CLI asks so).
+fn acp_diffs(map: &Map<String, Value>) -> Option<Readable> {
+    let mut files = Vec::new();
+    let mut diff = String::new();
+    for change in map.get("diffs")?.as_array()? {
+        let path = change.get("path")?.as_str()?;
+        files.push(path);
+        diff.push_str(&unified_diff(
+            path,
+            text_of(change, "oldText"),
+            text_of(change, "newText"),
+        ));
+    }
+    Some(Readable {
+        lead: files.join(", "),
+        command: None,
+        diff: Some(diff).filter(|d| !d.is_empty()),
+        shown: vec!["diffs"],
+    })
+}
+
+/// The paths a call that sends no input of its own touches (`locations`, as the card holds
+/// them).
+fn locations(map: &Map<String, Value>) -> Option<Readable> {
+    let paths: Vec<&str> = map
+        .get("locations")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    (!paths.is_empty()).then(|| Readable {
+        lead: paths.join(", "),
+        ..Readable::default()
+    })
 }
 
 /// A search (`Glob`, `Grep`: `pattern` and where), or the first string of `keys` there is.
