@@ -133,12 +133,21 @@ fn command(map: &Map<String, Value>) -> Option<Readable> {
     })
 }
 
-/// A list of words as a person would type them: `bash -lc SCRIPT` (any shell, any `-…c`
+/// A list of words as a person would type them: `bash -lc SCRIPT` (a system shell, any `-…c`
 /// flags) is just the script, since that is what a person would have typed; anything else is
-/// the words quoted where a shell needs it.
+/// the words quoted where a shell needs it. A shell from any other folder is shown whole: the
+/// person must see that it is not the system's.
 fn typed_command(words: &[&str]) -> String {
     if let [shell, flags, script] = words {
-        let name = shell.rsplit('/').next().unwrap_or(shell);
+        let name = [
+            "/bin/",
+            "/usr/bin/",
+            "/usr/local/bin/",
+            "/opt/homebrew/bin/",
+        ]
+        .iter()
+        .find_map(|folder| shell.strip_prefix(folder))
+        .unwrap_or(shell);
         let is_shell = matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish");
         let runs_a_script = flags.len() > 1
             && flags.starts_with('-')
@@ -345,6 +354,11 @@ mod tests {
             "touch proof.txt"
         );
         assert_eq!(typed_command(&["sh", "-c", "ls | wc -l"]), "ls | wc -l");
+        assert_eq!(
+            typed_command(&["/tmp/x/bash", "-c", "ls"]),
+            "/tmp/x/bash -c ls",
+            "a shell from elsewhere is shown whole"
+        );
         assert_eq!(
             typed_command(&["rg", "-n", "fn main", "src"]),
             "rg -n 'fn main' src"
