@@ -807,6 +807,23 @@ mod tests {
     }
 
     #[test]
+    fn a_diff_colours_its_added_and_removed_lines_and_its_hunk_heads() {
+        let theme = theme();
+        let lines = code_block(
+            "--- a\n+++ a\n@@ -1 +1 @@\n-old\n+new\n same\n",
+            Some("diff"),
+            20,
+            &theme,
+        );
+        let first_style = |i: usize| lines[i].spans[0].style;
+        assert_eq!(plain(&lines[..1]), ["diff"], "the language header");
+        assert_eq!(first_style(3), theme.code.patch(theme.accent));
+        assert_eq!(first_style(4), theme.code.patch(theme.danger));
+        assert_eq!(first_style(5), theme.code.patch(theme.ok));
+        assert_eq!(first_style(6), theme.code);
+    }
+
+    #[test]
     fn headings_show_dim_hashes_and_bold_text() {
         let theme = theme();
         let lines = render("## Plan", 40, &theme);
