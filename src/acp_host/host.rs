@@ -902,12 +902,12 @@ impl AcpHost {
         world: &mut World,
         agent: &str,
         key: u64,
-        request: RequestPermissionRequest,
+        mut request: RequestPermissionRequest,
         responder: Responder<RequestPermissionResponse>,
         now: OffsetDateTime,
     ) {
         let session = request.session_id.0.to_string();
-        let Some((pane, _)) = self.session_pane(agent, &session) else {
+        let Some((pane, bound)) = self.session_pane(agent, &session) else {
             tracing::warn!(
                 agent,
                 session,
@@ -916,6 +916,9 @@ impl AcpHost {
             respond(responder, RequestPermissionOutcome::Cancelled);
             return;
         };
+        // Claude Code asks without the kind its `tool_call` gave (docs/ACP.md, "Permission
+        // requests").
+        bound.stream.fill_permission(&mut request.tool_call);
         let card = card(&request);
         // An ask's id must never come back once decided (the phone keeps answers by it), and
         // some agents use a call id again in a later turn: the id is the turn's and the call's.

@@ -5,11 +5,13 @@
 //! `spec` names the agents and their commands, `client` runs one agent process and its
 //! connection, `host` drives the world from both sides, `stream` turns session updates into
 //! items, `settings` a session's modes and options into the pane's settings, `permission`
-//! turns permission requests into asks, and `text` cleans what agents say.
+//! turns permission requests into asks, and `text` cleans what agents say; `card_fixtures`
+//! plays the adapters' recorded asks through the stream and the card (tests).
 //! The host is one driver of `crate::durable` (`Drive::Acp`); nothing here plays a demo,
 //! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
 //! rig, `crate::rigs::acp_scripted`.
 
+mod card_fixtures;
 pub(crate) mod client;
 pub(crate) mod host;
 pub(crate) mod permission;

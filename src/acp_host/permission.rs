@@ -9,7 +9,8 @@
 use serde_json::{Map, Value};
 
 use agent_client_protocol::v1::schema::{
-    PermissionOption, PermissionOptionKind, RequestPermissionRequest, ToolKind,
+    PermissionOption, PermissionOptionKind, RequestPermissionRequest, ToolCallContent,
+    ToolCallUpdateFields, ToolKind,
 };
 
 use super::text::{clean_line, clean_value};
@@ -90,7 +91,7 @@ pub(crate) fn tool_name(name: Option<&str>, kind: Option<&ToolKind>) -> String {
 pub(crate) fn card(request: &RequestPermissionRequest) -> PermissionCard {
     let fields = &request.tool_call.fields;
     let tool = tool_name(fields.name.as_deref(), fields.kind.as_ref());
-    let arguments = arguments(fields.raw_input.as_ref(), fields.title.as_deref());
+    let arguments = arguments(fields);
     let mut ask = cards::permission(&tool, arguments);
     let mut answers = Vec::new();
     let mut options = Vec::new();
@@ -128,11 +129,14 @@ fn first_of_kind<'a>(
 }
 
 /// The card's arguments: the call's `rawInput` (an object, or the value under `input`), with
-/// the agent's title of the call beside it as `title` when the input has none. Cleaned, and
-/// cut to the arguments limit as a whole (SPEC L1): a value that does not fit is shown as the
-/// start of its JSON text.
-fn arguments(raw_input: Option<&Value>, title: Option<&str>) -> Value {
-    let mut object = match raw_input {
+/// the agent's title of the call beside it as `title` when the input has none. A call with no
+/// input at all (Gemini CLI asks so) has what it still says as data instead: the diffs of its
+/// content as `diffs` (`path`, `oldText`, `newText`) and the paths of its `locations`. Cleaned,
+/// and cut to the arguments limit (SPEC L1): the longest texts are cut first, each ending
+/// [`CUT_MARK`], so a large file's content is cut but its path and the shape the card reads
+/// (`wire::tool_input`) stay; what still does not fit is shown as the start of its JSON text.
+fn arguments(fields: &ToolCallUpdateFields) -> Value {
+    let mut object = match fields.raw_input.as_ref() {
         Some(Value::Object(map)) => map.clone(),
         Some(Value::Null) | None => Map::new(),
         Some(other) => {
@@ -141,22 +145,98 @@ fn arguments(raw_input: Option<&Value>, title: Option<&str>) -> Value {
             map
         }
     };
+    if object.is_empty() {
+        let diffs: Vec<Value> = fields
+            .content
+            .iter()
+            .flatten()
+            .filter_map(|piece| match piece {
+                ToolCallContent::Diff(diff) => Some(serde_json::json!({
+                    "path": diff.path.to_string_lossy(),
+                    "oldText": diff.old_text,
+                    "newText": diff.new_text,
+                })),
+                _ => None,
+            })
+            .collect();
+        if !diffs.is_empty() {
+            object.insert("diffs".into(), Value::Array(diffs));
+        }
+        let paths: Vec<Value> = fields
+            .locations
+            .iter()
+            .flatten()
+            .map(|location| Value::String(location.path.to_string_lossy().into_owned()))
+            .collect();
+        if !paths.is_empty() {
+            object.insert("locations".into(), Value::Array(paths));
+        }
+    }
+    let title = fields.title.as_deref();
     if let Some(title) = title.map(clean_line).filter(|t| !t.is_empty()) {
         object.entry("title").or_insert(Value::String(title));
     }
-    let value = clean_value(Value::Object(object));
-    let text = value.to_string();
-    if text.len() <= limits::MAX_ARGUMENTS {
+    let mut value = clean_value(Value::Object(object));
+    if fits(&value) || cut_longest_texts(&mut value) {
         return value;
     }
+    let text = value.to_string();
     let cut = crate::wire::sanitize::truncate_to(&text, limits::MAX_ARGUMENTS - 64);
     serde_json::json!({ "input (cut)": cut })
+}
+
+/// What ends a text the card cut.
+const CUT_MARK: &str = " … (cut)";
+
+fn fits(value: &Value) -> bool {
+    value.to_string().len() <= limits::MAX_ARGUMENTS
+}
+
+/// Cuts the longest texts of `value` until it fits the arguments limit; false when a few rounds
+/// of that were not enough (a value of many short texts).
+fn cut_longest_texts(value: &mut Value) -> bool {
+    for _ in 0..16 {
+        let over = value
+            .to_string()
+            .len()
+            .saturating_sub(limits::MAX_ARGUMENTS);
+        if over == 0 {
+            return true;
+        }
+        let Some(longest) = longest_text(value) else {
+            return false;
+        };
+        // JSON escapes make a text longer on the wire than in memory: the next round cuts
+        // what this one left over.
+        let keep = longest.len().saturating_sub(over + CUT_MARK.len());
+        let cut = format!(
+            "{}{CUT_MARK}",
+            crate::wire::sanitize::truncate_to(longest, keep)
+        );
+        *longest = cut;
+    }
+    fits(value)
+}
+
+fn longest_text(value: &mut Value) -> Option<&mut String> {
+    match value {
+        Value::String(text) => Some(text),
+        Value::Array(items) => items
+            .iter_mut()
+            .filter_map(longest_text)
+            .max_by_key(|t| t.len()),
+        Value::Object(map) => map
+            .values_mut()
+            .filter_map(longest_text)
+            .max_by_key(|t| t.len()),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_client_protocol::v1::schema::{ToolCallUpdate, ToolCallUpdateFields};
+    use agent_client_protocol::v1::schema::ToolCallUpdate;
     use serde_json::json;
 
     fn request(
@@ -226,6 +306,40 @@ mod tests {
     }
 
     #[test]
+    fn a_call_without_input_shows_its_diffs_and_locations_cleaned() {
+        use agent_client_protocol::v1::schema::{Diff, ToolCallLocation};
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Edit)
+            .title("Writing to notes.md".to_string())
+            .content(vec![ToolCallContent::Diff(Diff::new(
+                "/w/\u{1b}[2Jnotes.md",
+                "new\n",
+            ))])
+            .locations(vec![ToolCallLocation::new("/w/\u{1b}[2Jnotes.md")]);
+        let card = card(&request(all_four(), fields));
+        assert_eq!(card.ask.title, "edit: /w/[2Jnotes.md");
+        let body = card.ask.permission.expect("a permission body");
+        assert_eq!(body.arguments["locations"], json!(["/w/[2Jnotes.md"]));
+        assert_eq!(body.arguments["diffs"][0]["newText"], "new\n");
+    }
+
+    #[test]
+    fn l1_a_large_write_is_cut_in_its_content_and_keeps_its_path() {
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Edit)
+            .raw_input(json!({
+                "file_path": "src/big.rs",
+                "content": "fn main() {}\n".repeat(5_000),
+            }));
+        let card = card(&request(all_four(), fields));
+        assert_eq!(card.ask.title, "edit: src/big.rs");
+        let body = card.ask.permission.expect("a permission body");
+        assert!(body.arguments.to_string().len() <= limits::MAX_ARGUMENTS);
+        let content = body.arguments["content"].as_str().expect("the content");
+        assert!(content.starts_with("fn main() {}\n") && content.ends_with(CUT_MARK));
+    }
+
+    #[test]
     fn l1_hostile_input_is_cleaned_and_cut() {
         let fields = ToolCallUpdateFields::new()
             .name("sh\u{1b}]0;pwned\u{7}ell".to_string())
@@ -236,5 +350,29 @@ mod tests {
         let text = body.arguments.to_string();
         assert!(text.len() <= limits::MAX_ARGUMENTS);
         assert!(!text.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn l1_a_hostile_command_list_or_path_is_cleaned_and_the_title_cut_to_80_columns() {
+        let script = format!("echo \u{1b}]0;pwned\u{7}{}", "y".repeat(300));
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Execute)
+            .raw_input(json!({"command": ["/bin/bash", "-lc", script]}));
+        let exec = card(&request(all_four(), fields));
+        assert!(exec.ask.title.starts_with("execute: echo ]0;pwnedyyy"));
+        assert!(exec.ask.title.ends_with('…'));
+        assert_eq!(exec.ask.title.chars().count(), 80);
+        let fields = ToolCallUpdateFields::new().kind(ToolKind::Edit).raw_input(
+            json!({"file_path": "src/\u{202e}txt.rs", "old_string": "a", "new_string": "\u{1b}[2Jb"}),
+        );
+        let edit = card(&request(all_four(), fields));
+        assert_eq!(edit.ask.title, "edit: src/txt.rs");
+        let body = edit.ask.permission.expect("a permission body");
+        let readable = crate::wire::tool_input::readable(&body.arguments);
+        let diff = readable.diff.expect("a diff");
+        assert!(
+            !diff.contains('\u{1b}') && !diff.contains('\u{202e}'),
+            "{diff}"
+        );
     }
 }

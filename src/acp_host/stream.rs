@@ -23,7 +23,7 @@ use super::permission::tool_name;
 use super::settings::Settings;
 use super::text::{clean_line, clean_text};
 use crate::durable::world::World;
-use crate::wire::{AgentCommand, BeltButton, Item, ItemKind, limits};
+use crate::wire::{AgentCommand, BeltButton, Item, ItemKind, limits, tool_input};
 
 /// What a pane's stream is in the middle of.
 #[derive(Debug, Default)]
@@ -64,6 +64,20 @@ struct Tool {
     shown: usize,
     output: Option<(String, String)>,
     diffs: Vec<(String, String)>,
+    /// What the call said of itself as last seen, for a permission request that leaves it out
+    /// ([`Stream::fill_permission`]).
+    said: Said,
+}
+
+/// A call's kind, name and input as the agent last gave them.
+#[derive(Debug, Default)]
+struct Said {
+    kind: Option<ToolKind>,
+    name: Option<String>,
+    /// The tool claude-code-acp names in the call's `_meta.claudeCode.toolName` (`MultiEdit`),
+    /// for a card whose kind says nothing (`other`).
+    claude_tool: Option<String>,
+    raw_input: Option<serde_json::Value>,
 }
 
 impl Stream {
@@ -210,8 +224,24 @@ impl Stream {
             .name(call.name)
             .kind(Some(call.kind).filter(|k| *k != ToolKind::default()))
             .status(Some(call.status).filter(|s| *s != ToolCallStatus::Pending))
-            .content(Some(call.content).filter(|c| !c.is_empty()));
-        self.tool_fields(world, pane, call.tool_call_id.0.to_string(), fields, now);
+            .content(Some(call.content).filter(|c| !c.is_empty()))
+            .raw_input(call.raw_input);
+        let claude_tool = claude_tool_name(call.meta.as_ref());
+        let fields = match fields.name {
+            Some(_) => fields,
+            None => fields.name(
+                claude_tool
+                    .clone()
+                    .filter(|n| tool_input::mcp_tool(n).is_some()),
+            ),
+        };
+        let id = call.tool_call_id.0.to_string();
+        self.tool_fields(world, pane, id.clone(), fields, now);
+        if let Some(tool) = self.tools.get_mut(&id)
+            && claude_tool.is_some()
+        {
+            tool.said.claude_tool = claude_tool;
+        }
     }
 
     fn tool_update(
@@ -248,6 +278,7 @@ impl Stream {
                 shown: self.shown,
                 ..Tool::default()
             };
+            tool.said.remember(&fields);
             self.shown += 1;
             let Some(notice) = world.push_item(pane, ItemKind::Notice, &tool.line(), now) else {
                 return;
@@ -258,6 +289,7 @@ impl Stream {
             return;
         };
         tool.turn = turn;
+        tool.said.remember(&fields);
         let before = tool.line();
         if let Some(title) = fields.title.filter(|t| !t.is_empty()) {
             tool.title = clean_line(&title);
@@ -353,6 +385,32 @@ impl Stream {
         world.set_commands(pane, every);
     }
 
+    /// Fills what a permission request leaves out of its tool call from the call this stream
+    /// holds under the same id: claude-code-acp asks with only the id, the input and a title,
+    /// the kind (and the input, when the ask has none) came in the `tool_call` before it
+    /// (docs/ACP.md, "Permission requests"). What the request says itself wins.
+    pub(crate) fn fill_permission(&self, call: &mut ToolCallUpdate) {
+        let Some(tool) = self.tools.get(&call.tool_call_id.0.to_string()) else {
+            return;
+        };
+        let fields = &mut call.fields;
+        if fields.kind.is_none() || fields.kind == Some(ToolKind::Other) {
+            fields.kind = tool.said.kind.or(fields.kind.take());
+        }
+        if fields.name.is_none() {
+            fields.name.clone_from(&tool.said.name);
+        }
+        if fields.name.is_none() && fields.kind.as_ref().is_none_or(|k| *k == ToolKind::Other) {
+            fields.name.clone_from(&tool.said.claude_tool);
+        }
+        if fields.raw_input.as_ref().is_none_or(is_empty_input) && tool.said.raw_input.is_some() {
+            fields.raw_input.clone_from(&tool.said.raw_input);
+        }
+        if fields.title.as_ref().is_none_or(String::is_empty) && !tool.title.is_empty() {
+            fields.title = Some(tool.title.clone());
+        }
+    }
+
     /// The command a belt button runs, by its id.
     pub(crate) fn command(&self, button: &str) -> Option<&str> {
         self.commands
@@ -397,6 +455,36 @@ impl std::fmt::Display for Status {
     }
 }
 
+impl Said {
+    /// What an update says wins; what it lacks (or an empty input: Claude's first `tool_call`
+    /// of a use has `{}`) keeps what was said before.
+    fn remember(&mut self, fields: &ToolCallUpdateFields) {
+        if let Some(kind) = fields.kind.filter(|k| *k != ToolKind::Other) {
+            self.kind = Some(kind);
+        }
+        if let Some(name) = &fields.name {
+            self.name = Some(name.clone());
+        }
+        if let Some(input) = fields.raw_input.as_ref().filter(|i| !is_empty_input(i)) {
+            self.raw_input = Some(input.clone());
+        }
+    }
+}
+
+fn is_empty_input(input: &serde_json::Value) -> bool {
+    input.is_null() || input.as_object().is_some_and(serde_json::Map::is_empty)
+}
+
+/// The tool claude-code-acp names in a `tool_call`'s `_meta.claudeCode.toolName`: its calls
+/// carry no name of their own. It is read as a name to show and nothing more: an MCP tool's
+/// (`mcp__SERVER__TOOL`) names the call, so a card says which server's tool it runs; Claude's
+/// own tools are known by their kind, and by this name only when the kind says nothing
+/// (docs/ACP.md, "Permission requests").
+fn claude_tool_name(meta: Option<&serde_json::Map<String, serde_json::Value>>) -> Option<String> {
+    let name = meta?.get("claudeCode")?.get("toolName")?.as_str()?;
+    Some(name.to_string()).filter(|n| !n.is_empty())
+}
+
 impl Tool {
     fn open(&self) -> bool {
         matches!(self.status, Status::Waiting | Status::Running)
@@ -434,7 +522,8 @@ impl Tool {
                     let path = clean_line(&diff.path.to_string_lossy());
                     let old = diff.old_text.as_deref().map(|t| clean_text(t, usize::MAX));
                     let new = clean_text(&diff.new_text, usize::MAX);
-                    let text = unified_diff(&path, old.as_deref(), &new);
+                    let text =
+                        tool_input::unified_diff(&path, old.as_deref().unwrap_or_default(), &new);
                     if self.diffs.iter().any(|(p, t)| p == &path && t == &text) {
                         continue;
                     }
@@ -472,21 +561,6 @@ impl Tool {
             }
         }
     }
-}
-
-/// A diff as the `diff` language reads it; a new file is all additions.
-fn unified_diff(path: &str, old: Option<&str>, new: &str) -> String {
-    let old = old.unwrap_or_default();
-    let diff = similar::TextDiff::from_lines(old, new);
-    let mut text = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(path, path)
-        .to_string();
-    if text.is_empty() {
-        text = format!("{path}: no change\n");
-    }
-    text
 }
 
 /// A link the agent sent: an `https://` address becomes a link item, anything else a line

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::wire::sanitize::truncate_to;
+use crate::wire::tool_input;
 use crate::wire::{Ask, AskKind, AskOption, Effect, PermissionBody, limits};
 
 /// Option ids of every permission card a durable agent here asks with.
@@ -47,13 +48,10 @@ pub(crate) fn permission_options() -> Vec<AskOption> {
 }
 
 /// The title of a permission card, made from the tool's name and its arguments only, never from
-/// anything the model wrote (SPEC A10).
+/// anything the model wrote (SPEC A10): the tool, then the command or the path it acts on, in at
+/// most 80 columns (`wire::tool_input` reads the shapes the real agents send).
 pub fn permission_title(tool: &str, arguments: &Value) -> String {
-    let detail = ["command", "path", "url", "target"]
-        .iter()
-        .find_map(|key| arguments.get(*key).and_then(Value::as_str))
-        .map_or_else(|| arguments.to_string(), str::to_string);
-    truncate_to(&format!("{tool}: {detail}"), limits::MAX_TITLE).to_string()
+    truncate_to(&tool_input::title(tool, arguments), limits::MAX_TITLE).to_string()
 }
 
 /// A permission card for running `tool` with `arguments` (SPEC A10).

@@ -81,6 +81,9 @@ fn code_rows(
 ) -> Vec<Vec<Span<'static>>> {
     let spans = match language.and_then(Syntax::for_language) {
         Some(syntax) => syntax.highlight(line, theme),
+        None if language.is_some_and(is_diff) => {
+            vec![Span::styled(line.to_string(), diff_line_style(line, theme))]
+        }
         None => vec![Span::styled(line.to_string(), theme.code)],
     };
     if text_width(line) <= width {
@@ -202,6 +205,29 @@ pub(crate) fn code_blocks(text: &str) -> Vec<String> {
         }
     }
     blocks
+}
+
+fn is_diff(language: &str) -> bool {
+    matches!(
+        language.trim().to_ascii_lowercase().as_str(),
+        "diff" | "patch" | "udiff"
+    )
+}
+
+/// A unified diff's line coloured by what it is, as a terminal's `git diff` does: added lines
+/// in the theme's ok colour, removed ones in its danger colour, hunk heads in its accent.
+fn diff_line_style(line: &str, theme: &Theme) -> Style {
+    if line.starts_with("+++") || line.starts_with("---") {
+        theme.code.add_modifier(Modifier::BOLD)
+    } else if line.starts_with('+') {
+        theme.code.patch(theme.ok)
+    } else if line.starts_with('-') {
+        theme.code.patch(theme.danger)
+    } else if line.starts_with("@@") {
+        theme.code.patch(theme.accent)
+    } else {
+        theme.code
+    }
 }
 
 /// Drops control characters (the text should arrive clean, SPEC L1; this is the last guard
@@ -778,6 +804,23 @@ mod tests {
 
     fn plain(lines: &[Line<'_>]) -> Vec<String> {
         lines.iter().map(|line| line.to_string()).collect()
+    }
+
+    #[test]
+    fn a_diff_colours_its_added_and_removed_lines_and_its_hunk_heads() {
+        let theme = theme();
+        let lines = code_block(
+            "--- a\n+++ a\n@@ -1 +1 @@\n-old\n+new\n same\n",
+            Some("diff"),
+            20,
+            &theme,
+        );
+        let first_style = |i: usize| lines[i].spans[0].style;
+        assert_eq!(plain(&lines[..1]), ["diff"], "the language header");
+        assert_eq!(first_style(3), theme.code.patch(theme.accent));
+        assert_eq!(first_style(4), theme.code.patch(theme.danger));
+        assert_eq!(first_style(5), theme.code.patch(theme.ok));
+        assert_eq!(first_style(6), theme.code);
     }
 
     #[test]

@@ -12,8 +12,9 @@
 //! claude-code-acp reports it (the same `tool_call` twice, then its updates), `/tool-open` ends
 //! the turn with that call still running (`/tool-hold` holds the turn until it is stopped), and
 //! `/cancel-self` ends the turn `cancelled` by itself with the call open; `/replay FILE` sends
-//! the updates of a fixture of a real agent's notifications. A session is kept in the
-//! sessions folder only once it was prompted, as the real agents keep theirs.
+//! the updates of a fixture of a real agent's notifications and asks its permission requests.
+//! A session is kept in the sessions folder only once it was prompted, as the real agents keep
+//! theirs.
 //!
 //! It offers modes (`ask`, `plan`, and `yolo`, which stands for the modes that act without
 //! asking), a config option (`speed`: `careful`, `quick`, and `refused`, which it refuses with an
@@ -621,7 +622,9 @@ impl Turn<'_> {
     }
 
     /// Sends the `session/update`s of a JSON lines file (a fixture of a real agent's
-    /// notifications, tests/fixtures/acp/) as this session's, one per pace.
+    /// notifications, tests/fixtures/acp/) as this session's, one per pace; a
+    /// `session/request_permission` line is asked as this session's, and the replay waits for
+    /// its answer before it goes on, as the agent would.
     async fn replay(&self, path: &str) -> String {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
@@ -629,10 +632,21 @@ impl Turn<'_> {
         };
         let mut sent = 0;
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let update = serde_json::from_str::<serde_json::Value>(line)
-                .ok()
-                .and_then(|m| serde_json::from_value(m["params"]["update"].clone()).ok());
-            match update {
+            let message = serde_json::from_str::<serde_json::Value>(line).unwrap_or_default();
+            if message["method"] == "session/request_permission" {
+                match serde_json::from_value::<RequestPermissionRequest>(message["params"].clone())
+                {
+                    Ok(mut request) => {
+                        request.session_id = self.session.to_string().into();
+                        if self.cx.send_request(request).block_task().await.is_ok() {
+                            sent += 1;
+                        }
+                    }
+                    Err(_) => eprintln!("scripted agent: not a permission request in {path}"),
+                }
+                continue;
+            }
+            match serde_json::from_value(message["params"]["update"].clone()).ok() {
                 Some(update) => {
                     self.update(update);
                     sent += 1;

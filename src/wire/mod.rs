@@ -20,6 +20,7 @@ pub(crate) mod settings;
 pub(crate) mod shown;
 pub(crate) mod snapshot;
 pub mod time;
+pub(crate) mod tool_input;
 
 pub use actions::*;
 pub use ask::*;

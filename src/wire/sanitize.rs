@@ -243,9 +243,43 @@ pub(crate) fn truncate_to(s: &str, max_bytes: usize) -> &str {
     &s[..cut]
 }
 
+/// Cuts one line of text to at most `columns` terminal columns (by display width, as the
+/// terminal draws it), ending it with "…" when it was cut.
+pub(crate) fn cut_to_columns(s: &str, columns: usize) -> String {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    if s.width() <= columns {
+        return s.to_string();
+    }
+    let mut used = 0;
+    let mut cut = String::new();
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        // One column stays for the "…".
+        if used + w + 1 > columns {
+            break;
+        }
+        used += w;
+        cut.push(c);
+    }
+    cut.push('…');
+    cut
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_is_cut_to_columns_by_display_width_with_an_ellipsis() {
+        assert_eq!(cut_to_columns("ab漢字", 6), "ab漢字");
+        assert_eq!(cut_to_columns("ab漢字", 5), "ab漢…");
+        assert_eq!(
+            cut_to_columns("ab漢字", 4),
+            "ab…",
+            "a wide character never half fits"
+        );
+        assert_eq!(cut_to_columns("", 0), "");
+    }
 
     #[test]
     fn l1_escape_sequences_are_removed() {

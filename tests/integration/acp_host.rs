@@ -1414,3 +1414,77 @@ async fn a_sessions_modes_options_and_commands_show_and_a_switch_reaches_the_age
     })
     .await;
 }
+
+#[tokio::test]
+async fn a10_claude_code_acps_ask_without_a_kind_takes_it_from_the_tool_call_before_it() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/acp/claude-code-acp-0.16.2-permissions.jsonl");
+    let sent = host
+        .send(&pane, "s1", &format!("/replay {}", fixture.display()))
+        .await;
+    // The fixture's first ask is Bash's: its request names no kind, its `tool_call` did.
+    let bash = host.ask(&pane).await;
+    assert_eq!(bash["title"], "execute: touch proof.txt");
+    assert_eq!(bash["permission"]["tool"], "execute");
+    assert_eq!(
+        bash["permission"]["arguments"]["command"],
+        "touch proof.txt"
+    );
+    assert_eq!(
+        bash["permission"]["arguments"]["title"], "`touch proof.txt`",
+        "the agent's title is data, not the card's title (SPEC A10)"
+    );
+    host.answer(&pane, "a1", &bash, "allow-once")
+        .await
+        .expect(200, "ok");
+    // The next, Write's, is an edit of its file.
+    let write = eventually("the Write ask", WAIT, || async {
+        Some(host.ask(&pane).await).filter(|ask| ask["id"] != bash["id"])
+    })
+    .await;
+    assert_eq!(write["title"], "edit: /home/me/app/notes.md");
+    host.client
+        .post(
+            &pane_path(&pane, "abort"),
+            json!({"requestId": "stop", "turnId": sent["turnId"]}),
+        )
+        .await
+        .expect(200, "ok");
+    assert_eq!(
+        host.until_turn_ends(&pane).await["turn"]["state"],
+        "aborted"
+    );
+}
+
+#[tokio::test]
+async fn a10_the_captured_claude_write_ask_reads_as_an_edit_of_its_file() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/acp/real/claude-code-acp-0.16.2-write.jsonl");
+    host.send(&pane, "s1", &format!("/replay {}", capture.display()))
+        .await;
+    // Its request has no kind; the second of its two `tool_call`s said `edit`.
+    let ask = host.ask(&pane).await;
+    assert_eq!(ask["title"], "edit: /tmp/disc/claude/ws/notes.md");
+    assert_eq!(ask["permission"]["tool"], "edit");
+    assert_eq!(
+        ask["permission"]["arguments"]["content"],
+        "# Notes\nfirst line\n"
+    );
+    host.answer(&pane, "a1", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    assert_eq!(host.until_turn_ends(&pane).await["turn"]["state"], "done");
+    let items = host.items(&pane).await;
+    assert!(
+        texts(&items, "notice").contains(
+            &"Allowed: edit: /tmp/disc/claude/ws/notes.md (answered Allow once from Collie)."
+                .to_string()
+        ),
+        "{:?}",
+        texts(&items, "notice")
+    );
+}

@@ -167,9 +167,7 @@ async fn a4_answer_a_permission_from_the_inbox() {
     phone.open_inbox_row("rm -rf build/").await;
     phone
         .until("the permission card", |s| {
-            s.contains("Tool  shell")
-                && s.contains("command: rm -rf build/")
-                && s.contains("Allow always")
+            s.contains("Tool  shell") && s.contains("$ rm -rf build/") && s.contains("Allow always")
         })
         .await;
     // y selects allow once; after the card was read, Enter answers it (docs/ASKS.md).
@@ -507,7 +505,7 @@ async fn an_ask_changed_under_the_eyes_answers_nothing_until_read() {
     phone.open_inbox_row("git push --force origin").await;
     phone
         .until("the card", |s| {
-            s.contains("Tool  shell") && s.contains("command: git push --force origin")
+            s.contains("Tool  shell") && s.contains("$ git push --force origin")
         })
         .await;
     let key = phone.card_key();
@@ -585,7 +583,7 @@ async fn number_keys_select_and_allow_always_asks_again() {
         .until("the allow-always question", |s| {
             s.contains(&asked)
                 && s.contains("may run shell without asking you")
-                && s.contains("command: rm -rf build/")
+                && s.contains("$ rm -rf build/")
                 && s.contains("y allows always")
         })
         .await;

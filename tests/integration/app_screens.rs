@@ -28,7 +28,7 @@ use collie_phone::wire::{
 use crossterm::event::KeyEvent;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use serde_json::json;
+use serde_json::{Value, json};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
@@ -924,7 +924,7 @@ fn a_permission_at_40x12_shows_what_is_asked_and_every_option() {
     for words in [
         "Permission · revision 1",
         "Tool  shell",
-        "command: cargo publish --dry-run",
+        "$ cargo publish --dry-run",
         "1 y  Allow once",
         "2 n  Deny",
         "3 a  Allow always",
@@ -1053,6 +1053,51 @@ fn a10_permission_card_shows_tool_and_arguments_as_data() {
     snap("card_permission", |size| {
         card_app(&world_asking(permission()), false, size).0
     });
+}
+
+/// The `rawInput` of the first `session/request_permission` of a captured real agent's
+/// exchange (tests/fixtures/acp/real/README.md).
+fn captured_input(fixture: &str) -> Value {
+    fixture
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("json"))
+        .find(|m| m["method"] == "session/request_permission")
+        .map(|m| m["params"]["toolCall"]["rawInput"].clone())
+        .expect("a permission request")
+}
+
+#[test]
+fn a10_an_agents_edit_shows_its_file_then_its_diff_and_a_command_shows_as_typed() {
+    let edit = captured_input(include_str!(
+        "../fixtures/acp/real/claude-code-acp-0.16.2-edit.jsonl"
+    ));
+    let world = world_asking(worlds::permission("edit", edit));
+    let (app, _) = card_app(&world, false, (80, 24));
+    snap_one("card_permission_claude_edit_80x24", &app, (80, 24));
+    let text = screen_text(&app, (80, 24));
+    for words in [
+        "edit: /tmp/disc/claude/ws/notes.md",
+        "--- /tmp/disc/claude/ws/notes.md",
+        "-first line",
+        "+second line",
+        "replace_all: false",
+    ] {
+        assert!(text.contains(words), "{words} is missing:\n{text}");
+    }
+    assert!(!text.contains("old_string"), "{text}");
+    let exec = captured_input(include_str!(
+        "../fixtures/acp/real/codex-acp-0.16.0-exec-command.jsonl"
+    ));
+    let world = world_asking(worlds::permission("execute", exec));
+    let (app, _) = card_app(&world, false, (80, 24));
+    snap_one("card_permission_codex_exec_80x24", &app, (80, 24));
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("execute: touch proof.txt"), "{text}");
+    assert!(text.contains("$ touch proof.txt"), "{text}");
+    assert!(
+        !text.contains("/bin/bash") && !text.contains("parsed_cmd"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -1389,10 +1434,10 @@ fn a3_changed_ask_redraws_the_card() {
     load(&mut app, &world, false);
     snap_one("card_state_stale_redrawn", &app, (80, 24));
     let text = screen_text(&app, (80, 24));
-    assert!(text.contains("cwd    : /home/dev "), "{text}");
+    assert!(text.contains("cwd: /home/dev "), "{text}");
     // The old folder shows only as what it was, in the change banner (docs/ASKS.md, "What
     // changed").
-    assert!(!text.contains("cwd    : /home/dev/src/支付服务"), "{text}");
+    assert!(!text.contains("cwd: /home/dev/src/支付服务"), "{text}");
     assert!(text.contains("was /home/dev/src/支付服务"), "{text}");
     // The change came under the person's eyes: Enter answers nothing until it was read.
     assert!(app.update(self::key("enter")).is_empty());
@@ -1571,7 +1616,7 @@ fn allow_always_asks_again_naming_the_tool_and_enter_never_says_yes() {
         "{text}"
     );
     assert!(
-        text.contains("command: git push --force origin feature/store"),
+        text.contains("$ git push --force origin feature/store"),
         "{text}"
     );
     // A second Enter, and a y in the same breath, say nothing.

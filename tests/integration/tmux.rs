@@ -79,7 +79,7 @@ fn demo_in_tmux_every_flow() {
     tmux.select("rm -rf build/");
     tmux.keys(&["Enter"]);
     tmux.until("the permission card", |s| {
-        s.contains("Tool  shell") && s.contains("command: rm -rf build/")
+        s.contains("Tool  shell") && s.contains("$ rm -rf build/")
     });
     // y selects allow once; read, then Enter answers it (docs/ASKS.md).
     tmux.keys(&["y"]);

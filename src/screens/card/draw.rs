@@ -15,12 +15,12 @@ use crate::app::geometry;
 use crate::app::inbox::{AskKey, TimeLeft};
 use crate::app::keymap::Action;
 use crate::look::theme::Theme;
-use crate::look::wrap;
+use crate::look::{markdown, wrap};
 use crate::screens::card::ask_diff::Changed;
 use crate::screens::card::state::{
     CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
 };
-use crate::wire::{AskKind, AskOption, Effect, FieldKind};
+use crate::wire::{AskKind, AskOption, Effect, FieldKind, tool_input};
 
 /// Where the terminal cursor goes: a row of the card's lines and a column.
 struct Cursor {
@@ -35,44 +35,52 @@ fn wrapped(text: &str, width: usize, style: Style, indent: &str) -> Vec<Line<'st
         .collect()
 }
 
-/// A permission's arguments as data, never prose (SPEC A10): `key: value` rows for a flat
-/// object, pretty JSON for anything deeper.
+/// A permission's arguments as data, never prose (SPEC A10): first the readable form
+/// `wire::tool_input` makes of them (the command as typed, or the files then a unified diff),
+/// then the fields it does not show, as `key: value` [`rows`].
 pub(crate) fn argument_lines(arguments: &Value, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let readable = tool_input::readable(arguments);
+    let mut lines = Vec::new();
+    if let Some(command) = &readable.command {
+        let mut mark = "  $ ";
+        for part in command.split('\n') {
+            for piece in wrap::wrap(part, width.saturating_sub(4)) {
+                lines.push(Line::from(vec![
+                    Span::styled(mark, theme.dim),
+                    Span::styled(piece, theme.code),
+                ]));
+                mark = "    ";
+            }
+        }
+    }
+    if let Some(diff) = &readable.diff {
+        let room = u16::try_from(width.saturating_sub(2)).unwrap_or(u16::MAX);
+        for line in markdown::code_block(diff, Some("diff"), room, theme) {
+            let mut spans = vec![Span::raw("  ")];
+            spans.extend(line.spans);
+            lines.push(Line::from(spans));
+        }
+    }
+    if readable.shown.is_empty() {
+        lines.extend(data_lines(arguments, width, theme));
+    } else if let Some(map) = arguments.as_object() {
+        let rest: serde_json::Map<String, Value> = map
+            .iter()
+            .filter(|(key, _)| !readable.shown.contains(&key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        lines.extend(rows(&rest, width, theme));
+    }
+    lines
+}
+
+/// Arguments as data: `key: value` rows for a flat object, pretty JSON for anything deeper.
+fn data_lines(arguments: &Value, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let flat = arguments
         .as_object()
         .filter(|map| map.values().all(|v| !v.is_object() && !v.is_array()));
     match flat {
-        Some(map) if !map.is_empty() => {
-            let key_width = map
-                .keys()
-                .map(|k| wrap::width(k))
-                .max()
-                .unwrap_or(0)
-                .min(20);
-            let mut lines = Vec::new();
-            for (key, value) in map {
-                let text = match value {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                let mut first = true;
-                for part in text.split('\n') {
-                    let label = if first {
-                        wrap::pad_to(key, key_width)
-                    } else {
-                        " ".repeat(key_width)
-                    };
-                    first = false;
-                    for piece in wrap::wrap(part, width.saturating_sub(key_width + 6)) {
-                        lines.push(Line::from(vec![
-                            Span::styled(format!("  {label}: "), theme.dim),
-                            Span::styled(piece, theme.code),
-                        ]));
-                    }
-                }
-            }
-            lines
-        }
+        Some(map) if !map.is_empty() => rows(map, width, theme),
         _ => {
             let pretty =
                 serde_json::to_string_pretty(arguments).unwrap_or_else(|_| arguments.to_string());
@@ -83,6 +91,38 @@ pub(crate) fn argument_lines(arguments: &Value, width: usize, theme: &Theme) -> 
                 .collect()
         }
     }
+}
+
+/// One `key: value` row per field (wrapped, each line of a text on a row of its own); a list or
+/// an object is its JSON text.
+fn rows(map: &serde_json::Map<String, Value>, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let key_width = map
+        .keys()
+        .map(|k| wrap::width(k))
+        .max()
+        .unwrap_or(0)
+        .min(20);
+    let mut lines = Vec::new();
+    for (key, value) in map {
+        let text = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        // The key on the value's first row only: a wrapped or second line reads as more of it.
+        let mut label = format!("  {}: ", wrap::pad_to(key, key_width));
+        for part in text.split('\n') {
+            for piece in wrap::wrap(part, width.saturating_sub(key_width + 6)) {
+                lines.push(Line::from(vec![
+                    Span::styled(std::mem::take(&mut label), theme.dim),
+                    Span::styled(piece, theme.code),
+                ]));
+                if label.is_empty() {
+                    label = " ".repeat(key_width + 4);
+                }
+            }
+        }
+    }
+    lines
 }
 
 /// The letter key of an option, as the keymap binds it: only the first option with its effect
