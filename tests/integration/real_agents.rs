@@ -463,6 +463,16 @@ async fn whole_turns(agent: &'static Agent) {
     let sent = tier.send(&pane, "run", "please touch proof.txt").await;
     let ask = tier.ask(&pane).await;
     assert_eq!(ask["kind"], "permission");
+    // The card's first line names the kind and leads with the command (docs/ACP.md, "What a
+    // card says"). Gemini CLI sends the command only in its own title, which a card's first
+    // line never takes (SPEC A10): its body shows that title as data.
+    let title = ask["title"].as_str().unwrap_or_default();
+    if name == "gemini" {
+        assert!(title.starts_with("execute"), "{title}");
+        assert_eq!(ask["permission"]["arguments"]["title"], "touch proof.txt");
+    } else {
+        assert_eq!(title, "execute: touch proof.txt");
+    }
     assert!(
         !tier.workspace.join("proof.txt").exists(),
         "nothing runs before the answer"
@@ -511,7 +521,7 @@ async fn whole_turns(agent: &'static Agent) {
     assert!(
         notices
             .iter()
-            .any(|n| n.starts_with("Denied: ") && n.contains("denied.txt")),
+            .any(|n| n.starts_with("Denied: ") && (n.contains("denied.txt") || name == "gemini")),
         "{notices:?}"
     );
     // The model never got the command's output: codex and Claude Code end the turn at a
@@ -536,6 +546,15 @@ async fn whole_turns(agent: &'static Agent) {
     let prompt = format!("please write {}", notes.display());
     let sent = tier.send(&pane, "write", &prompt).await;
     let ask = tier.ask(&pane).await;
+    let title = ask["title"].as_str().unwrap_or_default();
+    assert!(
+        title.starts_with("edit: ") && title.contains("notes.md"),
+        "an edit's card leads with its file: {title}"
+    );
+    assert!(
+        unicode_width::UnicodeWidthStr::width(title) <= 80,
+        "{title}"
+    );
     tier.answer(&pane, "allow-write", &ask, "allow-once").await;
     assert_eq!(tier.turn_ends(&pane, &sent).await, "done");
     let written = std::fs::read_to_string(&notes).unwrap_or_default();

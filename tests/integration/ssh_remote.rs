@@ -368,13 +368,17 @@ fn two_hosts_one_through_ssh_one_over_pinned_tls_are_answered_from_one_phone() {
                 found = true;
                 break;
             }
+            // One row at a time, each move seen drawn before the next: a loaded machine draws
+            // late, and keys sent ahead would pass the row by.
             tmux.keys(&["j"]);
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+            while tmux.screen() == screen && std::time::Instant::now() < until {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
         }
         assert!(found, "no row of {host}'s permission:\n{}", tmux.screen());
         tmux.keys(&["Enter"]);
-        tmux.until("the permission card", |s| {
-            s.contains("command: rm -rf build/")
-        });
+        tmux.until("the permission card", |s| s.contains("$ rm -rf build/"));
         tmux.keys(&["n"]);
         tmux.read_card();
         tmux.keys(&["Enter"]);
