@@ -130,12 +130,13 @@ fn environment(
             std::fs::create_dir_all(&codex_home).expect("a CODEX_HOME");
             // `gpt-5.4` is a model codex 0.137 knows, so it offers `exec_command` and the
             // freeform `apply_patch` tool; `untrusted` asks before every command that is not
-            // known to be read-only. An approved command may run in codex's sandbox (bubblewrap,
-            // which .ci/run installs), and `workspace-write` lets it write the workspace there,
-            // as it may outside.
+            // known to be read-only, whatever the sandbox. No sandbox: codex-acp 0.16.0 runs an
+            // approved command in its Linux sandbox only now and then (more often on a loaded
+            // machine), and that sandbox cannot start here: without bubblewrap it panics, with
+            // it it cannot find its own `codex-linux-sandbox` (docs/ACP.md).
             let config = format!(
                 "model = \"gpt-5.4\"\nmodel_provider = \"mock\"\napproval_policy = \"untrusted\"\n\
-                 sandbox_mode = \"workspace-write\"\n\
+                 sandbox_mode = \"danger-full-access\"\n\
                  check_for_update_on_startup = false\n\n[model_providers.mock]\nname = \"scripted\"\n\
                  base_url = \"{url}/v1\"\nenv_key = \"COLLIE_TEST_MODEL_KEY\"\nwire_api = \"responses\"\n\n\
                  [projects.\"{}\"]\ntrust_level = \"trusted\"\n",

@@ -357,22 +357,31 @@ fn two_hosts_one_through_ssh_one_over_pinned_tls_are_answered_from_one_phone() {
     };
     let before = waiting(&tmux.screen()).expect("the count of asks");
     for (host, left) in [("testbox", before - 1), ("127.0.0.1", before - 2)] {
-        // The row of this host's `rm -rf build/` permission, then Deny from its card.
+        // The row of this host's `rm -rf build/` permission, then Deny from its card. The
+        // selection is walked there one drawn row at a time, back up when it passed the row (a
+        // loaded machine draws late, and rows move as the other host's asks come in).
+        let row = |line: &str| {
+            line.trim_start_matches(['›', ' ']).starts_with(host) && line.contains("rm -rf build/")
+        };
         let mut found = false;
-        for _ in 0..20 {
+        for _ in 0..40 {
             let screen = tmux.screen();
-            if screen
-                .lines()
-                .any(|l| l.starts_with('›') && l.contains(host) && l.contains("rm -rf build/"))
-            {
-                found = true;
-                break;
-            }
-            // One row at a time, each move seen drawn before the next: a loaded machine draws
-            // late, and keys sent ahead would pass the row by.
-            tmux.keys(&["j"]);
+            let lines: Vec<&str> = screen.lines().collect();
+            let at = lines.iter().position(|l| l.starts_with('›'));
+            let want = lines.iter().position(|l| row(l));
+            let key = match (at, want) {
+                (Some(at), Some(want)) if at == want => {
+                    found = true;
+                    break;
+                }
+                (Some(at), Some(want)) if at > want => "k",
+                _ => "j",
+            };
+            tmux.keys(&[key]);
             let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
-            while tmux.screen() == screen && std::time::Instant::now() < until {
+            while std::time::Instant::now() < until
+                && tmux.screen().lines().position(|l| l.starts_with('›')) == at
+            {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
         }
