@@ -18,6 +18,8 @@ pub struct AgentView {
     pub(crate) name: String,
     /// Reached over TLS, so no allow-always (SPEC A11).
     pub(crate) is_tls: bool,
+    /// The host whose socket ssh forwards to this phone (`--ssh`), when it is one.
+    pub(crate) through_ssh: Option<String>,
     pub status: AgentStatus,
     pub(crate) hello: Option<Hello>,
     pub(crate) snapshot: Option<Arc<Snapshot>>,
@@ -80,6 +82,7 @@ impl AgentView {
         Self {
             name: name.to_string(),
             is_tls,
+            through_ssh: None,
             status: AgentStatus::Connecting,
             hello: None,
             snapshot: None,

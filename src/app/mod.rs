@@ -148,6 +148,14 @@ impl std::ops::Deref for App {
 }
 
 impl App {
+    /// The agent is reached through ssh from `host` (`--ssh`): the screens say so, not "the
+    /// private socket", though the phone dials one.
+    pub(crate) fn reached_through_ssh(&mut self, agent: &str, host: &str) {
+        if let Some(view) = self.phone.agents.get_mut(agent) {
+            view.through_ssh = Some(host.to_string());
+        }
+    }
+
     pub fn new(setup: AppSetup) -> Self {
         Self {
             nav: Navigation::default(),

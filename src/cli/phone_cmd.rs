@@ -115,6 +115,10 @@ pub(crate) async fn open_phone_mixed(
         .iter()
         .map(|a| (a.name.clone(), a.endpoint.is_tls()))
         .collect();
+    let through_ssh: Vec<(String, String)> = agents
+        .iter()
+        .filter_map(|a| Some((a.name.clone(), a.endpoint.through_ssh()?.to_string())))
+        .collect();
     let bridge_names: Vec<String> = bridges.iter().map(|b| b.name.clone()).collect();
     named.extend(bridge_names.iter().map(|name| (name.clone(), false)));
     let engine = Engine::start_mixed(agents, bridges, &setup.journal, setup.engine.clone())?;
@@ -124,7 +128,7 @@ pub(crate) async fn open_phone_mixed(
         .size()
         .map(|s| (s.width, s.height))
         .unwrap_or((80, 24));
-    let app = App::new(AppSetup {
+    let mut app = App::new(AppSetup {
         agents: named,
         settings: setup.settings,
         bridges: bridge_names,
@@ -132,6 +136,9 @@ pub(crate) async fn open_phone_mixed(
         now: OffsetDateTime::now_utc(),
         size,
     });
+    for (agent, host) in &through_ssh {
+        app.reached_through_ssh(agent, host);
+    }
     let events = crossterm::event::EventStream::new();
     let mut tui = Tui::new(terminal, events, engine, app)
         .with_bell(terminal::bell)

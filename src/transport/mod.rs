@@ -128,6 +128,14 @@ impl Endpoint {
         Endpoint::Socket(socket)
     }
 
+    /// The host `ssh -L` forwards this socket from, when it is one.
+    pub fn through_ssh(&self) -> Option<&str> {
+        match self {
+            Endpoint::Socket(socket) => socket.through_ssh.as_deref(),
+            Endpoint::Tls(_) => None,
+        }
+    }
+
     /// The far end is across a network: TLS, or a socket forwarded through ssh (SPEC S6).
     fn crosses_a_network(&self) -> bool {
         match self {

@@ -267,6 +267,10 @@ fn the_phone_shows_an_agent_through_ssh_and_ends_ssh_when_it_quits() {
     tmux.until("the agent through ssh", |s| {
         s.contains("testbox") && s.contains("Needs your answer")
     });
+    // Home says how it is reached: through ssh, not "the private socket" it dials.
+    tmux.until("how it is reached", |s| {
+        s.contains("reached through ssh from testbox.")
+    });
     // The local end is private, as every socket the phone dials must be (SPEC S3, S4).
     let folders = far.left();
     assert_eq!(folders.len(), 1, "one forward, one folder");

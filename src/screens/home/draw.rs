@@ -142,10 +142,10 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
                 crate::out::count(snapshot.panes().count(), "pane", "panes"),
                 crate::out::count(snapshot.workspaces.len(), "workspace", "workspaces"),
                 crate::out::count(snapshot.starters.len(), "starter", "starters"),
-                if agent.is_tls {
-                    "over TLS with a token"
-                } else {
-                    "over the private socket"
+                match &agent.through_ssh {
+                    Some(host) => format!("through ssh from {host}"),
+                    None if agent.is_tls => "over TLS with a token".to_string(),
+                    None => "over the private socket".to_string(),
                 }
             ),
             // Doctor tells more of an agent the phone cannot use: it says so where it shows.
