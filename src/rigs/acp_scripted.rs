@@ -257,13 +257,7 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                         .modes(fresh.modes())
                         .config_options(fresh.options()),
                 )?;
-                send(
-                    &cx,
-                    &id,
-                    SessionUpdate::AvailableCommandsUpdate(
-                        AvailableCommandsUpdate::new(commands()),
-                    ),
-                );
+                send_commands(&cx, &id);
                 Ok(())
             },
             agent_client_protocol::on_receive_request!(),
@@ -297,13 +291,7 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                         .modes(found.modes())
                         .config_options(found.options()),
                 )?;
-                send(
-                    &cx,
-                    &id,
-                    SessionUpdate::AvailableCommandsUpdate(
-                        AvailableCommandsUpdate::new(commands()),
-                    ),
-                );
+                send_commands(&cx, &id);
                 Ok(())
             },
             agent_client_protocol::on_receive_request!(),
@@ -418,6 +406,15 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
         .connect_to(Stdio::new())
         .await?;
     Ok(())
+}
+
+/// Its commands, as an agent sends them once a session is open or loaded.
+fn send_commands(cx: &ConnectionTo<Client>, session: &str) {
+    send(
+        cx,
+        session,
+        SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands())),
+    );
 }
 
 fn send(cx: &ConnectionTo<Client>, session: &str, update: SessionUpdate) {

@@ -51,12 +51,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
                 Span::styled(no, theme.accent),
                 Span::styled(no_words, theme.dim),
             ]));
-            let rect = geometry::dialog(
-                area.width,
-                area.height,
-                u16::try_from(lines.len()).unwrap_or(3),
-            );
-            boxed(frame, rect, " Are you sure? ", lines, theme);
+            boxed_to_fit(frame, area, " Are you sure? ", lines, theme);
         }
         Overlay::AllowAlways(question) => allow_always(frame, app, question, theme),
         Overlay::Setting(picker) => {
@@ -182,12 +177,23 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
         lines.push(Line::from(yes));
         lines.push(Line::from(no));
     }
+    boxed_to_fit(frame, area, " Allow always? ", lines, theme);
+}
+
+/// A pop-up as tall as its lines, in the middle of `area`.
+pub(crate) fn boxed_to_fit(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    title: &str,
+    lines: Vec<Line<'static>>,
+    theme: &Theme,
+) {
     let rect = geometry::dialog(
         area.width,
         area.height,
         u16::try_from(lines.len()).unwrap_or(u16::MAX),
     );
-    boxed(frame, rect, " Allow always? ", lines, theme);
+    boxed(frame, rect, title, lines, theme);
 }
 
 pub(crate) fn boxed(

@@ -11,7 +11,7 @@ use crate::app::keymap::Action;
 use crate::dsh_wire::AppendKind;
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::overlay::draw::boxed;
+use crate::screens::overlay::draw::boxed_to_fit;
 
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Theme) {
     let area = frame.area();
@@ -88,10 +88,5 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Th
             lines.push(Line::from(Span::styled(line, theme.dim)));
         }
     }
-    let rect = geometry::dialog(
-        area.width,
-        area.height,
-        u16::try_from(lines.len()).unwrap_or(10),
-    );
-    boxed(frame, rect, " Kind of the next message ", lines, theme);
+    boxed_to_fit(frame, area, " Kind of the next message ", lines, theme);
 }

@@ -11,7 +11,7 @@ use crate::app::keymap::Action;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::overlay::SettingPicker;
-use crate::screens::overlay::draw::boxed;
+use crate::screens::overlay::draw::boxed_to_fit;
 
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, picker: &SettingPicker, theme: &Theme) {
     let area = frame.area();
@@ -151,10 +151,5 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, picker: &SettingPicker, the
             lines.push(Line::from(Span::styled(line, theme.dim)));
         }
     }
-    let rect = geometry::dialog(
-        area.width,
-        area.height,
-        u16::try_from(lines.len()).unwrap_or(10),
-    );
-    boxed(frame, rect, &format!(" {} ", setting.name), lines, theme);
+    boxed_to_fit(frame, area, &format!(" {} ", setting.name), lines, theme);
 }
