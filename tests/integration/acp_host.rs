@@ -104,25 +104,13 @@ impl Host {
     }
 
     async fn start(&self, starter: &str) -> String {
-        let reply = self
-            .client
-            .post(
-                &format!("/session/v1/starter/{starter}"),
-                json!({"requestId": format!("start-{starter}")}),
-            )
-            .await
-            .expect(200, "ok");
-        let pane = reply["paneId"]
-            .as_str()
-            .expect("the starter names its pane");
-        self.until_state(pane, "idle").await;
-        pane.to_string()
+        let pane = common::panes::start(&self.client, starter).await;
+        self.until_state(&pane, "idle").await;
+        pane
     }
 
     async fn pane(&self, pane: &str) -> Option<Value> {
-        panes(&snapshot(&self.client).await)
-            .into_iter()
-            .find(|p| p["id"] == pane)
+        common::panes::find(&self.client, pane).await
     }
 
     async fn until_state(&self, pane: &str, state: &str) -> Value {
@@ -133,15 +121,7 @@ impl Host {
     }
 
     async fn send(&self, pane: &str, id: &str, text: &str) -> Value {
-        let turn = self.pane(pane).await.map(|p| p["turn"]["id"].clone());
-        let reply = self
-            .client
-            .post(
-                &pane_path(pane, "send"),
-                json!({"requestId": id, "turnId": turn.unwrap_or(Value::Null), "text": text}),
-            )
-            .await;
-        reply.expect(200, "ok")
+        common::panes::send(&self.client, pane, id, text).await
     }
 
     async fn ask(&self, pane: &str) -> Value {
@@ -154,25 +134,12 @@ impl Host {
     }
 
     async fn answer(&self, pane: &str, id: &str, ask: &Value, option: &str) -> Reply {
-        self.client
-            .post(
-                &pane_path(pane, "answer"),
-                json!({"requestId": id, "askId": ask["id"], "revision": ask["revision"], "answer": {"optionId": option}}),
-            )
-            .await
+        common::panes::answer(&self.client, pane, id, ask, option).await
     }
 
     /// The pane's items as the whole view gives them.
     async fn items(&self, pane: &str) -> Vec<Value> {
-        let view = self
-            .client
-            .get(&format!("{}?after=0", pane_path(pane, "events")))
-            .await
-            .expect(200, "");
-        view["view"]["items"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
+        common::panes::items(&self.client, pane).await
     }
 
     async fn until_turn_ends(&self, pane: &str) -> Value {

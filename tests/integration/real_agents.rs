@@ -255,9 +255,7 @@ impl Tier {
     }
 
     async fn pane(&self, pane: &str) -> Option<Value> {
-        panes(&snapshot(&self.client).await)
-            .into_iter()
-            .find(|p| p["id"] == pane)
+        common::panes::find(&self.client, pane).await
     }
 
     async fn until_pane(&self, what: &str, pane: &str, check: impl Fn(&Value) -> bool) -> Value {
@@ -281,32 +279,14 @@ impl Tier {
     }
 
     async fn start_pane(&self) -> String {
-        let starter = format!("{}-1", self.agent.name);
-        let reply = self
-            .client
-            .post(
-                &format!("/session/v1/starter/{starter}"),
-                json!({"requestId": format!("start-{starter}")}),
-            )
-            .await
-            .expect(200, "ok");
-        let pane = reply["paneId"]
-            .as_str()
-            .expect("the starter names its pane");
-        self.until_pane("the session opens", pane, |p| p["state"] == "idle")
+        let pane = common::panes::start(&self.client, &format!("{}-1", self.agent.name)).await;
+        self.until_pane("the session opens", &pane, |p| p["state"] == "idle")
             .await;
-        pane.to_string()
+        pane
     }
 
     async fn send(&self, pane: &str, id: &str, text: &str) -> Value {
-        let turn = self.pane(pane).await.map(|p| p["turn"]["id"].clone());
-        self.client
-            .post(
-                &pane_path(pane, "send"),
-                json!({"requestId": id, "turnId": turn.unwrap_or(Value::Null), "text": text}),
-            )
-            .await
-            .expect(200, "ok")
+        common::panes::send(&self.client, pane, id, text).await
     }
 
     async fn ask(&self, pane: &str) -> Value {
@@ -319,12 +299,7 @@ impl Tier {
     }
 
     async fn answer(&self, pane: &str, id: &str, ask: &Value, option: &str) {
-        self.client
-            .post(
-                &pane_path(pane, "answer"),
-                json!({"requestId": id, "askId": ask["id"], "revision": ask["revision"],
-                       "answer": {"optionId": option}}),
-            )
+        common::panes::answer(&self.client, pane, id, ask, option)
             .await
             .expect(200, "ok");
     }
@@ -356,15 +331,7 @@ impl Tier {
     }
 
     async fn items(&self, pane: &str) -> Vec<Value> {
-        let view = self
-            .client
-            .get(&format!("{}?after=0", pane_path(pane, "events")))
-            .await
-            .expect(200, "");
-        view["view"]["items"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
+        common::panes::items(&self.client, pane).await
     }
 
     async fn texts(&self, pane: &str, kind: &str) -> Vec<String> {

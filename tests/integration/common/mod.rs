@@ -11,6 +11,7 @@ pub mod engine_phone;
 pub mod faulty;
 pub mod hostile;
 pub mod model_endpoint;
+pub mod panes;
 pub mod phone;
 pub mod reference_bridge;
 pub mod sshd;
