@@ -422,6 +422,9 @@ pub(crate) fn outcome_of(attempt: u32, result: Result<&Reply, &TransportError>) 
 }
 
 fn state_of_reply(reply: &Reply) -> IntentState {
+    if let Some(why) = read_nothing(reply) {
+        return IntentState::NotSent { why };
+    }
     if reply.status >= 500 {
         return IntentState::Unknown {
             why: format!("the agent answered {}", reply.status),
@@ -481,6 +484,20 @@ fn state_of_reply(reply: &Reply) -> IntentState {
             message: body.message,
         },
     }
+}
+
+/// A reply that proves the agent read nothing of the request, so nothing ran: why, in the
+/// phone's words. The one such reply the wire documents is `503 starting` (docs/WIRE.md § 1.8,
+/// SPEC H3): the agent checks it before it reads the body, and gives no other reason a 503.
+/// Any other 5xx stays unknown (SPEC Q4), and the 4xx refusals stay refused: they too come
+/// before the body, but sending the same bytes again meets the same refusal (docs/ENGINE.md,
+/// "Replies that prove nothing was read").
+fn read_nothing(reply: &Reply) -> Option<String> {
+    if reply.status != 503 {
+        return None;
+    }
+    let body = wire::decode::<ErrorBody>(&reply.body).ok()?.value;
+    (body.code == ErrorCode::Starting).then(|| "the agent is starting".to_string())
 }
 
 /// A fresh request id: 128 random bits, so two phones never pick the same one (SPEC Q1).
@@ -597,6 +614,36 @@ mod tests {
             check_outcome(Ok(&reply(409, body))),
             Some(IntentState::MaybeApplied)
         );
+    }
+
+    #[test]
+    fn h3_503_starting_is_not_sent_and_never_counts_as_a_try() {
+        let starting = serde_json::json!({"code": "starting", "message": "laying out"});
+        for attempt in [1, 2] {
+            assert_eq!(
+                outcome_of(attempt, Ok(&reply(503, starting.clone()))),
+                IntentState::NotSent {
+                    why: "the agent is starting".into()
+                },
+                "attempt {attempt}"
+            );
+        }
+        // A check that meets a restart does not settle it.
+        assert_eq!(check_outcome(Ok(&reply(503, starting))), None);
+        // Another 503, or one whose body is not `starting`, proves nothing: unknown.
+        for body in [
+            serde_json::json!({"code": "internal"}),
+            serde_json::json!({}),
+            serde_json::json!({"code": "starting-soon"}),
+        ] {
+            assert!(
+                matches!(
+                    outcome_of(1, Ok(&reply(503, body.clone()))),
+                    IntentState::Unknown { .. }
+                ),
+                "{body}"
+            );
+        }
     }
 
     #[test]

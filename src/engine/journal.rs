@@ -238,8 +238,11 @@ fn recover(reader: impl BufRead) -> Vec<IntentRecord> {
             }
             Line::Outcome { request_id, state } => {
                 if let Some((_, record)) = records.get_mut(&request_id) {
-                    if matches!(state, IntentState::NotSent { .. }) {
+                    if matches!(state, IntentState::NotSent { .. })
+                        && matches!(record.state, IntentState::Sending)
+                    {
                         // That try never reached the agent, so it does not count (SPEC Q5).
+                        // Without an attempt line before it, it never counted at all.
                         record.attempts = record.attempts.saturating_sub(1);
                     }
                     record.state = state;
@@ -356,6 +359,27 @@ mod tests {
         assert_eq!(records[0].attempts, 1);
         assert!(matches!(records[1].state, IntentState::NotSent { .. }));
         assert_eq!(records[2].state, IntentState::TooLate);
+    }
+
+    #[test]
+    fn q5_a_retry_that_never_left_keeps_the_first_try_counted() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("intents.jsonl");
+        {
+            let (mut journal, _) = Journal::open(&path).expect("open");
+            journal.created(&record("r-1")).expect("created");
+            journal.attempt("r-1", 1, None).expect("attempt");
+            let unknown = IntentState::Unknown { why: "cut".into() };
+            journal.outcome("r-1", &unknown).expect("outcome");
+            // The person's retry found the agent not connected: no attempt line, no try.
+            let down = IntentState::NotSent { why: "down".into() };
+            journal.outcome("r-1", &down).expect("outcome");
+            // A second one met 503 starting after its attempt line: that try does not count.
+            journal.attempt("r-1", 2, None).expect("attempt");
+            journal.outcome("r-1", &down).expect("outcome");
+        }
+        let (_journal, records) = Journal::open(&path).expect("reopen");
+        assert_eq!(records[0].attempts, 1, "the first try still counts");
     }
 
     #[test]

@@ -48,8 +48,14 @@ pub(crate) enum SendError {
 }
 
 impl SendError {
+    /// The error as the caller reads it. One that never left is never `Broken`, which says it
+    /// may have arrived: a POST whose connection closed before it was written is not sent, not
+    /// unknown (docs/ENGINE.md, "Replies that prove nothing was read").
     pub(crate) fn into_error(self) -> TransportError {
         match self {
+            SendError::NotSent(TransportError::Broken(why)) => TransportError::Connect(format!(
+                "the connection closed before the request left ({why})"
+            )),
             SendError::NotSent(error) | SendError::Failed(error) => error,
         }
     }

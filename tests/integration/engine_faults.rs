@@ -224,6 +224,58 @@ async fn q5_retry_after_a_restart_finds_the_ask_closed_maybe_applied_and_no_thir
 }
 
 #[tokio::test]
+async fn h3_503_starting_is_not_sent_never_a_try_and_the_retries_run_it_once() {
+    let faulty = Faulty::new();
+    faulty.set(|b| b.post_fault = PostFault::Starting);
+    let (path, _dir) = faulty.serve_socket().await;
+    let mut h = Harness::start(Endpoint::socket(path));
+    h.wait_status(SOON, AgentStatus::is_ready).await;
+    h.answer();
+    // The agent restarted between the poll and the POST, twice: it read nothing either time.
+    let mut id = String::new();
+    for meeting in 0..2 {
+        let record = h
+            .wait_for(SOON, |u| match u {
+                FromEngine::Intent(r)
+                    if !matches!(r.state, IntentState::Created | IntentState::Sending) =>
+                {
+                    Some(r.clone())
+                }
+                _ => None,
+            })
+            .await;
+        assert!(
+            matches!(record.state, IntentState::NotSent { .. }),
+            "not unknown: {:?}",
+            record.state
+        );
+        assert_eq!(record.attempts, 0, "SPEC Q5: a try nothing read does not count");
+        assert!(!record.checking, "nothing to check: nothing arrived");
+        id = record.request_id.clone();
+        if meeting == 0 {
+            h.command(ToEngine::Retry {
+                request_id: id.clone(),
+            });
+        }
+    }
+    // Ready again: the same request id goes, runs once, and is done, not "maybe applied".
+    faulty.set(|b| b.post_fault = PostFault::None);
+    h.command(ToEngine::Retry {
+        request_id: id.clone(),
+    });
+    let (done, state) = h.wait_intent(SOON, |s| s.is_final()).await;
+    assert_eq!(done, id);
+    assert!(matches!(state, IntentState::Done { .. }), "{state:?}");
+    let seen = faulty.seen();
+    assert_eq!(seen.posts.len(), 3);
+    assert!(
+        seen.posts.iter().all(|p| p["requestId"] == serde_json::json!(id)),
+        "one request id throughout"
+    );
+    assert_eq!(seen.applied, [id], "it ran once");
+}
+
+#[tokio::test]
 async fn q4_server_error_and_oversized_reply_are_unknown() {
     for fault in [PostFault::ServerError, PostFault::Oversized] {
         let faulty = Faulty::new();

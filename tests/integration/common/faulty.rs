@@ -27,6 +27,9 @@ pub enum PostFault {
     ServerError,
     /// Apply it, answer with a body over the 16 KiB POST cap (SPEC W7).
     Oversized,
+    /// Do not apply; answer `503 starting`, as an agent that restarted between the phone's
+    /// poll and the POST does before it reads the body (docs/WIRE.md § 1.8, SPEC H3).
+    Starting,
 }
 
 #[derive(Debug)]
@@ -271,6 +274,10 @@ impl Faulty {
         if let PostFault::Stall(stall) = fault {
             tokio::time::sleep(stall).await;
             return false;
+        }
+        if fault == PostFault::Starting {
+            let starting = json!({"code": "starting", "message": "the agent is laying out its panes"});
+            return write_json(stream, 503, &starting, &[]).await;
         }
         let reply = {
             let mut b = self.behaviour.lock().expect("lock");
