@@ -3,7 +3,7 @@
 
 use time::OffsetDateTime;
 
-use super::agents::{AgentView, Agents, PaneRef};
+use super::agents::{AgentView, Agents, Link, PaneRef};
 use crate::wire::{self, Ask};
 
 /// Which ask: its agent, pane and id. The revision is read from the live ask.
@@ -60,14 +60,63 @@ pub(crate) fn rows(agents: &Agents) -> Vec<InboxRow<'_>> {
     rows
 }
 
-/// How many asks are open, without sorting them.
-pub(crate) fn count(agents: &Agents) -> usize {
+/// The open asks as the counts tell them: those the person can answer now, and those on an
+/// agent that cannot be reached, set apart. An ask leaves both at its deadline by the phone's
+/// clock, when no key answers it any more (docs/ASKS.md), not when the next poll drops it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Tally {
+    pub(crate) answerable: usize,
+    pub(crate) unreachable: usize,
+}
+
+/// Counts the open asks at `now`, without sorting them.
+pub(crate) fn tally(agents: &Agents, now: OffsetDateTime) -> Tally {
+    let mut tally = Tally::default();
+    for agent in &agents.list {
+        let open = agent
+            .panes()
+            .into_iter()
+            .flat_map(|pane| pane.asks().iter())
+            .filter(|ask| !is_expired(ask, now))
+            .count();
+        if is_unreachable(agent) {
+            tally.unreachable += open;
+        } else {
+            tally.answerable += open;
+        }
+    }
+    tally
+}
+
+/// True from an ask's deadline on, by the phone's clock (SPEC A13).
+pub(crate) fn is_expired(ask: &Ask, now: OffsetDateTime) -> bool {
+    ask.expires_at
+        .as_deref()
+        .and_then(wire::time::parse)
+        .is_some_and(|at| TimeLeft::is_over(at, now))
+}
+
+/// True while the phone cannot reach the agent or it is not ready: an answer cannot go, so its
+/// asks are not offered as answerable (its cards say so at their top).
+pub(crate) fn is_unreachable(agent: &AgentView) -> bool {
+    !matches!(agent.link(), Link::Up | Link::Missed(_))
+}
+
+/// The next moment a countdown on screen changes: the nearest second boundary of an open ask's
+/// deadline after `now` (the deadline itself last). The runner wakes then, so "0:01 left" turns
+/// to "expired" at the deadline and no second is skipped (docs/ASKS.md).
+pub(crate) fn next_countdown_change(
+    agents: &Agents,
+    now: OffsetDateTime,
+) -> Option<OffsetDateTime> {
     agents
         .list
         .iter()
         .flat_map(|agent| agent.panes())
-        .map(|pane| pane.asks().len())
-        .sum()
+        .flat_map(|pane| pane.asks().iter())
+        .filter_map(|ask| ask.expires_at.as_deref().and_then(wire::time::parse))
+        .filter_map(|at| TimeLeft::next_change(at, now))
+        .min()
 }
 
 /// The row whose ask expires soonest and has not expired yet, else the soonest expired one.
@@ -103,6 +152,18 @@ impl TimeLeft {
         let whole = left.whole_seconds();
         let part = left - time::Duration::seconds(whole);
         Self::Seconds(if part.is_positive() { whole + 1 } else { whole })
+    }
+
+    /// When what [`TimeLeft::until`] says next changes: "0:0N left" holds while more than N-1
+    /// seconds are left, so it turns at the deadline less N-1 seconds; "expired" never changes.
+    pub(crate) fn next_change(
+        expires_at: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Option<OffsetDateTime> {
+        match Self::until(expires_at, now) {
+            Self::Seconds(shown) => Some(expires_at - time::Duration::seconds(shown - 1)),
+            Self::Expired => None,
+        }
     }
 
     /// True from the deadline on, by the phone's clock: no key answers the ask any more.
@@ -152,6 +213,25 @@ mod tests {
             TimeLeft::until(datetime!(2026-11-29 11:59:00 UTC), now).text(),
             "expired"
         );
+    }
+
+    #[test]
+    fn a13_the_next_change_is_the_next_second_boundary_of_the_deadline() {
+        let deadline = datetime!(2026-11-29 14:02:11.500 UTC);
+        let next = |now: OffsetDateTime| TimeLeft::next_change(deadline, now);
+        // 2.3 s left shows 0:03 until 2 s are left.
+        let now = deadline - time::Duration::milliseconds(2_300);
+        assert_eq!(next(now), Some(deadline - time::Duration::seconds(2)));
+        // Exactly 2 s left shows 0:02 until 1 s is left; 0.4 s left shows 0:01 until the deadline.
+        assert_eq!(
+            next(deadline - time::Duration::seconds(2)),
+            Some(deadline - time::Duration::seconds(1))
+        );
+        assert_eq!(
+            next(deadline - time::Duration::milliseconds(400)),
+            Some(deadline)
+        );
+        assert_eq!(next(deadline), None);
     }
 
     #[test]

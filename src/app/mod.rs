@@ -309,6 +309,19 @@ impl App {
                     self.phone.toast = None;
                 }
                 self.phone.outbox.tick(now);
+                for (agent, pane, words) in self.phone.outbox.waited_too_long(now) {
+                    if words.is_empty() {
+                        continue;
+                    }
+                    self.phone.back_into_box(&agent, &pane, &words);
+                    let minutes = outbox::WAIT_FOR_AGENT_SECONDS / 60;
+                    self.phone.show_toast(
+                        format!(
+                            "{agent} was not ready for {minutes} minutes: nothing was sent, and the words are back in the box."
+                        ),
+                        true,
+                    );
+                }
                 self.watching_change()
             }
             Message::Exported { path, result } => {
@@ -323,6 +336,12 @@ impl App {
         };
         self.apply_steps();
         commands
+    }
+
+    /// When the runner must wake for the screen to stay true besides its one-second tick: the
+    /// next second boundary of the nearest ask deadline (docs/ASKS.md, "When an ask expires").
+    pub fn next_wake(&self) -> Option<OffsetDateTime> {
+        inbox::next_countdown_change(&self.phone.agents, self.phone.now)
     }
 
     /// Sets the clock. The runner calls this before every message, not only on the one-second
@@ -794,9 +813,18 @@ impl App {
                 };
                 // Asks already open when the phone first hears of an agent ring no bell.
                 let primed = view.synced.is_some();
+                let synced = matches!(change, crate::engine::AgentChange::Synced(_));
                 view.apply(change);
+                let ready = view.status.is_ready();
                 self.clamp_lists();
                 let mut commands = Vec::new();
+                // A poll went through: sends that never left go by themselves now, with their
+                // request ids, the first of each pane (docs/ENGINE.md).
+                if synced && ready {
+                    for request_id in self.phone.outbox.go_again(&agent) {
+                        commands.extend(self.phone.retry(&request_id));
+                    }
+                }
                 let new_asks = self.phone.note_new_asks(&agent);
                 if primed {
                     match notify::announce(self.phone.notify, &agent, &new_asks) {

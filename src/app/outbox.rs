@@ -18,6 +18,10 @@ use crate::engine::{IntentKind, IntentRecord, IntentState};
 /// the chat shows them on the next poll (1 s on a socket, 2 s over TLS: SPEC S7, T8).
 pub(crate) const SENT_LINE_SECONDS: i64 = 3;
 
+/// How long a send that never left waits for its agent before its words come back to the box
+/// as the draft (docs/ENGINE.md, "Sends that never left go by themselves").
+pub(crate) const WAIT_FOR_AGENT_SECONDS: i64 = 600;
+
 /// One send, from Enter to the agent's reply.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Outgoing {
@@ -26,6 +30,11 @@ pub(crate) struct Outgoing {
     pub(crate) step: Step,
     /// The turn on screen when Enter was pressed.
     seen_turn: Option<String>,
+    /// Since when it waits for its agent: it provably never left (not-sent, no try counted),
+    /// and goes by itself, with its request id, once the agent is connected and ready again.
+    waits_since: Option<OffsetDateTime>,
+    /// It was handed to the engine again by itself and has not been reported since.
+    going_again: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +70,19 @@ impl Outgoing {
             Step::Queued | Step::Submitted => None,
         }
     }
+
+    /// True while it waits for its agent and will go by itself.
+    pub(crate) fn waits_for_agent(&self) -> bool {
+        self.waits_since.is_some() && matches!(self.step, Step::Tracked { .. })
+    }
+}
+
+/// True for a send that provably never left and may go by itself: a Collie send (a bridge's
+/// append has its own resends, SPEC D5) that is not-sent with no try counted (SPEC Q5).
+fn never_left(record: &IntentRecord) -> bool {
+    matches!(record.kind, IntentKind::Send { .. })
+        && matches!(record.state, IntentState::NotSent { .. })
+        && record.attempts == 0
 }
 
 /// The sends of every pane, by (agent, pane).
@@ -117,6 +139,8 @@ impl Outbox {
             kind,
             step: Step::Queued,
             seen_turn,
+            waits_since: None,
+            going_again: false,
         });
         Self::advance(agent, queue)
     }
@@ -157,12 +181,16 @@ impl Outbox {
             // A send the journal still holds from an earlier run (SPEC Q2): its words come
             // back on screen until the person retries it or takes them back.
             None if !record.state.is_final() && !matches!(record.state, IntentState::Sending) => {
+                // One that never left has waited since its receipt was written.
+                let since = crate::wire::time::parse(&record.created_at).unwrap_or(now);
                 queue.push_front(Outgoing {
                     kind: record.kind.clone(),
                     step: Step::Tracked {
                         request_id: record.request_id.clone(),
                     },
                     seen_turn: named_turn(&record.kind),
+                    waits_since: never_left(record).then_some(since),
+                    going_again: false,
                 });
                 0
             }
@@ -173,6 +201,19 @@ impl Outbox {
                 return (false, Next::Wait);
             }
         };
+        // A send that never left waits for its agent, from the first time it did not go; one
+        // that may have arrived is held for the person, as before.
+        match &record.state {
+            IntentState::Created | IntentState::Sending => {}
+            _ if never_left(record) => {
+                queue[at].waits_since.get_or_insert(now);
+                queue[at].going_again = false;
+            }
+            _ => {
+                queue[at].waits_since = None;
+                queue[at].going_again = false;
+            }
+        }
         if matches!(
             record.state,
             IntentState::Done { .. } | IntentState::Replayed { .. }
@@ -210,6 +251,61 @@ impl Outbox {
             });
         }
         self.panes.retain(|_, queue| !queue.is_empty());
+    }
+
+    /// The agent is connected and ready: the request ids of its sends that wait for it and go
+    /// now by themselves, the first held one of each pane only (the rest follow it in the
+    /// order typed), each once until the engine reports it again.
+    pub(crate) fn go_again(&mut self, agent: &str) -> Vec<String> {
+        let mut ids = Vec::new();
+        for ((of, _), queue) in self.panes.iter_mut() {
+            if of != agent {
+                continue;
+            }
+            let Some(first) = queue
+                .iter_mut()
+                .find(|o| !matches!(o.step, Step::Sent { .. }))
+            else {
+                continue;
+            };
+            if first.waits_for_agent()
+                && !first.going_again
+                && let Some(id) = first.request_id().map(str::to_string)
+            {
+                first.going_again = true;
+                ids.push(id);
+            }
+        }
+        ids
+    }
+
+    /// Takes back into the box, by pane, the words of sends that waited for their agent for
+    /// [`WAIT_FOR_AGENT_SECONDS`] and are not on their way now, with those queued after them,
+    /// in the order typed: (agent, pane, the words).
+    pub(crate) fn waited_too_long(
+        &mut self,
+        now: OffsetDateTime,
+    ) -> Vec<(String, String, Vec<String>)> {
+        let mut back = Vec::new();
+        for ((agent, pane), queue) in self.panes.iter_mut() {
+            let first = queue.iter().position(|o| {
+                o.waits_for_agent()
+                    && !o.going_again
+                    && o.waits_since.is_some_and(|since| {
+                        (now - since).whole_seconds() >= WAIT_FOR_AGENT_SECONDS
+                    })
+            });
+            if let Some(first) = first {
+                let words: Vec<String> = queue
+                    .drain(first..)
+                    .filter(|o| !matches!(o.step, Step::Sent { .. }))
+                    .map(|o| o.text().to_string())
+                    .collect();
+                back.push((agent.clone(), pane.clone(), words));
+            }
+        }
+        self.panes.retain(|_, queue| !queue.is_empty());
+        back
     }
 
     /// The first line of a pane that is held (failed, unknown or not sent), with its request id.
@@ -448,6 +544,83 @@ mod tests {
                 kind: send("two")
             }
         );
+    }
+
+    fn not_sent() -> IntentState {
+        IntentState::NotSent {
+            why: "the agent is starting".into(),
+        }
+    }
+
+    #[test]
+    fn h3_a_send_that_never_left_goes_by_itself_once_first_of_its_pane() {
+        let mut outbox = Outbox::default();
+        outbox.push("a", "p", send("one"));
+        outbox.push("a", "p", send("two"));
+        outbox.note(&record("r1", "one", IntentState::Created), now());
+        let mut first = record("r1", "one", not_sent());
+        first.attempts = 0;
+        assert_eq!(outbox.note(&first, now()), (true, Next::Wait), "two waits");
+        let line = outbox.lines("a", "p").next().expect("a line");
+        assert!(line.waits_for_agent());
+        // Ready again: the first goes, once, however many polls come before its report.
+        assert_eq!(outbox.go_again("a"), ["r1"]);
+        assert!(outbox.go_again("a").is_empty(), "once");
+        assert!(
+            outbox.go_again("b").is_empty(),
+            "another agent's polls move nothing"
+        );
+        // It met another restart: it waits again and goes at the next ready poll.
+        outbox.note(&record("r1", "one", IntentState::Sending), now());
+        outbox.note(&first, now());
+        assert_eq!(outbox.go_again("a"), ["r1"]);
+        // Taken: the second leaves after it, in the order typed.
+        let (_, next) = outbox.note(&record("r1", "one", done()), now());
+        assert_eq!(
+            next,
+            Next::Submit {
+                agent: "a".into(),
+                kind: send("two")
+            }
+        );
+    }
+
+    #[test]
+    fn h3_a_send_that_may_have_arrived_never_goes_by_itself() {
+        let mut outbox = Outbox::default();
+        outbox.push("a", "p", send("one"));
+        outbox.note(&record("r1", "one", IntentState::Created), now());
+        // The person's retry of an unknown try found the agent down: a try counted before.
+        let mut retried = record("r1", "one", not_sent());
+        retried.attempts = 1;
+        outbox.note(&retried, now());
+        assert!(outbox.go_again("a").is_empty());
+        let unknown = IntentState::Unknown { why: "cut".into() };
+        outbox.note(&record("r1", "one", unknown), now());
+        assert!(outbox.go_again("a").is_empty());
+    }
+
+    #[test]
+    fn h3_after_ten_minutes_of_waiting_the_words_come_back_in_order() {
+        let mut outbox = Outbox::default();
+        outbox.push("a", "p", send("one"));
+        outbox.push("a", "p", send("two"));
+        outbox.note(&record("r1", "one", IntentState::Created), now());
+        let mut first = record("r1", "one", not_sent());
+        first.attempts = 0;
+        outbox.note(&first, now());
+        let almost = now() + time::Duration::seconds(WAIT_FOR_AGENT_SECONDS - 1);
+        assert!(outbox.waited_too_long(almost).is_empty());
+        let past = now() + time::Duration::seconds(WAIT_FOR_AGENT_SECONDS);
+        assert_eq!(
+            outbox.waited_too_long(past),
+            [(
+                "a".to_string(),
+                "p".to_string(),
+                vec!["one".to_string(), "two".to_string()]
+            )]
+        );
+        assert_eq!(outbox.len("a", "p"), 0);
     }
 
     #[test]

@@ -68,6 +68,10 @@ pub struct Tui<B: Backend, E> {
     on_screen: Option<Vec<(String, String)>>,
 }
 
+/// How long after a countdown's boundary the runner wakes: the timer never fires early, and
+/// this keeps a clock read a hair before the boundary from drawing the old second again.
+const COUNTDOWN_MARGIN: Duration = Duration::from_millis(2);
+
 /// Sleeps until `at`; never returns when there is none (its branch is off then).
 async fn sleep_until_some(at: Option<tokio::time::Instant>) {
     match at {
@@ -205,6 +209,13 @@ where
             }
         };
         let held_until = self.burst.deadline().map(tokio::time::Instant::from_std);
+        // A countdown turns on the second boundaries of its deadline, not on the tick's own
+        // second: the runner wakes at the next one, so "0:01 left" turns to "expired" at the
+        // deadline and no second is drawn twice or skipped (docs/ASKS.md).
+        let turn_at = self.app.next_wake().map(|at| {
+            let wait = std::time::Duration::try_from(at - (self.clock)()).unwrap_or_default();
+            tokio::time::Instant::now() + wait + COUNTDOWN_MARGIN
+        });
         let first = if let Some(event) = waiting {
             First::Terminal(event)
         } else {
@@ -221,6 +232,9 @@ where
             },
             _ = self.ticker.tick() => First::Message(Message::Tick((self.clock)())),
             _ = sleep_until_some(held_until), if held_until.is_some() => First::HeldKeys,
+            _ = sleep_until_some(turn_at), if turn_at.is_some() => {
+                First::Message(Message::Tick((self.clock)()))
+            }
             };
             // Whatever woke the runner, what is waiting now came about now.
             self.read_at = std::time::Instant::now();

@@ -33,9 +33,10 @@ pub(crate) fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
 /// Where the person is, and how many asks wait.
 pub(crate) fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let place = super::drawn(app.nav().top()).place(app);
-    let waiting = inbox::count(&app.agents);
+    let tally = inbox::tally(&app.agents, app.now);
+    let waiting = tally.answerable;
     let narrow = geometry::is_narrow(area.width);
-    let right = match (waiting, narrow) {
+    let mut right = match (waiting, narrow) {
         (0, false) => "nothing needs your answer".to_string(),
         (1, false) => "1 ask needs your answer".to_string(),
         (n, false) => format!("{n} asks need your answer"),
@@ -43,6 +44,12 @@ pub(crate) fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Th
         (1, true) => "1 ask".to_string(),
         (n, true) => format!("{n} asks"),
     };
+    // Asks on an agent the phone cannot reach are set apart: no key answers them now.
+    match (tally.unreachable, narrow) {
+        (0, _) => {}
+        (n, false) => right.push_str(&format!(" · {n} on an unreachable agent")),
+        (n, true) => right.push_str(&format!(" · {n} unreachable")),
+    }
     let width = usize::from(area.width);
     // On a narrow terminal every column goes to where the person is.
     let left = if narrow {

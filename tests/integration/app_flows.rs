@@ -183,6 +183,205 @@ async fn a4_answer_a_permission_from_the_inbox() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h6_a_killed_agents_card_says_so_before_a_key_and_home_sets_its_asks_apart() {
+    let mut phone = Phone::start().await;
+    phone.open_inbox_row("rm -rf build/").await;
+    phone
+        .until("the permission card", |s| {
+            s.contains("$ rm -rf build/") && s.contains("answers the selected one")
+        })
+        .await;
+    let key = phone.card_key();
+    phone.agent.kill();
+    // No key pressed: the card's top says the agent cannot be reached, and no answer is hinted.
+    phone
+        .until("the card says its agent cannot be reached", |s| {
+            s.contains("demo cannot be reached")
+        })
+        .await;
+    let screen = phone.screen();
+    assert!(!screen.contains("answers the selected one"), "{screen}");
+    assert!(!screen.contains(" retries"), "{screen}");
+    let title = screen.lines().next().unwrap_or_default();
+    assert!(
+        title.contains("nothing needs your answer · 4 on an unreachable agent"),
+        "{title}"
+    );
+    // Keys as a person types them after reading: select, then Enter (a bunch answers no card,
+    // docs/KEYS.md).
+    phone.read_card().await;
+    phone.press(&["y", "enter"]).await;
+    phone
+        .until("the refusal says nothing was sent", |s| {
+            s.contains("Nothing was sent: demo cannot be reached")
+        })
+        .await;
+    phone.run_for(Duration::from_millis(500)).await;
+    assert_eq!(
+        phone.answers_sent(&key),
+        None,
+        "nothing was handed to the engine"
+    );
+    assert!(
+        journal_answers(&phone).is_empty(),
+        "the journal: {:?}",
+        journal_answers(&phone)
+    );
+    // Home sets the four asks apart instead of counting them as answerable.
+    phone.press(&["esc"]).await;
+    phone
+        .until("Home's inbox heading", |s| {
+            s.contains("Needs your answer (0) · 4 on an unreachable agent")
+        })
+        .await;
+}
+
+/// A frozen demo agent that keeps its layout in `state` and logs each POST it ran
+/// (`applied request_id=…`), on the socket of `dir`.
+fn restartable_agent(dir: &std::path::Path, state: &std::path::Path) -> AgentProcess {
+    let socket = dir.join("run").join("agent.sock");
+    let socket = socket.to_str().expect("utf-8 path").to_string();
+    let state = state.to_str().expect("utf-8 path").to_string();
+    AgentProcess::start_with_env(
+        &[
+            "agent",
+            "--socket",
+            &socket,
+            "--speed",
+            "0",
+            "--state",
+            &state,
+            "--chaos",
+            "delay=1:1ms",
+        ],
+        &[("RUST_LOG", "info")],
+    )
+}
+
+/// How many sends to `pane` the agent ran, from its own log.
+fn applied_sends(agent: &AgentProcess, pane: &str) -> usize {
+    let path = common::pane_path(pane, "send");
+    agent
+        .stderr()
+        .lines()
+        .filter(|line| line.contains("applied") && line.contains(&path))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h3_sends_that_never_left_wait_then_go_by_themselves_once_in_order() {
+    let dir = common::temp_dir();
+    let (folder, state) = (dir.path().to_path_buf(), dir.path().join("state"));
+    let agent = restartable_agent(&folder, &state);
+    let mut phone = Phone::on(agent, dir).await;
+    phone.open_pane("Inbox screen").await;
+    let pane = phone.pane_id("Inbox screen").await;
+    phone.press(&["i"]).await;
+    phone.agent.kill();
+    phone
+        .until("the pane says its agent is not answering", |s| {
+            s.contains("is not answering")
+        })
+        .await;
+    // Two sends, each typed and sent in one bunch as over ssh.
+    let mut keys: Vec<String> = "kilowaits".chars().map(String::from).collect();
+    keys.push("enter".into());
+    keys.extend("limafollows".chars().map(String::from));
+    keys.push("enter".into());
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    phone.bunch(&keys).await;
+    phone
+        .until("the first waits for the agent", |s| {
+            s.contains("kilowaits") && s.contains("waits for the agent, goes by itself")
+        })
+        .await;
+    let screen = phone.screen();
+    assert!(
+        screen.contains("goes by itself · Ctrl-↑ takes it back"),
+        "{screen}"
+    );
+    assert!(screen.contains("limafollows"), "{screen}");
+    let footer = screen.lines().last().unwrap_or_default();
+    assert!(
+        footer.contains("take back"),
+        "the footer hints it: {footer}"
+    );
+    assert_eq!(draft(&phone), "", "the words left the box");
+    // The agent comes back with its state; nothing typed, nothing pressed.
+    phone.agent = restartable_agent(&folder, &state);
+    phone
+        .until("both sends in the chat", |s| {
+            s.contains("you › kilowaits") && s.contains("you › limafollows")
+        })
+        .await;
+    phone.run_for(Duration::from_secs(2)).await;
+    // The judges: the agent ran each once, in the order typed; the journal has one intent each,
+    // done, with no try counted before the one that went.
+    assert_eq!(
+        applied_sends(&phone.agent, &pane),
+        2,
+        "{}",
+        phone.agent.stderr()
+    );
+    let received = phone.received(&pane).await;
+    let at = |words: &str| received.iter().position(|t| t == words);
+    assert!(
+        at("kilowaits").is_some() && at("kilowaits") < at("limafollows"),
+        "{received:?}"
+    );
+    assert_eq!(
+        phone.journal_sends(),
+        [
+            ("kilowaits".to_string(), "done".to_string()),
+            ("limafollows".to_string(), "done".to_string())
+        ]
+    );
+    assert!(!phone.screen().contains("waits for the agent"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h3_ctrl_up_takes_a_waiting_send_back_and_it_never_goes() {
+    let dir = common::temp_dir();
+    let (folder, state) = (dir.path().to_path_buf(), dir.path().join("state"));
+    let agent = restartable_agent(&folder, &state);
+    let mut phone = Phone::on(agent, dir).await;
+    phone.open_pane("Inbox screen").await;
+    let pane = phone.pane_id("Inbox screen").await;
+    phone.press(&["i"]).await;
+    phone.agent.kill();
+    phone
+        .until("the pane says its agent is not answering", |s| {
+            s.contains("is not answering")
+        })
+        .await;
+    phone.type_text("take me back").await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("it waits", |s| {
+            s.contains("waits for the agent, goes by itself")
+        })
+        .await;
+    phone.press(&["ctrl-up"]).await;
+    phone
+        .until("the line goes", |s| !s.contains("waits for the agent"))
+        .await;
+    assert_eq!(draft(&phone), "take me back");
+    // Back with its state: nothing goes by itself.
+    phone.agent = restartable_agent(&folder, &state);
+    phone
+        .until("the agent back", |s| !s.contains("is not answering"))
+        .await;
+    phone.run_for(Duration::from_secs(3)).await;
+    assert_eq!(
+        applied_sends(&phone.agent, &pane),
+        0,
+        "{}",
+        phone.agent.stderr()
+    );
+    assert_eq!(draft(&phone), "take me back");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a15_answer_a_choice_by_its_number_then_enter() {
     let mut phone = Phone::start().await;
     phone.open_inbox_row("选择迁移策略").await;
@@ -1053,6 +1252,113 @@ async fn a13_an_expired_card_answers_nothing_and_says_when_it_expired() {
         journal_answers(&phone)
     );
     assert_eq!(phone.applied(&key), 0);
+}
+
+/// What a frame says of the expiring ask: the seconds its corner shows (None once
+/// "expired"), and how many asks the title bar counts.
+fn countdown_and_count(screen: &str) -> (Option<Option<i64>>, Option<usize>) {
+    let title = screen.lines().next().unwrap_or_default();
+    let count = if title.contains("nothing needs your answer") {
+        Some(0)
+    } else if title.contains("1 ask needs your answer") {
+        Some(1)
+    } else {
+        title
+            .split(" asks need your answer")
+            .next()
+            .and_then(|left| left.split_whitespace().last())
+            .and_then(|n| n.parse().ok())
+    };
+    let corner = screen.lines().find_map(|line| {
+        if line.contains(" expired") {
+            return Some(None);
+        }
+        let at = line.find(" left")?;
+        let clock = line[..at].split_whitespace().last()?;
+        let (minutes, seconds) = clock.split_once(':')?;
+        Some(Some(
+            minutes.parse::<i64>().ok()? * 60 + seconds.parse::<i64>().ok()?,
+        ))
+    });
+    (corner, count)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a13_the_countdown_turns_on_the_deadlines_seconds_and_the_count_drops_at_it() {
+    // At speed 5 the demo's Release notes ask opens 0.4 s in and expires 9 s after (SPEC A13).
+    let dir = common::temp_dir();
+    let agent = logging_agent(dir.path(), "5");
+    let mut phone = Phone::on(agent, dir).await;
+    phone
+        .until("the expiring ask in the inbox", |s| {
+            s.contains("publish_docs")
+        })
+        .await;
+    phone.press(&["e"]).await;
+    phone
+        .until("the release notes card", |s| {
+            s.contains("Tool  publish_docs")
+        })
+        .await;
+    let key = phone.card_key();
+    // The deadline by the agent's clock, as it wrote it.
+    let deadline = ask_on_agent(&phone.agent, &key).await["expiresAt"]
+        .as_str()
+        .and_then(|at| {
+            time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339).ok()
+        })
+        .expect("the card expires");
+    // Watch the screen over time, every few milliseconds, until a while past the deadline:
+    // (when it was read, the seconds shown or None once expired, the title's count).
+    let mut seen: Vec<(time::OffsetDateTime, Option<i64>, Option<usize>)> = Vec::new();
+    let end = deadline + time::Duration::milliseconds(1_500);
+    while time::OffsetDateTime::now_utc() < end {
+        let _ = tokio::time::timeout(Duration::from_millis(20), phone.tui.step()).await;
+        let (corner, count) = countdown_and_count(&phone.screen());
+        if let Some(corner) = corner {
+            seen.push((time::OffsetDateTime::now_utc(), corner, count));
+        }
+    }
+    // What a frame shows holds until the next reading; past its second by more than this is a
+    // lag (a loaded machine's scheduling, not the one-second tick the runner used to keep).
+    let slack = time::Duration::milliseconds(300);
+    let mut shown: Vec<Option<i64>> = Vec::new();
+    for pair in seen.windows(2) {
+        let ((at, corner, _), (next_at, _, _)) = (&pair[0], &pair[1]);
+        match corner {
+            Some(n) => {
+                // "0:0N left" is true while more than N-1 seconds are left.
+                let left = deadline - *next_at;
+                assert!(
+                    left > time::Duration::seconds(n - 1) - slack,
+                    "{n} s drawn until {next_at}, {left} before the deadline {deadline}"
+                );
+                assert!(
+                    deadline - *at <= time::Duration::seconds(*n) + slack,
+                    "{n} s drawn at {at}, too early for the deadline {deadline}"
+                );
+            }
+            None => assert!(*at >= deadline, "expired drawn at {at}, before {deadline}"),
+        }
+        if shown.last() != Some(corner) {
+            shown.push(*corner);
+        }
+    }
+    // Every second once, in order, then expired: 0:03 → 0:02 → 0:01 → expired.
+    assert_eq!(shown.last(), Some(&None), "it ends expired: {shown:?}");
+    let seconds: Vec<i64> = shown.iter().flatten().copied().collect();
+    assert!(
+        seconds.windows(2).all(|w| w[0] == w[1] + 1),
+        "no second skipped or drawn twice: {shown:?}"
+    );
+    assert_eq!(seconds.last(), Some(&1), "{shown:?}");
+    // The title bar drops the ask at the deadline, in the frame that says expired.
+    let last_left = seen.iter().rev().find(|(_, corner, _)| corner.is_some());
+    let first_expired = seen.iter().find(|(_, corner, _)| corner.is_none());
+    let (Some((_, _, Some(before))), Some((_, _, Some(after)))) = (last_left, first_expired) else {
+        panic!("no count read around the deadline: {seen:?}");
+    };
+    assert_eq!(*after + 1, *before, "counted once less at the deadline");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

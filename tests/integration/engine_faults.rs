@@ -249,7 +249,10 @@ async fn h3_503_starting_is_not_sent_never_a_try_and_the_retries_run_it_once() {
             "not unknown: {:?}",
             record.state
         );
-        assert_eq!(record.attempts, 0, "SPEC Q5: a try nothing read does not count");
+        assert_eq!(
+            record.attempts, 0,
+            "SPEC Q5: a try nothing read does not count"
+        );
         assert!(!record.checking, "nothing to check: nothing arrived");
         id = record.request_id.clone();
         if meeting == 0 {
@@ -269,7 +272,9 @@ async fn h3_503_starting_is_not_sent_never_a_try_and_the_retries_run_it_once() {
     let seen = faulty.seen();
     assert_eq!(seen.posts.len(), 3);
     assert!(
-        seen.posts.iter().all(|p| p["requestId"] == serde_json::json!(id)),
+        seen.posts
+            .iter()
+            .all(|p| p["requestId"] == serde_json::json!(id)),
         "one request id throughout"
     );
     assert_eq!(seen.applied, [id], "it ran once");

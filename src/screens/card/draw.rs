@@ -351,6 +351,13 @@ fn card_parts(
         Span::styled(wrap::pad_to(&wrap::truncate(&who, room), room), who_style),
         Span::styled(format!(" {left_text}"), left_style),
     ]));
+    // An agent the phone cannot reach, or that is not ready, is said at the top, before a key
+    // is pressed: no answer is hinted while it lasts.
+    if card.closed.is_none()
+        && let Some(why) = app.card_unreachable(&card.key)
+    {
+        lines.extend(wrapped(&why, width, theme.danger, ""));
+    }
     // What changed under the person's eyes comes first, so it is read before anything else and
     // is never the part a long card cuts (docs/ASKS.md, "What changed").
     if let Some((from, changes)) = card.changes(app.agent_offer(&card.key.agent)) {
@@ -726,7 +733,8 @@ fn hint_lines(
             AskKind::Unknown(_) => {}
         }
     }
-    let live = card.expired_at(app.now).is_none();
+    // Nothing can go to an agent that cannot be reached: no retry is hinted either.
+    let live = card.expired_at(app.now).is_none() && app.card_unreachable(&card.key).is_none();
     if live && matches!(status, Some(CardStatus::Checking { .. })) {
         parts.push(format!("{} checks now", key(Action::Retry)));
     } else if live && status.and_then(CardStatus::retry_id).is_some() {

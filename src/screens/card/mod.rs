@@ -67,11 +67,46 @@ impl Phone {
         let Some(card) = self.cards.get(key) else {
             return false;
         };
-        card.takes_typing() && self.card_answerable(key)
+        card.takes_typing() && self.card_open_to_answer(key)
     }
 
-    /// True when a new answer may be given on this card now.
+    /// True when a new answer may be given on this card now: open to one, and its agent
+    /// reached and ready.
     pub(crate) fn card_answerable(&self, key: &AskKey) -> bool {
+        self.card_open_to_answer(key) && self.card_unreachable(key).is_none()
+    }
+
+    /// Why no answer can go to this card's agent now, in a sentence for the card's top: it
+    /// cannot be reached, or it is not ready (None while it is). Typing still goes on.
+    pub(crate) fn card_unreachable(&self, key: &AskKey) -> Option<String> {
+        let agent = self.agents.get(&key.agent)?;
+        if !crate::app::inbox::is_unreachable(agent) {
+            return None;
+        }
+        Some(match agent.link() {
+            crate::app::agents::Link::Down(crate::engine::AgentStatus::Unreachable {
+                reason,
+                ..
+            }) => format!(
+                "{} cannot be reached ({}): no answer can go now. This card answers again once the agent is back.",
+                key.agent,
+                reason.trim_end_matches('.')
+            ),
+            crate::app::agents::Link::Waiting(status) => format!(
+                "{} is not ready: {} No answer can go until it is.",
+                key.agent,
+                status.sentence()
+            ),
+            _ => format!(
+                "{} cannot be reached: {} No answer can go now.",
+                key.agent,
+                agent.status.sentence()
+            ),
+        })
+    }
+
+    /// True when the card itself takes an answer: open, not past its deadline, not answered.
+    fn card_open_to_answer(&self, key: &AskKey) -> bool {
         let Some(card) = self.cards.get(key) else {
             return false;
         };
@@ -91,7 +126,8 @@ impl Phone {
                 let live = self
                     .cards
                     .get(key)
-                    .is_some_and(|card| card.expired_at(self.now).is_none());
+                    .is_some_and(|card| card.expired_at(self.now).is_none())
+                    && self.card_unreachable(key).is_none();
                 live && CardStatus::of(&self.intents, key)
                     .as_ref()
                     .and_then(CardStatus::retry_id)
@@ -464,6 +500,11 @@ impl Phone {
     }
 
     fn why_not_answerable(&self, key: &AskKey) -> String {
+        if self.card_open_to_answer(key)
+            && let Some(why) = self.card_unreachable(key)
+        {
+            return format!("Nothing was sent: {why}");
+        }
         match self.cards.get(key) {
             Some(card) if card.expired_at(self.now).is_some() => card
                 .expired_at(self.now)

@@ -534,7 +534,11 @@ impl CardStatus {
                 Some(message) => format!("Refused: {code}: {message}"),
                 None => format!("Refused: {code}."),
             },
-            Self::NotSent { why, .. } => format!("Not sent: {why}. Retry sends it again."),
+            // It never reached the agent: nothing goes by itself (the ask may have changed
+            // meanwhile); Enter answers the revision on screen again, once the agent is ready.
+            Self::NotSent { why, .. } => {
+                format!("The answer was not sent: {why}. Enter sends it again.")
+            }
         }
     }
 

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use crate::app::App;
 use crate::app::agents::AgentView;
 use crate::app::geometry;
-use crate::app::inbox::TimeLeft;
+use crate::app::inbox::{self, TimeLeft};
 use crate::engine::AgentStatus;
 use crate::look::theme::Theme;
 use crate::look::wrap;
@@ -195,10 +195,23 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
     }
 
     let rows = app.home_inbox(&screen.filter);
-    let heading = match rows.len() {
-        0 => "Needs your answer — nothing right now".to_string(),
-        n => format!("Needs your answer ({n})"),
+    // The counts leave out an ask from its deadline on, and set apart those on an agent the
+    // phone cannot reach (their rows come last, dimmed): no key answers either now.
+    let unreachable = rows
+        .iter()
+        .filter(|r| inbox::is_unreachable(r.agent) && !inbox::is_expired(r.ask, app.now))
+        .count();
+    let answerable = rows
+        .iter()
+        .filter(|r| !inbox::is_unreachable(r.agent) && !inbox::is_expired(r.ask, app.now))
+        .count();
+    let mut heading = match (answerable, rows.len()) {
+        (_, 0) => "Needs your answer — nothing right now".to_string(),
+        (n, _) => format!("Needs your answer ({n})"),
     };
+    if unreachable > 0 {
+        heading.push_str(&format!(" · {unreachable} on an unreachable agent"));
+    }
     put(
         frame,
         parts.inbox_heading,
@@ -325,6 +338,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
         );
         let line = if is_selected {
             line.style(theme.selected)
+        } else if inbox::is_unreachable(ask.agent) {
+            line.style(theme.dim)
         } else {
             line
         };

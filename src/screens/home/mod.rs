@@ -39,8 +39,10 @@ impl Phone {
 
     /// The inbox rows the filter lets through, oldest first (SPEC A2).
     pub(crate) fn home_inbox<'a>(&'a self, filter: &Filter) -> Vec<InboxRow<'a>> {
-        inbox::rows(&self.agents)
-            .into_iter()
+        let mut rows = inbox::rows(&self.agents);
+        // Asks on an agent the phone cannot reach come after those it can answer, set apart.
+        rows.sort_by_key(|row| inbox::is_unreachable(row.agent));
+        rows.into_iter()
             .filter(|row| {
                 filter.matches(&format!(
                     "{} {} {} {}",

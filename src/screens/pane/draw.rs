@@ -275,8 +275,24 @@ fn outbox_line(
             (intent_words(record), style)
         }
     };
+    // A send that never left waits for its agent and goes by itself (docs/ENGINE.md): the line
+    // says so, and offers only taking it back.
+    let waits = outgoing.waits_for_agent()
+        && record.is_some_and(|r| matches!(r.state, IntentState::NotSent { .. }));
+    let (words, style) = if waits {
+        (
+            "waits for the agent, goes by itself".to_string(),
+            theme.warn,
+        )
+    } else {
+        (words, style)
+    };
     let mut hints = Vec::new();
-    if let Some(record) = record
+    if waits {
+        if let Some(key) = app.keymap.key_label(context, Action::TakeBack) {
+            hints.push(format!("{key} takes it back"));
+        }
+    } else if let Some(record) = record
         && app.send_is_held(&record.request_id)
     {
         if intents::is_retryable(record)
@@ -295,6 +311,8 @@ fn outbox_line(
     }
     let hints = if hints.is_empty() {
         String::new()
+    } else if waits {
+        format!(" · {}", hints.join(" · "))
     } else {
         format!(" — {}", hints.join(" · "))
     };

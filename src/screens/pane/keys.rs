@@ -111,6 +111,8 @@ pub(crate) const CHAT: Context = Context(&KeyPart {
     notes: &[],
     hints: &[
         (Action::FocusInput, "type", "type"),
+        (Action::TakeBack, "take back", "take back"),
+        (Action::Retry, "retry", "retry"),
         (Action::OpenAsk, "answer", "answer"),
         (Action::ToggleThinking, "thinking", "think"),
         (Action::Abort, "stop turn", "stop"),
@@ -135,6 +137,8 @@ pub(crate) const INPUT: Context = Context(&KeyPart {
     ],
     hints: &[
         (Action::Send, "send", "send"),
+        (Action::TakeBack, "take back", "take back"),
+        (Action::Retry, "retry", "retry"),
         (Action::Newline, "new line", "newline"),
         (Action::Abort, "stop turn", "stop"),
         (Action::Back, "leave input", "leave"),

@@ -801,6 +801,25 @@ impl Room for PaneScreen {
             Action::Send => phone
                 .draft(&self.agent, &self.pane)
                 .is_some_and(|d| !d.is_empty()),
+            // While a send waits or is held, the footer hints the keys that act on it: taking
+            // it back, and retrying one the person must decide on (one that waits for its agent
+            // goes by itself).
+            Action::TakeBack => phone
+                .outbox
+                .held(&self.agent, &self.pane, |id| phone.send_is_held(id))
+                .is_some(),
+            Action::Retry => phone
+                .outbox
+                .lines(&self.agent, &self.pane)
+                .filter(|o| !o.waits_for_agent())
+                .filter_map(|o| o.request_id())
+                .any(|id| {
+                    phone.send_is_held(id)
+                        && phone
+                            .intents
+                            .get(id)
+                            .is_some_and(crate::app::intents::is_retryable)
+                }),
             Action::Close if !bridge => phone.agent_can(&self.agent, crate::wire::caps::CLOSE),
             Action::Close | Action::MessageKind | Action::SendMode => {
                 bridge && phone.dsh_writable(&self.agent, &self.pane)

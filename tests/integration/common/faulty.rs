@@ -276,7 +276,8 @@ impl Faulty {
             return false;
         }
         if fault == PostFault::Starting {
-            let starting = json!({"code": "starting", "message": "the agent is laying out its panes"});
+            let starting =
+                json!({"code": "starting", "message": "the agent is laying out its panes"});
             return write_json(stream, 503, &starting, &[]).await;
         }
         let reply = {

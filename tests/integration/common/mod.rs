@@ -189,6 +189,13 @@ impl AgentProcess {
         self.stderr.lock().expect("stderr buffer").clone()
     }
 
+    /// Kills the process as `kill -9` does, and waits for it to end: nothing is flushed and its
+    /// socket file stays behind.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Sends SIGINT (SIGTERM with `terminate`) and waits for the process to end.
     pub fn stop(&mut self, terminate: bool) -> ExitStatus {
         let signal = if terminate {
