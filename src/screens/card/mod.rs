@@ -88,7 +88,7 @@ impl Phone {
                 reason,
                 ..
             }) => format!(
-                "{} cannot be reached ({}): no answer can go now. This card answers again once the agent is back.",
+                "{} cannot be reached: {}. No answer can go now; this card answers again once the agent is back.",
                 key.agent,
                 reason.trim_end_matches('.')
             ),
