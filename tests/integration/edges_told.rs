@@ -9,6 +9,8 @@ use crate::tmux::demo_home;
 
 use common::tmux::{Tmux, tmux_installed};
 
+const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
+
 /// A number field (docs/ASKS.md) takes digits; a letter typed into it is not dropped in
 /// silence: the card says at the key that the field takes a number.
 #[test]
@@ -35,4 +37,34 @@ fn a_number_field_says_at_the_key_that_it_takes_a_number() {
     tmux.until("the digit typed", |s| {
         s.contains("Replicas") && !s.contains("takes a number")
     });
+}
+
+/// Two agents whose sockets share a file name (every agent on the seed's default path is
+/// `agent.sock`) both come up, told apart by their folders; neither is refused.
+#[test]
+fn two_sockets_with_one_file_name_are_both_dialled() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let (first, second) = (common::temp_dir(), common::temp_dir());
+    let _a = common::socket_agent(first.path(), &[]);
+    let _b = common::socket_agent(second.path(), &[]);
+    let name = |dir: &tempfile::TempDir| {
+        format!(
+            "{}/run/agent",
+            dir.path().file_name().expect("a name").to_string_lossy()
+        )
+    };
+    let (home, _runtime) = common::tmux::private_home("cp-two-");
+    let command = format!(
+        "env XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config {BIN} --socket {a} --socket {b}",
+        home = home.path().display(),
+        a = first.path().join("run/agent.sock").display(),
+        b = second.path().join("run/agent.sock").display(),
+    );
+    let tmux = Tmux::start("two-sockets", (120, 30), &command);
+    let (a, b) = (name(&first), name(&second));
+    tmux.until("both agents on Home", |s| s.contains(&a) && s.contains(&b));
+    assert!(tmux.alive(), "the phone runs");
 }
