@@ -17,7 +17,7 @@ use crate::transport::token::TokenSource;
 pub(crate) struct ConnectArgs {
     /// Dial the durable agent on this Unix socket (`collie-phone rules S`). May be given
     /// more than once.
-    #[arg(long = "socket", value_name = "PATH")]
+    #[arg(long = "socket", value_name = "PATH", value_parser = socket_path)]
     pub(crate) sockets: Vec<PathBuf>,
     /// Dial the durable agent on this socket on another machine, through ssh
     /// (`HOST:/PATH/TO/agent.sock`; docs/REMOTE.md). ssh runs as `ssh -N -L`, with your keys or
@@ -52,6 +52,17 @@ pub(crate) struct ConnectArgs {
     /// $XDG_CONFIG_HOME/collie-phone/config.toml.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
+}
+
+/// A `--socket` path of the shape SPEC S1 asks (absolute, short enough, no `.` or `..`): a
+/// path of another shape is a bad argument (exit 2), never an agent that cannot be reached.
+fn socket_path(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    crate::transport::privacy::check_shape(&path).map_err(|refused| match &refused.fix {
+        Some(fix) => format!("{refused}; {fix}"),
+        None => refused.to_string(),
+    })?;
+    Ok(path)
 }
 
 /// Reads the config file once for a command: a refusal goes to the log too (when the command

@@ -256,9 +256,7 @@ fn socket_names(sockets: &[PathBuf], taken: &[&str]) -> Vec<String> {
             let mut parts: Vec<String> = path
                 .components()
                 .filter_map(|c| match c {
-                    std::path::Component::Normal(part) => {
-                        Some(part.to_string_lossy().into_owned())
-                    }
+                    std::path::Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
                     _ => None,
                 })
                 .collect();
@@ -281,7 +279,10 @@ fn socket_names(sockets: &[PathBuf], taken: &[&str]) -> Vec<String> {
         let mut grew = false;
         for (i, name) in names.iter().enumerate() {
             let shared = taken.contains(&name.as_str())
-                || names.iter().enumerate().any(|(j, other)| j != i && other == name);
+                || names
+                    .iter()
+                    .enumerate()
+                    .any(|(j, other)| j != i && other == name);
             if shared && depths[i] < parts[i].len() {
                 depths[i] += 1;
                 grew = true;

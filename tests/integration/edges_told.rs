@@ -68,3 +68,63 @@ fn two_sockets_with_one_file_name_are_both_dialled() {
     tmux.until("both agents on Home", |s| s.contains(&a) && s.contains(&b));
     assert!(tmux.alive(), "the phone runs");
 }
+
+/// A `watch` already running when its agent's folder is removed ends as a fresh one does
+/// (docs/SCRIPTING.md): exit 8 once the folder has stayed away for its grace, not "the folder
+/// does not exist" until stopped.
+#[test]
+fn a_running_watch_whose_folder_goes_exits_as_a_fresh_one_does() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = common::temp_dir();
+    let mut agent = common::socket_agent(dir.path(), &[]);
+    let socket = dir.path().join("run/agent.sock");
+    let mut watch = Command::new(BIN)
+        .args(["watch", "--socket"])
+        .arg(&socket)
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("watch runs");
+    let mut lines = BufReader::new(watch.stdout.take().expect("stdout")).lines();
+    let hello = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.contains("hello from"));
+    assert!(hello.is_some(), "watch heard the agent");
+    // Drain stdout so the watch never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    agent.stop(false);
+    std::fs::remove_dir_all(dir.path().join("run")).expect("the folder goes");
+    let gone = Instant::now();
+    let status = loop {
+        if let Some(status) = watch.try_wait().expect("try_wait") {
+            break status;
+        }
+        assert!(
+            gone.elapsed() < Duration::from_secs(15),
+            "watch still runs 15 s after its folder went"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        status.code(),
+        Some(8),
+        "unreachable, as a fresh watch exits"
+    );
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut watch.stderr.take().expect("stderr"), &mut said)
+        .expect("stderr");
+    assert!(said.contains("cannot reach the agent"), "{said}");
+    // A fresh one, for the same rule.
+    let fresh = Command::new(BIN)
+        .args(["watch", "--socket"])
+        .arg(&socket)
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .output()
+        .expect("watch runs");
+    assert_eq!(fresh.status.code(), Some(8));
+}
