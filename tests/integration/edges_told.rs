@@ -128,3 +128,63 @@ fn a_running_watch_whose_folder_goes_exits_as_a_fresh_one_does() {
         .expect("watch runs");
     assert_eq!(fresh.status.code(), Some(8));
 }
+
+/// An ACP agent that cannot start says why on stderr (codex-acp with an old config, as seen):
+/// the pane's notice carries its last lines, cleaned (SPEC L1); the host's log has them whole.
+#[tokio::test]
+async fn an_acp_agent_that_cannot_start_says_why_in_the_pane() {
+    let dir = common::temp_dir();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).expect("a workspace");
+    let log = dir.path().join("host.log");
+    let socket = dir.path().join("run/agent.sock");
+    let config = dir.path().join("none.toml");
+    let acp = "codex=sh -c 'echo starting >&2; echo \"\u{1b}[2mloading config\u{1b}[0m\" >&2; echo \"reading ~/.codex/config.toml\" >&2; echo \"Error: approval_policy = \\\"untrusted\\\" is no longer supported; remove this setting\" >&2; exit 1'";
+    let args = [
+        "agent",
+        "--socket",
+        socket.to_str().expect("utf-8"),
+        "--log",
+        log.to_str().expect("utf-8"),
+        "--config",
+        config.to_str().expect("utf-8"),
+        "--workspace",
+        project.to_str().expect("utf-8"),
+        "--acp",
+        acp,
+    ];
+    let process = common::AgentProcess::start_with_env(&args, &[("RUST_LOG", "info")]);
+    let client = process.client();
+    common::wait_ready(&client).await;
+    let reply = client
+        .post(
+            "/session/v1/starter/codex-1",
+            serde_json::json!({"requestId": "c"}),
+        )
+        .await
+        .expect(200, "ok");
+    let pane = reply["paneId"].as_str().expect("a pane").to_string();
+    let notice = common::eventually("the notice", std::time::Duration::from_secs(20), || {
+        let client = &client;
+        let pane = pane.clone();
+        async move {
+            common::panes::items(client, &pane)
+                .await
+                .into_iter()
+                .filter(|i| i["kind"] == "notice")
+                .filter_map(|i| i["text"].as_str().map(str::to_string))
+                .find(|t| t.contains("stopped"))
+        }
+    })
+    .await;
+    assert_eq!(
+        notice,
+        "codex stopped unexpectedly. It printed last: “loading config ⏎ reading ~/.codex/config.toml ⏎ Error: approval_policy = \"untrusted\" is no longer supported; remove this setting” (the whole is in the host's log). Send a message to start it again."
+    );
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(logged.contains("stderr: starting"), "{logged}");
+    assert!(
+        logged.contains("stderr: Error: approval_policy = \"untrusted\" is no longer supported"),
+        "{logged}"
+    );
+}
