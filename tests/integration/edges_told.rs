@@ -188,3 +188,33 @@ async fn an_acp_agent_that_cannot_start_says_why_in_the_pane() {
         "{logged}"
     );
 }
+
+/// A socket that fails the privacy check (SPEC S4): the agent's row has the state word and
+/// the code a person looks up, and the part that failed is said once, not on two rows.
+#[test]
+fn a_failed_check_shows_its_code_and_says_the_part_once() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let dir = common::temp_dir();
+    let _agent = common::socket_agent(dir.path(), &[]);
+    let link = dir.path().join("run/link");
+    std::os::unix::fs::symlink(dir.path().join("run/agent.sock"), &link).expect("a symlink");
+    let failed = format!("{} is a symlink", link.display());
+    for (name, size) in [("check-80", (80, 24)), ("check-wide", (200, 30))] {
+        let command = format!(
+            "env XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config {BIN} --socket {link}",
+            home = dir.path().display(),
+            link = link.display()
+        );
+        let tmux = Tmux::start(name, size, &command);
+        tmux.until("the code on the agent's row", |s| {
+            s.lines()
+                .any(|l| l.contains("link") && l.contains("unreachable · socket-not-private"))
+        });
+        let screen = tmux.screen();
+        assert_eq!(screen.matches(&failed).count(), 1, "{screen}");
+        assert!(!screen.contains("Not connected"), "{screen}");
+    }
+}
