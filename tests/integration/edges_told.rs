@@ -218,3 +218,57 @@ fn a_failed_check_shows_its_code_and_says_the_part_once() {
         assert!(!screen.contains("Not connected"), "{screen}");
     }
 }
+
+/// The pids of a process's children, from /proc.
+fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        found.extend(
+            list.split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
+        );
+    }
+    found
+}
+
+/// The demo notices its own agent died (`kill -9`): it starts it again with its state kept,
+/// as `--restart-every` does, and its log says why, with the exit status.
+#[test]
+fn the_demo_starts_its_agent_again_when_it_dies() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let (home, _runtime, command) = demo_home("demo --speed 0");
+    let tmux = Tmux::start("demo-heal", (100, 30), &command);
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    let out = tmux.run(&["display-message", "-p", "-t", &tmux.session, "#{pane_pid}"]);
+    let phone: u32 = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("the phone's pid");
+    let agents = children(phone);
+    assert_eq!(agents.len(), 1, "one agent: {agents:?}");
+    // SAFETY: a signal to the demo's own agent, a child of the phone this test started.
+    unsafe {
+        libc::kill(i32::try_from(agents[0]).expect("a pid"), libc::SIGKILL);
+    }
+    tmux.until("a new agent process", |_| {
+        let now = children(phone);
+        now.len() == 1 && now[0] != agents[0]
+    });
+    tmux.until("ready again", |s| {
+        !s.contains("nreachable") && s.contains("Needs your answer (4)")
+    });
+    let log = std::fs::read_to_string(home.path().join("state/collie-phone/phone.log"))
+        .unwrap_or_default();
+    assert!(
+        log.contains("the demo's agent stopped on its own (signal: 9 (SIGKILL))"),
+        "{log}"
+    );
+}
