@@ -88,6 +88,20 @@ impl ConnectArgs {
     /// config file's, else `COLLIE_DURABLE_SOCKET`); an error when there is none.
     pub(crate) fn agents(&self, config: &Config) -> anyhow::Result<Vec<AgentSpec>> {
         let agents = self.resolve_agents(config)?;
+        if agents.is_empty()
+            && let Some(socket) = super::demo_cmd::running_demo_sockets().into_iter().next()
+        {
+            // The demo the same person runs is the agent they mean; said, with how to name it.
+            crate::out::eprintln(&format!(
+                "collie-phone: no agent named: reaching the demo you are running, at {} (name it with --socket {})",
+                socket.display(),
+                socket.display()
+            ));
+            return Ok(vec![AgentSpec {
+                name: "demo".into(),
+                endpoint: crate::transport::Endpoint::socket(socket),
+            }]);
+        }
         if agents.is_empty() {
             bail!(
                 "no agent to dial: give --socket PATH or --url URL, set COLLIE_DURABLE_SOCKET, or name agents in {} (try `collie-phone demo`)",

@@ -272,3 +272,33 @@ fn the_demo_starts_its_agent_again_when_it_dies() {
         "{log}"
     );
 }
+
+/// A headless command given no agent reaches the demo the same person runs, and says so on
+/// stderr with how to name it.
+#[test]
+fn a_headless_command_with_no_agent_finds_the_running_demo() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let (home, runtime, command) = demo_home("demo --speed 0");
+    let tmux = Tmux::start("demo-found", (100, 30), &command);
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    let output = std::process::Command::new(BIN)
+        .args(["asks", "--json"])
+        .env_remove("COLLIE_DURABLE_SOCKET")
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .output()
+        .expect("the binary runs");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("reaching the demo you are running, at")
+            && said.contains(&format!("--socket {}", runtime.display())),
+        "{said}"
+    );
+    let listed = String::from_utf8_lossy(&output.stdout);
+    assert!(listed.contains("Deploy settings"), "{listed}");
+}
