@@ -89,7 +89,7 @@ impl ConnectArgs {
     pub(crate) fn agents(&self, config: &Config) -> anyhow::Result<Vec<AgentSpec>> {
         let agents = self.resolve_agents(config)?;
         if agents.is_empty()
-            && let Some(socket) = super::demo_cmd::running_demo_sockets().into_iter().next()
+            && let Some(socket) = running_demo_sockets().into_iter().next()
         {
             // The demo the same person runs is the agent they mean; said, with how to name it.
             crate::out::eprintln(&format!(
@@ -214,4 +214,53 @@ pub(crate) struct RecordArgs {
     /// `collie-phone replay FILE` plays it back.
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
+}
+
+/// Where a demo makes its folder, in the order it tries them.
+pub(crate) fn demo_bases() -> Vec<PathBuf> {
+    [
+        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
+        Some(std::env::temp_dir()),
+        Some(PathBuf::from("/tmp")),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|base| base.is_absolute() && base.is_dir())
+    .collect()
+}
+
+/// The socket of each demo this person is running (its folder theirs, its socket there), the
+/// newest first: a headless command given no agent reaches it.
+pub(crate) fn running_demo_sockets() -> Vec<PathBuf> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    let mut bases = demo_bases();
+    bases.dedup();
+    for base in bases {
+        for entry in std::fs::read_dir(&base).into_iter().flatten().flatten() {
+            if !entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("collie-phone-demo-")
+            {
+                continue;
+            }
+            let socket = entry.path().join("agent.sock");
+            let ours =
+                std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_dir() && m.uid() == uid);
+            match std::fs::symlink_metadata(&socket) {
+                Ok(meta) if ours && meta.file_type().is_socket() => {
+                    let made = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+                    if !found.iter().any(|(_, known)| *known == socket) {
+                        found.push((made, socket));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    found.sort_by_key(|found| std::cmp::Reverse(found.0));
+    found.into_iter().map(|(_, socket)| socket).collect()
 }

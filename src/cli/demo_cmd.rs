@@ -444,7 +444,7 @@ impl DemoFolder {
     /// Under `$XDG_RUNTIME_DIR` when there is one, else the system's temp folder, choosing the
     /// first where the socket path stays within 103 bytes (SPEC S1).
     fn create() -> anyhow::Result<Self> {
-        for base in demo_bases() {
+        for base in super::connect::demo_bases() {
             for _ in 0..8 {
                 let path = base.join(format!("collie-phone-demo-{:08x}", rand::random::<u32>()));
                 if path.join(SOCKET_NAME).as_os_str().len() > MAX_SOCKET_PATH {
@@ -464,55 +464,6 @@ impl DemoFolder {
             "could not make a private folder for the demo socket under $XDG_RUNTIME_DIR or the temp folder"
         )
     }
-}
-
-/// Where a demo makes its folder, in the order it tries them.
-fn demo_bases() -> Vec<PathBuf> {
-    [
-        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
-        Some(std::env::temp_dir()),
-        Some(PathBuf::from("/tmp")),
-    ]
-    .into_iter()
-    .flatten()
-    .filter(|base| base.is_absolute() && base.is_dir())
-    .collect()
-}
-
-/// The socket of each demo this person is running (its folder theirs, its socket there), the
-/// newest first: a headless command given no agent reaches it.
-pub(crate) fn running_demo_sockets() -> Vec<PathBuf> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
-    let mut found: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
-    let mut bases = demo_bases();
-    bases.dedup();
-    for base in bases {
-        for entry in std::fs::read_dir(&base).into_iter().flatten().flatten() {
-            if !entry
-                .file_name()
-                .to_string_lossy()
-                .starts_with("collie-phone-demo-")
-            {
-                continue;
-            }
-            let socket = entry.path().join(SOCKET_NAME);
-            let ours =
-                std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_dir() && m.uid() == uid);
-            match std::fs::symlink_metadata(&socket) {
-                Ok(meta) if ours && meta.file_type().is_socket() => {
-                    let made = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
-                    if !found.iter().any(|(_, known)| *known == socket) {
-                        found.push((made, socket));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    found.sort_by(|a, b| b.0.cmp(&a.0));
-    found.into_iter().map(|(_, socket)| socket).collect()
 }
 
 impl Drop for DemoFolder {

@@ -556,7 +556,7 @@ impl Phone {
                             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
                         match key.code {
                             KeyCode::Char(c)
-                                if !chord && !(c.is_ascii_digit() || "-+.eE".contains(c)) =>
+                                if !(chord || c.is_ascii_digit() || "-+.eE".contains(c)) =>
                             {
                                 // Typed words are never dropped in silence: say at the key why
                                 // this one was not typed.
