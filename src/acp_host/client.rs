@@ -21,6 +21,7 @@ use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::spec::AcpSpec;
+use super::stderr_tail::StderrTail;
 use super::text::log_line;
 
 /// What the host asks of one agent process.
@@ -61,8 +62,9 @@ pub(crate) enum Failure {
     SignIn(Vec<String>),
     /// The agent answered with an error (cleaned, one line).
     Refused(String),
-    /// The process went away.
-    Gone,
+    /// The process went away; the last lines it printed on stderr (`StderrTail::said`),
+    /// empty when none.
+    Gone(String),
 }
 
 /// What the agent did.
@@ -169,12 +171,18 @@ async fn run(
     let name = spec.name.clone();
     let config = AcpAgentConfig::new(program).args(spec.command.iter().skip(1).cloned());
     let log_name = name.clone();
-    // SPEC L1: the agent's stderr goes to the host's log, one cleaned line at a time, and
-    // never to a phone.
+    // SPEC L1: the agent's stderr goes to the host's log, one cleaned line at a time; its
+    // last lines, cleaned and cut, go with the notice of a pane it stopped under.
+    let tail = StderrTail::default();
+    let heard = tail.clone();
     let agent = AcpAgent::new(config).with_debug(move |line, direction| match direction {
-        LineDirection::Stderr => tracing::info!(agent = %log_name, "stderr: {}", log_line(line)),
+        LineDirection::Stderr => {
+            tracing::info!(agent = %log_name, "stderr: {}", log_line(line));
+            heard.push(line);
+        }
         _ => tracing::trace!(agent = %log_name, ?direction, "{}", log_line(line)),
     });
+    let prompt_tail = tail.clone();
     let updates = events.clone();
     let update_name = name.clone();
     let permissions = events.clone();
@@ -214,17 +222,21 @@ async fn run(
             agent_client_protocol::on_receive_request!(),
         )
         .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
-            serve(cx, commands, foreground_events, foreground_name).await;
+            serve(
+                cx,
+                commands,
+                foreground_events,
+                foreground_name,
+                prompt_tail,
+            )
+            .await;
             Ok(())
         })
         .await;
-    match result {
-        Ok(()) => Failure::Gone,
-        Err(error) => {
-            tracing::warn!(agent = %name, error = %log_line(&error.to_string()), "the ACP connection failed");
-            Failure::Gone
-        }
+    if let Err(error) = result {
+        tracing::warn!(agent = %name, error = %log_line(&error.to_string()), "the ACP connection failed");
     }
+    Failure::Gone(tail.settled().await)
 }
 
 /// The foreground of the connection: initialize, then one command at a time, each request in
@@ -234,6 +246,7 @@ async fn serve(
     mut commands: UnboundedReceiver<Command>,
     events: Events,
     name: String,
+    tail: StderrTail,
 ) {
     let initialize = InitializeRequest::new(ProtocolVersion::V1)
         .client_capabilities(ClientCapabilities::new())
@@ -264,6 +277,7 @@ async fn serve(
         let events = events.clone();
         let task_name = name.clone();
         let sign_in = sign_in.clone();
+        let tail = tail.clone();
         let task = async move {
             match command {
                 Command::Open { pane, cwd, load } => {
@@ -280,20 +294,19 @@ async fn serve(
                         .into_iter()
                         .map(|t| ContentBlock::Text(TextContent::new(t)))
                         .collect();
-                    let outcome = cx2
+                    let outcome = match cx2
                         .send_request(PromptRequest::new(session, prompt))
                         .block_task()
                         .await
-                        .map(|reply| reply.stop_reason)
-                        .map_err(|e| {
-                            // A prompt cut off by the process going away is a crash, not
-                            // the agent's refusal.
-                            if cx2.is_incoming_closed() {
-                                Failure::Gone
-                            } else {
-                                failure_of(&e, &sign_in)
-                            }
-                        });
+                    {
+                        Ok(reply) => Ok(reply.stop_reason),
+                        // A prompt cut off by the process going away is a crash, not the
+                        // agent's refusal; what it printed last says why.
+                        Err(_) if cx2.is_incoming_closed() => {
+                            Err(Failure::Gone(tail.settled().await))
+                        }
+                        Err(e) => Err(failure_of(&e, &sign_in)),
+                    };
                     let _ = events.send((
                         task_name,
                         Event::PromptEnded {

@@ -1223,8 +1223,11 @@ pub(crate) fn failure_words(agent: &str, failure: &Failure, what: &str) -> Strin
             let why = why.trim_end_matches('.');
             format!("{agent} {what}: {why}. What it printed is in the host's log.")
         }
-        Failure::Gone => format!(
+        Failure::Gone(said) if said.is_empty() => format!(
             "{agent} stopped unexpectedly; what it printed is in the host's log. Send a message to start it again."
+        ),
+        Failure::Gone(said) => format!(
+            "{agent} stopped unexpectedly. It printed last: “{said}” (the whole is in the host's log). Send a message to start it again."
         ),
     }
 }

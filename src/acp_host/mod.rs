@@ -17,6 +17,7 @@ pub(crate) mod host;
 pub(crate) mod permission;
 pub(crate) mod settings;
 pub mod spec;
+pub(crate) mod stderr_tail;
 pub(crate) mod stream;
 pub(crate) mod text;
 

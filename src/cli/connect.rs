@@ -17,7 +17,7 @@ use crate::transport::token::TokenSource;
 pub(crate) struct ConnectArgs {
     /// Dial the durable agent on this Unix socket (`collie-phone rules S`). May be given
     /// more than once.
-    #[arg(long = "socket", value_name = "PATH")]
+    #[arg(long = "socket", value_name = "PATH", value_parser = socket_path)]
     pub(crate) sockets: Vec<PathBuf>,
     /// Dial the durable agent on this socket on another machine, through ssh
     /// (`HOST:/PATH/TO/agent.sock`; docs/REMOTE.md). ssh runs as `ssh -N -L`, with your keys or
@@ -54,6 +54,17 @@ pub(crate) struct ConnectArgs {
     pub(crate) config: Option<PathBuf>,
 }
 
+/// A `--socket` path of the shape SPEC S1 asks (absolute, short enough, no `.` or `..`): a
+/// path of another shape is a bad argument (exit 2), never an agent that cannot be reached.
+fn socket_path(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    crate::transport::privacy::check_shape(&path).map_err(|refused| match &refused.fix {
+        Some(fix) => format!("{refused}; {fix}"),
+        None => refused.to_string(),
+    })?;
+    Ok(path)
+}
+
 /// Reads the config file once for a command: a refusal goes to the log too (when the command
 /// keeps one) before it reaches the person on stderr.
 pub(crate) fn read_config(path: &Path) -> anyhow::Result<Config> {
@@ -77,6 +88,20 @@ impl ConnectArgs {
     /// config file's, else `COLLIE_DURABLE_SOCKET`); an error when there is none.
     pub(crate) fn agents(&self, config: &Config) -> anyhow::Result<Vec<AgentSpec>> {
         let agents = self.resolve_agents(config)?;
+        if agents.is_empty()
+            && let Some(socket) = running_demo_sockets().into_iter().next()
+        {
+            // The demo the same person runs is the agent they mean; said, with how to name it.
+            crate::out::eprintln(&format!(
+                "collie-phone: no agent named: reaching the demo you are running, at {} (name it with --socket {})",
+                socket.display(),
+                socket.display()
+            ));
+            return Ok(vec![AgentSpec {
+                name: "demo".into(),
+                endpoint: crate::transport::Endpoint::socket(socket),
+            }]);
+        }
         if agents.is_empty() {
             bail!(
                 "no agent to dial: give --socket PATH or --url URL, set COLLIE_DURABLE_SOCKET, or name agents in {} (try `collie-phone demo`)",
@@ -189,4 +214,53 @@ pub(crate) struct RecordArgs {
     /// `collie-phone replay FILE` plays it back.
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
+}
+
+/// Where a demo makes its folder, in the order it tries them.
+pub(crate) fn demo_bases() -> Vec<PathBuf> {
+    [
+        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
+        Some(std::env::temp_dir()),
+        Some(PathBuf::from("/tmp")),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|base| base.is_absolute() && base.is_dir())
+    .collect()
+}
+
+/// The socket of each demo this person is running (its folder theirs, its socket there), the
+/// newest first: a headless command given no agent reaches it.
+pub(crate) fn running_demo_sockets() -> Vec<PathBuf> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    let mut bases = demo_bases();
+    bases.dedup();
+    for base in bases {
+        for entry in std::fs::read_dir(&base).into_iter().flatten().flatten() {
+            if !entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("collie-phone-demo-")
+            {
+                continue;
+            }
+            let socket = entry.path().join("agent.sock");
+            let ours =
+                std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_dir() && m.uid() == uid);
+            match std::fs::symlink_metadata(&socket) {
+                Ok(meta) if ours && meta.file_type().is_socket() => {
+                    let made = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+                    if !found.iter().any(|(_, known)| *known == socket) {
+                        found.push((made, socket));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    found.sort_by_key(|found| std::cmp::Reverse(found.0));
+    found.into_iter().map(|(_, socket)| socket).collect()
 }

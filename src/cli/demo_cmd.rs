@@ -1,6 +1,7 @@
 //! `collie-phone demo`: starts the reference agent as a child process on a private socket in a
 //! fresh folder, opens the phone on it, and, with `--restart-every`, restarts the agent now and
-//! then (same socket, same state) so the demo shows "starting" and a new epoch (SPEC H3, H5).
+//! then (same socket, same state) so the demo shows "starting" and a new epoch (SPEC H3, H5). An
+//! agent that stops on its own is started again the same way, its exit status in the log.
 //! Quitting stops the agent and removes the folder.
 //!
 //! With `--dsh` it also starts the reference DSH bridge (`dsh-bridge --demo`) on a loopback port
@@ -35,6 +36,8 @@ const START_DEADLINE: Duration = Duration::from_secs(20);
 const STOP_DEADLINE: Duration = Duration::from_secs(5);
 /// How long a restarted agent stays "starting", so the phone can show it (SPEC H3).
 const RESTART_READY_AFTER_MS: u64 = 2000;
+/// How often the demo looks whether its agent still runs.
+const HEAL_LOOK: Duration = Duration::from_millis(250);
 
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {
@@ -114,6 +117,12 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
         setup.journal = folder.path.join("intents.jsonl");
         let agent = DemoAgent::new(&folder.path, &args.world, args.chaos.as_deref(), args.acp)?;
         let child = Arc::new(Mutex::new(Some(agent.start(false).await?)));
+        // An agent that stops on its own (a crash, a kill) is started again, as a restart
+        // would be: same socket, same state (SPEC H5); the log says why.
+        let healer = {
+            let (agent, child) = (agent.clone(), Arc::clone(&child));
+            tokio::spawn(async move { agent.heal(child).await })
+        };
         let restarts = args.restart_every.map(|every| {
             let (agent, child) = (agent.clone(), Arc::clone(&child));
             tokio::spawn(async move { agent.restart_every(every, child).await })
@@ -140,6 +149,7 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
         if let Some(bridge) = bridge {
             stop(bridge.child).await;
         }
+        healer.abort();
         if let Some(restarts) = restarts {
             restarts.abort();
         }
@@ -261,6 +271,39 @@ impl DemoAgent {
                 "the reference agent stopped before listening; see its log in the demo folder"
             ),
             Err(_) => bail!("the reference agent did not start within {START_DEADLINE:?}"),
+        }
+    }
+
+    /// Watches the agent; when it exits without being asked to, says so in the log with its
+    /// exit status and starts it again on the same socket and state. A restart of
+    /// `restart_every` holds the slot while it stops the agent, so it is never taken for one.
+    async fn heal(self, child: Arc<Mutex<Option<Child>>>) {
+        loop {
+            tokio::time::sleep(HEAL_LOOK).await;
+            let mut slot = child.lock().await;
+            let Some(running) = slot.as_mut() else {
+                continue;
+            };
+            let status = match running.try_wait() {
+                Ok(Some(status)) => status,
+                Ok(None) => continue,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot tell whether the demo's agent runs");
+                    continue;
+                }
+            };
+            slot.take();
+            tracing::warn!(
+                %status,
+                "the demo's agent stopped on its own ({status}); starting it again with its state kept"
+            );
+            match self.start(true).await {
+                Ok(started) => *slot = Some(started),
+                Err(error) => {
+                    tracing::error!("the demo's agent did not come back: {error:#}");
+                    return;
+                }
+            }
         }
     }
 
@@ -401,16 +444,7 @@ impl DemoFolder {
     /// Under `$XDG_RUNTIME_DIR` when there is one, else the system's temp folder, choosing the
     /// first where the socket path stays within 103 bytes (SPEC S1).
     fn create() -> anyhow::Result<Self> {
-        let bases = [
-            std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
-            Some(std::env::temp_dir()),
-            Some(PathBuf::from("/tmp")),
-        ];
-        for base in bases
-            .into_iter()
-            .flatten()
-            .filter(|base| base.is_absolute() && base.is_dir())
-        {
+        for base in super::connect::demo_bases() {
             for _ in 0..8 {
                 let path = base.join(format!("collie-phone-demo-{:08x}", rand::random::<u32>()));
                 if path.join(SOCKET_NAME).as_os_str().len() > MAX_SOCKET_PATH {

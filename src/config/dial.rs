@@ -148,7 +148,9 @@ pub(crate) fn resolve_agents(
     configured: &BTreeMap<String, AgentEntry>,
 ) -> Result<Vec<AgentSpec>, DialError> {
     let mut specs = Vec::new();
-    for path in sockets {
+    let taken: Vec<&str> = configured.keys().map(String::as_str).collect();
+    let names = socket_names(sockets, &taken);
+    for (path, name) in sockets.iter().zip(&names) {
         let entry = AgentEntry {
             socket: Some(path.clone()),
             ssh: None,
@@ -157,11 +159,7 @@ pub(crate) fn resolve_agents(
             ca_cert: None,
             pin: None,
         };
-        specs.push(agent_spec(
-            &short_name(&path.display().to_string()),
-            &entry,
-            tokens,
-        )?);
+        specs.push(agent_spec(name, &entry, tokens)?);
     }
     for url in urls {
         let entry = AgentEntry {
@@ -247,6 +245,57 @@ pub(crate) fn resolve_bridges(
     Ok(specs)
 }
 
+/// The names of the command line's sockets: each by its file name (`agent` for
+/// `/run/a/agent.sock`), and where two share one, or a config file's agent has it, by as many
+/// of its folders as tell it apart (`a/agent`, `b/agent`). The config file's names are kept.
+/// The Home row adds the agent's own `host.name` once it is heard (`AgentView::display_name`).
+fn socket_names(sockets: &[PathBuf], taken: &[&str]) -> Vec<String> {
+    let parts: Vec<Vec<String>> = sockets
+        .iter()
+        .map(|path| {
+            let mut parts: Vec<String> = path
+                .components()
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+                    _ => None,
+                })
+                .collect();
+            if let Some(last) = parts.last_mut() {
+                *last = short_name(last);
+            }
+            parts
+        })
+        .collect();
+    let name_of = |parts: &[String], depth: usize| -> String {
+        parts[parts.len().saturating_sub(depth)..].join("/")
+    };
+    let mut depths = vec![1_usize; sockets.len()];
+    loop {
+        let names: Vec<String> = parts
+            .iter()
+            .zip(&depths)
+            .map(|(parts, depth)| name_of(parts, *depth))
+            .collect();
+        let mut grew = false;
+        for (i, name) in names.iter().enumerate() {
+            let shared = taken.contains(&name.as_str())
+                || names
+                    .iter()
+                    .enumerate()
+                    .any(|(j, other)| j != i && other == name);
+            if shared && depths[i] < parts[i].len() {
+                depths[i] += 1;
+                grew = true;
+            }
+        }
+        if !grew {
+            // The same path twice, or a config name no folder avoids, stays for
+            // `refuse_duplicates` to say.
+            return names;
+        }
+    }
+}
+
 /// A command-line URL's agent is named by its host; two URLs on one host are told apart by
 /// their ports (`127.0.0.1:8001`, `127.0.0.1:8002`).
 fn url_name(url: &str, urls: &[String]) -> String {
@@ -304,6 +353,25 @@ mod tests {
             .expect("resolves");
         assert_eq!(specs.len(), 1);
         assert_eq!(specs[0].name, "laptop");
+    }
+
+    #[test]
+    fn sockets_sharing_a_file_name_are_told_apart_by_their_folders() {
+        let sockets: Vec<PathBuf> = ["/a/agent.sock", "/b/agent.sock", "/run/other.sock"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(socket_names(&sockets, &[]), ["a/agent", "b/agent", "other"]);
+        // The config file's "other" keeps its name; the command line's takes its folder.
+        assert_eq!(
+            socket_names(&sockets, &["other"]),
+            ["a/agent", "b/agent", "run/other"]
+        );
+        let deep: Vec<PathBuf> = ["/x/a/agent.sock", "/y/a/agent.sock"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(socket_names(&deep, &[]), ["x/a/agent", "y/a/agent"]);
     }
 
     #[test]

@@ -65,8 +65,31 @@ impl AgentStatus {
         }
     }
 
-    /// One sentence for the phone's screen, in Collie's voice.
+    /// The state word and the code a person looks up (`collie-phone rules S4`, doctor,
+    /// docs/ENGINE.md) for the states no connection mends by itself:
+    /// `unreachable · socket-not-private`. None for the others, whose word says it all.
+    pub fn word_and_code(&self) -> Option<String> {
+        match self {
+            Self::Incompatible { .. }
+            | Self::OtherServer { .. }
+            | Self::TokenRefused { .. }
+            | Self::SocketNotPrivate { .. } => Some(format!("unreachable · {}", self.name())),
+            _ => None,
+        }
+    }
+
+    /// One sentence for the phone's screen, in Collie's voice: the state word and the code
+    /// first where there is one (`word_and_code`), then what failed and its fix, once.
     pub fn sentence(&self) -> String {
+        let plain = self.plain();
+        match self.word_and_code() {
+            Some(code) => format!("{code}: {plain}"),
+            None => plain,
+        }
+    }
+
+    /// What the sentence says after the state word and the code.
+    pub(crate) fn plain(&self) -> String {
         match self {
             Self::Connecting => "Connecting…".into(),
             Self::Starting => "Starting: the agent is laying out its panes.".into(),
@@ -105,11 +128,18 @@ impl AgentStatus {
             Self::WrongPath { url, status } => format!(
                 "The bridge answered {status} at {url}: nothing is there. Check the URL's path (the desktop's bridge is at /codex-bridge)."
             ),
-            // No connection was made (SPEC S4): the sentence says so, then what failed.
-            Self::SocketNotPrivate { part, why, fix } => match fix {
-                Some(fix) => format!("Not connected: {part}: {why}. Fix: {fix}"),
-                None => format!("Not connected: {part}: {why}."),
-            },
+            // No connection was made (SPEC S4): the code says so; then the part that failed.
+            Self::SocketNotPrivate { part, why, fix } => {
+                let failed = if why.starts_with("is ") {
+                    format!("{part} {why}")
+                } else {
+                    format!("{part}: {why}")
+                };
+                match fix {
+                    Some(fix) => format!("{failed}. Fix: {fix}"),
+                    None => format!("{failed}."),
+                }
+            }
         }
     }
 
@@ -131,7 +161,7 @@ mod tests {
         };
         assert_eq!(
             agent.sentence(),
-            "The agent refused the token (401). Check the token file (--token-file)."
+            "unreachable · token-refused: The agent refused the token (401). Check the token file (--token-file)."
         );
         let bridge = AgentStatus::TokenRefused {
             status: 403,
@@ -139,8 +169,31 @@ mod tests {
         };
         assert_eq!(
             bridge.sentence(),
-            "The bridge refused the token (403). Check the token file (--dsh-token-file)."
+            "unreachable · token-refused: The bridge refused the token (403). Check the token file (--dsh-token-file)."
         );
+    }
+
+    #[test]
+    fn s4_the_state_word_and_the_code_come_first_then_the_part_that_failed() {
+        let status = AgentStatus::SocketNotPrivate {
+            part: "/tmp/x/link".into(),
+            why: "is a symlink".into(),
+            fix: None,
+        };
+        assert_eq!(
+            status.sentence(),
+            "unreachable · socket-not-private: /tmp/x/link is a symlink."
+        );
+        let refused = AgentStatus::TokenRefused {
+            status: 401,
+            bridge: false,
+        };
+        assert!(
+            refused
+                .sentence()
+                .starts_with("unreachable · token-refused: The agent refused the token (401).")
+        );
+        assert_eq!(AgentStatus::Ready.word_and_code(), None);
     }
 
     #[test]
@@ -151,7 +204,7 @@ mod tests {
         };
         assert_eq!(
             status.sentence(),
-            "The durable agent speaks wire v2, this Collie speaks v1. Update Collie, or the agent's SDK."
+            "unreachable · incompatible: The durable agent speaks wire v2, this Collie speaks v1. Update Collie, or the agent's SDK."
         );
     }
 }

@@ -234,7 +234,7 @@ pub(crate) fn check_with_uid(path: &Path, uid: u32) -> Result<(), SocketCheck> {
 }
 
 /// SPEC S1: absolute, short enough, no `.` or `..`, in a folder.
-fn check_shape(path: &Path) -> Result<(), NotPrivate> {
+pub(crate) fn check_shape(path: &Path) -> Result<(), NotPrivate> {
     if !path.is_absolute() {
         let whole = std::path::absolute(path).map_or_else(
             |_| "give the whole path from /".to_string(),

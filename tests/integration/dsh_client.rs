@@ -741,7 +741,7 @@ async fn d2_refused_token_is_not_retried() {
         .expect("the status");
     assert_eq!(
         said,
-        "The bridge refused the token (401). Check the token file (--dsh-token-file)."
+        "unreachable · token-refused: The bridge refused the token (401). Check the token file (--dsh-token-file)."
     );
     let refusals = fake.lock().expect("fake").bad_auth;
     // Several poll periods pass; no further call is made on its own.

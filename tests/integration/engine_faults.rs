@@ -360,7 +360,7 @@ async fn v4_telling_hello_once_per_epoch() {
         .await;
     assert_eq!(
         status.sentence(),
-        "The durable agent speaks wire v2, this Collie speaks v1. Update Collie, or the agent's SDK."
+        "unreachable · incompatible: The durable agent speaks wire v2, this Collie speaks v1. Update Collie, or the agent's SDK."
     );
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!(faulty.seen().telling_hellos, 1);

@@ -32,6 +32,7 @@ mod dsh_cadence;
 mod dsh_client;
 mod dsh_real_peer;
 mod dsh_real_shapes;
+mod edges_told;
 mod engine_agent;
 mod engine_faults;
 mod engine_idle;

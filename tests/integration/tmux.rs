@@ -53,7 +53,7 @@ fn demo_folders(runtime: &Path) -> usize {
 
 /// A private home for a demo (its own runtime, state and config folders) and the command that
 /// runs `collie-phone ARGS` in it: (home, runtime folder, command).
-fn demo_home(args: &str) -> (tempfile::TempDir, std::path::PathBuf, String) {
+pub(crate) fn demo_home(args: &str) -> (tempfile::TempDir, std::path::PathBuf, String) {
     let (home, runtime) = private_home("cp-tmux-");
     let command = format!(
         "env XDG_RUNTIME_DIR={run} XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config {BIN} {args}",

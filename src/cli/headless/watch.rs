@@ -28,7 +28,8 @@ const WATCH_HELP: &str = "Exit codes:
   0  stopped by SIGINT or SIGTERM, or stdout was closed
   1  an error (the message says which)
   2  bad arguments
-  8  no agent to watch: each socket named is missing and cannot appear (its folder is not there)
+  8  no agent to watch: each socket named is missing and cannot appear (its folder is not there,
+     when the watch starts or, for 2 s, while it runs)
 
 With --json every line is one object with a \"type\": status, hello, new-epoch, snapshot,
 event, pane-view, ask-opened, ask-changed or ask-closed.";
@@ -67,6 +68,7 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
         specs = vec![args.common.connect.one_agent(&config, Some(name))?];
     }
     let specs = without_sockets_that_cannot_appear(specs).await?;
+    let mut folders = FolderWatch::new(&specs);
     // Watching sends nothing, so the shared receipts stay untouched (see journal_hold).
     let journal = JournalHold::scratch()?;
     let mut link = Link::open(specs, journal, args.common.record.record.clone())?;
@@ -80,11 +82,17 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
                     tracing::info!("stdout was closed: stopping");
                     break;
                 }
+                folders.look()?;
             }
             update = link.next() => {
                 let Some(update) = update else {
                     return Err(Failure::new(super::exit::Exit::Error, "the engine stopped unexpectedly"));
                 };
+                if let FromEngine::Agent { agent, .. } = &update
+                    && folders.left_out(agent)
+                {
+                    continue;
+                }
                 let entries = entries(&update, &link, &mut known);
                 let written = entries.iter().try_for_each(|entry| {
                     if args.common.json {
@@ -141,6 +149,70 @@ async fn without_sockets_that_cannot_appear(
         out::warn(&format!("collie-phone: left out: {sentence}"));
     }
     Ok(kept)
+}
+
+/// The same rule for a `watch` that runs as for one that starts: an agent whose socket's
+/// folder goes away, and stays away for `FOLDER_GRACE`, is left out with a line on stderr;
+/// when none is left the command exits 8 (docs/SCRIPTING.md).
+struct FolderWatch {
+    /// Each agent dialled over a socket: its name, its path, since when its folder is gone.
+    sockets: Vec<(String, std::path::PathBuf, Option<tokio::time::Instant>)>,
+    left_out: std::collections::BTreeSet<String>,
+    /// How many agents the watch began with.
+    agents: usize,
+}
+
+impl FolderWatch {
+    fn new(specs: &[AgentSpec]) -> Self {
+        Self {
+            sockets: specs
+                .iter()
+                .filter_map(|spec| match &spec.endpoint {
+                    Endpoint::Socket(socket) => {
+                        Some((spec.name.clone(), socket.path.clone(), None))
+                    }
+                    Endpoint::Tls(_) => None,
+                })
+                .collect(),
+            left_out: std::collections::BTreeSet::new(),
+            agents: specs.len(),
+        }
+    }
+
+    fn left_out(&self, agent: &str) -> bool {
+        self.left_out.contains(agent)
+    }
+
+    /// Looks at each socket's folder; an error when no agent is left to watch.
+    fn look(&mut self) -> Result<(), Failure> {
+        let now = tokio::time::Instant::now();
+        let mut sentences = Vec::new();
+        for (name, path, gone_since) in &mut self.sockets {
+            if self.left_out.contains(name.as_str()) {
+                continue;
+            }
+            match missing_socket(path).filter(|m| m.cannot_appear()) {
+                None => *gone_since = None,
+                Some(missing) => {
+                    let since = *gone_since.get_or_insert(now);
+                    if now.duration_since(since) >= super::link::FOLDER_GRACE {
+                        self.left_out.insert(name.clone());
+                        sentences.push(format!("cannot reach the agent \"{name}\": {missing}"));
+                    }
+                }
+            }
+        }
+        if self.left_out.len() == self.agents {
+            return Err(Failure::new(
+                super::exit::Exit::Unreachable,
+                sentences.join("; "),
+            ));
+        }
+        for sentence in &sentences {
+            out::warn(&format!("collie-phone: left out: {sentence}"));
+        }
+        Ok(())
+    }
 }
 
 /// True when stdout is a pipe whose reader has gone (POLLERR or POLLHUP on fd 1).

@@ -595,12 +595,25 @@ impl Phone {
                         let chord = key
                             .modifiers
                             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-                        let numeric = match key.code {
-                            KeyCode::Char(c) if !chord => c.is_ascii_digit() || "-+.eE".contains(c),
-                            _ => true,
-                        };
-                        if numeric {
-                            typing::edit(editor, key, false);
+                        match key.code {
+                            KeyCode::Char(c)
+                                if !(chord || c.is_ascii_digit() || "-+.eE".contains(c)) =>
+                            {
+                                // Typed words are never dropped in silence: say at the key why
+                                // this one was not typed.
+                                let label = card
+                                    .ask
+                                    .form
+                                    .as_ref()
+                                    .and_then(|f| f.fields.get(form.focus))
+                                    .map_or("This field", |f| f.label.as_str());
+                                card.notice = Some(format!(
+                                    "{label} takes a number: digits and - + . e only; “{c}” was not typed."
+                                ));
+                            }
+                            _ => {
+                                typing::edit(editor, key, false);
+                            }
                         }
                     }
                     Some(FieldValue::Boolean(on)) => {

@@ -15,6 +15,29 @@ use crate::look::wrap;
 use crate::screens::HomeScreen;
 use crate::ui::{ago, columns, put};
 
+/// The state column of an agent's row: its whole sentence when it fits in `room`, else the
+/// state word and the code, else the sentence cut with `…`; and how much of it the row holds.
+fn row_state(status: &AgentStatus, room: usize) -> (String, Held) {
+    let sentence = status.sentence();
+    if wrap::width(&sentence) <= room {
+        return (sentence, Held::Whole);
+    }
+    match status.word_and_code() {
+        Some(code) if wrap::width(&code) <= room => (code, Held::Code),
+        _ => (sentence, Held::Cut),
+    }
+}
+
+/// How much of an agent's sentence its row holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Held {
+    Whole,
+    /// The state word and the code.
+    Code,
+    /// Less than the code: the sentence cut.
+    Cut,
+}
+
 fn status_style(status: &AgentStatus, theme: &Theme) -> Style {
     match status {
         AgentStatus::Ready => theme.ok,
@@ -66,6 +89,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
         .unwrap_or(0)
         .max(8)
         .min(row_width.saturating_sub(6 + fresh_width + STATE_MIN));
+    let state_room = row_width.saturating_sub(name_width + 6 + fresh_width);
     let selected_agent = agents
         .get(screen.agents.selected.min(agents.len().saturating_sub(1)))
         .and_then(|i| app.agents.list.get(*i));
@@ -104,8 +128,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
                 ),
                 ("  ".into(), 2, theme.text),
                 (
-                    agent.status.sentence(),
-                    row_width.saturating_sub(name_width + 6 + fresh_width),
+                    row_state(&agent.status, state_room).0,
+                    state_room,
                     theme.text,
                 ),
                 (
@@ -149,18 +173,23 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
                 }
             ),
             // Doctor tells more of an agent the phone cannot use: it says so where it shows.
+            // What the row did not hold, said once: the row has the state word and the
+            // code, or the whole sentence when it fits.
             (status, _)
                 if matches!(agent.link(), crate::app::agents::Link::Down(_))
                     && !app.is_bridge(&agent.name) =>
             {
-                let sentence = status.sentence();
-                if sentence.contains("collie-phone doctor") {
-                    sentence
+                let sentence = match row_state(status, state_room).1 {
+                    Held::Whole => String::new(),
+                    Held::Code => status.plain(),
+                    Held::Cut => status.sentence(),
+                };
+                let doctor = if status.sentence().contains("collie-phone doctor") {
+                    ""
                 } else {
-                    format!(
-                        "{sentence} `collie-phone doctor` checks each step and says what to fix."
-                    )
-                }
+                    "`collie-phone doctor` checks each step and says what to fix."
+                };
+                format!("{sentence} {doctor}").trim().to_string()
             }
             (status, _) => status.sentence(),
         };
