@@ -57,10 +57,12 @@ const CODEX: Agent = Agent {
     bin: "codex-acp",
     args: "",
     again: Some("codex resumed this conversation."),
+    // codex 0.166 offers no reasoning effort for `gpt-5.4`, whose metadata it lacks: the
+    // model is switched instead.
     switch: (
-        "reasoning_effort",
-        "high",
-        Switched::ModelGets("/reasoning/effort", "high"),
+        "model",
+        "gpt-6.1-sol",
+        Switched::ModelGets("/model", "gpt-6.1-sol"),
     ),
 };
 const CLAUDE: Agent = Agent {
@@ -129,8 +131,8 @@ fn environment(
         "codex" => {
             let codex_home = dir.join("codex-home");
             std::fs::create_dir_all(&codex_home).expect("a CODEX_HOME");
-            // What a person has: a model codex knows (`gpt-5.4`, so it offers `exec_command`
-            // and the freeform `apply_patch` tool), its provider, and the project trusted.
+            // What a person has: a model (`gpt-5.4`: codex 0.166 offers it `exec_command`
+            // with `sandbox_permissions`), its provider, and the project trusted.
             // No approval policy and no sandbox mode: the host starts the session in codex's
             // `read-only` mode, which asks before it edits or runs what is not read-only.
             let config = format!(
@@ -518,10 +520,16 @@ async fn whole_turns(agent: &'static Agent) {
     let sent = tier.send(&pane, "write", &prompt).await;
     let ask = tier.ask(&pane).await;
     let title = ask["title"].as_str().unwrap_or_default();
-    assert!(
-        (title.starts_with("edit: ") || title.starts_with("Write: ")) && title.contains("notes.md"),
-        "an edit's card leads with its file: {title}"
-    );
+    if name == "codex" {
+        // codex 0.166 offers `gpt-5.4` no `apply_patch`, so the file is written by a command.
+        assert!(title.starts_with("execute: printf"), "{title}");
+    } else {
+        assert!(
+            (title.starts_with("edit: ") || title.starts_with("Write: "))
+                && title.contains("notes.md"),
+            "an edit's card leads with its file: {title}"
+        );
+    }
     assert!(
         unicode_width::UnicodeWidthStr::width(title) <= 80,
         "{title}"
@@ -658,6 +666,10 @@ async fn whole_turns(agent: &'static Agent) {
             remembered,
             "the loaded session sent the earlier turns to the model"
         );
+    } else if notices.contains(&format!("{name} loaded this conversation again.")) {
+        // Gemini CLI 0.61.0's load finds the session's record on some runs and not on
+        // others (docs/ACP.md): whichever the pane says must be true.
+        assert!(remembered, "the pane says loaded, but the model got no earlier turn");
     } else {
         // The pane's word is true: the fresh session does not carry the earlier turns.
         assert!(
