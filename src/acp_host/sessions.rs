@@ -5,12 +5,12 @@
 
 use std::path::PathBuf;
 
+use agent_client_protocol::Agent;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CloseSessionRequest, ListSessionsRequest, LoadSessionRequest,
     NewSessionRequest, ResumeSessionRequest, SessionModeState, SetSessionModeRequest,
 };
-use agent_client_protocol::Agent;
 
 use super::client::{Event, Failure, failure_of};
 use super::settings::starting_mode;
@@ -141,7 +141,10 @@ async fn start_in_mode(
     let (wanted, mut note) = starting_mode(agent, &offered, &modes.current_mode_id.0, chosen);
     if let Some(wanted) = wanted {
         match cx
-            .send_request(SetSessionModeRequest::new(session.to_string(), wanted.clone()))
+            .send_request(SetSessionModeRequest::new(
+                session.to_string(),
+                wanted.clone(),
+            ))
             .block_task()
             .await
         {
@@ -188,10 +191,7 @@ pub(crate) struct Listed {
 const MAX_LIST_PAGES: usize = 5;
 
 /// The agent's sessions in `cwd`, every page up to [`MAX_LIST_PAGES`].
-pub(crate) async fn list(
-    cx: &ConnectionTo<Agent>,
-    cwd: PathBuf,
-) -> Result<Vec<Listed>, Failure> {
+pub(crate) async fn list(cx: &ConnectionTo<Agent>, cwd: PathBuf) -> Result<Vec<Listed>, Failure> {
     let mut found = Vec::new();
     let mut cursor = None;
     for _ in 0..MAX_LIST_PAGES {
@@ -217,4 +217,43 @@ pub(crate) async fn list(
         }
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::InitializeResponse;
+
+    fn abilities(jsonl: &str) -> Abilities {
+        let first: serde_json::Value =
+            serde_json::from_str(jsonl.lines().next().expect("a line")).expect("json");
+        let init: InitializeResponse =
+            serde_json::from_value(first["result"].clone()).expect("an initialize reply");
+        Abilities::of(&init.agent_capabilities)
+    }
+
+    #[test]
+    fn todays_adapters_offer_list_resume_and_close() {
+        let all = Abilities {
+            load: true,
+            resume: true,
+            list: true,
+            close: true,
+        };
+        for fixture in [
+            include_str!("../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-open.jsonl"),
+            include_str!("../../tests/fixtures/acp/real/codex-acp-2.6.0-open.jsonl"),
+        ] {
+            let offered = abilities(fixture);
+            assert_eq!(offered, all);
+            // A known session comes back resumed, the host holding its conversation.
+            assert_eq!(offered.again("s".into()), Some(Opening::Resume("s".into())));
+        }
+        let load_only = Abilities {
+            load: true,
+            ..Abilities::default()
+        };
+        assert_eq!(load_only.again("s".into()), Some(Opening::Load("s".into())));
+        assert_eq!(Abilities::default().again("s".into()), None);
+    }
 }

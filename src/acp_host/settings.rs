@@ -46,8 +46,9 @@ pub(crate) const ACTS_WITHOUT_ASKING: &[&str] = &[
 /// | id | agent | what it does |
 /// |---|---|---|
 /// | `read-only` | Codex (`codex-acp` 2.6) | "Requires approval to edit files and access the internet." |
-/// | `default` | Claude Code ("Manual": "Always ask before making changes"), Gemini CLI, our scripted agent | asks before every edit and command |
-pub(crate) const ASKS_MOST: &[&str] = &["read-only", "default"];
+/// | `default` | Claude Code ("Manual": "Always ask before making changes"), Gemini CLI | asks before every edit and command |
+/// | `ask` | our scripted agent (`demo --acp`, the tests) | "Asks before it runs anything" |
+pub(crate) const ASKS_MOST: &[&str] = &["read-only", "default", "ask"];
 
 /// Whether a mode or option value lets the agent act without asking (the table above).
 pub(crate) fn acts_without_asking(id: &str) -> bool {
@@ -343,5 +344,71 @@ mod tests {
         assert_eq!(settings.target("speed"), None);
         settings.set_mode("full-access");
         assert_eq!(settings.wire()[0].current, "full-access");
+    }
+
+    /// The `session/new` reply of today's adapters (tests/fixtures/acp/real): the mode each
+    /// starts in of itself, and every mode it offers.
+    fn offered(fixture: &str) -> (String, Vec<String>) {
+        let line: serde_json::Value = serde_json::from_str(fixture).expect("json");
+        let reply: agent_client_protocol::v1::schema::NewSessionResponse =
+            serde_json::from_value(line["result"].clone()).expect("a session/new reply");
+        let modes = reply.modes.expect("modes");
+        (
+            modes.current_mode_id.0.to_string(),
+            modes
+                .available_modes
+                .iter()
+                .map(|m| m.id.0.to_string())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn todays_adapters_start_in_a_mode_that_acts_without_asking_and_the_host_picks_the_one_that_asks_most()
+     {
+        for (fixture, own, asks_most, unattended) in [
+            (
+                include_str!(
+                    "../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-session-new.json"
+                ),
+                "auto",
+                "default",
+                vec!["auto", "bypassPermissions"],
+            ),
+            (
+                include_str!("../../tests/fixtures/acp/real/codex-acp-2.6.0-session-new.json"),
+                "agent",
+                "read-only",
+                vec!["agent", "agent-full-access"],
+            ),
+        ] {
+            let (current, offered) = offered(fixture);
+            let offered: Vec<&str> = offered.iter().map(String::as_str).collect();
+            assert_eq!(current, own);
+            assert!(acts_without_asking(&current), "{current}");
+            let marked: Vec<&str> = offered
+                .iter()
+                .copied()
+                .filter(|m| acts_without_asking(m))
+                .collect();
+            assert_eq!(marked, unattended);
+            assert_eq!(
+                starting_mode("x", &offered, &current, None),
+                (Some(asks_most.to_string()), None)
+            );
+            // The person's choice wins where offered; one not offered is said, and the
+            // session starts in the one that asks most.
+            assert_eq!(
+                starting_mode("x", &offered, &current, Some(offered[1])),
+                (Some(offered[1].to_string()), None)
+            );
+            let (mode, note) = starting_mode("x", &offered, &current, Some("fast"));
+            assert_eq!(mode.as_deref(), Some(asks_most));
+            assert!(
+                note.is_some_and(|n| n.starts_with("x offers no mode fast;")),
+                "a chosen mode it does not offer is said"
+            );
+            assert_eq!(starting_mode("x", &offered, asks_most, None), (None, None));
+        }
     }
 }

@@ -67,7 +67,7 @@ pub(crate) struct AgentArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) log: Option<PathBuf>,
     /// Host a real coding agent that speaks ACP (Agent Client Protocol) instead of the demo
-    /// world: NAME=COMMAND, e.g. `claude="npx -y @zed-industries/claude-code-acp"`. The command
+    /// world: NAME=COMMAND, e.g. `claude="npx -y @agentclientprotocol/claude-agent-acp"`. The command
     /// is split like a shell line and run directly, never through a shell. May be given more
     /// than once; `[acp.NAME] command = [...]` in the config adds more. See docs/ACP.md.
     #[arg(long = "acp", value_name = "NAME=COMMAND")]
@@ -207,7 +207,9 @@ fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
                 anyhow::anyhow!("--acp-mode takes NAME=MODE, e.g. claude=default; got {text:?}")
             })?;
         let Some(agent) = agents.iter_mut().find(|a| a.name == name) else {
-            bail!("--acp-mode {text}: no ACP agent is named {name} (name it with --acp or [acp.{name}])");
+            bail!(
+                "--acp-mode {text}: no ACP agent is named {name} (name it with --acp or [acp.{name}])"
+            );
         };
         agent.mode = Some(mode.to_string());
     }

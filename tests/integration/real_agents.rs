@@ -669,7 +669,10 @@ async fn whole_turns(agent: &'static Agent) {
     } else if notices.contains(&format!("{name} loaded this conversation again.")) {
         // Gemini CLI 0.61.0's load finds the session's record on some runs and not on
         // others (docs/ACP.md): whichever the pane says must be true.
-        assert!(remembered, "the pane says loaded, but the model got no earlier turn");
+        assert!(
+            remembered,
+            "the pane says loaded, but the model got no earlier turn"
+        );
     } else {
         // The pane's word is true: the fresh session does not carry the earlier turns.
         assert!(
