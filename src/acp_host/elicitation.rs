@@ -191,7 +191,7 @@ pub(crate) fn card(
             let title = title(tool, first_line, "Open a link to go on");
             let mut ask = blank_ask(AskKind::Choice, &title);
             ask.choice = Some(ChoiceBody {
-                prompt: Some(message.clone()),
+                prompt: prompt_of(&message, &title, &[]),
                 options: vec![option(DONE, "Done", None), option(DECLINE, "Decline", None)],
                 url: Some(link),
             });
@@ -217,15 +217,11 @@ pub(crate) fn card(
                     limits::MAX_FORM_FIELDS
                 ));
             }
-            let mut prompt = message.clone();
-            if let Some(about) = schema
+            let about = schema
                 .description
                 .as_deref()
                 .map(|d| clean_text(d, limits::MAX_PROMPT))
-                .filter(|d| !d.trim().is_empty())
-            {
-                prompt = format!("{prompt}\n\n{about}");
-            }
+                .unwrap_or_default();
             let schema_title = schema.title.as_deref().map(clean_line);
             let heading = schema_title
                 .as_deref()
@@ -249,10 +245,11 @@ pub(crate) fn card(
                 });
             }
             let decline = option(DECLINE, "Decline", None);
+            let title = title(tool, heading, "A question");
             if fields.is_empty() {
-                let mut ask = blank_ask(AskKind::Choice, &title(tool, heading, "A question"));
+                let mut ask = blank_ask(AskKind::Choice, &title);
                 ask.choice = Some(ChoiceBody {
-                    prompt: Some(prompt),
+                    prompt: prompt_of(&message, &title, &[&about]),
                     options: vec![option("accept", "Accept", None), decline],
                     url: None,
                 });
@@ -264,15 +261,12 @@ pub(crate) fn card(
             if let ([field], [shown_field]) = (&fields[..], &shown[..])
                 && matches!(field.typed, Typed::One(_))
             {
-                let mut ask = blank_ask(AskKind::Choice, &title(tool, heading, "A question"));
+                let mut ask = blank_ask(AskKind::Choice, &title);
                 let mut options = shown_field.options.clone();
                 options.push(decline);
-                let mut prompt = prompt;
-                if let Some(about) = &shown_field.description {
-                    prompt = format!("{prompt}\n\n{about}");
-                }
+                let field_about = shown_field.description.clone().unwrap_or_default();
                 ask.choice = Some(ChoiceBody {
-                    prompt: Some(prompt),
+                    prompt: prompt_of(&message, &title, &[&about, &field_about]),
                     options,
                     url: None,
                 });
@@ -281,9 +275,9 @@ pub(crate) fn card(
                     shape: Shape::Choice(field.clone()),
                 });
             }
-            let mut ask = blank_ask(AskKind::Form, &title(tool, heading, "A question"));
+            let mut ask = blank_ask(AskKind::Form, &title);
             ask.form = Some(FormBody {
-                prompt: Some(prompt),
+                prompt: prompt_of(&message, &title, &[&about]),
                 fields: shown,
                 options: vec![decline],
             });
@@ -294,6 +288,23 @@ pub(crate) fn card(
         }
         _ => Err("it asked in a way this host does not know".into()),
     }
+}
+
+/// The card's prompt: the message, unless the title already shows all of it, then what else
+/// the agent said of the question; none when that is nothing.
+fn prompt_of(message: &str, title: &str, more: &[&str]) -> Option<String> {
+    let one_line = message.trim().lines().count() <= 1;
+    let mut parts: Vec<&str> = Vec::new();
+    if !(one_line && title.ends_with(message.trim())) {
+        parts.push(message.trim());
+    }
+    parts.extend(more.iter().map(|m| m.trim()));
+    let prompt = parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    (!prompt.is_empty()).then_some(prompt)
 }
 
 fn clean_line_of(text: &str, max: usize) -> String {

@@ -13,7 +13,7 @@ const WAIT: Duration = Duration::from_secs(20);
 
 struct Host {
     dir: tempfile::TempDir,
-    _process: AgentProcess,
+    process: AgentProcess,
     client: Client,
 }
 
@@ -45,7 +45,7 @@ async fn host() -> Host {
     wait_ready(&client).await;
     Host {
         dir,
-        _process: process,
+        process,
         client,
     }
 }
@@ -270,4 +270,65 @@ async fn past_the_cards_limits_it_is_declined_with_a_notice() {
     assert_eq!(host.until_received().await, json!({"action": "decline"}));
     let notices = host.notices(&pane).await;
     assert!(notices.contains(&"scripted asked a question the phone cannot show, so it was declined: its question “size” has 9 options, and a card holds 8 at most.".to_string()), "{notices:?}");
+}
+
+#[tokio::test]
+async fn asks_json_lists_the_question_and_answer_field_answers_it_typed() {
+    let host = host().await;
+    let (_pane, ask) = host.pane_with("/ask").await;
+    let socket = host.process.socket_path();
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(BIN)
+            .args(args)
+            .args(["--socket", socket.to_str().expect("utf-8")])
+            .output()
+            .expect("runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).to_string(),
+        )
+    };
+    let (code, out) = run(&["asks", "--json"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("\"integer\":true") && out.contains("亚太 Asia-Pacific"),
+        "{out}"
+    );
+    let id = ask["id"].as_str().expect("an id");
+    let (code, out) = run(&["answer", id, "--field", "replicas=4.5"]);
+    assert_ne!(
+        code,
+        Some(0),
+        "a fraction is refused before it is sent: {out}"
+    );
+    let (code, out) = run(&[
+        "answer",
+        id,
+        "--field",
+        "replicas=4",
+        "--field",
+        "regions=o2,3",
+        "--field",
+        "dry_run=no",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        host.until_received().await,
+        json!({"action": "accept", "content": {"replicas": 4, "environment": "staging",
+            "dry_run": false, "regions": ["us", "ap"]}})
+    );
+}
+
+#[tokio::test]
+async fn answer_decline_declines_a_form_from_the_command_line() {
+    let host = host().await;
+    let (_pane, ask) = host.pane_with("/ask").await;
+    let socket = host.process.socket_path();
+    let output = std::process::Command::new(BIN)
+        .args(["answer", ask["id"].as_str().expect("an id"), "decline"])
+        .args(["--socket", socket.to_str().expect("utf-8")])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(host.until_received().await, json!({"action": "decline"}));
 }
