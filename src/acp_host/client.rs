@@ -2,7 +2,8 @@
 //! (`agent-client-protocol`), run as a task: commands go in, events come out, and the host,
 //! which holds the world's lock, never waits on the agent.
 //!
-//! We are the ACP client. We advertise no file system and no terminal capability: the host
+//! We are the ACP client. We advertise elicitation (form and url: an agent's questions are
+//! cards). We advertise no file system and no terminal capability: the host
 //! would have to confine every read, write and command to the session's workspace, and an
 //! agent that has neither still does its work with its own tools, asking permission first.
 
@@ -11,10 +12,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, Implementation, InitializeRequest,
-    PromptRequest, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption,
-    SessionModeState, SessionNotification, SetSessionConfigOptionRequest, SetSessionModeRequest,
-    StopReason, TextContent,
+    CancelNotification, ClientCapabilities, CompleteElicitationNotification, ContentBlock,
+    CreateElicitationRequest, CreateElicitationResponse, ElicitationCapabilities,
+    ElicitationFormCapabilities, ElicitationUrlCapabilities, Implementation, InitializeRequest,
+    PromptRequest, RequestPermissionRequest,
+    RequestPermissionResponse, SessionConfigOption, SessionModeState, SessionNotification,
+    SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};
@@ -103,9 +106,19 @@ pub(crate) enum Event {
         request: Box<RequestPermissionRequest>,
         responder: Responder<RequestPermissionResponse>,
     },
-    /// The agent took a permission request back (`$/cancel_request`).
+    /// The agent took a permission request or an elicitation back (`$/cancel_request`).
     PermissionWithdrawn {
         key: u64,
+    },
+    /// An `elicitation/create`, answered later through its responder.
+    Elicitation {
+        key: u64,
+        request: Box<CreateElicitationRequest>,
+        responder: Responder<CreateElicitationResponse>,
+    },
+    /// `elicitation/complete`: a url elicitation was done out of band.
+    ElicitationComplete {
+        elicitation_id: String,
     },
     PromptEnded {
         pane: String,
@@ -130,6 +143,10 @@ impl std::fmt::Debug for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Event::Permission { key, .. } => write!(f, "Permission({key})"),
+            Event::Elicitation { key, .. } => write!(f, "Elicitation({key})"),
+            Event::ElicitationComplete { elicitation_id } => {
+                write!(f, "ElicitationComplete({elicitation_id})")
+            }
             Event::Update(n) => write!(f, "Update({})", n.session_id.0),
             Event::Initialized { abilities } => write!(f, "Initialized({abilities:?})"),
             Event::Listed { cwd, sessions } => write!(
@@ -198,6 +215,10 @@ async fn run(
     let update_name = name.clone();
     let permissions = events.clone();
     let permission_name = name.clone();
+    let elicitations = events.clone();
+    let elicitation_name = name.clone();
+    let completions = events.clone();
+    let completion_name = name.clone();
     let foreground_events = events.clone();
     let foreground_name = name.clone();
     let mode = spec.mode.clone();
@@ -233,6 +254,40 @@ async fn run(
             },
             agent_client_protocol::on_receive_request!(),
         )
+        .on_receive_request(
+            async move |request: CreateElicitationRequest, responder, _cx| {
+                let key = NEXT_PERMISSION.fetch_add(1, Ordering::Relaxed);
+                let cancellation = responder.cancellation();
+                let withdrawn = elicitations.clone();
+                let withdrawn_name = elicitation_name.clone();
+                tokio::spawn(async move {
+                    cancellation.cancelled().await;
+                    let _ = withdrawn.send((withdrawn_name, Event::PermissionWithdrawn { key }));
+                });
+                let _ = elicitations.send((
+                    elicitation_name.clone(),
+                    Event::Elicitation {
+                        key,
+                        request: Box::new(request),
+                        responder,
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CompleteElicitationNotification, _cx| {
+                let _ = completions.send((
+                    completion_name.clone(),
+                    Event::ElicitationComplete {
+                        elicitation_id: notification.elicitation_id.0.to_string(),
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
         .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
             serve(cx, commands, foreground_events, foreground_name, mode).await;
             Ok(())
@@ -257,7 +312,14 @@ async fn serve(
     mode: Option<String>,
 ) {
     let initialize = InitializeRequest::new(ProtocolVersion::V1)
-        .client_capabilities(ClientCapabilities::new())
+        // Questions the agent asks become cards (docs/ACP.md, "Questions the agent asks").
+        .client_capabilities(
+            ClientCapabilities::new().elicitation(
+                ElicitationCapabilities::new()
+                    .form(ElicitationFormCapabilities::new())
+                    .url(ElicitationUrlCapabilities::new()),
+            ),
+        )
         .client_info(Implementation::new(
             "collie-phone",
             env!("CARGO_PKG_VERSION"),

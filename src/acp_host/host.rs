@@ -15,6 +15,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::AcpHostOptions;
 use super::client::{self, Command, Event, Events, Failure};
+use super::elicitation::{Asker, Elicitations};
 use super::permission::{PermissionCard, card};
 use super::sessions::{Abilities, Opening};
 use super::settings::{Settings, Target};
@@ -88,6 +89,8 @@ pub(crate) struct AcpHost {
     panes: HashMap<String, Bound>,
     /// By ask id.
     pending: HashMap<String, Pending>,
+    /// The agents' questions waiting for a person.
+    elicitations: Elicitations,
     /// The demo's first words to its first pane, sent once its session opens.
     opening: Option<String>,
     /// Updates for a session no pane holds yet: an agent may send one (its commands, say)
@@ -119,6 +122,7 @@ impl AcpHost {
             running: HashMap::new(),
             panes: HashMap::new(),
             pending: HashMap::new(),
+            elicitations: Elicitations::default(),
             opening: options.opening.clone(),
             early: Vec::new(),
             unreplayed: HashSet::new(),
@@ -288,7 +292,7 @@ impl AcpHost {
                 ..
             } => self.answer(world, &pane, &ask_id, &outcome, now),
             Happening::Aborted { pane, turn_id } => self.abort(world, &pane, &turn_id, now),
-            Happening::Closed { pane } => self.closed(&pane),
+            Happening::Closed { pane } => self.closed(world, &pane, now),
             Happening::Reopened { pane } => self.reopened(world, &pane, now),
             Happening::SettingChosen {
                 pane,
@@ -523,6 +527,9 @@ impl AcpHost {
         outcome: &Outcome,
         now: OffsetDateTime,
     ) {
+        if self.elicitations.answer(world, ask_id, outcome, now) {
+            return;
+        }
         let Some(pending) = self.pending.remove(ask_id) else {
             tracing::warn!(
                 pane,
@@ -562,6 +569,8 @@ impl AcpHost {
     }
 
     fn abort(&mut self, world: &mut World, pane: &str, turn: &str, now: OffsetDateTime) {
+        self.elicitations
+            .give_up(world, pane, "the turn was stopped", false, now);
         for (_, pending) in self.take_pending(pane) {
             respond(pending.responder, RequestPermissionOutcome::Cancelled);
             let title = &pending.card.ask.title;
@@ -591,8 +600,10 @@ impl AcpHost {
 
     /// A closed pane's turn is cancelled, and its session closed where the agent offers
     /// `session/close` (docs/ACP.md, "Sessions the agent keeps").
-    fn closed(&mut self, pane: &str) {
+    fn closed(&mut self, world: &mut World, pane: &str, now: OffsetDateTime) {
         self.cancel_pending(pane);
+        self.elicitations
+            .give_up(world, pane, "the pane was closed", false, now);
         let Some(bound) = self.panes.remove(pane) else {
             return;
         };
@@ -720,6 +731,15 @@ impl AcpHost {
                 request,
                 responder,
             } => self.permission(world, agent, key, *request, responder, now),
+            Event::Elicitation {
+                key,
+                request,
+                responder,
+            } => self.elicitation(world, agent, key, &request, responder, now),
+            Event::ElicitationComplete { elicitation_id } => {
+                self.elicitations.complete(world, &elicitation_id, now)
+            }
+            Event::PermissionWithdrawn { key } if self.elicitations.withdrawn(world, key, now) => {}
             Event::PermissionWithdrawn { key } => {
                 let found = self
                     .pending
@@ -1030,6 +1050,47 @@ impl AcpHost {
         }
     }
 
+    /// An agent's question: a card in the pane of its session, or `cancel` when no pane holds
+    /// the session (docs/ACP.md, "Questions the agent asks").
+    fn elicitation(
+        &mut self,
+        world: &mut World,
+        agent: &str,
+        key: u64,
+        request: &agent_client_protocol::v1::schema::CreateElicitationRequest,
+        responder: Responder<agent_client_protocol::v1::schema::CreateElicitationResponse>,
+        now: OffsetDateTime,
+    ) {
+        let found = super::elicitation::scope(request).and_then(|(session, call)| {
+            let (pane, bound) = self.session_pane(agent, &session)?;
+            Some((pane, call.map(|call| bound.stream.tool_of(&call))))
+        });
+        let Some((pane, tool)) = found else {
+            tracing::warn!(agent, "an elicitation for no pane's session: cancelled");
+            let action = agent_client_protocol::v1::schema::ElicitationAction::Cancel;
+            let reply = agent_client_protocol::v1::schema::CreateElicitationResponse::new(action);
+            if let Err(error) = responder.respond(reply) {
+                tracing::warn!(error = %super::text::log_line(&error.to_string()), "the answer could not be sent to the agent");
+            }
+            return;
+        };
+        let turn = world
+            .layout
+            .panes
+            .get(&pane)
+            .and_then(|p| p.turn.as_ref())
+            .map(|t| t.id.clone())
+            .unwrap_or_default();
+        let asker = Asker {
+            agent,
+            pane: &pane,
+            turn: &turn,
+            tool,
+        };
+        self.elicitations
+            .ask(world, asker, key, request, responder, now);
+    }
+
     fn prompt_ended(
         &mut self,
         world: &mut World,
@@ -1102,7 +1163,9 @@ impl AcpHost {
             ),
         };
         bound.stream.end_turn(world, pane, &unfinished, now);
-        // A permission request cannot outlive its prompt.
+        // A permission request or a question cannot outlive its prompt.
+        self.elicitations
+            .give_up(world, pane, "the turn ended before an answer", true, now);
         for (ask, pending) in self.take_pending(pane) {
             respond(pending.responder, RequestPermissionOutcome::Cancelled);
             world.decide_ask(pane, &ask, "The turn ended before an answer", now);
@@ -1141,6 +1204,13 @@ impl AcpHost {
             .collect();
         for pane in panes {
             // Their responders went with the process: nothing to answer, only to decide.
+            self.elicitations.give_up(
+                world,
+                &pane,
+                "the agent stopped before an answer",
+                true,
+                now,
+            );
             for (ask, pending) in self.take_pending(&pane) {
                 world.decide_ask(&pane, &ask, "The agent stopped before an answer", now);
                 let title = &pending.card.ask.title;

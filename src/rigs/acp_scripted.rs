@@ -16,6 +16,10 @@
 //! A session is kept in the sessions folder only once it was prompted, as the real agents keep
 //! theirs.
 //!
+//! `/ask`, `/pick`, `/link` (and `/link-done`, `/ask-wide`) ask the person through the client
+//! (`elicitation/create`) and keep what came back in the session's history as
+//! `("elicitation", "{…reply…}")`.
+//!
 //! It offers modes (`ask`, `plan`, and `yolo`, which stands for the modes that act without
 //! asking), a config option (`speed`: `careful`, `quick`, and `refused`, which it refuses with an
 //! error), and six commands (`/test`, `/review`, `/tool`, `/tool-open`, `/explain`, `/mode`;
@@ -111,6 +115,9 @@ const COMMANDS: &[(&str, &str, Option<&str>)] = &[
     ),
     ("explain", "Explain a file", Some("the file to explain")),
     ("mode", "Say the mode and speed it is in", None),
+    ("ask", "Ask a form of questions (an elicitation)", None),
+    ("pick", "Ask one question with options", None),
+    ("link", "Ask to open a link (a url elicitation)", None),
 ];
 
 impl Remembered {
@@ -550,6 +557,22 @@ async fn play(
         let words = format!("I am in mode {mode}, at speed {speed}.");
         turn.say(&words).await;
         words
+    } else if let Some(what) = ["/ask", "/pick", "/link", "/link-done", "/ask-wide"]
+        .iter()
+        .find(|w| words.trim() == **w)
+    {
+        let got = turn.elicit(what).await;
+        if let Ok(mut state) = state.lock()
+            && let Some(remembered) = state.sessions.get_mut(session)
+        {
+            remembered.history.push(("elicitation".into(), got.clone()));
+        }
+        remember(state, options, session);
+        let words = format!("You answered: {got}");
+        if !cancelled.load(Ordering::SeqCst) {
+            turn.say(&words).await;
+        }
+        words
     } else if words.trim() == "/test" {
         turn.run_tests(&format!("call-test-{}", turn.number), false)
             .await?
@@ -788,6 +811,105 @@ impl Turn<'_> {
         let last = "Here is a fix for `add`: it subtracted instead of adding.".to_string();
         self.say(&last).await;
         Ok(last)
+    }
+
+    /// Asks the person through the client (`elicitation/create`) and returns what came back,
+    /// as the JSON of the reply, so tests judge what the agent received: `/ask` a form of every
+    /// field type tied to a tool call, `/pick` one single-select question, `/link` a url to
+    /// open (`/link-done` says `elicitation/complete` for it after a moment), `/ask-wide`
+    /// more options than a card holds.
+    async fn elicit(&self, what: &str) -> String {
+        use agent_client_protocol::v1::schema::{
+            CompleteElicitationNotification, CreateElicitationRequest, ElicitationFormMode,
+            ElicitationSchema, ElicitationSessionScope, ElicitationUrlMode,
+        };
+        let call = format!("call-ask-{}", self.number);
+        let scope = ElicitationSessionScope::new(self.session.to_string());
+        let request = match what {
+            "/link" | "/link-done" => CreateElicitationRequest::new(
+                ElicitationUrlMode::new(
+                    scope,
+                    format!("link-{}", self.number),
+                    "https://example.org/authorize?client=collie&state=42",
+                ),
+                "Sign in to the 数据库 service 🔐 to let me read the schema.",
+            ),
+            _ => {
+                let schema: ElicitationSchema = match what {
+                    "/pick" => serde_json::from_value(serde_json::json!({
+                        "type": "object", "properties": {"strategy": {
+                            "type": "string", "title": "迁移策略",
+                            "oneOf": [
+                                {"const": "cutover", "title": "一次性切换", "description": "One window, fast"},
+                                {"const": "dual-write", "title": "双写过渡 🔁"},
+                                {"const": "tenant", "title": "按租户灰度"}]}}
+                    })),
+                    "/ask-wide" => serde_json::from_value(serde_json::json!({
+                        "type": "object", "properties": {"size": {
+                            "type": "string", "enum": ["xs", "s", "m", "l", "xl", "2xl", "3xl", "4xl", "5xl"]}}
+                    })),
+                    _ => serde_json::from_value(serde_json::json!({
+                        "type": "object", "required": ["replicas", "environment"],
+                        "properties": {
+                            "environment": {"type": "string", "title": "环境 Environment",
+                                "oneOf": [{"const": "staging", "title": "Staging 🧪"},
+                                          {"const": "production", "title": "Production 🚀"}],
+                                "default": "staging"},
+                            "replicas": {"type": "integer", "title": "Replicas", "minimum": 1,
+                                "maximum": 9, "default": 2, "description": "How many copies run at once"},
+                            "dry_run": {"type": "boolean", "title": "Dry run first", "default": true},
+                            "regions": {"type": "array", "title": "Regions", "maxItems": 2,
+                                "items": {"anyOf": [{"const": "eu", "title": "Europe 🌍"},
+                                                    {"const": "us", "title": "Americas"},
+                                                    {"const": "ap", "title": "亚太 Asia-Pacific"}]}},
+                            "contact": {"type": "string", "title": "Contact", "format": "email"}
+                        }
+                    })),
+                }
+                .unwrap_or_default();
+                let scope = if what == "/ask" {
+                    // As claude-agent-acp emits the call before its question: no name, kind
+                    // `other`, the tool in `_meta.claudeCode.toolName`.
+                    let meta = serde_json::json!({"claudeCode": {"toolName": "AskUserQuestion"}});
+                    let tool = ToolCall::new(call.clone(), "AskUserQuestion")
+                        .kind(ToolKind::Other)
+                        .status(ToolCallStatus::Pending)
+                        .meta(meta.as_object().cloned());
+                    self.update(SessionUpdate::ToolCall(tool));
+                    scope.tool_call_id(agent_client_protocol::v1::schema::ToolCallId::new(
+                        call.clone(),
+                    ))
+                } else {
+                    scope
+                };
+                CreateElicitationRequest::new(
+                    ElicitationFormMode::new(scope, schema),
+                    "How should the payments service go out? 怎么发布？",
+                )
+            }
+        };
+        let asked = self.cx.send_request(request);
+        if what == "/link-done" {
+            tokio::time::sleep(self.pace * 20).await;
+            let done = CompleteElicitationNotification::new(format!("link-{}", self.number));
+            if let Err(error) = self.cx.send_notification(done) {
+                eprintln!("scripted agent: elicitation/complete could not be sent: {error}");
+            }
+        }
+        let got = match asked.block_task().await {
+            Ok(reply) => serde_json::to_string(&reply).unwrap_or_default(),
+            Err(error) => format!("error {}", error.message),
+        };
+        eprintln!("scripted agent: the elicitation got {got}");
+        if what == "/ask" {
+            let status = if got.contains("\"accept\"") {
+                ToolCallStatus::Completed
+            } else {
+                ToolCallStatus::Failed
+            };
+            self.tool_done(&call, status, None);
+        }
+        got
     }
 
     /// Asks to run the tests with all four option kinds, and does what the answer says.
