@@ -15,9 +15,9 @@ use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, CompleteElicitationNotification, ContentBlock,
     CreateElicitationRequest, CreateElicitationResponse, ElicitationCapabilities,
     ElicitationFormCapabilities, ElicitationUrlCapabilities, Implementation, InitializeRequest,
-    PromptRequest, RequestPermissionRequest,
-    RequestPermissionResponse, SessionConfigOption, SessionModeState, SessionNotification,
-    SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextContent,
+    PromptRequest, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption,
+    SessionModeState, SessionNotification, SetSessionConfigOptionRequest, SetSessionModeRequest,
+    StopReason, TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};

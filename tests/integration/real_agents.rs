@@ -20,7 +20,9 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::model_endpoint::{HELLO, ModelEndpoint, Received, WRITTEN, finished, is_refusal};
+use common::model_endpoint::{
+    ASKED, HELLO, ModelEndpoint, Received, WRITTEN, finished, is_refusal,
+};
 use common::*;
 use serde_json::{Value, json};
 
@@ -705,4 +707,55 @@ async fn claude_code_runs_whole_turns_behind_the_host() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gemini_cli_runs_whole_turns_behind_the_host() {
     whole_turns(&GEMINI).await;
+}
+
+/// Claude's AskUserQuestion reaches the phone as a form card (the host offers
+/// `elicitation.form`), and the option chosen there is what the model reads as the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claudes_question_answered_from_a_card_reaches_the_model_as_the_chosen_option() {
+    let Some(tier) = Tier::start(&CLAUDE).await else {
+        return;
+    };
+    let pane = tier.start_pane().await;
+    let sent = tier
+        .send(&pane, "ask", "please ask me which database to use")
+        .await;
+    let ask = tier.ask(&pane).await;
+    let (question, [_, chosen]) = ASKED;
+    assert_eq!(ask["kind"], "form", "{ask}");
+    assert_eq!(ask["title"], format!("AskUserQuestion: {question}"));
+    let field = &ask["form"]["fields"][0];
+    let option = field["options"]
+        .as_array()
+        .and_then(|o| {
+            o.iter()
+                .find(|o| o["label"].as_str().is_some_and(|l| l.starts_with(chosen)))
+        })
+        .unwrap_or_else(|| panic!("{chosen} is an option: {field}"))["id"]
+        .clone();
+    tier.client
+        .post(
+            &pane_path(&pane, "answer"),
+            json!({"requestId": "pick", "askId": ask["id"], "revision": ask["revision"],
+                   "answer": {"values": {field["id"].as_str().unwrap_or_default(): option}}}),
+        )
+        .await
+        .expect(200, "ok");
+    assert_eq!(tier.turn_ends(&pane, &sent).await, "done");
+    let results: Vec<String> = tier
+        .turns_for("ask me which database")
+        .into_iter()
+        .flat_map(|r| r.tool_results)
+        .collect();
+    assert!(
+        results
+            .iter()
+            .any(|r| r.contains(chosen) && !r.contains("Postgres")),
+        "the model read the chosen option, and only it: {results:?}"
+    );
+    eprintln!("claude's question: the model got {results:?}");
+    eprintln!(
+        "claude (question): {} requests to the model",
+        tier.endpoint.received().len()
+    );
 }

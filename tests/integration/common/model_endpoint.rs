@@ -389,7 +389,16 @@ enum Script {
     Slow,
     Run(String),
     Write(String),
+    /// Claude's AskUserQuestion: which database, Postgres or SQLite ([`ASKED`]). Only Claude
+    /// has the tool; the others answer it in words.
+    Ask,
 }
+
+/// The question the model asks with Claude's AskUserQuestion, and its options.
+pub const ASKED: (&str, [&str; 2]) = (
+    "Which database should the service use?",
+    ["Postgres", "SQLite"],
+);
 
 impl Script {
     fn of(seen: &Received) -> Self {
@@ -428,6 +437,13 @@ impl Script {
         if prompt.split_whitespace().any(|w| w == "slow") {
             return Self::Slow;
         }
+        if prompt.contains("ask me which database") {
+            return if seen.tool_results.is_empty() {
+                Self::Ask
+            } else {
+                Self::Words(finished("ask which database"))
+            };
+        }
         Self::Words(HELLO.into())
     }
 }
@@ -446,6 +462,7 @@ fn pieces(script: &Script) -> (Vec<String>, Duration) {
             }
             (pieces, Duration::from_millis(20))
         }
+        Script::Ask => (vec![HELLO.to_string()], Duration::from_millis(20)),
         Script::Run(_) | Script::Write(_) => (Vec::new(), Duration::ZERO),
     }
 }
@@ -521,7 +538,7 @@ fn responses_events(script: &Script, id: u64, tools: &CodexTools) -> Vec<Event> 
             let command = format!("printf '%s\\n' '{WRITTEN}' > {name}");
             events.push(done(tools.exec(id, &command)));
         }
-        Script::Words(_) | Script::Slow => {
+        Script::Words(_) | Script::Slow | Script::Ask => {
             let (pieces, pause) = pieces(script);
             events.push((
                 "response.output_item.added".into(),
@@ -579,6 +596,20 @@ fn messages_events(script: &Script, id: u64) -> Vec<Event> {
         ]
     };
     let stop_reason = match script {
+        Script::Ask => {
+            let (question, [first, second]) = ASKED;
+            events.extend(tool(
+                "AskUserQuestion",
+                json!({"questions": [{
+                    "question": question, "header": "Database", "multiSelect": false,
+                    "options": [
+                        {"label": first, "description": "Relational, the team knows it"},
+                        {"label": second, "description": "One file, nothing to run"},
+                    ],
+                }]}),
+            ));
+            "tool_use"
+        }
         Script::Run(command) => {
             events.extend(tool(
                 "Bash",
@@ -670,7 +701,7 @@ fn gemini_events(script: &Script) -> Vec<Event> {
             "write_file",
             json!({"file_path": name, "content": format!("{WRITTEN}\n")}),
         ),
-        Script::Words(_) | Script::Slow => {
+        Script::Words(_) | Script::Slow | Script::Ask => {
             let (pieces, pause) = pieces(script);
             let last = pieces.len().saturating_sub(1);
             pieces
