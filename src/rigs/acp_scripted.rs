@@ -1108,7 +1108,7 @@ mod sessions {
             }
         }
         found.retain(|(_, r, _)| request.cwd.as_ref().is_none_or(|cwd| &r.cwd == cwd));
-        found.sort_by(|a, b| b.2.cmp(&a.2));
+        found.sort_by_key(|f| std::cmp::Reverse(f.2));
         let sessions = found
             .into_iter()
             .map(|(id, remembered, at)| {
