@@ -352,13 +352,27 @@ async fn serve(
             match command {
                 Command::Open { pane, cwd, how } => {
                     let event =
-                        sessions::open(&cx2, &task_name, mode.as_deref(), pane, cwd, how, &sign_in)
-                            .await;
+                        match sessions::open(&cx2, &task_name, mode.as_deref(), cwd, how).await {
+                            Ok((session, loaded, modes, options, note)) => Event::Opened {
+                                pane,
+                                session,
+                                loaded,
+                                modes,
+                                options,
+                                note,
+                            },
+                            Err(error) => Event::OpenFailed {
+                                pane,
+                                failure: failure_of(&error, &sign_in),
+                            },
+                        };
                     let _ = events.send((task_name, event));
                 }
                 Command::Close { session } => sessions::close(&cx2, &task_name, session).await,
                 Command::List { cwd } => {
-                    let sessions = sessions::list(&cx2, cwd.clone()).await;
+                    let sessions = sessions::list(&cx2, cwd.clone())
+                        .await
+                        .map_err(|e| failure_of(&e, &[]));
                     let _ = events.send((task_name, Event::Listed { cwd, sessions }));
                 }
                 Command::Prompt {

@@ -12,7 +12,6 @@ use agent_client_protocol::v1::schema::{
     NewSessionRequest, ResumeSessionRequest, SessionModeState, SetSessionModeRequest,
 };
 
-use super::client::{Event, Failure, failure_of};
 use super::settings::starting_mode;
 use super::text::clean_line;
 
@@ -64,16 +63,24 @@ pub(crate) enum Opening {
     Resume(String),
 }
 
-/// Opens a pane's session, and says how it went as the event the host takes.
+/// A session as it opened: its id, whether the host knew it before (loaded or resumed), its
+/// modes and options, and what the pane is told of its starting mode.
+pub(crate) type Opened = (
+    String,
+    bool,
+    Option<SessionModeState>,
+    Option<Vec<agent_client_protocol::v1::schema::SessionConfigOption>>,
+    Option<String>,
+);
+
+/// Opens a pane's session.
 pub(crate) async fn open(
     cx: &ConnectionTo<Agent>,
     agent: &str,
     mode: Option<&str>,
-    pane: String,
     cwd: PathBuf,
     how: Opening,
-    sign_in: &[String],
-) -> Event {
+) -> Result<Opened, agent_client_protocol::Error> {
     let result = match how {
         Opening::Load(session) => cx
             .send_request(LoadSessionRequest::new(session.clone(), cwd))
@@ -98,20 +105,7 @@ pub(crate) async fn open(
             Err(error) => Err(error),
         },
     };
-    match result {
-        Ok((session, loaded, modes, options, note)) => Event::Opened {
-            pane,
-            session,
-            loaded,
-            modes,
-            options,
-            note,
-        },
-        Err(error) => Event::OpenFailed {
-            pane,
-            failure: failure_of(&error, sign_in),
-        },
-    }
+    result
 }
 
 /// A new session is switched to the mode it should start in before anything is prompted
@@ -153,8 +147,8 @@ async fn start_in_mode(
                 modes.current_mode_id = wanted.into();
             }
             Err(error) => {
-                let why = failure_of(&error, &[]);
-                tracing::warn!(agent, session, ?why, "the starting mode could not be set");
+                let why = super::text::log_line(&error.to_string());
+                tracing::warn!(agent, session, %why, "the starting mode could not be set");
                 note = Some(format!(
                     "{agent} did not switch this new session to the mode {}; it stays in {}.",
                     clean_line(&wanted),
@@ -191,15 +185,17 @@ pub(crate) struct Listed {
 const MAX_LIST_PAGES: usize = 5;
 
 /// The agent's sessions in `cwd`, every page up to [`MAX_LIST_PAGES`].
-pub(crate) async fn list(cx: &ConnectionTo<Agent>, cwd: PathBuf) -> Result<Vec<Listed>, Failure> {
+pub(crate) async fn list(
+    cx: &ConnectionTo<Agent>,
+    cwd: PathBuf,
+) -> Result<Vec<Listed>, agent_client_protocol::Error> {
     let mut found = Vec::new();
     let mut cursor = None;
     for _ in 0..MAX_LIST_PAGES {
         let reply = cx
             .send_request(ListSessionsRequest::new().cwd(cwd.clone()).cursor(cursor))
             .block_task()
-            .await
-            .map_err(|e| failure_of(&e, &[]))?;
+            .await?;
         found.extend(
             reply
                 .sessions
