@@ -99,6 +99,7 @@ fn ask(pane: usize, n: usize) -> Ask {
                     "Which way should the migration go?"
                 )),
                 options: (0..MAX_CHOICE_OPTIONS).map(|i| option(i, None)).collect(),
+                url: None,
             });
         }
         AskKind::Text => {
@@ -121,8 +122,6 @@ fn ask(pane: usize, n: usize) -> Ask {
                     .map(|i| {
                         let kind = kinds[i % kinds.len()].clone();
                         FormField {
-                            id: format!("field-{i}"),
-                            label: cjk(i, 10),
                             options: if kind == FieldKind::Choice {
                                 (0..MAX_CHOICE_OPTIONS).map(|o| option(o, None)).collect()
                             } else {
@@ -134,10 +133,12 @@ fn ask(pane: usize, n: usize) -> Ask {
                                 _ => None,
                             },
                             required: i % 2 == 0,
-                            kind,
+                            description: Some(cjk(i, 20)),
+                            ..FormField::new(&format!("field-{i}"), &cjk(i, 10), kind)
                         }
                     })
                     .collect(),
+                options: Vec::new(),
             });
         }
     }

@@ -2,7 +2,8 @@
 //! (`agent-client-protocol`), run as a task: commands go in, events come out, and the host,
 //! which holds the world's lock, never waits on the agent.
 //!
-//! We are the ACP client. We advertise no file system and no terminal capability: the host
+//! We are the ACP client. We advertise elicitation (form and url: an agent's questions are
+//! cards). We advertise no file system and no terminal capability: the host
 //! would have to confine every read, write and command to the session's workspace, and an
 //! agent that has neither still does its work with its own tools, asking permission first.
 
@@ -11,15 +12,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, Implementation, InitializeRequest,
-    LoadSessionRequest, NewSessionRequest, PromptRequest, RequestPermissionRequest,
-    RequestPermissionResponse, SessionConfigOption, SessionModeState, SessionNotification,
-    SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextContent,
+    CancelNotification, ClientCapabilities, CompleteElicitationNotification, ContentBlock,
+    CreateElicitationRequest, CreateElicitationResponse, ElicitationCapabilities,
+    ElicitationFormCapabilities, ElicitationUrlCapabilities, Implementation, InitializeRequest,
+    PromptRequest, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption,
+    SessionModeState, SessionNotification, SetSessionConfigOptionRequest, SetSessionModeRequest,
+    StopReason, TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+use super::sessions::{self, Abilities, Listed, Opening};
 use super::spec::AcpSpec;
 use super::stderr_tail::StderrTail;
 use super::text::log_line;
@@ -27,12 +31,16 @@ use super::text::log_line;
 /// What the host asks of one agent process.
 #[derive(Debug)]
 pub(crate) enum Command {
-    /// `session/new` in `cwd`, or `session/load` of `load` there.
+    /// `session/new` in `cwd`, or `session/load` or `session/resume` of a session there.
     Open {
         pane: String,
         cwd: PathBuf,
-        load: Option<String>,
+        how: Opening,
     },
+    /// `session/close`: the pane is closed.
+    Close { session: String },
+    /// `session/list` of the agent's sessions in `cwd`.
+    List { cwd: PathBuf },
     /// `session/prompt` for a turn.
     Prompt {
         pane: String,
@@ -71,15 +79,23 @@ pub(crate) enum Failure {
 pub(crate) enum Event {
     /// `initialize` answered.
     Initialized {
-        load_session: bool,
+        abilities: Abilities,
     },
     Opened {
         pane: String,
         session: String,
+        /// Loaded or resumed: a session the host knew before.
         loaded: bool,
         /// The session's modes and config options, as its reply gave them.
         modes: Option<SessionModeState>,
         options: Option<Vec<SessionConfigOption>>,
+        /// What the pane is told of its starting mode, when it is not what was asked.
+        note: Option<String>,
+    },
+    /// The agent's own sessions in a folder (`session/list`).
+    Listed {
+        cwd: PathBuf,
+        sessions: Result<Vec<Listed>, Failure>,
     },
     OpenFailed {
         pane: String,
@@ -92,9 +108,19 @@ pub(crate) enum Event {
         request: Box<RequestPermissionRequest>,
         responder: Responder<RequestPermissionResponse>,
     },
-    /// The agent took a permission request back (`$/cancel_request`).
+    /// The agent took a permission request or an elicitation back (`$/cancel_request`).
     PermissionWithdrawn {
         key: u64,
+    },
+    /// An `elicitation/create`, answered later through its responder.
+    Elicitation {
+        key: u64,
+        request: Box<CreateElicitationRequest>,
+        responder: Responder<CreateElicitationResponse>,
+    },
+    /// `elicitation/complete`: a url elicitation was done out of band.
+    ElicitationComplete {
+        elicitation_id: String,
     },
     PromptEnded {
         pane: String,
@@ -119,8 +145,18 @@ impl std::fmt::Debug for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Event::Permission { key, .. } => write!(f, "Permission({key})"),
+            Event::Elicitation { key, .. } => write!(f, "Elicitation({key})"),
+            Event::ElicitationComplete { elicitation_id } => {
+                write!(f, "ElicitationComplete({elicitation_id})")
+            }
             Event::Update(n) => write!(f, "Update({})", n.session_id.0),
-            Event::Initialized { load_session } => write!(f, "Initialized({load_session})"),
+            Event::Initialized { abilities } => write!(f, "Initialized({abilities:?})"),
+            Event::Listed { cwd, sessions } => write!(
+                f,
+                "Listed({}, {:?})",
+                cwd.display(),
+                sessions.as_ref().map(Vec::len)
+            ),
             Event::Opened { pane, session, .. } => write!(f, "Opened({pane}, {})", session),
             Event::OpenFailed { pane, failure } => write!(f, "OpenFailed({pane}, {failure:?})"),
             Event::PermissionWithdrawn { key } => write!(f, "PermissionWithdrawn({key})"),
@@ -187,8 +223,13 @@ async fn run(
     let update_name = name.clone();
     let permissions = events.clone();
     let permission_name = name.clone();
+    let elicitations = events.clone();
+    let elicitation_name = name.clone();
+    let completions = events.clone();
+    let completion_name = name.clone();
     let foreground_events = events.clone();
     let foreground_name = name.clone();
+    let mode = spec.mode.clone();
     let result = Client
         .v1()
         .name("collie-phone")
@@ -221,6 +262,40 @@ async fn run(
             },
             agent_client_protocol::on_receive_request!(),
         )
+        .on_receive_request(
+            async move |request: CreateElicitationRequest, responder, _cx| {
+                let key = NEXT_PERMISSION.fetch_add(1, Ordering::Relaxed);
+                let cancellation = responder.cancellation();
+                let withdrawn = elicitations.clone();
+                let withdrawn_name = elicitation_name.clone();
+                tokio::spawn(async move {
+                    cancellation.cancelled().await;
+                    let _ = withdrawn.send((withdrawn_name, Event::PermissionWithdrawn { key }));
+                });
+                let _ = elicitations.send((
+                    elicitation_name.clone(),
+                    Event::Elicitation {
+                        key,
+                        request: Box::new(request),
+                        responder,
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CompleteElicitationNotification, _cx| {
+                let _ = completions.send((
+                    completion_name.clone(),
+                    Event::ElicitationComplete {
+                        elicitation_id: notification.elicitation_id.0.to_string(),
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
         .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
             serve(
                 cx,
@@ -228,6 +303,7 @@ async fn run(
                 foreground_events,
                 foreground_name,
                 prompt_tail,
+                mode,
             )
             .await;
             Ok(())
@@ -247,9 +323,17 @@ async fn serve(
     events: Events,
     name: String,
     tail: StderrTail,
+    mode: Option<String>,
 ) {
     let initialize = InitializeRequest::new(ProtocolVersion::V1)
-        .client_capabilities(ClientCapabilities::new())
+        // Questions the agent asks become cards (docs/ACP.md, "Questions the agent asks").
+        .client_capabilities(
+            ClientCapabilities::new().elicitation(
+                ElicitationCapabilities::new()
+                    .form(ElicitationFormCapabilities::new())
+                    .url(ElicitationUrlCapabilities::new()),
+            ),
+        )
         .client_info(Implementation::new(
             "collie-phone",
             env!("CARGO_PKG_VERSION"),
@@ -269,7 +353,7 @@ async fn serve(
     let _ = events.send((
         name.clone(),
         Event::Initialized {
-            load_session: init.agent_capabilities.load_session,
+            abilities: Abilities::of(&init.agent_capabilities),
         },
     ));
     while let Some(command) = commands.recv().await {
@@ -278,11 +362,33 @@ async fn serve(
         let task_name = name.clone();
         let sign_in = sign_in.clone();
         let tail = tail.clone();
+        let mode = mode.clone();
         let task = async move {
             match command {
-                Command::Open { pane, cwd, load } => {
-                    let event = open(&cx2, pane, cwd, load, &sign_in).await;
+                Command::Open { pane, cwd, how } => {
+                    let event =
+                        match sessions::open(&cx2, &task_name, mode.as_deref(), cwd, how).await {
+                            Ok((session, loaded, modes, options, note)) => Event::Opened {
+                                pane,
+                                session,
+                                loaded,
+                                modes,
+                                options,
+                                note,
+                            },
+                            Err(error) => Event::OpenFailed {
+                                pane,
+                                failure: failure_of(&error, &sign_in),
+                            },
+                        };
                     let _ = events.send((task_name, event));
+                }
+                Command::Close { session } => sessions::close(&cx2, &task_name, session).await,
+                Command::List { cwd } => {
+                    let sessions = sessions::list(&cx2, cwd.clone())
+                        .await
+                        .map_err(|e| failure_of(&e, &[]));
+                    let _ = events.send((task_name, Event::Listed { cwd, sessions }));
                 }
                 Command::Prompt {
                     pane,
@@ -365,48 +471,7 @@ async fn serve(
     }
 }
 
-async fn open(
-    cx: &ConnectionTo<Agent>,
-    pane: String,
-    cwd: PathBuf,
-    load: Option<String>,
-    sign_in: &[String],
-) -> Event {
-    let result = match load {
-        Some(session) => cx
-            .send_request(LoadSessionRequest::new(session.clone(), cwd))
-            .block_task()
-            .await
-            .map(|reply| (session, true, reply.modes, reply.config_options)),
-        None => cx
-            .send_request(NewSessionRequest::new(cwd))
-            .block_task()
-            .await
-            .map(|reply| {
-                (
-                    reply.session_id.0.to_string(),
-                    false,
-                    reply.modes,
-                    reply.config_options,
-                )
-            }),
-    };
-    match result {
-        Ok((session, loaded, modes, options)) => Event::Opened {
-            pane,
-            session,
-            loaded,
-            modes,
-            options,
-        },
-        Err(error) => Event::OpenFailed {
-            pane,
-            failure: failure_of(&error, sign_in),
-        },
-    }
-}
-
-fn failure_of(error: &agent_client_protocol::Error, sign_in: &[String]) -> Failure {
+pub(crate) fn failure_of(error: &agent_client_protocol::Error, sign_in: &[String]) -> Failure {
     if error.code == ErrorCode::AUTH_REQUIRED {
         return Failure::SignIn(sign_in.to_vec());
     }

@@ -411,6 +411,22 @@ impl Stream {
         }
     }
 
+    /// The tool a question is tied to, by its call id: the name the call gave (or its kind), as
+    /// a permission card names it; "a tool call" for a call the stream never saw.
+    pub(crate) fn tool_of(&self, call: &str) -> String {
+        match self.tools.get(call) {
+            Some(tool) => {
+                let name = tool
+                    .said
+                    .name
+                    .as_deref()
+                    .or(tool.said.claude_tool.as_deref());
+                super::permission::tool_name(name, tool.said.kind.as_ref())
+            }
+            None => "a tool call".to_string(),
+        }
+    }
+
     /// The command a belt button runs, by its id.
     pub(crate) fn command(&self, button: &str) -> Option<&str> {
         self.commands

@@ -199,7 +199,7 @@ impl Phone {
             .entry(key.clone())
             .and_modify(|card| card.reopen(now))
             .or_insert_with(|| CardState::new(key.clone(), ask, title, now));
-        self.open(Screen::Card(CardScreen { key }));
+        self.open(Screen::Card(CardScreen::new(key)));
     }
 
     pub(crate) fn show_toast(&mut self, text: impl Into<String>, trouble: bool) {

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `L.layout` | workspaces / tabs / panes per snapshot: 64 / 256 / 256 |
 //! | `L.open-asks` | open asks per pane: 50 (snapshot and views) |
-//! | `L.ask-options` | options of a permission: 6; of a choice and of a choice field: 8 |
+//! | `L.ask-options` | options of a permission: 6; of a choice and of a choice field: 8; of a form: 2 |
 //! | `L.form-fields` | fields of a form: 6 |
 //! | `L.starters` | starters per snapshot: 50 |
 //! | `L.belt` | belt buttons per pane: 4, label 16 characters |
@@ -186,6 +186,12 @@ fn ask_options(sample: &Sample) -> Finding {
                 "options",
             )),
             "form" => {
+                problems.extend(count_over(
+                    &body,
+                    "options",
+                    limits::MAX_FORM_OPTIONS,
+                    "options",
+                ));
                 for (f, field) in list(body.value, "fields").iter().enumerate() {
                     let field = Found {
                         place: format!("{}.fields[{f}]", body.place),
@@ -205,9 +211,10 @@ fn ask_options(sample: &Sample) -> Finding {
     judged(
         "L.ask-options",
         format!(
-            "a permission has at most {} options, a choice and a choice field at most {}{}",
+            "a permission has at most {} options, a choice and a choice field at most {}, a form at most {}{}",
             limits::MAX_PERMISSION_OPTIONS,
             limits::MAX_CHOICE_OPTIONS,
+            limits::MAX_FORM_OPTIONS,
             seen(asks.len(), "ask", "asks")
         ),
         problems,

@@ -14,10 +14,9 @@ use crate::rigs::faults::{Breaks, Rule};
 use crate::wire::{
     self, AbortRequest, ActionRequest, Answer, AnswerRequest, Ask, AskKind, AskOption, BeltButton,
     CloseRequest, ConversationState, ConversationSummary, ConversationsPage, DecidedBy, Effect,
-    ErrorBody, ErrorCode, Event, EventType, EventsReply, FieldKind, Hello, Host, Item, ItemKind,
-    ItemsPage, OUR_PROTOCOL, Outcome, Pane, PaneState, PaneView, PostReply, RenameRequest,
-    ReopenRequest, ReplyCode, SendRequest, Snapshot, Starter, Tab, TargetKind, Turn, TurnState,
-    Workspace, limits,
+    ErrorBody, ErrorCode, Event, EventType, EventsReply, Hello, Host, Item, ItemKind, ItemsPage,
+    OUR_PROTOCOL, Outcome, Pane, PaneState, PaneView, PostReply, RenameRequest, ReopenRequest,
+    ReplyCode, SendRequest, Snapshot, Starter, Tab, TargetKind, Turn, TurnState, Workspace, limits,
 };
 
 /// Decided asks whose outcome a pane keeps (SPEC A14 asks for at least 500).
@@ -1559,6 +1558,9 @@ fn check_answer(ask: &Ask, answer: &Answer) -> Result<Outcome, ErrorBody> {
                 ..Outcome::default()
             })
         }
+        AskKind::Form if answer.option_id.is_some() && answer.values.is_none() => {
+            pick(ask.form.as_ref().map_or(&[][..], |f| &f.options))
+        }
         AskKind::Form => {
             let values = answer
                 .values
@@ -1588,18 +1590,9 @@ fn check_answer(ask: &Ask, answer: &Answer) -> Result<Outcome, ErrorBody> {
 }
 
 fn check_field(field: &wire::FormField, value: &serde_json::Value) -> Result<(), String> {
-    use serde_json::Value;
-    let ok = match (&field.kind, value) {
-        (FieldKind::Text, Value::String(s)) => s.len() <= limits::MAX_ANSWER_TEXT,
-        (FieldKind::Boolean, Value::Bool(_)) => true,
-        (FieldKind::Number, Value::Number(_)) => true,
-        (FieldKind::Choice, Value::String(s)) => field.options.iter().any(|o| &o.id == s),
-        _ => false,
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("field {} has a value of the wrong kind", field.id))
+    match wire::form_check::field_problem(field, value) {
+        Some(why) => Err(format!("field {} {why}", field.id)),
+        None => Ok(()),
     }
 }
 

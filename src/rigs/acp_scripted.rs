@@ -16,6 +16,10 @@
 //! A session is kept in the sessions folder only once it was prompted, as the real agents keep
 //! theirs.
 //!
+//! `/ask`, `/pick`, `/link` (and `/link-done`, `/ask-wide`) ask the person through the client
+//! (`elicitation/create`) and keep what came back in the session's history as
+//! `("elicitation", "{…reply…}")`.
+//!
 //! It offers modes (`ask`, `plan`, and `yolo`, which stands for the modes that act without
 //! asking), a config option (`speed`: `careful`, `quick`, and `refused`, which it refuses with an
 //! error), and six commands (`/test`, `/review`, `/tool`, `/tool-open`, `/explain`, `/mode`;
@@ -31,16 +35,17 @@ use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthMethodAgent, AvailableCommand, AvailableCommandInput,
-    AvailableCommandsUpdate, CancelNotification, ConfigOptionUpdate, ContentBlock, ContentChunk,
-    CurrentModeUpdate, Diff, Implementation, InitializeRequest, InitializeResponse,
+    AvailableCommandsUpdate, CancelNotification, CloseSessionRequest, CloseSessionResponse,
+    ConfigOptionUpdate, ContentBlock, ContentChunk, CurrentModeUpdate, Diff, Implementation,
+    InitializeRequest, InitializeResponse, ListSessionsRequest, ListSessionsResponse,
     LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse,
     PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus,
     PromptRequest, PromptResponse, RequestPermissionOutcome, RequestPermissionRequest,
-    SessionConfigOption, SessionConfigSelectOption, SessionMode, SessionModeState,
-    SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
-    TextContent, ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
-    UnstructuredCommandInput,
+    ResumeSessionRequest, ResumeSessionResponse, SessionConfigOption, SessionConfigSelectOption,
+    SessionMode, SessionModeState, SessionNotification, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse, StopReason, TextContent, ToolCall, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind, UnstructuredCommandInput,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio};
@@ -53,6 +58,9 @@ pub struct ScriptedOptions {
     pub pace: Duration,
     /// Offer `loadSession`.
     pub load_session: bool,
+    /// Offer `session/resume` (with `session/list` and `session/close`, which it always
+    /// offers).
+    pub resume: bool,
     /// Want a sign-in before any session (`auth_required`).
     pub sign_in: bool,
     /// Keep sessions in this folder, so a new process can load them.
@@ -107,6 +115,9 @@ const COMMANDS: &[(&str, &str, Option<&str>)] = &[
     ),
     ("explain", "Explain a file", Some("the file to explain")),
     ("mode", "Say the mode and speed it is in", None),
+    ("ask", "Ask a form of questions (an elicitation)", None),
+    ("pick", "Ask one question with options", None),
+    ("link", "Ask to open a link (a url elicitation)", None),
 ];
 
 impl Remembered {
@@ -201,16 +212,67 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
     let mode_options = options.clone();
     let option_state = Arc::clone(&state);
     let option_options = options.clone();
+    let list_state = Arc::clone(&state);
+    let list_options = options.clone();
+    let resume_state = Arc::clone(&state);
+    let resume_options = options.clone();
+    let close_state = Arc::clone(&state);
     Agent
         .v1()
         .name("collie-scripted-agent")
+        .on_receive_request(
+            async move |request: ListSessionsRequest,
+                        responder: Responder<ListSessionsResponse>,
+                        _cx| {
+                responder.respond(sessions::list(&list_state, &list_options, request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ResumeSessionRequest,
+                        responder: Responder<ResumeSessionResponse>,
+                        cx: ConnectionTo<Client>| {
+                let id = request.session_id.to_string();
+                let found = recall(&resume_state, &resume_options, &id);
+                let Some(found) = found.filter(|_| resume_options.resume) else {
+                    return responder.respond_with_error(
+                        Error::new(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found")
+                            .data(serde_json::json!({ "sessionId": id })),
+                    );
+                };
+                eprintln!("scripted agent: resumed session {id}");
+                responder.respond(
+                    ResumeSessionResponse::new()
+                        .modes(found.modes())
+                        .config_options(found.options()),
+                )?;
+                send_commands(&cx, &id);
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: CloseSessionRequest,
+                        responder: Responder<CloseSessionResponse>,
+                        _cx| {
+                let id = request.session_id.to_string();
+                if let Ok(mut state) = close_state.lock() {
+                    state.sessions.remove(&id);
+                }
+                eprintln!("scripted agent: closed session {id}");
+                responder.respond(CloseSessionResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
         .on_receive_request(
             async move |request: InitializeRequest,
                         responder: Responder<InitializeResponse>,
                         _cx| {
                 let mut reply = InitializeResponse::new(request.protocol_version)
                     .agent_capabilities(
-                        AgentCapabilities::new().load_session(init_options.load_session),
+                        AgentCapabilities::new()
+                            .load_session(init_options.load_session)
+                            .session_capabilities(sessions::capabilities(init_options.resume)),
                     )
                     .agent_info(Implementation::new(
                         "collie-scripted-agent",
@@ -495,6 +557,22 @@ async fn play(
         let words = format!("I am in mode {mode}, at speed {speed}.");
         turn.say(&words).await;
         words
+    } else if let Some(what) = ["/ask", "/pick", "/link", "/link-done", "/ask-wide"]
+        .iter()
+        .find(|w| words.trim() == **w)
+    {
+        let got = turn.elicit(what).await;
+        if let Ok(mut state) = state.lock()
+            && let Some(remembered) = state.sessions.get_mut(session)
+        {
+            remembered.history.push(("elicitation".into(), got.clone()));
+        }
+        remember(state, options, session);
+        let words = format!("You answered: {got}");
+        if !cancelled.load(Ordering::SeqCst) {
+            turn.say(&words).await;
+        }
+        words
     } else if words.trim() == "/test" {
         turn.run_tests(&format!("call-test-{}", turn.number), false)
             .await?
@@ -735,6 +813,105 @@ impl Turn<'_> {
         Ok(last)
     }
 
+    /// Asks the person through the client (`elicitation/create`) and returns what came back,
+    /// as the JSON of the reply, so tests judge what the agent received: `/ask` a form of every
+    /// field type tied to a tool call, `/pick` one single-select question, `/link` a url to
+    /// open (`/link-done` says `elicitation/complete` for it after a moment), `/ask-wide`
+    /// more options than a card holds.
+    async fn elicit(&self, what: &str) -> String {
+        use agent_client_protocol::v1::schema::{
+            CompleteElicitationNotification, CreateElicitationRequest, ElicitationFormMode,
+            ElicitationSchema, ElicitationSessionScope, ElicitationUrlMode,
+        };
+        let call = format!("call-ask-{}", self.number);
+        let scope = ElicitationSessionScope::new(self.session.to_string());
+        let request = match what {
+            "/link" | "/link-done" => CreateElicitationRequest::new(
+                ElicitationUrlMode::new(
+                    scope,
+                    format!("link-{}", self.number),
+                    "https://example.org/authorize?client=collie&state=42",
+                ),
+                "Sign in to the 数据库 service 🔐 to let me read the schema.",
+            ),
+            _ => {
+                let schema: ElicitationSchema = match what {
+                    "/pick" => serde_json::from_value(serde_json::json!({
+                        "type": "object", "properties": {"strategy": {
+                            "type": "string", "title": "迁移策略",
+                            "oneOf": [
+                                {"const": "cutover", "title": "一次性切换", "description": "One window, fast"},
+                                {"const": "dual-write", "title": "双写过渡 🔁"},
+                                {"const": "tenant", "title": "按租户灰度"}]}}
+                    })),
+                    "/ask-wide" => serde_json::from_value(serde_json::json!({
+                        "type": "object", "properties": {"size": {
+                            "type": "string", "enum": ["xs", "s", "m", "l", "xl", "2xl", "3xl", "4xl", "5xl"]}}
+                    })),
+                    _ => serde_json::from_value(serde_json::json!({
+                        "type": "object", "required": ["replicas", "environment"],
+                        "properties": {
+                            "environment": {"type": "string", "title": "环境 Environment",
+                                "oneOf": [{"const": "staging", "title": "Staging 🧪"},
+                                          {"const": "production", "title": "Production 🚀"}],
+                                "default": "staging"},
+                            "replicas": {"type": "integer", "title": "Replicas", "minimum": 1,
+                                "maximum": 9, "default": 2, "description": "How many copies run at once"},
+                            "dry_run": {"type": "boolean", "title": "Dry run first", "default": true},
+                            "regions": {"type": "array", "title": "Regions", "maxItems": 2,
+                                "items": {"anyOf": [{"const": "eu", "title": "Europe 🌍"},
+                                                    {"const": "us", "title": "Americas"},
+                                                    {"const": "ap", "title": "亚太 Asia-Pacific"}]}},
+                            "contact": {"type": "string", "title": "Contact", "format": "email"}
+                        }
+                    })),
+                }
+                .unwrap_or_default();
+                let scope = if what == "/ask" {
+                    // As claude-agent-acp emits the call before its question: no name, kind
+                    // `other`, the tool in `_meta.claudeCode.toolName`.
+                    let meta = serde_json::json!({"claudeCode": {"toolName": "AskUserQuestion"}});
+                    let tool = ToolCall::new(call.clone(), "AskUserQuestion")
+                        .kind(ToolKind::Other)
+                        .status(ToolCallStatus::Pending)
+                        .meta(meta.as_object().cloned());
+                    self.update(SessionUpdate::ToolCall(tool));
+                    scope.tool_call_id(agent_client_protocol::v1::schema::ToolCallId::new(
+                        call.clone(),
+                    ))
+                } else {
+                    scope
+                };
+                CreateElicitationRequest::new(
+                    ElicitationFormMode::new(scope, schema),
+                    "How should the payments service go out? 怎么发布？",
+                )
+            }
+        };
+        let asked = self.cx.send_request(request);
+        if what == "/link-done" {
+            tokio::time::sleep(self.pace * 20).await;
+            let done = CompleteElicitationNotification::new(format!("link-{}", self.number));
+            if let Err(error) = self.cx.send_notification(done) {
+                eprintln!("scripted agent: elicitation/complete could not be sent: {error}");
+            }
+        }
+        let got = match asked.block_task().await {
+            Ok(reply) => serde_json::to_string(&reply).unwrap_or_default(),
+            Err(error) => format!("error {}", error.message),
+        };
+        eprintln!("scripted agent: the elicitation got {got}");
+        if what == "/ask" {
+            let status = if got.contains("\"accept\"") {
+                ToolCallStatus::Completed
+            } else {
+                ToolCallStatus::Failed
+            };
+            self.tool_done(&call, status, None);
+        }
+        got
+    }
+
     /// Asks to run the tests with all four option kinds, and does what the answer says.
     async fn run_tests(&self, id: &str, twice: bool) -> Result<String, Error> {
         self.tool(
@@ -871,4 +1048,83 @@ fn recall(state: &Shared, options: &ScriptedOptions, session: &str) -> Option<Re
     let found: Remembered = serde_json::from_slice(&bytes).ok()?;
     state.sessions.insert(session.to_string(), found.clone());
     Some(found)
+}
+
+/// The sessions it keeps, as `session/list` gives them: those in its sessions folder (and
+/// in memory) for the folder asked about, titled by their first words, newest first.
+mod sessions {
+    use std::time::SystemTime;
+
+    use agent_client_protocol::v1::schema::{
+        ListSessionsRequest, ListSessionsResponse, SessionCapabilities, SessionCloseCapabilities,
+        SessionInfo, SessionListCapabilities, SessionResumeCapabilities,
+    };
+
+    use super::{Remembered, ScriptedOptions, Shared};
+
+    pub(super) fn capabilities(resume: bool) -> SessionCapabilities {
+        SessionCapabilities::new()
+            .list(SessionListCapabilities::new())
+            .close(SessionCloseCapabilities::new())
+            .resume(resume.then(SessionResumeCapabilities::new))
+    }
+
+    pub(super) fn list(
+        state: &Shared,
+        options: &ScriptedOptions,
+        request: ListSessionsRequest,
+    ) -> ListSessionsResponse {
+        let mut found: Vec<(String, Remembered, SystemTime)> = Vec::new();
+        if let Some(folder) = &options.sessions
+            && let Ok(entries) = std::fs::read_dir(folder)
+        {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Some(id) = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .filter(|_| path.extension().is_some_and(|e| e == "json"))
+                else {
+                    continue;
+                };
+                let Ok(bytes) = std::fs::read(&path) else {
+                    continue;
+                };
+                let Ok(remembered) = serde_json::from_slice::<Remembered>(&bytes) else {
+                    continue;
+                };
+                let at = entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(SystemTime::UNIX_EPOCH);
+                found.push((id.to_string(), remembered, at));
+            }
+        }
+        if let Ok(state) = state.lock() {
+            for (id, remembered) in &state.sessions {
+                if !remembered.history.is_empty() && !found.iter().any(|(f, _, _)| f == id) {
+                    found.push((id.clone(), remembered.clone(), SystemTime::now()));
+                }
+            }
+        }
+        found.retain(|(_, r, _)| request.cwd.as_ref().is_none_or(|cwd| &r.cwd == cwd));
+        found.sort_by_key(|f| std::cmp::Reverse(f.2));
+        let sessions = found
+            .into_iter()
+            .map(|(id, remembered, at)| {
+                let title = remembered
+                    .history
+                    .iter()
+                    .find(|(who, _)| who == "user")
+                    .map(|(_, words)| words.chars().take(60).collect::<String>());
+                let at = time::OffsetDateTime::from(at)
+                    .format(&time::format_description::well_known::Rfc3339)
+                    .ok();
+                SessionInfo::new(id, remembered.cwd)
+                    .title(title)
+                    .updated_at(at)
+            })
+            .collect();
+        ListSessionsResponse::new(sessions)
+    }
 }

@@ -56,6 +56,7 @@ pub(crate) fn choice(title: &str, prompt: &str, labels: &[&str]) -> Ask {
             .enumerate()
             .map(|(i, label)| option(&format!("o{}", i + 1), label, None))
             .collect(),
+        url: None,
     });
     ask
 }
@@ -75,6 +76,7 @@ pub(crate) fn form(title: &str, prompt: &str, fields: Vec<FormField>) -> Ask {
     ask.form = Some(FormBody {
         prompt: Some(prompt.to_string()),
         fields,
+        options: Vec::new(),
     });
     ask
 }
@@ -87,12 +89,9 @@ pub(crate) fn field(
     default: Option<Value>,
 ) -> FormField {
     FormField {
-        id: id.to_string(),
-        label: label.to_string(),
-        kind,
         required,
-        options: Vec::new(),
         default,
+        ..FormField::new(id, label, kind)
     }
 }
 
@@ -117,12 +116,10 @@ pub(crate) fn choice_field(
         .and_then(|d| options.iter().find(|o| o.label == d))
         .map(|o| Value::String(o.id.clone()));
     FormField {
-        id: id.to_string(),
-        label: label.to_string(),
-        kind: FieldKind::Choice,
         required: true,
         options,
         default,
+        ..FormField::new(id, label, FieldKind::Choice)
     }
 }
 

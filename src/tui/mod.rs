@@ -406,6 +406,9 @@ fn links_of(app: &App, buffer: &ratatui::buffer::Buffer) -> Vec<u8> {
         crate::screens::Screen::Pane(screen) if app.overlay().is_none() => {
             osc::hyperlinks(buffer, &screen.drawn_links.borrow())
         }
+        crate::screens::Screen::Card(screen) if app.overlay().is_none() => {
+            osc::hyperlinks(buffer, &screen.drawn_links.borrow())
+        }
         _ => Vec::new(),
     }
 }

@@ -8,8 +8,8 @@ use std::fmt;
 use super::id::check_id;
 use super::kind::open_enum;
 use super::limits::{
-    MAX_ARGUMENTS, MAX_CHOICE_OPTIONS, MAX_FORM_FIELDS, MAX_LABEL, MAX_PERMISSION_OPTIONS,
-    MAX_PROMPT, MAX_SHORT, MAX_TITLE,
+    MAX_ARGUMENTS, MAX_CHOICE_OPTIONS, MAX_FORM_FIELDS, MAX_FORM_OPTIONS, MAX_LABEL,
+    MAX_LINK_CHARS, MAX_PERMISSION_OPTIONS, MAX_PROMPT, MAX_SHORT, MAX_TITLE,
 };
 use super::sanitize::{ChangeKind, Lines, Report, cap, clean, clean_opt};
 
@@ -111,6 +111,10 @@ pub struct ChoiceBody {
     pub prompt: Option<String>,
     #[serde(default)]
     pub options: Vec<AskOption>,
+    /// An `https://` page the person opens to do what is asked (sign in, pay, consent), then
+    /// answers with an option ("Done"). Any other scheme is dropped (SPEC L1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// A text ask: the person types an answer.
@@ -131,6 +135,10 @@ pub struct FormBody {
     pub prompt: Option<String>,
     #[serde(default)]
     pub fields: Vec<FormField>,
+    /// Answers besides the filled-in form, e.g. "Decline": at most 2 (SPEC L); the answer
+    /// `{"optionId"}` takes one, with no values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<AskOption>,
 }
 
 /// One field of a form ask. A choice field has up to 8 options (SPEC L).
@@ -145,6 +153,44 @@ pub struct FormField {
     pub options: Vec<AskOption>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Value>,
+    /// What the field asks, in more words than its label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A choice field: any number of its options, the value a list of option ids.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multiple: bool,
+    /// A number field: whole numbers only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub integer: bool,
+    /// The least and the most: a number field's value, a text field's characters, a multiple
+    /// choice field's picks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// A text field's shape: `email`, `uri`, `date` or `date-time`; others are read as text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+}
+
+impl FormField {
+    /// A field with nothing but its id, label and kind.
+    pub fn new(id: &str, label: &str, kind: FieldKind) -> Self {
+        Self {
+            id: id.to_string(),
+            label: label.to_string(),
+            kind,
+            required: false,
+            options: Vec::new(),
+            default: None,
+            description: None,
+            multiple: false,
+            integer: false,
+            min: None,
+            max: None,
+            format: None,
+        }
+    }
 }
 
 /// The answer of `POST /pane/:id/answer`, one shape per kind (SPEC A15):
@@ -271,6 +317,21 @@ impl Ask {
                 &mut mine,
             );
             sanitize_options(&mut body.options, "choice.options", &mut mine);
+            clean_opt(
+                &mut body.url,
+                MAX_LINK_CHARS,
+                Lines::Single,
+                "choice.url",
+                &mut mine,
+            );
+            if body
+                .url
+                .as_deref()
+                .is_some_and(|url| !url.starts_with("https://"))
+            {
+                body.url = None;
+                mine.note("choice.url", ChangeKind::Dropped);
+            }
         }
         if let Some(body) = &mut self.text {
             clean_opt(
@@ -297,6 +358,13 @@ impl Ask {
                 &mut mine,
             );
             cap(&mut body.fields, MAX_FORM_FIELDS, "form.fields", &mut mine);
+            cap(
+                &mut body.options,
+                MAX_FORM_OPTIONS,
+                "form.options",
+                &mut mine,
+            );
+            sanitize_options(&mut body.options, "form.options", &mut mine);
             let mut index = 0;
             body.fields.retain_mut(|field| {
                 let at_index = index;
@@ -323,6 +391,20 @@ impl Ask {
                 if let Some(default) = &mut field.default {
                     sanitize_value(default, &mut mine);
                 }
+                clean_opt(
+                    &mut field.description,
+                    MAX_PROMPT,
+                    Lines::Multi,
+                    format_args!("{at}.description"),
+                    &mut mine,
+                );
+                clean_opt(
+                    &mut field.format,
+                    MAX_SHORT,
+                    Lines::Single,
+                    format_args!("{at}.format"),
+                    &mut mine,
+                );
                 true
             });
         }

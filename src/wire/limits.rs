@@ -14,6 +14,8 @@ pub const MAX_PERMISSION_OPTIONS: usize = 6;
 pub const MAX_CHOICE_OPTIONS: usize = 8;
 /// Fields of a form ask (SPEC L).
 pub const MAX_FORM_FIELDS: usize = 6;
+/// Answers besides the filled-in form (a form's `options`, e.g. "Decline").
+pub const MAX_FORM_OPTIONS: usize = 2;
 /// Starters per snapshot (SPEC L, A17).
 pub const MAX_STARTERS: usize = 50;
 /// Belt buttons per pane (SPEC L).

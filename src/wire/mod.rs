@@ -7,6 +7,7 @@ pub(crate) mod ask;
 pub mod decode;
 pub mod etag;
 pub(crate) mod events;
+pub(crate) mod form_check;
 pub(crate) mod hello;
 pub(crate) mod history;
 pub(crate) mod id;

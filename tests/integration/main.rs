@@ -8,6 +8,7 @@
 
 mod common;
 
+mod acp_elicitation;
 mod acp_host;
 mod agent_chaos;
 mod agent_http;

@@ -33,7 +33,7 @@ pub(crate) struct AnswerArgs {
     /// The ask's id (`collie-phone asks` lists them). Needed unless --retry.
     #[arg(required_unless_present = "retry")]
     pub(crate) ask: Option<String>,
-    /// For a permission or choice ask: the option's id, or its number in the list (1, 2, …).
+    /// For a permission or choice ask: the option's id, or its number in the list (1, 2, …); for a form, one of its own options (decline).
     /// Needed for those asks; a text ask takes --text, a form ask --field.
     pub(crate) option: Option<String>,
     /// Answer a text ask with this text.
@@ -246,6 +246,15 @@ fn build(args: &AnswerArgs, mut card: CardState, offer: AgentOffer) -> Result<An
                 .map(|f| f.fields.clone())
                 .unwrap_or_default();
             let listed = list_fields(&fields);
+            // One of the form's own options (Decline) answers it without values.
+            let buttons = ask
+                .form
+                .as_ref()
+                .map(|f| f.options.clone())
+                .unwrap_or_default();
+            if let Some(option) = args.option.as_deref().and_then(|o| pick_by_id(&buttons, o)) {
+                return Ok(CardState::pick(option));
+            }
             if args.option.is_some() || args.text.is_some() {
                 return Err(bad(format!(
                     "{} is a form: give --field NAME=VALUE for its fields: {listed}",
@@ -286,6 +295,11 @@ fn build(args: &AnswerArgs, mut card: CardState, offer: AgentOffer) -> Result<An
     }
 }
 
+/// An option by its id only (a form's own options have no numbers on the card).
+fn pick_by_id<'a>(options: &'a [AskOption], wanted: &str) -> Option<&'a AskOption> {
+    options.iter().find(|o| o.id == wanted)
+}
+
 /// An option by its id, or by its number in the list as the card's keys 1–8 pick it.
 fn pick<'a>(options: &'a [AskOption], wanted: &str) -> Option<&'a AskOption> {
     options.iter().find(|o| o.id == wanted).or_else(|| {
@@ -317,6 +331,24 @@ fn field_value(field: &FormField, value: &str) -> Result<FieldValue, String> {
                 field.id, field.label
             )),
         },
+        // Several picks: ids or numbers, comma-separated (`--field regions=o1,o3`).
+        FieldKind::Choice if field.multiple => {
+            let mut picked = vec![false; field.options.len()];
+            for one in value.split(',').map(str::trim).filter(|v| !v.is_empty()) {
+                let at = pick(&field.options, one)
+                    .and_then(|o| field.options.iter().position(|p| p.id == o.id))
+                    .ok_or_else(|| {
+                        format!(
+                            "{} ({}) has no choice \"{one}\"; the choices are: {}",
+                            field.id,
+                            field.label,
+                            list_options(&field.options)
+                        )
+                    })?;
+                picked[at] = true;
+            }
+            Ok(FieldValue::Many { picked, at: 0 })
+        }
         FieldKind::Choice => pick(&field.options, value)
             .and_then(|o| field.options.iter().position(|p| p.id == o.id))
             .map(|at| FieldValue::Choice(Some(at)))

@@ -14,12 +14,14 @@ use crate::app::App;
 use crate::app::geometry;
 use crate::app::inbox::{AskKey, TimeLeft};
 use crate::app::keymap::Action;
+use crate::look::chat_links::find_links;
 use crate::look::theme::Theme;
 use crate::look::{markdown, wrap};
 use crate::screens::card::ask_diff::Changed;
 use crate::screens::card::state::{
     CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
 };
+use crate::screens::pane::select::DrawnLink;
 use crate::wire::{AskKind, AskOption, Effect, FieldKind, tool_input};
 
 /// Where the terminal cursor goes: a row of the card's lines and a column.
@@ -125,6 +127,42 @@ fn rows(map: &serde_json::Map<String, Value>, width: usize, theme: &Theme) -> Ve
     lines
 }
 
+/// What a field takes besides its kind, in a few dim words: "whole number, 1–9",
+/// "an email address", "at most 2".
+fn field_bounds(field: &crate::wire::FormField) -> Option<String> {
+    let range = match (field.min, field.max) {
+        (Some(min), Some(max)) => Some(format!("{min}–{max}")),
+        (Some(min), None) => Some(format!("at least {min}")),
+        (None, Some(max)) => Some(format!("at most {max}")),
+        (None, None) => None,
+    };
+    let mut words = Vec::new();
+    match field.kind {
+        FieldKind::Number if field.integer => words.push("whole number".to_string()),
+        FieldKind::Text => {
+            if let Some(format) = field.format.as_deref().filter(|f| *f != "text") {
+                words.push(crate::wire::form_check::format_words(format).to_string());
+            }
+            if let Some(range) = range.as_ref() {
+                words.push(format!("{range} characters"));
+            }
+        }
+        FieldKind::Choice if field.multiple => {
+            words.push(format!(
+                "Space picks{}",
+                range.as_ref().map_or(String::new(), |r| format!(", {r}"))
+            ));
+        }
+        _ => {}
+    }
+    if matches!(field.kind, FieldKind::Number)
+        && let Some(range) = range
+    {
+        words.push(range);
+    }
+    (!words.is_empty()).then(|| words.join(", "))
+}
+
 /// The letter key of an option, as the keymap binds it: only the first option with its effect
 /// gets it, since the key selects that one (an ACP card's "Deny always" is not `n`).
 fn option_key(app: &App, card: &CardState, options: &[&AskOption], index: usize) -> Option<String> {
@@ -143,7 +181,13 @@ fn option_key(app: &App, card: &CardState, options: &[&AskOption], index: usize)
         .flatten()
 }
 
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) {
+pub(crate) fn draw(
+    frame: &mut Frame<'_>,
+    app: &App,
+    key: &AskKey,
+    theme: &Theme,
+    links: &std::cell::RefCell<Vec<DrawnLink>>,
+) {
     if crate::screens::card::draw_dsh::draw(frame, app, key, theme) {
         return;
     }
@@ -248,6 +292,24 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme
             _ => None,
         };
         lines.extend(tail);
+    }
+    // A url card's link, for the runner's OSC 8, where it was drawn.
+    if card.ask.choice.as_ref().is_some_and(|c| c.url.is_some()) {
+        let shown = find_links(&lines, width)
+            .into_iter()
+            .filter_map(|piece| {
+                let row = u16::try_from(piece.row)
+                    .ok()
+                    .filter(|r| *r < inner.height)?;
+                Some(DrawnLink {
+                    x: inner.x.checked_add(u16::try_from(piece.column).ok()?)?,
+                    y: inner.y + row,
+                    text: piece.text,
+                    url: piece.url,
+                })
+            })
+            .collect();
+        links.replace(shown);
     }
     frame.render_widget(Paragraph::new(lines), inner);
     if let Some(cursor) = cursor.filter(|_| app.overlay.is_none()) {
@@ -417,6 +479,22 @@ fn card_parts(
                 cuttable = start..lines.len();
                 lines.push(Line::default());
             }
+            // A url card: its link, whole, on lines of its own (OSC 8 where the terminal has
+            // it), then what opens it.
+            if let Some(url) = ask.choice.as_ref().and_then(|c| c.url.as_deref()) {
+                for piece in wrap::wrap(url, width) {
+                    lines.push(Line::from(Span::styled(piece, theme.link)));
+                }
+                let open = app
+                    .keymap
+                    .key_label(crate::screens::card::keys::CHOOSING, Action::OpenLink)
+                    .unwrap_or_default();
+                lines.push(Line::from(Span::styled(
+                    format!("{open} opens the link in a browser; Done once it is done there."),
+                    theme.dim,
+                )));
+                lines.push(Line::default());
+            }
             for (i, option) in card.options(true).iter().enumerate() {
                 lines.push(option_line(
                     i,
@@ -510,16 +588,55 @@ fn card_parts(
                                 .map_or_else(|| "(pick one)".to_string(), |o| o.label.clone());
                             Span::styled(format!("‹ {label} ›"), theme.accent)
                         }
+                        FieldValue::Many { picked, .. } => {
+                            let count = picked.iter().filter(|on| **on).count();
+                            Span::styled(format!("{count} picked"), theme.dim)
+                        }
                         FieldValue::Boolean(on) => Span::styled(
                             if *on { "[x] yes" } else { "[ ] no" }.to_string(),
                             theme.accent,
                         ),
                     };
-                    let line = Line::from(vec![
+                    let mut spans = vec![
                         Span::styled(prefix, if focused { theme.selected } else { theme.text }),
                         shown,
-                    ]);
-                    lines.push(line);
+                    ];
+                    if let Some(words) = field_bounds(field) {
+                        spans.push(Span::styled(format!("  {words}"), theme.dim));
+                    }
+                    lines.push(Line::from(spans));
+                    if let FieldValue::Many { picked, at } = value {
+                        for (n, (option, on)) in field.options.iter().zip(picked).enumerate() {
+                            let here = focused && n == *at;
+                            let mark = if here { "  › " } else { "    " };
+                            let text = format!(
+                                "{mark}{} [{}] {}",
+                                n + 1,
+                                if *on { "x" } else { " " },
+                                option.label
+                            );
+                            let style = if here { theme.selected } else { theme.text };
+                            lines.extend(wrapped(&text, width, style, ""));
+                        }
+                    }
+                    if let Some(about) = &field.description {
+                        lines.extend(wrapped(about, width, theme.dim, "    "));
+                    }
+                }
+                if !body.options.is_empty() {
+                    lines.push(Line::default());
+                    let buttons: Vec<Span<'static>> = body
+                        .options
+                        .iter()
+                        .enumerate()
+                        .map(|(n, option)| {
+                            let here = answerable && state.focus == state.values.len() + n;
+                            let style = if here { theme.selected } else { theme.accent };
+                            let mark = if here { "› " } else { "  " };
+                            Span::styled(format!("{mark}[ {} ]", option.label), style)
+                        })
+                        .collect();
+                    lines.push(Line::from(buttons));
                 }
             }
         }
@@ -759,6 +876,7 @@ impl crate::ui::Drawn for crate::screens::CardScreen {
     }
 
     fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
-        draw(frame, app, &self.key, theme);
+        self.drawn_links.replace(Vec::new());
+        draw(frame, app, &self.key, theme, &self.drawn_links);
     }
 }

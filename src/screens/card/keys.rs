@@ -23,6 +23,7 @@ pub(crate) fn choosing() -> Vec<(Chord, Action)> {
     ]);
     card.extend((1..=8u8).map(|n| (Chord::ch(char::from(b'0' + n)), Action::Pick(n))));
     card.push((Chord::ch('w'), Action::Wire));
+    card.push((Chord::ch('o'), Action::OpenLink));
     card
 }
 

@@ -29,6 +29,18 @@ use crate::wire::{Answer, AskKind, Effect};
 #[derive(Debug, Clone)]
 pub struct CardScreen {
     pub key: AskKey,
+    /// The link a url card drew, for the runner's OSC 8 (`tui::osc`), as the pane's chat keeps
+    /// its own.
+    pub(crate) drawn_links: std::cell::RefCell<Vec<crate::screens::pane::select::DrawnLink>>,
+}
+
+impl CardScreen {
+    pub(crate) fn new(key: AskKey) -> Self {
+        Self {
+            key,
+            drawn_links: Default::default(),
+        }
+    }
 }
 
 impl Room for CardScreen {
@@ -138,7 +150,7 @@ impl Phone {
                 .cards
                 .get(key)
                 .and_then(|card| card.form.as_ref())
-                .is_some_and(|form| form.values.len() > 1),
+                .is_some_and(|form| form.rows() > 1),
             _ => true,
         }
     }
@@ -170,6 +182,24 @@ impl Phone {
         let expired = card.expired_at(self.now);
         match action {
             Action::Back => self.back(),
+            // A url card's link opens at any time: opening answers nothing.
+            Action::OpenLink => {
+                let url = self
+                    .cards
+                    .get(&key)
+                    .and_then(|c| c.ask.choice.as_ref())
+                    .and_then(|c| c.url.clone());
+                match url {
+                    Some(url) => {
+                        self.show_toast("Opening the link…", false);
+                        vec![Command::OpenLink(url)]
+                    }
+                    None => {
+                        self.show_toast("This card has no link to open.", false);
+                        Vec::new()
+                    }
+                }
+            }
             // SPEC A13: from the deadline on, by the phone's clock, nothing answers; a key that
             // would says so, and nothing is sent, now or later.
             Action::Retry | Action::Submit if expired.is_some() => {
@@ -228,7 +258,7 @@ impl Phone {
                         card.acknowledge();
                     }
                     if let Some(form) = card.form.as_mut() {
-                        form.focus = step_around(form.focus, form.values.len(), forward);
+                        form.focus = step_around(form.focus, form.rows(), forward);
                     }
                 }
                 Vec::new()
@@ -301,6 +331,11 @@ impl Phone {
                         let Some(card) = self.cards.get(&key) else {
                             return Vec::new();
                         };
+                        // Enter on one of the form's options (Decline) answers with it.
+                        if let Some(option) = card.focused_form_option() {
+                            let answer = CardState::pick(option);
+                            return self.answer(&key, answer);
+                        }
                         match card.form_answer() {
                             Ok(answer) => self.answer(&key, answer),
                             Err((field, why)) => {
@@ -577,15 +612,16 @@ impl Phone {
                 };
                 if let KeyCode::Down | KeyCode::Up = key.code {
                     let forward = key.code == KeyCode::Down;
-                    form.focus = step_around(form.focus, form.values.len(), forward);
+                    form.focus = step_around(form.focus, form.rows(), forward);
                     return;
                 }
-                let options = card
+                let focused = card
                     .ask
                     .form
                     .as_ref()
-                    .and_then(|f| f.fields.get(form.focus))
-                    .map_or(0, |f| f.options.len());
+                    .and_then(|f| f.fields.get(form.focus));
+                let options = focused.map_or(0, |f| f.options.len());
+                let integer = focused.is_some_and(|f| f.integer);
                 match form.values.get_mut(form.focus) {
                     Some(FieldValue::Text(editor)) => {
                         typing::edit(editor, key, false);
@@ -595,20 +631,21 @@ impl Phone {
                         let chord = key
                             .modifiers
                             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+                        let marks = if integer { "-+" } else { "-+.eE" };
                         match key.code {
                             KeyCode::Char(c)
-                                if !(chord || c.is_ascii_digit() || "-+.eE".contains(c)) =>
+                                if !(chord || c.is_ascii_digit() || marks.contains(c)) =>
                             {
                                 // Typed words are never dropped in silence: say at the key why
                                 // this one was not typed.
-                                let label = card
-                                    .ask
-                                    .form
-                                    .as_ref()
-                                    .and_then(|f| f.fields.get(form.focus))
-                                    .map_or("This field", |f| f.label.as_str());
+                                let label = focused.map_or("This field", |f| f.label.as_str());
+                                let takes = if integer {
+                                    "a whole number: digits and - +"
+                                } else {
+                                    "a number: digits and - + . e"
+                                };
                                 card.notice = Some(format!(
-                                    "{label} takes a number: digits and - + . e only; “{c}” was not typed."
+                                    "{label} takes {takes} only; “{c}” was not typed."
                                 ));
                             }
                             _ => {
@@ -624,6 +661,25 @@ impl Phone {
                             *on = !*on;
                         }
                     }
+                    Some(FieldValue::Many { picked, at }) if options > 0 => match key.code {
+                        KeyCode::Right => *at = (*at + 1) % options,
+                        KeyCode::Left => *at = (*at + options - 1) % options,
+                        KeyCode::Char(' ') => {
+                            if let Some(on) = picked.get_mut(*at) {
+                                *on = !*on;
+                            }
+                        }
+                        KeyCode::Char(c) => {
+                            if let Some(n) = c.to_digit(10).map(|n| n as usize)
+                                && (1..=options).contains(&n)
+                                && let Some(on) = picked.get_mut(n - 1)
+                            {
+                                *at = n - 1;
+                                *on = !*on;
+                            }
+                        }
+                        _ => {}
+                    },
                     Some(FieldValue::Choice(choice)) if options > 0 => match key.code {
                         KeyCode::Right | KeyCode::Char(' ') => {
                             *choice = Some(choice.map_or(0, |c| (c + 1) % options));

@@ -27,6 +27,11 @@ pub enum FieldValue {
     Number(Editor),
     /// The index of the chosen option.
     Choice(Option<usize>),
+    /// A multiple choice field: which options are picked, and the one the cursor is on.
+    Many {
+        picked: Vec<bool>,
+        at: usize,
+    },
     Boolean(bool),
 }
 
@@ -34,6 +39,21 @@ impl FieldValue {
     fn initial(field: &FormField) -> Self {
         match field.kind {
             FieldKind::Boolean => Self::Boolean(matches!(field.default, Some(Value::Bool(true)))),
+            FieldKind::Choice if field.multiple => {
+                let defaults: Vec<&str> = match &field.default {
+                    Some(Value::Array(ids)) => ids.iter().filter_map(Value::as_str).collect(),
+                    Some(Value::String(id)) => vec![id.as_str()],
+                    _ => Vec::new(),
+                };
+                Self::Many {
+                    picked: field
+                        .options
+                        .iter()
+                        .map(|o| defaults.contains(&o.id.as_str()))
+                        .collect(),
+                    at: 0,
+                }
+            }
             FieldKind::Choice => Self::Choice(
                 field
                     .default
@@ -69,11 +89,21 @@ impl FieldValue {
     }
 }
 
-/// A form being filled in: the focused field and every value.
+/// A form being filled in: the focused row and every value. The rows are the fields, then the
+/// form's options (e.g. Decline), which answer when Enter is pressed on them.
 #[derive(Debug, Clone)]
 pub struct FormState {
     pub(crate) focus: usize,
     pub values: Vec<FieldValue>,
+    /// How many options follow the fields.
+    pub(crate) buttons: usize,
+}
+
+impl FormState {
+    /// The rows focus moves over: the fields, then the options.
+    pub(crate) fn rows(&self) -> usize {
+        self.values.len() + self.buttons
+    }
 }
 
 /// Why the card was left without an answer from this phone.
@@ -208,6 +238,7 @@ impl CardState {
         self.form = ask.form.as_ref().map(|form| FormState {
             focus: 0,
             values: form.fields.iter().map(FieldValue::initial).collect(),
+            buttons: form.options.len(),
         });
     }
 
@@ -278,7 +309,7 @@ impl CardState {
                     *slot = kept;
                 }
             }
-            new.focus = old.focus.min(new.values.len().saturating_sub(1));
+            new.focus = old.focus.min(new.rows().saturating_sub(1));
         }
         // The same option stays selected only if it still does the same; otherwise the safe
         // one (deny) is, so a reordered list never leaves the selection on another effect.
@@ -342,6 +373,13 @@ impl CardState {
         self.offered(agent).get(self.selected).copied()
     }
 
+    /// The form option the focus is on (e.g. Decline), if it is on one.
+    pub(crate) fn focused_form_option(&self) -> Option<&AskOption> {
+        let (body, state) = (self.ask.form.as_ref()?, self.form.as_ref()?);
+        body.options
+            .get(state.focus.checked_sub(state.values.len())?)
+    }
+
     /// The answer of picking an option (permission or choice).
     pub(crate) fn pick(option: &AskOption) -> Answer {
         Answer {
@@ -394,10 +432,24 @@ impl CardState {
                 FieldValue::Choice(choice) => choice
                     .and_then(|at| field.options.get(at))
                     .map(|o| Value::String(o.id.clone())),
+                FieldValue::Many { picked, .. } => {
+                    let ids: Vec<Value> = field
+                        .options
+                        .iter()
+                        .zip(picked)
+                        .filter(|(_, on)| **on)
+                        .map(|(o, _)| Value::String(o.id.clone()))
+                        .collect();
+                    (!ids.is_empty() || field.min.is_some()).then_some(Value::Array(ids))
+                }
                 FieldValue::Boolean(on) => Some(Value::Bool(*on)),
             };
             match json {
                 Some(json) => {
+                    // The agent checks again; these are its words (SPEC A15).
+                    if let Some(why) = crate::wire::form_check::field_problem(field, &json) {
+                        return Err((i, format!("{} {why}.", field.label)));
+                    }
                     values.insert(field.id.clone(), json);
                 }
                 None if field.required => {

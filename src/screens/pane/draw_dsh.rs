@@ -62,7 +62,7 @@ pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [crate::app:
                 (Action::Help, "help", "help"),
             ])
         }
-        Screen::Card(crate::screens::CardScreen { key })
+        Screen::Card(crate::screens::CardScreen { key, .. })
             if app.is_bridge(&key.agent)
                 && app
                     .cards
