@@ -6,7 +6,7 @@
 //! connection, `host` drives the world from both sides, `stream` turns session updates into
 //! items, `settings` a session's modes and options into the pane's settings, `permission`
 //! turns permission requests into asks, `elicitation` an agent's questions into asks and their
-//! answers back, and `text` cleans what agents say; `card_fixtures`
+//! answers back, `usage` a session's usage and title, and `text` cleans what agents say; `card_fixtures`
 //! plays the adapters' recorded asks through the stream and the card (tests).
 //! The host is one driver of `crate::durable` (`Drive::Acp`); nothing here plays a demo,
 //! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
@@ -21,6 +21,7 @@ pub(crate) mod settings;
 pub mod spec;
 pub(crate) mod stream;
 pub(crate) mod text;
+pub(crate) mod usage;
 
 use std::path::PathBuf;
 
