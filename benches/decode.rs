@@ -188,6 +188,7 @@ fn snapshot_at_the_limits() -> Snapshot {
                                         asks: Vec::new(),
                                         settings: Vec::new(),
                                         commands: Vec::new(),
+                                        usage: None,
                                     }
                                 })
                                 .collect(),

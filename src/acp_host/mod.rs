@@ -8,7 +8,7 @@
 //! session's life on the agent's side (new in its starting mode, load, resume, close, list),
 //! `history` the agent's listed sessions as conversations, `permission` turns permission
 //! requests into asks, `elicitation` an agent's questions into asks and their answers back,
-//! and `text` cleans what agents say; `card_fixtures`
+//! `usage` a session's usage and title, and `text` cleans what agents say; `card_fixtures`
 //! plays the adapters' recorded asks through the stream and the card (tests).
 //! The host is one driver of `crate::durable` (`Drive::Acp`); nothing here plays a demo,
 //! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
@@ -26,6 +26,7 @@ pub mod spec;
 pub(crate) mod stderr_tail;
 pub(crate) mod stream;
 pub(crate) mod text;
+pub(crate) mod usage;
 
 use std::path::PathBuf;
 

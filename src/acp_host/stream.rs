@@ -125,6 +125,14 @@ impl Stream {
                 self.settings.set_options(update.config_options);
                 world.set_settings(pane, self.settings.wire());
             }
+            SessionUpdate::UsageUpdate(update) => {
+                world.set_usage(pane, super::usage::usage(&update));
+            }
+            SessionUpdate::SessionInfoUpdate(update) => {
+                if let Some(title) = super::usage::title(&update) {
+                    world.retitle(pane, &title);
+                }
+            }
             other => {
                 tracing::debug!(pane, update = ?std::mem::discriminant(&other), "an ACP update the phone does not show");
             }

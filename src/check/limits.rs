@@ -10,7 +10,7 @@
 //! | `L.form-fields` | fields of a form: 6 |
 //! | `L.starters` | starters per snapshot: 50 |
 //! | `L.belt` | belt buttons per pane: 4, label 16 characters |
-//! | `L.settings` | settings per pane: 8, choices per setting: 32; commands per pane: 64 |
+//! | `L.settings` | settings per pane: 8, choices per setting: 32; commands per pane: 64; a usage's currency: 8 bytes |
 //! | `L.id` | an id: 1–128 bytes, no control char, no whitespace, none of `/ ? #` |
 //! | `L.reply-size` | replies: hello 16 KiB, snapshot 4 MiB, events 8 MiB, conversations 1 MiB, items 8 MiB, a POST 16 KiB |
 //! | `L.events` | events per reply: 1000; a view: at most the 2000 newest items |
@@ -290,6 +290,9 @@ fn settings(sample: &Sample) -> Finding {
             limits::MAX_COMMANDS,
             "commands",
         ));
+        if let Some(usage) = pane.value.get("usage") {
+            problems.extend(usage_problem(&pane.place, usage));
+        }
         for (s, setting) in list(pane.value, "settings").iter().enumerate() {
             seen_settings += 1;
             let choices = list(setting, "choices").len();
@@ -305,7 +308,7 @@ fn settings(sample: &Sample) -> Finding {
     judged(
         "L.settings",
         format!(
-            "a pane has at most {} settings of at most {} choices, and at most {} commands{}",
+            "a pane has at most {} settings of at most {} choices, at most {} commands, and a usage of whole token counts and a cost in a currency of at most 8 bytes{}",
             limits::MAX_SETTINGS,
             limits::MAX_SETTING_CHOICES,
             limits::MAX_COMMANDS,
@@ -313,6 +316,26 @@ fn settings(sample: &Sample) -> Finding {
         ),
         problems,
     )
+}
+
+/// A pane's `usage` (docs/WIRE.md § 5.15): `used` and `size` whole numbers, a cost's amount a
+/// number of at least 0 and its currency a string of at most 8 bytes.
+fn usage_problem(place: &str, usage: &Value) -> Option<String> {
+    let whole = |key: &str| usage.get(key).is_some_and(Value::is_u64);
+    if !whole("used") || !whole("size") {
+        return Some(format!(
+            "{place}.usage needs used and size as whole numbers: {usage}"
+        ));
+    }
+    let cost = usage.get("cost")?;
+    let amount = cost.get("amount").and_then(Value::as_f64);
+    let currency = cost.get("currency").and_then(Value::as_str);
+    match (amount, currency) {
+        (Some(a), Some(c)) if a >= 0.0 && !c.is_empty() && c.len() <= 8 => None,
+        _ => Some(format!(
+            "{place}.usage.cost needs an amount of at least 0 and a currency of 1–8 bytes: {cost}"
+        )),
+    }
 }
 
 fn belt(sample: &Sample) -> Finding {

@@ -89,6 +89,33 @@ impl World {
     }
 
     /// Sets every command a pane's agent takes, capped (SPEC L).
+    /// The pane's usage, as the agent last said it (docs/WIRE.md § 5.15).
+    pub(crate) fn set_usage(&mut self, pane_id: &str, usage: crate::wire::Usage) {
+        if let Some(pane) = self.layout.panes.get_mut(pane_id)
+            && pane.usage.as_ref() != Some(&usage)
+        {
+            pane.usage = Some(usage);
+            self.touch();
+        }
+    }
+
+    /// The agent titled its session: the pane and its conversation take the title, cleaned
+    /// and cut (SPEC L1) by the host before it comes here.
+    pub(crate) fn retitle(&mut self, pane_id: &str, title: &str) {
+        let Some(pane) = self.layout.panes.get_mut(pane_id) else {
+            return;
+        };
+        if title.is_empty() || pane.title == title {
+            return;
+        }
+        pane.title = title.to_string();
+        let conversation = pane.conversation_id.clone();
+        if let Some(conversation) = self.layout.conversations.get_mut(&conversation) {
+            conversation.title = title.to_string();
+        }
+        self.touch();
+    }
+
     pub(crate) fn set_commands(&mut self, pane_id: &str, mut commands: Vec<AgentCommand>) {
         commands.truncate(limits::MAX_COMMANDS);
         if let Some(pane) = self.layout.panes.get_mut(pane_id)

@@ -101,6 +101,10 @@ pub struct PaneRecord {
     /// Every command the agent takes (docs/WIRE.md § 5.14).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) commands: Vec<wire::AgentCommand>,
+    /// The context used, the window and the cost, as the agent last said them (docs/WIRE.md
+    /// § 5.15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) usage: Option<wire::Usage>,
     pub turn: Option<Turn>,
     pub(crate) turns_started: u64,
     pub(crate) starting: bool,
@@ -342,6 +346,7 @@ impl World {
                                 asks: p.asks.iter().map(|a| a.ask.clone()).collect(),
                                 settings: p.settings.clone(),
                                 commands: p.commands.clone(),
+                                usage: p.usage.clone(),
                             })
                             .collect(),
                     })
@@ -1475,6 +1480,7 @@ impl PaneRecord {
             belt,
             settings: Vec::new(),
             commands: Vec::new(),
+            usage: None,
             turn: None,
             turns_started: 0,
             starting: false,

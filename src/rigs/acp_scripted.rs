@@ -518,6 +518,15 @@ async fn play(
         cancelled: &cancelled,
         number: turn_number(state, session),
     };
+    if first_read {
+        // As the real agents do, the session is titled after its first prompt.
+        let first: String = words.split_whitespace().collect::<Vec<_>>().join(" ");
+        let first: String = first.chars().take(48).collect();
+        turn.update(SessionUpdate::SessionInfoUpdate(
+            agent_client_protocol::v1::schema::SessionInfoUpdate::new()
+                .title(format!("Task: {first}")),
+        ));
+    }
     let lower = words.to_lowercase();
     if lower.contains("crash") {
         eprintln!("scripted agent: crashing on purpose, as the prompt asked");
@@ -617,6 +626,7 @@ async fn play(
     if cancelled.load(Ordering::SeqCst) {
         return Ok(StopReason::Cancelled);
     }
+    turn.usage(state, &reply);
     if let Ok(mut state) = state.lock()
         && let Some(remembered) = state.sessions.get_mut(session)
     {
@@ -642,6 +652,29 @@ impl Turn<'_> {
 
     fn update(&self, update: SessionUpdate) {
         send(self.cx, self.session, update);
+    }
+
+    /// `usage_update` at a turn's end: the context grows by what was said (150 tokens a word,
+    /// so the demo's numbers move, and 12k of system prompt), in a 200k window, at $3 a
+    /// million tokens.
+    fn usage(&self, state: &Shared, reply: &str) {
+        let words: usize = state
+            .lock()
+            .ok()
+            .and_then(|s| {
+                s.sessions.get(self.session).map(|r| {
+                    r.history
+                        .iter()
+                        .map(|(_, w)| w.split_whitespace().count())
+                        .sum()
+                })
+            })
+            .unwrap_or_default();
+        let used = 12_000 + (words + reply.split_whitespace().count()) as u64 * 3 / 2 * 100;
+        let cost = agent_client_protocol::v1::schema::Cost::new(used as f64 * 3.0 / 1e6, "USD");
+        self.update(SessionUpdate::UsageUpdate(
+            agent_client_protocol::v1::schema::UsageUpdate::new(used, 200_000).cost(cost),
+        ));
     }
 
     /// Streams words as message chunks, a few words at a time.

@@ -22,6 +22,7 @@ pub(crate) mod shown;
 pub(crate) mod snapshot;
 pub mod time;
 pub(crate) mod tool_input;
+pub(crate) mod usage;
 
 pub use actions::*;
 pub use ask::*;
@@ -35,3 +36,4 @@ pub use item::*;
 pub use sanitize::{Change, ChangeKind, Report};
 pub use settings::*;
 pub use snapshot::*;
+pub use usage::{Cost, Usage};

@@ -91,6 +91,10 @@ pub struct Pane {
     /// carries four of them at most.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<AgentCommand>,
+    /// The context used, the window's size and the cost, as the agent last said them
+    /// (docs/WIRE.md § 5.15). Absent from agents that say nothing of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<super::Usage>,
 }
 
 /// A turn of the pane's agent (SPEC A16).
@@ -258,6 +262,9 @@ impl Pane {
         }
         sanitize_settings(&mut self.settings, &path, report);
         sanitize_commands(&mut self.commands, &path, report);
+        if let Some(usage) = &mut self.usage {
+            usage.sanitize(&path, report);
+        }
         cap(
             &mut self.asks,
             MAX_OPEN_ASKS_PER_PANE,

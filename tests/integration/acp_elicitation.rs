@@ -1,6 +1,7 @@
 //! An ACP agent's questions (`elicitation/create`) through the host to the wire and back,
 //! judged on what the scripted agent received: its sessions folder keeps each reply as
-//! `("elicitation", "{…}")` (docs/ACP.md, "Questions the agent asks").
+//! `("elicitation", "{…}")` (docs/ACP.md, "Questions the agent asks"); and what it says of its
+//! session besides the chat (`usage_update`, `session_info_update`) on the pane.
 
 use crate::common;
 
@@ -331,4 +332,26 @@ async fn answer_decline_declines_a_form_from_the_command_line() {
         .expect("runs");
     assert!(output.status.success(), "{output:?}");
     assert_eq!(host.until_received().await, json!({"action": "decline"}));
+}
+
+#[tokio::test]
+async fn usage_and_the_sessions_title_reach_the_pane() {
+    let host = host().await;
+    let pane = common::panes::start(&host.client, "scripted-1").await;
+    eventually("the pane is idle", WAIT, || async {
+        common::panes::find(&host.client, &pane)
+            .await
+            .filter(|p| p["state"] == "idle")
+    })
+    .await;
+    common::panes::send(&host.client, &pane, "s1", "/mode").await;
+    let shown = eventually("the usage and the title", WAIT, || async {
+        common::panes::find(&host.client, &pane)
+            .await
+            .filter(|p| p["usage"].is_object() && p["title"] == "Task: /mode")
+    })
+    .await;
+    assert_eq!(shown["usage"]["size"], 200_000);
+    assert!(shown["usage"]["used"].as_u64().is_some_and(|u| u > 12_000));
+    assert_eq!(shown["usage"]["cost"]["currency"], "USD");
 }

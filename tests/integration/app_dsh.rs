@@ -209,6 +209,7 @@ fn bridge_app((width, height): (u16, u16)) -> App {
                         asks: Vec::new(),
                         settings: Vec::new(),
                         commands: Vec::new(),
+                        usage: None,
                     }],
                 }],
             },
@@ -229,6 +230,7 @@ fn bridge_app((width, height): (u16, u16)) -> App {
                             asks: mirror.asks(),
                             settings: Vec::new(),
                             commands: Vec::new(),
+                            usage: None,
                         }],
                     },
                     Tab {
@@ -244,6 +246,7 @@ fn bridge_app((width, height): (u16, u16)) -> App {
                             asks: Vec::new(),
                             settings: Vec::new(),
                             commands: Vec::new(),
+                            usage: None,
                         }],
                     },
                 ],

@@ -264,21 +264,40 @@ fn change_entries(agent: &str, change: &AgentChange) -> Vec<Entry> {
         }],
         AgentChange::Snapshot { snapshot, .. } => {
             let panes: Vec<&str> = snapshot.panes().map(|(_, _, p)| p.id.as_str()).collect();
+            // Each pane's usage as its agent last said it (docs/WIRE.md § 5.15).
+            let usage: serde_json::Map<String, Value> = snapshot
+                .panes()
+                .filter_map(|(_, _, p)| {
+                    let usage = p.usage.as_ref()?;
+                    let mut value = serde_json::to_value(usage).ok()?;
+                    value["words"] = Value::String(usage.words());
+                    Some((p.id.clone(), value))
+                })
+                .collect();
+            let usage_words: Vec<String> = snapshot
+                .panes()
+                .filter_map(|(_, _, p)| Some(format!("{}: {}", p.id, p.usage.as_ref()?.words())))
+                .collect();
             let starters: Vec<Value> = snapshot
                 .starters
                 .iter()
                 .map(|s| json!({"id": s.id, "title": s.title}))
                 .collect();
-            vec![Entry {
-                text: format!(
-                    "{agent}: layout rev {}: {}, {}",
-                    snapshot.rev,
-                    crate::out::count(panes.len(), "pane", "panes"),
-                    crate::out::count(starters.len(), "starter", "starters")
-                ),
-                json: json!({"type": "snapshot", "agent": agent, "epoch": snapshot.epoch,
-                    "rev": snapshot.rev, "panes": panes, "starters": starters}),
-            }]
+            let mut text = format!(
+                "{agent}: layout rev {}: {}, {}",
+                snapshot.rev,
+                crate::out::count(panes.len(), "pane", "panes"),
+                crate::out::count(starters.len(), "starter", "starters")
+            );
+            if !usage_words.is_empty() {
+                text = format!("{text}; {}", usage_words.join("; "));
+            }
+            let mut json = json!({"type": "snapshot", "agent": agent, "epoch": snapshot.epoch,
+                "rev": snapshot.rev, "panes": panes, "starters": starters});
+            if !usage.is_empty() {
+                json["usage"] = Value::Object(usage);
+            }
+            vec![Entry { text, json }]
         }
         AgentChange::PaneEvents { pane, events } => events
             .iter()

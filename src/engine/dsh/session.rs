@@ -447,6 +447,7 @@ impl BridgeSession {
                     asks: pane.asks(),
                     settings: Vec::new(),
                     commands: Vec::new(),
+                    usage: None,
                 });
                 if self.shared.why_stopped(&task.task_id).is_none() {
                     wanted.insert(
@@ -502,6 +503,7 @@ impl BridgeSession {
                         asks: Vec::new(),
                         settings: Vec::new(),
                         commands: Vec::new(),
+                        usage: None,
                     });
                     wanted.insert(
                         pane_id,

@@ -87,8 +87,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         ]),
     );
 
-    if !pane.pane.settings.is_empty() {
-        draw_settings(frame, app, &pane.pane.settings, parts.settings, theme);
+    if !pane.pane.settings.is_empty() || pane.pane.usage.is_some() {
+        draw_settings(frame, app, pane.pane, parts.settings, theme);
     }
 
     match pane.log {
@@ -412,14 +412,40 @@ fn mode_span(settings: &[crate::wire::Setting], theme: &Theme) -> Span<'static> 
 }
 
 /// The agent's mode and options as it last said them, under the heading, and the key that
-/// switches them. A choice that lets the agent act without asking is drawn as a warning.
+/// switches them; at the right, its usage ("43k of 200k tokens · 22 % · $0.42"). A choice that
+/// lets the agent act without asking is drawn as a warning.
 fn draw_settings(
+    frame: &mut Frame<'_>,
+    app: &App,
+    pane: &crate::wire::Pane,
+    area: Rect,
+    theme: &Theme,
+) {
+    let settings = &pane.settings;
+    if let Some(usage) = &pane.usage {
+        let words = usage.words();
+        let width = u16::try_from(wrap::width(&words)).unwrap_or(u16::MAX);
+        if width < area.width {
+            let right = Rect::new(area.right() - width, area.y, width, 1);
+            put(frame, right, 0, Line::from(Span::styled(words, theme.dim)));
+            // The settings keep the rest of the row, a column apart.
+            let area = Rect::new(area.x, area.y, area.width - width - 1, 1);
+            return draw_setting_words(frame, app, settings, area, theme);
+        }
+    }
+    draw_setting_words(frame, app, settings, area, theme);
+}
+
+fn draw_setting_words(
     frame: &mut Frame<'_>,
     app: &App,
     settings: &[crate::wire::Setting],
     area: Rect,
     theme: &Theme,
 ) {
+    if settings.is_empty() {
+        return;
+    }
     let mut spans: Vec<Span<'static>> = Vec::new();
     let key = app
         .keymap

@@ -208,7 +208,10 @@ impl Phone {
             .map_or(1, |d| d.lines().len());
         let shown = self.agents.pane(agent, pane);
         let has_asks = shown.as_ref().is_some_and(|p| !p.asks().is_empty());
-        let has_settings = shown.as_ref().is_some_and(|p| !p.pane.settings.is_empty());
+        // The line under the heading: the agent's settings, its usage, or both.
+        let has_settings = shown
+            .as_ref()
+            .is_some_and(|p| !p.pane.settings.is_empty() || p.pane.usage.is_some());
         let outbox_lines = self.outbox.len(agent, pane);
         geometry::pane(
             self.size.0,
