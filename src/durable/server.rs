@@ -23,10 +23,10 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use time::OffsetDateTime;
 
+use super::faults::{Breaks, Rule};
 use super::requests::{Recall, StoredReply, fingerprint};
 use super::runtime::Agent;
 use super::world::World;
-use crate::rigs::faults::{Breaks, Rule};
 use crate::wire::{
     self, AbortRequest, ActionRequest, AnswerRequest, CloseRequest, ErrorBody, ErrorCode,
     OUR_PROTOCOL, PostReply, ProtocolRange, RANGE_HEADER, Refusal, RenameRequest, ReopenRequest,
@@ -101,11 +101,7 @@ pub struct Server {
 impl Server {
     pub fn new(mut agent: Agent, access: Access) -> Arc<Self> {
         let breaks = agent.breaks().clone();
-        crate::rigs::broken::lay_out_breaks(
-            &mut agent.world,
-            breaks.clone(),
-            OffsetDateTime::now_utc(),
-        );
+        super::broken::lay_out_breaks(&mut agent.world, breaks.clone(), OffsetDateTime::now_utc());
         Arc::new(Self {
             agent: Mutex::new(agent),
             access,
