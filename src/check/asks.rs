@@ -70,7 +70,7 @@ fn post_answer(
     answer: &Value,
 ) -> Result<(ProbeRequest, Answer), String> {
     let sent = ProbeRequest::post_json(
-        paths::pane_post(&ask.pane, "answer"),
+        paths::pane_post(&ask.pane, paths::PaneVerb::Answer),
         &ask.answer_body(&probe.request_id(), revision, answer),
     );
     let got = probe.send(&sent)?;
@@ -279,7 +279,7 @@ fn a8(probe: &Probe) -> Vec<Finding> {
     vec![Finding::judge("A8", WHAT, || {
         let request_id = probe.request_id();
         let sent = ProbeRequest::post_json(
-            paths::pane_post(&pane, "answer"),
+            paths::pane_post(&pane, paths::PaneVerb::Answer),
             &json!({
                 "requestId": request_id,
                 "askId": format!("{}-ask", probe.unknown_id()),
@@ -491,7 +491,7 @@ fn end_turn(probe: &Probe, ask: &OpenAsk) -> Result<(), String> {
         .clone()
         .ok_or_else(|| format!("pane {} names no turn to end", ask.pane))?;
     let sent = ProbeRequest::post_json(
-        paths::pane_post(&ask.pane, "abort"),
+        paths::pane_post(&ask.pane, paths::PaneVerb::Abort),
         &json!({"requestId": probe.request_id(), "turnId": turn}),
     );
     let got = probe.send(&sent)?;

@@ -166,7 +166,7 @@ fn h3(probe: &Probe) -> Vec<Finding> {
     let requests = [
         ProbeRequest::get(paths::snapshot()),
         ProbeRequest::post_json(
-            paths::pane_post(&probe.unknown_id(), "send"),
+            paths::pane_post(&probe.unknown_id(), paths::PaneVerb::Send),
             &json!({"requestId": probe.request_id(), "turnId": Value::Null, "text": "check"}),
         ),
     ];

@@ -196,7 +196,8 @@ impl Sample {
             "revision": 1,
             "answer": {"text": "collie-phone check"},
         });
-        let request = ProbeRequest::post_json(paths::pane_post(pane, "answer"), &body);
+        let request =
+            ProbeRequest::post_json(paths::pane_post(pane, paths::PaneVerb::Answer), &body);
         self.posted = true;
         self.read(probe, Route::Post, request, None);
     }

@@ -52,7 +52,7 @@
 //! ```
 //!
 //! 3. Make the reference agent able to break it: a line in the `breakable!` table of
-//!    `rigs::faults` (`W9 = "W9": "what the break does",`) and an
+//!    `durable::faults` (`W9 = "W9": "what the break does",`) and an
 //!    `if breaks.has(Rule::W9) { … }` at the one spot of `durable::server` (or the world) where
 //!    the rule lives. `tests/integration/check_breaks.rs` then proves
 //!    that `check` against `agent --break W9` fails W9 and nothing else (a break that needs more

@@ -71,7 +71,7 @@ fn is_replay_of(sent: &ProbeRequest, first: &Answer, again: &Answer) -> Result<(
 /// A send to a pane nobody has changes nothing, so it can be repeated without `--allow-writes`.
 fn refusal_is_replayed(probe: &Probe) -> Vec<Finding> {
     let id = probe.request_id();
-    let path = paths::pane_post(&probe.unknown_id(), "send");
+    let path = paths::pane_post(&probe.unknown_id(), paths::PaneVerb::Send);
     let sent = ProbeRequest::post_json(
         &path,
         &json!({"requestId": id, "turnId": Value::Null, "text": "check"}),
@@ -199,7 +199,7 @@ fn last_500_remembered(probe: &Probe) -> Finding {
         );
     }
     Finding::judge("Q3", what, || {
-        let path = paths::pane_post(&probe.unknown_id(), "send");
+        let path = paths::pane_post(&probe.unknown_id(), paths::PaneVerb::Send);
         let send = |id: &str| {
             ProbeRequest::post_json(
                 &path,

@@ -50,12 +50,15 @@ fn t3(probe: &Probe) -> Vec<Finding> {
         ),
         (
             "a POST whose body is not JSON",
-            ProbeRequest::post_bytes(paths::pane_post(&unknown, "send"), b"not json".to_vec()),
+            ProbeRequest::post_bytes(
+                paths::pane_post(&unknown, paths::PaneVerb::Send),
+                b"not json".to_vec(),
+            ),
         ),
         (
             "a send to an unknown pane",
             ProbeRequest::post_json(
-                paths::pane_post(&unknown, "send"),
+                paths::pane_post(&unknown, paths::PaneVerb::Send),
                 &json!({"requestId": probe.request_id(), "turnId": Value::Null, "text": "check"}),
             ),
         ),

@@ -47,7 +47,7 @@ fn v2(probe: &Probe) -> Vec<Finding> {
         "V2",
         "a send with an unknown field gets the same reply as without it",
         || {
-            let path = paths::pane_post(&probe.unknown_id(), "send");
+            let path = paths::pane_post(&probe.unknown_id(), paths::PaneVerb::Send);
             let plain = json!({"requestId": probe.request_id(), "turnId": Value::Null, "text": "check"});
             let mut extended = plain.clone();
             extended["requestId"] = json!(probe.request_id());

@@ -164,7 +164,7 @@ fn w6(probe: &Probe) -> Vec<Finding> {
         ),
         (
             "a GET of a POST route gets 404 not-found".into(),
-            ProbeRequest::get(paths::pane_post(&unknown, "send")),
+            ProbeRequest::get(paths::pane_post(&unknown, paths::PaneVerb::Send)),
             404,
             "not-found",
         ),
@@ -176,7 +176,10 @@ fn w6(probe: &Probe) -> Vec<Finding> {
         ),
         (
             "a send to an unknown pane gets 404 no-such-pane".into(),
-            ProbeRequest::post_json(paths::pane_post(&unknown, "send"), &send_body(probe)),
+            ProbeRequest::post_json(
+                paths::pane_post(&unknown, paths::PaneVerb::Send),
+                &send_body(probe),
+            ),
             404,
             "no-such-pane",
         ),

@@ -13,13 +13,13 @@ use clap::{Args, ValueEnum};
 use super::{WorldFlags, logging};
 use crate::acp_host::AcpHostOptions;
 use crate::durable::Drive;
+use crate::durable::faults::Breaks;
 use crate::durable::listen::{self, Binding, TlsFiles};
 use crate::durable::runtime::Agent;
 use crate::durable::server::{Access, Server, TokenGate};
 use crate::durable::tls_auto::{self, AutoTls, Story};
 use crate::rigs::WorldOptions;
 use crate::rigs::chaos::Chaos;
-use crate::rigs::faults::Breaks;
 
 #[derive(Debug, Args)]
 pub(crate) struct AgentArgs {

@@ -1,12 +1,16 @@
 //! The permission card every driver asks with (SPEC A10, A11): its title made from the tool and
 //! its arguments only, and its three options. The reference world and the ACP host both ask
-//! with it, so a card reads the same whoever drives the world.
+//! with it, so a card reads the same whoever drives the world. Also the plain choice, text and
+//! form cards the play and the rules broken on purpose (`broken`) lay out.
 
 use serde_json::Value;
 
 use crate::wire::sanitize::truncate_to;
 use crate::wire::tool_input;
-use crate::wire::{Ask, AskKind, AskOption, Effect, PermissionBody, limits};
+use crate::wire::{
+    Ask, AskKind, AskOption, ChoiceBody, Effect, FieldKind, FormBody, FormField, PermissionBody,
+    TextBody, limits,
+};
 
 /// Option ids of every permission card a durable agent here asks with.
 pub(crate) const ALLOW_ONCE: &str = "allow-once";
@@ -63,4 +67,53 @@ pub fn permission(tool: &str, arguments: Value) -> Ask {
         options: permission_options(),
     });
     ask
+}
+
+/// A choice card; option ids are `o1`, `o2`, …
+pub(crate) fn choice(title: &str, prompt: &str, labels: &[&str]) -> Ask {
+    let mut ask = blank_ask(AskKind::Choice, title);
+    ask.choice = Some(ChoiceBody {
+        prompt: Some(prompt.to_string()),
+        options: labels
+            .iter()
+            .enumerate()
+            .map(|(i, label)| option(&format!("o{}", i + 1), label, None))
+            .collect(),
+        url: None,
+    });
+    ask
+}
+
+pub fn text(title: &str, prompt: &str, placeholder: &str, multiline: bool) -> Ask {
+    let mut ask = blank_ask(AskKind::Text, title);
+    ask.text = Some(TextBody {
+        prompt: Some(prompt.to_string()),
+        placeholder: Some(placeholder.to_string()),
+        multiline,
+    });
+    ask
+}
+
+pub(crate) fn form(title: &str, prompt: &str, fields: Vec<FormField>) -> Ask {
+    let mut ask = blank_ask(AskKind::Form, title);
+    ask.form = Some(FormBody {
+        prompt: Some(prompt.to_string()),
+        fields,
+        options: Vec::new(),
+    });
+    ask
+}
+
+pub(crate) fn field(
+    id: &str,
+    label: &str,
+    kind: FieldKind,
+    required: bool,
+    default: Option<Value>,
+) -> FormField {
+    FormField {
+        required,
+        default,
+        ..FormField::new(id, label, kind)
+    }
 }

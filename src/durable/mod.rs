@@ -3,12 +3,15 @@
 //!
 //! `world` holds the rules and the state, `runtime` owns a world with its driver and store,
 //! `settings` a pane's mode, options and commands, `server` answers HTTP over `listen`'s sockets, `requests` remembers request ids (SPEC Q3) and
-//! `store` keeps the layout across restarts. Two drivers move a world: the reference agent's
+//! `store` keeps the layout across restarts; `faults` names the rules an agent may break on
+//! purpose (`--break`, for `check`'s own tests) and `broken` lays out in a world what they need. Two drivers move a world: the reference agent's
 //! play (`crate::rigs`, for demos and tests) and the ACP host (`crate::acp_host`, real coding
 //! agents). [`AgentOptions::drive`] holds exactly one of them, so options of the one cannot be
 //! given to the other.
 
+pub(crate) mod broken;
 pub mod cards;
+pub mod faults;
 pub mod listen;
 pub(crate) mod requests;
 pub mod runtime;

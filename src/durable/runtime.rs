@@ -4,12 +4,12 @@
 use std::time::{Duration, Instant};
 use time::OffsetDateTime;
 
+use super::faults::Breaks;
 use super::store::{Found, Store};
 use super::world::{Layout, World};
 use super::{AgentOptions, Drive};
 use crate::acp_host::host::AcpHost;
 use crate::rigs::chaos_state::ChaosState;
-use crate::rigs::faults::Breaks;
 use crate::rigs::script::Script;
 use crate::rigs::{WorldKind, WorldOptions, worlds};
 

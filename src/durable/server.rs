@@ -23,10 +23,11 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use time::OffsetDateTime;
 
+use super::faults::{Breaks, Rule};
 use super::requests::{Recall, StoredReply, fingerprint};
 use super::runtime::Agent;
 use super::world::World;
-use crate::rigs::faults::{Breaks, Rule};
+use crate::wire::paths::PaneVerb;
 use crate::wire::{
     self, AbortRequest, ActionRequest, AnswerRequest, CloseRequest, ErrorBody, ErrorCode,
     OUR_PROTOCOL, PostReply, ProtocolRange, RANGE_HEADER, Refusal, RenameRequest, ReopenRequest,
@@ -101,11 +102,7 @@ pub struct Server {
 impl Server {
     pub fn new(mut agent: Agent, access: Access) -> Arc<Self> {
         let breaks = agent.breaks().clone();
-        crate::rigs::broken::lay_out_breaks(
-            &mut agent.world,
-            breaks.clone(),
-            OffsetDateTime::now_utc(),
-        );
+        super::broken::lay_out_breaks(&mut agent.world, breaks.clone(), OffsetDateTime::now_utc());
         Arc::new(Self {
             agent: Mutex::new(agent),
             access,
@@ -463,14 +460,16 @@ impl Route {
             (&Method::GET, ["conversation", id, "items"]) => Self::ConversationItems {
                 conversation: owned(id),
             },
-            (&Method::POST, ["pane", pane, verb]) => Self::Post(match *verb {
-                "answer" => PostRoute::Answer { pane: owned(pane) },
-                "send" => PostRoute::Send { pane: owned(pane) },
-                "abort" => PostRoute::Abort { pane: owned(pane) },
-                "action" => PostRoute::Action { pane: owned(pane) },
-                "setting" => PostRoute::Setting { pane: owned(pane) },
-                _ => return None,
-            }),
+            (&Method::POST, ["pane", pane, verb]) => {
+                let pane = owned(pane);
+                Self::Post(match PaneVerb::parse(verb)? {
+                    PaneVerb::Answer => PostRoute::Answer { pane },
+                    PaneVerb::Send => PostRoute::Send { pane },
+                    PaneVerb::Abort => PostRoute::Abort { pane },
+                    PaneVerb::Action => PostRoute::Action { pane },
+                    PaneVerb::Setting => PostRoute::Setting { pane },
+                })
+            }
             (&Method::POST, ["rename"]) => Self::Post(PostRoute::Rename),
             (&Method::POST, ["close"]) => Self::Post(PostRoute::Close),
             (&Method::POST, ["starter", starter]) => Self::Post(PostRoute::Starter {

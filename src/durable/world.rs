@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use time::OffsetDateTime;
 
-use crate::rigs::faults::{Breaks, Rule};
+use super::faults::{Breaks, Rule};
 use crate::wire::{
     self, AbortRequest, ActionRequest, Answer, AnswerRequest, Ask, AskKind, AskOption, BeltButton,
     CloseRequest, ConversationState, ConversationSummary, ConversationsPage, DecidedBy, Effect,
@@ -190,7 +190,7 @@ pub struct World {
     pub(crate) happenings: Vec<Happening>,
     pub(crate) requests: super::requests::RequestMemory,
     /// Rules broken on purpose (`agent --break`), so `check` can prove it sees each one.
-    /// Empty in normal use; set once by [`crate::rigs::broken::lay_out_breaks`].
+    /// Empty in normal use; set once by [`super::broken::lay_out_breaks`].
     pub(crate) breaks: Breaks,
     /// Driven by outside agents (the ACP host): a send during a turn waits for the next turn
     /// instead of steering (`caps.queueSend`), and a starter's pane starts as `starting`

@@ -143,7 +143,7 @@ impl IntentKind {
                 revision,
                 answer,
             } => (
-                wire::paths::pane_post(pane, "answer"),
+                wire::paths::pane_post(pane, wire::paths::PaneVerb::Answer),
                 serde_json::to_vec(&AnswerRequest {
                     request_id,
                     ask_id: ask_id.clone(),
@@ -164,7 +164,7 @@ impl IntentKind {
                     ));
                 }
                 (
-                    wire::paths::pane_post(pane, "send"),
+                    wire::paths::pane_post(pane, wire::paths::PaneVerb::Send),
                     serde_json::to_vec(&SendRequest {
                         request_id,
                         turn_id: turn_id.clone(),
@@ -174,7 +174,7 @@ impl IntentKind {
                 )
             }
             Self::Abort { pane, turn_id } => (
-                wire::paths::pane_post(pane, "abort"),
+                wire::paths::pane_post(pane, wire::paths::PaneVerb::Abort),
                 serde_json::to_vec(&AbortRequest {
                     request_id,
                     turn_id: turn_id.clone(),
@@ -182,7 +182,7 @@ impl IntentKind {
                 RouteClass::Write,
             ),
             Self::Action { pane, button_id } => (
-                wire::paths::pane_post(pane, "action"),
+                wire::paths::pane_post(pane, wire::paths::PaneVerb::Action),
                 serde_json::to_vec(&ActionRequest {
                     request_id,
                     button_id: button_id.clone(),
@@ -194,7 +194,7 @@ impl IntentKind {
                 setting_id,
                 value,
             } => (
-                wire::paths::pane_post(pane, "setting"),
+                wire::paths::pane_post(pane, wire::paths::PaneVerb::Setting),
                 serde_json::to_vec(&SettingRequest {
                     request_id,
                     setting_id: setting_id.clone(),

@@ -21,6 +21,7 @@ use time::OffsetDateTime;
 
 use crate::durable::runtime::Agent;
 use crate::durable::server::{Reply, Server};
+use crate::wire::paths::PaneVerb;
 use crate::wire::{self, ErrorBody, ErrorCode, limits};
 
 /// A body slower than this is given up, as the server itself does.
@@ -56,10 +57,14 @@ impl Target {
                 .ok()
         };
         match (method, pane_and_verb) {
-            (&Method::POST, Some((pane, "answer"))) => match decoded(pane) {
-                Some(pane) => Self::Answer { pane },
-                None => Self::OtherPost,
-            },
+            (&Method::POST, Some((pane, verb)))
+                if PaneVerb::parse(verb) == Some(PaneVerb::Answer) =>
+            {
+                match decoded(pane) {
+                    Some(pane) => Self::Answer { pane },
+                    None => Self::OtherPost,
+                }
+            }
             (&Method::GET, Some((pane, "events"))) => match decoded(pane) {
                 Some(pane) => Self::Events {
                     pane,

@@ -2,18 +2,16 @@
 //! phone and other agents. None of it is needed to host a real coding agent.
 //!
 //! `worlds` lays out the demo, empty and big worlds and `script` makes them move (the play,
-//! one driver of `crate::durable`); `faults` and `broken` are the rules broken on purpose
-//! (`--break`), `chaos*` the failures made on purpose (`--chaos`); `replay` serves a recording
+//! one driver of `crate::durable`), which may break rules on purpose (`--break`, kept by
+//! `crate::durable::faults`); `chaos*` are the failures made on purpose (`--chaos`); `replay` serves a recording
 //! instead of a world; `dsh_bridge` is the reference DSH bridge over a fake desktop; and
 //! `acp_scripted` is our own ACP agent, a real process for the ACP host's demo and tests.
 
 pub mod acp_scripted;
-pub(crate) mod broken;
 pub(crate) mod chaos;
 pub(crate) mod chaos_serve;
 pub(crate) mod chaos_state;
 pub(crate) mod dsh_bridge;
-pub mod faults;
 pub(crate) mod replay;
 pub(crate) mod script;
 pub mod worlds;
@@ -39,7 +37,7 @@ pub struct WorldOptions {
     /// Scales the demo's clock: 2.0 plays twice as fast.
     pub speed: f64,
     /// Rules broken on purpose (`--break`), for `check`'s own tests.
-    pub breaks: faults::Breaks,
+    pub breaks: crate::durable::faults::Breaks,
     /// Failures made on purpose (`--chaos`).
     pub chaos: chaos::Chaos,
 }
@@ -50,7 +48,7 @@ impl Default for WorldOptions {
             kind: WorldKind::Demo,
             seed: 1,
             speed: 1.0,
-            breaks: faults::Breaks::default(),
+            breaks: crate::durable::faults::Breaks::default(),
             chaos: chaos::Chaos::default(),
         }
     }

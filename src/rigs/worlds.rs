@@ -14,8 +14,8 @@ use super::WorldKind;
 use crate::durable::world::{Layout, World};
 use crate::wire::sanitize::truncate_to;
 use crate::wire::{
-    Ask, AskKind, AskOption, BeltButton, ChoiceBody, Effect, FieldKind, FormBody, FormField, Item,
-    ItemKind, Starter, TextBody, TurnState, limits,
+    Ask, AskOption, BeltButton, Effect, FieldKind, FormField, Item, ItemKind, Starter, TurnState,
+    limits,
 };
 
 /// Lays out a world of `kind`. `now` stamps every item, so a fixed `now` gives a byte-identical
@@ -43,57 +43,10 @@ pub fn build(
 
 // ----- cards ---------------------------------------------------------------------------------
 
-pub(crate) use crate::durable::cards::{ALLOW_ALWAYS, ALLOW_ONCE, DENY, blank_ask, option};
-pub use crate::durable::cards::{permission, permission_title};
-
-/// A choice card; option ids are `o1`, `o2`, …
-pub(crate) fn choice(title: &str, prompt: &str, labels: &[&str]) -> Ask {
-    let mut ask = blank_ask(AskKind::Choice, title);
-    ask.choice = Some(ChoiceBody {
-        prompt: Some(prompt.to_string()),
-        options: labels
-            .iter()
-            .enumerate()
-            .map(|(i, label)| option(&format!("o{}", i + 1), label, None))
-            .collect(),
-        url: None,
-    });
-    ask
-}
-
-pub fn text(title: &str, prompt: &str, placeholder: &str, multiline: bool) -> Ask {
-    let mut ask = blank_ask(AskKind::Text, title);
-    ask.text = Some(TextBody {
-        prompt: Some(prompt.to_string()),
-        placeholder: Some(placeholder.to_string()),
-        multiline,
-    });
-    ask
-}
-
-pub(crate) fn form(title: &str, prompt: &str, fields: Vec<FormField>) -> Ask {
-    let mut ask = blank_ask(AskKind::Form, title);
-    ask.form = Some(FormBody {
-        prompt: Some(prompt.to_string()),
-        fields,
-        options: Vec::new(),
-    });
-    ask
-}
-
-pub(crate) fn field(
-    id: &str,
-    label: &str,
-    kind: FieldKind,
-    required: bool,
-    default: Option<Value>,
-) -> FormField {
-    FormField {
-        required,
-        default,
-        ..FormField::new(id, label, kind)
-    }
-}
+pub(crate) use crate::durable::cards::{
+    ALLOW_ALWAYS, ALLOW_ONCE, DENY, choice, field, form, option,
+};
+pub use crate::durable::cards::{permission, permission_title, text};
 
 pub(crate) fn choice_field(
     id: &str,

@@ -38,9 +38,45 @@ pub fn events(pane: &str, after: u64, epoch: Option<&str>) -> String {
     }
 }
 
-/// `verb` is one of answer, send, abort, action.
-pub(crate) fn pane_post(pane: &str, verb: &str) -> String {
-    format!("{PREFIX}/pane/{}/{verb}", encode(pane))
+/// The verbs of a pane's POST routes, `POST /pane/{id}/{verb}` (SPEC W2): one list for the
+/// client that builds the path and the agent that routes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PaneVerb {
+    Answer,
+    Send,
+    Abort,
+    Action,
+    Setting,
+}
+
+impl PaneVerb {
+    const ALL: [Self; 5] = [
+        Self::Answer,
+        Self::Send,
+        Self::Abort,
+        Self::Action,
+        Self::Setting,
+    ];
+
+    /// The verb as the path spells it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Answer => "answer",
+            Self::Send => "send",
+            Self::Abort => "abort",
+            Self::Action => "action",
+            Self::Setting => "setting",
+        }
+    }
+
+    /// The verb a path segment names; None for any other word.
+    pub(crate) fn parse(segment: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|verb| verb.as_str() == segment)
+    }
+}
+
+pub(crate) fn pane_post(pane: &str, verb: PaneVerb) -> String {
+    format!("{PREFIX}/pane/{}/{}", encode(pane), verb.as_str())
 }
 
 pub(crate) fn rename() -> String {
@@ -85,9 +121,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_pane_verb_reads_back_as_itself() {
+        for verb in PaneVerb::ALL {
+            assert_eq!(PaneVerb::parse(verb.as_str()), Some(verb));
+        }
+        assert_eq!(PaneVerb::parse("events"), None);
+        assert_eq!(PaneVerb::parse("Answer"), None);
+    }
+
+    #[test]
     fn l_ids_with_percent_and_cjk_are_encoded() {
         assert_eq!(
-            pane_post("工作%1", "send"),
+            pane_post("工作%1", PaneVerb::Send),
             "/session/v1/pane/%E5%B7%A5%E4%BD%9C%251/send"
         );
         assert_eq!(

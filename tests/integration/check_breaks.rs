@@ -1,5 +1,5 @@
 //! `check` catches every rule the reference agent can break on purpose: for each id of
-//! `rigs::faults::Rule::ALL` (so the A and L rules too, whoever added them), an agent started
+//! `durable::faults::Rule::ALL` (so the A and L rules too, whoever added them), an agent started
 //! with `--break ID` makes `check --json --allow-writes` fail exactly that id and nothing else.
 //! Every agent listens on loopback TCP with a token, so T3 is checked on each run.
 
@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use collie_phone::rigs::faults::Rule;
+use collie_phone::durable::faults::Rule;
 use common::*;
 use serde_json::Value;
 

@@ -1,12 +1,12 @@
 //! The rules the reference agent breaks on purpose (`agent --break`, for `check`'s own tests):
 //! what each layout-level rule needs laid into the world, in a tab of its own so nothing else
-//! moves. The request-level breaks are read where each request is answered (rigs::faults).
+//! moves. The request-level breaks are read where each request is answered (`faults`).
 
 use time::{Duration, OffsetDateTime};
 
+use super::cards::{choice, field, form, text};
 use super::faults::{Breaks, Rule};
-use super::worlds::{DEMO_BUTTONS, choice, field, form, push_link, text};
-use crate::durable::world::{World, default_belt};
+use super::world::{World, default_belt};
 use crate::wire::{
     AgentCommand, BeltButton, FieldKind, Item, ItemKind, Setting, SettingChoice, Starter, limits,
 };
@@ -14,7 +14,7 @@ use crate::wire::{
 /// The title of the tab that holds what `--break` lays out, so nothing else moves.
 pub(crate) const BROKEN_TAB: &str = "Broken on purpose";
 
-/// Lays into `world` what each layout-level `--break` rule needs (rigs::faults::Rule):
+/// Lays into `world` what each layout-level `--break` rule needs (`faults::Rule`):
 /// one thing that breaks that rule and nothing else, in a pane of its own where it needs one.
 /// Only for `check`'s own tests; never called without `--break`.
 pub(crate) fn lay_out_breaks(world: &mut World, breaks: Breaks, now: OffsetDateTime) {
@@ -93,11 +93,10 @@ pub(crate) fn lay_out_breaks(world: &mut World, breaks: Breaks, now: OffsetDateT
         }
     }
     if breaks.has(Rule::LBelt) {
-        let mut belt: Vec<BeltButton> = DEMO_BUTTONS[..limits::MAX_BELT_BUTTONS]
-            .iter()
-            .map(|(id, label)| BeltButton {
-                id: id.to_string(),
-                label: label.to_string(),
+        let mut belt: Vec<BeltButton> = (1..=limits::MAX_BELT_BUTTONS)
+            .map(|i| BeltButton {
+                id: format!("button-{i}"),
+                label: format!("Button {i}"),
             })
             .collect();
         belt.push(BeltButton {
@@ -172,12 +171,10 @@ pub(crate) fn lay_out_breaks(world: &mut World, breaks: Breaks, now: OffsetDateT
     if breaks.has(Rule::LLink)
         && let Some(pane) = broken_pane(world, "Plain http link", default_belt(), now)
     {
-        push_link(
-            world,
-            &pane,
-            ("http://example.com/insecure", "Not https"),
-            now,
-        );
+        let mut item = Item::text("", ItemKind::Link, "");
+        item.url = Some("http://example.com/insecure".into());
+        item.title = Some("Not https".into());
+        world.push_built_item(&pane, &mut item, now);
     }
     if breaks.has(Rule::L1)
         && let Some(pane) = broken_pane(world, "Terminal escape", default_belt(), now)
