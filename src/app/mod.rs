@@ -252,6 +252,7 @@ impl App {
             _ => None,
         };
         let commands = self.take_message(message);
+        self.phone.settle_came_back();
         if let Some(keys_paste) = input {
             self.after_keys_paste = keys_paste;
         }
@@ -309,19 +310,7 @@ impl App {
                     self.phone.toast = None;
                 }
                 self.phone.outbox.tick(now);
-                for (agent, pane, words) in self.phone.outbox.waited_too_long(now) {
-                    if words.is_empty() {
-                        continue;
-                    }
-                    self.phone.back_into_box(&agent, &pane, &words);
-                    let minutes = outbox::WAIT_FOR_AGENT_SECONDS / 60;
-                    self.phone.show_toast(
-                        format!(
-                            "{agent} was not ready for {minutes} minutes: nothing was sent, and the words are back in the box."
-                        ),
-                        true,
-                    );
-                }
+                self.phone.bring_back_waited(now);
                 self.watching_change()
             }
             Message::Exported { path, result } => {

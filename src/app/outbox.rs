@@ -93,6 +93,20 @@ pub(crate) struct Outbox {
     /// WIRE § 4.3), by (agent, pane): (that turn, the words), in the order sent. Stopping that
     /// turn drops them on the agent, so they come back to the box (docs/ACP.md).
     waiting: HashMap<(String, String), Vec<(String, String)>>,
+    /// Words that waited too long for their agent and came back to the box, by (agent, pane):
+    /// the line above the box says so while the box still holds what came back.
+    came_back: HashMap<(String, String), CameBack>,
+}
+
+/// Sends that waited [`WAIT_FOR_AGENT_SECONDS`] for their agent and came back to the box as
+/// the draft. The pane says so on a line above the box until the person sends or edits the
+/// box, so a person who was away reads it on return (docs/ENGINE.md).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CameBack {
+    /// When the words came back.
+    pub(crate) at: OffsetDateTime,
+    /// The box as it was then: once it holds anything else, the person acted on it.
+    box_text: String,
 }
 
 /// What the app must do after the outbox took a change.
@@ -135,6 +149,9 @@ impl Outbox {
             .entry((agent.to_string(), pane.to_string()))
             .or_default();
         let seen_turn = named_turn(&kind);
+        // The person sent from this box: what came back before is told.
+        self.came_back
+            .remove(&(agent.to_string(), pane.to_string()));
         queue.push_back(Outgoing {
             kind,
             step: Step::Queued,
@@ -306,6 +323,34 @@ impl Outbox {
         }
         self.panes.retain(|_, queue| !queue.is_empty());
         back
+    }
+
+    /// Words came back to a pane's box at `at`, which now holds `box_text`.
+    pub(crate) fn note_came_back(
+        &mut self,
+        agent: &str,
+        pane: &str,
+        at: OffsetDateTime,
+        box_text: String,
+    ) {
+        self.came_back.insert(
+            (agent.to_string(), pane.to_string()),
+            CameBack { at, box_text },
+        );
+    }
+
+    /// What came back to a pane's box, while the box still holds `box_text` as it was then.
+    pub(crate) fn came_back(&self, agent: &str, pane: &str, box_text: &str) -> Option<&CameBack> {
+        self.came_back
+            .get(&(agent.to_string(), pane.to_string()))
+            .filter(|back| back.box_text == box_text)
+    }
+
+    /// Forgets what came back to each box that holds something else now (`box_of` gives a
+    /// pane's box): the person sent it or edited it, so the line above the box has done.
+    pub(crate) fn settle_came_back(&mut self, box_of: impl Fn(&str, &str) -> String) {
+        self.came_back
+            .retain(|(agent, pane), back| back.box_text == box_of(agent, pane));
     }
 
     /// The first line of a pane that is held (failed, unknown or not sent), with its request id.
@@ -621,6 +666,37 @@ mod tests {
             )]
         );
         assert_eq!(outbox.len("a", "p"), 0);
+    }
+
+    #[test]
+    fn h3_words_that_came_back_are_told_until_the_box_is_sent_or_edited() {
+        let mut outbox = Outbox::default();
+        let at = now() + time::Duration::seconds(WAIT_FOR_AGENT_SECONDS);
+        outbox.note_came_back("a", "p", at, "one\ntwo".into());
+        let back = outbox.came_back("a", "p", "one\ntwo").expect("told");
+        assert_eq!(back.at, at);
+        assert!(
+            outbox.came_back("a", "q", "one\ntwo").is_none(),
+            "its pane only"
+        );
+        // Time passes and boxes elsewhere change: it stays.
+        outbox.tick(at + time::Duration::hours(3));
+        outbox.settle_came_back(|_, pane| {
+            if pane == "p" {
+                "one\ntwo".into()
+            } else {
+                "elsewhere".into()
+            }
+        });
+        assert!(outbox.came_back("a", "p", "one\ntwo").is_some(), "it lasts");
+        // Edited: gone, and gone for good even if the box reads the same again (an undo).
+        assert!(outbox.came_back("a", "p", "one\ntwo!").is_none());
+        outbox.settle_came_back(|_, _| "one\ntwo!".into());
+        assert!(outbox.came_back("a", "p", "one\ntwo").is_none());
+        // Sent from that box: gone.
+        outbox.note_came_back("a", "p", at, "one".into());
+        outbox.push("a", "p", send("one"));
+        assert!(outbox.came_back("a", "p", "one").is_none());
     }
 
     #[test]

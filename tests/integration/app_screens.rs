@@ -8,11 +8,11 @@ use std::sync::Arc;
 use collie_phone::app::inbox::AskKey;
 use collie_phone::app::keymap::Chord;
 use collie_phone::app::settings::Settings;
-use collie_phone::app::{App, AppSetup, Message};
+use collie_phone::app::{App, AppSetup, Command, Message};
 use collie_phone::durable::world::World;
 use collie_phone::engine::{
     AgentChange, AgentStatus, Decider, FromEngine, HistoryPage, IntentKind, IntentRecord,
-    IntentState,
+    IntentState, ToEngine,
 };
 use collie_phone::look::theme::Theme;
 use collie_phone::rigs::WorldKind;
@@ -684,6 +684,121 @@ fn pane_send_refused_keeps_the_words() {
         })));
         app
     });
+}
+
+/// The showcase pane with its agent down and one send typed there that never left: the
+/// engine said not-sent with no try counted, so it waits for the agent (docs/ENGINE.md).
+fn waiting_send(size: (u16, u16)) -> App {
+    let (_, mut app) = showcase(size);
+    agent_change(
+        &mut app,
+        AgentChange::Status(AgentStatus::Unreachable {
+            reason: "the socket refused the connection".into(),
+            last_seen: Some(NOW),
+        }),
+    );
+    app.update(key("i"));
+    app.update(Message::Paste("please also update the docs".into()));
+    let kind = app
+        .update(key("enter"))
+        .into_iter()
+        .find_map(|command| match command {
+            Command::Engine(ToEngine::Submit { kind, .. }) => Some(kind),
+            _ => None,
+        })
+        .expect("the send left for the engine");
+    for state in [
+        IntentState::Created,
+        IntentState::NotSent {
+            why: "the agent is not connected and ready".into(),
+        },
+    ] {
+        app.update(Message::Engine(FromEngine::Intent(IntentRecord {
+            request_id: "r-waits".into(),
+            agent: "demo".into(),
+            kind: kind.clone(),
+            attempts: 0,
+            state,
+            created_at: "2026-11-29T14:30:00Z".into(),
+            checking: false,
+            epoch: None,
+        })));
+    }
+    app
+}
+
+const CAME_BACK: &str = "Not sent: demo was not ready for 10 minutes";
+
+#[test]
+fn pane_words_that_waited_ten_minutes_come_back_with_a_lasting_line() {
+    let wait = Duration::seconds(600);
+    snap("pane_send_came_back", |size| {
+        let mut app = waiting_send(size);
+        app.update(Message::Tick(NOW + wait));
+        app
+    });
+    let size = (80, 24);
+    let mut app = waiting_send(size);
+    let before = screen_text(&app, size);
+    assert!(
+        before.contains("waits for the agent, goes by itself"),
+        "{before}"
+    );
+    app.update(Message::Tick(NOW + wait - Duration::seconds(1)));
+    assert!(!screen_text(&app, size).contains(CAME_BACK));
+    app.update(Message::Tick(NOW + wait));
+    let back = screen_text(&app, size);
+    assert!(
+        back.contains(
+            "Not sent: demo was not ready for 10 minutes; your words are back in the box."
+        ),
+        "{back}"
+    );
+    assert!(!back.contains("waits for the agent"), "{back}");
+    assert!(
+        back.contains("Back in the box of HTTP routes"),
+        "the footer says where: {back}"
+    );
+    assert!(
+        back.contains("│please also update the docs"),
+        "in the box: {back}"
+    );
+    // A person away for hours reads it on return, the footer's short message long gone;
+    // moving in the box and leaving it change nothing in it.
+    app.update(Message::Tick(NOW + wait + Duration::hours(2)));
+    for step in ["home", "left", "esc"] {
+        app.update(key(step));
+    }
+    let later = screen_text(&app, size);
+    assert!(later.contains(CAME_BACK), "it lasts: {later}");
+    assert!(
+        !later.contains("Back in the box of"),
+        "the toast went: {later}"
+    );
+    // Wide enough, it says when.
+    let mut wide = app.clone();
+    wide.update(Message::Resize(160, 48));
+    let wide = screen_text(&wide, (160, 48));
+    assert!(
+        wide.contains("Not sent: demo was not ready for 10 minutes, so at 14:40:00 UTC your words came back to the box."),
+        "{wide}"
+    );
+    // Sent again: the line has done its work.
+    let mut sent = app.clone();
+    sent.update(key("i"));
+    sent.update(key("enter"));
+    let after = screen_text(&sent, size);
+    assert!(!after.contains(CAME_BACK), "{after}");
+    assert!(after.contains("› please also update the docs"), "{after}");
+    // Edited instead: gone too, and an undo back to the same words does not bring it back.
+    for step in ["i", "end", "!"] {
+        app.update(key(step));
+    }
+    let edited = screen_text(&app, size);
+    assert!(!edited.contains(CAME_BACK), "{edited}");
+    assert!(edited.contains("please also update the docs!"), "{edited}");
+    app.update(key("backspace"));
+    assert!(!screen_text(&app, size).contains(CAME_BACK));
 }
 
 #[test]

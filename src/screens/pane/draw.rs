@@ -6,6 +6,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
+use time::OffsetDateTime;
 
 use crate::app::agents::Link;
 use crate::app::keymap::{Action, Context};
@@ -221,6 +222,29 @@ fn draw_outbox(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
     } else {
         crate::screens::pane::keys::CHAT
     };
+    // Words that waited too long for their agent and came back to the box: said first, and
+    // until the person sends or edits the box (docs/ENGINE.md).
+    let told = app.came_back(&screen.agent, &screen.pane);
+    if let Some(at) = told {
+        put(
+            frame,
+            area,
+            0,
+            came_back_line(&screen.agent, at, usize::from(area.width), theme),
+        );
+    }
+    let area = if told.is_some() {
+        Rect {
+            y: area.y + 1,
+            height: area.height - 1,
+            ..area
+        }
+    } else {
+        area
+    };
+    if area.height == 0 {
+        return;
+    }
     let lines: Vec<&Outgoing> = app.outbox.lines(&screen.agent, &screen.pane).collect();
     let room = usize::from(area.height);
     // When they do not all fit, the first ones show (the held one is first) and the last row
@@ -246,6 +270,29 @@ fn draw_outbox(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
             )),
         );
     }
+}
+
+/// "Not sent: demo was not ready for 10 minutes, so at 14:40:00 UTC your words came back to
+/// the box.": the longest that fits whole, the time going first and the agent next, so a
+/// narrow screen still says what happened and where the words are.
+fn came_back_line(agent: &str, at: OffsetDateTime, width: usize, theme: &Theme) -> Line<'static> {
+    let minutes = crate::app::outbox::WAIT_FOR_AGENT_SECONDS / 60;
+    let said = [
+        format!(
+            "Not sent: {agent} was not ready for {minutes} minutes, so at {} your words came back to the box.",
+            crate::app::inbox::clock_time(at)
+        ),
+        format!(
+            "Not sent: {agent} was not ready for {minutes} minutes; your words are back in the box."
+        ),
+        "Not sent: the words are back in the box.".to_string(),
+    ];
+    let text = said
+        .iter()
+        .find(|text| wrap::width(text) <= width)
+        .unwrap_or(&said[2])
+        .clone();
+    Line::from(Span::styled(text, theme.warn))
 }
 
 fn outbox_line(

@@ -32,6 +32,7 @@ use crate::screens::overlay::{About, Deferred, Overlay};
 use crate::screens::room::Room;
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
+use time::OffsetDateTime;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PaneFocus {
@@ -212,7 +213,8 @@ impl Phone {
         let has_settings = shown
             .as_ref()
             .is_some_and(|p| !p.pane.settings.is_empty() || p.pane.usage.is_some());
-        let outbox_lines = self.outbox.len(agent, pane);
+        let outbox_lines =
+            self.outbox.len(agent, pane) + usize::from(self.came_back(agent, pane).is_some());
         geometry::pane(
             self.size.0,
             self.size.1,
@@ -369,6 +371,58 @@ impl Phone {
         }
         *draft = Editor::from_text(&text);
         self.steps.push(Step::FocusBox);
+    }
+
+    /// The box of a pane as it reads now ("" when there is none).
+    fn box_text(&self, agent: &str, pane_id: &str) -> String {
+        self.draft(agent, pane_id)
+            .map(Editor::text)
+            .unwrap_or_default()
+    }
+
+    /// Sends that waited too long for their agent come back to their boxes, with a line above
+    /// each box that says so and lasts until the person sends or edits the box (docs/ENGINE.md).
+    pub(crate) fn bring_back_waited(&mut self, now: OffsetDateTime) {
+        for (agent, pane_id, words) in self.outbox.waited_too_long(now) {
+            if words.is_empty() {
+                continue;
+            }
+            self.back_into_box(&agent, &pane_id, &words);
+            let box_text = self.box_text(&agent, &pane_id);
+            self.outbox.note_came_back(&agent, &pane_id, now, box_text);
+            // The pane says it until the box changes; this says where, for a person elsewhere.
+            let minutes = crate::app::outbox::WAIT_FOR_AGENT_SECONDS / 60;
+            let title = self
+                .agents
+                .pane(&agent, &pane_id)
+                .map_or_else(|| pane_id.clone(), |p| p.pane.title.clone());
+            self.show_toast(
+                format!(
+                    "Back in the box of {title}: not sent, {agent} was not ready for {minutes} minutes."
+                ),
+                true,
+            );
+        }
+    }
+
+    /// When words came back to this pane's box, while the box still holds them as they came.
+    pub(crate) fn came_back(&self, agent: &str, pane_id: &str) -> Option<OffsetDateTime> {
+        let box_text = self.box_text(agent, pane_id);
+        self.outbox
+            .came_back(agent, pane_id, &box_text)
+            .map(|back| back.at)
+    }
+
+    /// After every message: a box that was sent or edited since its words came back no longer
+    /// carries the line that says so.
+    pub(crate) fn settle_came_back(&mut self) {
+        let drafts = &self.drafts;
+        self.outbox.settle_came_back(|agent, pane_id| {
+            drafts
+                .get(&(agent.to_string(), pane_id.to_string()))
+                .map(Editor::text)
+                .unwrap_or_default()
+        });
     }
 
     /// Asks first, naming the turn that will stop (SPEC A16).
