@@ -147,7 +147,10 @@ fn every_key_the_suggestions_know_is_one_the_file_takes() {
     text.push("[dsh.d]".into());
     text.extend(DshEntry::KEYS.iter().map(|key| format!("{key} = \"x\"")));
     text.push("[acp.c]".into());
-    text.extend(AcpEntry::KEYS.iter().map(|key| format!("{key} = [\"x\"]")));
+    text.extend(AcpEntry::KEYS.iter().map(|key| match *key {
+        "mode" => "mode = \"default\"".to_string(),
+        other => format!("{other} = [\"x\"]"),
+    }));
     parse(&text.join("\n")).expect("every known key is taken");
 }
 
