@@ -20,6 +20,11 @@ pub struct AgentView {
     pub(crate) is_tls: bool,
     /// The host whose socket ssh forwards to this phone (`--ssh`), when it is one.
     pub(crate) through_ssh: Option<String>,
+    /// The socket of the agent `collie-phone demo` started, said so headless commands can
+    /// name it (docs/SCRIPTING.md).
+    pub(crate) demo_socket: Option<String>,
+    /// What the demo's runner last said of its own agent stopping and coming back.
+    pub(crate) demo_news: Option<DemoNews>,
     pub status: AgentStatus,
     pub(crate) hello: Option<Hello>,
     pub(crate) snapshot: Option<Arc<Snapshot>>,
@@ -30,6 +35,30 @@ pub struct AgentView {
     pub(crate) missed: Option<String>,
     /// Epochs seen since the phone started; more than one means the agent restarted (SPEC H5).
     pub(crate) epochs: u32,
+}
+
+/// What `collie-phone demo` saw of the agent it runs: it stopped on its own (with its exit
+/// status, e.g. "killed by signal 9") and is being started again, or it is back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DemoNews {
+    Stopped(String),
+    Back(String),
+}
+
+impl DemoNews {
+    /// The sentence Home says of it.
+    pub(crate) fn sentence(&self) -> String {
+        match self {
+            Self::Stopped(status) => format!(
+                "The demo's agent stopped ({status}); starting it again with its state kept."
+            ),
+            Self::Back(status) => {
+                format!(
+                    "The demo's agent stopped ({status}) and was started again with its state kept."
+                )
+            }
+        }
+    }
 }
 
 /// How the phone reaches an agent: up, one poll missed (what is shown may be old), down, or
@@ -83,6 +112,8 @@ impl AgentView {
             name: name.to_string(),
             is_tls,
             through_ssh: None,
+            demo_socket: None,
+            demo_news: None,
             status: AgentStatus::Connecting,
             hello: None,
             snapshot: None,

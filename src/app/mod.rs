@@ -75,6 +75,11 @@ pub enum Message {
         url: String,
         result: Result<String, String>,
     },
+    /// `collie-phone demo`'s runner saw its own agent stop or come back.
+    Demo {
+        agent: String,
+        news: crate::app::agents::DemoNews,
+    },
 }
 
 /// What the app asks the runner to do.
@@ -153,6 +158,13 @@ impl App {
     pub(crate) fn reached_through_ssh(&mut self, agent: &str, host: &str) {
         if let Some(view) = self.phone.agents.get_mut(agent) {
             view.through_ssh = Some(host.to_string());
+        }
+    }
+
+    /// The agent `collie-phone demo` runs listens on `socket`: Home and the help say it.
+    pub(crate) fn demo_socket(&mut self, agent: &str, socket: &str) {
+        if let Some(view) = self.phone.agents.get_mut(agent) {
+            view.demo_socket = Some(socket.to_string());
         }
     }
 
@@ -320,6 +332,12 @@ impl App {
             }
             Message::LinkOpened { url, result } => {
                 self.phone.link_opened(&url, result);
+                Vec::new()
+            }
+            Message::Demo { agent, news } => {
+                if let Some(view) = self.phone.agents.get_mut(&agent) {
+                    view.demo_news = Some(news);
+                }
                 Vec::new()
             }
         };

@@ -22,7 +22,9 @@ use tokio::process::{Child, Command};
 use tokio::sync::Mutex;
 
 use super::WorldFlags;
-use super::phone_cmd::{PhoneSetup, open_phone_mixed, start_log};
+use super::phone_cmd::{DemoSide, PhoneSetup, open_phone_mixed, start_log};
+use crate::app::Message;
+use crate::app::agents::DemoNews;
 use crate::engine::AgentSpec;
 use crate::engine::dsh::{BridgeSpec, BridgeUrl};
 use crate::transport::Endpoint;
@@ -30,6 +32,8 @@ use crate::transport::Token;
 use crate::wire::limits::MAX_SOCKET_PATH;
 
 const SOCKET_NAME: &str = "agent.sock";
+/// The name the phone gives the demo's agent.
+const DEMO_AGENT: &str = "demo";
 /// How long the agent may take to say `listening`.
 const START_DEADLINE: Duration = Duration::from_secs(20);
 /// How long a stopping agent may take to save its world before it is killed.
@@ -117,19 +121,26 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
         setup.journal = folder.path.join("intents.jsonl");
         let agent = DemoAgent::new(&folder.path, &args.world, args.chaos.as_deref(), args.acp)?;
         let child = Arc::new(Mutex::new(Some(agent.start(false).await?)));
+        let socket = folder.path.join(SOCKET_NAME);
+        let (tell, news) = tokio::sync::mpsc::unbounded_channel();
+        setup.demo = Some(DemoSide {
+            agent: DEMO_AGENT.into(),
+            socket: socket.clone(),
+            news,
+        });
         // An agent that stops on its own (a crash, a kill) is started again, as a restart
-        // would be: same socket, same state (SPEC H5); the log says why.
+        // would be: same socket, same state (SPEC H5); the log and the screen say why.
         let healer = {
             let (agent, child) = (agent.clone(), Arc::clone(&child));
-            tokio::spawn(async move { agent.heal(child).await })
+            tokio::spawn(async move { agent.heal(child, tell).await })
         };
         let restarts = args.restart_every.map(|every| {
             let (agent, child) = (agent.clone(), Arc::clone(&child));
             tokio::spawn(async move { agent.restart_every(every, child).await })
         });
         let spec = AgentSpec {
-            name: "demo".into(),
-            endpoint: Endpoint::socket(folder.path.join(SOCKET_NAME)),
+            name: DEMO_AGENT.into(),
+            endpoint: Endpoint::socket(socket),
         };
         let bridge = if args.dsh {
             match DemoBridge::start(&folder.path, &args.world).await {
@@ -275,9 +286,20 @@ impl DemoAgent {
     }
 
     /// Watches the agent; when it exits without being asked to, says so in the log with its
-    /// exit status and starts it again on the same socket and state. A restart of
-    /// `restart_every` holds the slot while it stops the agent, so it is never taken for one.
-    async fn heal(self, child: Arc<Mutex<Option<Child>>>) {
+    /// exit status, tells the phone (`tell`), and starts it again on the same socket and state.
+    /// A restart of `restart_every` holds the slot while it stops the agent, so it is never
+    /// taken for one.
+    async fn heal(
+        self,
+        child: Arc<Mutex<Option<Child>>>,
+        tell: tokio::sync::mpsc::UnboundedSender<Message>,
+    ) {
+        let say = |news: DemoNews| {
+            let _ = tell.send(Message::Demo {
+                agent: DEMO_AGENT.into(),
+                news,
+            });
+        };
         loop {
             tokio::time::sleep(HEAL_LOOK).await;
             let mut slot = child.lock().await;
@@ -297,8 +319,13 @@ impl DemoAgent {
                 %status,
                 "the demo's agent stopped on its own ({status}); starting it again with its state kept"
             );
+            let words = exit_words(status);
+            say(DemoNews::Stopped(words.clone()));
             match self.start(true).await {
-                Ok(started) => *slot = Some(started),
+                Ok(started) => {
+                    *slot = Some(started);
+                    say(DemoNews::Back(words));
+                }
                 Err(error) => {
                     tracing::error!("the demo's agent did not come back: {error:#}");
                     return;
@@ -415,6 +442,16 @@ impl DemoBridge {
                 token,
             },
         })
+    }
+}
+
+/// An exit status as a person reads it: "killed by signal 9", "exit status 1".
+fn exit_words(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit status {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        (None, None) => status.to_string(),
     }
 }
 

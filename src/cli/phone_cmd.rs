@@ -38,6 +38,15 @@ pub(crate) struct PhoneSetup {
     pub(crate) theme: Theme,
     pub(crate) journal: PathBuf,
     pub(crate) engine: EngineOptions,
+    /// The demo's own agent: its name, its socket, and where its runner says it stopped.
+    pub(crate) demo: Option<DemoSide>,
+}
+
+/// What `collie-phone demo` gives the phone of the agent it runs.
+pub(crate) struct DemoSide {
+    pub(crate) agent: String,
+    pub(crate) socket: PathBuf,
+    pub(crate) news: tokio::sync::mpsc::UnboundedReceiver<crate::app::Message>,
 }
 
 impl PhoneSetup {
@@ -60,6 +69,7 @@ impl PhoneSetup {
             theme,
             journal: Journal::default_path(),
             engine: EngineOptions::default(),
+            demo: None,
         })
     }
 }
@@ -140,11 +150,19 @@ pub(crate) async fn open_phone_mixed(
         app.reached_through_ssh(agent, host);
     }
     let events = crossterm::event::EventStream::new();
+    let mut side = None;
+    if let Some(demo) = setup.demo {
+        app.demo_socket(&demo.agent, &demo.socket.display().to_string());
+        side = Some(demo.news);
+    }
     let mut tui = Tui::new(terminal, events, engine, app)
         .with_bell(terminal::bell)
         .with_notifier(terminal::notify)
         .with_raw_out(crate::tui::osc::write_to_terminal)
         .with_mouse_switch(terminal::set_mouse);
+    if let Some(side) = side {
+        tui = tui.with_side_messages(side);
+    }
     tokio::select! {
         result = tui.run() => result,
         () = terminal::stop_signal() => {

@@ -66,6 +66,18 @@ pub struct Tui<B: Backend, E> {
     read_at: std::time::Instant,
     /// The panes on screen as last told to the engine (SPEC S7, T8).
     on_screen: Option<Vec<(String, String)>>,
+    /// Messages from the program around the phone (the demo's runner), when it has any.
+    side: Option<tokio::sync::mpsc::UnboundedReceiver<Message>>,
+}
+
+/// The next message from the program around the phone; never, when there is none.
+async fn side_message(
+    side: &mut Option<tokio::sync::mpsc::UnboundedReceiver<Message>>,
+) -> Option<Message> {
+    match side {
+        Some(side) => side.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// How long after a countdown's boundary the runner wakes: the timer never fires early, and
@@ -126,6 +138,7 @@ where
             burst: BurstDetector::default(),
             read_at: std::time::Instant::now(),
             on_screen: None,
+            side: None,
         };
         tui.tell_on_screen();
         tui
@@ -147,6 +160,15 @@ where
     /// OSC 8): a real terminal writes them to stdout; a test records them.
     pub(crate) fn with_raw_out(mut self, out: impl FnMut(&[u8]) + Send + 'static) -> Self {
         self.raw_out = Box::new(out);
+        self
+    }
+
+    /// Where the program around the phone (the demo's runner) sends what it saw.
+    pub(crate) fn with_side_messages(
+        mut self,
+        side: tokio::sync::mpsc::UnboundedReceiver<Message>,
+    ) -> Self {
+        self.side = Some(side);
         self
     }
 
@@ -231,6 +253,14 @@ where
                 None => return Err(anyhow::anyhow!("the engine stopped")),
             },
             _ = self.ticker.tick() => First::Message(Message::Tick((self.clock)())),
+            message = side_message(&mut self.side) => match message {
+                Some(message) => First::Message(message),
+                // The runner is gone: it has nothing more to say.
+                None => {
+                    self.side = None;
+                    First::Message(Message::Tick((self.clock)()))
+                }
+            },
             _ = sleep_until_some(held_until), if held_until.is_some() => First::HeldKeys,
             _ = sleep_until_some(turn_at), if turn_at.is_some() => {
                 First::Message(Message::Tick((self.clock)()))

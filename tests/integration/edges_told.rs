@@ -258,12 +258,18 @@ fn the_demo_starts_its_agent_again_when_it_dies() {
     unsafe {
         libc::kill(i32::try_from(agents[0]).expect("a pid"), libc::SIGKILL);
     }
+    // The screen says it stopped, with its exit status, and that it is started again.
+    tmux.until("the stop told on Home", |s| {
+        s.contains("The demo's agent stopped (killed by signal 9)")
+    });
     tmux.until("a new agent process", |_| {
         let now = children(phone);
         now.len() == 1 && now[0] != agents[0]
     });
     tmux.until("ready again", |s| {
-        !s.contains("nreachable") && s.contains("Needs your answer (4)")
+        !s.contains("nreachable")
+            && s.contains("Needs your answer (4)")
+            && s.contains("was started again with its state kept")
     });
     let log = std::fs::read_to_string(home.path().join("state/collie-phone/phone.log"))
         .unwrap_or_default();
@@ -301,4 +307,44 @@ fn a_headless_command_with_no_agent_finds_the_running_demo() {
     );
     let listed = String::from_utf8_lossy(&output.stdout);
     assert!(listed.contains("Deploy settings"), "{listed}");
+    // The help names the socket, and a command given that path reaches the demo.
+    tmux.keys(&["?"]);
+    tmux.until("the socket in the help", |s| {
+        s.contains("Headless commands reach this demo's agent with")
+    });
+    let folder = std::fs::read_dir(&runtime)
+        .expect("the runtime folder")
+        .flatten()
+        .find(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("collie-phone-demo-")
+        })
+        .expect("the demo's folder");
+    let socket = folder.path().join("agent.sock");
+    // The help's box, its lines joined: the path may wrap.
+    let screen: String = tmux
+        .screen()
+        .lines()
+        .filter_map(|l| Some(l.split('│').nth(1)?.trim().to_string()))
+        .collect();
+    assert!(
+        screen.contains(&format!("--socket{}", socket.display())),
+        "{screen}"
+    );
+    let named = std::process::Command::new(BIN)
+        .args(["asks", "--json", "--socket"])
+        .arg(&socket)
+        .env_remove("COLLIE_DURABLE_SOCKET")
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .output()
+        .expect("the binary runs");
+    assert_eq!(
+        named.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&named.stderr)
+    );
+    assert!(String::from_utf8_lossy(&named.stdout).contains("Deploy settings"));
 }

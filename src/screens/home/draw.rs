@@ -193,6 +193,10 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
             }
             (status, _) => status.sentence(),
         };
+        // The demo's runner saw its agent stop: said first, where a person looks.
+        if let Some(news) = &agent.demo_news {
+            words = format!("{} {words}", news.sentence());
+        }
         match agent.epochs {
             0 | 1 => {}
             2 => words.push_str(" Restarted once since collie-phone started."),

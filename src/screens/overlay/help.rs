@@ -53,6 +53,21 @@ pub(crate) fn layout(
         .min(inner / 3);
     let what_width = inner.saturating_sub(keys_width + 2).max(1);
     let mut lines: Vec<Line<'static>> = Vec::new();
+    let dim = phone.theme.dim;
+    let said = |text: &str| {
+        wrap::wrap(text, inner)
+            .into_iter()
+            .map(move |piece| Line::from(Span::styled(piece, dim)))
+    };
+    // The demo's socket first, where it is seen without scrolling (docs/SCRIPTING.md).
+    for agent in &phone.agents.list {
+        if let Some(socket) = &agent.demo_socket {
+            lines.extend(said(&format!(
+                "Headless commands reach this demo's agent with --socket {socket}"
+            )));
+            lines.push(Line::default());
+        }
+    }
     let row = |lines: &mut Vec<Line<'static>>, keys: String, what: String| {
         // Keys longer than their column get a line of their own.
         let mut keys = Some(if wrap::width(&keys) > keys_width {
@@ -74,12 +89,6 @@ pub(crate) fn layout(
     for (keys, what) in bindings {
         row(&mut lines, keys, what);
     }
-    let dim = phone.theme.dim;
-    let said = |text: &str| {
-        wrap::wrap(text, inner)
-            .into_iter()
-            .map(move |piece| Line::from(Span::styled(piece, dim)))
-    };
     for note in context.notes().iter().filter(|n| !edit_notes.contains(n)) {
         lines.extend(said(note));
     }
