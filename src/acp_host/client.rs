@@ -15,26 +15,31 @@ use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, CompleteElicitationNotification, ContentBlock,
     CreateElicitationRequest, CreateElicitationResponse, ElicitationCapabilities,
     ElicitationFormCapabilities, ElicitationUrlCapabilities, Implementation, InitializeRequest,
-    LoadSessionRequest, NewSessionRequest, PromptRequest, RequestPermissionRequest,
-    RequestPermissionResponse, SessionConfigOption, SessionModeState, SessionNotification,
-    SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextContent,
+    PromptRequest, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption,
+    SessionModeState, SessionNotification, SetSessionConfigOptionRequest, SetSessionModeRequest,
+    StopReason, TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+use super::sessions::{self, Abilities, Listed, Opening};
 use super::spec::AcpSpec;
 use super::text::log_line;
 
 /// What the host asks of one agent process.
 #[derive(Debug)]
 pub(crate) enum Command {
-    /// `session/new` in `cwd`, or `session/load` of `load` there.
+    /// `session/new` in `cwd`, or `session/load` or `session/resume` of a session there.
     Open {
         pane: String,
         cwd: PathBuf,
-        load: Option<String>,
+        how: Opening,
     },
+    /// `session/close`: the pane is closed.
+    Close { session: String },
+    /// `session/list` of the agent's sessions in `cwd`.
+    List { cwd: PathBuf },
     /// `session/prompt` for a turn.
     Prompt {
         pane: String,
@@ -72,15 +77,23 @@ pub(crate) enum Failure {
 pub(crate) enum Event {
     /// `initialize` answered.
     Initialized {
-        load_session: bool,
+        abilities: Abilities,
     },
     Opened {
         pane: String,
         session: String,
+        /// Loaded or resumed: a session the host knew before.
         loaded: bool,
         /// The session's modes and config options, as its reply gave them.
         modes: Option<SessionModeState>,
         options: Option<Vec<SessionConfigOption>>,
+        /// What the pane is told of its starting mode, when it is not what was asked.
+        note: Option<String>,
+    },
+    /// The agent's own sessions in a folder (`session/list`).
+    Listed {
+        cwd: PathBuf,
+        sessions: Result<Vec<Listed>, Failure>,
     },
     OpenFailed {
         pane: String,
@@ -135,7 +148,13 @@ impl std::fmt::Debug for Event {
                 write!(f, "ElicitationComplete({elicitation_id})")
             }
             Event::Update(n) => write!(f, "Update({})", n.session_id.0),
-            Event::Initialized { load_session } => write!(f, "Initialized({load_session})"),
+            Event::Initialized { abilities } => write!(f, "Initialized({abilities:?})"),
+            Event::Listed { cwd, sessions } => write!(
+                f,
+                "Listed({}, {:?})",
+                cwd.display(),
+                sessions.as_ref().map(Vec::len)
+            ),
             Event::Opened { pane, session, .. } => write!(f, "Opened({pane}, {})", session),
             Event::OpenFailed { pane, failure } => write!(f, "OpenFailed({pane}, {failure:?})"),
             Event::PermissionWithdrawn { key } => write!(f, "PermissionWithdrawn({key})"),
@@ -202,6 +221,7 @@ async fn run(
     let completion_name = name.clone();
     let foreground_events = events.clone();
     let foreground_name = name.clone();
+    let mode = spec.mode.clone();
     let result = Client
         .v1()
         .name("collie-phone")
@@ -269,7 +289,7 @@ async fn run(
             agent_client_protocol::on_receive_notification!(),
         )
         .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
-            serve(cx, commands, foreground_events, foreground_name).await;
+            serve(cx, commands, foreground_events, foreground_name, mode).await;
             Ok(())
         })
         .await;
@@ -289,6 +309,7 @@ async fn serve(
     mut commands: UnboundedReceiver<Command>,
     events: Events,
     name: String,
+    mode: Option<String>,
 ) {
     let initialize = InitializeRequest::new(ProtocolVersion::V1)
         // Questions the agent asks become cards (docs/ACP.md, "Questions the agent asks").
@@ -318,7 +339,7 @@ async fn serve(
     let _ = events.send((
         name.clone(),
         Event::Initialized {
-            load_session: init.agent_capabilities.load_session,
+            abilities: Abilities::of(&init.agent_capabilities),
         },
     ));
     while let Some(command) = commands.recv().await {
@@ -326,11 +347,33 @@ async fn serve(
         let events = events.clone();
         let task_name = name.clone();
         let sign_in = sign_in.clone();
+        let mode = mode.clone();
         let task = async move {
             match command {
-                Command::Open { pane, cwd, load } => {
-                    let event = open(&cx2, pane, cwd, load, &sign_in).await;
+                Command::Open { pane, cwd, how } => {
+                    let event =
+                        match sessions::open(&cx2, &task_name, mode.as_deref(), cwd, how).await {
+                            Ok((session, loaded, modes, options, note)) => Event::Opened {
+                                pane,
+                                session,
+                                loaded,
+                                modes,
+                                options,
+                                note,
+                            },
+                            Err(error) => Event::OpenFailed {
+                                pane,
+                                failure: failure_of(&error, &sign_in),
+                            },
+                        };
                     let _ = events.send((task_name, event));
+                }
+                Command::Close { session } => sessions::close(&cx2, &task_name, session).await,
+                Command::List { cwd } => {
+                    let sessions = sessions::list(&cx2, cwd.clone())
+                        .await
+                        .map_err(|e| failure_of(&e, &[]));
+                    let _ = events.send((task_name, Event::Listed { cwd, sessions }));
                 }
                 Command::Prompt {
                     pane,
@@ -414,48 +457,7 @@ async fn serve(
     }
 }
 
-async fn open(
-    cx: &ConnectionTo<Agent>,
-    pane: String,
-    cwd: PathBuf,
-    load: Option<String>,
-    sign_in: &[String],
-) -> Event {
-    let result = match load {
-        Some(session) => cx
-            .send_request(LoadSessionRequest::new(session.clone(), cwd))
-            .block_task()
-            .await
-            .map(|reply| (session, true, reply.modes, reply.config_options)),
-        None => cx
-            .send_request(NewSessionRequest::new(cwd))
-            .block_task()
-            .await
-            .map(|reply| {
-                (
-                    reply.session_id.0.to_string(),
-                    false,
-                    reply.modes,
-                    reply.config_options,
-                )
-            }),
-    };
-    match result {
-        Ok((session, loaded, modes, options)) => Event::Opened {
-            pane,
-            session,
-            loaded,
-            modes,
-            options,
-        },
-        Err(error) => Event::OpenFailed {
-            pane,
-            failure: failure_of(&error, sign_in),
-        },
-    }
-}
-
-fn failure_of(error: &agent_client_protocol::Error, sign_in: &[String]) -> Failure {
+pub(crate) fn failure_of(error: &agent_client_protocol::Error, sign_in: &[String]) -> Failure {
     if error.code == ErrorCode::AUTH_REQUIRED {
         return Failure::SignIn(sign_in.to_vec());
     }

@@ -2,7 +2,7 @@
 //! happenings) into ACP requests, and what agents did (the client's events) into items, asks,
 //! turns and pane states, on every tick of the agent, under the world's lock, never waiting.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::Responder;
@@ -17,6 +17,7 @@ use super::AcpHostOptions;
 use super::client::{self, Command, Event, Events, Failure};
 use super::elicitation::{Asker, Elicitations};
 use super::permission::{PermissionCard, card};
+use super::sessions::{Abilities, Opening};
 use super::settings::{Settings, Target};
 use super::spec::AcpSpec;
 use super::stream::Stream;
@@ -26,8 +27,8 @@ use crate::wire::{AskOption, Effect, ItemKind, Outcome, Starter, TurnState};
 /// One agent process the host started.
 struct Running {
     commands: UnboundedSender<Command>,
-    /// `loadSession`, once `initialize` answered.
-    load_session: Option<bool>,
+    /// What it can do with sessions, once `initialize` answered.
+    abilities: Option<Abilities>,
     /// Panes to open again once we know whether the agent can load a session.
     reopen: Vec<(String, Reopen)>,
 }
@@ -52,6 +53,11 @@ struct Bound {
     opening: bool,
     /// Updates are the agent replaying the conversation we already hold: not shown twice.
     loading: bool,
+    /// The opening on its way is a `session/resume`.
+    resuming: bool,
+    /// The session came from the agent's list and the pane holds none of it yet: a load's
+    /// replay is its history, shown once.
+    replay: bool,
     /// The turn whose `session/prompt` is on its way.
     prompting: Option<String>,
     /// The turn we sent `session/cancel` for.
@@ -91,6 +97,10 @@ pub(crate) struct AcpHost {
     /// before the reply to `session/new` reaches us. Shown when the session opens; dropped
     /// when it was a load (they are the history we hold already).
     early: Vec<(String, String, SessionUpdate)>,
+    /// Conversations made from an agent's `session/list` whose replay no pane has shown yet.
+    unreplayed: HashSet<String>,
+    /// The workspace folders, for `session/list`.
+    folders: Vec<PathBuf>,
 }
 
 /// Early updates kept at most.
@@ -115,6 +125,8 @@ impl AcpHost {
             elicitations: Elicitations::default(),
             opening: options.opening.clone(),
             early: Vec::new(),
+            unreplayed: HashSet::new(),
+            folders: options.workspaces.clone(),
         }
     }
 
@@ -424,7 +436,7 @@ impl AcpHost {
             Command::Open {
                 pane: pane.to_string(),
                 cwd,
-                load: None,
+                how: Opening::New,
             },
         );
     }
@@ -586,15 +598,33 @@ impl AcpHost {
         }
     }
 
+    /// A closed pane's turn is cancelled, and its session closed where the agent offers
+    /// `session/close` (docs/ACP.md, "Sessions the agent keeps").
     fn closed(&mut self, world: &mut World, pane: &str, now: OffsetDateTime) {
         self.cancel_pending(pane);
         self.elicitations
             .give_up(world, pane, "the pane was closed", false, now);
-        if let Some(bound) = self.panes.remove(pane)
-            && bound.prompting.is_some()
-            && let Some(session) = bound.session
-        {
-            self.command(&bound.agent, Command::Cancel { session });
+        let Some(bound) = self.panes.remove(pane) else {
+            return;
+        };
+        let Some(session) = bound.session.filter(|_| bound.live) else {
+            return;
+        };
+        if bound.prompting.is_some() {
+            self.command(
+                &bound.agent,
+                Command::Cancel {
+                    session: session.clone(),
+                },
+            );
+        }
+        let closes = self
+            .running
+            .get(&bound.agent)
+            .and_then(|r| r.abilities)
+            .is_some_and(|a| a.close);
+        if closes {
+            self.command(&bound.agent, Command::Close { session });
         }
     }
 
@@ -609,6 +639,11 @@ impl AcpHost {
             Some(record) if self.specs.contains_key(&record.agent) => {
                 let mut bound = Bound::new(&record.agent, record.session.clone());
                 bound.opening = true;
+                bound.replay = world
+                    .layout
+                    .panes
+                    .get(pane)
+                    .is_some_and(|p| self.unreplayed.remove(&p.conversation_id));
                 self.panes.insert(pane.to_string(), bound);
                 world.set_starting(pane, true, now);
                 self.when_initialized(world, &record.agent, pane.to_string(), Reopen::Revive, now);
@@ -645,8 +680,10 @@ impl AcpHost {
     fn on_event(&mut self, world: &mut World, agent: &str, event: Event, now: OffsetDateTime) {
         tracing::debug!(agent, ?event, "ACP event");
         match event {
-            Event::Initialized { load_session } => {
-                self.initialized(world, agent, load_session, now)
+            Event::Initialized { abilities } => self.initialized(world, agent, abilities, now),
+            Event::Listed { cwd, sessions } => {
+                let made = super::history::listed(world, agent, &cwd, sessions, now);
+                self.unreplayed.extend(made);
             }
             Event::Opened {
                 pane,
@@ -654,10 +691,14 @@ impl AcpHost {
                 loaded,
                 modes,
                 options,
+                note,
             } => {
                 if let Some(bound) = self.panes.get_mut(&pane) {
                     bound.stream.settings = Settings::new(modes, options);
                     world.set_settings(&pane, bound.stream.settings.wire());
+                }
+                if let Some(note) = note {
+                    world.push_item(&pane, ItemKind::Notice, &note, now);
                 }
                 self.opened(world, &pane, session, loaded, now)
             }
@@ -740,16 +781,21 @@ impl AcpHost {
         &mut self,
         world: &mut World,
         agent: &str,
-        load_session: bool,
+        abilities: Abilities,
         now: OffsetDateTime,
     ) {
         let Some(running) = self.running.get_mut(agent) else {
             return;
         };
-        running.load_session = Some(load_session);
+        running.abilities = Some(abilities);
         let reopen = std::mem::take(&mut running.reopen);
+        if abilities.list {
+            for cwd in self.folders.clone() {
+                self.command(agent, Command::List { cwd });
+            }
+        }
         for (pane, why) in reopen {
-            self.open_again(world, agent, &pane, why, load_session, now);
+            self.open_again(world, agent, &pane, why, abilities, now);
         }
     }
 
@@ -759,7 +805,7 @@ impl AcpHost {
         agent: &str,
         pane: &str,
         why: Reopen,
-        load_session: bool,
+        abilities: Abilities,
         now: OffsetDateTime,
     ) {
         let cwd = world
@@ -772,25 +818,29 @@ impl AcpHost {
             return;
         };
         let Some(cwd) = cwd else { return };
-        match (load_session, bound.session.clone(), why) {
-            (true, Some(session), _) => {
+        // Resumed where the agent offers it (the pane holds the conversation already), else
+        // loaded (docs/ACP.md, "Sessions the agent keeps").
+        match (bound.session.clone().and_then(|s| abilities.again(s)), why) {
+            (Some(how), _) => {
                 bound.opening = true;
-                bound.loading = true;
+                bound.loading = !(bound.replay && matches!(how, Opening::Load(_)));
+                bound.resuming = matches!(how, Opening::Resume(_));
                 self.command(
                     agent,
                     Command::Open {
                         pane: pane.to_string(),
                         cwd,
-                        load: Some(session),
+                        how,
                     },
                 );
             }
-            (_, _, Reopen::Restart) => {
+            (None, Reopen::Restart) => {
                 self.panes.remove(pane);
                 world.push_item(pane, ItemKind::Notice, &format!("{agent} cannot load an old session, so this conversation is kept in history."), now);
                 world.close_pane_now(pane, now);
             }
-            (_, had, Reopen::Revive) => {
+            (None, Reopen::Revive) => {
+                let had = bound.session.clone();
                 bound.opening = true;
                 bound.session = None;
                 // A pane whose session never opened (a sign-in was missing, say) just tries
@@ -803,7 +853,7 @@ impl AcpHost {
                     Command::Open {
                         pane: pane.to_string(),
                         cwd,
-                        load: None,
+                        how: Opening::New,
                     },
                 );
             }
@@ -825,6 +875,8 @@ impl AcpHost {
         bound.live = true;
         bound.opening = false;
         bound.loading = false;
+        let resumed = std::mem::take(&mut bound.resuming);
+        let replayed = std::mem::take(&mut bound.replay) && loaded && !resumed;
         let agent = bound.agent.clone();
         if let Some(conversation) = world
             .layout
@@ -840,16 +892,27 @@ impl AcpHost {
             .into_iter()
             .partition(|(a, s, _)| a == &agent && s == &session);
         self.early = later;
-        if loaded {
-            world.push_item(
-                pane,
-                ItemKind::Notice,
-                &format!("{agent} loaded this conversation again."),
-                now,
-            );
+        if loaded && !replayed {
+            let words = if resumed {
+                format!("{agent} resumed this conversation.")
+            } else {
+                format!("{agent} loaded this conversation again.")
+            };
+            world.push_item(pane, ItemKind::Notice, &words, now);
         } else if let Some(bound) = self.panes.get_mut(pane) {
+            // A new session's early updates, or the replay of a session from the agent's
+            // list, which becomes the pane's history this once.
             for (_, _, update) in early {
                 bound.stream.apply(world, pane, update, now);
+            }
+            if replayed {
+                bound.stream.flush(world, pane, now);
+                world.push_item(
+                    pane,
+                    ItemKind::Notice,
+                    &format!("{agent} loaded this session; above is its conversation as {agent} replayed it."),
+                    now,
+                );
             }
         }
         self.prompt_waiting(world, pane, None, now);
@@ -869,6 +932,7 @@ impl AcpHost {
         let was_load = bound.loading;
         bound.opening = false;
         bound.loading = false;
+        bound.resuming = false;
         bound.live = false;
         if was_load && matches!(failure, Failure::Refused(_)) {
             // The agent did not keep the session (codex answers `-32002 Resource not found`
@@ -896,7 +960,7 @@ impl AcpHost {
                     Command::Open {
                         pane: pane.to_string(),
                         cwd,
-                        load: None,
+                        how: Opening::New,
                     },
                 );
                 return;
@@ -1206,12 +1270,12 @@ impl AcpHost {
         why: Reopen,
         now: OffsetDateTime,
     ) {
-        let Some(known) = self.ensure_running(agent).map(|r| r.load_session) else {
+        let Some(known) = self.ensure_running(agent).map(|r| r.abilities) else {
             fail_pane(world, &pane, now);
             return;
         };
         match known {
-            Some(load_session) => self.open_again(world, agent, &pane, why, load_session, now),
+            Some(abilities) => self.open_again(world, agent, &pane, why, abilities, now),
             None => {
                 if let Some(running) = self.running.get_mut(agent) {
                     running.reopen.push((pane, why));
@@ -1229,7 +1293,7 @@ impl AcpHost {
                 agent.to_string(),
                 Running {
                     commands,
-                    load_session: None,
+                    abilities: None,
                     reopen: Vec::new(),
                 },
             );
@@ -1246,6 +1310,8 @@ impl Bound {
             live: false,
             opening: false,
             loading: false,
+            resuming: false,
+            replay: false,
             prompting: None,
             stopping: None,
             denied: false,
@@ -1398,6 +1464,7 @@ mod tests {
                     loaded: false,
                     modes: None,
                     options: None,
+                    note: None,
                 },
             ))
             .expect("sent");
@@ -1431,6 +1498,7 @@ mod tests {
             loaded: false,
             modes: None,
             options: None,
+            note: None,
         };
         host.events_in.send(("quiet".into(), opened)).expect("sent");
         host.tick(&mut world, t0());
@@ -1510,6 +1578,7 @@ mod tests {
                     loaded: false,
                     modes: Some(modes),
                     options: None,
+                    note: None,
                 },
             ))
             .expect("sent");

@@ -4,9 +4,11 @@
 //!
 //! `spec` names the agents and their commands, `client` runs one agent process and its
 //! connection, `host` drives the world from both sides, `stream` turns session updates into
-//! items, `settings` a session's modes and options into the pane's settings, `permission`
-//! turns permission requests into asks, `elicitation` an agent's questions into asks and their
-//! answers back, `usage` a session's usage and title, and `text` cleans what agents say; `card_fixtures`
+//! items, `settings` a session's modes and options into the pane's settings, `sessions` a
+//! session's life on the agent's side (new in its starting mode, load, resume, close, list),
+//! `history` the agent's listed sessions as conversations, `permission` turns permission
+//! requests into asks, `elicitation` an agent's questions into asks and their answers back,
+//! `usage` a session's usage and title, and `text` cleans what agents say; `card_fixtures`
 //! plays the adapters' recorded asks through the stream and the card (tests).
 //! The host is one driver of `crate::durable` (`Drive::Acp`); nothing here plays a demo,
 //! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
@@ -15,8 +17,10 @@
 mod card_fixtures;
 pub(crate) mod client;
 pub(crate) mod elicitation;
+mod history;
 pub(crate) mod host;
 pub(crate) mod permission;
+pub(crate) mod sessions;
 pub(crate) mod settings;
 pub mod spec;
 pub(crate) mod stream;

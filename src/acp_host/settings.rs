@@ -20,18 +20,66 @@ pub(crate) const MODE: &str = "mode";
 
 /// The modes and option values that let an agent act without asking first, by their ACP id:
 /// the one table of them (docs/ACP.md). A phone asks for an explicit yes before choosing one,
-/// as it does for Allow always.
+/// as it does for Allow always. Read from each adapter's code (tests/fixtures/acp/real/README.md).
 ///
 /// | id | agent | what it does |
 /// |---|---|---|
-/// | `bypassPermissions` | Claude Code (`claude-code-acp`) | "Bypass all permission checks" |
-/// | `full-access` | Codex (`codex-acp`), its approval preset | no sandbox, never asks |
+/// | `auto` | Claude Code (`claude-agent-acp` 0.101), its `auto_review` kind | "Claude handles permission decisions" |
+/// | `bypassPermissions` | Claude Code, its `full_access` kind | "Accepts all permissions" |
+/// | `agent` | Codex (`codex-acp` 2.6), "Auto review", its `auto_review` kind | "Only ask for actions detected as potentially unsafe" |
+/// | `agent-full-access` | Codex (`codex-acp` 2.6), its `full_access` kind | never asks, no sandbox |
+/// | `full-access` | Codex (`codex-acp` 0.16), its approval preset | no sandbox, never asks |
 /// | `yolo` | Gemini CLI (`gemini --acp` 0.61.0), and our scripted agent | "Auto-approves all tools" |
-pub(crate) const ACTS_WITHOUT_ASKING: &[&str] = &["bypassPermissions", "full-access", "yolo"];
+pub(crate) const ACTS_WITHOUT_ASKING: &[&str] = &[
+    "auto",
+    "bypassPermissions",
+    "agent",
+    "agent-full-access",
+    "full-access",
+    "yolo",
+];
+
+/// The modes that ask the most before the agent acts, by their ACP id, best first: a new
+/// session starts in the first one its agent offers unless the person chose another
+/// (`--acp-mode`, `mode` under `[acp.NAME]`; docs/ACP.md, "The mode a session starts in").
+///
+/// | id | agent | what it does |
+/// |---|---|---|
+/// | `read-only` | Codex (`codex-acp` 2.6) | "Requires approval to edit files and access the internet." |
+/// | `default` | Claude Code ("Manual": "Always ask before making changes"), Gemini CLI | asks before every edit and command |
+/// | `ask` | our scripted agent (`demo --acp`, the tests) | "Asks before it runs anything" |
+pub(crate) const ASKS_MOST: &[&str] = &["read-only", "default", "ask"];
 
 /// Whether a mode or option value lets the agent act without asking (the table above).
 pub(crate) fn acts_without_asking(id: &str) -> bool {
     ACTS_WITHOUT_ASKING.contains(&id)
+}
+
+/// The mode a new session should be switched to, if any: the one the person chose for this
+/// agent when the session offers it, else the first of [`ASKS_MOST`] it offers. `None` when
+/// the session is in it already or offers none of them. The `Err` says a chosen mode the
+/// agent does not offer, in a pane's words; the session then starts as if none was chosen.
+pub(crate) fn starting_mode(
+    agent: &str,
+    offered: &[&str],
+    current: &str,
+    chosen: Option<&str>,
+) -> (Option<String>, Option<String>) {
+    let mut note = None;
+    let wanted = match chosen {
+        Some(mode) if offered.contains(&mode) => Some(mode),
+        Some(mode) => {
+            note = Some(format!(
+                "{agent} offers no mode {}; the session starts in the mode that asks most before acting. Its modes: {}.",
+                clean_line(mode),
+                offered.iter().map(|m| clean_line(m)).collect::<Vec<_>>().join(", ")
+            ));
+            None
+        }
+        None => None,
+    }
+    .or_else(|| ASKS_MOST.iter().copied().find(|m| offered.contains(m)));
+    (wanted.filter(|m| *m != current).map(str::to_string), note)
 }
 
 /// What a setting of the pane switches on the agent's side.
@@ -296,5 +344,71 @@ mod tests {
         assert_eq!(settings.target("speed"), None);
         settings.set_mode("full-access");
         assert_eq!(settings.wire()[0].current, "full-access");
+    }
+
+    /// The `session/new` reply of today's adapters (tests/fixtures/acp/real): the mode each
+    /// starts in of itself, and every mode it offers.
+    fn offered(fixture: &str) -> (String, Vec<String>) {
+        let line: serde_json::Value = serde_json::from_str(fixture).expect("json");
+        let reply: agent_client_protocol::v1::schema::NewSessionResponse =
+            serde_json::from_value(line["result"].clone()).expect("a session/new reply");
+        let modes = reply.modes.expect("modes");
+        (
+            modes.current_mode_id.0.to_string(),
+            modes
+                .available_modes
+                .iter()
+                .map(|m| m.id.0.to_string())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn todays_adapters_start_in_a_mode_that_acts_without_asking_and_the_host_picks_the_one_that_asks_most()
+     {
+        for (fixture, own, asks_most, unattended) in [
+            (
+                include_str!(
+                    "../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-session-new.json"
+                ),
+                "auto",
+                "default",
+                vec!["auto", "bypassPermissions"],
+            ),
+            (
+                include_str!("../../tests/fixtures/acp/real/codex-acp-2.6.0-session-new.json"),
+                "agent",
+                "read-only",
+                vec!["agent", "agent-full-access"],
+            ),
+        ] {
+            let (current, offered) = offered(fixture);
+            let offered: Vec<&str> = offered.iter().map(String::as_str).collect();
+            assert_eq!(current, own);
+            assert!(acts_without_asking(&current), "{current}");
+            let marked: Vec<&str> = offered
+                .iter()
+                .copied()
+                .filter(|m| acts_without_asking(m))
+                .collect();
+            assert_eq!(marked, unattended);
+            assert_eq!(
+                starting_mode("x", &offered, &current, None),
+                (Some(asks_most.to_string()), None)
+            );
+            // The person's choice wins where offered; one not offered is said, and the
+            // session starts in the one that asks most.
+            assert_eq!(
+                starting_mode("x", &offered, &current, Some(offered[1])),
+                (Some(offered[1].to_string()), None)
+            );
+            let (mode, note) = starting_mode("x", &offered, &current, Some("fast"));
+            assert_eq!(mode.as_deref(), Some(asks_most));
+            assert!(
+                note.is_some_and(|n| n.starts_with("x offers no mode fast;")),
+                "a chosen mode it does not offer is said"
+            );
+            assert_eq!(starting_mode("x", &offered, asks_most, None), (None, None));
+        }
     }
 }

@@ -9,6 +9,9 @@ pub struct AcpSpec {
     pub name: String,
     /// The program, then its arguments.
     pub command: Vec<String>,
+    /// The mode its new sessions start in, when the person chose one (`--acp-mode NAME=MODE`,
+    /// `mode` under `[acp.NAME]`); else the one that asks most before acting.
+    pub mode: Option<String>,
 }
 
 impl AcpSpec {
@@ -41,6 +44,7 @@ impl AcpSpec {
         Ok(Self {
             name: name.to_string(),
             command,
+            mode: None,
         })
     }
 

@@ -67,11 +67,17 @@ pub(crate) struct AgentArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) log: Option<PathBuf>,
     /// Host a real coding agent that speaks ACP (Agent Client Protocol) instead of the demo
-    /// world: NAME=COMMAND, e.g. `claude="npx -y @zed-industries/claude-code-acp"`. The command
+    /// world: NAME=COMMAND, e.g. `claude="npx -y @agentclientprotocol/claude-agent-acp"`. The command
     /// is split like a shell line and run directly, never through a shell. May be given more
     /// than once; `[acp.NAME] command = [...]` in the config adds more. See docs/ACP.md.
     #[arg(long = "acp", value_name = "NAME=COMMAND")]
     pub(crate) acp: Vec<String>,
+    /// The mode an ACP agent's new sessions start in: NAME=MODE, e.g. `claude=acceptEdits`.
+    /// Without it a session starts in the agent's mode that asks most before acting
+    /// (Claude's `default`, codex's `read-only`). May be given once per agent; `mode = "..."`
+    /// under `[acp.NAME]` does the same. See docs/ACP.md.
+    #[arg(long = "acp-mode", value_name = "NAME=MODE")]
+    pub(crate) acp_modes: Vec<String>,
     /// A folder the ACP agents may work in: a workspace with a starter per agent. May be given
     /// more than once; the default is the current folder.
     #[arg(long = "workspace", value_name = "PATH")]
@@ -187,9 +193,25 @@ fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
         if agents.iter().any(|a| &a.name == name) {
             continue;
         }
-        let spec = AcpSpec::new(name, entry.command.clone())
+        let mut spec = AcpSpec::new(name, entry.command.clone())
             .map_err(|why| anyhow::anyhow!("{}: [acp.{name}]: {why}", config_path.display()))?;
+        spec.mode = entry.mode.clone();
         agents.push(spec);
+    }
+    for text in &args.acp_modes {
+        let (name, mode) = text
+            .split_once('=')
+            .map(|(n, m)| (n.trim(), m.trim()))
+            .filter(|(n, m)| !n.is_empty() && !m.is_empty())
+            .ok_or_else(|| {
+                anyhow::anyhow!("--acp-mode takes NAME=MODE, e.g. claude=default; got {text:?}")
+            })?;
+        let Some(agent) = agents.iter_mut().find(|a| a.name == name) else {
+            bail!(
+                "--acp-mode {text}: no ACP agent is named {name} (name it with --acp or [acp.{name}])"
+            );
+        };
+        agent.mode = Some(mode.to_string());
     }
     if agents.is_empty() {
         if !args.workspaces.is_empty() || args.first_prompt.is_some() {

@@ -14,9 +14,13 @@ pub(crate) struct ScriptedArgs {
     /// The pause between streamed words, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 60)]
     pub(crate) pace: u64,
-    /// Do not offer loadSession, like agents that cannot resume a conversation.
+    /// Offer neither loadSession nor session/resume, like agents that cannot resume a
+    /// conversation.
     #[arg(long)]
     pub(crate) no_load: bool,
+    /// Do not offer session/resume, so a known session comes back with session/load.
+    #[arg(long)]
+    pub(crate) no_resume: bool,
     /// Want a sign-in before any session, like an agent run for the first time.
     #[arg(long)]
     pub(crate) sign_in: bool,
@@ -29,6 +33,7 @@ pub(crate) fn run(args: ScriptedArgs) -> anyhow::Result<()> {
     acp_scripted::run(ScriptedOptions {
         pace: Duration::from_millis(args.pace),
         load_session: !args.no_load,
+        resume: !args.no_resume && !args.no_load,
         sign_in: args.sign_in,
         sessions: args.sessions,
     })

@@ -72,11 +72,14 @@ impl DshEntry {
 pub(crate) struct AcpEntry {
     /// The program and its arguments, run directly (never through a shell).
     pub(crate) command: Vec<String>,
+    /// The mode its new sessions start in (docs/ACP.md); unset, the one that asks most.
+    #[serde(default)]
+    pub(crate) mode: Option<String>,
 }
 
 impl AcpEntry {
     /// The keys of `[acp.NAME]`, for the suggestion after a refusal.
-    pub(crate) const KEYS: [&str; 1] = ["command"];
+    pub(crate) const KEYS: [&str; 2] = ["command", "mode"];
 }
 
 fn default_dsh_url() -> String {

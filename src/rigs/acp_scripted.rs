@@ -35,16 +35,17 @@ use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthMethodAgent, AvailableCommand, AvailableCommandInput,
-    AvailableCommandsUpdate, CancelNotification, ConfigOptionUpdate, ContentBlock, ContentChunk,
-    CurrentModeUpdate, Diff, Implementation, InitializeRequest, InitializeResponse,
+    AvailableCommandsUpdate, CancelNotification, CloseSessionRequest, CloseSessionResponse,
+    ConfigOptionUpdate, ContentBlock, ContentChunk, CurrentModeUpdate, Diff, Implementation,
+    InitializeRequest, InitializeResponse, ListSessionsRequest, ListSessionsResponse,
     LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse,
     PermissionOption, PermissionOptionKind, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus,
     PromptRequest, PromptResponse, RequestPermissionOutcome, RequestPermissionRequest,
-    SessionConfigOption, SessionConfigSelectOption, SessionMode, SessionModeState,
-    SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse, StopReason,
-    TextContent, ToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
-    UnstructuredCommandInput,
+    ResumeSessionRequest, ResumeSessionResponse, SessionConfigOption, SessionConfigSelectOption,
+    SessionMode, SessionModeState, SessionNotification, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse, StopReason, TextContent, ToolCall, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind, UnstructuredCommandInput,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio};
@@ -57,6 +58,9 @@ pub struct ScriptedOptions {
     pub pace: Duration,
     /// Offer `loadSession`.
     pub load_session: bool,
+    /// Offer `session/resume` (with `session/list` and `session/close`, which it always
+    /// offers).
+    pub resume: bool,
     /// Want a sign-in before any session (`auth_required`).
     pub sign_in: bool,
     /// Keep sessions in this folder, so a new process can load them.
@@ -208,16 +212,67 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
     let mode_options = options.clone();
     let option_state = Arc::clone(&state);
     let option_options = options.clone();
+    let list_state = Arc::clone(&state);
+    let list_options = options.clone();
+    let resume_state = Arc::clone(&state);
+    let resume_options = options.clone();
+    let close_state = Arc::clone(&state);
     Agent
         .v1()
         .name("collie-scripted-agent")
+        .on_receive_request(
+            async move |request: ListSessionsRequest,
+                        responder: Responder<ListSessionsResponse>,
+                        _cx| {
+                responder.respond(sessions::list(&list_state, &list_options, request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ResumeSessionRequest,
+                        responder: Responder<ResumeSessionResponse>,
+                        cx: ConnectionTo<Client>| {
+                let id = request.session_id.to_string();
+                let found = recall(&resume_state, &resume_options, &id);
+                let Some(found) = found.filter(|_| resume_options.resume) else {
+                    return responder.respond_with_error(
+                        Error::new(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found")
+                            .data(serde_json::json!({ "sessionId": id })),
+                    );
+                };
+                eprintln!("scripted agent: resumed session {id}");
+                responder.respond(
+                    ResumeSessionResponse::new()
+                        .modes(found.modes())
+                        .config_options(found.options()),
+                )?;
+                send_commands(&cx, &id);
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: CloseSessionRequest,
+                        responder: Responder<CloseSessionResponse>,
+                        _cx| {
+                let id = request.session_id.to_string();
+                if let Ok(mut state) = close_state.lock() {
+                    state.sessions.remove(&id);
+                }
+                eprintln!("scripted agent: closed session {id}");
+                responder.respond(CloseSessionResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
         .on_receive_request(
             async move |request: InitializeRequest,
                         responder: Responder<InitializeResponse>,
                         _cx| {
                 let mut reply = InitializeResponse::new(request.protocol_version)
                     .agent_capabilities(
-                        AgentCapabilities::new().load_session(init_options.load_session),
+                        AgentCapabilities::new()
+                            .load_session(init_options.load_session)
+                            .session_capabilities(sessions::capabilities(init_options.resume)),
                     )
                     .agent_info(Implementation::new(
                         "collie-scripted-agent",
@@ -1026,4 +1081,83 @@ fn recall(state: &Shared, options: &ScriptedOptions, session: &str) -> Option<Re
     let found: Remembered = serde_json::from_slice(&bytes).ok()?;
     state.sessions.insert(session.to_string(), found.clone());
     Some(found)
+}
+
+/// The sessions it keeps, as `session/list` gives them: those in its sessions folder (and
+/// in memory) for the folder asked about, titled by their first words, newest first.
+mod sessions {
+    use std::time::SystemTime;
+
+    use agent_client_protocol::v1::schema::{
+        ListSessionsRequest, ListSessionsResponse, SessionCapabilities, SessionCloseCapabilities,
+        SessionInfo, SessionListCapabilities, SessionResumeCapabilities,
+    };
+
+    use super::{Remembered, ScriptedOptions, Shared};
+
+    pub(super) fn capabilities(resume: bool) -> SessionCapabilities {
+        SessionCapabilities::new()
+            .list(SessionListCapabilities::new())
+            .close(SessionCloseCapabilities::new())
+            .resume(resume.then(SessionResumeCapabilities::new))
+    }
+
+    pub(super) fn list(
+        state: &Shared,
+        options: &ScriptedOptions,
+        request: ListSessionsRequest,
+    ) -> ListSessionsResponse {
+        let mut found: Vec<(String, Remembered, SystemTime)> = Vec::new();
+        if let Some(folder) = &options.sessions
+            && let Ok(entries) = std::fs::read_dir(folder)
+        {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Some(id) = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .filter(|_| path.extension().is_some_and(|e| e == "json"))
+                else {
+                    continue;
+                };
+                let Ok(bytes) = std::fs::read(&path) else {
+                    continue;
+                };
+                let Ok(remembered) = serde_json::from_slice::<Remembered>(&bytes) else {
+                    continue;
+                };
+                let at = entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(SystemTime::UNIX_EPOCH);
+                found.push((id.to_string(), remembered, at));
+            }
+        }
+        if let Ok(state) = state.lock() {
+            for (id, remembered) in &state.sessions {
+                if !remembered.history.is_empty() && !found.iter().any(|(f, _, _)| f == id) {
+                    found.push((id.clone(), remembered.clone(), SystemTime::now()));
+                }
+            }
+        }
+        found.retain(|(_, r, _)| request.cwd.as_ref().is_none_or(|cwd| &r.cwd == cwd));
+        found.sort_by_key(|f| std::cmp::Reverse(f.2));
+        let sessions = found
+            .into_iter()
+            .map(|(id, remembered, at)| {
+                let title = remembered
+                    .history
+                    .iter()
+                    .find(|(who, _)| who == "user")
+                    .map(|(_, words)| words.chars().take(60).collect::<String>());
+                let at = time::OffsetDateTime::from(at)
+                    .format(&time::format_description::well_known::Rfc3339)
+                    .ok();
+                SessionInfo::new(id, remembered.cwd)
+                    .title(title)
+                    .updated_at(at)
+            })
+            .collect();
+        ListSessionsResponse::new(sessions)
+    }
 }

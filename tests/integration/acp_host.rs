@@ -449,7 +449,14 @@ async fn a_crash_fails_the_turn_and_the_next_send_loads_the_session_again() {
     let ended = host.until_turn_ends(&pane).await;
     assert_eq!(ended["turn"]["state"], "done");
     let notices = texts(&host.items(&pane).await, "notice");
-    assert!(notices.contains(&"scripted loaded this conversation again.".to_string()));
+    assert!(
+        notices.contains(&"scripted resumed this conversation.".to_string()),
+        "session/resume where offered: {notices:?}"
+    );
+    assert!(
+        host.log()
+            .contains("stderr: scripted agent: resumed session")
+    );
 }
 
 #[tokio::test]
@@ -457,7 +464,9 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
     let dir = temp_dir();
     let state = dir.path().join("state");
     let state_arg = state.display().to_string();
-    let first = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
+    // No session/resume offered: the host loads.
+    let agents = [("scripted", "SCRIPTED --no-resume")];
+    let first = host_in(dir, &agents, &["--state", &state_arg]).await;
     let pane = first.start("scripted-1").await;
     first.send(&pane, "s1", "/test").await;
     let ask = first.ask(&pane).await;
@@ -492,7 +501,7 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
     process.stop(false);
     drop(process);
 
-    let second = host_in(dir, &[("scripted", "")], &["--state", &state_arg]).await;
+    let second = host_in(dir, &agents, &["--state", &state_arg]).await;
     let back = second.until_state(&pane, "failed").await;
     assert!(
         back["asks"].as_array().is_some_and(Vec::is_empty),
@@ -1453,5 +1462,132 @@ async fn a10_the_captured_claude_write_ask_reads_as_an_edit_of_its_file() {
         ),
         "{:?}",
         texts(&items, "notice")
+    );
+}
+
+/// A session the agent kept from before (its own CLI, say), as the scripted agent keeps one.
+fn kept_session(dir: &Path, id: &str, first_words: &str) {
+    let project = workspace(dir, "project").canonicalize().expect("the path");
+    let kept = json!({
+        "cwd": project,
+        "history": [["user", first_words], ["agent", "Fixed it: the token was read twice."]],
+        "reads": 0,
+    });
+    std::fs::write(
+        dir.join("sessions").join(format!("{id}.json")),
+        kept.to_string(),
+    )
+    .expect("a kept session");
+}
+
+/// The conversations of History whose title holds `words`.
+async fn listed(host: &Host, words: &str) -> Vec<Value> {
+    let history = host
+        .client
+        .get("/session/v1/conversations?limit=50")
+        .await
+        .expect(200, "");
+    history["conversations"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| c["title"].as_str().is_some_and(|t| t.contains(words)))
+        .collect()
+}
+
+async fn reopen(host: &Host, conversation: &Value) -> String {
+    let reopened = host
+        .client
+        .post(
+            "/session/v1/reopen",
+            json!({"requestId": "re-1", "conversationId": conversation}),
+        )
+        .await
+        .expect(200, "ok");
+    reopened["paneId"].as_str().expect("a pane").to_string()
+}
+
+#[tokio::test]
+async fn the_agents_own_sessions_are_conversations_in_history_and_reopen_resumed() {
+    let dir = temp_dir();
+    std::fs::create_dir_all(dir.path().join("sessions")).expect("sessions");
+    kept_session(dir.path(), "from-its-cli", "Fix the login bug");
+    let host = host_in(dir, &[("scripted", "")], &[]).await;
+    // The agent's process starts with a first pane; its session/list fills History.
+    let first = host.start("scripted-1").await;
+    let found = eventually("the kept session is in History", WAIT, || async {
+        listed(&host, "Fix the login bug").await.into_iter().next()
+    })
+    .await;
+    assert_eq!(found["title"], "scripted: Fix the login bug");
+    assert!(found.get("paneId").is_none_or(Value::is_null), "{found}");
+    let pane = reopen(&host, &found["id"]).await;
+    eventually("resumed", WAIT, || async {
+        texts(&host.items(&pane).await, "notice")
+            .contains(&"scripted resumed this conversation.".to_string())
+            .then_some(())
+    })
+    .await;
+    assert!(
+        host.log()
+            .contains("stderr: scripted agent: resumed session from-its-cli")
+    );
+    // The resumed session takes a prompt, and the agent holds it under its own id.
+    host.send(&pane, "s1", "/test").await;
+    let ask = host.ask(&pane).await;
+    host.answer(&pane, "a1", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    assert_eq!(host.until_turn_ends(&pane).await["turn"]["state"], "done");
+    let kept = std::fs::read_to_string(host.dir.path().join("sessions/from-its-cli.json"))
+        .expect("the agent kept it");
+    assert!(
+        kept.contains("Fix the login bug") && kept.contains("/test"),
+        "{kept}"
+    );
+    // A listing again adds nothing twice.
+    assert_eq!(listed(&host, "Fix the login bug").await.len(), 1);
+
+    // Closing a pane closes its session on the agent's side.
+    host.client
+        .post(
+            "/session/v1/close",
+            json!({"requestId": "c1", "kind": "pane", "id": first}),
+        )
+        .await
+        .expect(200, "ok");
+    eventually("session/close reached the agent", WAIT, || async {
+        host.log()
+            .contains("stderr: scripted agent: closed session scripted-")
+            .then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_listed_session_without_resume_is_loaded_and_its_replay_is_the_panes_history_once() {
+    let dir = temp_dir();
+    std::fs::create_dir_all(dir.path().join("sessions")).expect("sessions");
+    kept_session(dir.path(), "from-its-cli", "Fix the login bug");
+    let host = host_in(dir, &[("scripted", "SCRIPTED --no-resume")], &[]).await;
+    host.start("scripted-1").await;
+    let found = eventually("the kept session is in History", WAIT, || async {
+        listed(&host, "Fix the login bug").await.into_iter().next()
+    })
+    .await;
+    let pane = reopen(&host, &found["id"]).await;
+    let items = eventually("the replay shows", WAIT, || async {
+        let items = host.items(&pane).await;
+        texts(&items, "notice")
+            .iter()
+            .any(|n| n.starts_with("scripted loaded this session; above is its conversation"))
+            .then_some(items)
+    })
+    .await;
+    assert_eq!(texts(&items, "user"), ["Fix the login bug"]);
+    assert_eq!(
+        texts(&items, "reply"),
+        ["Fixed it: the token was read twice."]
     );
 }

@@ -83,6 +83,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
                 },
                 theme.dim,
             ),
+            mode_span(&pane.pane.settings, theme),
         ]),
     );
 
@@ -375,6 +376,20 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect,
         let x = inner.x + u16::try_from(column - shift).unwrap_or(0);
         let y = inner.y + u16::try_from(row - first).unwrap_or(0);
         frame.set_cursor_position(Position::new(x.min(inner.right().saturating_sub(1)), y));
+    }
+}
+
+/// The agent's mode in the heading line itself (docs/ACP.md, "The mode a session starts
+/// in"): how much the agent may do unasked is never scrolled or cut away with the settings
+/// line. A mode that acts without asking is a warning.
+fn mode_span(settings: &[crate::wire::Setting], theme: &Theme) -> Span<'static> {
+    let Some(mode) = settings.iter().find(|s| s.id == "mode") else {
+        return Span::raw("");
+    };
+    if mode.current_choice().is_some_and(|c| c.acts_without_asking) {
+        Span::styled(format!("  ⚠ {}", mode.current_name()), theme.warn)
+    } else {
+        Span::styled(format!("  {}", mode.current_name()), theme.text)
     }
 }
 

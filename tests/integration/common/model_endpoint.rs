@@ -207,7 +207,11 @@ async fn serve(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> Re
         shared.ids
     };
     match api {
-        Api::Responses => stream(shared, index, responses_events(&script, id)),
+        Api::Responses => stream(
+            shared,
+            index,
+            responses_events(&script, id, &CodexTools::of(&body)),
+        ),
         Api::Messages if body["stream"] == true => {
             stream(shared, index, messages_events(&script, id))
         }
@@ -385,7 +389,16 @@ enum Script {
     Slow,
     Run(String),
     Write(String),
+    /// Claude's AskUserQuestion: which database, Postgres or SQLite ([`ASKED`]). Only Claude
+    /// has the tool; the others answer it in words.
+    Ask,
 }
+
+/// The question the model asks with Claude's AskUserQuestion, and its options.
+pub const ASKED: (&str, [&str; 2]) = (
+    "Which database should the service use?",
+    ["Postgres", "SQLite"],
+);
 
 impl Script {
     fn of(seen: &Received) -> Self {
@@ -424,6 +437,13 @@ impl Script {
         if prompt.split_whitespace().any(|w| w == "slow") {
             return Self::Slow;
         }
+        if prompt.contains("ask me which database") {
+            return if seen.tool_results.is_empty() {
+                Self::Ask
+            } else {
+                Self::Words(finished("ask which database"))
+            };
+        }
         Self::Words(HELLO.into())
     }
 }
@@ -442,6 +462,7 @@ fn pieces(script: &Script) -> (Vec<String>, Duration) {
             }
             (pieces, Duration::from_millis(20))
         }
+        Script::Ask => (vec![HELLO.to_string()], Duration::from_millis(20)),
         Script::Run(_) | Script::Write(_) => (Vec::new(), Duration::ZERO),
     }
 }
@@ -453,7 +474,46 @@ fn patch(name: &str) -> String {
 /// One SSE frame: the event's name (none for Gemini), its data, and the pause before it.
 type Event = (String, Value, Duration);
 
-fn responses_events(script: &Script, id: u64) -> Vec<Event> {
+/// What codex's request offers the model, read from its `tools`, so the script calls only
+/// tools it was given, as GPT does.
+struct CodexTools {
+    /// `exec_command` takes `sandbox_permissions`: then, as GPT does in a sandbox that may not
+    /// write (codex-acp's `read-only` mode), a command that writes asks to run outside it
+    /// (`require_escalated`, with the question for the person), which is what makes codex ask
+    /// the person before it runs it.
+    escalate: bool,
+    /// The freeform `apply_patch` tool (codex 0.166 offers it only to models whose metadata it
+    /// has; for `gpt-5.4` it has none, and a file is written with a command instead).
+    apply_patch: bool,
+}
+
+impl CodexTools {
+    fn of(body: &Value) -> Self {
+        let tools = body["tools"].as_array().cloned().unwrap_or_default();
+        Self {
+            escalate: tools.iter().any(|t| {
+                t["name"] == "exec_command"
+                    && t["parameters"]["properties"]["sandbox_permissions"].is_object()
+            }),
+            apply_patch: tools.iter().any(|t| t["name"] == "apply_patch"),
+        }
+    }
+
+    fn exec(&self, id: u64, command: &str) -> Value {
+        let arguments = if self.escalate {
+            json!({"cmd": command, "sandbox_permissions": "require_escalated",
+                   "justification": format!("May I run `{command}`? It writes in the workspace.")})
+        } else {
+            json!({"cmd": command})
+        };
+        json!({
+            "type": "function_call", "call_id": format!("call_{id}"), "name": "exec_command",
+            "arguments": arguments.to_string(),
+        })
+    }
+}
+
+fn responses_events(script: &Script, id: u64, tools: &CodexTools) -> Vec<Event> {
     let response = format!("resp_{id}");
     let message = format!("msg_{id}");
     let mut events: Vec<Event> = vec![(
@@ -469,15 +529,16 @@ fn responses_events(script: &Script, id: u64) -> Vec<Event> {
         )
     };
     match script {
-        Script::Run(command) => events.push(done(json!({
-            "type": "function_call", "call_id": format!("call_{id}"), "name": "exec_command",
-            "arguments": json!({"cmd": command}).to_string(),
-        }))),
-        Script::Write(name) => events.push(done(json!({
+        Script::Run(command) => events.push(done(tools.exec(id, command))),
+        Script::Write(name) if tools.apply_patch => events.push(done(json!({
             "type": "custom_tool_call", "call_id": format!("call_{id}"), "name": "apply_patch",
             "input": patch(name),
         }))),
-        Script::Words(_) | Script::Slow => {
+        Script::Write(name) => {
+            let command = format!("printf '%s\\n' '{WRITTEN}' > {name}");
+            events.push(done(tools.exec(id, &command)));
+        }
+        Script::Words(_) | Script::Slow | Script::Ask => {
             let (pieces, pause) = pieces(script);
             events.push((
                 "response.output_item.added".into(),
@@ -535,6 +596,20 @@ fn messages_events(script: &Script, id: u64) -> Vec<Event> {
         ]
     };
     let stop_reason = match script {
+        Script::Ask => {
+            let (question, [first, second]) = ASKED;
+            events.extend(tool(
+                "AskUserQuestion",
+                json!({"questions": [{
+                    "question": question, "header": "Database", "multiSelect": false,
+                    "options": [
+                        {"label": first, "description": "Relational, the team knows it"},
+                        {"label": second, "description": "One file, nothing to run"},
+                    ],
+                }]}),
+            ));
+            "tool_use"
+        }
         Script::Run(command) => {
             events.extend(tool(
                 "Bash",
@@ -626,7 +701,7 @@ fn gemini_events(script: &Script) -> Vec<Event> {
             "write_file",
             json!({"file_path": name, "content": format!("{WRITTEN}\n")}),
         ),
-        Script::Words(_) | Script::Slow => {
+        Script::Words(_) | Script::Slow | Script::Ask => {
             let (pieces, pause) = pieces(script);
             let last = pieces.len().saturating_sub(1);
             pieces
