@@ -81,7 +81,7 @@ pub(crate) async fn open(
     cwd: PathBuf,
     how: Opening,
 ) -> Result<Opened, agent_client_protocol::Error> {
-    let result = match how {
+    match how {
         Opening::Load(session) => cx
             .send_request(LoadSessionRequest::new(session.clone(), cwd))
             .block_task()
@@ -104,8 +104,7 @@ pub(crate) async fn open(
             }
             Err(error) => Err(error),
         },
-    };
-    result
+    }
 }
 
 /// A new session is switched to the mode it should start in before anything is prompted
