@@ -509,8 +509,15 @@ async fn play(
         };
         remembered.history.push(("user".into(), words.to_string()));
         remembered.reads += 1;
-        remembered.reads == 1
+        let first_words = remembered
+            .history
+            .iter()
+            .filter(|(w, _)| w == "user")
+            .count()
+            == 1;
+        (remembered.reads == 1, first_words)
     };
+    let (first_read, first_words) = first_read;
     remember(state, options, session);
     let turn = Turn {
         cx,
@@ -519,8 +526,9 @@ async fn play(
         cancelled: &cancelled,
         number: turn_number(state, session),
     };
-    if first_read {
-        // As the real agents do, the session is titled after its first prompt.
+    if first_read && first_words {
+        // As the real agents do, the session is titled after its first prompt (a session
+        // begun in the agent's own CLI has its title already).
         let first: String = words.split_whitespace().collect::<Vec<_>>().join(" ");
         let first: String = first.chars().take(48).collect();
         turn.update(SessionUpdate::SessionInfoUpdate(
