@@ -606,3 +606,57 @@ fn push_link(world: &mut World, pane: &str, uri: &str, name: &str, now: OffsetDa
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use agent_client_protocol::v1::schema::{ContentBlock, ContentChunk, MessageId, SessionUpdate};
+    use time::OffsetDateTime;
+
+    use super::Stream;
+    use crate::durable::world::World;
+    use crate::wire::ItemKind;
+
+    fn t0() -> OffsetDateTime {
+        time::macros::datetime!(2026-01-02 03:04:05 UTC)
+    }
+
+    fn chunk(text: &str, message: Option<&str>) -> SessionUpdate {
+        let mut chunk = ContentChunk::new(ContentBlock::from(text.to_string()));
+        if let Some(id) = message {
+            chunk = chunk.message_id(MessageId::new(id.to_string()));
+        }
+        SessionUpdate::AgentMessageChunk(chunk)
+    }
+
+    fn replies(world: &World, pane: &str) -> Vec<String> {
+        let conversation = &world.layout.panes[pane].conversation_id;
+        world.layout.conversations[conversation]
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Reply)
+            .map(|i| i.text.clone())
+            .collect()
+    }
+
+    /// An agent's `messageId` keeps one item per message (docs/ACP.md, "Session updates"):
+    /// the chunks of one message are one reply, two messages are two, even back to back.
+    #[test]
+    fn chunks_of_one_message_are_one_item_and_two_messages_are_two() {
+        let mut world =
+            crate::rigs::worlds::build(crate::rigs::WorldKind::Demo, 1, true, "h", t0());
+        let pane = world.layout.panes.keys().next().expect("a pane").clone();
+        let before = replies(&world, &pane).len();
+        let mut stream = Stream::default();
+        for update in [
+            chunk("Hello ", Some("m1")),
+            chunk("there.", Some("m1")),
+            chunk("Second ", Some("m2")),
+            chunk("message.", Some("m2")),
+        ] {
+            stream.apply(&mut world, &pane, update, t0());
+        }
+        stream.flush(&mut world, &pane, t0());
+        let after = replies(&world, &pane);
+        assert_eq!(after[before..], ["Hello there.", "Second message."]);
+    }
+}

@@ -11,7 +11,8 @@
 //! `hostile` says and names things with terminal escapes in them, `/tool` runs one command as
 //! claude-code-acp reports it (the same `tool_call` twice, then its updates), `/tool-open` ends
 //! the turn with that call still running (`/tool-hold` holds the turn until it is stopped), and
-//! `/cancel-self` ends the turn `cancelled` by itself with the call open; `/replay FILE` sends
+//! `/cancel-self` ends the turn `cancelled` by itself with the call open; `/withdraw` asks a
+//! permission and takes it back with `$/cancel_request` three seconds later; `/replay FILE` sends
 //! the updates of a fixture of a real agent's notifications and asks its permission requests.
 //! A session is kept in the sessions folder only once it was prompted, as the real agents keep
 //! theirs.
@@ -508,8 +509,15 @@ async fn play(
         };
         remembered.history.push(("user".into(), words.to_string()));
         remembered.reads += 1;
-        remembered.reads == 1
+        let first_words = remembered
+            .history
+            .iter()
+            .filter(|(w, _)| w == "user")
+            .count()
+            == 1;
+        (remembered.reads == 1, first_words)
     };
+    let (first_read, first_words) = first_read;
     remember(state, options, session);
     let turn = Turn {
         cx,
@@ -518,8 +526,9 @@ async fn play(
         cancelled: &cancelled,
         number: turn_number(state, session),
     };
-    if first_read {
-        // As the real agents do, the session is titled after its first prompt.
+    if first_read && first_words {
+        // As the real agents do, the session is titled after its first prompt (a session
+        // begun in the agent's own CLI has its title already).
         let first: String = words.split_whitespace().collect::<Vec<_>>().join(" ");
         let first: String = first.chars().take(48).collect();
         turn.update(SessionUpdate::SessionInfoUpdate(
@@ -581,6 +590,19 @@ async fn play(
         if !cancelled.load(Ordering::SeqCst) {
             turn.say(&words).await;
         }
+        words
+    } else if words.trim() == "/withdraw" {
+        let got = turn
+            .withdraw(&format!("call-withdraw-{}", turn.number))
+            .await;
+        if let Ok(mut state) = state.lock()
+            && let Some(remembered) = state.sessions.get_mut(session)
+        {
+            remembered.history.push(("permission".into(), got.clone()));
+        }
+        remember(state, options, session);
+        let words = format!("I took my question back; the client answered: {got}");
+        turn.say(&words).await;
         words
     } else if words.trim() == "/test" {
         turn.run_tests(&format!("call-test-{}", turn.number), false)
@@ -942,6 +964,41 @@ impl Turn<'_> {
             };
             self.tool_done(&call, status, None);
         }
+        got
+    }
+
+    /// Asks to run a command, then takes the question back with `$/cancel_request` after
+    /// three seconds (time for the card to be seen), and returns what the client answered.
+    async fn withdraw(&self, id: &str) -> String {
+        let input = serde_json::json!({"command": "make deploy", "cwd": "."});
+        self.tool(id, "Deploy", ToolKind::Execute, input.clone());
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Execute)
+            .title("Deploy".to_string())
+            .raw_input(input);
+        let request = RequestPermissionRequest::new(
+            self.session.to_string(),
+            ToolCallUpdate::new(id.to_string(), fields),
+            vec![
+                PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+                PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+            ],
+        );
+        let asked = self.cx.send_request(request);
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        if let Err(error) = asked.cancel() {
+            eprintln!("scripted agent: $/cancel_request could not be sent: {error}");
+        }
+        let got = match asked.block_task().await {
+            Ok(reply) => serde_json::to_string(&reply).unwrap_or_default(),
+            Err(error) => format!("error {}: {}", i32::from(error.code), error.message),
+        };
+        eprintln!("scripted agent: the withdrawn permission got {got}");
+        self.tool_done(
+            id,
+            ToolCallStatus::Failed,
+            Some("not run: the question was taken back"),
+        );
         got
     }
 

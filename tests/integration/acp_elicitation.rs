@@ -54,13 +54,18 @@ async fn host() -> Host {
 impl Host {
     /// The replies the scripted agent got to its elicitations, as JSON.
     fn received(&self) -> Vec<Value> {
+        self.history("elicitation")
+    }
+
+    /// What the scripted agent kept in its sessions' history under `what`, as JSON where it is.
+    fn history(&self, what: &str) -> Vec<Value> {
         let mut all = Vec::new();
         let folder = self.dir.path().join("sessions");
         for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
             let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
             let saved: Value = serde_json::from_str(&text).unwrap_or_default();
             for pair in saved["history"].as_array().into_iter().flatten() {
-                if pair[0] == "elicitation" {
+                if pair[0] == what {
                     let got = pair[1].as_str().unwrap_or_default();
                     all.push(serde_json::from_str(got).unwrap_or(Value::String(got.into())));
                 }
@@ -227,6 +232,40 @@ async fn a_stopped_turn_cancels_an_open_elicitation() {
             .iter()
             .any(|n| n.starts_with("Cancelled: AskUserQuestion:")
                 && n.ends_with("(the turn was stopped).")),
+        "{notices:?}"
+    );
+}
+
+/// `$/cancel_request` goes from the side that sent a request (docs/ACP.md, "Every ACP v1
+/// method"): the agent takes its permission request back, the card closes as decided, a late
+/// tap gets `409 decided`, and the agent gets its reply, the error `-32800` (Cancelled).
+#[tokio::test]
+async fn a_permission_the_agent_takes_back_withdraws_its_card() {
+    let host = host().await;
+    let (pane, ask) = host.pane_with("/withdraw").await;
+    assert_eq!(ask["kind"], "permission");
+    let got = eventually("the agent got its reply", WAIT, || async {
+        host.history("permission").first().cloned()
+    })
+    .await;
+    assert!(
+        got.as_str().is_some_and(|g| g.starts_with("error -32800")),
+        "{got}"
+    );
+    let open = common::panes::find(&host.client, &pane)
+        .await
+        .expect("the pane")["asks"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(open, 0, "the card is withdrawn");
+    host.answer(&pane, &ask, json!({"optionId": "allow"}))
+        .await
+        .expect(409, "decided");
+    let notices = host.notices(&pane).await;
+    assert!(
+        notices.iter().any(
+            |n| n.starts_with("Denied: ") && n.ends_with("(the agent took the question back).")
+        ),
         "{notices:?}"
     );
 }

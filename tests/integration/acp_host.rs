@@ -521,7 +521,7 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
     );
     assert_eq!(
         loaded["commands"].as_array().map(Vec::len),
-        Some(6),
+        Some(9),
         "kept with the layout"
     );
     // The loaded session takes prompts again.
@@ -1279,7 +1279,7 @@ async fn a_sessions_modes_options_and_commands_show_and_a_switch_reaches_the_age
     let shown = eventually("the commands", WAIT, || async {
         host.pane(&pane)
             .await
-            .filter(|p| p["commands"].as_array().is_some_and(|c| c.len() == 6))
+            .filter(|p| p["commands"].as_array().is_some_and(|c| c.len() == 9))
     })
     .await;
     let settings = shown["settings"].as_array().expect("settings");

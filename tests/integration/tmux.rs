@@ -712,6 +712,81 @@ fn demo_acp_in_tmux_the_mode_and_a_command_from_the_keyboard_reach_the_acp_agent
     tmux.keys(&["Escape", "Escape", "Escape", "q"]);
 }
 
+/// An ACP agent's question from the keyboard in a real terminal: `/ask` sent from the box
+/// becomes a form card (docs/ACP.md, "Questions the agent asks"), its fields are changed with
+/// keys that arrive in one bunch, and the agent receives the answer typed; the usage the agent
+/// reported shows under the pane's heading.
+#[test]
+fn demo_acp_in_tmux_a_form_question_answered_from_keys_in_a_bunch_reaches_the_acp_agent() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED demo_acp_in_tmux_a_form_question…: tmux is not installed");
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --acp");
+    let tmux = Tmux::start("acp-form", (100, 34), &command);
+    tmux.until("the ACP agent's permission in the inbox", |s| {
+        s.contains("ACP host: scripted") && s.contains("execute: cargo test")
+    });
+    tmux.select("execute: cargo test");
+    tmux.keys(&["Enter"]);
+    tmux.until("the card", |s| s.contains("Allow once"));
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    tmux.until("back home", |s| s.contains("nothing needs your answer"));
+    tmux.select("ACP host");
+    tmux.keys(&["Enter"]);
+    tmux.select("turn 1");
+    tmux.keys(&["Enter"]);
+    tmux.until("the usage the agent reported, under the heading", |s| {
+        s.contains("of 200k tokens")
+    });
+    tmux.keys(&["i"]);
+    tmux.until("the box takes the typing", |s| {
+        !s.contains("to type a message")
+    });
+    tmux.text("/ask");
+    tmux.keys(&["Enter"]);
+    tmux.until("the question waits, and says which key answers it", |s| {
+        s.contains("Needs your answer") && s.contains("a answers")
+    });
+    tmux.keys(&["Escape"]);
+    tmux.until("out of the box", |s| s.contains("to type a message"));
+    tmux.keys(&["a"]);
+    tmux.until("the form card", |s| {
+        s.contains("Dry run first") && s.contains("‹ Staging 🧪 ›")
+    });
+    // Contact, Dry run first, Environment, … : past Contact, Dry run off, Environment on.
+    tmux.bunch(&["Tab", "Space", "Tab", "Right"]);
+    tmux.until("the form changed", |s| {
+        s.contains("‹ Production 🚀 ›") && s.contains("[ ] no")
+    });
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    let answered = |history: &[(String, String)]| {
+        history
+            .iter()
+            .find(|(who, _)| who == "elicitation")
+            .map(|(_, got)| serde_json::from_str::<serde_json::Value>(got).unwrap_or_default())
+    };
+    let deadline = Instant::now() + SOON;
+    while answered(&scripted_agent_history(&runtime)).is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let got = answered(&scripted_agent_history(&runtime)).expect("the agent got its answer");
+    assert_eq!(got["action"], "accept", "{got}");
+    assert_eq!(got["content"]["environment"], "production", "{got}");
+    assert_eq!(got["content"]["dry_run"], false, "{got}");
+    assert_eq!(
+        got["content"]["replicas"],
+        serde_json::json!(2),
+        "the default, a number: {got}"
+    );
+    tmux.until("the agent says what it got", |s| {
+        s.contains("You answered:")
+    });
+    tmux.keys(&["Escape", "Escape", "Escape", "q"]);
+}
+
 /// docs/KEYS.md in a real terminal: a person's words written to it the way ssh hands them on
 /// (small writes 1–10 ms apart, each Enter straight after its word and the next word straight
 /// after it) are three sends of their own words, in order, read back from the journal.

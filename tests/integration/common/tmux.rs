@@ -112,6 +112,14 @@ impl Tmux {
         assert!(out.status.success(), "send-keys {key}: {out:?}");
     }
 
+    /// Several keys in one `send-keys`, so they reach the phone in one read, as over ssh.
+    pub fn bunch(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.session.as_str()];
+        args.extend_from_slice(keys);
+        let out = self.run(&args);
+        assert!(out.status.success(), "send-keys {keys:?}: {out:?}");
+    }
+
     /// Text as one burst, the way a paste without bracketed-paste markers arrives.
     pub fn text(&self, text: &str) {
         let out = self.run(&["send-keys", "-t", &self.session, "-l", text]);
