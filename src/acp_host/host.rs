@@ -495,10 +495,7 @@ impl AcpHost {
             return;
         }
         let running = world
-            .layout
-            .panes
-            .get(pane)
-            .and_then(|p| p.turn.as_ref())
+            .turn(pane)
             .filter(|t| t.state == TurnState::Running && Some(t.id.as_str()) != ended)
             .map(|t| t.id.clone());
         let Some(turn) = running.or_else(|| world.start_turn(pane, now)) else {
@@ -1006,13 +1003,7 @@ impl AcpHost {
         let card = card(&request);
         // An ask's id must never come back once decided (the phone keeps answers by it), and
         // some agents use a call id again in a later turn: the id is the turn's and the call's.
-        let turn = world
-            .layout
-            .panes
-            .get(&pane)
-            .and_then(|p| p.turn.as_ref())
-            .map(|t| t.id.clone())
-            .unwrap_or_default();
+        let turn = world.turn(&pane).map(|t| t.id.clone()).unwrap_or_default();
         let tool_call = format!("{turn}/{}", request.tool_call.tool_call_id.0);
         let ask_id = crate::wire::ask_id(&pane, &tool_call);
         let shown = if let Some(old) = self.pending.remove(&ask_id) {
@@ -1074,13 +1065,7 @@ impl AcpHost {
             }
             return;
         };
-        let turn = world
-            .layout
-            .panes
-            .get(&pane)
-            .and_then(|p| p.turn.as_ref())
-            .map(|t| t.id.clone())
-            .unwrap_or_default();
+        let turn = world.turn(&pane).map(|t| t.id.clone()).unwrap_or_default();
         let asker = Asker {
             agent,
             pane: &pane,
@@ -1180,10 +1165,7 @@ impl AcpHost {
             );
         }
         let running = world
-            .layout
-            .panes
-            .get(pane)
-            .and_then(|p| p.turn.as_ref())
+            .turn(pane)
             .is_some_and(|t| t.id == turn && t.state == TurnState::Running);
         if running {
             world.end_turn(pane, state, now);
@@ -1331,10 +1313,7 @@ fn respond(responder: Responder<RequestPermissionResponse>, outcome: RequestPerm
 fn fail_pane(world: &mut World, pane: &str, now: OffsetDateTime) {
     world.set_starting(pane, false, now);
     let running = world
-        .layout
-        .panes
-        .get(pane)
-        .and_then(|p| p.turn.as_ref())
+        .turn(pane)
         .is_some_and(|t| t.state == TurnState::Running);
     if !running {
         world.start_turn(pane, now);

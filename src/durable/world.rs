@@ -253,9 +253,9 @@ impl World {
         world
     }
 
-    #[cfg(test)]
-    pub(crate) fn turn(&self, pane_id: &str) -> Option<Turn> {
-        self.layout.panes.get(pane_id).and_then(|p| p.turn.clone())
+    /// The pane's turn, running or the last one ended; None for no pane or no turn yet.
+    pub(crate) fn turn(&self, pane_id: &str) -> Option<&Turn> {
+        self.layout.panes.get(pane_id).and_then(|p| p.turn.as_ref())
     }
 
     pub(crate) fn fresh_id(&mut self, prefix: &str) -> String {

@@ -1548,7 +1548,7 @@ mod tests {
     fn sent_text_gets_a_reply_and_the_turn_ends() {
         let mut agent = demo(1.0, 1);
         let inbox = pane(&agent, "Inbox screen").id.clone();
-        let turn_id = agent.world.turn(&inbox).map(|t| t.id);
+        let turn_id = agent.world.turn(&inbox).map(|t| t.id.clone());
         let request = SendRequest {
             request_id: "s1".into(),
             turn_id,
