@@ -1082,14 +1082,15 @@ fn bunched_key_acts(context: Context, action: Option<Action>) -> bool {
             | Action::Top
             | Action::Bottom
             | Action::SelectPrev
-            | Action::SelectNext,
+            | Action::SelectNext
+            // The next field of a form, the next setting of the picker: moves too.
+            | Action::NextField
+            | Action::PrevField,
         ) => true,
         // Completing a command only writes its name into the box: typing, as far as a bunch
         // goes.
         Some(
-            Action::NextField
-            | Action::PrevField
-            | Action::Send
+            Action::Send
             | Action::Newline
             | Action::Complete,
         ) => context.takes_typing(),
