@@ -12,12 +12,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, CompleteElicitationNotification, ContentBlock,
+    BooleanConfigOptionCapabilities, CancelNotification, ClientCapabilities,
+    ClientSessionCapabilities, CompleteElicitationNotification, ContentBlock,
     CreateElicitationRequest, CreateElicitationResponse, ElicitationCapabilities,
     ElicitationFormCapabilities, ElicitationUrlCapabilities, Implementation, InitializeRequest,
     PromptRequest, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption,
-    SessionModeState, SessionNotification, SetSessionConfigOptionRequest, SetSessionModeRequest,
-    StopReason, TextContent,
+    SessionConfigOptionValue, SessionConfigOptionsCapabilities, SessionModeState,
+    SessionNotification, SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason,
+    TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};
@@ -56,7 +58,8 @@ pub(crate) enum Command {
         pane: String,
         session: String,
         setting: String,
-        option: Option<String>,
+        /// The option and its value for `session/set_config_option`; `None` switches the mode.
+        option: Option<(String, SessionConfigOptionValue)>,
         value: String,
     },
 }
@@ -328,11 +331,20 @@ async fn serve(
     let initialize = InitializeRequest::new(ProtocolVersion::V1)
         // Questions the agent asks become cards (docs/ACP.md, "Questions the agent asks").
         .client_capabilities(
-            ClientCapabilities::new().elicitation(
-                ElicitationCapabilities::new()
-                    .form(ElicitationFormCapabilities::new())
-                    .url(ElicitationUrlCapabilities::new()),
-            ),
+            ClientCapabilities::new()
+                .elicitation(
+                    ElicitationCapabilities::new()
+                        .form(ElicitationFormCapabilities::new())
+                        .url(ElicitationUrlCapabilities::new()),
+                )
+                // Boolean options are on/off settings (docs/ACP.md, "Modes, options and
+                // commands").
+                .session(
+                    ClientSessionCapabilities::new().config_options(
+                        SessionConfigOptionsCapabilities::new()
+                            .boolean(BooleanConfigOptionCapabilities::new()),
+                    ),
+                ),
         )
         .client_info(Implementation::new(
             "collie-phone",
@@ -435,11 +447,11 @@ async fn serve(
                             .block_task()
                             .await
                             .map(|_| None),
-                        Some(option) => cx2
+                        Some((option, option_value)) => cx2
                             .send_request(SetSessionConfigOptionRequest::new(
                                 session,
                                 option,
-                                value.as_str(),
+                                option_value,
                             ))
                             .block_task()
                             .await

@@ -18,7 +18,7 @@ use super::client::{self, Command, Event, Events, Failure};
 use super::elicitation::{Asker, Elicitations};
 use super::permission::{PermissionCard, card};
 use super::sessions::{Abilities, Opening};
-use super::settings::{Settings, Target};
+use super::settings::Settings;
 use super::spec::AcpSpec;
 use super::stream::Stream;
 use crate::durable::world::{Happening, HostedSession, World};
@@ -322,10 +322,7 @@ impl AcpHost {
             world.push_item(pane, ItemKind::Notice, &format!("{agent} has no session open here, so nothing was switched. Send a message to start it again, then switch."), now);
             return;
         };
-        let option = match target {
-            Target::Mode => None,
-            Target::Option(option) => Some(option),
-        };
+        let option = target.option_value(&value);
         self.command(
             &agent,
             Command::Set {

@@ -4,11 +4,13 @@
 //! The session's modes (`SessionModeState`) are the setting `mode`; each select config option
 //! (`SessionConfigOption`) is a setting under its own id. A config option of the `mode`
 //! category, or one whose id is `mode`, is left off while the session has modes: Codex's adapter
-//! offers its approval presets both ways, and the phone shows one of them. Boolean options and
-//! options whose ids break the wire's id rule are left off too.
+//! offers its approval presets both ways, and the phone shows one of them. A boolean option
+//! (`type: "boolean"`, offered to us since we advertise `session.configOptions.boolean`) is a
+//! setting of two choices, `true` ("On") and `false` ("Off"). Options whose ids break the wire's
+//! id rule are left off.
 
 use agent_client_protocol::v1::schema::{
-    SessionConfigKind, SessionConfigOption, SessionConfigOptionCategory,
+    SessionConfigKind, SessionConfigOption, SessionConfigOptionCategory, SessionConfigOptionValue,
     SessionConfigSelectOptions, SessionModeState,
 };
 
@@ -87,9 +89,33 @@ pub(crate) fn starting_mode(
 pub(crate) enum Target {
     /// `session/set_mode`.
     Mode,
-    /// `session/set_config_option` of this option id.
+    /// `session/set_config_option` of this option id, with one of its value ids.
     Option(String),
+    /// `session/set_config_option` of this boolean option, with `true` or `false`.
+    Switch(String),
 }
+
+impl Target {
+    /// The option id and the value `session/set_config_option` carries for a chosen setting
+    /// value; `None` for the mode (`session/set_mode`).
+    pub(crate) fn option_value(&self, value: &str) -> Option<(String, SessionConfigOptionValue)> {
+        match self {
+            Target::Mode => None,
+            Target::Option(id) => Some((
+                id.clone(),
+                SessionConfigOptionValue::value_id(value.to_string()),
+            )),
+            Target::Switch(id) => {
+                Some((id.clone(), SessionConfigOptionValue::boolean(value == ON)))
+            }
+        }
+    }
+}
+
+/// The choice ids of a boolean option's setting: the JSON words, so the wire and the
+/// journal read as the agent's own value.
+const ON: &str = "true";
+const OFF: &str = "false";
 
 /// A session's modes and options as the agent last said them.
 #[derive(Debug, Default, Clone)]
@@ -130,7 +156,10 @@ impl Settings {
         }
         self.shown_options()
             .find(|o| o.id.0.as_ref() == setting)
-            .map(|o| Target::Option(o.id.0.to_string()))
+            .map(|o| match o.kind {
+                SessionConfigKind::Boolean(_) => Target::Switch(o.id.0.to_string()),
+                _ => Target::Option(o.id.0.to_string()),
+            })
     }
 
     fn shown_options(&self) -> impl Iterator<Item = &SessionConfigOption> {
@@ -140,7 +169,10 @@ impl Settings {
                 || matches!(o.category, Some(SessionConfigOptionCategory::Mode));
             !(has_modes && mode_like)
                 && check_id(&o.id.0).is_ok()
-                && matches!(o.kind, SessionConfigKind::Select(_))
+                && matches!(
+                    o.kind,
+                    SessionConfigKind::Select(_) | SessionConfigKind::Boolean(_)
+                )
         })
     }
 
@@ -164,29 +196,37 @@ impl Settings {
             });
         }
         for option in self.shown_options() {
-            let SessionConfigKind::Select(select) = &option.kind else {
-                continue;
+            let (current, values) = match &option.kind {
+                SessionConfigKind::Select(select) => {
+                    let values: Vec<SettingChoice> = match &select.options {
+                        SessionConfigSelectOptions::Ungrouped(values) => values
+                            .iter()
+                            .map(|v| choice(&v.value.0, &v.name, v.description.as_deref()))
+                            .collect(),
+                        SessionConfigSelectOptions::Grouped(groups) => groups
+                            .iter()
+                            .flat_map(|g| g.options.iter())
+                            .map(|v| choice(&v.value.0, &v.name, v.description.as_deref()))
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    (select.current_value.0.to_string(), values)
+                }
+                SessionConfigKind::Boolean(switch) => {
+                    let current = if switch.current_value { ON } else { OFF };
+                    let values = vec![choice(ON, "On", None), choice(OFF, "Off", None)];
+                    (current.to_string(), values)
+                }
+                _ => continue,
             };
-            if check_id(&select.current_value.0).is_err() {
+            if check_id(&current).is_err() {
                 continue;
             }
-            let values: Vec<SettingChoice> = match &select.options {
-                SessionConfigSelectOptions::Ungrouped(values) => values
-                    .iter()
-                    .map(|v| choice(&v.value.0, &v.name, v.description.as_deref()))
-                    .collect(),
-                SessionConfigSelectOptions::Grouped(groups) => groups
-                    .iter()
-                    .flat_map(|g| g.options.iter())
-                    .map(|v| choice(&v.value.0, &v.name, v.description.as_deref()))
-                    .collect(),
-                _ => Vec::new(),
-            };
             settings.push(Setting {
                 id: option.id.0.to_string(),
                 name: short(&option.name),
                 description: option.description.as_deref().map(clean_line),
-                current: select.current_value.0.to_string(),
+                current,
                 choices: kept(values.into_iter()),
             });
         }
@@ -410,5 +450,52 @@ mod tests {
             );
             assert_eq!(starting_mode("x", &offered, asks_most, None), (None, None));
         }
+    }
+
+    /// A boolean option as ACP's schema spells it on the wire (`type: "boolean"`,
+    /// `currentValue`), and the value a switch of it carries.
+    #[test]
+    fn a_boolean_option_is_an_on_off_setting_and_its_switch_carries_a_boolean() {
+        let options: Vec<SessionConfigOption> = serde_json::from_value(serde_json::json!([
+            {"id": "auto_compact", "name": "Auto-compact", "type": "boolean", "currentValue": true,
+             "description": "Compacts when the context fills"},
+            {"id": "bad id", "name": "Broken", "type": "boolean", "currentValue": false}
+        ]))
+        .expect("the schema's shape");
+        let settings = Settings::new(None, Some(options));
+        let wire = settings.wire();
+        assert_eq!(
+            wire.len(),
+            1,
+            "an id that breaks the wire's rule is left off"
+        );
+        let switch = &wire[0];
+        assert_eq!(
+            (switch.id.as_str(), switch.current.as_str()),
+            ("auto_compact", "true")
+        );
+        assert_eq!(switch.current_name(), "On");
+        let choices: Vec<(&str, &str, bool)> = switch
+            .choices
+            .iter()
+            .map(|c| (c.id.as_str(), c.name.as_str(), c.acts_without_asking))
+            .collect();
+        assert_eq!(choices, [("true", "On", false), ("false", "Off", false)]);
+        let target = settings.target("auto_compact").expect("a target");
+        assert_eq!(target, Target::Switch("auto_compact".into()));
+        let (id, value) = target.option_value("false").expect("an option");
+        assert_eq!(id, "auto_compact");
+        assert_eq!(
+            serde_json::to_value(value).expect("json"),
+            serde_json::json!({"type": "boolean", "value": false})
+        );
+        let (_, select) = Target::Option("speed".into())
+            .option_value("quick")
+            .expect("an option");
+        assert_eq!(
+            serde_json::to_value(select).expect("json"),
+            serde_json::json!({"value": "quick"}),
+            "a select's value goes as before: no type, a value id"
+        );
     }
 }

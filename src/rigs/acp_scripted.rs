@@ -23,10 +23,12 @@
 //!
 //! It offers modes (`ask`, `plan`, and `yolo`, which stands for the modes that act without
 //! asking), a config option (`speed`: `careful`, `quick`, and `refused`, which it refuses with an
-//! error), and six commands (`/test`, `/review`, `/tool`, `/tool-open`, `/explain`, `/mode`;
+//! error), a boolean option (`compact`, on at first) only to a client that says it takes them
+//! (`session.configOptions.boolean`, as ACP asks of agents), and six commands (`/test`, `/review`, `/tool`, `/tool-open`, `/explain`, `/mode`;
 //! `/mode` says the mode and speed it is in). It answers `session/set_mode` and
 //! `session/set_config_option`, sends the matching update, and keeps each switch in the
-//! session's history as `("setting", "mode=plan")`, so tests judge what it received.
+//! session's history as `("setting", "mode=plan,speed=careful,compact=on")`, so tests judge what
+//! it received.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -80,6 +82,9 @@ struct Remembered {
     mode: String,
     #[serde(default)]
     speed: String,
+    /// The boolean option `compact`; `None` is its first value, on.
+    #[serde(default)]
+    compact: Option<bool>,
 }
 
 /// The modes it offers: (id, name, description).
@@ -150,8 +155,13 @@ impl Remembered {
         )
     }
 
-    fn options(&self) -> Vec<SessionConfigOption> {
-        vec![
+    fn compact(&self) -> bool {
+        self.compact.unwrap_or(true)
+    }
+
+    /// Its options; the boolean one only when the client takes booleans.
+    fn options(&self, booleans: bool) -> Vec<SessionConfigOption> {
+        let mut options = vec![
             SessionConfigOption::select(
                 "speed",
                 "Speed",
@@ -162,7 +172,14 @@ impl Remembered {
                     .collect::<Vec<_>>(),
             )
             .description("How fast it goes".to_string()),
-        ]
+        ];
+        if booleans {
+            options.push(
+                SessionConfigOption::boolean("compact", "Compact by itself", self.compact())
+                    .description("Summarises the conversation when the context fills".to_string()),
+            );
+        }
+        options
     }
 }
 
@@ -186,9 +203,16 @@ struct State {
     sessions: HashMap<String, Remembered>,
     cancelled: HashMap<String, Arc<AtomicBool>>,
     next: u64,
+    /// The client said at `initialize` that it takes boolean options.
+    booleans: bool,
 }
 
 type Shared = Arc<Mutex<State>>;
+
+/// Whether the client takes boolean options (`session.configOptions.boolean`).
+fn takes_booleans(state: &Shared) -> bool {
+    state.lock().is_ok_and(|s| s.booleans)
+}
 
 /// Serves ACP on stdin and stdout until the client goes away.
 pub fn run(options: ScriptedOptions) -> anyhow::Result<()> {
@@ -202,6 +226,7 @@ pub fn run(options: ScriptedOptions) -> anyhow::Result<()> {
 async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
     let state: Shared = Arc::default();
     let init_options = options.clone();
+    let init_state = Arc::clone(&state);
     let new_sign_in = options.sign_in;
     let new_state = Arc::clone(&state);
     let load_options = options.clone();
@@ -245,7 +270,7 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                 responder.respond(
                     ResumeSessionResponse::new()
                         .modes(found.modes())
-                        .config_options(found.options()),
+                        .config_options(found.options(takes_booleans(&resume_state))),
                 )?;
                 send_commands(&cx, &id);
                 Ok(())
@@ -269,6 +294,15 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
             async move |request: InitializeRequest,
                         responder: Responder<InitializeResponse>,
                         _cx| {
+                let booleans = request
+                    .client_capabilities
+                    .session
+                    .as_ref()
+                    .and_then(|s| s.config_options.as_ref())
+                    .is_some_and(|c| c.boolean.is_some());
+                if let Ok(mut state) = init_state.lock() {
+                    state.booleans = booleans;
+                }
                 let mut reply = InitializeResponse::new(request.protocol_version)
                     .agent_capabilities(
                         AgentCapabilities::new()
@@ -318,7 +352,7 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                 responder.respond(
                     NewSessionResponse::new(id.clone())
                         .modes(fresh.modes())
-                        .config_options(fresh.options()),
+                        .config_options(fresh.options(takes_booleans(&new_state))),
                 )?;
                 send_commands(&cx, &id);
                 Ok(())
@@ -352,7 +386,7 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                 responder.respond(
                     LoadSessionResponse::new()
                         .modes(found.modes())
-                        .config_options(found.options()),
+                        .config_options(found.options(takes_booleans(&load_state))),
                 )?;
                 send_commands(&cx, &id);
                 Ok(())
@@ -392,26 +426,35 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                         responder: Responder<SetSessionConfigOptionResponse>,
                         cx: ConnectionTo<Client>| {
                 let id = request.session_id.to_string();
-                let value = request
-                    .value
-                    .as_value_id()
-                    .map(|v| v.to_string())
-                    .unwrap_or_default();
-                if request.config_id.to_string() != "speed"
-                    || !SPEEDS.iter().any(|(s, _)| *s == value)
-                {
-                    return responder.respond_with_error(Error::invalid_params());
-                }
-                if value == "refused" {
-                    return responder.respond_with_error(Error::new(
-                        ErrorCode::INTERNAL_ERROR,
-                        "the scripted agent refuses the speed refused",
-                    ));
-                }
+                let booleans = takes_booleans(&option_state);
+                let option = request.config_id.to_string();
+                let change: Box<dyn FnOnce(&mut Remembered) + Send> = if option == "compact" {
+                    // Only offered to a client that takes booleans, and only a boolean.
+                    let (true, Some(on)) = (booleans, request.value.as_bool()) else {
+                        return responder.respond_with_error(Error::invalid_params());
+                    };
+                    Box::new(move |r| r.compact = Some(on))
+                } else {
+                    let value = request
+                        .value
+                        .as_value_id()
+                        .map(|v| v.to_string())
+                        .unwrap_or_default();
+                    if option != "speed" || !SPEEDS.iter().any(|(s, _)| *s == value) {
+                        return responder.respond_with_error(Error::invalid_params());
+                    }
+                    if value == "refused" {
+                        return responder.respond_with_error(Error::new(
+                            ErrorCode::INTERNAL_ERROR,
+                            "the scripted agent refuses the speed refused",
+                        ));
+                    }
+                    Box::new(move |r| r.speed = value)
+                };
                 let mut options = Vec::new();
                 if !switch(&option_state, &option_options, &id, |r| {
-                    r.speed = value.clone();
-                    options = r.options();
+                    change(r);
+                    options = r.options(booleans);
                 }) {
                     return responder.respond_with_error(Error::new(
                         ErrorCode::RESOURCE_NOT_FOUND,
@@ -1087,7 +1130,12 @@ fn switch(
             return false;
         };
         change(remembered);
-        let note = format!("mode={},speed={}", remembered.mode(), remembered.speed());
+        let note = format!(
+            "mode={},speed={},compact={}",
+            remembered.mode(),
+            remembered.speed(),
+            if remembered.compact() { "on" } else { "off" }
+        );
         let prompted = !remembered.history.is_empty();
         remembered.history.push(("setting".into(), note));
         prompted

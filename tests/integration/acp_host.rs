@@ -1284,7 +1284,11 @@ async fn a_sessions_modes_options_and_commands_show_and_a_switch_reaches_the_age
     .await;
     let settings = shown["settings"].as_array().expect("settings");
     let ids: Vec<&str> = settings.iter().filter_map(|s| s["id"].as_str()).collect();
-    assert_eq!(ids, ["mode", "speed"]);
+    assert_eq!(
+        ids,
+        ["mode", "speed", "compact"],
+        "a boolean option is offered since the host takes them"
+    );
     assert_eq!(settings[0]["current"], "ask");
     let unattended: Vec<&str> = settings[0]["choices"]
         .as_array()
@@ -1326,8 +1330,10 @@ async fn a_sessions_modes_options_and_commands_show_and_a_switch_reaches_the_age
     })
     .await;
     assert!(
-        host.agent_history()
-            .contains(&("setting".to_string(), "mode=plan,speed=careful".to_string())),
+        host.agent_history().contains(&(
+            "setting".to_string(),
+            "mode=plan,speed=careful,compact=on".to_string()
+        )),
         "the agent received the switch: {:?}",
         host.agent_history()
     );
@@ -1383,6 +1389,37 @@ async fn a_sessions_modes_options_and_commands_show_and_a_switch_reaches_the_age
             .filter(|p| p["settings"][1]["current"] == "quick")
     })
     .await;
+
+    // A boolean option is a setting of two choices, On and Off, and the switch reaches the
+    // agent as a boolean (`{"type": "boolean", "value": false}`), not as a value id.
+    let compact = &shown["settings"][2];
+    assert_eq!(compact["name"], "Compact by itself");
+    assert_eq!(compact["current"], "true");
+    let choices: Vec<(&str, &str)> = compact["choices"]
+        .as_array()
+        .expect("choices")
+        .iter()
+        .filter_map(|c| Some((c["id"].as_str()?, c["name"].as_str()?)))
+        .collect();
+    assert_eq!(choices, [("true", "On"), ("false", "Off")]);
+    choose("b1", "compact", "false").await.expect(200, "ok");
+    eventually("the switch follows the agent's answer", WAIT, || async {
+        host.pane(&pane)
+            .await
+            .filter(|p| p["settings"][2]["current"] == "false")
+    })
+    .await;
+    assert!(
+        host.agent_history().contains(&(
+            "setting".to_string(),
+            "mode=plan,speed=quick,compact=off".to_string()
+        )),
+        "the agent received a boolean: {:?}",
+        host.agent_history()
+    );
+    choose("b2", "compact", "maybe")
+        .await
+        .expect(400, "bad-request");
 }
 
 #[tokio::test]

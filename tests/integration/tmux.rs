@@ -671,7 +671,7 @@ fn demo_acp_in_tmux_the_mode_and_a_command_from_the_keyboard_reach_the_acp_agent
     let switched = |history: &[(String, String)]| {
         history
             .iter()
-            .any(|(who, words)| who == "setting" && words == "mode=plan,speed=careful")
+            .any(|(who, words)| who == "setting" && words == "mode=plan,speed=careful,compact=on")
     };
     let deadline = Instant::now() + SOON;
     while !switched(&scripted_agent_history(&runtime)) && Instant::now() < deadline {
@@ -697,6 +697,31 @@ fn demo_acp_in_tmux_the_mode_and_a_command_from_the_keyboard_reach_the_acp_agent
     tmux.until("the mode that acts without asking, marked", |s| {
         s.contains("Mode ⚠ Act without asking")
     });
+    // A boolean option is a setting of On and Off; Tab twice, in one bunch, is two moves to it.
+    tmux.keys(&["s"]);
+    tmux.until("the picker once more", |s| s.contains("Act without asking"));
+    tmux.keys(&["Tab", "Tab"]);
+    tmux.until("the boolean option's choices", |s| {
+        s.contains("┌ Compact by itself") && s.contains("Off")
+    });
+    tmux.keys(&["2"]);
+    tmux.until("the agent's yes to Off", |s| {
+        s.contains("Compact by itself: scripted switched to Off.")
+    });
+    let turned_off = |history: &[(String, String)]| {
+        history
+            .iter()
+            .any(|(who, words)| who == "setting" && words == "mode=yolo,speed=careful,compact=off")
+    };
+    let deadline = Instant::now() + SOON;
+    while !turned_off(&scripted_agent_history(&runtime)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        turned_off(&scripted_agent_history(&runtime)),
+        "the agent did not receive the boolean: {:?}",
+        scripted_agent_history(&runtime)
+    );
     tmux.keys(&["i"]);
     tmux.until("the box takes the typing", |s| {
         !s.contains("to type a message")
