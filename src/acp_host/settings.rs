@@ -452,13 +452,15 @@ mod tests {
         }
     }
 
-    /// A boolean option as ACP's schema spells it on the wire (`type: "boolean"`,
-    /// `currentValue`), and the value a switch of it carries.
+    /// A boolean option as Claude Code's adapter sends it to a client that takes booleans
+    /// (`createFastModeConfigOption` in `claude-agent-acp` 0.101.0, offered when the model
+    /// has a fast mode; `type: "boolean"`, `currentValue`), and the value a switch of it
+    /// carries, which that adapter checks (`Config option fast takes a boolean value`).
     #[test]
     fn a_boolean_option_is_an_on_off_setting_and_its_switch_carries_a_boolean() {
         let options: Vec<SessionConfigOption> = serde_json::from_value(serde_json::json!([
-            {"id": "auto_compact", "name": "Auto-compact", "type": "boolean", "currentValue": true,
-             "description": "Compacts when the context fills"},
+            {"id": "fast", "name": "Fast mode", "type": "boolean", "currentValue": true,
+             "description": "Faster responses on supported models", "category": "model_config"},
             {"id": "bad id", "name": "Broken", "type": "boolean", "currentValue": false}
         ]))
         .expect("the schema's shape");
@@ -472,7 +474,7 @@ mod tests {
         let switch = &wire[0];
         assert_eq!(
             (switch.id.as_str(), switch.current.as_str()),
-            ("auto_compact", "true")
+            ("fast", "true")
         );
         assert_eq!(switch.current_name(), "On");
         let choices: Vec<(&str, &str, bool)> = switch
@@ -481,10 +483,10 @@ mod tests {
             .map(|c| (c.id.as_str(), c.name.as_str(), c.acts_without_asking))
             .collect();
         assert_eq!(choices, [("true", "On", false), ("false", "Off", false)]);
-        let target = settings.target("auto_compact").expect("a target");
-        assert_eq!(target, Target::Switch("auto_compact".into()));
+        let target = settings.target("fast").expect("a target");
+        assert_eq!(target, Target::Switch("fast".into()));
         let (id, value) = target.option_value("false").expect("an option");
-        assert_eq!(id, "auto_compact");
+        assert_eq!(id, "fast");
         assert_eq!(
             serde_json::to_value(value).expect("json"),
             serde_json::json!({"type": "boolean", "value": false})
