@@ -14,12 +14,13 @@ use super::{WorldFlags, logging};
 use crate::acp_host::AcpHostOptions;
 use crate::durable::Drive;
 use crate::durable::faults::Breaks;
-use crate::durable::listen::{self, Binding, TlsFiles};
+use crate::durable::listen::{self, Binding, Handler, TlsFiles};
 use crate::durable::runtime::Agent;
 use crate::durable::server::{Access, Server, TokenGate};
 use crate::durable::tls_auto::{self, AutoTls, Story};
 use crate::rigs::WorldOptions;
 use crate::rigs::chaos::Chaos;
+use crate::rigs::chaos_serve::Chaotic;
 
 #[derive(Debug, Args)]
 pub(crate) struct AgentArgs {
@@ -169,11 +170,10 @@ pub(crate) fn run(args: AgentArgs) -> anyhow::Result<()> {
         Some(hosted) => Drive::Acp(hosted),
         None => Drive::Play(WorldOptions {
             breaks: faults.breaks,
-            chaos: faults.chaos,
             ..args.world.play()
         }),
     };
-    super::runtime()?.block_on(serve(&args.world, drive, transport))
+    super::runtime()?.block_on(serve(&args.world, drive, faults.chaos, transport))
 }
 
 /// The ACP agents to host, from `--acp` and the config's `[acp.NAME]`, with their folders;
@@ -251,7 +251,12 @@ struct Faults {
     chaos: Chaos,
 }
 
-async fn serve(world: &WorldFlags, drive: Drive, transport: Transport) -> anyhow::Result<()> {
+async fn serve(
+    world: &WorldFlags,
+    drive: Drive,
+    chaos: Chaos,
+    transport: Transport,
+) -> anyhow::Result<()> {
     // SPEC A11: with a token the token is the only access control, so no allow-always; the
     // private socket (SPEC S5) may offer it.
     let (access, allow_always) = match &transport {
@@ -276,6 +281,7 @@ async fn serve(world: &WorldFlags, drive: Drive, transport: Transport) -> anyhow
         }
     };
     let mut options = world.options(allow_always, drive);
+    options.restart_every = chaos.restart_every;
     match &options.drive {
         Drive::Acp(hosted) if world.name.is_none() => {
             let names: Vec<&str> = hosted.agents.iter().map(|a| a.name.as_str()).collect();
@@ -312,13 +318,18 @@ async fn serve(world: &WorldFlags, drive: Drive, transport: Transport) -> anyhow
         }
     };
     let server = Server::new(agent, access);
+    // `--chaos` acts around the server; a quiet agent is served as it is.
+    let chaotic = (!chaos.is_quiet()).then(|| Chaotic::new(Arc::clone(&server), chaos, world.seed));
     let stop = listen::shutdown_signal();
     announce(&binding)?;
     if let (Some(auto), Transport::Tcp { token_file, .. }) = (&auto, &transport) {
         announce_pin(&binding, auto, token_file)?;
     }
     tracing::info!(at = %binding.url(), world = ?world.world, "the reference agent is listening");
-    serve_until_stopped(binding, server, stop).await
+    match chaotic {
+        Some(chaotic) => serve_until_stopped(binding, server, chaotic, stop).await,
+        None => serve_until_stopped(binding, Arc::clone(&server), server, stop).await,
+    }
 }
 
 /// SPEC S2: exactly `listening <url>` on stdout, flushed, so whoever started the agent can
@@ -373,15 +384,16 @@ fn phone_url(binding: &Binding) -> String {
     }
 }
 
-/// Serves with the world ticking until `stop` resolves, then saves the world; the socket file
-/// goes with the binding.
-pub(crate) async fn serve_until_stopped(
+/// Serves `handler` (the server, or a wrapper around it) with the world ticking until `stop`
+/// resolves, then saves the world; the socket file goes with the binding.
+async fn serve_until_stopped<H: Handler>(
     binding: Binding,
     server: Arc<Server>,
+    handler: Arc<H>,
     stop: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
     let ticker = server.spawn_ticker();
-    binding.serve(Arc::clone(&server), stop).await;
+    binding.serve(handler, stop).await;
     ticker.abort();
     server.flush().context("could not save the world on stop")
 }

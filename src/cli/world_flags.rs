@@ -39,6 +39,7 @@ impl WorldFlags {
             ready_after: Duration::from_millis(self.ready_after),
             allow_always,
             host_name: self.name.clone().unwrap_or(defaults.host_name),
+            restart_every: None,
             drive,
         }
     }

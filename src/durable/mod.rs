@@ -38,6 +38,8 @@ pub struct AgentOptions {
     pub allow_always: bool,
     /// Shown as `host.name` (SPEC H1).
     pub host_name: String,
+    /// `--chaos restart-every`: the agent starts again in place this often (SPEC H3, H5, A9).
+    pub restart_every: Option<Duration>,
     /// What moves the world.
     pub drive: Drive,
 }
@@ -76,6 +78,7 @@ impl Default for AgentOptions {
             ready_after: Duration::ZERO,
             allow_always: true,
             host_name: "collie-phone reference agent".into(),
+            restart_every: None,
             drive: Drive::Play(WorldOptions::default()),
         }
     }

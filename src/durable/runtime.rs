@@ -9,7 +9,6 @@ use super::store::{Found, Store};
 use super::world::{Layout, World};
 use super::{AgentOptions, Drive};
 use crate::acp_host::host::AcpHost;
-use crate::rigs::chaos_state::ChaosState;
 use crate::rigs::script::Script;
 use crate::rigs::{WorldKind, WorldOptions, worlds};
 
@@ -52,8 +51,6 @@ pub struct Agent {
     restored: bool,
     /// Ready stays false this long after the (re)start (SPEC H3).
     starting_for: Duration,
-    /// Failures made on purpose (`--chaos`): the dice, and what they remember.
-    pub(crate) chaos: ChaosState,
 }
 
 impl Agent {
@@ -100,10 +97,6 @@ impl Agent {
                 play.kind, play.seed, play.speed, now, &world,
             ))),
         };
-        if !play.chaos.is_quiet() {
-            tracing::warn!(chaos = %play.chaos, "failing on purpose");
-        }
-        let chaos = ChaosState::new(play.chaos.clone(), play.seed);
         let mut agent = Self {
             world,
             driver,
@@ -114,7 +107,6 @@ impl Agent {
             options,
             play,
             restored,
-            chaos,
         };
         if let Some(store) = &mut agent.store {
             store.save_if_due(&agent.world, now);
@@ -125,7 +117,7 @@ impl Agent {
     /// Moves the world on to `now`: expiries (SPEC A6, A13), the script, the store, readiness
     /// (SPEC H3). Cheap when nothing is due.
     pub fn tick(&mut self, now: OffsetDateTime) {
-        if let Some(every) = self.chaos.spec.restart_every
+        if let Some(every) = self.options.restart_every
             && now - self.origin >= every
         {
             self.restart_in_place(now);
@@ -397,11 +389,12 @@ mod tests {
     #[test]
     fn chaos_restart_in_place_keeps_asks_and_request_ids() {
         use crate::durable::requests::{Recall, StoredReply};
-        use crate::rigs::chaos::Chaos;
-        let options = WorldOptions {
-            speed: 0.0,
-            chaos: Chaos::parse("restart-every=10s").expect("a spec"),
-            ..WorldOptions::default()
+        let options = AgentOptions {
+            restart_every: Some(Duration::from_secs(10)),
+            ..AgentOptions::playing(WorldOptions {
+                speed: 0.0,
+                ..WorldOptions::default()
+            })
         };
         let mut agent = Agent::new_at(options, t0()).expect("starts");
         let epoch = agent.world.epoch.clone();

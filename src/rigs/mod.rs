@@ -38,8 +38,6 @@ pub struct WorldOptions {
     pub speed: f64,
     /// Rules broken on purpose (`--break`), for `check`'s own tests.
     pub breaks: crate::durable::faults::Breaks,
-    /// Failures made on purpose (`--chaos`).
-    pub chaos: chaos::Chaos,
 }
 
 impl Default for WorldOptions {
@@ -49,7 +47,6 @@ impl Default for WorldOptions {
             seed: 1,
             speed: 1.0,
             breaks: crate::durable::faults::Breaks::default(),
-            chaos: chaos::Chaos::default(),
         }
     }
 }
