@@ -160,20 +160,20 @@ pub(crate) fn run(args: AgentArgs) -> anyhow::Result<()> {
         chaos: Chaos::parse(args.chaos.as_deref().unwrap_or_default())
             .map_err(anyhow::Error::msg)?,
     };
-    let drive = match hosted(&args)? {
+    let driven = match hosted(&args)? {
         Some(_) if !faults.chaos.is_quiet() => {
             bail!("--chaos plays failures of the demo world; it does not apply with --acp")
         }
         Some(_) if !faults.breaks.is_empty() => {
             bail!("--break breaks rules of the demo world; it does not apply with --acp")
         }
-        Some(hosted) => Drive::Acp(hosted),
-        None => Drive::Play(WorldOptions {
+        Some(hosted) => Driven::Acp(hosted),
+        None => Driven::Play(WorldOptions {
             breaks: faults.breaks,
             ..args.world.play()
         }),
     };
-    super::runtime()?.block_on(serve(&args.world, drive, faults.chaos, transport))
+    super::runtime()?.block_on(serve(&args.world, driven, faults.chaos, transport))
 }
 
 /// The ACP agents to host, from `--acp` and the config's `[acp.NAME]`, with their folders;
@@ -245,6 +245,14 @@ fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
     }))
 }
 
+/// What moves the agent's world, before it is handed to the agent as a [`Drive`].
+enum Driven {
+    /// The reference agent plays a world of its own (`agent`, `demo`).
+    Play(WorldOptions),
+    /// The ACP host: the world is the sessions of real coding agents (`agent --acp`).
+    Acp(AcpHostOptions),
+}
+
 /// What the agent does wrong on purpose.
 struct Faults {
     breaks: Breaks,
@@ -253,7 +261,7 @@ struct Faults {
 
 async fn serve(
     world: &WorldFlags,
-    drive: Drive,
+    driven: Driven,
     chaos: Chaos,
     transport: Transport,
 ) -> anyhow::Result<()> {
@@ -280,18 +288,26 @@ async fn serve(
             )
         }
     };
-    let mut options = world.options(allow_always, drive);
-    options.restart_every = chaos.restart_every;
-    match &options.drive {
-        Drive::Acp(hosted) if world.name.is_none() => {
+    let mut host_name = None;
+    match &driven {
+        Driven::Acp(hosted) if world.name.is_none() => {
             let names: Vec<&str> = hosted.agents.iter().map(|a| a.name.as_str()).collect();
-            options.host_name = format!("ACP host: {}", names.join(", "));
+            host_name = Some(format!("ACP host: {}", names.join(", ")));
         }
-        Drive::Play(play) if !play.breaks.is_empty() => {
+        Driven::Play(play) if !play.breaks.is_empty() => {
             let broken: Vec<&str> = play.breaks.ids().collect();
             tracing::warn!("breaking on purpose: {}", broken.join(", "));
         }
         _ => {}
+    }
+    let drive: Arc<dyn Drive> = match driven {
+        Driven::Play(play) => Arc::new(play),
+        Driven::Acp(hosted) => Arc::new(hosted),
+    };
+    let mut options = world.options(allow_always, drive);
+    options.restart_every = chaos.restart_every;
+    if let Some(host_name) = host_name {
+        options.host_name = host_name;
     }
     let agent = Agent::new(options).context("could not start the agent's world")?;
     let mut auto = None;

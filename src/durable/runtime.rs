@@ -4,41 +4,21 @@
 use std::time::{Duration, Instant};
 use time::OffsetDateTime;
 
+use super::AgentOptions;
+use super::driver::Driver;
 use super::faults::Breaks;
 use super::store::{Found, Store};
 use super::world::{Layout, World};
-use super::{AgentOptions, Drive};
-use crate::acp_host::host::AcpHost;
-use crate::rigs::script::Script;
-use crate::rigs::{WorldKind, WorldOptions, worlds};
 
 /// How long a restart made by `--chaos restart-every` answers `503 starting` at least, so a
 /// phone polling every second can see it (SPEC H3).
 pub(crate) const CHAOS_RESTART_STARTING: Duration = Duration::from_millis(500);
 
-/// What makes the world move: the reference agent's script, or the ACP agents the host runs.
-enum Driver {
-    Script(Box<Script>),
-    Acp(Box<AcpHost>),
-}
-
-/// The world options of a play, or the quiet ones the ACP host is served with (no world kind
-/// of its own, nothing broken, no chaos).
-fn play_of(options: &AgentOptions) -> WorldOptions {
-    match &options.drive {
-        Drive::Play(world) => world.clone(),
-        Drive::Acp(_) => WorldOptions {
-            kind: WorldKind::Empty,
-            ..WorldOptions::default()
-        },
-    }
-}
-
 /// A world with what drives it. The server holds one behind a mutex and calls [`Agent::tick`]
 /// on a timer and after every POST.
 pub struct Agent {
     pub world: World,
-    driver: Driver,
+    driver: Box<dyn Driver>,
     store: Option<Store>,
     /// The wall-clock start: the script's clock and `ready_after` count from here.
     origin: OffsetDateTime,
@@ -46,8 +26,6 @@ pub struct Agent {
     /// `ready` off forever.
     started: Instant,
     options: AgentOptions,
-    /// What the play plays by; quiet options for the ACP host.
-    play: WorldOptions,
     restored: bool,
     /// Ready stays false this long after the (re)start (SPEC H3).
     starting_for: Duration,
@@ -64,12 +42,9 @@ impl Agent {
     /// With a state folder holding a saved layout, the world is that layout in a new epoch:
     /// every pane's view and every open ask is laid out again under its old id before `ready`
     /// can turn true (SPEC A9, H3, H5).
-    pub(crate) fn new_at(
-        options: impl Into<AgentOptions>,
-        now: OffsetDateTime,
-    ) -> anyhow::Result<Self> {
+    pub fn new_at(options: impl Into<AgentOptions>, now: OffsetDateTime) -> anyhow::Result<Self> {
         let options = options.into();
-        let play = play_of(&options);
+        let drive = std::sync::Arc::clone(&options.drive);
         let store = options.state_dir.as_deref().map(Store::open).transpose()?;
         let found = match &store {
             Some(store) => store.load(now)?,
@@ -78,25 +53,12 @@ impl Agent {
         let restored = matches!(found, Found::Layout(_));
         let mut world = match found {
             Found::Layout(layout) => restored_world(*layout, &options, now),
-            Found::Nothing | Found::Corrupt => worlds::build(
-                play.kind,
-                play.seed,
-                options.allow_always,
-                &options.host_name,
-                now,
-            ),
+            Found::Nothing | Found::Corrupt => {
+                drive.first_world(options.allow_always, &options.host_name, now)
+            }
         };
         world.ready = options.ready_after.is_zero();
-        let driver = match &options.drive {
-            Drive::Acp(hosted) => {
-                let mut host = AcpHost::new(hosted);
-                host.adopt(&mut world, hosted, restored, now);
-                Driver::Acp(Box::new(host))
-            }
-            Drive::Play(_) => Driver::Script(Box::new(Script::new(
-                play.kind, play.seed, play.speed, now, &world,
-            ))),
-        };
+        let driver = drive.start(&mut world, restored, now);
         let mut agent = Self {
             world,
             driver,
@@ -105,7 +67,6 @@ impl Agent {
             started: Instant::now(),
             starting_for: options.ready_after,
             options,
-            play,
             restored,
         };
         if let Some(store) = &mut agent.store {
@@ -123,15 +84,7 @@ impl Agent {
             self.restart_in_place(now);
         }
         self.world.expire_asks(now);
-        match &mut self.driver {
-            // The host's agents keep working while the world lays out (they load sessions).
-            Driver::Acp(host) => host.tick(&mut self.world, now),
-            Driver::Script(script) if self.world.ready => script.tick(&mut self.world, now),
-            // Nothing can act on a world that is not ready (every route answers 503).
-            Driver::Script(_) => {
-                self.world.take_happenings();
-            }
-        }
+        self.driver.tick(&mut self.world, now);
         if let Some(store) = &mut self.store {
             store.save_if_due(&self.world, now);
         }
@@ -153,9 +106,11 @@ impl Agent {
     /// not the loss of what a durable agent keeps, and a retry across the restart must still
     /// be answered `replayed` rather than run a second time.
     pub(crate) fn restart_in_place(&mut self, now: OffsetDateTime) {
-        if matches!(self.driver, Driver::Acp(_)) {
-            // A real restart stops the agents' processes; the host has no play-acted one.
-            tracing::warn!("chaos: restart-every does not apply to the ACP host");
+        if !self.options.drive.restarts_in_place() {
+            // A real restart stops the agents' processes; their driver has no play-acted one.
+            tracing::warn!(
+                "chaos: restart-every does not apply to a driver of real agent processes"
+            );
             self.origin = now;
             return;
         }
@@ -178,13 +133,7 @@ impl Agent {
             epoch = %world.epoch,
             "chaos"
         );
-        self.driver = Driver::Script(Box::new(Script::new(
-            self.play.kind,
-            self.play.seed,
-            self.play.speed,
-            now,
-            &world,
-        )));
+        self.driver = self.options.drive.start(&mut world, true, now);
         self.world = world;
         self.origin = now;
         self.started = Instant::now();
@@ -216,15 +165,15 @@ impl Agent {
         }
     }
 
-    #[cfg(test)]
-    /// True when the world came from the state folder rather than being laid out fresh.
-    pub(crate) fn restored(&self) -> bool {
+    /// True when the world came from the state folder (or a restart in place) rather than
+    /// being laid out fresh.
+    pub fn restored(&self) -> bool {
         self.restored
     }
 
-    /// The rules broken on purpose; none for the ACP host.
-    pub(crate) fn breaks(&self) -> &Breaks {
-        &self.play.breaks
+    /// The rules broken on purpose, as the driver's options say.
+    pub(crate) fn breaks(&self) -> Breaks {
+        self.options.drive.breaks()
     }
 }
 
@@ -255,6 +204,7 @@ impl Drop for Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rigs::{WorldKind, WorldOptions};
     use crate::wire::{Answer, AnswerRequest, ReplyCode};
     use std::path::Path;
     use std::time::Duration;
@@ -267,7 +217,7 @@ mod tests {
         AgentOptions {
             state_dir: Some(state.to_path_buf()),
             ready_after,
-            ..AgentOptions::playing(WorldOptions {
+            ..AgentOptions::from(WorldOptions {
                 kind: WorldKind::Demo,
                 speed: 0.0,
                 ..WorldOptions::default()
@@ -391,7 +341,7 @@ mod tests {
         use crate::durable::requests::{Recall, StoredReply};
         let options = AgentOptions {
             restart_every: Some(Duration::from_secs(10)),
-            ..AgentOptions::playing(WorldOptions {
+            ..AgentOptions::from(WorldOptions {
                 speed: 0.0,
                 ..WorldOptions::default()
             })
