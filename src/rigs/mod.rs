@@ -8,6 +8,8 @@
 //! `acp_scripted` is our own ACP agent, a real process for the ACP host's demo and tests.
 
 pub mod acp_scripted;
+#[cfg(test)]
+mod agent_tests;
 pub(crate) mod chaos;
 pub(crate) mod chaos_serve;
 pub(crate) mod chaos_state;
