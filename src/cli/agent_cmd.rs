@@ -336,7 +336,7 @@ async fn serve(
     let server = Server::new(agent, access);
     // `--chaos` acts around the server; a quiet agent is served as it is.
     let chaotic = (!chaos.is_quiet()).then(|| Chaotic::new(Arc::clone(&server), chaos, world.seed));
-    let stop = listen::shutdown_signal();
+    let stop = super::signal::shutdown_signal();
     announce(&binding)?;
     if let (Some(auto), Transport::Tcp { token_file, .. }) = (&auto, &transport) {
         announce_pin(&binding, auto, token_file)?;
