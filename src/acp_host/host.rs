@@ -21,7 +21,8 @@ use super::sessions::{Abilities, Opening};
 use super::settings::Settings;
 use super::spec::AcpSpec;
 use super::stream::Stream;
-use crate::durable::world::{Happening, HostedSession, World};
+use crate::durable::world::{Happening, HostedSession, Layout, World};
+use crate::durable::{Drive, Driver};
 use crate::wire::{AskOption, Effect, ItemKind, Outcome, Starter, TurnState};
 
 /// One agent process the host started.
@@ -105,6 +106,32 @@ pub(crate) struct AcpHost {
 
 /// Early updates kept at most.
 const MAX_EARLY_UPDATES: usize = 256;
+
+/// The host as one driver of the durable agent (docs/ACP.md): its world starts with no
+/// workspace, the starters are the host's, and nothing is broken on purpose.
+impl Drive for AcpHostOptions {
+    fn first_world(&self, allow_always: bool, host_name: &str, _now: OffsetDateTime) -> World {
+        let layout = Layout {
+            host_name: host_name.to_string(),
+            ..Layout::default()
+        };
+        World::new(layout, allow_always)
+    }
+
+    fn start(&self, world: &mut World, restored: bool, now: OffsetDateTime) -> Box<dyn Driver> {
+        let mut host = AcpHost::new(self);
+        host.adopt(world, self, restored, now);
+        Box::new(host)
+    }
+}
+
+impl Driver for AcpHost {
+    /// The agents keep working while the world lays out (they load sessions), so the host
+    /// ticks whether or not the world is ready.
+    fn tick(&mut self, world: &mut World, now: OffsetDateTime) {
+        AcpHost::tick(self, world, now);
+    }
+}
 
 impl AcpHost {
     pub(crate) fn new(options: &AcpHostOptions) -> Self {

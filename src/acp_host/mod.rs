@@ -10,7 +10,8 @@
 //! requests into asks, `elicitation` an agent's questions into asks and their answers back,
 //! `usage` a session's usage and title, and `text` cleans what agents say; `card_fixtures`
 //! plays the adapters' recorded asks through the stream and the card (tests).
-//! The host is one driver of `crate::durable` (`Drive::Acp`); nothing here plays a demo,
+//! The host is one driver of `crate::durable` (`impl Drive for AcpHostOptions`, in `host`);
+//! nothing here plays a demo,
 //! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
 //! rig, `crate::rigs::acp_scripted`.
 

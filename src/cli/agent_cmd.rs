@@ -14,12 +14,13 @@ use super::{WorldFlags, logging};
 use crate::acp_host::AcpHostOptions;
 use crate::durable::Drive;
 use crate::durable::faults::Breaks;
-use crate::durable::listen::{self, Binding, TlsFiles};
+use crate::durable::listen::{self, Binding, Handler, TlsFiles};
 use crate::durable::runtime::Agent;
 use crate::durable::server::{Access, Server, TokenGate};
 use crate::durable::tls_auto::{self, AutoTls, Story};
 use crate::rigs::WorldOptions;
 use crate::rigs::chaos::Chaos;
+use crate::rigs::chaos_serve::Chaotic;
 
 #[derive(Debug, Args)]
 pub(crate) struct AgentArgs {
@@ -159,21 +160,20 @@ pub(crate) fn run(args: AgentArgs) -> anyhow::Result<()> {
         chaos: Chaos::parse(args.chaos.as_deref().unwrap_or_default())
             .map_err(anyhow::Error::msg)?,
     };
-    let drive = match hosted(&args)? {
+    let driven = match hosted(&args)? {
         Some(_) if !faults.chaos.is_quiet() => {
             bail!("--chaos plays failures of the demo world; it does not apply with --acp")
         }
         Some(_) if !faults.breaks.is_empty() => {
             bail!("--break breaks rules of the demo world; it does not apply with --acp")
         }
-        Some(hosted) => Drive::Acp(hosted),
-        None => Drive::Play(WorldOptions {
+        Some(hosted) => Driven::Acp(hosted),
+        None => Driven::Play(WorldOptions {
             breaks: faults.breaks,
-            chaos: faults.chaos,
             ..args.world.play()
         }),
     };
-    super::runtime()?.block_on(serve(&args.world, drive, transport))
+    super::runtime()?.block_on(serve(&args.world, driven, faults.chaos, transport))
 }
 
 /// The ACP agents to host, from `--acp` and the config's `[acp.NAME]`, with their folders;
@@ -245,13 +245,26 @@ fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
     }))
 }
 
+/// What moves the agent's world, before it is handed to the agent as a [`Drive`].
+enum Driven {
+    /// The reference agent plays a world of its own (`agent`, `demo`).
+    Play(WorldOptions),
+    /// The ACP host: the world is the sessions of real coding agents (`agent --acp`).
+    Acp(AcpHostOptions),
+}
+
 /// What the agent does wrong on purpose.
 struct Faults {
     breaks: Breaks,
     chaos: Chaos,
 }
 
-async fn serve(world: &WorldFlags, drive: Drive, transport: Transport) -> anyhow::Result<()> {
+async fn serve(
+    world: &WorldFlags,
+    driven: Driven,
+    chaos: Chaos,
+    transport: Transport,
+) -> anyhow::Result<()> {
     // SPEC A11: with a token the token is the only access control, so no allow-always; the
     // private socket (SPEC S5) may offer it.
     let (access, allow_always) = match &transport {
@@ -275,17 +288,26 @@ async fn serve(world: &WorldFlags, drive: Drive, transport: Transport) -> anyhow
             )
         }
     };
-    let mut options = world.options(allow_always, drive);
-    match &options.drive {
-        Drive::Acp(hosted) if world.name.is_none() => {
+    let mut host_name = None;
+    match &driven {
+        Driven::Acp(hosted) if world.name.is_none() => {
             let names: Vec<&str> = hosted.agents.iter().map(|a| a.name.as_str()).collect();
-            options.host_name = format!("ACP host: {}", names.join(", "));
+            host_name = Some(format!("ACP host: {}", names.join(", ")));
         }
-        Drive::Play(play) if !play.breaks.is_empty() => {
+        Driven::Play(play) if !play.breaks.is_empty() => {
             let broken: Vec<&str> = play.breaks.ids().collect();
             tracing::warn!("breaking on purpose: {}", broken.join(", "));
         }
         _ => {}
+    }
+    let drive: Arc<dyn Drive> = match driven {
+        Driven::Play(play) => Arc::new(play),
+        Driven::Acp(hosted) => Arc::new(hosted),
+    };
+    let mut options = world.options(allow_always, drive);
+    options.restart_every = chaos.restart_every;
+    if let Some(host_name) = host_name {
+        options.host_name = host_name;
     }
     let agent = Agent::new(options).context("could not start the agent's world")?;
     let mut auto = None;
@@ -312,13 +334,18 @@ async fn serve(world: &WorldFlags, drive: Drive, transport: Transport) -> anyhow
         }
     };
     let server = Server::new(agent, access);
-    let stop = listen::shutdown_signal();
+    // `--chaos` acts around the server; a quiet agent is served as it is.
+    let chaotic = (!chaos.is_quiet()).then(|| Chaotic::new(Arc::clone(&server), chaos, world.seed));
+    let stop = super::signal::shutdown_signal();
     announce(&binding)?;
     if let (Some(auto), Transport::Tcp { token_file, .. }) = (&auto, &transport) {
         announce_pin(&binding, auto, token_file)?;
     }
     tracing::info!(at = %binding.url(), world = ?world.world, "the reference agent is listening");
-    serve_until_stopped(binding, server, stop).await
+    match chaotic {
+        Some(chaotic) => serve_until_stopped(binding, server, chaotic, stop).await,
+        None => serve_until_stopped(binding, Arc::clone(&server), server, stop).await,
+    }
 }
 
 /// SPEC S2: exactly `listening <url>` on stdout, flushed, so whoever started the agent can
@@ -373,15 +400,16 @@ fn phone_url(binding: &Binding) -> String {
     }
 }
 
-/// Serves with the world ticking until `stop` resolves, then saves the world; the socket file
-/// goes with the binding.
-pub(crate) async fn serve_until_stopped(
+/// Serves `handler` (the server, or a wrapper around it) with the world ticking until `stop`
+/// resolves, then saves the world; the socket file goes with the binding.
+async fn serve_until_stopped<H: Handler>(
     binding: Binding,
     server: Arc<Server>,
+    handler: Arc<H>,
     stop: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
     let ticker = server.spawn_ticker();
-    binding.serve(Arc::clone(&server), stop).await;
+    binding.serve(handler, stop).await;
     ticker.abort();
     server.flush().context("could not save the world on stop")
 }

@@ -141,7 +141,7 @@ pub(crate) fn run(args: DshBridgeArgs) -> anyhow::Result<()> {
         reload_every: args.reload_every.map(Into::into),
     };
     super::runtime()?.block_on(async move {
-        let stop = crate::durable::listen::shutdown_signal();
+        let stop = crate::cli::signal::shutdown_signal();
         let bound = dsh_bridge::bind(options).await?;
         announce(&bound.url)?;
         tracing::info!(at = %bound.url, "the reference DSH bridge is listening");

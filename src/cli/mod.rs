@@ -14,6 +14,7 @@ pub(crate) mod replay_cmd;
 pub mod rule_book;
 pub(crate) mod scripted_cmd;
 mod shell_cmd;
+mod signal;
 pub(crate) mod ssh_forward;
 mod world_flags;
 

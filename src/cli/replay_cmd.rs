@@ -86,7 +86,7 @@ fn serve_only(args: &ReplayArgs, socket: &Path) -> anyhow::Result<()> {
     let (_, server) = load(args)?;
     super::runtime()?.block_on(async {
         let binding = listen::bind_unix(socket)?;
-        let stop = listen::shutdown_signal();
+        let stop = super::signal::shutdown_signal();
         let mut stdout = std::io::stdout().lock();
         writeln!(stdout, "listening {}", binding.url())
             .and_then(|()| stdout.flush())

@@ -1,6 +1,7 @@
 //! The flags that shape the agent's world, shared by `agent` and `demo`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
@@ -32,14 +33,14 @@ pub(crate) struct WorldFlags {
 
 impl WorldFlags {
     /// The agent's options around `drive`; `allow_always` depends on the transport (SPEC A11).
-    pub(crate) fn options(&self, allow_always: bool, drive: Drive) -> AgentOptions {
-        let defaults = AgentOptions::default();
+    pub(crate) fn options(&self, allow_always: bool, drive: Arc<dyn Drive>) -> AgentOptions {
+        let defaults = AgentOptions::new(drive);
         AgentOptions {
             state_dir: self.state.clone(),
             ready_after: Duration::from_millis(self.ready_after),
             allow_always,
             host_name: self.name.clone().unwrap_or(defaults.host_name),
-            drive,
+            ..defaults
         }
     }
 

@@ -32,8 +32,12 @@ const DRAIN_DEADLINE: Duration = Duration::from_secs(2);
 /// A failed accept (say, out of file descriptors) is retried after this pause.
 const ACCEPT_RETRY: Duration = Duration::from_millis(100);
 
-/// What answers the requests of a listener: the reference agent's [`Server`], or a recording
-/// played back by `collie-phone replay`, over the same sockets and rules.
+/// What answers the requests of a listener: the agent's [`Server`], a wrapper around it (the
+/// failures `--chaos` makes on purpose), or a recording played back by `collie-phone replay`,
+/// over the same sockets and rules.
+///
+/// A reply that carries [`DropConnection`] in its extensions is never sent: the listener closes
+/// the connection instead, as a peer that crashed after applying a request would.
 pub trait Handler: Send + Sync + 'static {
     fn handle(
         self: Arc<Self>,
@@ -46,10 +50,18 @@ impl Handler for Server {
         self: Arc<Self>,
         request: hyper::Request<hyper::body::Incoming>,
     ) -> impl Future<Output = Result<Reply, std::convert::Infallible>> + Send {
-        // `--chaos` acts around the server; a quiet agent goes straight through.
-        crate::rigs::chaos_serve::serve(self, request)
+        Server::handle(self, request)
     }
 }
+
+/// Marks a reply that must not be sent: the listener closes the connection instead.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DropConnection;
+
+/// What the listener gives hyper for a [`DropConnection`] reply, so it closes the connection.
+#[derive(Debug, thiserror::Error)]
+#[error("the reply was dropped on purpose")]
+pub(crate) struct DroppedOnPurpose;
 
 /// A listening socket, ready to serve.
 pub enum Binding {
@@ -445,12 +457,10 @@ where
         let reply = Arc::clone(&server).handle(request);
         async move {
             let Ok(reply) = reply.await;
-            // `--chaos drop-after-apply`: an error makes hyper close the connection unanswered.
-            match reply
-                .extensions()
-                .get::<crate::rigs::chaos_serve::DropConnection>()
-            {
-                Some(_) => Err(crate::rigs::chaos_serve::DroppedOnPurpose),
+            // A reply marked so (`--chaos drop-after-apply`): an error makes hyper close the
+            // connection unanswered.
+            match reply.extensions().get::<DropConnection>() {
+                Some(_) => Err(DroppedOnPurpose),
                 None => Ok(reply),
             }
         }
@@ -458,32 +468,6 @@ where
     let connection = builder.serve_connection(TokioIo::new(io), service);
     if let Err(error) = watcher.watch(connection).await {
         tracing::debug!(%error, "a connection ended with an error");
-    }
-}
-
-/// Listens for SIGINT and SIGTERM from now on, and resolves on the first. Call it before
-/// announcing the socket, so a signal sent right after `listening` is not lost. Without signal
-/// handlers (which should not happen) it falls back to Ctrl-C alone.
-pub(crate) fn shutdown_signal() -> impl Future<Output = ()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let handlers = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    );
-    async move {
-        match handlers {
-            (Ok(mut interrupt), Ok(mut terminate)) => {
-                tokio::select! {
-                    _ = interrupt.recv() => tracing::info!("interrupted: stopping"),
-                    _ = terminate.recv() => tracing::info!("asked to terminate: stopping"),
-                }
-            }
-            _ => {
-                if let Err(error) = tokio::signal::ctrl_c().await {
-                    tracing::warn!(%error, "cannot wait for Ctrl-C; stopping");
-                }
-            }
-        }
     }
 }
 

@@ -4,13 +4,14 @@
 //! `world` holds the rules and the state, `runtime` owns a world with its driver and store,
 //! `settings` a pane's mode, options and commands, `server` answers HTTP over `listen`'s sockets, `requests` remembers request ids (SPEC Q3) and
 //! `store` keeps the layout across restarts; `faults` names the rules an agent may break on
-//! purpose (`--break`, for `check`'s own tests) and `broken` lays out in a world what they need. Two drivers move a world: the reference agent's
-//! play (`crate::rigs`, for demos and tests) and the ACP host (`crate::acp_host`, real coding
-//! agents). [`AgentOptions::drive`] holds exactly one of them, so options of the one cannot be
-//! given to the other.
+//! purpose (`--break`, for `check`'s own tests) and `broken` lays out in a world what they need.
+//! `driver` says what moves a world: [`AgentOptions::drive`] holds one [`Drive`], and nothing
+//! here names a driver. Two exist: the reference agent's play (`crate::rigs`, for demos and
+//! tests) and the ACP host (`crate::acp_host`, real coding agents).
 
 pub(crate) mod broken;
 pub mod cards;
+pub mod driver;
 pub mod faults;
 pub mod listen;
 pub(crate) mod requests;
@@ -22,10 +23,10 @@ pub(crate) mod tls_auto;
 pub mod world;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::acp_host::AcpHostOptions;
-use crate::rigs::WorldOptions;
+pub use driver::{Drive, Driver};
 
 /// What every durable agent is told, whatever drives its world.
 #[derive(Debug, Clone)]
@@ -38,45 +39,22 @@ pub struct AgentOptions {
     pub allow_always: bool,
     /// Shown as `host.name` (SPEC H1).
     pub host_name: String,
-    /// What moves the world.
-    pub drive: Drive,
-}
-
-/// What moves a durable agent's world: one driver, with the options only it has.
-#[derive(Debug, Clone)]
-pub enum Drive {
-    /// The reference agent plays a world of its own (`agent`, `demo`): its kind, seed and
-    /// speed, and the rules and failures it breaks on purpose.
-    Play(WorldOptions),
-    /// The ACP host: the world is the sessions of real coding agents (`agent --acp`).
-    Acp(AcpHostOptions),
+    /// `--chaos restart-every`: the agent starts again in place this often (SPEC H3, H5, A9).
+    pub restart_every: Option<Duration>,
+    /// What moves the world: one driver, with the options only it has.
+    pub drive: Arc<dyn Drive>,
 }
 
 impl AgentOptions {
-    /// The reference agent playing `world`, with the defaults of a private socket.
-    pub fn playing(world: WorldOptions) -> Self {
-        Self {
-            drive: Drive::Play(world),
-            ..Self::default()
-        }
-    }
-}
-
-impl From<WorldOptions> for AgentOptions {
-    fn from(world: WorldOptions) -> Self {
-        Self::playing(world)
-    }
-}
-
-impl Default for AgentOptions {
-    /// The demo world on a private socket: ready at once, allow-always offered.
-    fn default() -> Self {
+    /// `drive` on a private socket: ready at once, allow-always offered, no restarts.
+    pub fn new(drive: Arc<dyn Drive>) -> Self {
         Self {
             state_dir: None,
             ready_after: Duration::ZERO,
             allow_always: true,
             host_name: "collie-phone reference agent".into(),
-            drive: Drive::Play(WorldOptions::default()),
+            restart_every: None,
+            drive,
         }
     }
 }

@@ -4,42 +4,21 @@
 use std::time::{Duration, Instant};
 use time::OffsetDateTime;
 
+use super::AgentOptions;
+use super::driver::Driver;
 use super::faults::Breaks;
 use super::store::{Found, Store};
 use super::world::{Layout, World};
-use super::{AgentOptions, Drive};
-use crate::acp_host::host::AcpHost;
-use crate::rigs::chaos_state::ChaosState;
-use crate::rigs::script::Script;
-use crate::rigs::{WorldKind, WorldOptions, worlds};
 
 /// How long a restart made by `--chaos restart-every` answers `503 starting` at least, so a
 /// phone polling every second can see it (SPEC H3).
 pub(crate) const CHAOS_RESTART_STARTING: Duration = Duration::from_millis(500);
 
-/// What makes the world move: the reference agent's script, or the ACP agents the host runs.
-enum Driver {
-    Script(Box<Script>),
-    Acp(Box<AcpHost>),
-}
-
-/// The world options of a play, or the quiet ones the ACP host is served with (no world kind
-/// of its own, nothing broken, no chaos).
-fn play_of(options: &AgentOptions) -> WorldOptions {
-    match &options.drive {
-        Drive::Play(world) => world.clone(),
-        Drive::Acp(_) => WorldOptions {
-            kind: WorldKind::Empty,
-            ..WorldOptions::default()
-        },
-    }
-}
-
 /// A world with what drives it. The server holds one behind a mutex and calls [`Agent::tick`]
 /// on a timer and after every POST.
 pub struct Agent {
     pub world: World,
-    driver: Driver,
+    driver: Box<dyn Driver>,
     store: Option<Store>,
     /// The wall-clock start: the script's clock and `ready_after` count from here.
     origin: OffsetDateTime,
@@ -47,13 +26,9 @@ pub struct Agent {
     /// `ready` off forever.
     started: Instant,
     options: AgentOptions,
-    /// What the play plays by; quiet options for the ACP host.
-    play: WorldOptions,
     restored: bool,
     /// Ready stays false this long after the (re)start (SPEC H3).
     starting_for: Duration,
-    /// Failures made on purpose (`--chaos`): the dice, and what they remember.
-    pub(crate) chaos: ChaosState,
 }
 
 impl Agent {
@@ -67,12 +42,9 @@ impl Agent {
     /// With a state folder holding a saved layout, the world is that layout in a new epoch:
     /// every pane's view and every open ask is laid out again under its old id before `ready`
     /// can turn true (SPEC A9, H3, H5).
-    pub(crate) fn new_at(
-        options: impl Into<AgentOptions>,
-        now: OffsetDateTime,
-    ) -> anyhow::Result<Self> {
+    pub fn new_at(options: impl Into<AgentOptions>, now: OffsetDateTime) -> anyhow::Result<Self> {
         let options = options.into();
-        let play = play_of(&options);
+        let drive = std::sync::Arc::clone(&options.drive);
         let store = options.state_dir.as_deref().map(Store::open).transpose()?;
         let found = match &store {
             Some(store) => store.load(now)?,
@@ -81,29 +53,12 @@ impl Agent {
         let restored = matches!(found, Found::Layout(_));
         let mut world = match found {
             Found::Layout(layout) => restored_world(*layout, &options, now),
-            Found::Nothing | Found::Corrupt => worlds::build(
-                play.kind,
-                play.seed,
-                options.allow_always,
-                &options.host_name,
-                now,
-            ),
+            Found::Nothing | Found::Corrupt => {
+                drive.first_world(options.allow_always, &options.host_name, now)
+            }
         };
         world.ready = options.ready_after.is_zero();
-        let driver = match &options.drive {
-            Drive::Acp(hosted) => {
-                let mut host = AcpHost::new(hosted);
-                host.adopt(&mut world, hosted, restored, now);
-                Driver::Acp(Box::new(host))
-            }
-            Drive::Play(_) => Driver::Script(Box::new(Script::new(
-                play.kind, play.seed, play.speed, now, &world,
-            ))),
-        };
-        if !play.chaos.is_quiet() {
-            tracing::warn!(chaos = %play.chaos, "failing on purpose");
-        }
-        let chaos = ChaosState::new(play.chaos.clone(), play.seed);
+        let driver = drive.start(&mut world, restored, now);
         let mut agent = Self {
             world,
             driver,
@@ -112,9 +67,7 @@ impl Agent {
             started: Instant::now(),
             starting_for: options.ready_after,
             options,
-            play,
             restored,
-            chaos,
         };
         if let Some(store) = &mut agent.store {
             store.save_if_due(&agent.world, now);
@@ -125,21 +78,13 @@ impl Agent {
     /// Moves the world on to `now`: expiries (SPEC A6, A13), the script, the store, readiness
     /// (SPEC H3). Cheap when nothing is due.
     pub fn tick(&mut self, now: OffsetDateTime) {
-        if let Some(every) = self.chaos.spec.restart_every
+        if let Some(every) = self.options.restart_every
             && now - self.origin >= every
         {
             self.restart_in_place(now);
         }
         self.world.expire_asks(now);
-        match &mut self.driver {
-            // The host's agents keep working while the world lays out (they load sessions).
-            Driver::Acp(host) => host.tick(&mut self.world, now),
-            Driver::Script(script) if self.world.ready => script.tick(&mut self.world, now),
-            // Nothing can act on a world that is not ready (every route answers 503).
-            Driver::Script(_) => {
-                self.world.take_happenings();
-            }
-        }
+        self.driver.tick(&mut self.world, now);
         if let Some(store) = &mut self.store {
             store.save_if_due(&self.world, now);
         }
@@ -161,9 +106,11 @@ impl Agent {
     /// not the loss of what a durable agent keeps, and a retry across the restart must still
     /// be answered `replayed` rather than run a second time.
     pub(crate) fn restart_in_place(&mut self, now: OffsetDateTime) {
-        if matches!(self.driver, Driver::Acp(_)) {
-            // A real restart stops the agents' processes; the host has no play-acted one.
-            tracing::warn!("chaos: restart-every does not apply to the ACP host");
+        if !self.options.drive.restarts_in_place() {
+            // A real restart stops the agents' processes; their driver has no play-acted one.
+            tracing::warn!(
+                "chaos: restart-every does not apply to a driver of real agent processes"
+            );
             self.origin = now;
             return;
         }
@@ -186,13 +133,7 @@ impl Agent {
             epoch = %world.epoch,
             "chaos"
         );
-        self.driver = Driver::Script(Box::new(Script::new(
-            self.play.kind,
-            self.play.seed,
-            self.play.speed,
-            now,
-            &world,
-        )));
+        self.driver = self.options.drive.start(&mut world, true, now);
         self.world = world;
         self.origin = now;
         self.started = Instant::now();
@@ -224,15 +165,15 @@ impl Agent {
         }
     }
 
-    #[cfg(test)]
-    /// True when the world came from the state folder rather than being laid out fresh.
-    pub(crate) fn restored(&self) -> bool {
+    /// True when the world came from the state folder (or a restart in place) rather than
+    /// being laid out fresh.
+    pub fn restored(&self) -> bool {
         self.restored
     }
 
-    /// The rules broken on purpose; none for the ACP host.
-    pub(crate) fn breaks(&self) -> &Breaks {
-        &self.play.breaks
+    /// The rules broken on purpose, as the driver's options say.
+    pub(crate) fn breaks(&self) -> Breaks {
+        self.options.drive.breaks()
     }
 }
 
@@ -257,194 +198,5 @@ impl Drop for Agent {
         if let Err(e) = self.flush() {
             tracing::error!(error = %e, "cannot save the world on stop");
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::wire::{Answer, AnswerRequest, ReplyCode};
-    use std::path::Path;
-    use std::time::Duration;
-
-    fn t0() -> OffsetDateTime {
-        time::macros::datetime!(2026-01-02 03:04:05 UTC)
-    }
-
-    fn options(state: &Path, ready_after: Duration) -> AgentOptions {
-        AgentOptions {
-            state_dir: Some(state.to_path_buf()),
-            ready_after,
-            ..AgentOptions::playing(WorldOptions {
-                kind: WorldKind::Demo,
-                speed: 0.0,
-                ..WorldOptions::default()
-            })
-        }
-    }
-
-    fn open_asks(world: &World) -> Vec<(String, String, u64)> {
-        world
-            .layout
-            .panes
-            .values()
-            .flat_map(|p| {
-                p.asks
-                    .iter()
-                    .map(|a| (p.id.clone(), a.ask.id.clone(), a.ask.revision))
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a9_h3_restart_is_a_new_epoch_with_the_same_asks_and_ready_only_later() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let first = Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("starts");
-        assert!(first.world.ready && !first.restored());
-        let epoch = first.world.epoch.clone();
-        let asks = open_asks(&first.world);
-        let conversations = first.world.layout.conversations.len();
-        drop(first);
-
-        let later = t0() + time::Duration::minutes(5);
-        let mut second =
-            Agent::new_at(options(dir.path(), Duration::from_secs(3)), later).expect("restarts");
-        assert!(second.restored());
-        assert_ne!(second.world.epoch, epoch, "H5: a new epoch");
-        assert!(!second.world.ready, "H3: not ready at once");
-        assert_eq!(open_asks(&second.world), asks, "A9: the same ids");
-        assert_eq!(second.world.layout.conversations.len(), conversations);
-        // Every pane's events start over in the new epoch with its state and open asks.
-        for pane in second.world.layout.panes.values() {
-            assert!(
-                pane.last_seq > pane.asks.len() as u64,
-                "a state event, then the asks"
-            );
-        }
-        second.tick(later + time::Duration::seconds(1));
-        // A monotonic clock that ran 3 s would also do; this test runs well under that.
-        assert!(!second.world.ready);
-        second.tick(later + time::Duration::seconds(3));
-        assert!(second.world.ready);
-
-        let (pane, ask_id, revision) = asks
-            .iter()
-            .find(|(pane, _, _)| {
-                second.world.layout.panes[pane].asks[0].ask.kind == crate::wire::AskKind::Text
-            })
-            .cloned()
-            .expect("the demo has a text ask");
-        let answer = Answer {
-            text: Some("ok".into()),
-            ..Answer::default()
-        };
-        let request = AnswerRequest {
-            request_id: "r".into(),
-            ask_id,
-            revision,
-            answer,
-        };
-        let reply = second
-            .world
-            .answer(&pane, &request, later)
-            .expect("the old id lands");
-        assert_eq!(reply.code, ReplyCode::Ok);
-    }
-
-    #[test]
-    fn dropping_the_agent_saves_what_the_timer_did_not() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut first = Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("starts");
-        let renamed = first.world.layout.workspaces[0].id.clone();
-        let request = crate::wire::RenameRequest {
-            request_id: "r".into(),
-            kind: crate::wire::TargetKind::Workspace,
-            id: renamed.clone(),
-            title: "Renamed just before the stop".into(),
-        };
-        first.world.rename(&request).expect("renames");
-        // Same instant as the save at start: the timer holds this one back.
-        first.tick(t0());
-        drop(first);
-        let second = Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("restarts");
-        let title = second
-            .world
-            .layout
-            .workspaces
-            .iter()
-            .find(|w| w.id == renamed)
-            .map(|w| w.title.clone());
-        assert_eq!(title.as_deref(), Some("Renamed just before the stop"));
-    }
-
-    #[test]
-    fn corrupt_state_starts_a_fresh_world() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::write(
-            dir.path().join(super::super::store::STATE_FILE),
-            b"not json",
-        )
-        .expect("writes");
-        let agent =
-            Agent::new_at(options(dir.path(), Duration::ZERO), t0()).expect("never crashes");
-        assert!(!agent.restored());
-        assert_eq!(agent.world.layout.workspaces.len(), 3);
-    }
-
-    /// A9, H3, H5, Q3: `--chaos restart-every` without a state folder restarts from the layout
-    /// kept in memory: a new epoch, the same open asks, `starting` for a moment, and the
-    /// request ids of the old epoch still answered as replays.
-    #[test]
-    fn chaos_restart_in_place_keeps_asks_and_request_ids() {
-        use crate::durable::requests::{Recall, StoredReply};
-        use crate::rigs::chaos::Chaos;
-        let options = WorldOptions {
-            speed: 0.0,
-            chaos: Chaos::parse("restart-every=10s").expect("a spec"),
-            ..WorldOptions::default()
-        };
-        let mut agent = Agent::new_at(options, t0()).expect("starts");
-        let epoch = agent.world.epoch.clone();
-        let asks = open_asks(&agent.world);
-        assert!(!asks.is_empty());
-        agent.world.requests.remember(
-            "r-1",
-            "print".into(),
-            StoredReply {
-                status: 200,
-                body: serde_json::json!({"code": "ok"}),
-            },
-        );
-        agent.tick(t0() + time::Duration::seconds(9));
-        assert_eq!(agent.world.epoch, epoch, "not yet");
-        let restart = t0() + time::Duration::seconds(10);
-        agent.tick(restart);
-        assert_ne!(agent.world.epoch, epoch, "H5: a new epoch");
-        assert!(!agent.world.ready, "H3: starting for a moment");
-        assert!(agent.restored());
-        assert_eq!(open_asks(&agent.world), asks, "A9: the same ids");
-        assert!(matches!(
-            agent.world.requests.recall("r-1", "print"),
-            Recall::Replay(_)
-        ));
-        for pane in agent.world.layout.panes.values() {
-            assert!(pane.last_seq >= 1, "every view laid out again");
-        }
-        agent.tick(restart + time::Duration::milliseconds(500));
-        assert!(agent.world.ready);
-        let second = agent.world.epoch.clone();
-        agent.tick(restart + time::Duration::seconds(10));
-        assert_ne!(agent.world.epoch, second, "and again every 10 s");
-    }
-
-    #[test]
-    fn without_a_state_folder_flush_is_a_no_op() {
-        let options = WorldOptions {
-            speed: 0.0,
-            ..WorldOptions::default()
-        };
-        let mut agent = Agent::new_at(options, t0()).expect("starts");
-        agent.flush().expect("nothing to do");
-        assert!(agent.store.is_none());
     }
 }

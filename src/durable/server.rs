@@ -101,7 +101,7 @@ pub struct Server {
 
 impl Server {
     pub fn new(mut agent: Agent, access: Access) -> Arc<Self> {
-        let breaks = agent.breaks().clone();
+        let breaks = agent.breaks();
         super::broken::lay_out_breaks(&mut agent.world, breaks.clone(), OffsetDateTime::now_utc());
         Arc::new(Self {
             agent: Mutex::new(agent),

@@ -1,14 +1,16 @@
-//! The acts of `--chaos` on one request, around [`Server::handle`]: an answer that finds its
-//! ask timed out just before (expire-early), a POST applied and then its connection dropped
-//! (drop-after-apply), a reply held back (delay), an events reply that repeats events
-//! (dup-events). Restarts happen in `runtime`, on the world's own clock.
+//! The acts of `--chaos` on one request, as a [`Handler`] around the agent's [`Server`]
+//! ([`Chaotic`]): an answer that finds its ask timed out just before (expire-early), a POST
+//! applied and then its connection dropped (drop-after-apply), a reply held back (delay), an
+//! events reply that repeats events (dup-events). Restarts happen in `durable::runtime`, on the
+//! world's own clock (`AgentOptions::restart_every`).
 //!
 //! Every act is logged at info as `chaos kind=KIND request_id=ID …`, and with any chaos on
 //! every POST the world ran is logged as `applied request_id=ID`, so a reader of the log can
 //! tell what was done and prove that nothing ran twice.
 
 use std::convert::Infallible;
-use std::sync::Arc;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -19,6 +21,9 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use super::chaos::Chaos;
+use super::chaos_state::ChaosState;
+use crate::durable::listen::{DropConnection, Handler};
 use crate::durable::runtime::Agent;
 use crate::durable::server::{Reply, Server};
 use crate::wire::paths::PaneVerb;
@@ -27,14 +32,40 @@ use crate::wire::{self, ErrorBody, ErrorCode, limits};
 /// A body slower than this is given up, as the server itself does.
 const BODY_DEADLINE: Duration = Duration::from_secs(10);
 
-/// Marks a reply that must not be sent: the listener closes the connection instead.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct DropConnection;
+/// The agent's server with `--chaos` around it: what a listener serves when chaos is on.
+pub(crate) struct Chaotic {
+    server: Arc<Server>,
+    /// The dice and what they remember. When both are needed (expire-early) the agent is
+    /// locked first, then the dice; never the other way round.
+    dice: Mutex<ChaosState>,
+}
 
-/// What the listener gives hyper for a [`DropConnection`] reply, so it closes the connection.
-#[derive(Debug, thiserror::Error)]
-#[error("the reply was dropped on purpose (--chaos drop-after-apply)")]
-pub(crate) struct DroppedOnPurpose;
+impl Chaotic {
+    /// `server` failing as `spec` says, its dice seeded from the world's `seed`.
+    pub(crate) fn new(server: Arc<Server>, spec: Chaos, seed: u64) -> Arc<Self> {
+        if !spec.is_quiet() {
+            tracing::warn!(chaos = %spec, "failing on purpose");
+        }
+        Arc::new(Self {
+            server,
+            dice: Mutex::new(ChaosState::new(spec, seed)),
+        })
+    }
+
+    /// Acts on the dice under their lock; None once a panic broke them (then no chaos).
+    fn with_dice<T>(&self, act: impl FnOnce(&mut ChaosState) -> T) -> Option<T> {
+        self.dice.lock().ok().map(|mut dice| act(&mut dice))
+    }
+}
+
+impl Handler for Chaotic {
+    fn handle(
+        self: Arc<Self>,
+        request: hyper::Request<hyper::body::Incoming>,
+    ) -> impl Future<Output = Result<Reply, Infallible>> + Send {
+        serve(self, request)
+    }
+}
 
 /// What a request is, as far as chaos cares.
 enum Target {
@@ -88,15 +119,16 @@ fn query_after(query: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Serves one request, with the agent's chaos. A quiet agent goes straight to the server.
+/// Serves one request, with the agent's chaos. Quiet dice go straight to the server.
 /// Never fails, like the server: a dropped reply is a reply marked [`DropConnection`].
-pub(crate) async fn serve<B>(server: Arc<Server>, request: Request<B>) -> Result<Reply, Infallible>
+async fn serve<B>(chaotic: Arc<Chaotic>, request: Request<B>) -> Result<Reply, Infallible>
 where
     B: Body<Data = Bytes> + Send,
     B::Error: std::error::Error + Send + Sync + 'static,
 {
-    let quiet = server
-        .with_agent(|agent| agent.chaos.spec.is_quiet())
+    let server = Arc::clone(&chaotic.server);
+    let quiet = chaotic
+        .with_dice(|dice| dice.spec.is_quiet())
         .unwrap_or(true);
     if quiet || !server.admits(request.headers()) {
         let Ok(reply) = server.handle(request).await;
@@ -109,7 +141,7 @@ where
         request.uri().query().unwrap_or_default(),
     );
     let reply = match &target {
-        Target::Answer { pane } => answer_after_expire_early(&server, request, pane).await,
+        Target::Answer { pane } => answer_after_expire_early(&chaotic, request, pane).await,
         _ => {
             let Ok(reply) = Arc::clone(&server).handle(request).await;
             reply
@@ -129,8 +161,8 @@ where
             && reply_body["replayed"] != true;
         if applied {
             tracing::info!(request_id = %request_id, path = %path, "applied");
-            let dropped = server
-                .with_agent(|agent| agent.chaos.roll(agent.chaos.spec.drop_after_apply))
+            let dropped = chaotic
+                .with_dice(|dice| dice.roll(dice.spec.drop_after_apply))
                 .unwrap_or(false);
             if dropped {
                 tracing::info!(kind = %"drop-after-apply", request_id = %request_id, path = %path, "chaos");
@@ -142,8 +174,8 @@ where
     }
     if let Target::Events { pane, after } = &target
         && parts.status == StatusCode::OK
-        && let Some(repeated) = server
-            .with_agent(|agent| repeat_events(&mut agent.chaos, pane, *after, &bytes))
+        && let Some(repeated) = chaotic
+            .with_dice(|dice| repeat_events(dice, pane, *after, &bytes))
             .flatten()
     {
         tracing::info!(
@@ -157,10 +189,10 @@ where
         );
         bytes = repeated.body;
     }
-    let hold = server
-        .with_agent(|agent| {
-            let delay = agent.chaos.spec.delay?;
-            agent.chaos.roll(delay.probability).then_some(delay.hold)
+    let hold = chaotic
+        .with_dice(|dice| {
+            let delay = dice.spec.delay?;
+            dice.roll(delay.probability).then_some(delay.hold)
         })
         .flatten();
     if let Some(hold) = hold {
@@ -179,17 +211,14 @@ where
 /// An answer: with `expire-early`, its ask may time out just before the answer is handed on,
 /// so the answer finds it decided by timeout (SPEC A6, A7). The body is read here to learn
 /// the ask, then handed on as it came.
-async fn answer_after_expire_early<B>(
-    server: &Arc<Server>,
-    request: Request<B>,
-    pane: &str,
-) -> Reply
+async fn answer_after_expire_early<B>(chaotic: &Chaotic, request: Request<B>, pane: &str) -> Reply
 where
     B: Body<Data = Bytes> + Send,
     B::Error: std::error::Error + Send + Sync + 'static,
 {
-    let wanted = server
-        .with_agent(|agent| agent.chaos.spec.expire_early > 0.0)
+    let server = &chaotic.server;
+    let wanted = chaotic
+        .with_dice(|dice| dice.spec.expire_early > 0.0)
         .unwrap_or(false);
     let declared = request
         .headers()
@@ -214,7 +243,7 @@ where
         && let Some(ask_id) = body["askId"].as_str()
     {
         let request_id = body["requestId"].as_str().unwrap_or("-");
-        server.with_agent(|agent| expire_early(agent, pane, ask_id, request_id));
+        server.with_agent(|agent| expire_early(agent, &chaotic.dice, pane, ask_id, request_id));
     }
     let Ok(reply) = Arc::clone(server)
         .handle(Request::from_parts(parts, Full::new(bytes)))
@@ -225,7 +254,14 @@ where
 /// Times out the open ask `ask_id` of `pane` now, before its `expiresAt`, when the dice say
 /// so: the world's own timeout rule closes it (`decidedBy: timeout`, SPEC A6), so a later tap
 /// gets `409 decided` with that outcome (SPEC A7).
-fn expire_early(agent: &mut Agent, pane: &str, ask_id: &str, request_id: &str) {
+/// Called under the agent's lock; the dice are locked after it.
+fn expire_early(
+    agent: &mut Agent,
+    dice: &Mutex<ChaosState>,
+    pane: &str,
+    ask_id: &str,
+    request_id: &str,
+) {
     if !agent.world.ready {
         return;
     }
@@ -239,8 +275,11 @@ fn expire_early(agent: &mut Agent, pane: &str, ask_id: &str, request_id: &str) {
     else {
         return;
     };
-    let spec = agent.chaos.spec.expire_early;
-    if !agent.chaos.roll(spec) {
+    let rolled = dice.lock().is_ok_and(|mut dice| {
+        let p = dice.spec.expire_early;
+        dice.roll(p)
+    });
+    if !rolled {
         return;
     }
     let expires_at = open
@@ -271,7 +310,7 @@ struct Repeated {
 /// delivers at least once might. The cursor stays as it was. A reply that would pass the
 /// limits of SPEC L is left alone, so chaos never makes a reader cut (and lose) events.
 fn repeat_events(
-    state: &mut super::chaos_state::ChaosState,
+    state: &mut ChaosState,
     pane: &str,
     after: u64,
     bytes: &Bytes,
@@ -329,8 +368,6 @@ fn bad_request(message: &str) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rigs::chaos::Chaos;
-    use crate::rigs::chaos_state::ChaosState;
     use serde_json::json;
 
     fn state(dup: f64) -> ChaosState {

@@ -14,8 +14,8 @@ const REMEMBERED_EVENTS: usize = 4;
 /// script plays stream 1, so chaos never changes what the world itself does.
 const DICE_STREAM: u64 = 2;
 
-/// The dice and memory of one agent's chaos. Lives in [`crate::durable::runtime::Agent`], behind the
-/// server's lock.
+/// The dice and memory of one agent's chaos. Lives in [`super::chaos_serve::Chaotic`], behind a
+/// lock of its own.
 #[derive(Debug)]
 pub(crate) struct ChaosState {
     pub(crate) spec: Chaos,

@@ -8,6 +8,8 @@
 //! `acp_scripted` is our own ACP agent, a real process for the ACP host's demo and tests.
 
 pub mod acp_scripted;
+#[cfg(test)]
+mod agent_tests;
 pub(crate) mod chaos;
 pub(crate) mod chaos_serve;
 pub(crate) mod chaos_state;
@@ -15,6 +17,14 @@ pub(crate) mod dsh_bridge;
 pub(crate) mod replay;
 pub(crate) mod script;
 pub mod worlds;
+
+use std::sync::Arc;
+
+use time::OffsetDateTime;
+
+use crate::durable::faults::Breaks;
+use crate::durable::world::World;
+use crate::durable::{AgentOptions, Drive, Driver};
 
 /// Which world the agent starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -28,7 +38,7 @@ pub enum WorldKind {
     Big,
 }
 
-/// How the reference agent plays its world (`crate::durable::Drive::Play`).
+/// How the reference agent plays its world: one [`Drive`] of `crate::durable`.
 #[derive(Debug, Clone)]
 pub struct WorldOptions {
     pub kind: WorldKind,
@@ -37,9 +47,7 @@ pub struct WorldOptions {
     /// Scales the demo's clock: 2.0 plays twice as fast.
     pub speed: f64,
     /// Rules broken on purpose (`--break`), for `check`'s own tests.
-    pub breaks: crate::durable::faults::Breaks,
-    /// Failures made on purpose (`--chaos`).
-    pub chaos: chaos::Chaos,
+    pub breaks: Breaks,
 }
 
 impl Default for WorldOptions {
@@ -48,8 +56,37 @@ impl Default for WorldOptions {
             kind: WorldKind::Demo,
             seed: 1,
             speed: 1.0,
-            breaks: crate::durable::faults::Breaks::default(),
-            chaos: chaos::Chaos::default(),
+            breaks: Breaks::default(),
         }
+    }
+}
+
+impl Drive for WorldOptions {
+    fn first_world(&self, allow_always: bool, host_name: &str, now: OffsetDateTime) -> World {
+        worlds::build(self.kind, self.seed, allow_always, host_name, now)
+    }
+
+    /// The script, fresh or over a restored world alike: running turns carry on and open asks
+    /// are waited for.
+    fn start(&self, world: &mut World, _restored: bool, now: OffsetDateTime) -> Box<dyn Driver> {
+        Box::new(script::Script::new(
+            self.kind, self.seed, self.speed, now, world,
+        ))
+    }
+
+    fn breaks(&self) -> Breaks {
+        self.breaks.clone()
+    }
+
+    fn restarts_in_place(&self) -> bool {
+        true
+    }
+}
+
+/// The reference agent playing `world`, with the defaults of a private socket; so
+/// `Agent::new(WorldOptions { … })` starts one.
+impl From<WorldOptions> for AgentOptions {
+    fn from(world: WorldOptions) -> Self {
+        AgentOptions::new(Arc::new(world))
     }
 }

@@ -15,6 +15,7 @@ use time::OffsetDateTime;
 
 use super::WorldKind;
 use super::worlds::{self, is_chinese, phrases};
+use crate::durable::Driver;
 use crate::durable::world::{Closer, Happening, World};
 use crate::wire::sanitize::truncate_to;
 use crate::wire::{self, Ask, AskKind, DecidedBy, Effect, FieldKind, ItemKind, Outcome, TurnState};
@@ -135,6 +136,17 @@ pub(crate) struct Script {
     /// Open asks the script knows, to say something sensible when they are answered.
     asks: BTreeMap<String, (String, Ask)>,
     asks_opened: usize,
+}
+
+impl Driver for Script {
+    fn tick(&mut self, world: &mut World, now: OffsetDateTime) {
+        if world.ready {
+            Script::tick(self, world, now);
+        } else {
+            // Nothing can act on a world that is not ready (every route answers 503).
+            world.take_happenings();
+        }
+    }
 }
 
 impl Script {

@@ -60,7 +60,7 @@ type Known = BTreeMap<(String, String, String), Ask>;
 
 async fn watch(args: &WatchArgs) -> Result<(), Failure> {
     // Listening before anything is printed, so a signal right after the first line is kept.
-    let stop = crate::durable::listen::shutdown_signal();
+    let stop = crate::cli::signal::shutdown_signal();
     tokio::pin!(stop);
     let config = args.common.connect.read_config()?;
     let mut specs = args.common.connect.agents(&config)?;
