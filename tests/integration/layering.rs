@@ -1,7 +1,7 @@
-//! The layers of docs/ARCHITECTURE.md, kept by a test: every file of `src/` is read with `syn`,
-//! every path it names inside the crate (`crate::…`, `super::…`, `self::…`, in `use` lines and
-//! in code) is resolved to the module it points at, and a path that runs against the arrows fails
-//! with the file, the line and both layers.
+//! The layers of docs/ARCHITECTURE.md, kept by a test: every file of `src/` and `crates/*/src/`
+//! is read with `syn`, every path it names inside its crate (`crate::…`, `super::…`, `self::…`,
+//! in `use` lines and in code) is resolved to the module it points at, and a path that runs
+//! against the arrows fails with the file, the line and both layers.
 //!
 //! Beside the arrows it keeps three house rules:
 //! - only the ui layer (and the runner) draws: `ratatui::Frame`, widgets and buffers are named
@@ -292,22 +292,45 @@ fn module_of(relative: &Path) -> Vec<String> {
     parts
 }
 
+/// Where the sources are: the root package's `src/` and each crate's `crates/*/src/`. A module's
+/// path is the same in any of them: each crate keeps its layers' folders and its `lib.rs`
+/// re-exports the crates below under their own names, so `crate::wire` means the same module
+/// everywhere.
+fn source_roots() -> Vec<PathBuf> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut roots = vec![repo.join("src")];
+    let crates = repo.join("crates");
+    let entries =
+        std::fs::read_dir(&crates).unwrap_or_else(|e| panic!("{}: {e}", crates.display()));
+    let mut crate_roots: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path().join("src"))
+        .filter(|src| src.is_dir())
+        .collect();
+    crate_roots.sort();
+    roots.extend(crate_roots);
+    roots
+}
+
 fn sources() -> Vec<Source> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    walk(&root, &mut files);
-    files.sort();
-    files
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for root in source_roots() {
+        let mut files = Vec::new();
+        walk(&root, &mut files);
+        files.sort();
+        found.extend(files.into_iter().map(|file| (root.clone(), file)));
+    }
+    found
         .into_iter()
-        .map(|file| {
-            let relative = file.strip_prefix(&root).unwrap_or(&file).to_path_buf();
+        .map(|(root, file)| {
             let text = std::fs::read_to_string(&file)
                 .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-            let module = module_of(&relative);
+            let module = module_of(file.strip_prefix(&root).unwrap_or(&file));
             let named = collect(&module, &text)
                 .unwrap_or_else(|e| panic!("{}: does not parse: {e}", file.display()));
             Source {
-                file: relative,
+                file: file.strip_prefix(repo).unwrap_or(&file).to_path_buf(),
                 module,
                 named,
             }
@@ -528,12 +551,14 @@ fn every_source_file_has_a_layer() {
 
 #[test]
 fn every_module_the_map_names_is_in_the_tree() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let roots = source_roots();
     let dead: Vec<&str> = TOP_MODULES
         .iter()
         .map(|(name, _)| *name)
         .filter(|name| {
-            !src.join(name).join("mod.rs").is_file() && !src.join(format!("{name}.rs")).is_file()
+            !roots.iter().any(|src| {
+                src.join(name).join("mod.rs").is_file() || src.join(format!("{name}.rs")).is_file()
+            })
         })
         .collect();
     assert!(

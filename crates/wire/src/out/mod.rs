@@ -8,8 +8,8 @@
 //! Order matters: clean first, then scrub, so a secret split by an invisible character is
 //! joined before the scrub looks for it.
 
-pub(crate) mod log_writer;
-pub(crate) mod secrets;
+pub mod log_writer;
+pub mod secrets;
 pub mod words;
 
 pub use words::count;
@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::wire::shown;
 
 /// Text for a person or a file: line breaks and tabs stay.
-pub(crate) fn text(s: &str) -> Cow<'_, str> {
+pub fn text(s: &str) -> Cow<'_, str> {
     match shown::text(s) {
         Cow::Borrowed(s) => secrets::scrub(s),
         Cow::Owned(s) => Cow::Owned(secrets::scrub(&s).into_owned()),
@@ -31,7 +31,7 @@ pub(crate) fn text(s: &str) -> Cow<'_, str> {
 
 /// One line (a table cell, a name): line breaks and tabs go too, so an agent cannot forge a
 /// row of its own.
-pub(crate) fn line(s: &str) -> Cow<'_, str> {
+pub fn line(s: &str) -> Cow<'_, str> {
     match shown::line(s) {
         Cow::Borrowed(s) => secrets::scrub(s),
         Cow::Owned(s) => Cow::Owned(secrets::scrub(&s).into_owned()),
@@ -41,12 +41,12 @@ pub(crate) fn line(s: &str) -> Cow<'_, str> {
 /// The inspector's form: removed characters become `⟨U+XXXX⟩` placeholders. A secret is
 /// scrubbed first; one that only an invisible character kept apart is scrubbed from the
 /// cleaned text instead, losing the placeholders rather than showing the token in two halves.
-pub(crate) fn visible(s: &str) -> Cow<'_, str> {
+pub fn visible(s: &str) -> Cow<'_, str> {
     marked(s, shown::visible, shown::text)
 }
 
 /// [`visible`] for one line: line breaks and tabs become placeholders too.
-pub(crate) fn visible_line(s: &str) -> Cow<'_, str> {
+pub fn visible_line(s: &str) -> Cow<'_, str> {
     marked(s, shown::visible_line, shown::line)
 }
 
@@ -67,7 +67,7 @@ fn marked<'a>(
 }
 
 /// A JSON value for `--json` output or a file: every key and string cleaned and scrubbed.
-pub(crate) fn json(mut value: Value) -> Value {
+pub fn json(mut value: Value) -> Value {
     shown::json(&mut value);
     scrub_json(&mut value);
     value
@@ -87,14 +87,14 @@ fn scrub_json(value: &mut Value) {
 }
 
 /// Writes `s` to stdout cleaned, and flushes, so a reader of a pipe sees it at once.
-pub(crate) fn print(s: &str) -> std::io::Result<()> {
+pub fn print(s: &str) -> std::io::Result<()> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text(s).as_bytes())?;
     stdout.flush()
 }
 
 /// [`print()`] with a line break.
-pub(crate) fn println(s: &str) -> std::io::Result<()> {
+pub fn println(s: &str) -> std::io::Result<()> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text(s).as_bytes())?;
     stdout.write_all(b"\n")?;
@@ -102,7 +102,7 @@ pub(crate) fn println(s: &str) -> std::io::Result<()> {
 }
 
 /// Writes a JSON value as one line to stdout, cleaned by [`json`].
-pub(crate) fn println_json(value: Value) -> std::io::Result<()> {
+pub fn println_json(value: Value) -> std::io::Result<()> {
     println(&json(value).to_string())
 }
 
@@ -114,6 +114,6 @@ pub fn eprintln(s: &str) {
 }
 
 /// Writes a file whose text is cleaned and scrubbed (a JUnit report, an export).
-pub(crate) fn write_file(path: &std::path::Path, s: &str) -> std::io::Result<()> {
+pub fn write_file(path: &std::path::Path, s: &str) -> std::io::Result<()> {
     std::fs::write(path, text(s).as_bytes())
 }

@@ -3,7 +3,7 @@
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 /// The fixed prefix of every route (SPEC W2).
-pub(crate) const PREFIX: &str = "/session/v1";
+pub const PREFIX: &str = "/session/v1";
 
 /// What stays as it is in a path segment or a query value: RFC 3986's unreserved characters.
 /// Ids may hold `%`, `&`, `=` or any non-ASCII character (SPEC L), so everything else is encoded.
@@ -18,7 +18,7 @@ pub(crate) fn encode(text: &str) -> String {
     utf8_percent_encode(text, SEGMENT).to_string()
 }
 
-pub(crate) fn hello() -> String {
+pub fn hello() -> String {
     format!("{PREFIX}/hello")
 }
 
@@ -41,7 +41,7 @@ pub fn events(pane: &str, after: u64, epoch: Option<&str>) -> String {
 /// The verbs of a pane's POST routes, `POST /pane/{id}/{verb}` (SPEC W2): one list for the
 /// client that builds the path and the agent that routes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PaneVerb {
+pub enum PaneVerb {
     Answer,
     Send,
     Abort,
@@ -70,32 +70,32 @@ impl PaneVerb {
     }
 
     /// The verb a path segment names; None for any other word.
-    pub(crate) fn parse(segment: &str) -> Option<Self> {
+    pub fn parse(segment: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|verb| verb.as_str() == segment)
     }
 }
 
-pub(crate) fn pane_post(pane: &str, verb: PaneVerb) -> String {
+pub fn pane_post(pane: &str, verb: PaneVerb) -> String {
     format!("{PREFIX}/pane/{}/{}", encode(pane), verb.as_str())
 }
 
-pub(crate) fn rename() -> String {
+pub fn rename() -> String {
     format!("{PREFIX}/rename")
 }
 
-pub(crate) fn close() -> String {
+pub fn close() -> String {
     format!("{PREFIX}/close")
 }
 
-pub(crate) fn starter(id: &str) -> String {
+pub fn starter(id: &str) -> String {
     format!("{PREFIX}/starter/{}", encode(id))
 }
 
-pub(crate) fn reopen() -> String {
+pub fn reopen() -> String {
     format!("{PREFIX}/reopen")
 }
 
-pub(crate) fn conversations(after: Option<&str>, limit: usize) -> String {
+pub fn conversations(after: Option<&str>, limit: usize) -> String {
     match after {
         Some(after) => format!(
             "{PREFIX}/conversations?after={}&limit={limit}",
@@ -105,7 +105,7 @@ pub(crate) fn conversations(after: Option<&str>, limit: usize) -> String {
     }
 }
 
-pub(crate) fn conversation_items(id: &str, after: Option<&str>, limit: usize) -> String {
+pub fn conversation_items(id: &str, after: Option<&str>, limit: usize) -> String {
     match after {
         Some(after) => format!(
             "{PREFIX}/conversation/{}/items?after={}&limit={limit}",

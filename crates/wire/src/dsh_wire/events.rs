@@ -19,11 +19,11 @@ use crate::wire::sanitize::{Lines, Report, clean, clean_opt};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     pub task_id: Option<String>,
-    pub(crate) session_seq: i64,
+    pub session_seq: i64,
     /// Milliseconds since the epoch.
     pub at: i64,
     /// The host's own event name, shown for debugging.
-    pub(crate) session_event_type: String,
+    pub session_event_type: String,
     pub body: EventBody,
     /// Fields of the projection that could not be read and were left out; the rest of the event
     /// is kept (docs/DSH.md, "How the phone reads a bridge").
@@ -71,17 +71,17 @@ dsh_open_enum! {
 /// Token usage of an assistant message, as far as the bridge reports it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub(crate) struct Usage {
+pub struct Usage {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) input_tokens: Option<u64>,
+    pub input_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) output_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) cached_input_tokens: Option<u64>,
+    pub cached_input_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) reasoning_tokens: Option<u64>,
+    pub reasoning_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) total_tokens: Option<u64>,
+    pub total_tokens: Option<u64>,
 }
 
 /// `kind: "message"` (seed §3): a user message (`source` tells desktop from bridge; `requestId`
@@ -90,21 +90,21 @@ pub(crate) struct Usage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageEvent {
-    pub(crate) role: Role,
+    pub role: Role,
     #[serde(default)]
-    pub(crate) text: String,
+    pub text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) source: Option<String>,
+    pub source: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) request_id: Option<String>,
+    pub request_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) usage: Option<Usage>,
+    pub usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) interrupted: Option<bool>,
+    pub interrupted: Option<bool>,
 }
 
 dsh_open_enum! {
@@ -131,7 +131,7 @@ impl ExecutionPhase {
     /// The host's word for how a turn ended (`lastTurn.reason`, a turn end's `reason`): the
     /// real bridge maps `completed` → `turn-completed`, `error` → `turn-failed`,
     /// `max-tokens` → `turn-truncated`, and so on; this is the way back.
-    pub(crate) fn end_reason(&self) -> &str {
+    pub fn end_reason(&self) -> &str {
         match self {
             Self::TurnCompleted => "completed",
             Self::TurnAborted => "aborted",
@@ -145,7 +145,7 @@ impl ExecutionPhase {
     }
 
     /// True for the phases that end a turn, the ones `tasks/wait`'s `turn-end` waits for.
-    pub(crate) fn ends_turn(&self) -> bool {
+    pub fn ends_turn(&self) -> bool {
         matches!(
             self,
             Self::TurnCompleted
@@ -165,38 +165,38 @@ impl ExecutionPhase {
 pub struct ExecutionEvent {
     pub phase: ExecutionPhase,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) turn: Option<u64>,
+    pub turn: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) step: Option<u64>,
+    pub step: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) tool: Option<String>,
+    pub tool: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) call_id: Option<String>,
+    pub call_id: Option<String>,
     /// Cut by the bridge so a log never holds a whole file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) arguments_preview: Option<String>,
+    pub arguments_preview: Option<String>,
     /// tool-result: a failure is `failed: true` with `error.code`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) failed: Option<bool>,
+    pub failed: Option<bool>,
     /// turn-failed and failed tool-result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) error: Option<ErrorInfo>,
+    pub error: Option<ErrorInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) output_preview: Option<String>,
+    pub output_preview: Option<String>,
     /// A turn end: the host's end kind (`completed`, `error`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// request-header: the config this request really used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) observed_config: Option<ModelConfig>,
+    pub observed_config: Option<ModelConfig>,
     /// model-selection: the config the session switched to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) selected_config: Option<ModelConfig>,
+    pub selected_config: Option<ModelConfig>,
 }
 
 impl ExecutionEvent {
     /// An event of this phase with nothing else set; the bridge fills what the phase needs.
-    pub(crate) fn new(phase: ExecutionPhase) -> Self {
+    pub fn new(phase: ExecutionPhase) -> Self {
         Self {
             phase,
             turn: None,
@@ -227,17 +227,17 @@ dsh_open_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PermissionEvent {
-    pub(crate) phase: PermissionPhase,
+    pub phase: PermissionPhase,
     /// input-requested: what the session asks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) question: Option<String>,
+    pub question: Option<String>,
     /// approval-requested: the tool waiting for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) tool: Option<String>,
+    pub tool: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) call_id: Option<String>,
+    pub call_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) reason: Option<String>,
+    pub reason: Option<String>,
 }
 
 dsh_open_enum! {
@@ -260,7 +260,7 @@ pub struct StatusEvent {
     #[serde(alias = "status")]
     pub phase: StatusPhase,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) error: Option<ErrorInfo>,
+    pub error: Option<ErrorInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
 }
@@ -275,7 +275,7 @@ pub const BRIDGE_STATUS: &str = "bridge/status";
 #[serde(rename_all = "camelCase")]
 pub struct LogEvent {
     #[serde(default)]
-    pub(crate) data: Value,
+    pub data: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
 }
@@ -391,7 +391,7 @@ fn project(kind: &str, fields: Map<String, Value>, unread: &mut Vec<Unread>) -> 
 impl Event {
     /// Cleans and cuts every string of the event (SPEC L1 in spirit; seed §3: text and previews
     /// have length limits).
-    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) {
+    pub fn sanitize(&mut self, path: &str, report: &mut Report) {
         clean_name_opt(&mut self.task_id, &format!("{path}.taskId"), report);
         clean_name(
             &mut self.session_event_type,
@@ -472,7 +472,7 @@ impl Event {
 /// Keeps only events not seen before, by `(sessionId, sessionSeq)` (SPEC D4: delivery is at
 /// least once). The client keeps one per pane.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct SeenEvents {
+pub struct SeenEvents {
     /// `(session, seq, "")` for a host event; `(session, seq, phase)` for a bridge status line.
     seen: std::collections::BTreeSet<(String, i64, String)>,
 }
@@ -488,7 +488,7 @@ impl SeenEvents {
     /// True the first time this event is offered. The real bridge's own status lines
     /// (`sessionEventType: "bridge/status"`) repeat the last host event's `sessionSeq`, so
     /// they are keyed by their phase as well: deduping them by seq alone would drop them.
-    pub(crate) fn first_time_event(&mut self, session_id: &str, event: &Event) -> bool {
+    pub fn first_time_event(&mut self, session_id: &str, event: &Event) -> bool {
         let extra = match &event.body {
             EventBody::Status(status) if event.session_event_type == BRIDGE_STATUS => {
                 format!("status:{}", status.phase)
@@ -500,7 +500,7 @@ impl SeenEvents {
     }
 
     /// Forgets pairs at or below `keep_after` of a session, so the set stays small.
-    pub(crate) fn forget_through(&mut self, session_id: &str, keep_after: i64) {
+    pub fn forget_through(&mut self, session_id: &str, keep_after: i64) {
         self.seen
             .retain(|(session, seq, _)| session != session_id || *seq > keep_after);
     }

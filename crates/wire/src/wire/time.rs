@@ -10,7 +10,7 @@ pub fn format(at: OffsetDateTime) -> String {
 }
 
 /// Parses an RFC 3339 timestamp; one without a zone is refused (SPEC A13).
-pub(crate) fn parse(text: &str) -> Option<OffsetDateTime> {
+pub fn parse(text: &str) -> Option<OffsetDateTime> {
     OffsetDateTime::parse(text, &Rfc3339).ok()
 }
 

@@ -66,7 +66,7 @@ pub struct Item {
 }
 
 impl Item {
-    pub(crate) fn text(id: impl Into<String>, kind: ItemKind, text: impl Into<String>) -> Self {
+    pub fn text(id: impl Into<String>, kind: ItemKind, text: impl Into<String>) -> Self {
         Self {
             id: id.into(),
             kind,
@@ -81,7 +81,7 @@ impl Item {
     }
 
     /// This item, standing out as `tone` says.
-    pub(crate) fn with_tone(mut self, tone: Tone) -> Self {
+    pub fn with_tone(mut self, tone: Tone) -> Self {
         self.tone = tone;
         self
     }

@@ -24,36 +24,36 @@ use crate::wire::DecodeError;
 use crate::wire::limits::MAX_SHORT;
 use crate::wire::sanitize::{Lines, Report, clean, clean_opt};
 
-pub(crate) use self::basics::{ErrorInfo, ModelConfig};
+pub use self::basics::{ErrorInfo, ModelConfig};
 pub use self::events::*;
-pub(crate) use self::lenient::{Unread, read_lenient};
+pub use self::lenient::{Unread, read_lenient};
 pub use self::sse::*;
 pub use self::values::*;
 
 /// The only protocol version this program speaks (seed §1, SPEC D2).
-pub(crate) const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 1;
 /// The default route prefix (seed "基址", SPEC D1).
-pub(crate) const DEFAULT_PREFIX: &str = "/codex-bridge";
+pub const DEFAULT_PREFIX: &str = "/codex-bridge";
 /// The SSE event name of every bridge frame (seed §2 GET /events).
-pub(crate) const SSE_EVENT_NAME: &str = "bridge";
+pub const SSE_EVENT_NAME: &str = "bridge";
 
 /// Numbers of the seed, and our own caps where the seed names none (documented in docs/DSH.md).
-pub(crate) mod limits {
+pub mod limits {
     /// Bytes of a request body, `maxRequestBytes` (seed "传输"); past it → 413 request/too-large.
-    pub(crate) const MAX_REQUEST_BYTES: usize = 256 * 1024;
+    pub const MAX_REQUEST_BYTES: usize = 256 * 1024;
     /// Events in a transcript page when `limit` is not given (seed GET /transcript).
-    pub(crate) const DEFAULT_TRANSCRIPT_LIMIT: usize = 200;
+    pub const DEFAULT_TRANSCRIPT_LIMIT: usize = 200;
     /// Most events in one transcript page (seed GET /transcript).
-    pub(crate) const MAX_TRANSCRIPT_LIMIT: usize = 2000;
+    pub const MAX_TRANSCRIPT_LIMIT: usize = 2000;
     /// The bridge's default in-memory event tail, `eventCacheLimit` (seed GET /transcript).
-    pub(crate) const DEFAULT_EVENT_CACHE: usize = 2000;
+    pub const DEFAULT_EVENT_CACHE: usize = 2000;
     /// Upper bound of `waitMs`, `maxWaitMs` (seed POST /tasks/wait).
-    pub(crate) const DEFAULT_MAX_WAIT_MS: u64 = 30_000;
+    pub const DEFAULT_MAX_WAIT_MS: u64 = 30_000;
     /// Seconds between `: keep-alive` comments on /events (seed GET /events).
-    pub(crate) const KEEP_ALIVE_SECS: u64 = 15;
+    pub const KEEP_ALIVE_SECS: u64 = 15;
     /// Characters of `objective`, `acceptanceCriteria` and serialized `taskContext` (seed POST
     /// /tasks/create).
-    pub(crate) const MAX_TASK_TEXT_CHARS: usize = 4000;
+    pub const MAX_TASK_TEXT_CHARS: usize = 4000;
 
     // Our caps on what a client keeps of a bridge's reply (SPEC L1 in spirit; the seed only
     // says the previews "have a length limit").
@@ -75,7 +75,7 @@ pub(crate) mod limits {
     /// Rounds of a task kept.
     pub(crate) const MAX_ROUNDS: usize = 1000;
     /// Bytes of a request id or a task id the client sends.
-    pub(crate) const MAX_REQUEST_ID: usize = 128;
+    pub const MAX_REQUEST_ID: usize = 128;
 }
 
 /// The envelope of every reply (seed §1, SPEC D2): `{ok, protocolVersion, requestId?, value}` on
@@ -85,7 +85,7 @@ pub(crate) mod limits {
 #[serde(rename_all = "camelCase")]
 pub struct Envelope<T> {
     pub(crate) ok: bool,
-    pub(crate) protocol_version: u32,
+    pub protocol_version: u32,
     /// Echoed from a POST body; `null` on a GET (what the real bridge sends, docs/DSH.md § The
     /// envelope).
     #[serde(default)]
@@ -99,7 +99,7 @@ pub struct Envelope<T> {
 
 impl<T> Envelope<T> {
     /// A success envelope.
-    pub(crate) fn success(request_id: Option<String>, value: T) -> Self {
+    pub fn success(request_id: Option<String>, value: T) -> Self {
         Self {
             ok: true,
             protocol_version: PROTOCOL_VERSION,
@@ -110,7 +110,7 @@ impl<T> Envelope<T> {
     }
 
     /// A failure envelope.
-    pub(crate) fn failure(request_id: Option<String>, error: BridgeError) -> Self {
+    pub fn failure(request_id: Option<String>, error: BridgeError) -> Self {
         Self {
             ok: false,
             protocol_version: PROTOCOL_VERSION,
@@ -144,14 +144,14 @@ impl<T> Envelope<T> {
 pub struct BridgeError {
     pub code: ErrorCode,
     #[serde(default)]
-    pub(crate) message: String,
+    pub message: String,
     /// Structured extras, e.g. `availableModels` or `supportedEfforts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) details: Option<Value>,
 }
 
 impl BridgeError {
-    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
             code,
             message: message.into(),
@@ -159,19 +159,19 @@ impl BridgeError {
         }
     }
 
-    pub(crate) fn with_details(mut self, details: Value) -> Self {
+    pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
     }
 
     /// `details.availableModels` of model/unavailable, as `provider/model` words where the
     /// bridge gave objects.
-    pub(crate) fn available_models(&self) -> Vec<String> {
+    pub fn available_models(&self) -> Vec<String> {
         self.detail_words("availableModels")
     }
 
     /// `details.supportedEfforts` of model/reasoning-effort-unavailable.
-    pub(crate) fn supported_efforts(&self) -> Vec<String> {
+    pub fn supported_efforts(&self) -> Vec<String> {
         self.detail_words("supportedEfforts")
     }
 
@@ -248,7 +248,7 @@ dsh_open_enum! {
 /// What a client does about an error, as the seed's table says (SPEC D2). The engine follows
 /// this and nothing else: it never retries on its own what the seed says not to retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum ClientBehaviour {
+pub enum ClientBehaviour {
     /// Supply or renew the credentials; never retry (auth/missing-token, auth/invalid-token).
     FixCredentialsAndStop,
     /// Use another token or an in-scope workspace; never retry, never probe out-of-scope tasks
@@ -282,12 +282,12 @@ pub(crate) enum ClientBehaviour {
 impl ClientBehaviour {
     /// True when the client may repeat the call without the person: only backing off and the
     /// same-id resend of a timeout (SPEC D2).
-    pub(crate) fn may_retry(self) -> bool {
+    pub fn may_retry(self) -> bool {
         matches!(self, Self::BackOffAndRetry | Self::ResendSameRequestId)
     }
 
     /// One sentence for the person: what to do next.
-    pub(crate) fn advice(self) -> &'static str {
+    pub fn advice(self) -> &'static str {
         match self {
             Self::FixCredentialsAndStop => {
                 "Check the bridge token (--token-file); issue a new one on the desktop if it was revoked. Not retried."
@@ -332,7 +332,7 @@ impl ClientBehaviour {
 impl ErrorCode {
     /// The HTTP status the seed's table gives this code. Unknown codes have none of their own;
     /// a bridge that sends one is read by its status instead.
-    pub(crate) fn status(&self) -> u16 {
+    pub fn status(&self) -> u16 {
         match self {
             Self::MissingToken => 401,
             Self::InvalidToken | Self::WorkspaceForbidden => 403,
@@ -355,7 +355,7 @@ impl ErrorCode {
     }
 
     /// The client behaviour of the seed's table for this code (SPEC D2).
-    pub(crate) fn behaviour(&self) -> ClientBehaviour {
+    pub fn behaviour(&self) -> ClientBehaviour {
         match self {
             Self::MissingToken | Self::InvalidToken => ClientBehaviour::FixCredentialsAndStop,
             Self::WorkspaceForbidden => ClientBehaviour::NeverRetryNeverProbe,
@@ -399,24 +399,24 @@ impl ErrorCode {
 }
 
 /// The routes of seed §2 (SPEC D3), relative to the prefix.
-pub(crate) mod routes {
-    pub(crate) const HEALTH: &str = "/health";
-    pub(crate) const WORKSPACES: &str = "/workspaces";
-    pub(crate) const WORKSPACES_CREATE: &str = "/workspaces/create";
-    pub(crate) const CAPABILITIES: &str = "/capabilities";
-    pub(crate) const SESSIONS: &str = "/sessions";
-    pub(crate) const TRANSCRIPT: &str = "/transcript";
-    pub(crate) const TASKS_GET: &str = "/tasks/get";
-    pub(crate) const TASKS_LIST: &str = "/tasks/list";
-    pub(crate) const TASKS_CREATE: &str = "/tasks/create";
-    pub(crate) const TASKS_APPEND: &str = "/tasks/append";
-    pub(crate) const TASKS_WAIT: &str = "/tasks/wait";
-    pub(crate) const TASKS_CANCEL: &str = "/tasks/cancel";
-    pub(crate) const TASKS_CLOSE: &str = "/tasks/close";
-    pub(crate) const EVENTS: &str = "/events";
+pub mod routes {
+    pub const HEALTH: &str = "/health";
+    pub const WORKSPACES: &str = "/workspaces";
+    pub const WORKSPACES_CREATE: &str = "/workspaces/create";
+    pub const CAPABILITIES: &str = "/capabilities";
+    pub const SESSIONS: &str = "/sessions";
+    pub const TRANSCRIPT: &str = "/transcript";
+    pub const TASKS_GET: &str = "/tasks/get";
+    pub const TASKS_LIST: &str = "/tasks/list";
+    pub const TASKS_CREATE: &str = "/tasks/create";
+    pub const TASKS_APPEND: &str = "/tasks/append";
+    pub const TASKS_WAIT: &str = "/tasks/wait";
+    pub const TASKS_CANCEL: &str = "/tasks/cancel";
+    pub const TASKS_CLOSE: &str = "/tasks/close";
+    pub const EVENTS: &str = "/events";
 
     /// Builds `route?key=value&…` with every value percent-encoded (ids may hold any character).
-    pub(crate) fn with_query(route: &str, pairs: &[(&str, &str)]) -> String {
+    pub fn with_query(route: &str, pairs: &[(&str, &str)]) -> String {
         use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
         let mut out = route.to_string();
         for (index, (key, value)) in pairs.iter().enumerate() {
@@ -460,7 +460,7 @@ impl From<EnvelopeError> for DecodeError {
 #[derive(Debug, Clone)]
 pub struct Reply<T> {
     pub value: Envelope<T>,
-    pub(crate) report: Report,
+    pub report: Report,
     pub unread: Vec<Unread>,
 }
 

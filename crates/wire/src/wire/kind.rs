@@ -13,7 +13,7 @@ macro_rules! open_enum {
         }
 
         impl $name {
-            pub(crate) fn as_str(&self) -> &str {
+            pub fn as_str(&self) -> &str {
                 match self {
                     $(Self::$variant => $text,)+
                     Self::Unknown(other) => other,

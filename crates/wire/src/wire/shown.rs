@@ -16,12 +16,12 @@ use serde_json::Value;
 use super::sanitize::{Lines, is_invisible};
 
 /// `s` without control or invisible characters; line breaks and tabs stay (a table, a body).
-pub(crate) fn text(s: &str) -> Cow<'_, str> {
+pub fn text(s: &str) -> Cow<'_, str> {
     strip(s, Lines::Multi)
 }
 
 /// `s` as one line: also without line breaks and tabs (a name, a title, a table cell).
-pub(crate) fn line(s: &str) -> Cow<'_, str> {
+pub fn line(s: &str) -> Cow<'_, str> {
     strip(s, Lines::Single)
 }
 
@@ -36,12 +36,12 @@ fn strip(s: &str, lines: Lines) -> Cow<'_, str> {
 
 /// `s` with every character [`text`] would remove written as `⟨U+XXXX⟩`, so nothing that was
 /// sent is hidden and nothing that steers the terminal is drawn. Line breaks and tabs stay.
-pub(crate) fn visible(s: &str) -> Cow<'_, str> {
+pub fn visible(s: &str) -> Cow<'_, str> {
     mark(s, Lines::Multi)
 }
 
 /// [`visible`] for one line (a column of the inspector): line breaks and tabs are named too.
-pub(crate) fn visible_line(s: &str) -> Cow<'_, str> {
+pub fn visible_line(s: &str) -> Cow<'_, str> {
     mark(s, Lines::Single)
 }
 
@@ -70,7 +70,7 @@ pub(crate) fn placeholder(c: char) -> String {
 
 /// Cleans every string of a JSON value in place: keys as one line, values as text. JSON escapes
 /// are not enough, since `jq -r` turns `\u001b` back into ESC.
-pub(crate) fn json(value: &mut Value) {
+pub fn json(value: &mut Value) {
     match value {
         Value::String(s) => {
             if let Cow::Owned(clean) = text(s) {
@@ -102,7 +102,7 @@ fn needs_look(s: &str) -> bool {
 }
 
 /// True when `s` holds nothing [`text`] would remove: what the tests and fuzzers assert.
-pub(crate) fn is_clean(s: &str) -> bool {
+pub fn is_clean(s: &str) -> bool {
     !s.chars().any(|c| is_invisible(c, Lines::Multi))
 }
 

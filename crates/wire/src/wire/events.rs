@@ -37,7 +37,7 @@ pub struct EventsReply {
     pub events: Vec<Event>,
     /// True when more events wait past `cursor`: read again at once.
     #[serde(default)]
-    pub(crate) more: bool,
+    pub more: bool,
     /// Present when the reader must drop what it has of this pane and take this instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub view: Option<PaneView>,
@@ -108,7 +108,7 @@ impl Event {
     }
 
     /// Cleans the event; returns false when it lacks what its type needs and must be skipped.
-    pub(crate) fn sanitize(&mut self, path: &str, report: &mut Report) -> bool {
+    pub fn sanitize(&mut self, path: &str, report: &mut Report) -> bool {
         clean_opt(
             &mut self.at,
             MAX_SHORT,

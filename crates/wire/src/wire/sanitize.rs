@@ -10,7 +10,7 @@ use std::fmt;
 /// What a decoder changed in a reply, one entry per changed string or list (SPEC L1, A12).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Report {
-    pub(crate) changes: Vec<Change>,
+    pub changes: Vec<Change>,
 }
 
 /// One change a decoder made, with the JSON-ish path of the value it changed.
@@ -159,7 +159,7 @@ static MAY_START_INVISIBLE: [bool; 256] = {
 
 /// Cleans then cuts `s` in place to at most `max_bytes` bytes, on a character boundary.
 /// Records what it did under `path` in `report`. Returns true when anything changed.
-pub(crate) fn clean(
+pub fn clean(
     s: &mut String,
     max_bytes: usize,
     lines: Lines,
@@ -232,7 +232,7 @@ pub(crate) fn cap<T>(
 }
 
 /// Cuts a string to a byte limit on a character boundary, for text this program writes itself.
-pub(crate) fn truncate_to(s: &str, max_bytes: usize) -> &str {
+pub fn truncate_to(s: &str, max_bytes: usize) -> &str {
     if s.len() <= max_bytes {
         return s;
     }
@@ -245,7 +245,7 @@ pub(crate) fn truncate_to(s: &str, max_bytes: usize) -> &str {
 
 /// Cuts one line of text to at most `columns` terminal columns (by display width, as the
 /// terminal draws it), ending it with "…" when it was cut.
-pub(crate) fn cut_to_columns(s: &str, columns: usize) -> String {
+pub fn cut_to_columns(s: &str, columns: usize) -> String {
     use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
     if s.width() <= columns {
         return s.to_string();

@@ -27,7 +27,7 @@ pub struct Unread {
     /// Where it was, e.g. `value.modelCatalog.groups[0].models[1]`.
     pub path: String,
     /// What serde said, e.g. `invalid type: map, expected a string`.
-    pub(crate) why: String,
+    pub why: String,
     /// Its compact JSON, cleaned and cut, for the log.
     pub raw: String,
 }
@@ -40,7 +40,7 @@ impl std::fmt::Display for Unread {
 
 /// Reads `tree` as a `T`, leaving out what cannot be read; `base` prefixes the paths noted.
 /// Fails only when the top level itself cannot be read.
-pub(crate) fn read_lenient<T: DeserializeOwned>(
+pub fn read_lenient<T: DeserializeOwned>(
     mut tree: Value,
     base: &str,
     unread: &mut Vec<Unread>,

@@ -29,16 +29,16 @@ pub const MAX_SETTING_CHOICES: usize = 32;
 /// Commands per pane, every one the agent offers (SPEC L; docs/WIRE.md § 5.14).
 pub const MAX_COMMANDS: usize = 64;
 /// Bytes of an id (SPEC L).
-pub(crate) const MAX_ID_BYTES: usize = 128;
+pub const MAX_ID_BYTES: usize = 128;
 /// Bytes of a request body (SPEC W4, L).
-pub(crate) const MAX_REQUEST_BODY: usize = 64 * 1024;
+pub const MAX_REQUEST_BODY: usize = 64 * 1024;
 /// Reply caps per route (SPEC W5, L).
 pub const MAX_HELLO_REPLY: usize = 16 * 1024;
 pub const MAX_SNAPSHOT_REPLY: usize = 4 * 1024 * 1024;
 pub const MAX_EVENTS_REPLY: usize = 8 * 1024 * 1024;
 pub const MAX_CONVERSATIONS_REPLY: usize = 1024 * 1024;
 pub const MAX_ITEMS_REPLY: usize = 8 * 1024 * 1024;
-pub(crate) const MAX_POST_REPLY: usize = 16 * 1024;
+pub const MAX_POST_REPLY: usize = 16 * 1024;
 /// Events in one events reply (SPEC L).
 pub const MAX_EVENTS_PER_REPLY: usize = 1000;
 /// Items in a pane's current view, the newest kept (SPEC L, H5).
@@ -48,7 +48,7 @@ pub const MAX_CHAT_TEXT: usize = 64 * 1024;
 /// Bytes of the text of a markdown or code item (SPEC L).
 pub const MAX_DOC_TEXT: usize = 32 * 1024;
 /// Bytes of text the phone sends (SPEC L).
-pub(crate) const MAX_SEND_TEXT: usize = 32 * 1024;
+pub const MAX_SEND_TEXT: usize = 32 * 1024;
 /// Characters of a link item's URL (SPEC L).
 pub const MAX_LINK_CHARS: usize = 2048;
 /// Conversations in one history page (SPEC L).
@@ -60,11 +60,11 @@ pub(crate) const MAX_CURSOR_BYTES: usize = 512;
 /// Bytes of `host.name` (SPEC H1).
 pub const MAX_HOST_NAME: usize = 64;
 /// Bytes of a socket path (SPEC S1).
-pub(crate) const MAX_SOCKET_PATH: usize = 103;
+pub const MAX_SOCKET_PATH: usize = 103;
 /// Bytes of an agent URL (SPEC T1).
-pub(crate) const MAX_URL_BYTES: usize = 2048;
+pub const MAX_URL_BYTES: usize = 2048;
 /// Least bytes of a token (SPEC T2).
-pub(crate) const MIN_TOKEN_BYTES: usize = 32;
+pub const MIN_TOKEN_BYTES: usize = 32;
 
 // The seeds set no limit on the following; these are ours, generous enough that no
 // sane agent meets them, and documented in docs/WIRE.md ("Our own limits").
@@ -82,4 +82,4 @@ pub(crate) const MAX_EPOCH: usize = 256;
 /// Bytes of any other string value (a timestamp, a language name, an error message).
 pub const MAX_SHORT: usize = 1024;
 /// Bytes of a text answer and of each form value the phone sends.
-pub(crate) const MAX_ANSWER_TEXT: usize = 32 * 1024;
+pub const MAX_ANSWER_TEXT: usize = 32 * 1024;

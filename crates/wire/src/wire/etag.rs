@@ -11,7 +11,7 @@ pub(crate) fn etag_matches(a: &str, b: &str) -> bool {
 }
 
 /// True when an `If-None-Match` header value names `tag` (a list or `*` too, as HTTP allows).
-pub(crate) fn if_none_match_hits(header: &str, tag: &str) -> bool {
+pub fn if_none_match_hits(header: &str, tag: &str) -> bool {
     header.trim() == "*"
         || header
             .split(',')
@@ -19,7 +19,7 @@ pub(crate) fn if_none_match_hits(header: &str, tag: &str) -> bool {
 }
 
 /// Reads the epoch and rev back out of a tag, weak or strong.
-pub(crate) fn parse_etag(tag: &str) -> Option<(&str, u64)> {
+pub fn parse_etag(tag: &str) -> Option<(&str, u64)> {
     let inner = strip_weak(tag).strip_prefix('"')?.strip_suffix('"')?;
     let (epoch, rev) = inner.rsplit_once('-')?;
     Some((epoch, rev.parse().ok()?))

@@ -20,13 +20,13 @@ pub(crate) fn clean_name_opt(s: &mut Option<String>, path: &str, report: &mut Re
 /// `{name?, code?, message?}`. A bare string from a bridge is read as the message.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ErrorInfo {
+pub struct ErrorInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) name: Option<String>,
+    pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) code: Option<String>,
+    pub code: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) message: Option<String>,
+    pub message: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for ErrorInfo {
@@ -84,7 +84,7 @@ impl ErrorInfo {
     }
 
     /// One line for the person: the code, then the message.
-    pub(crate) fn summary(&self) -> String {
+    pub fn summary(&self) -> String {
         match (&self.code, &self.message, &self.name) {
             (Some(code), Some(message), _) => format!("{code}: {message}"),
             (Some(code), None, _) => code.clone(),
@@ -107,7 +107,7 @@ pub(crate) fn error_opt(error: &mut Option<ErrorInfo>, path: &str, report: &mut 
 #[serde(rename_all = "camelCase", default)]
 pub struct ModelConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) provider: Option<String>,
+    pub provider: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -126,7 +126,7 @@ impl ModelConfig {
     }
 
     /// `provider/model (effort)`, with `?` for what is not given.
-    pub(crate) fn label(&self) -> String {
+    pub fn label(&self) -> String {
         let provider = self.provider.as_deref().unwrap_or("?");
         let model = self.model.as_deref().unwrap_or("?");
         match &self.reasoning_effort {

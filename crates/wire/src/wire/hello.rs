@@ -7,10 +7,10 @@ use super::limits::{MAX_EPOCH, MAX_HOST_NAME, MAX_SHORT};
 use super::sanitize::{Lines, Report, clean};
 
 /// The one service name a durable agent answers with (SPEC H1).
-pub(crate) const SERVICE: &str = "collie-durable";
+pub const SERVICE: &str = "collie-durable";
 
 /// The versions this program speaks, both as Collie and as the reference agent (SPEC V1).
-pub(crate) const OUR_PROTOCOL: ProtocolRange = ProtocolRange { min: 1, max: 1 };
+pub const OUR_PROTOCOL: ProtocolRange = ProtocolRange { min: 1, max: 1 };
 
 /// A range of wire versions, both ends included (SPEC H1, V1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,13 +21,13 @@ pub struct ProtocolRange {
 
 impl ProtocolRange {
     /// The highest version both ranges accept (SPEC H2), if they meet (SPEC V4).
-    pub(crate) fn highest_common(self, other: ProtocolRange) -> Option<u32> {
+    pub fn highest_common(self, other: ProtocolRange) -> Option<u32> {
         let low = self.min.max(other.min);
         let high = self.max.min(other.max);
         (low <= high && self.min <= self.max && other.min <= other.max).then_some(high)
     }
 
-    pub(crate) fn contains(self, version: u32) -> bool {
+    pub fn contains(self, version: u32) -> bool {
         (self.min..=self.max).contains(&version)
     }
 }
@@ -53,13 +53,13 @@ pub struct Host {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
     pub service: String,
-    pub(crate) protocol: ProtocolRange,
+    pub protocol: ProtocolRange,
     #[serde(default)]
     pub host: Host,
     pub epoch: String,
-    pub(crate) ready: bool,
+    pub ready: bool,
     #[serde(default)]
-    pub(crate) caps: BTreeMap<String, bool>,
+    pub caps: BTreeMap<String, bool>,
 }
 
 /// Names of the caps this project's agent and phone know (SPEC H1, A11).
@@ -67,16 +67,16 @@ pub mod caps {
     /// The agent may offer allow-always on permission asks (never over TLS: SPEC A11).
     pub const ALLOW_ALWAYS: &str = "allowAlways";
     /// `GET /conversations`, `/conversation/:id/items`, `POST /reopen` work.
-    pub(crate) const HISTORY: &str = "history";
+    pub const HISTORY: &str = "history";
     /// The snapshot lists starters and `POST /starter/:id` works.
-    pub(crate) const STARTERS: &str = "starters";
+    pub const STARTERS: &str = "starters";
     /// Text sent while a turn runs waits for it to end and starts the next turn; it never
     /// steers the running one (an ACP agent behind the host has no steering).
-    pub(crate) const QUEUE_SEND: &str = "queueSend";
+    pub const QUEUE_SEND: &str = "queueSend";
     /// `POST /rename` works.
-    pub(crate) const RENAME: &str = "rename";
+    pub const RENAME: &str = "rename";
     /// `POST /close` works.
-    pub(crate) const CLOSE: &str = "close";
+    pub const CLOSE: &str = "close";
 }
 
 impl Hello {
@@ -106,20 +106,20 @@ impl Hello {
 
 /// The body of `409 incompatible` to a telling hello (SPEC V4): both ranges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Refusal {
+pub struct Refusal {
     /// What the agent speaks.
-    pub(crate) agent: ProtocolRange,
+    pub agent: ProtocolRange,
     /// What Collie said it speaks.
-    pub(crate) collie: ProtocolRange,
+    pub collie: ProtocolRange,
 }
 
 /// Header carrying the chosen version on every call but the first hello (SPEC W3, H2).
 pub const VERSION_HEADER: &str = "x-collie-session";
 /// Header a telling hello adds with Collie's whole range as `MIN-MAX` (SPEC V4).
-pub(crate) const RANGE_HEADER: &str = "x-collie-accepts";
+pub const RANGE_HEADER: &str = "x-collie-accepts";
 
 /// Parses `MIN-MAX` (or a single `N`) as sent in [`RANGE_HEADER`].
-pub(crate) fn parse_range(text: &str) -> Option<ProtocolRange> {
+pub fn parse_range(text: &str) -> Option<ProtocolRange> {
     let (min, max) = match text.split_once('-') {
         Some((a, b)) => (a.trim().parse().ok()?, b.trim().parse().ok()?),
         None => {

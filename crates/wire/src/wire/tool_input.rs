@@ -17,27 +17,27 @@ use serde_json::{Map, Value};
 use crate::wire::sanitize::cut_to_columns;
 
 /// The most terminal columns a card's first line takes.
-pub(crate) const TITLE_COLUMNS: usize = 80;
+pub const TITLE_COLUMNS: usize = 80;
 
 /// The readable form of a tool's arguments.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Readable {
+pub struct Readable {
     /// What the first line leads with after the tool: the command, the file(s), the address or
     /// the pattern; the arguments' JSON text when they hold none of these; empty when there are
     /// no arguments.
     pub(crate) lead: String,
     /// The command as a person would type it, when the tool runs one.
-    pub(crate) command: Option<String>,
+    pub command: Option<String>,
     /// The change as a unified diff (what the `diff` language reads), when the tool writes files.
-    pub(crate) diff: Option<String>,
+    pub diff: Option<String>,
     /// The argument keys the command or the diff already shows: the card's data rows leave
     /// them out. A key only the first line names stays a row, since that line may be cut.
-    pub(crate) shown: Vec<&'static str>,
+    pub shown: Vec<&'static str>,
 }
 
 /// The server and tool of an MCP tool, by Claude Code's naming (`mcp__SERVER__TOOL`). Its own
 /// built-in tools served as `mcp__acp__…` (Bash, Edit, Write, Read) are not MCP tools to a person.
-pub(crate) fn mcp_tool(name: &str) -> Option<(&str, &str)> {
+pub fn mcp_tool(name: &str) -> Option<(&str, &str)> {
     let rest = name.strip_prefix("mcp__")?;
     let (server, tool) = rest.split_once("__")?;
     (!server.is_empty() && !tool.is_empty() && server != "acp").then_some((server, tool))
@@ -45,7 +45,7 @@ pub(crate) fn mcp_tool(name: &str) -> Option<(&str, &str)> {
 
 /// A card's first line: the tool (or `mcp`), then what it acts on, on one line of at most
 /// [`TITLE_COLUMNS`] columns, cut with "…" (SPEC A10: from the tool and the arguments only).
-pub(crate) fn title(tool: &str, arguments: &Value) -> String {
+pub fn title(tool: &str, arguments: &Value) -> String {
     let line = if let Some((server, name)) = mcp_tool(tool) {
         format!("mcp: {server} · {name}")
     } else {
@@ -60,7 +60,7 @@ pub(crate) fn title(tool: &str, arguments: &Value) -> String {
 }
 
 /// The readable form of a tool's arguments, by their shape.
-pub(crate) fn readable(arguments: &Value) -> Readable {
+pub fn readable(arguments: &Value) -> Readable {
     let Some(map) = arguments.as_object() else {
         return Readable {
             lead: json_lead(arguments),
@@ -321,7 +321,7 @@ fn first_of(map: &Map<String, Value>, keys: &[&str]) -> Option<Readable> {
 
 /// A change from `old` to `new` as a unified diff with `path` in its header; a new file is all
 /// additions, a deleted one all removals.
-pub(crate) fn unified_diff(path: &str, old: &str, new: &str) -> String {
+pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
     let text = similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)

@@ -57,10 +57,10 @@ pub struct AgentCommand {
 /// `POST /pane/:id/setting`: choose one value of one of the pane's settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct SettingRequest {
-    pub(crate) request_id: String,
-    pub(crate) setting_id: String,
-    pub(crate) value: String,
+pub struct SettingRequest {
+    pub request_id: String,
+    pub setting_id: String,
+    pub value: String,
 }
 
 impl Setting {

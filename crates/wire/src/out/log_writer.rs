@@ -10,7 +10,7 @@ use tracing_subscriber::fmt::MakeWriter;
 
 /// Wraps a [`MakeWriter`] so each writer it makes cleans what it writes.
 #[derive(Debug, Clone)]
-pub(crate) struct CleanMakeWriter<M>(pub M);
+pub struct CleanMakeWriter<M>(pub M);
 
 impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for CleanMakeWriter<M> {
     type Writer = CleanWriter<M::Writer>;
@@ -24,7 +24,7 @@ impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for CleanMakeWriter<M> {
 /// writes one whole line per call, so a character is never split across two calls; if one
 /// were, its halves would become U+FFFD, never a control.
 #[derive(Debug)]
-pub(crate) struct CleanWriter<W>(pub W);
+pub struct CleanWriter<W>(pub W);
 
 impl<W: Write> Write for CleanWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {

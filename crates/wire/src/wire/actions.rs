@@ -11,37 +11,37 @@ use super::sanitize::{Lines, Report, clean, clean_opt};
 /// `POST /pane/:id/answer` (SPEC A3, A15). `revision` is the one the person saw.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct AnswerRequest {
-    pub(crate) request_id: String,
-    pub(crate) ask_id: String,
-    pub(crate) revision: u64,
-    pub(crate) answer: Answer,
+pub struct AnswerRequest {
+    pub request_id: String,
+    pub ask_id: String,
+    pub revision: u64,
+    pub answer: Answer,
 }
 
 /// `POST /pane/:id/send` (SPEC A16, L: text at most 32 KiB). `turnId` is the pane's latest turn
 /// as the phone saw it, null when it saw none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct SendRequest {
-    pub(crate) request_id: String,
-    pub(crate) turn_id: Option<String>,
-    pub(crate) text: String,
+pub struct SendRequest {
+    pub request_id: String,
+    pub turn_id: Option<String>,
+    pub text: String,
 }
 
 /// `POST /pane/:id/abort` (SPEC A16): stops the named turn if it is still the running one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct AbortRequest {
-    pub(crate) request_id: String,
-    pub(crate) turn_id: String,
+pub struct AbortRequest {
+    pub request_id: String,
+    pub turn_id: String,
 }
 
 /// `POST /pane/:id/action`: a press of a belt button.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ActionRequest {
-    pub(crate) request_id: String,
-    pub(crate) button_id: String,
+pub struct ActionRequest {
+    pub request_id: String,
+    pub button_id: String,
 }
 
 open_enum! {
@@ -56,27 +56,27 @@ open_enum! {
 /// `POST /rename`: a new title for a workspace or a tab.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct RenameRequest {
-    pub(crate) request_id: String,
-    pub(crate) kind: TargetKind,
-    pub(crate) id: String,
-    pub(crate) title: String,
+pub struct RenameRequest {
+    pub request_id: String,
+    pub kind: TargetKind,
+    pub id: String,
+    pub title: String,
 }
 
 /// `POST /close`: close a pane, a tab or a workspace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct CloseRequest {
-    pub(crate) request_id: String,
-    pub(crate) kind: TargetKind,
-    pub(crate) id: String,
+pub struct CloseRequest {
+    pub request_id: String,
+    pub kind: TargetKind,
+    pub id: String,
 }
 
 /// `POST /starter/:id` (SPEC A17).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct StarterRequest {
-    pub(crate) request_id: String,
+pub struct StarterRequest {
+    pub request_id: String,
 }
 
 /// `POST /reopen` (SPEC W5): show a closed conversation again.
@@ -100,11 +100,11 @@ open_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PostReply {
-    pub(crate) code: ReplyCode,
+    pub code: ReplyCode,
     pub request_id: String,
     /// True when this is the first reply again for a repeated request id (SPEC Q3).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) replayed: bool,
+    pub replayed: bool,
     /// answer: how the ask closed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
@@ -235,13 +235,13 @@ pub struct ErrorBody {
     pub(crate) replayed: bool,
     /// stale: the ask's current revision (SPEC A3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) revision: Option<u64>,
+    pub revision: Option<u64>,
     /// decided: `"phone"` when a phone answered first (SPEC A7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
     /// decided: set when the agent decided first (SPEC A7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) decided_by: Option<DecidedBy>,
+    pub decided_by: Option<DecidedBy>,
     /// decided: the first outcome (SPEC A7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
@@ -250,11 +250,11 @@ pub struct ErrorBody {
     pub turn_id: Option<String>,
     /// incompatible: both ranges (SPEC V4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) refusal: Option<Refusal>,
+    pub refusal: Option<Refusal>,
 }
 
 impl ErrorBody {
-    pub(crate) fn new(code: ErrorCode) -> Self {
+    pub fn new(code: ErrorCode) -> Self {
         Self {
             code,
             message: None,
@@ -269,7 +269,7 @@ impl ErrorBody {
         }
     }
 
-    pub(crate) fn with_message(mut self, message: impl Into<String>) -> Self {
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
         self.message = Some(message.into());
         self
     }

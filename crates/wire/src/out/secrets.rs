@@ -1,7 +1,7 @@
 //! The phone's own secrets, scrubbed from everything it writes (SPEC T2: a token is never
 //! shown or recorded).
 //!
-//! A token is remembered the moment it is read ([`crate::transport::Token::new`]), whichever
+//! A token is remembered the moment it is read (`transport::Token::new`), whichever
 //! road it came by (config, `--token-file`, the environment, a DSH token file), so a writer
 //! needs no token in hand: an agent that echoes the `Authorization` header back, or an error
 //! that quotes a request, loses the token at the last step before the bytes leave.
@@ -20,7 +20,7 @@ const MIN_SECRET_BYTES: usize = 16;
 static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
 /// Remembers a secret for [`scrub`], once.
-pub(crate) fn remember(secret: &str) {
+pub fn remember(secret: &str) {
     if secret.len() < MIN_SECRET_BYTES {
         return;
     }
@@ -33,7 +33,7 @@ pub(crate) fn remember(secret: &str) {
 }
 
 /// `s` with every remembered secret replaced by [`SCRUBBED`].
-pub(crate) fn scrub(s: &str) -> Cow<'_, str> {
+pub fn scrub(s: &str) -> Cow<'_, str> {
     let secrets = SECRETS
         .read()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -50,7 +50,7 @@ pub(crate) fn scrub(s: &str) -> Cow<'_, str> {
 }
 
 /// True when `s` holds a remembered secret.
-pub(crate) fn holds_secret(s: &str) -> bool {
+pub fn holds_secret(s: &str) -> bool {
     let secrets = SECRETS
         .read()
         .unwrap_or_else(|poisoned| poisoned.into_inner());

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 /// The `format` of a recording's first line.
-pub(crate) const FORMAT: &str = "collie-phone-recording";
+pub const FORMAT: &str = "collie-phone-recording";
 /// The version of the format this program writes and reads.
-pub(crate) const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 1;
 /// What stands in for a secret header's value.
 pub const REDACTED: &str = "[redacted]";
 
@@ -25,7 +25,7 @@ pub enum RecordLine {
 
 impl RecordLine {
     /// The header `line` holds, when it is a collie-phone recording's first line.
-    pub(crate) fn header(line: &str) -> Option<RecordHeader> {
+    pub fn header(line: &str) -> Option<RecordHeader> {
         match serde_json::from_str::<Self>(line) {
             Ok(Self::Header(header)) if header.format == FORMAT => Some(header),
             _ => None,
@@ -40,18 +40,18 @@ pub struct RecordHeader {
     /// Always [`FORMAT`].
     pub format: String,
     /// [`FORMAT_VERSION`] of the program that wrote it.
-    pub(crate) version: u32,
+    pub version: u32,
     /// The collie-phone version that wrote it.
-    pub(crate) collie_phone: String,
+    pub collie_phone: String,
     #[serde(with = "time::serde::rfc3339")]
-    pub(crate) started: OffsetDateTime,
+    pub started: OffsetDateTime,
     pub agents: Vec<RecordedAgent>,
 }
 
 /// An agent of the recording: its name and where it was, never its token.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordedAgent {
-    pub(crate) name: String,
+    pub name: String,
     pub kind: AgentKind,
     /// `unix:PATH` or the URL as given.
     pub address: String,
@@ -75,8 +75,8 @@ pub struct RecordedExchange {
     pub since_start_ms: u64,
     /// When the request left, by the wall clock.
     #[serde(with = "time::serde::rfc3339")]
-    pub(crate) at: OffsetDateTime,
-    pub(crate) agent: String,
+    pub at: OffsetDateTime,
+    pub agent: String,
     pub method: String,
     /// With `/session/v1` and the query.
     pub path: String,
@@ -91,7 +91,7 @@ pub struct RecordedExchange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub etag: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) location: Option<String>,
+    pub location: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_body: Option<RecordedBody>,
     pub elapsed_ms: u64,
@@ -108,7 +108,7 @@ pub enum RecordedBody {
 }
 
 impl RecordedBody {
-    pub(crate) fn from_bytes(bytes: &[u8]) -> Self {
+    pub fn from_bytes(bytes: &[u8]) -> Self {
         match std::str::from_utf8(bytes) {
             Ok(text) => Self::Text(text.to_string()),
             Err(_) => Self::Binary {

@@ -19,7 +19,7 @@ pub(crate) fn clean_names(list: &mut Vec<String>, path: &str, report: &mut Repor
 /// and what events' `at` is), or a text timestamp from a bridge that writes ISO 8601.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub(crate) enum Stamp {
+pub enum Stamp {
     Millis(i64),
     Text(String),
 }
@@ -57,16 +57,16 @@ pub struct Health {
     #[serde(default, deserialize_with = "lenient_text")]
     pub bridge: String,
     #[serde(default)]
-    pub(crate) protocol_version: u32,
+    pub protocol_version: u32,
     #[serde(default)]
-    pub(crate) route_prefix: String,
+    pub route_prefix: String,
     /// The desktop host's process id.
     #[serde(default)]
-    pub(crate) pid: Option<u64>,
+    pub pid: Option<u64>,
     #[serde(default)]
-    pub(crate) sessions_followed: u64,
+    pub sessions_followed: u64,
     #[serde(default)]
-    pub(crate) tracked_tasks: u64,
+    pub tracked_tasks: u64,
     #[serde(default)]
     pub permissions: PermissionFacts,
 }
@@ -103,21 +103,21 @@ dsh_open_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Workspace {
-    pub(crate) workspace_id: String,
+    pub workspace_id: String,
     #[serde(default)]
     pub title: String,
     #[serde(default)]
-    pub(crate) path: String,
+    pub path: String,
     #[serde(default = "unknown_status")]
-    pub(crate) status: WorkspaceStatus,
+    pub status: WorkspaceStatus,
     #[serde(default)]
     pub session_count: u64,
     #[serde(default)]
-    pub(crate) session_ids: Vec<String>,
+    pub session_ids: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) created_at: Option<Stamp>,
+    pub created_at: Option<Stamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) updated_at: Option<Stamp>,
+    pub updated_at: Option<Stamp>,
 }
 
 fn unknown_status() -> WorkspaceStatus {
@@ -142,7 +142,7 @@ impl Workspace {
 /// `tokenScope` of GET /workspaces: `"all-configured"` or the workspace ids the token is bound
 /// to (seed GET /workspaces).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum TokenScope {
+pub enum TokenScope {
     AllConfigured,
     Workspaces(Vec<String>),
     /// A word this program does not know, cleaned.
@@ -190,7 +190,7 @@ pub struct WorkspaceList {
     #[serde(default)]
     pub items: Vec<Workspace>,
     #[serde(default)]
-    pub(crate) token_scope: TokenScope,
+    pub token_scope: TokenScope,
 }
 
 impl Sanitize for WorkspaceList {
@@ -211,34 +211,34 @@ impl Sanitize for WorkspaceList {
 /// existing directory. The bridge never creates directories.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct WorkspaceCreateRequest {
-    pub(crate) request_id: String,
-    pub(crate) path: String,
+pub struct WorkspaceCreateRequest {
+    pub request_id: String,
+    pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) title: Option<String>,
+    pub title: Option<String>,
 }
 
 /// The short workspace of a /workspaces/create reply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct WorkspaceRef {
-    pub(crate) workspace_id: String,
+pub struct WorkspaceRef {
+    pub workspace_id: String,
     #[serde(default)]
-    pub(crate) title: String,
+    pub title: String,
     #[serde(default)]
-    pub(crate) path: String,
+    pub path: String,
 }
 
 /// The value of `POST /workspaces/create`: `replayed` when the same request was seen before,
 /// `reused` when the directory was registered already (no new workspace).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct WorkspaceCreateValue {
-    pub(crate) workspace: WorkspaceRef,
+pub struct WorkspaceCreateValue {
+    pub workspace: WorkspaceRef,
     #[serde(default)]
-    pub(crate) replayed: bool,
+    pub replayed: bool,
     #[serde(default)]
-    pub(crate) reused: bool,
+    pub reused: bool,
 }
 
 impl Sanitize for WorkspaceCreateValue {
@@ -260,56 +260,56 @@ impl Sanitize for WorkspaceCreateValue {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct WorkspaceCapabilities {
-    pub(crate) list: bool,
+    pub list: bool,
     pub create: bool,
-    pub(crate) create_directory: bool,
+    pub create_directory: bool,
     /// `all-configured` or `selected`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) scope: Option<String>,
+    pub scope: Option<String>,
 }
 
 /// Capability bits of sessions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub(crate) struct SessionCapabilities {
-    pub(crate) create: bool,
+pub struct SessionCapabilities {
+    pub create: bool,
     /// Whether `tasks/create` with `sessionId` may adopt an existing session.
-    pub(crate) adopt: bool,
-    pub(crate) rename: bool,
-    pub(crate) list: bool,
-    pub(crate) cancel: bool,
+    pub adopt: bool,
+    pub rename: bool,
+    pub list: bool,
+    pub cancel: bool,
 }
 
 /// Capability bits of models.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub(crate) struct ModelCapabilities {
+pub struct ModelCapabilities {
     /// Whether `modelCatalog` holds a catalog.
-    pub(crate) catalog: bool,
-    pub(crate) select: bool,
+    pub catalog: bool,
+    pub select: bool,
     /// Whether request headers report the config really used (`observedConfig`).
-    pub(crate) verify_observed: bool,
+    pub verify_observed: bool,
 }
 
 /// Capability bits of agent presets.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub(crate) struct PresetCapabilities {
-    pub(crate) list: bool,
-    pub(crate) select: bool,
+pub struct PresetCapabilities {
+    pub list: bool,
+    pub select: bool,
 }
 
 /// Capability bits of events.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub(crate) struct EventCapabilities {
+pub struct EventCapabilities {
     /// `POST /tasks/wait`.
-    pub(crate) long_poll: bool,
-    pub(crate) sse: bool,
-    pub(crate) replay: bool,
+    pub long_poll: bool,
+    pub sse: bool,
+    pub replay: bool,
     /// The cursor's name: `sessionSeq`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) cursor: Option<String>,
+    pub cursor: Option<String>,
 }
 
 /// Capability bits of permissions: the bridge never approves (seed §5, SPEC D6).
@@ -319,7 +319,7 @@ pub struct PermissionCapabilities {
     /// Always false: the bridge never approves (seed §5).
     pub auto_approve: bool,
     /// Whether permission waits are reported as events.
-    pub(crate) observe_waits: bool,
+    pub observe_waits: bool,
 }
 
 /// `capabilities` of GET /capabilities (seed §2).
@@ -327,10 +327,10 @@ pub struct PermissionCapabilities {
 #[serde(rename_all = "camelCase", default)]
 pub struct CapabilityBits {
     pub workspaces: WorkspaceCapabilities,
-    pub(crate) sessions: SessionCapabilities,
-    pub(crate) models: ModelCapabilities,
-    pub(crate) presets: PresetCapabilities,
-    pub(crate) events: EventCapabilities,
+    pub sessions: SessionCapabilities,
+    pub models: ModelCapabilities,
+    pub presets: PresetCapabilities,
+    pub events: EventCapabilities,
     pub permissions: PermissionCapabilities,
 }
 
@@ -338,7 +338,7 @@ pub struct CapabilityBits {
 /// (docs/DSH.md); a bare word is read as its id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Effort {
+pub struct Effort {
     pub(crate) id: String,
     pub(crate) name: Option<String>,
     pub(crate) description: Option<String>,
@@ -346,7 +346,7 @@ pub(crate) struct Effort {
 
 impl Effort {
     /// An effort known only by its id (the name is the id, as the real host writes them).
-    pub(crate) fn named(id: &str) -> Self {
+    pub fn named(id: &str) -> Self {
         Self {
             id: id.to_string(),
             name: Some(id.to_string()),
@@ -384,7 +384,7 @@ impl<'de> Deserialize<'de> for Effort {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Reasoning {
-    pub(crate) efforts: Vec<Effort>,
+    pub efforts: Vec<Effort>,
     #[serde(rename = "defaultEffort", alias = "default")]
     pub default: Option<String>,
 }
@@ -404,12 +404,12 @@ impl Reasoning {
 #[serde(rename_all = "camelCase")]
 pub struct CatalogModel {
     #[serde(alias = "model", alias = "modelId")]
-    pub(crate) id: String,
+    pub id: String,
     /// The display name (`name`, e.g. "V41 Flash").
     #[serde(default, rename = "name", alias = "title")]
     pub title: Option<String>,
     #[serde(default)]
-    pub(crate) description: Option<String>,
+    pub description: Option<String>,
     #[serde(default)]
     pub reasoning: Option<Reasoning>,
 }
@@ -417,24 +417,24 @@ pub struct CatalogModel {
 /// One provider's models in the catalog: `{id, name, models}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ModelGroup {
+pub struct ModelGroup {
     /// The provider id (`id`, e.g. "deepseek-account").
     #[serde(rename = "id", alias = "provider")]
-    pub(crate) provider: String,
+    pub provider: String,
     #[serde(default, rename = "name", alias = "title")]
-    pub(crate) title: Option<String>,
+    pub title: Option<String>,
     #[serde(default)]
-    pub(crate) models: Vec<CatalogModel>,
+    pub models: Vec<CatalogModel>,
 }
 
 /// A provider the host could not list, and why.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub(crate) struct CatalogFailure {
+pub struct CatalogFailure {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) provider: Option<String>,
+    pub provider: Option<String>,
     #[serde(deserialize_with = "lenient_text")]
-    pub(crate) message: String,
+    pub message: String,
 }
 
 /// `modelCatalog` of GET /capabilities (seed §2), or `{unavailable: reason}` when the host could
@@ -443,14 +443,14 @@ pub(crate) struct CatalogFailure {
 #[serde(rename_all = "camelCase", default)]
 pub struct ModelCatalog {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) default: Option<ModelConfig>,
+    pub default: Option<ModelConfig>,
     /// Always written, empty or not, as the real bridge does (`failures: []`).
-    pub(crate) routable_providers: Vec<String>,
-    pub(crate) groups: Vec<ModelGroup>,
-    pub(crate) failures: Vec<CatalogFailure>,
+    pub routable_providers: Vec<String>,
+    pub groups: Vec<ModelGroup>,
+    pub failures: Vec<CatalogFailure>,
     /// Why there is no catalog, when the host said.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) unavailable: Option<String>,
+    pub unavailable: Option<String>,
 }
 
 impl ModelCatalog {
@@ -566,7 +566,7 @@ pub struct AgentPreset {
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) description: Option<String>,
+    pub description: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for AgentPreset {
@@ -651,8 +651,8 @@ fn lenient_unavailable<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Unavailabl
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Capabilities {
-    pub(crate) protocol_version: u32,
-    pub(crate) route_prefix: String,
+    pub protocol_version: u32,
+    pub route_prefix: String,
     pub capabilities: CapabilityBits,
     pub model_catalog: ModelCatalog,
     /// The real bridge sends `{unavailable: reason}` here when the host has no preset
@@ -749,23 +749,23 @@ impl Sanitize for Capabilities {
 #[serde(rename_all = "camelCase")]
 pub struct Session {
     #[serde(alias = "id")]
-    pub(crate) session_id: String,
+    pub session_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) title: Option<String>,
+    pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) cwd: Option<String>,
+    pub cwd: Option<String>,
     /// The bridge task that follows this session, when one does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) task_id: Option<String>,
+    pub task_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) created_at: Option<Stamp>,
+    pub created_at: Option<Stamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) updated_at: Option<Stamp>,
+    pub updated_at: Option<Stamp>,
     /// The host's own flags (the real bridge passes its session list through).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) blank: Option<bool>,
+    pub blank: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_available: Option<bool>,
 }
@@ -839,11 +839,11 @@ dsh_open_enum! {
 pub struct TranscriptPage {
     #[serde(default)]
     pub task_id: Option<String>,
-    pub(crate) session_id: String,
+    pub session_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) follower_status: Option<FollowerStatus>,
+    pub follower_status: Option<FollowerStatus>,
     #[serde(default)]
-    pub(crate) follower_failure: Option<ErrorInfo>,
+    pub follower_failure: Option<ErrorInfo>,
     /// The latest `sessionSeq` the bridge holds (-1 when none).
     pub cursor: i64,
     #[serde(default)]
@@ -900,7 +900,7 @@ dsh_open_enum! {
 
 impl AppendKind {
     /// Every kind, in the seed's order (for a picker).
-    pub(crate) const ALL: [AppendKind; 6] = [
+    pub const ALL: [AppendKind; 6] = [
         Self::Instruction,
         Self::Feedback,
         Self::Question,
@@ -929,57 +929,57 @@ pub struct LastTurn {
     pub reason: Option<String>,
     /// A phase word, from bridges that send one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) phase: Option<ExecutionPhase>,
+    pub phase: Option<ExecutionPhase>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) session_seq: Option<i64>,
+    pub session_seq: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) at: Option<i64>,
+    pub at: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) error: Option<ErrorInfo>,
+    pub error: Option<ErrorInfo>,
 }
 
 /// One appended round of a task (its history as the bridge records it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Round {
-    pub(crate) round: u64,
+    pub round: u64,
     #[serde(default)]
     pub request_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) kind: Option<AppendKind>,
+    pub kind: Option<AppendKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) mode: Option<AppendMode>,
+    pub mode: Option<AppendMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) message_preview: Option<String>,
+    pub message_preview: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) at: Option<Stamp>,
+    pub at: Option<Stamp>,
     /// Whether the host admitted the prompt.
     #[serde(default)]
-    pub(crate) accepted: bool,
+    pub accepted: bool,
 }
 
 /// The public view of a task (seed GET /tasks/get).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskView {
-    pub(crate) task_id: String,
-    pub(crate) workspace_id: String,
+    pub task_id: String,
+    pub workspace_id: String,
     #[serde(default)]
-    pub(crate) workspace_path: String,
-    pub(crate) session_id: String,
+    pub workspace_path: String,
+    pub session_id: String,
     #[serde(default)]
-    pub(crate) agent_preset: Option<String>,
+    pub agent_preset: Option<String>,
     #[serde(default)]
     pub title: Option<String>,
     #[serde(default)]
-    pub(crate) objective: Option<String>,
+    pub objective: Option<String>,
     #[serde(default)]
-    pub(crate) acceptance_criteria: Option<String>,
+    pub acceptance_criteria: Option<String>,
     #[serde(default)]
-    pub(crate) external: Option<Value>,
+    pub external: Option<Value>,
     pub status: TaskStatus,
     #[serde(default)]
-    pub(crate) requested_config: Option<ModelConfig>,
+    pub requested_config: Option<ModelConfig>,
     #[serde(default)]
     pub observed_config: Option<ModelConfig>,
     #[serde(default)]
@@ -987,9 +987,9 @@ pub struct TaskView {
     #[serde(default)]
     pub rounds: Vec<Round>,
     #[serde(default)]
-    pub(crate) created_at: Option<Stamp>,
+    pub created_at: Option<Stamp>,
     #[serde(default)]
-    pub(crate) updated_at: Option<Stamp>,
+    pub updated_at: Option<Stamp>,
 }
 
 impl TaskView {
@@ -1069,13 +1069,13 @@ impl TaskView {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Follower {
-    pub(crate) status: FollowerStatus,
+    pub status: FollowerStatus,
     pub cursor: i64,
     /// The seq below which the follower's tail lost events, `null` when it lost none.
     #[serde(default)]
     pub truncated_before: Option<i64>,
     #[serde(default)]
-    pub(crate) failure: Option<ErrorInfo>,
+    pub failure: Option<ErrorInfo>,
 }
 
 /// The value of `GET /tasks/get?taskId=`.
@@ -1116,31 +1116,31 @@ impl Sanitize for TaskList {
 /// `sessionId` adopts an existing session of the same workspace.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct CreateTaskRequest {
-    pub(crate) request_id: String,
+pub struct CreateTaskRequest {
+    pub request_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) task_id: Option<String>,
-    pub(crate) workspace_id: String,
+    pub task_id: Option<String>,
+    pub workspace_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) session_id: Option<String>,
+    pub session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) title: Option<String>,
+    pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) objective: Option<String>,
+    pub objective: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) acceptance_criteria: Option<String>,
+    pub acceptance_criteria: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) task_context: Option<Value>,
+    pub task_context: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) external: Option<Value>,
+    pub external: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) agent_preset: Option<String>,
+    pub agent_preset: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) provider: Option<String>,
+    pub provider: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) model: Option<String>,
+    pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) reasoning_effort: Option<String>,
+    pub reasoning_effort: Option<String>,
 }
 
 /// The value of `POST /tasks/create`: `replayed` means the request id was seen and no session
@@ -1162,32 +1162,32 @@ impl Sanitize for CreateTaskValue {
 /// The body of `POST /tasks/append` (seed §2, SPEC D5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct AppendRequest {
-    pub(crate) request_id: String,
-    pub(crate) task_id: String,
-    pub(crate) kind: AppendKind,
-    pub(crate) message: String,
+pub struct AppendRequest {
+    pub request_id: String,
+    pub task_id: String,
+    pub kind: AppendKind,
+    pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) mode: Option<AppendMode>,
+    pub mode: Option<AppendMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) provider: Option<String>,
+    pub provider: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) model: Option<String>,
+    pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) reasoning_effort: Option<String>,
+    pub reasoning_effort: Option<String>,
 }
 
 /// The value of `POST /tasks/append`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AppendValue {
-    pub(crate) task_id: String,
-    pub(crate) session_id: String,
+    pub task_id: String,
+    pub session_id: String,
     pub round: u64,
     #[serde(default)]
     pub accepted: bool,
     #[serde(default)]
-    pub(crate) replayed: bool,
+    pub replayed: bool,
 }
 
 impl Sanitize for AppendValue {
@@ -1212,20 +1212,20 @@ dsh_open_enum! {
 /// `condition` of POST /tasks/wait: `sinceSeq` is the cursor the client holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct WaitCondition {
-    pub(crate) since_seq: i64,
+pub struct WaitCondition {
+    pub since_seq: i64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) on: Vec<WaitOn>,
+    pub on: Vec<WaitOn>,
 }
 
 /// The body of `POST /tasks/wait`. `waitMs` is capped by the bridge's `maxWaitMs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct WaitRequest {
-    pub(crate) task_id: String,
+pub struct WaitRequest {
+    pub task_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) wait_ms: Option<u64>,
-    pub(crate) condition: WaitCondition,
+    pub wait_ms: Option<u64>,
+    pub condition: WaitCondition,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) request_id: Option<String>,
 }
@@ -1234,10 +1234,10 @@ pub(crate) struct WaitRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WaitValue {
-    pub(crate) task_id: String,
-    pub(crate) session_id: String,
-    pub(crate) cursor: i64,
-    pub(crate) status: TaskStatus,
+    pub task_id: String,
+    pub session_id: String,
+    pub cursor: i64,
+    pub status: TaskStatus,
     pub timed_out: bool,
     #[serde(default)]
     pub events: Vec<Event>,
@@ -1263,10 +1263,10 @@ impl Sanitize for WaitValue {
 /// echoed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct TaskRef {
-    pub(crate) task_id: String,
+pub struct TaskRef {
+    pub task_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) request_id: Option<String>,
+    pub request_id: Option<String>,
 }
 
 /// The value of `POST /tasks/cancel`: the running turn is aborted; queue and permission waits
@@ -1274,8 +1274,8 @@ pub(crate) struct TaskRef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelValue {
-    pub(crate) task_id: String,
-    pub(crate) session_id: String,
+    pub task_id: String,
+    pub session_id: String,
     #[serde(default)]
     pub accepted: bool,
 }
@@ -1291,7 +1291,7 @@ impl Sanitize for CancelValue {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CloseValue {
-    pub(crate) task_id: String,
+    pub task_id: String,
     pub status: TaskStatus,
     #[serde(default)]
     pub session_kept: bool,
