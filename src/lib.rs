@@ -1,3 +1,4 @@
+pub use collie_client::{engine, transport};
 pub use collie_wire::{dsh_wire, out, wire};
 pub mod acp_host;
 pub mod app;
@@ -7,12 +8,10 @@ pub mod cli;
 pub mod config;
 pub mod doctor;
 pub mod durable;
-pub mod engine;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod look;
 pub mod rigs;
 pub mod screens;
-pub mod transport;
 pub mod tui;
 pub mod ui;

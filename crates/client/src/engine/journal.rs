@@ -83,7 +83,7 @@ pub(crate) struct JournalError {
 impl Journal {
     /// The default place: `$XDG_STATE_HOME/collie-phone/intents.jsonl`
     /// (or `~/.local/state/collie-phone/intents.jsonl`).
-    pub(crate) fn default_path() -> PathBuf {
+    pub fn default_path() -> PathBuf {
         let base = std::env::var_os("XDG_STATE_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)

@@ -18,7 +18,7 @@
 pub(crate) mod backoff;
 pub(crate) mod base;
 pub(crate) mod follower;
-pub(crate) mod fuzz;
+pub mod fuzz;
 pub(crate) mod http;
 pub(crate) mod intents;
 pub mod pane;
@@ -69,7 +69,7 @@ pub enum DshChange {
 }
 
 /// The path of an [`DshChange::Unread`] part that stands for a whole reply not read.
-pub(crate) const UNREADABLE: &str = "(the whole reply)";
+pub const UNREADABLE: &str = "(the whole reply)";
 
 /// A task the engine no longer addresses, and why.
 #[derive(Debug, Clone, PartialEq)]

@@ -18,7 +18,7 @@ const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(90);
 #[derive(Clone)]
 pub struct TlsEndpoint {
     /// The agent's URL as given, without `/session/v1`.
-    pub(crate) base: String,
+    pub base: String,
     token: Token,
     client: reqwest::Client,
 }
@@ -41,7 +41,7 @@ pub enum UrlError {
 }
 
 /// Checks SPEC T1 and returns the base without a trailing slash.
-pub(crate) fn check_url(text: &str) -> Result<String, UrlError> {
+pub fn check_url(text: &str) -> Result<String, UrlError> {
     if text.len() > MAX_URL_BYTES {
         return Err(UrlError::TooLong);
     }
@@ -92,7 +92,7 @@ pub enum Trust {
 impl Trust {
     /// The trust `--ca-cert` and `--pin` ask for; None when both are given, which asks for two
     /// things at once.
-    pub(crate) fn from_flags(ca_cert: Option<&Path>, pin: Option<Pin>) -> Option<Self> {
+    pub fn from_flags(ca_cert: Option<&Path>, pin: Option<Pin>) -> Option<Self> {
         match (ca_cert, pin) {
             (Some(_), Some(_)) => None,
             (Some(path), None) => Some(Self::CaCert(path.to_path_buf())),

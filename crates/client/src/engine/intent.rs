@@ -99,7 +99,7 @@ pub enum IntentKind {
 
 impl IntentKind {
     /// A short name for logs and screens.
-    pub(crate) fn verb(&self) -> &'static str {
+    pub fn verb(&self) -> &'static str {
         match self {
             Self::Answer { .. } => "answer",
             Self::Send { .. } => "send",
@@ -119,7 +119,7 @@ impl IntentKind {
     }
 
     /// True for an action on a DSH bridge, which `engine::dsh::intents` builds and sends.
-    pub(crate) fn is_dsh(&self) -> bool {
+    pub fn is_dsh(&self) -> bool {
         matches!(
             self,
             Self::DshAppend { .. }

@@ -10,7 +10,7 @@ pub(crate) mod observer;
 pub(crate) mod record;
 mod session;
 mod session_core;
-pub(crate) mod status;
+pub mod status;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ use crate::wire::{
     self, ConversationsPage, Event, Hello, ItemsPage, PaneView, Report, Snapshot, VERSION_HEADER,
     limits,
 };
-pub(crate) use agent_name::short_name;
+pub use agent_name::short_name;
 use dsh::intents as dsh_intents;
 use dsh::session::{BridgeSession, BridgeShared};
 use dsh::{BridgeClient, BridgeSpec, DshChange};
@@ -171,7 +171,7 @@ pub struct Engine {
     pub commands: mpsc::UnboundedSender<ToEngine>,
     pub updates: mpsc::UnboundedReceiver<FromEngine>,
     /// Intents recovered from the journal at start (SPEC Q2).
-    pub(crate) recovered: Vec<IntentRecord>,
+    pub recovered: Vec<IntentRecord>,
 }
 
 impl Engine {

@@ -78,7 +78,7 @@ impl BridgeUrl {
         Ok(Self(text.trim_end_matches('/').to_string()))
     }
 
-    pub(crate) fn as_str(&self) -> &str {
+    pub fn as_str(&self) -> &str {
         &self.0
     }
 

@@ -2,18 +2,18 @@
 //! (SPEC S) or TLS with a token (SPEC T). Knows nothing of sessions; a [`Link`] carries the
 //! exchanges of one poll cycle over one socket connection.
 
-pub(crate) mod cause;
+pub mod cause;
 pub mod pin;
-pub(crate) mod privacy;
+pub mod privacy;
 pub(crate) mod socket;
 pub mod tls;
-pub(crate) mod token;
+pub mod token;
 
 use bytes::Bytes;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub(crate) use privacy::{NoSocket, NotPrivate};
+pub use privacy::{NoSocket, NotPrivate};
 pub use token::Token;
 
 /// GET or POST: the only methods of the wire (SPEC W5).
@@ -24,7 +24,7 @@ pub enum Method {
 }
 
 impl Method {
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
             Method::Post => "POST",
@@ -145,7 +145,7 @@ impl Endpoint {
     }
 
     /// The deadline of a route class on this transport (SPEC S6, T7).
-    pub(crate) fn deadline(&self, class: RouteClass) -> Duration {
+    pub fn deadline(&self, class: RouteClass) -> Duration {
         match (self.crosses_a_network(), class) {
             (_, RouteClass::Starter) => Duration::from_millis(30_000),
             (false, RouteClass::Read) => Duration::from_millis(1000),
@@ -192,7 +192,7 @@ impl Endpoint {
     }
 
     /// Where it is, for screens and logs (never the token).
-    pub(crate) fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         match self {
             Endpoint::Socket(socket) => match &socket.through_ssh {
                 Some(host) => format!("unix:{} (ssh from {host})", socket.path.display()),
@@ -202,7 +202,7 @@ impl Endpoint {
         }
     }
 
-    pub(crate) fn is_tls(&self) -> bool {
+    pub fn is_tls(&self) -> bool {
         matches!(self, Endpoint::Tls(_))
     }
 }

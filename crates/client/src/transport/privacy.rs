@@ -9,10 +9,10 @@ use crate::wire::limits::MAX_SOCKET_PATH;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{part}: {why}")]
 pub struct NotPrivate {
-    pub(crate) part: PathBuf,
-    pub(crate) why: String,
+    pub part: PathBuf,
+    pub why: String,
     /// A command that fixes it, when there is one.
-    pub(crate) fix: Option<String>,
+    pub fix: Option<String>,
 }
 
 /// No socket at the path: nothing to check and nothing to dial. Told apart from a socket that
@@ -25,19 +25,19 @@ pub struct NoSocket {
     pub(crate) cannot_appear: Option<String>,
     /// The missing folder could still be made by an agent started now (`agent --socket` makes
     /// it): the nearest folder above that is there is one we may write in.
-    pub(crate) could_be_made: bool,
+    pub could_be_made: bool,
 }
 
 impl NoSocket {
     /// True when waiting cannot help: the folder the socket would be in is not there.
-    pub(crate) fn cannot_appear(&self) -> bool {
+    pub fn cannot_appear(&self) -> bool {
         self.cannot_appear.is_some()
     }
 }
 
 impl NoSocket {
     /// What is missing, without what to do: "no socket at PATH", and why it cannot appear.
-    pub(crate) fn what(&self) -> String {
+    pub fn what(&self) -> String {
         match &self.cannot_appear {
             Some(why) => format!("no socket at {}: {why}", self.path.display()),
             None => format!("no socket at {}", self.path.display()),
@@ -82,7 +82,7 @@ impl From<NotPrivate> for SocketCheck {
 /// The socket at `path` when nothing is there (lstat says it does not exist), with why it
 /// cannot appear when its folder is missing or is not a folder. None when something is there,
 /// or when lstat fails another way (the privacy walk then says what).
-pub(crate) fn missing_socket(path: &Path) -> Option<NoSocket> {
+pub fn missing_socket(path: &Path) -> Option<NoSocket> {
     // A relative path is refused for its shape (SPEC S1), whatever is at it: "no socket at
     // a.sock: the folder  does not exist" would hide the fix.
     if !path.is_absolute() {
@@ -157,17 +157,17 @@ pub(crate) fn check_socket_path(path: &Path) -> Result<(), SocketCheck> {
 
 /// One part of a socket path as SPEC S3 sees it, for `doctor`: what it is, and whether it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PartVerdict {
-    pub(crate) part: PathBuf,
+pub struct PartVerdict {
+    pub part: PathBuf,
     /// "path", "folder above", "socket folder" or "socket".
-    pub(crate) role: &'static str,
+    pub role: &'static str,
     /// What holds, or what fails and how to fix it.
-    pub(crate) verdict: Result<String, NotPrivate>,
+    pub verdict: Result<String, NotPrivate>,
 }
 
 /// Every part of the path with its own verdict, so a person sees all that is wrong at once;
 /// [`check_socket_path`] is the same walk stopped at the first failure.
-pub(crate) fn walk_socket_path(path: &Path) -> Vec<PartVerdict> {
+pub fn walk_socket_path(path: &Path) -> Vec<PartVerdict> {
     walk_with_uid(path, current_uid())
 }
 
@@ -209,7 +209,7 @@ fn walk_with_uid(path: &Path, uid: u32) -> Vec<PartVerdict> {
     verdicts
 }
 
-pub(crate) fn current_uid() -> u32 {
+pub fn current_uid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() }
 }
@@ -234,7 +234,7 @@ pub(crate) fn check_with_uid(path: &Path, uid: u32) -> Result<(), SocketCheck> {
 }
 
 /// SPEC S1: absolute, short enough, no `.` or `..`, in a folder.
-pub(crate) fn check_shape(path: &Path) -> Result<(), NotPrivate> {
+pub fn check_shape(path: &Path) -> Result<(), NotPrivate> {
     if !path.is_absolute() {
         let whole = std::path::absolute(path).map_or_else(
             |_| "give the whole path from /".to_string(),

@@ -179,7 +179,7 @@ fn of_certificate(certificate: &CertificateError) -> (String, String) {
 
 /// A name as webpki lists a certificate's names (`DnsName("localhost")`, `IpAddress(0::1)`),
 /// as a person writes it (`localhost`, `::1`).
-pub(crate) fn presented_name(presented: &str) -> String {
+pub fn presented_name(presented: &str) -> String {
     let bare = presented
         .strip_prefix("DnsName(\"")
         .and_then(|rest| rest.strip_suffix("\")"))

@@ -89,7 +89,7 @@ impl AgentStatus {
     }
 
     /// What the sentence says after the state word and the code.
-    pub(crate) fn plain(&self) -> String {
+    pub fn plain(&self) -> String {
         match self {
             Self::Connecting => "Connecting…".into(),
             Self::Starting => "Starting: the agent is laying out its panes.".into(),

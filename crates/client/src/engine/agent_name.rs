@@ -2,7 +2,7 @@
 
 /// A short name for an agent given by path or URL: a path's last part (`/tmp/x/agent.sock` →
 /// `agent`), a URL's host (`https://agent.example:8443/x` → `agent.example`), never its port.
-pub(crate) fn short_name(text: &str) -> String {
+pub fn short_name(text: &str) -> String {
     if let Some(host) = url_host(text) {
         return host;
     }

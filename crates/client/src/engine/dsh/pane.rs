@@ -583,7 +583,7 @@ pub fn session_pane_id(session_id: &str) -> String {
 }
 
 /// The session id of a pane made by [`session_pane_id`].
-pub(crate) fn session_of_pane(pane_id: &str) -> Option<&str> {
+pub fn session_of_pane(pane_id: &str) -> Option<&str> {
     pane_id.strip_prefix("session:")
 }
 

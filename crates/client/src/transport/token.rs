@@ -30,15 +30,15 @@ pub enum TokenError {
 /// Where the token of an agent comes from when nothing more precise (a config entry's
 /// `token-file`) names one: `--token-file`, else `COLLIE_DURABLE_TOKEN` (SPEC T2).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct TokenSource {
+pub struct TokenSource {
     /// `--token-file` on the command line.
-    pub(crate) file: Option<PathBuf>,
+    pub file: Option<PathBuf>,
     /// `COLLIE_DURABLE_TOKEN`.
-    pub(crate) env: Option<String>,
+    pub env: Option<String>,
 }
 
 impl TokenSource {
-    pub(crate) fn from_env(file: Option<PathBuf>) -> Self {
+    pub fn from_env(file: Option<PathBuf>) -> Self {
         Self {
             file,
             env: std::env::var("COLLIE_DURABLE_TOKEN")
@@ -77,7 +77,7 @@ impl Token {
     }
 
     /// The secret itself, for the Authorization header and the agent's compare only.
-    pub(crate) fn expose(&self) -> &str {
+    pub fn expose(&self) -> &str {
         &self.0
     }
 }

@@ -17,7 +17,7 @@ use super::{Reply, Request, TransportError, read_capped};
 
 #[derive(Debug, Clone)]
 pub struct SocketEndpoint {
-    pub(crate) path: PathBuf,
+    pub path: PathBuf,
     /// The host this socket is forwarded from by `ssh -L` (`--ssh`), when it is one: the far
     /// end is across a network, not on this machine.
     pub(crate) through_ssh: Option<String>,
