@@ -1,12 +1,11 @@
+pub use collie_check::{check, doctor};
 pub use collie_client::{engine, transport};
 pub use collie_wire::{dsh_wire, out, wire};
 pub mod acp_host;
 pub mod app;
 pub mod chat;
-pub mod check;
 pub mod cli;
 pub mod config;
-pub mod doctor;
 pub mod durable;
 #[doc(hidden)]
 pub mod fuzz_checks;

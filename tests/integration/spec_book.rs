@@ -28,7 +28,7 @@ const NOT_RULES: &[(&str, &str, &str)] = &[
     ),
     (
         "W9",
-        "src/check/mod.rs",
+        "crates/check/src/check/mod.rs",
         "the made-up rule of the how-to for adding a check",
     ),
     (

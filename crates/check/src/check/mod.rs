@@ -78,7 +78,7 @@ mod wire_rules;
 
 use std::time::Duration;
 
-pub(crate) use probe::{Answer, Probe, ProbeRequest, Unreachable};
+pub use probe::{Answer, Probe, ProbeRequest, Unreachable};
 pub(crate) use report::Report;
 
 /// The text of a skip for a check that would change the agent's state.
@@ -217,7 +217,7 @@ pub(crate) fn rules() -> Vec<&'static Rule> {
 /// Runs every rule against the agent behind `probe` and collects the findings, in the order
 /// of [`rules`]. When the first hello is no usable `collie-durable` hello, only H1 runs (SPEC
 /// H1: Collie makes no further call) and every other rule is skipped.
-pub(crate) fn run(mut probe: Probe) -> Result<Report, Unreachable> {
+pub fn run(mut probe: Probe) -> Result<Report, Unreachable> {
     let rules = rules();
     let mut found: Vec<Vec<Finding>> = vec![Vec::new(); rules.len()];
     if probe.hello().is_none() {

@@ -14,7 +14,7 @@ use crate::wire::{self, Hello, OUR_PROTOCOL, VERSION_HEADER, limits, paths};
 
 /// One request as a rule wants it sent. Build it with [`Probe::get`]-style helpers or by hand.
 #[derive(Debug, Clone)]
-pub(crate) struct ProbeRequest {
+pub struct ProbeRequest {
     pub(crate) method: Method,
     /// The whole path, `/session/v1/...` and any query (see `wire::paths`).
     pub(crate) path: String,
@@ -114,7 +114,7 @@ impl ProbeRequest {
 
 /// What came back: status, ETag and the body as read.
 #[derive(Debug, Clone)]
-pub(crate) struct Answer {
+pub struct Answer {
     pub(crate) status: u16,
     pub(crate) etag: Option<String>,
     pub(crate) body: Bytes,
@@ -162,7 +162,7 @@ impl Answer {
 
 /// Why the check could not start at all (the command exits 2).
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum Unreachable {
+pub enum Unreachable {
     #[error("no reply to GET /session/v1/hello from {agent}: {why}")]
     NoReply { agent: String, why: TransportError },
     #[error(
@@ -185,7 +185,7 @@ struct Bare {
 
 /// A connection to one agent for the length of a check: its hello, the version chosen from
 /// it, and whether rules may change the agent's state.
-pub(crate) struct Probe {
+pub struct Probe {
     runtime: tokio::runtime::Runtime,
     endpoint: Endpoint,
     bare: Option<Bare>,
@@ -202,7 +202,7 @@ impl Probe {
     /// usable came back: no reply at all, or the token was refused. `token` is the one the
     /// endpoint carries, when known: without it over TCP, paths outside `/session/v1` cannot
     /// be tried.
-    pub(crate) fn connect(
+    pub fn connect(
         endpoint: Endpoint,
         token: Option<Token>,
         allow_writes: bool,

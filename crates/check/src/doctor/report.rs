@@ -14,7 +14,7 @@ pub(crate) enum Verdict {
 
 /// One line of the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct Step {
+pub struct Step {
     /// What was looked at: "socket folder", "hello", "304 on a second read" …
     pub(crate) step: String,
     pub(crate) verdict: Verdict,
@@ -76,7 +76,7 @@ pub struct Report {
     /// Where it was looked for (never the token).
     pub(crate) at: String,
     /// True when every step holds.
-    pub(crate) ok: bool,
+    pub ok: bool,
     pub(crate) steps: Vec<Step>,
 }
 
@@ -93,7 +93,7 @@ impl Report {
 
     /// The report as lines: ✓ or ✗ (· for a step not tried), the step, what was seen, and
     /// under each ✗ its fix.
-    pub(crate) fn to_text(&self) -> String {
+    pub fn to_text(&self) -> String {
         let width = self
             .steps
             .iter()

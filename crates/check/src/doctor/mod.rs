@@ -9,7 +9,7 @@ mod wire_steps;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-pub(crate) use report::{Report, Step};
+pub use report::{Report, Step};
 
 use crate::engine::short_name;
 use crate::transport::pin::Pin;
@@ -20,13 +20,13 @@ use crate::transport::{Endpoint, Token};
 
 /// One agent to examine, as the person named it.
 #[derive(Debug, Clone)]
-pub(crate) struct Target {
-    pub(crate) name: String,
-    pub(crate) place: Place,
+pub struct Target {
+    pub name: String,
+    pub place: Place,
 }
 
 #[derive(Debug, Clone)]
-pub(crate) enum Place {
+pub enum Place {
     Socket(PathBuf),
     Url {
         url: String,
@@ -39,7 +39,7 @@ pub(crate) enum Place {
 impl Place {
     /// Where a config file's agent entry points: its socket when it names one, else its URL
     /// with the token file and certificate to use there; None when it names neither.
-    pub(crate) fn named(
+    pub fn named(
         socket: Option<&Path>,
         url: Option<&str>,
         token_file: Option<&Path>,
@@ -71,7 +71,7 @@ impl Target {
 /// The agents named by flags, else by the config file (`configured`, in its order), else
 /// `COLLIE_DURABLE_SOCKET` (the same order as the phone's). Unlike the phone, a bad entry is
 /// examined, not refused.
-pub(crate) fn targets(
+pub fn targets(
     sockets: &[PathBuf],
     urls: &[String],
     token_file: Option<&Path>,
@@ -108,7 +108,7 @@ pub(crate) fn targets(
 }
 
 /// Examines one agent, read-only, and says what holds.
-pub(crate) async fn examine(target: &Target) -> Report {
+pub async fn examine(target: &Target) -> Report {
     let mut steps = Vec::new();
     let (endpoint, pin) = match &target.place {
         Place::Socket(path) => (socket_steps(path, &mut steps).await, None),

@@ -15,9 +15,9 @@ pub struct Report {
 
 /// Counts of each verdict.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub(crate) struct Summary {
+pub struct Summary {
     pub(crate) passed: usize,
-    pub(crate) failed: usize,
+    pub failed: usize,
     pub(crate) skipped: usize,
 }
 
@@ -31,7 +31,7 @@ impl Report {
         }
     }
 
-    pub(crate) fn summary(&self) -> Summary {
+    pub fn summary(&self) -> Summary {
         let mut summary = Summary::default();
         for finding in &self.findings {
             match finding.verdict {
@@ -44,7 +44,7 @@ impl Report {
     }
 
     /// The rule ids with at least one failed finding, each once, in report order.
-    pub(crate) fn failed_rules(&self) -> Vec<&'static str> {
+    pub fn failed_rules(&self) -> Vec<&'static str> {
         let mut rules: Vec<&'static str> = Vec::new();
         for finding in self.findings.iter().filter(|f| f.failed()) {
             if !rules.contains(&finding.rule) {
@@ -55,7 +55,7 @@ impl Report {
     }
 
     /// One line per finding (rule, result, what; then why for a fail or a skip) and a summary.
-    pub(crate) fn table(&self) -> String {
+    pub fn table(&self) -> String {
         let mut out = format!(
             "collie-phone check against {} (wire v{}{})\n\n",
             crate::out::line(&self.agent),
@@ -112,7 +112,7 @@ impl Report {
     /// The report as one JSON object, stable for CI:
     /// `{"agent", "version", "allowWrites", "summary": {passed, failed, skipped}, "failedRules",
     /// "findings": [{"rule", "what", "verdict": "pass"|"fail"|"skipped", "why"?}]}`.
-    pub(crate) fn json(&self) -> serde_json::Value {
+    pub fn json(&self) -> serde_json::Value {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Line<'a> {
@@ -155,7 +155,7 @@ impl Report {
 
     /// JUnit XML: one testsuite, one testcase per finding (classname the rule id), with a
     /// `<failure>` or `<skipped>` element carrying the why.
-    pub(crate) fn junit(&self) -> String {
+    pub fn junit(&self) -> String {
         let summary = self.summary();
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         out.push_str(&format!(
