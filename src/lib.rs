@@ -1,20 +1,16 @@
+pub use collie_check::{check, doctor};
+pub use collie_client::{engine, transport};
+pub use collie_wire::{dsh_wire, out, wire};
 pub mod acp_host;
 pub mod app;
 pub mod chat;
-pub mod check;
 pub mod cli;
 pub mod config;
-pub mod doctor;
-pub mod dsh_wire;
 pub mod durable;
-pub mod engine;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod look;
-pub mod out;
 pub mod rigs;
 pub mod screens;
-pub mod transport;
 pub mod tui;
 pub mod ui;
-pub mod wire;

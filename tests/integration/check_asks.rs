@@ -11,7 +11,8 @@ use std::process::{Command, Output, Stdio};
 use common::*;
 use serde_json::Value;
 
-/// Every finding id of the A rules and of SPEC L (src/check/asks.rs, src/check/limits.rs).
+/// Every finding id of the A rules and of SPEC L (crates/check/src/check/asks.rs,
+/// crates/check/src/check/limits.rs).
 const A_AND_L: [&str; 20] = [
     "A3",
     "A7",

@@ -1,13 +1,16 @@
-//! The layers of docs/ARCHITECTURE.md, kept by a test: every file of `src/` is read with `syn`,
-//! every path it names inside the crate (`crate::…`, `super::…`, `self::…`, in `use` lines and
-//! in code) is resolved to the module it points at, and a path that runs against the arrows fails
-//! with the file, the line and both layers.
+//! The layers of docs/ARCHITECTURE.md, kept by a test: every file of `src/` and `crates/*/src/`
+//! is read with `syn`, every path it names inside its crate (`crate::…`, `super::…`, `self::…`,
+//! in `use` lines and in code) is resolved to the module it points at, and a path that runs
+//! against the arrows fails with the file, the line and both layers.
 //!
 //! Beside the arrows it keeps three house rules:
 //! - only the ui layer (and the runner) draws: `ratatui::Frame`, widgets and buffers are named
 //!   nowhere else;
 //! - the pure layers do no I/O: no files, sockets, processes or tokio in wire, look, app or ui;
 //! - no two sibling files import each other (a cycle inside a folder is a cycle all the same).
+//!
+//! It also stands in for rustc's dead-code warning where that is silent: every `pub` item of a
+//! crate under `crates/` is named somewhere besides its definition.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -310,22 +313,45 @@ fn module_of(relative: &Path) -> Vec<String> {
     parts
 }
 
+/// Where the sources are: the root package's `src/` and each crate's `crates/*/src/`. A module's
+/// path is the same in any of them: each crate keeps its layers' folders and its `lib.rs`
+/// re-exports the crates below under their own names, so `crate::wire` means the same module
+/// everywhere.
+fn source_roots() -> Vec<PathBuf> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut roots = vec![repo.join("src")];
+    let crates = repo.join("crates");
+    let entries =
+        std::fs::read_dir(&crates).unwrap_or_else(|e| panic!("{}: {e}", crates.display()));
+    let mut crate_roots: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path().join("src"))
+        .filter(|src| src.is_dir())
+        .collect();
+    crate_roots.sort();
+    roots.extend(crate_roots);
+    roots
+}
+
 fn sources() -> Vec<Source> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    walk(&root, &mut files);
-    files.sort();
-    files
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for root in source_roots() {
+        let mut files = Vec::new();
+        walk(&root, &mut files);
+        files.sort();
+        found.extend(files.into_iter().map(|file| (root.clone(), file)));
+    }
+    found
         .into_iter()
-        .map(|file| {
-            let relative = file.strip_prefix(&root).unwrap_or(&file).to_path_buf();
+        .map(|(root, file)| {
             let text = std::fs::read_to_string(&file)
                 .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-            let module = module_of(&relative);
+            let module = module_of(file.strip_prefix(&root).unwrap_or(&file));
             let named = collect(&module, &text)
                 .unwrap_or_else(|e| panic!("{}: does not parse: {e}", file.display()));
             Source {
-                file: relative,
+                file: file.strip_prefix(repo).unwrap_or(&file).to_path_buf(),
                 module,
                 named,
             }
@@ -554,12 +580,14 @@ fn every_source_file_has_a_layer() {
 
 #[test]
 fn every_module_the_map_names_is_in_the_tree() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let roots = source_roots();
     let dead: Vec<&str> = TOP_MODULES
         .iter()
         .map(|(name, _)| *name)
         .filter(|name| {
-            !src.join(name).join("mod.rs").is_file() && !src.join(format!("{name}.rs")).is_file()
+            !roots.iter().any(|src| {
+                src.join(name).join("mod.rs").is_file() || src.join(format!("{name}.rs")).is_file()
+            })
         })
         .collect();
     assert!(
@@ -589,5 +617,104 @@ fn a_room_touches_only_itself_and_the_phone() {
         found.is_empty(),
         "a room names the App (it may touch only itself and the Phone):\n{}",
         found.join("\n")
+    );
+}
+
+/// The names of the `pub` items of one file, with their lines.
+struct PubItems(Vec<(String, usize)>);
+
+impl PubItems {
+    fn push(&mut self, vis: &syn::Visibility, ident: &syn::Ident) {
+        if matches!(vis, syn::Visibility::Public(_)) {
+            self.0.push((ident.to_string(), ident.span().start().line));
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for PubItems {
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        self.push(&item.vis, &item.sig.ident);
+        syn::visit::visit_item_fn(self, item);
+    }
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        self.push(&item.vis, &item.sig.ident);
+        syn::visit::visit_impl_item_fn(self, item);
+    }
+    fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
+        self.push(&item.vis, &item.ident);
+    }
+    fn visit_item_enum(&mut self, item: &'ast syn::ItemEnum) {
+        self.push(&item.vis, &item.ident);
+    }
+    fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
+        self.push(&item.vis, &item.ident);
+    }
+    fn visit_item_static(&mut self, item: &'ast syn::ItemStatic) {
+        self.push(&item.vis, &item.ident);
+    }
+    fn visit_item_trait(&mut self, item: &'ast syn::ItemTrait) {
+        self.push(&item.vis, &item.ident);
+    }
+    fn visit_item_type(&mut self, item: &'ast syn::ItemType) {
+        self.push(&item.vis, &item.ident);
+    }
+}
+
+/// rustc's dead-code warning is silent on a library's `pub` items, and each crate under
+/// `crates/` makes `pub` what the crates above, the tests and the benches use (docs/
+/// ARCHITECTURE.md, "What is `pub`"). So a `pub` item of a crate must be named somewhere besides
+/// its own definition: in its crate, in a crate above, a test, a bench or a fuzz target. The
+/// check goes by name, so it is approximate: a name also used for something else can hide a dead
+/// item, but a live item is never reported.
+#[test]
+fn every_pub_item_of_a_crate_is_named_somewhere() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for folder in ["src", "crates", "tests", "benches", "fuzz/fuzz_targets"] {
+        let dir = repo.join(folder);
+        if dir.is_dir() {
+            walk(&dir, &mut files);
+        }
+    }
+    files.sort();
+    let mut uses: BTreeMap<String, usize> = BTreeMap::new();
+    let mut public = Vec::new();
+    for file in &files {
+        let text =
+            std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for word in text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+        {
+            *uses.entry(word.to_string()).or_default() += 1;
+        }
+        if file.starts_with(repo.join("crates")) {
+            let parsed = syn::parse_file(&text)
+                .unwrap_or_else(|e| panic!("{}: does not parse: {e}", file.display()));
+            let mut items = PubItems(Vec::new());
+            items.visit_file(&parsed);
+            let shown = file
+                .strip_prefix(repo)
+                .unwrap_or(file)
+                .display()
+                .to_string();
+            public.extend(
+                items
+                    .0
+                    .into_iter()
+                    .map(|(name, line)| (shown.clone(), line, name)),
+            );
+        }
+    }
+    assert!(!public.is_empty(), "no pub item found under crates/");
+    let dead: Vec<String> = public
+        .iter()
+        .filter(|(_, _, name)| uses.get(name).copied().unwrap_or(0) < 2)
+        .map(|(file, line, name)| format!("{file}:{line}: {name}"))
+        .collect();
+    assert!(
+        dead.is_empty(),
+        "pub items named nowhere but where they are defined (delete them, or use them):\n{}",
+        dead.join("\n")
     );
 }

@@ -1,0 +1,39 @@
+//! The wire: every shape that crosses between Collie and a durable agent, with the limits of
+//! SPEC L enforced on decode. Shared by the reference agent and the engine; no I/O here.
+//! The contract these types follow is docs/WIRE.md.
+
+pub(crate) mod actions;
+pub(crate) mod ask;
+pub mod decode;
+pub mod etag;
+pub(crate) mod events;
+pub mod form_check;
+pub(crate) mod hello;
+pub(crate) mod history;
+pub(crate) mod id;
+pub(crate) mod item;
+pub(crate) mod kind;
+pub mod limits;
+pub mod paths;
+pub mod recording;
+pub mod sanitize;
+pub mod settings;
+pub mod shown;
+pub(crate) mod snapshot;
+pub mod time;
+pub mod tool_input;
+pub(crate) mod usage;
+
+pub use actions::*;
+pub use ask::*;
+pub use decode::{DecodeError, Decoded, Sanitize, decode};
+pub use etag::*;
+pub use events::*;
+pub use hello::*;
+pub use history::*;
+pub use id::*;
+pub use item::*;
+pub use sanitize::{Change, ChangeKind, Report};
+pub use settings::*;
+pub use snapshot::*;
+pub use usage::{Cost, Usage};
