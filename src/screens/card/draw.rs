@@ -879,4 +879,12 @@ impl crate::ui::Drawn for crate::screens::CardScreen {
         self.drawn_links.replace(Vec::new());
         draw(frame, app, &self.key, theme, &self.drawn_links);
     }
+
+    fn hints(
+        &self,
+        app: &App,
+        _context: crate::app::keymap::Context,
+    ) -> Option<&'static [crate::app::keymap::Hint]> {
+        super::draw_dsh::hints(app, &self.key)
+    }
 }

@@ -11,7 +11,7 @@ use crate::app::keymap::Action;
 use crate::dsh_wire::AppendKind;
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::overlay::draw::boxed_to_fit;
+use crate::ui::popup::boxed_to_fit;
 
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Theme) {
     let area = frame.area();
