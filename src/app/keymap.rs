@@ -723,8 +723,8 @@ mod tests {
         for context in [
             crate::screens::pane::keys::INPUT,
             crate::screens::card::keys::TYPING,
-            crate::screens::overlay::keys::PROMPT,
-            crate::screens::overlay::keys::FILTER,
+            crate::app::overlay::keys::PROMPT,
+            crate::app::overlay::keys::FILTER,
             crate::screens::pane::keys::SEARCH,
         ] {
             for c in "abcdefghijklmnopqrstuvwxyzRGHq?/0123456789 ".chars() {
@@ -760,8 +760,8 @@ mod tests {
         for context in [
             crate::screens::pane::keys::INPUT,
             crate::screens::card::keys::TYPING,
-            crate::screens::overlay::keys::PROMPT,
-            crate::screens::overlay::keys::FILTER,
+            crate::app::overlay::keys::PROMPT,
+            crate::app::overlay::keys::FILTER,
             crate::screens::pane::keys::SEARCH,
             crate::screens::dsh_form::keys::FORM,
         ] {
@@ -795,12 +795,12 @@ mod tests {
         let keymap = defaults();
         let enter = key(KeyCode::Enter, KeyModifiers::NONE);
         assert_eq!(
-            keymap.action(crate::screens::overlay::keys::CONFIRM_ALWAYS, &enter),
+            keymap.action(crate::app::overlay::keys::CONFIRM_ALWAYS, &enter),
             None
         );
         let y = key(KeyCode::Char('y'), KeyModifiers::NONE);
         assert_eq!(
-            keymap.action(crate::screens::overlay::keys::CONFIRM_ALWAYS, &y),
+            keymap.action(crate::app::overlay::keys::CONFIRM_ALWAYS, &y),
             Some(Action::ConfirmAlways)
         );
         // Rebinding the plain yes leaves the allow-always yes alone.
@@ -812,7 +812,7 @@ mod tests {
             )],
         );
         assert_eq!(
-            keymap.action(crate::screens::overlay::keys::CONFIRM_ALWAYS, &enter),
+            keymap.action(crate::app::overlay::keys::CONFIRM_ALWAYS, &enter),
             None
         );
     }

@@ -4,6 +4,9 @@
 //! out; `ui` draws from `&App`.
 
 pub(crate) mod agents;
+pub mod arming;
+pub(crate) mod ask_diff;
+pub mod card_state;
 pub(crate) mod dsh_news;
 pub(crate) mod dsh_state;
 pub mod editor;
@@ -17,10 +20,12 @@ pub(crate) mod mouse;
 pub(crate) mod names;
 pub mod notify;
 pub(crate) mod outbox;
+pub mod overlay;
 pub mod phone;
 pub(crate) mod pretty_json;
 pub mod settings;
 pub(crate) mod typing;
+pub(crate) mod wire_log;
 
 use std::path::PathBuf;
 
@@ -32,12 +37,12 @@ use self::keymap::{Action, Context};
 use self::notify::{Announcement, Notice};
 use self::phone::{Phone, Step};
 use self::settings::Settings;
+use crate::app::card_state::CardStatus;
 use crate::engine::{AgentChange, FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
 use crate::look::theme::Theme;
-use crate::screens::card::state::CardStatus;
-use crate::screens::overlay::{self, Overlay};
 use crate::screens::room::Room;
 use crate::screens::{Navigation, PaneFocus, Screen};
+use overlay::Overlay;
 
 /// How long after the last key the person still counts as watching (SPEC S7, T8).
 const WATCHING_AFTER_KEY_SECONDS: i64 = 60;

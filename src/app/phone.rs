@@ -21,13 +21,13 @@ use super::keymap::Keymap;
 use super::notify::NotifyStyle;
 use super::outbox::Outbox;
 use super::{AppSetup, Command};
+use crate::app::card_state::{AgentOffer, CardState};
+use crate::app::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
+use crate::app::wire_log::WireLog;
 use crate::chat::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{IntentKind, ToEngine};
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
-use crate::screens::card::state::{AgentOffer, CardState};
-use crate::screens::inspector::WireLog;
-use crate::screens::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
 use crate::screens::{CardScreen, PaneScreen, Screen};
 
 /// A change to the stack of screens that a room asked for, applied by the app after it.
@@ -115,7 +115,7 @@ impl Phone {
             notify: setup.settings.notify,
             mouse: setup.settings.mouse,
             wire: WireLog::default(),
-            export_dir: crate::screens::inspector::default_export_dir(),
+            export_dir: crate::app::wire_log::default_export_dir(),
             pending_export: None,
             now: setup.now,
             size: setup.size,

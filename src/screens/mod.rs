@@ -85,7 +85,7 @@ macro_rules! screens {
         pub(crate) fn key_parts() -> Vec<Context> {
             let mut parts = Vec::new();
             $(parts.extend_from_slice(<$state as Room>::key_parts());)*
-            parts.extend_from_slice(overlay::keys::PARTS);
+            parts.extend_from_slice(crate::app::overlay::keys::PARTS);
             parts
         }
     };

@@ -91,7 +91,7 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme
     // What floats over the screen hints its own keys; the room on top only those that do
     // something now.
     let room = app.nav().top().room();
-    let in_room = app.overlay.is_none() && context != crate::screens::overlay::keys::FILTER;
+    let in_room = app.overlay.is_none() && context != crate::app::overlay::keys::FILTER;
     let narrow = geometry::is_narrow(area.width);
     let hints: Vec<(String, &str, bool)> = hints
         .iter()

@@ -11,16 +11,16 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
 use crate::app::App;
+use crate::app::ask_diff::Changed;
+use crate::app::card_state::{
+    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
+};
 use crate::app::geometry;
 use crate::app::inbox::{AskKey, TimeLeft};
 use crate::app::keymap::Action;
 use crate::look::chat_links::find_links;
 use crate::look::theme::Theme;
 use crate::look::{markdown, wrap};
-use crate::screens::card::ask_diff::Changed;
-use crate::screens::card::state::{
-    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
-};
 use crate::screens::pane::select::DrawnLink;
 use crate::wire::{AskKind, AskOption, Effect, FieldKind, tool_input};
 

@@ -3,24 +3,21 @@
 //! Retry for an answer whose outcome is unknown (SPEC A3–A15, Q4). No key answers a card within
 //! the reading time after it opened or changed (docs/ASKS.md).
 
-pub mod arming;
-pub(crate) mod ask_diff;
 pub(crate) mod draw;
 pub(crate) mod draw_dsh;
 pub(crate) mod keys;
-pub mod state;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use crate::app::arming::{Arming, Why};
+use crate::app::card_state::{CardState, CardStatus, FieldValue};
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::step_around;
+use crate::app::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::app::phone::Phone;
 use crate::app::{Command, typing};
 use crate::engine::IntentKind;
-use crate::screens::card::arming::{Arming, Why};
-use crate::screens::card::state::{CardState, CardStatus, FieldValue};
-use crate::screens::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::screens::room::Room;
 use crate::wire::{Answer, AskKind, Effect};
 
@@ -410,7 +407,7 @@ impl Phone {
         if let Some(card) = self.cards.get_mut(key)
             && let Some(at) = card.expired_at(now)
         {
-            card.notice = Some(crate::screens::card::state::expired_refusal(at));
+            card.notice = Some(crate::app::card_state::expired_refusal(at));
         }
     }
 
@@ -466,16 +463,13 @@ impl Phone {
                 let yes = self
                     .keymap
                     .key_label(
-                        crate::screens::overlay::keys::CONFIRM_ALWAYS,
+                        crate::app::overlay::keys::CONFIRM_ALWAYS,
                         Action::ConfirmAlways,
                     )
                     .unwrap_or_default();
                 let no = self
                     .keymap
-                    .key_label(
-                        crate::screens::overlay::keys::CONFIRM_ALWAYS,
-                        Action::Cancel,
-                    )
+                    .key_label(crate::app::overlay::keys::CONFIRM_ALWAYS, Action::Cancel)
                     .unwrap_or_default();
                 if let Some(Overlay::AllowAlways(question)) = &mut self.overlay {
                     question.notice = Some(format!(
@@ -543,17 +537,17 @@ impl Phone {
         match self.cards.get(key) {
             Some(card) if card.expired_at(self.now).is_some() => card
                 .expired_at(self.now)
-                .map(crate::screens::card::state::expired_refusal)
+                .map(crate::app::card_state::expired_refusal)
                 .unwrap_or_default(),
             Some(card) if !card.ask.is_answerable() => {
-                crate::screens::card::state::CANNOT_ANSWER.to_string()
+                crate::app::card_state::CANNOT_ANSWER.to_string()
             }
             // Names the answer that won, when the chat says it (SPEC A4, A7).
             Some(card) if card.closed.is_some() => {
                 card.closed.as_ref().map_or_else(String::new, |closed| {
                     format!(
                         "{} Nothing was sent.",
-                        crate::screens::card::state::closed_sentence(closed)
+                        crate::app::card_state::closed_sentence(closed)
                     )
                 })
             }

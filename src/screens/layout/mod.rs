@@ -7,11 +7,11 @@ pub(crate) mod keys;
 use crate::app::agents::PaneRef;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, ListCursor};
+use crate::app::overlay::{Deferred, Overlay};
 use crate::app::phone::Phone;
 use crate::app::{Command, editor::Editor};
 use crate::engine::IntentKind;
 use crate::screens::Screen;
-use crate::screens::overlay::{Deferred, Overlay};
 use crate::screens::room::Room;
 use crate::wire::{Tab, Workspace, caps};
 

@@ -8,9 +8,9 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::keymap::{Action, Context};
+use crate::app::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::ui::popup::{boxed, boxed_to_fit, clear_straddling};
 
 /// The argument lines the allow-always question shows before it points at the card.
@@ -26,7 +26,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
         Overlay::Confirm { question, .. } => {
             let keys = overlay.keys();
             let (yes_action, yes_words, no_words) =
-                if keys == crate::screens::overlay::keys::CONFIRM_SETTING {
+                if keys == crate::app::overlay::keys::CONFIRM_SETTING {
                     (Action::ConfirmAlways, " switch   ", " keep")
                 } else {
                     (Action::Confirm, " yes   ", " no")
@@ -155,7 +155,7 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
     }
     let label = |action| {
         app.keymap
-            .key_label(crate::screens::overlay::keys::CONFIRM_ALWAYS, action)
+            .key_label(crate::app::overlay::keys::CONFIRM_ALWAYS, action)
             .unwrap_or_default()
     };
     let yes = vec![
@@ -184,17 +184,17 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
 /// The help, from `scroll` on; its bottom border says when more lies above or below, and
 /// which keys show it.
 fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme: &Theme) {
-    let super::help::HelpLayout {
+    let crate::app::overlay::help::HelpLayout {
         lines,
         rect,
         visible,
-    } = super::help::layout(app, context, app.help_for(context), frame.area());
+    } = crate::app::overlay::help::layout(app, context, app.help_for(context), frame.area());
     let scroll = scroll.min(lines.len().saturating_sub(visible));
     let above = scroll > 0;
     let below = scroll + visible < lines.len();
     let label = |action| {
         app.keymap
-            .key_label(crate::screens::overlay::keys::HELP, action)
+            .key_label(crate::app::overlay::keys::HELP, action)
             .unwrap_or_default()
     };
     let more = match (above, below) {

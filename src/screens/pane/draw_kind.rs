@@ -47,7 +47,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Th
     }
     let key = |action| {
         app.keymap
-            .key_label(crate::screens::overlay::keys::KIND_PICKER, action)
+            .key_label(crate::app::overlay::keys::KIND_PICKER, action)
             .unwrap_or_default()
     };
     let width = usize::from(

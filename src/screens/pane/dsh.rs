@@ -4,11 +4,11 @@
 
 use crate::app::dsh_state::{DshView, kind_words, mode_words};
 use crate::app::keymap::Action;
+use crate::app::overlay::{About, Deferred, Overlay};
 use crate::app::phone::Phone;
 use crate::app::{Command, intents};
 use crate::dsh_wire::{AppendKind, AppendMode, TaskStatus};
 use crate::engine::{IntentKind, IntentRecord, IntentState};
-use crate::screens::overlay::{About, Deferred, Overlay};
 
 /// The longest message the phone sends to a bridge; the body must stay under its 256 KiB
 /// (seed: maxRequestBytes), and the JSON around the words needs room.
