@@ -35,13 +35,16 @@ use time::OffsetDateTime;
 use self::inbox::AskKey;
 use self::keymap::{Action, Context};
 use self::notify::{Announcement, Notice};
-use self::phone::{Phone, Step};
+use self::phone::{Goto, Phone, Step};
 use self::settings::Settings;
 use crate::app::card_state::CardStatus;
 use crate::engine::{AgentChange, FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
 use crate::look::theme::Theme;
 use crate::screens::room::Room;
-use crate::screens::{Navigation, PaneFocus, Screen};
+use crate::screens::{
+    CardScreen, ConversationScreen, DshFormScreen, ExchangeScreen, HistoryScreen, InspectorScreen,
+    LayoutScreen, Navigation, NewScreen, PaneFocus, PaneScreen, Screen,
+};
 use overlay::Overlay;
 
 /// How long after the last key the person still counts as watching (SPEC S7, T8).
@@ -455,11 +458,43 @@ impl App {
         commands
     }
 
+    /// The screen a room asked for, made with its room's constructor; None when what it names
+    /// is gone (an exchange the wire log let go).
+    fn screen_for(&self, goto: Goto) -> Option<Screen> {
+        Some(match goto {
+            Goto::Pane { agent, pane } => Screen::Pane(PaneScreen::new(&agent, &pane)),
+            Goto::Card(key) => Screen::Card(CardScreen::new(key)),
+            Goto::Layout { agent } => Screen::Layout(LayoutScreen::new(agent)),
+            Goto::New => Screen::New(NewScreen::default()),
+            Goto::History { agent } => Screen::History(HistoryScreen::new(agent)),
+            Goto::Conversation {
+                agent,
+                conversation,
+                title,
+            } => Screen::Conversation(ConversationScreen::open(
+                &self.phone,
+                agent,
+                conversation,
+                title,
+            )),
+            Goto::Inspector => Screen::Inspector(InspectorScreen::default()),
+            Goto::Exchange { number } => {
+                Screen::Exchange(ExchangeScreen::of(&self.phone.wire, number)?)
+            }
+            Goto::DshForm { agent, purpose } => {
+                Screen::DshForm(Box::new(DshFormScreen::new(&agent, purpose)))
+            }
+        })
+    }
+
     /// Applies the steps the rooms asked of the stack of screens, oldest first.
     fn apply_steps(&mut self) {
         for step in std::mem::take(&mut self.phone.steps) {
             match step {
-                Step::Open(screen) => {
+                Step::Open(goto) => {
+                    let Some(screen) = self.screen_for(goto) else {
+                        continue;
+                    };
                     if !self.nav.top().same_place(&screen) {
                         self.nav.push(screen);
                     }

@@ -28,16 +28,43 @@ use crate::chat::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{IntentKind, ToEngine};
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
-use crate::screens::{CardScreen, PaneScreen, Screen};
+
+/// Where a room asks to go, as data: the app (the router) makes the screen with the room's
+/// constructor, so no room names another and the phone names none.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Goto {
+    /// A pane of an agent.
+    Pane { agent: String, pane: String },
+    /// The card of an ask.
+    Card(AskKey),
+    /// An agent's workspaces, tabs and panes.
+    Layout { agent: String },
+    /// The New page.
+    New,
+    /// An agent's past conversations.
+    History { agent: String },
+    /// One past conversation, by its id, with the title the list showed.
+    Conversation {
+        agent: String,
+        conversation: String,
+        title: String,
+    },
+    /// The wire inspector's list.
+    Inspector,
+    /// One exchange of the wire log, by its number.
+    Exchange { number: u64 },
+    /// The New page's form for a bridge.
+    DshForm {
+        agent: String,
+        purpose: super::dsh_state::DshPurpose,
+    },
+}
 
 /// A change to the stack of screens that a room asked for, applied by the app after it.
-// A step lives from a room's key to the end of the same update: boxing the screen would cost
-// an allocation per opened screen for no gain.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub(crate) enum Step {
     /// Opens a screen over the one on top (not again when it is already the one on top).
-    Open(Screen),
+    Open(Goto),
     /// Goes back one screen.
     Back,
     /// Shows the newest item of the chat of the pane on top: what was just sent goes there.
@@ -166,9 +193,9 @@ impl Phone {
         self.chat_layout = ChatLayout::default();
     }
 
-    /// Opens `screen` over the one on top, once the room that asked is done.
-    pub(crate) fn open(&mut self, screen: Screen) {
-        self.steps.push(Step::Open(screen));
+    /// Opens the screen `goto` names over the one on top, once the room that asked is done.
+    pub(crate) fn open(&mut self, goto: Goto) {
+        self.steps.push(Step::Open(goto));
     }
 
     /// Goes back one screen, once the room that asked is done. A card whose ask is gone is
@@ -179,7 +206,10 @@ impl Phone {
     }
 
     pub(crate) fn open_pane(&mut self, agent: &str, pane: &str) {
-        self.open(Screen::Pane(PaneScreen::new(agent, pane)));
+        self.open(Goto::Pane {
+            agent: agent.to_string(),
+            pane: pane.to_string(),
+        });
     }
 
     /// Opens the card of an ask, keeping what was typed on it before. From wherever it opens
@@ -199,7 +229,7 @@ impl Phone {
             .entry(key.clone())
             .and_modify(|card| card.reopen(now))
             .or_insert_with(|| CardState::new(key.clone(), ask, title, now));
-        self.open(Screen::Card(CardScreen::new(key)));
+        self.open(Goto::Card(key));
     }
 
     pub(crate) fn show_toast(&mut self, text: impl Into<String>, trouble: bool) {

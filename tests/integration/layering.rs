@@ -592,3 +592,61 @@ fn a_room_touches_only_itself_and_the_phone() {
         found.join("\n")
     );
 }
+
+/// The phone's state (`app/` but the router, `App` in `app/mod.rs` and its news of a bridge in
+/// `app/dsh_news.rs`) names no room: the rooms' state it keeps (cards, what floats, the wire
+/// log) is its own, and a room asks for another screen with a `Goto`, data only.
+#[test]
+fn the_phone_names_no_room() {
+    let router = [
+        vec!["app".to_string()],
+        vec!["app".into(), "dsh_news".into()],
+    ];
+    let mut found = Vec::new();
+    for source in sources() {
+        if !starts_with(&source.module, "app") || router.contains(&source.module) {
+            continue;
+        }
+        for named in &source.named {
+            if named.inside && !named.in_test && starts_with(&named.path, "screens") {
+                found.push(format!(
+                    "{}:{}: crate::{}",
+                    source.file.display(),
+                    named.line,
+                    named.path.join("::")
+                ));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the phone names a room (keep its state in app, ask with a Goto):\n{}",
+        found.join("\n")
+    );
+}
+
+/// A room's app half never names the stack's `Screen`: it asks to go somewhere with
+/// `Phone::open(Goto::…)`, and the router makes the screen.
+#[test]
+fn a_room_opens_screens_with_a_goto() {
+    let mut found = Vec::new();
+    for source in sources() {
+        if !starts_with(&source.module, "screens")
+            || source.module.len() < 2
+            || layer_of(&source.module) != Some(Layer::App)
+        {
+            continue;
+        }
+        for named in &source.named {
+            let names_screen = named.path[..] == ["screens", "Screen"];
+            if named.inside && !named.in_test && names_screen {
+                found.push(format!("{}:{}", source.file.display(), named.line));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a room names the Screen enum (ask with Phone::open(Goto::…)):\n{}",
+        found.join("\n")
+    );
+}

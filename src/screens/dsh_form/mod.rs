@@ -10,24 +10,18 @@ pub(crate) mod draw;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
+pub(crate) use crate::app::dsh_state::DshPurpose;
 use crate::app::dsh_state::{DshView, ModelChoice};
 use crate::app::editor::Editor;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, step_around};
+use crate::app::phone::Goto;
 use crate::app::phone::Phone;
 use crate::app::{Command, intents, typing};
 use crate::dsh_wire::{ModelConfig, limits};
 use crate::engine::dsh::pane::session_of_pane;
 use crate::engine::{IntentKind, IntentRecord};
-use crate::screens::Screen;
 use crate::screens::room::Room;
-
-/// What a form makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DshPurpose {
-    Task,
-    Register,
-}
 
 /// One field of a form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,9 +284,10 @@ impl Phone {
     }
 
     pub(crate) fn open_dsh_form(&mut self, agent: &str, purpose: DshPurpose) {
-        self.open(Screen::DshForm(Box::new(DshFormScreen::new(
-            agent, purpose,
-        ))));
+        self.open(Goto::DshForm {
+            agent: agent.to_string(),
+            purpose,
+        });
     }
 
     /// The options of a form, from the bridge's capabilities, workspaces and layout.

@@ -8,13 +8,13 @@ use crate::app::history::{HistoryStore, LOAD_AHEAD};
 use crate::app::keymap::{Action, Context};
 use crate::app::list::Filter;
 use crate::app::list::ListCursor;
+use crate::app::phone::Goto;
 use crate::app::phone::Phone;
 use crate::app::{Command, geometry};
 use crate::chat::pane_log::ChatEntry;
 use crate::engine::{HistoryPage, IntentKind};
 use crate::look::chat::ChatStyle;
 use crate::look::chat_scroll::ChatScroll;
-use crate::screens::Screen;
 use crate::screens::room::Room;
 use crate::wire::ConversationSummary;
 
@@ -23,6 +23,17 @@ pub struct HistoryScreen {
     pub(crate) agent: String,
     pub(crate) cursor: ListCursor,
     pub(crate) filter: Filter,
+}
+
+impl HistoryScreen {
+    /// An agent's past conversations, from the newest.
+    pub(crate) fn new(agent: String) -> Self {
+        Self {
+            agent,
+            cursor: Default::default(),
+            filter: Default::default(),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -116,27 +127,11 @@ impl Room for HistoryScreen {
                 let Some((conversation, title)) = chosen else {
                     return Vec::new();
                 };
-                let loaded = phone
-                    .history
-                    .items(&agent, &conversation)
-                    .is_some_and(|l| !l.entries.is_empty());
-                let mut screen = ConversationScreen {
+                phone.open(Goto::Conversation {
                     agent: agent.clone(),
                     conversation: conversation.clone(),
                     title,
-                    scroll: Default::default(),
-                    thinking_expanded: false,
-                    placed: false,
-                };
-                if let Some(list) = phone
-                    .history
-                    .items(&agent, &conversation)
-                    .filter(|_| loaded)
-                {
-                    screen.scroll.jump_to_top(&list.entries);
-                    screen.placed = true;
-                }
-                phone.open(Screen::Conversation(screen));
+                });
                 phone
                     .history
                     .open_items(&agent, &conversation)
@@ -242,6 +237,31 @@ impl Room for ConversationScreen {
 }
 
 impl ConversationScreen {
+    /// The conversation's screen, at its top when its first page is already here.
+    pub(crate) fn open(phone: &Phone, agent: String, conversation: String, title: String) -> Self {
+        let loaded = phone
+            .history
+            .items(&agent, &conversation)
+            .is_some_and(|l| !l.entries.is_empty());
+        let mut screen = ConversationScreen {
+            agent: agent.clone(),
+            conversation: conversation.clone(),
+            title,
+            scroll: Default::default(),
+            thinking_expanded: false,
+            placed: false,
+        };
+        if let Some(list) = phone
+            .history
+            .items(&agent, &conversation)
+            .filter(|_| loaded)
+        {
+            screen.scroll.jump_to_top(&list.entries);
+            screen.placed = true;
+        }
+        screen
+    }
+
     /// Moves the conversation's chat; near the end, reads the next page before the person
     /// gets there (SPEC W5).
     fn scroll(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {

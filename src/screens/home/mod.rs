@@ -9,10 +9,10 @@ use crate::app::inbox::{self, InboxRow};
 use crate::app::keymap::{Action, Context};
 use crate::app::list::Filter;
 use crate::app::list::ListCursor;
+use crate::app::phone::Goto;
 use crate::app::phone::Phone;
 use crate::app::{Command, geometry};
 use crate::screens::room::Room;
-use crate::screens::{HistoryScreen, LayoutScreen, NewScreen, Screen};
 
 #[derive(Debug, Clone, Default)]
 pub struct HomeScreen {
@@ -76,11 +76,9 @@ impl Phone {
             );
             return Vec::new();
         }
-        self.open(Screen::History(HistoryScreen {
+        self.open(Goto::History {
             agent: agent.to_string(),
-            cursor: Default::default(),
-            filter: Default::default(),
-        }));
+        });
         self.history
             .open_conversations(agent)
             .map(Command::Engine)
@@ -154,11 +152,7 @@ impl Room for HomeScreen {
                     }
                 } else if let Some(index) = agents.get(self.agents.selected) {
                     let name = phone.agents.list[*index].name.clone();
-                    phone.open(Screen::Layout(LayoutScreen {
-                        agent: name,
-                        cursor: Default::default(),
-                        filter: Default::default(),
-                    }));
+                    phone.open(Goto::Layout { agent: name });
                 }
                 Vec::new()
             }
@@ -174,7 +168,7 @@ impl Room for HomeScreen {
                 Vec::new()
             }
             Action::NewPage => {
-                phone.open(Screen::New(NewScreen::default()));
+                phone.open(Goto::New);
                 Vec::new()
             }
             Action::History => {
@@ -304,7 +298,7 @@ mod tests {
         let mut harness = Harness::new();
         let mut home = HomeScreen::default();
         harness.act(&mut home, Action::NewPage);
-        assert!(matches!(harness.steps()[..], [Step::Open(Screen::New(_))]));
+        assert!(matches!(harness.steps()[..], [Step::Open(Goto::New)]));
         harness.act(&mut home, Action::JumpExpiring);
         assert_eq!(harness.toast(), Some("No open ask has a time limit."));
         assert!(harness.steps().is_empty(), "no card opens for no ask");

@@ -12,11 +12,11 @@ use time::OffsetDateTime;
 
 use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, ListCursor};
+use crate::app::phone::Goto;
 use crate::app::phone::Phone;
 use crate::app::wire_log::WireLog;
-use crate::app::{Command, geometry, pretty_json};
+use crate::app::{Command, geometry};
 use crate::screens::room::Room;
-use crate::screens::{ExchangeScreen, Screen};
 
 /// The wire inspector: every exchange with the agents, newest at the bottom.
 #[derive(Debug, Clone, Default)]
@@ -142,7 +142,7 @@ pub(crate) fn export_file_name(now: OffsetDateTime) -> String {
 impl Phone {
     /// Opens the wire inspector over whatever is on screen.
     pub(crate) fn open_inspector(&mut self) {
-        self.open(Screen::Inspector(InspectorScreen::default()));
+        self.open(Goto::Inspector);
     }
 
     /// What an export the runner wrote (or could not write) came to, and whether it is
@@ -211,17 +211,10 @@ impl InspectorScreen {
         let Some(number) = view.rows.get(view.cursor.selected).copied() else {
             return;
         };
-        let Some(record) = phone.wire.get(number) else {
+        if phone.wire.get(number).is_none() {
             return;
-        };
-        let shown = |body: &str| pretty_json::pretty(body).unwrap_or_else(|| body.to_string());
-        let screen = ExchangeScreen {
-            request_text: shown(&record.request_body),
-            reply_text: shown(&record.reply_body),
-            record: Box::new(record.clone()),
-            scroll: 0,
-        };
-        phone.open(Screen::Exchange(screen));
+        }
+        phone.open(Goto::Exchange { number });
     }
 
     /// The listed exchanges as JSON lines, oldest first, for the runner to write.

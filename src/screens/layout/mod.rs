@@ -8,10 +8,10 @@ use crate::app::agents::PaneRef;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, ListCursor};
 use crate::app::overlay::{Deferred, Overlay};
+use crate::app::phone::Goto;
 use crate::app::phone::Phone;
 use crate::app::{Command, editor::Editor};
 use crate::engine::IntentKind;
-use crate::screens::Screen;
 use crate::screens::room::Room;
 use crate::wire::{Tab, Workspace, caps};
 
@@ -21,6 +21,17 @@ pub struct LayoutScreen {
     pub(crate) agent: String,
     pub(crate) cursor: ListCursor,
     pub(crate) filter: Filter,
+}
+
+impl LayoutScreen {
+    /// An agent's layout, from its top.
+    pub(crate) fn new(agent: String) -> Self {
+        Self {
+            agent,
+            cursor: Default::default(),
+            filter: Default::default(),
+        }
+    }
 }
 
 /// One row of the tree.
@@ -206,7 +217,7 @@ impl Room for LayoutScreen {
                 Vec::new()
             }
             Action::NewPage => {
-                phone.open(Screen::New(Default::default()));
+                phone.open(Goto::New);
                 Vec::new()
             }
             Action::History => phone.open_history(&agent),
@@ -282,6 +293,6 @@ mod tests {
         harness.act(&mut room, Action::Open);
         assert_eq!(harness.toast(), Some("This holds no pane to open."));
         harness.act(&mut room, Action::NewPage);
-        assert!(matches!(harness.steps()[..], [Step::Open(Screen::New(_))]));
+        assert!(matches!(harness.steps()[..], [Step::Open(Goto::New)]));
     }
 }

@@ -19,6 +19,7 @@ use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
 use crate::app::overlay::{About, Deferred, Overlay};
+use crate::app::phone::Goto;
 use crate::app::phone::{Phone, Step};
 use crate::app::{Command, geometry, typing};
 use crate::chat::pane_log::ChatEntry;
@@ -28,7 +29,6 @@ use crate::look::chat_scroll::ChatScroll;
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::Screen;
 use crate::screens::room::Room;
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
@@ -585,7 +585,7 @@ impl PaneScreen {
             Action::Abort => phone.ask_abort(&agent, &pane_id),
             Action::TakeBack => phone.take_back(&agent, &pane_id),
             Action::NewPage => {
-                phone.open(Screen::New(Default::default()));
+                phone.open(Goto::New);
                 Vec::new()
             }
             Action::History => phone.open_history(&agent),
