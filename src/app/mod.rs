@@ -612,6 +612,8 @@ impl App {
         let more = if matches!(self.phone.overlay, Some(Overlay::Help { .. })) {
             self.help_key(action);
             Vec::new()
+        } else if matches!(self.phone.overlay, Some(Overlay::AllowAlways(_))) {
+            crate::screens::card::allow_always_key(&mut self.phone, action)
         } else if self.phone.overlay.is_some() {
             self.phone.overlay_key(action, &key)
         } else if context == overlay::keys::FILTER {

@@ -375,6 +375,22 @@ impl Phone {
         new.into_iter().map(|a| a.title.clone()).collect()
     }
 
+    /// Takes down an allow-always question about a card that changed or closed under it.
+    pub(crate) fn drop_allow_always_question(&mut self, key: &AskKey) {
+        if matches!(&self.overlay, Some(Overlay::AllowAlways(q)) if q.key == *key) {
+            self.overlay = None;
+            let closed = self.cards.get(key).is_some_and(|c| c.closed.is_some());
+            let why = if closed {
+                "This ask closed before you confirmed allow always. Nothing was sent."
+            } else {
+                "This ask changed before you confirmed allow always. Nothing was sent. Read it again."
+            };
+            if let Some(card) = self.cards.get_mut(key) {
+                card.notice = Some(why.to_string());
+            }
+        }
+    }
+
     /// Redraws open cards from the live asks (SPEC A3). A card whose ask changed starts its
     /// reading time again, and an allow-always question about the ask it was is taken down.
     pub(crate) fn refresh_cards(&mut self) {

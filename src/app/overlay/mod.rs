@@ -168,7 +168,9 @@ impl Phone {
             // The app scrolls the help: how far depends on the screen below it.
             Some(Overlay::Help { .. }) => Vec::new(),
             Some(Overlay::Confirm { .. }) => self.confirm_key(action),
-            Some(Overlay::AllowAlways(_)) => self.allow_always_key(action),
+            // The card's question: the router hands its keys to the card room
+            // (`screens::card::allow_always_key`).
+            Some(Overlay::AllowAlways(_)) => Vec::new(),
             Some(Overlay::Prompt { .. }) => self.prompt_key(action, key),
             Some(Overlay::DshKind { .. }) => self.kind_picker_key(action),
             Some(Overlay::Setting(_)) => self.setting_picker_key(action),
