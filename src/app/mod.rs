@@ -500,11 +500,6 @@ impl App {
                     }
                 }
                 Step::Back => self.back(),
-                Step::FollowChat => {
-                    if let Screen::Pane(pane) = self.nav.top_mut() {
-                        pane.scroll.jump_to_bottom();
-                    }
-                }
                 Step::FocusBox => {
                     if let Screen::Pane(pane) = self.nav.top_mut() {
                         pane.focus = PaneFocus::Input;

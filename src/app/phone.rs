@@ -67,8 +67,6 @@ pub(crate) enum Step {
     Open(Goto),
     /// Goes back one screen.
     Back,
-    /// Shows the newest item of the chat of the pane on top: what was just sent goes there.
-    FollowChat,
     /// Puts the typing focus in the box of the pane on top: words came back to it.
     FocusBox,
 }
