@@ -627,7 +627,7 @@ impl App {
                     Vec::new()
                 }
                 Some(Action::Wire) => {
-                    self.phone.open_inspector();
+                    self.phone.open(Goto::Inspector);
                     Vec::new()
                 }
                 Some(Action::Mouse) => self.phone.toggle_mouse(context),

@@ -6,7 +6,7 @@
 //! "Rooms").
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use time::OffsetDateTime;
 
@@ -184,6 +184,34 @@ impl Phone {
     /// Where the wire inspector saves its exports.
     pub fn set_export_dir(&mut self, dir: PathBuf) {
         self.export_dir = dir;
+    }
+
+    /// What an export the runner wrote (or could not write) came to, and whether it is
+    /// trouble.
+    pub(crate) fn export_words(
+        &mut self,
+        path: &Path,
+        result: Result<(), String>,
+    ) -> (String, bool) {
+        let count = match self.pending_export.take() {
+            Some((pending, count)) if pending == path => Some(count),
+            other => {
+                self.pending_export = other;
+                None
+            }
+        };
+        let shown = path.display();
+        match result {
+            Ok(()) => {
+                let what = match count {
+                    Some(1) => "1 exchange".to_string(),
+                    Some(n) => format!("{n} exchanges"),
+                    None => "the exchanges".to_string(),
+                };
+                (format!("Saved {what} to {shown}"), false)
+            }
+            Err(error) => (format!("Could not save to {shown}: {error}"), true),
+        }
     }
 
     /// Forgets every chat entry as laid out, so the next frame lays them out again.

@@ -47,33 +47,33 @@ pub struct ConversationScreen {
     pub(crate) placed: bool,
 }
 
-impl Phone {
-    pub(crate) fn conversation_rows(
-        &self,
-        agent: &str,
-        filter: &Filter,
-    ) -> Vec<&ConversationSummary> {
-        self.history
-            .conversations(agent)
-            .map(|list| {
-                list.rows
-                    .iter()
-                    .filter(|row| filter.matches(&format!("{} {}", row.title, row.state.as_str())))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
+/// The agent's past conversations the filter lets through.
+pub(crate) fn conversation_rows<'a>(
+    phone: &'a Phone,
+    agent: &str,
+    filter: &Filter,
+) -> Vec<&'a ConversationSummary> {
+    phone
+        .history
+        .conversations(agent)
+        .map(|list| {
+            list.rows
+                .iter()
+                .filter(|row| filter.matches(&format!("{} {}", row.title, row.state.as_str())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
-    /// Shows a conversation again (SPEC W5); its pane opens once the snapshot has it.
-    pub(crate) fn reopen(&mut self, agent: &str, conversation: &str) -> Vec<Command> {
-        self.show_toast("Reopening…", false);
-        self.submit(
-            agent,
-            IntentKind::Reopen {
-                conversation_id: conversation.to_string(),
-            },
-        )
-    }
+/// Shows a conversation again (SPEC W5); its pane opens once the snapshot has it.
+pub(crate) fn reopen(phone: &mut Phone, agent: &str, conversation: &str) -> Vec<Command> {
+    phone.show_toast("Reopening…", false);
+    phone.submit(
+        agent,
+        IntentKind::Reopen {
+            conversation_id: conversation.to_string(),
+        },
+    )
 }
 
 impl Room for HistoryScreen {
@@ -91,7 +91,7 @@ impl Room for HistoryScreen {
             self.filter.clone(),
             self.cursor.selected,
         );
-        let rows = phone.conversation_rows(&agent, &filter);
+        let rows = conversation_rows(phone, &agent, &filter);
         let len = rows.len();
         let chosen = rows.get(selected).map(|r| (r.id.clone(), r.title.clone()));
         let height = phone.list_height(filter.is_active());
@@ -140,7 +140,7 @@ impl Room for HistoryScreen {
                     .collect()
             }
             Action::Reopen => match chosen {
-                Some((conversation, _)) => phone.reopen(&agent, &conversation),
+                Some((conversation, _)) => reopen(phone, &agent, &conversation),
                 None => Vec::new(),
             },
             _ => Vec::new(),
@@ -167,13 +167,12 @@ impl Room for HistoryScreen {
 
 impl HistoryScreen {
     fn len(&self, phone: &Phone) -> usize {
-        phone.conversation_rows(&self.agent, &self.filter).len()
+        conversation_rows(phone, &self.agent, &self.filter).len()
     }
 
     /// What each row shows, as a key that stays with the row.
     fn row_keys(&self, phone: &Phone) -> Vec<String> {
-        phone
-            .conversation_rows(&self.agent, &self.filter)
+        conversation_rows(phone, &self.agent, &self.filter)
             .iter()
             .map(|row| row.id.clone())
             .collect()
@@ -208,7 +207,7 @@ impl Room for ConversationScreen {
             }
             Action::Reopen => {
                 let (agent, conversation) = (self.agent.clone(), self.conversation.clone());
-                phone.reopen(&agent, &conversation)
+                reopen(phone, &agent, &conversation)
             }
             _ => Vec::new(),
         }

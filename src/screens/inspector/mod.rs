@@ -5,8 +5,6 @@
 pub(crate) mod draw;
 pub(crate) mod keys;
 
-use std::path::Path;
-
 use ratatui::layout::Rect;
 use time::OffsetDateTime;
 
@@ -137,41 +135,6 @@ pub(crate) fn export_file_name(now: OffsetDateTime) -> String {
         at.second(),
         at.millisecond()
     )
-}
-
-impl Phone {
-    /// Opens the wire inspector over whatever is on screen.
-    pub(crate) fn open_inspector(&mut self) {
-        self.open(Goto::Inspector);
-    }
-
-    /// What an export the runner wrote (or could not write) came to, and whether it is
-    /// trouble.
-    pub(crate) fn export_words(
-        &mut self,
-        path: &Path,
-        result: Result<(), String>,
-    ) -> (String, bool) {
-        let count = match self.pending_export.take() {
-            Some((pending, count)) if pending == path => Some(count),
-            other => {
-                self.pending_export = other;
-                None
-            }
-        };
-        let shown = path.display();
-        match result {
-            Ok(()) => {
-                let what = match count {
-                    Some(1) => "1 exchange".to_string(),
-                    Some(n) => format!("{n} exchanges"),
-                    None => "the exchanges".to_string(),
-                };
-                (format!("Saved {what} to {shown}"), false)
-            }
-            Err(error) => (format!("Could not save to {shown}: {error}"), true),
-        }
-    }
 }
 
 impl InspectorScreen {

@@ -53,10 +53,8 @@ impl TreeRow<'_> {
     }
 }
 
-impl Phone {
-    pub(crate) fn agent_can(&self, agent: &str, cap: &str) -> bool {
-        self.agents.get(agent).is_some_and(|a| a.has_cap(cap))
-    }
+pub(crate) fn agent_can(phone: &Phone, agent: &str, cap: &str) -> bool {
+    phone.agents.get(agent).is_some_and(|a| a.has_cap(cap))
 }
 
 impl LayoutScreen {
@@ -166,7 +164,7 @@ impl Room for LayoutScreen {
                     );
                     return Vec::new();
                 }
-                if !phone.agent_can(&agent, caps::RENAME) {
+                if !agent_can(phone, &agent, caps::RENAME) {
                     phone.show_toast(format!("{agent} does not rename workspaces or tabs."), true);
                     return Vec::new();
                 }
@@ -195,7 +193,7 @@ impl Room for LayoutScreen {
                     );
                     return Vec::new();
                 }
-                if !phone.agent_can(&agent, caps::CLOSE) {
+                if !agent_can(phone, &agent, caps::CLOSE) {
                     phone.show_toast(format!("{agent} does not close {kind}s."), true);
                     return Vec::new();
                 }
@@ -220,7 +218,7 @@ impl Room for LayoutScreen {
                 phone.open(Goto::New);
                 Vec::new()
             }
-            Action::History => phone.open_history(&agent),
+            Action::History => crate::screens::home::open_history(phone, &agent),
             _ => Vec::new(),
         }
     }
@@ -246,11 +244,11 @@ impl Room for LayoutScreen {
             }),
             Action::Rename => {
                 !bridge
-                    && phone.agent_can(&self.agent, caps::RENAME)
+                    && agent_can(phone, &self.agent, caps::RENAME)
                     && selected.is_some_and(|row| !matches!(row, TreeRow::Pane(_)))
             }
             Action::Close if bridge => selected.is_some_and(|row| matches!(row, TreeRow::Pane(_))),
-            Action::Close => selected.is_some() && phone.agent_can(&self.agent, caps::CLOSE),
+            Action::Close => selected.is_some() && agent_can(phone, &self.agent, caps::CLOSE),
             _ => true,
         }
     }

@@ -25,28 +25,27 @@ pub(crate) struct StarterRow<'a> {
     pub(crate) starter: &'a Starter,
 }
 
-impl Phone {
-    pub(crate) fn starter_rows(&self, filter: &Filter) -> Vec<StarterRow<'_>> {
-        self.agents
-            .list
-            .iter()
-            .filter_map(|agent| agent.snapshot.as_ref().map(|s| (agent, s)))
-            .flat_map(|(agent, snapshot)| {
-                snapshot.starters.iter().map(move |starter| StarterRow {
-                    agent: &agent.name,
-                    starter,
-                })
+pub(crate) fn starter_rows<'a>(phone: &'a Phone, filter: &Filter) -> Vec<StarterRow<'a>> {
+    phone
+        .agents
+        .list
+        .iter()
+        .filter_map(|agent| agent.snapshot.as_ref().map(|s| (agent, s)))
+        .flat_map(|(agent, snapshot)| {
+            snapshot.starters.iter().map(move |starter| StarterRow {
+                agent: &agent.name,
+                starter,
             })
-            .filter(|row| {
-                filter.matches(&format!(
-                    "{} {} {}",
-                    row.agent,
-                    row.starter.title,
-                    row.starter.description.as_deref().unwrap_or_default()
-                ))
-            })
-            .collect()
-    }
+        })
+        .filter(|row| {
+            filter.matches(&format!(
+                "{} {} {}",
+                row.agent,
+                row.starter.title,
+                row.starter.description.as_deref().unwrap_or_default()
+            ))
+        })
+        .collect()
 }
 
 impl Room for NewScreen {
@@ -61,7 +60,7 @@ impl Room for NewScreen {
     fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
         let filter = self.filter.clone();
         let selected = self.cursor.selected;
-        let rows = phone.starter_rows(&filter);
+        let rows = starter_rows(phone, &filter);
         let bridge_rows = phone.dsh_new_rows(&filter);
         let len = rows.len() + bridge_rows.len();
         // Below the starters: a task or a workspace on each DSH bridge (SPEC D3).
@@ -121,13 +120,12 @@ impl Room for NewScreen {
 impl NewScreen {
     /// The starters, then the DSH bridges' rows.
     fn len(&self, phone: &Phone) -> usize {
-        phone.starter_rows(&self.filter).len() + phone.dsh_new_rows(&self.filter).len()
+        starter_rows(phone, &self.filter).len() + phone.dsh_new_rows(&self.filter).len()
     }
 
     /// What each row shows, as a key that stays with the row.
     fn row_keys(&self, phone: &Phone) -> Vec<String> {
-        phone
-            .starter_rows(&self.filter)
+        starter_rows(phone, &self.filter)
             .iter()
             .map(|row| format!("starter\u{0}{}\u{0}{}", row.agent, row.starter.id))
             .chain(

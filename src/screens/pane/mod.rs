@@ -588,7 +588,7 @@ impl PaneScreen {
                 phone.open(Goto::New);
                 Vec::new()
             }
-            Action::History => phone.open_history(&agent),
+            Action::History => crate::screens::home::open_history(phone, &agent),
             Action::Retry => {
                 // The held send first: it holds the ones typed after it.
                 let held = phone
@@ -625,7 +625,7 @@ impl PaneScreen {
                 Vec::new()
             }
             Action::Close => {
-                if !phone.agent_can(&agent, crate::wire::caps::CLOSE) {
+                if !crate::screens::layout::agent_can(phone, &agent, crate::wire::caps::CLOSE) {
                     phone.show_toast(format!("{agent} does not close panes."), true);
                     return Vec::new();
                 }
@@ -877,7 +877,9 @@ impl Room for PaneScreen {
                             .get(id)
                             .is_some_and(crate::app::intents::is_retryable)
                 }),
-            Action::Close if !bridge => phone.agent_can(&self.agent, crate::wire::caps::CLOSE),
+            Action::Close if !bridge => {
+                crate::screens::layout::agent_can(phone, &self.agent, crate::wire::caps::CLOSE)
+            }
             Action::Close | Action::MessageKind | Action::SendMode => {
                 bridge && phone.dsh_writable(&self.agent, &self.pane)
             }
