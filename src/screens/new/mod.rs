@@ -61,7 +61,7 @@ impl Room for NewScreen {
         let filter = self.filter.clone();
         let selected = self.cursor.selected;
         let rows = starter_rows(phone, &filter);
-        let bridge_rows = phone.dsh_new_rows(&filter);
+        let bridge_rows = crate::screens::dsh_form::dsh_new_rows(phone, &filter);
         let len = rows.len() + bridge_rows.len();
         // Below the starters: a task or a workspace on each DSH bridge (SPEC D3).
         let bridge_row = selected
@@ -88,7 +88,10 @@ impl Room for NewScreen {
             }
             Action::Open if bridge_row.is_some() => {
                 if let Some(row) = bridge_row {
-                    phone.open_dsh_form(&row.agent, row.purpose);
+                    phone.open(crate::app::phone::Goto::DshForm {
+                        agent: row.agent.clone(),
+                        purpose: row.purpose,
+                    });
                 }
                 Vec::new()
             }
@@ -120,7 +123,8 @@ impl Room for NewScreen {
 impl NewScreen {
     /// The starters, then the DSH bridges' rows.
     fn len(&self, phone: &Phone) -> usize {
-        starter_rows(phone, &self.filter).len() + phone.dsh_new_rows(&self.filter).len()
+        starter_rows(phone, &self.filter).len()
+            + crate::screens::dsh_form::dsh_new_rows(phone, &self.filter).len()
     }
 
     /// What each row shows, as a key that stays with the row.
@@ -129,8 +133,7 @@ impl NewScreen {
             .iter()
             .map(|row| format!("starter\u{0}{}\u{0}{}", row.agent, row.starter.id))
             .chain(
-                phone
-                    .dsh_new_rows(&self.filter)
+                crate::screens::dsh_form::dsh_new_rows(phone, &self.filter)
                     .iter()
                     .map(|row| format!("dsh\u{0}{}\u{0}{}", row.agent, row.title)),
             )
