@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use time::OffsetDateTime;
 
+use crate::app::card_state::AgentOffer;
 use crate::chat::pane_log::PaneLog;
 use crate::engine::AgentChange;
 use crate::engine::status::AgentStatus;
-use crate::screens::card::state::AgentOffer;
 use crate::wire::{Ask, Hello, Pane, PaneState, Snapshot, Tab, Turn, Workspace, caps};
 
 /// One agent as the screens see it.

@@ -12,6 +12,13 @@ use crate::dsh_wire::{
 use crate::engine::dsh::DshChange;
 use crate::engine::dsh::pane::session_of_pane;
 
+/// What a bridge's form on the New page makes: a task, or a registered workspace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DshPurpose {
+    Task,
+    Register,
+}
+
 /// Reloads kept to show; older ones only matter to the log.
 const RELOADS_KEPT: usize = 4;
 

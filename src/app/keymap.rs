@@ -1,19 +1,19 @@
 //! Keys: what each key does on each screen, the defaults (arrows and vim keys), overrides from
 //! the config file's `[keys]` section, and the lines of the `?` help, generated from the same
 //! table so the help can never drift from what the keys do. Each screen's defaults are written
-//! in its room (`screens/<name>/keys.rs`); this file gathers them into one table.
+//! in its room (`screens/<name>/keys.rs`); this file gathers the parts it is handed into one
+//! table.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::screens;
-
 /// A part of a screen where keys are read (a screen, or a part of one that takes typing),
 /// declared by its room in `screens/<name>/keys.rs`: its bindings, whether it takes typing and
-/// pastes, the help's title and notes, and the footer's hints. The keymap gathers every room's
-/// parts (`screens::key_parts`), so a room cannot be left without keys.
+/// pastes, the help's title and notes, and the footer's hints. The keymap is built from every
+/// room's parts, handed in from above (`screens::key_parts`), so a room cannot be left without
+/// keys.
 pub struct KeyPart {
     /// Unique among the parts; names the part in logs.
     pub(crate) id: &'static str,
@@ -541,12 +541,6 @@ pub struct Keymap {
     bindings: BTreeMap<Context, Vec<(Chord, Action)>>,
 }
 
-impl Default for Keymap {
-    fn default() -> Self {
-        Self::defaults()
-    }
-}
-
 /// Moving through a list: arrows, vim keys, pages, ends.
 pub(crate) fn list_moves() -> Vec<(Chord, Action)> {
     vec![
@@ -588,10 +582,12 @@ pub(crate) fn common() -> Vec<(Chord, Action)> {
 }
 
 impl Keymap {
-    pub fn defaults() -> Self {
-        let bindings = screens::key_parts()
-            .into_iter()
-            .map(|context| (context, (context.0.bindings)()))
+    /// The default keys of `parts`: every room's and what floats, handed in from above
+    /// (`screens::key_parts`), so the keymap names no room.
+    pub(crate) fn defaults(parts: &[Context]) -> Self {
+        let bindings = parts
+            .iter()
+            .map(|&context| (context, (context.0.bindings)()))
             .collect();
         Self { bindings }
     }
@@ -599,8 +595,8 @@ impl Keymap {
     /// The defaults with the config's `[keys]` applied: each action gets exactly the given
     /// keys, wherever it had keys before. The names and keys were read and checked once, where
     /// the config file is (`config::phone`), so nothing here can be refused.
-    pub(crate) fn with_overrides(overrides: &[(Action, Vec<Chord>)]) -> Self {
-        let mut keymap = Self::defaults();
+    pub(crate) fn with_overrides(parts: &[Context], overrides: &[(Action, Vec<Chord>)]) -> Self {
+        let mut keymap = Self::defaults(parts);
         for (action, chords) in overrides {
             let action = *action;
             for list in keymap.bindings.values_mut() {
@@ -692,13 +688,18 @@ impl Keymap {
 mod tests {
     use super::*;
 
+    /// The keymap the phone starts with: every room's default keys.
+    fn defaults() -> Keymap {
+        Keymap::defaults(&crate::screens::key_parts())
+    }
+
     fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
         KeyEvent::new(code, modifiers)
     }
 
     #[test]
     fn arrows_and_vim_keys_move() {
-        let keymap = Keymap::defaults();
+        let keymap = defaults();
         let down = keymap.action(
             crate::screens::home::keys::HOME,
             &key(KeyCode::Char('j'), KeyModifiers::NONE),
@@ -718,12 +719,12 @@ mod tests {
 
     #[test]
     fn typing_contexts_leave_letters_alone() {
-        let keymap = Keymap::defaults();
+        let keymap = defaults();
         for context in [
             crate::screens::pane::keys::INPUT,
             crate::screens::card::keys::TYPING,
-            crate::screens::overlay::keys::PROMPT,
-            crate::screens::overlay::keys::FILTER,
+            crate::app::overlay::keys::PROMPT,
+            crate::app::overlay::keys::FILTER,
             crate::screens::pane::keys::SEARCH,
         ] {
             for c in "abcdefghijklmnopqrstuvwxyzRGHq?/0123456789 ".chars() {
@@ -739,7 +740,7 @@ mod tests {
     #[test]
     fn typing_contexts_leave_the_editing_chords_to_the_editor() {
         // The keymap's action wins before typing, so a binding here would swallow the chord.
-        let keymap = Keymap::defaults();
+        let keymap = defaults();
         let (ctrl, alt) = (KeyModifiers::CONTROL, KeyModifiers::ALT);
         let mut chords: Vec<(KeyCode, KeyModifiers)> = "ukwyzae_7/"
             .chars()
@@ -759,8 +760,8 @@ mod tests {
         for context in [
             crate::screens::pane::keys::INPUT,
             crate::screens::card::keys::TYPING,
-            crate::screens::overlay::keys::PROMPT,
-            crate::screens::overlay::keys::FILTER,
+            crate::app::overlay::keys::PROMPT,
+            crate::app::overlay::keys::FILTER,
             crate::screens::pane::keys::SEARCH,
             crate::screens::dsh_form::keys::FORM,
         ] {
@@ -776,7 +777,7 @@ mod tests {
 
     #[test]
     fn the_message_kind_is_ctrl_t_while_typing_and_k_in_the_chat() {
-        let keymap = Keymap::defaults();
+        let keymap = defaults();
         let ctrl_t = key(KeyCode::Char('t'), KeyModifiers::CONTROL);
         assert_eq!(
             keymap.action(crate::screens::pane::keys::INPUT, &ctrl_t),
@@ -791,31 +792,34 @@ mod tests {
 
     #[test]
     fn enter_never_says_yes_to_allow_always() {
-        let keymap = Keymap::defaults();
+        let keymap = defaults();
         let enter = key(KeyCode::Enter, KeyModifiers::NONE);
         assert_eq!(
-            keymap.action(crate::screens::overlay::keys::CONFIRM_ALWAYS, &enter),
+            keymap.action(crate::app::overlay::keys::CONFIRM_ALWAYS, &enter),
             None
         );
         let y = key(KeyCode::Char('y'), KeyModifiers::NONE);
         assert_eq!(
-            keymap.action(crate::screens::overlay::keys::CONFIRM_ALWAYS, &y),
+            keymap.action(crate::app::overlay::keys::CONFIRM_ALWAYS, &y),
             Some(Action::ConfirmAlways)
         );
         // Rebinding the plain yes leaves the allow-always yes alone.
-        let keymap = Keymap::with_overrides(&[(
-            Action::Confirm,
-            vec![Chord::plain(KeyCode::Enter), Chord::ch('y')],
-        )]);
+        let keymap = Keymap::with_overrides(
+            &crate::screens::key_parts(),
+            &[(
+                Action::Confirm,
+                vec![Chord::plain(KeyCode::Enter), Chord::ch('y')],
+            )],
+        );
         assert_eq!(
-            keymap.action(crate::screens::overlay::keys::CONFIRM_ALWAYS, &enter),
+            keymap.action(crate::app::overlay::keys::CONFIRM_ALWAYS, &enter),
             None
         );
     }
 
     #[test]
     fn card_help_says_option_keys_select() {
-        let help = Keymap::defaults().help(crate::screens::card::keys::CHOOSING);
+        let help = defaults().help(crate::screens::card::keys::CHOOSING);
         assert!(
             help.iter()
                 .any(|(keys, what)| keys == "3" && what == "Select option 3")
@@ -848,10 +852,13 @@ mod tests {
 
     #[test]
     fn overrides_replace_an_action_everywhere() {
-        let keymap = Keymap::with_overrides(&[
-            (Action::Quit, vec![Chord::ctrl('q')]),
-            (Action::JumpExpiring, vec![Chord::ch('x')]),
-        ]);
+        let keymap = Keymap::with_overrides(
+            &crate::screens::key_parts(),
+            &[
+                (Action::Quit, vec![Chord::ctrl('q')]),
+                (Action::JumpExpiring, vec![Chord::ch('x')]),
+            ],
+        );
         let q = key(KeyCode::Char('q'), KeyModifiers::NONE);
         assert_eq!(keymap.action(crate::screens::home::keys::HOME, &q), None);
         let ctrl_q = key(KeyCode::Char('q'), KeyModifiers::CONTROL);
@@ -868,7 +875,7 @@ mod tests {
 
     #[test]
     fn no_key_means_two_things_in_one_context() {
-        let keymap = Keymap::defaults();
+        let keymap = defaults();
         for (context, list) in &keymap.bindings {
             for (i, (chord, action)) in list.iter().enumerate() {
                 if let Some((_, other)) = list[i + 1..].iter().find(|(c, _)| c == chord) {
@@ -880,7 +887,7 @@ mod tests {
 
     #[test]
     fn in_a_pane_slash_searches_and_n_goes_to_the_next_match() {
-        let keymap = Keymap::defaults();
+        let keymap = defaults();
         let plain = |c| key(KeyCode::Char(c), KeyModifiers::NONE);
         assert_eq!(
             keymap.action(crate::screens::pane::keys::CHAT, &plain('/')),
@@ -913,7 +920,7 @@ mod tests {
 
     #[test]
     fn m_turns_the_mouse_on_and_off_on_every_screen_that_does_not_take_typing() {
-        let keymap = Keymap::defaults();
+        let keymap = defaults();
         let m = key(KeyCode::Char('M'), KeyModifiers::SHIFT);
         for context in [
             crate::screens::home::keys::HOME,
@@ -944,7 +951,7 @@ mod tests {
 
     #[test]
     fn help_is_generated_from_the_table() {
-        let keymap = Keymap::defaults();
+        let keymap = defaults();
         let help = keymap.help(crate::screens::home::keys::HOME);
         assert!(
             help.iter()

@@ -4,6 +4,9 @@
 //! out; `ui` draws from `&App`.
 
 pub(crate) mod agents;
+pub mod arming;
+pub(crate) mod ask_diff;
+pub mod card_state;
 pub(crate) mod dsh_news;
 pub(crate) mod dsh_state;
 pub mod editor;
@@ -17,10 +20,12 @@ pub(crate) mod mouse;
 pub(crate) mod names;
 pub mod notify;
 pub(crate) mod outbox;
+pub mod overlay;
 pub mod phone;
 pub(crate) mod pretty_json;
 pub mod settings;
 pub(crate) mod typing;
+pub(crate) mod wire_log;
 
 use std::path::PathBuf;
 
@@ -30,14 +35,17 @@ use time::OffsetDateTime;
 use self::inbox::AskKey;
 use self::keymap::{Action, Context};
 use self::notify::{Announcement, Notice};
-use self::phone::{Phone, Step};
+use self::phone::{Goto, Phone, Step};
 use self::settings::Settings;
+use crate::app::card_state::CardStatus;
 use crate::engine::{AgentChange, FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
 use crate::look::theme::Theme;
-use crate::screens::card::state::CardStatus;
-use crate::screens::overlay::{self, Overlay};
 use crate::screens::room::Room;
-use crate::screens::{Navigation, PaneFocus, Screen};
+use crate::screens::{
+    CardScreen, ConversationScreen, DshFormScreen, ExchangeScreen, HistoryScreen, InspectorScreen,
+    LayoutScreen, Navigation, NewScreen, PaneFocus, PaneScreen, Screen,
+};
+use overlay::Overlay;
 
 /// How long after the last key the person still counts as watching (SPEC S7, T8).
 const WATCHING_AFTER_KEY_SECONDS: i64 = 60;
@@ -450,21 +458,48 @@ impl App {
         commands
     }
 
+    /// The screen a room asked for, made with its room's constructor; None when what it names
+    /// is gone (an exchange the wire log let go).
+    fn screen_for(&self, goto: Goto) -> Option<Screen> {
+        Some(match goto {
+            Goto::Pane { agent, pane } => Screen::Pane(PaneScreen::new(&agent, &pane)),
+            Goto::Card(key) => Screen::Card(CardScreen::new(key)),
+            Goto::Layout { agent } => Screen::Layout(LayoutScreen::new(agent)),
+            Goto::New => Screen::New(NewScreen::default()),
+            Goto::History { agent } => Screen::History(HistoryScreen::new(agent)),
+            Goto::Conversation {
+                agent,
+                conversation,
+                title,
+            } => Screen::Conversation(ConversationScreen::open(
+                &self.phone,
+                agent,
+                conversation,
+                title,
+            )),
+            Goto::Inspector => Screen::Inspector(InspectorScreen::default()),
+            Goto::Exchange { number } => {
+                Screen::Exchange(ExchangeScreen::of(&self.phone.wire, number)?)
+            }
+            Goto::DshForm { agent, purpose } => {
+                Screen::DshForm(Box::new(DshFormScreen::new(&agent, purpose)))
+            }
+        })
+    }
+
     /// Applies the steps the rooms asked of the stack of screens, oldest first.
     fn apply_steps(&mut self) {
         for step in std::mem::take(&mut self.phone.steps) {
             match step {
-                Step::Open(screen) => {
+                Step::Open(goto) => {
+                    let Some(screen) = self.screen_for(goto) else {
+                        continue;
+                    };
                     if !self.nav.top().same_place(&screen) {
                         self.nav.push(screen);
                     }
                 }
                 Step::Back => self.back(),
-                Step::FollowChat => {
-                    if let Screen::Pane(pane) = self.nav.top_mut() {
-                        pane.scroll.jump_to_bottom();
-                    }
-                }
                 Step::FocusBox => {
                     if let Screen::Pane(pane) = self.nav.top_mut() {
                         pane.focus = PaneFocus::Input;
@@ -572,6 +607,8 @@ impl App {
         let more = if matches!(self.phone.overlay, Some(Overlay::Help { .. })) {
             self.help_key(action);
             Vec::new()
+        } else if matches!(self.phone.overlay, Some(Overlay::AllowAlways(_))) {
+            crate::screens::card::allow_always_key(&mut self.phone, action)
         } else if self.phone.overlay.is_some() {
             self.phone.overlay_key(action, &key)
         } else if context == overlay::keys::FILTER {
@@ -590,7 +627,7 @@ impl App {
                     Vec::new()
                 }
                 Some(Action::Wire) => {
-                    self.phone.open_inspector();
+                    self.phone.open(Goto::Inspector);
                     Vec::new()
                 }
                 Some(Action::Mouse) => self.phone.toggle_mouse(context),

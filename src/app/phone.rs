@@ -6,7 +6,7 @@
 //! "Rooms").
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use time::OffsetDateTime;
 
@@ -21,27 +21,52 @@ use super::keymap::Keymap;
 use super::notify::NotifyStyle;
 use super::outbox::Outbox;
 use super::{AppSetup, Command};
+use crate::app::card_state::{AgentOffer, CardState};
+use crate::app::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
+use crate::app::wire_log::WireLog;
 use crate::chat::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{IntentKind, ToEngine};
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
-use crate::screens::card::state::{AgentOffer, CardState};
-use crate::screens::inspector::WireLog;
-use crate::screens::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
-use crate::screens::{CardScreen, PaneScreen, Screen};
+
+/// Where a room asks to go, as data: the app (the router) makes the screen with the room's
+/// constructor, so no room names another and the phone names none.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Goto {
+    /// A pane of an agent.
+    Pane { agent: String, pane: String },
+    /// The card of an ask.
+    Card(AskKey),
+    /// An agent's workspaces, tabs and panes.
+    Layout { agent: String },
+    /// The New page.
+    New,
+    /// An agent's past conversations.
+    History { agent: String },
+    /// One past conversation, by its id, with the title the list showed.
+    Conversation {
+        agent: String,
+        conversation: String,
+        title: String,
+    },
+    /// The wire inspector's list.
+    Inspector,
+    /// One exchange of the wire log, by its number.
+    Exchange { number: u64 },
+    /// The New page's form for a bridge.
+    DshForm {
+        agent: String,
+        purpose: super::dsh_state::DshPurpose,
+    },
+}
 
 /// A change to the stack of screens that a room asked for, applied by the app after it.
-// A step lives from a room's key to the end of the same update: boxing the screen would cost
-// an allocation per opened screen for no gain.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub(crate) enum Step {
     /// Opens a screen over the one on top (not again when it is already the one on top).
-    Open(Screen),
+    Open(Goto),
     /// Goes back one screen.
     Back,
-    /// Shows the newest item of the chat of the pane on top: what was just sent goes there.
-    FollowChat,
     /// Puts the typing focus in the box of the pane on top: words came back to it.
     FocusBox,
 }
@@ -115,7 +140,7 @@ impl Phone {
             notify: setup.settings.notify,
             mouse: setup.settings.mouse,
             wire: WireLog::default(),
-            export_dir: crate::screens::inspector::default_export_dir(),
+            export_dir: crate::app::wire_log::default_export_dir(),
             pending_export: None,
             now: setup.now,
             size: setup.size,
@@ -161,14 +186,42 @@ impl Phone {
         self.export_dir = dir;
     }
 
+    /// What an export the runner wrote (or could not write) came to, and whether it is
+    /// trouble.
+    pub(crate) fn export_words(
+        &mut self,
+        path: &Path,
+        result: Result<(), String>,
+    ) -> (String, bool) {
+        let count = match self.pending_export.take() {
+            Some((pending, count)) if pending == path => Some(count),
+            other => {
+                self.pending_export = other;
+                None
+            }
+        };
+        let shown = path.display();
+        match result {
+            Ok(()) => {
+                let what = match count {
+                    Some(1) => "1 exchange".to_string(),
+                    Some(n) => format!("{n} exchanges"),
+                    None => "the exchanges".to_string(),
+                };
+                (format!("Saved {what} to {shown}"), false)
+            }
+            Err(error) => (format!("Could not save to {shown}: {error}"), true),
+        }
+    }
+
     /// Forgets every chat entry as laid out, so the next frame lays them out again.
     pub fn forget_chat_layout(&mut self) {
         self.chat_layout = ChatLayout::default();
     }
 
-    /// Opens `screen` over the one on top, once the room that asked is done.
-    pub(crate) fn open(&mut self, screen: Screen) {
-        self.steps.push(Step::Open(screen));
+    /// Opens the screen `goto` names over the one on top, once the room that asked is done.
+    pub(crate) fn open(&mut self, goto: Goto) {
+        self.steps.push(Step::Open(goto));
     }
 
     /// Goes back one screen, once the room that asked is done. A card whose ask is gone is
@@ -179,7 +232,10 @@ impl Phone {
     }
 
     pub(crate) fn open_pane(&mut self, agent: &str, pane: &str) {
-        self.open(Screen::Pane(PaneScreen::new(agent, pane)));
+        self.open(Goto::Pane {
+            agent: agent.to_string(),
+            pane: pane.to_string(),
+        });
     }
 
     /// Opens the card of an ask, keeping what was typed on it before. From wherever it opens
@@ -199,7 +255,7 @@ impl Phone {
             .entry(key.clone())
             .and_modify(|card| card.reopen(now))
             .or_insert_with(|| CardState::new(key.clone(), ask, title, now));
-        self.open(Screen::Card(CardScreen::new(key)));
+        self.open(Goto::Card(key));
     }
 
     pub(crate) fn show_toast(&mut self, text: impl Into<String>, trouble: bool) {
@@ -343,6 +399,22 @@ impl Phone {
         );
         *known = asks.iter().map(|a| a.id.clone()).collect();
         new.into_iter().map(|a| a.title.clone()).collect()
+    }
+
+    /// Takes down an allow-always question about a card that changed or closed under it.
+    pub(crate) fn drop_allow_always_question(&mut self, key: &AskKey) {
+        if matches!(&self.overlay, Some(Overlay::AllowAlways(q)) if q.key == *key) {
+            self.overlay = None;
+            let closed = self.cards.get(key).is_some_and(|c| c.closed.is_some());
+            let why = if closed {
+                "This ask closed before you confirmed allow always. Nothing was sent."
+            } else {
+                "This ask changed before you confirmed allow always. Nothing was sent. Read it again."
+            };
+            if let Some(card) = self.cards.get_mut(key) {
+                card.notice = Some(why.to_string());
+            }
+        }
     }
 
     /// Redraws open cards from the live asks (SPEC A3). A card whose ask changed starts its

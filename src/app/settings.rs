@@ -5,7 +5,8 @@
 use super::keymap::Keymap;
 use super::notify::NotifyStyle;
 
-/// The phone's settings, with the config file's defaults.
+/// The phone's settings. Their default (the config file's defaults, with every room's keys) is
+/// made where the rooms are listed, `screens/mod.rs`.
 #[derive(Debug, Clone)]
 pub struct Settings {
     /// The default keys with the file's `[keys]` applied.
@@ -14,14 +15,4 @@ pub struct Settings {
     pub notify: NotifyStyle,
     /// Whether the phone takes the mouse at its start (`mouse`).
     pub mouse: bool,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            keymap: Keymap::defaults(),
-            notify: NotifyStyle::default(),
-            mouse: true,
-        }
-    }
 }

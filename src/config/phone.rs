@@ -71,7 +71,10 @@ pub(super) fn keymap(
             })?;
         overrides.push((action, parsed));
     }
-    Ok(Keymap::with_overrides(&overrides))
+    Ok(Keymap::with_overrides(
+        &crate::screens::key_parts(),
+        &overrides,
+    ))
 }
 
 /// The file's `theme` with its place, loaded only when the phone opens (a theme may be a file

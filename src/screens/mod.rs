@@ -29,8 +29,10 @@ pub(crate) use layout::LayoutScreen;
 pub(crate) use new::NewScreen;
 pub(crate) use pane::{PaneFocus, PaneScreen};
 
-use crate::app::keymap::Context;
+use crate::app::keymap::{Context, Keymap};
 use crate::app::list::Filter;
+use crate::app::notify::NotifyStyle;
+use crate::app::settings::Settings;
 use room::Room;
 
 /// The one list of the screens: each a variant of [`Screen`] and the room's state type, which
@@ -83,7 +85,7 @@ macro_rules! screens {
         pub(crate) fn key_parts() -> Vec<Context> {
             let mut parts = Vec::new();
             $(parts.extend_from_slice(<$state as Room>::key_parts());)*
-            parts.extend_from_slice(overlay::keys::PARTS);
+            parts.extend_from_slice(crate::app::overlay::keys::PARTS);
             parts
         }
     };
@@ -105,6 +107,17 @@ impl Screen {
             (Screen::Pane(a), Screen::Pane(b)) => a.agent == b.agent && a.pane == b.pane,
             (Screen::Card(a), Screen::Card(b)) => a.key == b.key,
             _ => false,
+        }
+    }
+}
+
+/// The phone's settings when the config file says nothing: every room's default keys.
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            keymap: Keymap::defaults(&key_parts()),
+            notify: NotifyStyle::default(),
+            mouse: true,
         }
     }
 }

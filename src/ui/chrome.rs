@@ -85,11 +85,13 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme
         return;
     }
     let context = app.context();
-    let hints = crate::screens::pane::draw_dsh::hints(app, context).unwrap_or(context.hints());
+    let hints = super::drawn(app.nav().top())
+        .hints(app, context)
+        .unwrap_or(context.hints());
     // What floats over the screen hints its own keys; the room on top only those that do
     // something now.
     let room = app.nav().top().room();
-    let in_room = app.overlay.is_none() && context != crate::screens::overlay::keys::FILTER;
+    let in_room = app.overlay.is_none() && context != crate::app::overlay::keys::FILTER;
     let narrow = geometry::is_narrow(area.width);
     let hints: Vec<(String, &str, bool)> = hints
         .iter()

@@ -4,6 +4,7 @@
 
 mod chrome;
 pub(crate) mod filter;
+pub(crate) mod popup;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -12,6 +13,7 @@ use ratatui::text::{Line, Span};
 
 use crate::app::App;
 use crate::app::geometry;
+use crate::app::keymap::{Context, Hint};
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::{self, Screen};
@@ -32,12 +34,19 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
 }
 
 /// The ui's half of a room, written in its `draw.rs`: where the person is, for the title bar,
-/// and the screen itself.
+/// the screen itself, and the footer's keys where the room hints other keys than its key
+/// part's.
 pub(crate) trait Drawn {
     /// Where the person is: "agent › Workspaces".
     fn place(&self, app: &App) -> String;
 
     fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme);
+
+    /// The footer's keys where they differ from the hints of the key part `context` (a
+    /// bridge's pane, its layout, a desktop wait); None keeps the key part's own.
+    fn hints(&self, _app: &App, _context: Context) -> Option<&'static [Hint]> {
+        None
+    }
 }
 
 macro_rules! drawn {

@@ -10,7 +10,7 @@ use common::phone::TestPhone;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use collie_phone::app::keymap::{Chord, Keymap};
+use collie_phone::app::keymap::Chord;
 use collie_phone::app::notify::{DesktopProtocol, Notice, NotifyStyle};
 use collie_phone::app::settings::Settings;
 use collie_phone::app::{App, AppSetup, Command, Message};
@@ -437,7 +437,7 @@ fn every_screen_reaches_the_inspector_and_help_lists_its_keys() {
         help.contains("Save the listed exchanges to a file"),
         "{help}"
     );
-    let keymap = Keymap::defaults();
+    let keymap = Settings::default().keymap;
     let screens = [
         "Home",
         "Workspaces",

@@ -5,8 +5,11 @@
 
 use std::sync::Arc;
 
+use collie_phone::app::arming::ARMING;
+use collie_phone::app::card_state::FieldValue;
 use collie_phone::app::inbox::AskKey;
 use collie_phone::app::keymap::Chord;
+use collie_phone::app::overlay::Overlay;
 use collie_phone::app::settings::Settings;
 use collie_phone::app::{App, AppSetup, Command, Message};
 use collie_phone::durable::world::World;
@@ -17,9 +20,6 @@ use collie_phone::engine::{
 use collie_phone::look::theme::Theme;
 use collie_phone::rigs::WorldKind;
 use collie_phone::rigs::worlds;
-use collie_phone::screens::card::arming::ARMING;
-use collie_phone::screens::card::state::FieldValue;
-use collie_phone::screens::overlay::Overlay;
 use collie_phone::ui;
 use collie_phone::wire::{
     self, Answer, Ask, DecidedBy, Event, EventType, EventsReply, Hello, Outcome, PostReply,

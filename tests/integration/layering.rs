@@ -718,3 +718,111 @@ fn every_pub_item_of_a_crate_is_named_somewhere() {
         dead.join("\n")
     );
 }
+
+/// The phone's state (`app/` but the router, `App` in `app/mod.rs` and its news of a bridge in
+/// `app/dsh_news.rs`) names no room: the rooms' state it keeps (cards, what floats, the wire
+/// log) is its own, and a room asks for another screen with a `Goto`, data only.
+#[test]
+fn the_phone_names_no_room() {
+    let router = [
+        vec!["app".to_string()],
+        vec!["app".into(), "dsh_news".into()],
+    ];
+    let mut found = Vec::new();
+    for source in sources() {
+        if !starts_with(&source.module, "app") || router.contains(&source.module) {
+            continue;
+        }
+        for named in &source.named {
+            if named.inside && !named.in_test && starts_with(&named.path, "screens") {
+                found.push(format!(
+                    "{}:{}: crate::{}",
+                    source.file.display(),
+                    named.line,
+                    named.path.join("::")
+                ));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the phone names a room (keep its state in app, ask with a Goto):\n{}",
+        found.join("\n")
+    );
+}
+
+/// A room's app half never names the stack's `Screen`: it asks to go somewhere with
+/// `Phone::open(Goto::…)`, and the router makes the screen.
+#[test]
+fn a_room_opens_screens_with_a_goto() {
+    let mut found = Vec::new();
+    for source in sources() {
+        if !starts_with(&source.module, "screens")
+            || source.module.len() < 2
+            || layer_of(&source.module) != Some(Layer::App)
+        {
+            continue;
+        }
+        for named in &source.named {
+            let names_screen = named.path[..] == ["screens", "Screen"];
+            if named.inside && !named.in_test && names_screen {
+                found.push(format!("{}:{}", source.file.display(), named.line));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a room names the Screen enum (ask with Phone::open(Goto::…)):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The rooms whose behaviour lives in the room, not on the `Phone`: no `impl Phone` block in
+/// their folder (a room's keys act on the phone through free functions or its own methods that
+/// take `&mut Phone`). A room joins this list once its `impl Phone` blocks are gone.
+const ROOMS_OFF_THE_PHONE: &[&str] = &[
+    "card",
+    "dsh_form",
+    "exchange",
+    "history",
+    "home",
+    "inspector",
+    "layout",
+    "new",
+    "overlay",
+];
+
+#[test]
+fn a_room_off_the_phone_has_no_impl_phone() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/screens");
+    let mut found = Vec::new();
+    for room in ROOMS_OFF_THE_PHONE {
+        let mut files = Vec::new();
+        walk(&root.join(room), &mut files);
+        assert!(!files.is_empty(), "no room named {room}");
+        for file in files {
+            let text = std::fs::read_to_string(&file)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let parsed = syn::parse_file(&text)
+                .unwrap_or_else(|e| panic!("{}: does not parse: {e}", file.display()));
+            for item in &parsed.items {
+                if let syn::Item::Impl(block) = item
+                    && block.trait_.is_none()
+                    && let syn::Type::Path(ty) = &*block.self_ty
+                    && ty.path.segments.last().is_some_and(|s| s.ident == "Phone")
+                {
+                    found.push(format!(
+                        "{}:{}",
+                        file.display(),
+                        block.impl_token.span.start().line
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "impl Phone in a room whose behaviour is its own:\n{}",
+        found.join("\n")
+    );
+}

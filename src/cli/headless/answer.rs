@@ -1,5 +1,5 @@
 //! `collie-phone answer ASK OPTION | --text T | --field k=v…`: an answer built exactly as the
-//! phone's card builds it (`screens::card::state::CardState`), sent to the revision this command saw
+//! phone's card builds it (`app::card_state::CardState`), sent to the revision this command saw
 //! (SPEC A3, A15), with allow-always held back where the card would hold it back (A11, A12).
 
 use std::collections::BTreeMap;
@@ -14,10 +14,10 @@ use super::link::{Link, Sending};
 use super::out::{Failure, Report, run_to_end};
 use super::receipt::report;
 use crate::app::agents::AgentView;
+use crate::app::card_state::{AgentOffer, CANNOT_ANSWER, CardState, FieldValue};
 use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
 use crate::engine::IntentKind;
-use crate::screens::card::state::{AgentOffer, CANNOT_ANSWER, CardState, FieldValue};
 use crate::wire::{Answer, Ask, AskKind, AskOption, FieldKind, FormField};
 
 #[derive(Debug, Args)]

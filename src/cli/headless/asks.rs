@@ -14,8 +14,8 @@ use super::journal_hold::JournalHold;
 use super::link::Link;
 use super::out::{Failure, Report, run_to_end, warn};
 use crate::app::agents::AgentView;
+use crate::app::card_state::{CANNOT_ANSWER, CardState};
 use crate::app::inbox::AskKey;
-use crate::screens::card::state::{CANNOT_ANSWER, CardState};
 use crate::wire::{Ask, AskKind};
 
 #[derive(Debug, Args)]

@@ -11,16 +11,16 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
 use crate::app::App;
+use crate::app::ask_diff::Changed;
+use crate::app::card_state::{
+    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
+};
 use crate::app::geometry;
 use crate::app::inbox::{AskKey, TimeLeft};
 use crate::app::keymap::Action;
 use crate::look::chat_links::find_links;
 use crate::look::theme::Theme;
 use crate::look::{markdown, wrap};
-use crate::screens::card::ask_diff::Changed;
-use crate::screens::card::state::{
-    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
-};
 use crate::screens::pane::select::DrawnLink;
 use crate::wire::{AskKind, AskOption, Effect, FieldKind, tool_input};
 
@@ -177,7 +177,10 @@ fn option_key(app: &App, card: &CardState, options: &[&AskOption], index: usize)
         .iter()
         .position(|o| o.effect.as_ref() == Some(effect))?;
     (first == index)
-        .then(|| app.keymap.key_label(app.card_context(&card.key), action))
+        .then(|| {
+            app.keymap
+                .key_label(super::card_context(app, &card.key), action)
+        })
         .flatten()
 }
 
@@ -197,7 +200,7 @@ pub(crate) fn draw(
         return;
     };
     let status = CardStatus::of(&app.intents, key);
-    let answerable = app.card_answerable(key);
+    let answerable = super::card_answerable(app, key);
     // A narrow or short terminal draws the card without its border, and without the blank
     // lines between its parts: every row and column goes to the ask.
     let compact = geometry::is_narrow(area.width) || geometry::is_short(area.height);
@@ -416,7 +419,7 @@ fn card_parts(
     // An agent the phone cannot reach, or that is not ready, is said at the top, before a key
     // is pressed: no answer is hinted while it lasts.
     if card.closed.is_none()
-        && let Some(why) = app.card_unreachable(&card.key)
+        && let Some(why) = super::card_unreachable(app, &card.key)
     {
         lines.extend(wrapped(&why, width, theme.danger, ""));
     }
@@ -433,7 +436,7 @@ fn card_parts(
     ));
     lines.push(Line::default());
 
-    let always = app.card_allow_always(card);
+    let always = super::card_allow_always(app, card);
     match &ask.kind {
         AskKind::Permission => {
             if let Some(body) = &ask.permission {
@@ -780,7 +783,7 @@ fn hint_lines(
     compact: bool,
     theme: &Theme,
 ) -> Vec<Line<'static>> {
-    let context = app.card_context(&card.key);
+    let context = super::card_context(app, &card.key);
     let key = |action| app.keymap.key_label(context, action).unwrap_or_default();
     let mut parts: Vec<String> = Vec::new();
     if answerable {
@@ -851,7 +854,8 @@ fn hint_lines(
         }
     }
     // Nothing can go to an agent that cannot be reached: no retry is hinted either.
-    let live = card.expired_at(app.now).is_none() && app.card_unreachable(&card.key).is_none();
+    let live =
+        card.expired_at(app.now).is_none() && super::card_unreachable(app, &card.key).is_none();
     if live && matches!(status, Some(CardStatus::Checking { .. })) {
         parts.push(format!("{} checks now", key(Action::Retry)));
     } else if live && status.and_then(CardStatus::retry_id).is_some() {
@@ -878,5 +882,13 @@ impl crate::ui::Drawn for crate::screens::CardScreen {
     fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
         self.drawn_links.replace(Vec::new());
         draw(frame, app, &self.key, theme, &self.drawn_links);
+    }
+
+    fn hints(
+        &self,
+        app: &App,
+        _context: crate::app::keymap::Context,
+    ) -> Option<&'static [crate::app::keymap::Hint]> {
+        super::draw_dsh::hints(app, &self.key)
     }
 }

@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::inbox::AskKey;
+use crate::app::keymap::{Action, Hint};
 use crate::engine::dsh::pane::DESKTOP_ASK_KIND;
 use crate::look::theme::Theme;
 use crate::look::wrap;
@@ -19,6 +20,15 @@ use crate::wire::{Ask, AskKind};
 /// True for an ask no phone can answer because it waits on the desktop.
 pub(crate) fn is_desktop_ask(ask: &Ask) -> bool {
     ask.kind == AskKind::Unknown(DESKTOP_ASK_KIND.into())
+}
+
+/// The footer's hints on a card of a desktop wait: no key answers it, so only back and help.
+pub(crate) fn hints(app: &App, key: &AskKey) -> Option<&'static [Hint]> {
+    (app.is_bridge(&key.agent) && app.cards.get(key).is_some_and(|c| is_desktop_ask(&c.ask)))
+        .then_some(&[
+            (Action::Back, "back", "back"),
+            (Action::Help, "help", "help"),
+        ])
 }
 
 /// Draws the card when the ask waits on the desktop; false for any other ask.

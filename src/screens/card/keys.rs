@@ -93,7 +93,7 @@ fn choosing_words(action: Action) -> Option<String> {
         Action::Submit => {
             return Some(format!(
                 "Answer with the selected option (not within {} of the card opening or changing)",
-                super::arming::words()
+                crate::app::arming::words()
             ));
         }
         Action::Pick(n) => return Some(format!("Select option {n}")),
@@ -107,7 +107,7 @@ fn typing_words(action: Action) -> Option<String> {
     match action {
         Action::Submit => Some(format!(
             "Submit the answer (not within {} of the card opening or changing)",
-            super::arming::words()
+            crate::app::arming::words()
         )),
         _ => None,
     }

@@ -3,24 +3,21 @@
 //! Retry for an answer whose outcome is unknown (SPEC A3–A15, Q4). No key answers a card within
 //! the reading time after it opened or changed (docs/ASKS.md).
 
-pub mod arming;
-pub(crate) mod ask_diff;
 pub(crate) mod draw;
 pub(crate) mod draw_dsh;
 pub(crate) mod keys;
-pub mod state;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use crate::app::arming::{Arming, Why};
+use crate::app::card_state::{CardState, CardStatus, FieldValue};
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::step_around;
+use crate::app::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::app::phone::Phone;
 use crate::app::{Command, typing};
 use crate::engine::IntentKind;
-use crate::screens::card::arming::{Arming, Why};
-use crate::screens::card::state::{CardState, CardStatus, FieldValue};
-use crate::screens::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::screens::room::Room;
 use crate::wire::{Answer, AskKind, Effect};
 
@@ -49,19 +46,19 @@ impl Room for CardScreen {
     }
 
     fn keys(&self, phone: &Phone) -> Context {
-        phone.card_context(&self.key)
+        card_context(phone, &self.key)
     }
 
     fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
-        phone.card_action(&self.key, action)
+        card_action(phone, &self.key, action)
     }
 
     fn typed(&mut self, phone: &mut Phone, key: &KeyEvent) {
-        phone.card_typing(&self.key, key);
+        card_typing(phone, &self.key, key);
     }
 
     fn paste(&mut self, phone: &mut Phone, text: &str) {
-        phone.card_paste(&self.key, text);
+        card_paste(phone, &self.key, text);
     }
 
     fn pane_on_screen(&self) -> Option<(String, String)> {
@@ -69,661 +66,641 @@ impl Room for CardScreen {
     }
 
     fn offers(&self, phone: &Phone, action: Action) -> bool {
-        phone.card_footer_offers(&self.key, action)
+        card_footer_offers(phone, &self.key, action)
     }
 }
 
-impl Phone {
-    /// True when letters go into the card: a text or form card that may be answered now.
-    pub(crate) fn card_takes_typing(&self, key: &AskKey) -> bool {
-        let Some(card) = self.cards.get(key) else {
-            return false;
-        };
-        card.takes_typing() && self.card_open_to_answer(key)
-    }
+// What a card does with keys, typing and pastes, on the phone's state of that card
+// (`Phone::cards`): the card room's own behaviour, kept here rather than on the phone.
 
-    /// True when a new answer may be given on this card now: open to one, and its agent
-    /// reached and ready.
-    pub(crate) fn card_answerable(&self, key: &AskKey) -> bool {
-        self.card_open_to_answer(key) && self.card_unreachable(key).is_none()
-    }
+/// True when letters go into the card: a text or form card that may be answered now.
+pub(crate) fn card_takes_typing(phone: &Phone, key: &AskKey) -> bool {
+    let Some(card) = phone.cards.get(key) else {
+        return false;
+    };
+    card.takes_typing() && card_open_to_answer(phone, key)
+}
 
-    /// Why no answer can go to this card's agent now, in a sentence for the card's top: it
-    /// cannot be reached, or it is not ready (None while it is). Typing still goes on.
-    pub(crate) fn card_unreachable(&self, key: &AskKey) -> Option<String> {
-        let agent = self.agents.get(&key.agent)?;
-        if !crate::app::inbox::is_unreachable(agent) {
-            return None;
-        }
-        Some(match agent.link() {
-            crate::app::agents::Link::Down(crate::engine::AgentStatus::Unreachable {
-                reason,
-                ..
-            }) => format!(
-                "{} cannot be reached: {}. No answer can go now; this card answers again once the agent is back.",
-                key.agent,
-                reason.trim_end_matches('.')
-            ),
-            crate::app::agents::Link::Waiting(status) => format!(
-                "{} is not ready: {} No answer can go until it is.",
-                key.agent,
-                status.sentence()
-            ),
-            _ => format!(
-                "{} cannot be reached: {} No answer can go now.",
-                key.agent,
-                agent.status.sentence()
-            ),
-        })
-    }
+/// True when a new answer may be given on this card now: open to one, and its agent
+/// reached and ready.
+pub(crate) fn card_answerable(phone: &Phone, key: &AskKey) -> bool {
+    card_open_to_answer(phone, key) && card_unreachable(phone, key).is_none()
+}
 
-    /// True when the card itself takes an answer: open, not past its deadline, not answered.
-    fn card_open_to_answer(&self, key: &AskKey) -> bool {
-        let Some(card) = self.cards.get(key) else {
-            return false;
-        };
-        card.closed.is_none()
-            && card.expired_at(self.now).is_none()
-            && card.ask.is_answerable()
-            && CardStatus::allows_answer(CardStatus::of(&self.intents, key).as_ref())
+/// Why no answer can go to this card's agent now, in a sentence for the card's top: it
+/// cannot be reached, or it is not ready (None while it is). Typing still goes on.
+pub(crate) fn card_unreachable(phone: &Phone, key: &AskKey) -> Option<String> {
+    let agent = phone.agents.get(&key.agent)?;
+    if !crate::app::inbox::is_unreachable(agent) {
+        return None;
     }
+    Some(match agent.link() {
+        crate::app::agents::Link::Down(crate::engine::AgentStatus::Unreachable {
+            reason, ..
+        }) => format!(
+            "{} cannot be reached: {}. No answer can go now; this card answers again once the agent is back.",
+            key.agent,
+            reason.trim_end_matches('.')
+        ),
+        crate::app::agents::Link::Waiting(status) => format!(
+            "{} is not ready: {} No answer can go until it is.",
+            key.agent,
+            status.sentence()
+        ),
+        _ => format!(
+            "{} cannot be reached: {} No answer can go now.",
+            key.agent,
+            agent.status.sentence()
+        ),
+    })
+}
 
-    /// Whether the footer may hint `action` on the card shown now: answering only while the
-    /// card can be answered (not closed, not past its deadline, SPEC A13), retrying only while
-    /// an outcome is unknown and the card has not expired. Every other key does what it says.
-    pub(crate) fn card_footer_offers(&self, key: &AskKey, action: Action) -> bool {
-        match action {
-            Action::Submit => self.card_answerable(key),
-            Action::Retry => {
-                let live = self
-                    .cards
-                    .get(key)
-                    .is_some_and(|card| card.expired_at(self.now).is_none())
-                    && self.card_unreachable(key).is_none();
-                live && CardStatus::of(&self.intents, key)
-                    .as_ref()
-                    .and_then(CardStatus::retry_id)
-                    .is_some()
-            }
-            // A text card has one field: there is no next one to go to.
-            Action::NextField | Action::PrevField => self
+/// True when the card itself takes an answer: open, not past its deadline, not answered.
+fn card_open_to_answer(phone: &Phone, key: &AskKey) -> bool {
+    let Some(card) = phone.cards.get(key) else {
+        return false;
+    };
+    card.closed.is_none()
+        && card.expired_at(phone.now).is_none()
+        && card.ask.is_answerable()
+        && CardStatus::allows_answer(CardStatus::of(&phone.intents, key).as_ref())
+}
+
+/// Whether the footer may hint `action` on the card shown now: answering only while the
+/// card can be answered (not closed, not past its deadline, SPEC A13), retrying only while
+/// an outcome is unknown and the card has not expired. Every other key does what it says.
+pub(crate) fn card_footer_offers(phone: &Phone, key: &AskKey, action: Action) -> bool {
+    match action {
+        Action::Submit => card_answerable(phone, key),
+        Action::Retry => {
+            let live = phone
                 .cards
                 .get(key)
-                .and_then(|card| card.form.as_ref())
-                .is_some_and(|form| form.rows() > 1),
-            _ => true,
+                .is_some_and(|card| card.expired_at(phone.now).is_none())
+                && card_unreachable(phone, key).is_none();
+            live && CardStatus::of(&phone.intents, key)
+                .as_ref()
+                .and_then(CardStatus::retry_id)
+                .is_some()
         }
-    }
-
-    /// Whether allow-always is offered on a card, and why not (SPEC A11, A12).
-    pub(crate) fn card_allow_always(&self, card: &CardState) -> Result<(), &'static str> {
-        card.allow_always(self.agent_offer(&card.key.agent))
-    }
-
-    /// The keys of a card: typing on a text or form card that may be answered, else commands.
-    pub(crate) fn card_context(&self, key: &AskKey) -> Context {
-        if self.card_takes_typing(key) {
-            keys::TYPING
-        } else {
-            keys::CHOOSING
-        }
-    }
-
-    pub(crate) fn card_action(&mut self, key: &AskKey, action: Action) -> Vec<Command> {
-        let key = key.clone();
-        let Some(card) = self.cards.get(&key) else {
-            return self.back();
-        };
-        let answerable = self.card_answerable(&key);
-        let armed = card.is_armed(self.now);
-        let offer = self.agent_offer(&key.agent);
-        let options: Vec<_> = card.offered(offer).into_iter().cloned().collect();
-        let kind = card.ask.kind.clone();
-        let expired = card.expired_at(self.now);
-        match action {
-            Action::Back => self.back(),
-            // A url card's link opens at any time: opening answers nothing.
-            Action::OpenLink => {
-                let url = self
-                    .cards
-                    .get(&key)
-                    .and_then(|c| c.ask.choice.as_ref())
-                    .and_then(|c| c.url.clone());
-                match url {
-                    Some(url) => {
-                        self.show_toast("Opening the link…", false);
-                        vec![Command::OpenLink(url)]
-                    }
-                    None => {
-                        self.show_toast("This card has no link to open.", false);
-                        Vec::new()
-                    }
-                }
-            }
-            // SPEC A13: from the deadline on, by the phone's clock, nothing answers; a key that
-            // would says so, and nothing is sent, now or later.
-            Action::Retry | Action::Submit if expired.is_some() => {
-                self.refuse_expired(&key);
-                Vec::new()
-            }
-            // A retry sends an answer again: it waits out the reading time like any answer.
-            Action::Retry if !armed => self.refuse_unread(&key),
-            Action::Retry => {
-                match CardStatus::of(&self.intents, &key)
-                    .as_ref()
-                    .and_then(CardStatus::retry_id)
-                {
-                    Some(request_id) => {
-                        let request_id = request_id.to_string();
-                        self.retry(&request_id)
-                    }
-                    None => {
-                        self.show_toast("Nothing on this card needs a retry.", false);
-                        Vec::new()
-                    }
-                }
-            }
-            _ if !answerable => {
-                if matches!(
-                    action,
-                    Action::AllowOnce
-                        | Action::Deny
-                        | Action::AllowAlways
-                        | Action::Pick(_)
-                        | Action::Submit
-                ) {
-                    self.show_toast(self.why_not_answerable(&key), false);
-                }
-                Vec::new()
-            }
-            // Selecting never answers, so it works inside the reading time too; only after it
-            // does a move count as having seen a change.
-            Action::Up | Action::Down if matches!(kind, AskKind::Permission | AskKind::Choice) => {
-                let last = options.len().saturating_sub(1);
-                let selected = self.cards.get(&key).map_or(0, |c| c.selected);
-                let selected = if action == Action::Up {
-                    selected.saturating_sub(1)
-                } else {
-                    (selected + 1).min(last)
-                };
-                self.select_option(&key, selected, armed);
-                Vec::new()
-            }
-            Action::Up | Action::Down | Action::PrevField | Action::NextField
-                if kind == AskKind::Form =>
-            {
-                let forward = matches!(action, Action::Down | Action::NextField);
-                if let Some(card) = self.cards.get_mut(&key) {
-                    if armed {
-                        card.acknowledge();
-                    }
-                    if let Some(form) = card.form.as_mut() {
-                        form.focus = step_around(form.focus, form.rows(), forward);
-                    }
-                }
-                Vec::new()
-            }
-            Action::AllowOnce | Action::Deny | Action::AllowAlways
-                if kind == AskKind::Permission =>
-            {
-                let effect = match action {
-                    Action::AllowOnce => Effect::Allow,
-                    Action::Deny => Effect::Deny,
-                    _ => Effect::AllowAlways,
-                };
-                match options
-                    .iter()
-                    .position(|o| o.effect.as_ref() == Some(&effect))
-                {
-                    Some(index) => self.select_option(&key, index, armed),
-                    None => {
-                        let why = match effect {
-                            Effect::AllowAlways => self
-                                .cards
-                                .get(&key)
-                                .and_then(|c| self.card_allow_always(c).err())
-                                .unwrap_or("This card offers no allow always."),
-                            _ => "This card has no such option.",
-                        };
-                        self.show_toast(why, false);
-                    }
-                }
-                Vec::new()
-            }
-            Action::Pick(n) if matches!(kind, AskKind::Permission | AskKind::Choice) => {
-                let index = usize::from(n).wrapping_sub(1);
-                if index < options.len() {
-                    self.select_option(&key, index, armed);
-                } else {
-                    self.show_toast(format!("There is no option {n}."), false);
-                }
-                Vec::new()
-            }
-            Action::Submit if !armed => self.refuse_unread(&key),
-            Action::Submit => {
-                if let Some(card) = self.cards.get_mut(&key) {
-                    card.acknowledge();
-                }
-                match kind {
-                    AskKind::Permission | AskKind::Choice => {
-                        let selected = self.cards.get(&key).map_or(0, |c| c.selected);
-                        match options.get(selected) {
-                            Some(option) if option.effect == Some(Effect::AllowAlways) => {
-                                self.ask_allow_always(&key, option.id.clone());
-                                Vec::new()
-                            }
-                            Some(option) => self.answer(&key, CardState::pick(option)),
-                            None => Vec::new(),
-                        }
-                    }
-                    AskKind::Text => {
-                        let Some(card) = self.cards.get(&key) else {
-                            return Vec::new();
-                        };
-                        if card.text.is_empty() {
-                            self.set_card_notice(&key, "Type an answer first.");
-                            return Vec::new();
-                        }
-                        let answer = card.text_answer();
-                        self.answer(&key, answer)
-                    }
-                    AskKind::Form => {
-                        let Some(card) = self.cards.get(&key) else {
-                            return Vec::new();
-                        };
-                        // Enter on one of the form's options (Decline) answers with it.
-                        if let Some(option) = card.focused_form_option() {
-                            let answer = CardState::pick(option);
-                            return self.answer(&key, answer);
-                        }
-                        match card.form_answer() {
-                            Ok(answer) => self.answer(&key, answer),
-                            Err((field, why)) => {
-                                if let Some(form) =
-                                    self.cards.get_mut(&key).and_then(|c| c.form.as_mut())
-                                {
-                                    form.focus = field;
-                                }
-                                self.set_card_notice(&key, &why);
-                                Vec::new()
-                            }
-                        }
-                    }
-                    AskKind::Unknown(_) => Vec::new(),
-                }
-            }
-            Action::Newline => {
-                if let Some(card) = self.cards.get_mut(&key)
-                    && card.ask.kind == AskKind::Text
-                    && card.ask.text.as_ref().is_some_and(|t| t.multiline)
-                {
-                    card.text.newline();
-                } else {
-                    self.show_toast("This answer takes one line.", false);
-                }
-                Vec::new()
-            }
-            // Letters name a permission's effects; other cards number their options.
-            Action::AllowOnce | Action::Deny | Action::AllowAlways if !options.is_empty() => {
-                let last = options.len().min(8);
-                self.show_toast(
-                    format!("This card's options have numbers: 1–{last} select one."),
-                    false,
-                );
-                Vec::new()
-            }
-            Action::NextField | Action::PrevField => {
-                self.show_toast("This answer has one field.", false);
-                Vec::new()
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    /// Moves the selection; after the reading time, a move also says the change was seen.
-    /// Selects an option; selecting the one already selected says what answers it, so the key
-    /// is never silent.
-    fn select_option(&mut self, key: &AskKey, index: usize, armed: bool) {
-        let context = self.card_context(key);
-        let enter = self
-            .keymap
-            .key_label(context, Action::Submit)
-            .unwrap_or_else(|| "Enter".into());
-        let Some(card) = self.cards.get_mut(key) else {
-            return;
-        };
-        if armed {
-            card.acknowledge();
-        }
-        let again = card.selected == index;
-        card.selected = index;
-        let label = card.ask.options().get(index).map(|o| o.label.clone());
-        if again && let Some(label) = label {
-            self.show_toast(format!("“{label}” is selected: {enter} answers."), false);
-        }
-    }
-
-    /// A key that would answer an expired card: nothing is sent, and the card says when it
-    /// expired (SPEC A13).
-    fn refuse_expired(&mut self, key: &AskKey) {
-        let now = self.now;
-        if let Some(card) = self.cards.get_mut(key)
-            && let Some(at) = card.expired_at(now)
-        {
-            card.notice = Some(crate::screens::card::state::expired_refusal(at));
-        }
-    }
-
-    /// A key that would answer inside the reading time: nothing is sent, now or later, and the
-    /// card says why.
-    fn refuse_unread(&mut self, key: &AskKey) -> Vec<Command> {
-        if let Some(card) = self.cards.get_mut(key) {
-            card.refuse_unread();
-        }
-        Vec::new()
-    }
-
-    /// Puts the allow-always question over the card, naming what it allows.
-    fn ask_allow_always(&mut self, key: &AskKey, option_id: String) {
-        let Some(card) = self.cards.get(key) else {
-            return;
-        };
-        self.overlay = Some(Overlay::AllowAlways(Box::new(AllowAlwaysQuestion {
-            key: key.clone(),
-            ask: card.ask.clone(),
-            option_id,
-            arming: Arming::start(Why::Asked, self.now),
-            notice: None,
-        })));
-    }
-
-    /// Keys of the allow-always question: its own yes (never Enter), or no.
-    pub(crate) fn allow_always_key(&mut self, action: Option<Action>) -> Vec<Command> {
-        let Some(Overlay::AllowAlways(question)) = &mut self.overlay else {
-            return Vec::new();
-        };
-        match action {
-            Some(Action::ConfirmAlways) if !question.arming.is_armed(self.now) => {
-                question.notice = Some(question.arming.why.sentence().to_string());
-                Vec::new()
-            }
-            Some(Action::ConfirmAlways) => {
-                let Some(Overlay::AllowAlways(question)) = self.overlay.take() else {
-                    return Vec::new();
-                };
-                self.confirm_allow_always(&question)
-            }
-            Some(Action::Cancel) => {
-                let key = question.key.clone();
-                self.overlay = None;
-                self.set_card_notice(
-                    &key,
-                    "You cancelled allow always, so nothing was sent; the ask is still open.",
-                );
-                Vec::new()
-            }
-            _ => {
-                let yes = self
-                    .keymap
-                    .key_label(
-                        crate::screens::overlay::keys::CONFIRM_ALWAYS,
-                        Action::ConfirmAlways,
-                    )
-                    .unwrap_or_default();
-                let no = self
-                    .keymap
-                    .key_label(
-                        crate::screens::overlay::keys::CONFIRM_ALWAYS,
-                        Action::Cancel,
-                    )
-                    .unwrap_or_default();
-                if let Some(Overlay::AllowAlways(question)) = &mut self.overlay {
-                    question.notice = Some(format!(
-                        "Only {yes} allows always here; {no} cancels. Nothing was sent."
-                    ));
-                }
-                Vec::new()
-            }
-        }
-    }
-
-    /// Sends allow-always only if the card still shows exactly the ask the question named.
-    fn confirm_allow_always(&mut self, question: &AllowAlwaysQuestion) -> Vec<Command> {
-        let key = &question.key;
-        if self
+        // A text card has one field: there is no next one to go to.
+        Action::NextField | Action::PrevField => phone
             .cards
             .get(key)
-            .is_some_and(|card| card.expired_at(self.now).is_some())
-        {
-            self.refuse_expired(key);
-            return Vec::new();
-        }
-        let offer = self.agent_offer(&key.agent);
-        let still = self.card_answerable(key)
-            && self.cards.get(key).is_some_and(|card| {
-                card.ask == question.ask
-                    && card.offered(offer).iter().any(|o| {
-                        o.id == question.option_id && o.effect == Some(Effect::AllowAlways)
-                    })
-            });
-        if !still {
-            self.set_card_notice(
-                key,
-                "This ask changed before you confirmed allow always. Nothing was sent. Read it again.",
-            );
-            return Vec::new();
-        }
-        let answer = Answer {
-            option_id: Some(question.option_id.clone()),
-            ..Answer::default()
-        };
-        self.answer(key, answer)
+            .and_then(|card| card.form.as_ref())
+            .is_some_and(|form| form.rows() > 1),
+        _ => true,
     }
+}
 
-    /// Takes down an allow-always question about a card that changed or closed under it.
-    pub(crate) fn drop_allow_always_question(&mut self, key: &AskKey) {
-        if matches!(&self.overlay, Some(Overlay::AllowAlways(q)) if q.key == *key) {
-            self.overlay = None;
-            let closed = self.cards.get(key).is_some_and(|c| c.closed.is_some());
-            let why = if closed {
-                "This ask closed before you confirmed allow always. Nothing was sent."
-            } else {
-                "This ask changed before you confirmed allow always. Nothing was sent. Read it again."
-            };
-            self.set_card_notice(key, why);
-        }
+/// Whether allow-always is offered on a card, and why not (SPEC A11, A12).
+pub(crate) fn card_allow_always(phone: &Phone, card: &CardState) -> Result<(), &'static str> {
+    card.allow_always(phone.agent_offer(&card.key.agent))
+}
+
+/// The keys of a card: typing on a text or form card that may be answered, else commands.
+pub(crate) fn card_context(phone: &Phone, key: &AskKey) -> Context {
+    if card_takes_typing(phone, key) {
+        keys::TYPING
+    } else {
+        keys::CHOOSING
     }
+}
 
-    fn why_not_answerable(&self, key: &AskKey) -> String {
-        if self.card_open_to_answer(key)
-            && let Some(why) = self.card_unreachable(key)
-        {
-            return format!("Nothing was sent: {why}");
-        }
-        match self.cards.get(key) {
-            Some(card) if card.expired_at(self.now).is_some() => card
-                .expired_at(self.now)
-                .map(crate::screens::card::state::expired_refusal)
-                .unwrap_or_default(),
-            Some(card) if !card.ask.is_answerable() => {
-                crate::screens::card::state::CANNOT_ANSWER.to_string()
-            }
-            // Names the answer that won, when the chat says it (SPEC A4, A7).
-            Some(card) if card.closed.is_some() => {
-                card.closed.as_ref().map_or_else(String::new, |closed| {
-                    format!(
-                        "{} Nothing was sent.",
-                        crate::screens::card::state::closed_sentence(closed)
-                    )
-                })
-            }
-            _ => match CardStatus::of(&self.intents, key) {
-                Some(status @ CardStatus::Unknown { .. }) => status.sentence(),
-                Some(status) => status.sentence(),
-                None => "This card cannot be answered now.".to_string(),
-            },
-        }
-    }
-
-    fn set_card_notice(&mut self, key: &AskKey, text: &str) {
-        if let Some(card) = self.cards.get_mut(key) {
-            card.notice = Some(text.to_string());
-        }
-    }
-
-    /// Sends an answer to the revision on screen (SPEC A3).
-    fn answer(&mut self, key: &AskKey, answer: Answer) -> Vec<Command> {
-        let Some(card) = self.cards.get_mut(key) else {
-            return Vec::new();
-        };
-        card.notice = None;
-        let kind = IntentKind::Answer {
-            pane: key.pane.clone(),
-            ask_id: key.ask_id.clone(),
-            revision: card.ask.revision,
-            answer,
-        };
-        let agent = key.agent.clone();
-        self.submit(&agent, kind)
-    }
-
-    pub(crate) fn card_typing(&mut self, card_key: &AskKey, key: &KeyEvent) {
-        let card_key = card_key.clone();
-        let armed = self
-            .cards
-            .get(&card_key)
-            .is_some_and(|c| c.is_armed(self.now));
-        let Some(card) = self.cards.get_mut(&card_key) else {
-            return;
-        };
-        // Typing never answers; after the reading time it says a change was seen.
-        if armed {
-            card.acknowledge();
-        }
-        card.notice = None;
-        match card.ask.kind {
-            AskKind::Text => {
-                let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
-                typing::edit(&mut card.text, key, multiline);
-            }
-            AskKind::Form => {
-                let Some(form) = card.form.as_mut() else {
-                    return;
-                };
-                if let KeyCode::Down | KeyCode::Up = key.code {
-                    let forward = key.code == KeyCode::Down;
-                    form.focus = step_around(form.focus, form.rows(), forward);
-                    return;
+pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Vec<Command> {
+    let key = key.clone();
+    let Some(card) = phone.cards.get(&key) else {
+        return phone.back();
+    };
+    let answerable = card_answerable(phone, &key);
+    let armed = card.is_armed(phone.now);
+    let offer = phone.agent_offer(&key.agent);
+    let options: Vec<_> = card.offered(offer).into_iter().cloned().collect();
+    let kind = card.ask.kind.clone();
+    let expired = card.expired_at(phone.now);
+    match action {
+        Action::Back => phone.back(),
+        // A url card's link opens at any time: opening answers nothing.
+        Action::OpenLink => {
+            let url = phone
+                .cards
+                .get(&key)
+                .and_then(|c| c.ask.choice.as_ref())
+                .and_then(|c| c.url.clone());
+            match url {
+                Some(url) => {
+                    phone.show_toast("Opening the link…", false);
+                    vec![Command::OpenLink(url)]
                 }
-                let focused = card
-                    .ask
-                    .form
-                    .as_ref()
-                    .and_then(|f| f.fields.get(form.focus));
-                let options = focused.map_or(0, |f| f.options.len());
-                let integer = focused.is_some_and(|f| f.integer);
-                match form.values.get_mut(form.focus) {
-                    Some(FieldValue::Text(editor)) => {
-                        typing::edit(editor, key, false);
+                None => {
+                    phone.show_toast("This card has no link to open.", false);
+                    Vec::new()
+                }
+            }
+        }
+        // SPEC A13: from the deadline on, by the phone's clock, nothing answers; a key that
+        // would says so, and nothing is sent, now or later.
+        Action::Retry | Action::Submit if expired.is_some() => {
+            refuse_expired(phone, &key);
+            Vec::new()
+        }
+        // A retry sends an answer again: it waits out the reading time like any answer.
+        Action::Retry if !armed => refuse_unread(phone, &key),
+        Action::Retry => {
+            match CardStatus::of(&phone.intents, &key)
+                .as_ref()
+                .and_then(CardStatus::retry_id)
+            {
+                Some(request_id) => {
+                    let request_id = request_id.to_string();
+                    phone.retry(&request_id)
+                }
+                None => {
+                    phone.show_toast("Nothing on this card needs a retry.", false);
+                    Vec::new()
+                }
+            }
+        }
+        _ if !answerable => {
+            if matches!(
+                action,
+                Action::AllowOnce
+                    | Action::Deny
+                    | Action::AllowAlways
+                    | Action::Pick(_)
+                    | Action::Submit
+            ) {
+                phone.show_toast(why_not_answerable(phone, &key), false);
+            }
+            Vec::new()
+        }
+        // Selecting never answers, so it works inside the reading time too; only after it
+        // does a move count as having seen a change.
+        Action::Up | Action::Down if matches!(kind, AskKind::Permission | AskKind::Choice) => {
+            let last = options.len().saturating_sub(1);
+            let selected = phone.cards.get(&key).map_or(0, |c| c.selected);
+            let selected = if action == Action::Up {
+                selected.saturating_sub(1)
+            } else {
+                (selected + 1).min(last)
+            };
+            select_option(phone, &key, selected, armed);
+            Vec::new()
+        }
+        Action::Up | Action::Down | Action::PrevField | Action::NextField
+            if kind == AskKind::Form =>
+        {
+            let forward = matches!(action, Action::Down | Action::NextField);
+            if let Some(card) = phone.cards.get_mut(&key) {
+                if armed {
+                    card.acknowledge();
+                }
+                if let Some(form) = card.form.as_mut() {
+                    form.focus = step_around(form.focus, form.rows(), forward);
+                }
+            }
+            Vec::new()
+        }
+        Action::AllowOnce | Action::Deny | Action::AllowAlways if kind == AskKind::Permission => {
+            let effect = match action {
+                Action::AllowOnce => Effect::Allow,
+                Action::Deny => Effect::Deny,
+                _ => Effect::AllowAlways,
+            };
+            match options
+                .iter()
+                .position(|o| o.effect.as_ref() == Some(&effect))
+            {
+                Some(index) => select_option(phone, &key, index, armed),
+                None => {
+                    let why = match effect {
+                        Effect::AllowAlways => phone
+                            .cards
+                            .get(&key)
+                            .and_then(|c| card_allow_always(phone, c).err())
+                            .unwrap_or("This card offers no allow always."),
+                        _ => "This card has no such option.",
+                    };
+                    phone.show_toast(why, false);
+                }
+            }
+            Vec::new()
+        }
+        Action::Pick(n) if matches!(kind, AskKind::Permission | AskKind::Choice) => {
+            let index = usize::from(n).wrapping_sub(1);
+            if index < options.len() {
+                select_option(phone, &key, index, armed);
+            } else {
+                phone.show_toast(format!("There is no option {n}."), false);
+            }
+            Vec::new()
+        }
+        Action::Submit if !armed => refuse_unread(phone, &key),
+        Action::Submit => {
+            if let Some(card) = phone.cards.get_mut(&key) {
+                card.acknowledge();
+            }
+            match kind {
+                AskKind::Permission | AskKind::Choice => {
+                    let selected = phone.cards.get(&key).map_or(0, |c| c.selected);
+                    match options.get(selected) {
+                        Some(option) if option.effect == Some(Effect::AllowAlways) => {
+                            ask_allow_always(phone, &key, option.id.clone());
+                            Vec::new()
+                        }
+                        Some(option) => send_answer(phone, &key, CardState::pick(option)),
+                        None => Vec::new(),
                     }
-                    Some(FieldValue::Number(editor)) => {
-                        // Only typed chars are checked: Ctrl and Alt chords edit (Ctrl-U, Ctrl-Z).
-                        let chord = key
-                            .modifiers
-                            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-                        let marks = if integer { "-+" } else { "-+.eE" };
-                        match key.code {
-                            KeyCode::Char(c)
-                                if !(chord || c.is_ascii_digit() || marks.contains(c)) =>
+                }
+                AskKind::Text => {
+                    let Some(card) = phone.cards.get(&key) else {
+                        return Vec::new();
+                    };
+                    if card.text.is_empty() {
+                        set_card_notice(phone, &key, "Type an answer first.");
+                        return Vec::new();
+                    }
+                    let answer = card.text_answer();
+                    send_answer(phone, &key, answer)
+                }
+                AskKind::Form => {
+                    let Some(card) = phone.cards.get(&key) else {
+                        return Vec::new();
+                    };
+                    // Enter on one of the form's options (Decline) answers with it.
+                    if let Some(option) = card.focused_form_option() {
+                        let answer = CardState::pick(option);
+                        return send_answer(phone, &key, answer);
+                    }
+                    match card.form_answer() {
+                        Ok(answer) => send_answer(phone, &key, answer),
+                        Err((field, why)) => {
+                            if let Some(form) =
+                                phone.cards.get_mut(&key).and_then(|c| c.form.as_mut())
                             {
-                                // Typed words are never dropped in silence: say at the key why
-                                // this one was not typed.
-                                let label = focused.map_or("This field", |f| f.label.as_str());
-                                let takes = if integer {
-                                    "a whole number: digits and - +"
-                                } else {
-                                    "a number: digits and - + . e"
-                                };
-                                card.notice = Some(format!(
-                                    "{label} takes {takes} only; “{c}” was not typed."
-                                ));
+                                form.focus = field;
                             }
-                            _ => {
-                                typing::edit(editor, key, false);
-                            }
+                            set_card_notice(phone, &key, &why);
+                            Vec::new()
                         }
                     }
-                    Some(FieldValue::Boolean(on)) => {
-                        if matches!(
-                            key.code,
-                            KeyCode::Char(' ') | KeyCode::Left | KeyCode::Right
-                        ) {
+                }
+                AskKind::Unknown(_) => Vec::new(),
+            }
+        }
+        Action::Newline => {
+            if let Some(card) = phone.cards.get_mut(&key)
+                && card.ask.kind == AskKind::Text
+                && card.ask.text.as_ref().is_some_and(|t| t.multiline)
+            {
+                card.text.newline();
+            } else {
+                phone.show_toast("This answer takes one line.", false);
+            }
+            Vec::new()
+        }
+        // Letters name a permission's effects; other cards number their options.
+        Action::AllowOnce | Action::Deny | Action::AllowAlways if !options.is_empty() => {
+            let last = options.len().min(8);
+            phone.show_toast(
+                format!("This card's options have numbers: 1–{last} select one."),
+                false,
+            );
+            Vec::new()
+        }
+        Action::NextField | Action::PrevField => {
+            phone.show_toast("This answer has one field.", false);
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Moves the selection; after the reading time, a move also says the change was seen.
+/// Selects an option; selecting the one already selected says what answers it, so the key
+/// is never silent.
+fn select_option(phone: &mut Phone, key: &AskKey, index: usize, armed: bool) {
+    let context = card_context(phone, key);
+    let enter = phone
+        .keymap
+        .key_label(context, Action::Submit)
+        .unwrap_or_else(|| "Enter".into());
+    let Some(card) = phone.cards.get_mut(key) else {
+        return;
+    };
+    if armed {
+        card.acknowledge();
+    }
+    let again = card.selected == index;
+    card.selected = index;
+    let label = card.ask.options().get(index).map(|o| o.label.clone());
+    if again && let Some(label) = label {
+        phone.show_toast(format!("“{label}” is selected: {enter} answers."), false);
+    }
+}
+
+/// A key that would answer an expired card: nothing is sent, and the card says when it
+/// expired (SPEC A13).
+fn refuse_expired(phone: &mut Phone, key: &AskKey) {
+    let now = phone.now;
+    if let Some(card) = phone.cards.get_mut(key)
+        && let Some(at) = card.expired_at(now)
+    {
+        card.notice = Some(crate::app::card_state::expired_refusal(at));
+    }
+}
+
+/// A key that would answer inside the reading time: nothing is sent, now or later, and the
+/// card says why.
+fn refuse_unread(phone: &mut Phone, key: &AskKey) -> Vec<Command> {
+    if let Some(card) = phone.cards.get_mut(key) {
+        card.refuse_unread();
+    }
+    Vec::new()
+}
+
+/// Puts the allow-always question over the card, naming what it allows.
+fn ask_allow_always(phone: &mut Phone, key: &AskKey, option_id: String) {
+    let Some(card) = phone.cards.get(key) else {
+        return;
+    };
+    phone.overlay = Some(Overlay::AllowAlways(Box::new(AllowAlwaysQuestion {
+        key: key.clone(),
+        ask: card.ask.clone(),
+        option_id,
+        arming: Arming::start(Why::Asked, phone.now),
+        notice: None,
+    })));
+}
+
+/// Keys of the allow-always question: its own yes (never Enter), or no.
+pub(crate) fn allow_always_key(phone: &mut Phone, action: Option<Action>) -> Vec<Command> {
+    let Some(Overlay::AllowAlways(question)) = &mut phone.overlay else {
+        return Vec::new();
+    };
+    match action {
+        Some(Action::ConfirmAlways) if !question.arming.is_armed(phone.now) => {
+            question.notice = Some(question.arming.why.sentence().to_string());
+            Vec::new()
+        }
+        Some(Action::ConfirmAlways) => {
+            let Some(Overlay::AllowAlways(question)) = phone.overlay.take() else {
+                return Vec::new();
+            };
+            confirm_allow_always(phone, &question)
+        }
+        Some(Action::Cancel) => {
+            let key = question.key.clone();
+            phone.overlay = None;
+            set_card_notice(
+                phone,
+                &key,
+                "You cancelled allow always, so nothing was sent; the ask is still open.",
+            );
+            Vec::new()
+        }
+        _ => {
+            let yes = phone
+                .keymap
+                .key_label(
+                    crate::app::overlay::keys::CONFIRM_ALWAYS,
+                    Action::ConfirmAlways,
+                )
+                .unwrap_or_default();
+            let no = phone
+                .keymap
+                .key_label(crate::app::overlay::keys::CONFIRM_ALWAYS, Action::Cancel)
+                .unwrap_or_default();
+            if let Some(Overlay::AllowAlways(question)) = &mut phone.overlay {
+                question.notice = Some(format!(
+                    "Only {yes} allows always here; {no} cancels. Nothing was sent."
+                ));
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// Sends allow-always only if the card still shows exactly the ask the question named.
+fn confirm_allow_always(phone: &mut Phone, question: &AllowAlwaysQuestion) -> Vec<Command> {
+    let key = &question.key;
+    if phone
+        .cards
+        .get(key)
+        .is_some_and(|card| card.expired_at(phone.now).is_some())
+    {
+        refuse_expired(phone, key);
+        return Vec::new();
+    }
+    let offer = phone.agent_offer(&key.agent);
+    let still = card_answerable(phone, key)
+        && phone.cards.get(key).is_some_and(|card| {
+            card.ask == question.ask
+                && card
+                    .offered(offer)
+                    .iter()
+                    .any(|o| o.id == question.option_id && o.effect == Some(Effect::AllowAlways))
+        });
+    if !still {
+        set_card_notice(
+            phone,
+            key,
+            "This ask changed before you confirmed allow always. Nothing was sent. Read it again.",
+        );
+        return Vec::new();
+    }
+    let answer = Answer {
+        option_id: Some(question.option_id.clone()),
+        ..Answer::default()
+    };
+    send_answer(phone, key, answer)
+}
+
+fn why_not_answerable(phone: &Phone, key: &AskKey) -> String {
+    if card_open_to_answer(phone, key)
+        && let Some(why) = card_unreachable(phone, key)
+    {
+        return format!("Nothing was sent: {why}");
+    }
+    match phone.cards.get(key) {
+        Some(card) if card.expired_at(phone.now).is_some() => card
+            .expired_at(phone.now)
+            .map(crate::app::card_state::expired_refusal)
+            .unwrap_or_default(),
+        Some(card) if !card.ask.is_answerable() => {
+            crate::app::card_state::CANNOT_ANSWER.to_string()
+        }
+        // Names the answer that won, when the chat says it (SPEC A4, A7).
+        Some(card) if card.closed.is_some() => {
+            card.closed.as_ref().map_or_else(String::new, |closed| {
+                format!(
+                    "{} Nothing was sent.",
+                    crate::app::card_state::closed_sentence(closed)
+                )
+            })
+        }
+        _ => match CardStatus::of(&phone.intents, key) {
+            Some(status @ CardStatus::Unknown { .. }) => status.sentence(),
+            Some(status) => status.sentence(),
+            None => "This card cannot be answered now.".to_string(),
+        },
+    }
+}
+
+fn set_card_notice(phone: &mut Phone, key: &AskKey, text: &str) {
+    if let Some(card) = phone.cards.get_mut(key) {
+        card.notice = Some(text.to_string());
+    }
+}
+
+/// Sends an answer to the revision on screen (SPEC A3).
+fn send_answer(phone: &mut Phone, key: &AskKey, answer: Answer) -> Vec<Command> {
+    let Some(card) = phone.cards.get_mut(key) else {
+        return Vec::new();
+    };
+    card.notice = None;
+    let kind = IntentKind::Answer {
+        pane: key.pane.clone(),
+        ask_id: key.ask_id.clone(),
+        revision: card.ask.revision,
+        answer,
+    };
+    let agent = key.agent.clone();
+    phone.submit(&agent, kind)
+}
+
+pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) {
+    let card_key = card_key.clone();
+    let armed = phone
+        .cards
+        .get(&card_key)
+        .is_some_and(|c| c.is_armed(phone.now));
+    let Some(card) = phone.cards.get_mut(&card_key) else {
+        return;
+    };
+    // Typing never answers; after the reading time it says a change was seen.
+    if armed {
+        card.acknowledge();
+    }
+    card.notice = None;
+    match card.ask.kind {
+        AskKind::Text => {
+            let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
+            typing::edit(&mut card.text, key, multiline);
+        }
+        AskKind::Form => {
+            let Some(form) = card.form.as_mut() else {
+                return;
+            };
+            if let KeyCode::Down | KeyCode::Up = key.code {
+                let forward = key.code == KeyCode::Down;
+                form.focus = step_around(form.focus, form.rows(), forward);
+                return;
+            }
+            let focused = card
+                .ask
+                .form
+                .as_ref()
+                .and_then(|f| f.fields.get(form.focus));
+            let options = focused.map_or(0, |f| f.options.len());
+            let integer = focused.is_some_and(|f| f.integer);
+            match form.values.get_mut(form.focus) {
+                Some(FieldValue::Text(editor)) => {
+                    typing::edit(editor, key, false);
+                }
+                Some(FieldValue::Number(editor)) => {
+                    // Only typed chars are checked: Ctrl and Alt chords edit (Ctrl-U, Ctrl-Z).
+                    let chord = key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+                    let marks = if integer { "-+" } else { "-+.eE" };
+                    match key.code {
+                        KeyCode::Char(c) if !(chord || c.is_ascii_digit() || marks.contains(c)) => {
+                            // Typed words are never dropped in silence: say at the key why
+                            // this one was not typed.
+                            let label = focused.map_or("This field", |f| f.label.as_str());
+                            let takes = if integer {
+                                "a whole number: digits and - +"
+                            } else {
+                                "a number: digits and - + . e"
+                            };
+                            card.notice =
+                                Some(format!("{label} takes {takes} only; “{c}” was not typed."));
+                        }
+                        _ => {
+                            typing::edit(editor, key, false);
+                        }
+                    }
+                }
+                Some(FieldValue::Boolean(on)) => {
+                    if matches!(
+                        key.code,
+                        KeyCode::Char(' ') | KeyCode::Left | KeyCode::Right
+                    ) {
+                        *on = !*on;
+                    }
+                }
+                Some(FieldValue::Many { picked, at }) if options > 0 => match key.code {
+                    KeyCode::Right => *at = (*at + 1) % options,
+                    KeyCode::Left => *at = (*at + options - 1) % options,
+                    KeyCode::Char(' ') => {
+                        if let Some(on) = picked.get_mut(*at) {
                             *on = !*on;
                         }
                     }
-                    Some(FieldValue::Many { picked, at }) if options > 0 => match key.code {
-                        KeyCode::Right => *at = (*at + 1) % options,
-                        KeyCode::Left => *at = (*at + options - 1) % options,
-                        KeyCode::Char(' ') => {
-                            if let Some(on) = picked.get_mut(*at) {
-                                *on = !*on;
-                            }
+                    KeyCode::Char(c) => {
+                        if let Some(n) = c.to_digit(10).map(|n| n as usize)
+                            && (1..=options).contains(&n)
+                            && let Some(on) = picked.get_mut(n - 1)
+                        {
+                            *at = n - 1;
+                            *on = !*on;
                         }
-                        KeyCode::Char(c) => {
-                            if let Some(n) = c.to_digit(10).map(|n| n as usize)
-                                && (1..=options).contains(&n)
-                                && let Some(on) = picked.get_mut(n - 1)
-                            {
-                                *at = n - 1;
-                                *on = !*on;
-                            }
-                        }
-                        _ => {}
-                    },
-                    Some(FieldValue::Choice(choice)) if options > 0 => match key.code {
-                        KeyCode::Right | KeyCode::Char(' ') => {
-                            *choice = Some(choice.map_or(0, |c| (c + 1) % options));
-                        }
-                        KeyCode::Left => {
-                            *choice =
-                                Some(choice.map_or(options - 1, |c| (c + options - 1) % options));
-                        }
-                        KeyCode::Char(c) => {
-                            if let Some(n) = c.to_digit(10).map(|n| n as usize)
-                                && (1..=options).contains(&n)
-                            {
-                                *choice = Some(n - 1);
-                            }
-                        }
-                        _ => {}
-                    },
+                    }
                     _ => {}
-                }
+                },
+                Some(FieldValue::Choice(choice)) if options > 0 => match key.code {
+                    KeyCode::Right | KeyCode::Char(' ') => {
+                        *choice = Some(choice.map_or(0, |c| (c + 1) % options));
+                    }
+                    KeyCode::Left => {
+                        *choice = Some(choice.map_or(options - 1, |c| (c + options - 1) % options));
+                    }
+                    KeyCode::Char(c) => {
+                        if let Some(n) = c.to_digit(10).map(|n| n as usize)
+                            && (1..=options).contains(&n)
+                        {
+                            *choice = Some(n - 1);
+                        }
+                    }
+                    _ => {}
+                },
+                _ => {}
             }
-            _ => {}
         }
+        _ => {}
     }
+}
 
-    pub(crate) fn card_paste(&mut self, key: &AskKey, text: &str) {
-        let Some(card) = self.cards.get_mut(key) else {
-            return;
-        };
-        match card.ask.kind {
-            AskKind::Text => {
-                let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
-                typing::paste(&mut card.text, text, multiline);
-            }
-            AskKind::Form => {
-                if let Some(editor) = card
-                    .form
-                    .as_mut()
-                    .and_then(|f| f.values.get_mut(f.focus))
-                    .and_then(FieldValue::editor_mut)
-                {
-                    typing::paste(editor, text, false);
-                }
-            }
-            _ => {}
+pub(crate) fn card_paste(phone: &mut Phone, key: &AskKey, text: &str) {
+    let Some(card) = phone.cards.get_mut(key) else {
+        return;
+    };
+    match card.ask.kind {
+        AskKind::Text => {
+            let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
+            typing::paste(&mut card.text, text, multiline);
         }
+        AskKind::Form => {
+            if let Some(editor) = card
+                .form
+                .as_mut()
+                .and_then(|f| f.values.get_mut(f.focus))
+                .and_then(FieldValue::editor_mut)
+            {
+                typing::paste(editor, text, false);
+            }
+        }
+        _ => {}
     }
 }

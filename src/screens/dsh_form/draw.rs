@@ -38,7 +38,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
     );
     let list = body.list;
     let width = usize::from(list.width);
-    let choices = app.dsh_choices(form);
+    let choices = super::dsh_choices(app, form);
     let mut lines: Vec<Line<'static>> = Vec::new();
     let mut cursor = None;
     for (index, field) in form.fields().iter().enumerate() {
@@ -140,9 +140,9 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
     if let Some(problem) = &form.problem {
         say(format!("Not sent: {problem}"), theme.warn);
     }
-    if app.dsh_form_pending(form) {
+    if super::dsh_form_pending(app, form) {
         say("Sending…".into(), theme.dim);
-    } else if let Some(record) = app.dsh_form_receipt(form) {
+    } else if let Some(record) = super::dsh_form_receipt(app, form) {
         // Whole, request id and all, wrapped: the form has the room the pane does not.
         let receipt: String = receipt_spans(
             app,

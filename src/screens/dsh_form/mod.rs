@@ -10,6 +10,7 @@ pub(crate) mod draw;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
+pub(crate) use crate::app::dsh_state::DshPurpose;
 use crate::app::dsh_state::{DshView, ModelChoice};
 use crate::app::editor::Editor;
 use crate::app::keymap::{Action, Context};
@@ -19,15 +20,7 @@ use crate::app::{Command, intents, typing};
 use crate::dsh_wire::{ModelConfig, limits};
 use crate::engine::dsh::pane::session_of_pane;
 use crate::engine::{IntentKind, IntentRecord};
-use crate::screens::Screen;
 use crate::screens::room::Room;
-
-/// What a form makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DshPurpose {
-    Task,
-    Register,
-}
 
 /// One field of a form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,99 +252,95 @@ impl DshChoices {
     }
 }
 
-impl Phone {
-    /// The New page's rows for bridges: a task on each, and registering a workspace where the
-    /// token may (`capabilities.workspaces.create`).
-    pub(crate) fn dsh_new_rows(&self, filter: &Filter) -> Vec<DshNewRow> {
-        let mut rows = Vec::new();
-        for agent in &self.agents.list {
-            let Some(view) = self.dsh.get(&agent.name) else {
-                continue;
-            };
+/// The New page's rows for bridges: a task on each, and registering a workspace where the
+/// token may (`capabilities.workspaces.create`).
+pub(crate) fn dsh_new_rows(phone: &Phone, filter: &Filter) -> Vec<DshNewRow> {
+    let mut rows = Vec::new();
+    for agent in &phone.agents.list {
+        let Some(view) = phone.dsh.get(&agent.name) else {
+            continue;
+        };
+        rows.push(DshNewRow {
+            agent: agent.name.clone(),
+            purpose: DshPurpose::Task,
+            title: "New task…".into(),
+            description: "tasks/create in a workspace, or adopt one of its sessions".into(),
+        });
+        if view.may_register() {
             rows.push(DshNewRow {
                 agent: agent.name.clone(),
-                purpose: DshPurpose::Task,
-                title: "New task…".into(),
-                description: "tasks/create in a workspace, or adopt one of its sessions".into(),
+                purpose: DshPurpose::Register,
+                title: "Register a workspace…".into(),
+                description: "an existing directory, by its absolute path".into(),
             });
-            if view.may_register() {
-                rows.push(DshNewRow {
-                    agent: agent.name.clone(),
-                    purpose: DshPurpose::Register,
-                    title: "Register a workspace…".into(),
-                    description: "an existing directory, by its absolute path".into(),
-                });
-            }
-        }
-        rows.retain(|row| {
-            filter.matches(&format!("{} {} {}", row.agent, row.title, row.description))
-        });
-        rows
-    }
-
-    pub(crate) fn open_dsh_form(&mut self, agent: &str, purpose: DshPurpose) {
-        self.open(Screen::DshForm(Box::new(DshFormScreen::new(
-            agent, purpose,
-        ))));
-    }
-
-    /// The options of a form, from the bridge's capabilities, workspaces and layout.
-    pub(crate) fn dsh_choices(&self, form: &DshFormScreen) -> DshChoices {
-        let Some(view) = self.dsh.get(&form.agent) else {
-            return DshChoices::default();
-        };
-        let workspaces: Vec<(String, String, String, String)> = view
-            .workspace_list()
-            .iter()
-            .map(|w| {
-                (
-                    w.workspace_id.clone(),
-                    w.title.clone(),
-                    w.path.clone(),
-                    w.status.as_str().to_string(),
-                )
-            })
-            .collect();
-        let sessions = workspaces
-            .get(form.workspace)
-            .map(|(id, ..)| self.dsh_sessions(&form.agent, id))
-            .unwrap_or_default();
-        DshChoices {
-            workspaces,
-            sessions,
-            presets: view.presets(),
-            models: view.models(),
-            default_model: view.default_model(),
         }
     }
+    rows.retain(|row| filter.matches(&format!("{} {} {}", row.agent, row.title, row.description)));
+    rows
+}
 
-    /// The sessions of a workspace no task follows: the panes of its "sessions" tab.
-    fn dsh_sessions(&self, agent: &str, workspace_id: &str) -> Vec<(String, String)> {
-        self.agents
-            .get(agent)
-            .map(|a| a.panes())
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|p| p.workspace.id == workspace_id)
-            .filter_map(|p| {
-                session_of_pane(&p.pane.id).map(|id| (id.to_string(), p.pane.title.clone()))
-            })
-            .collect()
-    }
-
-    /// The receipt of what the form sent last.
-    pub(crate) fn dsh_form_receipt(&self, form: &DshFormScreen) -> Option<&IntentRecord> {
-        let sent = form.sent.as_ref()?;
-        self.intents
-            .latest(|r| r.agent == form.agent && r.kind == *sent)
-    }
-
-    pub(crate) fn dsh_form_pending(&self, form: &DshFormScreen) -> bool {
-        form.sent.as_ref().is_some_and(|sent| {
-            self.intents
-                .is_pending(|agent, kind| agent == form.agent && kind == sent)
+/// The options of a form, from the bridge's capabilities, workspaces and layout.
+pub(crate) fn dsh_choices(phone: &Phone, form: &DshFormScreen) -> DshChoices {
+    let Some(view) = phone.dsh.get(&form.agent) else {
+        return DshChoices::default();
+    };
+    let workspaces: Vec<(String, String, String, String)> = view
+        .workspace_list()
+        .iter()
+        .map(|w| {
+            (
+                w.workspace_id.clone(),
+                w.title.clone(),
+                w.path.clone(),
+                w.status.as_str().to_string(),
+            )
         })
+        .collect();
+    let sessions = workspaces
+        .get(form.workspace)
+        .map(|(id, ..)| dsh_sessions(phone, &form.agent, id))
+        .unwrap_or_default();
+    DshChoices {
+        workspaces,
+        sessions,
+        presets: view.presets(),
+        models: view.models(),
+        default_model: view.default_model(),
     }
+}
+
+/// The sessions of a workspace no task follows: the panes of its "sessions" tab.
+fn dsh_sessions(phone: &Phone, agent: &str, workspace_id: &str) -> Vec<(String, String)> {
+    phone
+        .agents
+        .get(agent)
+        .map(|a| a.panes())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.workspace.id == workspace_id)
+        .filter_map(|p| {
+            session_of_pane(&p.pane.id).map(|id| (id.to_string(), p.pane.title.clone()))
+        })
+        .collect()
+}
+
+/// The receipt of what the form sent last.
+pub(crate) fn dsh_form_receipt<'a>(
+    phone: &'a Phone,
+    form: &DshFormScreen,
+) -> Option<&'a IntentRecord> {
+    let sent = form.sent.as_ref()?;
+    phone
+        .intents
+        .latest(|r| r.agent == form.agent && r.kind == *sent)
+}
+
+pub(crate) fn dsh_form_pending(phone: &Phone, form: &DshFormScreen) -> bool {
+    form.sent.as_ref().is_some_and(|sent| {
+        phone
+            .intents
+            .is_pending(|agent, kind| agent == form.agent && kind == sent)
+    })
 }
 
 /// The form's state is boxed in the stack of screens (it is much larger than the others).
@@ -374,8 +363,7 @@ impl Room for Box<DshFormScreen> {
             }
             Action::Submit => self.submit(phone),
             Action::Retry => {
-                let retry = phone
-                    .dsh_form_receipt(self)
+                let retry = dsh_form_receipt(phone, self)
                     .filter(|r| intents::is_retryable(r))
                     .map(|r| r.request_id.clone());
                 match retry {
@@ -404,7 +392,7 @@ impl Room for Box<DshFormScreen> {
             KeyCode::Right | KeyCode::Char(' ') => true,
             _ => return,
         };
-        let choices = phone.dsh_choices(self);
+        let choices = dsh_choices(phone, self);
         let count = choices.count(self, field);
         if count == 0 {
             return;
@@ -441,16 +429,14 @@ impl Room for Box<DshFormScreen> {
 
 impl DshFormScreen {
     fn submit(&mut self, phone: &mut Phone) -> Vec<Command> {
-        let in_flight = phone.dsh_form_pending(self)
-            || phone
-                .dsh_form_receipt(self)
-                .is_some_and(|r| intents::is_in_flight(&r.state));
+        let in_flight = dsh_form_pending(phone, self)
+            || dsh_form_receipt(phone, self).is_some_and(|r| intents::is_in_flight(&r.state));
         if in_flight {
             phone.show_toast("Still sending…", false);
             return Vec::new();
         }
         let built = match phone.dsh.get(&self.agent) {
-            Some(view) => build(self, view, &phone.dsh_choices(self)),
+            Some(view) => build(self, view, &dsh_choices(phone, self)),
             None => Err(format!("{} is not a DSH bridge.", self.agent)),
         };
         let agent = self.agent.clone();

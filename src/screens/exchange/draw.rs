@@ -9,7 +9,6 @@ use ratatui::widgets::Paragraph;
 use super::{ExchangeScreen, exchange_parts, lines as detail_lines, status_style};
 use crate::look::theme::Theme;
 use crate::out;
-use crate::screens::inspector;
 use crate::ui::put;
 
 pub(crate) fn draw(frame: &mut Frame<'_>, screen: &ExchangeScreen, theme: &Theme) {
@@ -28,7 +27,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, screen: &ExchangeScreen, theme: &Theme
             Span::styled(
                 format!(
                     "  → {}",
-                    out::visible_line(&inspector::status_words(record))
+                    out::visible_line(&crate::app::wire_log::status_words(record))
                 ),
                 status_style(record, theme),
             ),

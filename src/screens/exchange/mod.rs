@@ -11,7 +11,8 @@ use ratatui::text::{Line, Span};
 
 use crate::app::keymap::{Action, Context};
 use crate::app::phone::Phone;
-use crate::app::{Command, geometry};
+use crate::app::wire_log::WireLog;
+use crate::app::{Command, geometry, pretty_json};
 use crate::engine::ExchangeRecord;
 use crate::engine::exchange_log::KEPT_BODY_BYTES;
 use crate::look::theme::Theme;
@@ -31,6 +32,21 @@ pub struct ExchangeScreen {
     pub(crate) reply_text: String,
     /// Lines scrolled past.
     pub(crate) scroll: usize,
+}
+
+impl ExchangeScreen {
+    /// The screen of exchange `number` of the wire log, its bodies as JSON laid out when they
+    /// are JSON; None when the ring has let it go.
+    pub(crate) fn of(wire: &WireLog, number: u64) -> Option<Self> {
+        let record = wire.get(number)?;
+        let shown = |body: &str| pretty_json::pretty(body).unwrap_or_else(|| body.to_string());
+        Some(ExchangeScreen {
+            request_text: shown(&record.request_body),
+            reply_text: shown(&record.reply_body),
+            record: Box::new(record.clone()),
+            scroll: 0,
+        })
+    }
 }
 
 impl Room for ExchangeScreen {

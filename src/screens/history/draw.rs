@@ -64,7 +64,7 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen
             Span::styled(state, theme.dim),
         ]),
     );
-    let rows = app.conversation_rows(&screen.agent, &screen.filter);
+    let rows = super::conversation_rows(app, &screen.agent, &screen.filter);
     let width = usize::from(parts.list.width);
     let visible = usize::from(parts.list.height);
     for (row, conversation) in rows

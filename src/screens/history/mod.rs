@@ -8,13 +8,13 @@ use crate::app::history::{HistoryStore, LOAD_AHEAD};
 use crate::app::keymap::{Action, Context};
 use crate::app::list::Filter;
 use crate::app::list::ListCursor;
+use crate::app::phone::Goto;
 use crate::app::phone::Phone;
 use crate::app::{Command, geometry};
 use crate::chat::pane_log::ChatEntry;
 use crate::engine::{HistoryPage, IntentKind};
 use crate::look::chat::ChatStyle;
 use crate::look::chat_scroll::ChatScroll;
-use crate::screens::Screen;
 use crate::screens::room::Room;
 use crate::wire::ConversationSummary;
 
@@ -23,6 +23,17 @@ pub struct HistoryScreen {
     pub(crate) agent: String,
     pub(crate) cursor: ListCursor,
     pub(crate) filter: Filter,
+}
+
+impl HistoryScreen {
+    /// An agent's past conversations, from the newest.
+    pub(crate) fn new(agent: String) -> Self {
+        Self {
+            agent,
+            cursor: Default::default(),
+            filter: Default::default(),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -36,33 +47,33 @@ pub struct ConversationScreen {
     pub(crate) placed: bool,
 }
 
-impl Phone {
-    pub(crate) fn conversation_rows(
-        &self,
-        agent: &str,
-        filter: &Filter,
-    ) -> Vec<&ConversationSummary> {
-        self.history
-            .conversations(agent)
-            .map(|list| {
-                list.rows
-                    .iter()
-                    .filter(|row| filter.matches(&format!("{} {}", row.title, row.state.as_str())))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
+/// The agent's past conversations the filter lets through.
+pub(crate) fn conversation_rows<'a>(
+    phone: &'a Phone,
+    agent: &str,
+    filter: &Filter,
+) -> Vec<&'a ConversationSummary> {
+    phone
+        .history
+        .conversations(agent)
+        .map(|list| {
+            list.rows
+                .iter()
+                .filter(|row| filter.matches(&format!("{} {}", row.title, row.state.as_str())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
-    /// Shows a conversation again (SPEC W5); its pane opens once the snapshot has it.
-    pub(crate) fn reopen(&mut self, agent: &str, conversation: &str) -> Vec<Command> {
-        self.show_toast("Reopening…", false);
-        self.submit(
-            agent,
-            IntentKind::Reopen {
-                conversation_id: conversation.to_string(),
-            },
-        )
-    }
+/// Shows a conversation again (SPEC W5); its pane opens once the snapshot has it.
+pub(crate) fn reopen(phone: &mut Phone, agent: &str, conversation: &str) -> Vec<Command> {
+    phone.show_toast("Reopening…", false);
+    phone.submit(
+        agent,
+        IntentKind::Reopen {
+            conversation_id: conversation.to_string(),
+        },
+    )
 }
 
 impl Room for HistoryScreen {
@@ -80,7 +91,7 @@ impl Room for HistoryScreen {
             self.filter.clone(),
             self.cursor.selected,
         );
-        let rows = phone.conversation_rows(&agent, &filter);
+        let rows = conversation_rows(phone, &agent, &filter);
         let len = rows.len();
         let chosen = rows.get(selected).map(|r| (r.id.clone(), r.title.clone()));
         let height = phone.list_height(filter.is_active());
@@ -116,27 +127,11 @@ impl Room for HistoryScreen {
                 let Some((conversation, title)) = chosen else {
                     return Vec::new();
                 };
-                let loaded = phone
-                    .history
-                    .items(&agent, &conversation)
-                    .is_some_and(|l| !l.entries.is_empty());
-                let mut screen = ConversationScreen {
+                phone.open(Goto::Conversation {
                     agent: agent.clone(),
                     conversation: conversation.clone(),
                     title,
-                    scroll: Default::default(),
-                    thinking_expanded: false,
-                    placed: false,
-                };
-                if let Some(list) = phone
-                    .history
-                    .items(&agent, &conversation)
-                    .filter(|_| loaded)
-                {
-                    screen.scroll.jump_to_top(&list.entries);
-                    screen.placed = true;
-                }
-                phone.open(Screen::Conversation(screen));
+                });
                 phone
                     .history
                     .open_items(&agent, &conversation)
@@ -145,7 +140,7 @@ impl Room for HistoryScreen {
                     .collect()
             }
             Action::Reopen => match chosen {
-                Some((conversation, _)) => phone.reopen(&agent, &conversation),
+                Some((conversation, _)) => reopen(phone, &agent, &conversation),
                 None => Vec::new(),
             },
             _ => Vec::new(),
@@ -172,13 +167,12 @@ impl Room for HistoryScreen {
 
 impl HistoryScreen {
     fn len(&self, phone: &Phone) -> usize {
-        phone.conversation_rows(&self.agent, &self.filter).len()
+        conversation_rows(phone, &self.agent, &self.filter).len()
     }
 
     /// What each row shows, as a key that stays with the row.
     fn row_keys(&self, phone: &Phone) -> Vec<String> {
-        phone
-            .conversation_rows(&self.agent, &self.filter)
+        conversation_rows(phone, &self.agent, &self.filter)
             .iter()
             .map(|row| row.id.clone())
             .collect()
@@ -213,7 +207,7 @@ impl Room for ConversationScreen {
             }
             Action::Reopen => {
                 let (agent, conversation) = (self.agent.clone(), self.conversation.clone());
-                phone.reopen(&agent, &conversation)
+                reopen(phone, &agent, &conversation)
             }
             _ => Vec::new(),
         }
@@ -242,6 +236,31 @@ impl Room for ConversationScreen {
 }
 
 impl ConversationScreen {
+    /// The conversation's screen, at its top when its first page is already here.
+    pub(crate) fn open(phone: &Phone, agent: String, conversation: String, title: String) -> Self {
+        let loaded = phone
+            .history
+            .items(&agent, &conversation)
+            .is_some_and(|l| !l.entries.is_empty());
+        let mut screen = ConversationScreen {
+            agent: agent.clone(),
+            conversation: conversation.clone(),
+            title,
+            scroll: Default::default(),
+            thinking_expanded: false,
+            placed: false,
+        };
+        if let Some(list) = phone
+            .history
+            .items(&agent, &conversation)
+            .filter(|_| loaded)
+        {
+            screen.scroll.jump_to_top(&list.entries);
+            screen.placed = true;
+        }
+        screen
+    }
+
     /// Moves the conversation's chat; near the end, reads the next page before the person
     /// gets there (SPEC W5).
     fn scroll(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {

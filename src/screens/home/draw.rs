@@ -60,7 +60,7 @@ const STATE_MIN: usize = 8;
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme) {
     let (width, height) = (frame.area().width, frame.area().height);
     let parts = geometry::home(width, height, app.agents.list.len());
-    let agents = app.home_agents(&screen.filter);
+    let agents = super::home_agents(app, &screen.filter);
     let heading = if screen.filter.is_active() {
         format!(
             "Agents  (filter: {})",
@@ -227,7 +227,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
         }
     }
 
-    let rows = app.home_inbox(&screen.filter);
+    let rows = super::home_inbox(app, &screen.filter);
     // The counts leave out an ask from its deadline on, and set apart those on an agent the
     // phone cannot reach (their rows come last, dimmed): no key answers either now.
     let unreachable = rows

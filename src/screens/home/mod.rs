@@ -9,10 +9,10 @@ use crate::app::inbox::{self, InboxRow};
 use crate::app::keymap::{Action, Context};
 use crate::app::list::Filter;
 use crate::app::list::ListCursor;
+use crate::app::phone::Goto;
 use crate::app::phone::Phone;
 use crate::app::{Command, geometry};
 use crate::screens::room::Room;
-use crate::screens::{HistoryScreen, LayoutScreen, NewScreen, Screen};
 
 #[derive(Debug, Clone, Default)]
 pub struct HomeScreen {
@@ -23,70 +23,66 @@ pub struct HomeScreen {
     pub(crate) filter: Filter,
 }
 
-impl Phone {
-    /// Indices of the agents the filter lets through.
-    pub(crate) fn home_agents(&self, filter: &Filter) -> Vec<usize> {
-        self.agents
-            .list
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| {
-                filter.matches(&format!("{} {}", a.display_name(), a.status.sentence()))
-            })
-            .map(|(i, _)| i)
-            .collect()
-    }
+/// Indices of the agents the filter lets through.
+pub(crate) fn home_agents(phone: &Phone, filter: &Filter) -> Vec<usize> {
+    phone
+        .agents
+        .list
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| filter.matches(&format!("{} {}", a.display_name(), a.status.sentence())))
+        .map(|(i, _)| i)
+        .collect()
+}
 
-    /// The inbox rows the filter lets through, oldest first (SPEC A2).
-    pub(crate) fn home_inbox<'a>(&'a self, filter: &Filter) -> Vec<InboxRow<'a>> {
-        let mut rows = inbox::rows(&self.agents);
-        // Asks on an agent the phone cannot reach come after those it can answer, set apart.
-        rows.sort_by_key(|row| inbox::is_unreachable(row.agent));
-        rows.into_iter()
-            .filter(|row| {
-                filter.matches(&format!(
-                    "{} {} {} {}",
-                    row.agent.name,
-                    row.pane.pane.title,
-                    row.ask.title,
-                    row.ask.kind.as_str()
-                ))
-            })
-            .collect()
-    }
+/// The inbox rows the filter lets through, oldest first (SPEC A2).
+pub(crate) fn home_inbox<'a>(phone: &'a Phone, filter: &Filter) -> Vec<InboxRow<'a>> {
+    let mut rows = inbox::rows(&phone.agents);
+    // Asks on an agent the phone cannot reach come after those it can answer, set apart.
+    rows.sort_by_key(|row| inbox::is_unreachable(row.agent));
+    rows.into_iter()
+        .filter(|row| {
+            filter.matches(&format!(
+                "{} {} {} {}",
+                row.agent.name,
+                row.pane.pane.title,
+                row.ask.title,
+                row.ask.kind.as_str()
+            ))
+        })
+        .collect()
+}
 
-    fn home_heights(&self) -> (usize, usize) {
-        let parts = geometry::home(self.size.0, self.size.1, self.agents.list.len());
-        (
-            usize::from(parts.agents.height),
-            usize::from(parts.inbox.height),
-        )
-    }
+fn home_heights(phone: &Phone) -> (usize, usize) {
+    let parts = geometry::home(phone.size.0, phone.size.1, phone.agents.list.len());
+    (
+        usize::from(parts.agents.height),
+        usize::from(parts.inbox.height),
+    )
+}
 
-    /// Opens the history of an agent and reads its first page.
-    pub(crate) fn open_history(&mut self, agent: &str) -> Vec<Command> {
-        let has_history = self
-            .agents
-            .get(agent)
-            .is_some_and(|a| a.has_cap(crate::wire::caps::HISTORY));
-        if !has_history {
-            self.show_toast(
-                format!("{agent} keeps no history the phone can read."),
-                true,
-            );
-            return Vec::new();
-        }
-        self.open(Screen::History(HistoryScreen {
-            agent: agent.to_string(),
-            cursor: Default::default(),
-            filter: Default::default(),
-        }));
-        self.history
-            .open_conversations(agent)
-            .map(Command::Engine)
-            .into_iter()
-            .collect::<Vec<Command>>()
+/// Opens the history of an agent and reads its first page.
+pub(crate) fn open_history(phone: &mut Phone, agent: &str) -> Vec<Command> {
+    let has_history = phone
+        .agents
+        .get(agent)
+        .is_some_and(|a| a.has_cap(crate::wire::caps::HISTORY));
+    if !has_history {
+        phone.show_toast(
+            format!("{agent} keeps no history the phone can read."),
+            true,
+        );
+        return Vec::new();
     }
+    phone.open(Goto::History {
+        agent: agent.to_string(),
+    });
+    phone
+        .history
+        .open_conversations(agent)
+        .map(Command::Engine)
+        .into_iter()
+        .collect::<Vec<Command>>()
 }
 
 impl Room for HomeScreen {
@@ -100,13 +96,12 @@ impl Room for HomeScreen {
 
     fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
         let filter = self.filter.clone();
-        let agents = phone.home_agents(&filter);
-        let asks: Vec<_> = phone
-            .home_inbox(&filter)
+        let agents = home_agents(phone, &filter);
+        let asks: Vec<_> = home_inbox(phone, &filter)
             .iter()
             .map(InboxRow::key)
             .collect();
-        let (agents_height, inbox_height) = phone.home_heights();
+        let (agents_height, inbox_height) = home_heights(phone);
         match action {
             Action::Up
             | Action::Down
@@ -154,16 +149,12 @@ impl Room for HomeScreen {
                     }
                 } else if let Some(index) = agents.get(self.agents.selected) {
                     let name = phone.agents.list[*index].name.clone();
-                    phone.open(Screen::Layout(LayoutScreen {
-                        agent: name,
-                        cursor: Default::default(),
-                        filter: Default::default(),
-                    }));
+                    phone.open(Goto::Layout { agent: name });
                 }
                 Vec::new()
             }
             Action::JumpExpiring => {
-                let rows = phone.home_inbox(&Filter::default());
+                let rows = home_inbox(phone, &Filter::default());
                 match inbox::soonest_expiring(&rows, phone.now) {
                     Some(index) => {
                         let key = rows[index].key();
@@ -174,7 +165,7 @@ impl Room for HomeScreen {
                 Vec::new()
             }
             Action::NewPage => {
-                phone.open(Screen::New(NewScreen::default()));
+                phone.open(Goto::New);
                 Vec::new()
             }
             Action::History => {
@@ -186,7 +177,7 @@ impl Room for HomeScreen {
                         .map(|i| phone.agents.list[*i].name.clone())
                 };
                 match agent {
-                    Some(agent) => phone.open_history(&agent),
+                    Some(agent) => open_history(phone, &agent),
                     None => Vec::new(),
                 }
             }
@@ -197,8 +188,8 @@ impl Room for HomeScreen {
     fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
         let parts = geometry::home(phone.size.0, phone.size.1, phone.agents.list.len());
         let filter = self.filter.clone();
-        let agents = phone.home_agents(&filter).len();
-        let asks = phone.home_inbox(&filter).len();
+        let agents = home_agents(phone, &filter).len();
+        let asks = home_inbox(phone, &filter).len();
         let (in_inbox, list_row) = if geometry::contains(parts.agents, column, row) {
             (false, row - parts.agents.y)
         } else if geometry::contains(parts.inbox, column, row) {
@@ -236,10 +227,10 @@ impl Room for HomeScreen {
 
     fn offers(&self, phone: &Phone, action: Action) -> bool {
         match action {
-            Action::Open if self.in_inbox => !phone.home_inbox(&self.filter).is_empty(),
-            Action::Open => !phone.home_agents(&self.filter).is_empty(),
+            Action::Open if self.in_inbox => !home_inbox(phone, &self.filter).is_empty(),
+            Action::Open => !home_agents(phone, &self.filter).is_empty(),
             Action::JumpExpiring => {
-                inbox::soonest_expiring(&phone.home_inbox(&Filter::default()), phone.now).is_some()
+                inbox::soonest_expiring(&home_inbox(phone, &Filter::default()), phone.now).is_some()
             }
             _ => true,
         }
@@ -281,8 +272,7 @@ impl HomeScreen {
     /// What each row of the agents and of the inbox shows, as a key that stays with the row.
     fn row_keys(&self, phone: &Phone) -> (Vec<String>, Vec<String>) {
         let agents = phone.agents.list.iter().map(|a| a.name.clone()).collect();
-        let inbox = phone
-            .home_inbox(&self.filter)
+        let inbox = home_inbox(phone, &self.filter)
             .iter()
             .map(|row| {
                 let key = row.key();
@@ -304,7 +294,7 @@ mod tests {
         let mut harness = Harness::new();
         let mut home = HomeScreen::default();
         harness.act(&mut home, Action::NewPage);
-        assert!(matches!(harness.steps()[..], [Step::Open(Screen::New(_))]));
+        assert!(matches!(harness.steps()[..], [Step::Open(Goto::New)]));
         harness.act(&mut home, Action::JumpExpiring);
         assert_eq!(harness.toast(), Some("No open ask has a time limit."));
         assert!(harness.steps().is_empty(), "no card opens for no ask");

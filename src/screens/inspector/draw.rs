@@ -9,13 +9,14 @@ use ratatui::text::{Line, Span};
 
 use crate::app::App;
 use crate::app::keymap::Action;
+use crate::app::wire_log::{self, KEPT_EXCHANGES};
 use crate::engine::ExchangeRecord;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::out;
 use crate::screens::InspectorScreen;
 use crate::screens::exchange::{clock, status_style};
-use crate::screens::inspector::{self, KEPT_EXCHANGES, inspector_parts, inspector_view};
+use crate::screens::inspector::{inspector_parts, inspector_view};
 use crate::ui::{columns, put};
 use crate::wire::paths::PREFIX;
 
@@ -217,7 +218,7 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScre
         Some(note) if note.trouble => theme.danger,
         _ => theme.ok,
     };
-    for (row, text) in inspector::note_lines(screen.note.as_ref(), parts.note.width)
+    for (row, text) in crate::screens::inspector::note_lines(screen.note.as_ref(), parts.note.width)
         .into_iter()
         .enumerate()
     {
@@ -309,7 +310,7 @@ fn row_line(
     // No reply: why, in words, after the path.
     if record.status.is_none() {
         let used: usize = line.spans.iter().map(|s| wrap::width(&s.content)).sum();
-        let why = inspector::status_words(record);
+        let why = wire_log::status_words(record);
         line.spans.push(Span::styled(
             wrap::truncate(
                 &format!("  {}", out::visible_line(&why)),

@@ -5,19 +5,16 @@
 pub(crate) mod draw;
 pub(crate) mod keys;
 
-use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
-
 use ratatui::layout::Rect;
 use time::OffsetDateTime;
 
 use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, ListCursor};
+use crate::app::phone::Goto;
 use crate::app::phone::Phone;
-use crate::app::{Command, geometry, pretty_json};
-use crate::engine::ExchangeRecord;
+use crate::app::wire_log::WireLog;
+use crate::app::{Command, geometry};
 use crate::screens::room::Room;
-use crate::screens::{ExchangeScreen, Screen};
 
 /// The wire inspector: every exchange with the agents, newest at the bottom.
 #[derive(Debug, Clone, Default)]
@@ -37,80 +34,8 @@ pub(crate) struct InspectorNote {
     pub(crate) trouble: bool,
 }
 
-/// Exchanges kept: a few minutes of polling, a few MiB at most.
-pub(crate) const KEPT_EXCHANGES: usize = 1000;
-
 /// Most rows the export's note may take under the list.
 const NOTE_ROWS: usize = 3;
-
-/// The newest exchanges, each with a number that rises by one per exchange.
-#[derive(Debug, Default, Clone)]
-pub struct WireLog {
-    records: VecDeque<ExchangeRecord>,
-    /// The number of the oldest record kept; a record's place is its number minus this.
-    first: u64,
-}
-
-impl WireLog {
-    pub(crate) fn push(&mut self, record: ExchangeRecord) {
-        if self.records.len() >= KEPT_EXCHANGES {
-            self.records.pop_front();
-            self.first += 1;
-        }
-        self.records.push_back(record);
-    }
-
-    pub fn len(&self) -> usize {
-        self.records.len()
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.records.is_empty()
-    }
-
-    /// Every exchange reported since the phone started, kept or not.
-    pub(crate) fn seen(&self) -> u64 {
-        self.first + self.records.len() as u64
-    }
-
-    pub(crate) fn get(&self, number: u64) -> Option<&ExchangeRecord> {
-        let place = usize::try_from(number.checked_sub(self.first)?).ok()?;
-        self.records.get(place)
-    }
-
-    /// The numbers of the kept exchanges the filter lets through, oldest first.
-    pub(crate) fn rows(&self, filter: &Filter) -> Vec<u64> {
-        let numbers = (self.first..).zip(self.records.iter());
-        if filter.is_blank() {
-            return numbers.map(|(n, _)| n).collect();
-        }
-        numbers
-            .filter(|(_, record)| filter.matches(&filter_words(record)))
-            .map(|(n, _)| n)
-            .collect()
-    }
-}
-
-/// What the `/` filter looks through: agent, method, path, status and request id.
-fn filter_words(record: &ExchangeRecord) -> String {
-    format!(
-        "{} {} {} {} {}",
-        record.agent,
-        record.method,
-        record.path,
-        status_words(record),
-        record.request_id.as_deref().unwrap_or_default()
-    )
-}
-
-/// The status, or why no reply came.
-pub(crate) fn status_words(record: &ExchangeRecord) -> String {
-    match (record.status, &record.error) {
-        (Some(status), _) => status.to_string(),
-        (None, Some(error)) => error.clone(),
-        (None, None) => "no reply".to_string(),
-    }
-}
 
 /// Where the inspector's parts go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,50 +137,6 @@ pub(crate) fn export_file_name(now: OffsetDateTime) -> String {
     )
 }
 
-/// `$XDG_STATE_HOME/collie-phone` (or `~/.local/state/collie-phone`), next to the journal:
-/// an export must outlive `collie-phone demo`, whose folder goes when it quits.
-pub(crate) fn default_export_dir() -> PathBuf {
-    let journal = crate::engine::Journal::default_path();
-    journal
-        .parent()
-        .map_or_else(std::env::temp_dir, Path::to_path_buf)
-}
-
-impl Phone {
-    /// Opens the wire inspector over whatever is on screen.
-    pub(crate) fn open_inspector(&mut self) {
-        self.open(Screen::Inspector(InspectorScreen::default()));
-    }
-
-    /// What an export the runner wrote (or could not write) came to, and whether it is
-    /// trouble.
-    pub(crate) fn export_words(
-        &mut self,
-        path: &Path,
-        result: Result<(), String>,
-    ) -> (String, bool) {
-        let count = match self.pending_export.take() {
-            Some((pending, count)) if pending == path => Some(count),
-            other => {
-                self.pending_export = other;
-                None
-            }
-        };
-        let shown = path.display();
-        match result {
-            Ok(()) => {
-                let what = match count {
-                    Some(1) => "1 exchange".to_string(),
-                    Some(n) => format!("{n} exchanges"),
-                    None => "the exchanges".to_string(),
-                };
-                (format!("Saved {what} to {shown}"), false)
-            }
-            Err(error) => (format!("Could not save to {shown}: {error}"), true),
-        }
-    }
-}
-
 impl InspectorScreen {
     fn list_height(&self, phone: &Phone) -> usize {
         usize::from(
@@ -293,17 +174,10 @@ impl InspectorScreen {
         let Some(number) = view.rows.get(view.cursor.selected).copied() else {
             return;
         };
-        let Some(record) = phone.wire.get(number) else {
+        if phone.wire.get(number).is_none() {
             return;
-        };
-        let shown = |body: &str| pretty_json::pretty(body).unwrap_or_else(|| body.to_string());
-        let screen = ExchangeScreen {
-            request_text: shown(&record.request_body),
-            reply_text: shown(&record.reply_body),
-            record: Box::new(record.clone()),
-            scroll: 0,
-        };
-        phone.open(Screen::Exchange(screen));
+        }
+        phone.open(Goto::Exchange { number });
     }
 
     /// The listed exchanges as JSON lines, oldest first, for the runner to write.
@@ -420,6 +294,7 @@ impl Room for InspectorScreen {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::ExchangeRecord;
 
     fn record(n: usize) -> ExchangeRecord {
         ExchangeRecord {
@@ -435,23 +310,6 @@ mod tests {
             request_body: String::new(),
             reply_body: "{}".into(),
         }
-    }
-
-    #[test]
-    fn the_ring_keeps_the_newest_thousand_with_their_numbers() {
-        let mut wire = WireLog::default();
-        for n in 0..KEPT_EXCHANGES + 5 {
-            wire.push(record(n));
-        }
-        assert_eq!(wire.len(), KEPT_EXCHANGES);
-        assert_eq!(wire.seen(), (KEPT_EXCHANGES + 5) as u64);
-        assert!(wire.get(4).is_none());
-        assert_eq!(
-            wire.get(5).map(|r| r.path.as_str()),
-            Some("/session/v1/panes/p5/events")
-        );
-        let rows = wire.rows(&Filter::with_text("p1004/"));
-        assert_eq!(rows, vec![1004]);
     }
 
     #[test]

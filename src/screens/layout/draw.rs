@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 
 use crate::app::App;
 use crate::app::geometry;
+use crate::app::keymap::{Action, Context, Hint};
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::LayoutScreen;
@@ -203,5 +204,19 @@ impl crate::ui::Drawn for LayoutScreen {
 
     fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
         draw(frame, app, self, theme);
+    }
+
+    /// A bridge's tasks close and open here: its layout hints those keys.
+    fn hints(&self, app: &App, context: Context) -> Option<&'static [Hint]> {
+        (app.is_bridge(&self.agent) && context == crate::screens::layout::keys::LAYOUT).then_some(
+            &[
+                (Action::Open, "open", "open"),
+                (Action::Close, "close task", "close"),
+                (Action::NewPage, "new task", "new"),
+                (Action::Filter, "filter", "filter"),
+                (Action::Back, "back", "back"),
+                (Action::Help, "help", "help"),
+            ],
+        )
     }
 }

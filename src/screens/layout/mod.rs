@@ -7,11 +7,11 @@ pub(crate) mod keys;
 use crate::app::agents::PaneRef;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, ListCursor};
+use crate::app::overlay::{Deferred, Overlay};
+use crate::app::phone::Goto;
 use crate::app::phone::Phone;
 use crate::app::{Command, editor::Editor};
 use crate::engine::IntentKind;
-use crate::screens::Screen;
-use crate::screens::overlay::{Deferred, Overlay};
 use crate::screens::room::Room;
 use crate::wire::{Tab, Workspace, caps};
 
@@ -21,6 +21,17 @@ pub struct LayoutScreen {
     pub(crate) agent: String,
     pub(crate) cursor: ListCursor,
     pub(crate) filter: Filter,
+}
+
+impl LayoutScreen {
+    /// An agent's layout, from its top.
+    pub(crate) fn new(agent: String) -> Self {
+        Self {
+            agent,
+            cursor: Default::default(),
+            filter: Default::default(),
+        }
+    }
 }
 
 /// One row of the tree.
@@ -42,10 +53,8 @@ impl TreeRow<'_> {
     }
 }
 
-impl Phone {
-    pub(crate) fn agent_can(&self, agent: &str, cap: &str) -> bool {
-        self.agents.get(agent).is_some_and(|a| a.has_cap(cap))
-    }
+pub(crate) fn agent_can(phone: &Phone, agent: &str, cap: &str) -> bool {
+    phone.agents.get(agent).is_some_and(|a| a.has_cap(cap))
 }
 
 impl LayoutScreen {
@@ -155,7 +164,7 @@ impl Room for LayoutScreen {
                     );
                     return Vec::new();
                 }
-                if !phone.agent_can(&agent, caps::RENAME) {
+                if !agent_can(phone, &agent, caps::RENAME) {
                     phone.show_toast(format!("{agent} does not rename workspaces or tabs."), true);
                     return Vec::new();
                 }
@@ -184,7 +193,7 @@ impl Room for LayoutScreen {
                     );
                     return Vec::new();
                 }
-                if !phone.agent_can(&agent, caps::CLOSE) {
+                if !agent_can(phone, &agent, caps::CLOSE) {
                     phone.show_toast(format!("{agent} does not close {kind}s."), true);
                     return Vec::new();
                 }
@@ -206,10 +215,10 @@ impl Room for LayoutScreen {
                 Vec::new()
             }
             Action::NewPage => {
-                phone.open(Screen::New(Default::default()));
+                phone.open(Goto::New);
                 Vec::new()
             }
-            Action::History => phone.open_history(&agent),
+            Action::History => crate::screens::home::open_history(phone, &agent),
             _ => Vec::new(),
         }
     }
@@ -235,11 +244,11 @@ impl Room for LayoutScreen {
             }),
             Action::Rename => {
                 !bridge
-                    && phone.agent_can(&self.agent, caps::RENAME)
+                    && agent_can(phone, &self.agent, caps::RENAME)
                     && selected.is_some_and(|row| !matches!(row, TreeRow::Pane(_)))
             }
             Action::Close if bridge => selected.is_some_and(|row| matches!(row, TreeRow::Pane(_))),
-            Action::Close => selected.is_some() && phone.agent_can(&self.agent, caps::CLOSE),
+            Action::Close => selected.is_some() && agent_can(phone, &self.agent, caps::CLOSE),
             _ => true,
         }
     }
@@ -282,6 +291,6 @@ mod tests {
         harness.act(&mut room, Action::Open);
         assert_eq!(harness.toast(), Some("This holds no pane to open."));
         harness.act(&mut room, Action::NewPage);
-        assert!(matches!(harness.steps()[..], [Step::Open(Screen::New(_))]));
+        assert!(matches!(harness.steps()[..], [Step::Open(Goto::New)]));
     }
 }

@@ -30,8 +30,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: 
             theme.title,
         )),
     );
-    let rows = app.starter_rows(&screen.filter);
-    let bridge_rows = app.dsh_new_rows(&screen.filter);
+    let rows = super::starter_rows(app, &screen.filter);
+    let bridge_rows = crate::screens::dsh_form::dsh_new_rows(app, &screen.filter);
     // The agent's and the title's columns fit their longest entry, up to a cap; on a narrow
     // terminal the agent goes when there is only one.
     let agents: Vec<&str> = rows

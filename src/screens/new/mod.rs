@@ -25,28 +25,27 @@ pub(crate) struct StarterRow<'a> {
     pub(crate) starter: &'a Starter,
 }
 
-impl Phone {
-    pub(crate) fn starter_rows(&self, filter: &Filter) -> Vec<StarterRow<'_>> {
-        self.agents
-            .list
-            .iter()
-            .filter_map(|agent| agent.snapshot.as_ref().map(|s| (agent, s)))
-            .flat_map(|(agent, snapshot)| {
-                snapshot.starters.iter().map(move |starter| StarterRow {
-                    agent: &agent.name,
-                    starter,
-                })
+pub(crate) fn starter_rows<'a>(phone: &'a Phone, filter: &Filter) -> Vec<StarterRow<'a>> {
+    phone
+        .agents
+        .list
+        .iter()
+        .filter_map(|agent| agent.snapshot.as_ref().map(|s| (agent, s)))
+        .flat_map(|(agent, snapshot)| {
+            snapshot.starters.iter().map(move |starter| StarterRow {
+                agent: &agent.name,
+                starter,
             })
-            .filter(|row| {
-                filter.matches(&format!(
-                    "{} {} {}",
-                    row.agent,
-                    row.starter.title,
-                    row.starter.description.as_deref().unwrap_or_default()
-                ))
-            })
-            .collect()
-    }
+        })
+        .filter(|row| {
+            filter.matches(&format!(
+                "{} {} {}",
+                row.agent,
+                row.starter.title,
+                row.starter.description.as_deref().unwrap_or_default()
+            ))
+        })
+        .collect()
 }
 
 impl Room for NewScreen {
@@ -61,8 +60,8 @@ impl Room for NewScreen {
     fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
         let filter = self.filter.clone();
         let selected = self.cursor.selected;
-        let rows = phone.starter_rows(&filter);
-        let bridge_rows = phone.dsh_new_rows(&filter);
+        let rows = starter_rows(phone, &filter);
+        let bridge_rows = crate::screens::dsh_form::dsh_new_rows(phone, &filter);
         let len = rows.len() + bridge_rows.len();
         // Below the starters: a task or a workspace on each DSH bridge (SPEC D3).
         let bridge_row = selected
@@ -89,7 +88,10 @@ impl Room for NewScreen {
             }
             Action::Open if bridge_row.is_some() => {
                 if let Some(row) = bridge_row {
-                    phone.open_dsh_form(&row.agent, row.purpose);
+                    phone.open(crate::app::phone::Goto::DshForm {
+                        agent: row.agent.clone(),
+                        purpose: row.purpose,
+                    });
                 }
                 Vec::new()
             }
@@ -121,18 +123,17 @@ impl Room for NewScreen {
 impl NewScreen {
     /// The starters, then the DSH bridges' rows.
     fn len(&self, phone: &Phone) -> usize {
-        phone.starter_rows(&self.filter).len() + phone.dsh_new_rows(&self.filter).len()
+        starter_rows(phone, &self.filter).len()
+            + crate::screens::dsh_form::dsh_new_rows(phone, &self.filter).len()
     }
 
     /// What each row shows, as a key that stays with the row.
     fn row_keys(&self, phone: &Phone) -> Vec<String> {
-        phone
-            .starter_rows(&self.filter)
+        starter_rows(phone, &self.filter)
             .iter()
             .map(|row| format!("starter\u{0}{}\u{0}{}", row.agent, row.starter.id))
             .chain(
-                phone
-                    .dsh_new_rows(&self.filter)
+                crate::screens::dsh_form::dsh_new_rows(phone, &self.filter)
                     .iter()
                     .map(|row| format!("dsh\u{0}{}\u{0}{}", row.agent, row.title)),
             )

@@ -1,16 +1,17 @@
 //! What floats over a screen: the help generated from the keymap, a yes/no question, a prompt.
 
 use ratatui::Frame;
-use ratatui::layout::{Position, Rect};
+use ratatui::layout::Position;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::keymap::{Action, Context};
+use crate::app::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::overlay::{AllowAlwaysQuestion, Overlay};
+use crate::ui::popup::{boxed, boxed_to_fit, clear_straddling};
 
 /// The argument lines the allow-always question shows before it points at the card.
 const QUESTION_ARGUMENT_LINES: usize = 8;
@@ -25,7 +26,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
         Overlay::Confirm { question, .. } => {
             let keys = overlay.keys();
             let (yes_action, yes_words, no_words) =
-                if keys == crate::screens::overlay::keys::CONFIRM_SETTING {
+                if keys == crate::app::overlay::keys::CONFIRM_SETTING {
                     (Action::ConfirmAlways, " switch   ", " keep")
                 } else {
                     (Action::Confirm, " yes   ", " no")
@@ -154,7 +155,7 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
     }
     let label = |action| {
         app.keymap
-            .key_label(crate::screens::overlay::keys::CONFIRM_ALWAYS, action)
+            .key_label(crate::app::overlay::keys::CONFIRM_ALWAYS, action)
             .unwrap_or_default()
     };
     let yes = vec![
@@ -180,76 +181,20 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
     boxed_to_fit(frame, area, " Allow always? ", lines, theme);
 }
 
-/// A pop-up as tall as its lines, in the middle of `area`.
-pub(crate) fn boxed_to_fit(
-    frame: &mut Frame<'_>,
-    area: Rect,
-    title: &str,
-    lines: Vec<Line<'static>>,
-    theme: &Theme,
-) {
-    let rect = geometry::dialog(
-        area.width,
-        area.height,
-        u16::try_from(lines.len()).unwrap_or(u16::MAX),
-    );
-    boxed(frame, rect, title, lines, theme);
-}
-
-pub(crate) fn boxed(
-    frame: &mut Frame<'_>,
-    rect: Rect,
-    title: &str,
-    lines: Vec<Line<'static>>,
-    theme: &Theme,
-) {
-    clear_straddling(frame, rect);
-    frame.render_widget(Clear, rect);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.accent)
-        .title(Span::styled(title.to_string(), theme.title));
-    frame.render_widget(Paragraph::new(lines).block(block), rect);
-}
-
-/// Blanks the wide characters (CJK, emoji) that lie half under a pop-up's edges: the
-/// terminal erases such a character whole when half of it is overwritten, so the cell kept
-/// beside the border would show nothing while the buffer still holds the character, and the
-/// border's corner would be drawn one cell off (`支付────┘`).
-fn clear_straddling(frame: &mut Frame<'_>, rect: Rect) {
-    let buffer = frame.buffer_mut();
-    let area = buffer.area;
-    for y in rect.top()..rect.bottom().min(area.bottom()) {
-        if rect.x > area.x {
-            let left = &mut buffer[(rect.x - 1, y)];
-            if wrap::width(left.symbol()) > 1 {
-                left.set_symbol(" ");
-            }
-        }
-        let last = rect.right().saturating_sub(1);
-        if rect.right() < area.right() && last >= rect.x {
-            let wide = wrap::width(buffer[(last, y)].symbol()) > 1;
-            if wide {
-                buffer[(rect.right(), y)].set_symbol(" ");
-            }
-        }
-    }
-}
-
 /// The help, from `scroll` on; its bottom border says when more lies above or below, and
 /// which keys show it.
 fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme: &Theme) {
-    let super::help::HelpLayout {
+    let crate::app::overlay::help::HelpLayout {
         lines,
         rect,
         visible,
-    } = super::help::layout(app, context, app.help_for(context), frame.area());
+    } = crate::app::overlay::help::layout(app, context, app.help_for(context), frame.area());
     let scroll = scroll.min(lines.len().saturating_sub(visible));
     let above = scroll > 0;
     let below = scroll + visible < lines.len();
     let label = |action| {
         app.keymap
-            .key_label(crate::screens::overlay::keys::HELP, action)
+            .key_label(crate::app::overlay::keys::HELP, action)
             .unwrap_or_default()
     };
     let more = match (above, below) {

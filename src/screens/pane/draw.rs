@@ -631,4 +631,8 @@ impl crate::ui::Drawn for PaneScreen {
     fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
         draw(frame, app, self, theme);
     }
+
+    fn hints(&self, app: &App, context: Context) -> Option<&'static [crate::app::keymap::Hint]> {
+        super::draw_dsh::hints(app, self, context)
+    }
 }

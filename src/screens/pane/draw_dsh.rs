@@ -9,71 +9,45 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::app::dsh_state::DshView;
-use crate::app::keymap::{Action, Context};
+use crate::app::keymap::{Action, Context, Hint};
 use crate::app::{App, intents};
 use crate::dsh_wire::ModelConfig;
-use crate::engine::dsh::pane::DESKTOP_ASK_KIND;
 use crate::engine::{IntentRecord, IntentState};
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::pane::dsh::{MAX_BRIDGE_MESSAGE, dsh_intent_parts, dsh_verb};
 use crate::screens::pane::keys;
-use crate::screens::{PaneFocus, PaneScreen, Screen};
+use crate::screens::{PaneFocus, PaneScreen};
 use crate::ui::put;
-use crate::wire::AskKind;
 
-/// The footer's hints where a bridge is on screen; None elsewhere.
-pub(crate) fn hints(app: &App, context: Context) -> Option<&'static [crate::app::keymap::Hint]> {
-    match app.nav().top() {
-        Screen::Pane(screen) if app.is_bridge(&screen.agent) => match context {
-            c if c == keys::CHAT && DshView::is_session_pane(&screen.pane) => Some(&[
-                (Action::Up, "scroll", "scroll"),
-                (Action::Back, "back", "back"),
-                (Action::Help, "help", "help"),
-            ]),
-            c if c == keys::CHAT => Some(&[
-                (Action::FocusInput, "type", "type"),
-                (Action::MessageKind, "kind", "kind"),
-                (Action::SendMode, "mode", "mode"),
-                (Action::OpenAsk, "wait", "wait"),
-                (Action::Abort, "cancel turn", "cancel"),
-                (Action::Close, "close task", "close"),
-                (Action::Back, "back", "back"),
-                (Action::Help, "help", "help"),
-            ]),
-            c if c == keys::INPUT => Some(&[
-                (Action::Send, "send", "send"),
-                (Action::MessageKind, "kind", "kind"),
-                (Action::SendMode, "mode", "mode"),
-                (Action::Back, "leave input", "leave"),
-                (Action::Newline, "new line", "newline"),
-            ]),
-            _ => None,
-        },
-        Screen::Layout(screen)
-            if app.is_bridge(&screen.agent) && context == crate::screens::layout::keys::LAYOUT =>
-        {
-            Some(&[
-                (Action::Open, "open", "open"),
-                (Action::Close, "close task", "close"),
-                (Action::NewPage, "new task", "new"),
-                (Action::Filter, "filter", "filter"),
-                (Action::Back, "back", "back"),
-                (Action::Help, "help", "help"),
-            ])
-        }
-        Screen::Card(crate::screens::CardScreen { key, .. })
-            if app.is_bridge(&key.agent)
-                && app
-                    .cards
-                    .get(key)
-                    .is_some_and(|c| c.ask.kind == AskKind::Unknown(DESKTOP_ASK_KIND.into())) =>
-        {
-            Some(&[
-                (Action::Back, "back", "back"),
-                (Action::Help, "help", "help"),
-            ])
-        }
+/// The footer's hints on a bridge's pane; None on a Collie pane.
+pub(crate) fn hints(app: &App, screen: &PaneScreen, context: Context) -> Option<&'static [Hint]> {
+    if !app.is_bridge(&screen.agent) {
+        return None;
+    }
+    match context {
+        c if c == keys::CHAT && DshView::is_session_pane(&screen.pane) => Some(&[
+            (Action::Up, "scroll", "scroll"),
+            (Action::Back, "back", "back"),
+            (Action::Help, "help", "help"),
+        ]),
+        c if c == keys::CHAT => Some(&[
+            (Action::FocusInput, "type", "type"),
+            (Action::MessageKind, "kind", "kind"),
+            (Action::SendMode, "mode", "mode"),
+            (Action::OpenAsk, "wait", "wait"),
+            (Action::Abort, "cancel turn", "cancel"),
+            (Action::Close, "close task", "close"),
+            (Action::Back, "back", "back"),
+            (Action::Help, "help", "help"),
+        ]),
+        c if c == keys::INPUT => Some(&[
+            (Action::Send, "send", "send"),
+            (Action::MessageKind, "kind", "kind"),
+            (Action::SendMode, "mode", "mode"),
+            (Action::Back, "leave input", "leave"),
+            (Action::Newline, "new line", "newline"),
+        ]),
         _ => None,
     }
 }

@@ -11,7 +11,7 @@ use crate::app::keymap::Action;
 use crate::dsh_wire::AppendKind;
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::overlay::draw::boxed_to_fit;
+use crate::ui::popup::boxed_to_fit;
 
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Theme) {
     let area = frame.area();
@@ -47,7 +47,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Th
     }
     let key = |action| {
         app.keymap
-            .key_label(crate::screens::overlay::keys::KIND_PICKER, action)
+            .key_label(crate::app::overlay::keys::KIND_PICKER, action)
             .unwrap_or_default()
     };
     let width = usize::from(

@@ -8,10 +8,10 @@ use ratatui::text::{Line, Span};
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::keymap::Action;
+use crate::app::overlay::SettingPicker;
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::overlay::SettingPicker;
-use crate::screens::overlay::draw::boxed_to_fit;
+use crate::ui::popup::boxed_to_fit;
 
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, picker: &SettingPicker, theme: &Theme) {
     let area = frame.area();
@@ -107,7 +107,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, picker: &SettingPicker, the
     }
     let key = |action| {
         app.keymap
-            .key_label(crate::screens::overlay::keys::SETTING_PICKER, action)
+            .key_label(crate::app::overlay::keys::SETTING_PICKER, action)
             .unwrap_or_default()
     };
     let mut keys: Vec<Vec<Span<'static>>> = vec![vec![

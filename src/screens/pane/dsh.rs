@@ -4,11 +4,12 @@
 
 use crate::app::dsh_state::{DshView, kind_words, mode_words};
 use crate::app::keymap::Action;
+use crate::app::overlay::{About, Deferred, Overlay};
 use crate::app::phone::Phone;
 use crate::app::{Command, intents};
 use crate::dsh_wire::{AppendKind, AppendMode, TaskStatus};
 use crate::engine::{IntentKind, IntentRecord, IntentState};
-use crate::screens::overlay::{About, Deferred, Overlay};
+use crate::screens::PaneScreen;
 
 /// The longest message the phone sends to a bridge; the body must stay under its 256 KiB
 /// (seed: maxRequestBytes), and the JSON around the words needs room.
@@ -33,7 +34,6 @@ impl Phone {
         action: Action,
     ) -> Option<Vec<Command>> {
         let commands = match action {
-            Action::Send => self.dsh_send(agent, pane),
             Action::Abort => self.dsh_ask_cancel(agent, pane),
             Action::Close => self.dsh_ask_close(agent, pane),
             Action::MessageKind => {
@@ -158,55 +158,6 @@ impl Phone {
             false,
         );
         Vec::new()
-    }
-
-    /// `tasks/append` with this pane's kind and mode; the words stay until the bridge took
-    /// them (SPEC D5), so a refusal or a lost reply never loses them.
-    fn dsh_send(&mut self, agent: &str, pane: &str) -> Vec<Command> {
-        if let Some(why) = self.dsh_unwritable(agent, pane) {
-            self.show_toast(why, true);
-            return Vec::new();
-        }
-        let Some(draft) = self.draft(agent, pane).filter(|d| !d.is_empty()) else {
-            self.show_toast("Type a message first.", false);
-            return Vec::new();
-        };
-        let text = draft.text();
-        if text.trim().is_empty() {
-            self.show_toast("The bridge takes only words: this message is blank.", false);
-            return Vec::new();
-        }
-        if text.len() > MAX_BRIDGE_MESSAGE {
-            self.show_toast(
-                format!(
-                    "Not sent: the message is {} and the bridge takes at most {} KiB. Split it first.",
-                    crate::screens::pane::size_words(text.len()),
-                    MAX_BRIDGE_MESSAGE / 1024
-                ),
-                true,
-            );
-            return Vec::new();
-        }
-        if self.agents.pane(agent, pane).is_none() {
-            self.show_toast("This task is gone; the words stay here.", true);
-            return Vec::new();
-        }
-        let prefs = self
-            .dsh
-            .get(agent)
-            .map(|v| v.prefs(pane))
-            .unwrap_or_default();
-        self.dispatch_send(
-            agent,
-            pane,
-            IntentKind::DshAppend {
-                task_id: pane.to_string(),
-                message_kind: prefs.kind,
-                message: text,
-                mode: prefs.mode,
-                model: None,
-            },
-        )
     }
 
     /// A task the bridge closed leaves the layout and its session shows among the sessions:
@@ -388,6 +339,58 @@ pub(crate) fn dsh_verb(kind: &IntentKind) -> String {
         IntentKind::DshCreate { .. } => "create task".into(),
         IntentKind::DshRegisterWorkspace { .. } => "register workspace".into(),
         other => other.verb().to_string(),
+    }
+}
+
+impl PaneScreen {
+    /// `tasks/append` with this pane's kind and mode; the words stay until the bridge took
+    /// them (SPEC D5), so a refusal or a lost reply never loses them.
+    pub(crate) fn dsh_send(&mut self, phone: &mut Phone) -> Vec<Command> {
+        let (agent, pane) = (self.agent.clone(), self.pane.clone());
+        let (agent, pane) = (agent.as_str(), pane.as_str());
+        if let Some(why) = phone.dsh_unwritable(agent, pane) {
+            phone.show_toast(why, true);
+            return Vec::new();
+        }
+        let Some(draft) = phone.draft(agent, pane).filter(|d| !d.is_empty()) else {
+            phone.show_toast("Type a message first.", false);
+            return Vec::new();
+        };
+        let text = draft.text();
+        if text.trim().is_empty() {
+            phone.show_toast("The bridge takes only words: this message is blank.", false);
+            return Vec::new();
+        }
+        if text.len() > MAX_BRIDGE_MESSAGE {
+            phone.show_toast(
+                format!(
+                    "Not sent: the message is {} and the bridge takes at most {} KiB. Split it first.",
+                    crate::screens::pane::size_words(text.len()),
+                    MAX_BRIDGE_MESSAGE / 1024
+                ),
+                true,
+            );
+            return Vec::new();
+        }
+        if phone.agents.pane(agent, pane).is_none() {
+            phone.show_toast("This task is gone; the words stay here.", true);
+            return Vec::new();
+        }
+        let prefs = phone
+            .dsh
+            .get(agent)
+            .map(|v| v.prefs(pane))
+            .unwrap_or_default();
+        self.dispatch_send(
+            phone,
+            IntentKind::DshAppend {
+                task_id: pane.to_string(),
+                message_kind: prefs.kind,
+                message: text,
+                mode: prefs.mode,
+                model: None,
+            },
+        )
     }
 }
 

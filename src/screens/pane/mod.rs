@@ -18,6 +18,8 @@ use crossterm::event::KeyEvent;
 use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
+use crate::app::overlay::{About, Deferred, Overlay};
+use crate::app::phone::Goto;
 use crate::app::phone::{Phone, Step};
 use crate::app::{Command, geometry, typing};
 use crate::chat::pane_log::ChatEntry;
@@ -27,8 +29,6 @@ use crate::look::chat_scroll::ChatScroll;
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::Screen;
-use crate::screens::overlay::{About, Deferred, Overlay};
 use crate::screens::room::Room;
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
@@ -249,59 +249,6 @@ impl Phone {
             .or_default()
     }
 
-    /// Sends the draft to the turn on screen (SPEC A16); the words stay until the agent took
-    /// them, so a refusal or an unknown outcome never loses them.
-    fn send(&mut self, agent: &str, pane_id: &str) -> Vec<Command> {
-        let Some(draft) = self.draft(agent, pane_id).filter(|d| !d.is_empty()) else {
-            self.show_toast("Type a message first.", false);
-            return Vec::new();
-        };
-        let text = draft.text();
-        if text.len() > limits::MAX_SEND_TEXT {
-            self.show_toast(
-                format!(
-                    "Not sent: the message is {} and the limit is {} KiB. Shorten it first.",
-                    size_words(text.len()),
-                    limits::MAX_SEND_TEXT / 1024
-                ),
-                true,
-            );
-            return Vec::new();
-        }
-        let Some(pane) = self.agents.pane(agent, pane_id) else {
-            self.show_toast("This pane is gone; the words stay here.", true);
-            return Vec::new();
-        };
-        let turn_id = pane.turn().map(|t| t.id.clone());
-        self.dispatch_send(
-            agent,
-            pane_id,
-            IntentKind::Send {
-                pane: pane_id.to_string(),
-                turn_id,
-                text,
-            },
-        )
-    }
-
-    /// Enter: the words leave the box into the pane's outbox at once, so what is typed next is
-    /// a new message and never rides along; they leave for the agent when the sends before
-    /// them were taken.
-    pub(crate) fn dispatch_send(
-        &mut self,
-        agent: &str,
-        pane_id: &str,
-        kind: IntentKind,
-    ) -> Vec<Command> {
-        self.drafts
-            .remove(&(agent.to_string(), pane_id.to_string()));
-        self.steps.push(Step::FollowChat);
-        match self.outbox.push(agent, pane_id, kind) {
-            crate::app::outbox::Next::Submit { agent, kind } => self.submit(&agent, kind),
-            crate::app::outbox::Next::Wait => Vec::new(),
-        }
-    }
-
     /// True when a send of the outbox stopped: it failed, or its outcome is unknown.
     pub(crate) fn send_is_held(&self, request_id: &str) -> bool {
         self.intents.get(request_id).is_some_and(|r| {
@@ -499,6 +446,56 @@ impl Phone {
 }
 
 impl PaneScreen {
+    /// Sends the draft to the turn on screen (SPEC A16); the words stay until the agent took
+    /// them, so a refusal or an unknown outcome never loses them.
+    fn send(&mut self, phone: &mut Phone) -> Vec<Command> {
+        let (agent, pane_id) = (self.agent.clone(), self.pane.clone());
+        let (agent, pane_id) = (agent.as_str(), pane_id.as_str());
+        let Some(draft) = phone.draft(agent, pane_id).filter(|d| !d.is_empty()) else {
+            phone.show_toast("Type a message first.", false);
+            return Vec::new();
+        };
+        let text = draft.text();
+        if text.len() > limits::MAX_SEND_TEXT {
+            phone.show_toast(
+                format!(
+                    "Not sent: the message is {} and the limit is {} KiB. Shorten it first.",
+                    size_words(text.len()),
+                    limits::MAX_SEND_TEXT / 1024
+                ),
+                true,
+            );
+            return Vec::new();
+        }
+        let Some(pane) = phone.agents.pane(agent, pane_id) else {
+            phone.show_toast("This pane is gone; the words stay here.", true);
+            return Vec::new();
+        };
+        let turn_id = pane.turn().map(|t| t.id.clone());
+        self.dispatch_send(
+            phone,
+            IntentKind::Send {
+                pane: pane_id.to_string(),
+                turn_id,
+                text,
+            },
+        )
+    }
+
+    /// Enter: the words leave the box into the pane's outbox at once, so what is typed next is
+    /// a new message and never rides along; they leave for the agent when the sends before
+    /// them were taken. The chat shows its newest item: what was just sent goes there.
+    fn dispatch_send(&mut self, phone: &mut Phone, kind: IntentKind) -> Vec<Command> {
+        phone
+            .drafts
+            .remove(&(self.agent.clone(), self.pane.clone()));
+        self.scroll.jump_to_bottom();
+        match phone.outbox.push(&self.agent, &self.pane, kind) {
+            crate::app::outbox::Next::Submit { agent, kind } => phone.submit(&agent, kind),
+            crate::app::outbox::Next::Wait => Vec::new(),
+        }
+    }
+
     /// Whether a thinking item shows in the chat as it is drawn now, so folding or unfolding
     /// it changes what the person sees.
     fn thinking_on_screen(&self, phone: &Phone) -> bool {
@@ -541,6 +538,9 @@ impl PaneScreen {
     /// A key's action on a pane: the chat's, the box's, or a DSH bridge task's.
     fn pane_action(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
         let (agent, pane_id, focus) = (self.agent.clone(), self.pane.clone(), self.focus);
+        if phone.is_bridge(&agent) && action == Action::Send {
+            return self.dsh_send(phone);
+        }
         if phone.is_bridge(&agent)
             && let Some(commands) = phone.dsh_pane_action(&agent, &pane_id, action)
         {
@@ -581,14 +581,14 @@ impl PaneScreen {
                 phone.draft_mut(&agent, &pane_id).newline();
                 Vec::new()
             }
-            Action::Send => phone.send(&agent, &pane_id),
+            Action::Send => self.send(phone),
             Action::Abort => phone.ask_abort(&agent, &pane_id),
             Action::TakeBack => phone.take_back(&agent, &pane_id),
             Action::NewPage => {
-                phone.open(Screen::New(Default::default()));
+                phone.open(Goto::New);
                 Vec::new()
             }
-            Action::History => phone.open_history(&agent),
+            Action::History => crate::screens::home::open_history(phone, &agent),
             Action::Retry => {
                 // The held send first: it holds the ones typed after it.
                 let held = phone
@@ -625,7 +625,7 @@ impl PaneScreen {
                 Vec::new()
             }
             Action::Close => {
-                if !phone.agent_can(&agent, crate::wire::caps::CLOSE) {
+                if !crate::screens::layout::agent_can(phone, &agent, crate::wire::caps::CLOSE) {
                     phone.show_toast(format!("{agent} does not close panes."), true);
                     return Vec::new();
                 }
@@ -877,7 +877,9 @@ impl Room for PaneScreen {
                             .get(id)
                             .is_some_and(crate::app::intents::is_retryable)
                 }),
-            Action::Close if !bridge => phone.agent_can(&self.agent, crate::wire::caps::CLOSE),
+            Action::Close if !bridge => {
+                crate::screens::layout::agent_can(phone, &self.agent, crate::wire::caps::CLOSE)
+            }
             Action::Close | Action::MessageKind | Action::SendMode => {
                 bridge && phone.dsh_writable(&self.agent, &self.pane)
             }

@@ -5,9 +5,9 @@
 
 use crate::app::Command;
 use crate::app::keymap::Action;
+use crate::app::overlay::{About, Deferred, Overlay, SettingPicker};
 use crate::app::phone::Phone;
 use crate::engine::IntentKind;
-use crate::screens::overlay::{About, Deferred, Overlay, SettingPicker};
 use crate::wire::Setting;
 
 impl Phone {

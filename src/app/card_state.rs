@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use crate::app::arming::{Arming, Why};
+use crate::app::ask_diff::{self, Changed};
 use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
 use crate::app::intents::{Intents, is_retryable};
 use crate::chat::pane_log::ClosedAsk;
 use crate::engine::{Decider, IntentState};
-use crate::screens::card::arming::{Arming, Why};
-use crate::screens::card::ask_diff::{self, Changed};
 use crate::wire::{
     Answer, Ask, AskKind, AskOption, DecidedBy, Effect, FieldKind, FormField, Outcome,
 };
@@ -680,7 +680,7 @@ pub(crate) fn closed_sentence(closed: &ClosedHow) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::screens::card::arming::ARMING;
+    use crate::app::arming::ARMING;
     use time::Duration;
     use time::macros::datetime;
 
