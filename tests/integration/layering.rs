@@ -794,7 +794,7 @@ const ROOMS_OFF_THE_PHONE: &[&str] = &[
 
 #[test]
 fn a_room_off_the_phone_has_no_impl_phone() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/screens");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/tui/src/screens");
     let mut found = Vec::new();
     for room in ROOMS_OFF_THE_PHONE {
         let mut files = Vec::new();

@@ -20,7 +20,7 @@ pub(crate) mod base;
 pub(crate) mod follower;
 pub mod fuzz;
 pub(crate) mod http;
-pub(crate) mod intents;
+pub mod intents;
 pub mod pane;
 pub(crate) mod session;
 pub(crate) mod sse;

@@ -28,7 +28,7 @@ const ST: &[u8] = b"\x1b\\";
 const BEL: &[u8] = b"\x07";
 
 /// Writes escapes beside the frames to the terminal (the real runner's `raw_out`).
-pub(crate) fn write_to_terminal(bytes: &[u8]) {
+pub fn write_to_terminal(bytes: &[u8]) {
     use std::io::Write;
     let mut stdout = std::io::stdout();
     let _ = stdout.write_all(bytes);

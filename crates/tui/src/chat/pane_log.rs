@@ -10,11 +10,11 @@ use crate::wire::{
 /// How an ask left the open list, for the chat lines of SPEC A5 and A6.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClosedAsk {
-    pub(crate) ask_id: String,
+    pub ask_id: String,
     pub(crate) title: String,
     /// None when a phone answered (SPEC A4).
-    pub(crate) decided_by: Option<DecidedBy>,
-    pub(crate) outcome: Option<Outcome>,
+    pub decided_by: Option<DecidedBy>,
+    pub outcome: Option<Outcome>,
     /// What was answered, in words: the outcome's summary when it says more than
     /// "answered", else the chosen option's label or the words typed.
     pub(crate) answer: Option<String>,

@@ -7,9 +7,9 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
-const DARK: &str = include_str!("../../themes/dark.toml");
-const LIGHT: &str = include_str!("../../themes/light.toml");
-const HIGH_CONTRAST: &str = include_str!("../../themes/high-contrast.toml");
+const DARK: &str = include_str!("../../../../themes/dark.toml");
+const LIGHT: &str = include_str!("../../../../themes/light.toml");
+const HIGH_CONTRAST: &str = include_str!("../../../../themes/high-contrast.toml");
 
 /// The theme used when none is named: light or dark by the terminal's background.
 pub(crate) const DEFAULT_THEME: &str = AUTO;
@@ -18,7 +18,7 @@ pub(crate) const AUTO: &str = "auto";
 
 /// Whether the terminal's background is dark or light (for `theme = "auto"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Background {
+pub enum Background {
     Dark,
     Light,
 }
@@ -36,7 +36,7 @@ impl Background {
 pub(crate) const BUILTIN_THEMES: [&str; 3] = ["dark", "light", "high-contrast"];
 
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum ThemeError {
+pub enum ThemeError {
     #[error("theme {theme}: not valid TOML: {message}")]
     Toml { theme: String, message: String },
     #[error("theme {theme}: unknown key `{key}`")]

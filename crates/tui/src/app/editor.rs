@@ -19,7 +19,7 @@ pub(crate) const UNDO_STEPS: usize = 200;
 /// Undo keeps at most this many bytes of text (removed and inserted, undo and redo together),
 /// so a few 40 KiB pastes cannot make one draft hold megabytes. The oldest steps go first; a
 /// single step bigger than this is not kept at all, and so cannot be undone.
-pub(crate) const UNDO_BYTES: usize = 256 * 1024;
+pub const UNDO_BYTES: usize = 256 * 1024;
 
 /// A place in the text: a line, and a byte offset in it on a grapheme boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,13 +153,13 @@ impl Default for Editor {
 }
 
 impl Editor {
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         Self::default()
     }
 
     /// An editor holding `text`, the cursor at its end. Undo stops at `text`: it is where the
     /// field started, not something the person typed.
-    pub(crate) fn from_text(text: &str) -> Self {
+    pub fn from_text(text: &str) -> Self {
         let mut editor = Self::new();
         editor.insert_str(text);
         editor.undo.clear();
@@ -174,7 +174,7 @@ impl Editor {
 
     /// The text, leaving the editor empty. Taking it is an undo step like any change, so the
     /// kill ring and the history stay (unlike [`Editor::clear`]).
-    pub(crate) fn take_text(&mut self) -> String {
+    pub fn take_text(&mut self) -> String {
         let text = self.text();
         if !text.is_empty() {
             let end = self.end_of_text();
@@ -183,18 +183,18 @@ impl Editor {
         text
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.lines.len() == 1 && self.lines[0].is_empty()
     }
 
     /// Bytes of [`Editor::text`] as UTF-8, for the 32 KiB limit on what the phone sends (SPEC L).
-    pub(crate) fn byte_len(&self) -> usize {
+    pub fn byte_len(&self) -> usize {
         self.lines.iter().map(String::len).sum::<usize>() + self.lines.len() - 1
     }
 
     /// Types a char. A combining mark, VS16 or ZWJ joins the grapheme before it, and the cursor
     /// stays after the whole of it.
-    pub(crate) fn insert_char(&mut self, c: char) {
+    pub fn insert_char(&mut self, c: char) {
         if c == '\n' {
             self.newline();
             return;
@@ -217,7 +217,7 @@ impl Editor {
     /// Pastes text as one undo step: newlines stay ('\r\n' and a lone '\r' become '\n'), tabs
     /// become spaces, other control characters are dropped. The text is cleaned in one pass and
     /// put in at once, so a 32 KiB paste costs one pass, not one per char.
-    pub(crate) fn insert_str(&mut self, s: &str) {
+    pub fn insert_str(&mut self, s: &str) {
         self.paste_as(s, Kind::Paste);
     }
 
@@ -236,14 +236,14 @@ impl Editor {
         self.change(at, at, &cleaned, kind);
     }
 
-    pub(crate) fn newline(&mut self) {
+    pub fn newline(&mut self) {
         let at = self.cursor;
         self.change(at, at, "\n", Kind::Single);
     }
 
     /// Deletes the grapheme before the cursor; at the start of a line, joins it to the line
     /// above. Backspaces in a row are one undo step.
-    pub(crate) fn backspace(&mut self) {
+    pub fn backspace(&mut self) {
         let Some(start) = self.before_cursor() else {
             return;
         };
@@ -253,7 +253,7 @@ impl Editor {
 
     /// Deletes the grapheme under the cursor; at the end of a line, joins the next line to it.
     /// Deletes in a row are one undo step.
-    pub(crate) fn delete(&mut self) {
+    pub fn delete(&mut self) {
         let Some(end) = self.after_cursor() else {
             return;
         };
@@ -261,20 +261,20 @@ impl Editor {
         self.change(start, end, "", Kind::Delete);
     }
 
-    pub(crate) fn left(&mut self) {
+    pub fn left(&mut self) {
         if let Some(pos) = self.before_cursor() {
             self.move_to(pos);
         }
     }
 
-    pub(crate) fn right(&mut self) {
+    pub fn right(&mut self) {
         if let Some(pos) = self.after_cursor() {
             self.move_to(pos);
         }
     }
 
     /// Up a line, keeping the display column; on the first line, to its start.
-    pub(crate) fn up(&mut self) {
+    pub fn up(&mut self) {
         if self.cursor.row == 0 {
             self.home();
             return;
@@ -289,7 +289,7 @@ impl Editor {
     }
 
     /// Down a line, keeping the display column; on the last line, to its end.
-    pub(crate) fn down(&mut self) {
+    pub fn down(&mut self) {
         if self.cursor.row + 1 >= self.lines.len() {
             self.end();
             return;
@@ -303,20 +303,20 @@ impl Editor {
         self.goal_column = Some(goal);
     }
 
-    pub(crate) fn home(&mut self) {
+    pub fn home(&mut self) {
         self.move_to(Pos {
             row: self.cursor.row,
             byte: 0,
         });
     }
 
-    pub(crate) fn end(&mut self) {
+    pub fn end(&mut self) {
         self.move_to(self.line_end());
     }
 
     /// To the start of the word before the cursor; at the start of a line, to the end of the
     /// line above. Words are runs of graphemes that are not whitespace, as for Ctrl-W.
-    pub(crate) fn word_left(&mut self) {
+    pub fn word_left(&mut self) {
         match self.word_start_before() {
             Some(pos) => self.move_to(pos),
             None => self.left(),
@@ -324,7 +324,7 @@ impl Editor {
     }
 
     /// To the end of the word after the cursor; at the end of a line, to the start of the next.
-    pub(crate) fn word_right(&mut self) {
+    pub fn word_right(&mut self) {
         match self.word_end_after() {
             Some(pos) => self.move_to(pos),
             None => self.right(),
@@ -334,7 +334,7 @@ impl Editor {
     /// Ctrl-U: kills from the start of the line to the cursor. At the start of a line it kills
     /// the line break before it, joining the line to the one above, so Ctrl-U held down eats
     /// the text upwards a line at a time (and Ctrl-Y brings it all back).
-    pub(crate) fn kill_to_line_start(&mut self) {
+    pub fn kill_to_line_start(&mut self) {
         let start = if self.cursor.byte > 0 {
             Pos {
                 row: self.cursor.row,
@@ -351,7 +351,7 @@ impl Editor {
 
     /// Ctrl-K: kills from the cursor to the end of the line; at the end of a line, kills the
     /// line break, joining the next line to it.
-    pub(crate) fn kill_to_line_end(&mut self) {
+    pub fn kill_to_line_end(&mut self) {
         let end = if self.cursor.byte < self.line().len() {
             self.line_end()
         } else {
@@ -365,7 +365,7 @@ impl Editor {
 
     /// Ctrl-W: kills from the start of the word before the cursor to the cursor; at the start
     /// of a line, kills the line break before it.
-    pub(crate) fn kill_word_back(&mut self) {
+    pub fn kill_word_back(&mut self) {
         let Some(start) = self.word_start_before().or_else(|| self.before_cursor()) else {
             return;
         };
@@ -374,7 +374,7 @@ impl Editor {
 
     /// Alt-D: kills from the cursor to the end of the word after it; at the end of a line,
     /// kills the line break after it.
-    pub(crate) fn kill_word_forward(&mut self) {
+    pub fn kill_word_forward(&mut self) {
         let Some(end) = self.word_end_after().or_else(|| self.after_cursor()) else {
             return;
         };
@@ -382,7 +382,7 @@ impl Editor {
     }
 
     /// Ctrl-Y: puts back what the last kills took, at the cursor, the cursor after it.
-    pub(crate) fn yank(&mut self) {
+    pub fn yank(&mut self) {
         if self.killed.is_empty() {
             return;
         }
@@ -392,7 +392,7 @@ impl Editor {
     }
 
     /// Takes back the last step; false when there is none.
-    pub(crate) fn undo(&mut self) -> bool {
+    pub fn undo(&mut self) -> bool {
         let Some(step) = self.undo.pop_back() else {
             return false;
         };
@@ -408,7 +408,7 @@ impl Editor {
 
     /// Makes the last undone step again; false when there is none (any change after an undo
     /// forgets what was undone).
-    pub(crate) fn redo(&mut self) -> bool {
+    pub fn redo(&mut self) -> bool {
         let Some(step) = self.redo.pop() else {
             return false;
         };
@@ -427,17 +427,17 @@ impl Editor {
         *self = Self::default();
     }
 
-    pub(crate) fn lines(&self) -> Vec<String> {
+    pub fn lines(&self) -> Vec<String> {
         self.lines.clone()
     }
 
     /// The cursor's line, split at the cursor: for a one-line field drawn with a caret glyph.
-    pub(crate) fn split_at_cursor(&self) -> (&str, &str) {
+    pub fn split_at_cursor(&self) -> (&str, &str) {
         self.line().split_at(self.cursor.byte)
     }
 
     /// (row, display column) of the cursor, for placing the terminal cursor.
-    pub(crate) fn cursor(&self) -> (usize, usize) {
+    pub fn cursor(&self) -> (usize, usize) {
         (self.cursor.row, self.display_col())
     }
 

@@ -149,7 +149,7 @@ pub(crate) fn pane_of(kind: &IntentKind) -> Option<&str> {
 }
 
 /// SPEC Q4, Q5: an unknown outcome may be retried once; one that never left may go again.
-pub(crate) fn is_retryable(record: &IntentRecord) -> bool {
+pub fn is_retryable(record: &IntentRecord) -> bool {
     match record.state {
         IntentState::Unknown { .. } => record.attempts < crate::engine::intent::MAX_ATTEMPTS,
         IntentState::NotSent { .. } => true,

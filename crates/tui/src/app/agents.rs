@@ -15,7 +15,7 @@ use crate::wire::{Ask, Hello, Pane, PaneState, Snapshot, Tab, Turn, Workspace, c
 /// One agent as the screens see it.
 #[derive(Debug, Clone)]
 pub struct AgentView {
-    pub(crate) name: String,
+    pub name: String,
     /// Reached over TLS, so no allow-always (SPEC A11).
     pub(crate) is_tls: bool,
     /// The host whose socket ssh forwards to this phone (`--ssh`), when it is one.
@@ -27,10 +27,10 @@ pub struct AgentView {
     pub(crate) demo_news: Option<DemoNews>,
     pub status: AgentStatus,
     pub(crate) hello: Option<Hello>,
-    pub(crate) snapshot: Option<Arc<Snapshot>>,
+    pub snapshot: Option<Arc<Snapshot>>,
     pub panes: HashMap<String, PaneLog>,
     /// The last poll that went through.
-    pub(crate) synced: Option<OffsetDateTime>,
+    pub synced: Option<OffsetDateTime>,
     /// Why the last poll failed, when it is the only failure since a good read (SPEC H6).
     pub(crate) missed: Option<String>,
     /// Epochs seen since the phone started; more than one means the agent restarted (SPEC H5).
@@ -82,14 +82,14 @@ pub struct PaneRef<'a> {
 
 impl<'a> PaneRef<'a> {
     /// The chat's state once its events were read, else the snapshot's.
-    pub(crate) fn state(&self) -> &'a PaneState {
+    pub fn state(&self) -> &'a PaneState {
         self.log
             .and_then(|l| l.state.as_ref())
             .unwrap_or(&self.pane.state)
     }
 
     /// The pane's latest turn, the one send and abort name (SPEC A16).
-    pub(crate) fn turn(&self) -> Option<&'a Turn> {
+    pub fn turn(&self) -> Option<&'a Turn> {
         match self.log {
             Some(log) if log.state.is_some() => log.turn.as_ref(),
             _ => self.pane.turn.as_ref(),
@@ -98,7 +98,7 @@ impl<'a> PaneRef<'a> {
 
     /// Open asks, oldest first (SPEC A2): the chat's when its events were read, since they are
     /// newer than the snapshot's.
-    pub(crate) fn asks(&self) -> &'a [Ask] {
+    pub fn asks(&self) -> &'a [Ask] {
         match self.log {
             Some(log) if log.state.is_some() => &log.asks,
             _ => &self.pane.asks,
@@ -107,7 +107,7 @@ impl<'a> PaneRef<'a> {
 }
 
 impl AgentView {
-    pub(crate) fn new(name: &str, is_tls: bool) -> Self {
+    pub fn new(name: &str, is_tls: bool) -> Self {
         Self {
             name: name.to_string(),
             is_tls,
@@ -125,7 +125,7 @@ impl AgentView {
     }
 
     /// Takes one change from the engine.
-    pub(crate) fn apply(&mut self, change: AgentChange) {
+    pub fn apply(&mut self, change: AgentChange) {
         match change {
             AgentChange::Status(status) => {
                 self.missed = None;
@@ -174,7 +174,7 @@ impl AgentView {
 
     /// True when allow-always may be offered at all on this agent (SPEC A11).
     /// What this agent lets its cards offer (SPEC A11).
-    pub(crate) fn offer(&self) -> AgentOffer {
+    pub fn offer(&self) -> AgentOffer {
         AgentOffer {
             tls: self.is_tls,
             allows_always: self.allows_always(),

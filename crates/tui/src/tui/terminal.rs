@@ -19,7 +19,7 @@ use ratatui::backend::CrosstermBackend;
 use crate::app::notify::Notice;
 
 /// Puts the terminal back as it was when dropped.
-pub(crate) struct TerminalGuard {
+pub struct TerminalGuard {
     _private: (),
 }
 
@@ -32,9 +32,7 @@ impl Drop for TerminalGuard {
 /// Takes over the terminal, taking the mouse too unless `mouse` is false (the config's
 /// `mouse = false`: the terminal's own selection works). The panic hook is installed first, so
 /// a panic anywhere after this still leaves a usable shell.
-pub(crate) fn enter(
-    mouse: bool,
-) -> io::Result<(Terminal<CrosstermBackend<Stdout>>, TerminalGuard)> {
+pub fn enter(mouse: bool) -> io::Result<(Terminal<CrosstermBackend<Stdout>>, TerminalGuard)> {
     install_panic_hook();
     enable_raw_mode()?;
     let guard = TerminalGuard { _private: () };
@@ -69,7 +67,7 @@ fn write_mouse(out: &mut impl Write, captured: bool) -> io::Result<()> {
 }
 
 /// Takes the mouse, or leaves it to the terminal, while the phone runs (its key `M`).
-pub(crate) fn set_mouse(captured: bool) {
+pub fn set_mouse(captured: bool) {
     if let Err(error) = write_mouse(&mut io::stdout(), captured) {
         tracing::warn!(%error, captured, "could not switch the mouse");
     }
@@ -100,14 +98,14 @@ fn install_panic_hook() {
 }
 
 /// Rings the terminal bell.
-pub(crate) fn bell() {
+pub fn bell() {
     let mut stdout = io::stdout();
     let _ = stdout.write_all(b"\x07");
     let _ = stdout.flush();
 }
 
 /// Shows a desktop notification through the terminal's escape (OSC 9 or 777).
-pub(crate) fn notify(notice: &Notice) {
+pub fn notify(notice: &Notice) {
     let mut stdout = io::stdout();
     let _ = stdout.write_all(notice.escape().as_bytes());
     let _ = stdout.flush();
@@ -115,7 +113,7 @@ pub(crate) fn notify(notice: &Notice) {
 
 /// Resolves on SIGTERM, SIGINT or SIGHUP, so the phone stops cleanly and the terminal is
 /// restored. If the handlers cannot be set, it never resolves (and says so in the log).
-pub(crate) async fn stop_signal() {
+pub async fn stop_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     let kinds = [
         SignalKind::terminate(),

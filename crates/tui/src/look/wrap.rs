@@ -21,7 +21,7 @@ fn grapheme_width(grapheme: &str) -> usize {
 }
 
 /// Columns `text` takes on a terminal.
-pub(crate) fn width(text: &str) -> usize {
+pub fn width(text: &str) -> usize {
     if text.is_ascii() {
         // The common case, without grapheme segmentation: one column per printable byte.
         return text.bytes().filter(|b| !b.is_ascii_control()).count();
@@ -30,7 +30,7 @@ pub(crate) fn width(text: &str) -> usize {
 }
 
 /// `text` cut to at most `max_width` columns, ending with "…" when something was cut.
-pub(crate) fn truncate(text: &str, max_width: usize) -> String {
+pub fn truncate(text: &str, max_width: usize) -> String {
     if width(text) <= max_width {
         return text.to_string();
     }
@@ -66,7 +66,7 @@ pub(crate) fn skip_columns(text: &str, skip: usize) -> String {
 }
 
 /// `text` cut or right-padded with spaces to exactly `width` columns.
-pub(crate) fn pad_to(text: &str, width: usize) -> String {
+pub fn pad_to(text: &str, width: usize) -> String {
     let mut out = truncate(text, width);
     let used = self::width(&out);
     out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
@@ -76,7 +76,7 @@ pub(crate) fn pad_to(text: &str, width: usize) -> String {
 /// Word-wraps `text` to `width` columns. Explicit newlines stay line breaks; a word longer than
 /// the width is broken inside; a line may break between any two wide (CJK) characters. With a
 /// width of 0 every source line becomes one empty line, so callers still see the line count.
-pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
     wrap_pieces(&[(text, ())], width)
         .into_iter()
         .map(|line| line.into_iter().map(|(piece, ())| piece).collect())
@@ -84,7 +84,7 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// [`wrap`] for styled spans: each output line is a list of spans, styles kept.
-pub(crate) fn wrap_spans(spans: &[Span<'_>], width: usize) -> Vec<Line<'static>> {
+pub fn wrap_spans(spans: &[Span<'_>], width: usize) -> Vec<Line<'static>> {
     let pieces: Vec<(&str, ratatui::style::Style)> = spans
         .iter()
         .map(|span| (span.content.as_ref(), span.style))
@@ -102,7 +102,7 @@ pub(crate) fn wrap_spans(spans: &[Span<'_>], width: usize) -> Vec<Line<'static>>
 }
 
 /// Cuts a styled line to `width` columns, ending with "…" when something was cut.
-pub(crate) fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
+pub fn fit_line(line: Line<'static>, width: usize) -> Line<'static> {
     let total: usize = line.spans.iter().map(|s| self::width(&s.content)).sum();
     if total <= width {
         return line;

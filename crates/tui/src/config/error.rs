@@ -6,7 +6,7 @@ use std::ops::Range;
 
 /// A place in the config file, shown as `FILE:LINE:COLUMN` (both counted from 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Place {
+pub struct Place {
     pub(crate) file: String,
     pub(crate) line: usize,
     pub(crate) column: usize,
@@ -68,7 +68,7 @@ impl fmt::Display for Section {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum ConfigError {
+pub enum ConfigError {
     #[error("cannot read {file}: {why}")]
     Read { file: String, why: String },
     #[error("{at}: not valid TOML: {why}")]
@@ -108,7 +108,7 @@ fn several(errors: &[ConfigError]) -> String {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{at}: unknown key \"{key}\"{section}{}", unknown_key_hint(.hint))]
-pub(crate) struct UnknownKey {
+pub struct UnknownKey {
     pub(crate) at: Place,
     pub(crate) section: Section,
     pub(crate) key: String,
@@ -117,7 +117,7 @@ pub(crate) struct UnknownKey {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{at}: {key} = {written}{section} is not a valid value{}", value_hint(.hint))]
-pub(crate) struct BadValue {
+pub struct BadValue {
     pub(crate) at: Place,
     pub(crate) section: Section,
     pub(crate) key: String,

@@ -11,12 +11,12 @@ pub mod chat_scroll;
 pub(crate) mod chat_search;
 pub mod chat_view;
 pub(crate) mod dsh_chat;
-pub(crate) mod markdown;
+pub mod markdown;
 #[doc(hidden)]
 pub mod search_bench;
 pub mod theme;
 pub(crate) mod theme_contrast;
-pub(crate) mod wrap;
+pub mod wrap;
 
 /// "synced 2s ago", "synced 3m ago": how long ago, to the second at most. The app asks it too,
 /// to know whether a poll changed the words on screen (`App::redraws`).

@@ -10,7 +10,7 @@ use crate::look::theme_contrast::shortfalls;
 /// The theme named (default `auto`), without colour when NO_COLOR is set and not empty. `auto`
 /// asks `background` (the terminal's, found by the caller: the config layer does not talk to
 /// the terminal) and takes the light or the dark theme; it is asked only then.
-pub(crate) fn theme_from_env(
+pub fn theme_from_env(
     name_or_path: Option<&str>,
     background: impl FnOnce() -> Background,
 ) -> Result<Theme, ThemeError> {

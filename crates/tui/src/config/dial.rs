@@ -21,16 +21,16 @@ use crate::transport::{Endpoint, Token};
     rename_all = "kebab-case",
     expecting = "a table with socket, ssh, or url with token-file and ca-cert or pin"
 )]
-pub(crate) struct AgentEntry {
-    pub(crate) socket: Option<PathBuf>,
+pub struct AgentEntry {
+    pub socket: Option<PathBuf>,
     /// `HOST:/PATH` of a socket on another machine, reached through ssh (docs/REMOTE.md). The
     /// phone's command line opens the forward; this layer only names it.
     pub(crate) ssh: Option<String>,
-    pub(crate) url: Option<String>,
-    pub(crate) token_file: Option<PathBuf>,
-    pub(crate) ca_cert: Option<PathBuf>,
+    pub url: Option<String>,
+    pub token_file: Option<PathBuf>,
+    pub ca_cert: Option<PathBuf>,
     /// Trust exactly the certificate with this fingerprint (SPEC T10).
-    pub(crate) pin: Option<Pin>,
+    pub pin: Option<Pin>,
 }
 
 impl AgentEntry {
@@ -50,7 +50,7 @@ impl AgentEntry {
     rename_all = "kebab-case",
     expecting = "a table with url and token-file"
 )]
-pub(crate) struct DshEntry {
+pub struct DshEntry {
     /// The bridge's base URL, loopback only; `default` is `http://127.0.0.1:19387/codex-bridge`.
     #[serde(default = "default_dsh_url")]
     pub(crate) url: String,
@@ -69,12 +69,12 @@ impl DshEntry {
     rename_all = "kebab-case",
     expecting = "a table with command, a list such as [\"claude-code-acp\"]"
 )]
-pub(crate) struct AcpEntry {
+pub struct AcpEntry {
     /// The program and its arguments, run directly (never through a shell).
-    pub(crate) command: Vec<String>,
+    pub command: Vec<String>,
     /// The mode its new sessions start in (docs/ACP.md); unset, the one that asks most.
     #[serde(default)]
-    pub(crate) mode: Option<String>,
+    pub mode: Option<String>,
 }
 
 impl AcpEntry {
@@ -87,7 +87,7 @@ fn default_dsh_url() -> String {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum DialError {
+pub enum DialError {
     #[error("agent \"{0}\": give one of socket, ssh or url, and only one")]
     SocketOrUrl(String),
     #[error("agent \"{0}\": {1}")]
@@ -142,7 +142,7 @@ fn agent_spec(
 
 /// Every agent: first the command line's (named after their socket or URL), then the config
 /// file's by name. With neither, `COLLIE_DURABLE_SOCKET` (SPEC S1).
-pub(crate) fn resolve_agents(
+pub fn resolve_agents(
     sockets: &[PathBuf],
     urls: &[String],
     tokens: &TokenSource,
@@ -203,7 +203,7 @@ pub(crate) fn resolve_agents(
 }
 
 /// The config file's agents reached through ssh: (name, `HOST:/PATH`).
-pub(crate) fn ssh_entries(configured: &BTreeMap<String, AgentEntry>) -> Vec<(String, String)> {
+pub fn ssh_entries(configured: &BTreeMap<String, AgentEntry>) -> Vec<(String, String)> {
     configured
         .iter()
         .filter_map(|(name, entry)| Some((name.clone(), entry.ssh.clone()?)))
@@ -213,7 +213,7 @@ pub(crate) fn ssh_entries(configured: &BTreeMap<String, AgentEntry>) -> Vec<(Str
 /// Every DSH bridge: first the command line's (`--dsh URL`, named `dsh` when it is the only
 /// one, else `dsh-PORT`), then the config file's `[dsh.NAME]` sections (SPEC D1). The token
 /// comes from the section's `token-file`, else `token_file` (the command line's).
-pub(crate) fn resolve_bridges(
+pub fn resolve_bridges(
     urls: &[String],
     token_file: Option<&Path>,
     configured: &BTreeMap<String, DshEntry>,

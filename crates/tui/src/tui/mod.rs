@@ -3,13 +3,13 @@
 //! backend and the event stream, so whole-app tests drive the real app with a `TestBackend`
 //! and scripted keys against a real agent.
 
-pub(crate) mod background;
+pub mod background;
 pub(crate) mod burst;
 pub(crate) mod clean_screen;
 pub(crate) mod export;
 pub(crate) mod opener;
-pub(crate) mod osc;
-pub(crate) mod terminal;
+pub mod osc;
+pub mod terminal;
 
 use std::collections::VecDeque;
 use std::io;
@@ -145,26 +145,26 @@ where
     }
 
     /// What ringing the bell does (a real terminal writes BEL).
-    pub(crate) fn with_bell(mut self, bell: impl FnMut() + Send + 'static) -> Self {
+    pub fn with_bell(mut self, bell: impl FnMut() + Send + 'static) -> Self {
         self.bell = Box::new(bell);
         self
     }
 
     /// What showing a desktop notification does (a real terminal writes its escape).
-    pub(crate) fn with_notifier(mut self, notifier: impl FnMut(&Notice) + Send + 'static) -> Self {
+    pub fn with_notifier(mut self, notifier: impl FnMut(&Notice) + Send + 'static) -> Self {
         self.notifier = Box::new(notifier);
         self
     }
 
     /// Where the escapes written beside the frames go (the clipboard's OSC 52, the links'
     /// OSC 8): a real terminal writes them to stdout; a test records them.
-    pub(crate) fn with_raw_out(mut self, out: impl FnMut(&[u8]) + Send + 'static) -> Self {
+    pub fn with_raw_out(mut self, out: impl FnMut(&[u8]) + Send + 'static) -> Self {
         self.raw_out = Box::new(out);
         self
     }
 
     /// Where the program around the phone (the demo's runner) sends what it saw.
-    pub(crate) fn with_side_messages(
+    pub fn with_side_messages(
         mut self,
         side: tokio::sync::mpsc::UnboundedReceiver<Message>,
     ) -> Self {
@@ -173,7 +173,7 @@ where
     }
 
     /// What taking or leaving the mouse does (a real terminal writes its escapes).
-    pub(crate) fn with_mouse_switch(mut self, switch: impl FnMut(bool) + Send + 'static) -> Self {
+    pub fn with_mouse_switch(mut self, switch: impl FnMut(bool) + Send + 'static) -> Self {
         self.mouse = Box::new(switch);
         self
     }
@@ -192,7 +192,7 @@ where
     }
 
     /// Runs until the person quits or the input ends.
-    pub(crate) async fn run(&mut self) -> anyhow::Result<()> {
+    pub async fn run(&mut self) -> anyhow::Result<()> {
         self.draw()?;
         while self.step().await? == Flow::Continue {}
         Ok(())

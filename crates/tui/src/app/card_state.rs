@@ -18,7 +18,7 @@ use crate::wire::{
 };
 
 /// The line a card shows for an ask kind the phone does not know (SPEC V3).
-pub(crate) const CANNOT_ANSWER: &str = "This kind of question cannot be answered from the phone.";
+pub const CANNOT_ANSWER: &str = "This kind of question cannot be answered from the phone.";
 
 /// One form field's value as it is being filled in.
 #[derive(Debug, Clone)]
@@ -127,14 +127,14 @@ pub struct AgentOffer {
 pub struct CardState {
     pub(crate) key: AskKey,
     /// The ask as last seen; kept after it closes so the card can still say what happened.
-    pub(crate) ask: Ask,
+    pub ask: Ask,
     pub pane_title: String,
     /// The highlighted option of a permission or choice card: an index into
     /// [`CardState::offered`].
     pub selected: usize,
     pub form: Option<FormState>,
     /// The answer of a text card.
-    pub(crate) text: Editor,
+    pub text: Editor,
     /// Set once the ask is no longer open.
     pub(crate) closed: Option<ClosedHow>,
     /// A line from the phone itself, e.g. a required field left empty.
@@ -149,7 +149,7 @@ pub struct CardState {
 
 impl CardState {
     /// A card opened `now`: no key answers it until the reading time is over.
-    pub(crate) fn new(key: AskKey, ask: Ask, pane_title: String, now: OffsetDateTime) -> Self {
+    pub fn new(key: AskKey, ask: Ask, pane_title: String, now: OffsetDateTime) -> Self {
         let mut card = Self {
             key,
             form: None,
@@ -325,7 +325,7 @@ impl CardState {
     }
 
     /// Whether allow-always may be offered on this card, and if not, why (SPEC A11, A12).
-    pub(crate) fn allow_always(&self, agent: AgentOffer) -> Result<(), &'static str> {
+    pub fn allow_always(&self, agent: AgentOffer) -> Result<(), &'static str> {
         let offered = self.ask.permission.as_ref().is_some_and(|p| {
             p.options
                 .iter()
@@ -355,7 +355,7 @@ impl CardState {
     }
 
     /// The options shown, with allow-always left out where it may not be offered.
-    pub(crate) fn options(&self, allow_always: bool) -> Vec<&AskOption> {
+    pub fn options(&self, allow_always: bool) -> Vec<&AskOption> {
         self.ask
             .options()
             .iter()
@@ -381,7 +381,7 @@ impl CardState {
     }
 
     /// The answer of picking an option (permission or choice).
-    pub(crate) fn pick(option: &AskOption) -> Answer {
+    pub fn pick(option: &AskOption) -> Answer {
         Answer {
             option_id: Some(option.id.clone()),
             ..Answer::default()
@@ -389,7 +389,7 @@ impl CardState {
     }
 
     /// The answer of a text card.
-    pub(crate) fn text_answer(&self) -> Answer {
+    pub fn text_answer(&self) -> Answer {
         Answer {
             text: Some(self.text.text()),
             ..Answer::default()
@@ -398,7 +398,7 @@ impl CardState {
 
     /// The answer of a form card, or the first field that needs the person (client-side
     /// check; the agent checks again).
-    pub(crate) fn form_answer(&self) -> Result<Answer, (usize, String)> {
+    pub fn form_answer(&self) -> Result<Answer, (usize, String)> {
         let (Some(body), Some(state)) = (self.ask.form.as_ref(), self.form.as_ref()) else {
             return Err((0, "This form has no fields to fill in.".into()));
         };

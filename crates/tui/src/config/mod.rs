@@ -17,11 +17,9 @@ mod theme_file;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub(crate) use dial::{
-    AcpEntry, AgentEntry, DshEntry, resolve_agents, resolve_bridges, ssh_entries,
-};
+pub use dial::{AcpEntry, AgentEntry, DshEntry, resolve_agents, resolve_bridges, ssh_entries};
 pub(crate) use error::{ConfigError, Place};
-pub(crate) use theme_file::theme_from_env;
+pub use theme_file::theme_from_env;
 
 use crate::app::settings::Settings;
 use crate::look::theme::{Background, Theme};
@@ -31,22 +29,22 @@ use phone::ThemeSetting;
 
 /// Everything the config file says, checked.
 #[derive(Debug, Clone)]
-pub(crate) struct Config {
+pub struct Config {
     path: PathBuf,
     theme: Option<ThemeSetting>,
     /// The phone's own settings: keys, how asks are announced (an older `bell` folded in
     /// here, once), the mouse.
     settings: Settings,
     /// `[agents.NAME]`, by name.
-    pub(crate) agents: BTreeMap<String, AgentEntry>,
+    pub agents: BTreeMap<String, AgentEntry>,
     /// `[dsh.NAME]`, by name (SPEC D1).
-    pub(crate) dsh: BTreeMap<String, DshEntry>,
+    pub dsh: BTreeMap<String, DshEntry>,
     /// `[acp.NAME]`, by name: the ACP agents `collie-phone agent` may host.
-    pub(crate) acp: BTreeMap<String, AcpEntry>,
+    pub acp: BTreeMap<String, AcpEntry>,
 }
 
 /// The default config path.
-pub(crate) fn default_path() -> PathBuf {
+pub fn default_path() -> PathBuf {
     std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -112,7 +110,7 @@ fn read_all(source: &Source<'_>) -> Result<RawFile, ConfigError> {
 
 impl Config {
     /// Reads and checks the file at `path`; a missing file is the defaults.
-    pub(crate) fn read(path: &Path) -> Result<Self, ConfigError> {
+    pub fn read(path: &Path) -> Result<Self, ConfigError> {
         let file = path.display().to_string();
         match std::fs::read_to_string(path) {
             Ok(text) => Self::parse(path, &text),
@@ -153,13 +151,13 @@ impl Config {
     }
 
     /// The file this config was read from (or would have been).
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.path
     }
 
     /// The file's theme, honouring NO_COLOR, when the file names one (`auto` asks
     /// `background`); a theme that cannot be loaded is refused with the line of `theme`.
-    pub(crate) fn theme(
+    pub fn theme(
         &self,
         background: impl FnOnce() -> Background,
     ) -> Option<Result<Theme, ConfigError>> {
@@ -168,7 +166,7 @@ impl Config {
 
     /// The phone's settings: the keymap with `[keys]` applied, how new asks are announced
     /// (`notify`, else by `bell`), and whether the phone takes the mouse (true when absent).
-    pub(crate) fn settings(&self) -> &Settings {
+    pub fn settings(&self) -> &Settings {
         &self.settings
     }
 }

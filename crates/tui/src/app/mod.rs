@@ -3,7 +3,7 @@
 //! paste, resizes, focus, the engine's changes and clock ticks in, and carries the commands
 //! out; `ui` draws from `&App`.
 
-pub(crate) mod agents;
+pub mod agents;
 pub mod arming;
 pub(crate) mod ask_diff;
 pub mod card_state;
@@ -13,7 +13,7 @@ pub mod editor;
 pub mod geometry;
 pub(crate) mod history;
 pub mod inbox;
-pub(crate) mod intents;
+pub mod intents;
 pub mod keymap;
 pub(crate) mod list;
 pub(crate) mod mouse;
@@ -163,14 +163,14 @@ impl std::ops::Deref for App {
 impl App {
     /// The agent is reached through ssh from `host` (`--ssh`): the screens say so, not "the
     /// private socket", though the phone dials one.
-    pub(crate) fn reached_through_ssh(&mut self, agent: &str, host: &str) {
+    pub fn reached_through_ssh(&mut self, agent: &str, host: &str) {
         if let Some(view) = self.phone.agents.get_mut(agent) {
             view.through_ssh = Some(host.to_string());
         }
     }
 
     /// The agent `collie-phone demo` runs listens on `socket`: Home and the help say it.
-    pub(crate) fn demo_socket(&mut self, agent: &str, socket: &str) {
+    pub fn demo_socket(&mut self, agent: &str, socket: &str) {
         if let Some(view) = self.phone.agents.get_mut(agent) {
             view.demo_socket = Some(socket.to_string());
         }

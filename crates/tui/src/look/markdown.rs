@@ -18,7 +18,7 @@ const BULLETS: [&str; 3] = ["• ", "◦ ", "▪ "];
 const TAB_AS_SPACES: &str = "    ";
 
 /// Renders markdown `text` into lines no wider than `width` columns.
-pub(crate) fn render(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+pub fn render(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     if width == 0 {
         // Nothing can show; wrapping at one column would only make thousands of empty lines.
         return Vec::new();
@@ -37,7 +37,7 @@ pub(crate) const CODE_CONTINUES: &str = "↪ ";
 /// A code block: a dim language header (when known), then every line in the code style. A line
 /// wider than `width` is wrapped, never cut: its next rows start with a dim "↪ " so the eye
 /// sees one line of code, not two, and every character stays on screen.
-pub(crate) fn code_block(
+pub fn code_block(
     text: &str,
     language: Option<&str>,
     width: u16,

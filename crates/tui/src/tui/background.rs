@@ -16,7 +16,7 @@ use crate::look::theme::Background;
 const QUERY_TIMEOUT: Duration = Duration::from_millis(200);
 
 /// The terminal's background, and how it was found (for the log).
-pub(crate) fn detect() -> Background {
+pub fn detect() -> Background {
     let started = std::time::Instant::now();
     let (background, how) = find(query_osc11, std::env::var("COLORFGBG").ok().as_deref());
     tracing::info!(

@@ -1,0 +1,14 @@
+//! The phone's screens (docs/ARCHITECTURE.md): `chat` and `look` below, the phone's state
+//! (`app`), the drawing kit (`ui`), the rooms (`screens`), the terminal loop (`tui`) and the
+//! config file (`config`).
+
+pub(crate) use collie_client::{engine, transport};
+pub(crate) use collie_wire::{dsh_wire, out, wire};
+
+pub mod app;
+pub mod chat;
+pub mod config;
+pub mod look;
+pub mod screens;
+pub mod tui;
+pub mod ui;
