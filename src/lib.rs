@@ -1,3 +1,4 @@
+pub use collie_agent::durable;
 pub use collie_check::{check, doctor};
 pub use collie_client::{engine, transport};
 pub use collie_wire::{dsh_wire, out, wire};
@@ -6,7 +7,6 @@ pub mod app;
 pub mod chat;
 pub mod cli;
 pub mod config;
-pub mod durable;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod look;
