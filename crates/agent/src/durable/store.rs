@@ -16,7 +16,7 @@ use time::OffsetDateTime;
 
 use super::world::{Layout, World};
 
-pub(crate) const STATE_FILE: &str = "world.json";
+pub const STATE_FILE: &str = "world.json";
 /// The least time between two writes.
 pub(crate) const SAVE_EVERY: time::Duration = time::Duration::seconds(1);
 /// The shape of `world.json`; a file of another format is moved aside like a corrupt one.
@@ -51,7 +51,7 @@ impl Mark {
 
 /// What was found on disk at start.
 #[derive(Debug)]
-pub(crate) enum Found {
+pub enum Found {
     Nothing,
     Layout(Box<Layout>),
     /// The file could not be read as a layout; it was moved aside (the log says where).
@@ -73,7 +73,7 @@ struct Shared {
     generations: AtomicU64,
 }
 
-pub(crate) struct Store {
+pub struct Store {
     dir: PathBuf,
     shared: Arc<Shared>,
     writer: Option<JoinHandle<()>>,
@@ -84,7 +84,7 @@ pub(crate) struct Store {
 impl Store {
     /// Opens (and creates, mode 0700) the state folder and clears temp files a killed writer
     /// left behind.
-    pub(crate) fn open(dir: &Path) -> anyhow::Result<Self> {
+    pub fn open(dir: &Path) -> anyhow::Result<Self> {
         create_private_dir(dir)?;
         remove_stale_temps(dir);
         let shared = Arc::new(Shared {
@@ -116,7 +116,7 @@ impl Store {
 
     /// Reads `world.json`. A file that is not a layout is moved aside as
     /// `world.json.corrupt-<time>` and the agent starts fresh; it never stops the agent.
-    pub(crate) fn load(&self, now: OffsetDateTime) -> anyhow::Result<Found> {
+    pub fn load(&self, now: OffsetDateTime) -> anyhow::Result<Found> {
         let path = self.file();
         let bytes = match fs::read(&path) {
             Ok(bytes) => bytes,
@@ -172,7 +172,7 @@ impl Store {
     }
 
     /// Writes the layout now and waits until it is on disk (for a clean stop).
-    pub(crate) fn flush(&mut self, world: &World, now: OffsetDateTime) -> anyhow::Result<()> {
+    pub fn flush(&mut self, world: &World, now: OffsetDateTime) -> anyhow::Result<()> {
         let bytes = encode(&world.layout, now)?;
         let generation = self.shared.generations.fetch_add(1, Ordering::SeqCst) + 1;
         {

@@ -56,7 +56,7 @@ impl Handler for Server {
 
 /// Marks a reply that must not be sent: the listener closes the connection instead.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct DropConnection;
+pub struct DropConnection;
 
 /// What the listener gives hyper for a [`DropConnection`] reply, so it closes the connection.
 #[derive(Debug, thiserror::Error)]
@@ -72,14 +72,14 @@ pub enum Binding {
 impl Binding {
     /// What the agent prints after `listening ` (SPEC S2): `unix:PATH`, `http://…` or `https://…`.
     /// The TCP address it listens on; None for a Unix socket.
-    pub(crate) fn tcp_address(&self) -> Option<SocketAddr> {
+    pub fn tcp_address(&self) -> Option<SocketAddr> {
         match self {
             Self::Unix(_) => None,
             Self::Tcp(tcp) => Some(tcp.local),
         }
     }
 
-    pub(crate) fn url(&self) -> String {
+    pub fn url(&self) -> String {
         match self {
             Self::Unix(unix) => format!("unix:{}", unix.path.display()),
             Self::Tcp(tcp) => {
@@ -310,13 +310,13 @@ pub struct TcpBinding {
 
 /// The certificate chain and private key of the https listener, both PEM.
 #[derive(Debug, Clone)]
-pub(crate) struct TlsFiles {
-    pub(crate) cert: PathBuf,
-    pub(crate) key: PathBuf,
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
 }
 
 /// The address `--listen ADDR` names: the first it resolves to.
-pub(crate) async fn listen_address(address: &str) -> anyhow::Result<SocketAddr> {
+pub async fn listen_address(address: &str) -> anyhow::Result<SocketAddr> {
     let candidates: Vec<SocketAddr> = tokio::net::lookup_host(address)
         .await
         .with_context(|| format!("{address} is not an address to listen on, like 127.0.0.1:8080"))?
@@ -329,7 +329,7 @@ pub(crate) async fn listen_address(address: &str) -> anyhow::Result<SocketAddr> 
 
 /// Binds TCP. Without TLS only a loopback address is allowed (SPEC T1: plain http is for a
 /// local test). Port 0 picks a free port; [`Binding::url`] tells which.
-pub(crate) async fn bind_tcp(address: &str, tls: Option<&TlsFiles>) -> anyhow::Result<Binding> {
+pub async fn bind_tcp(address: &str, tls: Option<&TlsFiles>) -> anyhow::Result<Binding> {
     let chosen = listen_address(address).await?;
     if tls.is_none() && !chosen.ip().is_loopback() {
         bail!(

@@ -13,11 +13,11 @@ use crate::wire::{
 };
 
 /// Option ids of every permission card a durable agent here asks with.
-pub(crate) const ALLOW_ONCE: &str = "allow-once";
-pub(crate) const DENY: &str = "deny";
-pub(crate) const ALLOW_ALWAYS: &str = "allow-always";
+pub const ALLOW_ONCE: &str = "allow-once";
+pub const DENY: &str = "deny";
+pub const ALLOW_ALWAYS: &str = "allow-always";
 
-pub(crate) fn blank_ask(kind: AskKind, title: &str) -> Ask {
+pub fn blank_ask(kind: AskKind, title: &str) -> Ask {
     Ask {
         // World::open_ask gives the id of SPEC A9.
         id: String::new(),
@@ -34,7 +34,7 @@ pub(crate) fn blank_ask(kind: AskKind, title: &str) -> Ask {
     }
 }
 
-pub(crate) fn option(id: &str, label: &str, effect: Option<Effect>) -> AskOption {
+pub fn option(id: &str, label: &str, effect: Option<Effect>) -> AskOption {
     AskOption {
         id: id.to_string(),
         label: label.to_string(),
@@ -70,7 +70,7 @@ pub fn permission(tool: &str, arguments: Value) -> Ask {
 }
 
 /// A choice card; option ids are `o1`, `o2`, …
-pub(crate) fn choice(title: &str, prompt: &str, labels: &[&str]) -> Ask {
+pub fn choice(title: &str, prompt: &str, labels: &[&str]) -> Ask {
     let mut ask = blank_ask(AskKind::Choice, title);
     ask.choice = Some(ChoiceBody {
         prompt: Some(prompt.to_string()),
@@ -94,7 +94,7 @@ pub fn text(title: &str, prompt: &str, placeholder: &str, multiline: bool) -> As
     ask
 }
 
-pub(crate) fn form(title: &str, prompt: &str, fields: Vec<FormField>) -> Ask {
+pub fn form(title: &str, prompt: &str, fields: Vec<FormField>) -> Ask {
     let mut ask = blank_ask(AskKind::Form, title);
     ask.form = Some(FormBody {
         prompt: Some(prompt.to_string()),
@@ -104,7 +104,7 @@ pub(crate) fn form(title: &str, prompt: &str, fields: Vec<FormField>) -> Ask {
     ask
 }
 
-pub(crate) fn field(
+pub fn field(
     id: &str,
     label: &str,
     kind: FieldKind,

@@ -82,7 +82,7 @@ pub struct Breaks {
 
 impl Breaks {
     /// Reads `--break` values; an id `--break` does not know is refused with the known list.
-    pub(crate) fn parse(ids: &[String]) -> Result<Self, String> {
+    pub fn parse(ids: &[String]) -> Result<Self, String> {
         let mut rules = BTreeSet::new();
         for id in ids {
             let id = id.trim();
@@ -110,12 +110,12 @@ impl Breaks {
         self.rules.contains(&rule)
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
     }
 
     /// The SPEC ids of the rules broken, for the startup line.
-    pub(crate) fn ids(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub fn ids(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.rules.iter().map(|rule| rule.id())
     }
 }

@@ -30,20 +30,20 @@ const KEY_FILE: &str = "key.pem";
 
 /// The certificate the agent serves, and how it came to be.
 #[derive(Debug, Clone)]
-pub(crate) struct AutoTls {
-    pub(crate) files: TlsFiles,
+pub struct AutoTls {
+    pub files: TlsFiles,
     /// What a phone gives `--pin`.
-    pub(crate) pin: Pin,
+    pub pin: Pin,
     /// The names and addresses the certificate is for.
-    pub(crate) names: Vec<String>,
+    pub names: Vec<String>,
     /// The end of its validity.
-    pub(crate) not_after: OffsetDateTime,
-    pub(crate) story: Story,
+    pub not_after: OffsetDateTime,
+    pub story: Story,
 }
 
 /// Whether the certificate was kept from an earlier start or made now, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Story {
+pub enum Story {
     /// The one of the last start, still good: the pin is unchanged.
     Kept,
     /// There was none.
@@ -54,11 +54,7 @@ pub(crate) enum Story {
 
 /// The certificate in `folder` for an agent listening on `listen`: kept when it is there and
 /// good at `now`, else made (the folder 0700, the key 0600).
-pub(crate) fn ensure(
-    folder: &Path,
-    listen: IpAddr,
-    now: OffsetDateTime,
-) -> anyhow::Result<AutoTls> {
+pub fn ensure(folder: &Path, listen: IpAddr, now: OffsetDateTime) -> anyhow::Result<AutoTls> {
     DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -281,7 +277,7 @@ pub(crate) fn names_for(listen: IpAddr) -> Vec<String> {
 }
 
 /// The machine's host name, when it has one that can be a DNS name.
-pub(crate) fn host_name() -> Option<String> {
+pub fn host_name() -> Option<String> {
     let mut buffer = [0u8; 256];
     // SAFETY: the buffer is writable for its whole length, which is what we pass.
     let result = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
@@ -344,7 +340,7 @@ fn interface_addresses() -> Vec<IpAddr> {
 }
 
 /// A certificate's time, to the minute, in UTC.
-pub(crate) fn shown_time(at: OffsetDateTime) -> String {
+pub fn shown_time(at: OffsetDateTime) -> String {
     let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC");
     at.to_offset(time::UtcOffset::UTC)
         .format(format)
@@ -352,7 +348,7 @@ pub(crate) fn shown_time(at: OffsetDateTime) -> String {
 }
 
 /// Where `--tls auto` keeps its files: `tls/` in the agent's `--state` folder.
-pub(crate) fn folder_in(state: &Path) -> PathBuf {
+pub fn folder_in(state: &Path) -> PathBuf {
     state.join("tls")
 }
 

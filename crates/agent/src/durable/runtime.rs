@@ -158,7 +158,7 @@ impl Agent {
 
     /// Writes the layout to the state folder now and waits for the disk. Call it when the
     /// agent stops; a no-op without a state folder.
-    pub(crate) fn flush(&mut self) -> anyhow::Result<()> {
+    pub fn flush(&mut self) -> anyhow::Result<()> {
         match &mut self.store {
             Some(store) => store.flush(&self.world, OffsetDateTime::now_utc()),
             None => Ok(()),

@@ -44,7 +44,7 @@ const DEFAULT_CONVERSATIONS_LIMIT: usize = 50;
 const DEFAULT_ITEMS_LIMIT: usize = 200;
 
 /// The reply type of every route.
-pub(crate) type Reply = Response<Full<Bytes>>;
+pub type Reply = Response<Full<Bytes>>;
 
 /// What the agent keeps of its bearer token (SPEC T2): only a digest, so its text never sits
 /// in memory longer than start-up and never appears in logs.
@@ -54,7 +54,7 @@ pub struct TokenGate {
 }
 
 impl TokenGate {
-    pub(crate) fn new(token: &crate::transport::Token) -> Self {
+    pub fn new(token: &crate::transport::Token) -> Self {
         Self {
             digest: Sha256::digest(token.expose().as_bytes()).into(),
         }
@@ -131,7 +131,7 @@ impl Server {
     }
 
     /// Saves the world now (with `--state`), so a stop loses nothing the phone was told.
-    pub(crate) fn flush(&self) -> anyhow::Result<()> {
+    pub fn flush(&self) -> anyhow::Result<()> {
         let mut agent = self
             .agent()
             .map_err(|_| anyhow::anyhow!("the agent's world broke earlier and cannot be saved"))?;
@@ -147,17 +147,17 @@ impl Server {
     }
 
     /// For `--chaos` (`chaos_serve`): acts on the agent under its lock; None once it broke.
-    pub(crate) fn with_agent<T>(&self, act: impl FnOnce(&mut Agent) -> T) -> Option<T> {
+    pub fn with_agent<T>(&self, act: impl FnOnce(&mut Agent) -> T) -> Option<T> {
         self.agent().ok().map(|mut agent| act(&mut agent))
     }
 
     /// For `--chaos`: no chaos for a caller that gets a bare 401 (SPEC T3).
-    pub(crate) fn admits(&self, headers: &HeaderMap) -> bool {
+    pub fn admits(&self, headers: &HeaderMap) -> bool {
         self.access.token.as_ref().is_none_or(|t| t.admits(headers))
     }
 
     /// Answers one request. Never fails: every problem is a JSON error reply (SPEC W6).
-    pub(crate) async fn handle<B>(
+    pub async fn handle<B>(
         self: Arc<Self>,
         request: Request<B>,
     ) -> Result<Reply, std::convert::Infallible>

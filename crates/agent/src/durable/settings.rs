@@ -56,7 +56,7 @@ impl World {
     }
 
     /// Sets a pane's settings as its agent said them, capped (SPEC L).
-    pub(crate) fn set_settings(&mut self, pane_id: &str, mut settings: Vec<Setting>) {
+    pub fn set_settings(&mut self, pane_id: &str, mut settings: Vec<Setting>) {
         settings.truncate(limits::MAX_SETTINGS);
         if let Some(pane) = self.layout.panes.get_mut(pane_id)
             && pane.settings != settings
@@ -81,7 +81,7 @@ impl World {
     }
 
     /// A pane's settings, to read one.
-    pub(crate) fn settings(&self, pane_id: &str) -> &[Setting] {
+    pub fn settings(&self, pane_id: &str) -> &[Setting] {
         self.layout
             .panes
             .get(pane_id)
@@ -90,7 +90,7 @@ impl World {
 
     /// Sets every command a pane's agent takes, capped (SPEC L).
     /// The pane's usage, as the agent last said it (docs/WIRE.md § 5.15).
-    pub(crate) fn set_usage(&mut self, pane_id: &str, usage: crate::wire::Usage) {
+    pub fn set_usage(&mut self, pane_id: &str, usage: crate::wire::Usage) {
         if let Some(pane) = self.layout.panes.get_mut(pane_id)
             && pane.usage.as_ref() != Some(&usage)
         {
@@ -101,7 +101,7 @@ impl World {
 
     /// The agent titled its session: the pane and its conversation take the title, cleaned
     /// and cut (SPEC L1) by the host before it comes here.
-    pub(crate) fn retitle(&mut self, pane_id: &str, title: &str) {
+    pub fn retitle(&mut self, pane_id: &str, title: &str) {
         let Some(pane) = self.layout.panes.get_mut(pane_id) else {
             return;
         };
@@ -116,7 +116,7 @@ impl World {
         self.touch();
     }
 
-    pub(crate) fn set_commands(&mut self, pane_id: &str, mut commands: Vec<AgentCommand>) {
+    pub fn set_commands(&mut self, pane_id: &str, mut commands: Vec<AgentCommand>) {
         commands.truncate(limits::MAX_COMMANDS);
         if let Some(pane) = self.layout.panes.get_mut(pane_id)
             && pane.commands != commands

@@ -26,7 +26,7 @@ pub(crate) const RETAINED_EVENTS: usize = 4000;
 
 /// Something the world did because a phone asked, for the script to act on.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Happening {
+pub enum Happening {
     AskAnswered {
         pane: String,
         ask_id: String,
@@ -68,23 +68,23 @@ pub(crate) enum Happening {
 /// An open ask with what the agent needs to know beside the wire shape.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OpenAsk {
-    pub(crate) ask: Ask,
+    pub ask: Ask,
     pub(crate) tool_call_id: String,
 }
 
 /// Who closed an ask (SPEC A4–A6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) enum Closer {
+pub enum Closer {
     Phone,
     Agent(DecidedBy),
 }
 
 /// The first outcome of a decided ask, kept for late taps (SPEC A7, A14).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct Decision {
-    pub(crate) ask_id: String,
-    pub(crate) closer: Closer,
-    pub(crate) outcome: Outcome,
+pub struct Decision {
+    pub ask_id: String,
+    pub closer: Closer,
+    pub outcome: Outcome,
 }
 
 /// A pane as the agent keeps it.
@@ -93,28 +93,28 @@ pub struct PaneRecord {
     pub id: String,
     pub title: String,
     pub conversation_id: String,
-    pub(crate) belt: Vec<BeltButton>,
+    pub belt: Vec<BeltButton>,
     /// The agent's mode and options as it last said them (docs/WIRE.md § 5.13). Not kept
     /// across a restart: the agent says them again when its session opens.
     #[serde(skip)]
     pub(crate) settings: Vec<wire::Setting>,
     /// Every command the agent takes (docs/WIRE.md § 5.14).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) commands: Vec<wire::AgentCommand>,
+    pub commands: Vec<wire::AgentCommand>,
     /// The context used, the window and the cost, as the agent last said them (docs/WIRE.md
     /// § 5.15).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) usage: Option<wire::Usage>,
     pub turn: Option<Turn>,
-    pub(crate) turns_started: u64,
+    pub turns_started: u64,
     pub(crate) starting: bool,
     pub asks: Vec<OpenAsk>,
-    pub(crate) decisions: VecDeque<Decision>,
+    pub decisions: VecDeque<Decision>,
     /// Events are per epoch: never persisted (SPEC H5).
     #[serde(skip)]
-    pub(crate) events: VecDeque<Event>,
+    pub events: VecDeque<Event>,
     #[serde(skip)]
-    pub(crate) last_seq: u64,
+    pub last_seq: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -125,9 +125,9 @@ pub(crate) struct TabRecord {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct WorkspaceRecord {
-    pub(crate) id: String,
-    pub(crate) title: String,
+pub struct WorkspaceRecord {
+    pub id: String,
+    pub title: String,
     pub(crate) tabs: Vec<TabRecord>,
 }
 
@@ -137,7 +137,7 @@ pub struct Conversation {
     pub(crate) id: String,
     pub(crate) title: String,
     pub(crate) created: u64,
-    pub(crate) pane_id: Option<String>,
+    pub pane_id: Option<String>,
     pub(crate) updated_at: String,
     pub items: Vec<Item>,
 }
@@ -146,33 +146,33 @@ pub struct Conversation {
 /// events and the request ids, which belong to one epoch (SPEC H5, Q3).
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct Layout {
-    pub(crate) host_name: String,
-    pub(crate) workspaces: Vec<WorkspaceRecord>,
+    pub host_name: String,
+    pub workspaces: Vec<WorkspaceRecord>,
     pub panes: BTreeMap<String, PaneRecord>,
     pub conversations: BTreeMap<String, Conversation>,
-    pub(crate) starters: Vec<Starter>,
-    pub(crate) next_id: u64,
+    pub starters: Vec<Starter>,
+    pub next_id: u64,
     /// Decided asks of closed panes, newest pane last, so a late tap on a closed pane still
     /// gets `409 decided` with the first outcome (SPEC A7, A14).
     #[serde(default)]
-    pub(crate) closed_pane_decisions: VecDeque<(String, VecDeque<Decision>)>,
+    pub closed_pane_decisions: VecDeque<(String, VecDeque<Decision>)>,
     /// The ACP host's sessions, by conversation id: which agent, in which folder, under which
     /// ACP session id. Empty for the reference worlds.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[serde(rename = "hosted")]
-    pub(crate) held_sessions: BTreeMap<String, HostedSession>,
+    pub held_sessions: BTreeMap<String, HostedSession>,
     /// The workspace each starter opens its pane in; a starter not named here uses the first.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) starter_homes: BTreeMap<String, String>,
+    pub starter_homes: BTreeMap<String, String>,
 }
 
 /// A conversation held by an outside agent (the ACP host).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct HostedSession {
-    pub(crate) agent: String,
-    pub(crate) cwd: std::path::PathBuf,
+pub struct HostedSession {
+    pub agent: String,
+    pub cwd: std::path::PathBuf,
     /// The agent's session id, once `session/new` answered.
-    pub(crate) session: Option<String>,
+    pub session: Option<String>,
 }
 
 /// Closed panes whose decided asks are kept.
@@ -182,23 +182,23 @@ pub(crate) const REMEMBERED_CLOSED_PANES: usize = 256;
 #[derive(Debug)]
 pub struct World {
     pub epoch: String,
-    pub(crate) rev: u64,
-    pub(crate) ready: bool,
+    pub rev: u64,
+    pub ready: bool,
     /// False over TLS (SPEC A11).
     pub(crate) allow_always: bool,
     pub layout: Layout,
     pub(crate) happenings: Vec<Happening>,
-    pub(crate) requests: super::requests::RequestMemory,
+    pub requests: super::requests::RequestMemory,
     /// Rules broken on purpose (`agent --break`), so `check` can prove it sees each one.
     /// Empty in normal use; set once by [`super::broken::lay_out_breaks`].
     pub(crate) breaks: Breaks,
     /// Driven by outside agents (the ACP host): a send during a turn waits for the next turn
     /// instead of steering (`caps.queueSend`), and a starter's pane starts as `starting`
     /// until its agent has a session.
-    pub(crate) outside_agents: bool,
+    pub outside_agents: bool,
     /// Hosted panes no outside agent holds (their agent is not run by this host): a send
     /// there is refused `404 no-such-pane`, never answered as applied (docs/ACP.md).
-    pub(crate) unheld: std::collections::BTreeSet<String>,
+    pub unheld: std::collections::BTreeSet<String>,
 }
 
 fn now_text(now: OffsetDateTime) -> String {
@@ -230,7 +230,7 @@ pub(crate) fn fresh_epoch() -> String {
 }
 
 impl World {
-    pub(crate) fn new(layout: Layout, allow_always: bool) -> Self {
+    pub fn new(layout: Layout, allow_always: bool) -> Self {
         let mut world = Self {
             epoch: fresh_epoch(),
             rev: 1,
@@ -254,17 +254,17 @@ impl World {
     }
 
     /// The pane's turn, running or the last one ended; None for no pane or no turn yet.
-    pub(crate) fn turn(&self, pane_id: &str) -> Option<&Turn> {
+    pub fn turn(&self, pane_id: &str) -> Option<&Turn> {
         self.layout.panes.get(pane_id).and_then(|p| p.turn.as_ref())
     }
 
-    pub(crate) fn fresh_id(&mut self, prefix: &str) -> String {
+    pub fn fresh_id(&mut self, prefix: &str) -> String {
         self.layout.next_id += 1;
         format!("{prefix}-{}", self.layout.next_id)
     }
 
     /// A change a snapshot reader can see: the ETag moves (SPEC H4).
-    pub(crate) fn touch(&mut self) {
+    pub fn touch(&mut self) {
         self.rev += 1;
     }
 
@@ -537,7 +537,7 @@ impl World {
     }
 
     /// Adds an item to a pane's chat and conversation. Text is cut to its limit (SPEC L).
-    pub(crate) fn push_item(
+    pub fn push_item(
         &mut self,
         pane_id: &str,
         kind: ItemKind,
@@ -553,7 +553,7 @@ impl World {
     }
 
     /// Adds a prepared item (code with a language, a link), giving it an id and the turn.
-    pub(crate) fn push_built_item(
+    pub fn push_built_item(
         &mut self,
         pane_id: &str,
         item: &mut Item,
@@ -584,7 +584,7 @@ impl World {
     }
 
     /// Starts a new turn on a pane; the previous one, if running, is done.
-    pub(crate) fn start_turn(&mut self, pane_id: &str, now: OffsetDateTime) -> Option<String> {
+    pub fn start_turn(&mut self, pane_id: &str, now: OffsetDateTime) -> Option<String> {
         let pane = self.layout.panes.get_mut(pane_id)?;
         pane.turns_started += 1;
         let turn = Turn {
@@ -602,7 +602,7 @@ impl World {
     }
 
     /// Ends the pane's running turn with `state` (done, aborted, failed).
-    pub(crate) fn end_turn(&mut self, pane_id: &str, state: TurnState, now: OffsetDateTime) {
+    pub fn end_turn(&mut self, pane_id: &str, state: TurnState, now: OffsetDateTime) {
         let forget_decisions = self.breaks.has(Rule::A14);
         let Some(pane) = self.layout.panes.get_mut(pane_id) else {
             return;
@@ -719,7 +719,7 @@ impl World {
     }
 
     /// Times out every open ask whose `expiresAt` has passed (SPEC A6, A13).
-    pub(crate) fn expire_asks(&mut self, now: OffsetDateTime) -> usize {
+    pub fn expire_asks(&mut self, now: OffsetDateTime) -> usize {
         let mut due = Vec::new();
         for pane in self.layout.panes.values() {
             for open in &pane.asks {
@@ -744,7 +744,7 @@ impl World {
     }
 
     /// The agent decides an ask itself (SPEC A5).
-    pub(crate) fn decide_ask(
+    pub fn decide_ask(
         &mut self,
         pane_id: &str,
         ask_id: &str,
@@ -772,7 +772,7 @@ impl World {
     }
 
     /// Creates a pane (and its conversation) in a tab; returns its id.
-    pub(crate) fn add_pane(
+    pub fn add_pane(
         &mut self,
         workspace_id: &str,
         tab_id: &str,
@@ -811,7 +811,7 @@ impl World {
         Some(pane_id)
     }
 
-    pub(crate) fn add_workspace(&mut self, title: &str) -> String {
+    pub fn add_workspace(&mut self, title: &str) -> String {
         let id = self.fresh_id("w");
         self.layout.workspaces.push(WorkspaceRecord {
             id: id.clone(),
@@ -822,7 +822,7 @@ impl World {
         id
     }
 
-    pub(crate) fn add_tab(&mut self, workspace_id: &str, title: &str) -> Option<String> {
+    pub fn add_tab(&mut self, workspace_id: &str, title: &str) -> Option<String> {
         let id = self.fresh_id("t");
         let workspace = self
             .layout
@@ -839,7 +839,7 @@ impl World {
     }
 
     /// Adds a closed conversation to history (the demo's past).
-    pub(crate) fn add_past_conversation(
+    pub fn add_past_conversation(
         &mut self,
         title: &str,
         items: Vec<(ItemKind, String)>,
@@ -897,7 +897,7 @@ impl World {
     // ----- the phone's side: POST routes -------------------------------------------------
 
     /// `POST /pane/:id/answer` (SPEC A3, A4, A7, A8, A11, A15).
-    pub(crate) fn answer(
+    pub fn answer(
         &mut self,
         pane_id: &str,
         request: &AnswerRequest,
@@ -970,7 +970,7 @@ impl World {
     }
 
     /// `POST /pane/:id/send` (SPEC A16, L): steers the running turn or starts the next.
-    pub(crate) fn send(
+    pub fn send(
         &mut self,
         pane_id: &str,
         request: &SendRequest,
@@ -1026,7 +1026,7 @@ impl World {
     }
 
     /// `POST /pane/:id/abort` (SPEC A16, A5: a stopped turn decides its open asks).
-    pub(crate) fn abort(
+    pub fn abort(
         &mut self,
         pane_id: &str,
         request: &AbortRequest,
@@ -1071,7 +1071,7 @@ impl World {
     }
 
     /// `POST /pane/:id/action`: a belt button press.
-    pub(crate) fn action(
+    pub fn action(
         &mut self,
         pane_id: &str,
         request: &ActionRequest,
@@ -1111,7 +1111,7 @@ impl World {
     }
 
     /// `POST /rename`: a workspace or a tab.
-    pub(crate) fn rename(&mut self, request: &RenameRequest) -> Result<PostReply, ErrorBody> {
+    pub fn rename(&mut self, request: &RenameRequest) -> Result<PostReply, ErrorBody> {
         let title = request.title.trim();
         if title.is_empty() || title.len() > limits::MAX_TITLE {
             return Err(error(ErrorCode::BadRequest, "a title is 1–256 bytes"));
@@ -1204,7 +1204,7 @@ impl World {
     }
 
     /// Closes a pane on the agent's own account (its conversation stays in history).
-    pub(crate) fn close_pane_now(&mut self, pane_id: &str, now: OffsetDateTime) {
+    pub fn close_pane_now(&mut self, pane_id: &str, now: OffsetDateTime) {
         self.close_pane(pane_id, now);
         self.touch();
     }
@@ -1244,7 +1244,7 @@ impl World {
     }
 
     /// `POST /starter/:id` (SPEC A17): a new pane in a new tab of the first workspace.
-    pub(crate) fn run_starter(
+    pub fn run_starter(
         &mut self,
         starter_id: &str,
         request_id: &str,
@@ -1316,7 +1316,7 @@ impl World {
     }
 
     /// Marks a pane as starting (its agent has no session yet) or not.
-    pub(crate) fn set_starting(&mut self, pane_id: &str, starting: bool, now: OffsetDateTime) {
+    pub fn set_starting(&mut self, pane_id: &str, starting: bool, now: OffsetDateTime) {
         let Some(pane) = self.layout.panes.get_mut(pane_id) else {
             return;
         };
@@ -1329,7 +1329,7 @@ impl World {
     }
 
     /// Sets a pane's belt (the snapshot shows it).
-    pub(crate) fn set_belt(&mut self, pane_id: &str, belt: Vec<BeltButton>, _now: OffsetDateTime) {
+    pub fn set_belt(&mut self, pane_id: &str, belt: Vec<BeltButton>, _now: OffsetDateTime) {
         if let Some(pane) = self.layout.panes.get_mut(pane_id)
             && pane.belt != belt
         {
@@ -1342,7 +1342,7 @@ impl World {
     /// sends the item again under its id (readers replace it, docs/WIRE.md § 5.8); of its older
     /// events only the first stays, holding the new text, so a long message costs its readers
     /// two copies at most. False when the item is not there.
-    pub(crate) fn grow_item(
+    pub fn grow_item(
         &mut self,
         pane_id: &str,
         item_id: &str,
@@ -1604,7 +1604,7 @@ fn check_field(field: &wire::FormField, value: &serde_json::Value) -> Result<(),
 
 /// Per-pane lookups the script uses.
 impl World {
-    pub(crate) fn take_happenings(&mut self) -> Vec<Happening> {
+    pub fn take_happenings(&mut self) -> Vec<Happening> {
         std::mem::take(&mut self.happenings)
     }
 }

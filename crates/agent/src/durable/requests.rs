@@ -11,14 +11,14 @@ pub(crate) const REMEMBERED_REQUEST_IDS: usize = 500;
 
 /// The first reply to a request id: its status and body.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct StoredReply {
-    pub(crate) status: u16,
-    pub(crate) body: Value,
+pub struct StoredReply {
+    pub status: u16,
+    pub body: Value,
 }
 
 /// What the memory says about an incoming request.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Recall {
+pub enum Recall {
     /// Never seen: run it, then [`RequestMemory::remember`] the reply.
     New,
     /// Seen with the same payload: send this again, marked replayed.
@@ -28,7 +28,7 @@ pub(crate) enum Recall {
 }
 
 #[derive(Debug, Default)]
-pub(crate) struct RequestMemory {
+pub struct RequestMemory {
     order: VecDeque<String>,
     replies: HashMap<String, (String, StoredReply)>,
 }
@@ -73,7 +73,7 @@ impl RequestMemory {
         self.order.len()
     }
 
-    pub(crate) fn recall(&self, request_id: &str, fingerprint: &str) -> Recall {
+    pub fn recall(&self, request_id: &str, fingerprint: &str) -> Recall {
         match self.replies.get(request_id) {
             None => Recall::New,
             Some((seen, reply)) if seen == fingerprint => {
@@ -90,7 +90,7 @@ impl RequestMemory {
         }
     }
 
-    pub(crate) fn remember(&mut self, request_id: &str, fingerprint: String, reply: StoredReply) {
+    pub fn remember(&mut self, request_id: &str, fingerprint: String, reply: StoredReply) {
         if self
             .replies
             .insert(request_id.to_string(), (fingerprint, reply))

@@ -14,12 +14,12 @@ pub mod cards;
 pub mod driver;
 pub mod faults;
 pub mod listen;
-pub(crate) mod requests;
+pub mod requests;
 pub mod runtime;
 pub mod server;
 pub(crate) mod settings;
-pub(crate) mod store;
-pub(crate) mod tls_auto;
+pub mod store;
+pub mod tls_auto;
 pub mod world;
 
 use std::path::PathBuf;
