@@ -129,7 +129,7 @@ fn draw(app: &App, (width, height): (u16, u16)) -> TestBackend {
     terminal.backend().clone()
 }
 
-/// Builds the state at both sizes and snapshots each.
+/// Builds the state at every size of `SIZES` (40x12 to 200x60) and snapshots each.
 fn snap(name: &str, build: impl Fn((u16, u16)) -> App) {
     for size in SIZES {
         let app = build(size);

@@ -60,10 +60,6 @@ impl Hostile {
         (me, format!("http://127.0.0.1:{port}"))
     }
 
-    pub fn set_mode(&self, mode: Mode) {
-        *self.mode.lock().expect("lock") = mode;
-    }
-
     fn handle(&self, mut stream: TcpStream) {
         while let Some((method, target, headers, body)) = read_request(&mut stream) {
             let auth = headers.get("authorization").cloned().unwrap_or_default();

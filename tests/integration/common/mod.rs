@@ -1,11 +1,8 @@
-//! The test helpers, one folder for every test binary; this file runs the real agent binary.
+//! The test helpers of the one test binary (`main.rs`); this file runs the real agent binary.
 //!
 //! Here: start `collie-phone agent` and wait for its `listening` line (SPEC S2), talk to it over
 //! the Unix socket, plain loopback http or https, and look at what comes back byte for byte.
 //! The peers and harnesses beside it are listed in docs/TESTING.md.
-
-// Each test binary uses its own part of these helpers.
-#![allow(dead_code)]
 
 pub mod engine_phone;
 pub mod faulty;
