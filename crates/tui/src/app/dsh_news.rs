@@ -3,9 +3,9 @@
 //! is. The app routes it: it touches the stack of screens.
 
 use super::{App, Command, intents};
+use crate::app::dsh_tasks::dsh_intent_words;
 use crate::engine::{IntentKind, IntentRecord, ToEngine};
 use crate::screens::Screen;
-use crate::screens::pane::dsh::dsh_intent_words;
 use crate::wire::PostReply;
 
 impl App {

@@ -7,8 +7,10 @@ pub mod agents;
 pub mod arming;
 pub(crate) mod ask_diff;
 pub mod card_state;
+pub(crate) mod drafts;
 pub(crate) mod dsh_news;
 pub(crate) mod dsh_state;
+pub(crate) mod dsh_tasks;
 pub mod editor;
 pub mod geometry;
 pub(crate) mod history;
@@ -339,7 +341,7 @@ impl App {
                 Vec::new()
             }
             Message::LinkOpened { url, result } => {
-                self.phone.link_opened(&url, result);
+                crate::screens::pane::select::link_opened(&mut self.phone, &url, result);
                 Vec::new()
             }
             Message::Demo { agent, news } => {

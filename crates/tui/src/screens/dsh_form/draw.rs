@@ -7,12 +7,12 @@ use ratatui::layout::Position;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
+use crate::app::dsh_tasks::dsh_intent_parts;
 use crate::app::geometry;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::dsh_form::{DshField, DshFormScreen, DshPurpose};
 use crate::screens::pane::draw_dsh::{receipt_spans, receipt_style};
-use crate::screens::pane::dsh::dsh_intent_parts;
 use crate::ui::put;
 
 const LABEL_WIDTH: usize = 12;

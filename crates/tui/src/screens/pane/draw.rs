@@ -23,7 +23,7 @@ use crate::ui::put;
 use crate::wire::limits;
 
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme) {
-    let parts = app.pane_parts(&screen.agent, &screen.pane);
+    let parts = screen.parts(app);
     let Some(pane) = app.agents.pane(&screen.agent, &screen.pane) else {
         put(
             frame,

@@ -34,7 +34,7 @@ pub(crate) fn draw_chat(
     area: Rect,
     theme: &Theme,
 ) {
-    let chat = app.pane_chat_area(screen);
+    let chat = screen.chat_area(app);
     let style = ChatStyle {
         width: chat.width,
         thinking_expanded: screen.thinking_expanded,
@@ -136,7 +136,7 @@ pub(crate) fn draw_chat(
         let x = chat
             .right()
             .saturating_sub(u16::try_from(wrap::width(note)).unwrap_or(0));
-        // Its own row under the chat (`pane_chat_area` kept it), or the last row where the
+        // Its own row under the chat (`PaneScreen::chat_area` kept it), or the last row where the
         // chat is too short to give one.
         let bar = u16::from(screen.shows_chat_bar() && area.height > 1);
         let row = if chat.bottom() < area.bottom().saturating_sub(bar) {
@@ -255,7 +255,7 @@ fn draw_bar(
         words.push_str(&format!(" · {} code", key(Action::CopyCode)));
     }
     let style = ChatStyle {
-        width: app.pane_chat_area(screen).width,
+        width: screen.chat_area(app).width,
         thinking_expanded: screen.thinking_expanded,
     };
     let scope = crate::screens::pane::pane_scope(&screen.agent, &screen.pane);

@@ -21,7 +21,8 @@ pub(crate) fn draw(
     input: Rect,
     theme: &Theme,
 ) {
-    let offered = app.offered_commands(&screen.agent, &screen.pane, &screen.commands);
+    let offered =
+        crate::screens::pane::commands::offered(app, &screen.agent, &screen.pane, &screen.commands);
     if offered.is_empty() {
         return;
     }

@@ -9,13 +9,14 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::app::dsh_state::DshView;
+use crate::app::dsh_tasks::{dsh_intent_parts, dsh_verb};
 use crate::app::keymap::{Action, Context, Hint};
 use crate::app::{App, intents};
 use crate::dsh_wire::ModelConfig;
 use crate::engine::{IntentRecord, IntentState};
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::pane::dsh::{MAX_BRIDGE_MESSAGE, dsh_intent_parts, dsh_verb};
+use crate::screens::pane::dsh::MAX_BRIDGE_MESSAGE;
 use crate::screens::pane::keys;
 use crate::screens::{PaneFocus, PaneScreen};
 use crate::ui::put;
