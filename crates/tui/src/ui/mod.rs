@@ -14,6 +14,7 @@ use ratatui::text::{Line, Span};
 use crate::app::App;
 use crate::app::geometry;
 use crate::app::keymap::{Context, Hint};
+use crate::app::phone::Phone;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::{self, Screen};
@@ -30,7 +31,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     chrome::title_bar(frame, parts.title, app, theme);
     drawn(app.nav().top()).draw(frame, app, theme);
     chrome::footer(frame, parts.footer, app, theme);
-    screens::overlay::draw::draw(frame, app, theme);
+    let help_lines = match &app.overlay {
+        Some(crate::app::overlay::Overlay::Help { context, .. }) => app.help_for(*context),
+        _ => Vec::new(),
+    };
+    screens::overlay::draw::draw(frame, app, &help_lines, theme);
 }
 
 /// The ui's half of a room, written in its `draw.rs`: where the person is, for the title bar,
@@ -38,13 +43,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
 /// part's.
 pub(crate) trait Drawn {
     /// Where the person is: "agent › Workspaces".
-    fn place(&self, app: &App) -> String;
+    fn place(&self, phone: &Phone) -> String;
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme);
+    fn draw(&self, frame: &mut Frame<'_>, phone: &Phone, theme: &Theme);
 
     /// The footer's keys where they differ from the hints of the key part `context` (a
     /// bridge's pane, its layout, a desktop wait); None keeps the key part's own.
-    fn hints(&self, _app: &App, _context: Context) -> Option<&'static [Hint]> {
+    fn hints(&self, _phone: &Phone, _context: Context) -> Option<&'static [Hint]> {
         None
     }
 }
