@@ -23,7 +23,7 @@ use time::OffsetDateTime;
 
 use collie_phone::app::notify::NotifyStyle;
 use collie_phone::app::settings::Settings;
-use collie_phone::app::{App, AppSetup, Command, Message};
+use collie_phone::app::{AppSetup, Command, Message};
 use collie_phone::durable::listen::bind_unix;
 use collie_phone::durable::runtime::Agent;
 use collie_phone::durable::server::{Access, Server};
@@ -33,8 +33,9 @@ use collie_phone::look::theme::Theme;
 use collie_phone::rigs::worlds::{BIG_LONG_PANE, BIG_LONG_PANE_ITEMS};
 use collie_phone::rigs::{WorldKind, WorldOptions};
 use collie_phone::screens::Screen;
+use collie_phone::shell;
+use collie_phone::shell::App;
 use collie_phone::transport::Endpoint;
-use collie_phone::ui;
 
 const WIDTH: u16 = 200;
 const HEIGHT: u16 = 60;
@@ -177,7 +178,9 @@ fn top_entry(app: &App) -> Option<usize> {
 }
 
 fn draw(terminal: &mut Terminal<TestBackend>, app: &App) {
-    terminal.draw(|frame| ui::draw(frame, app)).expect("draws");
+    terminal
+        .draw(|frame| shell::frame::draw(frame, app))
+        .expect("draws");
 }
 
 fn new_terminal() -> Terminal<TestBackend> {

@@ -38,11 +38,12 @@ use time::OffsetDateTime;
 
 use collie_phone::app::notify::NotifyStyle;
 use collie_phone::app::settings::Settings;
-use collie_phone::app::{App, AppSetup, Command as AppCommand, Message};
+use collie_phone::app::{AppSetup, Command as AppCommand, Message};
 use collie_phone::engine::{AgentChange, AgentSpec, Engine, FromEngine, ToEngine};
 use collie_phone::look::theme::Theme;
+use collie_phone::shell;
+use collie_phone::shell::App;
 use collie_phone::transport::Endpoint;
-use collie_phone::ui;
 
 const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
 /// The most an agent may take to print `listening`, and the engine to read every pane once.
@@ -356,7 +357,7 @@ impl Phone {
 
     fn draw(&mut self) {
         self.terminal
-            .draw(|frame| ui::draw(frame, &self.app))
+            .draw(|frame| shell::frame::draw(frame, &self.app))
             .expect("draws");
         self.app.frame_drawn();
         self.frames.fetch_add(1, Ordering::Relaxed);

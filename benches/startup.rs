@@ -28,15 +28,16 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use time::OffsetDateTime;
 
+use collie_phone::app::AppSetup;
 use collie_phone::app::notify::NotifyStyle;
 use collie_phone::app::settings::Settings;
-use collie_phone::app::{App, AppSetup};
 use collie_phone::durable::listen::bind_unix;
 use collie_phone::durable::runtime::Agent;
 use collie_phone::durable::server::{Access, Server};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::look::theme::Theme;
 use collie_phone::rigs::{WorldKind, WorldOptions};
+use collie_phone::shell::App;
 use collie_phone::transport::Endpoint;
 use collie_phone::tui::Tui;
 

@@ -1,7 +1,7 @@
 pub use collie_agent::durable;
 pub use collie_check::{check, doctor};
 pub use collie_client::{engine, transport};
-pub use collie_tui::{app, chat, config, look, screens, tui, ui};
+pub use collie_tui::{app, chat, config, look, screens, shell, tui, ui};
 pub use collie_wire::{dsh_wire, out, wire};
 pub mod acp_host;
 pub mod cli;

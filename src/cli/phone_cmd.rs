@@ -8,12 +8,13 @@ use time::OffsetDateTime;
 
 use super::connect::{ConnectArgs, RecordArgs};
 use super::logging;
+use crate::app::AppSetup;
 use crate::app::settings::Settings;
-use crate::app::{App, AppSetup};
 use crate::config::Config;
 use crate::engine::dsh::BridgeSpec;
 use crate::engine::{AgentSpec, Engine, EngineOptions, Journal};
 use crate::look::theme::Theme;
+use crate::shell::App;
 use crate::tui::{Tui, terminal};
 
 #[derive(Debug, Clone, Args, Default)]

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use collie_phone::app::keymap::Chord;
 use collie_phone::app::notify::NotifyStyle;
 use collie_phone::app::settings::Settings;
-use collie_phone::app::{App, AppSetup, Message};
+use collie_phone::app::{AppSetup, Message};
 use collie_phone::dsh_wire::{self as dsh, AppendKind, AppendMode};
 use collie_phone::engine::dsh::pane::{TaskPane, session_pane_id};
 use collie_phone::engine::dsh::{BridgeSpec, BridgeUrl, DshChange};
@@ -21,8 +21,9 @@ use collie_phone::engine::{
     IntentState,
 };
 use collie_phone::look::theme::Theme;
+use collie_phone::shell;
+use collie_phone::shell::App;
 use collie_phone::transport::Token;
-use collie_phone::ui;
 use collie_phone::wire::{
     EventType, Item, Pane, PaneView, PostReply, Report, Snapshot, Tab, Workspace,
 };
@@ -290,7 +291,9 @@ fn pane_app(size: (u16, u16)) -> App {
 
 fn draw(app: &App, (width, height): (u16, u16)) -> TestBackend {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    terminal.draw(|frame| ui::draw(frame, app)).expect("draws");
+    terminal
+        .draw(|frame| shell::frame::draw(frame, app))
+        .expect("draws");
     terminal.backend().clone()
 }
 

@@ -13,15 +13,16 @@ use std::sync::Arc;
 use collie_phone::app::keymap::Chord;
 use collie_phone::app::notify::{DesktopProtocol, Notice, NotifyStyle};
 use collie_phone::app::settings::Settings;
-use collie_phone::app::{App, AppSetup, Command, Message};
+use collie_phone::app::{AppSetup, Command, Message};
 use collie_phone::durable::world::World;
 use collie_phone::engine::{AgentChange, AgentStatus, ExchangeRecord, FromEngine};
 use collie_phone::look::theme::Theme;
 use collie_phone::rigs::WorldKind;
 use collie_phone::rigs::worlds;
 use collie_phone::screens::Screen;
+use collie_phone::shell;
+use collie_phone::shell::App;
 use collie_phone::transport::{Endpoint, Token, tls::TlsEndpoint};
-use collie_phone::ui;
 use collie_phone::wire::{self, EventsReply, Hello, Report, Snapshot};
 use crossterm::event::KeyEvent;
 use ratatui::Terminal;
@@ -49,7 +50,9 @@ fn press(app: &mut App, keys: &[&str]) -> Vec<Command> {
 
 fn draw(app: &App, (width, height): (u16, u16)) -> TestBackend {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    terminal.draw(|frame| ui::draw(frame, app)).expect("draws");
+    terminal
+        .draw(|frame| shell::frame::draw(frame, app))
+        .expect("draws");
     terminal.backend().clone()
 }
 

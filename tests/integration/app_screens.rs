@@ -11,7 +11,7 @@ use collie_phone::app::inbox::AskKey;
 use collie_phone::app::keymap::Chord;
 use collie_phone::app::overlay::Overlay;
 use collie_phone::app::settings::Settings;
-use collie_phone::app::{App, AppSetup, Command, Message};
+use collie_phone::app::{AppSetup, Command, Message};
 use collie_phone::durable::world::World;
 use collie_phone::engine::{
     AgentChange, AgentStatus, Decider, FromEngine, HistoryPage, IntentKind, IntentRecord,
@@ -20,7 +20,8 @@ use collie_phone::engine::{
 use collie_phone::look::theme::Theme;
 use collie_phone::rigs::WorldKind;
 use collie_phone::rigs::worlds;
-use collie_phone::ui;
+use collie_phone::shell;
+use collie_phone::shell::App;
 use collie_phone::wire::{
     self, Answer, Ask, DecidedBy, Event, EventType, EventsReply, Hello, Outcome, PostReply,
     ProtocolRange, Report, Snapshot, TurnState,
@@ -125,7 +126,9 @@ fn ask_key(world: &World, pane_title: &str) -> AskKey {
 
 fn draw(app: &App, (width, height): (u16, u16)) -> TestBackend {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    terminal.draw(|frame| ui::draw(frame, app)).expect("draws");
+    terminal
+        .draw(|frame| shell::frame::draw(frame, app))
+        .expect("draws");
     terminal.backend().clone()
 }
 
@@ -2438,7 +2441,9 @@ fn every_hinted_key_does_something_on_every_screen() {
     // the chat to the box changes only colours and the cursor.
     let above_the_footer = |app: &App| {
         let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).expect("terminal");
-        let frame = terminal.draw(|frame| ui::draw(frame, app)).expect("draws");
+        let frame = terminal
+            .draw(|frame| shell::frame::draw(frame, app))
+            .expect("draws");
         let area = frame.area;
         let cells: Vec<_> = (0..area.height - 1)
             .flat_map(|y| (0..area.width).map(move |x| (x, y)))

@@ -4,9 +4,10 @@
 //! against the arrows fails with the file, the line and both layers.
 //!
 //! Beside the arrows it keeps three house rules:
-//! - only the ui layer (and the runner) draws: `ratatui::Frame`, widgets and buffers are named
-//!   nowhere else;
-//! - the pure layers do no I/O: no files, sockets, processes or tokio in wire, look, app or ui;
+//! - only the drawing layers (the kit, the rooms' draw halves, the shell) and the runner draw:
+//!   `ratatui::Frame`, widgets and buffers are named nowhere else;
+//! - the pure layers do no I/O: no files, sockets, processes or tokio in wire, look, app, the
+//!   rooms, ui or the shell;
 //! - no two sibling files import each other (a cycle inside a folder is a cycle all the same).
 //!
 //! It also stands in for rustc's dead-code warning where that is silent: every `pub` item of a
@@ -32,10 +33,18 @@ enum Layer {
     Chat,
     /// Text laid out without a terminal: widths, wrapping, markdown, the theme, chat lines.
     Look,
-    /// The phone's state and its pure update, and each screen room's `mod.rs`.
+    /// The phone's state (`app`): what a room may touch, the `Message` in and `Command` out.
     App,
-    /// Drawing only: `ui`, and each screen room's `draw*.rs`.
+    /// A room's app half: `screens/`, each room's `mod.rs`, `keys.rs` and the rest but its
+    /// `draw*.rs`; the `Screen` enum, the stack and the harness.
+    Room,
+    /// The drawing kit below the rooms' draw halves (`ui`): `Drawn`, `put`, columns, filter,
+    /// pop-up.
     Ui,
+    /// A room's draw half: each room's `draw*.rs`.
+    Draw,
+    /// Above the rooms (`shell`): the router (`App`) and the frame's root, which name them.
+    Shell,
     /// The terminal loop.
     Tui,
     /// The config file, read once, typed for the layers below.
@@ -75,9 +84,14 @@ fn may_use(layer: Layer) -> &'static [Layer] {
         Chat => &[Wire],
         Look => &[Wire, Out, Engine, Chat],
         App => &[Wire, Out, Engine, Chat, Look],
+        Room => &[Wire, Out, Engine, Chat, Look, App],
         Ui => &[Wire, Out, Engine, Chat, Look, App],
-        Tui => &[Wire, Out, Transport, Engine, Chat, Look, App, Ui],
-        Config => &[Wire, Out, Transport, Engine, Chat, Look, App, Ui],
+        Draw => &[Wire, Out, Engine, Chat, Look, App, Room, Ui],
+        Shell => &[Wire, Out, Engine, Chat, Look, App, Room, Ui, Draw],
+        Tui => &[
+            Wire, Out, Transport, Engine, Chat, Look, App, Room, Ui, Shell,
+        ],
+        Config => &[Wire, Out, Transport, Engine, Chat, Look, App, Room],
         Agent => &[Wire, Out, Transport],
         Acp => &[Wire, Out, Transport, Agent],
         Sim => &[Wire, Out, Transport, Agent],
@@ -85,8 +99,8 @@ fn may_use(layer: Layer) -> &'static [Layer] {
         Doctor => &[Wire, Out, Transport, Engine],
         FuzzChecks => &[Wire, Out, Engine, Chat, Look, App, Ui],
         Cli => &[
-            Wire, Out, Transport, Engine, Chat, Look, App, Ui, Tui, Config, Agent, Acp, Sim, Check,
-            Doctor,
+            Wire, Out, Transport, Engine, Chat, Look, App, Room, Ui, Draw, Shell, Tui, Config,
+            Agent, Acp, Sim, Check, Doctor,
         ],
     }
 }
@@ -111,7 +125,8 @@ const TOP_MODULES: &[(&str, Layer)] = &[
     ("chat", Layer::Chat),
     ("look", Layer::Look),
     ("app", Layer::App),
-    ("screens", Layer::App),
+    ("screens", Layer::Room),
+    ("shell", Layer::Shell),
     ("ui", Layer::Ui),
     ("tui", Layer::Tui),
     ("config", Layer::Config),
@@ -125,7 +140,7 @@ const TOP_MODULES: &[(&str, Layer)] = &[
 ];
 
 /// The layer a module belongs to, from its path inside the crate (`["screens", "home", "draw"]`):
-/// a screen room's `draw*.rs` is the ui, the rest of the room the app.
+/// a screen room's `draw*.rs` is its draw half, the rest of the room its app half.
 fn layer_of(module: &[String]) -> Option<Layer> {
     let first = module.first()?.as_str();
     let third = module.get(2).map(String::as_str);
@@ -133,7 +148,7 @@ fn layer_of(module: &[String]) -> Option<Layer> {
         && let Some(name) = third
         && (name == "draw" || name.starts_with("draw_"))
     {
-        return Some(Layer::Ui);
+        return Some(Layer::Draw);
     }
     TOP_MODULES
         .iter()
@@ -162,7 +177,15 @@ const INPUT_OUTPUT: &[&str] = &[
     "tokio_rustls",
 ];
 
-const PURE: &[Layer] = &[Layer::Wire, Layer::Look, Layer::App, Layer::Ui];
+const PURE: &[Layer] = &[
+    Layer::Wire,
+    Layer::Look,
+    Layer::App,
+    Layer::Room,
+    Layer::Ui,
+    Layer::Draw,
+    Layer::Shell,
+];
 
 /// One path a file names, with where.
 #[derive(Debug, Clone)]
@@ -471,7 +494,7 @@ fn the_reader_catches_every_way_of_naming_a_path() {
             "1: App may not use Ui: crate::ui::filter",
             "2: App may not use Ui: crate::ui::put",
             "4: App may not use Ui: crate::ui::put",
-            "5: App may not use Ui: crate::screens::home::draw::draw",
+            "5: App may not use Draw: crate::screens::home::draw::draw",
         ]
     );
     let room: Vec<String> = ["screens", "home"].map(String::from).to_vec();
@@ -482,19 +505,19 @@ fn the_reader_catches_every_way_of_naming_a_path() {
     .expect("parses");
     assert_eq!(
         against_the_arrows(&room, &named),
-        ["1: App may not use Ui: crate::screens::home::draw::draw"]
+        ["1: Room may not use Draw: crate::screens::home::draw::draw"]
     );
 }
 
 #[test]
-fn only_the_ui_draws_and_the_pure_layers_do_no_io() {
+fn only_the_drawing_layers_draw_and_the_pure_layers_do_no_io() {
     let mut wrong = Vec::new();
     for source in sources() {
         let Some(layer) = layer_of(&source.module) else {
             continue;
         };
         for named in source.named.iter().filter(|n| !n.inside && !n.in_test) {
-            if layer != Layer::Ui
+            if !matches!(layer, Layer::Ui | Layer::Draw | Layer::Shell)
                 && layer != Layer::Tui
                 && layer != Layer::Cli
                 && layer != Layer::FuzzChecks
@@ -596,26 +619,27 @@ fn every_module_the_map_names_is_in_the_tree() {
     );
 }
 
-/// A room's app half (`screens/<name>/` outside its `draw*.rs`) touches its own state and the
-/// `Phone`, never the `App` that holds the stack of screens: it asks for another screen with
-/// `Phone::open` and `Phone::back`, so the app stays the one place that routes.
+/// A room (`screens/<name>/`, both halves) touches its own state and the `Phone`, never the
+/// `App` that holds the stack of screens: its app half asks for another screen with
+/// `Phone::open` and `Phone::back`, so the router stays the one place that routes, and its
+/// draw half (`Drawn`) reads the `Phone` it is handed.
 #[test]
 fn a_room_touches_only_itself_and_the_phone() {
     let mut found = Vec::new();
     for source in sources() {
-        if !starts_with(&source.module, "screens") || layer_of(&source.module) != Some(Layer::App) {
+        // Both halves: the room's keys act on the Phone, its drawing reads the Phone.
+        if !starts_with(&source.module, "screens") {
             continue;
         }
         for named in &source.named {
-            let names_the_app = named.path.len() == 2 && named.path[..] == ["app", "App"];
-            if named.inside && !named.in_test && names_the_app {
+            if named.inside && !named.in_test && starts_with(&named.path, "shell") {
                 found.push(format!("{}:{}", source.file.display(), named.line));
             }
         }
     }
     assert!(
         found.is_empty(),
-        "a room names the App (it may touch only itself and the Phone):\n{}",
+        "a room, or its drawing, names the App (it may touch only itself and the Phone):\n{}",
         found.join("\n")
     );
 }
@@ -719,18 +743,14 @@ fn every_pub_item_of_a_crate_is_named_somewhere() {
     );
 }
 
-/// The phone's state (`app/` but the router, `App` in `app/mod.rs` and its news of a bridge in
-/// `app/dsh_news.rs`) names no room: the rooms' state it keeps (cards, what floats, the wire
-/// log) is its own, and a room asks for another screen with a `Goto`, data only.
+/// The phone's state (`app/`) names no room: the rooms' state it keeps (cards, what floats,
+/// the wire log) is its own, and a room asks for another screen with a `Goto`, data only. Only
+/// the shell above (`shell/`: the router and the frame's root) names the rooms.
 #[test]
 fn the_phone_names_no_room() {
-    let router = [
-        vec!["app".to_string()],
-        vec!["app".into(), "dsh_news".into()],
-    ];
     let mut found = Vec::new();
     for source in sources() {
-        if !starts_with(&source.module, "app") || router.contains(&source.module) {
+        if !starts_with(&source.module, "app") {
             continue;
         }
         for named in &source.named {
@@ -759,7 +779,7 @@ fn a_room_opens_screens_with_a_goto() {
     for source in sources() {
         if !starts_with(&source.module, "screens")
             || source.module.len() < 2
-            || layer_of(&source.module) != Some(Layer::App)
+            || layer_of(&source.module) != Some(Layer::Room)
         {
             continue;
         }
@@ -777,52 +797,40 @@ fn a_room_opens_screens_with_a_goto() {
     );
 }
 
-/// The rooms whose behaviour lives in the room, not on the `Phone`: no `impl Phone` block in
-/// their folder (a room's keys act on the phone through free functions or its own methods that
-/// take `&mut Phone`). A room joins this list once its `impl Phone` blocks are gone.
-const ROOMS_OFF_THE_PHONE: &[&str] = &[
-    "card",
-    "dsh_form",
-    "exchange",
-    "history",
-    "home",
-    "inspector",
-    "layout",
-    "new",
-    "overlay",
-];
-
+/// The phone's own behaviour is written in the phone's folder, `crates/tui/src/app/`; a room's
+/// behaviour in the room, as its methods or free functions taking `&mut Phone`
+/// (docs/ARCHITECTURE.md, "The rooms"). An inherent impl can only be in the crate that
+/// defines `Phone`, so walking collie-tui finds every one.
 #[test]
-fn a_room_off_the_phone_has_no_impl_phone() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/tui/src/screens");
+fn no_impl_phone_outside_the_phone() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/tui/src");
+    let home = src.join("app");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    assert!(!files.is_empty(), "no sources under {}", src.display());
     let mut found = Vec::new();
-    for room in ROOMS_OFF_THE_PHONE {
-        let mut files = Vec::new();
-        walk(&root.join(room), &mut files);
-        assert!(!files.is_empty(), "no room named {room}");
-        for file in files {
-            let text = std::fs::read_to_string(&file)
-                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-            let parsed = syn::parse_file(&text)
-                .unwrap_or_else(|e| panic!("{}: does not parse: {e}", file.display()));
-            for item in &parsed.items {
-                if let syn::Item::Impl(block) = item
-                    && block.trait_.is_none()
-                    && let syn::Type::Path(ty) = &*block.self_ty
-                    && ty.path.segments.last().is_some_and(|s| s.ident == "Phone")
-                {
-                    found.push(format!(
-                        "{}:{}",
-                        file.display(),
-                        block.impl_token.span.start().line
-                    ));
-                }
+    for file in files.iter().filter(|f| !f.starts_with(&home)) {
+        let text =
+            std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let parsed = syn::parse_file(&text)
+            .unwrap_or_else(|e| panic!("{}: does not parse: {e}", file.display()));
+        for item in &parsed.items {
+            if let syn::Item::Impl(block) = item
+                && block.trait_.is_none()
+                && let syn::Type::Path(ty) = &*block.self_ty
+                && ty.path.segments.last().is_some_and(|s| s.ident == "Phone")
+            {
+                found.push(format!(
+                    "{}:{}",
+                    file.display(),
+                    block.impl_token.span.start().line
+                ));
             }
         }
     }
     assert!(
         found.is_empty(),
-        "impl Phone in a room whose behaviour is its own:\n{}",
+        "impl Phone outside crates/tui/src/app/:\n{}",
         found.join("\n")
     );
 }

@@ -1,6 +1,6 @@
 //! The phone's screens (docs/ARCHITECTURE.md): `chat` and `look` below, the phone's state
-//! (`app`), the drawing kit (`ui`), the rooms (`screens`), the terminal loop (`tui`) and the
-//! config file (`config`).
+//! (`app`), the drawing kit (`ui`), the rooms (`screens`), the shell above them (`shell`: the
+//! router and the frame's root), the terminal loop (`tui`) and the config file (`config`).
 
 pub(crate) use collie_client::{engine, transport};
 pub(crate) use collie_wire::{dsh_wire, out, wire};
@@ -10,5 +10,6 @@ pub mod chat;
 pub mod config;
 pub mod look;
 pub mod screens;
+pub mod shell;
 pub mod tui;
 pub mod ui;

@@ -7,12 +7,13 @@ use std::io;
 use std::path::Path;
 use std::time::Duration;
 
+use collie_phone::app::AppSetup;
 use collie_phone::app::keymap::Chord;
 use collie_phone::app::notify::NotifyStyle;
 use collie_phone::app::settings::Settings;
-use collie_phone::app::{App, AppSetup};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::look::theme::Theme;
+use collie_phone::shell::App;
 use collie_phone::transport::Endpoint;
 use collie_phone::tui::Tui;
 use crossterm::event::{Event, KeyEvent};

@@ -88,27 +88,27 @@ pub(crate) fn default_export_dir() -> PathBuf {
         .map_or_else(std::env::temp_dir, Path::to_path_buf)
 }
 
+/// An exchange numbered `n`, for the tests of the log and of the inspector that lists it.
+#[cfg(test)]
+pub(crate) fn record(n: usize) -> ExchangeRecord {
+    ExchangeRecord {
+        at: time::OffsetDateTime::UNIX_EPOCH,
+        agent: "demo".into(),
+        method: "GET",
+        path: format!("/session/v1/panes/p{n}/events"),
+        status: Some(200),
+        error: None,
+        reply_bytes: 2,
+        millis: 1,
+        request_id: None,
+        request_body: String::new(),
+        reply_body: "{}".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use time::OffsetDateTime;
-
     use super::*;
-
-    fn record(n: usize) -> ExchangeRecord {
-        ExchangeRecord {
-            at: OffsetDateTime::UNIX_EPOCH,
-            agent: "demo".into(),
-            method: "GET",
-            path: format!("/session/v1/panes/p{n}/events"),
-            status: Some(200),
-            error: None,
-            reply_bytes: 2,
-            millis: 1,
-            request_id: None,
-            request_body: String::new(),
-            reply_body: "{}".into(),
-        }
-    }
 
     #[test]
     fn the_ring_keeps_the_newest_thousand_with_their_numbers() {

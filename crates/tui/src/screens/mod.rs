@@ -13,6 +13,8 @@ pub(crate) mod harness;
 pub(crate) mod history;
 pub(crate) mod home;
 pub(crate) mod inspector;
+#[cfg(test)]
+mod keymap_tests;
 pub(crate) mod layout;
 pub(crate) mod new;
 pub mod overlay;

@@ -25,9 +25,9 @@ use tokio::time::{Duration, Interval, MissedTickBehavior};
 
 use self::burst::{BurstDetector, Input};
 use crate::app::notify::Notice;
-use crate::app::{App, Command, Message};
+use crate::app::{Command, Message};
 use crate::engine::{Engine, FromEngine, ToEngine};
-use crate::ui;
+use crate::shell::App;
 
 /// Messages taken in one go before a frame is drawn, so a burst never starves drawing.
 const MAX_BATCH: usize = 512;
@@ -413,7 +413,7 @@ where
         let frame = self
             .terminal
             .draw(|frame| {
-                ui::draw(frame, app);
+                crate::shell::frame::draw(frame, app);
                 // The one way out for the screens (`crate::out`, SPEC L1).
                 clean_screen::clean_buffer(frame.buffer_mut());
             })

@@ -1,8 +1,8 @@
-//! Drawing only: the frame around every screen (`chrome`), the pieces several screens share
-//! (a row of columns, a filter line), and the dispatch to each screen's own `draw.rs` in
-//! `crate::screens`. Reads `&App`; never changes it and never does I/O.
+//! The drawing kit, below the rooms' draw halves: the `Drawn` trait each room's `draw.rs`
+//! implements, and the pieces several screens share (`put`, a row of columns, a filter line, a
+//! pop-up box). It names no room; the frame's root that dispatches to them is
+//! `crate::shell::frame`. Reads the `Phone`; never changes it and never does I/O.
 
-mod chrome;
 pub(crate) mod filter;
 pub(crate) mod popup;
 
@@ -11,55 +11,26 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
-use crate::app::geometry;
 use crate::app::keymap::{Context, Hint};
+use crate::app::phone::Phone;
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::{self, Screen};
-
-/// Draws the whole phone from the app's state. Reads only.
-pub fn draw(frame: &mut Frame<'_>, app: &App) {
-    let theme = &app.theme;
-    let area = frame.area();
-    if geometry::is_too_small(area.width, area.height) {
-        chrome::too_small(frame, area, theme);
-        return;
-    }
-    let parts = geometry::frame(area.width, area.height);
-    chrome::title_bar(frame, parts.title, app, theme);
-    drawn(app.nav().top()).draw(frame, app, theme);
-    chrome::footer(frame, parts.footer, app, theme);
-    screens::overlay::draw::draw(frame, app, theme);
-}
 
 /// The ui's half of a room, written in its `draw.rs`: where the person is, for the title bar,
 /// the screen itself, and the footer's keys where the room hints other keys than its key
 /// part's.
 pub(crate) trait Drawn {
     /// Where the person is: "agent › Workspaces".
-    fn place(&self, app: &App) -> String;
+    fn place(&self, phone: &Phone) -> String;
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme);
+    fn draw(&self, frame: &mut Frame<'_>, phone: &Phone, theme: &Theme);
 
     /// The footer's keys where they differ from the hints of the key part `context` (a
     /// bridge's pane, its layout, a desktop wait); None keeps the key part's own.
-    fn hints(&self, _app: &App, _context: Context) -> Option<&'static [Hint]> {
+    fn hints(&self, _phone: &Phone, _context: Context) -> Option<&'static [Hint]> {
         None
     }
 }
-
-macro_rules! drawn {
-    ($($variant:ident($state:ty),)*) => {
-        /// The drawing half of the room of `screen`.
-        pub(crate) fn drawn(screen: &Screen) -> &dyn Drawn {
-            match screen {
-                $(Screen::$variant(state) => state,)*
-            }
-        }
-    };
-}
-screens::for_each_room!(drawn);
 
 /// Writes one line into one row, cut to the row's width.
 pub(crate) fn put(frame: &mut Frame<'_>, area: Rect, row: u16, line: Line<'static>) {
@@ -92,5 +63,5 @@ pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'s
     Line::from(spans)
 }
 
-/// "synced 2s ago": in `look`, where the app can read it too (`App::redraws`).
+/// "synced 2s ago": in `look`, where the router can read it too (`App::redraws`).
 pub(crate) use crate::look::ago;

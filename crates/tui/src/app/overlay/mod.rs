@@ -3,6 +3,8 @@
 
 pub(crate) mod help;
 pub(crate) mod keys;
+pub(crate) mod kind_picker;
+pub(crate) mod setting_picker;
 
 use crossterm::event::KeyEvent;
 use time::OffsetDateTime;

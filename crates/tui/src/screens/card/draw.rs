@@ -10,7 +10,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
-use crate::app::App;
 use crate::app::ask_diff::Changed;
 use crate::app::card_state::{
     CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
@@ -18,6 +17,7 @@ use crate::app::card_state::{
 use crate::app::geometry;
 use crate::app::inbox::{AskKey, TimeLeft};
 use crate::app::keymap::Action;
+use crate::app::phone::Phone;
 use crate::look::chat_links::find_links;
 use crate::look::theme::Theme;
 use crate::look::{markdown, wrap};
@@ -165,7 +165,12 @@ fn field_bounds(field: &crate::wire::FormField) -> Option<String> {
 
 /// The letter key of an option, as the keymap binds it: only the first option with its effect
 /// gets it, since the key selects that one (an ACP card's "Deny always" is not `n`).
-fn option_key(app: &App, card: &CardState, options: &[&AskOption], index: usize) -> Option<String> {
+fn option_key(
+    app: &Phone,
+    card: &CardState,
+    options: &[&AskOption],
+    index: usize,
+) -> Option<String> {
     let effect = options.get(index)?.effect.as_ref()?;
     let action = match effect {
         Effect::Allow => Action::AllowOnce,
@@ -186,7 +191,7 @@ fn option_key(app: &App, card: &CardState, options: &[&AskOption], index: usize)
 
 pub(crate) fn draw(
     frame: &mut Frame<'_>,
-    app: &App,
+    app: &Phone,
     key: &AskKey,
     theme: &Theme,
     links: &std::cell::RefCell<Vec<DrawnLink>>,
@@ -337,7 +342,7 @@ fn kind_title(kind: &AskKind) -> String {
 /// The card's lines. A `compact` card (drawn without its border) names its kind and revision
 /// on its first line, and leaves out the blank lines between its parts.
 fn card_lines(
-    app: &App,
+    app: &Phone,
     card: &CardState,
     status: Option<&CardStatus>,
     answerable: bool,
@@ -366,7 +371,7 @@ fn card_lines(
 }
 
 fn card_parts(
-    app: &App,
+    app: &Phone,
     card: &CardState,
     status: Option<&CardStatus>,
     answerable: bool,
@@ -775,7 +780,7 @@ fn option_line(
 /// answers the selected one (and asks again before allow-always). One line, or in shorter
 /// words wrapped over several on a compact card.
 fn hint_lines(
-    app: &App,
+    app: &Phone,
     card: &CardState,
     status: Option<&CardStatus>,
     answerable: bool,
@@ -875,18 +880,18 @@ fn hint_lines(
 }
 
 impl crate::ui::Drawn for crate::screens::CardScreen {
-    fn place(&self, _app: &App) -> String {
+    fn place(&self, _app: &Phone) -> String {
         format!("{} › Ask", self.key.agent)
     }
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+    fn draw(&self, frame: &mut Frame<'_>, app: &Phone, theme: &Theme) {
         self.drawn_links.replace(Vec::new());
         draw(frame, app, &self.key, theme, &self.drawn_links);
     }
 
     fn hints(
         &self,
-        app: &App,
+        app: &Phone,
         _context: crate::app::keymap::Context,
     ) -> Option<&'static [crate::app::keymap::Hint]> {
         super::draw_dsh::hints(app, &self.key)

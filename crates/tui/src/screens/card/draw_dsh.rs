@@ -8,10 +8,10 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::app::App;
 use crate::app::geometry;
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Hint};
+use crate::app::phone::Phone;
 use crate::engine::dsh::pane::DESKTOP_ASK_KIND;
 use crate::look::theme::Theme;
 use crate::look::wrap;
@@ -23,8 +23,8 @@ pub(crate) fn is_desktop_ask(ask: &Ask) -> bool {
 }
 
 /// The footer's hints on a card of a desktop wait: no key answers it, so only back and help.
-pub(crate) fn hints(app: &App, key: &AskKey) -> Option<&'static [Hint]> {
-    (app.is_bridge(&key.agent) && app.cards.get(key).is_some_and(|c| is_desktop_ask(&c.ask)))
+pub(crate) fn hints(phone: &Phone, key: &AskKey) -> Option<&'static [Hint]> {
+    (phone.is_bridge(&key.agent) && phone.cards.get(key).is_some_and(|c| is_desktop_ask(&c.ask)))
         .then_some(&[
             (Action::Back, "back", "back"),
             (Action::Help, "help", "help"),
@@ -32,8 +32,8 @@ pub(crate) fn hints(app: &App, key: &AskKey) -> Option<&'static [Hint]> {
 }
 
 /// Draws the card when the ask waits on the desktop; false for any other ask.
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme) -> bool {
-    let Some(card) = app.cards.get(key) else {
+pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, key: &AskKey, theme: &Theme) -> bool {
+    let Some(card) = phone.cards.get(key) else {
         return false;
     };
     if !is_desktop_ask(&card.ask) {
@@ -102,14 +102,14 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, key: &AskKey, theme: &Theme
                 when.hour(),
                 when.minute(),
                 when.second(),
-                crate::ui::ago((app.now - when).whole_seconds())
+                crate::ui::ago((phone.now - when).whole_seconds())
             ),
             None => at.clone(),
         };
         row("Since", &since, theme.dim);
     }
     lines.push(Line::default());
-    let auto_approve = app
+    let auto_approve = phone
         .dsh_view(&key.agent)
         .and_then(|v| v.health.as_ref())
         .is_some_and(|h| h.permissions.auto_approve);

@@ -6,18 +6,18 @@ use ratatui::Frame;
 use ratatui::layout::Position;
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
+use crate::app::dsh_tasks::dsh_intent_parts;
 use crate::app::geometry;
+use crate::app::phone::Phone;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::dsh_form::{DshField, DshFormScreen, DshPurpose};
 use crate::screens::pane::draw_dsh::{receipt_spans, receipt_style};
-use crate::screens::pane::dsh::dsh_intent_parts;
 use crate::ui::put;
 
 const LABEL_WIDTH: usize = 12;
 
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, form: &DshFormScreen, theme: &Theme) {
     let area = frame.area();
     let body = geometry::listing(area.width, area.height, false);
     let heading = match form.purpose {
@@ -38,7 +38,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
     );
     let list = body.list;
     let width = usize::from(list.width);
-    let choices = super::dsh_choices(app, form);
+    let choices = super::dsh_choices(phone, form);
     let mut lines: Vec<Line<'static>> = Vec::new();
     let mut cursor = None;
     for (index, field) in form.fields().iter().enumerate() {
@@ -110,13 +110,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
         if let Some((_, _, path, _)) = choices.workspaces.get(form.workspace) {
             say(format!("The workspace's directory: {path}"), theme.dim);
         }
-        if let Some(view) = app.dsh_view(&form.agent) {
+        if let Some(view) = phone.dsh_view(&form.agent) {
             // What the bridge sent that could not be read: the choices above lack it.
             for sentence in view.unread_sentences() {
                 say(sentence, theme.warn);
             }
         }
-        if let Some(view) = app.dsh_view(&form.agent)
+        if let Some(view) = phone.dsh_view(&form.agent)
             && let Some(capabilities) = &view.capabilities
         {
             for failure in &capabilities.model_catalog.failures {
@@ -140,12 +140,12 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
     if let Some(problem) = &form.problem {
         say(format!("Not sent: {problem}"), theme.warn);
     }
-    if super::dsh_form_pending(app, form) {
+    if super::dsh_form_pending(phone, form) {
         say("Sending…".into(), theme.dim);
-    } else if let Some(record) = super::dsh_form_receipt(app, form) {
+    } else if let Some(record) = super::dsh_form_receipt(phone, form) {
         // Whole, request id and all, wrapped: the form has the room the pane does not.
         let receipt: String = receipt_spans(
-            app,
+            phone,
             record,
             crate::screens::dsh_form::keys::FORM,
             usize::MAX,
@@ -163,7 +163,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
         put(frame, list, u16::try_from(row).unwrap_or(0), line);
     }
     if let Some((x, y)) = cursor
-        && app.overlay.is_none()
+        && phone.overlay.is_none()
         && y < list.height
     {
         frame.set_cursor_position(Position::new(
@@ -174,11 +174,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, form: &DshFormScreen, theme
 }
 
 impl crate::ui::Drawn for Box<DshFormScreen> {
-    fn place(&self, _app: &App) -> String {
+    fn place(&self, _phone: &Phone) -> String {
         format!("{} › New", self.agent)
     }
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
-        draw(frame, app, self, theme);
+    fn draw(&self, frame: &mut Frame<'_>, phone: &Phone, theme: &Theme) {
+        draw(frame, phone, self, theme);
     }
 }

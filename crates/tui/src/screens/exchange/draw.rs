@@ -2,7 +2,7 @@
 
 use ratatui::Frame;
 
-use crate::app::App;
+use crate::app::phone::Phone;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -41,12 +41,12 @@ pub(crate) fn draw(frame: &mut Frame<'_>, screen: &ExchangeScreen, theme: &Theme
 }
 
 impl crate::ui::Drawn for ExchangeScreen {
-    fn place(&self, _app: &App) -> String {
+    fn place(&self, _phone: &Phone) -> String {
         "Wire inspector › Exchange".to_string()
     }
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
-        let _ = app;
+    fn draw(&self, frame: &mut Frame<'_>, phone: &Phone, theme: &Theme) {
+        let _ = phone;
         draw(frame, self, theme);
     }
 }

@@ -4,8 +4,8 @@ use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::App;
 use crate::app::geometry;
+use crate::app::phone::Phone;
 use crate::look::chat::ChatStyle;
 use crate::look::chat_view;
 use crate::look::theme::Theme;
@@ -36,10 +36,15 @@ fn short_time(text: &str, with_year: bool) -> String {
     }
 }
 
-pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen, theme: &Theme) {
+pub(crate) fn draw_list(
+    frame: &mut Frame<'_>,
+    phone: &Phone,
+    screen: &HistoryScreen,
+    theme: &Theme,
+) {
     let area = frame.area();
     let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
-    let list = app.history.conversations(&screen.agent);
+    let list = phone.history.conversations(&screen.agent);
     let state = match list {
         Some(l) if l.paging.loading => "reading…".to_string(),
         Some(l) if l.paging.next.is_some() => format!("{}+ conversations", l.rows.len()),
@@ -64,7 +69,7 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen
             Span::styled(state, theme.dim),
         ]),
     );
-    let rows = super::conversation_rows(app, &screen.agent, &screen.filter);
+    let rows = super::conversation_rows(phone, &screen.agent, &screen.filter);
     let width = usize::from(parts.list.width);
     let visible = usize::from(parts.list.height);
     for (row, conversation) in rows
@@ -142,13 +147,13 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &HistoryScreen
 
 pub(crate) fn draw_conversation(
     frame: &mut Frame<'_>,
-    app: &App,
+    phone: &Phone,
     screen: &ConversationScreen,
     theme: &Theme,
 ) {
     let area = frame.area();
     let (heading, chat) = geometry::conversation(area.width, area.height);
-    let list = app.history.items(&screen.agent, &screen.conversation);
+    let list = phone.history.items(&screen.agent, &screen.conversation);
     let count = match list {
         Some(l) if l.paging.next.is_some() => format!("{}+ items", l.entries.len()),
         Some(l) => crate::out::count(l.entries.len(), "item", "items"),
@@ -186,7 +191,7 @@ pub(crate) fn draw_conversation(
     };
     let scope = crate::screens::pane::conversation_scope(&screen.agent, &screen.conversation);
     let mut lines = chat_view::visible_lines(
-        &app.chat_layout,
+        &phone.chat_layout,
         &scope,
         &list.entries,
         &screen.scroll,
@@ -201,21 +206,21 @@ pub(crate) fn draw_conversation(
 }
 
 impl crate::ui::Drawn for HistoryScreen {
-    fn place(&self, _app: &App) -> String {
+    fn place(&self, _phone: &Phone) -> String {
         format!("{} › History", self.agent)
     }
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
-        draw_list(frame, app, self, theme);
+    fn draw(&self, frame: &mut Frame<'_>, phone: &Phone, theme: &Theme) {
+        draw_list(frame, phone, self, theme);
     }
 }
 
 impl crate::ui::Drawn for ConversationScreen {
-    fn place(&self, _app: &App) -> String {
+    fn place(&self, _phone: &Phone) -> String {
         format!("{} › History › {}", self.agent, self.title)
     }
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
-        draw_conversation(frame, app, self, theme);
+    fn draw(&self, frame: &mut Frame<'_>, phone: &Phone, theme: &Theme) {
+        draw_conversation(frame, phone, self, theme);
     }
 }

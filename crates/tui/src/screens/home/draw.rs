@@ -5,10 +5,10 @@ use ratatui::Frame;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
 use crate::app::agents::AgentView;
 use crate::app::geometry;
 use crate::app::inbox::{self, TimeLeft};
+use crate::app::phone::Phone;
 use crate::engine::AgentStatus;
 use crate::look::theme::Theme;
 use crate::look::wrap;
@@ -57,7 +57,7 @@ fn freshness(agent: &AgentView, now: time::OffsetDateTime) -> String {
 /// The state's words keep at least this many columns beside the agent's name.
 const STATE_MIN: usize = 8;
 
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, theme: &Theme) {
     let (width, height) = (frame.area().width, frame.area().height);
     let parts = geometry::home(width, height, app.agents.list.len());
     let agents = super::home_agents(app, &screen.filter);
@@ -392,11 +392,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &HomeScreen, theme:
 }
 
 impl crate::ui::Drawn for HomeScreen {
-    fn place(&self, _app: &App) -> String {
+    fn place(&self, _app: &Phone) -> String {
         "Home".to_string()
     }
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
+    fn draw(&self, frame: &mut Frame<'_>, app: &Phone, theme: &Theme) {
         draw(frame, app, self, theme);
     }
 }

@@ -1,14 +1,14 @@
 //! A DSH bridge on Home: marked as one, and when chosen, what it holds — its workspaces by
 //! name, its open tasks and sessions, the desktop's process — beside the Collie agents.
 
-use crate::app::App;
 use crate::app::agents::AgentView;
 use crate::app::dsh_state::DshView;
+use crate::app::phone::Phone;
 use crate::engine::AgentStatus;
 
 /// The name shown for an agent on Home: a bridge says that it is one.
-pub(crate) fn name(app: &App, agent: &AgentView) -> String {
-    if app.is_bridge(&agent.name) {
+pub(crate) fn name(phone: &Phone, agent: &AgentView) -> String {
+    if phone.is_bridge(&agent.name) {
         format!("{} (DSH bridge)", agent.name)
     } else {
         agent.display_name()
@@ -16,8 +16,8 @@ pub(crate) fn name(app: &App, agent: &AgentView) -> String {
 }
 
 /// The chosen bridge's sentence; None for a Collie agent or a bridge that is not ready.
-pub(crate) fn detail(app: &App, agent: &AgentView) -> Option<String> {
-    let view = app.dsh_view(&agent.name)?;
+pub(crate) fn detail(phone: &Phone, agent: &AgentView) -> Option<String> {
+    let view = phone.dsh_view(&agent.name)?;
     if agent.status != AgentStatus::Ready {
         return None;
     }

@@ -7,8 +7,8 @@ use ratatui::Frame;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
 use crate::app::keymap::Action;
+use crate::app::phone::Phone;
 use crate::app::wire_log::{self, KEPT_EXCHANGES};
 use crate::engine::ExchangeRecord;
 use crate::look::theme::Theme;
@@ -107,26 +107,34 @@ fn short_path(path: &str) -> &str {
     }
 }
 
-pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScreen, theme: &Theme) {
+pub(crate) fn draw_list(
+    frame: &mut Frame<'_>,
+    phone: &Phone,
+    screen: &InspectorScreen,
+    theme: &Theme,
+) {
     let area = frame.area();
     let parts = inspector_parts(area.width, area.height, screen);
-    let view = inspector_view(&app.wire, screen, usize::from(parts.list.height));
+    let view = inspector_view(&phone.wire, screen, usize::from(parts.list.height));
     let width = usize::from(parts.list.width);
 
     let count = if screen.filter.is_blank() {
-        exchanges(app.wire.len())
+        exchanges(phone.wire.len())
     } else {
-        format!("{} of {}", view.rows.len(), exchanges(app.wire.len()))
+        format!("{} of {}", view.rows.len(), exchanges(phone.wire.len()))
     };
-    let kept = if app.wire.seen() > app.wire.len() as u64 {
-        format!(" (the newest {KEPT_EXCHANGES} of {} kept)", app.wire.seen())
+    let kept = if phone.wire.seen() > phone.wire.len() as u64 {
+        format!(
+            " (the newest {KEPT_EXCHANGES} of {} kept)",
+            phone.wire.seen()
+        )
     } else {
         String::new()
     };
     let place = if view.following {
         "following the newest".to_string()
     } else {
-        match app
+        match phone
             .keymap
             .key_label(crate::screens::inspector::keys::INSPECTOR, Action::Bottom)
         {
@@ -147,7 +155,7 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScre
     let agent_width = view
         .rows
         .iter()
-        .filter_map(|n| app.wire.get(*n))
+        .filter_map(|n| phone.wire.get(*n))
         .map(|r| wrap::width(&r.agent))
         .max()
         .unwrap_or(5)
@@ -156,7 +164,7 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScre
     let request_ids = view
         .rows
         .iter()
-        .filter_map(|n| app.wire.get(*n))
+        .filter_map(|n| phone.wire.get(*n))
         .any(|r| r.request_id.is_some());
     let plan = plan(width, agent_width, request_ids);
     let titles = cells(
@@ -182,7 +190,7 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScre
     put(frame, parts.columns, 0, columns(&titles, width));
 
     if view.rows.is_empty() {
-        let words = if app.wire.is_empty() {
+        let words = if phone.wire.is_empty() {
             "No exchange yet: every request to an agent shows here."
         } else {
             "No exchange matches the filter."
@@ -201,7 +209,7 @@ pub(crate) fn draw_list(frame: &mut Frame<'_>, app: &App, screen: &InspectorScre
         .skip(view.cursor.offset)
         .take(usize::from(parts.list.height));
     for (row, (index, number)) in shown.enumerate() {
-        let Some(record) = app.wire.get(*number) else {
+        let Some(record) = phone.wire.get(*number) else {
             continue;
         };
         let selected = index == view.cursor.selected;
@@ -323,12 +331,12 @@ fn row_line(
 }
 
 impl crate::ui::Drawn for InspectorScreen {
-    fn place(&self, _app: &App) -> String {
+    fn place(&self, _phone: &Phone) -> String {
         "Wire inspector".to_string()
     }
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
-        draw_list(frame, app, self, theme);
+    fn draw(&self, frame: &mut Frame<'_>, phone: &Phone, theme: &Theme) {
+        draw_list(frame, phone, self, theme);
     }
 }
 

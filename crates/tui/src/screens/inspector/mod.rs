@@ -294,23 +294,7 @@ impl Room for InspectorScreen {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::ExchangeRecord;
-
-    fn record(n: usize) -> ExchangeRecord {
-        ExchangeRecord {
-            at: OffsetDateTime::UNIX_EPOCH,
-            agent: "demo".into(),
-            method: "GET",
-            path: format!("/session/v1/panes/p{n}/events"),
-            status: Some(200),
-            error: None,
-            reply_bytes: 2,
-            millis: 1,
-            request_id: None,
-            request_body: String::new(),
-            reply_body: "{}".into(),
-        }
-    }
+    use crate::app::wire_log::record;
 
     #[test]
     fn the_view_follows_the_newest_or_stays_on_the_chosen_exchange() {

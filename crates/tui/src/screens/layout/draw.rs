@@ -5,9 +5,9 @@ use ratatui::Frame;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
 use crate::app::geometry;
 use crate::app::keymap::{Action, Context, Hint};
+use crate::app::phone::Phone;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::LayoutScreen;
@@ -34,10 +34,10 @@ pub(crate) fn turn_words(state: &TurnState) -> &str {
     state.as_str()
 }
 
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &LayoutScreen, theme: &Theme) {
     let area = frame.area();
     let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
-    let agent = app.agents.get(&screen.agent);
+    let agent = phone.agents.get(&screen.agent);
     let status = agent.map(|a| a.status.sentence()).unwrap_or_default();
     let narrow = geometry::is_narrow(area.width);
     put(
@@ -56,7 +56,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &LayoutScreen, them
             Span::styled(status, theme.dim),
         ]),
     );
-    let rows = screen.rows(app);
+    let rows = screen.rows(phone);
     if rows.is_empty() {
         let words = match agent.and_then(|a| a.snapshot.as_ref()) {
             None => "No layout yet: the agent has not sent its snapshot.",
@@ -198,17 +198,17 @@ fn plural(count: usize, one: &str, many: &str, prefix: &str) -> String {
 }
 
 impl crate::ui::Drawn for LayoutScreen {
-    fn place(&self, _app: &App) -> String {
+    fn place(&self, _phone: &Phone) -> String {
         format!("{} › Workspaces", self.agent)
     }
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
-        draw(frame, app, self, theme);
+    fn draw(&self, frame: &mut Frame<'_>, phone: &Phone, theme: &Theme) {
+        draw(frame, phone, self, theme);
     }
 
     /// A bridge's tasks close and open here: its layout hints those keys.
-    fn hints(&self, app: &App, context: Context) -> Option<&'static [Hint]> {
-        (app.is_bridge(&self.agent) && context == crate::screens::layout::keys::LAYOUT).then_some(
+    fn hints(&self, phone: &Phone, context: Context) -> Option<&'static [Hint]> {
+        (phone.is_bridge(&self.agent) && context == crate::screens::layout::keys::LAYOUT).then_some(
             &[
                 (Action::Open, "open", "open"),
                 (Action::Close, "close task", "close"),

@@ -3,14 +3,14 @@
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
 use crate::app::geometry;
+use crate::app::phone::Phone;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::NewScreen;
 use crate::ui::{columns, put};
 
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &NewScreen, theme: &Theme) {
     let area = frame.area();
     let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
     let narrow = geometry::is_narrow(area.width);
@@ -19,7 +19,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: 
         parts.heading,
         0,
         Line::from(Span::styled(
-            match (app.dsh.is_empty(), narrow) {
+            match (phone.dsh.is_empty(), narrow) {
                 (true, false) => "New — run a starter; its pane opens when it is ready",
                 (false, false) => {
                     "New — run a starter or start a DSH task; its pane opens when ready"
@@ -30,8 +30,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: 
             theme.title,
         )),
     );
-    let rows = super::starter_rows(app, &screen.filter);
-    let bridge_rows = crate::screens::dsh_form::dsh_new_rows(app, &screen.filter);
+    let rows = super::starter_rows(phone, &screen.filter);
+    let bridge_rows = crate::screens::dsh_form::dsh_new_rows(phone, &screen.filter);
     // The agent's and the title's columns fit their longest entry, up to a cap; on a narrow
     // terminal the agent goes when there is only one.
     let agents: Vec<&str> = rows
@@ -136,11 +136,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &NewScreen, theme: 
 }
 
 impl crate::ui::Drawn for NewScreen {
-    fn place(&self, _app: &App) -> String {
+    fn place(&self, _phone: &Phone) -> String {
         "New".to_string()
     }
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
-        draw(frame, app, self, theme);
+    fn draw(&self, frame: &mut Frame<'_>, phone: &Phone, theme: &Theme) {
+        draw(frame, phone, self, theme);
     }
 }

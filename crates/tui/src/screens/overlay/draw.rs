@@ -5,10 +5,10 @@ use ratatui::layout::Position;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::app::App;
 use crate::app::geometry;
 use crate::app::keymap::{Action, Context};
 use crate::app::overlay::{AllowAlwaysQuestion, Overlay};
+use crate::app::phone::Phone;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::ui::popup::{boxed, boxed_to_fit, clear_straddling};
@@ -16,13 +16,22 @@ use crate::ui::popup::{boxed, boxed_to_fit, clear_straddling};
 /// The argument lines the allow-always question shows before it points at the card.
 const QUESTION_ARGUMENT_LINES: usize = 8;
 
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
-    let Some(overlay) = &app.overlay else {
+/// What floats, drawn over the room; `help` is the help's lines where the keys go now (the
+/// router knows which room is on top, and so which of its keys the help lists).
+pub(crate) fn draw(
+    frame: &mut Frame<'_>,
+    phone: &Phone,
+    help_lines: &[(String, String)],
+    theme: &Theme,
+) {
+    let Some(overlay) = &phone.overlay else {
         return;
     };
     let area = frame.area();
     match overlay {
-        Overlay::Help { context, scroll } => help(frame, app, *context, *scroll, theme),
+        Overlay::Help { context, scroll } => {
+            help(frame, phone, *context, *scroll, help_lines.to_vec(), theme)
+        }
         Overlay::Confirm { question, .. } => {
             let keys = overlay.keys();
             let (yes_action, yes_words, no_words) =
@@ -41,8 +50,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
                 .map(|l| Line::from(Span::styled(l, theme.text)))
                 .collect();
             lines.push(Line::default());
-            let yes = app.keymap.key_label(keys, yes_action).unwrap_or_default();
-            let no = app
+            let yes = phone.keymap.key_label(keys, yes_action).unwrap_or_default();
+            let no = phone
                 .keymap
                 .key_label(keys, Action::Cancel)
                 .unwrap_or_default();
@@ -54,12 +63,12 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
             ]));
             boxed_to_fit(frame, area, " Are you sure? ", lines, theme);
         }
-        Overlay::AllowAlways(question) => allow_always(frame, app, question, theme),
+        Overlay::AllowAlways(question) => allow_always(frame, phone, question, theme),
         Overlay::Setting(picker) => {
-            crate::screens::pane::draw_setting::draw(frame, app, picker, theme)
+            crate::screens::pane::draw_setting::draw(frame, phone, picker, theme)
         }
         Overlay::DshKind { selected, .. } => {
-            crate::screens::pane::draw_kind::draw(frame, app, *selected, theme)
+            crate::screens::pane::draw_kind::draw(frame, phone, *selected, theme)
         }
         Overlay::Prompt { title, editor, .. } => {
             let width = usize::from(
@@ -90,7 +99,12 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, theme: &Theme) {
 
 /// "Allow always?": where, the tool it lets run without asking, what runs this time, and the
 /// one key that says yes.
-fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion, theme: &Theme) {
+fn allow_always(
+    frame: &mut Frame<'_>,
+    phone: &Phone,
+    question: &AllowAlwaysQuestion,
+    theme: &Theme,
+) {
     let area = frame.area();
     let width = usize::from(
         geometry::dialog(area.width, area.height, 1)
@@ -98,7 +112,7 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
             .saturating_sub(2),
     );
     let key = &question.key;
-    let pane = app
+    let pane = phone
         .cards
         .get(key)
         .map_or_else(|| key.pane.clone(), |c| c.pane_title.clone());
@@ -154,7 +168,8 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
         lines.extend(text(notice.clone(), theme.danger));
     }
     let label = |action| {
-        app.keymap
+        phone
+            .keymap
             .key_label(crate::app::overlay::keys::CONFIRM_ALWAYS, action)
             .unwrap_or_default()
     };
@@ -183,17 +198,25 @@ fn allow_always(frame: &mut Frame<'_>, app: &App, question: &AllowAlwaysQuestion
 
 /// The help, from `scroll` on; its bottom border says when more lies above or below, and
 /// which keys show it.
-fn help(frame: &mut Frame<'_>, app: &App, context: Context, scroll: usize, theme: &Theme) {
+fn help(
+    frame: &mut Frame<'_>,
+    phone: &Phone,
+    context: Context,
+    scroll: usize,
+    help_lines: Vec<(String, String)>,
+    theme: &Theme,
+) {
     let crate::app::overlay::help::HelpLayout {
         lines,
         rect,
         visible,
-    } = crate::app::overlay::help::layout(app, context, app.help_for(context), frame.area());
+    } = crate::app::overlay::help::layout(phone, context, help_lines, frame.area());
     let scroll = scroll.min(lines.len().saturating_sub(visible));
     let above = scroll > 0;
     let below = scroll + visible < lines.len();
     let label = |action| {
-        app.keymap
+        phone
+            .keymap
             .key_label(crate::app::overlay::keys::HELP, action)
             .unwrap_or_default()
     };

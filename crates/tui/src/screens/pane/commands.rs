@@ -38,33 +38,32 @@ pub(crate) fn matching<'a>(commands: &'a [AgentCommand], typed: &str) -> Vec<&'a
     starts.chain(holds).collect()
 }
 
-impl Phone {
-    /// The commands the list offers now for a pane's box, in order; empty when it shows none.
-    pub(crate) fn offered_commands(
-        &self,
-        agent: &str,
-        pane: &str,
-        list: &CommandList,
-    ) -> Vec<AgentCommand> {
-        if list.closed || self.is_bridge(agent) {
-            return Vec::new();
-        }
-        let Some(text) = self.draft(agent, pane).map(|d| d.text()) else {
-            return Vec::new();
-        };
-        let Some(typed) = typed_name(&text) else {
-            return Vec::new();
-        };
-        self.agents
-            .pane(agent, pane)
-            .map(|p| {
-                matching(&p.pane.commands, typed)
-                    .into_iter()
-                    .cloned()
-                    .collect()
-            })
-            .unwrap_or_default()
+/// The commands the list offers now for a pane's box, in order; empty when it shows none.
+pub(crate) fn offered(
+    phone: &Phone,
+    agent: &str,
+    pane: &str,
+    list: &CommandList,
+) -> Vec<AgentCommand> {
+    if list.closed || phone.is_bridge(agent) {
+        return Vec::new();
     }
+    let Some(text) = phone.draft(agent, pane).map(|d| d.text()) else {
+        return Vec::new();
+    };
+    let Some(typed) = typed_name(&text) else {
+        return Vec::new();
+    };
+    phone
+        .agents
+        .pane(agent, pane)
+        .map(|p| {
+            matching(&p.pane.commands, typed)
+                .into_iter()
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

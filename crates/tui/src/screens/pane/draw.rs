@@ -11,7 +11,8 @@ use time::OffsetDateTime;
 use crate::app::agents::Link;
 use crate::app::keymap::{Action, Context};
 use crate::app::outbox::{Outgoing, Step};
-use crate::app::{App, intent_words, intents};
+use crate::app::phone::Phone;
+use crate::app::{intent_words, intents};
 use crate::engine::AgentStatus;
 use crate::engine::{IntentKind, IntentState};
 use crate::look::theme::Theme;
@@ -22,9 +23,9 @@ use crate::screens::{PaneFocus, PaneScreen};
 use crate::ui::put;
 use crate::wire::limits;
 
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme: &Theme) {
-    let parts = app.pane_parts(&screen.agent, &screen.pane);
-    let Some(pane) = app.agents.pane(&screen.agent, &screen.pane) else {
+pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &PaneScreen, theme: &Theme) {
+    let parts = screen.parts(phone);
+    let Some(pane) = phone.agents.pane(&screen.agent, &screen.pane) else {
         put(
             frame,
             parts.heading,
@@ -34,10 +35,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
                 theme.warn,
             )),
         );
-        draw_input(frame, app, screen, parts.input, theme);
+        draw_input(frame, phone, screen, parts.input, theme);
         return;
     };
-    let link = app.agents.get(&screen.agent).map_or(Link::Up, |a| a.link());
+    let link = phone
+        .agents
+        .get(&screen.agent)
+        .map_or(Link::Up, |a| a.link());
     // What the pane shows is only as new as the last poll that went through: while the agent
     // does not answer, the heading says so instead of a state that may have changed.
     let (word, word_style) = match link {
@@ -47,7 +51,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         Link::Waiting(_) => ("connecting".to_string(), theme.dim),
     };
     let turn = match (
-        crate::screens::pane::draw_dsh::turn_words(app, screen),
+        crate::screens::pane::draw_dsh::turn_words(phone, screen),
         pane.turn(),
     ) {
         (Some(words), _) => words,
@@ -89,13 +93,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
     );
 
     if !pane.pane.settings.is_empty() || pane.pane.usage.is_some() {
-        draw_settings(frame, app, pane.pane, parts.settings, theme);
+        draw_settings(frame, phone, pane.pane, parts.settings, theme);
     }
 
     match pane.log {
         Some(log) => crate::screens::pane::draw_chat::draw_chat(
             frame,
-            app,
+            phone,
             screen,
             &log.entries,
             parts.chat,
@@ -112,27 +116,27 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         }
     }
 
-    draw_outbox(frame, app, screen, parts.outbox, theme);
+    draw_outbox(frame, phone, screen, parts.outbox, theme);
 
     let asks = pane.asks();
     if let Some(first) = asks.first() {
-        let key = app
+        let key = phone
             .keymap
             .key_label(crate::screens::pane::keys::CHAT, Action::OpenAsk)
             .unwrap_or_default();
         let narrow = crate::app::geometry::is_narrow(parts.asks.width);
         let words = match asks.len() {
             // The key first on a narrow terminal, so a long title never cuts it.
-            1 if narrow && app.is_bridge(&screen.agent) => {
+            1 if narrow && phone.is_bridge(&screen.agent) => {
                 format!("⚑ {key} shows it: {}", first.title)
             }
-            n if narrow && app.is_bridge(&screen.agent) => {
+            n if narrow && phone.is_bridge(&screen.agent) => {
                 format!("⚑ {n} waits, {key} shows: {}", first.title)
             }
             1 if narrow => format!("⚑ {key} answers: {}", first.title),
             n if narrow => format!("⚑ {n} asks, {key} answers: {}", first.title),
-            1 if app.is_bridge(&screen.agent) => format!("⚑ {} — {key} shows it", first.title),
-            n if app.is_bridge(&screen.agent) => format!(
+            1 if phone.is_bridge(&screen.agent) => format!("⚑ {} — {key} shows it", first.title),
+            n if phone.is_bridge(&screen.agent) => format!(
                 "⚑ {n} waits on the desktop, oldest: {} — {key} shows it",
                 first.title
             ),
@@ -150,13 +154,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
         );
     }
 
-    if let Some(line) = connection_line(app, &screen.agent, link, theme)
-        .or_else(|| crate::screens::pane::draw_dsh::info_line(app, screen, theme))
+    if let Some(line) = connection_line(phone, &screen.agent, link, theme)
+        .or_else(|| crate::screens::pane::draw_dsh::info_line(phone, screen, theme))
     {
         put(frame, parts.belt, 0, line);
-        draw_input(frame, app, screen, parts.input, theme);
-        draw_status(frame, app, screen, parts.status, theme);
-        crate::screens::pane::draw_commands::draw(frame, app, screen, parts.input, theme);
+        draw_input(frame, phone, screen, parts.input, theme);
+        draw_status(frame, phone, screen, parts.status, theme);
+        crate::screens::pane::draw_commands::draw(frame, phone, screen, parts.input, theme);
         return;
     }
     let slots = belt_slots(&pane.pane.belt, parts.belt.width);
@@ -172,15 +176,20 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, theme:
     }
     put(frame, parts.belt, 0, Line::from(spans));
 
-    draw_input(frame, app, screen, parts.input, theme);
-    draw_status(frame, app, screen, parts.status, theme);
-    crate::screens::pane::draw_commands::draw(frame, app, screen, parts.input, theme);
+    draw_input(frame, phone, screen, parts.input, theme);
+    draw_status(frame, phone, screen, parts.status, theme);
+    crate::screens::pane::draw_commands::draw(frame, phone, screen, parts.input, theme);
 }
 
 /// What the phone knows of its way to the pane's agent, in the belt's row, while it is not
 /// simply up: the person must not read a stale pane as a live one. None while up.
-fn connection_line(app: &App, agent: &str, link: Link<'_>, theme: &Theme) -> Option<Line<'static>> {
-    let peer = if app.is_bridge(agent) {
+fn connection_line(
+    phone: &Phone,
+    agent: &str,
+    link: Link<'_>,
+    theme: &Theme,
+) -> Option<Line<'static>> {
+    let peer = if phone.is_bridge(agent) {
         "The bridge"
     } else {
         "The agent"
@@ -213,7 +222,13 @@ fn connection_line(app: &App, agent: &str, link: Link<'_>, theme: &Theme) -> Opt
 
 /// The sends that left the box, one line each, with their state (SPEC Q1–Q5): the words stay
 /// on screen until the agent took them; a held one says how to retry it or take it back.
-fn draw_outbox(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
+fn draw_outbox(
+    frame: &mut Frame<'_>,
+    phone: &Phone,
+    screen: &PaneScreen,
+    area: Rect,
+    theme: &Theme,
+) {
     if area.height == 0 {
         return;
     }
@@ -224,7 +239,7 @@ fn draw_outbox(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
     };
     // Words that waited too long for their agent and came back to the box: said first, and
     // until the person sends or edits the box (docs/ENGINE.md).
-    let told = app.came_back(&screen.agent, &screen.pane);
+    let told = phone.came_back(&screen.agent, &screen.pane);
     if let Some(at) = told {
         put(
             frame,
@@ -245,7 +260,7 @@ fn draw_outbox(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
     if area.height == 0 {
         return;
     }
-    let lines: Vec<&Outgoing> = app.outbox.lines(&screen.agent, &screen.pane).collect();
+    let lines: Vec<&Outgoing> = phone.outbox.lines(&screen.agent, &screen.pane).collect();
     let room = usize::from(area.height);
     // When they do not all fit, the first ones show (the held one is first) and the last row
     // says how many more wait.
@@ -255,7 +270,7 @@ fn draw_outbox(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
         lines.len()
     };
     for (row, outgoing) in lines.iter().take(shown).enumerate() {
-        let line = outbox_line(app, outgoing, context, usize::from(area.width), theme);
+        let line = outbox_line(phone, outgoing, context, usize::from(area.width), theme);
         put(frame, area, u16::try_from(row).unwrap_or(u16::MAX), line);
     }
     if lines.len() > shown {
@@ -296,7 +311,7 @@ fn came_back_line(agent: &str, at: OffsetDateTime, width: usize, theme: &Theme) 
 }
 
 fn outbox_line(
-    app: &App,
+    phone: &Phone,
     outgoing: &Outgoing,
     context: Context,
     width: usize,
@@ -308,7 +323,7 @@ fn outbox_line(
     if more_lines > 0 {
         first.push_str(&format!(" (+{more_lines} lines)"));
     }
-    let record = outgoing.request_id().and_then(|id| app.intents.get(id));
+    let record = outgoing.request_id().and_then(|id| phone.intents.get(id));
     let (words, style) = match (&outgoing.step, record) {
         (Step::Queued, _) => ("waits for the one above".to_string(), theme.dim),
         (Step::Submitted, _) => ("sending…".to_string(), theme.dim),
@@ -337,14 +352,14 @@ fn outbox_line(
     };
     let mut hints = Vec::new();
     if waits {
-        if let Some(key) = app.keymap.key_label(context, Action::TakeBack) {
+        if let Some(key) = phone.keymap.key_label(context, Action::TakeBack) {
             hints.push(format!("{key} takes it back"));
         }
     } else if let Some(record) = record
-        && app.send_is_held(&record.request_id)
+        && phone.send_is_held(&record.request_id)
     {
         if intents::is_retryable(record)
-            && let Some(key) = app.keymap.key_label(context, Action::Retry)
+            && let Some(key) = phone.keymap.key_label(context, Action::Retry)
         {
             // While the engine checks it, the key asks for the next check at once.
             hints.push(if record.checking {
@@ -353,7 +368,7 @@ fn outbox_line(
                 format!("{key} retries")
             });
         }
-        if let Some(key) = app.keymap.key_label(context, Action::TakeBack) {
+        if let Some(key) = phone.keymap.key_label(context, Action::TakeBack) {
             hints.push(format!("{key} takes it back"));
         }
     }
@@ -386,10 +401,16 @@ fn outbox_line(
     ])
 }
 
-fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
-    let focused = screen.focus == PaneFocus::Input && app.overlay.is_none();
+fn draw_input(
+    frame: &mut Frame<'_>,
+    phone: &Phone,
+    screen: &PaneScreen,
+    area: Rect,
+    theme: &Theme,
+) {
+    let focused = screen.focus == PaneFocus::Input && phone.overlay.is_none();
     let border = if focused { theme.accent } else { theme.border };
-    let title = crate::screens::pane::draw_dsh::input_title(app, screen)
+    let title = crate::screens::pane::draw_dsh::input_title(phone, screen)
         .unwrap_or_else(|| " Message ".to_string());
     let block = Block::default()
         .borders(Borders::ALL)
@@ -397,10 +418,10 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect,
         .title(Span::styled(title, border));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let draft = app.draft(&screen.agent, &screen.pane);
+    let draft = phone.draft(&screen.agent, &screen.pane);
     let empty = draft.is_none_or(|d| d.is_empty());
     if empty && !focused {
-        let key = app
+        let key = phone
             .keymap
             .key_label(crate::screens::pane::keys::CHAT, Action::FocusInput)
             .unwrap_or_default();
@@ -463,7 +484,7 @@ fn mode_span(settings: &[crate::wire::Setting], theme: &Theme) -> Span<'static> 
 /// lets the agent act without asking is drawn as a warning.
 fn draw_settings(
     frame: &mut Frame<'_>,
-    app: &App,
+    phone: &Phone,
     pane: &crate::wire::Pane,
     area: Rect,
     theme: &Theme,
@@ -477,15 +498,15 @@ fn draw_settings(
             put(frame, right, 0, Line::from(Span::styled(words, theme.dim)));
             // The settings keep the rest of the row, a column apart.
             let area = Rect::new(area.x, area.y, area.width - width - 1, 1);
-            return draw_setting_words(frame, app, settings, area, theme);
+            return draw_setting_words(frame, phone, settings, area, theme);
         }
     }
-    draw_setting_words(frame, app, settings, area, theme);
+    draw_setting_words(frame, phone, settings, area, theme);
 }
 
 fn draw_setting_words(
     frame: &mut Frame<'_>,
-    app: &App,
+    phone: &Phone,
     settings: &[crate::wire::Setting],
     area: Rect,
     theme: &Theme,
@@ -494,7 +515,7 @@ fn draw_setting_words(
         return;
     }
     let mut spans: Vec<Span<'static>> = Vec::new();
-    let key = app
+    let key = phone
         .keymap
         .key_label(crate::screens::pane::keys::CHAT, Action::Settings);
     // A narrow terminal puts the key first, so a long name never cuts it off.
@@ -525,11 +546,17 @@ fn draw_setting_words(
 }
 
 /// The last send, stop or belt press of this pane, and the input's size.
-fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect, theme: &Theme) {
-    if crate::screens::pane::draw_dsh::draw_status(frame, app, screen, area, theme) {
+fn draw_status(
+    frame: &mut Frame<'_>,
+    phone: &Phone,
+    screen: &PaneScreen,
+    area: Rect,
+    theme: &Theme,
+) {
+    if crate::screens::pane::draw_dsh::draw_status(frame, phone, screen, area, theme) {
         return;
     }
-    let bytes = app
+    let bytes = phone
         .draft(&screen.agent, &screen.pane)
         .map_or(0, |d| d.byte_len());
     let count = byte_count(bytes);
@@ -541,13 +568,13 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
         theme.dim
     };
     let mut spans: Vec<Span<'static>> = Vec::new();
-    if let Some(verb) = app
+    if let Some(verb) = phone
         .intents
         .pane_pending(&screen.agent, &screen.pane)
         .filter(|verb| *verb != "send")
     {
         spans.push(Span::styled(format!("{verb}: sending…"), theme.dim));
-    } else if let Some(record) = app.intents.latest(|r| {
+    } else if let Some(record) = phone.intents.latest(|r| {
         r.agent == screen.agent
             && intents::pane_of(&r.kind) == Some(screen.pane.as_str())
             // Sends show on their own lines above the box.
@@ -560,7 +587,7 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
             IntentKind::Setting {
                 setting_id, value, ..
             } => {
-                let settings = app
+                let settings = phone
                     .agents
                     .pane(&screen.agent, &screen.pane)
                     .map(|p| p.pane.settings.clone())
@@ -575,7 +602,8 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
             IntentKind::Action { button_id, .. } => format!(
                 "button {}",
                 crate::app::names::button_name(
-                    app.agents
+                    phone
+                        .agents
                         .pane(&screen.agent, &screen.pane)
                         .map_or(&[][..], |p| &p.pane.belt[..]),
                     button_id
@@ -601,7 +629,7 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
             } else {
                 crate::screens::pane::keys::CHAT
             };
-            if let Some(key) = app.keymap.key_label(context, Action::Retry) {
+            if let Some(key) = phone.keymap.key_label(context, Action::Retry) {
                 let does = if record.checking {
                     "checks now"
                 } else {
@@ -620,19 +648,23 @@ fn draw_status(frame: &mut Frame<'_>, app: &App, screen: &PaneScreen, area: Rect
 }
 
 impl crate::ui::Drawn for PaneScreen {
-    fn place(&self, app: &App) -> String {
-        let title = app
+    fn place(&self, phone: &Phone) -> String {
+        let title = phone
             .agents
             .pane(&self.agent, &self.pane)
             .map_or_else(|| self.pane.clone(), |p| p.pane.title.clone());
         format!("{} › {title}", self.agent)
     }
 
-    fn draw(&self, frame: &mut Frame<'_>, app: &App, theme: &Theme) {
-        draw(frame, app, self, theme);
+    fn draw(&self, frame: &mut Frame<'_>, phone: &Phone, theme: &Theme) {
+        draw(frame, phone, self, theme);
     }
 
-    fn hints(&self, app: &App, context: Context) -> Option<&'static [crate::app::keymap::Hint]> {
-        super::draw_dsh::hints(app, self, context)
+    fn hints(
+        &self,
+        phone: &Phone,
+        context: Context,
+    ) -> Option<&'static [crate::app::keymap::Hint]> {
+        super::draw_dsh::hints(phone, self, context)
     }
 }

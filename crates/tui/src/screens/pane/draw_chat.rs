@@ -10,8 +10,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::App;
 use crate::app::keymap::Action;
+use crate::app::phone::Phone;
 use crate::chat::pane_log::ChatEntry;
 use crate::look::chat::ChatStyle;
 use crate::look::chat_links::find_links;
@@ -28,20 +28,20 @@ use crate::ui::put;
 /// the chat when that shows).
 pub(crate) fn draw_chat(
     frame: &mut Frame<'_>,
-    app: &App,
+    phone: &Phone,
     screen: &PaneScreen,
     entries: &VecDeque<ChatEntry>,
     area: Rect,
     theme: &Theme,
 ) {
-    let chat = app.pane_chat_area(screen);
+    let chat = screen.chat_area(phone);
     let style = ChatStyle {
         width: chat.width,
         thinking_expanded: screen.thinking_expanded,
     };
     let scope = crate::screens::pane::pane_scope(&screen.agent, &screen.pane);
     let rows = chat_view::visible_rows(
-        &app.chat_layout,
+        &phone.chat_layout,
         &scope,
         entries,
         &screen.scroll,
@@ -55,7 +55,7 @@ pub(crate) fn draw_chat(
         (from..=to).find(|i| entries.get(*i).is_some_and(|e| entry_key(e) == key))
     });
     let selected_lines = selected.and_then(|i| entries.get(i)).map_or(0, |entry| {
-        app.chat_layout.height(&scope, entry, &style, theme)
+        phone.chat_layout.height(&scope, entry, &style, theme)
     });
     let query = screen.search.query();
     let lit = screen.search.lit && !query.is_empty();
@@ -136,7 +136,7 @@ pub(crate) fn draw_chat(
         let x = chat
             .right()
             .saturating_sub(u16::try_from(wrap::width(note)).unwrap_or(0));
-        // Its own row under the chat (`pane_chat_area` kept it), or the last row where the
+        // Its own row under the chat (`PaneScreen::chat_area` kept it), or the last row where the
         // chat is too short to give one.
         let bar = u16::from(screen.shows_chat_bar() && area.height > 1);
         let row = if chat.bottom() < area.bottom().saturating_sub(bar) {
@@ -153,7 +153,7 @@ pub(crate) fn draw_chat(
         let bar = Rect::new(area.x, area.bottom() - 1, area.width, 1);
         draw_bar(
             frame,
-            app,
+            phone,
             screen,
             entries,
             selected_index(screen, entries),
@@ -173,7 +173,7 @@ fn selected_index(screen: &PaneScreen, entries: &VecDeque<ChatEntry>) -> Option<
 /// are lit, else what can be done with the selected item.
 fn draw_bar(
     frame: &mut Frame<'_>,
-    app: &App,
+    phone: &Phone,
     screen: &PaneScreen,
     entries: &VecDeque<ChatEntry>,
     selected: Option<usize>,
@@ -181,7 +181,8 @@ fn draw_bar(
     theme: &Theme,
 ) {
     let key = |action| {
-        app.keymap
+        phone
+            .keymap
             .key_label(crate::screens::pane::keys::CHAT, action)
             .unwrap_or_default()
     };
@@ -192,7 +193,7 @@ fn draw_bar(
         (n, all) => format!("{n} of {all}"),
     };
     let width = usize::from(bar.width);
-    if search.editing && app.overlay.is_none() {
+    if search.editing && phone.overlay.is_none() {
         let right = format!("  {count}  ");
         let room = width.saturating_sub(wrap::width(&right) + 2).max(1);
         let text = search.editor.text();
@@ -255,11 +256,11 @@ fn draw_bar(
         words.push_str(&format!(" · {} code", key(Action::CopyCode)));
     }
     let style = ChatStyle {
-        width: app.pane_chat_area(screen).width,
+        width: screen.chat_area(phone).width,
         thinking_expanded: screen.thinking_expanded,
     };
     let scope = crate::screens::pane::pane_scope(&screen.agent, &screen.pane);
-    if crate::screens::pane::select::first_link(entry, &app.chat_layout, &scope, &style, theme)
+    if crate::screens::pane::select::first_link(entry, &phone.chat_layout, &scope, &style, theme)
         .is_some()
     {
         words.push_str(&format!(" · {} open link", key(Action::OpenLink)));

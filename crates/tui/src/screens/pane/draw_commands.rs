@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::app::App;
+use crate::app::phone::Phone;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::PaneScreen;
@@ -16,12 +16,17 @@ const ROWS: usize = 6;
 
 pub(crate) fn draw(
     frame: &mut Frame<'_>,
-    app: &App,
+    phone: &Phone,
     screen: &PaneScreen,
     input: Rect,
     theme: &Theme,
 ) {
-    let offered = app.offered_commands(&screen.agent, &screen.pane, &screen.commands);
+    let offered = crate::screens::pane::commands::offered(
+        phone,
+        &screen.agent,
+        &screen.pane,
+        &screen.commands,
+    );
     if offered.is_empty() {
         return;
     }

@@ -9,20 +9,26 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::app::dsh_state::DshView;
+use crate::app::dsh_tasks::{dsh_intent_parts, dsh_verb};
+use crate::app::intents;
 use crate::app::keymap::{Action, Context, Hint};
-use crate::app::{App, intents};
+use crate::app::phone::Phone;
 use crate::dsh_wire::ModelConfig;
 use crate::engine::{IntentRecord, IntentState};
 use crate::look::theme::Theme;
 use crate::look::wrap;
-use crate::screens::pane::dsh::{MAX_BRIDGE_MESSAGE, dsh_intent_parts, dsh_verb};
+use crate::screens::pane::dsh::MAX_BRIDGE_MESSAGE;
 use crate::screens::pane::keys;
 use crate::screens::{PaneFocus, PaneScreen};
 use crate::ui::put;
 
 /// The footer's hints on a bridge's pane; None on a Collie pane.
-pub(crate) fn hints(app: &App, screen: &PaneScreen, context: Context) -> Option<&'static [Hint]> {
-    if !app.is_bridge(&screen.agent) {
+pub(crate) fn hints(
+    phone: &Phone,
+    screen: &PaneScreen,
+    context: Context,
+) -> Option<&'static [Hint]> {
+    if !phone.is_bridge(&screen.agent) {
         return None;
     }
     match context {
@@ -53,8 +59,8 @@ pub(crate) fn hints(app: &App, screen: &PaneScreen, context: Context) -> Option<
 }
 
 /// The heading's words after the state: the task's last turn, or what a session pane is.
-pub(crate) fn turn_words(app: &App, screen: &PaneScreen) -> Option<String> {
-    let view = app.dsh_view(&screen.agent)?;
+pub(crate) fn turn_words(phone: &Phone, screen: &PaneScreen) -> Option<String> {
+    let view = phone.dsh_view(&screen.agent)?;
     if DshView::is_session_pane(&screen.pane) {
         return Some("a desktop session no task follows (read-only)".into());
     }
@@ -92,8 +98,12 @@ fn config_words(config: &ModelConfig) -> String {
 
 /// The line where a Collie pane has its belt: what the task runs with, and anything the person
 /// must know first (stopped, desktop reloaded).
-pub(crate) fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option<Line<'static>> {
-    let view = app.dsh_view(&screen.agent)?;
+pub(crate) fn info_line(
+    phone: &Phone,
+    screen: &PaneScreen,
+    theme: &Theme,
+) -> Option<Line<'static>> {
+    let view = phone.dsh_view(&screen.agent)?;
     if DshView::is_session_pane(&screen.pane) {
         return Some(Line::from(Span::styled(
             "Read-only: adopt this session on the New page to write to it.",
@@ -102,13 +112,13 @@ pub(crate) fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option
     }
     // Why the last action was refused or may not have arrived, in the bridge's words: the
     // status line below has room only for its code.
-    if app
+    if phone
         .intents
         .pane_pending(&screen.agent, &screen.pane)
         .is_none()
-        && let Some(record) = app.intents.latest_for_pane(&screen.agent, &screen.pane)
+        && let Some(record) = phone.intents.latest_for_pane(&screen.agent, &screen.pane)
         && let (_, Some(detail)) = dsh_intent_parts(record)
-        && !healed_since(app, &screen.agent, record)
+        && !healed_since(phone, &screen.agent, record)
     {
         return Some(Line::from(Span::styled(
             detail,
@@ -182,7 +192,7 @@ pub(crate) fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option
     }
     // Last, so a narrow screen cuts it before the models. A preset this phone asked for and
     // the bridge did not use is flagged as the effort is: the person chose it.
-    let asked_preset = asked_preset(app, &screen.agent, &screen.pane);
+    let asked_preset = asked_preset(phone, &screen.agent, &screen.pane);
     match (&asked_preset, &task.agent_preset) {
         (Some(asked), used) if used.as_ref() != Some(asked) => {
             spans.push(Span::styled(
@@ -207,11 +217,11 @@ pub(crate) fn info_line(app: &App, screen: &PaneScreen, theme: &Theme) -> Option
 /// True when the words could not be sent because the bridge was not reached, and a poll has
 /// gone through since: the cause is gone, so its sentence gives way to the model line (the
 /// status line below still says "not sent", and the words are back in the box).
-fn healed_since(app: &App, agent: &str, record: &IntentRecord) -> bool {
+fn healed_since(phone: &Phone, agent: &str, record: &IntentRecord) -> bool {
     if !matches!(record.state, IntentState::NotSent { .. }) {
         return false;
     }
-    let synced = app.agents.get(agent).and_then(|a| a.synced);
+    let synced = phone.agents.get(agent).and_then(|a| a.synced);
     let created = crate::wire::time::parse(&record.created_at);
     matches!((synced, created), (Some(synced), Some(created)) if synced > created)
 }
@@ -225,8 +235,8 @@ fn differs(asked: &ModelConfig, used: &ModelConfig) -> bool {
 }
 
 /// The input box's title: the kind and mode the next message goes with.
-pub(crate) fn input_title(app: &App, screen: &PaneScreen) -> Option<String> {
-    let view = app.dsh_view(&screen.agent)?;
+pub(crate) fn input_title(phone: &Phone, screen: &PaneScreen) -> Option<String> {
+    let view = phone.dsh_view(&screen.agent)?;
     if DshView::is_session_pane(&screen.pane) {
         return Some(" Message (adopt the session first) ".into());
     }
@@ -238,15 +248,15 @@ pub(crate) fn input_title(app: &App, screen: &PaneScreen) -> Option<String> {
 /// the bridge's limit. False when the pane is not a bridge's.
 pub(crate) fn draw_status(
     frame: &mut Frame<'_>,
-    app: &App,
+    phone: &Phone,
     screen: &PaneScreen,
     area: Rect,
     theme: &Theme,
 ) -> bool {
-    if !app.is_bridge(&screen.agent) {
+    if !phone.is_bridge(&screen.agent) {
         return false;
     }
-    let bytes = app
+    let bytes = phone
         .draft(&screen.agent, &screen.pane)
         .map_or(0, |d| d.byte_len());
     let count = crate::screens::pane::size_against(bytes, MAX_BRIDGE_MESSAGE);
@@ -262,11 +272,11 @@ pub(crate) fn draw_status(
         crate::screens::pane::keys::CHAT
     };
     let mut spans: Vec<Span<'static>> = Vec::new();
-    if let Some(verb) = app.intents.pane_pending(&screen.agent, &screen.pane) {
+    if let Some(verb) = phone.intents.pane_pending(&screen.agent, &screen.pane) {
         spans.push(Span::styled(format!("{verb}: sending…"), theme.dim));
-    } else if let Some(record) = latest_for_task(app, &screen.agent, &screen.pane) {
+    } else if let Some(record) = latest_for_task(phone, &screen.agent, &screen.pane) {
         spans.extend(receipt_spans(
-            app,
+            phone,
             record,
             context,
             usize::from(area.width),
@@ -286,8 +296,9 @@ pub(crate) fn draw_status(
 }
 
 /// The preset this phone asked for when it created the task, if it did.
-fn asked_preset(app: &App, agent: &str, pane: &str) -> Option<String> {
-    app.intents
+fn asked_preset(phone: &Phone, agent: &str, pane: &str) -> Option<String> {
+    phone
+        .intents
         .latest(|r| {
             r.agent == agent
                 && matches!(
@@ -305,8 +316,8 @@ fn asked_preset(app: &App, agent: &str, pane: &str) -> Option<String> {
 }
 
 /// The newest action on this task, its create included (whose reply named the task).
-fn latest_for_task<'a>(app: &'a App, agent: &str, pane: &str) -> Option<&'a IntentRecord> {
-    app.intents.latest(|r| {
+fn latest_for_task<'a>(phone: &'a Phone, agent: &str, pane: &str) -> Option<&'a IntentRecord> {
+    phone.intents.latest(|r| {
         r.agent == agent
             && (intents::pane_of(&r.kind) == Some(pane)
                 || matches!(
@@ -334,7 +345,7 @@ pub(crate) fn receipt_style(state: &IntentState, theme: &Theme) -> Style {
 /// "send feedback (steer) · req 6f1c… · replayed (already applied) — Ctrl-R resends": the request
 /// id in full when it fits, else its first 8 characters.
 pub(crate) fn receipt_spans(
-    app: &App,
+    phone: &Phone,
     record: &IntentRecord,
     context: Context,
     width: usize,
@@ -343,7 +354,7 @@ pub(crate) fn receipt_spans(
     let verb = dsh_verb(&record.kind);
     let (words, _) = dsh_intent_parts(record);
     let retry = intents::is_retryable(record)
-        .then(|| app.keymap.key_label(context, Action::Retry))
+        .then(|| phone.keymap.key_label(context, Action::Retry))
         .flatten()
         .map(|key| format!(" — {key} resends with the same id"));
     // verb · request ID · words — retry, and room for the size at the right.

@@ -4,16 +4,16 @@
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
 use crate::app::dsh_state::kind_words;
 use crate::app::geometry;
 use crate::app::keymap::Action;
+use crate::app::phone::Phone;
 use crate::dsh_wire::AppendKind;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::ui::popup::boxed_to_fit;
 
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, selected: usize, theme: &Theme) {
     let area = frame.area();
     let mut lines: Vec<Line<'static>> = Vec::new();
     for (index, kind) in AppendKind::ALL.iter().enumerate() {
@@ -46,7 +46,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, selected: usize, theme: &Th
         lines.push(Line::default());
     }
     let key = |action| {
-        app.keymap
+        phone
+            .keymap
             .key_label(crate::app::overlay::keys::KIND_PICKER, action)
             .unwrap_or_default()
     };

@@ -5,17 +5,17 @@
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
 use crate::app::geometry;
 use crate::app::keymap::Action;
 use crate::app::overlay::SettingPicker;
+use crate::app::phone::Phone;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::ui::popup::boxed_to_fit;
 
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, picker: &SettingPicker, theme: &Theme) {
+pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, picker: &SettingPicker, theme: &Theme) {
     let area = frame.area();
-    let settings = app
+    let settings = phone
         .agents
         .pane(&picker.agent, &picker.pane)
         .map(|p| p.pane.settings.clone())
@@ -106,7 +106,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App, picker: &SettingPicker, the
         lines.push(Line::default());
     }
     let key = |action| {
-        app.keymap
+        phone
+            .keymap
             .key_label(crate::app::overlay::keys::SETTING_PICKER, action)
             .unwrap_or_default()
     };

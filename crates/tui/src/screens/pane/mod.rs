@@ -11,7 +11,6 @@ pub(crate) mod draw_setting;
 pub(crate) mod dsh;
 pub(crate) mod keys;
 pub(crate) mod select;
-pub(crate) mod settings;
 
 use crossterm::event::KeyEvent;
 
@@ -20,7 +19,7 @@ use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
 use crate::app::overlay::{About, Deferred, Overlay};
 use crate::app::phone::Goto;
-use crate::app::phone::{Phone, Step};
+use crate::app::phone::Phone;
 use crate::app::{Command, geometry, typing};
 use crate::chat::pane_log::ChatEntry;
 use crate::engine::IntentKind;
@@ -32,7 +31,6 @@ use crate::look::wrap;
 use crate::screens::room::Room;
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
-use time::OffsetDateTime;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PaneFocus {
@@ -69,6 +67,43 @@ impl PaneScreen {
             drawn_links: Default::default(),
             commands: commands::CommandList::default(),
         }
+    }
+
+    /// The parts of the pane screen for the pane shown now.
+    pub(crate) fn parts(&self, phone: &Phone) -> geometry::Pane {
+        let input_lines = phone
+            .draft(&self.agent, &self.pane)
+            .map_or(1, |d| d.lines().len());
+        let shown = phone.agents.pane(&self.agent, &self.pane);
+        let has_asks = shown.as_ref().is_some_and(|p| !p.asks().is_empty());
+        // The line under the heading: the agent's settings, its usage, or both.
+        let has_settings = shown
+            .as_ref()
+            .is_some_and(|p| !p.pane.settings.is_empty() || p.pane.usage.is_some());
+        let outbox_lines = phone.outbox.len(&self.agent, &self.pane)
+            + usize::from(phone.came_back(&self.agent, &self.pane).is_some());
+        geometry::pane(
+            phone.size.0,
+            phone.size.1,
+            input_lines,
+            outbox_lines,
+            has_asks,
+            has_settings,
+        )
+    }
+
+    /// The rows the chat takes: the pane's chat part, less the line under it when it shows.
+    pub(crate) fn chat_area(&self, phone: &Phone) -> ratatui::layout::Rect {
+        let mut chat = self.parts(phone).chat;
+        if self.shows_chat_bar() && chat.height > 1 {
+            chat.height -= 1;
+        }
+        // Scrolled up, the last row says that more lies below: it is the note's own row,
+        // never drawn over a row of the chat.
+        if !self.scroll.is_following() && chat.height > 1 {
+            chat.height -= 1;
+        }
+        chat
     }
 
     /// True when the line under the chat shows: the search, or what the selection offers.
@@ -200,247 +235,116 @@ pub(crate) fn scroll(scroll: &mut ChatScroll, action: Action, view: ChatView<'_>
     }
 }
 
-impl Phone {
-    /// The parts of the pane screen for the pane shown now.
-    pub(crate) fn pane_parts(&self, agent: &str, pane: &str) -> geometry::Pane {
-        let input_lines = self
-            .drafts
-            .get(&(agent.to_string(), pane.to_string()))
-            .map_or(1, |d| d.lines().len());
-        let shown = self.agents.pane(agent, pane);
-        let has_asks = shown.as_ref().is_some_and(|p| !p.asks().is_empty());
-        // The line under the heading: the agent's settings, its usage, or both.
-        let has_settings = shown
-            .as_ref()
-            .is_some_and(|p| !p.pane.settings.is_empty() || p.pane.usage.is_some());
-        let outbox_lines =
-            self.outbox.len(agent, pane) + usize::from(self.came_back(agent, pane).is_some());
-        geometry::pane(
-            self.size.0,
-            self.size.1,
-            input_lines,
-            outbox_lines,
-            has_asks,
-            has_settings,
-        )
-    }
-
-    /// The rows the chat takes: the pane's chat part, less the line under it when it shows.
-    pub(crate) fn pane_chat_area(&self, screen: &PaneScreen) -> ratatui::layout::Rect {
-        let mut chat = self.pane_parts(&screen.agent, &screen.pane).chat;
-        if screen.shows_chat_bar() && chat.height > 1 {
-            chat.height -= 1;
-        }
-        // Scrolled up, the last row says that more lies below: it is the note's own row,
-        // never drawn over a row of the chat.
-        if !screen.scroll.is_following() && chat.height > 1 {
-            chat.height -= 1;
-        }
-        chat
-    }
-
-    pub fn draft(&self, agent: &str, pane: &str) -> Option<&Editor> {
-        self.drafts.get(&(agent.to_string(), pane.to_string()))
-    }
-
-    pub(crate) fn draft_mut(&mut self, agent: &str, pane: &str) -> &mut Editor {
-        self.drafts
-            .entry((agent.to_string(), pane.to_string()))
-            .or_default()
-    }
-
-    /// True when a send of the outbox stopped: it failed, or its outcome is unknown.
-    pub(crate) fn send_is_held(&self, request_id: &str) -> bool {
-        self.intents.get(request_id).is_some_and(|r| {
-            !crate::app::intents::is_in_flight(&r.state)
-                && !matches!(
-                    r.state,
-                    crate::engine::IntentState::Done { .. }
-                        | crate::engine::IntentState::Replayed { .. }
-                )
-        })
-    }
-
-    /// Brings the words of the stopped send, and of those queued after it, back into the box,
-    /// before what is typed there; the receipt stays in the journal as it was.
-    pub(crate) fn take_back(&mut self, agent: &str, pane_id: &str) -> Vec<Command> {
-        let held: Vec<String> = self
-            .outbox
-            .lines(agent, pane_id)
-            .filter_map(|o| o.request_id())
-            .filter(|id| self.send_is_held(id))
-            .map(str::to_string)
-            .collect();
-        let Some(taken) = self
-            .outbox
-            .take_back(agent, pane_id, |id| held.iter().any(|h| h == id))
-        else {
-            self.show_toast(
-                "No message of this pane is held: nothing to take back.",
-                false,
-            );
-            return Vec::new();
-        };
-        let unknown = held
-            .first()
-            .and_then(|id| self.intents.get(id))
-            .is_some_and(|r| {
-                matches!(
-                    r.state,
-                    crate::engine::IntentState::Unknown { .. }
-                        | crate::engine::IntentState::MaybeApplied
-                )
-            });
-        self.back_into_box(agent, pane_id, &taken);
-        if unknown {
-            self.show_toast(
-                "Back in the box. The first try may have arrived: check the chat before sending.",
-                true,
-            );
-        } else {
-            self.show_toast("The words are back in the box.", false);
-        }
-        Vec::new()
-    }
-
-    /// Puts words back into a pane's box, in order, before what is typed there: the one home
-    /// of "take back", for held sends and for sends a stopped turn dropped.
-    pub(crate) fn back_into_box(&mut self, agent: &str, pane_id: &str, taken: &[String]) {
-        if taken.is_empty() {
-            return;
-        }
-        let draft = self.draft_mut(agent, pane_id);
-        let typed = draft.text();
-        let mut text = taken.join("\n");
-        if !typed.is_empty() {
-            text.push('\n');
-            text.push_str(&typed);
-        }
-        *draft = Editor::from_text(&text);
-        self.steps.push(Step::FocusBox);
-    }
-
-    /// The box of a pane as it reads now ("" when there is none).
-    fn box_text(&self, agent: &str, pane_id: &str) -> String {
-        self.draft(agent, pane_id)
-            .map(Editor::text)
-            .unwrap_or_default()
-    }
-
-    /// Sends that waited too long for their agent come back to their boxes, with a line above
-    /// each box that says so and lasts until the person sends or edits the box (docs/ENGINE.md).
-    pub(crate) fn bring_back_waited(&mut self, now: OffsetDateTime) {
-        for (agent, pane_id, words) in self.outbox.waited_too_long(now) {
-            if words.is_empty() {
-                continue;
-            }
-            self.back_into_box(&agent, &pane_id, &words);
-            let box_text = self.box_text(&agent, &pane_id);
-            self.outbox.note_came_back(&agent, &pane_id, now, box_text);
-            // The pane says it until the box changes; this says where, for a person elsewhere.
-            let minutes = crate::app::outbox::WAIT_FOR_AGENT_SECONDS / 60;
-            let title = self
-                .agents
-                .pane(&agent, &pane_id)
-                .map_or_else(|| pane_id.clone(), |p| p.pane.title.clone());
-            self.show_toast(
-                format!(
-                    "Back in the box of {title}: not sent, {agent} was not ready for {minutes} minutes."
-                ),
-                true,
-            );
-        }
-    }
-
-    /// When words came back to this pane's box, while the box still holds them as they came.
-    pub(crate) fn came_back(&self, agent: &str, pane_id: &str) -> Option<OffsetDateTime> {
-        let box_text = self.box_text(agent, pane_id);
-        self.outbox
-            .came_back(agent, pane_id, &box_text)
-            .map(|back| back.at)
-    }
-
-    /// After every message: a box that was sent or edited since its words came back no longer
-    /// carries the line that says so.
-    pub(crate) fn settle_came_back(&mut self) {
-        let drafts = &self.drafts;
-        self.outbox.settle_came_back(|agent, pane_id| {
-            drafts
-                .get(&(agent.to_string(), pane_id.to_string()))
-                .map(Editor::text)
-                .unwrap_or_default()
+/// Brings the words of the stopped send, and of those queued after it, back into the box,
+/// before what is typed there; the receipt stays in the journal as it was.
+fn take_back(phone: &mut Phone, agent: &str, pane_id: &str) -> Vec<Command> {
+    let held: Vec<String> = phone
+        .outbox
+        .lines(agent, pane_id)
+        .filter_map(|o| o.request_id())
+        .filter(|id| phone.send_is_held(id))
+        .map(str::to_string)
+        .collect();
+    let Some(taken) = phone
+        .outbox
+        .take_back(agent, pane_id, |id| held.iter().any(|h| h == id))
+    else {
+        phone.show_toast(
+            "No message of this pane is held: nothing to take back.",
+            false,
+        );
+        return Vec::new();
+    };
+    let unknown = held
+        .first()
+        .and_then(|id| phone.intents.get(id))
+        .is_some_and(|r| {
+            matches!(
+                r.state,
+                crate::engine::IntentState::Unknown { .. }
+                    | crate::engine::IntentState::MaybeApplied
+            )
         });
+    phone.back_into_box(agent, pane_id, &taken);
+    if unknown {
+        phone.show_toast(
+            "Back in the box. The first try may have arrived: check the chat before sending.",
+            true,
+        );
+    } else {
+        phone.show_toast("The words are back in the box.", false);
     }
+    Vec::new()
+}
 
-    /// Asks first, naming the turn that will stop (SPEC A16).
-    fn ask_abort(&mut self, agent: &str, pane_id: &str) -> Vec<Command> {
-        let running = self
-            .agents
-            .pane(agent, pane_id)
-            .and_then(|p| p.turn())
-            .filter(|t| t.state == TurnState::Running)
-            .map(|t| t.id.clone());
-        let Some(turn_id) = running else {
-            self.show_toast("No turn is running in this pane.", false);
-            return Vec::new();
-        };
-        // The question stands alone: an older message would speak of another moment.
-        self.toast = None;
-        // Words the agent holds behind this turn are dropped by the stop: the question says
-        // so, and they come back to the box once the stop is taken.
-        let waiting = self.outbox.waiting_behind(agent, pane_id, &turn_id);
-        let short = |words: &str| {
-            let first = words.lines().next().unwrap_or_default();
-            crate::look::wrap::truncate(first, 40)
-        };
-        let turn = crate::app::names::turn_name(&turn_id);
-        let question = match waiting.as_slice() {
-            [] => format!("Stop {turn}?"),
-            [one] => format!(
-                "Stop {turn}? 1 queued message comes back to your box: “{}”",
-                short(&one[..])
-            ),
-            many => format!(
-                "Stop {turn}? {} queued messages come back to your box: “{}”, …",
-                many.len(),
-                short(many[0])
-            ),
-        };
-        self.overlay = Some(Overlay::confirm_about(
-            question,
-            Deferred::Submit {
-                agent: agent.to_string(),
-                kind: IntentKind::Abort {
-                    pane: pane_id.to_string(),
-                    turn_id: turn_id.clone(),
-                },
-            },
-            About::Turn {
-                agent: agent.to_string(),
+/// Asks first, naming the turn that will stop (SPEC A16).
+fn ask_abort(phone: &mut Phone, agent: &str, pane_id: &str) -> Vec<Command> {
+    let running = phone
+        .agents
+        .pane(agent, pane_id)
+        .and_then(|p| p.turn())
+        .filter(|t| t.state == TurnState::Running)
+        .map(|t| t.id.clone());
+    let Some(turn_id) = running else {
+        phone.show_toast("No turn is running in this pane.", false);
+        return Vec::new();
+    };
+    // The question stands alone: an older message would speak of another moment.
+    phone.toast = None;
+    // Words the agent holds behind this turn are dropped by the stop: the question says
+    // so, and they come back to the box once the stop is taken.
+    let waiting = phone.outbox.waiting_behind(agent, pane_id, &turn_id);
+    let short = |words: &str| {
+        let first = words.lines().next().unwrap_or_default();
+        crate::look::wrap::truncate(first, 40)
+    };
+    let turn = crate::app::names::turn_name(&turn_id);
+    let question = match waiting.as_slice() {
+        [] => format!("Stop {turn}?"),
+        [one] => format!(
+            "Stop {turn}? 1 queued message comes back to your box: “{}”",
+            short(&one[..])
+        ),
+        many => format!(
+            "Stop {turn}? {} queued messages come back to your box: “{}”, …",
+            many.len(),
+            short(many[0])
+        ),
+    };
+    phone.overlay = Some(Overlay::confirm_about(
+        question,
+        Deferred::Submit {
+            agent: agent.to_string(),
+            kind: IntentKind::Abort {
                 pane: pane_id.to_string(),
-                turn_id,
+                turn_id: turn_id.clone(),
             },
-        ));
-        Vec::new()
-    }
+        },
+        About::Turn {
+            agent: agent.to_string(),
+            pane: pane_id.to_string(),
+            turn_id,
+        },
+    ));
+    Vec::new()
+}
 
-    fn press_belt(&mut self, agent: &str, pane_id: &str, n: usize) -> Vec<Command> {
-        let button = self
-            .agents
-            .pane(agent, pane_id)
-            .and_then(|p| p.pane.belt.get(n.wrapping_sub(1)).map(|b| b.id.clone()));
-        match button {
-            Some(button_id) => self.submit(
-                agent,
-                IntentKind::Action {
-                    pane: pane_id.to_string(),
-                    button_id,
-                },
-            ),
-            None => {
-                self.show_toast(format!("This pane has no button {n}."), false);
-                Vec::new()
-            }
+fn press_belt(phone: &mut Phone, agent: &str, pane_id: &str, n: usize) -> Vec<Command> {
+    let button = phone
+        .agents
+        .pane(agent, pane_id)
+        .and_then(|p| p.pane.belt.get(n.wrapping_sub(1)).map(|b| b.id.clone()));
+    match button {
+        Some(button_id) => phone.submit(
+            agent,
+            IntentKind::Action {
+                pane: pane_id.to_string(),
+                button_id,
+            },
+        ),
+        None => {
+            phone.show_toast(format!("This pane has no button {n}."), false);
+            Vec::new()
         }
     }
 }
@@ -506,7 +410,7 @@ impl PaneScreen {
         else {
             return false;
         };
-        let chat = phone.pane_chat_area(self);
+        let chat = self.chat_area(phone);
         let style = ChatStyle {
             width: chat.width,
             thinking_expanded: self.thinking_expanded,
@@ -542,7 +446,7 @@ impl PaneScreen {
             return self.dsh_send(phone);
         }
         if phone.is_bridge(&agent)
-            && let Some(commands) = phone.dsh_pane_action(&agent, &pane_id, action)
+            && let Some(commands) = dsh::pane_action(phone, &agent, &pane_id, action)
         {
             return commands;
         }
@@ -582,8 +486,8 @@ impl PaneScreen {
                 Vec::new()
             }
             Action::Send => self.send(phone),
-            Action::Abort => phone.ask_abort(&agent, &pane_id),
-            Action::TakeBack => phone.take_back(&agent, &pane_id),
+            Action::Abort => ask_abort(phone, &agent, &pane_id),
+            Action::TakeBack => take_back(phone, &agent, &pane_id),
             Action::NewPage => {
                 phone.open(Goto::New);
                 Vec::new()
@@ -615,7 +519,7 @@ impl PaneScreen {
                     }
                 }
             }
-            Action::Belt(n) => phone.press_belt(&agent, &pane_id, usize::from(n)),
+            Action::Belt(n) => press_belt(phone, &agent, &pane_id, usize::from(n)),
             Action::Settings => phone.open_settings(&agent, &pane_id),
             Action::MessageKind | Action::SendMode => {
                 phone.show_toast(
@@ -666,7 +570,7 @@ impl PaneScreen {
 
     /// Moves the pane's chat.
     fn scroll_chat(&mut self, phone: &Phone, action: Action) -> Vec<Command> {
-        let chat = phone.pane_chat_area(self);
+        let chat = self.chat_area(phone);
         let (width, height) = (chat.width, chat.height);
         let Phone {
             agents,
@@ -709,9 +613,7 @@ impl Room for PaneScreen {
 
     fn keys(&self, phone: &Phone) -> Context {
         if self.focus == PaneFocus::Input
-            && !phone
-                .offered_commands(&self.agent, &self.pane, &self.commands)
-                .is_empty()
+            && !commands::offered(phone, &self.agent, &self.pane, &self.commands).is_empty()
         {
             keys::COMMANDS
         } else if self.focus == PaneFocus::Input {
@@ -729,9 +631,7 @@ impl Room for PaneScreen {
             return self.search_key(phone, action);
         }
         if context == keys::COMMANDS {
-            let count = phone
-                .offered_commands(&self.agent, &self.pane, &self.commands)
-                .len();
+            let count = commands::offered(phone, &self.agent, &self.pane, &self.commands).len();
             let list = &mut self.commands;
             match action {
                 Action::Up => {
@@ -751,7 +651,7 @@ impl Room for PaneScreen {
                     return Vec::new();
                 }
                 Action::Complete => {
-                    let offered = phone.offered_commands(&self.agent, &self.pane, list);
+                    let offered = commands::offered(phone, &self.agent, &self.pane, list);
                     if let Some(command) = offered.get(list.selected.min(count - 1)) {
                         *phone.draft_mut(&self.agent, &self.pane) =
                             Editor::from_text(&format!("/{} ", command.name));
@@ -804,7 +704,7 @@ impl Room for PaneScreen {
 
     fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
         let (agent, pane_id) = (self.agent.clone(), self.pane.clone());
-        let parts = phone.pane_parts(&agent, &pane_id);
+        let parts = self.parts(phone);
         if geometry::contains(parts.input, column, row) {
             self.set_focus(PaneFocus::Input);
         } else if geometry::contains(parts.chat, column, row) {
@@ -824,7 +724,7 @@ impl Room for PaneScreen {
                 .iter()
                 .position(|slot| x >= slot.x && x < slot.x + slot.width)
             {
-                return phone.press_belt(&agent, &pane_id, index + 1);
+                return press_belt(phone, &agent, &pane_id, index + 1);
             }
         }
         Vec::new()

@@ -185,7 +185,7 @@ fn bring_into_view(
 impl PaneScreen {
     fn chat_at(&self, phone: &Phone) -> ChatAt {
         let screen = self;
-        let chat = phone.pane_chat_area(screen);
+        let chat = screen.chat_area(phone);
         ChatAt {
             agent: screen.agent.clone(),
             pane: screen.pane.clone(),
@@ -523,27 +523,25 @@ impl PaneScreen {
     }
 }
 
-impl Phone {
-    /// What the runner's opener came to.
-    pub(crate) fn link_opened(&mut self, url: &str, result: Result<String, String>) {
-        match result {
-            Ok(opener) => self.show_toast(
-                format!(
-                    "Asked {opener} to open {}.",
-                    crate::look::wrap::truncate(url, 48)
-                ),
-                false,
+/// What the runner's opener came to.
+pub(crate) fn link_opened(phone: &mut Phone, url: &str, result: Result<String, String>) {
+    match result {
+        Ok(opener) => phone.show_toast(
+            format!(
+                "Asked {opener} to open {}.",
+                crate::look::wrap::truncate(url, 48)
             ),
-            Err(why) => {
-                let key = self
-                    .keymap
-                    .key_label(super::keys::CHAT, Action::Copy)
-                    .unwrap_or_default();
-                self.show_toast(
-                    format!("The link was not opened: {why} {key} copies the item, link included."),
-                    true,
-                );
-            }
+            false,
+        ),
+        Err(why) => {
+            let key = phone
+                .keymap
+                .key_label(super::keys::CHAT, Action::Copy)
+                .unwrap_or_default();
+            phone.show_toast(
+                format!("The link was not opened: {why} {key} copies the item, link included."),
+                true,
+            );
         }
     }
 }

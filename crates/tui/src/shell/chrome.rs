@@ -6,13 +6,13 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::put;
-use crate::app::App;
+use super::App;
 use crate::app::geometry::{self, MIN_HEIGHT, MIN_WIDTH};
 use crate::app::inbox;
 use crate::app::keymap::Action;
 use crate::look::theme::Theme;
 use crate::look::wrap;
+use crate::ui::{Drawn, put};
 
 pub(crate) fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
     let text = format!(
@@ -30,9 +30,15 @@ pub(crate) fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {
     );
 }
 
-/// Where the person is, and how many asks wait.
-pub(crate) fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let place = super::drawn(app.nav().top()).place(app);
+/// Where the person is (the room on top, `top`, says it), and how many asks wait.
+pub(crate) fn title_bar(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    app: &App,
+    top: &dyn Drawn,
+    theme: &Theme,
+) {
+    let place = top.place(app);
     let tally = inbox::tally(&app.agents, app.now);
     let waiting = tally.answerable;
     let narrow = geometry::is_narrow(area.width);
@@ -73,7 +79,7 @@ pub(crate) fn title_bar(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Th
 }
 
 /// A short message when there is one, else the main keys of where the person is.
-pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, top: &dyn Drawn, theme: &Theme) {
     if let Some(toast) = &app.toast {
         let style = if toast.trouble { theme.warn } else { theme.ok };
         put(
@@ -85,9 +91,7 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme
         return;
     }
     let context = app.context();
-    let hints = super::drawn(app.nav().top())
-        .hints(app, context)
-        .unwrap_or(context.hints());
+    let hints = top.hints(app, context).unwrap_or(context.hints());
     // What floats over the screen hints its own keys; the room on top only those that do
     // something now.
     let room = app.nav().top().room();

@@ -1,7 +1,8 @@
-//! A pane's settings from the keyboard: the picker of its agent's mode and options
+//! The settings picker over a pane: its agent's mode and options from the keyboard
 //! (docs/WIRE.md § 5.13, docs/KEYS.md), and the explicit yes a choice that lets the agent act
 //! without asking needs first, as Allow always does (docs/ACP.md, "Modes, options and
-//! commands"). The value shown changes only when the agent said yes: the snapshot says it.
+//! commands"). It floats, so it is the phone's; the value shown changes only when the agent
+//! said yes: the snapshot says it.
 
 use crate::app::Command;
 use crate::app::keymap::Action;

@@ -1,11 +1,12 @@
 //! What a DSH bridge intent's outcome changes on screen (SPEC D5): a closed task's pane goes,
 //! a created task's pane opens once the snapshot has it, and trouble shows where the person
-//! is. The app routes it: it touches the stack of screens.
+//! is. The router takes it: it touches the stack of screens.
 
-use super::{App, Command, intents};
+use super::App;
+use crate::app::dsh_tasks::dsh_intent_words;
+use crate::app::{Command, intents};
 use crate::engine::{IntentKind, IntentRecord, ToEngine};
 use crate::screens::Screen;
-use crate::screens::pane::dsh::dsh_intent_words;
 use crate::wire::PostReply;
 
 impl App {

@@ -1,0 +1,1174 @@
+//! The shell, above the rooms (docs/ARCHITECTURE.md, "The rooms"): the router, `App { nav,
+//! phone }` and `App::update(message) -> commands`, and the frame's root that draws the whole
+//! screen (`frame`). No I/O here: the runner in `tui` feeds keys, mouse, paste, resizes,
+//! focus, the engine's changes and clock ticks in, and carries the commands out.
+
+mod chrome;
+mod dsh_news;
+pub mod frame;
+
+use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
+use time::OffsetDateTime;
+
+use crate::app::card_state::CardStatus;
+use crate::app::inbox::AskKey;
+use crate::app::keymap::{Action, Context};
+use crate::app::notify::Announcement;
+use crate::app::overlay::{self, Overlay};
+use crate::app::phone::{Goto, Phone, Step};
+use crate::app::{
+    AppSetup, Command, Message, geometry, inbox, intent_words, intents, keymap, notify, outbox,
+    typing,
+};
+use crate::engine::{AgentChange, FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
+use crate::screens::room::Room;
+use crate::screens::{
+    CardScreen, ConversationScreen, DshFormScreen, ExchangeScreen, HistoryScreen, InspectorScreen,
+    LayoutScreen, Navigation, NewScreen, PaneFocus, PaneScreen, Screen,
+};
+
+/// How long after the last key the person still counts as watching (SPEC S7, T8).
+const WATCHING_AFTER_KEY_SECONDS: i64 = 60;
+
+/// The phone: the stack of screens and everything else ([`Phone`], the part a screen may
+/// touch). The app only routes: a key, a paste or the mouse goes to the overlay, the list
+/// filter, or the room on top; the engine's news goes to the phone and the rooms it concerns;
+/// then the steps the rooms asked of the stack are applied.
+#[derive(Clone)]
+pub struct App {
+    nav: Navigation,
+    phone: Phone,
+    focused: bool,
+    last_key: Option<OffsetDateTime>,
+    watching: bool,
+    /// What the last frame showed of each agent's last poll, for [`App::redraws`].
+    drawn: Option<Drawn>,
+    /// True when the person's last input was a paste without markers, so a next one with
+    /// nothing between is its next piece.
+    after_keys_paste: bool,
+}
+
+/// The clock and each agent's last poll (in the order of the agent list) when the last frame
+/// was drawn: what its "synced … ago" reads on screen.
+#[derive(Debug, Clone)]
+struct Drawn {
+    now: OffsetDateTime,
+    synced: Vec<Option<OffsetDateTime>>,
+}
+
+/// The frame and the runner read what the phone holds; only the router changes it.
+impl std::ops::Deref for App {
+    type Target = Phone;
+
+    fn deref(&self) -> &Phone {
+        &self.phone
+    }
+}
+
+impl App {
+    /// The agent is reached through ssh from `host` (`--ssh`): the screens say so, not "the
+    /// private socket", though the phone dials one.
+    pub fn reached_through_ssh(&mut self, agent: &str, host: &str) {
+        if let Some(view) = self.phone.agents.get_mut(agent) {
+            view.through_ssh = Some(host.to_string());
+        }
+    }
+
+    /// The agent `collie-phone demo` runs listens on `socket`: Home and the help say it.
+    pub fn demo_socket(&mut self, agent: &str, socket: &str) {
+        if let Some(view) = self.phone.agents.get_mut(agent) {
+            view.demo_socket = Some(socket.to_string());
+        }
+    }
+
+    pub fn new(setup: AppSetup) -> Self {
+        Self {
+            nav: Navigation::default(),
+            phone: Phone::new(setup),
+            focused: true,
+            last_key: None,
+            watching: true,
+            drawn: None,
+            after_keys_paste: false,
+        }
+    }
+
+    /// True while new exchanges change what is on screen.
+    pub fn shows_exchanges(&self) -> bool {
+        matches!(self.nav.top(), Screen::Inspector(_))
+    }
+
+    /// True when `message` can change what is drawn, so the runner draws a frame after it;
+    /// asked after [`App::set_now`], before [`App::update`]. Two messages say they change
+    /// nothing: an exchange away from the wire inspector, and a poll that went through
+    /// (`Synced`) when the agent's "synced … ago" would read the words the last frame shows
+    /// (home shows it to the second; docs/SPEC.md S7). Every poll of every agent brings one, so
+    /// on a busy phone these are most of the messages. The one-second tick redraws anyway, so
+    /// every time on screen ages as before.
+    pub fn redraws(&self, message: &Message) -> bool {
+        match message {
+            Message::Engine(FromEngine::Exchange(_)) => self.shows_exchanges(),
+            Message::Engine(FromEngine::Agent {
+                agent,
+                change: AgentChange::Synced(at),
+            }) => self.synced_ends_a_missed_poll(agent) || self.synced_words_change(agent, *at),
+            _ => true,
+        }
+    }
+
+    /// True when the poll ends a missed one: the pane's "missed a poll" line goes with it.
+    fn synced_ends_a_missed_poll(&self, agent: &str) -> bool {
+        self.phone
+            .agents
+            .get(agent)
+            .is_some_and(|a| a.missed.is_some())
+    }
+
+    /// True unless the last frame shows `agent` synced in the words a poll at `at` reads now.
+    fn synced_words_change(&self, agent: &str, at: OffsetDateTime) -> bool {
+        let list = &self.phone.agents.list;
+        let Some(drawn) = self.drawn.as_ref().filter(|d| d.synced.len() == list.len()) else {
+            return true;
+        };
+        let Some(Some(shown)) = list
+            .iter()
+            .position(|a| a.name == agent)
+            .and_then(|index| drawn.synced.get(index))
+        else {
+            return true;
+        };
+        let words =
+            |now: OffsetDateTime, at: OffsetDateTime| crate::look::ago((now - at).whole_seconds());
+        words(drawn.now, *shown) != words(self.phone.now, at)
+    }
+
+    /// Shows what an export came to under the inspector's list, or as a message elsewhere.
+    fn note_export(&mut self, text: String, trouble: bool) {
+        let mut noted = false;
+        for screen in self.nav.screens_mut() {
+            if let Screen::Inspector(inspector) = screen {
+                inspector.note(text.clone(), trouble);
+                noted = true;
+            }
+        }
+        if !noted {
+            self.phone.show_toast(text, trouble);
+        }
+    }
+
+    /// The stack of screens.
+    pub fn nav(&self) -> &Navigation {
+        &self.nav
+    }
+
+    /// The phone, to change it from a test or a bench (the export folder, a clock, a memo).
+    pub fn phone_mut(&mut self) -> &mut Phone {
+        &mut self.phone
+    }
+
+    pub fn update(&mut self, message: Message) -> Vec<Command> {
+        let (moves, toasts) = (self.nav.moves(), self.phone.toasts_shown);
+        // The person's inputs end a paste that came in pieces; the clock and the engine do not.
+        let input = match &message {
+            Message::KeysPaste(_) => Some(true),
+            Message::Key(_) | Message::Mouse(_) | Message::Bunch(_) | Message::Paste(_) => {
+                Some(false)
+            }
+            _ => None,
+        };
+        let commands = self.take_message(message);
+        self.phone.settle_came_back();
+        if let Some(keys_paste) = input {
+            self.after_keys_paste = keys_paste;
+        }
+        // A message speaks of the screen it was shown on: once another screen is on top, one
+        // shown before the move is gone; one shown by the move itself (the card that closed
+        // and the pane it went back to) stays.
+        if self.nav.moves() != moves && self.phone.toasts_shown == toasts {
+            self.phone.toast = None;
+        }
+        commands
+    }
+
+    fn take_message(&mut self, message: Message) -> Vec<Command> {
+        let commands = match message {
+            Message::Key(key) => {
+                let commands = self.on_key(key);
+                self.remember_selections();
+                commands
+            }
+            Message::Mouse(mouse) => {
+                let commands = self.on_mouse(mouse);
+                self.remember_selections();
+                commands
+            }
+            Message::Bunch(keys) => {
+                let commands = self.on_bunch(&keys);
+                self.remember_selections();
+                commands
+            }
+            Message::Paste(text) => self.on_paste(&text),
+            Message::KeysPaste(text) => {
+                self.phone.paste_continues = self.after_keys_paste;
+                let commands = self.on_keys_paste(&text);
+                self.phone.paste_continues = false;
+                self.remember_selections();
+                commands
+            }
+            Message::Resize(width, height) => {
+                self.phone.size = (width, height);
+                self.clamp_lists();
+                Vec::new()
+            }
+            Message::Focus(focused) => {
+                self.focused = focused;
+                self.watching_change()
+            }
+            Message::Engine(update) => {
+                let commands = self.on_engine(update);
+                self.phone.settle_confirm();
+                commands
+            }
+            Message::Tick(now) => {
+                self.set_now(now);
+                if self.phone.toast.as_ref().is_some_and(|t| t.until <= now) {
+                    self.phone.toast = None;
+                }
+                self.phone.outbox.tick(now);
+                self.phone.bring_back_waited(now);
+                self.watching_change()
+            }
+            Message::Exported { path, result } => {
+                let (text, trouble) = self.phone.export_words(&path, result);
+                self.note_export(text, trouble);
+                Vec::new()
+            }
+            Message::LinkOpened { url, result } => {
+                crate::screens::pane::select::link_opened(&mut self.phone, &url, result);
+                Vec::new()
+            }
+            Message::Demo { agent, news } => {
+                if let Some(view) = self.phone.agents.get_mut(&agent) {
+                    view.demo_news = Some(news);
+                }
+                Vec::new()
+            }
+        };
+        self.apply_steps();
+        commands
+    }
+
+    /// When the runner must wake for the screen to stay true besides its one-second tick: the
+    /// next second boundary of the nearest ask deadline (docs/ASKS.md, "When an ask expires").
+    pub fn next_wake(&self) -> Option<OffsetDateTime> {
+        inbox::next_countdown_change(&self.phone.agents, self.phone.now)
+    }
+
+    /// Sets the clock. The runner calls this before every message, not only on the one-second
+    /// tick, so a key and an ask's change carry the time they were taken: the reading time of
+    /// a card is a second (docs/ASKS.md, "The reading time"), and a tick-old clock could be most
+    /// of it wrong. A clock that stepped back restarts each reading time from now instead of
+    /// stretching it.
+    pub fn set_now(&mut self, now: OffsetDateTime) {
+        if now < self.phone.now {
+            for card in self.phone.cards.values_mut() {
+                card.arming.clock_stepped_back(now);
+            }
+            if let Some(Overlay::AllowAlways(question)) = &mut self.phone.overlay {
+                question.arming.clock_stepped_back(now);
+            }
+        }
+        self.phone.now = now;
+    }
+
+    /// The runner drew a frame: what floats over the screen has been seen, so a question in
+    /// it may now be answered (a key that came before any frame showed it answers nothing).
+    pub fn frame_drawn(&mut self) {
+        self.phone.overlay_drawn();
+        self.drawn = Some(Drawn {
+            now: self.phone.now,
+            synced: self.phone.agents.list.iter().map(|a| a.synced).collect(),
+        });
+    }
+
+    /// SPEC S7, T8: watching while the terminal has focus or a key came in the last minute.
+    fn watching_change(&mut self) -> Vec<Command> {
+        let recent_key = self
+            .last_key
+            .is_some_and(|at| (self.phone.now - at).whole_seconds() < WATCHING_AFTER_KEY_SECONDS);
+        let watching = self.focused || recent_key;
+        if watching == self.watching {
+            return Vec::new();
+        }
+        self.watching = watching;
+        vec![Command::Engine(ToEngine::Watching(watching))]
+    }
+
+    /// Where keys go now: what floats over the screen, the list filter being typed, or the
+    /// room on top.
+    pub(crate) fn context(&self) -> Context {
+        if let Some(overlay) = &self.phone.overlay {
+            return overlay.keys();
+        }
+        let top = self.nav.top();
+        if top.filter().is_some_and(|f| f.editing) {
+            return overlay::keys::FILTER;
+        }
+        top.room().keys(&self.phone)
+    }
+
+    /// The lines of the `?` help for `context`: each action's keys and what it does. On a pane,
+    /// only the keys of its kind of agent (a Collie pane lists no DSH message kinds, a bridge's
+    /// task no belt), and the settings key only where the agent has settings to switch.
+    pub(crate) fn help_for(&self, context: Context) -> Vec<(String, String)> {
+        let (bridge, settings) = match self.nav.top() {
+            Screen::Pane(pane) => (
+                Some(self.phone.is_bridge(&pane.agent)),
+                self.phone
+                    .agents
+                    .pane(&pane.agent, &pane.pane)
+                    .is_some_and(|p| !p.pane.settings.is_empty()),
+            ),
+            _ => (None, false),
+        };
+        self.phone.keymap.help_where(context, |action| {
+            !matches!(
+                (bridge, action),
+                (Some(false), Action::MessageKind | Action::SendMode)
+                    | (Some(true), Action::Belt(_) | Action::Settings)
+            ) && (settings || action != Action::Settings)
+        })
+    }
+
+    /// What the `?` help lists where the keys go now.
+    pub fn help_now(&self) -> Vec<(String, String)> {
+        self.help_for(self.context())
+    }
+
+    /// The panes on screen, as (agent, pane), for the engine to read at every poll (SPEC S7,
+    /// T8): the pane a pane screen shows, or the pane of the ask a card shows. No other screen
+    /// shows a pane's chat: their states and asks come with the snapshot, which every poll
+    /// reads. The runner hands this to the engine whenever it changes.
+    pub fn panes_on_screen(&self) -> Vec<(String, String)> {
+        self.nav.top().room().pane_on_screen().into_iter().collect()
+    }
+
+    /// Hands the room on top to `work`, then applies what it asked of the stack of screens.
+    fn in_room(
+        &mut self,
+        work: impl FnOnce(&mut dyn Room, &mut Phone) -> Vec<Command>,
+    ) -> Vec<Command> {
+        let commands = work(self.nav.top_mut().room_mut(), &mut self.phone);
+        self.apply_steps();
+        commands
+    }
+
+    /// The screen a room asked for, made with its room's constructor; None when what it names
+    /// is gone (an exchange the wire log let go).
+    fn screen_for(&self, goto: Goto) -> Option<Screen> {
+        Some(match goto {
+            Goto::Pane { agent, pane } => Screen::Pane(PaneScreen::new(&agent, &pane)),
+            Goto::Card(key) => Screen::Card(CardScreen::new(key)),
+            Goto::Layout { agent } => Screen::Layout(LayoutScreen::new(agent)),
+            Goto::New => Screen::New(NewScreen::default()),
+            Goto::History { agent } => Screen::History(HistoryScreen::new(agent)),
+            Goto::Conversation {
+                agent,
+                conversation,
+                title,
+            } => Screen::Conversation(ConversationScreen::open(
+                &self.phone,
+                agent,
+                conversation,
+                title,
+            )),
+            Goto::Inspector => Screen::Inspector(InspectorScreen::default()),
+            Goto::Exchange { number } => {
+                Screen::Exchange(ExchangeScreen::of(&self.phone.wire, number)?)
+            }
+            Goto::DshForm { agent, purpose } => {
+                Screen::DshForm(Box::new(DshFormScreen::new(&agent, purpose)))
+            }
+        })
+    }
+
+    /// Applies the steps the rooms asked of the stack of screens, oldest first.
+    fn apply_steps(&mut self) {
+        for step in std::mem::take(&mut self.phone.steps) {
+            match step {
+                Step::Open(goto) => {
+                    let Some(screen) = self.screen_for(goto) else {
+                        continue;
+                    };
+                    if !self.nav.top().same_place(&screen) {
+                        self.nav.push(screen);
+                    }
+                }
+                Step::Back => self.back(),
+                Step::FocusBox => {
+                    if let Screen::Pane(pane) = self.nav.top_mut() {
+                        pane.focus = PaneFocus::Input;
+                        pane.search.editing = false;
+                    }
+                }
+            }
+        }
+    }
+
+    // ----- keys ------------------------------------------------------------------------------
+
+    fn on_key(&mut self, key: KeyEvent) -> Vec<Command> {
+        self.take_key(key, false).1
+    }
+
+    /// Keys that came together (docs/KEYS.md): each is taken as it would be alone when it
+    /// types or moves; one that would answer, confirm, open, stop or quit is not acted on, and
+    /// the phone says so.
+    fn on_bunch(&mut self, keys: &[KeyEvent]) -> Vec<Command> {
+        let mut commands = Vec::new();
+        let mut left = Vec::new();
+        for key in keys {
+            let context = self.context();
+            let action = self.phone.keymap.action(context, key);
+            let (taken, more) = self.take_key(*key, true);
+            commands.extend(more);
+            if !taken {
+                left.push((*key, context, action));
+            }
+        }
+        let Some((first, context, _)) = left.first().copied() else {
+            return commands;
+        };
+        let taken = if context.takes_typing() {
+            "only the typing and the moves were taken"
+        } else {
+            "only the moves were taken"
+        };
+        let again = if left
+            .iter()
+            .all(|(key, ..)| keymap::Chord::of(key) == keymap::Chord::of(&first))
+        {
+            format!("Press {} again.", keymap::Chord::of(&first))
+        } else {
+            "Press them again, one at a time.".to_string()
+        };
+        self.phone.show_toast(
+            format!("{} keys came together; {taken}. {again}", keys.len()),
+            false,
+        );
+        let actions: Vec<String> = left
+            .iter()
+            .map(|(_, _, action)| action.map_or_else(|| "none".to_string(), Action::name))
+            .collect();
+        commands.push(Command::Log(format!(
+            "{} keys came together on {}: not acted on: {}",
+            keys.len(),
+            context.title(),
+            actions.join(", ")
+        )));
+        commands
+    }
+
+    /// Text pasted without markers: pasted where text is typed, elsewhere its characters are
+    /// keys that came together (docs/KEYS.md), so only their moves are taken.
+    fn on_keys_paste(&mut self, text: &str) -> Vec<Command> {
+        if self.context().takes_paste() {
+            return self.on_paste(text);
+        }
+        let keys: Vec<KeyEvent> = text
+            .chars()
+            .map(|c| {
+                let code = match c {
+                    '\n' => crossterm::event::KeyCode::Enter,
+                    '\t' => crossterm::event::KeyCode::Tab,
+                    c => crossterm::event::KeyCode::Char(c),
+                };
+                KeyEvent::new(code, crossterm::event::KeyModifiers::NONE)
+            })
+            .collect();
+        self.on_bunch(&keys)
+    }
+
+    /// Takes one key; `bunched` when it came with others (docs/KEYS.md), then only what
+    /// types or moves is acted on. Gives whether it was taken, and its commands.
+    fn take_key(&mut self, key: KeyEvent, bunched: bool) -> (bool, Vec<Command>) {
+        if key.kind == KeyEventKind::Release {
+            return (true, Vec::new());
+        }
+        self.last_key = Some(self.phone.now);
+        let mut commands = self.watching_change();
+        let context = self.context();
+        let action = self.phone.keymap.action(context, &key);
+        if bunched && !bunched_key_acts(context, action) {
+            return (false, commands);
+        }
+        if geometry::is_too_small(self.phone.size.0, self.phone.size.1) {
+            // Nothing is drawn but the message; only quitting makes sense.
+            if action == Some(Action::Quit) {
+                commands.extend(self.phone.quit());
+            }
+            return (true, commands);
+        }
+        let more = if matches!(self.phone.overlay, Some(Overlay::Help { .. })) {
+            self.help_key(action);
+            Vec::new()
+        } else if matches!(self.phone.overlay, Some(Overlay::AllowAlways(_))) {
+            crate::screens::card::allow_always_key(&mut self.phone, action)
+        } else if self.phone.overlay.is_some() {
+            self.phone.overlay_key(action, &key)
+        } else if context == overlay::keys::FILTER {
+            self.filter_key(action, &key)
+        } else {
+            match action {
+                Some(Action::Quit) => self.in_room(|room, phone| room.quit(phone)),
+                Some(Action::Help) => {
+                    self.phone.overlay = Some(Overlay::Help { context, scroll: 0 });
+                    Vec::new()
+                }
+                Some(Action::Filter) => {
+                    if let Some(filter) = self.nav.top_mut().filter_mut() {
+                        filter.editing = true;
+                    }
+                    Vec::new()
+                }
+                Some(Action::Wire) => {
+                    self.phone.open(Goto::Inspector);
+                    Vec::new()
+                }
+                Some(Action::Mouse) => self.phone.toggle_mouse(context),
+                // Esc clears a kept filter before it leaves the screen.
+                Some(Action::Back) if self.nav.top().filter().is_some_and(|f| f.is_active()) => {
+                    let room = self.nav.top_mut().room_mut();
+                    if let Some(filter) = room.filter_mut() {
+                        *filter = Default::default();
+                    }
+                    room.filter_changed();
+                    Vec::new()
+                }
+                Some(action) => self.in_room(|room, phone| room.act(phone, action)),
+                None if context.takes_typing() => self.in_room(|room, phone| {
+                    room.typed(phone, &key);
+                    Vec::new()
+                }),
+                None => Vec::new(),
+            }
+        };
+        commands.extend(more);
+        (true, commands)
+    }
+
+    /// A key over the help: it scrolls by a line, a page or to an end, never past its last
+    /// line, or closes.
+    fn help_key(&mut self, action: Option<Action>) {
+        let Some(Overlay::Help { context, scroll }) = self.phone.overlay else {
+            return;
+        };
+        let layout = self.help_layout(context);
+        let (max, page) = (layout.max_scroll(), layout.visible.max(1));
+        // A taller terminal since the last key may show more: start from where it shows.
+        let scroll = scroll.min(max);
+        let scroll = match action {
+            Some(Action::Up) => scroll.saturating_sub(1),
+            Some(Action::Down) => scroll + 1,
+            Some(Action::PageUp) => scroll.saturating_sub(page),
+            Some(Action::PageDown) => scroll + page,
+            Some(Action::Top) => 0,
+            Some(Action::Bottom) => max,
+            Some(Action::Help | Action::Back) => {
+                self.phone.overlay = None;
+                return;
+            }
+            _ => scroll,
+        };
+        self.phone.overlay = Some(Overlay::Help {
+            context,
+            scroll: scroll.min(max),
+        });
+    }
+
+    /// The help of `context` as the terminal's size lays it out.
+    fn help_layout(&self, context: Context) -> overlay::help::HelpLayout {
+        let (width, height) = self.phone.size;
+        overlay::help::layout(
+            &self.phone,
+            context,
+            self.help_for(context),
+            ratatui::layout::Rect::new(0, 0, width, height),
+        )
+    }
+
+    /// Whether a key of the help does something now: a page down only while more lies
+    /// below, a page up only once scrolled.
+    pub(crate) fn help_offers(&self, action: Action) -> bool {
+        let Some(Overlay::Help { context, scroll }) = self.phone.overlay else {
+            return true;
+        };
+        let layout = self.help_layout(context);
+        let scroll = scroll.min(layout.max_scroll());
+        match action {
+            Action::Up | Action::PageUp | Action::Top => scroll > 0,
+            Action::Down | Action::PageDown | Action::Bottom => scroll < layout.max_scroll(),
+            _ => true,
+        }
+    }
+
+    /// Opens a pane's screen, as a person who picked it would.
+    pub fn open_pane(&mut self, agent: &str, pane: &str) {
+        self.phone.open_pane(agent, pane);
+        self.apply_steps();
+    }
+
+    /// Opens an ask's card, as a person who picked it would.
+    pub fn open_card(&mut self, key: AskKey) {
+        self.phone.open_card(key);
+        self.apply_steps();
+    }
+
+    /// Goes back one screen, forgetting a card whose ask is gone.
+    pub fn back(&mut self) {
+        if let Some(Screen::Card(card)) = self.nav.pop()
+            && self
+                .phone
+                .cards
+                .get(&card.key)
+                .is_some_and(|c| c.closed.is_some())
+        {
+            // A person's words are never dropped in silence: what was typed on a card whose
+            // ask closed goes to its pane's box.
+            if let Some(title) = self.phone.give_back_card_words(&card.key) {
+                self.phone.show_toast(
+                    format!("Not sent. Your words are in the pane's box ({title})."),
+                    false,
+                );
+            }
+            self.phone.cards.remove(&card.key);
+        }
+    }
+
+    /// Typing a list filter after `/`: Enter keeps it, Esc clears it, ↑/↓ move the list.
+    fn filter_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Vec<Command> {
+        let room = self.nav.top_mut().room_mut();
+        match action {
+            Some(Action::Confirm) => {
+                if let Some(filter) = room.filter_mut() {
+                    filter.editing = false;
+                }
+            }
+            Some(Action::Cancel) => {
+                if let Some(filter) = room.filter_mut() {
+                    filter.editing = false;
+                    filter.editor.clear();
+                }
+                room.filter_changed();
+            }
+            Some(action @ (Action::Up | Action::Down)) => {
+                return self.in_room(|room, phone| room.act(phone, action));
+            }
+            _ => {
+                let Some(filter) = room.filter_mut() else {
+                    return Vec::new();
+                };
+                let before = filter.text();
+                typing::edit(&mut filter.editor, key, false);
+                // Only other words make another list; a cursor move keeps the selection.
+                if filter.text() != before {
+                    room.filter_changed();
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    // ----- mouse and paste ---------------------------------------------------------------------
+
+    fn on_mouse(&mut self, mouse: MouseEvent) -> Vec<Command> {
+        if self.phone.overlay.is_some()
+            || geometry::is_too_small(self.phone.size.0, self.phone.size.1)
+        {
+            if let Some(Overlay::Help { scroll, .. }) = &mut self.phone.overlay {
+                match mouse.kind {
+                    MouseEventKind::ScrollDown => *scroll += 1,
+                    MouseEventKind::ScrollUp => *scroll = scroll.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            return Vec::new();
+        }
+        let (column, row) = (mouse.column, mouse.row);
+        match mouse.kind {
+            MouseEventKind::ScrollDown => {
+                self.in_room(|room, phone| room.wheel(phone, true, column, row))
+            }
+            MouseEventKind::ScrollUp => {
+                self.in_room(|room, phone| room.wheel(phone, false, column, row))
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                self.in_room(|room, phone| room.click(phone, column, row))
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn on_paste(&mut self, text: &str) -> Vec<Command> {
+        let context = self.context();
+        if !context.takes_paste() {
+            return Vec::new();
+        }
+        match &mut self.phone.overlay {
+            Some(Overlay::Prompt { editor, .. }) => typing::paste(editor, text, false),
+            // Nothing else that floats takes words.
+            Some(_) => {}
+            None if context == overlay::keys::FILTER => {
+                if let Some(filter) = self.nav.top_mut().filter_mut() {
+                    typing::paste(&mut filter.editor, text, false);
+                }
+            }
+            None => {
+                return self.in_room(|room, phone| {
+                    room.paste(phone, text);
+                    Vec::new()
+                });
+            }
+        }
+        Vec::new()
+    }
+
+    // ----- the engine --------------------------------------------------------------------------
+
+    fn on_engine(&mut self, update: FromEngine) -> Vec<Command> {
+        match update {
+            FromEngine::Agent { agent, change } => {
+                if let crate::engine::AgentChange::Dsh(dsh) = &change {
+                    self.phone
+                        .dsh
+                        .entry(agent.clone())
+                        .or_default()
+                        .apply(dsh.clone());
+                }
+                if let crate::engine::AgentChange::Snapshot { snapshot, .. } = &change {
+                    self.phone.carry_closed_task_chats(&agent, snapshot);
+                }
+                match &change {
+                    crate::engine::AgentChange::Hello(hello) => {
+                        self.phone.intents.epoch_is(&agent, &hello.epoch);
+                    }
+                    crate::engine::AgentChange::NewEpoch { epoch } => {
+                        self.phone.intents.epoch_is(&agent, epoch);
+                    }
+                    _ => {}
+                }
+                let Some(view) = self.phone.agents.get_mut(&agent) else {
+                    return Vec::new();
+                };
+                // Asks already open when the phone first hears of an agent ring no bell.
+                let primed = view.synced.is_some();
+                let synced = matches!(change, crate::engine::AgentChange::Synced(_));
+                view.apply(change);
+                let ready = view.status.is_ready();
+                self.clamp_lists();
+                let mut commands = Vec::new();
+                // A poll went through: sends that never left go by themselves now, with their
+                // request ids, the first of each pane (docs/ENGINE.md).
+                if synced && ready {
+                    for request_id in self.phone.outbox.go_again(&agent) {
+                        commands.extend(self.phone.retry(&request_id));
+                    }
+                }
+                let new_asks = self.phone.note_new_asks(&agent);
+                if primed {
+                    match notify::announce(self.phone.notify, &agent, &new_asks) {
+                        Some(Announcement::Bell) => commands.push(Command::Bell),
+                        Some(Announcement::Desktop(notice)) => {
+                            commands.push(Command::Notify(notice))
+                        }
+                        None => {}
+                    }
+                }
+                self.refresh_cards();
+                self.open_awaited_pane();
+                commands
+            }
+            FromEngine::Intent(record) => self.on_intent(record),
+            FromEngine::History { agent, page } => {
+                let App { nav, phone, .. } = self;
+                for screen in nav.screens_mut() {
+                    if let Screen::Conversation(conversation) = screen {
+                        conversation.pin(phone, &agent, &page);
+                    }
+                }
+                self.phone.history.apply(&agent, page);
+                let App { nav, phone, .. } = self;
+                for screen in nav.screens_mut() {
+                    if let Screen::Conversation(conversation) = screen {
+                        conversation.place(phone);
+                    }
+                }
+                self.clamp_lists();
+                Vec::new()
+            }
+            FromEngine::Exchange(record) => {
+                self.phone.wire.push(record);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Redraws open cards from the live asks (SPEC A3) and lets answered ones go (SPEC A4, A7).
+    /// A card whose ask changed starts its reading time again (docs/ASKS.md, "The reading
+    /// time"), and an allow-always question about the ask it was is taken down: a yes to it
+    /// would name what no longer is.
+    fn refresh_cards(&mut self) {
+        self.phone.refresh_cards();
+        // "Already answered. This card goes away on the next refresh." (SPEC A7)
+        if let Screen::Card(card) = self.nav.top() {
+            let key = card.key.clone();
+            let closed = self
+                .phone
+                .cards
+                .get(&key)
+                .is_some_and(|c| c.closed.is_some());
+            let status = CardStatus::of(&self.phone.intents, &key);
+            match status {
+                Some(CardStatus::Answered) if closed => {
+                    self.nav.pop();
+                    self.phone.cards.remove(&key);
+                }
+                // Another phone answered first (SPEC A7): the card goes, never in silence. The
+                // answer that won is named, and the person's words go to the pane's box, where
+                // the pane now on screen shows them.
+                Some(CardStatus::Decided(crate::engine::Decider::Phone, won)) if closed => {
+                    let won = won.map_or_else(String::new, |w| format!(": “{w}”"));
+                    let mut words = format!("Answered from another phone first{won}.");
+                    self.nav.pop();
+                    if self.phone.give_back_card_words(&key).is_some() {
+                        words.push_str(" Yours was not taken. Your words are in the pane's box.");
+                        if self.phone.agents.pane(&key.agent, &key.pane).is_some() {
+                            self.phone.open_pane(&key.agent, &key.pane);
+                        }
+                    }
+                    self.phone.cards.remove(&key);
+                    self.phone.show_toast(words, true);
+                }
+                _ => {}
+            }
+        }
+        self.apply_steps();
+    }
+
+    fn on_intent(&mut self, record: IntentRecord) -> Vec<Command> {
+        let before = self.phone.intents.note(record.clone());
+        if before.as_ref() == Some(&record.state) {
+            return Vec::new();
+        }
+        let mut commands = Vec::new();
+        // The next send of the pane leaves once this one was taken (one at a time, in order).
+        if let (_, outbox::Next::Submit { agent, kind }) =
+            self.phone.outbox.note(&record, self.phone.now)
+        {
+            commands.extend(self.phone.submit(&agent, kind));
+        }
+        let agent = record.agent.clone();
+        let done_reply = match &record.state {
+            IntentState::Done { reply } | IntentState::Replayed { reply } => Some(reply),
+            _ => None,
+        };
+        if let Some(dsh) = self.dsh_on_intent(&record, done_reply) {
+            commands.extend(dsh);
+            self.apply_steps();
+            return commands;
+        }
+        match (&record.kind, done_reply) {
+            (IntentKind::Answer { pane, ask_id, .. }, Some(_)) => {
+                let key = AskKey {
+                    agent: agent.clone(),
+                    pane: pane.clone(),
+                    ask_id: ask_id.clone(),
+                };
+                if matches!(self.nav.top(), Screen::Card(card) if card.key == key) {
+                    self.nav.pop();
+                }
+                self.phone.cards.remove(&key);
+                self.nav
+                    .retain(|s| !matches!(s, Screen::Card(card) if card.key == key));
+                if matches!(record.state, IntentState::Replayed { .. }) {
+                    // As the headless `answer` says it: the retry found the first try taken.
+                    self.phone.show_toast(
+                        "Answered: the agent had this answer already and ran nothing again.",
+                        false,
+                    );
+                } else {
+                    self.phone.show_toast("Answered.", false);
+                }
+            }
+            (IntentKind::Starter { .. } | IntentKind::Reopen { .. }, Some(reply)) => {
+                if let Some(pane) = &reply.pane_id {
+                    self.phone.awaiting_pane = Some((agent.clone(), pane.clone()));
+                    self.open_awaited_pane();
+                    if self.phone.awaiting_pane.is_some() {
+                        commands.push(Command::Engine(ToEngine::PollNow {
+                            agent: agent.clone(),
+                        }));
+                    }
+                }
+            }
+            (IntentKind::Rename { .. }, Some(_)) => self.phone.show_toast("Renamed.", false),
+            (IntentKind::Close { target, .. }, Some(_)) => self
+                .phone
+                .show_toast(format!("Closed the {target}."), false),
+            (IntentKind::Action { .. }, Some(_)) => self.phone.show_toast("Pressed.", false),
+            // The value shown follows the agent's answer, not ours (docs/ACP.md).
+            (IntentKind::Setting { .. }, Some(_)) => self.phone.show_toast(
+                "Asked the agent to switch; the pane shows the new value once it says yes.",
+                false,
+            ),
+            (IntentKind::Abort { pane, turn_id }, Some(_)) => {
+                // The stop dropped what the agent held behind the turn: the words are the
+                // person's again, back in the box before the draft (docs/ACP.md).
+                let taken = self.phone.outbox.take_waiting(&agent, pane, turn_id);
+                if !taken.is_empty() {
+                    let (pane, count) = (pane.clone(), taken.len());
+                    self.phone.back_into_box(&agent, &pane, &taken);
+                    self.phone.show_toast(
+                        if count == 1 {
+                            "Stopped. The queued message is back in the box.".to_string()
+                        } else {
+                            format!("Stopped. The {count} queued messages are back in the box.")
+                        },
+                        false,
+                    );
+                }
+            }
+            _ => {}
+        }
+        // Trouble with anything but answers and pane messages, which show it where they live.
+        let shown_in_place = matches!(
+            record.kind,
+            IntentKind::Answer { .. }
+                | IntentKind::Send { .. }
+                | IntentKind::Abort { .. }
+                | IntentKind::Action { .. }
+                | IntentKind::Setting { .. }
+        );
+        if !shown_in_place
+            && done_reply.is_none()
+            && !intents::is_in_flight(&record.state)
+            && !matches!(self.nav.top(), Screen::Pane(_))
+        {
+            self.phone.show_toast(
+                format!(
+                    "{}: {}",
+                    capitalized(record.kind.verb()),
+                    intent_words(&record)
+                ),
+                true,
+            );
+        }
+        self.apply_steps();
+        commands
+    }
+
+    /// Opens the pane a starter or reopen named once the snapshot has it (SPEC A17).
+    fn open_awaited_pane(&mut self) {
+        let Some((agent, pane)) = self.phone.awaiting_pane.clone() else {
+            return;
+        };
+        if self.phone.agents.pane(&agent, &pane).is_none() {
+            return;
+        }
+        self.phone.awaiting_pane = None;
+        // "Starting …" or "Reopening …" is over: the pane is here.
+        self.phone.toast = None;
+        self.nav.retain(|s| {
+            !matches!(
+                s,
+                Screen::New(_) | Screen::History(_) | Screen::Conversation(_) | Screen::DshForm(_)
+            )
+        });
+        self.phone.open_pane(&agent, &pane);
+        self.apply_steps();
+    }
+
+    /// Keeps every list's selection on a real row after the data or the size changed.
+    fn clamp_lists(&mut self) {
+        let App { nav, phone, .. } = self;
+        for screen in nav.screens_mut() {
+            screen.room_mut().follow(phone);
+        }
+    }
+
+    /// Notes which row each list has selected, after the person moved.
+    fn remember_selections(&mut self) {
+        let App { nav, phone, .. } = self;
+        for screen in nav.screens_mut() {
+            screen.room_mut().remember(phone);
+        }
+    }
+
+    /// The row selected in the list screen on top (workspaces, New, History) and how many
+    /// rows it has; none on other screens.
+    pub fn list_selection(&self) -> Option<(usize, usize)> {
+        self.nav.top().room().list_selection(&self.phone)
+    }
+}
+
+/// What a key that came with others may do (docs/KEYS.md), decided by its action: move, type,
+/// and in a pane's box send (each Enter of a person's bunched words is a send of its own).
+/// Answering, confirming, opening, stopping and quitting wait for a key that comes alone.
+fn bunched_key_acts(context: Context, action: Option<Action>) -> bool {
+    match action {
+        Some(
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom
+            | Action::SelectPrev
+            | Action::SelectNext
+            // The next field of a form, the next setting of the picker: moves too.
+            | Action::NextField
+            | Action::PrevField,
+        ) => true,
+        // Completing a command only writes its name into the box: typing, as far as a bunch
+        // goes.
+        Some(
+            Action::Send
+            | Action::Newline
+            | Action::Complete,
+        ) => context.takes_typing(),
+        // Typed where text is typed; nothing at all elsewhere.
+        None => true,
+        Some(_) => false,
+    }
+}
+
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use time::{Duration, OffsetDateTime};
+
+    use super::*;
+    use crate::app::settings::Settings;
+    use crate::engine::AgentChange;
+    use crate::look::theme::Theme;
+
+    const START: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
+
+    fn app() -> App {
+        App::new(AppSetup {
+            agents: vec![("demo".into(), false)],
+            settings: Settings::default(),
+            bridges: Vec::new(),
+            theme: Theme::builtin("dark").expect("built in"),
+            now: START,
+            size: (80, 24),
+        })
+    }
+
+    fn synced(agent: &str, at: OffsetDateTime) -> Message {
+        Message::Engine(FromEngine::Agent {
+            agent: agent.into(),
+            change: AgentChange::Synced(at),
+        })
+    }
+
+    /// Takes a message the way the runner does: the clock, the message, a frame if it asks.
+    fn take(app: &mut App, now: OffsetDateTime, message: Message) -> bool {
+        app.set_now(now);
+        let redraws = app.redraws(&message);
+        app.update(message);
+        if redraws {
+            app.frame_drawn();
+        }
+        redraws
+    }
+
+    #[test]
+    fn a_poll_redraws_only_when_the_synced_words_on_screen_change() {
+        let mut app = app();
+        let ms = Duration::milliseconds;
+        let at = |n: i64| START + ms(n);
+        // The first poll: "not synced yet" becomes "synced just now".
+        assert!(take(&mut app, at(0), synced("demo", at(0))));
+        // Polls within the same second read "just now", as the screen does: nothing to draw.
+        assert!(!take(&mut app, at(400), synced("demo", at(400))));
+        assert!(!take(&mut app, at(900), synced("demo", at(900))));
+        // The tick draws "just now" for the poll at 900; a poll a second later reads the same.
+        assert!(take(&mut app, at(1000), Message::Tick(at(1000))));
+        assert!(!take(&mut app, at(1900), synced("demo", at(1900))));
+        // A tick that draws "2s ago" (no poll in between), then a poll: "just now", drawn.
+        assert!(take(&mut app, at(4000), Message::Tick(at(4000))));
+        assert!(take(&mut app, at(4100), synced("demo", at(4100))));
+        // An agent the phone does not know, and every other message, are drawn.
+        assert!(app.redraws(&synced("other", at(4100))));
+        assert!(app.redraws(&Message::Resize(100, 30)));
+    }
+}
+
+/// The mouse key, taken through the router as a person presses it.
+#[cfg(test)]
+mod mouse {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    use super::App;
+    use crate::app::settings::Settings;
+    use crate::app::{AppSetup, Command, Message};
+    use crate::look::theme::Theme;
+
+    fn app() -> App {
+        App::new(AppSetup {
+            agents: vec![("demo".into(), false)],
+            settings: Settings::default(),
+            bridges: Vec::new(),
+            theme: Theme::builtin("dark").expect("built in"),
+            now: time::OffsetDateTime::UNIX_EPOCH,
+            size: (80, 24),
+        })
+    }
+
+    fn press_m(app: &mut App) -> Vec<bool> {
+        let m = KeyEvent::new(KeyCode::Char('M'), KeyModifiers::SHIFT);
+        app.update(Message::Key(m))
+            .into_iter()
+            .filter_map(|command| match command {
+                Command::Mouse(captured) => Some(captured),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn m_leaves_the_mouse_to_the_terminal_and_takes_it_back_saying_so() {
+        let mut app = app();
+        assert!(app.mouse);
+        assert_eq!(press_m(&mut app), [false]);
+        assert!(!app.mouse);
+        assert_eq!(
+            app.toast.as_ref().map(|t| t.text.as_str()),
+            Some("Mouse off: your terminal's selection works; press M to turn it back on")
+        );
+        assert_eq!(press_m(&mut app), [true]);
+        assert!(app.mouse);
+        assert!(
+            app.toast.as_ref().is_some_and(|t| t.text
+                == "Mouse on: wheel and clicks work here; press M for your terminal's selection"),
+            "{:?}",
+            app.toast
+        );
+    }
+
+    #[test]
+    fn a_phone_started_without_the_mouse_takes_it_on_the_first_m() {
+        let mut app = app();
+        app.phone_mut().mouse = false;
+        assert!(!app.mouse);
+        assert_eq!(press_m(&mut app), [true]);
+    }
+}
