@@ -26,7 +26,7 @@ pub(crate) mod settings;
 pub mod spec;
 pub(crate) mod stderr_tail;
 pub(crate) mod stream;
-pub(crate) mod text;
+pub mod text;
 pub(crate) mod usage;
 
 use std::path::PathBuf;
