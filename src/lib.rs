@@ -1,10 +1,8 @@
+pub use collie_acp::acp_host;
 pub use collie_agent::durable;
 pub use collie_check::{check, doctor};
 pub use collie_client::{engine, transport};
+pub use collie_sim::rigs;
 pub use collie_tui::{app, chat, config, look, screens, shell, tui, ui};
 pub use collie_wire::{dsh_wire, out, wire};
-pub mod acp_host;
 pub mod cli;
-#[doc(hidden)]
-pub mod fuzz_checks;
-pub mod rigs;

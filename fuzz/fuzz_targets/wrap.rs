@@ -1,4 +1,4 @@
-//! See `collie_phone::fuzz_checks::wrap` for what this target checks.
+//! See `collie_testkit::fuzz_checks::wrap` for what this target checks.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| collie_phone::fuzz_checks::wrap(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| collie_testkit::fuzz_checks::wrap(data));

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use collie_phone::fuzz_checks;
+use collie_testkit::fuzz_checks;
 
 fn replay(target: &str, check: fn(&[u8])) {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -52,16 +52,18 @@ enum Layer {
     /// The durable-agent server (`durable`): every agent-side rule and the rules broken on
     /// purpose, whatever drives its world. It names none of its drivers, tests included.
     Agent,
-    /// The ACP host (`acp_host`), one driver of the agent: the product end users run, so it
-    /// names nothing of the rigs (no demo world, fault, chaos or replay) outside its tests.
+    /// The ACP host (`acp_host`, collie-acp), one driver of the agent: the product end users
+    /// run, so it names nothing of the rigs (no demo world, fault, chaos or replay) outside its
+    /// tests.
     Acp,
-    /// The rigs (`rigs`): the reference agent's play (the other driver: worlds, script),
+    /// The rigs (`rigs`, collie-sim): the reference agent's play (the other driver: worlds, script),
     /// chaos, replay, the reference DSH bridge, the scripted ACP agent.
     Sim,
     /// Tools for agent authors.
     Check,
     Doctor,
-    /// Properties the fuzz targets run (it reaches into several layers on purpose).
+    /// Properties the fuzz targets run (`fuzz_checks`, collie-testkit: test support, it reaches
+    /// into several layers on purpose).
     FuzzChecks,
     /// The commands: may use everything.
     Cli,
@@ -105,8 +107,9 @@ fn may_use(layer: Layer) -> &'static [Layer] {
     }
 }
 
-/// What a layer's tests (`#[cfg(test)]` code) may use besides its arrows, as a dev-dependency
-/// would: the ACP host's tests lay out a demo world of the rigs. Never back up an arrow.
+/// What a layer's tests (`#[cfg(test)]` code) may use besides its arrows, through a
+/// dev-dependency: the ACP host's tests lay out a demo world of the rigs (collie-acp's
+/// dev-dependency on collie-sim). Never back up an arrow.
 fn may_use_in_tests(layer: Layer) -> &'static [Layer] {
     use Layer::*;
     match layer {

@@ -1,7 +1,8 @@
 //! What moves a durable agent's world, as the runtime sees it: a [`Drive`] (the options of one
 //! driver, kept in `AgentOptions`) lays out the first world and starts a [`Driver`], which the
 //! runtime ticks. The server keeps every rule whatever drives the world, and names no driver:
-//! the reference agent's play lives in `crate::rigs`, the ACP host in `crate::acp_host`.
+//! the reference agent's play lives in collie-sim (`rigs`), the ACP host in collie-acp
+//! (`acp_host`).
 
 use std::fmt;
 

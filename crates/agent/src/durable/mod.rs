@@ -6,8 +6,8 @@
 //! `store` keeps the layout across restarts; `faults` names the rules an agent may break on
 //! purpose (`--break`, for `check`'s own tests) and `broken` lays out in a world what they need.
 //! `driver` says what moves a world: [`AgentOptions::drive`] holds one [`Drive`], and nothing
-//! here names a driver. Two exist: the reference agent's play (`crate::rigs`, for demos and
-//! tests) and the ACP host (`crate::acp_host`, real coding agents).
+//! here names a driver. Two exist: the reference agent's play (collie-sim's `rigs`, for demos and
+//! tests) and the ACP host (collie-acp's `acp_host`, real coding agents).
 
 pub(crate) mod broken;
 pub mod cards;

@@ -12,7 +12,8 @@ pub(crate) mod chat_search;
 pub mod chat_view;
 pub(crate) mod dsh_chat;
 pub mod markdown;
-#[doc(hidden)]
+// A door for `benches/search.rs`, not in the product.
+#[cfg(feature = "bench")]
 pub mod search_bench;
 pub mod theme;
 pub(crate) mod theme_contrast;

@@ -18,6 +18,8 @@
 pub(crate) mod backoff;
 pub(crate) mod base;
 pub(crate) mod follower;
+// Test support for `collie-testkit` (docs/FUZZING.md), not in the product.
+#[cfg(feature = "fuzzing")]
 pub mod fuzz;
 pub(crate) mod http;
 pub mod intents;

@@ -10,11 +10,11 @@
 pub mod acp_scripted;
 #[cfg(test)]
 mod agent_tests;
-pub(crate) mod chaos;
-pub(crate) mod chaos_serve;
+pub mod chaos;
+pub mod chaos_serve;
 pub(crate) mod chaos_state;
-pub(crate) mod dsh_bridge;
-pub(crate) mod replay;
+pub mod dsh_bridge;
+pub mod replay;
 pub(crate) mod script;
 pub mod worlds;
 

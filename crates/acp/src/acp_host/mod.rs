@@ -13,7 +13,7 @@
 //! The host is one driver of `crate::durable` (`impl Drive for AcpHostOptions`, in `host`);
 //! nothing here plays a demo,
 //! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
-//! rig, `crate::rigs::acp_scripted`.
+//! rig of collie-sim, `rigs::acp_scripted`.
 
 mod card_fixtures;
 pub(crate) mod client;
@@ -26,7 +26,7 @@ pub(crate) mod settings;
 pub mod spec;
 pub(crate) mod stderr_tail;
 pub(crate) mod stream;
-pub(crate) mod text;
+pub mod text;
 pub(crate) mod usage;
 
 use std::path::PathBuf;

@@ -236,8 +236,8 @@ mod tests {
             close: true,
         };
         for fixture in [
-            include_str!("../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-open.jsonl"),
-            include_str!("../../tests/fixtures/acp/real/codex-acp-2.6.0-open.jsonl"),
+            include_str!("../../../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-open.jsonl"),
+            include_str!("../../../../tests/fixtures/acp/real/codex-acp-2.6.0-open.jsonl"),
         ] {
             let offered = abilities(fixture);
             assert_eq!(offered, all);

@@ -537,7 +537,7 @@ mod tests {
     #[test]
     fn codex_acp_without_an_account_is_a_sign_in_named_by_its_methods() {
         let (init, error) = replies(include_str!(
-            "../../tests/fixtures/acp/codex-acp-0.16.0-no-account.jsonl"
+            "../../../../tests/fixtures/acp/codex-acp-0.16.0-no-account.jsonl"
         ));
         assert!(init.agent_capabilities.load_session);
         let methods: Vec<String> = init.auth_methods.iter().map(auth_method_name).collect();
@@ -551,7 +551,7 @@ mod tests {
     #[test]
     fn claude_code_acp_refusing_root_says_its_reason_not_only_internal_error() {
         let (init, error) = replies(include_str!(
-            "../../tests/fixtures/acp/claude-code-acp-0.16.2-as-root.jsonl"
+            "../../../../tests/fixtures/acp/claude-code-acp-0.16.2-as-root.jsonl"
         ));
         assert!(init.agent_capabilities.load_session);
         let methods: Vec<String> = init.auth_methods.iter().map(auth_method_name).collect();

@@ -70,7 +70,7 @@ mod tests {
             "{title}"
         );
         assert!(!title.contains('\u{1b}') && !title.contains('\n'));
-        assert_eq!(crate::look::wrap::width(&title), 80);
+        assert_eq!(unicode_width::UnicodeWidthStr::width(title.as_str()), 80);
         let null: SessionInfoUpdate =
             serde_json::from_value(serde_json::json!({"title": null})).expect("an update");
         assert_eq!(super::title(&null), None);

@@ -318,7 +318,7 @@ mod tests {
     #[test]
     fn the_real_adapters_session_new_replies_become_settings() {
         let claude = real(include_str!(
-            "../../tests/fixtures/acp/real/claude-code-acp-0.16.2-session-new.json"
+            "../../../../tests/fixtures/acp/real/claude-code-acp-0.16.2-session-new.json"
         ));
         assert_eq!(
             claude,
@@ -330,7 +330,7 @@ mod tests {
         );
         // Codex with `approval_policy = "untrusted"` offers no modes, only its options.
         let codex = real(include_str!(
-            "../../tests/fixtures/acp/real/codex-acp-0.16.0-session-new.json"
+            "../../../../tests/fixtures/acp/real/codex-acp-0.16.0-session-new.json"
         ));
         assert_eq!(
             codex,
@@ -340,7 +340,7 @@ mod tests {
             ]
         );
         let gemini = real(include_str!(
-            "../../tests/fixtures/acp/real/gemini-cli-0.61.0-session-new.json"
+            "../../../../tests/fixtures/acp/real/gemini-cli-0.61.0-session-new.json"
         ));
         assert_eq!(
             gemini,
@@ -409,14 +409,16 @@ mod tests {
         for (fixture, own, asks_most, unattended) in [
             (
                 include_str!(
-                    "../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-session-new.json"
+                    "../../../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-session-new.json"
                 ),
                 "auto",
                 "default",
                 vec!["auto", "bypassPermissions"],
             ),
             (
-                include_str!("../../tests/fixtures/acp/real/codex-acp-2.6.0-session-new.json"),
+                include_str!(
+                    "../../../../tests/fixtures/acp/real/codex-acp-2.6.0-session-new.json"
+                ),
                 "agent",
                 "read-only",
                 vec!["agent", "agent-full-access"],

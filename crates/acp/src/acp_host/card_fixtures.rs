@@ -61,7 +61,7 @@ mod tests {
     #[test]
     fn a10_claude_code_acps_asks_take_their_kind_from_the_tool_call_before_them() {
         let cards = fixture_cards(include_str!(
-            "../../tests/fixtures/acp/claude-code-acp-0.16.2-permissions.jsonl"
+            "../../../../tests/fixtures/acp/claude-code-acp-0.16.2-permissions.jsonl"
         ));
         assert_eq!(
             titles(&cards),
@@ -105,7 +105,7 @@ mod tests {
     #[test]
     fn a10_codex_acps_asks_lead_with_the_command_and_the_files() {
         let cards = fixture_cards(include_str!(
-            "../../tests/fixtures/acp/codex-acp-0.13.0-permissions.jsonl"
+            "../../../../tests/fixtures/acp/codex-acp-0.13.0-permissions.jsonl"
         ));
         assert_eq!(
             titles(&cards),
@@ -123,33 +123,43 @@ mod tests {
     fn a10_the_real_adapters_asks_read_as_a_command_or_the_files_and_a_diff() {
         let real = [
             (
-                include_str!("../../tests/fixtures/acp/real/codex-acp-0.16.0-exec-command.jsonl"),
+                include_str!(
+                    "../../../../tests/fixtures/acp/real/codex-acp-0.16.0-exec-command.jsonl"
+                ),
                 "execute: touch proof.txt",
             ),
             (
-                include_str!("../../tests/fixtures/acp/real/codex-acp-0.16.0-apply-patch.jsonl"),
+                include_str!(
+                    "../../../../tests/fixtures/acp/real/codex-acp-0.16.0-apply-patch.jsonl"
+                ),
                 "edit: /tmp/disc/codex/ws/hello.txt",
             ),
             (
-                include_str!("../../tests/fixtures/acp/real/claude-code-acp-0.16.2-write.jsonl"),
+                include_str!(
+                    "../../../../tests/fixtures/acp/real/claude-code-acp-0.16.2-write.jsonl"
+                ),
                 "edit: /tmp/disc/claude/ws/notes.md",
             ),
             (
-                include_str!("../../tests/fixtures/acp/real/claude-code-acp-0.16.2-edit.jsonl"),
+                include_str!(
+                    "../../../../tests/fixtures/acp/real/claude-code-acp-0.16.2-edit.jsonl"
+                ),
                 "edit: /tmp/disc/claude/ws/notes.md",
             ),
         ];
         let gemini = [
             (
                 include_str!(
-                    "../../tests/fixtures/acp/real/gemini-cli-0.61.0-run-shell-command.jsonl"
+                    "../../../../tests/fixtures/acp/real/gemini-cli-0.61.0-run-shell-command.jsonl"
                 ),
                 // Its command is only in its title, which a card's first line never reads
                 // (SPEC A10): the body shows it as the `title` row.
                 "execute",
             ),
             (
-                include_str!("../../tests/fixtures/acp/real/gemini-cli-0.61.0-write-file.jsonl"),
+                include_str!(
+                    "../../../../tests/fixtures/acp/real/gemini-cli-0.61.0-write-file.jsonl"
+                ),
                 "edit: /tmp/cp-Qz0Ac1/workspace/notes.md",
             ),
         ];

@@ -11,6 +11,6 @@ pub(crate) mod answers;
 pub(crate) mod recording;
 pub(crate) mod server;
 
-pub(crate) use answers::Answers;
-pub(crate) use recording::Recording;
-pub(crate) use server::{ReplayServer, Speed};
+pub use answers::Answers;
+pub use recording::Recording;
+pub use server::{ReplayServer, Speed};

@@ -17,7 +17,7 @@ pub(crate) fn clean_text(text: &str, max: usize) -> String {
 
 /// A line of the agent's stderr for the host's log: its colours and other terminal
 /// sequences taken out whole, then one line, controls gone, at most 1 KiB.
-pub(crate) fn log_line(text: &str) -> String {
+pub fn log_line(text: &str) -> String {
     cleaned(&without_sequences(text), 1024, Lines::Single)
 }
 

@@ -1,5 +1,5 @@
 //! The properties the fuzzers check (docs/FUZZING.md), one function per target. They live in
-//! the library so the cargo-fuzz targets in `fuzz/` and the stable regression test
+//! collie-testkit so the cargo-fuzz targets in `fuzz/` and the stable regression test
 //! `tests/integration/fuzz_corpus.rs` run the very same code: CI does not fuzz, but it does
 //! replay every corpus file through these. Each panics on a broken property; that is how
 //! libFuzzer sees it.

@@ -33,7 +33,7 @@ use crate::wire::{self, ErrorBody, ErrorCode, limits};
 const BODY_DEADLINE: Duration = Duration::from_secs(10);
 
 /// The agent's server with `--chaos` around it: what a listener serves when chaos is on.
-pub(crate) struct Chaotic {
+pub struct Chaotic {
     server: Arc<Server>,
     /// The dice and what they remember. When both are needed (expire-early) the agent is
     /// locked first, then the dice; never the other way round.
@@ -42,7 +42,7 @@ pub(crate) struct Chaotic {
 
 impl Chaotic {
     /// `server` failing as `spec` says, its dice seeded from the world's `seed`.
-    pub(crate) fn new(server: Arc<Server>, spec: Chaos, seed: u64) -> Arc<Self> {
+    pub fn new(server: Arc<Server>, spec: Chaos, seed: u64) -> Arc<Self> {
         if !spec.is_quiet() {
             tracing::warn!(chaos = %spec, "failing on purpose");
         }

@@ -1514,7 +1514,7 @@ mod tests {
     #[tokio::test]
     async fn claude_code_acps_tool_use_is_one_notice_rewritten_in_place_until_done() {
         let (mut host, mut world, pane) = open_pane();
-        let fixture = include_str!("../../tests/fixtures/acp/claude-code-acp-tool-use.jsonl");
+        let fixture = include_str!("../../../../tests/fixtures/acp/claude-code-acp-tool-use.jsonl");
         let mut seen = Vec::new();
         for line in fixture.lines().filter(|l| !l.trim().is_empty()) {
             let message: serde_json::Value = serde_json::from_str(line).expect("json");
@@ -1564,14 +1564,14 @@ mod tests {
     async fn claude_codes_real_commands_and_modes_reach_the_pane() {
         let (mut host, mut world, pane) = open_pane();
         let line: serde_json::Value = serde_json::from_str(include_str!(
-            "../../tests/fixtures/acp/real/claude-code-acp-0.16.2-available-commands.json"
+            "../../../../tests/fixtures/acp/real/claude-code-acp-0.16.2-available-commands.json"
         ))
         .expect("json");
         let notification: SessionNotification =
             serde_json::from_value(line["params"].clone()).expect("a session/update");
         update(&host, notification.update);
         let reply: serde_json::Value = serde_json::from_str(include_str!(
-            "../../tests/fixtures/acp/real/claude-code-acp-0.16.2-session-new.json"
+            "../../../../tests/fixtures/acp/real/claude-code-acp-0.16.2-session-new.json"
         ))
         .expect("json");
         let modes = serde_json::from_value(reply["result"]["modes"].clone()).expect("modes");

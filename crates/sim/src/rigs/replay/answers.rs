@@ -77,7 +77,7 @@ struct Post {
 
 /// Every recorded reply of one agent, sorted for lookup.
 #[derive(Debug, Default)]
-pub(crate) struct Answers {
+pub struct Answers {
     reads: HashMap<String, Vec<Entry>>,
     events: HashMap<Cursor, Vec<Entry>>,
     /// `(route, epoch, cursor)` of every recorded run of events: the places a reader can be.
@@ -88,7 +88,7 @@ pub(crate) struct Answers {
 }
 
 impl Answers {
-    pub(crate) fn new(exchanges: &[RecordedExchange]) -> Self {
+    pub fn new(exchanges: &[RecordedExchange]) -> Self {
         let mut answers = Self::default();
         for exchange in exchanges {
             let Some(status) = exchange.status else {

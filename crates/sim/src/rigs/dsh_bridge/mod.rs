@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use tokio::sync::broadcast;
 
-pub(crate) use desktop::DesktopOptions;
+pub use desktop::DesktopOptions;
 pub(crate) use tokens::TokenStore;
 
 /// How often the desktop's virtual clock is looked at.
@@ -29,28 +29,28 @@ const SIGNAL_BUFFER: usize = 4096;
 
 /// Everything `collie-phone dsh-bridge` was told.
 #[derive(Debug, Clone)]
-pub(crate) struct BridgeOptions {
-    pub(crate) desktop: DesktopOptions,
-    pub(crate) listen: String,
-    pub(crate) token_file: PathBuf,
-    pub(crate) scoped_tokens: Option<PathBuf>,
-    pub(crate) ready_after: Duration,
-    pub(crate) reload_every: Option<Duration>,
+pub struct BridgeOptions {
+    pub desktop: DesktopOptions,
+    pub listen: String,
+    pub token_file: PathBuf,
+    pub scoped_tokens: Option<PathBuf>,
+    pub ready_after: Duration,
+    pub reload_every: Option<Duration>,
 }
 
 /// A bridge bound to its address, not yet serving.
-pub(crate) struct Bound {
+pub struct Bound {
     listener: tokio::net::TcpListener,
     /// Installed before `listening` is printed: SIGHUP's default would end the process.
     hangup: Option<tokio::signal::unix::Signal>,
     bridge: Arc<http::Bridge>,
     reload_every: Option<Duration>,
-    pub(crate) url: String,
+    pub url: String,
 }
 
 /// Checks the address is loopback (seed "只用回环地址"), loads the tokens, lays out the demo
 /// desktop and binds.
-pub(crate) async fn bind(options: BridgeOptions) -> anyhow::Result<Bound> {
+pub async fn bind(options: BridgeOptions) -> anyhow::Result<Bound> {
     let address: SocketAddr = options.listen.parse().with_context(|| {
         format!(
             "--listen {:?} is not an address like 127.0.0.1:19387",
@@ -100,7 +100,7 @@ pub(crate) async fn bind(options: BridgeOptions) -> anyhow::Result<Bound> {
 
 impl Bound {
     /// Serves until `stop` resolves; SIGHUP (and `--reload-every`) simulate a desktop reload.
-    pub(crate) async fn serve(
+    pub async fn serve(
         self,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {

@@ -11,18 +11,18 @@ use crate::wire::recording::{
 
 /// One agent's part of a recording.
 #[derive(Debug, Clone)]
-pub(crate) struct Recording {
+pub struct Recording {
     /// The agent whose replies are served.
-    pub(crate) agent: String,
+    pub agent: String,
     /// Its exchanges that got a reply, in the order they were written.
-    pub(crate) exchanges: Vec<RecordedExchange>,
+    pub exchanges: Vec<RecordedExchange>,
     /// Lines that did not parse.
-    pub(crate) skipped: usize,
+    pub skipped: usize,
 }
 
 impl Recording {
     /// Reads `path`; `agent` picks one agent of a recording that holds several.
-    pub(crate) fn load(path: &Path, agent: Option<&str>) -> anyhow::Result<Self> {
+    pub fn load(path: &Path, agent: Option<&str>) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("could not read the recording {}", path.display()))?;
         Self::parse(&text, agent).with_context(|| format!("could not play back {}", path.display()))
@@ -76,7 +76,7 @@ impl Recording {
     }
 
     /// How long the recording lasts, in ms from its start to its last request.
-    pub(crate) fn length_ms(&self) -> u64 {
+    pub fn length_ms(&self) -> u64 {
         self.exchanges
             .iter()
             .map(|e| e.since_start_ms)

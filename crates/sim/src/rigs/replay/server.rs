@@ -20,7 +20,7 @@ const BODY_DEADLINE: Duration = Duration::from_secs(10);
 
 /// How fast the recording's clock runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Speed {
+pub enum Speed {
     /// Straight to the end state (`--speed 0`).
     End,
     /// This many recorded seconds per second of replay.
@@ -29,7 +29,7 @@ pub(crate) enum Speed {
 
 impl Speed {
     /// `0` is the end state; any other finite, positive number a rate.
-    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, String> {
         let rate: f64 = text
             .trim()
             .parse()
@@ -61,7 +61,7 @@ impl Speed {
 }
 
 /// Serves one agent's recorded replies.
-pub(crate) struct ReplayServer {
+pub struct ReplayServer {
     answers: Mutex<Answers>,
     began: Instant,
     speed: Speed,
@@ -69,7 +69,7 @@ pub(crate) struct ReplayServer {
 
 impl ReplayServer {
     /// The clock starts now.
-    pub(crate) fn new(answers: Answers, speed: Speed) -> Arc<Self> {
+    pub fn new(answers: Answers, speed: Speed) -> Arc<Self> {
         Arc::new(Self {
             answers: Mutex::new(answers),
             began: Instant::now(),

@@ -34,22 +34,22 @@ pub(crate) use super::tail::SessionTranscript;
 
 /// How the host is set up (`collie-phone dsh-bridge` flags).
 #[derive(Debug, Clone)]
-pub(crate) struct DesktopOptions {
-    pub(crate) seed: u64,
-    pub(crate) speed: f64,
+pub struct DesktopOptions {
+    pub seed: u64,
+    pub speed: f64,
     /// Events a task's follower keeps in memory, `eventCacheLimit`.
-    pub(crate) event_cache: usize,
+    pub event_cache: usize,
     /// Events a session's durable log keeps; older ones are gone for good (a gap).
-    pub(crate) durable_log: usize,
+    pub durable_log: usize,
     /// Where the demo's workspace directories are.
-    pub(crate) root: PathBuf,
+    pub root: PathBuf,
     /// The deployment's `workspacePaths` allow-list: workspaces live under these.
-    pub(crate) workspace_paths: Vec<PathBuf>,
+    pub workspace_paths: Vec<PathBuf>,
     /// The deployment's `allowWorkspaceCreate`.
-    pub(crate) allow_workspace_create: bool,
-    pub(crate) route_prefix: String,
-    pub(crate) keep_alive_ms: u64,
-    pub(crate) max_wait_ms: u64,
+    pub allow_workspace_create: bool,
+    pub route_prefix: String,
+    pub keep_alive_ms: u64,
+    pub max_wait_ms: u64,
 }
 
 /// What the HTTP side hears from the host: a followed task's event (live, or sent again after

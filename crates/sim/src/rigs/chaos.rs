@@ -28,7 +28,7 @@ pub struct Chaos {
     pub(crate) delay: Option<Delay>,
     /// The agent restarts in place this often: a new epoch, `503 starting` for a moment,
     /// every view rebuilt and every open ask asked again under its old id (SPEC H3, H5, A9).
-    pub(crate) restart_every: Option<Duration>,
+    pub restart_every: Option<Duration>,
     /// An answer finds its ask timed out just before it arrived (SPEC A6, A7).
     pub(crate) expire_early: f64,
     /// An events reply repeats events already sent, or one event twice.
@@ -44,7 +44,7 @@ pub(crate) struct Delay {
 impl Chaos {
     /// Reads a spec such as `drop-after-apply=0.1,delay=0.05:3s`. Strict: an unknown name, a
     /// name given twice, an empty part or a value out of range is refused, naming the part.
-    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, String> {
         let mut chaos = Self::default();
         if text.trim().is_empty() {
             return Ok(chaos);
@@ -108,7 +108,7 @@ impl Chaos {
     }
 
     /// True when nothing goes wrong on purpose.
-    pub(crate) fn is_quiet(&self) -> bool {
+    pub fn is_quiet(&self) -> bool {
         self.drop_after_apply == 0.0
             && self.delay.is_none_or(|d| d.probability == 0.0)
             && self.restart_every.is_none()
