@@ -66,10 +66,10 @@ fn ask(pane: usize, n: usize) -> Ask {
         revision: 1 + (n as u64 % 3),
         kind: kind.clone(),
         title: cjk(pane + n, 40),
-        opened_at: Some("2026-11-29T23:30:00Z".into()),
+        opened_at: Some(wire::Stamp::new("2026-11-29T23:30:00Z")),
         expires_at: n
             .is_multiple_of(5)
-            .then(|| "2026-11-29T23:45:00+08:00".into()),
+            .then(|| wire::Stamp::new("2026-11-29T23:45:00+08:00")),
         permission: None,
         choice: None,
         text: None,

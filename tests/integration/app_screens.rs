@@ -1338,7 +1338,7 @@ fn v3_unknown_kind_has_no_buttons() {
 fn a13_countdown_ticks_and_turns_urgent_then_expired() {
     let expiring = |seconds: i64| {
         let mut ask = permission();
-        ask.expires_at = Some(wire::time::format(NOW + Duration::seconds(seconds)));
+        ask.expires_at = Some(wire::Stamp::of(NOW + Duration::seconds(seconds)));
         ask
     };
     snap("card_countdown", |size| {
@@ -1360,12 +1360,12 @@ fn home_jumps_to_the_ask_that_expires_soonest() {
     let mut world = demo_world();
     let later = {
         let mut ask = permission();
-        ask.expires_at = Some(wire::time::format(NOW + Duration::seconds(300)));
+        ask.expires_at = Some(wire::Stamp::of(NOW + Duration::seconds(300)));
         ask
     };
     let sooner = {
         let mut ask = worlds::text("Reviewer", "Who should review this PR?", "a handle", false);
-        ask.expires_at = Some(wire::time::format(NOW + Duration::seconds(40)));
+        ask.expires_at = Some(wire::Stamp::of(NOW + Duration::seconds(40)));
         ask
     };
     let inbox_pane = pane_id(&world, "Inbox screen");

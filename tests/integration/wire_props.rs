@@ -556,6 +556,15 @@ fn assert_clean_opt(s: &Option<String>, max_bytes: usize, lines: Lines, what: &s
     }
 }
 
+/// A stamp is cleaned like any short text, and its moment is the one its cleaned text names
+/// (parsed once at decode, SPEC A13, L1).
+fn assert_stamp(stamp: &Option<wire::Stamp>, what: &str) {
+    if let Some(stamp) = stamp {
+        assert_clean(stamp.text(), MAX_SHORT, Lines::Single, what);
+        assert_eq!(stamp.at(), wire::time::parse(stamp.text()), "{what}");
+    }
+}
+
 fn assert_id(id: &str, what: &str) {
     assert!(check_id(id).is_ok(), "{what}: bad id {id:?}");
 }
@@ -609,8 +618,8 @@ fn check_outcome(outcome: &Outcome) {
 fn check_ask(ask: &Ask) {
     assert_id(&ask.id, "ask.id");
     assert_clean(&ask.title, MAX_TITLE, Lines::Single, "ask.title");
-    assert_clean_opt(&ask.opened_at, MAX_SHORT, Lines::Single, "ask.openedAt");
-    assert_clean_opt(&ask.expires_at, MAX_SHORT, Lines::Single, "ask.expiresAt");
+    assert_stamp(&ask.opened_at, "ask.openedAt");
+    assert_stamp(&ask.expires_at, "ask.expiresAt");
     if let Some(body) = &ask.permission {
         assert_clean(&body.tool, MAX_LABEL, Lines::Single, "permission.tool");
         let size = serde_json::to_vec(&body.arguments)

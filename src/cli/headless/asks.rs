@@ -109,8 +109,8 @@ impl<'a> Row<'a> {
         let held_back = card.allow_always(view.offer()).err();
         let seconds_left = ask
             .expires_at
-            .as_deref()
-            .and_then(crate::wire::time::parse)
+            .as_ref()
+            .and_then(crate::wire::Stamp::at)
             .map(|at| (at - now).whole_seconds().max(0));
         Self {
             agent: &view.name,

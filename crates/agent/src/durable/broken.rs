@@ -29,7 +29,7 @@ pub(crate) fn lay_out_breaks(world: &mut World, breaks: Breaks, now: OffsetDateT
             .to_string();
         for pane in world.layout.panes.values_mut() {
             for open in &mut pane.asks {
-                open.ask.expires_at = Some(zoneless.clone());
+                open.ask.expires_at = Some(crate::wire::Stamp::new(zoneless.clone()));
             }
         }
     }

@@ -640,7 +640,7 @@ impl World {
         }
         ask.id = id.clone();
         ask.revision = ask.revision.max(1);
-        ask.opened_at.get_or_insert_with(|| now_text(now));
+        ask.opened_at.get_or_insert_with(|| wire::Stamp::of(now));
         if !self.allow_always {
             strip_allow_always(&mut ask);
         }
@@ -723,7 +723,7 @@ impl World {
         let mut due = Vec::new();
         for pane in self.layout.panes.values() {
             for open in &pane.asks {
-                if let Some(expires) = open.ask.expires_at.as_deref().and_then(wire::time::parse)
+                if let Some(expires) = open.ask.expires_at.as_ref().and_then(wire::Stamp::at)
                     && expires <= now
                 {
                     due.push((pane.id.clone(), open.ask.clone()));

@@ -285,8 +285,8 @@ fn expire_early(
     let expires_at = open
         .ask
         .expires_at
-        .replace(wire::time::format(now))
-        .unwrap_or_else(|| "none".into());
+        .replace(wire::Stamp::of(now))
+        .map_or_else(|| "none".into(), |stamp| stamp.text().to_string());
     agent.world.expire_asks(now);
     tracing::info!(
         kind = %"expire-early",

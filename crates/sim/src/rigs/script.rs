@@ -614,7 +614,7 @@ impl Script {
             return false;
         }
         if scene == Scene::Expires {
-            ask.expires_at = Some(wire::time::format(now + self.real_span(EXPIRES_AFTER_MS)));
+            ask.expires_at = Some(wire::Stamp::of(now + self.real_span(EXPIRES_AFTER_MS)));
         }
         // The tool call id comes from the layout's counter, so it is new across restarts too and
         // the ask id of SPEC A9 never repeats an old one.
@@ -1355,9 +1355,10 @@ mod tests {
 
     /// When an ask opened and when it expires.
     fn ask_window(ask: &Ask) -> (time::OffsetDateTime, time::OffsetDateTime) {
-        let at = |text: &Option<String>| {
-            text.as_deref()
-                .and_then(wire::time::parse)
+        let at = |stamp: &Option<wire::Stamp>| {
+            stamp
+                .as_ref()
+                .and_then(wire::Stamp::at)
                 .expect("a timestamp")
         };
         (at(&ask.opened_at), at(&ask.expires_at))

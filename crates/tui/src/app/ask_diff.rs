@@ -87,8 +87,8 @@ pub(crate) fn changes(old: &Ask, new: &Ask, allow_always: bool) -> Vec<Changed> 
     push("fields", or_none(fields(old)), or_none(fields(new)));
     push(
         "time limit",
-        or_none(old.expires_at.clone()),
-        or_none(new.expires_at.clone()),
+        or_none(old.expires_at.as_ref().map(|at| at.text().to_string())),
+        or_none(new.expires_at.as_ref().map(|at| at.text().to_string())),
     );
     out
 }

@@ -170,8 +170,8 @@ impl CardState {
     pub(crate) fn expires_at(&self) -> Option<OffsetDateTime> {
         self.ask
             .expires_at
-            .as_deref()
-            .and_then(crate::wire::time::parse)
+            .as_ref()
+            .and_then(crate::wire::Stamp::at)
     }
 
     /// The deadline, once it has passed by the phone's clock: from then on no key answers the

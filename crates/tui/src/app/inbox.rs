@@ -46,8 +46,8 @@ pub(crate) fn rows(agents: &Agents) -> Vec<InboxRow<'_>> {
                     agent,
                     pane,
                     ask,
-                    opened_at: ask.opened_at.as_deref().and_then(wire::time::parse),
-                    expires_at: ask.expires_at.as_deref().and_then(wire::time::parse),
+                    opened_at: ask.opened_at.as_ref().and_then(wire::Stamp::at),
+                    expires_at: ask.expires_at.as_ref().and_then(wire::Stamp::at),
                 })
             })
         })
@@ -91,8 +91,8 @@ pub(crate) fn tally(agents: &Agents, now: OffsetDateTime) -> Tally {
 /// True from an ask's deadline on, by the phone's clock (SPEC A13).
 pub(crate) fn is_expired(ask: &Ask, now: OffsetDateTime) -> bool {
     ask.expires_at
-        .as_deref()
-        .and_then(wire::time::parse)
+        .as_ref()
+        .and_then(wire::Stamp::at)
         .is_some_and(|at| TimeLeft::is_over(at, now))
 }
 
@@ -114,7 +114,7 @@ pub(crate) fn next_countdown_change(
         .iter()
         .flat_map(|agent| agent.panes())
         .flat_map(|pane| pane.asks().iter())
-        .filter_map(|ask| ask.expires_at.as_deref().and_then(wire::time::parse))
+        .filter_map(|ask| ask.expires_at.as_ref().and_then(wire::Stamp::at))
         .filter_map(|at| TimeLeft::next_change(at, now))
         .min()
 }

@@ -392,7 +392,7 @@ impl Phone {
             .collect();
         // As the inbox sorts: by when asked, layout order among equal or missing times.
         new.sort_by_key(
-            |a| match a.opened_at.as_deref().and_then(crate::wire::time::parse) {
+            |a| match a.opened_at.as_ref().and_then(crate::wire::Stamp::at) {
                 Some(at) => (0, at),
                 None => (1, OffsetDateTime::UNIX_EPOCH),
             },

@@ -3,6 +3,7 @@
 //! pop-up box). It names no room; the frame's root that dispatches to them is
 //! `crate::shell::frame`. Reads the `Phone`; never changes it and never does I/O.
 
+pub(crate) mod countdown;
 pub(crate) mod filter;
 pub(crate) mod popup;
 

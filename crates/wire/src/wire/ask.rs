@@ -12,6 +12,7 @@ use super::limits::{
     MAX_LINK_CHARS, MAX_PERMISSION_OPTIONS, MAX_PROMPT, MAX_SHORT, MAX_TITLE,
 };
 use super::sanitize::{ChangeKind, Lines, Report, cap, clean, clean_opt};
+use super::time::Stamp;
 
 open_enum! {
     /// The four kinds of ask, each with its own body and answer shape (SPEC A15, V3).
@@ -60,12 +61,14 @@ pub struct Ask {
     pub revision: u64,
     pub kind: AskKind,
     pub title: String,
-    /// When it was first asked, ISO 8601 with a zone; inboxes sort by it (SPEC A2).
+    /// When it was first asked, ISO 8601 with a zone; inboxes sort by it (SPEC A2). Parsed
+    /// once, at decode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub opened_at: Option<String>,
-    /// When it times out, ISO 8601 with a zone (SPEC A13). Optional (SPEC V2).
+    pub opened_at: Option<Stamp>,
+    /// When it times out, ISO 8601 with a zone (SPEC A13). Optional (SPEC V2). Parsed once,
+    /// at decode; the text stays as sent, so `check` can judge one without a zone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_at: Option<String>,
+    pub expires_at: Option<Stamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission: Option<PermissionBody>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -271,20 +274,12 @@ impl Ask {
             "title",
             &mut mine,
         );
-        clean_opt(
-            &mut self.opened_at,
-            MAX_SHORT,
-            Lines::Single,
-            "openedAt",
-            &mut mine,
-        );
-        clean_opt(
-            &mut self.expires_at,
-            MAX_SHORT,
-            Lines::Single,
-            "expiresAt",
-            &mut mine,
-        );
+        if let Some(stamp) = &mut self.opened_at {
+            stamp.clean(MAX_SHORT, "openedAt", &mut mine);
+        }
+        if let Some(stamp) = &mut self.expires_at {
+            stamp.clean(MAX_SHORT, "expiresAt", &mut mine);
+        }
         if let Some(body) = &mut self.permission {
             clean(
                 &mut body.tool,

@@ -24,6 +24,7 @@ pub mod time;
 pub mod tool_input;
 pub(crate) mod usage;
 
+pub use self::time::Stamp;
 pub use actions::*;
 pub use ask::*;
 pub use decode::{DecodeError, Decoded, Sanitize, decode};

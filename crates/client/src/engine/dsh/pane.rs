@@ -532,7 +532,7 @@ impl TaskPane {
             revision: 1,
             kind: AskKind::Unknown(DESKTOP_ASK_KIND.into()),
             title,
-            opened_at: at,
+            opened_at: at.map(crate::wire::Stamp::new),
             expires_at: None,
             permission: permission_body,
             choice: None,

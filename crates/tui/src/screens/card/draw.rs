@@ -15,7 +15,7 @@ use crate::app::card_state::{
     CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
 };
 use crate::app::geometry;
-use crate::app::inbox::{AskKey, TimeLeft};
+use crate::app::inbox::AskKey;
 use crate::app::keymap::Action;
 use crate::app::phone::Phone;
 use crate::look::chat_links::find_links;
@@ -386,18 +386,8 @@ fn card_parts(
     let mut cuttable = 0..0;
     let ask = &card.ask;
     // Who asks, and the time left (SPEC A2, A13).
-    let countdown = ask
-        .expires_at
-        .as_deref()
-        .and_then(crate::wire::time::parse)
-        .map(|at| TimeLeft::until(at, app.now));
-    let (left_text, left_style) = match countdown {
-        Some(left) if left.is_urgent() || left == TimeLeft::Expired => {
-            (left.text(), theme.countdown_urgent)
-        }
-        Some(left) => (left.text(), theme.countdown),
-        None => (String::new(), theme.dim),
-    };
+    let (left_text, left_style) =
+        crate::ui::countdown::countdown(card.expires_at(), app.now, theme);
     // A compact card has no border to name its kind and revision (SPEC A3): they lead its
     // first line, where the title bar already names the agent.
     let (who, who_style) = if compact {

@@ -94,9 +94,9 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, key: &AskKey, theme: &T
             row("Call", call, theme.dim);
         }
     }
-    if let Some(at) = &ask.opened_at {
+    if let Some(stamp) = &ask.opened_at {
         // The wire's timestamp as the person reads a clock: when, and how long ago.
-        let since = match crate::wire::time::parse(at) {
+        let since = match stamp.at() {
             Some(when) => format!(
                 "{:02}:{:02}:{:02} UTC, {}",
                 when.hour(),
@@ -104,7 +104,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, key: &AskKey, theme: &T
                 when.second(),
                 crate::ui::ago((phone.now - when).whole_seconds())
             ),
-            None => at.clone(),
+            None => stamp.text().to_string(),
         };
         row("Since", &since, theme.dim);
     }

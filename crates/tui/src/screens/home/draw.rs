@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 
 use crate::app::agents::AgentView;
 use crate::app::geometry;
-use crate::app::inbox::{self, TimeLeft};
+use crate::app::inbox;
 use crate::app::phone::Phone;
 use crate::engine::AgentStatus;
 use crate::look::theme::Theme;
@@ -310,13 +310,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
         .enumerate()
     {
         let is_selected = screen.in_inbox && screen.inbox.offset + row == screen.inbox.selected;
-        let (left, left_style) = match ask.expires_at.map(|at| TimeLeft::until(at, app.now)) {
-            Some(left) if left.is_urgent() || left == TimeLeft::Expired => {
-                (left.text(), theme.countdown_urgent)
-            }
-            Some(left) => (left.text(), theme.countdown),
-            None => (String::new(), theme.dim),
-        };
+        let (left, left_style) = crate::ui::countdown::countdown(ask.expires_at, app.now, theme);
         // "4:10" rather than "4:10 left" where every column counts.
         let left = if narrow {
             left.trim_end_matches(" left").to_string()
