@@ -48,5 +48,6 @@ mod soak;
 mod spec_book;
 mod ssh_remote;
 mod tmux;
+mod tmux_glass;
 mod tmux_terminal;
 mod wire_props;

@@ -179,6 +179,8 @@ pub(crate) enum Action {
     Settings,
     /// A pane's box: complete the command lit in the list of the agent's commands.
     Complete,
+    /// Clear the terminal and draw the whole screen again.
+    Redraw,
 }
 
 impl Action {
@@ -232,6 +234,7 @@ impl Action {
             Self::NextMatch => "next-match",
             Self::PrevMatch => "previous-match",
             Self::Mouse => "mouse",
+            Self::Redraw => "redraw",
             Self::Settings => "settings",
             Self::Complete => "complete",
             Self::Belt(n) => return format!("belt-{n}"),
@@ -292,6 +295,7 @@ impl Action {
             Self::Mouse => "Mouse on or off (off: the terminal's own selection works)",
             Self::Settings => "Switch the agent's mode and options",
             Self::Complete => "Complete the lit command",
+            Self::Redraw => "Redraw the whole screen",
             Self::Belt(n) => return format!("Press belt button {n}"),
             Self::Pick(n) => return format!("Pick option {n}"),
         };
@@ -349,6 +353,7 @@ impl Action {
             Self::Mouse,
             Self::Settings,
             Self::Complete,
+            Self::Redraw,
         ];
         all.extend((1..=4).map(Self::Belt));
         all.extend((1..=8).map(Self::Pick));
@@ -590,13 +595,28 @@ pub(crate) fn common() -> Vec<(Chord, Action)> {
     ]
 }
 
+/// Keys every part takes, typing or not. Ctrl-L redraws, as in a shell, vim, less and tmux:
+/// for the day a terminal shows something the phone did not draw (a width it disagreed on,
+/// another program's output), it clears the terminal and sends every cell again.
+pub(crate) fn everywhere() -> Vec<(Chord, Action)> {
+    vec![(Chord::ctrl('l'), Action::Redraw)]
+}
+
 impl Keymap {
     /// The default keys of `parts`: every room's and what floats, handed in from above
     /// (`screens::key_parts`), so the keymap names no room.
     pub(crate) fn defaults(parts: &[Context]) -> Self {
         let bindings = parts
             .iter()
-            .map(|&context| (context, (context.0.bindings)()))
+            .map(|&context| {
+                let mut list = (context.0.bindings)();
+                for (chord, action) in everywhere() {
+                    if !list.iter().any(|(c, _)| *c == chord) {
+                        list.push((chord, action));
+                    }
+                }
+                (context, list)
+            })
             .collect();
         Self { bindings }
     }

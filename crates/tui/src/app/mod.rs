@@ -97,6 +97,8 @@ pub enum Command {
     Mouse(bool),
     /// A line for the log: what the phone chose not to do, and why.
     Log(String),
+    /// Clear the terminal and send every cell of the next frame (Ctrl-L).
+    Redraw,
     Quit,
 }
 

@@ -1,8 +1,11 @@
 //! One chat entry of a pane to terminal lines, each within the width.
 
+use std::borrow::Cow;
+
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::glyph;
 use super::markdown;
 use super::theme::Theme;
 use super::wrap::{fit_line, truncate, width as text_width, wrap_spans};
@@ -29,9 +32,26 @@ pub(crate) fn entry_lines(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let width = usize::from(style.width);
+    // Laid out in the form every terminal draws at one width (`glyph`, SPEC L1), so `✍️,` is
+    // measured as the two cells it will take, not three with a blank between; the item itself
+    // keeps what the agent sent, for copy and search.
     let lines = match entry {
-        ChatEntry::Item(item) => item_lines(item, style, theme),
-        ChatEntry::Closed(closed) => plain(&closed_ask_words(closed), theme.notice, width),
+        ChatEntry::Item(item) => match glyph::plain_text(&item.text) {
+            Cow::Borrowed(_) => item_lines(item, style, theme),
+            Cow::Owned(text) => item_lines(
+                &Item {
+                    text,
+                    ..item.clone()
+                },
+                style,
+                theme,
+            ),
+        },
+        ChatEntry::Closed(closed) => plain(
+            &glyph::plain_text(&closed_ask_words(closed)),
+            theme.notice,
+            width,
+        ),
     };
     // The last guard: whatever a branch did, nothing leaves wider than the screen.
     lines

@@ -11,6 +11,7 @@ pub mod chat_scroll;
 pub(crate) mod chat_search;
 pub mod chat_view;
 pub(crate) mod dsh_chat;
+pub mod glyph;
 pub mod markdown;
 // A door for `benches/search.rs`, not in the product.
 #[cfg(feature = "bench")]

@@ -502,6 +502,11 @@ impl App {
         if bunched && !bunched_key_acts(context, action) {
             return (false, commands);
         }
+        if action == Some(Action::Redraw) {
+            // Before anything else: it must work over a help, a too-small terminal, a prompt.
+            commands.push(Command::Redraw);
+            return (true, commands);
+        }
         if geometry::is_too_small(self.phone.size.0, self.phone.size.1) {
             // Nothing is drawn but the message; only quitting makes sense.
             if action == Some(Action::Quit) {

@@ -8,25 +8,49 @@ use std::borrow::Cow;
 
 use ratatui::buffer::Buffer;
 
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
+
+use crate::look::glyph;
 use crate::wire::shown;
 
 /// Cleans every cell of `buffer` in place: a cell keeps its symbol without control or
 /// invisible characters (line breaks included: a cell is one place on one line), and one left
-/// empty becomes a space, so the layout does not move.
+/// empty becomes a space, so the layout does not move. A grapheme terminals may draw at another
+/// width than ratatui laid it out is written in its plain form (`look::glyph`, SPEC L1) over
+/// the cells the layout gave it: a flag's two letters take its two cells, a form narrower
+/// than its cells leaves the rest blank, so ratatui's diff and the terminal agree where every
+/// cell is.
 pub(crate) fn clean_buffer(buffer: &mut Buffer) {
-    for cell in &mut buffer.content {
-        let symbol = cell.symbol();
+    let row = usize::from(buffer.area.width).max(1);
+    for i in 0..buffer.content.len() {
+        let symbol = buffer.content[i].symbol();
         // The common case, printable ASCII, costs a byte scan.
         if symbol.bytes().all(|b| (0x20..0x7f).contains(&b)) {
             continue;
         }
-        if let Cow::Owned(clean) = shown::line(symbol) {
-            let clean = if clean.is_empty() {
-                " ".to_string()
-            } else {
-                clean
-            };
-            cell.set_symbol(&clean);
+        let laid_out = symbol.width().max(1);
+        let clean = shown::line(symbol);
+        let shown = match glyph::plain_text(&clean) {
+            Cow::Owned(plain) => plain,
+            Cow::Borrowed(_) => match clean {
+                Cow::Owned(clean) => clean,
+                Cow::Borrowed(_) => continue,
+            },
+        };
+        if shown.is_empty() {
+            buffer.content[i].set_symbol(" ");
+            continue;
+        }
+        let style = buffer.content[i].style();
+        let end = (i + laid_out).min((i / row + 1) * row);
+        let mut at = i;
+        for grapheme in shown.graphemes(true) {
+            if at >= end {
+                break;
+            }
+            buffer.content[at].set_symbol(grapheme).set_style(style);
+            at += grapheme.width().max(1);
         }
     }
 }
@@ -46,5 +70,38 @@ mod tests {
         clean_buffer(&mut buffer);
         let symbols: Vec<&str> = buffer.content.iter().map(|c| c.symbol()).collect();
         assert_eq!(symbols, [" ", "e\u{301}", "x", "工"]);
+    }
+
+    /// What ratatui lays out is what the terminal is sent, cell for cell: a flag's letters
+    /// fill its two cells, a selector's base keeps the first and leaves the second blank.
+    #[test]
+    fn unsure_graphemes_are_written_plain_over_the_cells_they_were_given() {
+        let mut buffer = Buffer::empty(Rect::new(0, 0, 12, 1));
+        buffer.set_string(0, 0, "🇯🇵✍️,👍🏽a🇺🇸", ratatui::style::Style::default());
+        clean_buffer(&mut buffer);
+        let symbols: Vec<&str> = buffer.content.iter().map(|c| c.symbol()).collect();
+        assert_eq!(
+            symbols,
+            ["J", "P", "✍", " ", ",", "👍", " ", "a", "U", "S", " ", " "]
+        );
+    }
+
+    /// The sum of the cleaned cells' widths, each wide symbol covering the cells after it, is
+    /// the width the layout gave the whole string: nothing after it moves.
+    #[test]
+    fn a_cleaned_row_is_as_wide_as_its_layout() {
+        let text = "flag 🇯🇵 here and 🇺🇸 there 👍🏽 ✍️, 👩\u{200d}💻 #️⃣ 工";
+        let laid_out = crate::look::wrap::width(text);
+        let mut buffer = Buffer::empty(Rect::new(0, 0, laid_out as u16, 1));
+        buffer.set_string(0, 0, text, ratatui::style::Style::default());
+        clean_buffer(&mut buffer);
+        let mut x = 0;
+        let mut drawn = 0;
+        while x < buffer.content.len() {
+            let w = buffer.content[x].symbol().width().max(1);
+            drawn += w;
+            x += w;
+        }
+        assert_eq!(drawn, laid_out);
     }
 }

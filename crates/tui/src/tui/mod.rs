@@ -381,6 +381,14 @@ where
                         queue.push_back(Message::LinkOpened { url, result });
                     }
                     Command::Log(line) => tracing::info!("{line}"),
+                    Command::Redraw => {
+                        // ratatui's `clear` empties the terminal and forgets the last frame,
+                        // so the next draw sends every cell, whatever the terminal showed.
+                        if let Err(error) = self.terminal.clear() {
+                            tracing::warn!(%error, "clearing the terminal failed");
+                        }
+                        self.dirty = true;
+                    }
                     Command::Quit => flow = Flow::Quit,
                 }
             }
