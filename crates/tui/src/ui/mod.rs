@@ -45,6 +45,29 @@ pub(crate) fn put(frame: &mut Frame<'_>, area: Rect, row: u16, line: Line<'stati
         .set_line(rect.x, rect.y, &line, rect.width);
 }
 
+/// Says at the right end of a list's heading how many rows are below the last one shown
+/// ("↓ 3 more"), so a list a short screen cuts never hides rows without a sign. Heading words
+/// the note covers end with "…", as every cut sentence does.
+pub(crate) fn more_below(frame: &mut Frame<'_>, heading: Rect, below: usize, theme: &Theme) {
+    let note = format!("↓ {below} more");
+    let note_width = u16::try_from(wrap::width(&note)).unwrap_or(u16::MAX);
+    // The note, a column for "…" or a blank, a blank, and a few of the heading's own words.
+    if below == 0 || heading.height == 0 || heading.width < note_width.saturating_add(12) {
+        return;
+    }
+    let buffer = frame.buffer_mut();
+    let y = heading.y;
+    let start = heading.right() - note_width - 2;
+    let cut = (start..heading.right()).any(|x| buffer[(x, y)].symbol() != " ");
+    // A wide character just before the note would cover its first column.
+    if start > heading.x && wrap::width(buffer[(start - 1, y)].symbol()) > 1 {
+        buffer[(start - 1, y)].set_symbol(" ");
+    }
+    buffer[(start, y)].set_symbol(if cut { "…" } else { " " });
+    buffer[(start + 1, y)].set_symbol(" ");
+    buffer.set_string(start + 2, y, &note, theme.dim);
+}
+
 /// A row of columns: each text padded or cut to its width (display width, so CJK and emoji
 /// line up), the last taking what is left.
 pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'static> {
@@ -66,3 +89,56 @@ pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'s
 
 /// "synced 2s ago": in `look`, where the router can read it too (`App::redraws`).
 pub(crate) use crate::look::ago;
+
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+
+    /// The heading row after `more_below`, as text.
+    fn heading_with(words: &str, below: usize) -> String {
+        let mut terminal = Terminal::new(TestBackend::new(40, 1)).expect("a test terminal");
+        let theme = Theme::builtin("dark").expect("the dark theme");
+        terminal
+            .draw(|frame| {
+                let area = frame.area();
+                put(frame, area, 0, Line::from(words.to_string()));
+                more_below(frame, area, below, &theme);
+            })
+            .expect("a frame");
+        // Each symbol once: the cells a wide one covers are not read.
+        let buffer = terminal.backend().buffer();
+        let mut text = String::new();
+        let mut x = 0;
+        while x < buffer.content.len() {
+            let symbol = buffer.content[x].symbol();
+            text.push_str(symbol);
+            x += wrap::width(symbol).max(1);
+        }
+        text
+    }
+
+    #[test]
+    fn a_list_with_rows_below_says_how_many_and_a_heading_it_covers_ends_with_an_ellipsis() {
+        assert_eq!(
+            heading_with("Needs your answer (7)", 1),
+            "Needs your answer (7)           ↓ 1 more"
+        );
+        assert_eq!(
+            heading_with("History of demo  100+ conversations", 91),
+            "History of demo  100+ convers… ↓ 91 more"
+        );
+        assert_eq!(
+            heading_with("重构订单服务重构订单服务重构订单服务重构", 3),
+            "重构订单服务重构订单服务重构订… ↓ 3 more"
+        );
+        // A wide character over the note's first column gives way to a blank.
+        assert_eq!(
+            heading_with("a重构订单服务重构订单服务重构订单服务", 3),
+            "a重构订单服务重构订单服务重构 … ↓ 3 more"
+        );
+        assert_eq!(heading_with("Agents", 0), format!("{:<40}", "Agents"));
+    }
+}

@@ -120,6 +120,12 @@ pub(crate) fn draw_list(
         };
         put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
     }
+    crate::ui::more_below(
+        frame,
+        parts.heading,
+        rows.len().saturating_sub(screen.cursor.offset + visible),
+        theme,
+    );
     let shown = rows.len().saturating_sub(screen.cursor.offset).min(visible);
     let note = match list {
         None => Some(("Reading the first page…".to_string(), theme.dim)),

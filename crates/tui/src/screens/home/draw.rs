@@ -147,6 +147,14 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
         };
         put(frame, parts.agents, u16::try_from(row).unwrap_or(0), line);
     }
+    crate::ui::more_below(
+        frame,
+        parts.agents_heading,
+        agents
+            .len()
+            .saturating_sub(screen.agents.offset + usize::from(parts.agents.height)),
+        theme,
+    );
     if agents.is_empty() {
         put(
             frame,
@@ -205,13 +213,15 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
                 n - 1
             )),
         }
-        // Two rows; words past them are cut with `…`, never dropped without a sign.
+        // Two rows, or the one a short screen has; words past them are cut with `…`, never
+        // dropped without a sign.
         let room = row_width.saturating_sub(4);
+        let kept = usize::from(parts.detail.height).clamp(1, 2);
         let mut rows = wrap::wrap(&words, room);
-        if rows.len() > 2 {
-            rows.truncate(2);
-            let last = format!("{} …", rows[1].trim_end());
-            rows[1] = if wrap::width(&last) <= room {
+        if rows.len() > kept {
+            rows.truncate(kept);
+            let last = format!("{} …", rows[kept - 1].trim_end());
+            rows[kept - 1] = if wrap::width(&last) <= room {
                 last
             } else {
                 wrap::truncate(&last, room)
@@ -372,6 +382,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
         };
         put(frame, parts.inbox, u16::try_from(row).unwrap_or(0), line);
     }
+    crate::ui::more_below(
+        frame,
+        parts.inbox_heading,
+        rows.len()
+            .saturating_sub(screen.inbox.offset + usize::from(parts.inbox.height)),
+        theme,
+    );
     if rows.is_empty() && !app.agents.list.iter().any(|a| a.status.is_ready()) {
         put(
             frame,

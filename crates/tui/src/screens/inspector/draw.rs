@@ -221,6 +221,14 @@ pub(crate) fn draw_list(
         };
         put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
     }
+    crate::ui::more_below(
+        frame,
+        parts.heading,
+        view.rows
+            .len()
+            .saturating_sub(view.cursor.offset + usize::from(parts.list.height)),
+        theme,
+    );
 
     let note_style = match &screen.note {
         Some(note) if note.trouble => theme.danger,

@@ -185,6 +185,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &LayoutScreen, 
         };
         put(frame, parts.list, u16::try_from(row).unwrap_or(0), line);
     }
+    crate::ui::more_below(
+        frame,
+        parts.heading,
+        rows.len()
+            .saturating_sub(screen.cursor.offset + usize::from(parts.list.height)),
+        theme,
+    );
     crate::ui::filter::draw_filter(frame, parts.filter, &screen.filter, theme);
 }
 
