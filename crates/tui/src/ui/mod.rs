@@ -46,26 +46,33 @@ pub(crate) fn put(frame: &mut Frame<'_>, area: Rect, row: u16, line: Line<'stati
 }
 
 /// Says at the right end of a list's heading how many rows are below the last one shown
-/// ("↓ 3 more"), so a list a short screen cuts never hides rows without a sign. Heading words
-/// the note covers end with "…", as every cut sentence does.
+/// ("↓ 3 more"), so a list a short screen cuts never hides rows without a sign.
 pub(crate) fn more_below(frame: &mut Frame<'_>, heading: Rect, below: usize, theme: &Theme) {
-    let note = format!("↓ {below} more");
-    let note_width = u16::try_from(wrap::width(&note)).unwrap_or(u16::MAX);
-    // The note, a column for "…" or a blank, a blank, and a few of the heading's own words.
-    if below == 0 || heading.height == 0 || heading.width < note_width.saturating_add(12) {
+    if below > 0 {
+        note_at_end(frame, heading, &format!("↓ {below} more"), theme.dim);
+    }
+}
+
+/// Writes `note` at the right end of `area`'s first row, over what was drawn there; words it
+/// covers end with "…", as every cut sentence does. Left out where the row is too narrow to
+/// keep a few of its own words beside it.
+pub(crate) fn note_at_end(frame: &mut Frame<'_>, area: Rect, note: &str, style: Style) {
+    let note_width = u16::try_from(wrap::width(note)).unwrap_or(u16::MAX);
+    // The note, a column for "…" or a blank, a blank, and a few of the row's own words.
+    if area.height == 0 || area.width < note_width.saturating_add(12) {
         return;
     }
     let buffer = frame.buffer_mut();
-    let y = heading.y;
-    let start = heading.right() - note_width - 2;
-    let cut = (start..heading.right()).any(|x| buffer[(x, y)].symbol() != " ");
+    let y = area.y;
+    let start = area.right() - note_width - 2;
+    let cut = (start..area.right()).any(|x| buffer[(x, y)].symbol() != " ");
     // A wide character just before the note would cover its first column.
-    if start > heading.x && wrap::width(buffer[(start - 1, y)].symbol()) > 1 {
+    if start > area.x && wrap::width(buffer[(start - 1, y)].symbol()) > 1 {
         buffer[(start - 1, y)].set_symbol(" ");
     }
     buffer[(start, y)].set_symbol(if cut { "…" } else { " " });
     buffer[(start + 1, y)].set_symbol(" ");
-    buffer.set_string(start + 2, y, &note, theme.dim);
+    buffer.set_string(start + 2, y, note, style);
 }
 
 /// A row of columns: each text padded or cut to its width (display width, so CJK and emoji

@@ -1,6 +1,7 @@
 //! History: conversations newest first, and one conversation's items oldest first (SPEC W5).
 
 use ratatui::Frame;
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -196,19 +197,33 @@ pub(crate) fn draw_conversation(
         thinking_expanded: screen.thinking_expanded,
     };
     let scope = crate::screens::pane::conversation_scope(&screen.agent, &screen.conversation);
+    let height = usize::from(chat.height);
+    // Read from the top, one row more than fits tells whether the conversation goes on below;
+    // following the newest, nothing is below.
     let mut lines = chat_view::visible_lines(
         &phone.chat_layout,
         &scope,
         &list.entries,
         &screen.scroll,
         &style,
-        usize::from(chat.height),
+        if screen.scroll.is_following() {
+            height
+        } else {
+            height + 1
+        },
         theme,
     );
-    if list.paging.loading && lines.len() < usize::from(chat.height) {
+    let more_below = lines.len() > height;
+    lines.truncate(height);
+    if list.paging.loading && lines.len() < height {
         lines.push(Line::from(Span::styled("Reading more…", theme.dim)));
     }
     frame.render_widget(Paragraph::new(lines), chat);
+    if more_below && chat.height > 0 {
+        // The pane's words for the same sign (`pane/draw_chat.rs`), on the last row.
+        let last = Rect::new(chat.x, chat.bottom() - 1, chat.width, 1);
+        crate::ui::note_at_end(frame, last, "↓ more below (G)", theme.accent);
+    }
 }
 
 impl crate::ui::Drawn for HistoryScreen {
