@@ -29,6 +29,9 @@ pub struct CardScreen {
     /// The link a url card drew, for the runner's OSC 8 (`tui::osc`), as the pane's chat keeps
     /// its own.
     pub(crate) drawn_links: std::cell::RefCell<Vec<crate::screens::pane::select::DrawnLink>>,
+    /// The row each option was drawn on, with its place among the options: a click on the
+    /// row selects it, as its number does (docs/KEYS.md, "The mouse").
+    pub(crate) options_at: std::cell::RefCell<Vec<(u16, usize)>>,
 }
 
 impl CardScreen {
@@ -36,6 +39,7 @@ impl CardScreen {
         Self {
             key,
             drawn_links: Default::default(),
+            options_at: Default::default(),
         }
     }
 }
@@ -67,6 +71,49 @@ impl Room for CardScreen {
 
     fn offers(&self, phone: &Phone, action: Action) -> bool {
         card_footer_offers(phone, &self.key, action)
+    }
+
+    fn lists(&self, phone: &Phone, action: Action) -> bool {
+        card_lists(phone, &self.key, action)
+    }
+
+    /// A click on an option selects it, as its number does; Enter still answers.
+    fn click(&mut self, phone: &mut Phone, _column: u16, row: u16) -> Vec<Command> {
+        let clicked = self
+            .options_at
+            .borrow()
+            .iter()
+            .find(|(y, _)| *y == row)
+            .map(|(_, index)| *index);
+        match clicked.and_then(|index| u8::try_from(index + 1).ok()) {
+            Some(n) => card_action(phone, &self.key, Action::Pick(n)),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Whether the card's `?` help lists `action`: only keys that act on this card. A choice card
+/// numbers its options and has no permission letters; numbers go as far as its options; the
+/// link key only on a card with a link; a new line only in an answer of many lines; the field
+/// keys only on a form of more than one row.
+pub(crate) fn card_lists(phone: &Phone, key: &AskKey, action: Action) -> bool {
+    let Some(card) = phone.cards.get(key) else {
+        return true;
+    };
+    let options = card.offered(phone.agent_offer(&key.agent));
+    let has = |effect: Effect| options.iter().any(|o| o.effect.as_ref() == Some(&effect));
+    match action {
+        Action::AllowOnce => card.ask.kind == AskKind::Permission && has(Effect::Allow),
+        Action::Deny => card.ask.kind == AskKind::Permission && has(Effect::Deny),
+        Action::AllowAlways => card.ask.kind == AskKind::Permission && has(Effect::AllowAlways),
+        Action::Pick(n) => usize::from(n) <= options.len(),
+        Action::Up | Action::Down => !options.is_empty() || card.ask.kind == AskKind::Form,
+        Action::OpenLink => card.ask.choice.as_ref().is_some_and(|c| c.url.is_some()),
+        Action::Newline => {
+            card.ask.kind == AskKind::Text && card.ask.text.as_ref().is_some_and(|t| t.multiline)
+        }
+        Action::NextField | Action::PrevField => card_footer_offers(phone, key, action),
+        _ => true,
     }
 }
 
