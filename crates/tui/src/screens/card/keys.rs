@@ -59,10 +59,31 @@ pub(crate) const CHOOSING: Context = Context(&KeyPart {
     describe: choosing_words,
 });
 
-/// A text or form card: letters are typed into the focused field.
+/// A text card: letters are typed into its answer.
+pub(crate) const TEXT: Context = Context(&KeyPart {
+    id: "card-text",
+    title: "Ask card (a typed answer)",
+    bindings: typing,
+    typing: true,
+    pastes: true,
+    notes: &[
+        "Typing puts text in the answer; Backspace, Delete and these edit:",
+        EDIT_MOVES,
+        EDIT_KILLS,
+        EDIT_YANK_UNDO,
+    ],
+    hints: &[
+        (Action::Submit, "submit", "submit"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "keys", "keys"),
+    ],
+    describe: typing_words,
+});
+
+/// A form card: letters are typed into the focused field.
 pub(crate) const TYPING: Context = Context(&KeyPart {
     id: "card-typing",
-    title: "Ask card (typing)",
+    title: "Ask card (a form)",
     bindings: typing,
     typing: true,
     pastes: true,

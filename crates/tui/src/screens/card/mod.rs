@@ -46,7 +46,7 @@ impl CardScreen {
 
 impl Room for CardScreen {
     fn key_parts() -> &'static [Context] {
-        &[keys::CHOOSING, keys::TYPING]
+        &[keys::CHOOSING, keys::TEXT, keys::TYPING]
     }
 
     fn keys(&self, phone: &Phone) -> Context {
@@ -208,7 +208,11 @@ pub(crate) fn card_allow_always(phone: &Phone, card: &CardState) -> Result<(), &
 /// The keys of a card: typing on a text or form card that may be answered, else commands.
 pub(crate) fn card_context(phone: &Phone, key: &AskKey) -> Context {
     if card_takes_typing(phone, key) {
-        keys::TYPING
+        // A text answer and a form have their own notes in the help: a form's kinds of field.
+        match phone.cards.get(key).map(|c| &c.ask.kind) {
+            Some(AskKind::Text) => keys::TEXT,
+            _ => keys::TYPING,
+        }
     } else {
         keys::CHOOSING
     }
