@@ -95,7 +95,7 @@ impl Room for CardScreen {
 /// Whether the card's `?` help lists `action`: only keys that act on this card. A choice card
 /// numbers its options and has no permission letters; numbers go as far as its options; the
 /// link key only on a card with a link; a new line only in an answer of many lines; the field
-/// keys only on a form of more than one row.
+/// keys only on a form of more than one row; a retry only while an outcome is unknown.
 pub(crate) fn card_lists(phone: &Phone, key: &AskKey, action: Action) -> bool {
     let Some(card) = phone.cards.get(key) else {
         return true;
@@ -112,7 +112,10 @@ pub(crate) fn card_lists(phone: &Phone, key: &AskKey, action: Action) -> bool {
         Action::Newline => {
             card.ask.kind == AskKind::Text && card.ask.text.as_ref().is_some_and(|t| t.multiline)
         }
-        Action::NextField | Action::PrevField => card_footer_offers(phone, key, action),
+        // A retry acts only while an answer's outcome is unknown: listed only then.
+        Action::NextField | Action::PrevField | Action::Retry => {
+            card_footer_offers(phone, key, action)
+        }
         _ => true,
     }
 }
