@@ -667,6 +667,15 @@ fn demo_acp_in_tmux_the_mode_and_a_command_from_the_keyboard_reach_the_acp_agent
     });
     tmux.keys(&["s"]);
     tmux.until("the picker", |s| s.contains("Plan only"));
+    // `?` over the picker lists its keys; Esc gives the picker back (docs/KEYS.md).
+    tmux.keys(&["?"]);
+    tmux.until("the picker's help", |s| {
+        s.contains("Keys: Mode and options") && s.contains("Light choice 3")
+    });
+    tmux.keys(&["Escape"]);
+    tmux.until("the picker back", |s| {
+        s.contains("Plan only") && !s.contains("Keys: Mode and options")
+    });
     // A number lights its choice, Enter switches (docs/KEYS.md).
     tmux.keys(&["2", "Enter"]);
     tmux.until("the agent's yes", |s| s.contains("Mode Plan only"));
