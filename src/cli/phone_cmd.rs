@@ -150,6 +150,9 @@ pub(crate) async fn open_phone_mixed(
     for (agent, host) in &through_ssh {
         app.reached_through_ssh(agent, host);
     }
+    if crate::tui::osc::tmux_keeps_the_clipboard() {
+        app.tmux_keeps_the_clipboard();
+    }
     let events = crossterm::event::EventStream::new();
     let mut side = None;
     if let Some(demo) = setup.demo {

@@ -364,6 +364,7 @@ fn d3_the_kind_picker_and_mode_are_kept_per_pane() {
     let mut app = pane_app((80, 24));
     app.update(key("K"));
     app.update(key("2"));
+    app.update(key("enter"));
     app.update(key("m"));
     let prefs = app.dsh_view(BRIDGE).expect("a bridge").prefs(TASK);
     assert_eq!(
@@ -601,8 +602,8 @@ async fn d3_d5_the_phone_appends_cancels_closes_and_creates_on_the_real_bridge()
             s.contains("Message · instruction · queue")
         })
         .await;
-    // Kind feedback (2 in the picker), mode steer, then the words.
-    phone.press(&["K", "2", "m", "i"]).await;
+    // Kind feedback (2 in the picker, Enter chooses it), mode steer, then the words.
+    phone.press(&["K", "2", "Enter", "m", "i"]).await;
     phone.type_text("Poll with a deadline, not a sleep.").await;
     phone.press(&["Enter"]).await;
     phone

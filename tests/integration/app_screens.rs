@@ -2190,7 +2190,10 @@ fn the_settings_picker_lights_the_value_in_effect_and_a_plain_choice_is_sent_at_
     });
     let mut app = settings_pane((80, 24));
     app.update(key("s"));
-    let commands = app.update(key("2"));
+    // A number lights its choice; Enter switches (docs/KEYS.md, one rule for numbers).
+    let lit = handed(&app.update(key("2")));
+    assert!(!lit.contains("Setting"), "a number only lights: {lit}");
+    let commands = app.update(key("enter"));
     let sent = handed(&commands);
     assert!(
         sent.contains("Setting") && sent.contains("\"plan\""),
@@ -2213,6 +2216,7 @@ fn a_mode_that_acts_without_asking_asks_first_and_takes_only_its_own_yes() {
         let mut app = settings_pane(size);
         app.update(key("s"));
         app.update(key("3"));
+        app.update(key("enter"));
         app
     });
     let mut app = settings_pane((80, 24));
@@ -2247,6 +2251,7 @@ fn a_mode_that_acts_without_asking_asks_first_and_takes_only_its_own_yes() {
     let mut app = settings_pane((80, 24));
     app.update(key("s"));
     app.update(key("3"));
+    app.update(key("enter"));
     app.frame_drawn();
     let (world, _) = showcase((80, 24));
     with_settings(&world, &mut app, "yolo");
@@ -2387,7 +2392,11 @@ fn hint_states(size: (u16, u16)) -> Vec<(String, App)> {
                 format!("pane {title}, the settings picker"),
                 keys(set.clone(), &["s"]),
             ));
-            let mut question = keys(set.clone(), &["s", "3"]);
+            states.push((
+                format!("pane {title}, the help over the settings picker"),
+                keys(set.clone(), &["s", "?"]),
+            ));
+            let mut question = keys(set.clone(), &["s", "3", "enter"]);
             question.frame_drawn();
             states.push((
                 format!("pane {title}, the question before acting without asking"),
@@ -2610,4 +2619,210 @@ fn home_at_100_columns_names_every_pane_whole() {
         let spare = row.len() - row.trim_end().len();
         assert!(spare < 3, "a name cut with room to spare: {row:?}");
     }
+}
+
+// ----- help on what floats and on every card ----------------------------------------------------
+
+/// `?` over the settings picker lists the picker's keys; closing the help gives the picker
+/// back as it was, its lit choice kept; a number lights, Enter switches (docs/KEYS.md).
+#[test]
+fn the_help_floats_over_the_settings_picker_and_gives_it_back() {
+    snap("pane_settings_picker_help", |size| {
+        let mut app = settings_pane(size);
+        for k in ["s", "?"] {
+            app.update(key(k));
+        }
+        app
+    });
+    let mut app = settings_pane((80, 24));
+    for k in ["s", "2", "?"] {
+        let sent = handed(&app.update(key(k)));
+        assert!(!sent.contains("Setting"), "{k} switches nothing: {sent}");
+    }
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Light choice 3"), "{text}");
+    assert!(!text.contains("Light choice 4"), "three choices: {text}");
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Light the choice above"), "{text}");
+    app.update(key("esc"));
+    assert!(
+        matches!(app.overlay(), Some(Overlay::Setting(_))),
+        "the picker is back"
+    );
+    let sent = handed(&app.update(key("enter")));
+    assert!(sent.contains("\"plan\""), "choice 2 stayed lit: {sent}");
+}
+
+/// The first card of the showcase's asks of `kind`, past its reading time.
+fn card_of_kind(kind: &str) -> App {
+    let world = demo_world();
+    let mut app = app_on(&world, false, (120, 40));
+    let (pane, ask) = world
+        .snapshot()
+        .panes()
+        .flat_map(|(_, _, p)| p.asks.iter().map(move |a| (p.id.clone(), a.clone())))
+        .find(|(_, a)| format!("{:?}", a.kind) == kind)
+        .unwrap_or_else(|| panic!("no {kind} ask in the demo"));
+    app.open_card(AskKey {
+        agent: "demo".into(),
+        pane,
+        ask_id: ask.id.clone(),
+    });
+    app.update(Message::Tick(NOW + ARMING + Duration::seconds(1)));
+    app
+}
+
+/// A text card takes letters, so its help key is the box's: the same keys as a pane's box
+/// (one list, `keymap::text_box`), with the editing keys.
+#[test]
+fn a_text_card_opens_its_help_with_the_box_keys() {
+    let mut app = card_of_kind("Text");
+    let box_keys = {
+        let (_, mut pane) = showcase((120, 40));
+        pane.update(key("i"));
+        pane.help_now()
+    };
+    let help_key = box_keys
+        .iter()
+        .find(|(_, words)| words == "Show or hide this help")
+        .map(|(keys, _)| keys.clone())
+        .expect("the box lists its help key");
+    let card_help = app.help_now();
+    app.update(key(&help_key));
+    assert!(
+        matches!(app.overlay(), Some(Overlay::Help { .. })),
+        "{help_key} opens the card's help"
+    );
+    let text = screen_text(&app, (120, 40));
+    assert!(text.contains("Editing the text:"), "{text}");
+    assert!(text.contains("Cut the word before the cursor"), "{text}");
+    assert!(
+        card_help
+            .iter()
+            .any(|(keys, words)| *keys == help_key && words == "Show or hide this help"),
+        "{card_help:?}"
+    );
+}
+
+/// A choice card's help lists only the keys that act on it: no permission letters, numbers
+/// only as far as its options go.
+#[test]
+fn a_choice_cards_help_lists_only_keys_that_act_on_it() {
+    let app = card_of_kind("Choice");
+    let help = app.help_now();
+    let keys: Vec<&str> = help.iter().map(|(k, _)| k.as_str()).collect();
+    for letter in ["y", "n", "a"] {
+        assert!(!keys.contains(&letter), "{letter} in {help:?}");
+    }
+    assert!(!keys.iter().any(|k| k.contains('8')), "{help:?}");
+    assert!(keys.iter().any(|k| k.starts_with('1')), "{help:?}");
+    // Every listed key does something on this card.
+    let permission = card_of_kind("Permission");
+    let letters: Vec<String> = permission.help_now().into_iter().map(|(k, _)| k).collect();
+    assert!(letters.iter().any(|k| k == "y"), "{letters:?}");
+}
+
+/// A click on a card's option selects it, as its number does; it answers nothing, and Enter
+/// still answers with it (docs/KEYS.md, "The mouse").
+#[test]
+fn a_click_on_a_cards_option_selects_it_and_enter_answers() {
+    use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let size = (120, 40);
+    let mut app = card_of_kind("Choice");
+    let text = screen_text(&app, size);
+    let row = text
+        .lines()
+        .position(|l| l.contains("  2 "))
+        .unwrap_or_else(|| panic!("option 2 on screen: {text}"));
+    let click = Message::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: 10,
+        row: u16::try_from(row).expect("a row"),
+        modifiers: KeyModifiers::NONE,
+    });
+    let clicked = handed(&app.update(click));
+    assert!(
+        !clicked.contains("Answer"),
+        "a click answers nothing: {clicked}"
+    );
+    let text = screen_text(&app, size);
+    assert!(
+        text.lines().nth(row).is_some_and(|l| l.contains("› 2 ")),
+        "option 2 is selected: {text}"
+    );
+    let sent = handed(&app.update(key("enter")));
+    assert!(
+        sent.contains("Answer"),
+        "Enter answers the clicked option: {sent}"
+    );
+}
+
+/// SPEC Q6: a message wider than the footer wraps onto the row above it, whole; a receipt on
+/// the pane's status line fades 8 s after it came, by the app's clock, and the runner is told
+/// when to wake for it; a refusal stays.
+#[test]
+fn q6_a_long_message_wraps_and_a_receipt_fades_on_the_pane() {
+    let size = (80, 24);
+    let (world, mut app) = showcase(size);
+    let pane = pane_id(&world, "HTTP routes 🚀");
+    // Three keys at once on a pane: the phone's sentence is wider than 80 columns.
+    app.update(Message::Bunch(
+        ["x", "x", "c"]
+            .iter()
+            .map(|k| {
+                let chord = Chord::parse(k).expect("a key");
+                KeyEvent::new(chord.code, chord.modifiers)
+            })
+            .collect(),
+    ));
+    let toast = "3 keys came together; only the moves were taken. Press them again, one at a time.";
+    assert!(toast.chars().count() > 79, "{toast}");
+    let rows: Vec<String> = screen_text(&app, size)
+        .lines()
+        .map(|l| l.trim_matches('"').trim().to_string())
+        .collect();
+    let last_two = format!("{} {}", rows[rows.len() - 2], rows[rows.len() - 1]);
+    assert_eq!(last_two, toast, "the whole message, on two rows");
+    let abort = |state: IntentState| {
+        Message::Engine(FromEngine::Intent(IntentRecord {
+            request_id: "r-abort".into(),
+            agent: "demo".into(),
+            kind: IntentKind::Abort {
+                pane: pane.clone(),
+                turn_id: "t-2".into(),
+            },
+            attempts: 1,
+            state,
+            created_at: "2026-11-29T14:30:00Z".into(),
+            checking: false,
+            epoch: None,
+        }))
+    };
+    app.update(Message::Tick(NOW + Duration::seconds(20)));
+    app.update(abort(IntentState::Sending));
+    app.update(abort(IntentState::Done {
+        reply: PostReply::ok("r-abort"),
+    }));
+    assert!(
+        screen_text(&app, size).contains(": sent"),
+        "the receipt shows"
+    );
+    assert_eq!(app.next_wake(), Some(NOW + Duration::seconds(28)));
+    app.update(Message::Tick(NOW + Duration::seconds(27)));
+    assert!(
+        screen_text(&app, size).contains(": sent"),
+        "still within 8 s"
+    );
+    app.update(Message::Tick(NOW + Duration::seconds(28)));
+    assert!(!screen_text(&app, size).contains(": sent"), "faded at 8 s");
+    app.update(abort(IntentState::Refused {
+        status: 409,
+        code: "turn-changed".into(),
+        message: None,
+    }));
+    app.update(Message::Tick(NOW + Duration::seconds(600)));
+    assert!(
+        screen_text(&app, size).contains("refused: turn-changed"),
+        "trouble stays until replaced"
+    );
 }

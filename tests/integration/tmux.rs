@@ -220,8 +220,9 @@ fn demo_dsh_in_tmux_shows_both_agents_and_sends_to_a_bridge_task() {
     tmux.until("the task pane", |s| {
         s.contains("Message · instruction · queue")
     });
-    // Kind feedback from the picker (SPEC D3), queue kept, then the words.
-    tmux.keys(&["K", "2"]);
+    // Kind feedback from the picker (SPEC D3: 2 lights it, Enter chooses), queue kept, then
+    // the words.
+    tmux.keys(&["K", "2", "Enter"]);
     tmux.until("the kind chosen", |s| {
         s.contains("Message · feedback · queue")
     });
@@ -666,7 +667,17 @@ fn demo_acp_in_tmux_the_mode_and_a_command_from_the_keyboard_reach_the_acp_agent
     });
     tmux.keys(&["s"]);
     tmux.until("the picker", |s| s.contains("Plan only"));
-    tmux.keys(&["2"]);
+    // `?` over the picker lists its keys; Esc gives the picker back (docs/KEYS.md).
+    tmux.keys(&["?"]);
+    tmux.until("the picker's help", |s| {
+        s.contains("Keys: Mode and options") && s.contains("Light choice 3")
+    });
+    tmux.keys(&["Escape"]);
+    tmux.until("the picker back", |s| {
+        s.contains("Plan only") && !s.contains("Keys: Mode and options")
+    });
+    // A number lights its choice, Enter switches (docs/KEYS.md).
+    tmux.keys(&["2", "Enter"]);
     tmux.until("the agent's yes", |s| s.contains("Mode Plan only"));
     let switched = |history: &[(String, String)]| {
         history
@@ -684,7 +695,7 @@ fn demo_acp_in_tmux_the_mode_and_a_command_from_the_keyboard_reach_the_acp_agent
     );
     tmux.keys(&["s"]);
     tmux.until("the picker again", |s| s.contains("Act without asking"));
-    tmux.keys(&["3"]);
+    tmux.keys(&["3", "Enter"]);
     tmux.until("the question", |s| s.contains("“Act without asking”?"));
     tmux.keys(&["Enter"]);
     std::thread::sleep(Duration::from_millis(300));
@@ -704,7 +715,7 @@ fn demo_acp_in_tmux_the_mode_and_a_command_from_the_keyboard_reach_the_acp_agent
     tmux.until("the boolean option's choices", |s| {
         s.contains("┌ Compact by itself") && s.contains("Off")
     });
-    tmux.keys(&["2"]);
+    tmux.keys(&["2", "Enter"]);
     tmux.until("the agent's yes to Off", |s| {
         s.contains("Compact by itself: scripted switched to Off.")
     });

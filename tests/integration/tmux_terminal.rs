@@ -139,3 +139,92 @@ fn the_phone_says_in_one_line_that_there_is_no_socket() {
         tmux.screen()
     );
 }
+
+/// The demo in a tmux whose `set-clipboard` is `mode`, in a pane with its first item selected.
+fn demo_with_clipboard(name: &str, mode: &str) -> (tempfile::TempDir, Tmux) {
+    let (home, command) = home_with("", "", "demo {config}");
+    let tmux = Tmux::start(name, (100, 30), "sleep 60");
+    let out = tmux.run(&["set-option", "-g", "set-clipboard", mode]);
+    assert!(out.status.success(), "set set-clipboard: {out:?}");
+    let out = tmux.run(&["respawn-pane", "-k", "-t", &tmux.session, &command]);
+    assert!(out.status.success(), "respawn-pane: {out:?}");
+    tmux.until("home", |s| s.contains("Needs your answer"));
+    // The workspaces, then the first pane, then its first item.
+    tmux.keys(&["g", "Enter"]);
+    tmux.until("the workspaces", |s| s.contains("HTTP routes"));
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane", |s| s.contains("Enter type"));
+    tmux.keys(&["["]);
+    (home, tmux)
+}
+
+/// tmux passes an application's OSC 52 on only with `set-clipboard on` (tmux's default,
+/// `external`, drops it): the phone asks tmux at its start, and a copy names the one line of
+/// ~/.tmux.conf that fixes it; with `on`, the copy reaches tmux and says it was copied
+/// (docs/KEYS.md, "Copy").
+#[test]
+fn a_copy_in_tmux_without_set_clipboard_on_names_the_line_that_fixes_it() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    for mode in ["off", "external"] {
+        let (_home, tmux) = demo_with_clipboard(&format!("clip-{mode}"), mode);
+        tmux.keys(&["y"]);
+        tmux.until("the line that fixes it", |s| {
+            s.contains("set -g set-clipboard") && s.contains("~/.tmux.conf")
+        });
+        let buffers = tmux.run(&["list-buffers"]);
+        assert!(
+            String::from_utf8_lossy(&buffers.stdout).trim().is_empty(),
+            "{mode}: tmux took no copy"
+        );
+    }
+    let (_home, tmux) = demo_with_clipboard("clip-on", "on");
+    tmux.keys(&["y"]);
+    tmux.until("copied", |s| s.contains("Copied") && s.contains("OSC 52"));
+    assert!(!tmux.screen().contains("set -g set-clipboard"));
+    tmux.until_with("the copy in tmux's buffer", |t| {
+        !String::from_utf8_lossy(&t.run(&["list-buffers"]).stdout)
+            .trim()
+            .is_empty()
+    });
+}
+
+/// A click on a card's option, as a terminal reports it (SGR mouse), selects it; Enter then
+/// answers with it (docs/KEYS.md, "The mouse").
+#[test]
+fn a_click_on_a_cards_option_in_tmux_selects_it() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let (home, command) = home_with("", "", "demo {config}");
+    let _home = home;
+    let tmux = Tmux::start("click-option", (80, 24), &command);
+    tmux.until("home", |s| s.contains("Needs your answer"));
+    tmux.until_with("the mouse taken", Tmux::mouse_taken);
+    tmux.select("shell: rm -rf build/");
+    tmux.keys(&["Enter"]);
+    tmux.until("the card", |s| s.contains("Allow once"));
+    let screen = tmux.screen();
+    let row = screen
+        .lines()
+        .position(|l| l.contains("2 n  Deny"))
+        .expect("the Deny option");
+    assert!(!screen.lines().nth(row).is_some_and(|l| l.contains('›')));
+    // SGR mouse: press and release of the left button, 1-based column and row.
+    for end in ['M', 'm'] {
+        let click = format!("\x1b[<0;8;{}{end}", row + 1);
+        let out = tmux.run(&["send-keys", "-t", &tmux.session, "-l", &click]);
+        assert!(out.status.success(), "send-keys -l: {out:?}");
+    }
+    tmux.until("Deny selected", |s| {
+        s.lines()
+            .nth(row)
+            .is_some_and(|l| l.contains("› 2 n  Deny"))
+    });
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    tmux.until("the card answered", |s| !s.contains("Allow once"));
+}

@@ -3,11 +3,17 @@
 
 use std::collections::HashMap;
 
+use time::OffsetDateTime;
+
 use super::inbox::AskKey;
 use crate::engine::{IntentKind, IntentRecord, IntentState};
 
 /// Final intents kept for the screens; older ones are forgotten (the journal keeps them).
 const KEEP_FINAL: usize = 1000;
+
+/// How long a receipt ("button Benchmark: sent") stays on a pane's status line, by the phone's
+/// clock (SPEC Q6); what needs the person stays until a newer intent of the pane replaces it.
+pub(crate) const RECEIPT_SECONDS: i64 = 8;
 
 #[derive(Debug, Clone, Default)]
 pub struct Intents {
@@ -18,6 +24,18 @@ pub struct Intents {
     pending: Vec<(String, IntentKind)>,
     /// Each agent's epoch as its hello last said.
     epochs: HashMap<String, String>,
+    /// When each receipt came, by the phone's clock (SPEC Q6): a record the engine reported
+    /// settled while the phone ran. One read back from the journal at the start has none, so
+    /// an old run's receipt never shows as new.
+    receipts: HashMap<String, OffsetDateTime>,
+}
+
+/// True for a state that only says the intent went (SPEC Q6): a receipt, which fades.
+fn is_receipt(state: &IntentState) -> bool {
+    matches!(
+        state,
+        IntentState::Done { .. } | IntentState::Replayed { .. }
+    )
 }
 
 impl Intents {
@@ -26,8 +44,23 @@ impl Intents {
         self.pending.push((agent.to_string(), kind));
     }
 
-    /// Takes a record from the engine; returns the state it had before, if known.
-    pub(crate) fn note(&mut self, record: IntentRecord) -> Option<IntentState> {
+    /// Takes a record from the engine at `now`; returns the state it had before, if known.
+    pub(crate) fn note(
+        &mut self,
+        record: IntentRecord,
+        now: OffsetDateTime,
+    ) -> Option<IntentState> {
+        if is_receipt(&record.state) {
+            let known = self.records.get(&record.request_id).map(|r| &r.state);
+            // A record first met settled is an old one (the journal's) unless it went this run.
+            if known.is_some_and(|s| !is_receipt(s))
+                || (known.is_none() && self.pending_matches(&record))
+            {
+                self.receipts.insert(record.request_id.clone(), now);
+            }
+        } else {
+            self.receipts.remove(&record.request_id);
+        }
         if let Some(at) = self
             .pending
             .iter()
@@ -57,16 +90,44 @@ impl Intents {
             return;
         }
         let records = &mut self.records;
+        let receipts = &mut self.receipts;
         self.order.retain(|id| {
             let is_final = records.get(id).is_some_and(|r| r.state.is_final());
             if drop > 0 && is_final {
                 drop -= 1;
                 records.remove(id);
+                receipts.remove(id);
                 false
             } else {
                 true
             }
         });
+    }
+
+    fn pending_matches(&self, record: &IntentRecord) -> bool {
+        self.pending
+            .iter()
+            .any(|(agent, kind)| *agent == record.agent && *kind == record.kind)
+    }
+
+    /// Whether a pane's status line shows `record` at `now` (SPEC Q6): a receipt for
+    /// [`RECEIPT_SECONDS`] after it came, everything else until replaced.
+    pub(crate) fn shows(&self, record: &IntentRecord, now: OffsetDateTime) -> bool {
+        if !is_receipt(&record.state) {
+            return true;
+        }
+        self.receipts
+            .get(&record.request_id)
+            .is_some_and(|at| now < *at + time::Duration::seconds(RECEIPT_SECONDS))
+    }
+
+    /// When the next receipt shown now fades, for the runner to wake and redraw then.
+    pub(crate) fn next_fade(&self, now: OffsetDateTime) -> Option<OffsetDateTime> {
+        self.receipts
+            .values()
+            .map(|at| *at + time::Duration::seconds(RECEIPT_SECONDS))
+            .filter(|fade| *fade > now)
+            .min()
     }
 
     pub(crate) fn get(&self, request_id: &str) -> Option<&IntentRecord> {
@@ -193,7 +254,7 @@ mod tests {
             answer: crate::wire::Answer::default(),
         };
         answered.epoch = Some("e1".into());
-        intents.note(answered);
+        intents.note(answered, OffsetDateTime::UNIX_EPOCH);
         let key = AskKey {
             agent: "a".into(),
             pane: "p".into(),
@@ -222,7 +283,10 @@ mod tests {
             },
         );
         assert_eq!(intents.pane_pending("a", "p"), Some("abort"));
-        intents.note(record("r-1", IntentState::Created));
+        intents.note(
+            record("r-1", IntentState::Created),
+            OffsetDateTime::UNIX_EPOCH,
+        );
         assert_eq!(intents.pane_pending("a", "p"), None);
         assert_eq!(
             intents
@@ -239,5 +303,46 @@ mod tests {
         unknown.attempts = 2;
         assert!(!is_retryable(&unknown));
         assert!(!is_retryable(&record("r", IntentState::MaybeApplied)));
+    }
+
+    /// SPEC Q6: a receipt shows for its seconds from when it came, then fades, and the runner
+    /// is told when; a refusal stays; a receipt read back from an earlier run never shows.
+    #[test]
+    fn q6_a_receipt_fades_by_the_phones_clock_and_trouble_stays() {
+        let start = OffsetDateTime::UNIX_EPOCH;
+        let later = |s: i64| start + time::Duration::seconds(s);
+        let done = || IntentState::Done {
+            reply: crate::wire::PostReply::ok("r"),
+        };
+        let mut intents = Intents::default();
+        intents.note(record("r-1", IntentState::Sending), start);
+        intents.note(record("r-1", done()), later(1));
+        let shown = intents.get("r-1").cloned().expect("kept");
+        assert!(intents.shows(&shown, later(1 + RECEIPT_SECONDS - 1)));
+        assert_eq!(
+            intents.next_fade(later(2)),
+            Some(later(1 + RECEIPT_SECONDS))
+        );
+        assert!(!intents.shows(&shown, later(1 + RECEIPT_SECONDS)));
+        assert_eq!(intents.next_fade(later(1 + RECEIPT_SECONDS)), None);
+        let refused = record(
+            "r-2",
+            IntentState::Refused {
+                status: 409,
+                code: "turn-running".into(),
+                message: None,
+            },
+        );
+        intents.note(refused.clone(), later(2));
+        assert!(
+            intents.shows(&refused, later(600)),
+            "trouble stays until replaced"
+        );
+        let old = record("r-3", done());
+        intents.note(old.clone(), later(3));
+        assert!(
+            !intents.shows(&old, later(3)),
+            "a receipt of an earlier run"
+        );
     }
 }

@@ -582,6 +582,18 @@ pub(crate) fn opens() -> [(Chord, Action); 3] {
     ]
 }
 
+/// The keys of every box a person writes words in (a pane's box, a card's text and form
+/// fields), besides Enter and the editing keys (`typing`): one list, so the box and the card
+/// have the same keys and their `?` help lists them alike.
+pub(crate) fn text_box() -> Vec<(Chord, Action)> {
+    vec![
+        (Chord::alt(KeyCode::Enter), Action::Newline),
+        (Chord::ctrl('j'), Action::Newline),
+        // The help's `?` is text here; Ctrl-G is nano's help key, and every terminal sends it.
+        (Chord::ctrl('g'), Action::Help),
+    ]
+}
+
 /// Keys every screen that does not take typing shares.
 pub(crate) fn common() -> Vec<(Chord, Action)> {
     vec![

@@ -22,7 +22,7 @@ use super::notify::NotifyStyle;
 use super::outbox::Outbox;
 use super::{AppSetup, Command};
 use crate::app::card_state::{AgentOffer, CardState};
-use crate::app::overlay::{Deferred, Overlay, TOAST_SECONDS, Toast};
+use crate::app::overlay::{Deferred, Overlay, TOAST_SECONDS, TROUBLE_TOAST_SECONDS, Toast};
 use crate::app::wire_log::WireLog;
 use crate::chat::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{IntentKind, ToEngine};
@@ -99,6 +99,9 @@ pub struct Phone {
     pub(crate) notify: NotifyStyle,
     /// Whether the phone takes the mouse (`app::mouse`).
     pub(crate) mouse: bool,
+    /// The phone runs in tmux whose `set-clipboard` is not `on`: tmux drops the OSC 52 a copy
+    /// writes, so a copy says the line that lets it through (docs/KEYS.md, "Copy").
+    pub(crate) tmux_keeps_clipboard: bool,
     /// The newest exchanges with the agents, for the wire inspector.
     pub(crate) wire: WireLog,
     /// Where the wire inspector saves its exports.
@@ -139,6 +142,7 @@ impl Phone {
             theme: setup.theme,
             notify: setup.settings.notify,
             mouse: setup.settings.mouse,
+            tmux_keeps_clipboard: false,
             wire: WireLog::default(),
             export_dir: crate::app::wire_log::default_export_dir(),
             pending_export: None,
@@ -263,7 +267,12 @@ impl Phone {
         self.toast = Some(Toast {
             text: text.into(),
             trouble,
-            until: self.now + time::Duration::seconds(TOAST_SECONDS),
+            until: self.now
+                + time::Duration::seconds(if trouble {
+                    TROUBLE_TOAST_SECONDS
+                } else {
+                    TOAST_SECONDS
+                }),
         });
     }
 

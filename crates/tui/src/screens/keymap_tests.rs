@@ -40,6 +40,7 @@ fn typing_contexts_leave_letters_alone() {
     let keymap = defaults();
     for context in [
         crate::screens::pane::keys::INPUT,
+        crate::screens::card::keys::TEXT,
         crate::screens::card::keys::TYPING,
         crate::app::overlay::keys::PROMPT,
         crate::app::overlay::keys::FILTER,
@@ -77,6 +78,7 @@ fn typing_contexts_leave_the_editing_chords_to_the_editor() {
     chords.extend([KeyCode::Home, KeyCode::End].map(|c| (c, KeyModifiers::NONE)));
     for context in [
         crate::screens::pane::keys::INPUT,
+        crate::screens::card::keys::TEXT,
         crate::screens::card::keys::TYPING,
         crate::app::overlay::keys::PROMPT,
         crate::app::overlay::keys::FILTER,
@@ -276,4 +278,26 @@ fn help_is_generated_from_the_table() {
             .any(|(keys, what)| keys == "↑ k" && what == "Move up")
     );
     assert!(help.iter().any(|(keys, _)| keys == "e"));
+}
+
+/// A pane's box and a card's typed answer and form have the same box keys (the help, a new
+/// line): one list, `keymap::text_box`, so a key added to the box is on the card too
+/// (docs/KEYS.md).
+#[test]
+fn the_box_and_the_cards_share_the_box_keys() {
+    let keymap = defaults();
+    for context in [
+        crate::screens::pane::keys::INPUT,
+        crate::screens::card::keys::TEXT,
+        crate::screens::card::keys::TYPING,
+    ] {
+        for (chord, action) in crate::app::keymap::text_box() {
+            let event = key(chord.code, chord.modifiers);
+            assert_eq!(
+                keymap.action(context, &event),
+                Some(action),
+                "{chord} in {context:?}"
+            );
+        }
+    }
 }

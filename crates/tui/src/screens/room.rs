@@ -34,6 +34,13 @@ pub(crate) trait Room {
         true
     }
 
+    /// Whether the `?` help lists `action`: only keys that can act on this screen (a pane lists
+    /// the keys of its kind of agent, a choice card no permission letters). Unlike
+    /// [`Room::offers`], a key that acts only at some moments (a retry) is listed.
+    fn lists(&self, _phone: &Phone, _action: Action) -> bool {
+        true
+    }
+
     /// A key bound to nothing where [`Room::keys`] takes typing.
     fn typed(&mut self, _phone: &mut Phone, _key: &KeyEvent) {}
 

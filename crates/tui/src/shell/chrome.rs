@@ -82,12 +82,22 @@ pub(crate) fn title_bar(
 pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, top: &dyn Drawn, theme: &Theme) {
     if let Some(toast) = &app.toast {
         let style = if toast.trouble { theme.warn } else { theme.ok };
-        put(
-            frame,
-            area,
-            0,
-            Line::from(Span::styled(format!(" {}", toast.text), style)),
-        );
+        let rows = message_rows(&toast.text, usize::from(area.width).saturating_sub(1));
+        // A message wider than the line takes the row above too (SPEC Q6), over the last row
+        // of the screen, which it hides only while it shows.
+        let above = u16::try_from(rows.len() - 1)
+            .unwrap_or(0)
+            .min(area.y.saturating_sub(1));
+        let rect = Rect::new(area.x, area.y - above, area.width, area.height + above);
+        frame.render_widget(ratatui::widgets::Clear, rect);
+        for (row, text) in (0..).zip(rows) {
+            put(
+                frame,
+                rect,
+                row,
+                Line::from(Span::styled(format!(" {text}"), style)),
+            );
+        }
         return;
     }
     let context = app.context();
@@ -125,6 +135,21 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, top: &dyn Dra
         spans.push(Span::styled(format!(" {words}"), theme.dim));
     }
     put(frame, area, 0, Line::from(spans));
+}
+
+/// The rows of a message in `width` columns: one when it fits, else two, the second cut with
+/// "…" when even two cannot hold it.
+fn message_rows(text: &str, width: usize) -> Vec<String> {
+    let mut rows = wrap::wrap(text, width.max(1));
+    if rows.len() > 2 {
+        let rest = rows[1..].join(" ");
+        rows.truncate(1);
+        rows.push(wrap::truncate(&rest, width));
+    }
+    if rows.is_empty() {
+        rows.push(String::new());
+    }
+    rows
 }
 
 /// The hints that fit in `width`, whole: the last ones give way first, but the help's hint

@@ -81,6 +81,12 @@ impl App {
         }
     }
 
+    /// The runner found, at its start, that tmux keeps OSC 52 from the clipboard
+    /// (`tui::osc::tmux_keeps_the_clipboard`): each copy then says what lets it through.
+    pub fn tmux_keeps_the_clipboard(&mut self) {
+        self.phone.tmux_keeps_clipboard = true;
+    }
+
     pub fn new(setup: AppSetup) -> Self {
         Self {
             nav: Navigation::default(),
@@ -259,9 +265,25 @@ impl App {
     }
 
     /// When the runner must wake for the screen to stay true besides its one-second tick: the
-    /// next second boundary of the nearest ask deadline (docs/ASKS.md, "When an ask expires").
+    /// next second boundary of the nearest ask deadline (docs/ASKS.md, "When an ask expires"),
+    /// the moment a receipt fades or a message goes (SPEC Q6).
     pub fn next_wake(&self) -> Option<OffsetDateTime> {
-        inbox::next_countdown_change(&self.phone.agents, self.phone.now)
+        let now = self.phone.now;
+        // A receipt that fades and a message that goes change the screen too (SPEC Q6).
+        let toast = self
+            .phone
+            .toast
+            .as_ref()
+            .map(|t| t.until)
+            .filter(|at| *at > now);
+        [
+            inbox::next_countdown_change(&self.phone.agents, now),
+            self.phone.intents.next_fade(now),
+            toast,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Sets the clock. The runner calls this before every message, not only on the one-second
@@ -317,27 +339,22 @@ impl App {
         top.room().keys(&self.phone)
     }
 
-    /// The lines of the `?` help for `context`: each action's keys and what it does. On a pane,
-    /// only the keys of its kind of agent (a Collie pane lists no DSH message kinds, a bridge's
-    /// task no belt), and the settings key only where the agent has settings to switch.
+    /// The lines of the `?` help for `context`: each action's keys and what it does. The help
+    /// of the room's own keys lists only what can act there (`Room::lists`); what floats lists
+    /// all of its keys.
     pub(crate) fn help_for(&self, context: Context) -> Vec<(String, String)> {
-        let (bridge, settings) = match self.nav.top() {
-            Screen::Pane(pane) => (
-                Some(self.phone.is_bridge(&pane.agent)),
-                self.phone
-                    .agents
-                    .pane(&pane.agent, &pane.pane)
-                    .is_some_and(|p| !p.pane.settings.is_empty()),
-            ),
-            _ => (None, false),
+        let room = self.nav.top().room();
+        let floating = match &self.phone.overlay {
+            Some(Overlay::Help { under, .. }) => under.as_deref(),
+            other => other.as_ref(),
         };
-        self.phone.keymap.help_where(context, |action| {
-            !matches!(
-                (bridge, action),
-                (Some(false), Action::MessageKind | Action::SendMode)
-                    | (Some(true), Action::Belt(_) | Action::Settings)
-            ) && (settings || action != Action::Settings)
-        })
+        let phone = &self.phone;
+        self.phone
+            .keymap
+            .help_where(context, |action| match floating {
+                Some(overlay) => phone.overlay_lists(overlay, action),
+                None => context != room.keys(phone) || room.lists(phone, action),
+            })
     }
 
     /// What the `?` help lists where the keys go now.
@@ -527,7 +544,11 @@ impl App {
             match action {
                 Some(Action::Quit) => self.in_room(|room, phone| room.quit(phone)),
                 Some(Action::Help) => {
-                    self.phone.overlay = Some(Overlay::Help { context, scroll: 0 });
+                    self.phone.overlay = Some(Overlay::Help {
+                        context,
+                        scroll: 0,
+                        under: None,
+                    });
                     Vec::new()
                 }
                 Some(Action::Filter) => {
@@ -565,7 +586,10 @@ impl App {
     /// A key over the help: it scrolls by a line, a page or to an end, never past its last
     /// line, or closes.
     fn help_key(&mut self, action: Option<Action>) {
-        let Some(Overlay::Help { context, scroll }) = self.phone.overlay else {
+        let Some(Overlay::Help {
+            context, scroll, ..
+        }) = self.phone.overlay
+        else {
             return;
         };
         let layout = self.help_layout(context);
@@ -579,16 +603,18 @@ impl App {
             Some(Action::PageDown) => scroll + page,
             Some(Action::Top) => 0,
             Some(Action::Bottom) => max,
+            // What the help floated over (a picker) comes back as it was.
             Some(Action::Help | Action::Back) => {
-                self.phone.overlay = None;
+                if let Some(Overlay::Help { under, .. }) = self.phone.overlay.take() {
+                    self.phone.overlay = under.map(|o| *o);
+                }
                 return;
             }
             _ => scroll,
         };
-        self.phone.overlay = Some(Overlay::Help {
-            context,
-            scroll: scroll.min(max),
-        });
+        if let Some(Overlay::Help { scroll: at, .. }) = &mut self.phone.overlay {
+            *at = scroll.min(max);
+        }
     }
 
     /// The help of `context` as the terminal's size lays it out.
@@ -605,7 +631,10 @@ impl App {
     /// Whether a key of the help does something now: a page down only while more lies
     /// below, a page up only once scrolled.
     pub(crate) fn help_offers(&self, action: Action) -> bool {
-        let Some(Overlay::Help { context, scroll }) = self.phone.overlay else {
+        let Some(Overlay::Help {
+            context, scroll, ..
+        }) = self.phone.overlay
+        else {
             return true;
         };
         let layout = self.help_layout(context);
@@ -861,7 +890,7 @@ impl App {
     }
 
     fn on_intent(&mut self, record: IntentRecord) -> Vec<Command> {
-        let before = self.phone.intents.note(record.clone());
+        let before = self.phone.intents.note(record.clone(), self.phone.now);
         if before.as_ref() == Some(&record.state) {
             return Vec::new();
         }

@@ -27,6 +27,23 @@ const RESTORE_CURSOR: &[u8] = b"\x1b8";
 const ST: &[u8] = b"\x1b\\";
 const BEL: &[u8] = b"\x07";
 
+/// True when the phone runs inside tmux (`TMUX` is set) and tmux's `set-clipboard` is not
+/// `on`: tmux then drops the OSC 52 of a copy (it takes an application's only when `on`).
+/// Asked once, at the start; a tmux that does not answer is taken to let copies through.
+pub fn tmux_keeps_the_clipboard() -> bool {
+    if std::env::var_os("TMUX").is_none_or(|v| v.is_empty()) {
+        return false;
+    }
+    std::process::Command::new("tmux")
+        .args(["show-options", "-gv", "set-clipboard"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .is_some_and(|out| String::from_utf8_lossy(&out.stdout).trim() != "on")
+}
+
 /// Writes escapes beside the frames to the terminal (the real runner's `raw_out`).
 pub fn write_to_terminal(bytes: &[u8]) {
     use std::io::Write;

@@ -44,6 +44,7 @@ pub(crate) fn setting_picker() -> Vec<(Chord, Action)> {
         (Chord::plain(KeyCode::Esc), Action::Cancel),
         (Chord::ch('q'), Action::Cancel),
         (Chord::ctrl('c'), Action::Cancel),
+        (Chord::ch('?'), Action::Help),
     ];
     keys.extend((1..=8u8).map(|n| (Chord::ch(char::from(b'0' + n)), Action::Pick(n))));
     keys
@@ -79,6 +80,7 @@ pub(crate) fn kind_picker() -> Vec<(Chord, Action)> {
         (Chord::plain(KeyCode::Esc), Action::Cancel),
         (Chord::ch('q'), Action::Cancel),
         (Chord::ctrl('c'), Action::Cancel),
+        (Chord::ch('?'), Action::Help),
     ];
     kinds.extend((1..=6u8).map(|n| (Chord::ch(char::from(b'0' + n)), Action::Pick(n))));
     kinds
@@ -174,6 +176,7 @@ pub(crate) const SETTING_PICKER: Context = Context(&KeyPart {
         (Action::Confirm, "switch", "switch"),
         (Action::NextField, "next setting", "next"),
         (Action::Cancel, "keep", "keep"),
+        (Action::Help, "help", "help"),
     ],
     describe: setting_picker_words,
 });
@@ -187,7 +190,8 @@ fn setting_picker_words(action: Action) -> Option<String> {
         Action::PrevField => "Previous setting",
         Action::Confirm => "Switch to the lit choice",
         Action::Cancel => "Close, keep what is in effect",
-        Action::Pick(n) => return Some(format!("Switch to choice {n}")),
+        // One rule for numbers on every picker and card: a number lights, Enter says it.
+        Action::Pick(n) => return Some(format!("Light choice {n} (Enter switches to it)")),
         _ => return None,
     };
     Some(words.to_string())
@@ -245,9 +249,23 @@ pub(crate) const KIND_PICKER: Context = Context(&KeyPart {
         (Action::Confirm, "choose", "choose"),
         (Action::Down, "next", "next"),
         (Action::Cancel, "cancel", "cancel"),
+        (Action::Help, "help", "help"),
     ],
-    describe: plain_words,
+    describe: kind_picker_words,
 });
+
+/// In the kind picker a number lights a kind, and Enter chooses it.
+fn kind_picker_words(action: Action) -> Option<String> {
+    let words = match action {
+        Action::Up => "Light the kind above",
+        Action::Down => "Light the kind below",
+        Action::Confirm => "Choose the lit kind for the next message",
+        Action::Cancel => "Close, keep the kind in effect",
+        Action::Pick(n) => return Some(format!("Light kind {n} (Enter chooses it)")),
+        _ => return None,
+    };
+    Some(words.to_string())
+}
 
 pub(crate) const HELP: Context = Context(&KeyPart {
     id: "help",

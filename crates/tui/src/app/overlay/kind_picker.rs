@@ -39,7 +39,29 @@ impl Phone {
                 });
                 return Vec::new();
             }
-            Some(Action::Pick(n)) if (1..=last + 1).contains(&usize::from(n)) => usize::from(n) - 1,
+            // A number lights its kind and Enter chooses it, as on a card (docs/KEYS.md).
+            Some(Action::Pick(n)) if (1..=last + 1).contains(&usize::from(n)) => {
+                // The key is never silent: lit already, it says what chooses it.
+                if selected == usize::from(n) - 1 {
+                    let enter = self
+                        .keymap
+                        .key_label(super::keys::KIND_PICKER, Action::Confirm)
+                        .unwrap_or_else(|| "Enter".into());
+                    self.show_toast(
+                        format!(
+                            "Kind {} is lit: {enter} chooses it.",
+                            AppendKind::ALL[selected]
+                        ),
+                        false,
+                    );
+                }
+                self.overlay = Some(Overlay::DshKind {
+                    agent,
+                    pane,
+                    selected: usize::from(n) - 1,
+                });
+                return Vec::new();
+            }
             Some(Action::Confirm) => selected,
             Some(Action::Cancel) => {
                 self.overlay = None;

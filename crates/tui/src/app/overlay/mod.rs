@@ -36,8 +36,13 @@ pub enum Deferred {
 
 #[derive(Debug, Clone)]
 pub enum Overlay {
-    /// The keys of `context`, generated from the keymap.
-    Help { context: Context, scroll: usize },
+    /// The keys of `context`, generated from the keymap. Over a picker, the picker waits
+    /// `under` it and comes back when the help closes, so `?` works on what floats too.
+    Help {
+        context: Context,
+        scroll: usize,
+        under: Option<Box<Overlay>>,
+    },
     /// A yes/no question. It takes a yes only once a frame has shown it (`shown`), and closes
     /// by itself once what it is about is over (`about`): a key must never confirm a question
     /// the person cannot see, nor one about a turn that has ended.
@@ -115,8 +120,10 @@ pub struct AllowAlwaysQuestion {
     pub(crate) notice: Option<String>,
 }
 
-/// How long a short message stays.
-pub(crate) const TOAST_SECONDS: i64 = 4;
+/// How long a message stays (SPEC Q6): long enough to read two rows of it.
+pub(crate) const TOAST_SECONDS: i64 = 6;
+/// How long a message of trouble stays, unless another replaces it: it asks for something.
+pub(crate) const TROUBLE_TOAST_SECONDS: i64 = 12;
 
 /// A short message in the footer.
 #[derive(Debug, Clone, PartialEq)]
@@ -164,8 +171,24 @@ impl Overlay {
 /// The keys of what floats: the help scrolls and closes, a question is answered yes or no, a
 /// prompt takes its words.
 impl Phone {
-    /// A key while something floats over the screen: only what floats takes it.
+    /// A key while something floats over the screen: only what floats takes it, never the
+    /// screen below (docs/KEYS.md, "What floats").
     pub(crate) fn overlay_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Vec<Command> {
+        // The help of a picker lists the picker's keys; the picker waits under it.
+        if action == Some(Action::Help)
+            && matches!(
+                self.overlay,
+                Some(Overlay::Setting(_) | Overlay::DshKind { .. })
+            )
+        {
+            let under = self.overlay.take().map(Box::new);
+            self.overlay = Some(Overlay::Help {
+                context: under.as_ref().map_or(keys::HELP, |o| o.keys()),
+                scroll: 0,
+                under,
+            });
+            return Vec::new();
+        }
         match &self.overlay {
             // The app scrolls the help: how far depends on the screen below it.
             Some(Overlay::Help { .. }) => Vec::new(),
@@ -178,6 +201,23 @@ impl Phone {
             Some(Overlay::Setting(_)) => self.setting_picker_key(action),
             None => Vec::new(),
         }
+    }
+
+    /// Whether the help of what floats lists `action`: a picker's numbers go only as far as
+    /// its choices.
+    pub(crate) fn overlay_lists(&self, overlay: &Overlay, action: Action) -> bool {
+        let Action::Pick(n) = action else {
+            return true;
+        };
+        let choices = match overlay {
+            Overlay::Setting(picker) => self
+                .pane_settings(&picker.agent, &picker.pane)
+                .get(picker.setting)
+                .map_or(0, |s| s.choices.len()),
+            Overlay::DshKind { .. } => crate::dsh_wire::AppendKind::ALL.len(),
+            _ => return true,
+        };
+        usize::from(n) <= choices
     }
 
     /// A frame has shown what floats: a question shown can now be answered.

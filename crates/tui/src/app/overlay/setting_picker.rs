@@ -13,7 +13,7 @@ use crate::wire::Setting;
 
 impl Phone {
     /// The pane's settings, as the last snapshot has them.
-    fn pane_settings(&self, agent: &str, pane: &str) -> Vec<Setting> {
+    pub(crate) fn pane_settings(&self, agent: &str, pane: &str) -> Vec<Setting> {
         self.agents
             .pane(agent, pane)
             .map(|p| p.pane.settings.clone())
@@ -76,8 +76,25 @@ impl Phone {
                 picker.selected = lit(&settings[picker.setting]);
                 None
             }
+            // A number lights its choice and Enter switches, as on a card: a number never
+            // acts at once, so the Enter after it cannot reach the pane below (docs/KEYS.md).
             Some(Action::Pick(n)) if (1..=count).contains(&usize::from(n)) => {
-                Some(usize::from(n) - 1)
+                let index = usize::from(n) - 1;
+                // The key is never silent: lit already, it says what switches.
+                if picker.selected == index
+                    && let Some(choice) = setting.choices.get(index)
+                {
+                    let enter = self
+                        .keymap
+                        .key_label(super::keys::SETTING_PICKER, Action::Confirm)
+                        .unwrap_or_else(|| "Enter".into());
+                    self.show_toast(
+                        format!("“{}” is lit: {enter} switches to it.", choice.name),
+                        false,
+                    );
+                }
+                picker.selected = index;
+                None
             }
             Some(Action::Pick(n)) => {
                 self.show_toast(

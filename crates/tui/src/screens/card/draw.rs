@@ -195,6 +195,7 @@ pub(crate) fn draw(
     key: &AskKey,
     theme: &Theme,
     links: &std::cell::RefCell<Vec<DrawnLink>>,
+    options_at: &std::cell::RefCell<Vec<(u16, usize)>>,
 ) {
     if crate::screens::card::draw_dsh::draw(frame, app, key, theme) {
         return;
@@ -229,7 +230,7 @@ pub(crate) fn draw(
     } else {
         usize::from(rect.width.saturating_sub(4))
     };
-    let (mut lines, cursor, cuttable) = card_lines(
+    let (mut lines, cursor, cuttable, options_drawn) = card_lines(
         app,
         card,
         status.as_ref(),
@@ -319,6 +320,16 @@ pub(crate) fn draw(
             .collect();
         links.replace(shown);
     }
+    // Where each option was drawn, as the person sees it, for a click (docs/KEYS.md).
+    let rows: Vec<(u16, usize)> = options_drawn
+        .iter()
+        .filter_map(|(line, index)| {
+            let row = lines.iter().position(|l| l == line)?;
+            let y = inner.y.checked_add(u16::try_from(row).ok()?)?;
+            (y < inner.bottom()).then_some((y, *index))
+        })
+        .collect();
+    options_at.replace(rows);
     frame.render_widget(Paragraph::new(lines), inner);
     if let Some(cursor) = cursor.filter(|_| app.overlay.is_none()) {
         let x = inner.x + u16::try_from(cursor.column.min(width.saturating_sub(1))).unwrap_or(0);
@@ -349,8 +360,13 @@ fn card_lines(
     width: usize,
     compact: bool,
     theme: &Theme,
-) -> (Vec<Line<'static>>, Option<Cursor>, Range<usize>) {
-    let (mut lines, mut cursor, mut cuttable) =
+) -> (
+    Vec<Line<'static>>,
+    Option<Cursor>,
+    Range<usize>,
+    OptionLines,
+) {
+    let (mut lines, mut cursor, mut cuttable, options) =
         card_parts(app, card, status, answerable, width, compact, theme);
     if compact {
         // Blank lines out; the rows the cursor and the cuttable part point at move up.
@@ -367,8 +383,12 @@ fn card_lines(
             ..cuttable.end - blanks_before(cuttable.end);
         lines.retain(|l| !l.spans.is_empty());
     }
-    (lines, cursor, cuttable)
+    (lines, cursor, cuttable, options)
 }
+
+/// The lines of a card's options, each with its option's place, to find where they were drawn
+/// for the mouse (a click selects an option, docs/KEYS.md).
+type OptionLines = Vec<(Line<'static>, usize)>;
 
 fn card_parts(
     app: &Phone,
@@ -378,8 +398,14 @@ fn card_parts(
     width: usize,
     compact: bool,
     theme: &Theme,
-) -> (Vec<Line<'static>>, Option<Cursor>, Range<usize>) {
+) -> (
+    Vec<Line<'static>>,
+    Option<Cursor>,
+    Range<usize>,
+    OptionLines,
+) {
     let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut options_drawn: OptionLines = Vec::new();
     let mut cursor = None;
     // The lines a long card shortens first: a permission's arguments or a prompt, never the
     // options, the change banner, the state or the keys.
@@ -457,14 +483,16 @@ fn card_parts(
                 let letter = option_key(app, card, &options, i)
                     .map(|key| format!("{key} "))
                     .unwrap_or_else(|| "  ".into());
-                lines.push(option_line(
+                let line = option_line(
                     i,
                     &letter,
                     &option.label,
                     i == card.selected && answerable,
                     answerable,
                     theme,
-                ));
+                );
+                options_drawn.push((line.clone(), i));
+                lines.push(line);
             }
             if let Err(why) = always {
                 lines.extend(wrapped(why, width, theme.dim, ""));
@@ -494,14 +522,16 @@ fn card_parts(
                 lines.push(Line::default());
             }
             for (i, option) in card.options(true).iter().enumerate() {
-                lines.push(option_line(
+                let line = option_line(
                     i,
                     "",
                     &option.label,
                     i == card.selected && answerable,
                     answerable,
                     theme,
-                ));
+                );
+                options_drawn.push((line.clone(), i));
+                lines.push(line);
             }
         }
         AskKind::Text => {
@@ -686,7 +716,7 @@ fn card_parts(
     lines.extend(hint_lines(
         app, card, status, answerable, width, compact, theme,
     ));
-    (lines, cursor, cuttable)
+    (lines, cursor, cuttable, options_drawn)
 }
 
 /// The banner of a changed ask: the revisions, then each change as what it was and what it is.
@@ -876,7 +906,15 @@ impl crate::ui::Drawn for crate::screens::CardScreen {
 
     fn draw(&self, frame: &mut Frame<'_>, app: &Phone, theme: &Theme) {
         self.drawn_links.replace(Vec::new());
-        draw(frame, app, &self.key, theme, &self.drawn_links);
+        self.options_at.replace(Vec::new());
+        draw(
+            frame,
+            app,
+            &self.key,
+            theme,
+            &self.drawn_links,
+            &self.options_at,
+        );
     }
 
     fn hints(

@@ -4,7 +4,7 @@
 use crossterm::event::KeyCode;
 
 use crate::app::keymap::{
-    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, common,
+    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, common, text_box,
 };
 
 /// A permission, choice or unknown ask card (or any card while its answer is out).
@@ -29,16 +29,17 @@ pub(crate) fn choosing() -> Vec<(Chord, Action)> {
 
 /// A text or form card: letters are typed into the focused field.
 pub(crate) fn typing() -> Vec<(Chord, Action)> {
-    vec![
-        (Chord::plain(KeyCode::Enter), Action::Submit),
-        (Chord::alt(KeyCode::Enter), Action::Newline),
-        (Chord::ctrl('j'), Action::Newline),
+    // The box's own keys (a new line, the help), as in a pane's box.
+    let mut keys = vec![(Chord::plain(KeyCode::Enter), Action::Submit)];
+    keys.extend(text_box());
+    keys.extend([
         (Chord::plain(KeyCode::Tab), Action::NextField),
         (Chord::plain(KeyCode::BackTab), Action::PrevField),
         (Chord::plain(KeyCode::Esc), Action::Back),
         (Chord::ctrl('r'), Action::Retry),
         (Chord::ctrl('c'), Action::Quit),
-    ]
+    ]);
+    keys
 }
 
 /// A permission, choice or unknown ask card, or any card while its answer is out.
@@ -58,10 +59,31 @@ pub(crate) const CHOOSING: Context = Context(&KeyPart {
     describe: choosing_words,
 });
 
-/// A text or form card: letters are typed into the focused field.
+/// A text card: letters are typed into its answer.
+pub(crate) const TEXT: Context = Context(&KeyPart {
+    id: "card-text",
+    title: "Ask card (a typed answer)",
+    bindings: typing,
+    typing: true,
+    pastes: true,
+    notes: &[
+        "Typing puts text in the answer; Backspace, Delete and these edit:",
+        EDIT_MOVES,
+        EDIT_KILLS,
+        EDIT_YANK_UNDO,
+    ],
+    hints: &[
+        (Action::Submit, "submit", "submit"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "keys", "keys"),
+    ],
+    describe: typing_words,
+});
+
+/// A form card: letters are typed into the focused field.
 pub(crate) const TYPING: Context = Context(&KeyPart {
     id: "card-typing",
-    title: "Ask card (typing)",
+    title: "Ask card (a form)",
     bindings: typing,
     typing: true,
     pastes: true,
@@ -78,6 +100,7 @@ pub(crate) const TYPING: Context = Context(&KeyPart {
         (Action::Submit, "submit", "submit"),
         (Action::NextField, "next field", "next"),
         (Action::Back, "back", "back"),
+        (Action::Help, "keys", "keys"),
     ],
     describe: typing_words,
 });

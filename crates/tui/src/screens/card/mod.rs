@@ -29,6 +29,9 @@ pub struct CardScreen {
     /// The link a url card drew, for the runner's OSC 8 (`tui::osc`), as the pane's chat keeps
     /// its own.
     pub(crate) drawn_links: std::cell::RefCell<Vec<crate::screens::pane::select::DrawnLink>>,
+    /// The row each option was drawn on, with its place among the options: a click on the
+    /// row selects it, as its number does (docs/KEYS.md, "The mouse").
+    pub(crate) options_at: std::cell::RefCell<Vec<(u16, usize)>>,
 }
 
 impl CardScreen {
@@ -36,13 +39,14 @@ impl CardScreen {
         Self {
             key,
             drawn_links: Default::default(),
+            options_at: Default::default(),
         }
     }
 }
 
 impl Room for CardScreen {
     fn key_parts() -> &'static [Context] {
-        &[keys::CHOOSING, keys::TYPING]
+        &[keys::CHOOSING, keys::TEXT, keys::TYPING]
     }
 
     fn keys(&self, phone: &Phone) -> Context {
@@ -67,6 +71,52 @@ impl Room for CardScreen {
 
     fn offers(&self, phone: &Phone, action: Action) -> bool {
         card_footer_offers(phone, &self.key, action)
+    }
+
+    fn lists(&self, phone: &Phone, action: Action) -> bool {
+        card_lists(phone, &self.key, action)
+    }
+
+    /// A click on an option selects it, as its number does; Enter still answers.
+    fn click(&mut self, phone: &mut Phone, _column: u16, row: u16) -> Vec<Command> {
+        let clicked = self
+            .options_at
+            .borrow()
+            .iter()
+            .find(|(y, _)| *y == row)
+            .map(|(_, index)| *index);
+        match clicked.and_then(|index| u8::try_from(index + 1).ok()) {
+            Some(n) => card_action(phone, &self.key, Action::Pick(n)),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Whether the card's `?` help lists `action`: only keys that act on this card. A choice card
+/// numbers its options and has no permission letters; numbers go as far as its options; the
+/// link key only on a card with a link; a new line only in an answer of many lines; the field
+/// keys only on a form of more than one row; a retry only while an outcome is unknown.
+pub(crate) fn card_lists(phone: &Phone, key: &AskKey, action: Action) -> bool {
+    let Some(card) = phone.cards.get(key) else {
+        return true;
+    };
+    let options = card.offered(phone.agent_offer(&key.agent));
+    let has = |effect: Effect| options.iter().any(|o| o.effect.as_ref() == Some(&effect));
+    match action {
+        Action::AllowOnce => card.ask.kind == AskKind::Permission && has(Effect::Allow),
+        Action::Deny => card.ask.kind == AskKind::Permission && has(Effect::Deny),
+        Action::AllowAlways => card.ask.kind == AskKind::Permission && has(Effect::AllowAlways),
+        Action::Pick(n) => usize::from(n) <= options.len(),
+        Action::Up | Action::Down => !options.is_empty() || card.ask.kind == AskKind::Form,
+        Action::OpenLink => card.ask.choice.as_ref().is_some_and(|c| c.url.is_some()),
+        Action::Newline => {
+            card.ask.kind == AskKind::Text && card.ask.text.as_ref().is_some_and(|t| t.multiline)
+        }
+        // A retry acts only while an answer's outcome is unknown: listed only then.
+        Action::NextField | Action::PrevField | Action::Retry => {
+            card_footer_offers(phone, key, action)
+        }
+        _ => true,
     }
 }
 
@@ -161,7 +211,11 @@ pub(crate) fn card_allow_always(phone: &Phone, card: &CardState) -> Result<(), &
 /// The keys of a card: typing on a text or form card that may be answered, else commands.
 pub(crate) fn card_context(phone: &Phone, key: &AskKey) -> Context {
     if card_takes_typing(phone, key) {
-        keys::TYPING
+        // A text answer and a form have their own notes in the help: a form's kinds of field.
+        match phone.cards.get(key).map(|c| &c.ask.kind) {
+            Some(AskKind::Text) => keys::TEXT,
+            _ => keys::TYPING,
+        }
     } else {
         keys::CHOOSING
     }

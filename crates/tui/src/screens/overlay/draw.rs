@@ -24,12 +24,29 @@ pub(crate) fn draw(
     help_lines: &[(String, String)],
     theme: &Theme,
 ) {
-    let Some(overlay) = &phone.overlay else {
-        return;
-    };
+    if let Some(overlay) = &phone.overlay {
+        draw_one(frame, phone, overlay, help_lines, theme);
+    }
+}
+
+/// One thing that floats; the help over a picker draws the picker first, under it.
+fn draw_one(
+    frame: &mut Frame<'_>,
+    phone: &Phone,
+    overlay: &Overlay,
+    help_lines: &[(String, String)],
+    theme: &Theme,
+) {
     let area = frame.area();
     match overlay {
-        Overlay::Help { context, scroll } => {
+        Overlay::Help {
+            context,
+            scroll,
+            under,
+        } => {
+            if let Some(under) = under {
+                draw_one(frame, phone, under, &[], theme);
+            }
             help(frame, phone, *context, *scroll, help_lines.to_vec(), theme)
         }
         Overlay::Confirm { question, .. } => {

@@ -574,12 +574,17 @@ fn draw_status(
         .filter(|verb| *verb != "send")
     {
         spans.push(Span::styled(format!("{verb}: sending…"), theme.dim));
-    } else if let Some(record) = phone.intents.latest(|r| {
-        r.agent == screen.agent
-            && intents::pane_of(&r.kind) == Some(screen.pane.as_str())
-            // Sends show on their own lines above the box.
-            && !matches!(r.kind, IntentKind::Send { .. })
-    }) {
+    } else if let Some(record) = phone
+        .intents
+        .latest(|r| {
+            r.agent == screen.agent
+                && intents::pane_of(&r.kind) == Some(screen.pane.as_str())
+                // Sends show on their own lines above the box.
+                && !matches!(r.kind, IntentKind::Send { .. })
+        })
+        // A receipt fades; what needs the person stays until replaced (SPEC Q6).
+        .filter(|r| phone.intents.shows(r, phone.now))
+    {
         let verb = match &record.kind {
             IntentKind::Abort { turn_id, .. } => {
                 format!("stop {}", crate::app::names::turn_name(turn_id))

@@ -56,9 +56,10 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, selected: usize, theme:
             .width
             .saturating_sub(2),
     );
+    // A number lights its kind; Enter chooses (docs/KEYS.md, one rule for numbers).
     let choose = vec![
         Span::styled("1-6", theme.accent),
-        Span::styled(" or ", theme.dim),
+        Span::styled(" light · ", theme.dim),
         Span::styled(key(Action::Confirm), theme.accent),
         Span::styled(" choose", theme.dim),
     ];

@@ -5,7 +5,7 @@ use crossterm::event::{KeyCode, KeyModifiers};
 
 use crate::app::keymap::{
     Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, common, list_moves,
-    plain_words,
+    plain_words, text_box,
 };
 
 /// A pane with the chat focused: letters are commands.
@@ -47,13 +47,10 @@ pub(crate) fn chat() -> Vec<(Chord, Action)> {
 
 /// A pane with the input focused: letters are typed, so commands are chords.
 pub(crate) fn input() -> Vec<(Chord, Action)> {
-    let mut input = vec![
-        (Chord::plain(KeyCode::Enter), Action::Send),
-        (Chord::alt(KeyCode::Enter), Action::Newline),
-        (Chord::ctrl('j'), Action::Newline),
+    let mut input = vec![(Chord::plain(KeyCode::Enter), Action::Send)];
+    input.extend(text_box());
+    input.extend([
         (Chord::plain(KeyCode::Esc), Action::Back),
-        // The help's `?` is text here; Ctrl-G is nano's help key, and every terminal sends it.
-        (Chord::ctrl('g'), Action::Help),
         (Chord::plain(KeyCode::PageUp), Action::PageUp),
         (Chord::plain(KeyCode::PageDown), Action::PageDown),
         (Chord::ctrl('x'), Action::Abort),
@@ -69,7 +66,7 @@ pub(crate) fn input() -> Vec<(Chord, Action)> {
         (Chord::ctrl('t'), Action::MessageKind),
         (Chord::ctrl('o'), Action::SendMode),
         (Chord::ctrl('c'), Action::Quit),
-    ];
+    ]);
     for n in 1..=4u8 {
         input.push((Chord::plain(KeyCode::F(n)), Action::Belt(n)));
     }

@@ -743,6 +743,24 @@ impl Room for PaneScreen {
         Some((self.agent.clone(), self.pane.clone()))
     }
 
+    /// A Collie pane lists no DSH message kinds, a bridge's task no belt; the settings key
+    /// only where the agent has settings to switch.
+    fn lists(&self, phone: &Phone, action: Action) -> bool {
+        let bridge = phone.is_bridge(&self.agent);
+        match action {
+            Action::MessageKind | Action::SendMode => bridge,
+            Action::Belt(_) => !bridge,
+            Action::Settings => {
+                !bridge
+                    && phone
+                        .agents
+                        .pane(&self.agent, &self.pane)
+                        .is_some_and(|p| !p.pane.settings.is_empty())
+            }
+            _ => true,
+        }
+    }
+
     fn offers(&self, phone: &Phone, action: Action) -> bool {
         let pane = phone.agents.pane(&self.agent, &self.pane);
         let bridge = phone.is_bridge(&self.agent);

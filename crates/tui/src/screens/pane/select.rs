@@ -29,6 +29,10 @@ use crate::wire::ItemKind;
 /// whole chat item (64 KiB at most, SPEC L), so only a copy of more than one item could be cut.
 pub(crate) const MAX_COPY_BYTES: usize = 72 * 1024;
 
+/// The line of ~/.tmux.conf that lets an application's OSC 52 through tmux to the terminal:
+/// tmux takes it only with `set-clipboard on` (`external` and `off` drop it).
+pub(crate) const TMUX_CLIPBOARD_LINE: &str = "set -g set-clipboard on";
+
 /// A piece of a link as the pane last drew it: where its cells are, the text they show and
 /// the URL, for the runner to make an OSC 8 hyperlink of (`tui::osc`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -324,7 +328,17 @@ impl PaneScreen {
                 MAX_COPY_BYTES / 1024
             ),
         };
-        phone.show_toast(words, copied.cut_from.is_some());
+        if phone.tmux_keeps_clipboard {
+            // tmux takes an application's OSC 52 only with `set-clipboard on`.
+            phone.show_toast(
+                format!(
+                    "tmux drops the copy (its set-clipboard is not on): add `{TMUX_CLIPBOARD_LINE}` to ~/.tmux.conf, then run `tmux source ~/.tmux.conf`."
+                ),
+                true,
+            );
+        } else {
+            phone.show_toast(words, copied.cut_from.is_some());
+        }
         vec![Command::Copy(copied.text)]
     }
 
