@@ -179,6 +179,9 @@ pub(crate) enum Action {
     Settings,
     /// A pane's box: complete the command lit in the list of the agent's commands.
     Complete,
+    /// The box's text (or a card's text answer) in the person's own editor, `$VISUAL` or
+    /// `$EDITOR` (docs/KEYS.md, "The person's editor").
+    EditOutside,
 }
 
 impl Action {
@@ -234,6 +237,7 @@ impl Action {
             Self::Mouse => "mouse",
             Self::Settings => "settings",
             Self::Complete => "complete",
+            Self::EditOutside => "edit-in-editor",
             Self::Belt(n) => return format!("belt-{n}"),
             Self::Pick(n) => return format!("pick-{n}"),
         };
@@ -292,6 +296,7 @@ impl Action {
             Self::Mouse => "Mouse on or off (off: the terminal's own selection works)",
             Self::Settings => "Switch the agent's mode and options",
             Self::Complete => "Complete the lit command",
+            Self::EditOutside => "Edit the text in $VISUAL or $EDITOR, unsent",
             Self::Belt(n) => return format!("Press belt button {n}"),
             Self::Pick(n) => return format!("Pick option {n}"),
         };
@@ -349,6 +354,7 @@ impl Action {
             Self::Mouse,
             Self::Settings,
             Self::Complete,
+            Self::EditOutside,
         ];
         all.extend((1..=4).map(Self::Belt));
         all.extend((1..=8).map(Self::Pick));

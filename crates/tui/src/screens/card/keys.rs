@@ -37,6 +37,8 @@ pub(crate) fn typing() -> Vec<(Chord, Action)> {
         (Chord::plain(KeyCode::BackTab), Action::PrevField),
         (Chord::plain(KeyCode::Esc), Action::Back),
         (Chord::ctrl('r'), Action::Retry),
+        // As in the message box (docs/KEYS.md, "The person's editor").
+        (Chord::ctrl('g'), Action::EditOutside),
         (Chord::ctrl('c'), Action::Quit),
     ]
 }
@@ -105,6 +107,7 @@ fn choosing_words(action: Action) -> Option<String> {
 /// A typed answer is submitted only after the reading time.
 fn typing_words(action: Action) -> Option<String> {
     match action {
+        Action::EditOutside => Some("Edit a text answer in $VISUAL or $EDITOR, unsent".into()),
         Action::Submit => Some(format!(
             "Submit the answer (not within {} of the card opening or changing)",
             crate::app::arming::words()

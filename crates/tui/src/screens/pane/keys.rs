@@ -52,8 +52,10 @@ pub(crate) fn input() -> Vec<(Chord, Action)> {
         (Chord::alt(KeyCode::Enter), Action::Newline),
         (Chord::ctrl('j'), Action::Newline),
         (Chord::plain(KeyCode::Esc), Action::Back),
-        // The help's `?` is text here; Ctrl-G is nano's help key, and every terminal sends it.
-        (Chord::ctrl('g'), Action::Help),
+        // Ctrl-G opens the person's editor, as in Claude Code and codex (docs/KEYS.md, "The
+        // person's editor"); the key list is Alt-? here, as `?` alone is text.
+        (Chord::ctrl('g'), Action::EditOutside),
+        (Chord::alt(KeyCode::Char('?')), Action::Help),
         (Chord::plain(KeyCode::PageUp), Action::PageUp),
         (Chord::plain(KeyCode::PageDown), Action::PageDown),
         (Chord::ctrl('x'), Action::Abort),
@@ -130,7 +132,7 @@ pub(crate) const INPUT: Context = Context(&KeyPart {
     typing: true,
     pastes: true,
     notes: &[
-        "Typing puts text in the box; ↑/↓ move between its lines; a paste goes in whole",
+        "Typing puts text in the box; ↑/↓ move a row of it; a paste goes in whole",
         EDIT_MOVES,
         EDIT_KILLS,
         EDIT_YANK_UNDO,
@@ -141,8 +143,9 @@ pub(crate) const INPUT: Context = Context(&KeyPart {
         (Action::Retry, "retry", "retry"),
         (Action::Newline, "new line", "newline"),
         (Action::Abort, "stop turn", "stop"),
-        (Action::Back, "leave input", "leave"),
+        (Action::EditOutside, "editor", "editor"),
         (Action::Help, "keys", "keys"),
+        (Action::Back, "leave input", "leave"),
     ],
     describe: plain_words,
 });
