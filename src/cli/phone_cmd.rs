@@ -163,7 +163,11 @@ pub(crate) async fn open_phone_mixed(
         .with_bell(terminal::bell)
         .with_notifier(terminal::notify)
         .with_raw_out(crate::tui::osc::write_to_terminal)
-        .with_mouse_switch(terminal::set_mouse);
+        .with_mouse_switch(terminal::set_mouse)
+        .with_outside_editor(
+            crate::tui::outside_editor::edit_on_terminal,
+            crossterm::event::EventStream::new,
+        );
     if let Some(side) = side {
         tui = tui.with_side_messages(side);
     }

@@ -292,6 +292,190 @@ fn pane_with_every_item_kind_and_its_belt() {
     snap("pane", |size| showcase(size).1);
 }
 
+/// A long prompt as a person writes one: words, CJK, flags, a skin tone, a word longer than a
+/// narrow row, and a line of its own.
+fn long_prompt() -> String {
+    let words: Vec<String> = (0..40).map(|n| format!("word{n:03}")).collect();
+    format!(
+        "{} 日本語のテキストを読む 🇯🇵 flag and 👍🏽 thumb \
+         averyveryverylongwordthatisnotbrokenbyspacesatall\nlast line: end",
+        words.join(" ")
+    )
+}
+
+/// The message box wraps a long prompt by display width at word boundaries and grows, up to
+/// about a third of the screen; the chat above shrinks. Past its most rows it scrolls, the
+/// cursor's row always in view.
+#[test]
+fn pane_message_box_wraps_a_long_prompt_and_grows() {
+    let build = |size| {
+        let (_, mut app) = showcase(size);
+        app.update(key("i"));
+        app.update(Message::Paste(long_prompt()));
+        app
+    };
+    snap("pane_composer", build);
+    // Wide, the whole prompt is on screen, words whole.
+    let size = (200, 60);
+    let text = screen_text(&build(size), size);
+    for word in [
+        "word000",
+        "word039",
+        "日本語のテキストを読む",
+        "🇯🇵",
+        "👍🏽",
+        "last line: end",
+    ] {
+        assert!(text.contains(word), "{word} in {text}");
+    }
+    for size in SIZES {
+        let mut app = build(size);
+        let one_line = {
+            let (_, mut app) = showcase(size);
+            app.update(key("i"));
+            app.update(Message::Paste("short".into()));
+            app
+        };
+        let rows_of = |app: &App| {
+            screen_text(app, size)
+                .lines()
+                .filter(|row| row.contains('│'))
+                .count()
+        };
+        assert!(
+            rows_of(&app) > rows_of(&one_line),
+            "the box grew at {size:?}"
+        );
+        // The cursor is inside the box at the end of the text, then at its start.
+        let box_rows = |app: &App| {
+            let mut backend = draw(app, size);
+            let text = backend.to_string();
+            let top = text
+                .lines()
+                .position(|row| row.contains("┌ Message"))
+                .expect("the box's top border");
+            let cursor =
+                ratatui::backend::Backend::get_cursor_position(&mut backend).expect("a cursor");
+            (top, usize::from(cursor.y), text)
+        };
+        let (top, y, text) = box_rows(&app);
+        let most = usize::from(size.1 / 3 - 2).max(1);
+        assert!(
+            y > top && y <= top + most,
+            "cursor row {y}, box at {top}: {text}"
+        );
+        assert!(
+            text.contains("last line: end"),
+            "the end in view at {size:?}: {text}"
+        );
+        app.update(key("ctrl-a"));
+        for _ in 0..30 {
+            app.update(key("up"));
+        }
+        let (top, y, text) = box_rows(&app);
+        assert_eq!(y, top + 1, "the cursor on the first row: {text}");
+        assert!(
+            text.contains("word000"),
+            "the start in view at {size:?}: {text}"
+        );
+    }
+}
+
+/// Ctrl-G in the box asks the runner to open its text in the person's editor; what comes back
+/// is in the box, not sent. A failing editor is named and the text stays as it was.
+#[test]
+fn ctrl_g_opens_the_box_in_the_persons_editor_and_the_text_comes_back_unsent() {
+    use collie_phone::app::outside_editor::EditTarget;
+    let size = (80, 24);
+    let (world, mut app) = showcase(size);
+    app.update(key("i"));
+    app.update(Message::Paste("draft 日本 🇯🇵".into()));
+    // The footer says the key, and the key list's, which moved to Alt-?.
+    let footer = rows(&app, size)[23].clone();
+    assert!(footer.contains("Ctrl-G editor"), "{footer}");
+    assert!(footer.contains("Alt-? keys"), "{footer}");
+    let commands = app.update(key("ctrl-g"));
+    let (target, text) = match commands.as_slice() {
+        [Command::EditOutside { target, text }] => (target.clone(), text.clone()),
+        other => panic!("one EditOutside, not {other:?}"),
+    };
+    let pane = pane_id(&world, "HTTP routes 🚀");
+    assert_eq!(
+        target,
+        EditTarget::Draft {
+            agent: "demo".into(),
+            pane: pane.clone()
+        }
+    );
+    assert_eq!(text, "draft 日本 🇯🇵");
+    let back = app.update(Message::EditedOutside {
+        target: target.clone(),
+        result: Ok("draft 日本 🇯🇵\nand a line from the editor".into()),
+    });
+    assert!(back.is_empty(), "nothing is sent: {back:?}");
+    let screen = screen_text(&app, size);
+    assert!(screen.contains("and a line from the editor"), "{screen}");
+    assert!(screen.contains("not sent"), "{screen}");
+    assert_eq!(
+        app.phone_mut()
+            .draft("demo", &pane)
+            .map(|d| d.text())
+            .as_deref(),
+        Some("draft 日本 🇯🇵\nand a line from the editor")
+    );
+    // Undo takes the editor's text back as one step.
+    app.update(key("ctrl-z"));
+    assert_eq!(
+        app.phone_mut()
+            .draft("demo", &pane)
+            .map(|d| d.text())
+            .as_deref(),
+        Some("draft 日本 🇯🇵")
+    );
+    let failed = app.update(Message::EditedOutside {
+        target,
+        result: Err("$EDITOR (nano) was not found.".into()),
+    });
+    assert!(failed.is_empty());
+    let screen = screen_text(&app, size);
+    assert!(screen.contains("$EDITOR (nano) was not found."), "{screen}");
+    assert_eq!(
+        app.phone_mut()
+            .draft("demo", &pane)
+            .map(|d| d.text())
+            .as_deref(),
+        Some("draft 日本 🇯🇵")
+    );
+}
+
+/// A text card's answer opens in the editor too; a one-line answer takes the lines joined.
+#[test]
+fn ctrl_g_on_a_text_card_opens_its_answer_and_it_comes_back_unsent() {
+    let size = (80, 24);
+    let world = demo_world();
+    let mut app = app_on(&world, false, size);
+    let card = ask_key(&world, "Docs ✍️");
+    app.open_card(card.clone());
+    app.update(Message::Paste("静湖".into()));
+    let commands = app.update(key("ctrl-g"));
+    let (target, text) = match commands.as_slice() {
+        [Command::EditOutside { target, text }] => (target.clone(), text.clone()),
+        other => panic!("one EditOutside, not {other:?}"),
+    };
+    assert_eq!(
+        target,
+        collie_phone::app::outside_editor::EditTarget::Answer(card)
+    );
+    assert_eq!(text, "静湖");
+    let back = app.update(Message::EditedOutside {
+        target,
+        result: Ok("静湖 Quiet Lake".into()),
+    });
+    assert!(back.is_empty(), "nothing is answered: {back:?}");
+    let screen = screen_text(&app, size);
+    assert!(screen.contains("静湖 Quiet Lake"), "{screen}");
+}
+
 #[test]
 fn pane_with_thinking_unfolded_scrolled_to_the_top() {
     snap("pane_thinking", |size| {
@@ -928,11 +1112,11 @@ fn at_40x12_the_help_says_there_is_more_and_pages_to_its_end() {
     assert!(!rows(&app, size).join("\n").contains("Keys: Home"));
 }
 
-/// While typing in a pane's box `?` is text, so Ctrl-G (nano's help key) opens the help, and
-/// the footer says so; the help lists the box's keys and, from the editor's own table, every
-/// editing key.
+/// While typing in a pane's box `?` is text, so Alt-? opens the help (Ctrl-G is the person's
+/// editor), and the footer says so; the help lists the box's keys and, from the editor's own
+/// table, every editing key.
 #[test]
-fn ctrl_g_while_typing_opens_the_help_with_the_editing_keys() {
+fn alt_question_while_typing_opens_the_help_with_the_editing_keys() {
     let size = (80, 24);
     let (_, mut app) = showcase(size);
     app.update(key("i"));
@@ -942,8 +1126,8 @@ fn ctrl_g_while_typing_opens_the_help_with_the_editing_keys() {
         typed.iter().any(|r| r.starts_with("│?")),
         "? is typed: {typed:?}"
     );
-    assert!(typed[23].contains("Ctrl-G keys"), "{}", typed[23]);
-    app.update(key("ctrl-g"));
+    assert!(typed[23].contains("Alt-? keys"), "{}", typed[23]);
+    app.update(key("alt-?"));
     let text = rows(&app, size).join("\n");
     assert!(text.contains("Keys: Pane input"), "{text}");
     insta::assert_snapshot!("help_pane_input_80x24", draw(&app, size));
@@ -966,11 +1150,13 @@ fn ctrl_g_while_typing_opens_the_help_with_the_editing_keys() {
         "Undo: a paste at once, typing a word at a time",
         "Alt-z",
         "Redo what was undone",
+        "Ctrl-G",
+        "Edit the text in $VISUAL or $EDITOR, unsent",
     ] {
         assert!(seen.contains(words), "{words} in {seen}");
     }
-    // Ctrl-G closes it again; the box kept its `?`.
-    app.update(key("ctrl-g"));
+    // Alt-? closes it again; the box kept its `?`.
+    app.update(key("alt-?"));
     assert_eq!(rows(&app, size), typed);
 }
 

@@ -852,3 +852,71 @@ fn demo_in_tmux_keys_in_ssh_bunches_are_three_sends() {
     assert_eq!(journal_sends(&runtime), ["golf", "hotel", "india"]);
     tmux.keys(&["Escape", "q"]);
 }
+
+/// Ctrl-G in the box hands the terminal to the person's editor (docs/KEYS.md, "The person's
+/// editor"): `$EDITOR` is a script, run without a shell, that asks for a line on the terminal
+/// (so it gets the keys, in cooked mode, off the phone's screen) and appends it to its file.
+/// The phone comes back drawn whole, the box holds the edited text, and nothing was sent.
+#[test]
+fn demo_in_tmux_ctrl_g_edits_the_box_in_the_persons_editor() {
+    use std::os::unix::fs::PermissionsExt;
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED demo_in_tmux_ctrl_g_edits_the_box_in_the_persons_editor: tmux is not installed"
+        );
+        return;
+    }
+    let (home, runtime, command) = demo_home("demo --speed 0");
+    let editor = home.path().join("my editor");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nprintf 'editor here: '\nread answer\nprintf '\\n%s\\n' \"$answer\" >> \"$1\"\n",
+    )
+    .expect("the editor script");
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).expect("executable");
+    // Quoted for the line of $EDITOR, which the phone splits as a shell would.
+    let command = command.replacen(
+        "env ",
+        &format!("env VISUAL= EDITOR=\"'{}'\" ", editor.display()),
+        1,
+    );
+    let tmux = Tmux::start("editor", (80, 24), &command);
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    tmux.keys(&["g", "Enter"]);
+    tmux.until("the workspaces", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.select("Inbox screen");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane", |s| s.contains("Inbox screen"));
+    tmux.keys(&["i"]);
+    tmux.text("draft 日本 🇯🇵");
+    tmux.until("the draft", |s| s.contains("draft 日本 🇯🇵"));
+    tmux.keys(&["C-g"]);
+    tmux.until("the editor on the terminal", |s| {
+        s.contains("editor here:") && !s.contains("draft 日本")
+    });
+    tmux.text("from the editor 👍🏽");
+    tmux.keys(&["Enter"]);
+    tmux.until("the phone back with the edited text", |s| {
+        s.contains("draft 日本 🇯🇵")
+            && s.contains("from the editor 👍🏽")
+            && s.contains("not sent")
+            && !s.contains("editor here:")
+    });
+    assert!(
+        journal_sends(&runtime).is_empty(),
+        "nothing was sent: {:?}",
+        journal_sends(&runtime)
+    );
+    // The keys work again: the phone reads the terminal after the editor.
+    tmux.keys(&["End"]);
+    tmux.text(" ok");
+    // (Only the words: how a skin tone is redrawn in place is the wide-graphemes' matter.)
+    tmux.until("typing after the editor", |s| {
+        s.lines()
+            .any(|row| row.contains("from the editor") && row.contains(" ok"))
+    });
+    assert!(journal_sends(&runtime).is_empty());
+    tmux.keys(&["Escape", "q"]);
+}

@@ -7,10 +7,13 @@
 //! leave a lone U+FE0F. Here the cursor moves by extended grapheme cluster and never stands
 //! inside one; columns on screen are display widths as `look::wrap::width` measures them.
 
-use std::collections::VecDeque;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::ops::Range;
 
 use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 
+use crate::look::soft_wrap::{self, Row};
 use crate::look::wrap::width as text_width;
 
 /// Undo keeps at most this many steps: the oldest go first.
@@ -135,6 +138,21 @@ pub struct Editor {
     /// The kill ring's one entry, what Ctrl-Y puts back. One is enough: there is no yank-pop
     /// (Alt-Y) to reach older kills.
     killed: String,
+    /// Changes to the text so far, so the rows below know when they are old.
+    changes: u64,
+    /// The rows last cut ([`Editor::rows`]), so a 32 KiB draft is not cut whole several times a
+    /// frame and at every piece of a paste that comes as keys (which made one take minutes).
+    rows_memo: RefCell<RowsMemo>,
+}
+
+/// What [`Editor::rows`] cut last: at which width and after how many changes, and each line's
+/// rows by its text, so a change cuts only the lines it touched.
+#[derive(Debug, Clone, Default)]
+struct RowsMemo {
+    width: usize,
+    changes: u64,
+    rows: Vec<Row>,
+    lines: HashMap<String, Vec<Range<usize>>>,
 }
 
 impl Default for Editor {
@@ -148,6 +166,8 @@ impl Default for Editor {
             history_bytes: 0,
             last: None,
             killed: String::new(),
+            changes: 0,
+            rows_memo: RefCell::new(RowsMemo::default()),
         }
     }
 }
@@ -303,6 +323,74 @@ impl Editor {
         self.goal_column = Some(goal);
     }
 
+    /// The text cut into rows of `width` columns (`look::soft_wrap`), and the cursor's row and
+    /// display column in them: a box that grows with its text draws these.
+    pub(crate) fn rows(&self, width: usize) -> (Vec<Row>, (usize, usize)) {
+        let mut memo = self.rows_memo.borrow_mut();
+        if memo.width != width || memo.changes != self.changes || memo.rows.is_empty() {
+            let mut known = std::mem::take(&mut memo.lines);
+            if memo.width != width {
+                known.clear();
+            }
+            let mut rows = Vec::with_capacity(self.lines.len());
+            let mut lines = HashMap::with_capacity(self.lines.len());
+            for (index, text) in self.lines.iter().enumerate() {
+                let ranges = match known.remove(text).or_else(|| lines.get(text).cloned()) {
+                    Some(ranges) => ranges,
+                    None => soft_wrap::line_rows(text, width),
+                };
+                rows.extend(ranges.iter().map(|bytes| Row {
+                    line: index,
+                    bytes: bytes.clone(),
+                }));
+                lines.insert(text.clone(), ranges);
+            }
+            *memo = RowsMemo {
+                width,
+                changes: self.changes,
+                rows,
+                lines,
+            };
+        }
+        let rows = memo.rows.clone();
+        let at = soft_wrap::locate(&rows, &self.lines, self.cursor.row, self.cursor.byte);
+        (rows, at)
+    }
+
+    /// Up a row of the text wrapped at `width` columns, keeping the display column; on the
+    /// first row, to its start.
+    pub fn up_row(&mut self, width: usize) {
+        self.step_row(width, false);
+    }
+
+    /// Down a row of the text wrapped at `width` columns, keeping the display column; on the
+    /// last row, to the end of the text.
+    pub fn down_row(&mut self, width: usize) {
+        self.step_row(width, true);
+    }
+
+    fn step_row(&mut self, width: usize, down: bool) {
+        let (rows, (index, column)) = self.rows(width);
+        let goal = self.goal_column.unwrap_or(column);
+        let target = if down {
+            index + 1
+        } else {
+            match index.checked_sub(1) {
+                Some(target) => target,
+                None => return self.home(),
+            }
+        };
+        let Some(row) = rows.get(target) else {
+            return self.move_to(self.end_of_text());
+        };
+        let byte = soft_wrap::byte_at(&rows, &self.lines, target, goal);
+        self.move_to(Pos {
+            row: row.line,
+            byte,
+        });
+        self.goal_column = Some(goal);
+    }
+
     pub fn home(&mut self) {
         self.move_to(Pos {
             row: self.cursor.row,
@@ -420,6 +508,17 @@ impl Editor {
         self.goal_column = None;
         self.last = None;
         true
+    }
+
+    /// Puts `text` in place of the whole text as one undo step, the cursor at its end: what the
+    /// person's own editor saved (docs/KEYS.md, "The person's editor"). Cleaned as a paste is.
+    pub fn replace_text(&mut self, text: &str) {
+        let cleaned = clean(text);
+        if cleaned == self.text() {
+            return;
+        }
+        let end = self.end_of_text();
+        self.change(Pos { row: 0, byte: 0 }, end, &cleaned, Kind::Single);
     }
 
     /// Empties the editor and forgets its history and kill ring: a fresh field.
@@ -584,6 +683,7 @@ impl Editor {
 
     /// Replaces the text from `start` to `end` with `text`; returns the text that was there.
     fn splice(&mut self, start: Pos, end: Pos, text: &str) -> String {
+        self.changes += 1;
         if start.row == end.row && !text.contains('\n') {
             let line = &mut self.lines[start.row];
             let removed = line[start.byte..end.byte].to_string();
@@ -1431,6 +1531,53 @@ mod tests {
                 assert_sane(&editor);
             }
             prop_assert_eq!(editor.text(), edited);
+        }
+
+        #[test]
+        fn in_a_box_of_wrapped_rows_the_cursor_is_always_in_view_and_the_rows_are_the_text(
+            start in prop::collection::vec(piece(), 0..6).prop_map(|p| p.concat()),
+            ops in prop::collection::vec(
+                prop_oneof![3 => op(), 1 => Just(Op::Up), 1 => Just(Op::Down)],
+                0..60,
+            ),
+            width in 1usize..24,
+            height in 1usize..6,
+        ) {
+            let mut editor = Editor::from_text(&start);
+            for op in &ops {
+                match op {
+                    Op::Up => editor.up_row(width),
+                    Op::Down => editor.down_row(width),
+                    other => apply(&mut editor, other),
+                }
+                assert_sane(&editor);
+                let (rows, (row, column)) = editor.rows(width);
+                let first = crate::look::soft_wrap::first_shown(rows.len(), row, height);
+                prop_assert!(first <= row && row < first + height, "row {row} from {first}");
+                prop_assert!(row < rows.len());
+                // Past the right edge only on or after whitespace hanging there, or after a
+                // grapheme wider than the whole row.
+                let lines = editor.lines();
+                let shown = &rows[row];
+                let before = &lines[shown.line][shown.bytes.start..editor.cursor.byte];
+                let after = &lines[shown.line][editor.cursor.byte..shown.bytes.end];
+                prop_assert!(
+                    column < width
+                        || before.ends_with(char::is_whitespace)
+                        || (!after.is_empty() && after.chars().all(char::is_whitespace))
+                        || before.graphemes(true).count() <= 1,
+                    "column {column} of {width} after {before:?} in {:?}, rows {rows:?}",
+                    editor.text()
+                );
+                // Joining each line's rows gives the text back.
+                let mut joined = vec![String::new(); lines.len()];
+                for r in &rows {
+                    joined[r.line].push_str(&lines[r.line][r.bytes.clone()]);
+                }
+                prop_assert_eq!(joined.join("\n"), editor.text());
+                // The rows kept from before are the rows cut afresh.
+                prop_assert_eq!(&rows, &Editor::from_text(&editor.text()).rows(width).0);
+            }
         }
     }
 }

@@ -11,8 +11,18 @@ pub(crate) const MIN_HEIGHT: u16 = 12;
 const ROOMY_WIDTH: u16 = 80;
 const ROOMY_HEIGHT: u16 = 24;
 
-/// Most lines the pane's input box grows to.
-pub(crate) const MAX_INPUT_LINES: u16 = 6;
+/// The rows of text the pane's message box may grow to on a terminal `height` rows tall: with
+/// its border, about a third of the screen, and one row at least; past it the box scrolls
+/// (docs/KEYS.md, "The message box").
+pub(crate) fn max_input_rows(height: u16) -> u16 {
+    (height / 3).saturating_sub(2).max(1)
+}
+
+/// The columns of text inside the pane's message box on a terminal `width` columns wide: the
+/// box spans the screen, less its border.
+pub(crate) fn input_text_width(width: u16) -> usize {
+    usize::from(width.saturating_sub(2)).max(1)
+}
 /// Most lines of sends on their way a pane shows above its box (the last says how many more).
 pub(crate) const MAX_OUTBOX_LINES: u16 = 3;
 /// Most agents listed on the home screen before their list scrolls.
@@ -114,7 +124,8 @@ pub(crate) fn listing(width: u16, height: u16, filter_shown: bool) -> Listing {
 }
 
 /// A pane: heading, its settings (when the agent has any), chat, open asks, belt, the input
-/// box and its status line.
+/// box and its status line. The box is as tall as its wrapped text, up to
+/// [`max_input_rows`]; the chat gets what is left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Pane {
     pub(crate) heading: Rect,
@@ -141,9 +152,8 @@ pub(crate) fn pane(
     let outbox_height = u16::try_from(outbox_lines)
         .unwrap_or(MAX_OUTBOX_LINES)
         .min(MAX_OUTBOX_LINES);
-    let input_lines = u16::try_from(input_lines)
-        .unwrap_or(MAX_INPUT_LINES)
-        .clamp(1, MAX_INPUT_LINES);
+    let most = max_input_rows(height);
+    let input_lines = u16::try_from(input_lines).unwrap_or(most).clamp(1, most);
     let input_height = input_lines + 2;
     let asks_height = u16::from(has_asks);
     let settings_height = u16::from(has_settings);
@@ -245,5 +255,27 @@ mod tests {
         let parts = pane(40, 12, 1, 0, true, false);
         assert_eq!(parts.status.bottom(), 11);
         assert_eq!(parts.chat.height, 3);
+    }
+
+    #[test]
+    fn the_message_box_grows_to_about_a_third_of_the_screen_and_the_chat_shrinks() {
+        assert_eq!(max_input_rows(12), 2);
+        assert_eq!(max_input_rows(24), 6);
+        assert_eq!(max_input_rows(60), 18);
+        assert_eq!(max_input_rows(5), 1);
+        let one = pane(80, 24, 1, 0, false, false);
+        let four = pane(80, 24, 4, 0, false, false);
+        let many = pane(80, 24, 100, 0, false, false);
+        assert_eq!(four.input.height, 6);
+        assert_eq!(four.chat.height, one.chat.height - 3);
+        assert_eq!(many.input.height, 8);
+        assert_eq!(many.status.bottom(), 23);
+        let small = pane(40, 12, 100, 0, true, false);
+        assert_eq!(small.input.height, 4);
+        assert_eq!(small.status.bottom(), 11);
+        assert!(small.chat.height >= 1);
+        let wide = pane(200, 60, 100, 0, true, true);
+        assert_eq!(wide.input.height, 20);
+        assert_eq!(input_text_width(200), 198);
     }
 }

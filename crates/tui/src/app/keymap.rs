@@ -181,6 +181,9 @@ pub(crate) enum Action {
     Complete,
     /// Clear the terminal and draw the whole screen again.
     Redraw,
+    /// The box's text (or a card's text answer) in the person's own editor, `$VISUAL` or
+    /// `$EDITOR` (docs/KEYS.md, "The person's editor").
+    EditOutside,
 }
 
 impl Action {
@@ -237,6 +240,7 @@ impl Action {
             Self::Redraw => "redraw",
             Self::Settings => "settings",
             Self::Complete => "complete",
+            Self::EditOutside => "edit-in-editor",
             Self::Belt(n) => return format!("belt-{n}"),
             Self::Pick(n) => return format!("pick-{n}"),
         };
@@ -296,6 +300,7 @@ impl Action {
             Self::Settings => "Switch the agent's mode and options",
             Self::Complete => "Complete the lit command",
             Self::Redraw => "Redraw the whole screen",
+            Self::EditOutside => "Edit the text in $VISUAL or $EDITOR, unsent",
             Self::Belt(n) => return format!("Press belt button {n}"),
             Self::Pick(n) => return format!("Pick option {n}"),
         };
@@ -354,6 +359,7 @@ impl Action {
             Self::Settings,
             Self::Complete,
             Self::Redraw,
+            Self::EditOutside,
         ];
         all.extend((1..=4).map(Self::Belt));
         all.extend((1..=8).map(Self::Pick));
@@ -589,8 +595,10 @@ pub(crate) fn text_box() -> Vec<(Chord, Action)> {
     vec![
         (Chord::alt(KeyCode::Enter), Action::Newline),
         (Chord::ctrl('j'), Action::Newline),
-        // The help's `?` is text here; Ctrl-G is nano's help key, and every terminal sends it.
-        (Chord::ctrl('g'), Action::Help),
+        // Ctrl-G opens the person's editor, as in Claude Code and codex (docs/KEYS.md, "The
+        // person's editor"); the key list is Alt-? here, as `?` alone is text.
+        (Chord::ctrl('g'), Action::EditOutside),
+        (Chord::alt(KeyCode::Char('?')), Action::Help),
     ]
 }
 

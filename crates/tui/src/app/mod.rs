@@ -22,6 +22,7 @@ pub(crate) mod mouse;
 pub(crate) mod names;
 pub mod notify;
 pub(crate) mod outbox;
+pub mod outside_editor;
 pub mod overlay;
 pub mod phone;
 pub(crate) mod pretty_json;
@@ -72,6 +73,11 @@ pub enum Message {
         url: String,
         result: Result<String, String>,
     },
+    /// The person's editor closed: what it saved for the field, or why it did not come back.
+    EditedOutside {
+        target: outside_editor::EditTarget,
+        result: Result<String, String>,
+    },
     /// `collie-phone demo`'s runner saw its own agent stop or come back.
     Demo {
         agent: String,
@@ -95,6 +101,12 @@ pub enum Command {
     OpenLink(String),
     /// Take the mouse (true) or leave it to the terminal, so its own selection works (false).
     Mouse(bool),
+    /// Open `text` in the person's editor, the phone off the screen while it runs; what it
+    /// saves comes back as [`Message::EditedOutside`] for `target` (docs/KEYS.md).
+    EditOutside {
+        target: outside_editor::EditTarget,
+        text: String,
+    },
     /// A line for the log: what the phone chose not to do, and why.
     Log(String),
     /// Clear the terminal and send every cell of the next frame (Ctrl-L).

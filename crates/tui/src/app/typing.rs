@@ -126,9 +126,18 @@ pub(crate) fn edit_of(key: &KeyEvent) -> Option<Edit> {
     })
 }
 
+/// How a field lays its text out, which decides what ↑/↓ do in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// One line: ↑/↓ are not its keys.
+    OneLine,
+    /// Lines wrapped into rows of this many columns (`look::soft_wrap`): ↑/↓ move a row.
+    Rows(usize),
+}
+
 /// Applies an editing key; returns true when the key was one (even if there was nothing to
 /// do, like Ctrl-Z with nothing to undo), false when it is no editing key at all.
-pub(crate) fn edit(editor: &mut Editor, key: &KeyEvent, multiline: bool) -> bool {
+pub(crate) fn edit(editor: &mut Editor, key: &KeyEvent, shape: Shape) -> bool {
     if key.kind == KeyEventKind::Release {
         return false;
     }
@@ -137,8 +146,14 @@ pub(crate) fn edit(editor: &mut Editor, key: &KeyEvent, multiline: bool) -> bool
         .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
     match key.code {
         KeyCode::Char(c) if plain => editor.insert_char(c),
-        KeyCode::Up if multiline => editor.up(),
-        KeyCode::Down if multiline => editor.down(),
+        KeyCode::Up => match shape {
+            Shape::Rows(width) => editor.up_row(width),
+            Shape::OneLine => return false,
+        },
+        KeyCode::Down => match shape {
+            Shape::Rows(width) => editor.down_row(width),
+            Shape::OneLine => return false,
+        },
         _ => match edit_of(key) {
             Some(edit) => apply(editor, edit),
             None => return false,
@@ -221,7 +236,7 @@ mod tests {
     use super::*;
 
     fn press(editor: &mut Editor, code: KeyCode, modifiers: KeyModifiers) -> bool {
-        edit(editor, &KeyEvent::new(code, modifiers), true)
+        edit(editor, &KeyEvent::new(code, modifiers), Shape::Rows(80))
     }
 
     fn ctrl(editor: &mut Editor, c: char) -> bool {
@@ -343,9 +358,42 @@ mod tests {
         assert!(!edit(
             &mut editor,
             &KeyEvent::new(KeyCode::Up, KeyModifiers::NONE),
-            false
+            Shape::OneLine
         ));
         assert!(press(&mut editor, KeyCode::Up, KeyModifiers::NONE));
         assert_eq!(editor.cursor(), (0, 1));
+    }
+
+    #[test]
+    fn up_and_down_move_between_the_rows_a_long_line_wraps_into() {
+        let mut editor = Editor::from_text("the quick brown fox jumps");
+        let rows = |editor: &Editor| editor.rows(10).1;
+        // "the quick " / "brown fox " / "jumps"
+        assert_eq!(rows(&editor), (2, 5));
+        let up = KeyEvent::new(KeyCode::Up, KeyModifiers::NONE);
+        let down = KeyEvent::new(KeyCode::Down, KeyModifiers::NONE);
+        assert!(edit(&mut editor, &up, Shape::Rows(10)));
+        assert_eq!(rows(&editor), (1, 5));
+        assert_eq!(editor.split_at_cursor().1, " fox jumps");
+        assert!(edit(&mut editor, &up, Shape::Rows(10)));
+        assert_eq!(rows(&editor), (0, 5));
+        assert!(edit(&mut editor, &up, Shape::Rows(10)));
+        assert_eq!(rows(&editor), (0, 0), "on the first row, to its start");
+        for _ in 0..9 {
+            editor.right();
+        }
+        assert_eq!(rows(&editor), (0, 9));
+        // Column 9 is past "jumps": the last row's end; the middle row keeps its own last
+        // column, as its end is the next row's start.
+        assert!(edit(&mut editor, &down, Shape::Rows(10)));
+        assert_eq!(rows(&editor), (1, 9));
+        assert!(edit(&mut editor, &down, Shape::Rows(10)));
+        assert_eq!(rows(&editor), (2, 5));
+        assert!(edit(&mut editor, &down, Shape::Rows(10)));
+        assert_eq!(
+            editor.split_at_cursor().1,
+            "",
+            "on the last row, to the end"
+        );
     }
 }

@@ -253,6 +253,10 @@ impl App {
                 crate::screens::pane::select::link_opened(&mut self.phone, &url, result);
                 Vec::new()
             }
+            Message::EditedOutside { target, result } => {
+                crate::app::outside_editor::came_back(&mut self.phone, &target, result);
+                Vec::new()
+            }
             Message::Demo { agent, news } => {
                 if let Some(view) = self.phone.agents.get_mut(&agent) {
                     view.demo_news = Some(news);
@@ -703,7 +707,7 @@ impl App {
                     return Vec::new();
                 };
                 let before = filter.text();
-                typing::edit(&mut filter.editor, key, false);
+                typing::edit(&mut filter.editor, key, typing::Shape::OneLine);
                 // Only other words make another list; a cursor move keeps the selection.
                 if filter.text() != before {
                     room.filter_changed();

@@ -9,6 +9,7 @@ pub(crate) mod clean_screen;
 pub(crate) mod export;
 pub(crate) mod opener;
 pub mod osc;
+pub mod outside_editor;
 pub mod terminal;
 
 use std::collections::VecDeque;
@@ -42,10 +43,44 @@ pub enum Flow {
     Quit,
 }
 
+/// The terminal's events, or none while the person's editor has the terminal: the runner
+/// must not read a key meant for it.
+enum Events<E> {
+    Reading(E),
+    Lent,
+}
+
+impl<E: Stream<Item = io::Result<Event>> + Unpin> Stream for Events<E> {
+    type Item = io::Result<Event>;
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<Option<Self::Item>> {
+        match self.get_mut() {
+            Events::Reading(events) => events.poll_next_unpin(cx),
+            Events::Lent => Poll::Pending,
+        }
+    }
+}
+
+/// Runs the person's editor on a text, the screen handed over; what it saved, or why not.
+type EditOutside = Box<dyn FnMut(&str) -> Result<String, String> + Send>;
+
+/// How the runner hands the terminal to the person's editor (docs/KEYS.md, "The person's
+/// editor"): a real terminal's way, or a test's stand-in.
+struct Outside<E> {
+    edit: EditOutside,
+    /// A new stream of the terminal's events, read again once the editor is done.
+    events: Box<dyn FnMut() -> E + Send>,
+}
+
 /// The app, its terminal, its inputs and its engine.
 pub struct Tui<B: Backend, E> {
     terminal: Terminal<B>,
-    events: E,
+    events: Events<E>,
+    /// How the person's editor gets the terminal; none where the runner cannot hand it over.
+    outside: Option<Outside<E>>,
     engine: Engine,
     app: App,
     bell: Box<dyn FnMut() + Send>,
@@ -124,7 +159,8 @@ where
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut tui = Self {
             terminal,
-            events,
+            events: Events::Reading(events),
+            outside: None,
             engine,
             app,
             bell: Box::new(|| {}),
@@ -175,6 +211,21 @@ where
     /// What taking or leaving the mouse does (a real terminal writes its escapes).
     pub fn with_mouse_switch(mut self, switch: impl FnMut(bool) + Send + 'static) -> Self {
         self.mouse = Box::new(switch);
+        self
+    }
+
+    /// How the person's editor runs (`edit`: hand the screen over, run it, take the screen
+    /// back) and where the terminal's events come from after it (`events`): the runner drops
+    /// its stream while the editor runs, so no key of the editor's is read here.
+    pub fn with_outside_editor(
+        mut self,
+        edit: impl FnMut(&str) -> Result<String, String> + Send + 'static,
+        events: impl FnMut() -> E + Send + 'static,
+    ) -> Self {
+        self.outside = Some(Outside {
+            edit: Box::new(edit),
+            events: Box::new(events),
+        });
         self
     }
 
@@ -380,6 +431,10 @@ where
                         let result = opener::open(&url);
                         queue.push_back(Message::LinkOpened { url, result });
                     }
+                    Command::EditOutside { target, text } => {
+                        let result = self.edit_outside(&text);
+                        queue.push_back(Message::EditedOutside { target, result });
+                    }
                     Command::Log(line) => tracing::info!("{line}"),
                     Command::Redraw => {
                         // ratatui's `clear` empties the terminal and forgets the last frame,
@@ -395,6 +450,30 @@ where
         }
         self.tell_on_screen();
         flow
+    }
+
+    /// Hands the terminal to the person's editor on `text` and takes it back, drawn whole at
+    /// the next frame; what the editor saved, or why not.
+    fn edit_outside(&mut self, text: &str) -> Result<String, String> {
+        let Some(outside) = self.outside.as_mut() else {
+            return Err("This phone's screen cannot be handed to an editor.".into());
+        };
+        // Dropped, not paused: crossterm's reader would take the editor's keys.
+        self.events = Events::Lent;
+        let result = blocking(|| (outside.edit)(text));
+        self.events = Events::Reading((outside.events)());
+        // The editor drew over the screen: cleared, and the next frame draws every cell. Not
+        // `Terminal::clear`, which asks the terminal where its cursor is and waits for the
+        // answer on the reader the new stream may hold.
+        let cleared = self.terminal.size().and_then(|size| {
+            self.terminal
+                .resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
+        });
+        if let Err(error) = cleared {
+            tracing::warn!(%error, "the screen could not be cleared after the editor");
+        }
+        self.dirty = true;
+        result
     }
 
     /// Tells the engine which panes are on screen, when that changed (SPEC S7, T8): their
@@ -437,6 +516,17 @@ where
     }
 }
 
+/// Runs `work`, which blocks (the person's editor), without holding up the runtime's other
+/// tasks where it has other workers: the engine keeps polling meanwhile.
+fn blocking<T>(work: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(work)
+        }
+        _ => work(),
+    }
+}
+
 /// The OSC 8 bytes for the links the pane on screen drew, read from the cleaned frame; none
 /// under an overlay, which may cover them.
 fn links_of(app: &App, buffer: &ratatui::buffer::Buffer) -> Vec<u8> {
@@ -472,6 +562,104 @@ mod tests {
             }
         }
         last
+    }
+
+    /// Ctrl-G in the box: the runner stops reading the terminal, runs the editor (a stand-in
+    /// here), reads again from a new stream, and the text is in the box, not sent.
+    #[tokio::test]
+    async fn the_persons_editor_runs_off_the_terminal_and_its_text_lands_unsent() {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        use std::sync::{Arc, Mutex};
+        let (commands, mut sent) = mpsc::unbounded_channel();
+        let (_updates_in, updates) = mpsc::unbounded_channel();
+        let engine = Engine {
+            commands,
+            updates,
+            recovered: Vec::new(),
+        };
+        let app = App::new(AppSetup {
+            agents: vec![("a".into(), false)],
+            settings: Settings {
+                notify: NotifyStyle::Off,
+                ..Settings::default()
+            },
+            bridges: Vec::new(),
+            theme: Theme::builtin("dark").expect("the dark theme is built in"),
+            now: OffsetDateTime::UNIX_EPOCH,
+            size: (80, 24),
+        });
+        let terminal = Terminal::new(TestBackend::new(80, 24)).expect("a test terminal");
+        let streams = Arc::new(Mutex::new(0));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let mut tui = Tui::new(
+            terminal,
+            futures::stream::pending::<io::Result<Event>>(),
+            engine,
+            app,
+        )
+        .with_outside_editor(
+            {
+                let seen = seen.clone();
+                move |text: &str| {
+                    seen.lock().expect("not poisoned").push(text.to_string());
+                    Ok(format!("{text} and more"))
+                }
+            },
+            {
+                let streams = streams.clone();
+                move || {
+                    *streams.lock().expect("not poisoned") += 1;
+                    futures::stream::pending::<io::Result<Event>>()
+                }
+            },
+        );
+        tui.app.open_pane("a", "p-1");
+        let press = |code| Message::Key(KeyEvent::new(code, KeyModifiers::NONE));
+        tui.handle(press(KeyCode::Char('i')));
+        for c in "日本 🇯🇵".chars() {
+            tui.handle(press(KeyCode::Char(c)));
+        }
+        while sent.try_recv().is_ok() {}
+        tui.handle(Message::Key(KeyEvent::new(
+            KeyCode::Char('g'),
+            KeyModifiers::CONTROL,
+        )));
+        assert_eq!(*seen.lock().expect("not poisoned"), ["日本 🇯🇵"]);
+        assert_eq!(
+            *streams.lock().expect("not poisoned"),
+            1,
+            "a new stream after"
+        );
+        assert!(matches!(tui.events, Events::Reading(_)));
+        assert_eq!(
+            tui.app.phone_mut().draft("a", "p-1").map(|d| d.text()),
+            Some("日本 🇯🇵 and more".to_string())
+        );
+        while let Ok(command) = sent.try_recv() {
+            assert!(
+                !matches!(command, ToEngine::Submit { .. }),
+                "nothing is sent: {command:?}"
+            );
+        }
+        // Without a way to hand the screen over, it says so and keeps the text.
+        let mut plain = Tui::new(
+            Terminal::new(TestBackend::new(80, 24)).expect("a test terminal"),
+            futures::stream::pending::<io::Result<Event>>(),
+            Engine {
+                commands: mpsc::unbounded_channel().0,
+                updates: mpsc::unbounded_channel().1,
+                recovered: Vec::new(),
+            },
+            App::new(AppSetup {
+                agents: vec![("a".into(), false)],
+                settings: Settings::default(),
+                bridges: Vec::new(),
+                theme: Theme::builtin("dark").expect("the dark theme is built in"),
+                now: OffsetDateTime::UNIX_EPOCH,
+                size: (80, 24),
+            }),
+        );
+        assert!(plain.edit_outside("kept").is_err());
     }
 
     #[tokio::test]

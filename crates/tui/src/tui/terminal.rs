@@ -3,6 +3,7 @@
 
 use std::io::{self, Stdout, Write};
 use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::cursor::Show;
 use crossterm::event::{
@@ -17,6 +18,10 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
 use crate::app::notify::Notice;
+
+/// Whether the phone has the mouse now, so the screen taken back after the person's editor
+/// takes it again only if it had it.
+static MOUSE_TAKEN: AtomicBool = AtomicBool::new(false);
 
 /// Puts the terminal back as it was when dropped.
 pub struct TerminalGuard {
@@ -38,6 +43,7 @@ pub fn enter(mouse: bool) -> io::Result<(Terminal<CrosstermBackend<Stdout>>, Ter
     let guard = TerminalGuard { _private: () };
     let mut stdout = io::stdout();
     take_over(&mut stdout, mouse)?;
+    MOUSE_TAKEN.store(mouse, Ordering::Relaxed);
     let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     Ok((terminal, guard))
 }
@@ -68,6 +74,7 @@ fn write_mouse(out: &mut impl Write, captured: bool) -> io::Result<()> {
 
 /// Takes the mouse, or leaves it to the terminal, while the phone runs (its key `M`).
 pub fn set_mouse(captured: bool) {
+    MOUSE_TAKEN.store(captured, Ordering::Relaxed);
     if let Err(error) = write_mouse(&mut io::stdout(), captured) {
         tracing::warn!(%error, captured, "could not switch the mouse");
     }
@@ -84,6 +91,23 @@ pub(crate) fn restore() {
     let _ = execute!(stdout, Show);
     let _ = disable_raw_mode();
     let _ = stdout.flush();
+}
+
+/// Runs `work` with the terminal as the shell had it (main screen, cooked mode, no mouse,
+/// paste or focus reports), then takes the screen over again: the person's editor runs on the
+/// terminal this way (docs/KEYS.md, "The person's editor"). The caller draws the whole screen
+/// afterwards; it must have stopped reading the terminal first, or the editor's keys are taken.
+pub fn outside<T>(work: impl FnOnce() -> T) -> T {
+    restore();
+    let result = work();
+    let mut stdout = io::stdout();
+    if let Err(error) = enable_raw_mode() {
+        tracing::warn!(%error, "raw mode could not be taken back");
+    }
+    if let Err(error) = take_over(&mut stdout, MOUSE_TAKEN.load(Ordering::Relaxed)) {
+        tracing::warn!(%error, "the screen could not be taken back");
+    }
+    result
 }
 
 fn install_panic_hook() {

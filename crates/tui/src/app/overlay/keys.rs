@@ -90,7 +90,8 @@ pub(crate) fn kind_picker() -> Vec<(Chord, Action)> {
 pub(crate) fn help() -> Vec<(Chord, Action)> {
     vec![
         (Chord::ch('?'), Action::Help),
-        (Chord::ctrl('g'), Action::Help),
+        // The key that opened it from a text box closes it too.
+        (Chord::alt(KeyCode::Char('?')), Action::Help),
         (Chord::plain(KeyCode::Esc), Action::Back),
         (Chord::ch('q'), Action::Back),
         (Chord::plain(KeyCode::Up), Action::Up),

@@ -330,7 +330,7 @@ impl Phone {
             }
             _ => {
                 if let Some(Overlay::Prompt { editor, .. }) = &mut self.overlay {
-                    typing::edit(editor, key, false);
+                    typing::edit(editor, key, typing::Shape::OneLine);
                 }
                 Vec::new()
             }

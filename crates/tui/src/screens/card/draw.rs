@@ -224,12 +224,7 @@ pub(crate) fn draw(
             .border_style(theme.border)
             .title(Span::styled(format!(" {heading} "), theme.title))
     };
-    // One column of room on each side inside the border.
-    let width = if compact {
-        usize::from(rect.width)
-    } else {
-        usize::from(rect.width.saturating_sub(4))
-    };
+    let width = text_width(area.width, area.height);
     let (mut lines, cursor, cuttable, options_drawn) = card_lines(
         app,
         card,
@@ -339,6 +334,27 @@ pub(crate) fn draw(
         }
     }
 }
+
+/// The columns of the card's lines on a terminal of this size: the card's width, less its
+/// border and one column of room on each side inside it (a compact card has neither).
+pub(crate) fn text_width(width: u16, height: u16) -> usize {
+    let rect = geometry::card(width, height);
+    if geometry::is_narrow(width) || geometry::is_short(height) {
+        usize::from(rect.width)
+    } else {
+        usize::from(rect.width.saturating_sub(4))
+    }
+}
+
+/// The columns a text answer's rows take: the card's, less the `› ` before them.
+pub(crate) fn answer_width(width: u16, height: u16) -> usize {
+    text_width(width, height)
+        .saturating_sub(ANSWER_MARK_WIDTH)
+        .max(1)
+}
+
+/// The `› ` before the first row of a text answer, and the room before the others.
+const ANSWER_MARK_WIDTH: usize = 2;
 
 fn kind_title(kind: &AskKind) -> String {
     match kind {
@@ -542,7 +558,11 @@ fn card_parts(
                     cuttable = start..lines.len();
                     lines.push(Line::default());
                 }
-                let typed = card.text.lines();
+                // The answer wrapped as the message box is (`look::soft_wrap`), so ↑/↓ and
+                // what is drawn agree on its rows.
+                let room = width.saturating_sub(ANSWER_MARK_WIDTH).max(1);
+                let (rows, (row, column)) = card.text.rows(room);
+                let start = lines.len();
                 if card.text.is_empty() {
                     let hint = body.placeholder.clone().unwrap_or_default();
                     lines.push(Line::from(vec![
@@ -550,19 +570,23 @@ fn card_parts(
                         Span::styled(hint, theme.dim),
                     ]));
                 } else {
-                    for (i, line) in typed.iter().enumerate() {
+                    let typed = card.text.lines();
+                    for (i, shown) in rows.iter().enumerate() {
                         let mark = if i == 0 { "› " } else { "  " };
+                        let mut text = &typed[shown.line][shown.bytes.clone()];
+                        if wrap::width(text) > room {
+                            text = text.trim_end_matches(char::is_whitespace);
+                        }
                         lines.push(Line::from(vec![
                             Span::styled(mark, theme.accent),
-                            Span::styled(line.clone(), theme.text),
+                            Span::styled(text.to_string(), theme.text),
                         ]));
                     }
                 }
                 if answerable {
-                    let (row, column) = card.text.cursor();
                     cursor = Some(Cursor {
-                        row: lines.len() - typed.len().max(1) + row,
-                        column: 2 + column,
+                        row: start + row,
+                        column: ANSWER_MARK_WIDTH + column.min(room - 1),
                     });
                 }
             }

@@ -128,6 +128,7 @@ fn choosing_words(action: Action) -> Option<String> {
 /// A typed answer is submitted only after the reading time.
 fn typing_words(action: Action) -> Option<String> {
     match action {
+        Action::EditOutside => Some("Edit a text answer in $VISUAL or $EDITOR, unsent".into()),
         Action::Submit => Some(format!(
             "Submit the answer (not within {} of the card opening or changing)",
             crate::app::arming::words()

@@ -14,6 +14,7 @@ use crate::app::card_state::{CardState, CardStatus, FieldValue};
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::step_around;
+use crate::app::outside_editor::{self, EditTarget};
 use crate::app::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::app::phone::Phone;
 use crate::app::{Command, typing};
@@ -234,6 +235,20 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
     let expired = card.expired_at(phone.now);
     match action {
         Action::Back => phone.back(),
+        // A text answer opens in the person's editor at any time: it comes back unsent.
+        Action::EditOutside => match phone.cards.get(&key) {
+            Some(card) if kind == AskKind::Text => {
+                let text = card.text.text();
+                vec![outside_editor::open(EditTarget::Answer(key), text)]
+            }
+            _ => {
+                phone.show_toast(
+                    "The editor opens a text card's answer; a form's fields are typed here.",
+                    false,
+                );
+                Vec::new()
+            }
+        },
         // A url card's link opens at any time: opening answers nothing.
         Action::OpenLink => {
             let url = phone
@@ -640,7 +655,12 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
     match card.ask.kind {
         AskKind::Text => {
             let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
-            typing::edit(&mut card.text, key, multiline);
+            let shape = if multiline {
+                typing::Shape::Rows(draw::answer_width(phone.size.0, phone.size.1))
+            } else {
+                typing::Shape::OneLine
+            };
+            typing::edit(&mut card.text, key, shape);
         }
         AskKind::Form => {
             let Some(form) = card.form.as_mut() else {
@@ -660,7 +680,7 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
             let integer = focused.is_some_and(|f| f.integer);
             match form.values.get_mut(form.focus) {
                 Some(FieldValue::Text(editor)) => {
-                    typing::edit(editor, key, false);
+                    typing::edit(editor, key, typing::Shape::OneLine);
                 }
                 Some(FieldValue::Number(editor)) => {
                     // Only typed chars are checked: Ctrl and Alt chords edit (Ctrl-U, Ctrl-Z).
@@ -682,7 +702,7 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
                                 Some(format!("{label} takes {takes} only; “{c}” was not typed."));
                         }
                         _ => {
-                            typing::edit(editor, key, false);
+                            typing::edit(editor, key, typing::Shape::OneLine);
                         }
                     }
                 }

@@ -382,7 +382,7 @@ impl Room for Box<DshFormScreen> {
         let field = self.focused();
         if field.is_text() {
             if let Some(editor) = self.editor_mut(field) {
-                typing::edit(editor, key, false);
+                typing::edit(editor, key, typing::Shape::OneLine);
                 self.problem = None;
             }
             return;

@@ -16,7 +16,7 @@ use crate::app::{intent_words, intents};
 use crate::engine::AgentStatus;
 use crate::engine::{IntentKind, IntentState};
 use crate::look::theme::Theme;
-use crate::look::wrap;
+use crate::look::{soft_wrap, wrap};
 use crate::screens::layout::draw::{state_word, turn_words};
 use crate::screens::pane::{belt_slots, byte_count};
 use crate::screens::{PaneFocus, PaneScreen};
@@ -439,30 +439,54 @@ fn draw_input(
         }
         return;
     };
-    let lines = draft.lines();
-    let (row, column) = draft.cursor();
-    let height = usize::from(inner.height.max(1));
-    let first = row.saturating_sub(height - 1);
+    // The text wrapped into rows as the box's height was worked out (`PaneScreen::parts`);
+    // past its most rows the box shows the ones around the cursor (docs/KEYS.md).
     let width = usize::from(inner.width.max(1));
-    let shift = column.saturating_sub(width - 1);
-    for (i, line) in lines.iter().skip(first).take(height).enumerate() {
-        let shown = if first + i == row {
-            wrap::skip_columns(line, shift)
-        } else {
-            line.clone()
-        };
+    let (rows, (row, column)) = draft.rows(width);
+    let height = usize::from(inner.height.max(1));
+    let first = soft_wrap::first_shown(rows.len(), row, height);
+    let lines = draft.lines();
+    for (i, shown) in rows.iter().skip(first).take(height).enumerate() {
+        let mut text = &lines[shown.line][shown.bytes.clone()];
+        if wrap::width(text) > width {
+            // Whitespace hanging past the edge is not drawn (an ellipsis would stand for it).
+            text = text.trim_end_matches(char::is_whitespace);
+        }
         put(
             frame,
             inner,
             u16::try_from(i).unwrap_or(0),
-            Line::from(Span::styled(shown, theme.text)),
+            Line::from(Span::styled(text.to_string(), theme.text)),
         );
     }
-    if focused {
-        let x = inner.x + u16::try_from(column - shift).unwrap_or(0);
-        let y = inner.y + u16::try_from(row - first).unwrap_or(0);
-        frame.set_cursor_position(Position::new(x.min(inner.right().saturating_sub(1)), y));
+    if rows.len() > height {
+        draw_rows_note(frame, area, first, height, rows.len(), border);
     }
+    if focused {
+        // Whitespace hanging past the edge keeps the cursor on the last column.
+        let x = inner.x + u16::try_from(column.min(width - 1)).unwrap_or(0);
+        let y = inner.y + u16::try_from(row - first).unwrap_or(0);
+        frame.set_cursor_position(Position::new(x, y));
+    }
+}
+
+/// "rows 4–9 of 14" on the box's bottom border, at the right, while the box scrolls: a long
+/// prompt shows it has more than the rows in view.
+fn draw_rows_note(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    first: usize,
+    height: usize,
+    total: usize,
+    style: Style,
+) {
+    let note = format!(" rows {}–{} of {total} ", first + 1, first + height);
+    let width = u16::try_from(wrap::width(&note)).unwrap_or(u16::MAX);
+    if area.height < 2 || width + 2 > area.width {
+        return;
+    }
+    let at = Rect::new(area.right() - width - 1, area.bottom() - 1, width, 1);
+    put(frame, at, 0, Line::from(Span::styled(note, style)));
 }
 
 /// The agent's mode in the heading line itself (docs/ACP.md, "The mode a session starts

@@ -127,7 +127,7 @@ pub(crate) const INPUT: Context = Context(&KeyPart {
     typing: true,
     pastes: true,
     notes: &[
-        "Typing puts text in the box; ↑/↓ move between its lines; a paste goes in whole",
+        "Typing puts text in the box; ↑/↓ move a row of it; a paste goes in whole",
         EDIT_MOVES,
         EDIT_KILLS,
         EDIT_YANK_UNDO,
@@ -138,8 +138,9 @@ pub(crate) const INPUT: Context = Context(&KeyPart {
         (Action::Retry, "retry", "retry"),
         (Action::Newline, "new line", "newline"),
         (Action::Abort, "stop turn", "stop"),
-        (Action::Back, "leave input", "leave"),
+        (Action::EditOutside, "editor", "editor"),
         (Action::Help, "keys", "keys"),
+        (Action::Back, "leave input", "leave"),
     ],
     describe: plain_words,
 });

@@ -17,6 +17,7 @@ use crossterm::event::KeyEvent;
 use crate::app::editor::Editor;
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
+use crate::app::outside_editor::{self, EditTarget};
 use crate::app::overlay::{About, Deferred, Overlay};
 use crate::app::phone::Goto;
 use crate::app::phone::Phone;
@@ -71,9 +72,10 @@ impl PaneScreen {
 
     /// The parts of the pane screen for the pane shown now.
     pub(crate) fn parts(&self, phone: &Phone) -> geometry::Pane {
+        let width = geometry::input_text_width(phone.size.0);
         let input_lines = phone
             .draft(&self.agent, &self.pane)
-            .map_or(1, |d| d.lines().len());
+            .map_or(1, |d| d.rows(width).0.len());
         let shown = phone.agents.pane(&self.agent, &self.pane);
         let has_asks = shown.as_ref().is_some_and(|p| !p.asks().is_empty());
         // The line under the heading: the agent's settings, its usage, or both.
@@ -485,6 +487,17 @@ impl PaneScreen {
                 phone.draft_mut(&agent, &pane_id).newline();
                 Vec::new()
             }
+            Action::EditOutside => {
+                let text = phone
+                    .draft(&agent, &pane_id)
+                    .map(Editor::text)
+                    .unwrap_or_default();
+                let target = EditTarget::Draft {
+                    agent,
+                    pane: pane_id,
+                };
+                vec![outside_editor::open(target, text)]
+            }
             Action::Send => self.send(phone),
             Action::Abort => ask_abort(phone, &agent, &pane_id),
             Action::TakeBack => take_back(phone, &agent, &pane_id),
@@ -677,8 +690,9 @@ impl Room for PaneScreen {
         if self.keys(phone) == keys::SEARCH {
             self.search_typed(phone, key);
         } else {
+            let width = geometry::input_text_width(phone.size.0);
             let draft = phone.draft_mut(&self.agent, &self.pane);
-            typing::edit(draft, key, true);
+            typing::edit(draft, key, typing::Shape::Rows(width));
             // The list narrows from its top; it opens again once the box starts afresh.
             self.commands.selected = 0;
             if !draft.text().starts_with('/') {

@@ -419,7 +419,7 @@ impl PaneScreen {
         if std::mem::take(&mut search.replaces) && typed {
             search.editor.clear();
         }
-        typing::edit(&mut search.editor, key, false);
+        typing::edit(&mut search.editor, key, typing::Shape::OneLine);
         if search.editor.text() != before {
             search.current = None;
             self.search_moved(phone, None);
