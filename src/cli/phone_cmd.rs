@@ -150,7 +150,9 @@ pub(crate) async fn open_phone_mixed(
     for (agent, host) in &through_ssh {
         app.reached_through_ssh(agent, host);
     }
-    let events = crossterm::event::EventStream::new();
+    // Looked at again only once it woke: crossterm's stream spins on its reader's lock at
+    // every look (`tui::woken_stream`).
+    let events = crate::tui::woken_stream::WokenStream::new(crossterm::event::EventStream::new());
     let mut side = None;
     if let Some(demo) = setup.demo {
         app.demo_socket(&demo.agent, &demo.socket.display().to_string());

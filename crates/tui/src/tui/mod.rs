@@ -10,6 +10,7 @@ pub(crate) mod export;
 pub(crate) mod opener;
 pub mod osc;
 pub mod terminal;
+pub mod woken_stream;
 
 use std::collections::VecDeque;
 use std::io;
