@@ -18,6 +18,13 @@
 //! demo agents (the goals: 32 × 10 quiet and 32 busy at most 1 % of a core, 1 × 256 at most
 //! 0.5 %, and at most 1.5 requests a second per agent on the busy rows).
 //!
+//! Last, the phone as a person runs it: the binary itself in tmux (120x40, a private tmux
+//! server, its own config and state folders) on 32 frozen demo agents, its process's CPU read
+//! from /proc once the log says every agent was reached (the goal: at most 1 % of a core).
+//! This row holds what the App alone leaves out: the runner, crossterm's input thread, the
+//! tokio runtime's wakes, the log and the escapes written to a terminal. Without tmux the row
+//! says it was not measured.
+//!
 //! `cargo bench --bench idle` (or the bench binary run with `--full`) measures 33 s per row in
 //! the bench profile. `cargo test --all-targets` runs it without either flag: a smoke run of
 //! small rows for one second each, so the bench cannot rot; its figures mean nothing then and are
@@ -51,6 +58,8 @@ const START_DEADLINE: Duration = Duration::from_secs(60);
 const GOAL_32X10_PERCENT: f64 = 1.0;
 const GOAL_1X256_PERCENT: f64 = 0.5;
 const GOAL_BUSY_32_PERCENT: f64 = 1.0;
+/// The phone binary in a terminal on 32 frozen demo agents, as a person runs it.
+const GOAL_TERMINAL_PERCENT: f64 = 1.0;
 /// Requests a second per agent where nothing changes: the snapshot once a poll (docs/WIRE.md § 1.5).
 const GOAL_BUSY_REQUESTS_PER_AGENT: f64 = 1.5;
 
@@ -165,6 +174,107 @@ fn main() {
             figures.agents_percent,
         );
     }
+    // The whole phone as a person runs it: the release binary in a real terminal, with its
+    // runner, terminal input, log and frames written as escapes, not the App alone.
+    let agents = if full { 32 } else { 2 };
+    match measure_in_terminal(agents, Duration::from_secs(seconds), settle) {
+        Some(percent) => {
+            let verdict = if !full {
+                String::from("not judged in test mode")
+            } else if percent <= GOAL_TERMINAL_PERCENT {
+                format!("goal ≤ {GOAL_TERMINAL_PERCENT} %: met")
+            } else {
+                format!("goal ≤ {GOAL_TERMINAL_PERCENT} %: NOT met")
+            };
+            println!(
+                "terminal: the phone binary in tmux 120x40 on {agents} frozen demo agents, {seconds} s: {percent:.3} % of a core  {verdict}"
+            );
+        }
+        None => {
+            println!("terminal: not measured: tmux is not installed (bash .ci/run installs it)")
+        }
+    }
+}
+
+/// The phone binary in tmux (a private server, 120x40) on `agents` frozen demo agents: its
+/// process's user+system CPU over `wall`, as % of one core, once every agent is on screen and
+/// `settle` has passed; `None` without tmux.
+fn measure_in_terminal(agents: usize, wall: Duration, settle: Duration) -> Option<f64> {
+    let dir = tempfile::Builder::new()
+        .prefix("cp-idle-tty")
+        .tempdir_in("/tmp")
+        .expect("a temp folder");
+    let server = format!("cp-idle-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .args(["-L", &server, "-f", "/dev/null"])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+    };
+    if tmux(&["-V"]).is_err() {
+        return None;
+    }
+    let row = busy(agents);
+    let children: Vec<AgentChild> = (0..agents)
+        .map(|n| AgentChild::start(dir.path(), n, &row))
+        .collect();
+    // The phone's own config, state and log folders, so a person's are never read or written.
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).expect("the phone's home");
+    let mut command: Vec<String> = vec![
+        "env".into(),
+        format!("XDG_CONFIG_HOME={}", home.display()),
+        format!("XDG_STATE_HOME={}", home.display()),
+        BIN.into(),
+    ];
+    for child in &children {
+        command.push("--socket".into());
+        command.push(child.socket.display().to_string());
+    }
+    let mut args = vec!["new-session", "-d", "-x", "120", "-y", "40", "--"];
+    args.extend(command.iter().map(String::as_str));
+    let started = tmux(&args).expect("tmux runs");
+    assert!(
+        started.status.success(),
+        "tmux did not start the phone: {}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+    // `env` execs the phone, so the pane's process is the phone.
+    let pid: u32 = String::from_utf8_lossy(
+        &tmux(&["list-panes", "-F", "#{pane_pid}"])
+            .expect("tmux runs")
+            .stdout,
+    )
+    .trim()
+    .parse()
+    .expect("the pane's pid");
+    // Every agent reached: the phone's log says so once for each (at its default level).
+    let log = home.join("collie-phone").join("phone.log");
+    let deadline = Instant::now() + START_DEADLINE;
+    loop {
+        let ready = std::fs::read_to_string(&log)
+            .map(|text| text.matches("agent is ready").count())
+            .unwrap_or(0);
+        if ready >= agents {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the phone reached {ready} of {agents} agents within {START_DEADLINE:?} (log: {})",
+            log.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(settle);
+    let before = process_cpu_seconds(pid);
+    let clock = Instant::now();
+    std::thread::sleep(wall);
+    let used = process_cpu_seconds(pid) - before;
+    let elapsed = clock.elapsed().as_secs_f64();
+    let _ = tmux(&["kill-server"]);
+    drop(children);
+    Some(100.0 * used / elapsed)
 }
 
 struct Figures {
@@ -376,6 +486,26 @@ fn own_cpu_seconds() -> f64 {
     seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
+/// utime+stime of process `pid` so far, from /proc (0 once it is gone).
+fn process_cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of stat(5); `rest` starts at field 3.
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    // SAFETY: sysconf has no preconditions.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    match (ticks(11), ticks(12)) {
+        (Some(user), Some(system)) if per_second > 0.0 => (user + system) / per_second,
+        _ => 0.0,
+    }
+}
+
 /// One reference agent process on its own socket, killed when dropped.
 struct AgentChild {
     name: String,
@@ -443,22 +573,7 @@ impl AgentChild {
 
     /// utime+stime of the agent process so far, from /proc.
     fn cpu_seconds(&self) -> f64 {
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())) else {
-            return 0.0;
-        };
-        // The fields after the command name, which is in parentheses and may hold spaces.
-        let Some((_, rest)) = stat.rsplit_once(')') else {
-            return 0.0;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        // utime and stime are fields 14 and 15 of stat(5); `rest` starts at field 3.
-        let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
-        // SAFETY: sysconf has no preconditions.
-        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-        match (ticks(11), ticks(12)) {
-            (Some(user), Some(system)) if per_second > 0.0 => (user + system) / per_second,
-            _ => 0.0,
-        }
+        process_cpu_seconds(self.child.id())
     }
 
     fn stop(&mut self) {

@@ -153,7 +153,9 @@ pub(crate) async fn open_phone_mixed(
     if crate::tui::osc::tmux_keeps_the_clipboard() {
         app.tmux_keeps_the_clipboard();
     }
-    let events = crossterm::event::EventStream::new();
+    // Looked at again only once it woke: crossterm's stream spins on its reader's lock at
+    // every look (`tui::woken_stream`).
+    let events = terminal_events();
     let mut side = None;
     if let Some(demo) = setup.demo {
         app.demo_socket(&demo.agent, &demo.socket.display().to_string());
@@ -166,7 +168,7 @@ pub(crate) async fn open_phone_mixed(
         .with_mouse_switch(terminal::set_mouse)
         .with_outside_editor(
             crate::tui::outside_editor::edit_on_terminal,
-            crossterm::event::EventStream::new,
+            terminal_events,
         );
     if let Some(side) = side {
         tui = tui.with_side_messages(side);
@@ -178,4 +180,11 @@ pub(crate) async fn open_phone_mixed(
             Ok(())
         }
     }
+}
+
+/// The terminal's events as the runner reads them, looked at again only once the stream woke:
+/// crossterm's stream spins on its reader's lock at every look (`tui::woken_stream`). A new one
+/// after the person's editor gave the terminal back.
+fn terminal_events() -> crate::tui::woken_stream::WokenStream<crossterm::event::EventStream> {
+    crate::tui::woken_stream::WokenStream::new(crossterm::event::EventStream::new())
 }

@@ -11,6 +11,7 @@ pub(crate) mod opener;
 pub mod osc;
 pub mod outside_editor;
 pub mod terminal;
+pub mod woken_stream;
 
 use std::collections::VecDeque;
 use std::io;
