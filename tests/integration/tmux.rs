@@ -891,7 +891,9 @@ fn demo_in_tmux_ctrl_g_edits_the_box_in_the_persons_editor() {
     tmux.until("the pane", |s| s.contains("Inbox screen"));
     tmux.keys(&["i"]);
     tmux.text("draft 日本 🇯🇵");
-    tmux.until("the draft", |s| s.contains("draft 日本 🇯🇵"));
+    // The flag is drawn as its region's letters, the form every terminal gives one width
+    // (SPEC L1); the box holds the flag itself.
+    tmux.until("the draft", |s| s.contains("draft 日本 JP"));
     tmux.keys(&["C-g"]);
     tmux.until("the editor on the terminal", |s| {
         s.contains("editor here:") && !s.contains("draft 日本")
@@ -899,8 +901,8 @@ fn demo_in_tmux_ctrl_g_edits_the_box_in_the_persons_editor() {
     tmux.text("from the editor 👍🏽");
     tmux.keys(&["Enter"]);
     tmux.until("the phone back with the edited text", |s| {
-        s.contains("draft 日本 🇯🇵")
-            && s.contains("from the editor 👍🏽")
+        s.contains("draft 日本 JP")
+            && s.contains("from the editor 👍")
             && s.contains("not sent")
             && !s.contains("editor here:")
     });
@@ -912,7 +914,6 @@ fn demo_in_tmux_ctrl_g_edits_the_box_in_the_persons_editor() {
     // The keys work again: the phone reads the terminal after the editor.
     tmux.keys(&["End"]);
     tmux.text(" ok");
-    // (Only the words: how a skin tone is redrawn in place is the wide-graphemes' matter.)
     tmux.until("typing after the editor", |s| {
         s.lines()
             .any(|row| row.contains("from the editor") && row.contains(" ok"))
