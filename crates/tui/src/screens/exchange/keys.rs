@@ -22,8 +22,8 @@ pub(crate) const EXCHANGE: Context = Context(&KeyPart {
     notes: &[],
     hints: &[
         (Action::Down, "scroll", "scroll"),
-        (Action::Search, "search", "search"),
         (Action::Back, "back", "back"),
+        (Action::Search, "search", "search"),
         (Action::Help, "help", "help"),
     ],
     describe: exchange_words,

@@ -57,8 +57,8 @@ pub(crate) const CONVERSATION: Context = Context(&KeyPart {
     hints: &[
         (Action::Reopen, "reopen", "reopen"),
         (Action::ToggleThinking, "thinking", "think"),
-        (Action::Search, "search", "search"),
         (Action::Back, "back", "back"),
+        (Action::Search, "search", "search"),
         (Action::Help, "help", "help"),
     ],
     describe: conversation_words,
@@ -68,9 +68,7 @@ pub(crate) const CONVERSATION: Context = Context(&KeyPart {
 fn conversation_words(action: Action) -> Option<String> {
     let words = match action {
         Action::Search => "Search in the conversation",
-        Action::Copy => {
-            "Copy the item of the current match, or every item read (through the terminal)"
-        }
+        Action::Copy => "Copy the current match's item, else every item read",
         _ => return plain_words(action),
     };
     Some(words.to_string())
