@@ -1,8 +1,9 @@
 //! A pane's chat as something to point at: a selected item that `[` and `]` move, search with
-//! `/`, `n` and `N`, copying the selected item (the runner writes it as OSC 52) and opening its
+//! `/`, `n` and `N` (the line and the copy shared with the other rooms that read text live in
+//! `screens/search`), copying the selected item (the runner writes it as OSC 52) and opening its
 //! link (the runner finds a browser opener). Everything copied or opened is agent text, so it
-//! is cleaned again here on its way out (SPEC L1), and a link must pass the same check as the
-//! links drawn on screen.
+//! is cleaned again on its way out (SPEC L1), and a link must pass the same check as the links
+//! drawn on screen.
 
 use crossterm::event::KeyEvent;
 
