@@ -422,6 +422,64 @@ fn l1_search_then_copy_writes_only_clean_osc_52_bytes() {
     assert_eq!(String::from_utf8_lossy(&buffer.stdout), text);
 }
 
+/// One exchange of the wire inspector searches and copies as a pane does (docs/KEYS.md): `/`, a
+/// word, Enter and `n` light and move to a match, and `y` writes one OSC 52 of the whole
+/// exchange, cleaned (SPEC L1).
+#[test]
+fn an_exchange_searches_and_y_copies_it_whole_as_one_osc_52() {
+    use base64::Engine as _;
+    if !tmux_installed() {
+        eprintln!(
+            "SKIPPED an_exchange_searches_and_y_copies_it_whole_as_one_osc_52: tmux is not installed"
+        );
+        return;
+    }
+    let (home, _runtime, command) = demo_home("demo --speed 0");
+    let raw_path = home.path().join("raw-output");
+    let tmux = Tmux::start("exchange-search", (80, 24), &command);
+    tmux.record_output(&raw_path);
+    let out = tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
+    assert!(out.status.success(), "set-clipboard: {out:?}");
+    tmux.until("home", |s| s.contains("Needs your answer"));
+    tmux.keys(&["w"]);
+    tmux.until("the inspector", |s| s.contains("Wire inspector"));
+    tmux.keys(&["Enter"]);
+    tmux.until("one exchange", |s| s.contains("Reply body"));
+    // "Reply" is a field's label and the reply body's heading: two matches at least.
+    tmux.keys(&["/"]);
+    tmux.text("REPLY");
+    tmux.until("the count", |s| s.contains("/ REPLY") && s.contains(" of "));
+    tmux.keys(&["Enter", "n"]);
+    tmux.until("the first match", |s| s.contains("/ REPLY  1 of "));
+    tmux.keys(&["y"]);
+    tmux.until("the copy said", |s| s.contains("lines to the clipboard"));
+    std::thread::sleep(Duration::from_millis(300));
+    let raw = std::fs::read(&raw_path).expect("the recorded output");
+    let copies: Vec<Vec<u8>> = osc_sequences(&raw)
+        .into_iter()
+        .filter(|(number, _)| number == "52")
+        .map(|(_, body)| body)
+        .collect();
+    assert_eq!(copies.len(), 1, "one OSC 52 for one y");
+    let payload = copies[0]
+        .strip_prefix(b"c;")
+        .expect("the clipboard selection");
+    let text = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .expect("base64");
+    let text = String::from_utf8(text).expect("utf-8");
+    assert!(text.starts_with("Time "), "{text:?}");
+    assert!(
+        text.contains("Request body") && text.contains("Reply body"),
+        "{text:?}"
+    );
+    assert!(
+        text.chars()
+            .all(|c| c == '\n' || c == '\t' || !c.is_control()),
+        "only cleaned text: {text:?}"
+    );
+}
+
 #[test]
 fn demo_pane_links_are_osc_8_code_wraps_and_o_says_where_no_browser_can_open() {
     if !tmux_installed() {

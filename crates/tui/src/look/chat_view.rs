@@ -111,22 +111,6 @@ pub(crate) struct Row {
     pub(crate) text: Line<'static>,
 }
 
-/// The `height` lines to draw for a chat scrolled to `scroll`.
-pub(crate) fn visible_lines(
-    layout: &ChatLayout,
-    scope: &str,
-    entries: &VecDeque<ChatEntry>,
-    scroll: &ChatScroll,
-    style: &ChatStyle,
-    height: usize,
-    theme: &Theme,
-) -> Vec<Line<'static>> {
-    visible_rows(layout, scope, entries, scroll, style, height, theme)
-        .into_iter()
-        .map(|row| row.text)
-        .collect()
-}
-
 /// The `height` rows to draw for a chat scrolled to `scroll`, each knowing its entry and line
 /// (for the selection, search matches and links).
 pub(crate) fn visible_rows(

@@ -44,7 +44,7 @@ fn typing_contexts_leave_letters_alone() {
         crate::screens::card::keys::TYPING,
         crate::app::overlay::keys::PROMPT,
         crate::app::overlay::keys::FILTER,
-        crate::screens::pane::keys::SEARCH,
+        crate::screens::search::keys::SEARCH,
     ] {
         for c in "abcdefghijklmnopqrstuvwxyzRGHq?/0123456789 ".chars() {
             assert_eq!(
@@ -82,7 +82,7 @@ fn typing_contexts_leave_the_editing_chords_to_the_editor() {
         crate::screens::card::keys::TYPING,
         crate::app::overlay::keys::PROMPT,
         crate::app::overlay::keys::FILTER,
-        crate::screens::pane::keys::SEARCH,
+        crate::screens::search::keys::SEARCH,
         crate::screens::dsh_form::keys::FORM,
     ] {
         for (code, modifiers) in &chords {

@@ -20,6 +20,7 @@ pub(crate) mod new;
 pub mod overlay;
 pub mod pane;
 pub(crate) mod room;
+pub(crate) mod search;
 
 pub use card::CardScreen;
 pub(crate) use dsh_form::DshFormScreen;

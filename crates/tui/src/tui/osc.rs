@@ -17,7 +17,8 @@ use ratatui::backend::{Backend, CrosstermBackend};
 use ratatui::buffer::Buffer;
 
 use crate::look::chat_links::is_safe_url;
-use crate::screens::pane::select::{DrawnLink, MAX_COPY_BYTES};
+use crate::screens::pane::select::DrawnLink;
+use crate::screens::search::MAX_COPY_BYTES;
 
 /// Save the cursor (position and attributes), restore it.
 const SAVE_CURSOR: &[u8] = b"\x1b7";
@@ -56,7 +57,7 @@ pub fn write_to_terminal(bytes: &[u8]) {
 /// `MAX_COPY_BYTES` (the app already did both and told the person; this is the last guard),
 /// base64-encoded, so nothing of the text itself can end the sequence.
 pub(crate) fn clipboard(text: &str) -> Vec<u8> {
-    let copied = crate::screens::pane::select::for_clipboard(text);
+    let copied = crate::screens::search::for_clipboard(text);
     debug_assert!(copied.text.len() <= MAX_COPY_BYTES);
     let encoded = base64::engine::general_purpose::STANDARD.encode(copied.text.as_bytes());
     let mut out = Vec::with_capacity(encoded.len() + 8);

@@ -15,10 +15,14 @@ use crate::app::wire_log::WireLog;
 use crate::app::{Command, geometry, pretty_json};
 use crate::engine::ExchangeRecord;
 use crate::engine::exchange_log::KEPT_BODY_BYTES;
+use crate::look::chat_search::{find_in, line_text};
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::out;
 use crate::screens::room::Room;
+use crate::screens::search::keys::SEARCH;
+use crate::screens::search::{LineKey, Place, Search, copy, scroll_to_line};
+use crossterm::event::KeyEvent;
 
 /// The width of a field's label, the value wrapping under itself beside it.
 const LABEL: usize = 12;
@@ -32,6 +36,8 @@ pub struct ExchangeScreen {
     pub(crate) reply_text: String,
     /// Lines scrolled past.
     pub(crate) scroll: usize,
+    /// `/`, `n` and `N` over the lines as laid out, as in a pane.
+    pub(crate) search: Search,
 }
 
 impl ExchangeScreen {
@@ -45,25 +51,54 @@ impl ExchangeScreen {
             reply_text: shown(&record.reply_body),
             record: Box::new(record.clone()),
             scroll: 0,
+            search: Search::default(),
         })
     }
 }
 
 impl Room for ExchangeScreen {
     fn key_parts() -> &'static [Context] {
-        &[keys::EXCHANGE]
+        &[keys::EXCHANGE, SEARCH]
     }
 
     fn keys(&self, _phone: &Phone) -> Context {
-        keys::EXCHANGE
+        if self.search.editing {
+            SEARCH
+        } else {
+            keys::EXCHANGE
+        }
     }
 
     fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
-        if action == Action::Back {
-            return phone.back();
+        if self.search.editing {
+            match self.search.key(phone, action) {
+                LineKey::Quit => return phone.quit(),
+                LineKey::Go(forward) => self.search_moved(phone, Some(forward)),
+                LineKey::Done => {}
+            }
+            return Vec::new();
         }
-        let (width, height) = phone.size;
-        let (_, body) = exchange_parts(width, height);
+        match action {
+            Action::Back if self.search.escape() => return Vec::new(),
+            Action::Back => return phone.back(),
+            Action::Search => {
+                self.search.open();
+                self.search_moved(phone, None);
+                return Vec::new();
+            }
+            Action::NextMatch | Action::PrevMatch => {
+                if self.search.again(phone, keys::EXCHANGE, "the exchange") {
+                    self.search_moved(phone, Some(action == Action::NextMatch));
+                }
+                return Vec::new();
+            }
+            Action::Copy => {
+                let text = self.copy_text(&phone.theme);
+                return copy(phone, &text, "");
+            }
+            _ => {}
+        }
+        let body = self.body(phone.size);
         let page = usize::from(body.height).max(1);
         let lines = lines(self, body.width, &phone.theme).len();
         let last = lines.saturating_sub(page);
@@ -81,8 +116,30 @@ impl Room for ExchangeScreen {
         Vec::new()
     }
 
+    fn quit(&mut self, phone: &mut Phone) -> Vec<Command> {
+        self.search.editing = false;
+        phone.quit()
+    }
+
+    fn typed(&mut self, phone: &mut Phone, key: &KeyEvent) {
+        if self.search.editing && self.search.typed(key) {
+            self.search_moved(phone, None);
+        }
+    }
+
+    fn paste(&mut self, phone: &mut Phone, text: &str) {
+        if self.search.editing {
+            self.search.paste(text);
+            self.search_moved(phone, None);
+        }
+    }
+
     fn offers(&self, phone: &Phone, action: Action) -> bool {
-        let (_, body) = exchange_parts(phone.size.0, phone.size.1);
+        if matches!(action, Action::NextMatch | Action::PrevMatch) {
+            // One match or none: there is no other to go to.
+            return self.search.count.1 > 1;
+        }
+        let body = self.body(phone.size);
         action != Action::Down
             || lines(self, body.width, &phone.theme).len() > usize::from(body.height).max(1)
     }
@@ -93,6 +150,43 @@ impl Room for ExchangeScreen {
             self.act(phone, action);
         }
         Vec::new()
+    }
+}
+
+impl ExchangeScreen {
+    /// Where the lines show: under the heading, over the search line while that shows.
+    pub(crate) fn body(&self, (width, height): (u16, u16)) -> Rect {
+        let (_, body) = exchange_parts(width, height);
+        self.search.split(body).0
+    }
+
+    /// Counts the matches again and moves to one (`Search::choose`); the lines scroll to it.
+    fn search_moved(&mut self, phone: &Phone, step: Option<bool>) {
+        let body = self.body(phone.size);
+        let lines = lines(self, body.width, &phone.theme);
+        let query = self.search.query();
+        let places: Vec<Place> = lines
+            .iter()
+            .enumerate()
+            .flat_map(|(index, line)| {
+                find_in(&line_text(line), &query)
+                    .into_iter()
+                    .map(move |(column, _)| (String::new(), index, column))
+            })
+            .collect();
+        if let Some(found) = self.search.choose(&places, step) {
+            let height = usize::from(body.height);
+            self.scroll = scroll_to_line(self.scroll, places[found].1, height, lines.len());
+        }
+    }
+
+    /// What `y` copies: the whole exchange as read here, its bodies' lines whole (unwrapped).
+    fn copy_text(&self, theme: &Theme) -> String {
+        lines(self, u16::MAX, theme)
+            .iter()
+            .map(|line| line_text(line).trim_end().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -265,6 +359,7 @@ mod tests {
             request_text: String::new(),
             reply_text: body,
             scroll: 0,
+            search: Search::default(),
         }
     }
 
@@ -284,5 +379,67 @@ mod tests {
         assert!(harness.steps().is_empty());
         harness.act(&mut room, Action::Back);
         assert!(matches!(harness.steps()[..], [Step::Back]));
+    }
+
+    fn key(code: crossterm::event::KeyCode) -> KeyEvent {
+        KeyEvent::new(code, crossterm::event::KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn slash_finds_words_n_and_n_go_round_and_y_copies_the_whole_exchange() {
+        let mut harness = Harness::new();
+        let mut room = screen(200);
+        harness.act(&mut room, Action::Search);
+        assert_eq!(room.keys(&harness.phone), SEARCH, "the line takes the keys");
+        for c in "LINE 15".chars() {
+            room.typed(&mut harness.phone, &key(crossterm::event::KeyCode::Char(c)));
+        }
+        // "line 15" and "line 150" to "line 159", case aside; the last is current at first.
+        assert_eq!(room.search.count, (11, 11));
+        harness.act(&mut room, Action::Confirm);
+        assert!(!room.search.editing && room.search.lit);
+        assert_eq!(room.keys(&harness.phone), keys::EXCHANGE);
+        let body = room.body(harness.phone.size);
+        let shows = |room: &ExchangeScreen, line: usize| {
+            (room.scroll..room.scroll + usize::from(body.height)).contains(&line)
+        };
+        let line_of = |room: &ExchangeScreen| room.search.current.as_ref().map(|c| c.1);
+        let last = line_of(&room).expect("a match");
+        assert!(shows(&room, last), "the view went to it");
+        harness.act(&mut room, Action::NextMatch);
+        assert_eq!(room.search.count, (1, 11), "wraps to the first");
+        let first = line_of(&room).expect("a match");
+        assert!(first < last && shows(&room, first));
+        harness.act(&mut room, Action::PrevMatch);
+        assert_eq!(room.search.count, (11, 11));
+        let commands = harness.act(&mut room, Action::Copy);
+        let [Command::Copy(text)] = &commands[..] else {
+            panic!("{commands:?}");
+        };
+        assert!(text.contains("GET /v1/snapshot") && text.contains("line 199"));
+        let lines = text.lines().count();
+        assert_eq!(
+            harness.toast(),
+            Some(
+                format!("Copied {lines} lines to the clipboard (through the terminal, OSC 52).")
+                    .as_str()
+            )
+        );
+        // Esc puts the matches out first, then leaves.
+        harness.act(&mut room, Action::Back);
+        assert!(!room.search.lit && harness.steps().is_empty());
+        harness.act(&mut room, Action::Back);
+        assert!(matches!(harness.steps()[..], [Step::Back]));
+    }
+
+    #[test]
+    fn n_before_any_search_says_which_key_searches() {
+        let mut harness = Harness::new();
+        let mut room = screen(3);
+        harness.act(&mut room, Action::NextMatch);
+        assert_eq!(
+            harness.toast(),
+            Some("No search yet: / searches in the exchange.")
+        );
     }
 }

@@ -5,11 +5,15 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::keys;
 use crate::app::geometry;
 use crate::app::phone::Phone;
 use crate::look::chat::ChatStyle;
+use crate::look::chat_scroll::entry_key;
+use crate::look::chat_search::entry_may_match;
 use crate::look::chat_view;
 use crate::look::theme::Theme;
+use crate::screens::search::draw::{draw_line, light};
 use crate::screens::{ConversationScreen, HistoryScreen};
 use crate::ui::{columns, put};
 use crate::wire::ConversationState;
@@ -159,7 +163,8 @@ pub(crate) fn draw_conversation(
     theme: &Theme,
 ) {
     let area = frame.area();
-    let (heading, chat) = geometry::conversation(area.width, area.height);
+    let (heading, whole) = geometry::conversation(area.width, area.height);
+    let (chat, bar) = screen.search.split(whole);
     let list = phone.history.items(&screen.agent, &screen.conversation);
     let count = match list {
         Some(l) if l.paging.next.is_some() => format!("{}+ items", l.entries.len()),
@@ -200,7 +205,7 @@ pub(crate) fn draw_conversation(
     let height = usize::from(chat.height);
     // Read from the top, one row more than fits tells whether the conversation goes on below;
     // following the newest, nothing is below.
-    let mut lines = chat_view::visible_lines(
+    let rows = chat_view::visible_rows(
         &phone.chat_layout,
         &scope,
         &list.entries,
@@ -213,6 +218,28 @@ pub(crate) fn draw_conversation(
         },
         theme,
     );
+    let query = screen.search.query();
+    let lit = screen.search.lit && !query.is_empty();
+    let current = screen.search.current.as_ref();
+    let mut lines: Vec<Line<'static>> = rows
+        .into_iter()
+        .map(|row| {
+            let key = list.entries.get(row.entry).map(entry_key);
+            let may_match = lit
+                && list
+                    .entries
+                    .get(row.entry)
+                    .is_some_and(|entry| entry_may_match(entry, &query));
+            if !may_match {
+                return row.text;
+            }
+            let is_current = |column: usize| {
+                key.as_ref()
+                    .is_some_and(|key| current == Some(&(key.clone(), row.line, column)))
+            };
+            light(&row.text, &query, is_current, theme)
+        })
+        .collect();
     let more_below = lines.len() > height;
     lines.truncate(height);
     if list.paging.loading && lines.len() < height {
@@ -223,6 +250,9 @@ pub(crate) fn draw_conversation(
         // The pane's words for the same sign (`pane/draw_chat.rs`), on the last row.
         let last = Rect::new(chat.x, chat.bottom() - 1, chat.width, 1);
         crate::ui::note_at_end(frame, last, "↓ more below (G)", theme.accent);
+    }
+    if let Some(bar) = bar {
+        draw_line(frame, phone, &screen.search, keys::CONVERSATION, bar, theme);
     }
 }
 

@@ -2,6 +2,7 @@
 //! the config's `[keys]`, and makes the `?` help from the same table.
 
 use crate::app::keymap::{Action, Chord, Context, KeyPart, common, list_moves, opens, plain_words};
+use crate::screens::search::keys::finds;
 
 /// The list of conversations.
 pub(crate) fn list() -> Vec<(Chord, Action)> {
@@ -25,6 +26,7 @@ pub(crate) fn conversation() -> Vec<(Chord, Action)> {
         (Chord::ch('t'), Action::ToggleThinking),
         (Chord::ch('w'), Action::Wire),
     ]);
+    conversation.extend(finds());
     conversation
 }
 
@@ -56,7 +58,18 @@ pub(crate) const CONVERSATION: Context = Context(&KeyPart {
         (Action::Reopen, "reopen", "reopen"),
         (Action::ToggleThinking, "thinking", "think"),
         (Action::Back, "back", "back"),
+        (Action::Search, "search", "search"),
         (Action::Help, "help", "help"),
     ],
-    describe: plain_words,
+    describe: conversation_words,
 });
+
+/// What `/` and `y` do in a conversation, where nothing is selected.
+fn conversation_words(action: Action) -> Option<String> {
+    let words = match action {
+        Action::Search => "Search in the conversation",
+        Action::Copy => "Copy the current match's item, else every item read",
+        _ => return plain_words(action),
+    };
+    Some(words.to_string())
+}

@@ -14,9 +14,15 @@ use crate::app::{Command, geometry};
 use crate::chat::pane_log::ChatEntry;
 use crate::engine::{HistoryPage, IntentKind};
 use crate::look::chat::ChatStyle;
-use crate::look::chat_scroll::ChatScroll;
+use crate::look::chat_scroll::{ChatScroll, entry_key};
+use crate::look::chat_search::all_matches;
+use crate::screens::pane::select::copy_text;
 use crate::screens::room::Room;
+use crate::screens::search::keys::SEARCH;
+use crate::screens::search::{LineKey, Place, Search, bring_into_view, copy};
 use crate::wire::ConversationSummary;
+use crossterm::event::KeyEvent;
+use ratatui::layout::Rect;
 
 #[derive(Debug, Clone)]
 pub struct HistoryScreen {
@@ -45,6 +51,8 @@ pub struct ConversationScreen {
     pub(crate) thinking_expanded: bool,
     /// Set once the view was placed at the first item; history reads oldest first.
     pub(crate) placed: bool,
+    /// `/`, `n` and `N` over the items as laid out, as in a pane.
+    pub(crate) search: Search,
 }
 
 /// The agent's past conversations the filter lets through.
@@ -181,15 +189,28 @@ impl HistoryScreen {
 
 impl Room for ConversationScreen {
     fn key_parts() -> &'static [Context] {
-        &[keys::CONVERSATION]
+        &[keys::CONVERSATION, SEARCH]
     }
 
     fn keys(&self, _phone: &Phone) -> Context {
-        keys::CONVERSATION
+        if self.search.editing {
+            SEARCH
+        } else {
+            keys::CONVERSATION
+        }
     }
 
     fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
+        if self.search.editing {
+            match self.search.key(phone, action) {
+                LineKey::Quit => return phone.quit(),
+                LineKey::Go(forward) => self.search_moved(phone, Some(forward)),
+                LineKey::Done => {}
+            }
+            return Vec::new();
+        }
         match action {
+            Action::Back if self.search.escape() => Vec::new(),
             Action::Back => phone.back(),
             Action::Up
             | Action::Down
@@ -209,11 +230,48 @@ impl Room for ConversationScreen {
                 let (agent, conversation) = (self.agent.clone(), self.conversation.clone());
                 reopen(phone, &agent, &conversation)
             }
+            Action::Search => {
+                self.search.open();
+                self.search_moved(phone, None);
+                Vec::new()
+            }
+            Action::NextMatch | Action::PrevMatch => {
+                if self
+                    .search
+                    .again(phone, keys::CONVERSATION, "the conversation")
+                {
+                    self.search_moved(phone, Some(action == Action::NextMatch));
+                }
+                Vec::new()
+            }
+            Action::Copy => self.copy(phone),
             _ => Vec::new(),
         }
     }
 
+    fn quit(&mut self, phone: &mut Phone) -> Vec<Command> {
+        self.search.editing = false;
+        phone.quit()
+    }
+
+    fn typed(&mut self, phone: &mut Phone, key: &KeyEvent) {
+        if self.search.editing && self.search.typed(key) {
+            self.search_moved(phone, None);
+        }
+    }
+
+    fn paste(&mut self, phone: &mut Phone, text: &str) {
+        if self.search.editing {
+            self.search.paste(text);
+            self.search_moved(phone, None);
+        }
+    }
+
     fn offers(&self, phone: &Phone, action: Action) -> bool {
+        if matches!(action, Action::NextMatch | Action::PrevMatch) {
+            // One match or none: there is no other to go to.
+            return self.search.count.1 > 1;
+        }
         action != Action::ToggleThinking
             || phone
                 .history
@@ -249,6 +307,7 @@ impl ConversationScreen {
             scroll: Default::default(),
             thinking_expanded: false,
             placed: false,
+            search: Search::default(),
         };
         if let Some(list) = phone
             .history
@@ -261,10 +320,87 @@ impl ConversationScreen {
         screen
     }
 
+    /// Where the items show: under the heading, over the search line while that shows.
+    pub(crate) fn chat_area(&self, width: u16, height: u16) -> Rect {
+        let (_, chat) = geometry::conversation(width, height);
+        self.search.split(chat).0
+    }
+
+    /// Counts the matches again and moves to one (`Search::choose`); the view follows it.
+    fn search_moved(&mut self, phone: &Phone, step: Option<bool>) {
+        let chat = self.chat_area(phone.size.0, phone.size.1);
+        let Some(list) = phone.history.items(&self.agent, &self.conversation) else {
+            self.search.choose(&[], step);
+            return;
+        };
+        let entries = &list.entries;
+        let style = ChatStyle {
+            width: chat.width,
+            thinking_expanded: self.thinking_expanded,
+        };
+        let scope = crate::screens::pane::conversation_scope(&self.agent, &self.conversation);
+        let (layout, theme) = (&phone.chat_layout, &phone.theme);
+        let matches = all_matches(layout, &scope, entries, &style, theme, &self.search.query());
+        let places: Vec<Place> = matches
+            .iter()
+            .map(|m| (entry_key(&entries[m.entry]), m.line, m.column))
+            .collect();
+        let Some(index) = self.search.choose(&places, step) else {
+            return;
+        };
+        let found = matches[index];
+        let height = usize::from(chat.height);
+        let mut measure = |entry: &ChatEntry| layout.height(&scope, entry, &style, theme);
+        let visible = |scroll: &ChatScroll| {
+            crate::look::chat_view::visible_rows(
+                layout, &scope, entries, scroll, &style, height, theme,
+            )
+            .iter()
+            .any(|r| r.entry == found.entry && r.line == found.line)
+        };
+        bring_into_view(
+            &mut self.scroll,
+            entries,
+            (found.entry, found.line),
+            height,
+            &mut measure,
+            &visible,
+        );
+    }
+
+    /// `y`: the item of the current match while matches are lit, else every item read so far,
+    /// through the terminal (OSC 52, written by the runner).
+    fn copy(&self, phone: &mut Phone) -> Vec<Command> {
+        let Some(list) = phone.history.items(&self.agent, &self.conversation) else {
+            phone.show_toast("Nothing is read yet to copy.", false);
+            return Vec::new();
+        };
+        let current = self
+            .search
+            .current
+            .as_ref()
+            .filter(|_| self.search.lit)
+            .and_then(|(key, _, _)| list.entries.iter().find(|e| entry_key(e) == *key));
+        let text = match current {
+            Some(entry) => copy_text(entry, false).unwrap_or_default(),
+            None => list
+                .entries
+                .iter()
+                .filter_map(|entry| copy_text(entry, false))
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+        };
+        if text.is_empty() {
+            phone.show_toast("Nothing is read yet to copy.", false);
+            return Vec::new();
+        }
+        copy(phone, &text, "")
+    }
+
     /// Moves the conversation's chat; near the end, reads the next page before the person
     /// gets there (SPEC W5).
     fn scroll(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
-        let (_, chat) = geometry::conversation(phone.size.0, phone.size.1);
+        let chat = self.chat_area(phone.size.0, phone.size.1);
         let Some(list) = phone.history.items(&self.agent, &self.conversation) else {
             return Vec::new();
         };
@@ -309,7 +445,7 @@ impl ConversationScreen {
             return;
         };
         if self.scroll.is_following() && !list.entries.is_empty() {
-            let (_, chat) = geometry::conversation(phone.size.0, phone.size.1);
+            let chat = self.chat_area(phone.size.0, phone.size.1);
             let style = ChatStyle {
                 width: chat.width,
                 thinking_expanded: self.thinking_expanded,
@@ -352,6 +488,7 @@ mod tests {
             scroll: Default::default(),
             thinking_expanded: false,
             placed: false,
+            search: Search::default(),
         };
         harness.act(&mut room, Action::ToggleThinking);
         assert!(room.thinking_expanded);
@@ -359,5 +496,81 @@ mod tests {
         assert!(harness.act(&mut room, Action::Down).is_empty());
         harness.act(&mut room, Action::Back);
         assert!(matches!(harness.steps()[..], [Step::Back]));
+    }
+
+    /// A conversation of `count` replies, read whole.
+    fn read(harness: &mut Harness, count: usize) -> ConversationScreen {
+        let items = (0..count)
+            .map(|n| {
+                crate::wire::Item::text(
+                    format!("i-{n}"),
+                    crate::wire::ItemKind::Reply,
+                    format!("reply {n} about routes"),
+                )
+            })
+            .collect();
+        harness.phone.history.apply(
+            "demo",
+            HistoryPage::Items {
+                conversation: "c-1".into(),
+                after: None,
+                page: crate::wire::ItemsPage { items, next: None },
+            },
+        );
+        ConversationScreen::open(&harness.phone, "demo".into(), "c-1".into(), "Routes".into())
+    }
+
+    #[test]
+    fn slash_finds_words_in_a_conversation_n_and_n_go_round_and_y_copies() {
+        let mut harness = Harness::new();
+        let mut room = read(&mut harness, 40);
+        harness.act(&mut room, Action::Search);
+        assert_eq!(room.keys(&harness.phone), SEARCH);
+        for c in "reply 3".chars() {
+            room.typed(
+                &mut harness.phone,
+                &KeyEvent::new(
+                    crossterm::event::KeyCode::Char(c),
+                    crossterm::event::KeyModifiers::NONE,
+                ),
+            );
+        }
+        // "reply 3" and "reply 30" to "reply 39".
+        assert_eq!(room.search.count, (11, 11));
+        harness.act(&mut room, Action::Confirm);
+        assert_eq!(room.keys(&harness.phone), keys::CONVERSATION);
+        harness.act(&mut room, Action::NextMatch);
+        assert_eq!(room.search.count, (1, 11), "wraps to the first");
+        assert_eq!(
+            room.search.current.as_ref().map(|c| c.0.as_str()),
+            Some("i-3")
+        );
+        harness.act(&mut room, Action::PrevMatch);
+        assert_eq!(
+            room.search.current.as_ref().map(|c| c.0.as_str()),
+            Some("i-39")
+        );
+        // With a match current, `y` copies its item.
+        let commands = harness.act(&mut room, Action::Copy);
+        assert!(
+            matches!(&commands[..], [Command::Copy(text)] if text == "reply 39 about routes"),
+            "{commands:?}"
+        );
+        assert_eq!(
+            harness.toast(),
+            Some("Copied 1 line to the clipboard (through the terminal, OSC 52).")
+        );
+        // Esc puts the matches out; then `y` copies every item read.
+        harness.act(&mut room, Action::Back);
+        assert!(harness.steps().is_empty());
+        let commands = harness.act(&mut room, Action::Copy);
+        let [Command::Copy(text)] = &commands[..] else {
+            panic!("{commands:?}");
+        };
+        assert!(
+            text.starts_with("reply 0 about routes\n\nreply 1"),
+            "{text}"
+        );
+        assert_eq!(text.lines().filter(|l| !l.is_empty()).count(), 40);
     }
 }

@@ -5,8 +5,8 @@
 use std::collections::VecDeque;
 
 use ratatui::Frame;
-use ratatui::layout::{Position, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -16,12 +16,13 @@ use crate::chat::pane_log::ChatEntry;
 use crate::look::chat::ChatStyle;
 use crate::look::chat_links::find_links;
 use crate::look::chat_scroll::entry_key;
-use crate::look::chat_search::{entry_may_match, find_in, highlight, line_text};
+use crate::look::chat_search::entry_may_match;
 use crate::look::chat_view;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::screens::PaneScreen;
 use crate::screens::pane::select::DrawnLink;
+use crate::screens::search::draw::{draw_line, light};
 use crate::ui::put;
 
 /// The chat of `screen` into the pane's chat part `area` (its last row goes to the line under
@@ -59,10 +60,6 @@ pub(crate) fn draw_chat(
     });
     let query = screen.search.query();
     let lit = screen.search.lit && !query.is_empty();
-    let found = theme.accent.add_modifier(Modifier::REVERSED);
-    let current = theme
-        .warn
-        .add_modifier(Modifier::REVERSED | Modifier::BOLD | Modifier::UNDERLINED);
     // The selection's background and marks; each cell keeps its own colour of text.
     let tint = Style {
         fg: None,
@@ -91,19 +88,16 @@ pub(crate) fn draw_chat(
         };
         let line = if may_match {
             let key = entries.get(row.entry).map(entry_key);
-            let ranges: Vec<(usize, usize, Style)> = find_in(&line_text(&row.text), &query)
-                .into_iter()
-                .map(|(column, width)| {
-                    let here = key.as_ref().map(|key| (key.clone(), row.line, column));
-                    let style = if here.is_some() && here == screen.search.current {
-                        current
-                    } else {
-                        found
-                    };
-                    (column, width, style)
-                })
-                .collect();
-            highlight(&row.text, &ranges)
+            let current = screen.search.current.as_ref();
+            light(
+                &row.text,
+                &query,
+                |column| {
+                    key.as_ref()
+                        .is_some_and(|key| current == Some(&(key.clone(), row.line, column)))
+                },
+                theme,
+            )
         } else {
             row.text.clone()
         };
@@ -186,59 +180,14 @@ fn draw_bar(
             .key_label(crate::screens::pane::keys::CHAT, action)
             .unwrap_or_default()
     };
-    let search = &screen.search;
-    let count = match search.count {
-        (_, 0) if search.editor.is_empty() => "type words to find".to_string(),
-        (_, 0) => "no match".to_string(),
-        (n, all) => format!("{n} of {all}"),
-    };
-    let width = usize::from(bar.width);
-    if search.editing && phone.overlay.is_none() {
-        let right = format!("  {count}  ");
-        let room = width.saturating_sub(wrap::width(&right) + 2).max(1);
-        let text = search.editor.text();
-        let (_, column) = search.editor.cursor();
-        // The cursor's end of a long query shows.
-        let shift = column.saturating_sub(room.saturating_sub(1));
-        let shown: String = wrap::truncate(&wrap::skip_columns(&text, shift), room);
-        let used = 2 + wrap::width(&shown);
-        let count_style = if search.count.1 == 0 && !search.editor.is_empty() {
-            theme.warn
-        } else {
-            theme.dim
-        };
-        put(
-            frame,
-            bar,
-            0,
-            Line::from(vec![
-                Span::styled("/ ", theme.accent),
-                // The last search's words, which the first character typed replaces.
-                Span::styled(
-                    shown,
-                    if search.replaces {
-                        theme.selected
-                    } else {
-                        theme.text
-                    },
-                ),
-                Span::raw(" ".repeat(width.saturating_sub(used + wrap::width(&right)))),
-                Span::styled(right, count_style),
-            ]),
-        );
-        let x = bar.x + u16::try_from(2 + column - shift).unwrap_or(0);
-        frame.set_cursor_position(Position::new(x.min(bar.right().saturating_sub(1)), bar.y));
-        return;
-    }
-    if search.lit && !search.editor.is_empty() {
-        let words = format!(
-            "/ {}  {count} · {} next · {} previous · {} hides them",
-            search.editor.text(),
-            key(Action::NextMatch),
-            key(Action::PrevMatch),
-            key(Action::Back)
-        );
-        put(frame, bar, 0, Line::from(Span::styled(words, theme.accent)));
+    if draw_line(
+        frame,
+        phone,
+        &screen.search,
+        crate::screens::pane::keys::CHAT,
+        bar,
+        theme,
+    ) {
         return;
     }
     let Some(index) = selected else {

@@ -87,17 +87,6 @@ pub(crate) fn commands() -> Vec<(Chord, Action)> {
     keys
 }
 
-/// The search line of a pane's chat: letters are typed, Enter keeps the matches lit.
-pub(crate) fn search() -> Vec<(Chord, Action)> {
-    vec![
-        (Chord::plain(KeyCode::Enter), Action::Confirm),
-        (Chord::plain(KeyCode::Esc), Action::Cancel),
-        (Chord::plain(KeyCode::Down), Action::NextMatch),
-        (Chord::plain(KeyCode::Up), Action::PrevMatch),
-        (Chord::ctrl('c'), Action::Quit),
-    ]
-}
-
 /// A pane with the chat focused: letters are commands.
 pub(crate) const CHAT: Context = Context(&KeyPart {
     id: "pane-chat",
@@ -174,38 +163,6 @@ fn command_words(action: Action) -> Option<String> {
         Action::Down => "Light the command below",
         Action::Complete => "Complete the lit command into the box",
         Action::Cancel => "Close the list; what is typed stays",
-        _ => return None,
-    };
-    Some(words.to_string())
-}
-
-/// Typing words to find in a pane's chat after `/`.
-pub(crate) const SEARCH: Context = Context(&KeyPart {
-    id: "pane-search",
-    title: "Search in the chat",
-    bindings: search,
-    typing: true,
-    pastes: true,
-    notes: &[
-        "Type words to find them in the chat; case does not matter",
-        EDIT_MOVES,
-        EDIT_KILLS,
-        EDIT_YANK_UNDO,
-    ],
-    hints: &[
-        (Action::Confirm, "keep matches", "keep"),
-        (Action::NextMatch, "next", "next"),
-        (Action::PrevMatch, "previous", "prev"),
-        (Action::Cancel, "close", "close"),
-    ],
-    describe: search_words,
-});
-
-/// On the search line, Enter and Esc close the line; the words stay.
-fn search_words(action: Action) -> Option<String> {
-    let words = match action {
-        Action::Confirm => "Close the line, keep the matches lit",
-        Action::Cancel => "Close the search (its words stay for /)",
         _ => return None,
     };
     Some(words.to_string())

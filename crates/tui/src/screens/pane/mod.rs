@@ -48,7 +48,7 @@ pub struct PaneScreen {
     pub(crate) thinking_expanded: bool,
     /// The chat item `y`, `Y` and `o` act on, by its key; `[` and `]` move it.
     pub(crate) selected: Option<String>,
-    pub(crate) search: select::ChatSearch,
+    pub(crate) search: crate::screens::search::Search,
     /// The links the last frame showed, for the runner's OSC 8 (a memo the drawing fills).
     pub(crate) drawn_links: std::cell::RefCell<Vec<select::DrawnLink>>,
     /// The list of the agent's commands over the box, after `/`.
@@ -64,7 +64,7 @@ impl PaneScreen {
             scroll: ChatScroll::default(),
             thinking_expanded: false,
             selected: None,
-            search: select::ChatSearch::default(),
+            search: crate::screens::search::Search::default(),
             drawn_links: Default::default(),
             commands: commands::CommandList::default(),
         }
@@ -621,7 +621,12 @@ impl PaneScreen {
 
 impl Room for PaneScreen {
     fn key_parts() -> &'static [Context] {
-        &[keys::CHAT, keys::INPUT, keys::COMMANDS, keys::SEARCH]
+        &[
+            keys::CHAT,
+            keys::INPUT,
+            keys::COMMANDS,
+            crate::screens::search::keys::SEARCH,
+        ]
     }
 
     fn keys(&self, phone: &Phone) -> Context {
@@ -632,7 +637,7 @@ impl Room for PaneScreen {
         } else if self.focus == PaneFocus::Input {
             keys::INPUT
         } else if self.search.editing {
-            keys::SEARCH
+            crate::screens::search::keys::SEARCH
         } else {
             keys::CHAT
         }
@@ -640,7 +645,7 @@ impl Room for PaneScreen {
 
     fn act(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
         let context = self.keys(phone);
-        if context == keys::SEARCH {
+        if context == crate::screens::search::keys::SEARCH {
             return self.search_key(phone, action);
         }
         if context == keys::COMMANDS {
@@ -687,7 +692,7 @@ impl Room for PaneScreen {
     }
 
     fn typed(&mut self, phone: &mut Phone, key: &KeyEvent) {
-        if self.keys(phone) == keys::SEARCH {
+        if self.keys(phone) == crate::screens::search::keys::SEARCH {
             self.search_typed(phone, key);
         } else {
             let width = geometry::input_text_width(phone.size.0);
@@ -702,7 +707,7 @@ impl Room for PaneScreen {
     }
 
     fn paste(&mut self, phone: &mut Phone, text: &str) {
-        if self.keys(phone) == keys::SEARCH {
+        if self.keys(phone) == crate::screens::search::keys::SEARCH {
             self.search_paste(phone, text);
         } else {
             self.set_focus(PaneFocus::Input);

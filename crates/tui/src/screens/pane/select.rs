@@ -1,37 +1,26 @@
 //! A pane's chat as something to point at: a selected item that `[` and `]` move, search with
-//! `/`, `n` and `N`, copying the selected item (the runner writes it as OSC 52) and opening its
+//! `/`, `n` and `N` (the line and the copy shared with the other rooms that read text live in
+//! `screens/search`), copying the selected item (the runner writes it as OSC 52) and opening its
 //! link (the runner finds a browser opener). Everything copied or opened is agent text, so it
-//! is cleaned again here on its way out (SPEC L1), and a link must pass the same check as the
-//! links drawn on screen.
-
-use std::collections::VecDeque;
+//! is cleaned again on its way out (SPEC L1), and a link must pass the same check as the links
+//! drawn on screen.
 
 use crossterm::event::KeyEvent;
 
-use crate::app::editor::Editor;
+use crate::app::Command;
 use crate::app::keymap::Action;
 use crate::app::phone::Phone;
-use crate::app::{Command, typing};
 use crate::chat::pane_log::ChatEntry;
 use crate::look::chat::{ChatStyle, closed_ask_words};
 use crate::look::chat_links::{find_links, is_safe_url};
-use crate::look::chat_scroll::{Anchor, ChatScroll, entry_key};
-use crate::look::chat_search::{Match, Query, all_matches};
+use crate::look::chat_scroll::{ChatScroll, entry_key};
+use crate::look::chat_search::{Match, all_matches};
 use crate::look::chat_view::ChatLayout;
 use crate::look::markdown::code_blocks;
 use crate::look::theme::Theme;
 use crate::screens::PaneScreen;
+use crate::screens::search::{LineKey, Place, bring_into_view, copy};
 use crate::wire::ItemKind;
-
-/// The most text one copy sends. Terminals cap what an OSC 52 sequence may carry: hterm (the
-/// ChromeOS terminal and Secure Shell) takes 100 000 bytes of base64 and drops a longer one
-/// whole, and others sit near it. 72 KiB is 98 304 bytes of base64, inside that, and holds any
-/// whole chat item (64 KiB at most, SPEC L), so only a copy of more than one item could be cut.
-pub(crate) const MAX_COPY_BYTES: usize = 72 * 1024;
-
-/// The line of ~/.tmux.conf that lets an application's OSC 52 through tmux to the terminal:
-/// tmux takes it only with `set-clipboard on` (`external` and `off` drop it).
-pub(crate) const TMUX_CLIPBOARD_LINE: &str = "set -g set-clipboard on";
 
 /// A piece of a link as the pane last drew it: where its cells are, the text they show and
 /// the URL, for the runner to make an OSC 8 hyperlink of (`tui::osc`).
@@ -41,67 +30,6 @@ pub(crate) struct DrawnLink {
     pub(crate) y: u16,
     pub(crate) text: String,
     pub(crate) url: String,
-}
-
-/// The search of one pane's chat. Its words stay when the line closes, so `/` brings them back.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ChatSearch {
-    pub(crate) editor: Editor,
-    /// The search line is open and takes the keys.
-    pub(crate) editing: bool,
-    /// The matches are lit (the line is open, or was closed with Enter).
-    pub(crate) lit: bool,
-    /// The current match: the entry's key, the line in it and the column.
-    pub(crate) current: Option<(String, usize, usize)>,
-    /// The current match's number and how many there are, as counted after the last key.
-    pub(crate) count: (usize, usize),
-    /// The line was opened again on the last search's words: they show selected, and the
-    /// first character typed takes their place (as a browser's find does), so `/route` after
-    /// a search for "route" looks for "route", not "routeroute".
-    pub(crate) replaces: bool,
-}
-
-impl ChatSearch {
-    pub(crate) fn query(&self) -> Query {
-        Query::new(&self.editor.text())
-    }
-}
-
-/// What one copy sends: the cleaned text, its lines, and the lines there were when it was cut.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Copied {
-    pub(crate) text: String,
-    pub(crate) lines: usize,
-    pub(crate) cut_from: Option<usize>,
-}
-
-/// Cleans `text` (no control character, no escape, no token: SPEC L1) and caps it at
-/// [`MAX_COPY_BYTES`], at the end of a line when one is near, else at a character boundary.
-pub(crate) fn for_clipboard(text: &str) -> Copied {
-    let clean = crate::out::text(text).into_owned();
-    let lines = |s: &str| s.lines().count().max(1);
-    if clean.len() <= MAX_COPY_BYTES {
-        return Copied {
-            lines: lines(&clean),
-            text: clean,
-            cut_from: None,
-        };
-    }
-    let mut end = MAX_COPY_BYTES;
-    while !clean.is_char_boundary(end) {
-        end -= 1;
-    }
-    if let Some(newline) = clean[..end].rfind('\n')
-        && newline * 10 > end * 9
-    {
-        end = newline;
-    }
-    let text = clean[..end].to_string();
-    Copied {
-        lines: lines(&text),
-        cut_from: Some(lines(&clean)),
-        text,
-    }
 }
 
 /// What `y` copies of an entry, or with `code_only` what `Y` copies (None: no code in it).
@@ -160,30 +88,6 @@ struct ChatAt {
     style: ChatStyle,
     scope: String,
     height: usize,
-}
-
-/// Moves `scroll` so the line `line` of entry `index` shows, a third of the way down when it
-/// was out of sight, and follows the newest again when that is where the line is.
-fn bring_into_view(
-    scroll: &mut ChatScroll,
-    entries: &VecDeque<ChatEntry>,
-    (index, line): (usize, usize),
-    height: usize,
-    measure: &mut dyn FnMut(&ChatEntry) -> usize,
-    visible: &dyn Fn(&ChatScroll) -> bool,
-) {
-    if visible(scroll) {
-        return;
-    }
-    let Some(entry) = entries.get(index) else {
-        return;
-    };
-    scroll.anchor = Some(Anchor {
-        key: entry_key(entry),
-        line,
-    });
-    scroll.up(height / 3, entries, height, measure);
-    scroll.down(0, entries, height, measure);
 }
 
 impl PaneScreen {
@@ -312,34 +216,8 @@ impl PaneScreen {
             );
             return Vec::new();
         };
-        let copied = for_clipboard(&text);
         let what = if code_only { " of code" } else { "" };
-        let words = match copied.cut_from {
-            None if copied.lines == 1 => {
-                format!("Copied 1 line{what} to the clipboard (through the terminal, OSC 52).")
-            }
-            None => format!(
-                "Copied {} lines{what} to the clipboard (through the terminal, OSC 52).",
-                copied.lines
-            ),
-            Some(all) => format!(
-                "Copied the first {} of {all} lines: a terminal takes {} KiB at most.",
-                copied.lines,
-                MAX_COPY_BYTES / 1024
-            ),
-        };
-        if phone.tmux_keeps_clipboard {
-            // tmux takes an application's OSC 52 only with `set-clipboard on`.
-            phone.show_toast(
-                format!(
-                    "tmux drops the copy (its set-clipboard is not on): add `{TMUX_CLIPBOARD_LINE}` to ~/.tmux.conf, then run `tmux source ~/.tmux.conf`."
-                ),
-                true,
-            );
-        } else {
-            phone.show_toast(words, copied.cut_from.is_some());
-        }
-        vec![Command::Copy(copied.text)]
+        copy(phone, &text, what)
     }
 
     /// `o`: the selected item's link to a browser, through the runner's opener.
@@ -371,84 +249,39 @@ impl PaneScreen {
 
     /// `/`: opens the search line, with the words of the last search.
     pub(crate) fn open_search(&mut self, phone: &Phone) -> Vec<Command> {
-        self.search.editing = true;
-        self.search.lit = true;
-        self.search.replaces = !self.search.editor.is_empty();
+        self.search.open();
         self.search_moved(phone, None);
         Vec::new()
     }
 
     /// A key on the open search line.
     pub(crate) fn search_key(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
-        let search = &mut self.search;
-        match action {
-            Action::Quit => {
-                search.editing = false;
-                return phone.quit();
-            }
-            Action::Confirm => search.editing = false,
-            Action::Cancel => {
-                search.editing = false;
-                search.lit = false;
-            }
-            Action::NextMatch | Action::PrevMatch if search.count.1 < 2 => {
-                phone.show_toast(
-                    if search.count.1 == 0 {
-                        "No match to go to."
-                    } else {
-                        "This is the only match."
-                    },
-                    false,
-                );
-            }
-            Action::NextMatch => self.search_moved(phone, Some(true)),
-            Action::PrevMatch => self.search_moved(phone, Some(false)),
-            _ => {}
+        match self.search.key(phone, action) {
+            LineKey::Quit => return phone.quit(),
+            LineKey::Go(forward) => self.search_moved(phone, Some(forward)),
+            LineKey::Done => {}
         }
         Vec::new()
     }
 
     /// A key typed on the open search line.
     pub(crate) fn search_typed(&mut self, phone: &Phone, key: &KeyEvent) {
-        let search = &mut self.search;
-        let before = search.editor.text();
-        let typed = matches!(key.code, crossterm::event::KeyCode::Char(_))
-            && !key.modifiers.intersects(
-                crossterm::event::KeyModifiers::CONTROL | crossterm::event::KeyModifiers::ALT,
-            );
-        if std::mem::take(&mut search.replaces) && typed {
-            search.editor.clear();
-        }
-        typing::edit(&mut search.editor, key, typing::Shape::OneLine);
-        if search.editor.text() != before {
-            search.current = None;
+        if self.search.typed(key) {
             self.search_moved(phone, None);
         }
     }
 
     /// Pasted words go on the search line, as one line.
     pub(crate) fn search_paste(&mut self, phone: &Phone, text: &str) {
-        if std::mem::take(&mut self.search.replaces) {
-            self.search.editor.clear();
-        }
-        typing::paste(&mut self.search.editor, text, false);
-        self.search.current = None;
+        self.search.paste(text);
         self.search_moved(phone, None);
     }
 
     /// `n` and `N` with the line closed: the matches light up again if they were put out.
     pub(crate) fn next_match(&mut self, phone: &mut Phone, forward: bool) -> Vec<Command> {
-        let screen = &mut *self;
-        if screen.search.editor.is_empty() {
-            let key = phone
-                .keymap
-                .key_label(super::keys::CHAT, Action::Search)
-                .unwrap_or_default();
-            phone.show_toast(format!("No search yet: {key} searches in the chat."), false);
-            return Vec::new();
+        if self.search.again(phone, super::keys::CHAT, "the chat") {
+            self.search_moved(phone, Some(forward));
         }
-        screen.search.lit = true;
-        self.search_moved(phone, Some(forward));
         Vec::new()
     }
 
@@ -477,28 +310,14 @@ impl PaneScreen {
             theme,
             &screen.search.query(),
         );
-        if matches.is_empty() {
-            screen.search.current = None;
-            screen.search.count = (0, 0);
+        let places: Vec<Place> = matches
+            .iter()
+            .map(|m| (entry_key(&entries[m.entry]), m.line, m.column))
+            .collect();
+        let Some(index) = screen.search.choose(&places, step) else {
             return;
-        }
-        let place = |m: &Match| (entry_key(&entries[m.entry]), m.line, m.column);
-        let now = screen
-            .search
-            .current
-            .as_ref()
-            .and_then(|current| matches.iter().position(|m| place(m) == *current));
-        let last = matches.len() - 1;
-        let index = match (now, step) {
-            (Some(i), Some(true)) => (i + 1) % matches.len(),
-            (Some(0), Some(false)) => last,
-            (Some(i), Some(false)) => i - 1,
-            (Some(i), None) => i,
-            (None, _) => last,
         };
         let found = matches[index];
-        screen.search.current = Some(place(&found));
-        screen.search.count = (index + 1, matches.len());
         screen.selected = Some(entry_key(&entries[found.entry]));
         let style = at.style;
         let mut measure = |entry: &ChatEntry| chat_layout.height(&at.scope, entry, &style, theme);
@@ -528,12 +347,7 @@ impl PaneScreen {
     /// Esc in the chat: puts out the matches first, then lets the selection go, then leaves.
     /// True when it did one of the first two.
     pub(crate) fn chat_escape(&mut self) -> bool {
-        let screen = self;
-        if screen.search.lit {
-            screen.search.lit = false;
-            return true;
-        }
-        screen.selected.take().is_some()
+        self.search.escape() || self.selected.take().is_some()
     }
 }
 
@@ -564,31 +378,6 @@ pub(crate) fn link_opened(phone: &mut Phone, url: &str, result: Result<String, S
 mod tests {
     use super::*;
     use crate::wire::Item;
-
-    #[test]
-    fn l1_the_clipboard_gets_cleaned_text_only() {
-        let hostile = "ok\u{1b}]52;c;ZXZpbA==\u{7}\u{9b}31m\u{202e}\ttab\nnext";
-        let copied = for_clipboard(hostile);
-        assert_eq!(copied.text, "ok]52;c;ZXZpbA==31m\ttab\nnext");
-        assert_eq!(copied.lines, 2);
-        assert_eq!(copied.cut_from, None);
-    }
-
-    #[test]
-    fn a_copy_over_the_cap_is_cut_at_a_line_end_and_says_so() {
-        let line = "日本語のテキスト and words\n";
-        let text = line.repeat(MAX_COPY_BYTES / line.len() + 50);
-        let copied = for_clipboard(&text);
-        assert!(copied.text.len() <= MAX_COPY_BYTES);
-        assert!(copied.text.ends_with("words"), "cut at a line end");
-        assert_eq!(copied.cut_from, Some(text.lines().count()));
-        assert!(copied.lines < text.lines().count());
-        // One long line is cut on a character boundary.
-        let long = "日".repeat(MAX_COPY_BYTES);
-        let copied = for_clipboard(&long);
-        assert!(copied.text.len() <= MAX_COPY_BYTES);
-        assert!(copied.text.chars().all(|c| c == '日'));
-    }
 
     #[test]
     fn what_each_kind_copies() {
