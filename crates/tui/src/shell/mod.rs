@@ -801,9 +801,17 @@ impl App {
                 // Asks already open when the phone first hears of an agent ring no bell.
                 let primed = view.synced.is_some();
                 let synced = matches!(change, crate::engine::AgentChange::Synced(_));
+                let reachable = !inbox::is_unreachable(view);
                 view.apply(change);
                 let ready = view.status.is_ready();
-                self.clamp_lists();
+                // Most updates are a poll that brought nothing new: no row, ask or card can
+                // change with it unless the agent became reachable or not, so the lists, the
+                // bells and the cards are not gone over again (docs/ENGINE.md, "The phone in a
+                // terminal": going over them at each agent's poll was most of an idle phone).
+                let nothing_new = synced && reachable == !inbox::is_unreachable(view);
+                if !nothing_new {
+                    self.clamp_lists();
+                }
                 let mut commands = Vec::new();
                 // A poll went through: sends that never left go by themselves now, with their
                 // request ids, the first of each pane (docs/ENGINE.md).
@@ -811,6 +819,9 @@ impl App {
                     for request_id in self.phone.outbox.go_again(&agent) {
                         commands.extend(self.phone.retry(&request_id));
                     }
+                }
+                if nothing_new {
+                    return commands;
                 }
                 let new_asks = self.phone.note_new_asks(&agent);
                 if primed {
