@@ -801,14 +801,14 @@ impl App {
                 // Asks already open when the phone first hears of an agent ring no bell.
                 let primed = view.synced.is_some();
                 let synced = matches!(change, crate::engine::AgentChange::Synced(_));
-                let reachable = !inbox::is_unreachable(view);
+                let was_unreachable = inbox::is_unreachable(view);
                 view.apply(change);
                 let ready = view.status.is_ready();
                 // Most updates are a poll that brought nothing new: no row, ask or card can
                 // change with it unless the agent became reachable or not, so the lists, the
                 // bells and the cards are not gone over again (docs/ENGINE.md, "The phone in a
                 // terminal": going over them at each agent's poll was most of an idle phone).
-                let nothing_new = synced && reachable == !inbox::is_unreachable(view);
+                let nothing_new = synced && was_unreachable == inbox::is_unreachable(view);
                 if !nothing_new {
                     self.clamp_lists();
                 }
