@@ -35,6 +35,11 @@ pub struct AgentView {
     pub(crate) missed: Option<String>,
     /// Epochs seen since the phone started; more than one means the agent restarted (SPEC H5).
     pub(crate) epochs: u32,
+    /// When each open ask expires, if it says (SPEC A13), kept as the snapshot and the chats
+    /// change: every frame counts the open asks and the runner looks for the next countdown
+    /// change at every wake, and going over every pane of every agent for it was most of an idle
+    /// phone's work (docs/ENGINE.md, "The phone in a terminal").
+    ask_deadlines: Vec<Option<OffsetDateTime>>,
 }
 
 /// What `collie-phone demo` saw of the agent it runs: it stopped on its own (with its exit
@@ -121,6 +126,7 @@ impl AgentView {
             synced: None,
             missed: None,
             epochs: 0,
+            ask_deadlines: Vec::new(),
         }
     }
 
@@ -143,12 +149,15 @@ impl AgentView {
                 self.panes
                     .retain(|id, _| snapshot.panes().any(|(_, _, p)| &p.id == id));
                 self.snapshot = Some(snapshot);
+                self.note_asks();
             }
             AgentChange::PaneEvents { pane, events } => {
                 self.panes.entry(pane).or_default().apply(&events);
+                self.note_asks();
             }
             AgentChange::PaneView { pane, view } => {
                 self.panes.entry(pane).or_default().reset(view);
+                self.note_asks();
             }
             AgentChange::Synced(at) => {
                 self.missed = None;
@@ -158,6 +167,22 @@ impl AgentView {
             // What only a DSH bridge tells (capabilities, tasks, reloads) is for its own screens.
             AgentChange::Dsh(_) => {}
         }
+    }
+
+    /// Notes again when each open ask expires, after the snapshot or a chat changed.
+    pub(crate) fn note_asks(&mut self) {
+        let deadlines = self
+            .panes()
+            .iter()
+            .flat_map(|pane| pane.asks())
+            .map(|ask| ask.expires_at.as_ref().and_then(crate::wire::Stamp::at))
+            .collect();
+        self.ask_deadlines = deadlines;
+    }
+
+    /// When each open ask expires (`None`: it does not say), in no order.
+    pub(crate) fn ask_deadlines(&self) -> &[Option<OffsetDateTime>] {
+        &self.ask_deadlines
     }
 
     /// How the phone reaches this agent now, for every screen that shows its panes.

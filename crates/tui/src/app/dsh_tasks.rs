@@ -81,6 +81,7 @@ impl Phone {
                 view.panes.insert(session_pane, log);
             }
         }
+        view.note_asks();
     }
 
     /// True while a turn of this task runs: as the bridge lists the task, or as its session's

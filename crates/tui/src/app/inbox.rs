@@ -74,10 +74,9 @@ pub(crate) fn tally(agents: &Agents, now: OffsetDateTime) -> Tally {
     let mut tally = Tally::default();
     for agent in &agents.list {
         let open = agent
-            .panes()
-            .into_iter()
-            .flat_map(|pane| pane.asks().iter())
-            .filter(|ask| !is_expired(ask, now))
+            .ask_deadlines()
+            .iter()
+            .filter(|at| !at.is_some_and(|at| TimeLeft::is_over(at, now)))
             .count();
         if is_unreachable(agent) {
             tally.unreachable += open;
@@ -112,10 +111,8 @@ pub(crate) fn next_countdown_change(
     agents
         .list
         .iter()
-        .flat_map(|agent| agent.panes())
-        .flat_map(|pane| pane.asks().iter())
-        .filter_map(|ask| ask.expires_at.as_ref().and_then(wire::Stamp::at))
-        .filter_map(|at| TimeLeft::next_change(at, now))
+        .flat_map(|agent| agent.ask_deadlines())
+        .filter_map(|at| TimeLeft::next_change((*at)?, now))
         .min()
 }
 
