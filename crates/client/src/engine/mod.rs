@@ -7,6 +7,7 @@ pub mod exchange_log;
 pub mod intent;
 pub(crate) mod journal;
 pub(crate) mod observer;
+mod poll_grid;
 pub(crate) mod record;
 mod session;
 mod session_core;
@@ -217,6 +218,7 @@ impl Engine {
         let (watching_tx, watching_rx) = watch::channel(true);
         let (stop_tx, stop_rx) = watch::channel(false);
         let mut handles = HashMap::new();
+        let grid = poll_grid::PollGrid::starting(tokio::time::Instant::now());
         for spec in agents {
             let (info_tx, info_rx) = watch::channel(SessionInfo::default());
             let (on_screen_tx, on_screen_rx) = watch::channel(session::OnScreen::Every);
@@ -235,6 +237,7 @@ impl Engine {
                 info_tx,
                 observer.clone(),
                 on_screen_rx,
+                grid,
             );
             tokio::spawn(session.run());
             handles.insert(

@@ -18,6 +18,7 @@ use time::OffsetDateTime;
 use tokio::sync::watch;
 
 use super::observer::Observer;
+use super::poll_grid::PollGrid;
 use super::session_core::{SessionCore, Settled, Stop};
 use super::status::AgentStatus;
 use super::{AgentChange, SessionInfo};
@@ -69,6 +70,8 @@ impl OnScreen {
 
 pub(super) struct Session {
     core: SessionCore,
+    /// Where its polls fall, with every other agent's (SPEC S7, T8).
+    grid: PollGrid,
     endpoint: Endpoint,
     /// The way to the agent for the exchanges of one poll.
     link: Link,
@@ -102,9 +105,11 @@ impl Session {
         info: watch::Sender<SessionInfo>,
         observer: Observer,
         on_screen: watch::Receiver<OnScreen>,
+        grid: PollGrid,
     ) -> Self {
         Self {
             core,
+            grid,
             link: Link::new(endpoint.clone()),
             endpoint,
             on_screen,
@@ -136,10 +141,11 @@ impl Session {
             if self.core.is_ended() {
                 return;
             }
+            let started = tokio::time::Instant::now();
             self.poll().await;
-            let wait = self.wait();
+            let next = self.grid.next(started, self.wait());
             tokio::select! {
-                () = tokio::time::sleep(wait) => {}
+                () = tokio::time::sleep_until(next) => {}
                 () = self.core.poke.notified() => {}
                 () = self.core.ended() => return,
             }
@@ -592,6 +598,7 @@ mod tests {
             info,
             Observer::new(crate::engine::record::Recorder::off(), updates_tx),
             watch::channel(OnScreen::Every).1,
+            PollGrid::starting(tokio::time::Instant::now()),
         );
         let task = tokio::spawn(session.run());
         let first_poll = async {
