@@ -54,6 +54,9 @@ use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio};
 use serde::{Deserialize, Serialize};
 
+/// How long `/link-done` leaves its sign-in card open before it says `elicitation/complete`.
+const LINK_DONE_AFTER: Duration = Duration::from_secs(2);
+
 /// How the scripted agent behaves.
 #[derive(Debug, Clone)]
 pub struct ScriptedOptions {
@@ -988,7 +991,9 @@ impl Turn<'_> {
         };
         let asked = self.cx.send_request(request);
         if what == "/link-done" {
-            tokio::time::sleep(self.pace * 20).await;
+            // Long enough for a person, and a test polling a loaded machine, to see the card
+            // before it closes; at a fast pace 20 words' time was a few milliseconds.
+            tokio::time::sleep(LINK_DONE_AFTER.max(self.pace * 20)).await;
             let done = CompleteElicitationNotification::new(format!("link-{}", self.number));
             if let Err(error) = self.cx.send_notification(done) {
                 eprintln!("scripted agent: elicitation/complete could not be sent: {error}");
