@@ -33,7 +33,7 @@ impl Stamp {
         Self { text, at }
     }
 
-    /// The stamp of a moment, written as [`format`] writes it.
+    /// The stamp of a moment, written as [`format()`] writes it.
     pub fn of(at: OffsetDateTime) -> Self {
         Self::new(format(at))
     }
