@@ -259,11 +259,16 @@ async fn check(
     let mut others = Vec::new();
     if let Some(setup) = &setup {
         session_rules::idle(&mut first, setup, workspace, &mut rulings).await;
-        let prompted =
+        let turned =
             turn_rules::turns(&mut first, setup, workspace, &options.prompts, &mut rulings).await;
-        match prompted {
-            Some(session) => {
-                session_rules::listed(&mut first, setup, workspace, &session, &mut rulings).await;
+        if let Some((session, true)) = &turned {
+            session_rules::listed(&mut first, setup, workspace, session, &mut rulings).await;
+        }
+        if let (Some((session, _)), Some(text)) = (&turned, options.prompts.first()) {
+            turn_rules::cancel(&mut first, session, text, &mut rulings).await;
+        }
+        match turned {
+            Some((session, true)) => {
                 if setup.abilities.load {
                     match start("the second process") {
                         Ok(mut second) => {
@@ -277,7 +282,7 @@ async fn check(
                     rulings.not_run("P7", "not run: the agent does not offer loadSession");
                 }
             }
-            None => {
+            _ => {
                 let why = if setup.signed_out {
                     SIGN_IN_FIRST.to_string()
                 } else if options.prompts.is_empty() {

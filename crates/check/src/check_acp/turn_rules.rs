@@ -28,14 +28,14 @@ fn prompt(session: &str, text: &str) -> Value {
     json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})
 }
 
-/// Runs the turns; the prompted session's id when a turn ended.
+/// Runs the turns of the prompts in a fresh session: its id, and whether a turn ended.
 pub(crate) async fn turns(
     driver: &mut Driver,
     setup: &Setup,
     workspace: &Path,
     prompts: &[String],
     rulings: &mut Rulings,
-) -> Option<String> {
+) -> Option<(String, bool)> {
     if setup.signed_out {
         for rule in TURN_RULES {
             rulings.not_run(rule, SIGN_IN_FIRST);
@@ -160,8 +160,7 @@ pub(crate) async fn turns(
             "not run: no turn asked a permission or a question (the scripted agent asks with any prompt, and /ask asks a question)",
         );
     }
-    cancel(driver, &session, &prompts[0], rulings).await;
-    ended.then_some(session)
+    Some((session, ended))
 }
 
 /// P12 over the messages of one turn.
@@ -256,7 +255,7 @@ fn judge_requests(seen: &[Value], rulings: &mut Rulings) -> Asked {
 /// P14 and the rest of P15: the first prompt again, cancelled (twice) once it runs, its open
 /// permissions answered `cancelled`; then `$/cancel_request` of it, and the agent still
 /// answers.
-async fn cancel(driver: &mut Driver, session: &str, text: &str, rulings: &mut Rulings) {
+pub(crate) async fn cancel(driver: &mut Driver, session: &str, text: &str, rulings: &mut Rulings) {
     driver.permissions = Permissions::Hold;
     let mark = driver.log.len();
     let id = driver.send("session/prompt", prompt(session, text)).await;
