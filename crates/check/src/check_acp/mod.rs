@@ -164,6 +164,14 @@ impl Rulings {
         }
     }
 
+    /// Why a rule did not run, when nothing else was said of it.
+    pub(crate) fn settle(&mut self, rule: &'static str, why: impl Into<String>) {
+        let ruling = self.ruling(rule);
+        if ruling.seen.is_empty() && ruling.faults.is_empty() && ruling.not_run.is_none() {
+            ruling.not_run = Some(why.into());
+        }
+    }
+
     /// One finding per rule of [`RULES`], in their order.
     fn findings(mut self) -> Vec<Finding> {
         RULES
@@ -287,6 +295,9 @@ async fn check(
                     SIGN_IN_FIRST.to_string()
                 } else if options.prompts.is_empty() {
                     "not run: needs a prompted session: run with --prompt TEXT".to_string()
+                } else if turned.is_none() {
+                    "not run: no turn ran, so there is no conversation to load (P12 says why)"
+                        .to_string()
                 } else {
                     "not run: no turn ended, so there is no conversation to load".to_string()
                 };
@@ -308,6 +319,10 @@ async fn check(
     }
     others.insert(0, first);
     session_rules::stream(&others, &mut rulings);
+    rulings.settle(
+        "P4",
+        "not run: the agent asked for no sign-in, so it had none to name",
+    );
     let version = setup.map_or(0, |s| s.version);
     Ok((rulings, version))
 }

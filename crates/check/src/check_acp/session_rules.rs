@@ -37,18 +37,25 @@ pub(crate) struct Setup {
     pub(crate) signed_out: bool,
     /// The first session, its modes and its options, as `session/new` gave them.
     pub(crate) session: Option<String>,
+    /// The ids of the `authMethods` initialize named.
+    pub(crate) auth_methods: Vec<String>,
     modes: Value,
     options: Value,
 }
 
 /// The client's `initialize`, as the ACP host sends it: forms and urls asked through the
-/// client, boolean options, no file system and no terminal.
+/// client, boolean options, no file system and no terminal. It also takes terminal sign-ins
+/// (`auth.terminal`): the check has the agent's command, which a person can run in a
+/// terminal to sign in, and ACP lets an agent name such a method only to a client that says
+/// so (the schema's `AuthMethodTerminal`); without it an agent that signs in only that way
+/// (Claude Code's adapter) has nothing to name, and SPEC P4 could not be judged.
 pub(crate) fn initialize(version: u64) -> Value {
     json!({
         "protocolVersion": version,
         "clientCapabilities": {
             "fs": {"readTextFile": false, "writeTextFile": false},
             "terminal": false,
+            "auth": {"terminal": true},
             "elicitation": {"form": {}, "url": {}},
             "session": {"configOptions": {"boolean": {}}}
         },
@@ -123,6 +130,13 @@ pub(crate) async fn open(
         abilities,
         signed_out: false,
         session: None,
+        auth_methods: reply
+            .get("authMethods")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|m| m.get("id").map(Value::to_string).unwrap_or_default())
+            .collect(),
         modes: Value::Null,
         options: Value::Null,
     };
@@ -132,48 +146,23 @@ pub(crate) async fn open(
     match &answer.outcome {
         Outcome::Error(_) if answer.outcome.code() == Some(-32000) => {
             setup.signed_out = true;
-            let methods = reply
-                .get("authMethods")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            if methods.is_empty() {
-                rulings.fault("P4", "session/new answered auth_required (-32000), but initialize named no authMethods: the client cannot tell the person how to sign in");
-            } else {
-                let ids: Vec<String> = methods
-                    .iter()
-                    .map(|m| m.get("id").map(Value::to_string).unwrap_or_default())
-                    .collect();
-                rulings.saw(
-                    "P4",
-                    format!(
-                        "session/new wants a sign-in, and initialize names {}",
-                        ids.join(", ")
-                    ),
-                );
-            }
+            sign_in_wanted(&setup, "session/new", rulings);
             for rule in ["P5", "P8", "P9", "P10", "P12", "P13", "P14", "P15"] {
                 rulings.not_run(rule, SIGN_IN_FIRST);
             }
         }
-        Outcome::Result(session) => {
-            rulings.not_run(
-                "P4",
-                "not run: the agent opened a session without a sign-in, so it had none to name",
-            );
-            match shapes::new_session(session) {
-                Ok(id) => {
-                    rulings.saw(
-                        "P5",
-                        format!("session/new gave {}", super::driver::quote(&id)),
-                    );
-                    setup.session = Some(id);
-                    setup.modes = session.get("modes").cloned().unwrap_or(Value::Null);
-                    setup.options = session.get("configOptions").cloned().unwrap_or(Value::Null);
-                }
-                Err(why) => rulings.fault("P5", why),
+        Outcome::Result(session) => match shapes::new_session(session) {
+            Ok(id) => {
+                rulings.saw(
+                    "P5",
+                    format!("session/new gave {}", super::driver::quote(&id)),
+                );
+                setup.session = Some(id);
+                setup.modes = session.get("modes").cloned().unwrap_or(Value::Null);
+                setup.options = session.get("configOptions").cloned().unwrap_or(Value::Null);
             }
-        }
+            Err(why) => rulings.fault("P5", why),
+        },
         other => {
             rulings.fault("P5", format!("session/new {}", other.describe()));
             for rule in ["P8", "P9", "P10", "P12", "P13", "P14", "P15"] {
@@ -182,6 +171,24 @@ pub(crate) async fn open(
         }
     }
     Some(setup)
+}
+
+/// P4: `method` answered auth_required; `initialize` must have named how to sign in.
+pub(crate) fn sign_in_wanted(setup: &Setup, method: &str, rulings: &mut Rulings) {
+    if setup.auth_methods.is_empty() {
+        rulings.fault(
+            "P4",
+            format!("{method} answered auth_required (-32000), but initialize named no authMethods: the client cannot tell the person how to sign in"),
+        );
+    } else {
+        rulings.saw(
+            "P4",
+            format!(
+                "{method} wants a sign-in, and initialize names {}",
+                setup.auth_methods.join(", ")
+            ),
+        );
+    }
 }
 
 /// P6: load and resume of a session the agent never had.
@@ -204,7 +211,10 @@ async fn unknown_sessions(
         let answer = driver.request(method, params.clone(), REQUEST).await;
         match answer.outcome.code() {
             Some(-32002) => rulings.saw("P6", format!("{method} of an unknown session: -32002")),
-            Some(-32000) => rulings.not_run("P6", SIGN_IN_FIRST),
+            Some(-32000) => rulings.not_run(
+                "P6",
+                format!("not run: sign in first ({method} answered auth_required, -32000)"),
+            ),
             _ => rulings.fault(
                 "P6",
                 format!(

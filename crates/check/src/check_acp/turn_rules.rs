@@ -85,6 +85,17 @@ pub(crate) async fn turns(
         let answer = driver
             .request("session/prompt", prompt(&session, text), TURN)
             .await;
+        if answer.outcome.code() == Some(-32000) {
+            // An agent may open sessions before a sign-in and want one only for a turn.
+            super::session_rules::sign_in_wanted(setup, "session/prompt", rulings);
+            for rule in TURN_RULES {
+                rulings.not_run(
+                    rule,
+                    "not run: sign in first (session/prompt answered auth_required, -32000); run the agent once in a terminal to sign in, then check again",
+                );
+            }
+            return None;
+        }
         let end = answer.index.min(driver.log.len());
         let seen: Vec<Value> = driver.log[mark..end]
             .iter()
