@@ -19,10 +19,21 @@ const TURN: Duration = Duration::from_secs(180);
 const CANCEL: Duration = Duration::from_secs(5);
 /// How late the first turn's first permission is answered (SPEC P15).
 const LATE: Duration = Duration::from_millis(1500);
+/// How long a running turn is given to ask a permission before it is cancelled anyway.
+const PERMISSION_SOON: Duration = Duration::from_secs(2);
 /// How long the cancelled turn may take to show it runs.
 const STARTING: Duration = Duration::from_secs(20);
 
 const TURN_RULES: [&str; 4] = ["P12", "P13", "P14", "P15"];
+
+/// "1 question", "2 questions".
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
 
 fn prompt(session: &str, text: &str) -> Value {
     json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})
@@ -128,19 +139,19 @@ pub(crate) async fn turns(
                 Some(stop) => rulings.saw(
                     "P13",
                     format!(
-                        "turn {}: {} permission requests rejected and {} questions declined; the turn went on and ended {stop}",
+                        "turn {}: {} rejected and {} declined; the turn went on and ended {stop}",
                         turn + 1,
-                        asked.permissions,
-                        asked.questions
+                        count(asked.permissions, "permission request"),
+                        count(asked.questions, "question")
                     ),
                 ),
                 None => rulings.fault(
                     "P13",
                     format!(
-                        "turn {} failed after the client answered its {} permission requests and {} questions: {}",
+                        "turn {} failed after the client answered {} and {}: {}",
                         turn + 1,
-                        asked.permissions,
-                        asked.questions,
+                        count(asked.permissions, "permission request"),
+                        count(asked.questions, "question"),
                         answer.outcome.describe()
                     ),
                 ),
@@ -277,6 +288,17 @@ pub(crate) async fn cancel(driver: &mut Driver, session: &str, text: &str, rulin
                 || (m.get("method").is_none() && m.get("id").and_then(Value::as_u64) == Some(id))
         })
         .await;
+    // A turn that asks a permission soon is cancelled while it waits for the answer, so the
+    // client's part of P14 (answering it `cancelled`) is seen too.
+    if running {
+        driver
+            .pump_until(mark, PERMISSION_SOON, |m| {
+                m.get("method").and_then(Value::as_str) == Some("session/request_permission")
+                    || (m.get("method").is_none()
+                        && m.get("id").and_then(Value::as_u64) == Some(id))
+            })
+            .await;
+    }
     let done_early = driver.log[mark..].iter().any(|s| {
         s.message.get("method").is_none() && s.message.get("id").and_then(Value::as_u64) == Some(id)
     });
@@ -313,7 +335,10 @@ pub(crate) async fn cancel(driver: &mut Driver, session: &str, text: &str, rulin
         Outcome::Result(reply) if reply.get("stopReason").and_then(Value::as_str) == Some("cancelled") => {
             rulings.saw(
                 "P14",
-                format!("the turn ended cancelled {took} ms after session/cancel, {held} open permissions answered cancelled"),
+                format!(
+                    "the turn ended cancelled {took} ms after session/cancel, {} answered cancelled",
+                    count(held, "open permission")
+                ),
             );
         }
         Outcome::Result(reply) => rulings.fault(
@@ -326,7 +351,8 @@ pub(crate) async fn cancel(driver: &mut Driver, session: &str, text: &str, rulin
         other => rulings.fault(
             "P14",
             format!(
-                "after session/cancel (its {held} open permissions answered cancelled) the prompt {}; ACP asks for stopReason cancelled",
+                "after session/cancel ({} answered cancelled) the prompt {}; ACP asks for stopReason cancelled",
+                count(held, "open permission"),
                 other.describe()
             ),
         ),
