@@ -47,6 +47,11 @@ pub(crate) struct CheckArgs {
     /// answers it). May be given more than once, one turn each.
     #[arg(long, value_name = "TEXT", requires = "acp")]
     pub(crate) prompt: Vec<String>,
+    /// With --acp: switch the session of the prompts to this mode first (one that asks before
+    /// it acts, e.g. `default` for Claude Code, `read-only` for Codex), so the turns show the
+    /// agent's permission requests. The check never approves one.
+    #[arg(long, value_name = "MODE", requires = "prompt")]
+    pub(crate) mode: Option<String>,
     /// With --acp: where the agent's stderr goes (default: a file in the temporary folder,
     /// named in the report's first line).
     #[arg(long, value_name = "FILE", requires = "acp")]
@@ -119,6 +124,7 @@ fn run_acp(args: &CheckArgs, acp: &str) -> anyhow::Result<ExitCode> {
         shown: shown.clone(),
         workspace: args.workspace.clone(),
         prompts: args.prompt.clone(),
+        mode: args.mode.clone(),
         log,
     };
     let report = match check_acp::run(options) {

@@ -68,14 +68,19 @@ impl Outcome {
         match self {
             Outcome::Result(value) => format!("answered {}", quote(&value.to_string())),
             Outcome::Error(error) => format!(
-                "answered the error {} {}",
+                "answered the error {} {}{}",
                 error.get("code").map(Value::to_string).unwrap_or_default(),
                 quote(
                     &error
                         .get("message")
                         .map(Value::to_string)
                         .unwrap_or_default()
-                )
+                ),
+                error
+                    .get("data")
+                    .filter(|data| !data.is_null())
+                    .map(|data| format!(" with the data {}", quote(&data.to_string())))
+                    .unwrap_or_default()
             ),
             Outcome::NoAnswer(waited) => format!("gave no answer within {} s", waited.as_secs()),
             Outcome::Exited => "exited before it answered".to_string(),

@@ -104,6 +104,9 @@ pub struct AcpOptions {
     pub workspace: Option<PathBuf>,
     /// The prompts of the turn rules (P12–P15); none skips them.
     pub prompts: Vec<String>,
+    /// The mode the turns' session is switched to first (`--mode`), e.g. one that asks
+    /// before it acts, so the turns show permission requests.
+    pub mode: Option<String>,
     /// Where the agent's stderr goes.
     pub log: PathBuf,
 }
@@ -253,7 +256,8 @@ pub fn run(options: AcpOptions) -> Result<Report, Unstartable> {
 }
 
 /// Every rule in the order they can run: one process for the session rules and the turns,
-/// a second to load the prompted session as a restarted host does, a third offered a newer
+/// ended by closing its stdin; then a second to load the prompted session, as a host that
+/// restarted does (the first is gone by then, as it would be); a third offered a newer
 /// protocol version than any there is.
 async fn check(
     options: &AcpOptions,
@@ -264,31 +268,38 @@ async fn check(
     let start = |label| driver::Driver::start(label, &options.command, workspace, Arc::clone(&log));
     let mut first = start("the first process").map_err(Unstartable)?;
     let setup = session_rules::open(&mut first, workspace, &mut rulings).await;
-    let mut others = Vec::new();
+    let mut turned = None;
     if let Some(setup) = &setup {
         session_rules::idle(&mut first, setup, workspace, &mut rulings).await;
-        let turned =
-            turn_rules::turns(&mut first, setup, workspace, &options.prompts, &mut rulings).await;
+        turned = turn_rules::turns(
+            &mut first,
+            setup,
+            workspace,
+            &options.prompts,
+            options.mode.as_deref(),
+            &mut rulings,
+        )
+        .await;
         if let Some((session, true)) = &turned {
             session_rules::listed(&mut first, setup, workspace, session, &mut rulings).await;
         }
         if let (Some((session, _)), Some(text)) = (&turned, options.prompts.first()) {
             turn_rules::cancel(&mut first, session, text, &mut rulings).await;
         }
+    }
+    session_rules::end_of_stdin(&mut first, &mut rulings).await;
+    let mut drivers = vec![first];
+    if let Some(setup) = &setup {
         match turned {
-            Some((session, true)) => {
-                if setup.abilities.load {
-                    match start("the second process") {
-                        Ok(mut second) => {
-                            session_rules::load(&mut second, workspace, &session, &mut rulings)
-                                .await;
-                            others.push(second);
-                        }
-                        Err(why) => rulings.fault("P7", format!("a second process: {why}")),
-                    }
-                } else {
-                    rulings.not_run("P7", "not run: the agent does not offer loadSession");
+            Some((session, true)) if setup.abilities.load => match start("the second process") {
+                Ok(mut second) => {
+                    session_rules::load(&mut second, workspace, &session, &mut rulings).await;
+                    drivers.push(second);
                 }
+                Err(why) => rulings.fault("P7", format!("a second process: {why}")),
+            },
+            Some((_, true)) => {
+                rulings.not_run("P7", "not run: the agent does not offer loadSession");
             }
             _ => {
                 let why = if setup.signed_out {
@@ -309,16 +320,14 @@ async fn check(
     match start("the third process") {
         Ok(mut third) => {
             session_rules::newer_version(&mut third, &mut rulings).await;
-            others.push(third);
+            drivers.push(third);
         }
         Err(why) => rulings.fault("P3", format!("a third process: {why}")),
     }
-    session_rules::end_of_stdin(&mut first, &mut rulings).await;
-    for other in &mut others {
+    for other in drivers.iter_mut().skip(1) {
         other.close(Duration::from_secs(5)).await;
     }
-    others.insert(0, first);
-    session_rules::stream(&others, &mut rulings);
+    session_rules::stream(&drivers, &mut rulings);
     rulings.settle(
         "P4",
         "not run: the agent asked for no sign-in, so it had none to name",

@@ -10,8 +10,11 @@ use serde_json::{Value, json};
 use super::driver::{Driver, Outcome};
 use super::{INITIALIZE, REQUEST, Rulings, SIGN_IN_FIRST, shapes};
 
-/// A session id no agent has.
-const UNKNOWN_SESSION: &str = "collie-check-no-such-session";
+/// A session id no agent has. Session ids are opaque strings in ACP, but the agents mint
+/// UUIDs (claude-agent-acp, codex-acp, Gemini CLI), and what a host meets is one of those that
+/// the agent no longer keeps: so the unknown id has that shape, and the rule judges "not found",
+/// not the parsing of a strange id.
+const UNKNOWN_SESSION: &str = "00000000-0000-4000-8000-c011e0c0ffee";
 /// The version offered to see it come down to one the agent speaks (SPEC P3).
 const NEWER_VERSION: u64 = 999;
 /// The versions ACP has defined: 1, and the draft 2.

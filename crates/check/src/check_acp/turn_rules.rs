@@ -45,6 +45,7 @@ pub(crate) async fn turns(
     setup: &Setup,
     workspace: &Path,
     prompts: &[String],
+    mode: Option<&str>,
     rulings: &mut Rulings,
 ) -> Option<(String, bool)> {
     if setup.signed_out {
@@ -81,6 +82,28 @@ pub(crate) async fn turns(
         }
         return None;
     };
+    if let Some(mode) = mode {
+        let answer = driver
+            .request(
+                "session/set_mode",
+                json!({"sessionId": session, "modeId": mode}),
+                REQUEST,
+            )
+            .await;
+        if !matches!(answer.outcome, Outcome::Result(_)) {
+            for rule in TURN_RULES {
+                rulings.not_run(
+                    rule,
+                    format!(
+                        "not run: session/set_mode to {mode} (--mode) {}",
+                        answer.outcome.describe()
+                    ),
+                );
+            }
+            return None;
+        }
+        rulings.saw("P12", format!("the turns ran in the mode {mode} (--mode)"));
+    }
     let mut known: HashSet<String> = HashSet::from([session.clone()]);
     known.extend(setup.session.clone());
     let mut announced: HashSet<String> = HashSet::new();
