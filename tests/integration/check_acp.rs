@@ -15,8 +15,9 @@ use collie_phone::rigs::acp_scripted::BREAKS;
 use common::*;
 use serde_json::Value;
 
-/// Checks at once: the scripted agent is light, the check waits more than it works.
-const AT_ONCE: usize = 4;
+/// Checks at once: a run is mostly waiting (a permission answered late, updates that may
+/// follow), not work, so more runs than cores overlap well.
+const AT_ONCE: usize = 8;
 /// What the turn rules prompt: a whole turn (a plan, a tool call, a permission) and a question.
 const PROMPTS: [&str; 2] = ["check the tests", "/ask"];
 
@@ -232,7 +233,13 @@ fn check_acp_fails_exactly_the_rule_each_break_breaks() {
     std::thread::scope(|scope| {
         for _ in 0..AT_ONCE {
             scope.spawn(|| {
-                while let Some(id) = queue.lock().expect("queue").pop() {
+                loop {
+                    // Taken in a statement of its own: a `while let` would hold the lock
+                    // through the whole run, one run at a time.
+                    let next = queue.lock().expect("queue").pop();
+                    let Some(id) = next else {
+                        return;
+                    };
                     if let Err(problem) = breaking(id) {
                         problems.lock().expect("problems").push(problem);
                     }

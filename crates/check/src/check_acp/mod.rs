@@ -324,8 +324,10 @@ async fn check(
         }
         Err(why) => rulings.fault("P3", format!("a third process: {why}")),
     }
+    // The first process alone is judged on its end (P11); the others get a moment to end on
+    // their own, then are killed.
     for other in drivers.iter_mut().skip(1) {
-        other.close(Duration::from_secs(5)).await;
+        other.close(Duration::from_secs(1)).await;
     }
     session_rules::stream(&drivers, &mut rulings);
     rulings.settle(
