@@ -125,8 +125,10 @@ pub(crate) struct Driver {
     /// What broke SPEC P2: answers twice or to no request, error codes out of range,
     /// requests never answered while the agent lived.
     pub(crate) answer_faults: Vec<String>,
-    /// Our requests not answered yet: id → method.
+    /// Our requests: id → method.
     asked: HashMap<u64, String>,
+    /// Where in the log each request of ours was sent: its answer is looked for from there.
+    sent_at: HashMap<u64, usize>,
     answered: HashSet<u64>,
     pub(crate) permissions: Permissions,
     /// Permission requests held open (their ids and options).
@@ -186,6 +188,7 @@ impl Driver {
             stream_faults: Vec::new(),
             answer_faults: Vec::new(),
             asked: HashMap::new(),
+            sent_at: HashMap::new(),
             answered: HashSet::new(),
             permissions: Permissions::Reject,
             held: Vec::new(),
@@ -198,6 +201,7 @@ impl Driver {
         let id = self.next_id;
         self.next_id += 1;
         self.asked.insert(id, method.to_string());
+        self.sent_at.insert(id, self.log.len());
         self.write(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await;
         id
@@ -330,11 +334,17 @@ impl Driver {
         let _ = self.child.start_kill();
     }
 
+    /// The first response with `id` read after the request was sent (one that came before
+    /// it answered nothing, and broke P2).
     fn find_answer(&self, id: u64) -> Option<usize> {
-        self.log.iter().position(|seen| {
-            seen.message.get("method").is_none()
-                && seen.message.get("id").and_then(Value::as_u64) == Some(id)
-        })
+        let from = self.sent_at.get(&id).copied().unwrap_or(self.log.len());
+        self.log[from.min(self.log.len())..]
+            .iter()
+            .position(|seen| {
+                seen.message.get("method").is_none()
+                    && seen.message.get("id").and_then(Value::as_u64) == Some(id)
+            })
+            .map(|at| from + at)
     }
 
     /// Reads one line (or sends what is due) before `deadline`.
@@ -611,6 +621,70 @@ async fn copy_stderr(label: &'static str, stderr: impl AsyncRead + Unpin, log: A
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stand-in agent written in sh: it answers before it is asked, writes a stray line and
+    /// a notification with an id, answers twice, then goes quiet. None of it may panic the
+    /// driver, and each is told.
+    #[test]
+    fn p1_p2_a_hostile_stream_is_told_and_never_panics() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let dir = std::env::temp_dir();
+        let log_path = dir.join(format!("collie-driver-test-{}.log", std::process::id()));
+        let log = Arc::new(Mutex::new(
+            File::options()
+                .create(true)
+                .append(true)
+                .open(&log_path)
+                .expect("log"),
+        ));
+        let script = r#"printf '{"jsonrpc":"2.0","id":1,"result":{}}\n'
+printf 'hello from the agent \033[2J\n'
+read line
+printf '{"jsonrpc":"2.0","id":7,"method":"session/update","params":{}}\n'
+printf '{"jsonrpc":"2.0","id":0,"result":{"ok":1}}\n'
+printf '{"jsonrpc":"2.0","id":0,"result":{"ok":2}}\n'
+printf '{"jsonrpc":"2.0","id":1,"error":{"code":-32500,"message":"x"}}\n'
+sleep 30
+"#;
+        let command = vec!["sh".to_string(), "-c".to_string(), script.to_string()];
+        runtime.block_on(async {
+            let mut driver = Driver::start("the test agent", &command, &dir, log).expect("starts");
+            let first = driver.request("a", json!({}), Duration::from_secs(5)).await;
+            assert!(
+                matches!(first.outcome, Outcome::Result(ref r) if r["ok"] == 1),
+                "{first:?}"
+            );
+            let second = driver.request("b", json!({}), Duration::from_secs(5)).await;
+            assert!(matches!(second.outcome, Outcome::Error(_)), "{second:?}");
+            let third = driver
+                .request("c", json!({}), Duration::from_millis(300))
+                .await;
+            assert!(matches!(third.outcome, Outcome::NoAnswer(_)));
+            assert!(
+                !driver.close(Duration::from_millis(300)).await,
+                "it ran on and was killed"
+            );
+            let stream = driver.stream_faults.join("\n");
+            assert!(
+                stream.contains("not JSON: «hello from the agent"),
+                "{stream}"
+            );
+            assert!(!stream.contains('\u{1b}'));
+            assert!(
+                stream.contains("session/update carries the id 7"),
+                "{stream}"
+            );
+            let answers = driver.answer_faults.join("\n");
+            assert!(answers.contains("never used"), "{answers}");
+            assert!(answers.contains("a second answer to a (id 0)"), "{answers}");
+            assert!(answers.contains("-32500"), "{answers}");
+            assert!(answers.contains("c (id 2) got no answer"), "{answers}");
+        });
+        let _ = std::fs::remove_file(&log_path);
+    }
 
     #[test]
     fn p2_error_codes_in_and_out_of_range() {
