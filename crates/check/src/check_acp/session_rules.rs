@@ -541,20 +541,42 @@ pub(crate) async fn listed(
         rulings.not_run("P5", "session/list not run: the agent does not offer it");
         return;
     }
-    let answer = driver
-        .request("session/list", json!({"cwd": workspace}), REQUEST)
-        .await;
-    let Outcome::Result(reply) = &answer.outcome else {
-        rulings.fault(
-            "P5",
-            format!(
-                "session/list for the workspace {}",
-                answer.outcome.describe()
-            ),
-        );
-        return;
-    };
-    rulings.judge("P5", shapes::listed(reply, workspace, prompted));
+    // Page by page, as the host reads it (at most 5 pages), until the prompted session shows.
+    let mut sessions = Vec::new();
+    let mut cursor: Option<Value> = None;
+    for _ in 0..5 {
+        let mut params = json!({"cwd": workspace});
+        if let Some(cursor) = &cursor {
+            params["cursor"] = cursor.clone();
+        }
+        let answer = driver.request("session/list", params, REQUEST).await;
+        let Outcome::Result(reply) = &answer.outcome else {
+            rulings.fault(
+                "P5",
+                format!(
+                    "session/list for the workspace {}",
+                    answer.outcome.describe()
+                ),
+            );
+            return;
+        };
+        if let Err(why) = shapes::listed_page(reply) {
+            rulings.fault("P5", why);
+            return;
+        }
+        sessions.extend(reply["sessions"].as_array().cloned().unwrap_or_default());
+        let found = sessions
+            .iter()
+            .any(|s| s.get("sessionId").and_then(Value::as_str) == Some(prompted));
+        cursor = reply.get("nextCursor").filter(|c| !c.is_null()).cloned();
+        if found || cursor.is_none() {
+            break;
+        }
+    }
+    rulings.judge(
+        "P5",
+        shapes::listed(&json!({ "sessions": sessions }), workspace, prompted),
+    );
 }
 
 /// P7: a second process loads the session prompted in the first, and replays it before it

@@ -99,7 +99,13 @@ pub(crate) fn new_session(reply: &Value) -> Result<String, String> {
     Ok(id)
 }
 
-/// P5: `session/list` for `workspace` lists `prompted`, and only sessions of that cwd.
+/// P5: one page of `session/list` reads as ACP's answer.
+pub(crate) fn listed_page(reply: &Value) -> Result<(), String> {
+    reads_as::<ListSessionsResponse>(reply, "ListSessionsResponse").map(|_| ())
+}
+
+/// P5: `session/list` for `workspace` (its pages together) lists `prompted`, and only
+/// sessions of that cwd.
 pub(crate) fn listed(reply: &Value, workspace: &Path, prompted: &str) -> Result<String, String> {
     let parsed: ListSessionsResponse = reads_as(reply, "ListSessionsResponse")?;
     if let Some(other) = parsed.sessions.iter().find(|s| s.cwd != workspace) {

@@ -104,8 +104,6 @@ pub(crate) async fn turns(
         }
         rulings.saw("P12", format!("the turns ran in the mode {mode} (--mode)"));
     }
-    let mut known: HashSet<String> = HashSet::from([session.clone()]);
-    known.extend(setup.session.clone());
     let mut announced: HashSet<String> = HashSet::new();
     let mut ended = false;
     let mut asked_anything = false;
@@ -134,6 +132,15 @@ pub(crate) async fn turns(
         let seen: Vec<Value> = driver.log[mark..end]
             .iter()
             .map(|s| s.message.clone())
+            .collect();
+        // Every session the client opened in this process: a late update of another one is
+        // no fault of this turn's.
+        let known: HashSet<String> = driver
+            .log
+            .iter()
+            .filter_map(|s| s.message.pointer("/result/sessionId")?.as_str())
+            .map(str::to_string)
+            .chain([session.clone()])
             .collect();
         judge_updates(&seen, &known, &mut announced, rulings);
         let asked = judge_requests(&seen, rulings);
