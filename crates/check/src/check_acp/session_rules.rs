@@ -473,11 +473,40 @@ async fn options(driver: &mut Driver, session: &str, options: &Value, rulings: &
         return;
     };
     let set = |value: &str| json!({"sessionId": session, "configId": id, "value": value});
+    let mark = driver.log.len();
     let answer = driver
         .request("session/set_config_option", set(&other), REQUEST)
         .await;
     match &answer.outcome {
         Outcome::Result(reply) => {
+            driver.pump_for(FOLLOWING).await;
+            let wrong: Vec<String> = driver.log[mark..]
+                .iter()
+                .filter(|s| shapes::update_of(&s.message) == Some(session))
+                .filter_map(|s| {
+                    let update = s.message.pointer("/params/update")?;
+                    (update.get("sessionUpdate")? == "config_option_update").then_some(update)
+                })
+                .filter_map(|u| {
+                    u.get("configOptions")?
+                        .as_array()?
+                        .iter()
+                        .find(|o| o.get("id").and_then(Value::as_str) == Some(id.as_str()))?
+                        .get("currentValue")?
+                        .as_str()
+                        .map(str::to_string)
+                })
+                .filter(|value| *value != other)
+                .collect();
+            if !wrong.is_empty() {
+                rulings.fault(
+                    "P9",
+                    format!(
+                        "set_config_option {id} = {other} answered, but the config_option_update after it gives {id} = {}",
+                        wrong.join(", ")
+                    ),
+                );
+            }
             let now = reply
                 .get("configOptions")
                 .and_then(Value::as_array)
