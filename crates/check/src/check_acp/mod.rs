@@ -307,12 +307,11 @@ async fn check(
                 } else if options.prompts.is_empty() {
                     "not run: needs a prompted session: run with --prompt TEXT".to_string()
                 } else if turned.is_none() {
-                    "not run: no turn ran, so there is no conversation to load (P12 says why)"
-                        .to_string()
+                    "not run: no turn ran, so no session was prompted (P12 says why)".to_string()
                 } else {
-                    "not run: no turn ended, so there is no conversation to load".to_string()
+                    "not run: no turn ended, so no session was prompted".to_string()
                 };
-                rulings.not_run("P5", why.clone());
+                rulings.not_run("P5", format!("session/list {why}"));
                 rulings.not_run("P7", why);
             }
         }
