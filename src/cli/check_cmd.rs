@@ -85,11 +85,15 @@ fn run_acp(args: &CheckArgs, acp: &str) -> anyhow::Result<ExitCode> {
         || !connect.urls.is_empty()
         || !connect.ssh.is_empty()
         || !connect.dsh.is_empty()
+        || connect.token_file.is_some()
+        || connect.dsh_token_file.is_some()
+        || connect.ca_cert.is_some()
+        || connect.pin.is_some()
         || args.agent.is_some()
         || args.allow_writes
     {
         anyhow::bail!(
-            "--acp checks an ACP agent over its stdio; --socket, --url, --ssh, --dsh, --agent and --allow-writes are for durable agents: give one or the other"
+            "--acp checks an ACP agent over its stdio; --socket, --url, --ssh, --dsh, their tokens and certificates, --agent and --allow-writes are for durable agents: give one or the other"
         );
     }
     let config = connect.read_config()?;
