@@ -1,6 +1,6 @@
 pub use collie_acp::acp_host;
 pub use collie_agent::durable;
-pub use collie_check::{check, doctor};
+pub use collie_check::{check, check_acp, doctor};
 pub use collie_client::{engine, transport};
 pub use collie_sim::rigs;
 pub use collie_tui::{app, chat, config, look, screens, shell, tui, ui};

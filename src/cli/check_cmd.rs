@@ -1,4 +1,5 @@
-//! `collie-phone check`: the conformance suite against any durable agent.
+//! `collie-phone check`: the conformance suite against any durable agent, and with `--acp`
+//! against an ACP agent over its stdio (`check_acp`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,6 +9,7 @@ use clap::Args;
 
 use super::connect::ConnectArgs;
 use crate::check::{self, Probe};
+use crate::check_acp;
 use crate::config::Config;
 use crate::transport::Token;
 use crate::transport::token::TokenSource;
@@ -33,11 +35,35 @@ pub(crate) struct CheckArgs {
     /// Also write the results as JUnit XML to FILE, for CI.
     #[arg(long, value_name = "FILE")]
     pub(crate) junit: Option<PathBuf>,
+    /// Check an ACP agent instead (`collie-phone rules P`): COMMAND is split like a shell line
+    /// and run directly, never through a shell; or NAME, an agent of the config's [acp.NAME].
+    #[arg(long, value_name = "COMMAND|NAME")]
+    pub(crate) acp: Option<String>,
+    /// With --acp: the folder its sessions work in (default: a scratch folder of the check's
+    /// own, removed at the end).
+    #[arg(long, value_name = "DIR", requires = "acp")]
+    pub(crate) workspace: Option<PathBuf>,
+    /// With --acp: run one turn with this prompt, to check the rules of a turn (its model
+    /// answers it). May be given more than once, one turn each.
+    #[arg(long, value_name = "TEXT", requires = "acp")]
+    pub(crate) prompt: Vec<String>,
+    /// With --acp: switch the session of the prompts to this mode first (one that asks before
+    /// it acts, e.g. `default` for Claude Code, `read-only` for Codex), so the turns show the
+    /// agent's permission requests. The check never approves one.
+    #[arg(long, value_name = "MODE", requires = "prompt")]
+    pub(crate) mode: Option<String>,
+    /// With --acp: where the agent's stderr goes (default: a file in the temporary folder,
+    /// named in the report's first line).
+    #[arg(long, value_name = "FILE", requires = "acp")]
+    pub(crate) log: Option<PathBuf>,
 }
 
 /// Exit 0 when nothing failed (skips are fine), 1 on any failure, 2 when the agent could not
 /// be reached.
 pub(crate) fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    if let Some(acp) = &args.acp {
+        return run_acp(&args, acp);
+    }
     let config = args.connect.read_config()?;
     let spec = args.connect.one_agent(&config, args.agent.as_deref())?;
     let token = token_of(&args.connect, &config, &spec.name);
@@ -49,6 +75,81 @@ pub(crate) fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Ok(report) => report,
         Err(unreachable) => return Ok(unreachable_exit(&spec.name, &unreachable, args.json)),
     };
+    finish(&args, &report)
+}
+
+/// `check --acp`: the agent named or given is started and judged by the rules of SPEC P.
+fn run_acp(args: &CheckArgs, acp: &str) -> anyhow::Result<ExitCode> {
+    let connect = &args.connect;
+    if !connect.sockets.is_empty()
+        || !connect.urls.is_empty()
+        || !connect.ssh.is_empty()
+        || !connect.dsh.is_empty()
+        || connect.token_file.is_some()
+        || connect.dsh_token_file.is_some()
+        || connect.ca_cert.is_some()
+        || connect.pin.is_some()
+        || args.agent.is_some()
+        || args.allow_writes
+    {
+        anyhow::bail!(
+            "--acp checks an ACP agent over its stdio; --socket, --url, --ssh, --dsh, their tokens and certificates, --agent and --allow-writes are for durable agents: give one or the other"
+        );
+    }
+    let config = connect.read_config()?;
+    let (command, shown) = match config.acp.get(acp.trim()) {
+        Some(entry) => (
+            entry.command.clone(),
+            format!(
+                "{} ([acp.{}])",
+                shell_words::join(&entry.command),
+                acp.trim()
+            ),
+        ),
+        None => (
+            shell_words::split(acp)
+                .map_err(|error| anyhow::anyhow!("the command of --acp cannot be read: {error}"))?,
+            acp.to_string(),
+        ),
+    };
+    if command
+        .first()
+        .is_none_or(|program| program.trim().is_empty())
+    {
+        anyhow::bail!(
+            "--acp needs a command, e.g. --acp \"gemini --acp\", or the name of an [acp.NAME] agent of the config"
+        );
+    }
+    let log = args.log.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("collie-check-acp-{}.log", std::process::id()))
+    });
+    let options = check_acp::AcpOptions {
+        command,
+        shown: shown.clone(),
+        workspace: args.workspace.clone(),
+        prompts: args.prompt.clone(),
+        mode: args.mode.clone(),
+        log,
+    };
+    let report = match check_acp::run(options) {
+        Ok(report) => report,
+        Err(unstartable) => {
+            if args.json {
+                write_out(crate::out::println_json(
+                    serde_json::json!({"agent": shown, "unreachable": unstartable.to_string()}),
+                ));
+            }
+            crate::out::eprintln(&format!(
+                "collie-phone check --acp: could not start the agent {shown}, so nothing was checked: {unstartable}."
+            ));
+            return Ok(ExitCode::from(EXIT_UNREACHABLE));
+        }
+    };
+    finish(args, &report)
+}
+
+/// Writes the report (JUnit, then JSON or the table) and gives the exit code.
+fn finish(args: &CheckArgs, report: &check::Report) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.junit {
         crate::out::write_file(path, &report.junit())
             .with_context(|| format!("cannot write the JUnit report to {}", path.display()))?;

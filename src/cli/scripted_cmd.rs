@@ -27,14 +27,20 @@ pub(crate) struct ScriptedArgs {
     /// Keep sessions in this folder, so a new process can load them.
     #[arg(long, value_name = "DIR")]
     pub(crate) sessions: Option<PathBuf>,
+    /// Break this rule of ACP on purpose, for `check --acp` to catch (`collie-phone rules P`).
+    /// May be given more than once; never for anything but tests.
+    #[arg(long = "break", value_name = "RULE")]
+    pub(crate) breaks: Vec<String>,
 }
 
 pub(crate) fn run(args: ScriptedArgs) -> anyhow::Result<()> {
+    let breaks = acp_scripted::checked_breaks(&args.breaks).map_err(anyhow::Error::msg)?;
     acp_scripted::run(ScriptedOptions {
         pace: Duration::from_millis(args.pace),
         load_session: !args.no_load,
         resume: !args.no_resume && !args.no_load,
         sign_in: args.sign_in,
         sessions: args.sessions,
+        breaks,
     })
 }

@@ -137,6 +137,7 @@ const TOP_MODULES: &[(&str, Layer)] = &[
     ("acp_host", Layer::Acp),
     ("rigs", Layer::Sim),
     ("check", Layer::Check),
+    ("check_acp", Layer::Check),
     ("doctor", Layer::Doctor),
     ("fuzz_checks", Layer::FuzzChecks),
     ("cli", Layer::Cli),

@@ -22,6 +22,7 @@ mod app_flows;
 mod app_inspector;
 mod app_screens;
 mod check;
+mod check_acp;
 mod check_asks;
 mod check_breaks;
 mod cli_help;

@@ -79,7 +79,7 @@ mod wire_rules;
 use std::time::Duration;
 
 pub use probe::{Answer, Probe, ProbeRequest, Unreachable};
-pub(crate) use report::Report;
+pub use report::Report;
 
 /// The text of a skip for a check that would change the agent's state.
 pub(crate) const NEEDS_WRITES: &str = "changes the agent's state: run with --allow-writes";

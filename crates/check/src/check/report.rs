@@ -11,6 +11,17 @@ pub struct Report {
     pub(crate) version: u32,
     pub(crate) allow_writes: bool,
     pub(crate) findings: Vec<Finding>,
+    /// Set for a check of an ACP agent (`check --acp`), whose header and hints differ.
+    pub(crate) acp: Option<AcpRun>,
+}
+
+/// What a check of an ACP agent adds to its report.
+#[derive(Debug, Clone)]
+pub(crate) struct AcpRun {
+    /// Whether the turn rules ran (`--prompt`).
+    pub(crate) prompted: bool,
+    /// Where the agent's stderr went.
+    pub(crate) log: String,
 }
 
 /// Counts of each verdict.
@@ -28,6 +39,27 @@ impl Report {
             version: probe.version(),
             allow_writes: probe.allow_writes(),
             findings,
+            acp: None,
+        }
+    }
+
+    /// The report of `check --acp`: `version` is the ACP version the agent answered.
+    pub(crate) fn acp(
+        agent: &str,
+        version: u16,
+        prompted: bool,
+        log: &std::path::Path,
+        findings: Vec<Finding>,
+    ) -> Self {
+        Self {
+            agent: agent.to_string(),
+            version: u32::from(version),
+            allow_writes: false,
+            findings,
+            acp: Some(AcpRun {
+                prompted,
+                log: log.display().to_string(),
+            }),
         }
     }
 
@@ -56,16 +88,24 @@ impl Report {
 
     /// One line per finding (rule, result, what; then why for a fail or a skip) and a summary.
     pub fn table(&self) -> String {
-        let mut out = format!(
-            "collie-phone check against {} (wire v{}{})\n\n",
-            crate::out::line(&self.agent),
-            self.version,
-            if self.allow_writes {
-                ", writes allowed"
-            } else {
-                ", read-only"
-            }
-        );
+        let mut out = match &self.acp {
+            None => format!(
+                "collie-phone check against {} (wire v{}{})\n\n",
+                crate::out::line(&self.agent),
+                self.version,
+                if self.allow_writes {
+                    ", writes allowed"
+                } else {
+                    ", read-only"
+                }
+            ),
+            Some(run) => format!(
+                "collie-phone check --acp against {} (ACP v{}; its stderr is in {})\n\n",
+                crate::out::line(&self.agent),
+                self.version,
+                crate::out::line(&run.log)
+            ),
+        };
         let width = self
             .findings
             .iter()
@@ -102,6 +142,10 @@ impl Report {
                 ". Failed rules: {}. Each failure says what was sent, what came back and what docs/SPEC.md expects.",
                 self.failed_rules().join(", ")
             ));
+        } else if let Some(run) = &self.acp {
+            if !run.prompted {
+                out.push_str(". The rules of a turn were not run: add --prompt TEXT (the agent's model answers it).");
+            }
         } else if !self.allow_writes {
             out.push_str(". Checks that change the agent's state were skipped: add --allow-writes to run them.");
         }
@@ -125,16 +169,23 @@ impl Report {
         #[serde(rename_all = "camelCase")]
         struct Whole<'a> {
             agent: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            protocol: Option<&'a str>,
             version: u32,
-            allow_writes: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            allow_writes: Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            prompted: Option<bool>,
             summary: Summary,
             failed_rules: Vec<&'a str>,
             findings: Vec<Line<'a>>,
         }
         let whole = Whole {
             agent: &self.agent,
+            protocol: self.acp.as_ref().map(|_| "acp"),
             version: self.version,
-            allow_writes: self.allow_writes,
+            allow_writes: self.acp.is_none().then_some(self.allow_writes),
+            prompted: self.acp.as_ref().map(|run| run.prompted),
             summary: self.summary(),
             failed_rules: self.failed_rules(),
             findings: self
@@ -234,6 +285,7 @@ mod tests {
                 ),
                 Finding::skipped("T3", "no token", "only over TCP"),
             ],
+            acp: None,
         }
     }
 

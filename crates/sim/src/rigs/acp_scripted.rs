@@ -71,6 +71,81 @@ pub struct ScriptedOptions {
     pub sign_in: bool,
     /// Keep sessions in this folder, so a new process can load them.
     pub sessions: Option<PathBuf>,
+    /// The rules of SPEC P it breaks on purpose (`--break`), so `check --acp` is seen to
+    /// catch each; ids of [`BREAKS`].
+    pub breaks: Vec<String>,
+}
+
+impl ScriptedOptions {
+    fn breaks(&self, rule: &str) -> bool {
+        self.breaks.iter().any(|b| b == rule)
+    }
+}
+
+/// The rules of SPEC P the scripted agent can break on purpose, and how.
+pub const BREAKS: &[(&str, &str)] = &[
+    (
+        "P1",
+        "prints a line of its own on stdout before it speaks ACP",
+    ),
+    (
+        "P2",
+        "refuses an unknown mode with the error code -32500, which no one defines",
+    ),
+    (
+        "P3",
+        "answers initialize with version 2 whatever it is offered",
+    ),
+    ("P4", "with --sign-in, names no authMethods"),
+    ("P5", "answers session/list with no sessions"),
+    (
+        "P6",
+        "answers a load or resume of an unknown session with an internal error",
+    ),
+    (
+        "P7",
+        "answers session/load before it replays the conversation",
+    ),
+    (
+        "P8",
+        "keeps a session after session/close, so it still takes prompts",
+    ),
+    ("P9", "takes a mode it does not offer"),
+    (
+        "P10",
+        "refuses every switch of a session cancelled while idle",
+    ),
+    ("P11", "keeps running after its stdin closes"),
+    (
+        "P12",
+        "sends updates of its test run without announcing the call with tool_call",
+    ),
+    (
+        "P13",
+        "asks permission for a tool call with an empty toolCallId",
+    ),
+    ("P14", "ends a cancelled turn with end_turn"),
+    ("P15", "exits after a turn that was cancelled twice"),
+];
+
+/// The `--break` ids, checked: an unknown one is refused with the list.
+pub fn checked_breaks(ids: &[String]) -> Result<Vec<String>, String> {
+    for id in ids {
+        if !BREAKS
+            .iter()
+            .any(|(known, _)| known.eq_ignore_ascii_case(id))
+        {
+            return Err(format!(
+                "the scripted agent cannot break {id}; it breaks {}",
+                BREAKS
+                    .iter()
+                    .map(|(id, _)| *id)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    Ok(ids.iter().map(|id| id.to_uppercase()).collect())
 }
 
 /// One conversation as the agent remembers it.
@@ -208,6 +283,12 @@ struct State {
     next: u64,
     /// The client said at `initialize` that it takes boolean options.
     booleans: bool,
+    /// Sessions with a turn running.
+    running: std::collections::HashSet<String>,
+    /// Sessions cancelled while idle (`--break P10` refuses their switches).
+    poisoned: std::collections::HashSet<String>,
+    /// Cancels of the running turn, by session (`--break P15`).
+    cancels: HashMap<String, usize>,
 }
 
 type Shared = Arc<Mutex<State>>;
@@ -227,6 +308,10 @@ pub fn run(options: ScriptedOptions) -> anyhow::Result<()> {
 }
 
 async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
+    if options.breaks("P1") {
+        // SPEC P1 broken on purpose: a line of its own on stdout, which carries only ACP.
+        println!("scripted agent starting (this line breaks P1)");
+    }
     let state: Shared = Arc::default();
     let init_options = options.clone();
     let init_state = Arc::clone(&state);
@@ -246,13 +331,21 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
     let resume_state = Arc::clone(&state);
     let resume_options = options.clone();
     let close_state = Arc::clone(&state);
-    Agent
+    let close_options = options.clone();
+    let cancel_options = options.clone();
+    let init_breaks_p3 = options.breaks("P3");
+    let init_breaks_p4 = options.breaks("P4");
+    let end_options = options.clone();
+    let agent = Agent
         .v1()
         .name("collie-scripted-agent")
         .on_receive_request(
             async move |request: ListSessionsRequest,
                         responder: Responder<ListSessionsResponse>,
                         _cx| {
+                if list_options.breaks("P5") {
+                    return responder.respond(ListSessionsResponse::new(Vec::new()));
+                }
                 responder.respond(sessions::list(&list_state, &list_options, request))
             },
             agent_client_protocol::on_receive_request!(),
@@ -264,6 +357,9 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                 let id = request.session_id.to_string();
                 let found = recall(&resume_state, &resume_options, &id);
                 let Some(found) = found.filter(|_| resume_options.resume) else {
+                    if resume_options.breaks("P6") {
+                        return responder.respond_with_error(Error::internal_error());
+                    }
                     return responder.respond_with_error(
                         Error::new(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found")
                             .data(serde_json::json!({ "sessionId": id })),
@@ -285,7 +381,9 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                         responder: Responder<CloseSessionResponse>,
                         _cx| {
                 let id = request.session_id.to_string();
-                if let Ok(mut state) = close_state.lock() {
+                if let Ok(mut state) = close_state.lock()
+                    && !close_options.breaks("P8")
+                {
                     state.sessions.remove(&id);
                 }
                 eprintln!("scripted agent: closed session {id}");
@@ -306,7 +404,16 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                 if let Ok(mut state) = init_state.lock() {
                     state.booleans = booleans;
                 }
-                let mut reply = InitializeResponse::new(request.protocol_version)
+                // The version offered when it is 1, else the latest it speaks, 1 (SPEC P3).
+                let version = if init_breaks_p3 {
+                    serde_json::from_value(serde_json::json!(2))
+                        .unwrap_or(agent_client_protocol::schema::ProtocolVersion::V1)
+                } else {
+                    request
+                        .protocol_version
+                        .min(agent_client_protocol::schema::ProtocolVersion::V1)
+                };
+                let mut reply = InitializeResponse::new(version)
                     .agent_capabilities(
                         AgentCapabilities::new()
                             .load_session(init_options.load_session)
@@ -316,7 +423,7 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                         "collie-scripted-agent",
                         env!("CARGO_PKG_VERSION"),
                     ));
-                if init_options.sign_in {
+                if init_options.sign_in && !init_breaks_p4 {
                     reply = reply.auth_methods(vec![AuthMethod::Agent(AuthMethodAgent::new(
                         "login",
                         "Log in to the scripted agent",
@@ -369,13 +476,25 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                 let id = request.session_id.to_string();
                 let found = recall(&load_state, &load_options, &id);
                 let Some(found) = found.filter(|_| load_options.load_session) else {
+                    if load_options.breaks("P6") {
+                        return responder.respond_with_error(Error::internal_error());
+                    }
                     // The shape codex answers: -32002 "Resource not found".
                     return responder.respond_with_error(
                         Error::new(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found")
                             .data(serde_json::json!({ "sessionId": id })),
                     );
                 };
-                // The conversation is replayed to the client before the reply, as ACP says.
+                // The conversation is replayed to the client before the reply, as ACP says
+                // (after it, with `--break P7`).
+                let late = load_options.breaks("P7");
+                let reply = LoadSessionResponse::new()
+                    .modes(found.modes())
+                    .config_options(found.options(takes_booleans(&load_state)));
+                let mut responder = Some(responder);
+                if late && let Some(early) = responder.take() {
+                    early.respond(reply.clone())?;
+                }
                 for (who, words) in found.history.iter().filter(|(who, _)| who != "setting") {
                     let chunk =
                         ContentChunk::new(ContentBlock::Text(TextContent::new(words.clone())));
@@ -386,11 +505,9 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                     };
                     send(&cx, &id, update);
                 }
-                responder.respond(
-                    LoadSessionResponse::new()
-                        .modes(found.modes())
-                        .config_options(found.options(takes_booleans(&load_state))),
-                )?;
+                if let Some(responder) = responder {
+                    responder.respond(reply)?;
+                }
                 send_commands(&cx, &id);
                 Ok(())
             },
@@ -402,7 +519,16 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                         cx: ConnectionTo<Client>| {
                 let id = request.session_id.to_string();
                 let mode = request.mode_id.to_string();
-                if !MODES.iter().any(|(m, _, _)| *m == mode) {
+                if mode_state.lock().is_ok_and(|s| s.poisoned.contains(&id)) {
+                    return responder.respond_with_error(Error::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        "this session was cancelled",
+                    ));
+                }
+                if !MODES.iter().any(|(m, _, _)| *m == mode) && !mode_options.breaks("P9") {
+                    if mode_options.breaks("P2") {
+                        return responder.respond_with_error(Error::new(-32500, "no such mode"));
+                    }
                     return responder.respond_with_error(
                         Error::invalid_params()
                             .data(serde_json::json!({"details": format!("no mode {mode}")})),
@@ -492,7 +618,23 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                         })
                         .collect::<Vec<_>>()
                         .join("\n");
+                    if let Ok(mut state) = state.lock() {
+                        state.running.insert(session.clone());
+                        state.cancels.remove(&session);
+                    }
                     let result = play(&task_cx, &state, &options, &session, &words).await;
+                    let cancels = state.lock().map_or(0, |mut s| {
+                        s.running.remove(&session);
+                        s.cancels.remove(&session).unwrap_or_default()
+                    });
+                    if options.breaks("P15") && cancels >= 2 {
+                        // SPEC P15 broken on purpose: a second cancel of one turn ends the
+                        // agent once the turn is answered.
+                        tokio::spawn(async {
+                            tokio::time::sleep(Duration::from_millis(200)).await;
+                            std::process::exit(3);
+                        });
+                    }
                     match result {
                         Ok(stop) => responder.respond(PromptResponse::new(stop)),
                         Err(error) => responder.respond_with_error(error),
@@ -503,18 +645,68 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
         )
         .on_receive_notification(
             async move |cancel: CancelNotification, _cx| {
-                if let Ok(state) = cancel_state.lock()
-                    && let Some(flag) = state.cancelled.get(&cancel.session_id.to_string())
-                {
-                    flag.store(true, Ordering::SeqCst);
+                let id = cancel.session_id.to_string();
+                if let Ok(mut state) = cancel_state.lock() {
+                    if !state.running.contains(&id) {
+                        if cancel_options.breaks("P10") {
+                            state.poisoned.insert(id);
+                        }
+                        return Ok(());
+                    }
+                    *state.cancels.entry(id.clone()).or_default() += 1;
+                    if let Some(flag) = state.cancelled.get(&id) {
+                        flag.store(true, Ordering::SeqCst);
+                    }
                 }
                 Ok(())
             },
             agent_client_protocol::on_receive_notification!(),
-        )
-        .connect_to(Stdio::new())
-        .await?;
+        );
+    if options.breaks("P3") {
+        agent.connect_to(version_two()).await?;
+    } else {
+        agent.connect_to(Stdio::new()).await?;
+    }
+    if end_options.breaks("P11") {
+        // SPEC P11 broken on purpose: the client went away, and it runs on.
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    }
     Ok(())
+}
+
+/// Stdio whose every answer naming a `protocolVersion` says 2, whatever was offered: SPEC P3
+/// broken on purpose, below the crate, which would otherwise keep the version right.
+fn version_two() -> agent_client_protocol::Lines<
+    impl futures::Sink<String, Error = std::io::Error> + Send + 'static,
+    impl futures::Stream<Item = std::io::Result<String>> + Send + 'static,
+> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let incoming = Box::pin(futures::stream::unfold(
+        lines,
+        async |mut lines| match lines.next_line().await {
+            Ok(Some(line)) => Some((Ok(line), lines)),
+            Ok(None) => None,
+            Err(error) => Some((Err(error), lines)),
+        },
+    ));
+    let outgoing = Box::pin(futures::sink::unfold(
+        tokio::io::stdout(),
+        async |mut out, line: String| {
+            let mut line = line;
+            if let Ok(mut message) = serde_json::from_str::<serde_json::Value>(&line)
+                && let Some(version) = message.pointer_mut("/result/protocolVersion")
+            {
+                *version = serde_json::json!(2);
+                line = message.to_string();
+            }
+            line.push('\n');
+            out.write_all(line.as_bytes()).await?;
+            out.flush().await?;
+            Ok::<_, std::io::Error>(out)
+        },
+    ));
+    agent_client_protocol::Lines::new(outgoing, incoming)
 }
 
 /// Its commands, as an agent sends them once a session is open or loaded.
@@ -571,6 +763,7 @@ async fn play(
         pace: options.pace,
         cancelled: &cancelled,
         number: turn_number(state, session),
+        options,
     };
     if first_read && first_words {
         // As the real agents do, the session is titled after its first prompt (a session
@@ -691,7 +884,7 @@ async fn play(
     } else {
         turn.full(first_read, lower.contains("twice")).await?
     };
-    if cancelled.load(Ordering::SeqCst) {
+    if cancelled.load(Ordering::SeqCst) && !options.breaks("P14") {
         return Ok(StopReason::Cancelled);
     }
     turn.usage(state, &reply);
@@ -711,6 +904,8 @@ struct Turn<'a> {
     cancelled: &'a AtomicBool,
     /// Which prompt of the session this is: tool call ids are new in every turn.
     number: usize,
+    /// The SPEC P rules it breaks on purpose.
+    options: &'a ScriptedOptions,
 }
 
 impl Turn<'_> {
@@ -1052,12 +1247,16 @@ impl Turn<'_> {
 
     /// Asks to run the tests with all four option kinds, and does what the answer says.
     async fn run_tests(&self, id: &str, twice: bool) -> Result<String, Error> {
-        self.tool(
-            id,
-            "Run the tests",
-            ToolKind::Execute,
-            serde_json::json!({"command": "cargo test", "cwd": "."}),
-        );
+        if !self.options.breaks("P12") {
+            self.tool(
+                id,
+                "Run the tests",
+                ToolKind::Execute,
+                serde_json::json!({"command": "cargo test", "cwd": "."}),
+            );
+        }
+        // SPEC P13 broken on purpose: the permission names no call.
+        let asked_id = if self.options.breaks("P13") { "" } else { id };
         let options = vec![
             PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
             PermissionOption::new(
@@ -1074,7 +1273,7 @@ impl Turn<'_> {
             .raw_input(serde_json::json!({"command": "cargo test", "cwd": "."}));
         let request = RequestPermissionRequest::new(
             self.session.to_string(),
-            ToolCallUpdate::new(id.to_string(), fields.clone()),
+            ToolCallUpdate::new(asked_id.to_string(), fields.clone()),
             options.clone(),
         );
         let first = self.cx.send_request(request);

@@ -1,0 +1,388 @@
+//! `collie-phone check --acp COMMAND`: a conformance check of an ACP agent (JSON-RPC 2.0 over
+//! the agent's stdio), rule by rule of the P family of docs/SPEC.md, reported like `check`
+//! (the same table, `--json`, `--junit` and exit codes: `check::report`).
+//!
+//! # How it fits together
+//!
+//! - `driver.rs` starts the agent as the ACP host does (the command split like a shell line,
+//!   never through a shell; its stderr to a log file) and speaks JSON-RPC line by line, so the
+//!   stream itself can be judged (P1, P2). It answers what the agent asks as a careful client:
+//!   every permission rejected (or held, to be cancelled), every question declined, no file
+//!   system and no terminal.
+//! - `session_rules.rs` runs what needs no model: `initialize`, sessions, modes and options, an
+//!   idle cancel, the end of stdin (P3–P11). `turn_rules.rs` runs the turns of `--prompt` (P12–
+//!   P15). `shapes.rs` judges shapes with the schema types of `agent-client-protocol`.
+//! - Each rule collects what it saw and what broke it in [`Rulings`]; each rule is one line of
+//!   the report (one JUnit testcase): failed when anything broke it, passed with what it saw,
+//!   or skipped with why it could not run. A rule is never passed unseen: past a sign-in the
+//!   rules say "not run: sign in first".
+
+mod driver;
+mod session_rules;
+mod shapes;
+mod turn_rules;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::check::report::Report;
+use crate::check::{Finding, Verdict};
+
+/// The rules of the P family, in the order they are reported: (id, what it asks).
+pub(crate) const RULES: &[(&str, &str)] = &[
+    (
+        "P1",
+        "stdout carries only JSON-RPC 2.0 messages, one a line, and notifications carry no id",
+    ),
+    (
+        "P2",
+        "every request gets exactly one answer with its id, and error codes are in range",
+    ),
+    (
+        "P3",
+        "initialize answers a version the client offered, with capabilities of the right shape",
+    ),
+    (
+        "P4",
+        "an agent that wants a sign-in names its ways to sign in (authMethods)",
+    ),
+    (
+        "P5",
+        "session/new gives a session id, and session/list lists sessions with their cwd",
+    ),
+    (
+        "P6",
+        "session/load and session/resume of an unknown session fail with -32002",
+    ),
+    (
+        "P7",
+        "a loaded session replays its conversation before session/load answers",
+    ),
+    ("P8", "a closed session takes no prompt"),
+    (
+        "P9",
+        "session/set_mode and session/set_config_option take the values offered and refuse others",
+    ),
+    ("P10", "session/cancel on an idle session is harmless"),
+    ("P11", "closing stdin ends the agent within 5 s"),
+    (
+        "P12",
+        "a turn's updates belong to its session and are well formed",
+    ),
+    (
+        "P13",
+        "permission requests and questions are well formed, and their answers are taken",
+    ),
+    (
+        "P14",
+        "session/cancel ends a running turn with stopReason cancelled within 5 s",
+    ),
+    (
+        "P15",
+        "a late answer, a second cancel and $/cancel_request do not break the agent",
+    ),
+];
+
+/// Why a rule past a sign-in did not run.
+pub(crate) const SIGN_IN_FIRST: &str = "not run: sign in first (session/new answered auth_required, -32000); run the agent once in a terminal to sign in, then check again";
+
+/// How long a plain request may take.
+pub(crate) const REQUEST: Duration = Duration::from_secs(15);
+/// How long `initialize` may take: a program started through npx may install first.
+pub(crate) const INITIALIZE: Duration = Duration::from_secs(60);
+
+/// What to check and how.
+#[derive(Debug, Clone)]
+pub struct AcpOptions {
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    /// How the report names the agent (the command as given, or its config name).
+    pub shown: String,
+    /// The folder its sessions work in; a scratch folder of the check's own when `None`.
+    pub workspace: Option<PathBuf>,
+    /// The prompts of the turn rules (P12–P15); none skips them.
+    pub prompts: Vec<String>,
+    /// The mode the turns' session is switched to first (`--mode`), e.g. one that asks
+    /// before it acts, so the turns show permission requests.
+    pub mode: Option<String>,
+    /// Where the agent's stderr goes.
+    pub log: PathBuf,
+}
+
+/// The agent could not be started at all, so nothing was checked.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct Unstartable(pub String);
+
+/// What each rule saw and what broke it; one finding per rule at the end.
+#[derive(Default)]
+pub(crate) struct Rulings {
+    rules: Vec<(&'static str, Ruling)>,
+}
+
+#[derive(Default)]
+struct Ruling {
+    seen: Vec<String>,
+    faults: Vec<String>,
+    not_run: Option<String>,
+}
+
+impl Rulings {
+    fn ruling(&mut self, rule: &'static str) -> &mut Ruling {
+        let at = match self.rules.iter().position(|(id, _)| *id == rule) {
+            Some(at) => at,
+            None => {
+                self.rules.push((rule, Ruling::default()));
+                self.rules.len() - 1
+            }
+        };
+        &mut self.rules[at].1
+    }
+
+    /// Something the rule checked and found right.
+    pub(crate) fn saw(&mut self, rule: &'static str, what: impl Into<String>) {
+        self.ruling(rule).seen.push(what.into());
+    }
+
+    /// Something that breaks the rule: what was sent, what came back, what ACP asks.
+    pub(crate) fn fault(&mut self, rule: &'static str, why: impl Into<String>) {
+        self.ruling(rule).faults.push(why.into());
+    }
+
+    /// `Ok(seen)` or `Err(fault)`.
+    pub(crate) fn judge(&mut self, rule: &'static str, result: Result<String, String>) {
+        match result {
+            Ok(seen) => self.saw(rule, seen),
+            Err(fault) => self.fault(rule, fault),
+        }
+    }
+
+    /// Why (part of) the rule could not run; the first reason given stays.
+    pub(crate) fn not_run(&mut self, rule: &'static str, why: impl Into<String>) {
+        let ruling = self.ruling(rule);
+        if ruling.not_run.is_none() {
+            ruling.not_run = Some(why.into());
+        }
+    }
+
+    /// Why a rule did not run, when nothing else was said of it.
+    pub(crate) fn settle(&mut self, rule: &'static str, why: impl Into<String>) {
+        let ruling = self.ruling(rule);
+        if ruling.seen.is_empty() && ruling.faults.is_empty() && ruling.not_run.is_none() {
+            ruling.not_run = Some(why.into());
+        }
+    }
+
+    /// One finding per rule of [`RULES`], in their order.
+    fn findings(mut self) -> Vec<Finding> {
+        RULES
+            .iter()
+            .map(|(id, title)| {
+                let ruling = std::mem::take(self.ruling(id));
+                let verdict = if !ruling.faults.is_empty() {
+                    Verdict::Fail(ruling.faults.join("; "))
+                } else if !ruling.seen.is_empty() {
+                    Verdict::Pass
+                } else {
+                    Verdict::Skipped(
+                        ruling
+                            .not_run
+                            .clone()
+                            .unwrap_or_else(|| "not run: the check did not reach it".into()),
+                    )
+                };
+                let what = match (&verdict, ruling.seen.is_empty()) {
+                    (Verdict::Pass, false) => {
+                        let mut what = format!("{title} ({})", ruling.seen.join("; "));
+                        if let Some(partly) = &ruling.not_run {
+                            what.push_str(&format!("; {partly}"));
+                        }
+                        what
+                    }
+                    _ => (*title).to_string(),
+                };
+                Finding {
+                    rule: id,
+                    what,
+                    verdict,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Runs every rule against the agent `options` names and gives the report.
+pub fn run(options: AcpOptions) -> Result<Report, Unstartable> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|error| Unstartable(format!("the check could not start its runtime: {error}")))?;
+    let log = File::options()
+        .create(true)
+        .append(true)
+        .open(&options.log)
+        .map_err(|error| {
+            Unstartable(format!(
+                "cannot open the log file {} for the agent's stderr: {error}",
+                options.log.display()
+            ))
+        })?;
+    let log = Arc::new(Mutex::new(log));
+    let scratch = match &options.workspace {
+        Some(_) => None,
+        None => Some(Scratch::new()?),
+    };
+    let workspace = match (&options.workspace, &scratch) {
+        (Some(dir), _) => dir.canonicalize().map_err(|error| {
+            Unstartable(format!(
+                "the workspace {} cannot be used: {error}",
+                dir.display()
+            ))
+        })?,
+        (None, Some(scratch)) => scratch.0.clone(),
+        (None, None) => unreachable!("a scratch folder is made when no workspace is given"),
+    };
+    let (rulings, version) = runtime.block_on(check(&options, &workspace, log))?;
+    Ok(Report::acp(
+        &options.shown,
+        version,
+        !options.prompts.is_empty(),
+        &options.log,
+        rulings.findings(),
+    ))
+}
+
+/// Every rule in the order they can run: one process for the session rules and the turns,
+/// ended by closing its stdin; then a second to load the prompted session, as a host that
+/// restarted does (the first is gone by then, as it would be); a third offered a newer
+/// protocol version than any there is.
+async fn check(
+    options: &AcpOptions,
+    workspace: &Path,
+    log: Arc<Mutex<File>>,
+) -> Result<(Rulings, u16), Unstartable> {
+    let mut rulings = Rulings::default();
+    let start = |label| driver::Driver::start(label, &options.command, workspace, Arc::clone(&log));
+    let mut first = start("the first process").map_err(Unstartable)?;
+    let setup = session_rules::open(&mut first, workspace, &mut rulings).await;
+    let mut turned = None;
+    if let Some(setup) = &setup {
+        session_rules::idle(&mut first, setup, workspace, &mut rulings).await;
+        turned = turn_rules::turns(
+            &mut first,
+            setup,
+            workspace,
+            &options.prompts,
+            options.mode.as_deref(),
+            &mut rulings,
+        )
+        .await;
+        if let Some((session, true)) = &turned {
+            session_rules::listed(&mut first, setup, workspace, session, &mut rulings).await;
+        }
+        if let (Some((session, _)), Some(text)) = (&turned, options.prompts.first()) {
+            turn_rules::cancel(&mut first, session, text, &mut rulings).await;
+        }
+    }
+    session_rules::end_of_stdin(&mut first, &mut rulings).await;
+    let mut drivers = vec![first];
+    if let Some(setup) = &setup {
+        match turned {
+            Some((session, true)) if setup.abilities.load => match start("the second process") {
+                Ok(mut second) => {
+                    session_rules::load(&mut second, workspace, &session, &mut rulings).await;
+                    drivers.push(second);
+                }
+                Err(why) => rulings.fault("P7", format!("a second process: {why}")),
+            },
+            Some((_, true)) => {
+                rulings.not_run("P7", "not run: the agent does not offer loadSession");
+            }
+            _ => {
+                let why = if setup.signed_out {
+                    SIGN_IN_FIRST.to_string()
+                } else if options.prompts.is_empty() {
+                    "not run: needs a prompted session: run with --prompt TEXT".to_string()
+                } else if turned.is_none() {
+                    "not run: no turn ran, so no session was prompted (P12 says why)".to_string()
+                } else {
+                    "not run: no turn ended, so no session was prompted".to_string()
+                };
+                rulings.not_run("P5", format!("session/list {why}"));
+                rulings.not_run("P7", why);
+            }
+        }
+    }
+    match start("the third process") {
+        Ok(mut third) => {
+            session_rules::newer_version(&mut third, &mut rulings).await;
+            drivers.push(third);
+        }
+        Err(why) => rulings.fault("P3", format!("a third process: {why}")),
+    }
+    // The first process alone is judged on its end (P11); the others get a moment to end on
+    // their own, then are killed.
+    for other in drivers.iter_mut().skip(1) {
+        other.close(Duration::from_secs(1)).await;
+    }
+    session_rules::stream(&drivers, &mut rulings);
+    rulings.settle(
+        "P4",
+        "not run: the agent asked for no sign-in, so it had none to name",
+    );
+    let version = setup.map_or(0, |s| s.version);
+    Ok((rulings, version))
+}
+
+/// A folder of the check's own, removed at the end.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Self, Unstartable> {
+        let dir = std::env::temp_dir().join(format!(
+            "collie-check-acp-{}-{:08x}",
+            std::process::id(),
+            rand::random::<u32>()
+        ));
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| dir.canonicalize())
+            .map(Self)
+            .map_err(|error| {
+                Unstartable(format!(
+                    "cannot make a scratch folder {}: {error}",
+                    dir.display()
+                ))
+            })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_one_finding_in_order_and_never_passed_unseen() {
+        let mut rulings = Rulings::default();
+        rulings.saw("P3", "answered 1");
+        rulings.fault("P1", "a stray line");
+        rulings.saw("P1", "12 lines");
+        rulings.not_run("P4", "no sign-in");
+        let findings = rulings.findings();
+        assert_eq!(findings.len(), RULES.len());
+        assert_eq!(findings[0].rule, "P1");
+        assert!(matches!(findings[0].verdict, Verdict::Fail(_)));
+        assert!(matches!(findings[2].verdict, Verdict::Pass));
+        assert!(findings[2].what.contains("answered 1"));
+        assert_eq!(findings[3].verdict, Verdict::Skipped("no sign-in".into()));
+        assert!(matches!(findings[14].verdict, Verdict::Skipped(_)));
+    }
+}

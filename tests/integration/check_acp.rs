@@ -1,0 +1,267 @@
+//! `check --acp` against our scripted ACP agent (`collie-phone acp-scripted-agent`): it passes
+//! the agent whole (no rule failed, every rule of SPEC P reported once, the turn rules run with
+//! `--prompt`), says "not run: sign in first" past a sign-in, and every `--break ID` of the
+//! agent fails exactly that id and nothing else. The runs go in parallel threads: each is a few
+//! seconds of three short processes.
+
+use crate::common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+
+use collie_phone::rigs::acp_scripted::BREAKS;
+use common::*;
+use serde_json::Value;
+
+/// Checks at once: a run is mostly waiting (a permission answered late, updates that may
+/// follow), not work, so more runs than cores overlap well.
+const AT_ONCE: usize = 8;
+/// What the turn rules prompt: a whole turn (a plan, a tool call, a permission) and a question.
+const PROMPTS: [&str; 2] = ["check the tests", "/ask"];
+
+/// The scripted agent's command line, as `--acp` takes it.
+fn scripted(sessions: &Path, extra: &str) -> String {
+    format!(
+        "{BIN} acp-scripted-agent --pace 2 --sessions {} {extra}",
+        sessions.display()
+    )
+}
+
+/// `collie-phone check ARGS` with no config of the user's and the prompts of [`PROMPTS`].
+fn check(args: &[&str], prompted: bool) -> Output {
+    let mut command = Command::new(BIN);
+    command.arg("check").args(args);
+    if prompted {
+        for prompt in PROMPTS {
+            command.args(["--prompt", prompt]);
+        }
+    }
+    command
+        .env("XDG_CONFIG_HOME", "/nonexistent-collie-check")
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
+fn report(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "check printed no JSON ({error}): {} {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+fn failed_rules(report: &Value) -> BTreeSet<String> {
+    report["failedRules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|rule| rule.as_str().map(str::to_string))
+        .collect()
+}
+
+fn verdicts(report: &Value) -> Vec<(String, String)> {
+    report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or_default().to_string(),
+                f["verdict"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn check_acp_passes_the_scripted_agent_whole_named_by_the_config() {
+    let dir = temp_dir();
+    let sessions = dir.path().join("sessions");
+    std::fs::create_dir(&sessions).expect("sessions folder");
+    let config = dir.path().join("config.toml");
+    let command: Vec<String> = shell_words::split(&scripted(&sessions, "")).expect("splits");
+    std::fs::write(
+        &config,
+        format!(
+            "[acp.scripted]\ncommand = {}\n",
+            serde_json::to_string(&command).expect("json")
+        ),
+    )
+    .expect("config");
+    let junit = dir.path().join("junit.xml");
+    let log = dir.path().join("agent.log");
+    let config = config.to_str().expect("utf-8");
+    let args = [
+        "--acp",
+        "scripted",
+        "--config",
+        config,
+        "--log",
+        log.to_str().expect("utf-8"),
+        "--junit",
+        junit.to_str().expect("utf-8"),
+    ];
+    let output = check(&[&args[..], &["--json"]].concat(), true);
+    let json = report(&output);
+    assert_eq!(output.status.code(), Some(0), "{json:#}");
+    assert_eq!(json["protocol"], "acp");
+    assert_eq!(json["version"], 1);
+    let rules: Vec<String> = verdicts(&json).into_iter().map(|(rule, _)| rule).collect();
+    let expected: Vec<String> = (1..=15).map(|n| format!("P{n}")).collect();
+    assert_eq!(rules, expected, "one finding per rule, in order");
+    // Only P4 is skipped: the scripted agent wants no sign-in, so it has none to name.
+    let skipped: Vec<(String, String)> = verdicts(&json)
+        .into_iter()
+        .filter(|(_, verdict)| verdict != "pass")
+        .collect();
+    assert_eq!(
+        skipped,
+        [("P4".to_string(), "skipped".to_string())],
+        "{json:#}"
+    );
+    let xml = std::fs::read_to_string(&junit).expect("junit written");
+    assert_eq!(xml.matches("<testcase ").count(), 15);
+    // Its stderr went to the log, not to the terminal.
+    assert!(
+        std::fs::read_to_string(&log)
+            .expect("log")
+            .contains("scripted agent"),
+        "the agent's stderr is in the log"
+    );
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("scripted agent:"));
+
+    // The table, as a person reads it.
+    let output = check(&args, true);
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{table}");
+    assert!(
+        table.starts_with("collie-phone check --acp against "),
+        "{table}"
+    );
+    assert!(
+        table.contains("\nP14   pass     session/cancel ends a running turn"),
+        "{table}"
+    );
+    assert!(table.contains("14 passed, 0 failed, 1 skipped"), "{table}");
+}
+
+#[test]
+fn check_acp_without_a_prompt_or_a_sign_in_says_what_it_did_not_run() {
+    let dir = temp_dir();
+    let output = check(
+        &["--acp", &scripted(dir.path(), "--sign-in"), "--json"],
+        false,
+    );
+    let json = report(&output);
+    assert_eq!(output.status.code(), Some(0), "{json:#}");
+    for finding in json["findings"].as_array().expect("findings") {
+        let rule = finding["rule"].as_str().unwrap_or_default();
+        let why = finding["why"].as_str().unwrap_or_default();
+        match rule {
+            "P1" | "P2" | "P3" | "P4" | "P6" | "P11" => {
+                assert_eq!(finding["verdict"], "pass", "{finding}")
+            }
+            _ => {
+                assert_eq!(finding["verdict"], "skipped", "{finding}");
+                assert!(why.starts_with("not run: sign in first"), "{finding}");
+            }
+        }
+    }
+    let output = check(&["--acp", &scripted(dir.path(), "")], false);
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{table}");
+    assert!(
+        table.contains("not run: a turn needs a model: run with --prompt TEXT"),
+        "{table}"
+    );
+    assert!(table.contains("add --prompt TEXT"), "{table}");
+}
+
+#[test]
+fn check_acp_cannot_start_a_missing_program_and_exits_2() {
+    let output = check(&["--acp", "collie-no-such-agent --acp"], false);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("collie-no-such-agent is not on PATH"),
+        "{stderr}"
+    );
+}
+
+/// Runs the check against the scripted agent breaking `id`; the failed rules, or why not just
+/// that one.
+fn breaking(id: &str) -> Result<(), String> {
+    let dir = temp_dir();
+    // P4 is about a sign-in, which the agent wants only with --sign-in.
+    let extra = if id == "P4" {
+        format!("--sign-in --break {id}")
+    } else {
+        format!("--break {id}")
+    };
+    let output = check(&["--acp", &scripted(dir.path(), &extra), "--json"], true);
+    let json = report(&output);
+    let failed = failed_rules(&json);
+    if output.status.code() == Some(1) && failed.len() == 1 && failed.contains(id) {
+        return Ok(());
+    }
+    let fails: Vec<&Value> = json["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["verdict"] == "fail")
+        .collect();
+    Err(format!(
+        "--break {id}: check exited {:?} and failed {failed:?}, expected exactly {{{id}}}: {}",
+        output.status.code(),
+        serde_json::to_string_pretty(&fails).unwrap_or_default()
+    ))
+}
+
+#[test]
+fn check_acp_fails_exactly_the_rule_each_break_breaks() {
+    let ids: Vec<&str> = BREAKS.iter().map(|(id, _)| *id).collect();
+    let expected: Vec<String> = (1..=15).map(|n| format!("P{n}")).collect();
+    assert_eq!(ids, expected, "every rule of SPEC P can be broken");
+    let queue = Mutex::new(ids);
+    let problems = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..AT_ONCE {
+            scope.spawn(|| {
+                loop {
+                    // Taken in a statement of its own: a `while let` would hold the lock
+                    // through the whole run, one run at a time.
+                    let next = queue.lock().expect("queue").pop();
+                    let Some(id) = next else {
+                        return;
+                    };
+                    if let Err(problem) = breaking(id) {
+                        problems.lock().expect("problems").push(problem);
+                    }
+                }
+            });
+        }
+    });
+    let problems = problems.into_inner().expect("problems");
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn a_break_the_scripted_agent_does_not_know_is_refused_with_the_list() {
+    let output = Command::new(BIN)
+        .args(["acp-scripted-agent", "--break", "nope"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot break nope") && stderr.contains("P1, P2"),
+        "{stderr}"
+    );
+}
