@@ -378,13 +378,8 @@ async fn modes(driver: &mut Driver, session: &str, modes: &Value, rulings: &mut 
     match &answer.outcome {
         Outcome::Result(_) => {
             driver.pump_for(FOLLOWING).await;
-            let wrong: Vec<String> = driver.log[mark..]
-                .iter()
-                .filter(|s| shapes::update_of(&s.message) == Some(session))
-                .filter_map(|s| {
-                    let update = s.message.pointer("/params/update")?;
-                    (update.get("sessionUpdate")? == "current_mode_update").then_some(update)
-                })
+            let seen = driver.log[mark..].iter().map(|s| &s.message);
+            let wrong: Vec<String> = shapes::updates_of(seen, session, "current_mode_update")
                 .filter_map(|u| u.get("currentModeId").and_then(Value::as_str))
                 .filter(|mode| *mode != other)
                 .map(str::to_string)
@@ -480,13 +475,8 @@ async fn options(driver: &mut Driver, session: &str, options: &Value, rulings: &
     match &answer.outcome {
         Outcome::Result(reply) => {
             driver.pump_for(FOLLOWING).await;
-            let wrong: Vec<String> = driver.log[mark..]
-                .iter()
-                .filter(|s| shapes::update_of(&s.message) == Some(session))
-                .filter_map(|s| {
-                    let update = s.message.pointer("/params/update")?;
-                    (update.get("sessionUpdate")? == "config_option_update").then_some(update)
-                })
+            let seen = driver.log[mark..].iter().map(|s| &s.message);
+            let wrong: Vec<String> = shapes::updates_of(seen, session, "config_option_update")
                 .filter_map(|u| {
                     u.get("configOptions")?
                         .as_array()?
@@ -637,11 +627,7 @@ pub(crate) async fn load(
         )
         .await;
     let count = |range: &[super::driver::Seen], kind: &str| {
-        range
-            .iter()
-            .filter(|s| shapes::update_of(&s.message) == Some(session))
-            .filter(|s| s.message.pointer("/params/update/sessionUpdate") == Some(&json!(kind)))
-            .count()
+        shapes::updates_of(range.iter().map(|s| &s.message), session, kind).count()
     };
     let before = &driver.log[..answer.index.min(driver.log.len())];
     let (users, agents) = (

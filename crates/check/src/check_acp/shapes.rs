@@ -67,6 +67,19 @@ pub(crate) fn update_of(message: &Value) -> Option<&str> {
     message.pointer("/params/sessionId")?.as_str()
 }
 
+/// The updates of one kind (`sessionUpdate`) that `messages` carry for `session`, in order.
+pub(crate) fn updates_of<'a>(
+    messages: impl IntoIterator<Item = &'a Value>,
+    session: &'a str,
+    kind: &'a str,
+) -> impl Iterator<Item = &'a Value> {
+    messages
+        .into_iter()
+        .filter(move |message| update_of(message) == Some(session))
+        .filter_map(|message| message.pointer("/params/update"))
+        .filter(move |update| update.get("sessionUpdate").and_then(Value::as_str) == Some(kind))
+}
+
 /// P3: the answer to `initialize`.
 pub(crate) fn initialize(reply: &Value) -> Result<String, String> {
     reads_as::<InitializeResponse>(reply, "InitializeResponse")?;
