@@ -49,13 +49,7 @@ impl App {
             }
             (IntentKind::DshCreate { .. }, Some(reply)) => {
                 if let Some(pane) = &reply.pane_id {
-                    self.phone.awaiting_pane = Some((agent.clone(), pane.clone()));
-                    self.open_awaited_pane();
-                    if self.phone.awaiting_pane.is_some() {
-                        commands.push(Command::Engine(ToEngine::PollNow {
-                            agent: agent.clone(),
-                        }));
-                    }
+                    commands.extend(self.await_pane(&agent, pane));
                 }
             }
             (IntentKind::DshRegisterWorkspace { path, .. }, Some(_)) => {

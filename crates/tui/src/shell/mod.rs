@@ -951,13 +951,7 @@ impl App {
             }
             (IntentKind::Starter { .. } | IntentKind::Reopen { .. }, Some(reply)) => {
                 if let Some(pane) = &reply.pane_id {
-                    self.phone.awaiting_pane = Some((agent.clone(), pane.clone()));
-                    self.open_awaited_pane();
-                    if self.phone.awaiting_pane.is_some() {
-                        commands.push(Command::Engine(ToEngine::PollNow {
-                            agent: agent.clone(),
-                        }));
-                    }
+                    commands.extend(self.await_pane(&agent, pane));
                 }
             }
             (IntentKind::Rename { .. }, Some(_)) => self.phone.show_toast("Renamed.", false),
@@ -1014,6 +1008,18 @@ impl App {
         }
         self.apply_steps();
         commands
+    }
+
+    /// Waits for the pane a reply named (a starter's, a reopen's, a bridge task's): opened at
+    /// once when the snapshot has it, else at the poll asked for here (SPEC A17).
+    fn await_pane(&mut self, agent: &str, pane: &str) -> Option<Command> {
+        self.phone.awaiting_pane = Some((agent.to_string(), pane.to_string()));
+        self.open_awaited_pane();
+        self.phone.awaiting_pane.is_some().then(|| {
+            Command::Engine(ToEngine::PollNow {
+                agent: agent.to_string(),
+            })
+        })
     }
 
     /// Opens the pane a starter or reopen named once the snapshot has it (SPEC A17).

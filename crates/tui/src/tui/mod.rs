@@ -565,17 +565,16 @@ mod tests {
         last
     }
 
-    /// Ctrl-G in the box: the runner stops reading the terminal, runs the editor (a stand-in
-    /// here), reads again from a new stream, and the text is in the box, not sent.
-    #[tokio::test]
-    async fn the_persons_editor_runs_off_the_terminal_and_its_text_lands_unsent() {
-        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-        use std::sync::{Arc, Mutex};
-        let (commands, mut sent) = mpsc::unbounded_channel();
-        let (_updates_in, updates) = mpsc::unbounded_channel();
+    /// A runner on an 80x24 test terminal with one agent, "a", reading no keys; and what it
+    /// sends the engine. Nothing here runs its loop, so the engine's updates are never read.
+    fn runner() -> (
+        Tui<TestBackend, futures::stream::Pending<io::Result<Event>>>,
+        mpsc::UnboundedReceiver<ToEngine>,
+    ) {
+        let (commands, sent) = mpsc::unbounded_channel();
         let engine = Engine {
             commands,
-            updates,
+            updates: mpsc::unbounded_channel().1,
             recovered: Vec::new(),
         };
         let app = App::new(AppSetup {
@@ -590,15 +589,20 @@ mod tests {
             size: (80, 24),
         });
         let terminal = Terminal::new(TestBackend::new(80, 24)).expect("a test terminal");
+        let events = futures::stream::pending::<io::Result<Event>>();
+        (Tui::new(terminal, events, engine, app), sent)
+    }
+
+    /// Ctrl-G in the box: the runner stops reading the terminal, runs the editor (a stand-in
+    /// here), reads again from a new stream, and the text is in the box, not sent.
+    #[tokio::test]
+    async fn the_persons_editor_runs_off_the_terminal_and_its_text_lands_unsent() {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        use std::sync::{Arc, Mutex};
         let streams = Arc::new(Mutex::new(0));
         let seen = Arc::new(Mutex::new(Vec::new()));
-        let mut tui = Tui::new(
-            terminal,
-            futures::stream::pending::<io::Result<Event>>(),
-            engine,
-            app,
-        )
-        .with_outside_editor(
+        let (tui, mut sent) = runner();
+        let mut tui = tui.with_outside_editor(
             {
                 let seen = seen.clone();
                 move |text: &str| {
@@ -643,49 +647,13 @@ mod tests {
             );
         }
         // Without a way to hand the screen over, it says so and keeps the text.
-        let mut plain = Tui::new(
-            Terminal::new(TestBackend::new(80, 24)).expect("a test terminal"),
-            futures::stream::pending::<io::Result<Event>>(),
-            Engine {
-                commands: mpsc::unbounded_channel().0,
-                updates: mpsc::unbounded_channel().1,
-                recovered: Vec::new(),
-            },
-            App::new(AppSetup {
-                agents: vec![("a".into(), false)],
-                settings: Settings::default(),
-                bridges: Vec::new(),
-                theme: Theme::builtin("dark").expect("the dark theme is built in"),
-                now: OffsetDateTime::UNIX_EPOCH,
-                size: (80, 24),
-            }),
-        );
+        let (mut plain, _) = runner();
         assert!(plain.edit_outside("kept").is_err());
     }
 
     #[tokio::test]
     async fn s7_the_runner_tells_the_engine_which_panes_are_on_screen_when_that_changes() {
-        let (commands, mut sent) = mpsc::unbounded_channel();
-        let (_updates_in, updates) = mpsc::unbounded_channel();
-        let engine = Engine {
-            commands,
-            updates,
-            recovered: Vec::new(),
-        };
-        let app = App::new(AppSetup {
-            agents: vec![("a".into(), false)],
-            settings: Settings {
-                notify: NotifyStyle::Off,
-                ..Settings::default()
-            },
-            bridges: Vec::new(),
-            theme: Theme::builtin("dark").expect("the dark theme is built in"),
-            now: OffsetDateTime::UNIX_EPOCH,
-            size: (80, 24),
-        });
-        let terminal = Terminal::new(TestBackend::new(80, 24)).expect("a test terminal");
-        let events = futures::stream::pending::<io::Result<Event>>();
-        let mut tui = Tui::new(terminal, events, engine, app);
+        let (mut tui, mut sent) = runner();
         // Home: no pane's chat is on screen, so quiet panes may wait for their snapshot.
         assert_eq!(told(&mut sent), Some(Vec::new()));
         tui.app.open_pane("a", "p-1");
