@@ -692,7 +692,8 @@ fn unauthorized() -> Reply {
     )
 }
 
-fn error_reply(error: &ErrorBody) -> Reply {
+/// An error as the agent answers it: the status its code stands for (WIRE § 6), the body as JSON.
+pub fn error_reply(error: &ErrorBody) -> Reply {
     let status =
         StatusCode::from_u16(error.code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     json_reply(status, error)

@@ -16,7 +16,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Body;
-use hyper::header::{self, HeaderValue};
+use hyper::header;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -25,7 +25,7 @@ use super::chaos::Chaos;
 use super::chaos_state::ChaosState;
 use crate::durable::listen::{DropConnection, Handler};
 use crate::durable::runtime::Agent;
-use crate::durable::server::{Reply, Server};
+use crate::durable::server::{Reply, Server, error_reply};
 use crate::wire::paths::PaneVerb;
 use crate::wire::{self, ErrorBody, ErrorCode, limits};
 
@@ -354,15 +354,7 @@ fn repeat_events(
 }
 
 fn bad_request(message: &str) -> Reply {
-    let body = ErrorBody::new(ErrorCode::BadRequest).with_message(message);
-    let bytes = serde_json::to_vec(&body).unwrap_or_else(|_| br#"{"code":"bad-request"}"#.to_vec());
-    let mut reply = Response::new(Full::new(Bytes::from(bytes)));
-    *reply.status_mut() = StatusCode::BAD_REQUEST;
-    reply.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    reply
+    error_reply(&ErrorBody::new(ErrorCode::BadRequest).with_message(message))
 }
 
 #[cfg(test)]
