@@ -182,8 +182,9 @@ fn environment(
                 ]
                 .map(|(k, v)| (k.to_string(), v.to_string())),
             );
-            // Claude Code refuses to run as root unless it is told it is in a sandbox, which
-            // a test's folder of its own is.
+            // As root, the adapter asks for Claude Code's bypass mode whenever IS_SANDBOX is
+            // set, and Claude Code takes it only when it is 1: a machine's own value (`yes`
+            // on some) would fail every session. A test's folder of its own is a sandbox.
             // SAFETY: geteuid has no preconditions and cannot fail.
             if unsafe { libc::geteuid() } == 0 {
                 env.push(("IS_SANDBOX".into(), "1".into()));

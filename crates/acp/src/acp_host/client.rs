@@ -484,6 +484,15 @@ async fn serve(
 }
 
 pub(crate) fn failure_of(error: &agent_client_protocol::Error, sign_in: &[String]) -> Failure {
+    failure_in(error, sign_in, std::env::var("IS_SANDBOX").ok().as_deref())
+}
+
+/// [`failure_of`] with the host's `IS_SANDBOX`, which the agent inherits.
+fn failure_in(
+    error: &agent_client_protocol::Error,
+    sign_in: &[String],
+    is_sandbox: Option<&str>,
+) -> Failure {
     if error.code == ErrorCode::AUTH_REQUIRED {
         return Failure::SignIn(sign_in.to_vec());
     }
@@ -497,6 +506,14 @@ pub(crate) fn failure_of(error: &agent_client_protocol::Error, sign_in: &[String
         _ => None,
     });
     let message = super::text::clean_line(&error.message);
+    let reason = error
+        .data
+        .as_ref()
+        .and_then(|data| data.get("startupFailureReason"))
+        .and_then(|reason| reason.as_str());
+    if let Some(advice) = reason.and_then(|r| super::startup_failure::advice(r, is_sandbox)) {
+        return Failure::Refused(format!("{}. {advice}", message.trim_end_matches('.')));
+    }
     match detail
         .map(|d| super::text::clean_line(&d))
         .filter(|d| !d.is_empty())
@@ -521,13 +538,15 @@ mod tests {
     use super::*;
     use agent_client_protocol::v1::schema::InitializeResponse;
 
-    /// The initialize reply and the session/new error of a real adapter (tests/fixtures/acp).
+    /// The initialize reply and the session/new error of a real adapter (tests/fixtures/acp);
+    /// the notifications between them are passed over.
     fn replies(jsonl: &str) -> (InitializeResponse, agent_client_protocol::Error) {
-        let mut lines = jsonl
+        let mut answers = jsonl
             .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"));
-        let init = lines.next().expect("the initialize reply");
-        let error = lines.next().expect("the session/new reply");
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+            .filter(|message| message.get("id").is_some());
+        let init = answers.next().expect("the initialize reply");
+        let error = answers.next().expect("the session/new reply");
         (
             serde_json::from_value(init["result"].clone()).expect("an initialize reply"),
             serde_json::from_value(error["error"].clone()).expect("an error"),
@@ -545,6 +564,22 @@ mod tests {
         assert_eq!(
             super::super::host::failure_words("codex", &failure, "could not open a session"),
             "codex needs a sign-in (Login with ChatGPT, Use CODEX_API_KEY, Use OPENAI_API_KEY): run it once in a terminal, then send again here."
+        );
+    }
+
+    #[test]
+    fn claude_agent_acp_refusing_root_says_what_to_set() {
+        let (init, error) = replies(include_str!(
+            "../../../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-as-root-is-sandbox-yes.jsonl"
+        ));
+        assert!(init.auth_methods.is_empty());
+        assert_eq!(
+            super::super::host::failure_words(
+                "claude",
+                &failure_in(&error, &[], Some("yes")),
+                "could not open a session"
+            ),
+            "claude could not open a session: Internal error: --dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons. As root, Claude Code takes IS_SANDBOX=1 only, and here it is “yes”: set IS_SANDBOX=1 if this machine is a sandbox, or unset it. What it printed is in the host's log."
         );
     }
 

@@ -24,6 +24,7 @@ pub(crate) mod permission;
 pub(crate) mod sessions;
 pub(crate) mod settings;
 pub mod spec;
+pub(crate) mod startup_failure;
 pub(crate) mod stderr_tail;
 pub(crate) mod stream;
 pub mod text;
