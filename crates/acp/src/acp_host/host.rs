@@ -999,6 +999,7 @@ impl AcpHost {
         if dropped > 0 {
             words = format!("{words} {}", not_sent(dropped, "there is no session"));
         }
+        tracing::warn!(agent, pane, notice = %super::text::log_line(&words), "the agent opened no session");
         world.push_item(pane, ItemKind::Notice, &words, now);
     }
 
