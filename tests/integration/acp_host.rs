@@ -447,10 +447,12 @@ async fn a_crash_fails_the_turn_and_the_next_send_loads_the_session_again() {
         notices.contains(&"scripted resumed this conversation.".to_string()),
         "session/resume where offered: {notices:?}"
     );
-    assert!(
+    eventually("the agent's own word that it resumed", WAIT, || async {
         host.log()
             .contains("stderr: scripted agent: resumed session")
-    );
+            .then_some(())
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -1560,10 +1562,14 @@ async fn the_agents_own_sessions_are_conversations_in_history_and_reopen_resumed
             .then_some(())
     })
     .await;
-    assert!(
+    // The agent's stderr is read on a task of its own: its line may reach the log just after
+    // the answer that made the notice.
+    eventually("the agent's own word that it resumed", WAIT, || async {
         host.log()
             .contains("stderr: scripted agent: resumed session from-its-cli")
-    );
+            .then_some(())
+    })
+    .await;
     // The resumed session takes a prompt, and the agent holds it under its own id.
     host.send(&pane, "s1", "/test").await;
     let ask = host.ask(&pane).await;

@@ -350,7 +350,8 @@ fn l1_search_then_copy_writes_only_clean_osc_52_bytes() {
     let (_agent, url) = Hostile::start(Mode::Fields);
     let (home, _runtime, _) = demo_home("");
     let (token_path, token) = common::token_file(home.path());
-    let (_, _, command) = demo_home(&format!(
+    // The phone's own home (its state, its log) lives as long as the test.
+    let (_phone_home, _, command) = demo_home(&format!(
         "--url {url} --token-file {}",
         token_path.display()
     ));
