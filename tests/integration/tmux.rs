@@ -351,7 +351,7 @@ fn l1_search_then_copy_writes_only_clean_osc_52_bytes() {
     let (home, _runtime, _) = demo_home("");
     let (token_path, token) = common::token_file(home.path());
     // The phone's own home (its state, its log) lives as long as the test.
-    let (_phone_home, _, command) = demo_home(&format!(
+    let (phone_home, _, command) = demo_home(&format!(
         "--url {url} --token-file {}",
         token_path.display()
     ));
@@ -374,7 +374,18 @@ fn l1_search_then_copy_writes_only_clean_osc_52_bytes() {
     tmux.keys(&["Enter", "N"]);
     tmux.until("the previous match", |s| s.contains("1 of 2"));
     tmux.keys(&["y"]);
-    tmux.until("the copy said", |s| s.contains("Copied 1 line"));
+    let said = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tmux.until("the copy said", |s| s.contains("Copied 1 line"))
+    }));
+    if said.is_err() {
+        let log = std::fs::read_to_string(phone_home.path().join("state/collie-phone/phone.log"))
+            .unwrap_or_default();
+        let tail: Vec<&str> = log.lines().rev().take(40).collect();
+        panic!(
+            "y copied nothing that the screen told; the phone's log ends:\n{}",
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
     std::thread::sleep(Duration::from_millis(300));
 
     let raw = std::fs::read(&raw_path).expect("the recorded output");
