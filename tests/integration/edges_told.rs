@@ -181,12 +181,22 @@ async fn an_acp_agent_that_cannot_start_says_why_in_the_pane() {
         notice,
         "codex stopped unexpectedly. It printed last: “loading config ⏎ reading ~/.codex/config.toml ⏎ Error: approval_policy = \"untrusted\" is no longer supported; remove this setting” (the whole is in the host's log). Send a message to start it again."
     );
-    let logged = std::fs::read_to_string(&log).unwrap_or_default();
-    assert!(logged.contains("stderr: starting"), "{logged}");
-    assert!(
-        logged.contains("stderr: Error: approval_policy = \"untrusted\" is no longer supported"),
-        "{logged}"
-    );
+    // The log is written by a thread of its own: its lines may land just after the notice.
+    common::eventually(
+        "the agent's stderr whole in the log",
+        std::time::Duration::from_secs(10),
+        || {
+            let logged = std::fs::read_to_string(&log).unwrap_or_default();
+            async move {
+                (logged.contains("stderr: starting")
+                    && logged.contains(
+                        "stderr: Error: approval_policy = \"untrusted\" is no longer supported",
+                    ))
+                .then_some(())
+            }
+        },
+    )
+    .await;
 }
 
 /// A socket that fails the privacy check (SPEC S4): the agent's row has the state word and

@@ -83,11 +83,12 @@ fn theme_auto_is_light_when_the_terminal_answers_osc_11_with_a_light_background(
     // tmux answers OSC 11 with the pane's background when its window style sets one.
     let tmux = Tmux::start_with_background("osc11", (100, 30), "#ffffff", &command);
     tmux.until_with("the demo's agent", |t| t.screen().contains("demo"));
-    let logged = std::fs::read_to_string(&log).expect("the phone keeps a log");
-    assert!(
-        logged.contains("theme auto: light (the terminal's answer to OSC 11;"),
-        "{logged}"
-    );
+    // The log is written by a thread of its own: the line may land just after the first frame.
+    tmux.until_with("the theme's reason in the phone's log", |_| {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("theme auto: light (the terminal's answer to OSC 11;")
+    });
     let coloured = tmux.coloured_screen();
     // The light theme's body text, not the dark one's.
     assert!(coloured.contains("38;2;55;96;191"), "{coloured}");
@@ -115,8 +116,11 @@ fn theme_auto_falls_back_to_colorfgbg_when_the_terminal_does_not_say() {
     let log = home.path().join("phone.log");
     let tmux = Tmux::start("colorfgbg", (100, 30), &command);
     tmux.until_with("the demo's agent", |t| t.screen().contains("demo"));
-    let logged = std::fs::read_to_string(&log).expect("the phone keeps a log");
-    assert!(logged.contains("theme auto: light (COLORFGBG;"), "{logged}");
+    tmux.until_with("the theme's reason in the phone's log", |_| {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("theme auto: light (COLORFGBG;")
+    });
     assert!(tmux.coloured_screen().contains("38;2;55;96;191"));
 }
 
