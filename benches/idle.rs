@@ -29,6 +29,10 @@
 //! the bench profile. `cargo test --all-targets` runs it without either flag: a smoke run of
 //! small rows for one second each, so the bench cannot rot; its figures mean nothing then and are
 //! labelled so. `IDLE_SECONDS` overrides the wall time of a row.
+//!
+//! Side by side with another build (docs/ENGINE.md's before and after): `IDLE_PHONE=PATH` runs
+//! that phone binary in the terminal row (the agents stay this build's, so both phones face the
+//! same peers), and `IDLE_TERMINAL_ONLY=1` skips the App's rows, so runs can be interleaved.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -134,7 +138,8 @@ fn main() {
         "frames/s",
         "agents %cpu"
     );
-    for row in rows {
+    let terminal_only = std::env::var("IDLE_TERMINAL_ONLY").is_ok_and(|v| v == "1");
+    for row in rows.iter().filter(|_| !terminal_only) {
         let figures = measure(*row, Duration::from_secs(seconds), settle);
         let per_agent = figures.requests_per_second / row.agents as f64;
         let goal = match (row.busy, row.agents, row.panes) {
@@ -177,7 +182,8 @@ fn main() {
     // The whole phone as a person runs it: the release binary in a real terminal, with its
     // runner, terminal input, log and frames written as escapes, not the App alone.
     let agents = if full { 32 } else { 2 };
-    match measure_in_terminal(agents, Duration::from_secs(seconds), settle) {
+    let phone = std::env::var("IDLE_PHONE").unwrap_or_else(|_| BIN.to_string());
+    match measure_in_terminal(&phone, agents, Duration::from_secs(seconds), settle) {
         Some(percent) => {
             let verdict = if !full {
                 String::from("not judged in test mode")
@@ -186,8 +192,13 @@ fn main() {
             } else {
                 format!("goal ≤ {GOAL_TERMINAL_PERCENT} %: NOT met")
             };
+            let which = if phone == BIN {
+                String::from("the phone binary")
+            } else {
+                format!("the phone {phone}")
+            };
             println!(
-                "terminal: the phone binary in tmux 120x40 on {agents} frozen demo agents, {seconds} s: {percent:.3} % of a core  {verdict}"
+                "terminal: {which} in tmux 120x40 on {agents} frozen demo agents, {seconds} s: {percent:.3} % of a core  {verdict}"
             );
         }
         None => {
@@ -196,10 +207,15 @@ fn main() {
     }
 }
 
-/// The phone binary in tmux (a private server, 120x40) on `agents` frozen demo agents: its
+/// The `phone` binary in tmux (a private server, 120x40) on `agents` frozen demo agents: its
 /// process's user+system CPU over `wall`, as % of one core, once every agent is on screen and
 /// `settle` has passed; `None` without tmux.
-fn measure_in_terminal(agents: usize, wall: Duration, settle: Duration) -> Option<f64> {
+fn measure_in_terminal(
+    phone: &str,
+    agents: usize,
+    wall: Duration,
+    settle: Duration,
+) -> Option<f64> {
     let dir = tempfile::Builder::new()
         .prefix("cp-idle-tty")
         .tempdir_in("/tmp")
@@ -226,7 +242,7 @@ fn measure_in_terminal(agents: usize, wall: Duration, settle: Duration) -> Optio
         "env".into(),
         format!("XDG_CONFIG_HOME={}", home.display()),
         format!("XDG_STATE_HOME={}", home.display()),
-        BIN.into(),
+        phone.into(),
     ];
     for child in &children {
         command.push("--socket".into());
