@@ -76,7 +76,8 @@ pub(crate) fn note_at_end(frame: &mut Frame<'_>, area: Rect, note: &str, style: 
 }
 
 /// A row of columns: each text padded or cut to its width (display width, so CJK and emoji
-/// line up), the last taking what is left.
+/// line up), the last taking what is left. A text cut to its column keeps a blank after its
+/// `…` when the next column starts with words, so they never run together ("test…waiting").
 pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'static> {
     let mut spans = Vec::new();
     let mut used = 0;
@@ -86,7 +87,15 @@ pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'s
             wrap::truncate(text, room)
         } else {
             let w = (*cell_width).min(room);
-            wrap::pad_to(&wrap::truncate(text, w), w)
+            let next_starts_blank = cells.get(i + 1).is_some_and(|(next, next_width, _)| {
+                next.starts_with(' ') || (next.is_empty() && *next_width > 0)
+            });
+            let cut_to = if wrap::width(text) <= w || next_starts_blank {
+                w
+            } else {
+                w.saturating_sub(1)
+            };
+            wrap::pad_to(&wrap::truncate(text, cut_to), w)
         };
         used += wrap::width(&cell);
         spans.push(Span::styled(cell, *style));
@@ -147,5 +156,45 @@ mod tests {
             "a重构订单服务重构订单服务重构 … ↓ 3 more"
         );
         assert_eq!(heading_with("Agents", 0), format!("{:<40}", "Agents"));
+    }
+
+    fn row(cells: &[(&str, usize)], width: usize) -> String {
+        let cells: Vec<(String, usize, Style)> = cells
+            .iter()
+            .map(|(text, w)| (text.to_string(), *w, Style::default()))
+            .collect();
+        columns(&cells, width)
+            .spans
+            .iter()
+            .map(|span| span.content.as_ref())
+            .collect()
+    }
+
+    #[test]
+    fn a_column_cut_short_keeps_a_blank_before_the_next() {
+        // As the workspaces' tree drew a long pane title beside its state.
+        assert_eq!(
+            row(&[("Task: run its tests", 12), ("waiting", 10)], 40),
+            "Task: run … waiting"
+        );
+        assert_eq!(
+            row(&[("重构订单服务重构", 9), ("idle", 6)], 40),
+            "重构订…  idle"
+        );
+        // A text that fits is padded to its column, however tight.
+        assert_eq!(row(&[("exactly12345", 12), ("x", 2)], 40), "exactly12345x");
+        assert_eq!(row(&[("ab", 4), ("x", 2)], 40), "ab  x");
+        // A column of air after it is air enough.
+        assert_eq!(
+            row(
+                &[("Task: run its tests", 12), ("  ", 2), ("waiting", 10)],
+                40
+            ),
+            "Task: run i…  waiting"
+        );
+        assert_eq!(
+            row(&[("Task: run its tests", 12), ("", 2), ("waiting", 10)], 40),
+            "Task: run i…  waiting"
+        );
     }
 }
