@@ -23,6 +23,10 @@ use crate::screens::{PaneFocus, PaneScreen};
 use crate::ui::put;
 use crate::wire::limits;
 
+/// The columns the pane's place keeps in its heading however much the state, turn and mode
+/// after it say: enough to know the pane.
+const PLACE_AT_LEAST: usize = 16;
+
 pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &PaneScreen, theme: &Theme) {
     let parts = screen.parts(phone);
     let Some(pane) = phone.agents.pane(&screen.agent, &screen.pane) else {
@@ -62,33 +66,38 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &PaneScreen, th
         ),
         (None, None) => "no turn yet".to_string(),
     };
+    let turn = if link == Link::Up {
+        format!("  {turn}")
+    } else {
+        format!("  last heard: {turn}")
+    };
+    let mode = mode_span(&pane.pane.settings, theme);
+    // A narrow terminal names the pane only. Either way the place gives way to the state, the
+    // turn and the mode: a long title is cut with … rather than push them off the line.
+    let place = if crate::app::geometry::is_narrow(parts.heading.width) {
+        pane.pane.title.to_string()
+    } else {
+        format!(
+            "{} › {} › {}",
+            pane.workspace.title, pane.tab.title, pane.pane.title
+        )
+    };
+    let after = wrap::width(&word) + wrap::width(&turn) + wrap::width(&mode.content);
+    let place_room = usize::from(parts.heading.width)
+        .saturating_sub(after + 2)
+        .max(PLACE_AT_LEAST);
     put(
         frame,
         parts.heading,
         0,
         Line::from(vec![
             Span::styled(
-                // A narrow terminal names the pane only: the state and turn must fit.
-                if crate::app::geometry::is_narrow(parts.heading.width) {
-                    format!("{}  ", pane.pane.title)
-                } else {
-                    format!(
-                        "{} › {} › {}  ",
-                        pane.workspace.title, pane.tab.title, pane.pane.title
-                    )
-                },
+                format!("{}  ", wrap::truncate(&place, place_room)),
                 theme.title,
             ),
             Span::styled(word, word_style),
-            Span::styled(
-                if link == Link::Up {
-                    format!("  {turn}")
-                } else {
-                    format!("  last heard: {turn}")
-                },
-                theme.dim,
-            ),
-            mode_span(&pane.pane.settings, theme),
+            Span::styled(turn, theme.dim),
+            mode,
         ]),
     );
 
