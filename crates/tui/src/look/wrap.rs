@@ -46,6 +46,8 @@ pub fn truncate(text: &str, max_width: usize) -> String {
         out.push_str(grapheme);
     }
     if max_width >= width(ELLIPSIS) {
+        // "Check this…", not "Check this …": the cut word's blank would read as a gap.
+        out.truncate(out.trim_end().len());
         out.push_str(ELLIPSIS);
     }
     out
@@ -466,6 +468,9 @@ mod tests {
         assert_eq!(truncate("日本語です", 6), "日本…");
         assert_eq!(truncate("日本語です", 5), "日本…");
         assert_eq!(truncate("日本", 1), "…");
+        // The blank before a cut word goes with it.
+        assert_eq!(truncate("Check this project", 12), "Check this…");
+        assert_eq!(truncate("重构 订单服务", 6), "重构…");
         assert_eq!(truncate("abc", 0), "");
         assert_eq!(truncate("cafe\u{301}s", 4), "caf…");
         assert_eq!(truncate("cafe\u{301}", 4), "cafe\u{301}");

@@ -175,7 +175,7 @@ mod tests {
         // As the workspaces' tree drew a long pane title beside its state.
         assert_eq!(
             row(&[("Task: run its tests", 12), ("waiting", 10)], 40),
-            "Task: run … waiting"
+            "Task: run…  waiting"
         );
         assert_eq!(
             row(&[("重构订单服务重构", 9), ("idle", 6)], 40),
