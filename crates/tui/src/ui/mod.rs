@@ -76,8 +76,9 @@ pub(crate) fn note_at_end(frame: &mut Frame<'_>, area: Rect, note: &str, style: 
 }
 
 /// A row of columns: each text padded or cut to its width (display width, so CJK and emoji
-/// line up), the last taking what is left. A text cut to its column keeps a blank after its
-/// `…` when the next column starts with words, so they never run together ("test…waiting").
+/// line up), the last taking what is left. A text that fills its column is cut one short,
+/// with its `…`, when the next column starts with words, so they never run together
+/// ("test…waiting", "Store & restartsrunning").
 pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'static> {
     let mut spans = Vec::new();
     let mut used = 0;
@@ -90,10 +91,12 @@ pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'s
             let next_starts_blank = cells.get(i + 1).is_some_and(|(next, next_width, _)| {
                 next.starts_with(' ') || (next.is_empty() && *next_width > 0)
             });
-            let cut_to = if wrap::width(text) <= w || next_starts_blank {
-                w
-            } else {
+            // A text that fills its column to the last cell would touch the next one's words.
+            let fills = wrap::width(text) > w || (wrap::width(text) == w && !text.ends_with(' '));
+            let cut_to = if fills && !next_starts_blank {
                 w.saturating_sub(1)
+            } else {
+                w
             };
             wrap::pad_to(&wrap::truncate(text, cut_to), w)
         };
@@ -181,9 +184,11 @@ mod tests {
             row(&[("重构订单服务重构", 9), ("idle", 6)], 40),
             "重构订…  idle"
         );
-        // A text that fits is padded to its column, however tight.
-        assert_eq!(row(&[("exactly12345", 12), ("x", 2)], 40), "exactly12345x");
+        // A text that fits with room to spare is padded; one that fills its column to the
+        // last cell gives up a cell, as the workspaces' tree drew "Store & restartsrunning".
         assert_eq!(row(&[("ab", 4), ("x", 2)], 40), "ab  x");
+        assert_eq!(row(&[("exactly12345", 12), ("x", 2)], 40), "exactly123… x");
+        assert_eq!(row(&[("› ", 2), ("x", 2)], 40), "› x");
         // A column of air after it is air enough.
         assert_eq!(
             row(
