@@ -76,6 +76,10 @@ pub(crate) enum Failure {
     /// The process went away; the last lines it printed on stderr (`StderrTail::said`),
     /// empty when none.
     Gone(String),
+    /// The process went away before it read the first message: the write of `initialize`
+    /// failed (a broken pipe), and the ACP library stops reading the agent's stderr when a
+    /// write fails, so what it printed was never read, here or in the log.
+    GoneUnread,
 }
 
 /// What the agent did.
@@ -312,10 +316,23 @@ async fn run(
             Ok(())
         })
         .await;
+    let unread = result.as_ref().is_err_and(is_broken_pipe);
     if let Err(error) = result {
         tracing::warn!(agent = %name, error = %log_line(&error.to_string()), "the ACP connection failed");
     }
-    Failure::Gone(tail.settled().await)
+    let said = tail.settled().await;
+    if said.is_empty() && unread {
+        tracing::warn!(agent = %name, "the agent went before it read its first message; what it printed on stderr was not read");
+        return Failure::GoneUnread;
+    }
+    Failure::Gone(said)
+}
+
+/// True when the connection ended on a write to a process that had gone (EPIPE), which the
+/// ACP library reports as an internal error carrying the system's words.
+fn is_broken_pipe(error: &agent_client_protocol::Error) -> bool {
+    let broken = std::io::Error::from_raw_os_error(libc::EPIPE).to_string();
+    error.to_string().contains(&broken)
 }
 
 /// The foreground of the connection: initialize, then one command at a time, each request in
@@ -537,6 +554,19 @@ fn auth_method_name(method: &agent_client_protocol::v1::schema::AuthMethod) -> S
 mod tests {
     use super::*;
     use agent_client_protocol::v1::schema::InitializeResponse;
+
+    #[test]
+    fn a_write_to_a_process_that_went_is_told_apart_from_other_failures() {
+        let broken = std::io::Error::from_raw_os_error(libc::EPIPE);
+        // As the ACP library reports a failed write of the first message.
+        assert!(is_broken_pipe(
+            &agent_client_protocol::Error::into_internal_error(broken)
+        ));
+        let closed = std::io::Error::from(std::io::ErrorKind::UnexpectedEof);
+        assert!(!is_broken_pipe(
+            &agent_client_protocol::Error::into_internal_error(closed)
+        ));
+    }
 
     /// The initialize reply and the session/new error of a real adapter (tests/fixtures/acp);
     /// the notifications between them are passed over.

@@ -1369,6 +1369,9 @@ pub(crate) fn failure_words(agent: &str, failure: &Failure, what: &str) -> Strin
         Failure::Gone(said) => format!(
             "{agent} stopped unexpectedly. It printed last: “{said}” (the whole is in the host's log). Send a message to start it again."
         ),
+        Failure::GoneUnread => format!(
+            "{agent} stopped before it read its first message, and what it printed could not be read. Run its command in a terminal to see why; then send a message to start it again."
+        ),
     }
 }
 
