@@ -356,10 +356,9 @@ fn l1_search_then_copy_writes_only_clean_osc_52_bytes() {
         token_path.display()
     ));
     let raw_path = home.path().join("raw-output");
-    let tmux = Tmux::start("osc52", (100, 30), &command);
+    // The phone asks tmux for set-clipboard once, at its start: it is on before then.
+    let tmux = Tmux::start_with_options("osc52", (100, 30), &[("set-clipboard", "on")], &command);
     tmux.record_output(&raw_path);
-    let out = tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
-    assert!(out.status.success(), "set-clipboard: {out:?}");
     tmux.until("home", |s| s.contains("Needs your answer"));
     tmux.keys(&["Enter"]);
     tmux.until("the layout", |s| s.contains("workspaces, tabs and panes"));
@@ -448,10 +447,13 @@ fn an_exchange_searches_and_y_copies_it_whole_as_one_osc_52() {
     }
     let (home, _runtime, command) = demo_home("demo --speed 0");
     let raw_path = home.path().join("raw-output");
-    let tmux = Tmux::start("exchange-search", (80, 24), &command);
+    let tmux = Tmux::start_with_options(
+        "exchange-search",
+        (80, 24),
+        &[("set-clipboard", "on")],
+        &command,
+    );
     tmux.record_output(&raw_path);
-    let out = tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
-    assert!(out.status.success(), "set-clipboard: {out:?}");
     tmux.until("home", |s| s.contains("Needs your answer"));
     tmux.keys(&["w"]);
     tmux.until("the inspector", |s| s.contains("Wire inspector"));

@@ -147,11 +147,7 @@ fn the_phone_says_in_one_line_that_there_is_no_socket() {
 /// The demo in a tmux whose `set-clipboard` is `mode`, in a pane with its first item selected.
 fn demo_with_clipboard(name: &str, mode: &str) -> (tempfile::TempDir, Tmux) {
     let (home, command) = home_with("", "", "demo {config}");
-    let tmux = Tmux::start(name, (100, 30), "sleep 60");
-    let out = tmux.run(&["set-option", "-g", "set-clipboard", mode]);
-    assert!(out.status.success(), "set set-clipboard: {out:?}");
-    let out = tmux.run(&["respawn-pane", "-k", "-t", &tmux.session, &command]);
-    assert!(out.status.success(), "respawn-pane: {out:?}");
+    let tmux = Tmux::start_with_options(name, (100, 30), &[("set-clipboard", mode)], &command);
     tmux.until("home", |s| s.contains("Needs your answer"));
     // The workspaces, then the first pane, then its first item.
     tmux.keys(&["g", "Enter"]);

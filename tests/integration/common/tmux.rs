@@ -78,10 +78,23 @@ impl Tmux {
         background: &str,
         command: &str,
     ) -> Self {
-        let tmux = Self::start(name, size, "sleep 60");
         let style = format!("bg={background}");
-        let out = tmux.run(&["set-option", "-g", "window-style", &style]);
-        assert!(out.status.success(), "set window-style: {out:?}");
+        Self::start_with_options(name, size, &[("window-style", &style)], command)
+    }
+
+    /// A tmux with these global options set before `command` starts in its pane, so the phone
+    /// reads them as a person's tmux.conf would have them (it asks some once, at its start).
+    pub fn start_with_options(
+        name: &str,
+        size: (u16, u16),
+        options: &[(&str, &str)],
+        command: &str,
+    ) -> Self {
+        let tmux = Self::start(name, size, "sleep 60");
+        for (option, value) in options {
+            let out = tmux.run(&["set-option", "-g", option, value]);
+            assert!(out.status.success(), "set-option {option}: {out:?}");
+        }
         let out = tmux.run(&["respawn-pane", "-k", "-t", &tmux.session, command]);
         assert!(out.status.success(), "respawn-pane: {out:?}");
         tmux
