@@ -166,6 +166,7 @@ pub(crate) async fn open_phone_mixed(
         .with_notifier(terminal::notify)
         .with_raw_out(crate::tui::osc::write_to_terminal)
         .with_mouse_switch(terminal::set_mouse)
+        .with_clipboard_check(crate::tui::osc::tmux_clipboard_now)
         .with_outside_editor(
             crate::tui::outside_editor::edit_on_terminal,
             terminal_events,

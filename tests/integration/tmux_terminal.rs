@@ -179,6 +179,19 @@ fn a_copy_in_tmux_without_set_clipboard_on_names_the_line_that_fixes_it() {
             String::from_utf8_lossy(&buffers.stdout).trim().is_empty(),
             "{mode}: tmux took no copy"
         );
+        // The person does what the line says, the phone still running; the next y goes
+        // through, and the phone says so.
+        let out = tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
+        assert!(out.status.success(), "set-clipboard on: {out:?}");
+        tmux.keys(&["y"]);
+        tmux.until(&format!("{mode}, then on: copied"), |s| {
+            s.contains("Copied") && s.contains("OSC 52")
+        });
+        tmux.until_with("the copy in tmux's buffer", |t| {
+            !String::from_utf8_lossy(&t.run(&["list-buffers"]).stdout)
+                .trim()
+                .is_empty()
+        });
     }
     let (_home, tmux) = demo_with_clipboard("clip-on", "on");
     tmux.keys(&["y"]);

@@ -78,6 +78,12 @@ pub enum Message {
         target: outside_editor::EditTarget,
         result: Result<String, String>,
     },
+    /// After a copy, the runner asked tmux again whether it lets the copy's OSC 52 through
+    /// (`keeps`: it does not, its set-clipboard is not on); `text` is what was copied.
+    ClipboardChecked {
+        keeps: bool,
+        text: String,
+    },
     /// `collie-phone demo`'s runner saw its own agent stop or come back.
     Demo {
         agent: String,

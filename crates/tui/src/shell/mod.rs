@@ -82,7 +82,8 @@ impl App {
     }
 
     /// The runner found, at its start, that tmux keeps OSC 52 from the clipboard
-    /// (`tui::osc::tmux_keeps_the_clipboard`): each copy then says what lets it through.
+    /// (`tui::osc::tmux_keeps_the_clipboard`): each copy then says what lets it through, until
+    /// tmux is found to let it through after a copy (`Message::ClipboardChecked`).
     pub fn tmux_keeps_the_clipboard(&mut self) {
         self.phone.tmux_keeps_clipboard = true;
     }
@@ -255,6 +256,10 @@ impl App {
             }
             Message::EditedOutside { target, result } => {
                 crate::app::outside_editor::came_back(&mut self.phone, &target, result);
+                Vec::new()
+            }
+            Message::ClipboardChecked { keeps, text } => {
+                crate::screens::search::clipboard_checked(&mut self.phone, keeps, &text);
                 Vec::new()
             }
             Message::Demo { agent, news } => {

@@ -90,6 +90,9 @@ pub struct Tui<B: Backend, E> {
     raw_out: RawOut,
     /// What taking (true) or leaving the mouse does (a real terminal writes its escapes).
     mouse: Box<dyn FnMut(bool) + Send>,
+    /// Asked after each copy: whether tmux keeps OSC 52 from the clipboard now (none outside
+    /// tmux), so a set-clipboard turned on while the phone runs is seen at the next copy.
+    clipboard_check: Box<dyn FnMut() -> Option<bool> + Send>,
     clock: Box<dyn Fn() -> OffsetDateTime + Send>,
     ticker: Interval,
     dirty: bool,
@@ -168,6 +171,7 @@ where
             notifier: Box::new(|_| {}),
             raw_out: Box::new(|_| {}),
             mouse: Box::new(|_| {}),
+            clipboard_check: Box::new(|| None),
             clock: Box::new(OffsetDateTime::now_utc),
             ticker,
             dirty: true,
@@ -206,6 +210,16 @@ where
         side: tokio::sync::mpsc::UnboundedReceiver<Message>,
     ) -> Self {
         self.side = Some(side);
+        self
+    }
+
+    /// How to ask, after a copy, whether tmux keeps OSC 52 from the clipboard now
+    /// (`osc::tmux_clipboard_now`); none outside tmux.
+    pub fn with_clipboard_check(
+        mut self,
+        check: impl FnMut() -> Option<bool> + Send + 'static,
+    ) -> Self {
+        self.clipboard_check = Box::new(check);
         self
     }
 
@@ -427,7 +441,12 @@ where
                         }
                         queue.push_back(Message::Exported { path, result });
                     }
-                    Command::Copy(text) => (self.raw_out)(&osc::clipboard(&text)),
+                    Command::Copy(text) => {
+                        (self.raw_out)(&osc::clipboard(&text));
+                        if let Some(keeps) = (self.clipboard_check)() {
+                            queue.push_back(Message::ClipboardChecked { keeps, text });
+                        }
+                    }
                     Command::OpenLink(url) => {
                         let result = opener::open(&url);
                         queue.push_back(Message::LinkOpened { url, result });

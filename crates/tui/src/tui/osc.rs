@@ -30,19 +30,26 @@ const BEL: &[u8] = b"\x07";
 
 /// True when the phone runs inside tmux (`TMUX` is set) and tmux's `set-clipboard` is not
 /// `on`: tmux then drops the OSC 52 of a copy (it takes an application's only when `on`).
-/// Asked once, at the start; a tmux that does not answer is taken to let copies through.
+/// Asked at the start, and again after each copy (`tmux_clipboard_now`); a tmux that does not
+/// answer is taken to let copies through.
 pub fn tmux_keeps_the_clipboard() -> bool {
+    tmux_clipboard_now().unwrap_or(false)
+}
+
+/// Whether tmux keeps OSC 52 from the clipboard now; none outside tmux.
+pub fn tmux_clipboard_now() -> Option<bool> {
     if std::env::var_os("TMUX").is_none_or(|v| v.is_empty()) {
-        return false;
+        return None;
     }
-    std::process::Command::new("tmux")
+    let keeps = std::process::Command::new("tmux")
         .args(["show-options", "-gv", "set-clipboard"])
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .output()
         .ok()
         .filter(|out| out.status.success())
-        .is_some_and(|out| String::from_utf8_lossy(&out.stdout).trim() != "on")
+        .is_some_and(|out| String::from_utf8_lossy(&out.stdout).trim() != "on");
+    Some(keeps)
 }
 
 /// Writes escapes beside the frames to the terminal (the real runner's `raw_out`).

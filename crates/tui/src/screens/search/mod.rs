@@ -277,6 +277,23 @@ pub(crate) fn for_clipboard(text: &str) -> Copied {
 /// lines (and `what` they were, " of code" or nothing), and the runner writes it.
 pub(crate) fn copy(phone: &mut Phone, text: &str, what: &str) -> Vec<Command> {
     let copied = for_clipboard(text);
+    tell_copy(phone, &copied, what);
+    vec![Command::Copy(copied.text)]
+}
+
+/// After a copy the runner asked tmux again (a person may have followed the line the phone
+/// gave them, or turned set-clipboard off): when the answer changed, the phone keeps the new
+/// one and says again what became of the copy just made.
+pub(crate) fn clipboard_checked(phone: &mut Phone, keeps: bool, text: &str) {
+    if keeps == phone.tmux_keeps_clipboard {
+        return;
+    }
+    phone.tmux_keeps_clipboard = keeps;
+    tell_copy(phone, &for_clipboard(text), "");
+}
+
+/// The status line after a copy: how many lines went, or the one line that lets tmux pass it.
+fn tell_copy(phone: &mut Phone, copied: &Copied, what: &str) {
     let words = match copied.cut_from {
         None if copied.lines == 1 => {
             format!("Copied 1 line{what} to the clipboard (through the terminal, OSC 52).")
@@ -302,12 +319,43 @@ pub(crate) fn copy(phone: &mut Phone, text: &str, what: &str) -> Vec<Command> {
     } else {
         phone.show_toast(words, copied.cut_from.is_some());
     }
-    vec![Command::Copy(copied.text)]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_set_clipboard_turned_on_while_the_phone_runs_is_seen_at_the_next_copy() {
+        let mut harness = crate::screens::harness::Harness::new();
+        harness.phone.tmux_keeps_clipboard = true;
+        // The copy as the phone first tells it: tmux drops it, and the line that fixes it.
+        let commands = copy(&mut harness.phone, "one\ntwo", "");
+        assert!(matches!(&commands[..], [Command::Copy(text)] if text == "one\ntwo"));
+        assert!(
+            harness
+                .toast()
+                .is_some_and(|t| t.starts_with("tmux drops the copy"))
+        );
+        // The runner asked tmux after it and found set-clipboard on: the copy went through.
+        clipboard_checked(&mut harness.phone, false, "one\ntwo");
+        assert!(!harness.phone.tmux_keeps_clipboard);
+        assert_eq!(
+            harness.toast(),
+            Some("Copied 2 lines to the clipboard (through the terminal, OSC 52).")
+        );
+        // An answer that changes nothing says nothing again.
+        harness.phone.toast = None;
+        clipboard_checked(&mut harness.phone, false, "one\ntwo");
+        assert_eq!(harness.toast(), None);
+        // Turned off again: told at once, for the copy just made.
+        clipboard_checked(&mut harness.phone, true, "one");
+        assert!(
+            harness
+                .toast()
+                .is_some_and(|t| t.starts_with("tmux drops the copy"))
+        );
+    }
 
     #[test]
     fn l1_the_clipboard_gets_cleaned_text_only() {
