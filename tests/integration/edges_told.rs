@@ -129,19 +129,17 @@ fn a_running_watch_whose_folder_goes_exits_as_a_fresh_one_does() {
     assert_eq!(fresh.status.code(), Some(8));
 }
 
-/// An ACP agent that cannot start says why on stderr (codex-acp with an old config, as seen):
-/// the pane's notice carries its last lines, cleaned (SPEC L1); the host's log has them whole.
-/// The stand-in reads its first message before it fails, as a real agent does: one that goes
-/// before it reads has the next test.
-#[tokio::test]
-async fn an_acp_agent_that_cannot_start_says_why_in_the_pane() {
-    let dir = common::temp_dir();
-    let project = dir.path().join("project");
+/// A host of one ACP agent named codex, run as `acp` says (`NAME=COMMAND`); its first pane
+/// is started, and the notice that it stopped is awaited. The host's log is `dir/host.log`.
+async fn notice_of_a_stopped_acp_agent(
+    dir: &std::path::Path,
+    acp: &str,
+) -> (common::AgentProcess, String) {
+    let project = dir.join("project");
     std::fs::create_dir_all(&project).expect("a workspace");
-    let log = dir.path().join("host.log");
-    let socket = dir.path().join("run/agent.sock");
-    let config = dir.path().join("none.toml");
-    let acp = "codex=sh -c 'read -r first; echo starting >&2; echo \"\u{1b}[2mloading config\u{1b}[0m\" >&2; echo \"reading ~/.codex/config.toml\" >&2; echo \"Error: approval_policy = \\\"untrusted\\\" is no longer supported; remove this setting\" >&2; exit 1'";
+    let log = dir.join("host.log");
+    let socket = dir.join("run/agent.sock");
+    let config = dir.join("none.toml");
     let args = [
         "agent",
         "--socket",
@@ -179,6 +177,19 @@ async fn an_acp_agent_that_cannot_start_says_why_in_the_pane() {
         }
     })
     .await;
+    (process, notice)
+}
+
+/// An ACP agent that cannot start says why on stderr (codex-acp with an old config, as seen):
+/// the pane's notice carries its last lines, cleaned (SPEC L1); the host's log has them whole.
+/// The stand-in reads its first message before it fails, as a real agent does: one that goes
+/// before it reads has the next test.
+#[tokio::test]
+async fn an_acp_agent_that_cannot_start_says_why_in_the_pane() {
+    let dir = common::temp_dir();
+    let log = dir.path().join("host.log");
+    let acp = "codex=sh -c 'read -r first; echo starting >&2; echo \"\u{1b}[2mloading config\u{1b}[0m\" >&2; echo \"reading ~/.codex/config.toml\" >&2; echo \"Error: approval_policy = \\\"untrusted\\\" is no longer supported; remove this setting\" >&2; exit 1'";
+    let (_process, notice) = notice_of_a_stopped_acp_agent(dir.path(), acp).await;
     assert_eq!(
         notice,
         "codex stopped unexpectedly. It printed last: “loading config ⏎ reading ~/.codex/config.toml ⏎ Error: approval_policy = \"untrusted\" is no longer supported; remove this setting” (the whole is in the host's log). Send a message to start it again."
@@ -208,50 +219,10 @@ async fn an_acp_agent_that_cannot_start_says_why_in_the_pane() {
 #[tokio::test]
 async fn an_acp_agent_gone_before_it_reads_is_told_truly_whether_or_not_its_words_were_read() {
     let dir = common::temp_dir();
-    let project = dir.path().join("project");
-    std::fs::create_dir_all(&project).expect("a workspace");
     let log = dir.path().join("host.log");
-    let socket = dir.path().join("run/agent.sock");
-    let config = dir.path().join("none.toml");
     // It closes its stdin at once, so a write to it is likely to fail.
     let acp = "codex=sh -c 'exec 0<&-; echo \"Error: bad config\" >&2; exit 1'";
-    let args = [
-        "agent",
-        "--socket",
-        socket.to_str().expect("utf-8"),
-        "--log",
-        log.to_str().expect("utf-8"),
-        "--config",
-        config.to_str().expect("utf-8"),
-        "--workspace",
-        project.to_str().expect("utf-8"),
-        "--acp",
-        acp,
-    ];
-    let process = common::AgentProcess::start_with_env(&args, &[("RUST_LOG", "info")]);
-    let client = process.client();
-    common::wait_ready(&client).await;
-    let reply = client
-        .post(
-            "/session/v1/starter/codex-1",
-            serde_json::json!({"requestId": "c"}),
-        )
-        .await
-        .expect(200, "ok");
-    let pane = reply["paneId"].as_str().expect("a pane").to_string();
-    let notice = common::eventually("the notice", std::time::Duration::from_secs(20), || {
-        let client = &client;
-        let pane = pane.clone();
-        async move {
-            common::panes::items(client, &pane)
-                .await
-                .into_iter()
-                .filter(|i| i["kind"] == "notice")
-                .filter_map(|i| i["text"].as_str().map(str::to_string))
-                .find(|t| t.contains("stopped"))
-        }
-    })
-    .await;
+    let (_process, notice) = notice_of_a_stopped_acp_agent(dir.path(), acp).await;
     let heard = "codex stopped unexpectedly. It printed last: “Error: bad config” (the whole is in the host's log). Send a message to start it again.";
     let unread = "codex stopped before it read its first message, and what it printed could not be read. Run its command in a terminal to see why; then send a message to start it again.";
     assert!(notice == heard || notice == unread, "{notice}");
