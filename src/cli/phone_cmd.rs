@@ -150,7 +150,7 @@ pub(crate) async fn open_phone_mixed(
     for (agent, host) in &through_ssh {
         app.reached_through_ssh(agent, host);
     }
-    if crate::tui::osc::tmux_keeps_the_clipboard() {
+    if crate::tui::osc::tmux_clipboard_now() == Some(true) {
         app.tmux_keeps_the_clipboard();
     }
     // Looked at again only once it woke: crossterm's stream spins on its reader's lock at

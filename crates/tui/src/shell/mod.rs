@@ -82,7 +82,7 @@ impl App {
     }
 
     /// The runner found, at its start, that tmux keeps OSC 52 from the clipboard
-    /// (`tui::osc::tmux_keeps_the_clipboard`): each copy then says what lets it through, until
+    /// (`tui::osc::tmux_clipboard_now`): each copy then says what lets it through, until
     /// tmux is found to let it through after a copy (`Message::ClipboardChecked`).
     pub fn tmux_keeps_the_clipboard(&mut self) {
         self.phone.tmux_keeps_clipboard = true;

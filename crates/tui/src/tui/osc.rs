@@ -28,15 +28,10 @@ const RESTORE_CURSOR: &[u8] = b"\x1b8";
 const ST: &[u8] = b"\x1b\\";
 const BEL: &[u8] = b"\x07";
 
-/// True when the phone runs inside tmux (`TMUX` is set) and tmux's `set-clipboard` is not
-/// `on`: tmux then drops the OSC 52 of a copy (it takes an application's only when `on`).
-/// Asked at the start, and again after each copy (`tmux_clipboard_now`); a tmux that does not
-/// answer is taken to let copies through.
-pub fn tmux_keeps_the_clipboard() -> bool {
-    tmux_clipboard_now().unwrap_or(false)
-}
-
-/// Whether tmux keeps OSC 52 from the clipboard now; none outside tmux.
+/// Whether tmux keeps OSC 52 from the clipboard now: true when tmux's `set-clipboard` is not
+/// `on` (it takes an application's clipboard escape only when `on`); none outside tmux (`TMUX`
+/// unset). Asked at the start and again after each copy; a tmux that does not answer is taken
+/// to let copies through.
 pub fn tmux_clipboard_now() -> Option<bool> {
     if std::env::var_os("TMUX").is_none_or(|v| v.is_empty()) {
         return None;
