@@ -124,10 +124,12 @@ impl AgentArgs {
             (Some(address), Some(token_file), _) => {
                 let tls = match (&self.tls, &self.tls_cert, &self.tls_key) {
                     (Some(TlsMode::Auto), _, _) => {
-                        Some(Https::Auto(self.world.state.as_deref().map_or_else(
-                            || crate::engine::Journal::default_path().with_file_name("agent-tls"),
-                            tls_auto::folder_in,
-                        )))
+                        Some(Https::Auto(match self.world.state.as_deref() {
+                            Some(state) => tls_auto::folder_in(state),
+                            None => crate::transport::own_files::state_dir()
+                                .map_err(super::phone_cmd::not_yours)?
+                                .join("agent-tls"),
+                        }))
                     }
                     (None, Some(cert), Some(key)) => Some(Https::Files(TlsFiles {
                         cert: cert.clone(),
@@ -184,17 +186,13 @@ fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
     for text in &args.acp {
         agents.push(AcpSpec::parse(text).map_err(anyhow::Error::msg)?);
     }
-    let config_path = args
-        .config
-        .clone()
-        .unwrap_or_else(crate::config::default_path);
-    let config = super::connect::read_config(&config_path)?;
+    let config = super::connect::read_config_at(args.config.as_deref())?;
     for (name, entry) in &config.acp {
         if agents.iter().any(|a| &a.name == name) {
             continue;
         }
         let mut spec = AcpSpec::new(name, entry.command.clone())
-            .map_err(|why| anyhow::anyhow!("{}: [acp.{name}]: {why}", config_path.display()))?;
+            .map_err(|why| anyhow::anyhow!("{}: [acp.{name}]: {why}", config.path().display()))?;
         spec.mode = entry.mode.clone();
         agents.push(spec);
     }

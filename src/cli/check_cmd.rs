@@ -52,8 +52,9 @@ pub(crate) struct CheckArgs {
     /// agent's permission requests. The check never approves one.
     #[arg(long, value_name = "MODE", requires = "prompt")]
     pub(crate) mode: Option<String>,
-    /// With --acp: where the agent's stderr goes (default: a file in the temporary folder,
-    /// named in the report's first line).
+    /// With --acp: where the agent's stderr goes (default: agent.log in a private folder of the
+    /// check's own in the temporary folder, 0700 with a random name, named in the report's
+    /// first line).
     #[arg(long, value_name = "FILE", requires = "acp")]
     pub(crate) log: Option<PathBuf>,
 }
@@ -120,16 +121,13 @@ fn run_acp(args: &CheckArgs, acp: &str) -> anyhow::Result<ExitCode> {
             "--acp needs a command, e.g. --acp \"gemini --acp\", or the name of an [acp.NAME] agent of the config"
         );
     }
-    let log = args.log.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("collie-check-acp-{}.log", std::process::id()))
-    });
     let options = check_acp::AcpOptions {
         command,
         shown: shown.clone(),
         workspace: args.workspace.clone(),
         prompts: args.prompt.clone(),
         mode: args.mode.clone(),
-        log,
+        log: args.log.clone(),
     };
     let report = match check_acp::run(options) {
         Ok(report) => report,

@@ -58,16 +58,22 @@ pub(crate) struct ConnectArgs {
 /// path of another shape is a bad argument (exit 2), never an agent that cannot be reached.
 fn socket_path(text: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(text);
-    crate::transport::privacy::check_shape(&path).map_err(|refused| match &refused.fix {
-        Some(fix) => format!("{refused}; {fix}"),
-        None => refused.to_string(),
-    })?;
+    crate::transport::privacy::check_shape(&path).map_err(|refused| refused.with_fix())?;
     Ok(path)
 }
 
 /// Reads the config file once for a command: a refusal goes to the log too (when the command
 /// keeps one) before it reaches the person on stderr.
-pub(crate) fn read_config(path: &Path) -> anyhow::Result<Config> {
+pub(crate) fn read_config_at(flag: Option<&Path>) -> anyhow::Result<Config> {
+    let path = match flag {
+        Some(path) => path.to_path_buf(),
+        None => config::default_path()?,
+    };
+    read_config(&path)
+}
+
+/// Reads the config file at `path`, as [`read_config_at`] does.
+fn read_config(path: &Path) -> anyhow::Result<Config> {
     Config::read(path).map_err(|error| {
         tracing::error!(%error, "the config file is refused");
         error.into()
@@ -75,13 +81,9 @@ pub(crate) fn read_config(path: &Path) -> anyhow::Result<Config> {
 }
 
 impl ConnectArgs {
-    pub(crate) fn config_path(&self) -> PathBuf {
-        self.config.clone().unwrap_or_else(config::default_path)
-    }
-
     /// The config file these flags name (`--config`, else the default), read and checked.
     pub(crate) fn read_config(&self) -> anyhow::Result<Config> {
-        read_config(&self.config_path())
+        read_config_at(self.config.as_deref())
     }
 
     /// Every agent these flags and the config name (the command line's first, then the

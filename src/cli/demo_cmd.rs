@@ -108,11 +108,7 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
         }
     }
     let _log = start_log(args.log.as_deref())?;
-    let config_path = args
-        .config
-        .clone()
-        .unwrap_or_else(crate::config::default_path);
-    let config = super::connect::read_config(&config_path)?;
+    let config = super::connect::read_config_at(args.config.as_deref())?;
     let mut setup = PhoneSetup::load(&config, args.theme.as_deref())?;
     setup.engine.record = args.record.record.clone();
     super::runtime()?.block_on(async {

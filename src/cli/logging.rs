@@ -2,8 +2,6 @@
 //! so its log is for its operator, never mixed into stdout, which carries the `listening` line.
 //! Both go through the cleaning writer (`out::log_writer`): log lines quote agents' words.
 
-use std::fs::OpenOptions;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use anyhow::Context;
@@ -24,11 +22,7 @@ pub(crate) fn init(file: Option<&Path>, default_level: &str) -> anyhow::Result<L
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     match file {
         Some(path) => {
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .mode(0o600)
-                .open(path)
+            let file = crate::transport::own_files::open_own(path, true)
                 .with_context(|| format!("could not open the log file {}", path.display()))?;
             let (writer, worker) = tracing_appender::non_blocking(file);
             builder

@@ -15,6 +15,7 @@ use crate::engine::dsh::BridgeSpec;
 use crate::engine::{AgentSpec, Engine, EngineOptions, Journal};
 use crate::look::theme::Theme;
 use crate::shell::App;
+use crate::transport::own_files;
 use crate::tui::{Tui, terminal};
 
 #[derive(Debug, Clone, Args, Default)]
@@ -68,29 +69,32 @@ impl PhoneSetup {
         Ok(Self {
             settings: config.settings().clone(),
             theme,
-            journal: Journal::default_path(),
+            journal: Journal::default_path().map_err(not_yours)?,
             engine: EngineOptions::default(),
             demo: None,
         })
     }
 }
 
-/// `$XDG_STATE_HOME/collie-phone/phone.log`, its folder made private.
-pub(crate) fn default_log_path() -> PathBuf {
-    Journal::default_path().with_file_name("phone.log")
+/// A folder or file of the person's that is not theirs alone, as the one sentence they act on.
+pub(crate) fn not_yours(refused: crate::transport::NotPrivate) -> anyhow::Error {
+    anyhow::anyhow!(refused.with_fix())
 }
 
-/// Starts tracing into a file: the terminal belongs to the screens.
+/// `$XDG_STATE_HOME/collie-phone/phone.log`, in the state folder of the person's own (SPEC S8).
+fn default_log_path() -> anyhow::Result<PathBuf> {
+    let folder = own_files::state_dir().map_err(not_yours)?;
+    own_files::make_private_dir(&folder).map_err(not_yours)?;
+    Ok(folder.join("phone.log"))
+}
+
+/// Starts tracing into a file: the terminal belongs to the screens. A `--log` path is the
+/// person's choice of folder; the file itself is opened as every file of ours (SPEC S9).
 pub(crate) fn start_log(path: Option<&Path>) -> anyhow::Result<logging::LogGuard> {
-    let path = path.map_or_else(default_log_path, Path::to_path_buf);
-    if let Some(folder) = path.parent() {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(folder)
-            .with_context(|| format!("could not make the log folder {}", folder.display()))?;
-    }
+    let path = match path {
+        Some(path) => path.to_path_buf(),
+        None => default_log_path()?,
+    };
     logging::init(Some(&path), "info")
 }
 

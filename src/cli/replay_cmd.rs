@@ -100,11 +100,7 @@ fn serve_only(args: &ReplayArgs, socket: &Path) -> anyhow::Result<()> {
 fn serve_and_open(args: &ReplayArgs) -> anyhow::Result<()> {
     let _log = start_log(args.log.as_deref())?;
     let (recording, server) = load(args)?;
-    let config_path = args
-        .config
-        .clone()
-        .unwrap_or_else(crate::config::default_path);
-    let config = super::connect::read_config(&config_path)?;
+    let config = super::connect::read_config_at(args.config.as_deref())?;
     let mut setup = PhoneSetup::load(&config, args.theme.as_deref())?;
     let folder = private_folder()?;
     // The replay's intents stay with the replay: a real journal never sees them.

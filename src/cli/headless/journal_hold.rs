@@ -24,7 +24,7 @@ impl JournalHold {
     /// The phone's journal (`Journal::default_path()`).
     pub(crate) fn shared() -> anyhow::Result<Self> {
         Ok(Self::Shared {
-            path: Journal::default_path(),
+            path: Journal::default_path().map_err(crate::cli::phone_cmd::not_yours)?,
         })
     }
 

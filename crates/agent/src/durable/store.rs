@@ -295,17 +295,11 @@ pub(crate) fn write_atomic(dir: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// SPEC S8: the state folder is made 0700, and one that was there is used only when it is the
+/// caller's and nobody else can write in it (it holds the journal of what people said).
 fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut builder = fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
-        .create(dir)
-        .map_err(|e| anyhow::anyhow!("cannot create the state folder {}: {e}", dir.display()))
+    crate::transport::own_files::make_private_dir(dir)
+        .map_err(|refused| anyhow::anyhow!("the state folder is not used: {}", refused.with_fix()))
 }
 
 fn remove_stale_temps(dir: &Path) {

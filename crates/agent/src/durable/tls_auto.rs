@@ -4,10 +4,10 @@
 //! names and addresses the host answers on. Remade only when a file is missing, does not read, or
 //! the certificate has expired.
 
-use std::fs::{self, DirBuilder, OpenOptions, Permissions};
+use std::fs::{self, OpenOptions, Permissions};
 use std::io::Write;
 use std::net::IpAddr;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -55,14 +55,10 @@ pub enum Story {
 /// The certificate in `folder` for an agent listening on `listen`: kept when it is there and
 /// good at `now`, else made (the folder 0700, the key 0600).
 pub fn ensure(folder: &Path, listen: IpAddr, now: OffsetDateTime) -> anyhow::Result<AutoTls> {
-    DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(folder)
-        .with_context(|| format!("could not make the folder {}", folder.display()))?;
-    // The folder holds a private key: only we may look in it, whoever made it.
-    fs::set_permissions(folder, Permissions::from_mode(0o700))
-        .with_context(|| format!("could not make {} private (chmod 700)", folder.display()))?;
+    // The folder holds a private key: it is made 0700, and one that was there is used only
+    // when it is ours and nobody else can write in it (SPEC S8).
+    crate::transport::own_files::make_private_dir(folder)
+        .map_err(|refused| anyhow::anyhow!("the TLS folder is not used: {}", refused.with_fix()))?;
     let files = TlsFiles {
         cert: folder.join(CERT_FILE),
         key: folder.join(KEY_FILE),

@@ -380,6 +380,12 @@ impl Probe {
             .request(method, format!("{}{}", bare.base, request.path))
             .timeout(self.endpoint.deadline(request.class()));
         if let Some(token) = token {
+            // SPEC T11: over plain HTTP to this machine, another user's port gets no token.
+            if let Ok(base) = reqwest::Url::parse(&bare.base)
+                && let Err(refused) = crate::transport::port_owner::check_url(&base)
+            {
+                return Some(Err(refused.to_string()));
+            }
             builder = builder.header(reqwest::header::AUTHORIZATION, format!("Bearer {token}"));
         }
         if request.with_version {

@@ -29,6 +29,7 @@ use std::time::Duration;
 
 use crate::check::report::Report;
 use crate::check::{Finding, Verdict};
+use crate::transport::own_files;
 
 /// The rules of the P family, in the order they are reported: (id, what it asks).
 pub(crate) const RULES: &[(&str, &str)] = &[
@@ -107,8 +108,9 @@ pub struct AcpOptions {
     /// The mode the turns' session is switched to first (`--mode`), e.g. one that asks
     /// before it acts, so the turns show permission requests.
     pub mode: Option<String>,
-    /// Where the agent's stderr goes.
-    pub log: PathBuf,
+    /// Where the agent's stderr goes; `None` puts it in the check's private scratch folder
+    /// (0700, a random name), where it stays for the person to read once the check is done.
+    pub log: Option<PathBuf>,
 }
 
 /// The agent could not be started at all, so nothing was checked.
@@ -220,37 +222,35 @@ pub fn run(options: AcpOptions) -> Result<Report, Unstartable> {
         .enable_all()
         .build()
         .map_err(|error| Unstartable(format!("the check could not start its runtime: {error}")))?;
-    let log = File::options()
-        .create(true)
-        .append(true)
-        .open(&options.log)
-        .map_err(|error| {
-            Unstartable(format!(
-                "cannot open the log file {} for the agent's stderr: {error}",
-                options.log.display()
-            ))
-        })?;
+    let scratch = Scratch::new(options.log.is_none())?;
+    let log_path = options
+        .log
+        .clone()
+        .unwrap_or_else(|| scratch.folder.join(LOG_FILE));
+    // The agent may print secrets (an API key) on stderr: the log is the person's alone,
+    // never opened through a planted symlink (SPEC S9).
+    let log = own_files::open_own(&log_path, true).map_err(|error| {
+        Unstartable(format!(
+            "cannot open the log file {} for the agent's stderr: {error}",
+            log_path.display()
+        ))
+    })?;
     let log = Arc::new(Mutex::new(log));
-    let scratch = match &options.workspace {
-        Some(_) => None,
-        None => Some(Scratch::new()?),
-    };
-    let workspace = match (&options.workspace, &scratch) {
-        (Some(dir), _) => dir.canonicalize().map_err(|error| {
+    let workspace = match &options.workspace {
+        Some(dir) => dir.canonicalize().map_err(|error| {
             Unstartable(format!(
                 "the workspace {} cannot be used: {error}",
                 dir.display()
             ))
         })?,
-        (None, Some(scratch)) => scratch.0.clone(),
-        (None, None) => unreachable!("a scratch folder is made when no workspace is given"),
+        None => scratch.workspace()?,
     };
     let (rulings, version) = runtime.block_on(check(&options, &workspace, log))?;
     Ok(Report::acp(
         &options.shown,
         version,
         !options.prompts.is_empty(),
-        &options.log,
+        &log_path,
         rulings.findings(),
     ))
 }
@@ -337,31 +337,46 @@ async fn check(
     Ok((rulings, version))
 }
 
-/// A folder of the check's own, removed at the end.
-struct Scratch(PathBuf);
+/// The log's name in the scratch folder.
+const LOG_FILE: &str = "agent.log";
+
+/// The check's own folder in the temp folder: 0700 under a random name, so nobody else can
+/// read the agent's stderr, guess the name or plant a link in it (SPEC S9). The agents'
+/// sessions work in its `workspace/`, removed at the end; the log stays for the person (the
+/// report's first line names it), and with the log elsewhere (`--log`) the folder goes whole.
+struct Scratch {
+    folder: PathBuf,
+    keep_folder: bool,
+}
 
 impl Scratch {
-    fn new() -> Result<Self, Unstartable> {
-        let dir = std::env::temp_dir().join(format!(
-            "collie-check-acp-{}-{:08x}",
-            std::process::id(),
-            rand::random::<u32>()
-        ));
-        std::fs::create_dir_all(&dir)
-            .and_then(|()| dir.canonicalize())
-            .map(Self)
-            .map_err(|error| {
-                Unstartable(format!(
-                    "cannot make a scratch folder {}: {error}",
-                    dir.display()
-                ))
-            })
+    fn new(keep_folder: bool) -> Result<Self, Unstartable> {
+        let made = own_files::scratch_dir("collie-check-acp-")
+            .map_err(|error| Unstartable(format!("cannot make a scratch folder: {error}")))?;
+        let folder = made.keep().canonicalize().map_err(|error| {
+            Unstartable(format!("cannot find the scratch folder again: {error}"))
+        })?;
+        Ok(Self {
+            folder,
+            keep_folder,
+        })
+    }
+
+    /// The sessions' folder, made 0700 inside the scratch folder.
+    fn workspace(&self) -> Result<PathBuf, Unstartable> {
+        let dir = self.folder.join("workspace");
+        own_files::make_private_dir(&dir)
+            .map(|()| dir)
+            .map_err(|refused| Unstartable(format!("cannot make a scratch folder: {refused}")))
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        let _ = std::fs::remove_dir_all(self.folder.join("workspace"));
+        if !self.keep_folder {
+            let _ = std::fs::remove_dir_all(&self.folder);
+        }
     }
 }
 

@@ -10,11 +10,13 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use super::intent::{IntentKind, IntentState};
+use crate::transport::NotPrivate;
+use crate::transport::own_files;
 
 /// Final intents kept when the journal is compacted at start.
 const KEEP_FINAL: usize = 500;
@@ -82,16 +84,10 @@ pub(crate) struct JournalError {
 
 impl Journal {
     /// The default place: `$XDG_STATE_HOME/collie-phone/intents.jsonl`
-    /// (or `~/.local/state/collie-phone/intents.jsonl`).
-    pub fn default_path() -> PathBuf {
-        let base = std::env::var_os("XDG_STATE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state"))
-            })
-            .unwrap_or_else(std::env::temp_dir);
-        base.join("collie-phone").join("intents.jsonl")
+    /// (or `~/.local/state/collie-phone/intents.jsonl`), never in a folder someone else could
+    /// make first (SPEC S8).
+    pub fn default_path() -> Result<PathBuf, NotPrivate> {
+        Ok(own_files::state_dir()?.join("intents.jsonl"))
     }
 
     /// Opens (creating) the journal and recovers what it holds; compacts it when no other
@@ -102,9 +98,11 @@ impl Journal {
             source,
         };
         if let Some(folder) = path.parent() {
-            create_private_dir(folder).map_err(fail)?;
+            own_files::make_private_dir(folder)
+                .map_err(|refused| fail(std::io::Error::other(refused.to_string())))?;
         }
-        let holder = open_private(&path.with_extension("jsonl.lock"), false).map_err(fail)?;
+        let holder =
+            own_files::open_own(&path.with_extension("jsonl.lock"), false).map_err(fail)?;
         let alone = match holder.try_lock() {
             Ok(()) => true,
             Err(std::fs::TryLockError::WouldBlock) => false,
@@ -125,7 +123,7 @@ impl Journal {
         // From exclusive (or none) to shared: another process may compact in the gap, so the
         // file is opened only once the shared lock is held, when nobody can any more.
         holder.lock_shared().map_err(fail)?;
-        let file = open_private(path, true).map_err(fail)?;
+        let file = own_files::open_own(path, true).map_err(fail)?;
         Ok((
             Self {
                 path: path.to_path_buf(),
@@ -187,27 +185,6 @@ impl Journal {
 fn clean_line(line: &Line) -> Result<String, serde_json::Error> {
     let value = crate::out::json(serde_json::to_value(line)?);
     serde_json::to_string(&value)
-}
-
-/// Opens a file of this user only (0600), creating it; for appending or as a lock.
-fn open_private(path: &Path, append: bool) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut options = OpenOptions::new();
-    options.create(true).mode(0o600);
-    if append {
-        options.append(true);
-    } else {
-        options.write(true).truncate(false);
-    }
-    options.open(path)
-}
-
-fn create_private_dir(folder: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(folder)
 }
 
 /// Rebuilds every intent from the lines; a torn last line (a crash mid-write) is skipped.
@@ -288,31 +265,24 @@ fn compact(records: Vec<IntentRecord>) -> Vec<IntentRecord> {
 
 /// Writes the compacted journal atomically: temp file, fsync, rename, fsync the folder.
 fn rewrite(path: &Path, records: &[IntentRecord]) -> std::io::Result<()> {
-    let temp = path.with_extension("jsonl.tmp");
-    {
-        let mut file = {
-            use std::os::unix::fs::OpenOptionsExt;
-            OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(&temp)?
-        };
-        for record in records {
-            let mut text = clean_line(&Line::Created {
-                record: record.clone(),
-            })
-            .map_err(std::io::Error::other)?;
-            text.push('\n');
-            file.write_all(text.as_bytes())?;
-        }
-        file.sync_all()?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    // SPEC S9: the new journal is written to a file made new under a random name (O_EXCL),
+    // never to a fixed name someone could have planted a symlink at, then renamed over the old.
+    let mut temp = tempfile::Builder::new()
+        .prefix(".intents-")
+        .suffix(".tmp")
+        .tempfile_in(folder)?;
+    for record in records {
+        let mut text = clean_line(&Line::Created {
+            record: record.clone(),
+        })
+        .map_err(std::io::Error::other)?;
+        text.push('\n');
+        temp.write_all(text.as_bytes())?;
     }
-    std::fs::rename(&temp, path)?;
-    if let Some(folder) = path.parent() {
-        File::open(folder)?.sync_all()?;
-    }
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    File::open(folder)?.sync_all()?;
     Ok(())
 }
 
@@ -419,7 +389,10 @@ mod tests {
             journal.attempt("r-1", 1, Some("e-1")).expect("attempt");
         }
         // A line as an earlier version wrote it: no epoch.
-        let mut file = OpenOptions::new().append(true).open(&path).expect("open");
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("open");
         let mut old = serde_json::to_value(Line::Created {
             record: record("r-2"),
         })
@@ -454,7 +427,10 @@ mod tests {
             let (mut journal, _) = Journal::open(&path).expect("open");
             journal.created(&record("r-1")).expect("created");
         }
-        let mut file = OpenOptions::new().append(true).open(&path).expect("open");
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("open");
         file.write_all(b"{\"op\":\"attempt\",\"requ")
             .expect("write");
         let (_journal, records) = Journal::open(&path).expect("reopen");

@@ -3,7 +3,9 @@
 //! exchanges of one poll cycle over one socket connection.
 
 pub mod cause;
+pub mod own_files;
 pub mod pin;
+pub mod port_owner;
 pub mod privacy;
 pub(crate) mod socket;
 pub mod tls;

@@ -15,6 +15,16 @@ pub struct NotPrivate {
     pub fix: Option<String>,
 }
 
+impl NotPrivate {
+    /// The whole sentence a person acts on: the part, why, and the command that fixes it.
+    pub fn with_fix(&self) -> String {
+        match &self.fix {
+            Some(fix) => format!("{self}; {fix}"),
+            None => self.to_string(),
+        }
+    }
+}
+
 /// No socket at the path: nothing to check and nothing to dial. Told apart from a socket that
 /// is not private, because the fix is another one: start the agent, or mend the path.
 #[derive(Debug, Clone, PartialEq, Eq)]

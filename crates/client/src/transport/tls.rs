@@ -176,6 +176,11 @@ impl TlsEndpoint {
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
                 .body(body.clone());
         }
+        // SPEC T11: over plain HTTP to this machine, another user's port gets no token.
+        if let Ok(base) = reqwest::Url::parse(&self.base) {
+            super::port_owner::check_url(&base)
+                .map_err(|refused| TransportError::Connect(refused.to_string()))?;
+        }
         let mut response = builder.send().await.map_err(|e| classify(&e))?;
         let status = response.status().as_u16();
         let header = |name| {

@@ -27,8 +27,8 @@ pub enum TokenError {
     NotPrivate(String),
 }
 
-/// Where the token of an agent comes from when nothing more precise (a config entry's
-/// `token-file`) names one: `--token-file`, else `COLLIE_DURABLE_TOKEN` (SPEC T2).
+/// Where the token of the command line's agents comes from: `--token-file`, else
+/// `COLLIE_DURABLE_TOKEN` (SPEC T2); never a config agent's, which names its own (SPEC T12).
 #[derive(Debug, Clone, Default)]
 pub struct TokenSource {
     /// `--token-file` on the command line.

@@ -81,11 +81,13 @@ pub(crate) fn status_words(record: &ExchangeRecord) -> String {
 
 /// `$XDG_STATE_HOME/collie-phone` (or `~/.local/state/collie-phone`), next to the journal:
 /// an export must outlive `collie-phone demo`, whose folder goes when it quits.
+/// Without a home of the person's there is no such folder, and no phone either (its journal and
+/// log live there, SPEC S8): the empty path then only keeps the type simple.
 pub(crate) fn default_export_dir() -> PathBuf {
-    let journal = crate::engine::Journal::default_path();
-    journal
-        .parent()
-        .map_or_else(std::env::temp_dir, Path::to_path_buf)
+    crate::engine::Journal::default_path()
+        .ok()
+        .and_then(|journal| journal.parent().map(Path::to_path_buf))
+        .unwrap_or_default()
 }
 
 /// An exchange numbered `n`, for the tests of the log and of the inspector that lists it.

@@ -92,10 +92,13 @@ pub enum DialError {
     SocketOrUrl(String),
     #[error("agent \"{0}\": {1}")]
     Token(String, TokenError),
-    #[error(
-        "agent \"{0}\" needs a token: token-file in the config, --token-file, or COLLIE_DURABLE_TOKEN"
-    )]
+    #[error("agent \"{0}\" needs a token: --token-file, or COLLIE_DURABLE_TOKEN")]
     NoToken(String),
+    /// SPEC T12: a config agent names its own token; the command line's serves only its agents.
+    #[error(
+        "agent \"{0}\" needs a token of its own: token-file = \"PATH\" in [agents.{0}] (--token-file and COLLIE_DURABLE_TOKEN serve only the agents of the command line, so one agent's token never goes to another)"
+    )]
+    NoOwnToken(String),
     #[error("agent \"{0}\": {1}")]
     Tls(String, TlsSetupError),
     #[error("agent \"{0}\": give either a CA (ca-cert, --ca-cert) or a pin (pin, --pin), not both")]
@@ -108,21 +111,37 @@ pub enum DialError {
         "DSH bridge \"{0}\" needs a token: token-file in its [dsh.{0}] section, --dsh-token-file, or --token-file when no --url agent needs it"
     )]
     DshNoToken(String),
+    /// SPEC T12, as for agents: a `[dsh.NAME]` section names its own token.
+    #[error(
+        "DSH bridge \"{0}\" needs a token of its own: token-file = \"PATH\" in [dsh.{0}] (the command line's token serves only its own --dsh bridge)"
+    )]
+    DshNoOwnToken(String),
+}
+
+/// Whose token an entry may fall back on (SPEC T12).
+#[derive(Clone, Copy)]
+enum Given<'a> {
+    /// An agent of the command line: the command line's token.
+    OnTheCommandLine(&'a TokenSource),
+    /// An agent of the config file: only the token its own section names.
+    InTheConfig,
 }
 
 /// Turns a named entry into an agent to dial.
-fn agent_spec(
-    name: &str,
-    entry: &AgentEntry,
-    fallback: &TokenSource,
-) -> Result<AgentSpec, DialError> {
+fn agent_spec(name: &str, entry: &AgentEntry, given: Given<'_>) -> Result<AgentSpec, DialError> {
     let endpoint = match (&entry.socket, &entry.url) {
         (Some(path), None) => Endpoint::socket(path.clone()),
         (None, Some(url)) => {
-            let token = match (&entry.token_file, &fallback.file, &fallback.env) {
-                (Some(file), _, _) | (None, Some(file), _) => Token::from_file(file),
-                (None, None, Some(text)) => Token::new(text),
-                (None, None, None) => return Err(DialError::NoToken(name.to_string())),
+            let token = match (&entry.token_file, given) {
+                (Some(file), _) => Token::from_file(file),
+                (None, Given::InTheConfig) => {
+                    return Err(DialError::NoOwnToken(name.to_string()));
+                }
+                (None, Given::OnTheCommandLine(tokens)) => match (&tokens.file, &tokens.env) {
+                    (Some(file), _) => Token::from_file(file),
+                    (None, Some(text)) => Token::new(text),
+                    (None, None) => return Err(DialError::NoToken(name.to_string())),
+                },
             }
             .map_err(|e| DialError::Token(name.to_string(), e))?;
             let trust = entry
@@ -162,7 +181,7 @@ pub fn resolve_agents(
             ca_cert: None,
             pin: None,
         };
-        specs.push(agent_spec(name, &entry, tokens)?);
+        specs.push(agent_spec(name, &entry, Given::OnTheCommandLine(tokens))?);
     }
     for url in urls {
         let entry = AgentEntry {
@@ -173,7 +192,11 @@ pub fn resolve_agents(
             ca_cert: ca_cert.map(Path::to_path_buf),
             pin,
         };
-        specs.push(agent_spec(&url_name(url, urls), &entry, tokens)?);
+        specs.push(agent_spec(
+            &url_name(url, urls),
+            &entry,
+            Given::OnTheCommandLine(tokens),
+        )?);
     }
     for (name, entry) in configured {
         if entry.ssh.is_some() {
@@ -183,7 +206,7 @@ pub fn resolve_agents(
             }
             continue;
         }
-        specs.push(agent_spec(name, entry, tokens)?);
+        specs.push(agent_spec(name, entry, Given::InTheConfig)?);
     }
     if specs.is_empty()
         && let Some(path) = std::env::var_os("COLLIE_DURABLE_SOCKET").filter(|p| !p.is_empty())
@@ -196,7 +219,11 @@ pub fn resolve_agents(
             ca_cert: None,
             pin: None,
         };
-        specs.push(agent_spec("agent", &entry, tokens)?);
+        specs.push(agent_spec(
+            "agent",
+            &entry,
+            Given::OnTheCommandLine(tokens),
+        )?);
     }
     refuse_duplicates(specs.iter().map(|spec| spec.name.as_str()))?;
     Ok(specs)
@@ -211,8 +238,9 @@ pub fn ssh_entries(configured: &BTreeMap<String, AgentEntry>) -> Vec<(String, St
 }
 
 /// Every DSH bridge: first the command line's (`--dsh URL`, named `dsh` when it is the only
-/// one, else `dsh-PORT`), then the config file's `[dsh.NAME]` sections (SPEC D1). The token
-/// comes from the section's `token-file`, else `token_file` (the command line's).
+/// one, else `dsh-PORT`), then the config file's `[dsh.NAME]` sections (SPEC D1). A command
+/// line bridge takes `token_file` (the command line's); a section only its own `token-file`
+/// (SPEC T12).
 pub fn resolve_bridges(
     urls: &[String],
     token_file: Option<&Path>,
@@ -235,8 +263,7 @@ pub fn resolve_bridges(
         let path = entry
             .token_file
             .as_deref()
-            .or(token_file)
-            .ok_or_else(|| DialError::DshNoToken(name.clone()))?;
+            .ok_or_else(|| DialError::DshNoOwnToken(name.clone()))?;
         let token = Token::from_file(path).map_err(|e| DialError::Token(name.clone(), e))?;
         specs.push(BridgeSpec {
             name: name.clone(),
@@ -402,9 +429,81 @@ mod tests {
             ca_cert: None,
             pin: None,
         };
+        let none = TokenSource::default();
         assert!(matches!(
-            agent_spec("a", &entry, &TokenSource::default()),
+            agent_spec("a", &entry, Given::OnTheCommandLine(&none)),
             Err(DialError::NoToken(_))
+        ));
+    }
+
+    #[test]
+    fn t12_the_command_lines_token_never_goes_to_a_config_agent() {
+        let dir = tempfile::tempdir().expect("dir");
+        let token = dir.path().join("work.token");
+        std::fs::write(&token, "w".repeat(40)).expect("write");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let tokens = TokenSource {
+            file: Some(token.clone()),
+            env: Some("e".repeat(40)),
+        };
+        let test_box = AgentEntry {
+            socket: None,
+            ssh: None,
+            url: Some("http://127.0.0.1:8080".into()),
+            token_file: None,
+            ca_cert: None,
+            pin: None,
+        };
+        let configured = BTreeMap::from([("test-box".to_string(), test_box.clone())]);
+        let Err(refused) = resolve_agents(&[], &[], &tokens, None, None, &configured) else {
+            panic!("a config agent with no token of its own was dialled");
+        };
+        assert!(matches!(refused, DialError::NoOwnToken(ref name) if name == "test-box"));
+        assert!(
+            refused
+                .to_string()
+                .contains("token-file = \"PATH\" in [agents.test-box]"),
+            "{refused}"
+        );
+        // The command line's own agent takes the command line's token, as before.
+        let specs = resolve_agents(
+            &[],
+            &["http://127.0.0.1:8080".into()],
+            &tokens,
+            None,
+            None,
+            &BTreeMap::new(),
+        )
+        .expect("the command line's agent");
+        assert_eq!(specs.len(), 1);
+        // A config agent with a token of its own is dialled with it.
+        let own = AgentEntry {
+            token_file: Some(token),
+            ..test_box
+        };
+        let configured = BTreeMap::from([("test-box".to_string(), own)]);
+        resolve_agents(&[], &[], &TokenSource::default(), None, None, &configured)
+            .expect("its own token");
+    }
+
+    #[test]
+    fn t12_a_dsh_section_names_its_own_token() {
+        let dir = tempfile::tempdir().expect("dir");
+        let token = dir.path().join("token");
+        std::fs::write(&token, "t".repeat(40)).expect("write");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let configured = BTreeMap::from([(
+            "desk".to_string(),
+            DshEntry {
+                url: default_dsh_url(),
+                token_file: None,
+            },
+        )]);
+        assert!(matches!(
+            resolve_bridges(&[], Some(&token), &configured),
+            Err(DialError::DshNoOwnToken(ref name)) if name == "desk"
         ));
     }
 

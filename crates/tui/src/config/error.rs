@@ -71,6 +71,9 @@ impl fmt::Display for Section {
 pub enum ConfigError {
     #[error("cannot read {file}: {why}")]
     Read { file: String, why: String },
+    /// SPEC S8, S9: the config, or its folder, is not the person's own.
+    #[error("the config file is not read: {}", .0.with_fix())]
+    NotYours(crate::transport::NotPrivate),
     #[error("{at}: not valid TOML: {why}")]
     Syntax { at: Place, why: String },
     #[error("{0}")]
@@ -92,7 +95,7 @@ impl ConfigError {
             Self::Syntax { at, .. } | Self::Other { at, .. } => Some(at),
             Self::UnknownKey(unknown) => Some(&unknown.at),
             Self::BadValue(bad) => Some(&bad.at),
-            Self::Read { .. } | Self::Several(_) => None,
+            Self::Read { .. } | Self::NotYours(_) | Self::Several(_) => None,
         }
     }
 }

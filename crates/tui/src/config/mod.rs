@@ -23,6 +23,7 @@ pub use theme_file::theme_from_env;
 
 use crate::app::settings::Settings;
 use crate::look::theme::{Background, Theme};
+use crate::transport::own_files;
 use explain::Source;
 use file::RawFile;
 use phone::ThemeSetting;
@@ -43,15 +44,11 @@ pub struct Config {
     pub acp: BTreeMap<String, AcpEntry>,
 }
 
-/// The default config path.
-pub fn default_path() -> PathBuf {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("collie-phone")
-        .join("config.toml")
+/// The default config path, under the person's own home (SPEC S8).
+pub fn default_path() -> Result<PathBuf, ConfigError> {
+    own_files::config_dir()
+        .map(|folder| folder.join("config.toml"))
+        .map_err(ConfigError::NotYours)
 }
 
 /// Most refusals told in one run: past these, the rest of the file is not worth reading.
@@ -113,7 +110,12 @@ impl Config {
     pub fn read(path: &Path) -> Result<Self, ConfigError> {
         let file = path.display().to_string();
         match std::fs::read_to_string(path) {
-            Ok(text) => Self::parse(path, &text),
+            // SPEC S9: a config names token files and starts commands as the person, so one
+            // that someone else wrote, or could change, is not read.
+            Ok(text) => {
+                own_files::check_own_file(path).map_err(ConfigError::NotYours)?;
+                Self::parse(path, &text)
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::parse(path, ""),
             Err(e) => Err(ConfigError::Read {
                 file,

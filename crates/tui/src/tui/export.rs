@@ -1,26 +1,18 @@
 //! Writes the wire inspector's export: a new file only this user can read (the bodies hold
 //! what the person typed and what the agents said), in a folder only this user can enter.
 
-use std::fs::{DirBuilder, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::Path;
+
+use crate::transport::own_files;
 
 /// Writes `text` to `path`, never over an existing file; the error in words.
 pub(crate) fn write_export(path: &Path, text: &str) -> Result<(), String> {
     if let Some(folder) = path.parent() {
-        DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(folder)
-            .map_err(|error| format!("could not make the folder: {error}"))?;
+        own_files::make_private_dir(folder)
+            .map_err(|refused| format!("could not make the folder {}", refused.with_fix()))?;
     }
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|error| error.to_string())?;
+    let mut file = own_files::create_new(path).map_err(|error| error.to_string())?;
     // The inspector's form (docs/WIRE.md §7.2): a removed character shows as `⟨U+XXXX⟩`, no
     // token.
     file.write_all(crate::out::visible(text).as_bytes())

@@ -198,6 +198,17 @@ impl BridgeClient {
         }
     }
 
+    /// SPEC T11: the bridge's port is held by the caller, or nobody; another user's gets no
+    /// token, and nothing was sent.
+    fn port_is_ours(&self) -> Result<(), CallError> {
+        match reqwest::Url::parse(self.url.as_str()) {
+            Ok(url) => crate::transport::port_owner::check_url(&url).map_err(|refused| {
+                CallError::NotSent(format!("the bridge at {}: {refused}", self.url))
+            }),
+            Err(_) => Ok(()),
+        }
+    }
+
     /// What could not be read of the last reply of each route.
     pub(crate) fn unread(&self) -> &UnreadParts {
         &self.unread
@@ -262,6 +273,8 @@ impl BridgeClient {
         };
         // Connecting has its own deadline (the client's connect_timeout); this one is for the
         // headers, which the real bridge holds until its first frame or keep-alive.
+        self.port_is_ours()
+            .inspect_err(|e| tell(Err(e.to_string())))?;
         let response = tokio::time::timeout(EVENTS_HEADERS_DEADLINE, request.send())
             .await
             .map_err(|_| {
@@ -295,6 +308,7 @@ impl BridgeClient {
     ) -> Result<T, CallError> {
         let started = Instant::now();
         let exchange = async {
+            self.port_is_ours()?;
             let response = request.send().await.map_err(|e| classify(&e, &self.url))?;
             let status = response.status().as_u16();
             let body = read_capped(response, reply_cap).await?;

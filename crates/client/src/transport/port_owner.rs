@@ -1,0 +1,178 @@
+//! SPEC T11: before a token goes over plain HTTP to a port of this machine (a local test agent,
+//! the DSH bridge), the port's listener is checked to be the caller's, as a socket's peer is
+//! (S3). A port is anyone's to take while the agent or bridge is not running, and plain HTTP
+//! has no certificate to tell who answers; the kernel's socket tables do (Linux:
+//! `/proc/net/tcp` and `/proc/net/tcp6`, the listener's uid). Where they cannot be read (not
+//! Linux), nothing is known and the request goes as before; docs/REMOTE.md says so.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use super::own_files::user_name;
+use super::privacy::current_uid;
+
+/// The kernel's state number of a listening TCP socket in `/proc/net/tcp*`.
+const LISTEN: &str = "0A";
+
+/// A listener on a loopback port that is not the caller's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotYourPort {
+    pub port: u16,
+    pub uid: u32,
+}
+
+impl std::fmt::Display for NotYourPort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let who = match user_name(self.uid) {
+            Some(name) => format!("{name} (uid {})", self.uid),
+            None => format!("uid {}", self.uid),
+        };
+        write!(
+            f,
+            "port {} of this machine is held by {who}, not by you (uid {}), so the token was not sent; is yours running there, or does the URL name another port?",
+            self.port,
+            current_uid()
+        )
+    }
+}
+
+/// Refuses a plain `http://` URL to a loopback host whose port another user listens on.
+/// Anything else (https, another host, a port nobody or only the caller holds) passes: over
+/// https the certificate says who answers, and a port nobody holds takes no connection.
+pub fn check_url(url: &reqwest::Url) -> Result<(), NotYourPort> {
+    if url.scheme() != "http" {
+        return Ok(());
+    }
+    let loopback = url.host_str().is_some_and(|host| {
+        host.eq_ignore_ascii_case("localhost")
+            || host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    });
+    match (loopback, url.port_or_known_default()) {
+        (true, Some(port)) => check_port(port, current_uid()),
+        _ => Ok(()),
+    }
+}
+
+/// The first listener on `port` (loopback or every address, v4 or v6) that is not `uid`'s.
+fn check_port(port: u16, uid: u32) -> Result<(), NotYourPort> {
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        if let Some(owner) = foreign_listener(&text, port, uid) {
+            return Err(NotYourPort { port, uid: owner });
+        }
+    }
+    Ok(())
+}
+
+/// In one `/proc/net/tcp*` table: the uid of a listener on `port` that a loopback connection
+/// could reach and that is not `uid`'s.
+fn foreign_listener(table: &str, port: u16, uid: u32) -> Option<u32> {
+    table.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let (local, state, owner) = (fields.get(1)?, fields.get(3)?, fields.get(7)?);
+        if *state != LISTEN {
+            return None;
+        }
+        let (address, listen_port) = local.split_once(':')?;
+        if u16::from_str_radix(listen_port, 16).ok()? != port {
+            return None;
+        }
+        let reachable = parse_address(address).is_some_and(|ip| match ip {
+            IpAddr::V4(v4) => v4.is_loopback() || v4.is_unspecified(),
+            IpAddr::V6(v6) => {
+                v6.is_loopback()
+                    || v6.is_unspecified()
+                    || v6
+                        .to_ipv4_mapped()
+                        .is_some_and(|v4| v4.is_loopback() || v4.is_unspecified())
+            }
+        });
+        let owner: u32 = owner.parse().ok()?;
+        (reachable && owner != uid).then_some(owner)
+    })
+}
+
+/// An address as the kernel prints it: 8 hex digits for v4, 32 for v6, each 32-bit word in the
+/// machine's byte order.
+fn parse_address(hex: &str) -> Option<IpAddr> {
+    let word = |i: usize| -> Option<[u8; 4]> {
+        let value = u32::from_str_radix(hex.get(i * 8..i * 8 + 8)?, 16).ok()?;
+        Some(value.to_ne_bytes())
+    };
+    match hex.len() {
+        8 => Some(IpAddr::V4(Ipv4Addr::from(word(0)?))),
+        32 => {
+            let mut bytes = [0_u8; 16];
+            for i in 0..4 {
+                bytes[i * 4..i * 4 + 4].copy_from_slice(&word(i)?);
+            }
+            Some(IpAddr::V6(Ipv6Addr::from(bytes)))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines as a Linux kernel prints them (x86_64, little-endian): a listener of uid 1001 on
+    /// 127.0.0.1:19387, one of uid 0 on 0.0.0.0:22, a connection (not listening) on 19387.
+    const TCP: &str = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:4BBB 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1001        0 1 1 0000000000000000 100 0 0 10 0
+   1: 00000000:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2 1 0000000000000000 100 0 0 10 0
+   2: 0100007F:4BBB 0100007F:D2F0 01 00000000:00000000 00:00000000 00000000  1001        0 3 1 0000000000000000 100 0 0 10 0
+";
+    /// A v6 listener of uid 1002 on [::1]:8080, one on [::]:9090 of uid 1000.
+    const TCP6: &str = "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1002        0 4 1 0000000000000000 100 0 0 10 0
+   1: 00000000000000000000000000000000:2382 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 5 1 0000000000000000 100 0 0 10 0
+";
+
+    #[test]
+    #[cfg(target_endian = "little")]
+    fn t11_a_listener_of_another_user_on_the_port_is_found() {
+        assert_eq!(foreign_listener(TCP, 19387, 1000), Some(1001));
+        assert_eq!(foreign_listener(TCP, 19387, 1001), None, "the caller's own");
+        assert_eq!(
+            foreign_listener(TCP, 22, 1000),
+            Some(0),
+            "every address reaches loopback"
+        );
+        assert_eq!(
+            foreign_listener(TCP, 19388, 1000),
+            None,
+            "nobody listens there"
+        );
+        assert_eq!(foreign_listener(TCP6, 8080, 1000), Some(1002));
+        assert_eq!(foreign_listener(TCP6, 9090, 1000), None);
+    }
+
+    #[test]
+    fn t11_only_plain_http_to_this_machine_is_checked() {
+        let url = |text: &str| reqwest::Url::parse(text).expect("url");
+        // No table holds a listener on port 1 for anyone but root, and over https or to
+        // another host nothing is looked up at all.
+        assert_eq!(check_url(&url("https://127.0.0.1:1/")), Ok(()));
+        assert_eq!(check_url(&url("http://agent.example:1/")), Ok(()));
+    }
+
+    #[test]
+    fn t11_the_refusal_names_the_port_and_its_holder() {
+        let refusal = NotYourPort {
+            port: 19387,
+            uid: 0,
+        }
+        .to_string();
+        assert!(
+            refusal.starts_with("port 19387 of this machine is held by root (uid 0), not by you"),
+            "{refusal}"
+        );
+        assert!(refusal.contains("the token was not sent"), "{refusal}");
+    }
+}
