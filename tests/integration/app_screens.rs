@@ -528,6 +528,25 @@ fn pane_with_an_item_selected_tinted_and_its_keys_under_the_chat() {
     ));
 }
 
+/// SPEC L1: opening a link says the host it opens, read from the parsed URL.
+#[test]
+fn l1_o_on_a_link_names_the_host_it_opens() {
+    let size = (80, 24);
+    let (_, mut app) = showcase(size);
+    app.update(key("["));
+    app.update(key("["));
+    let commands = app.update(key("o"));
+    assert!(
+        commands.iter().any(|c| matches!(
+            c,
+            collie_phone::app::Command::OpenLink(url) if url.starts_with("https://docs.rs/axum/")
+        )),
+        "{commands:?}"
+    );
+    let text = screen_text(&app, size);
+    assert!(text.contains("Opening docs.rs in your browser…"), "{text}");
+}
+
 #[test]
 fn y_copies_the_selected_item_cleaned_and_says_how_many_lines() {
     let size = (80, 24);

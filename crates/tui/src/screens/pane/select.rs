@@ -237,7 +237,7 @@ impl PaneScreen {
             &phone.theme,
         ) {
             Some(url) => {
-                phone.show_toast("Opening the link…", false);
+                phone.show_toast(crate::look::chat_links::opening_words(&url), false);
                 vec![Command::OpenLink(url)]
             }
             None => {
