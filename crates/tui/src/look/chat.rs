@@ -16,6 +16,18 @@ const USER_PREFIX: &str = "you › ";
 const NOTICE_PREFIX: &str = "• ";
 const THINKING_FOLDED: &str = "▸ thinking: ";
 const THINKING_EXPANDED: &str = "▾ thinking";
+/// Before the let-go note: what was let go lay above it.
+const LET_GO_PREFIX: &str = "↑ ";
+
+/// The note at the top of a chat that let its oldest items go to the agent's byte budget
+/// (SPEC L2), with the key that opens History (`history_key`, from the keymap) when the agent
+/// keeps one the phone can read, where those items still are; else only what happened.
+pub(crate) fn let_go_words(history_key: Option<&str>) -> String {
+    match history_key {
+        Some(key) => format!("Older items were let go: {key} opens history"),
+        None => "Older items were let go; this agent keeps no history the phone can read".into(),
+    }
+}
 
 /// How entries are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +61,12 @@ pub(crate) fn entry_lines(
         },
         ChatEntry::Closed(closed) => plain(
             &glyph::plain_text(&closed_ask_words(closed)),
+            theme.notice,
+            width,
+        ),
+        ChatEntry::LetGo(note) => hanging(
+            Span::styled(LET_GO_PREFIX, theme.notice),
+            &note.words,
             theme.notice,
             width,
         ),
