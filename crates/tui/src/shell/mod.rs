@@ -817,15 +817,14 @@ impl App {
                 // the person reads lets go last, and the note names the key that really opens
                 // History, when the agent keeps one.
                 if chat_changed && view.chat_bytes() > crate::wire::limits::MAX_AGENT_CHAT_BYTES {
-                    let key = view
-                        .has_cap(crate::wire::caps::HISTORY)
-                        .then(|| {
-                            self.phone
-                                .keymap
-                                .key_label(crate::screens::pane::keys::CHAT, Action::History)
-                        })
-                        .flatten();
-                    let words = crate::look::chat::let_go_words(key.as_deref());
+                    let key = self
+                        .phone
+                        .keymap
+                        .key_label(crate::screens::pane::keys::CHAT, Action::History);
+                    let words = crate::look::chat::let_go_words(
+                        view.has_cap(crate::wire::caps::HISTORY),
+                        key.as_deref(),
+                    );
                     view.keep_within(
                         crate::wire::limits::MAX_AGENT_CHAT_BYTES,
                         self.nav.pane_read(&agent),
