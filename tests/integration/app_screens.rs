@@ -476,6 +476,57 @@ fn ctrl_g_on_a_text_card_opens_its_answer_and_it_comes_back_unsent() {
     assert!(screen.contains("静湖 Quiet Lake"), "{screen}");
 }
 
+/// SPEC L2: an agent whose chats go over the phone's budget lets the oldest items go, those of
+/// the panes off screen first; the pane read lets go last, and says so at the top of its chat,
+/// with the key that opens History, where the agent still has them.
+#[test]
+fn l2_a_chat_over_the_agents_budget_says_at_its_top_that_older_items_were_let_go() {
+    let size = (80, 24);
+    let (world, mut app) = showcase(size);
+    let pane = pane_id(&world, "HTTP routes 🚀");
+    let over = wire::limits::MAX_AGENT_CHAT_BYTES / wire::limits::MAX_CHAT_TEXT + 8;
+    let events: Vec<Event> = (0..over)
+        .map(|n| {
+            let mut event = Event::new(10_000 + n as u64, EventType::Item);
+            event.item = Some(wire::Item::text(
+                format!("big-{n}"),
+                wire::ItemKind::Reply,
+                "x".repeat(wire::limits::MAX_CHAT_TEXT),
+            ));
+            event
+        })
+        .collect();
+    agent_change(
+        &mut app,
+        AgentChange::PaneEvents {
+            pane: pane.clone(),
+            events,
+        },
+    );
+    // The chat follows its newest item; its top is the note, and the first item kept is one
+    // of the big ones: the pane's own older items went, and so did every other pane's chat.
+    assert!(!screen_text(&app, size).contains("let go"));
+    app.update(key("g"));
+    let text = screen_text(&app, size);
+    assert!(
+        text.contains("↑ Older items were let go: H opens history"),
+        "{text}"
+    );
+    assert!(!text.contains("axum Router docs"), "{text}");
+    // Another pane of the agent, off screen all along, lost its chat first and says so too.
+    app.update(key("Esc"));
+    let other = world
+        .snapshot()
+        .panes()
+        .find(|(_, _, p)| p.id != pane)
+        .map(|(_, _, p)| p.id.clone())
+        .expect("another pane");
+    app.open_pane("demo", &other);
+    app.update(key("g"));
+    let text = screen_text(&app, size);
+    assert!(text.contains("Older items were let go"), "{text}");
+}
+
 #[test]
 fn pane_with_thinking_unfolded_scrolled_to_the_top() {
     snap("pane_thinking", |size| {
@@ -526,6 +577,25 @@ fn pane_with_an_item_selected_tinted_and_its_keys_under_the_chat() {
         app.nav().top(),
         collie_phone::screens::Screen::Pane(_)
     ));
+}
+
+/// SPEC L1: opening a link says the host it opens, read from the parsed URL.
+#[test]
+fn l1_o_on_a_link_names_the_host_it_opens() {
+    let size = (80, 24);
+    let (_, mut app) = showcase(size);
+    app.update(key("["));
+    app.update(key("["));
+    let commands = app.update(key("o"));
+    assert!(
+        commands.iter().any(|c| matches!(
+            c,
+            collie_phone::app::Command::OpenLink(url) if url.starts_with("https://docs.rs/axum/")
+        )),
+        "{commands:?}"
+    );
+    let text = screen_text(&app, size);
+    assert!(text.contains("Opening docs.rs in your browser…"), "{text}");
 }
 
 #[test]

@@ -287,7 +287,7 @@ fn texts_of<'a>(items: impl Iterator<Item = &'a str>) -> Vec<String> {
 fn log_texts(log: &PaneLog) -> Vec<String> {
     texts_of(log.entries.iter().filter_map(|entry| match entry {
         ChatEntry::Item(item) => Some(item.text.as_str()),
-        ChatEntry::Closed(_) => None,
+        ChatEntry::Closed(_) | ChatEntry::LetGo(_) => None,
     }))
 }
 

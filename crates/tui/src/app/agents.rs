@@ -40,6 +40,10 @@ pub struct AgentView {
     /// change at every wake, and going over every pane of every agent for it was most of an idle
     /// phone's work (docs/ENGINE.md, "The phone in a terminal").
     ask_deadlines: Vec<Option<OffsetDateTime>>,
+    /// The bytes all of `panes` hold, kept as each chat changes (SPEC L2): the budget is looked
+    /// at with every change of a chat, and counting 256 chats again each time would cost more
+    /// than the change.
+    chat_bytes: usize,
 }
 
 /// What `collie-phone demo` saw of the agent it runs: it stopped on its own (with its exit
@@ -127,6 +131,7 @@ impl AgentView {
             missed: None,
             epochs: 0,
             ask_deadlines: Vec::new(),
+            chat_bytes: 0,
         }
     }
 
@@ -146,17 +151,29 @@ impl AgentView {
             AgentChange::NewEpoch { .. } => self.epochs += 1,
             AgentChange::Snapshot { snapshot, .. } => {
                 // Panes gone from the layout take their chat with them.
-                self.panes
-                    .retain(|id, _| snapshot.panes().any(|(_, _, p)| &p.id == id));
+                let bytes = &mut self.chat_bytes;
+                self.panes.retain(|id, log| {
+                    let kept = snapshot.panes().any(|(_, _, p)| &p.id == id);
+                    if !kept {
+                        *bytes -= log.bytes();
+                    }
+                    kept
+                });
                 self.snapshot = Some(snapshot);
                 self.note_asks();
             }
             AgentChange::PaneEvents { pane, events } => {
-                self.panes.entry(pane).or_default().apply(&events);
+                let log = self.panes.entry(pane).or_default();
+                let before = log.bytes();
+                log.apply(&events);
+                self.chat_bytes = self.chat_bytes - before + log.bytes();
                 self.note_asks();
             }
             AgentChange::PaneView { pane, view } => {
-                self.panes.entry(pane).or_default().reset(view);
+                let log = self.panes.entry(pane).or_default();
+                let before = log.bytes();
+                log.reset(view);
+                self.chat_bytes = self.chat_bytes - before + log.bytes();
                 self.note_asks();
             }
             AgentChange::Synced(at) => {
@@ -166,6 +183,53 @@ impl AgentView {
             AgentChange::Missed { reason } => self.missed = Some(reason),
             // What only a DSH bridge tells (capabilities, tasks, reloads) is for its own screens.
             AgentChange::Dsh(_) => {}
+        }
+    }
+
+    /// The bytes the chats of all this agent's panes hold (SPEC L2).
+    pub(crate) fn chat_bytes(&self) -> usize {
+        self.chat_bytes
+    }
+
+    /// Keeps the chats of this agent within `budget` bytes (SPEC L2): the oldest entries of the
+    /// panes off screen go first, the largest chats first, so that each is cut to one level
+    /// (the fewest chats lose anything, and none is emptied while another keeps more); then,
+    /// only if that was not enough, the oldest of `on_screen`, the pane the person reads. Each
+    /// chat that lost entries shows `words` at its top. Costs nothing under the budget; over
+    /// it, a sort of the panes and the entries let go.
+    pub(crate) fn keep_within(&mut self, budget: usize, on_screen: Option<&str>, words: &str) {
+        debug_assert_eq!(
+            self.chat_bytes,
+            self.panes.values().map(PaneLog::bytes).sum::<usize>(),
+            "the running count of SPEC L2 is the chats' own"
+        );
+        if self.chat_bytes <= budget {
+            return;
+        }
+        let mut off_screen: Vec<(usize, &String)> = self
+            .panes
+            .iter()
+            .filter(|(id, _)| Some(id.as_str()) != on_screen)
+            .map(|(id, log)| (log.bytes(), id))
+            .collect();
+        off_screen.sort_unstable_by(|a, b| b.cmp(a));
+        let sizes: Vec<usize> = off_screen.iter().map(|(bytes, _)| *bytes).collect();
+        let level = level_to_cut(&sizes, self.chat_bytes - budget);
+        let cut: Vec<String> = off_screen
+            .into_iter()
+            .take_while(|(bytes, _)| *bytes > level)
+            .map(|(_, id)| id.clone())
+            .collect();
+        for id in cut {
+            if let Some(log) = self.panes.get_mut(&id) {
+                self.chat_bytes -= log.let_go_down_to(level, words);
+            }
+        }
+        if self.chat_bytes > budget
+            && let Some(log) = on_screen.and_then(|id| self.panes.get_mut(id))
+        {
+            let keep = log.bytes().saturating_sub(self.chat_bytes - budget);
+            self.chat_bytes -= log.let_go_down_to(keep, words);
         }
     }
 
@@ -258,6 +322,23 @@ impl AgentView {
     }
 }
 
+/// The level to cut chats of `sizes` bytes (largest first) down to so that at least `excess`
+/// bytes go: the highest level at which what lies above it adds up to `excess`, 0 when all of
+/// them together hold less.
+fn level_to_cut(sizes: &[usize], excess: usize) -> usize {
+    let mut above = 0;
+    for (count, size) in sizes.iter().enumerate() {
+        above += size;
+        let next = sizes.get(count + 1).copied().unwrap_or(0);
+        let count = count + 1;
+        // Cut to `next`, these `count` chats would give `above - count * next`.
+        if above - count * next >= excess {
+            return (above - excess) / count;
+        }
+    }
+    0
+}
+
 /// Every agent, in the order they were given.
 #[derive(Debug, Clone, Default)]
 pub struct Agents {
@@ -285,5 +366,134 @@ impl Agents {
     /// A pane of an agent, if both are known.
     pub(crate) fn pane(&self, agent: &str, pane: &str) -> Option<PaneRef<'_>> {
         self.get(agent)?.pane(pane)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::pane_log::ChatEntry;
+    use crate::wire::{Event, EventType, Item, ItemKind};
+
+    /// `count` items of 100 bytes into `pane`, as events.
+    fn fill(view: &mut AgentView, pane: &str, count: usize) {
+        let events: Vec<Event> = (0..count)
+            .map(|n| {
+                let mut event = Event::new(n as u64 + 1, EventType::Item);
+                event.item = Some(Item::text(
+                    format!("{pane}-{n}"),
+                    ItemKind::Reply,
+                    "x".repeat(100),
+                ));
+                event
+            })
+            .collect();
+        view.apply(AgentChange::PaneEvents {
+            pane: pane.into(),
+            events,
+        });
+    }
+
+    fn bytes(view: &AgentView, pane: &str) -> usize {
+        view.panes[pane].bytes()
+    }
+
+    fn noted(view: &AgentView, pane: &str) -> bool {
+        matches!(view.panes[pane].entries.front(), Some(ChatEntry::LetGo(note)) if note.words == "let go")
+    }
+
+    fn counted_right(view: &AgentView) -> bool {
+        view.chat_bytes() == view.panes.values().map(PaneLog::bytes).sum::<usize>()
+    }
+
+    #[test]
+    fn l2_off_screen_chats_let_go_first_the_largest_first_and_say_so() {
+        let mut view = AgentView::new("demo", false);
+        fill(&mut view, "read", 10);
+        fill(&mut view, "big", 10);
+        fill(&mut view, "small", 5);
+        assert_eq!(view.chat_bytes(), 2500);
+        // Under the budget nothing moves.
+        view.keep_within(2500, Some("read"), "let go");
+        assert_eq!(view.chat_bytes(), 2500);
+        assert!(!noted(&view, "big"));
+        // 500 over: the largest chat off screen gives its five oldest, no other chat a byte.
+        view.keep_within(2000, Some("read"), "let go");
+        assert_eq!(
+            (
+                bytes(&view, "read"),
+                bytes(&view, "big"),
+                bytes(&view, "small")
+            ),
+            (1000, 500, 500)
+        );
+        assert_eq!(view.chat_bytes(), 2000);
+        assert!(counted_right(&view));
+        assert!(noted(&view, "big") && !noted(&view, "small") && !noted(&view, "read"));
+        assert!(matches!(&view.panes["big"].entries[1], ChatEntry::Item(i) if i.id == "big-5"));
+        assert_eq!(view.panes["big"].let_go(), 5);
+        // Both off screen at one level next: 400 more go, 200 from each.
+        view.keep_within(1600, Some("read"), "let go");
+        assert_eq!(
+            (
+                bytes(&view, "read"),
+                bytes(&view, "big"),
+                bytes(&view, "small")
+            ),
+            (1000, 300, 300)
+        );
+        assert_eq!(view.panes["big"].let_go(), 7);
+        assert!(noted(&view, "small") && !noted(&view, "read"));
+        assert!(counted_right(&view));
+    }
+
+    #[test]
+    fn l2_the_pane_read_lets_go_last_and_only_what_is_over() {
+        let mut view = AgentView::new("demo", false);
+        fill(&mut view, "read", 10);
+        fill(&mut view, "other", 10);
+        fill(&mut view, "third", 5);
+        view.keep_within(300, Some("read"), "let go");
+        // Every chat off screen is emptied before the one read gives anything, and it gives
+        // only the 700 bytes still over.
+        assert_eq!(
+            (
+                bytes(&view, "read"),
+                bytes(&view, "other"),
+                bytes(&view, "third")
+            ),
+            (300, 0, 0)
+        );
+        assert_eq!(view.chat_bytes(), 300);
+        assert!(counted_right(&view));
+        assert!(noted(&view, "read") && noted(&view, "other") && noted(&view, "third"));
+        // An emptied chat is its note alone; the one read keeps its newest three.
+        assert_eq!(view.panes["other"].entries.len(), 1);
+        let read: Vec<&str> = view.panes["read"]
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                ChatEntry::Item(i) => Some(i.id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(read, ["read-7", "read-8", "read-9"]);
+        // New items keep counting from there; no pane read: all are off screen.
+        fill(&mut view, "other", 4);
+        assert_eq!(view.chat_bytes(), 700);
+        view.keep_within(500, None, "let go");
+        assert!(view.chat_bytes() <= 500);
+        assert!(counted_right(&view));
+    }
+
+    #[test]
+    fn l2_the_level_cuts_the_largest_chats_to_one_size() {
+        // 500 over: the two largest cut to 650 give 350 and 150.
+        assert_eq!(level_to_cut(&[1000, 800, 100], 500), 650);
+        // 200 over: the largest alone, down to 800.
+        assert_eq!(level_to_cut(&[1000, 800, 100], 200), 800);
+        // More over than all of them hold: all go.
+        assert_eq!(level_to_cut(&[1000, 800], 5000), 0);
+        assert_eq!(level_to_cut(&[], 10), 0);
     }
 }

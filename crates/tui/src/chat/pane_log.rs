@@ -1,5 +1,6 @@
 //! A pane's chat as the phone keeps it: items (at most the 2000 newest, SPEC L), open asks,
-//! state and turn, built from events and views (SPEC H5, A1–A6). Pure.
+//! state and turn, built from events and views (SPEC H5, A1–A6), with the bytes its entries
+//! hold counted as they come and go, for the budget over all of an agent's panes (SPEC L2). Pure.
 
 use std::collections::VecDeque;
 
@@ -61,16 +62,49 @@ fn answer_words(outcome: Option<&Outcome>, asked: Option<&Ask>) -> Option<String
     })
 }
 
-/// A line of a pane's chat: an item, or the note that an ask closed.
+/// The note at the top of a chat whose oldest entries were let go to keep its agent within the
+/// phone's byte budget (SPEC L2): how many, and the words it shows, made by the layer that
+/// knows the keys and whether the agent keeps a history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LetGo {
+    pub(crate) items: u64,
+    pub(crate) words: String,
+}
+
+/// A line of a pane's chat: an item, the note that an ask closed, or the note that older
+/// entries were let go (always the first entry when present).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChatEntry {
     Item(Item),
     Closed(ClosedAsk),
+    LetGo(LetGo),
+}
+
+/// The bytes an entry holds that the agent sent, as the budget of SPEC L2 counts them: an
+/// item's words (text, link, title, language), a closed ask's title and answer. The phone's own
+/// note counts nothing.
+pub(crate) fn entry_bytes(entry: &ChatEntry) -> usize {
+    match entry {
+        ChatEntry::Item(item) => item_bytes(item),
+        ChatEntry::Closed(closed) => {
+            closed.title.len() + closed.answer.as_ref().map_or(0, String::len)
+        }
+        ChatEntry::LetGo(_) => 0,
+    }
+}
+
+fn item_bytes(item: &Item) -> usize {
+    item.text.len()
+        + [&item.url, &item.title, &item.language]
+            .into_iter()
+            .flatten()
+            .map(String::len)
+            .sum::<usize>()
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct PaneLog {
-    /// The newest entries, at most [`limits::MAX_VIEW_ITEMS`].
+    /// The newest entries, at most [`limits::MAX_VIEW_ITEMS`] besides the let-go note.
     pub entries: VecDeque<ChatEntry>,
     /// Open asks, oldest first (SPEC A2).
     pub(crate) asks: Vec<Ask>,
@@ -78,12 +112,29 @@ pub struct PaneLog {
     pub(crate) turn: Option<Turn>,
     /// Items seen in all, so a scroll position survives the trimming of old ones.
     pub(crate) items_seen: u64,
+    /// What [`entry_bytes`] gives over `entries`, kept as entries come, grow and go, so the
+    /// budget of SPEC L2 never counts a chat again.
+    bytes: usize,
 }
 
 impl PaneLog {
+    /// The bytes the chat holds (SPEC L2).
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Entries let go to the budget so far (SPEC L2); 0 when the chat holds all it was sent.
+    pub(crate) fn let_go(&self) -> u64 {
+        match self.entries.front() {
+            Some(ChatEntry::LetGo(note)) => note.items,
+            _ => 0,
+        }
+    }
+
     /// Drops what was shown and takes the pane's whole current view (SPEC H5).
     pub fn reset(&mut self, view: PaneView) {
         self.entries = view.items.into_iter().map(ChatEntry::Item).collect();
+        self.bytes = self.entries.iter().map(entry_bytes).sum();
         self.items_seen = self.entries.len() as u64;
         self.asks = view.asks;
         self.state = Some(view.state);
@@ -104,9 +155,12 @@ impl PaneLog {
                         _ => None,
                     });
                     match shown {
-                        Some(old) => *old = item.clone(),
+                        Some(old) => {
+                            self.bytes = self.bytes - item_bytes(old) + item_bytes(item);
+                            *old = item.clone();
+                        }
                         None => {
-                            self.entries.push_back(ChatEntry::Item(item.clone()));
+                            self.push(ChatEntry::Item(item.clone()));
                             self.items_seen += 1;
                         }
                     }
@@ -137,7 +191,7 @@ impl PaneLog {
                         .unwrap_or_default();
                     let answer = answer_words(event.outcome.as_ref(), asked);
                     self.asks.retain(|a| &a.id != id);
-                    self.entries.push_back(ChatEntry::Closed(ClosedAsk {
+                    self.push(ChatEntry::Closed(ClosedAsk {
                         ask_id: id.clone(),
                         title,
                         decided_by: if event.by.is_some() {
@@ -157,10 +211,53 @@ impl PaneLog {
         self.trim();
     }
 
-    fn trim(&mut self) {
-        while self.entries.len() > limits::MAX_VIEW_ITEMS {
-            self.entries.pop_front();
+    fn push(&mut self, entry: ChatEntry) {
+        self.bytes += entry_bytes(&entry);
+        self.entries.push_back(entry);
+    }
+
+    /// Drops the oldest entry, never the let-go note; false when there is none.
+    fn pop_oldest(&mut self) -> bool {
+        let at = usize::from(matches!(self.entries.front(), Some(ChatEntry::LetGo(_))));
+        match self.entries.remove(at) {
+            Some(entry) => {
+                self.bytes -= entry_bytes(&entry);
+                true
+            }
+            None => false,
         }
+    }
+
+    fn trim(&mut self) {
+        let note = usize::from(matches!(self.entries.front(), Some(ChatEntry::LetGo(_))));
+        let mut over = self
+            .entries
+            .len()
+            .saturating_sub(note + limits::MAX_VIEW_ITEMS);
+        while over > 0 && self.pop_oldest() {
+            over -= 1;
+        }
+    }
+
+    /// Lets the oldest entries go until the chat holds at most `bytes` (SPEC L2), and says so
+    /// in `words` at its top, where they were; gives the bytes let go.
+    pub(crate) fn let_go_down_to(&mut self, bytes: usize, words: &str) -> usize {
+        let before = self.bytes;
+        let mut items = 0;
+        while self.bytes > bytes && self.pop_oldest() {
+            items += 1;
+        }
+        if items > 0 {
+            let note = LetGo {
+                items: self.let_go() + items,
+                words: words.to_string(),
+            };
+            match self.entries.front_mut() {
+                Some(ChatEntry::LetGo(old)) => *old = note,
+                _ => self.entries.push_front(ChatEntry::LetGo(note)),
+            }
+        }
+        before - self.bytes
     }
 }
 
@@ -190,7 +287,7 @@ mod tests {
             .iter()
             .filter_map(|e| match e {
                 ChatEntry::Item(i) => Some(i.text.as_str()),
-                ChatEntry::Closed(_) => None,
+                ChatEntry::Closed(_) | ChatEntry::LetGo(_) => None,
             })
             .collect();
         assert_eq!(texts, ["Hello, world", "tool ran"]);
@@ -205,6 +302,54 @@ mod tests {
         assert_eq!(log.entries.len(), 2000);
         assert!(matches!(&log.entries[0], ChatEntry::Item(i) if i.id == "i501"));
         assert_eq!(log.items_seen, 2500);
+    }
+
+    /// SPEC L2: the running count is what the entries hold, as items come, grow in place, are
+    /// trimmed at 2000 and let go, with the note kept first and counting nothing.
+    #[test]
+    fn l2_the_byte_count_follows_every_change_and_the_note_stays_first() {
+        let recount = |log: &PaneLog| log.entries.iter().map(entry_bytes).sum::<usize>();
+        let mut log = PaneLog::default();
+        let mut grows = item_event(1);
+        grows.item = Some(Item::text("m", ItemKind::Reply, "Hel"));
+        log.apply(&[grows.clone(), item_event(2)]);
+        assert_eq!(log.bytes(), 5);
+        grows.item = Some(Item::text("m", ItemKind::Reply, "Hello, world"));
+        log.apply(&[grows]);
+        assert_eq!((log.bytes(), recount(&log)), (14, 14));
+
+        // Let go down to 3 bytes: "Hello, world" goes, "hi" stays, under the note.
+        assert_eq!(log.let_go_down_to(3, "gone"), 12);
+        assert_eq!(log.bytes(), 2);
+        assert_eq!(log.let_go(), 1);
+        assert!(
+            matches!(&log.entries[0], ChatEntry::LetGo(note) if note.words == "gone" && note.items == 1)
+        );
+        assert!(matches!(&log.entries[1], ChatEntry::Item(i) if i.id == "i2"));
+        // Nothing over: nothing goes, and the note is not touched.
+        assert_eq!(log.let_go_down_to(2, "again"), 0);
+        assert!(matches!(&log.entries[0], ChatEntry::LetGo(note) if note.words == "gone"));
+
+        // The 2000 newest items besides the note; the note stays first and counts on.
+        let events: Vec<Event> = (3..=2100).map(item_event).collect();
+        log.apply(&events);
+        assert_eq!(log.entries.len(), 2001);
+        assert!(matches!(&log.entries[0], ChatEntry::LetGo(_)));
+        assert!(matches!(&log.entries[1], ChatEntry::Item(i) if i.id == "i101"));
+        assert_eq!((log.bytes(), recount(&log)), (4000, 4000));
+        assert_eq!(log.let_go_down_to(10, "more"), 3990);
+        assert_eq!(log.let_go(), 1996);
+        assert_eq!((log.bytes(), recount(&log)), (10, 10));
+        assert_eq!(log.entries.len(), 6);
+
+        // A whole view starts again: no note, its own count.
+        log.reset(PaneView {
+            state: PaneState::Idle,
+            turn: None,
+            items: vec![Item::text("v", ItemKind::Reply, "abc")],
+            asks: Vec::new(),
+        });
+        assert_eq!((log.bytes(), log.let_go()), (3, 0));
     }
 
     #[test]

@@ -16,6 +16,22 @@ const USER_PREFIX: &str = "you › ";
 const NOTICE_PREFIX: &str = "• ";
 const THINKING_FOLDED: &str = "▸ thinking: ";
 const THINKING_EXPANDED: &str = "▾ thinking";
+/// Before the let-go note: what was let go lay above it.
+const LET_GO_PREFIX: &str = "↑ ";
+
+/// The note at the top of a chat that let its oldest items go to the agent's byte budget
+/// (SPEC L2). When the agent keeps a history the phone can read (`has_history`), the items are
+/// still there, and the note names the key that opens it (`history_key`, from the keymap) if
+/// one is bound; else it says only what happened.
+pub(crate) fn let_go_words(has_history: bool, history_key: Option<&str>) -> String {
+    match (has_history, history_key) {
+        (true, Some(key)) => format!("Older items were let go: {key} opens history"),
+        (true, None) => "Older items were let go: the agent's history still has them".into(),
+        (false, _) => {
+            "Older items were let go; this agent keeps no history the phone can read".into()
+        }
+    }
+}
 
 /// How entries are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +65,12 @@ pub(crate) fn entry_lines(
         },
         ChatEntry::Closed(closed) => plain(
             &glyph::plain_text(&closed_ask_words(closed)),
+            theme.notice,
+            width,
+        ),
+        ChatEntry::LetGo(note) => hanging(
+            Span::styled(LET_GO_PREFIX, theme.notice),
+            &note.words,
             theme.notice,
             width,
         ),
@@ -236,6 +258,31 @@ mod tests {
 
     fn item(kind: ItemKind, text: &str) -> ChatEntry {
         ChatEntry::Item(Item::text("i1", kind, text))
+    }
+
+    /// SPEC L2: the let-go note says where the items still are only when that is true.
+    #[test]
+    fn l2_the_let_go_note_names_history_only_where_it_has_the_items() {
+        assert_eq!(
+            let_go_words(true, Some("H")),
+            "Older items were let go: H opens history"
+        );
+        assert_eq!(
+            let_go_words(true, None),
+            "Older items were let go: the agent's history still has them"
+        );
+        assert_eq!(
+            let_go_words(false, Some("H")),
+            "Older items were let go; this agent keeps no history the phone can read"
+        );
+        let note = ChatEntry::LetGo(crate::chat::pane_log::LetGo {
+            items: 3,
+            words: let_go_words(true, Some("H")),
+        });
+        assert_eq!(
+            shown(&note, &style(30)),
+            ["↑ Older items were let go: H", "  opens history"]
+        );
     }
 
     fn closed(decided_by: Option<DecidedBy>, summary: Option<&str>) -> ChatEntry {

@@ -21,15 +21,96 @@ pub(crate) struct LinkPiece {
     pub(crate) url: String,
 }
 
-/// True for a URL that may go into an OSC 8 sequence or to a browser opener: `https://`, at
-/// most the link limit of SPEC L, and nothing but printable ASCII without spaces, so it cannot
+/// True for a URL that may go into an OSC 8 sequence or to a browser opener (SPEC L1): `https://`,
+/// at most the link limit of SPEC L, and nothing but printable ASCII without spaces, so it cannot
 /// end the sequence (ESC, BEL, C1), carry another one, or be read as an option by an opener.
+/// Beyond that it is read as a URL, not matched as a pattern: every character is one RFC 3986
+/// allows (unreserved, gen-delims, sub-delims, or `%` and two hex digits), it parses (WHATWG
+/// URL, the `url` crate), it has a host, and no user part, so `https://bank.example@evil.example/`,
+/// which names `bank.example` but opens `evil.example`, is no link.
 pub(crate) fn is_safe_url(url: &str) -> bool {
-    url.len() > SCHEME.len()
+    if !(url.len() > SCHEME.len()
         && url.len() <= MAX_LINK_CHARS
         && url.starts_with(SCHEME)
         && !url[SCHEME.len()..].starts_with('/')
         && url.bytes().all(|b| (0x21..=0x7e).contains(&b))
+        && rfc3986_chars(url))
+    {
+        return false;
+    }
+    let Ok(parsed) = url::Url::parse(url) else {
+        return false;
+    };
+    parsed.scheme() == "https"
+        && parsed.host_str().is_some_and(|host| !host.is_empty())
+        && parsed.username().is_empty()
+        && parsed.password().is_none()
+}
+
+/// True when every character of `url` is one RFC 3986 § 2 allows in a URI: unreserved
+/// (letters, digits, `- . _ ~`), reserved (gen-delims `: / ? # [ ] @`, sub-delims
+/// `! $ & ' ( ) * + , ; =`), or `%` followed by two hex digits (§ 2.1).
+fn rfc3986_chars(url: &str) -> bool {
+    let bytes = url.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        if b == b'%' {
+            let hex = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_hexdigit);
+            if !(hex(at + 1) && hex(at + 2)) {
+                return false;
+            }
+            at += 3;
+            continue;
+        }
+        let allowed = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b':'
+                    | b'/'
+                    | b'?'
+                    | b'#'
+                    | b'['
+                    | b']'
+                    | b'@'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+            );
+        if !allowed {
+            return false;
+        }
+        at += 1;
+    }
+    true
+}
+
+/// The host a safe URL opens, as the opener will be given it (an IDN host in its `xn--` form,
+/// the form that cannot pass for another), for the words said when a link is opened.
+pub(crate) fn url_host(url: &str) -> Option<String> {
+    if !is_safe_url(url) {
+        return None;
+    }
+    url::Url::parse(url).ok()?.host_str().map(str::to_string)
+}
+
+/// What the phone says as it hands a link to the browser: the host the link really opens.
+pub(crate) fn opening_words(url: &str) -> String {
+    match url_host(url) {
+        Some(host) => format!("Opening {host} in your browser…"),
+        None => "Opening the link…".to_string(),
+    }
 }
 
 /// A character that can be part of a URL as drawn.
@@ -180,5 +261,53 @@ mod tests {
         assert!(!is_safe_url("https://e.com/a b"));
         assert!(!is_safe_url(&format!("https://e.com/{}", "a".repeat(3000))));
         assert!(find_links(&rows(&["http://plain.example"]), 80).is_empty());
+    }
+
+    /// SPEC L1: a link is parsed, so what it names is what it opens, and only characters a
+    /// URL may hold pass.
+    #[test]
+    fn l1_a_link_is_parsed_not_matched() {
+        // A user part names one host and opens another.
+        assert!(!is_safe_url("https://bank.example@evil.example/"));
+        assert!(!is_safe_url("https://bank.example:pin@evil.example/"));
+        assert!(!is_safe_url("https://:pin@evil.example/"));
+        // Characters outside RFC 3986, and a `%` that escapes nothing.
+        assert!(!is_safe_url("https://e.example/<script>"));
+        assert!(!is_safe_url("https://e.example/\"a\""));
+        assert!(!is_safe_url("https://e.example/a b"));
+        assert!(!is_safe_url("https://e.example/%zz"));
+        assert!(!is_safe_url("https://e.example/%4"));
+        assert!(!is_safe_url("https://e.example/{a}"));
+        // No host, or not a URL at all.
+        assert!(!is_safe_url("https://:443/"));
+        assert!(!is_safe_url("https://e.example:99999/"));
+        // Good ones: a query, a fragment, escapes, an IPv6 host.
+        let good = "https://e.example:8443/a/b%20c?q=1&r=%E6%97%A5;s=(x)#part-2";
+        assert!(is_safe_url(good));
+        assert!(is_safe_url("https://[2001:db8::1]/x"));
+        // An IDN host passes in its ASCII (`xn--`) form only: the drawn text stays printable
+        // ASCII, so a look-alike letter cannot stand in a host.
+        assert!(is_safe_url("https://xn--bcher-kva.example/"));
+        assert!(!is_safe_url("https://bücher.example/"));
+    }
+
+    #[test]
+    fn l1_opening_a_link_names_the_host_it_opens() {
+        assert_eq!(
+            opening_words("https://evil.example/path?q=1"),
+            "Opening evil.example in your browser…"
+        );
+        assert_eq!(
+            opening_words("https://xn--bcher-kva.example/"),
+            "Opening xn--bcher-kva.example in your browser…"
+        );
+        assert_eq!(
+            opening_words("https://[2001:db8::1]/x"),
+            "Opening [2001:db8::1] in your browser…"
+        );
+        assert_eq!(
+            opening_words("https://bank.example@evil.example/"),
+            "Opening the link…"
+        );
     }
 }

@@ -12,6 +12,7 @@ pub(crate) fn entry_key(entry: &ChatEntry) -> String {
     match entry {
         ChatEntry::Item(item) => item.id.clone(),
         ChatEntry::Closed(closed) => format!("closed:{}", closed.ask_id),
+        ChatEntry::LetGo(_) => LET_GO_KEY.to_string(),
     }
 }
 
@@ -20,8 +21,13 @@ fn has_key(entry: &ChatEntry, key: &str) -> bool {
     match entry {
         ChatEntry::Item(item) => item.id == key,
         ChatEntry::Closed(closed) => key.strip_prefix("closed:") == Some(closed.ask_id.as_str()),
+        ChatEntry::LetGo(_) => key == LET_GO_KEY,
     }
 }
+
+/// The let-go note's key (SPEC L2): one per chat, and no item id, which an id's rules keep
+/// free of spaces (SPEC L.id), can be it.
+const LET_GO_KEY: &str = "let go";
 
 /// The top of the view: `line` lines into the entry `key`.
 #[derive(Debug, Clone, PartialEq, Eq)]

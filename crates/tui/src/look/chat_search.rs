@@ -81,6 +81,7 @@ pub(crate) fn entry_may_match(entry: &ChatEntry, query: &Query) -> bool {
             found
         }
         ChatEntry::Closed(closed) => query.is_in(&super::chat::closed_ask_words(closed)),
+        ChatEntry::LetGo(note) => query.is_in(&note.words),
     }
 }
 

@@ -33,6 +33,7 @@ fn version(entry: &ChatEntry) -> (usize, u64) {
             (text.len(), hasher.finish())
         }
         ChatEntry::Closed(_) => (0, 0),
+        ChatEntry::LetGo(note) => (note.words.len(), note.items),
     }
 }
 

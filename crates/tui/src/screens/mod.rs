@@ -179,6 +179,19 @@ impl Navigation {
         popped
     }
 
+    /// The pane of `agent` the person reads: the nearest pane of it from the top of the stack,
+    /// on screen or the one they go back to (SPEC L2 lets its chat go last).
+    pub(crate) fn pane_read(&self, agent: &str) -> Option<&str> {
+        self.above
+            .iter()
+            .rev()
+            .chain(std::iter::once(&self.bottom))
+            .find_map(|screen| match screen {
+                Screen::Pane(pane) if pane.agent == agent => Some(pane.pane.as_str()),
+                _ => None,
+            })
+    }
+
     /// Every screen, mutably, the bottom one first.
     pub(crate) fn screens_mut(&mut self) -> impl Iterator<Item = &mut Screen> {
         std::iter::once(&mut self.bottom).chain(self.above.iter_mut())

@@ -800,6 +800,11 @@ impl App {
                     }
                     _ => {}
                 }
+                let chat_changed = matches!(
+                    change,
+                    crate::engine::AgentChange::PaneEvents { .. }
+                        | crate::engine::AgentChange::PaneView { .. }
+                );
                 let Some(view) = self.phone.agents.get_mut(&agent) else {
                     return Vec::new();
                 };
@@ -808,6 +813,24 @@ impl App {
                 let synced = matches!(change, crate::engine::AgentChange::Synced(_));
                 let was_unreachable = inbox::is_unreachable(view);
                 view.apply(change);
+                // SPEC L2: a chat that grew may take the agent over its byte budget; the pane
+                // the person reads lets go last, and the note names the key that really opens
+                // History, when the agent keeps one.
+                if chat_changed && view.chat_bytes() > crate::wire::limits::MAX_AGENT_CHAT_BYTES {
+                    let key = self
+                        .phone
+                        .keymap
+                        .key_label(crate::screens::pane::keys::CHAT, Action::History);
+                    let words = crate::look::chat::let_go_words(
+                        view.has_cap(crate::wire::caps::HISTORY),
+                        key.as_deref(),
+                    );
+                    view.keep_within(
+                        crate::wire::limits::MAX_AGENT_CHAT_BYTES,
+                        self.nav.pane_read(&agent),
+                        &words,
+                    );
+                }
                 let ready = view.status.is_ready();
                 // Most updates are a poll that brought nothing new: no row, ask or card can
                 // change with it unless the agent became reachable or not, so the lists, the

@@ -43,6 +43,13 @@ pub const MAX_POST_REPLY: usize = 16 * 1024;
 pub const MAX_EVENTS_PER_REPLY: usize = 1000;
 /// Items in a pane's current view, the newest kept (SPEC L, H5).
 pub const MAX_VIEW_ITEMS: usize = 2000;
+/// Bytes the phone keeps of the chats of one agent, over all its panes (SPEC L2): the words of
+/// the items (and closed asks) it holds. The limits above alone let one agent fill 256 panes of
+/// 2000 items of 64 KiB, some 32 GiB read in the background; 64 MiB holds hundreds of thousands
+/// of ordinary items, or a thousand of the largest, and keeps a phone on a handful of agents
+/// within a few hundred MiB. Past it the oldest items of panes off screen go first; the agent
+/// still has them (History).
+pub const MAX_AGENT_CHAT_BYTES: usize = 64 * 1024 * 1024;
 /// Bytes of the text of a user, reply, thinking or notice item (SPEC L).
 pub const MAX_CHAT_TEXT: usize = 64 * 1024;
 /// Bytes of the text of a markdown or code item (SPEC L).

@@ -258,7 +258,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                 .and_then(|c| c.url.clone());
             match url {
                 Some(url) => {
-                    phone.show_toast("Opening the link…", false);
+                    phone.show_toast(crate::look::chat_links::opening_words(&url), false);
                     vec![Command::OpenLink(url)]
                 }
                 None => {

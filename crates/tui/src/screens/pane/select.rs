@@ -37,6 +37,7 @@ pub(crate) fn copy_text(entry: &ChatEntry, code_only: bool) -> Option<String> {
     let ChatEntry::Item(item) = entry else {
         return (!code_only).then(|| match entry {
             ChatEntry::Closed(closed) => closed_ask_words(closed),
+            ChatEntry::LetGo(note) => note.words.clone(),
             ChatEntry::Item(item) => item.text.clone(),
         });
     };
@@ -237,7 +238,7 @@ impl PaneScreen {
             &phone.theme,
         ) {
             Some(url) => {
-                phone.show_toast("Opening the link…", false);
+                phone.show_toast(crate::look::chat_links::opening_words(&url), false);
                 vec![Command::OpenLink(url)]
             }
             None => {
