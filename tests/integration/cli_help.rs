@@ -111,11 +111,11 @@ fn rules_prints_an_entry_a_family_the_list_and_says_an_unknown_id_with_close_one
         list.contains("  W4                 Request bodies\n"),
         "{list}"
     );
-    let unknown = run(&["rules", "S9"]);
+    let unknown = run(&["rules", "S70"]);
     assert_eq!(unknown.status.code(), Some(2));
     let said = String::from_utf8_lossy(&unknown.stderr).into_owned();
     assert!(
-        said.starts_with("collie-phone: no rule S9 in the rule book; close ids: "),
+        said.starts_with("collie-phone: no rule S70 in the rule book; close ids: "),
         "{said}"
     );
     assert!(said.contains("S7"), "{said}");

@@ -41,6 +41,7 @@ mod engine_idle;
 mod fuzz_corpus;
 mod hostile;
 mod layering;
+mod own_hands;
 mod real_agents;
 mod record_replay;
 mod script;

@@ -306,6 +306,42 @@ mod tests {
         }
     }
 
+    /// SPEC S9: a link planted where the old rewrite wrote (`intents.jsonl.tmp`) or at the
+    /// journal itself never makes the journal write into another file.
+    #[test]
+    fn s9_a_planted_link_never_takes_the_journals_writes() {
+        let dir = tempfile::tempdir().expect("dir");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").expect("write");
+        let folder = dir.path().join("state");
+        std::fs::create_dir(&folder).expect("mkdir");
+        let path = folder.join("intents.jsonl");
+        std::os::unix::fs::symlink(&victim, folder.join("intents.jsonl.tmp")).expect("link");
+        {
+            let (mut journal, _) = Journal::open(&path).expect("open");
+            journal.created(&record("r-1")).expect("created");
+        }
+        // The compaction on the next open rewrites the journal under a fresh name.
+        let (_journal, records) = Journal::open(&path).expect("reopen");
+        assert_eq!(records.len(), 1);
+        assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep me");
+        drop(_journal);
+        std::fs::remove_file(&path).expect("rm");
+        std::os::unix::fs::symlink(&victim, &path).expect("link");
+        // Alone, the compaction renames a new journal over the link (not through it); with
+        // another holder, the link is refused when opened to append.
+        let (mut journal, _) = Journal::open(&path).expect("open");
+        journal.created(&record("r-2")).expect("created");
+        assert!(
+            !path
+                .symlink_metadata()
+                .expect("meta")
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep me");
+    }
+
     #[test]
     fn q2_crash_after_send_comes_back_unknown_with_same_id() {
         let dir = tempfile::tempdir().expect("dir");

@@ -277,8 +277,13 @@ pub fn open_own(path: &Path, append: bool) -> std::io::Result<File> {
 
 /// A private scratch folder of its own (0700, a random name) in the temp folder, for a
 /// command's throwaway files: nobody else can guess its name or plant anything in it.
+/// (tempfile makes its folders as the umask says, 0755 as a rule: the mode is asked for.)
 pub fn scratch_dir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
-    tempfile::Builder::new().prefix(prefix).tempdir()
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
 }
 
 #[cfg(test)]
@@ -345,6 +350,13 @@ mod tests {
         assert_eq!(refused.part, shared);
         chmod(&shared, 0o1777);
         make_private_dir(&shared.join("collie-phone")).expect("sticky is fine");
+    }
+
+    #[test]
+    fn s9_a_scratch_folder_is_0700_whatever_the_umask() {
+        let scratch = scratch_dir("collie-test-").expect("made");
+        let mode = std::fs::metadata(scratch.path()).expect("meta").mode() & 0o777;
+        assert_eq!(mode, 0o700);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! `/proc/net/tcp` and `/proc/net/tcp6`, the listener's uid). Where they cannot be read (not
 //! Linux), nothing is known and the request goes as before; docs/REMOTE.md says so.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
 
 use super::own_files::user_name;
 use super::privacy::current_uid;
@@ -82,16 +82,10 @@ fn foreign_listener(table: &str, port: u16, uid: u32) -> Option<u32> {
         if u16::from_str_radix(listen_port, 16).ok()? != port {
             return None;
         }
-        let reachable = parse_address(address).is_some_and(|ip| match ip {
-            IpAddr::V4(v4) => v4.is_loopback() || v4.is_unspecified(),
-            IpAddr::V6(v6) => {
-                v6.is_loopback()
-                    || v6.is_unspecified()
-                    || v6
-                        .to_ipv4_mapped()
-                        .is_some_and(|v4| v4.is_loopback() || v4.is_unspecified())
-            }
-        });
+        // A v4-mapped v6 address (`::ffff:127.0.0.1`) is read as the v4 one it maps.
+        let reachable = parse_address(address)
+            .map(|ip| ip.to_canonical())
+            .is_some_and(|ip| ip.is_loopback() || ip.is_unspecified());
         let owner: u32 = owner.parse().ok()?;
         (reachable && owner != uid).then_some(owner)
     })
@@ -105,13 +99,13 @@ fn parse_address(hex: &str) -> Option<IpAddr> {
         Some(value.to_ne_bytes())
     };
     match hex.len() {
-        8 => Some(IpAddr::V4(Ipv4Addr::from(word(0)?))),
+        8 => Some(IpAddr::from(word(0)?)),
         32 => {
             let mut bytes = [0_u8; 16];
             for i in 0..4 {
                 bytes[i * 4..i * 4 + 4].copy_from_slice(&word(i)?);
             }
-            Some(IpAddr::V6(Ipv6Addr::from(bytes)))
+            Some(IpAddr::from(bytes))
         }
         _ => None,
     }
@@ -128,10 +122,12 @@ mod tests {
    1: 00000000:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2 1 0000000000000000 100 0 0 10 0
    2: 0100007F:4BBB 0100007F:D2F0 01 00000000:00000000 00:00000000 00000000  1001        0 3 1 0000000000000000 100 0 0 10 0
 ";
-    /// A v6 listener of uid 1002 on [::1]:8080, one on [::]:9090 of uid 1000.
+    /// A v6 listener of uid 1002 on [::1]:8080, one on [::]:9090 of uid 1000, one of uid 1003
+    /// on ::ffff:127.0.0.1:7070.
     const TCP6: &str = "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
    0: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1002        0 4 1 0000000000000000 100 0 0 10 0
    1: 00000000000000000000000000000000:2382 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 5 1 0000000000000000 100 0 0 10 0
+   2: 0000000000000000FFFF00000100007F:1B9E 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1003        0 6 1 0000000000000000 100 0 0 10 0
 ";
 
     #[test]
@@ -151,6 +147,11 @@ mod tests {
         );
         assert_eq!(foreign_listener(TCP6, 8080, 1000), Some(1002));
         assert_eq!(foreign_listener(TCP6, 9090, 1000), None);
+        assert_eq!(
+            foreign_listener(TCP6, 7070, 1000),
+            Some(1003),
+            "v4-mapped loopback"
+        );
     }
 
     #[test]

@@ -8,7 +8,10 @@
 //! file only runs the program.
 
 use std::io::ErrorKind;
+use std::io::Write;
 use std::process::Command;
+
+use crate::transport::own_files;
 
 /// The editor to run: the variable that named it, its program and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,13 +68,13 @@ pub fn edit_on_terminal(text: &str) -> Result<String, String> {
 /// directory of its own and goes when this returns.
 pub(crate) fn run(chosen: &Chosen, text: &str) -> Result<String, String> {
     let name = &chosen.name;
-    let folder = tempfile::Builder::new()
-        .prefix("collie-phone-")
-        .tempdir()
+    // The person's words: a folder of theirs alone, the file made new, 0600 (SPEC S9).
+    let folder = own_files::scratch_dir("collie-phone-")
         .map_err(|error| format!("No temporary file for {name} ({error})."))?;
     // Markdown, so an editor that colours it does; the agents read markdown.
     let path = folder.path().join("message.md");
-    std::fs::write(&path, text)
+    own_files::create_new(&path)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
         .map_err(|error| format!("No temporary file for {name} ({error})."))?;
     let status = Command::new(&chosen.program)
         .args(&chosen.args)
