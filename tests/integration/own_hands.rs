@@ -111,7 +111,7 @@ fn t11_a_port_another_user_holds_gets_no_token() {
     let text = said(&output);
     assert!(
         text.contains(&format!(
-            "port {port} of this machine is held by nobody (uid {NOBODY}), not by you"
+            "port {port} is held by another user, nobody (uid {NOBODY})"
         )) && text.contains("the token was not sent"),
         "{text}"
     );
@@ -138,7 +138,7 @@ async fn t11_a_bridge_port_another_user_holds_gets_no_token() {
         .until("the port's owner told", |seen| {
             seen.iter().any(|u| {
                 matches!(u, FromEngine::Agent { change: AgentChange::Status(s), .. }
-                    if s.sentence().contains("held by nobody"))
+                    if s.sentence().contains("held by another user, nobody"))
             })
         })
         .await;

@@ -28,9 +28,8 @@ impl std::fmt::Display for NotYourPort {
         };
         write!(
             f,
-            "port {} of this machine is held by {who}, not by you (uid {}), so the token was not sent; is yours running there, or does the URL name another port?",
-            self.port,
-            current_uid()
+            "port {} is held by another user, {who}: the token was not sent. Start yours there, or check the URL's port",
+            self.port
         )
     }
 }
@@ -171,7 +170,7 @@ mod tests {
         }
         .to_string();
         assert!(
-            refusal.starts_with("port 19387 of this machine is held by root (uid 0), not by you"),
+            refusal.starts_with("port 19387 is held by another user, root (uid 0): "),
             "{refusal}"
         );
         assert!(refusal.contains("the token was not sent"), "{refusal}");
