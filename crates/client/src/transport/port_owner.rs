@@ -1,6 +1,8 @@
 //! SPEC T11: before a token goes over plain HTTP to a port of this machine (a local test agent,
 //! the DSH bridge), the port's listener is checked to be the caller's, as a socket's peer is
-//! (S3). A port is anyone's to take while the agent or bridge is not running, and plain HTTP
+//! (S3). The check runs as each connection is made ([`CheckPortLayer`], under reqwest's
+//! connector), off the async threads: reading the tables takes milliseconds, and a kept-alive
+//! connection, checked when it was made, carries the next requests. A port is anyone's to take while the agent or bridge is not running, and plain HTTP
 //! has no certificate to tell who answers; the kernel's socket tables do (Linux:
 //! `/proc/net/tcp` and `/proc/net/tcp6`, the listener's uid). Where they cannot be read (not
 //! Linux), nothing is known and the request goes as before; docs/REMOTE.md says so.
@@ -19,6 +21,8 @@ pub struct NotYourPort {
     pub port: u16,
     pub uid: u32,
 }
+
+impl std::error::Error for NotYourPort {}
 
 impl std::fmt::Display for NotYourPort {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -52,6 +56,86 @@ pub fn check_url(url: &reqwest::Url) -> Result<(), NotYourPort> {
     match (loopback, url.port_or_known_default()) {
         (true, Some(port)) => check_port(port, current_uid()),
         _ => Ok(()),
+    }
+}
+
+/// The refusal somewhere in an error's chain of sources, when a connection was refused for it.
+pub fn refusal_in<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a NotYourPort> {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if let Some(refused) = error.downcast_ref::<NotYourPort>() {
+            return Some(refused);
+        }
+        next = error.source();
+    }
+    None
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A layer for reqwest's connector (`ClientBuilder::connector_layer`) of a client that dials
+/// only `url`: before each new connection, the port's owner is checked ([`check_url`]).
+#[derive(Clone)]
+pub struct CheckPortLayer {
+    url: reqwest::Url,
+}
+
+impl CheckPortLayer {
+    /// None where nothing is to be checked (https, another host): no layer at all.
+    pub fn for_url(url: &str) -> Option<Self> {
+        let url = reqwest::Url::parse(url).ok()?;
+        (url.scheme() == "http").then_some(Self { url })
+    }
+}
+
+impl<S> tower::Layer<S> for CheckPortLayer {
+    type Service = CheckPort<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        CheckPort {
+            inner,
+            url: self.url.clone(),
+        }
+    }
+}
+
+/// The connector under [`CheckPortLayer`].
+#[derive(Clone)]
+pub struct CheckPort<S> {
+    inner: S,
+    url: reqwest::Url,
+}
+
+impl<S, R> tower::Service<R> for CheckPort<S>
+where
+    S: tower::Service<R, Error = BoxError> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    R: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = BoxError;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<S::Response, BoxError>> + Send>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: R) -> Self::Future {
+        // The service polled ready is the one called (tower's rule for a cloned inner).
+        let ready = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, ready);
+        let url = self.url.clone();
+        Box::pin(async move {
+            let checked = tokio::task::spawn_blocking(move || check_url(&url)).await;
+            if let Ok(Err(refused)) = checked {
+                return Err(Box::new(refused) as BoxError);
+            }
+            inner.call(request).await
+        })
     }
 }
 

@@ -130,6 +130,11 @@ impl TlsEndpoint {
             .pool_idle_timeout(KEEP_ALIVE)
             .pool_max_idle_per_host(1)
             .user_agent(concat!("collie-phone/", env!("CARGO_PKG_VERSION")));
+        // SPEC T11: over plain HTTP to this machine, another user's port gets no connection,
+        // so no token.
+        if let Some(layer) = super::port_owner::CheckPortLayer::for_url(&base) {
+            builder = builder.connector_layer(layer);
+        }
         match trust {
             Trust::System => {}
             Trust::CaCert(path) => {
@@ -175,11 +180,6 @@ impl TlsEndpoint {
             builder = builder
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
                 .body(body.clone());
-        }
-        // SPEC T11: over plain HTTP to this machine, another user's port gets no token.
-        if let Ok(base) = reqwest::Url::parse(&self.base) {
-            super::port_owner::check_url(&base)
-                .map_err(|refused| TransportError::Connect(refused.to_string()))?;
         }
         let mut response = builder.send().await.map_err(|e| classify(&e))?;
         let status = response.status().as_u16();
@@ -235,6 +235,9 @@ fn pinned_config(pin: Pin) -> Result<rustls::ClientConfig, TlsSetupError> {
 
 fn classify(error: &reqwest::Error) -> TransportError {
     use super::cause::{Cause, cause_of};
+    if let Some(refused) = super::port_owner::refusal_in(error) {
+        return TransportError::Connect(refused.to_string());
+    }
     let address = error
         .url()
         .map_or_else(|| "the agent".to_string(), host_and_port);

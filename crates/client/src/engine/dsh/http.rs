@@ -12,6 +12,7 @@ use super::base::BridgeUrl;
 use crate::dsh_wire::{self as wire, BridgeError, ErrorCode, Sanitize};
 use crate::engine::observer::Observer;
 use crate::transport::Token;
+use crate::transport::port_owner::CheckPortLayer;
 use crate::transport::tls::install_crypto_provider;
 
 /// Deadline of a read (health, lists, a transcript page), connect to last byte.
@@ -154,12 +155,17 @@ impl BridgeClient {
         // reqwest is built with rustls and no provider; one must be installed before any
         // client is built, even one that only speaks plain HTTP.
         install_crypto_provider();
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .http1_only()
             .connect_timeout(CONNECT_DEADLINE)
-            .user_agent(concat!("collie-phone/", env!("CARGO_PKG_VERSION")))
+            .user_agent(concat!("collie-phone/", env!("CARGO_PKG_VERSION")));
+        // SPEC T11: the bridge's port is the caller's, or the connection is not made.
+        if let Some(layer) = CheckPortLayer::for_url(url.as_str()) {
+            builder = builder.connector_layer(layer);
+        }
+        let http = builder
             .build()
             .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
         Ok(Self {
@@ -195,17 +201,6 @@ impl BridgeClient {
                 None => parsed.path().to_string(),
             },
             Err(_) => route.to_string(),
-        }
-    }
-
-    /// SPEC T11: the bridge's port is held by the caller, or nobody; another user's gets no
-    /// token, and nothing was sent.
-    fn port_is_ours(&self) -> Result<(), CallError> {
-        match reqwest::Url::parse(self.url.as_str()) {
-            Ok(url) => crate::transport::port_owner::check_url(&url).map_err(|refused| {
-                CallError::NotSent(format!("the bridge at {}: {refused}", self.url))
-            }),
-            Err(_) => Ok(()),
         }
     }
 
@@ -273,8 +268,6 @@ impl BridgeClient {
         };
         // Connecting has its own deadline (the client's connect_timeout); this one is for the
         // headers, which the real bridge holds until its first frame or keep-alive.
-        self.port_is_ours()
-            .inspect_err(|e| tell(Err(e.to_string())))?;
         let response = tokio::time::timeout(EVENTS_HEADERS_DEADLINE, request.send())
             .await
             .map_err(|_| {
@@ -308,7 +301,6 @@ impl BridgeClient {
     ) -> Result<T, CallError> {
         let started = Instant::now();
         let exchange = async {
-            self.port_is_ours()?;
             let response = request.send().await.map_err(|e| classify(&e, &self.url))?;
             let status = response.status().as_u16();
             let body = read_capped(response, reply_cap).await?;
@@ -406,6 +398,9 @@ async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<Vec<
 /// for url (…)".
 fn classify(error: &reqwest::Error, url: &BridgeUrl) -> CallError {
     use crate::transport::cause::{Cause, cause_of};
+    if let Some(refused) = crate::transport::port_owner::refusal_in(error) {
+        return CallError::NotSent(format!("the bridge at {url}: {refused}"));
+    }
     let cause = cause_of(error);
     if error.is_connect() {
         CallError::NotSent(match cause {
