@@ -1369,8 +1369,9 @@ pub(crate) fn failure_words(agent: &str, failure: &Failure, what: &str) -> Strin
         Failure::Gone(said) => format!(
             "{agent} stopped unexpectedly. It printed last: “{said}” (the whole is in the host's log). Send a message to start it again."
         ),
-        Failure::GoneUnread => format!(
-            "{agent} stopped before it read its first message, and what it printed could not be read. Run its command in a terminal to see why; then send a message to start it again."
+        Failure::TooLong => format!(
+            "{agent} sent a message longer than {} on its stdout, which no message of ACP needs, so the host stopped it; the host's log says when. Send a message to start it again.",
+            super::lines::stdout_cap_words()
         ),
     }
 }
