@@ -242,6 +242,7 @@ fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
         agents,
         workspaces,
         opening: args.first_prompt.clone(),
+        state: args.world.state.clone(),
     }))
 }
 

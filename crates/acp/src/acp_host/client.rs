@@ -49,6 +49,8 @@ pub(crate) enum Command {
         pane: String,
         cwd: PathBuf,
         how: Opening,
+        /// The mode the pane was in, put back after a load or a resume.
+        back: Option<String>,
     },
     /// `session/close`: the pane is closed.
     Close { session: String },
@@ -545,22 +547,34 @@ async fn serve(
         let mode = mode.clone();
         let task = async move {
             match command {
-                Command::Open { pane, cwd, how } => {
-                    let event =
-                        match sessions::open(&cx2, &task_name, mode.as_deref(), cwd, how).await {
-                            Ok((session, loaded, modes, options, note)) => Event::Opened {
-                                pane,
-                                session,
-                                loaded,
-                                modes,
-                                options,
-                                note,
-                            },
-                            Err(error) => Event::OpenFailed {
-                                pane,
-                                failure: failure_of(&error, &sign_in),
-                            },
-                        };
+                Command::Open {
+                    pane,
+                    cwd,
+                    how,
+                    back,
+                } => {
+                    let opened = sessions::open(
+                        &cx2,
+                        &task_name,
+                        mode.as_deref(),
+                        back.as_deref(),
+                        cwd,
+                        how,
+                    );
+                    let event = match opened.await {
+                        Ok((session, loaded, modes, options, note)) => Event::Opened {
+                            pane,
+                            session,
+                            loaded,
+                            modes,
+                            options,
+                            note,
+                        },
+                        Err(error) => Event::OpenFailed {
+                            pane,
+                            failure: failure_of(&error, &sign_in),
+                        },
+                    };
                     let _ = events.send((task_name, event));
                 }
                 Command::Close { session } => sessions::close(&cx2, &task_name, session).await,
