@@ -240,6 +240,7 @@ fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
         agents,
         workspaces,
         opening: args.first_prompt.clone(),
+        state: args.world.state.clone(),
     }))
 }
 
@@ -286,6 +287,15 @@ async fn serve(
             )
         }
     };
+    if matches!(driven, Driven::Acp(_))
+        && let Some(token) = crate::transport::token::TokenSource::from_env(None).env
+    {
+        // SPEC T2: the host's agents never get COLLIE_DURABLE_TOKEN (docs/ACP.md, "The agent's
+        // process"), but it is a token this process knows, and an agent could still come by it
+        // (another process's environment, a file): what an agent prints loses it before it
+        // reaches a pane or the log. The --token-file token was remembered when it was read.
+        crate::out::secrets::remember(&token);
+    }
     let mut host_name = None;
     match &driven {
         Driven::Acp(hosted) if world.name.is_none() => {

@@ -536,6 +536,80 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
     assert_eq!(second.until_turn_ends(&pane).await["turn"]["state"], "done");
 }
 
+/// An agent may bring a session back in another mode than it was in (codex-acp 2.6 resumed a
+/// read-only session in `workspace-write` and ran `touch` without asking): after a restart the
+/// host puts the session back in the mode its pane was in, and the agent is in it. The scripted
+/// agent is made to forget its mode while the host is down, as codex did.
+#[tokio::test]
+async fn a_restart_puts_a_resumed_session_back_in_the_mode_its_pane_was_in() {
+    let dir = temp_dir();
+    let state = dir.path().join("state");
+    let state_arg = state.display().to_string();
+    let agents = [("scripted", "")];
+    let first = host_in(dir, &agents, &["--state", &state_arg]).await;
+    let pane = first.start("scripted-1").await;
+    // Prompted once, so the agent keeps the session.
+    first.send(&pane, "s1", "/mode").await;
+    first.until_turn_ends(&pane).await;
+    first
+        .client
+        .post(
+            &pane_path(&pane, "setting"),
+            json!({"requestId": "m1", "settingId": "mode", "value": "plan"}),
+        )
+        .await
+        .expect(200, "ok");
+    eventually("the agent's yes shows", WAIT, || async {
+        first
+            .pane(&pane)
+            .await
+            .filter(|p| p["settings"][0]["current"] == "plan")
+    })
+    .await;
+    let Host {
+        dir, mut process, ..
+    } = first;
+    process.stop(false);
+    drop(process);
+    // While the host is down, the agent's record of the session loses its mode: it comes back
+    // in one that acts without asking.
+    for entry in std::fs::read_dir(dir.path().join("sessions"))
+        .expect("sessions")
+        .flatten()
+    {
+        let text = std::fs::read_to_string(entry.path()).expect("a kept session");
+        let mut kept: Value = serde_json::from_str(&text).expect("json");
+        kept["mode"] = json!("yolo");
+        std::fs::write(entry.path(), kept.to_string()).expect("written");
+    }
+
+    let second = host_in(dir, &agents, &["--state", &state_arg]).await;
+    eventually("resumed", WAIT, || async {
+        texts(&second.items(&pane).await, "notice")
+            .contains(&"scripted resumed this conversation.".to_string())
+            .then_some(())
+    })
+    .await;
+    let back = second.pane(&pane).await.expect("the pane");
+    assert_eq!(back["settings"][0]["current"], "plan", "{back}");
+    eventually("the log says it", WAIT, || async {
+        second
+            .log()
+            .contains("the session is back in its mode")
+            .then_some(())
+    })
+    .await;
+    // The agent itself is in it, not only the pane's word.
+    second.send(&pane, "s2", "/mode").await;
+    second.until_turn_ends(&pane).await;
+    let replies = texts(&second.items(&pane).await, "reply");
+    assert_eq!(
+        replies.last().map(String::as_str),
+        Some("I am in mode plan, at speed careful."),
+        "{replies:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_restart_without_load_session_keeps_the_conversation_in_history() {
     let dir = temp_dir();

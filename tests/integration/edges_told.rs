@@ -135,6 +135,15 @@ async fn notice_of_a_stopped_acp_agent(
     dir: &std::path::Path,
     acp: &str,
 ) -> (common::AgentProcess, String) {
+    notice_of_a_stopped_acp_agent_in(dir, acp, &[]).await
+}
+
+/// [`notice_of_a_stopped_acp_agent`] with the host started in these extra variables.
+async fn notice_of_a_stopped_acp_agent_in(
+    dir: &std::path::Path,
+    acp: &str,
+    env: &[(&str, &str)],
+) -> (common::AgentProcess, String) {
     let project = dir.join("project");
     std::fs::create_dir_all(&project).expect("a workspace");
     let log = dir.join("host.log");
@@ -153,7 +162,9 @@ async fn notice_of_a_stopped_acp_agent(
         "--acp",
         acp,
     ];
-    let process = common::AgentProcess::start_with_env(&args, &[("RUST_LOG", "info")]);
+    let mut all_env = vec![("RUST_LOG", "info")];
+    all_env.extend_from_slice(env);
+    let process = common::AgentProcess::start_with_env(&args, &all_env);
     let client = process.client();
     common::wait_ready(&client).await;
     let reply = client
@@ -212,34 +223,86 @@ async fn an_acp_agent_that_cannot_start_says_why_in_the_pane() {
     .await;
 }
 
-/// An ACP agent that goes before it reads its first message: the host's write of `initialize`
-/// meets a closed pipe, and the ACP library then stops reading the agent's stderr. The pane
-/// says what it printed when its lines were read, and else that they could not be, never that
-/// they are in the log when the log has none of them.
+/// An ACP agent that goes before it reads its first message: the host's write of
+/// `initialize` may meet a closed pipe, and the host still reads the agent's stderr to its end
+/// before it tells why it stopped, so its words are in the pane and the log either way.
 #[tokio::test]
-async fn an_acp_agent_gone_before_it_reads_is_told_truly_whether_or_not_its_words_were_read() {
+async fn an_acp_agent_gone_before_it_reads_has_its_words_in_the_pane() {
     let dir = common::temp_dir();
     let log = dir.path().join("host.log");
     // It closes its stdin at once, so a write to it is likely to fail.
     let acp = "codex=sh -c 'exec 0<&-; echo \"Error: bad config\" >&2; exit 1'";
     let (_process, notice) = notice_of_a_stopped_acp_agent(dir.path(), acp).await;
-    let heard = "codex stopped unexpectedly. It printed last: “Error: bad config” (the whole is in the host's log). Send a message to start it again.";
-    let unread = "codex stopped before it read its first message, and what it printed could not be read. Run its command in a terminal to see why; then send a message to start it again.";
-    assert!(notice == heard || notice == unread, "{notice}");
-    // The log agrees with the pane (it is written by a thread of its own, so it is awaited).
-    let logged_as = if notice == heard {
-        "stderr: Error: bad config"
-    } else {
-        "what it printed on stderr was not read"
-    };
+    assert_eq!(
+        notice,
+        "codex stopped unexpectedly. It printed last: “Error: bad config” (the whole is in the host's log). Send a message to start it again."
+    );
     common::eventually(
-        "the log's matching line",
+        "the agent's words in the log",
         std::time::Duration::from_secs(10),
         || {
             let logged = std::fs::read_to_string(&log).unwrap_or_default();
-            async move { logged.contains(logged_as).then_some(()) }
+            async move { logged.contains("stderr: Error: bad config").then_some(()) }
         },
     )
+    .await;
+}
+
+/// The agent starts without the host's own variables (every `COLLIE_*` one: docs/ACP.md, "The
+/// agent's process"), and a token the host knows is scrubbed from what it prints (SPEC T2).
+#[tokio::test]
+async fn an_acp_agent_gets_none_of_the_hosts_variables_and_its_words_lose_the_hosts_token() {
+    let dir = common::temp_dir();
+    let log = dir.path().join("host.log");
+    let token = "collie-durable-token-for-this-test-0123456789";
+    let acp = format!(
+        "codex=sh -c 'read -r first; echo \"env: [${{COLLIE_DURABLE_TOKEN-unset}}] [${{COLLIE_HOST_ONLY-unset}}] [${{HOST_AND_AGENT-unset}}]\" >&2; echo \"found {token} elsewhere\" >&2; exit 1'"
+    );
+    let env = [
+        ("COLLIE_DURABLE_TOKEN", token),
+        ("COLLIE_HOST_ONLY", "the host's"),
+        ("HOST_AND_AGENT", "passed"),
+    ];
+    let (_process, notice) = notice_of_a_stopped_acp_agent_in(dir.path(), &acp, &env).await;
+    assert_eq!(
+        notice,
+        "codex stopped unexpectedly. It printed last: “env: [unset] [unset] [passed] ⏎ found [token hidden] elsewhere” (the whole is in the host's log). Send a message to start it again."
+    );
+    common::eventually(
+        "the scrubbed line in the log",
+        std::time::Duration::from_secs(10),
+        || {
+            let logged = std::fs::read_to_string(&log).unwrap_or_default();
+            async move {
+                (logged.contains("stderr: found [token hidden] elsewhere")
+                    && !logged.contains(token))
+                .then_some(())
+            }
+        },
+    )
+    .await;
+}
+
+/// An agent that writes a line on its stdout past the cap (64 MiB) is stopped, and the pane
+/// says why in plain words; the host never holds more than the cap of it.
+#[tokio::test]
+async fn an_acp_agent_whose_stdout_line_never_ends_is_stopped_and_told() {
+    let dir = common::temp_dir();
+    let log = dir.path().join("host.log");
+    let acp = "codex=sh -c 'read -r first; exec cat /dev/zero'";
+    let (_process, notice) = notice_of_a_stopped_acp_agent(dir.path(), acp).await;
+    assert_eq!(
+        notice,
+        "codex sent a message longer than 64 MiB on its stdout, which no message of ACP needs, so the host stopped it; the host's log says when. Send a message to start it again."
+    );
+    common::eventually("the log's line", std::time::Duration::from_secs(10), || {
+        let logged = std::fs::read_to_string(&log).unwrap_or_default();
+        async move {
+            logged
+                .contains("the agent wrote a line longer than 64 MiB on its stdout")
+                .then_some(())
+        }
+    })
     .await;
 }
 

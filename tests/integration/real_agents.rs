@@ -140,13 +140,13 @@ fn environment(
             let config = format!(
                 "model = \"gpt-5.4\"\nmodel_provider = \"mock\"\n\
                  check_for_update_on_startup = false\n\n[model_providers.mock]\nname = \"scripted\"\n\
-                 base_url = \"{url}/v1\"\nenv_key = \"COLLIE_TEST_MODEL_KEY\"\nwire_api = \"responses\"\n\n\
+                 base_url = \"{url}/v1\"\nenv_key = \"SCRIPTED_MODEL_KEY\"\nwire_api = \"responses\"\n\n\
                  [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
                 workspace.display()
             );
             std::fs::write(codex_home.join("config.toml"), config).expect("codex's config");
             env.push(("CODEX_HOME".into(), codex_home.display().to_string()));
-            env.push(("COLLIE_TEST_MODEL_KEY".into(), "scripted".into()));
+            env.push(("SCRIPTED_MODEL_KEY".into(), "scripted".into()));
         }
         "gemini" => {
             // The API key sign-in, chosen in its settings, so it asks for no other; its base

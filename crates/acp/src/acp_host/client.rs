@@ -2,13 +2,20 @@
 //! (`agent-client-protocol`), run as a task: commands go in, events come out, and the host,
 //! which holds the world's lock, never waits on the agent.
 //!
+//! The host owns the process and its pipes (`process`), and hands the crate only lines
+//! (`agent_client_protocol::Lines`): so it decides the agent's environment, reads stdout with a
+//! cap (`lines`), and reads stderr to its end on a task of its own, so the words of an agent
+//! that went at once still reach the pane and the log.
+//!
 //! We are the ACP client. We advertise elicitation (form and url: an agent's questions are
 //! cards). We advertise no file system and no terminal capability: the host
 //! would have to confine every read, write and command to the session's workspace, and an
 //! agent that has neither still does its work with its own tools, asking permission first.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
@@ -22,9 +29,13 @@ use agent_client_protocol::v1::schema::{
     TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{AcpAgent, AcpAgentConfig, Agent, Client, ErrorCode, LineDirection};
+use agent_client_protocol::{Agent, Client, ErrorCode};
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+use super::lines::{self, MAX_STDERR_LINE, MAX_STDOUT_LINE, Read};
+use super::process::{self, Group};
 use super::sessions::{self, Abilities, Listed, Opening};
 use super::spec::AcpSpec;
 use super::stderr_tail::StderrTail;
@@ -38,6 +49,8 @@ pub(crate) enum Command {
         pane: String,
         cwd: PathBuf,
         how: Opening,
+        /// The mode the pane was in, put back after a load or a resume.
+        back: Option<String>,
     },
     /// `session/close`: the pane is closed.
     Close { session: String },
@@ -74,12 +87,11 @@ pub(crate) enum Failure {
     /// The agent answered with an error (cleaned, one line).
     Refused(String),
     /// The process went away; the last lines it printed on stderr (`StderrTail::said`),
-    /// empty when none.
+    /// empty when none. Its stderr is read to the end before this is told, so an agent that
+    /// went before it read its first message has its words here too.
     Gone(String),
-    /// The process went away before it read the first message: the write of `initialize`
-    /// failed (a broken pipe), and the ACP library stops reading the agent's stderr when a
-    /// write fails, so what it printed was never read, here or in the log.
-    GoneUnread,
+    /// It wrote a line on its stdout longer than [`MAX_STDOUT_LINE`], and the host stopped it.
+    TooLong,
 }
 
 /// What the agent did.
@@ -205,6 +217,18 @@ pub(crate) fn spawn(spec: &AcpSpec, events: Events) -> UnboundedSender<Command> 
     commands
 }
 
+/// How long the host waits for the rest of the agent's stderr once the agent is gone, before it
+/// tells what came: a descendant that left the group may hold the pipe open.
+const STDERR_WAIT: Duration = Duration::from_secs(1);
+
+/// How the connection's race ended.
+enum Ended {
+    /// The connection ended first: the host let the agent go, or a pipe failed.
+    Connection(Result<(), agent_client_protocol::Error>),
+    /// The process exited first.
+    Exited(std::io::Result<std::process::ExitStatus>),
+}
+
 async fn run(
     spec: &AcpSpec,
     program: PathBuf,
@@ -212,19 +236,32 @@ async fn run(
     events: Events,
 ) -> Failure {
     let name = spec.name.clone();
-    let config = AcpAgentConfig::new(program).args(spec.command.iter().skip(1).cloned());
-    let log_name = name.clone();
+    let mut child = match process::command(spec, &program).spawn() {
+        Ok(child) => child,
+        Err(error) => {
+            return Failure::NotStarted(format!(
+                "{} could not be run ({})",
+                log_line(&program.display().to_string()),
+                log_line(&error.to_string())
+            ));
+        }
+    };
+    // Made first, so whatever ends this task from here ends the agent's whole group.
+    let group = Group::of(&child);
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Failure::NotStarted("its stdin, stdout and stderr could not be piped".into());
+    };
     // SPEC L1: the agent's stderr goes to the host's log, one cleaned line at a time; its
     // last lines, cleaned and cut, go with the notice of a pane it stopped under.
     let tail = StderrTail::default();
-    let heard = tail.clone();
-    let agent = AcpAgent::new(config).with_debug(move |line, direction| match direction {
-        LineDirection::Stderr => {
-            tracing::info!(agent = %log_name, "stderr: {}", log_line(line));
-            heard.push(line);
-        }
-        _ => tracing::trace!(agent = %log_name, ?direction, "{}", log_line(line)),
-    });
+    let stderr_read = tokio::spawn(read_stderr(stderr, name.clone(), tail.clone()));
+    let too_long = Arc::new(AtomicBool::new(false));
+    let transport = agent_client_protocol::Lines::new(
+        outgoing(stdin, name.clone()),
+        incoming(stdout, name.clone(), Arc::clone(&too_long)),
+    );
     let prompt_tail = tail.clone();
     let updates = events.clone();
     let update_name = name.clone();
@@ -237,7 +274,7 @@ async fn run(
     let foreground_events = events.clone();
     let foreground_name = name.clone();
     let mode = spec.mode.clone();
-    let result = Client
+    let connection = Client
         .v1()
         .name("collie-phone")
         .on_receive_notification(
@@ -303,7 +340,7 @@ async fn run(
             },
             agent_client_protocol::on_receive_notification!(),
         )
-        .connect_with(agent, async move |cx: ConnectionTo<Agent>| {
+        .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
             serve(
                 cx,
                 commands,
@@ -314,25 +351,141 @@ async fn run(
             )
             .await;
             Ok(())
-        })
-        .await;
-    let unread = result.as_ref().is_err_and(is_broken_pipe);
-    if let Err(error) = result {
-        tracing::warn!(agent = %name, error = %log_line(&error.to_string()), "the ACP connection failed");
+        });
+    let mut connection = std::pin::pin!(connection);
+    let ended = tokio::select! {
+        result = &mut connection => Ended::Connection(result),
+        status = child.wait() => Ended::Exited(status),
+    };
+    match ended {
+        Ended::Connection(result) => {
+            if let Err(error) = &result {
+                tracing::warn!(agent = %name, error = %log_line(&error.to_string()), "the ACP connection failed");
+            }
+            if too_long.load(Ordering::Acquire) {
+                // It is still writing that line: no grace for it.
+                group.signal(libc::SIGKILL);
+                let _ = child.wait().await;
+            } else {
+                // The connection is dropped with its sink, so the agent's stdin is closed: the
+                // ACP stdio transport's end of a connection.
+                group.stop(&mut child).await;
+            }
+        }
+        Ended::Exited(status) => {
+            let clean = status.as_ref().is_ok_and(|s| s.success());
+            let status = status.map_or_else(|e| log_line(&e.to_string()), |s| s.to_string());
+            tracing::info!(agent = %name, %status, "the ACP agent's process exited");
+            // Its launcher may be gone with a descendant still holding the pipes.
+            group.signal(libc::SIGKILL);
+            // A clean exit may come right after its last answers: the connection gets a
+            // moment to hand them over, as the crate gave it.
+            if clean {
+                let _ = tokio::time::timeout(process::EXIT_GRACE, &mut connection).await;
+            }
+        }
     }
-    let said = tail.settled().await;
-    if said.is_empty() && unread {
-        tracing::warn!(agent = %name, "the agent went before it read its first message; what it printed on stderr was not read");
-        return Failure::GoneUnread;
+    if tokio::time::timeout(STDERR_WAIT, stderr_read)
+        .await
+        .is_err()
+    {
+        tracing::info!(agent = %name, "the agent's stderr stayed open after it went; what came of it is told");
     }
-    Failure::Gone(said)
+    if too_long.load(Ordering::Acquire) {
+        return Failure::TooLong;
+    }
+    Failure::Gone(tail.said())
 }
 
-/// True when the connection ended on a write to a process that had gone (EPIPE), which the
-/// ACP library reports as an internal error carrying the system's words.
-fn is_broken_pipe(error: &agent_client_protocol::Error) -> bool {
-    let broken = std::io::Error::from_raw_os_error(libc::EPIPE).to_string();
-    error.to_string().contains(&broken)
+/// The agent's stdout as lines for the crate, each at most [`MAX_STDOUT_LINE`] bytes (logged at
+/// trace level, cleaned). A longer one ends the stream with an error, which ends the
+/// connection; `too_long` says why. Bytes that are not UTF-8 are replaced, so the line still
+/// reaches the JSON parser, which judges it.
+fn incoming(
+    stdout: ChildStdout,
+    name: String,
+    too_long: Arc<AtomicBool>,
+) -> std::pin::Pin<Box<dyn futures::Stream<Item = std::io::Result<String>> + Send>> {
+    let reader = BufReader::new(stdout);
+    Box::pin(futures::stream::unfold(
+        Some((reader, name, too_long)),
+        |state| async move {
+            let (mut reader, name, too_long) = state?;
+            let mut line = Vec::new();
+            match lines::read_line(&mut reader, &mut line, MAX_STDOUT_LINE).await {
+                Ok(Read::Line) => {
+                    let line = String::from_utf8(line)
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    tracing::trace!(agent = %name, direction = "stdout", "{}", log_line(&line));
+                    Some((Ok(line), Some((reader, name, too_long))))
+                }
+                Ok(Read::End) => None,
+                Ok(Read::TooLong) => {
+                    too_long.store(true, Ordering::Release);
+                    tracing::warn!(
+                        agent = %name,
+                        "the agent wrote a line longer than {} on its stdout; it is stopped",
+                        lines::stdout_cap_words()
+                    );
+                    let error = std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "a line longer than the host takes",
+                    );
+                    Some((Err(error), None))
+                }
+                Err(error) => Some((Err(error), None)),
+            }
+        },
+    ))
+}
+
+/// Lines for the agent's stdin, each written whole with its `\n` and flushed (logged at trace
+/// level, cleaned).
+fn outgoing(
+    stdin: ChildStdin,
+    name: String,
+) -> std::pin::Pin<Box<dyn futures::Sink<String, Error = std::io::Error> + Send>> {
+    Box::pin(futures::sink::unfold(
+        (stdin, name),
+        |(mut stdin, name), line: String| async move {
+            tracing::trace!(agent = %name, direction = "stdin", "{}", log_line(&line));
+            let mut bytes = line.into_bytes();
+            bytes.push(b'\n');
+            stdin.write_all(&bytes).await?;
+            stdin.flush().await?;
+            Ok::<_, std::io::Error>((stdin, name))
+        },
+    ))
+}
+
+/// Reads the agent's stderr to its end: each line to the log (cleaned, SPEC L1; the log's
+/// writer scrubs the tokens the host knows, SPEC T2) and to the tail a pane's notice quotes. A
+/// line longer than [`MAX_STDERR_LINE`] is cut there and the rest of it passed over.
+async fn read_stderr(stderr: ChildStderr, name: String, tail: StderrTail) {
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    loop {
+        let read = lines::read_line(&mut reader, &mut line, MAX_STDERR_LINE).await;
+        let cut = matches!(read, Ok(Read::TooLong));
+        match read {
+            Ok(Read::Line | Read::TooLong) => {
+                let text = String::from_utf8_lossy(&line);
+                tracing::info!(agent = %name, "stderr: {}", log_line(&text));
+                tail.push(&text);
+            }
+            Ok(Read::End) => return,
+            Err(error) => {
+                tracing::info!(agent = %name, error = %log_line(&error.to_string()), "the agent's stderr could not be read further");
+                return;
+            }
+        }
+        if cut {
+            tracing::info!(agent = %name, "that stderr line was longer than 64 KiB; the rest of it was passed over");
+            if !matches!(lines::skip_line(&mut reader).await, Ok(true)) {
+                return;
+            }
+        }
+    }
 }
 
 /// The foreground of the connection: initialize, then one command at a time, each request in
@@ -394,22 +547,34 @@ async fn serve(
         let mode = mode.clone();
         let task = async move {
             match command {
-                Command::Open { pane, cwd, how } => {
-                    let event =
-                        match sessions::open(&cx2, &task_name, mode.as_deref(), cwd, how).await {
-                            Ok((session, loaded, modes, options, note)) => Event::Opened {
-                                pane,
-                                session,
-                                loaded,
-                                modes,
-                                options,
-                                note,
-                            },
-                            Err(error) => Event::OpenFailed {
-                                pane,
-                                failure: failure_of(&error, &sign_in),
-                            },
-                        };
+                Command::Open {
+                    pane,
+                    cwd,
+                    how,
+                    back,
+                } => {
+                    let opened = sessions::open(
+                        &cx2,
+                        &task_name,
+                        mode.as_deref(),
+                        back.as_deref(),
+                        cwd,
+                        how,
+                    );
+                    let event = match opened.await {
+                        Ok((session, loaded, modes, options, note)) => Event::Opened {
+                            pane,
+                            session,
+                            loaded,
+                            modes,
+                            options,
+                            note,
+                        },
+                        Err(error) => Event::OpenFailed {
+                            pane,
+                            failure: failure_of(&error, &sign_in),
+                        },
+                    };
                     let _ = events.send((task_name, event));
                 }
                 Command::Close { session } => sessions::close(&cx2, &task_name, session).await,
@@ -554,19 +719,6 @@ fn auth_method_name(method: &agent_client_protocol::v1::schema::AuthMethod) -> S
 mod tests {
     use super::*;
     use agent_client_protocol::v1::schema::InitializeResponse;
-
-    #[test]
-    fn a_write_to_a_process_that_went_is_told_apart_from_other_failures() {
-        let broken = std::io::Error::from_raw_os_error(libc::EPIPE);
-        // As the ACP library reports a failed write of the first message.
-        assert!(is_broken_pipe(
-            &agent_client_protocol::Error::into_internal_error(broken)
-        ));
-        let closed = std::io::Error::from(std::io::ErrorKind::UnexpectedEof);
-        assert!(!is_broken_pipe(
-            &agent_client_protocol::Error::into_internal_error(closed)
-        ));
-    }
 
     /// The initialize reply and the session/new error of a real adapter (tests/fixtures/acp);
     /// the notifications between them are passed over.

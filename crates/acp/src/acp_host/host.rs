@@ -16,6 +16,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use super::AcpHostOptions;
 use super::client::{self, Command, Event, Events, Failure};
 use super::elicitation::{Asker, Elicitations};
+use super::kept_modes::KeptModes;
 use super::permission::{PermissionCard, card};
 use super::sessions::{Abilities, Opening};
 use super::settings::Settings;
@@ -102,6 +103,8 @@ pub(crate) struct AcpHost {
     unreplayed: HashSet<String>,
     /// The workspace folders, for `session/list`.
     folders: Vec<PathBuf>,
+    /// The mode each conversation's session comes back in.
+    modes: KeptModes,
 }
 
 /// Early updates kept at most.
@@ -154,6 +157,7 @@ impl AcpHost {
             early: Vec::new(),
             unreplayed: HashSet::new(),
             folders: options.workspaces.clone(),
+            modes: KeptModes::open(options.state.as_deref()),
         }
     }
 
@@ -395,7 +399,15 @@ impl AcpHost {
             Ok(options) => {
                 match options {
                     Some(options) => bound.stream.settings.set_options(options),
-                    None => bound.stream.settings.set_mode(value),
+                    None => {
+                        bound.stream.settings.set_mode(value);
+                        // The person's switch is what the session comes back in.
+                        if let Some(conversation) =
+                            world.layout.panes.get(pane).map(|p| &p.conversation_id)
+                        {
+                            self.modes.keep(conversation, value);
+                        }
+                    }
                 }
                 world.set_settings(pane, bound.stream.settings.wire());
                 world.push_item(
@@ -461,6 +473,7 @@ impl AcpHost {
                 pane: pane.to_string(),
                 cwd,
                 how: Opening::New,
+                back: None,
             },
         );
     }
@@ -718,6 +731,23 @@ impl AcpHost {
                     bound.stream.settings = Settings::new(modes, options);
                     world.set_settings(&pane, bound.stream.settings.wire());
                 }
+                // A new session's starting mode is kept; a loaded one keeps what was kept, so
+                // a mode that could not be put back is tried again next time.
+                let conversation = world
+                    .layout
+                    .panes
+                    .get(&pane)
+                    .map(|p| p.conversation_id.clone());
+                let mode = world
+                    .settings(&pane)
+                    .iter()
+                    .find(|s| s.id == super::settings::MODE)
+                    .map(|s| s.current.clone());
+                if let (Some(conversation), Some(mode)) = (conversation, mode)
+                    && (!loaded || self.modes.get(&conversation).is_none())
+                {
+                    self.modes.keep(&conversation, &mode);
+                }
                 if let Some(note) = note {
                     world.push_item(&pane, ItemKind::Notice, &note, now);
                 }
@@ -841,6 +871,14 @@ impl AcpHost {
         let Some(cwd) = cwd else { return };
         // Resumed where the agent offers it (the pane holds the conversation already), else
         // loaded (docs/ACP.md, "Sessions the agent keeps").
+        // The mode the pane was in (`KeptModes`): the session comes back in it (docs/ACP.md,
+        // "The mode after a restart or a reload").
+        let back = world
+            .layout
+            .panes
+            .get(pane)
+            .and_then(|p| self.modes.get(&p.conversation_id))
+            .map(str::to_string);
         match (bound.session.clone().and_then(|s| abilities.again(s)), why) {
             (Some(how), _) => {
                 bound.opening = true;
@@ -852,6 +890,7 @@ impl AcpHost {
                         pane: pane.to_string(),
                         cwd,
                         how,
+                        back,
                     },
                 );
             }
@@ -875,6 +914,7 @@ impl AcpHost {
                         pane: pane.to_string(),
                         cwd,
                         how: Opening::New,
+                        back: None,
                     },
                 );
             }
@@ -982,6 +1022,7 @@ impl AcpHost {
                         pane: pane.to_string(),
                         cwd,
                         how: Opening::New,
+                        back: None,
                     },
                 );
                 return;
@@ -1369,8 +1410,9 @@ pub(crate) fn failure_words(agent: &str, failure: &Failure, what: &str) -> Strin
         Failure::Gone(said) => format!(
             "{agent} stopped unexpectedly. It printed last: “{said}” (the whole is in the host's log). Send a message to start it again."
         ),
-        Failure::GoneUnread => format!(
-            "{agent} stopped before it read its first message, and what it printed could not be read. Run its command in a terminal to see why; then send a message to start it again."
+        Failure::TooLong => format!(
+            "{agent} sent a message longer than {} on its stdout, which no message of ACP needs, so the host stopped it; the host's log says when. Send a message to start it again.",
+            super::lines::stdout_cap_words()
         ),
     }
 }
@@ -1444,6 +1486,7 @@ mod tests {
             agents: vec![AcpSpec::new("quiet", vec!["sleep".into(), "30".into()]).expect("a spec")],
             workspaces: vec![std::env::temp_dir()],
             opening: None,
+            state: None,
         };
         let mut world =
             crate::rigs::worlds::build(crate::rigs::WorldKind::Empty, 1, true, "h", t0());

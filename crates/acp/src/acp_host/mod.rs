@@ -6,7 +6,9 @@
 //! connection, `host` drives the world from both sides, `stream` turns session updates into
 //! items, `settings` a session's modes and options into the pane's settings, `sessions` a
 //! session's life on the agent's side (new in its starting mode, load, resume, close, list),
-//! `history` the agent's listed sessions as conversations, `permission` turns permission
+//! `history` the agent's listed sessions as conversations, `kept_modes` the mode each
+//! conversation comes back in, `process` starts and stops an agent's process, `lines` reads its
+//! output with a cap, `permission` turns permission
 //! requests into asks, `elicitation` an agent's questions into asks and their answers back,
 //! `usage` a session's usage and title, and `text` cleans what agents say; `card_fixtures`
 //! plays the adapters' recorded asks through the stream and the card (tests).
@@ -20,7 +22,10 @@ pub(crate) mod client;
 pub(crate) mod elicitation;
 mod history;
 pub(crate) mod host;
+mod kept_modes;
+pub(crate) mod lines;
 pub(crate) mod permission;
+pub(crate) mod process;
 pub(crate) mod sessions;
 pub(crate) mod settings;
 pub mod spec;
@@ -43,4 +48,6 @@ pub struct AcpHostOptions {
     /// `demo --acp`: the first starter runs at once with these words, so there is something
     /// to see without typing.
     pub opening: Option<String>,
+    /// The host's state folder (`--state`), where it keeps each conversation's mode.
+    pub state: Option<PathBuf>,
 }

@@ -1,7 +1,8 @@
 //! A session's life on the agent's side (docs/ACP.md, "Sessions the agent keeps"): what the
 //! agent said it can do with sessions (`initialize`), opening one — new, in the mode that asks
 //! most before acting or the one the person chose, loaded with its replay, or resumed without
-//! one — closing it, and the agent's own list of sessions for a folder.
+//! one, each back in the mode its pane was in — closing it, and the agent's own list of
+//! sessions for a folder.
 
 use std::path::PathBuf;
 
@@ -73,25 +74,34 @@ pub(crate) type Opened = (
     Option<String>,
 );
 
-/// Opens a pane's session.
+/// Opens a pane's session. `mode` is the mode a new session starts in when the person chose
+/// one for the agent; `back` the mode the pane was in, which a loaded or resumed session is put
+/// back in.
 pub(crate) async fn open(
     cx: &ConnectionTo<Agent>,
     agent: &str,
     mode: Option<&str>,
+    back: Option<&str>,
     cwd: PathBuf,
     how: Opening,
 ) -> Result<Opened, agent_client_protocol::Error> {
     match how {
-        Opening::Load(session) => cx
-            .send_request(LoadSessionRequest::new(session.clone(), cwd))
-            .block_task()
-            .await
-            .map(|reply| (session, true, reply.modes, reply.config_options, None)),
-        Opening::Resume(session) => cx
-            .send_request(ResumeSessionRequest::new(session.clone(), cwd))
-            .block_task()
-            .await
-            .map(|reply| (session, true, reply.modes, reply.config_options, None)),
+        Opening::Load(session) => {
+            let reply = cx
+                .send_request(LoadSessionRequest::new(session.clone(), cwd))
+                .block_task()
+                .await?;
+            let (modes, note) = back_in_mode(cx, agent, &session, reply.modes, back, mode).await;
+            Ok((session, true, modes, reply.config_options, note))
+        }
+        Opening::Resume(session) => {
+            let reply = cx
+                .send_request(ResumeSessionRequest::new(session.clone(), cwd))
+                .block_task()
+                .await?;
+            let (modes, note) = back_in_mode(cx, agent, &session, reply.modes, back, mode).await;
+            Ok((session, true, modes, reply.config_options, note))
+        }
         Opening::New => match cx
             .send_request(NewSessionRequest::new(cwd))
             .block_task()
@@ -152,6 +162,81 @@ async fn start_in_mode(
                     "{agent} did not switch this new session to the mode {}; it stays in {}.",
                     clean_line(&wanted),
                     clean_line(&modes.current_mode_id.0)
+                ));
+            }
+        }
+    }
+    (Some(modes), note)
+}
+
+/// A loaded or resumed session is put back in the mode its pane was in (`back`: the person's
+/// last switch, or the mode the host started it in), else, for a pane that showed none, in the
+/// mode a new session starts in (docs/ACP.md, "The mode after a restart or a reload"): an agent
+/// may bring a session back in another mode than it was in (codex-acp 2.6 resumed a read-only
+/// session in `workspace-write`, and ran a command without asking). The modes as they now are,
+/// and what the pane is told when the mode could not be put back; the log says it too.
+async fn back_in_mode(
+    cx: &ConnectionTo<Agent>,
+    agent: &str,
+    session: &str,
+    modes: Option<SessionModeState>,
+    back: Option<&str>,
+    chosen: Option<&str>,
+) -> (Option<SessionModeState>, Option<String>) {
+    let Some(mut modes) = modes else {
+        let note = back.map(|mode| {
+            tracing::warn!(agent, session, mode, "the session came back with no modes; its mode could not be put back");
+            format!(
+                "{agent} came back with no modes, so the mode {} this pane was in could not be put back.",
+                clean_line(mode)
+            )
+        });
+        return (None, note);
+    };
+    let offered: Vec<&str> = modes
+        .available_modes
+        .iter()
+        .map(|m| m.id.0.as_ref())
+        .collect();
+    let current = modes.current_mode_id.0.to_string();
+    let (wanted, mut note) = match back {
+        Some(mode) if offered.contains(&mode) => {
+            ((mode != current).then(|| mode.to_string()), None)
+        }
+        Some(mode) => {
+            tracing::warn!(agent, session, mode, current = %current, "the session came back without the mode its pane was in");
+            let (wanted, _) = starting_mode(agent, &offered, &current, chosen);
+            let now = wanted.as_deref().unwrap_or(&current);
+            let note = format!(
+                "{agent} no longer offers the mode {} this pane was in, so it is in {}: check the mode (s) before you send.",
+                clean_line(mode),
+                clean_line(now)
+            );
+            (wanted, Some(note))
+        }
+        None => starting_mode(agent, &offered, &current, chosen),
+    };
+    if let Some(wanted) = wanted {
+        match cx
+            .send_request(SetSessionModeRequest::new(
+                session.to_string(),
+                wanted.clone(),
+            ))
+            .block_task()
+            .await
+        {
+            Ok(_) => {
+                tracing::info!(agent, session, mode = %wanted, came_back_in = %current, "the session is back in its mode");
+                modes.current_mode_id = wanted.into();
+            }
+            Err(error) => {
+                let why = super::text::log_line(&error.to_string());
+                tracing::warn!(agent, session, mode = %wanted, current = %current, %why, "the session's mode could not be put back");
+                note = Some(format!(
+                    "{agent} came back in the mode {} and did not go back to {}, the mode this pane was in ({}): check the mode (s) before you send.",
+                    clean_line(&current),
+                    clean_line(&wanted),
+                    clean_line(&error.message)
                 ));
             }
         }

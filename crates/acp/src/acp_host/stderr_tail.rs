@@ -1,7 +1,7 @@
 //! The last lines an ACP agent printed on stderr, kept for the notice of a pane whose agent
 //! stopped (before its session opened, or mid-turn): an agent that cannot start says why on
 //! stderr, and a person should not have to open the host's log to read it. Every line still
-//! goes to the log whole (`client::run`).
+//! goes to the log whole (`client::read_stderr`).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
