@@ -652,6 +652,31 @@ async fn whole_turns(agent: &'static Agent) {
         "nothing streams after the stop"
     );
 
+    // The person goes back to the mode that asks before the restart (Claude Code's
+    // acceptEdits lets `touch` through unasked, as its name says).
+    let mode_before = shown["settings"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["id"] == "mode"))
+        .map(|s| s["current"].clone());
+    if *setting == "mode"
+        && let Some(asking) = &mode_before
+    {
+        tier.client
+            .post(
+                &pane_path(&pane, "setting"),
+                json!({"requestId": "switch-back", "settingId": "mode", "value": asking}),
+            )
+            .await
+            .expect(200, "ok");
+        tier.until_pane("the agent took the switch back", &pane, |p| {
+            p["settings"].as_array().is_some_and(|s| {
+                s.iter()
+                    .any(|s| s["id"] == "mode" && s["current"] == *asking)
+            })
+        })
+        .await;
+    }
+
     // A host restart loads the session, and the next turn carries the whole conversation.
     tier.restart().await;
     tier.until_pane("the pane is back", &pane, |p| p["state"] == "idle")
@@ -687,6 +712,29 @@ async fn whole_turns(agent: &'static Agent) {
             "a fresh session that remembers: the notice would be wrong"
         );
     }
+    // After the restart the session is in the mode the pane was in, not the one the agent
+    // resumes in on its own (codex-acp 2.6.0 resumed a read-only session as workspace-write
+    // and ran a command unasked): a command still asks, and runs nothing before the answer.
+    if let Some(mode) = mode_before {
+        let back = tier.pane(&pane).await.expect("the pane");
+        let now = back["settings"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| s["id"] == "mode"))
+            .map(|s| s["current"].clone());
+        assert_eq!(now, Some(mode), "{name}'s mode after the restart: {back}");
+    }
+    let sent = tier
+        .send(&pane, "after-restart", "please touch after-restart.txt")
+        .await;
+    let ask = tier.ask(&pane).await;
+    assert_eq!(ask["kind"], "permission", "{name} asks after the restart");
+    assert!(
+        !tier.workspace.join("after-restart.txt").exists(),
+        "nothing runs before the answer, after a restart too"
+    );
+    tier.answer(&pane, "no-after-restart", &ask, "deny").await;
+    tier.turn_ends(&pane, &sent).await;
+    assert!(!tier.workspace.join("after-restart.txt").exists());
     eprintln!(
         "{name}: {} requests to the model, {} CONNECTs refused ({:?})",
         tier.endpoint.received().len(),
