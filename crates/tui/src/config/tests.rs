@@ -285,3 +285,90 @@ fn one_refusal_is_told_alone() {
     let said = refusal("bell = 3\n");
     assert!(!said.contains("errors in the file"), "{said}");
 }
+
+#[test]
+fn a_key_given_to_two_actions_in_one_place_is_refused_naming_both() {
+    // `j` moves down on Home: quitting on it would take the move away without a word.
+    assert_eq!(
+        refusal("[keys]\nquit = \"j\"\n"),
+        r#"config.toml:2:8: quit = "j" in [keys] is not a valid value: j already does down in "Home", and one key does one thing there; give quit another key, or give down others (down = "…")"#
+    );
+    // Two overrides with the same key: the later line is refused, naming the earlier action.
+    assert_eq!(
+        refusal("[keys]\nretry = \"ctrl-q\"\nquit = [\"q\", \"ctrl-q\"]\n"),
+        r#"config.toml:3:8: quit = ["q", "ctrl-q"] in [keys] is not a valid value: Ctrl-Q already does retry in "Pane", and one key does one thing there; give quit another key, or give retry others (retry = "…")"#
+    );
+    // Moving the other action off the key first is no clash.
+    let config = parse("[keys]\nquit = \"j\"\ndown = \"z\"\n").expect("parses");
+    let keymap = &config.settings().keymap;
+    assert_eq!(
+        keymap.keys_for(crate::screens::home::keys::HOME, Action::Quit),
+        vec![Chord::ch('j')]
+    );
+    assert_eq!(
+        keymap.keys_for(crate::screens::home::keys::HOME, Action::Down),
+        vec![Chord::ch('z')]
+    );
+}
+
+#[test]
+fn ctrl_c_is_always_the_way_out_whatever_the_keys_say() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    let config = parse("[keys]\nquit = \"ctrl-q\"\ncancel = \"x\"\n").expect("parses");
+    let keymap = &config.settings().keymap;
+    for context in [
+        crate::screens::home::keys::HOME,
+        crate::screens::pane::keys::CHAT,
+        crate::screens::pane::keys::INPUT,
+    ] {
+        assert_eq!(
+            keymap.action(context, &ctrl_c),
+            Some(Action::Quit),
+            "{context:?}"
+        );
+    }
+    // In a yes/no question Ctrl-C says no, as it did before the file moved `cancel`.
+    assert_eq!(
+        keymap.action(crate::app::overlay::keys::CONFIRM, &ctrl_c),
+        Some(Action::Cancel)
+    );
+    // The help still lists it.
+    assert!(
+        keymap
+            .help(crate::screens::home::keys::HOME)
+            .iter()
+            .any(|(keys, what)| keys == "Ctrl-Q Ctrl-C" && what == "Quit collie-phone")
+    );
+    assert_eq!(
+        refusal("[keys]\nhelp = [\"?\", \"ctrl-c\"]\n"),
+        r#"config.toml:2:8: help = ["?", "ctrl-c"] in [keys] is not a valid value: Ctrl-C always does quit in "Home", whatever the file says, so a person can always get out; give help another key"#
+    );
+}
+
+#[test]
+fn a_letter_is_not_taken_from_a_box_where_it_is_typed() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    // The README's own example: `q` quits where letters are commands, and is typed in the box.
+    let config = parse("[keys]\nquit = [\"q\", \"ctrl-q\"]\n").expect("parses");
+    let keymap = &config.settings().keymap;
+    let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+    assert_eq!(
+        keymap.action(crate::screens::home::keys::HOME, &q),
+        Some(Action::Quit)
+    );
+    assert_eq!(keymap.action(crate::screens::pane::keys::INPUT, &q), None);
+    assert_eq!(
+        keymap.keys_for(crate::screens::pane::keys::INPUT, Action::Quit),
+        vec![Chord::ctrl('q')]
+    );
+    // An action given only letters keeps its built-in chord where letters are typed.
+    let config = parse("[keys]\nabort = \"X\"\n").expect("parses");
+    assert_eq!(
+        config
+            .settings()
+            .keymap
+            .keys_for(crate::screens::pane::keys::INPUT, Action::Abort),
+        vec![Chord::ctrl('x')]
+    );
+}
