@@ -81,6 +81,24 @@ pub(crate) enum Command {
     AcpScriptedAgent(scripted_cmd::ScriptedArgs),
 }
 
+/// True for an error that is the person's command, not the world: the config file holding what
+/// the command line refuses as a usage error (a socket path of the wrong shape, SPEC S1), so it
+/// exits 2 as the same mistake after `--socket` does.
+pub fn is_usage_error(error: &anyhow::Error) -> bool {
+    error
+        .downcast_ref::<crate::config::ConfigError>()
+        .is_some_and(crate::config::ConfigError::is_usage)
+}
+
+/// The exit code of a command that ended in `error`: 2 for a usage error, else 1.
+pub fn failure_code(error: &anyhow::Error) -> ExitCode {
+    if is_usage_error(error) {
+        ExitCode::from(2)
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 /// Runs the chosen command to its end; the exit code tells how it went.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let result = run_command(cli);

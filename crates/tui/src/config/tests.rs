@@ -142,6 +142,8 @@ fn every_key_the_suggestions_know_is_one_the_file_takes() {
     text.push("[agents.a]".into());
     text.extend(AgentEntry::KEYS.iter().map(|key| match *key {
         "pin" => format!("pin = \"sha256:{}\"", "ab".repeat(32)),
+        // A socket path has a shape of its own to keep (SPEC S1).
+        "socket" => "socket = \"/run/a.sock\"".to_string(),
         other => format!("{other} = \"x\""),
     }));
     text.push("[dsh.d]".into());
@@ -371,4 +373,26 @@ fn a_letter_is_not_taken_from_a_box_where_it_is_typed() {
             .keys_for(crate::screens::pane::keys::INPUT, Action::Abort),
         vec![Chord::ctrl('x')]
     );
+}
+
+#[test]
+fn s1_a_socket_of_the_wrong_shape_is_refused_at_its_line_as_a_usage_error() {
+    let error = parse("[agents.x]\nsocket = \"rel/x.sock\"\n").expect_err("relative");
+    assert!(error.is_usage());
+    assert_eq!(
+        error.to_string(),
+        r#"config.toml:2:10: socket = "rel/x.sock" in [agents.x] is not a valid value: the socket path must be absolute; write the whole path from /"#
+    );
+    let error = parse(
+        "[agents.a]\nsocket = \"/run/../a.sock\"\n[agents.b]\nsocket = \"b.sock\"\n[agents.c]\nsocket = \"/run/c.sock\"\n",
+    )
+    .expect_err("two of the wrong shape");
+    assert!(error.is_usage());
+    let said = error.to_string();
+    assert!(
+        said.starts_with("config.toml:2:10: socket = \"/run/../a.sock\" in [agents.a] is not a valid value: the socket path holds '.' or '..'\nconfig.toml:4:10: socket = \"b.sock\" in [agents.b]"),
+        "{said}"
+    );
+    // Other refusals stay what they were: not the command line's kind of mistake.
+    assert!(!parse("thme = 1\n").expect_err("unknown").is_usage());
 }
