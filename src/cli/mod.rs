@@ -31,7 +31,9 @@ pub(crate) use world_flags::WorldFlags;
     name = "collie-phone",
     version,
     about,
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    // clap's own `help` takes no --help; ours does, as every command does (`Command::Help`).
+    disable_help_subcommand = true
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -76,6 +78,8 @@ pub(crate) enum Command {
     /// Print a rule of the rule book (`collie-phone rules S1`), a family (`rules S`), or the
     /// list of every rule with no id.
     Rules(RulesArgs),
+    /// Print the help of collie-phone, or of a command (`collie-phone help answer`).
+    Help(shell_cmd::HelpArgs),
     /// Our own ACP agent on stdin and stdout, for `demo --acp` and the tests.
     #[command(hide = true)]
     AcpScriptedAgent(scripted_cmd::ScriptedArgs),
@@ -125,6 +129,7 @@ fn run_command(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Completions(args)) => done(shell_cmd::completions(args)),
         Some(Command::Man(args)) => done(shell_cmd::man(args)),
         Some(Command::Rules(args)) => Ok(rules(&args)),
+        Some(Command::Help(args)) => Ok(shell_cmd::help(&args)),
         Some(Command::AcpScriptedAgent(args)) => done(scripted_cmd::run(args)),
         None => done(phone_cmd::run(cli.phone)),
     }
