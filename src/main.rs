@@ -13,7 +13,7 @@ fn main() -> ExitCode {
             // The top of the program: the one place the error is told to the person.
             // Errors quote agents (a reply body, a header), so this goes out cleaned.
             collie_phone::out::eprintln(&format!("collie-phone: {error:#}"));
-            ExitCode::FAILURE
+            collie_phone::cli::failure_code(&error)
         }
     }
 }

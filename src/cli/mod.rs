@@ -31,7 +31,9 @@ pub(crate) use world_flags::WorldFlags;
     name = "collie-phone",
     version,
     about,
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    // clap's own `help` takes no --help; ours does, as every command does (`Command::Help`).
+    disable_help_subcommand = true
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -76,9 +78,29 @@ pub(crate) enum Command {
     /// Print a rule of the rule book (`collie-phone rules S1`), a family (`rules S`), or the
     /// list of every rule with no id.
     Rules(RulesArgs),
+    /// Print the help of collie-phone, or of a command (`collie-phone help answer`).
+    Help(shell_cmd::HelpArgs),
     /// Our own ACP agent on stdin and stdout, for `demo --acp` and the tests.
     #[command(hide = true)]
     AcpScriptedAgent(scripted_cmd::ScriptedArgs),
+}
+
+/// True for an error that is the person's command, not the world: the config file holding what
+/// the command line refuses as a usage error (a socket path of the wrong shape, SPEC S1), so it
+/// exits 2 as the same mistake after `--socket` does.
+pub fn is_usage_error(error: &anyhow::Error) -> bool {
+    error
+        .downcast_ref::<crate::config::ConfigError>()
+        .is_some_and(crate::config::ConfigError::is_usage)
+}
+
+/// The exit code of a command that ended in `error`: 2 for a usage error, else 1.
+pub fn failure_code(error: &anyhow::Error) -> ExitCode {
+    if is_usage_error(error) {
+        ExitCode::from(2)
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 /// Runs the chosen command to its end; the exit code tells how it went.
@@ -107,6 +129,7 @@ fn run_command(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Completions(args)) => done(shell_cmd::completions(args)),
         Some(Command::Man(args)) => done(shell_cmd::man(args)),
         Some(Command::Rules(args)) => Ok(rules(&args)),
+        Some(Command::Help(args)) => Ok(shell_cmd::help(&args)),
         Some(Command::AcpScriptedAgent(args)) => done(scripted_cmd::run(args)),
         None => done(phone_cmd::run(cli.phone)),
     }

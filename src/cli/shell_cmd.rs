@@ -1,8 +1,10 @@
-//! `collie-phone completions SHELL` and `collie-phone man`: what a shell and `man` need, made
-//! from the same clap definitions the commands parse with, so they never drift from the flags.
+//! `collie-phone completions SHELL`, `collie-phone man` and `collie-phone help`: what a shell,
+//! `man` and a person asking need, made from the same clap definitions the commands parse with,
+//! so they never drift from the flags.
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, CommandFactory};
@@ -22,6 +24,92 @@ pub(crate) struct ManArgs {
     /// instead of the main page to standard output.
     #[arg(long, value_name = "DIR")]
     pub(crate) dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(disable_help_flag = true)]
+pub(crate) struct HelpArgs {
+    /// The command whose help to print, as `COMMAND --help` prints it; none prints the
+    /// program's.
+    #[arg(value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
+    /// Print help (with a COMMAND, that command's help, as without this flag).
+    #[arg(short = 'h', long = "help")]
+    pub(crate) help: bool,
+}
+
+/// `collie-phone help [COMMAND]…`: the help `--help` prints, of the program or of the command
+/// named; an unknown name is a usage error (exit 2) with the nearest command.
+pub(crate) fn help(args: &HelpArgs) -> ExitCode {
+    let mut command = Cli::command();
+    command.build();
+    let path: Vec<&str> = if args.command.is_empty() && args.help {
+        vec!["help"]
+    } else {
+        args.command.iter().map(String::as_str).collect()
+    };
+    let mut here = &command;
+    for name in &path {
+        match here.find_subcommand(name) {
+            Some(sub) => here = sub,
+            None => {
+                crate::out::eprintln(&format!("collie-phone: {}", no_such_command(here, name)));
+                return ExitCode::from(2);
+            }
+        }
+    }
+    // clap's own `COMMAND --help`, so `help COMMAND` prints exactly what that prints.
+    let argv = std::iter::once("collie-phone")
+        .chain(path.iter().copied())
+        .chain(["--help"]);
+    match Cli::command().try_get_matches_from(argv) {
+        Err(shown) => {
+            // A reader that went away (`| head`) is not an error.
+            let _ = shown.print();
+            ExitCode::from(u8::try_from(shown.exit_code()).unwrap_or(2))
+        }
+        // `help --help`: `help`'s --help is its own flag, so clap parsed it rather than
+        // printing; the help of `help` is printed here.
+        Ok(_) => {
+            let _ = crate::out::print(&here.clone().render_help().to_string());
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// Why `name` names no command under `parent`, with the nearest one (a typo: at most one edit
+/// in three letters, as the config's suggestions count), else the list of them.
+fn no_such_command(parent: &clap::Command, name: &str) -> String {
+    let known: Vec<&str> = parent
+        .get_subcommands()
+        .filter(|sub| !sub.is_hide_set())
+        .map(clap::Command::get_name)
+        .collect();
+    let near = known
+        .iter()
+        .map(|candidate| (strsim::damerau_levenshtein(name, candidate), *candidate))
+        .filter(|(distance, candidate)| *distance <= candidate.chars().count().max(3) / 3)
+        .min_by_key(|(distance, _)| *distance);
+    let whose = match parent.get_bin_name() {
+        Some(bin) if bin != "collie-phone" => format!(" in {bin}"),
+        _ => String::new(),
+    };
+    match near {
+        Some((_, candidate)) => format!(
+            "there is no command {name}{whose}; did you mean {candidate}? (`collie-phone help` lists them)"
+        ),
+        None if known.is_empty() => {
+            let bin = parent.get_bin_name().unwrap_or("collie-phone");
+            format!(
+                "{bin} has no commands under it, so {name} names none; `{}` prints its help",
+                bin.replacen("collie-phone", "collie-phone help", 1)
+            )
+        }
+        None => format!(
+            "there is no command {name}{whose}; the commands are: {}",
+            known.join(", ")
+        ),
+    }
 }
 
 /// Prints the completion script for the shell to standard output.
@@ -83,9 +171,11 @@ pub(crate) fn man(args: ManArgs) -> anyhow::Result<()> {
 pub(crate) fn man_command() -> clap::Command {
     // Built, a command knows its full name and its -h and -V; the pages are made from an
     // unbuilt one, as before, so no page is made for clap's own `help` subcommand.
-    let mut built = Cli::command();
+    // `help` prints what the pages already hold: no page of its own, as clap's never had one.
+    let unbuilt = || Cli::command().mut_subcommand("help", |help| help.hide(true));
+    let mut built = unbuilt();
     built.build();
-    with_synopses(Cli::command(), &built)
+    with_synopses(unbuilt(), &built)
 }
 
 fn with_synopses(command: clap::Command, built: &clap::Command) -> clap::Command {

@@ -128,3 +128,64 @@ fn the_help_points_to_the_rules_command_not_to_a_file() {
     assert!(help.contains("(`collie-phone rules S`)"), "{help}");
     assert!(!help.contains("docs/SPEC.md"), "{help}");
 }
+
+/// Every command's path, from clap's own tree of the binary's command line: the hidden ones and
+/// `help` too, and the commands under commands.
+fn every_command() -> Vec<Vec<String>> {
+    fn walk(command: &clap::Command, path: &[String], all: &mut Vec<Vec<String>>) {
+        for sub in command.get_subcommands() {
+            let mut here = path.to_vec();
+            here.push(sub.get_name().to_string());
+            all.push(here.clone());
+            walk(sub, &here, all);
+        }
+    }
+    let mut command = <collie_phone::cli::Cli as clap::CommandFactory>::command();
+    command.build();
+    let mut all = Vec::new();
+    walk(&command, &[], &mut all);
+    all
+}
+
+#[test]
+fn every_command_takes_help_and_prints_it() {
+    let commands = every_command();
+    assert!(
+        commands.iter().any(|path| path == &["help"]),
+        "{commands:?}"
+    );
+    for path in &commands {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let output = run(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!stdout(&output).trim().is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn help_with_a_command_prints_that_commands_help_and_says_an_unknown_one() {
+    let asks = run(&["help", "asks"]);
+    assert_eq!(asks.status.code(), Some(0));
+    assert_eq!(stdout(&asks), stdout(&run(&["asks", "--help"])));
+    // `help COMMAND --help` is the same ask: COMMAND's help.
+    let asks_help = run(&["help", "asks", "--help"]);
+    assert_eq!(asks_help.status.code(), Some(0));
+    assert_eq!(stdout(&asks_help), stdout(&asks));
+    let top = run(&["help"]);
+    assert_eq!(top.status.code(), Some(0));
+    assert_eq!(stdout(&top), stdout(&run(&["--help"])));
+    let unknown = run(&["help", "aks"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&unknown.stderr).into_owned();
+    assert!(
+        said.starts_with("collie-phone: there is no command aks; did you mean asks?"),
+        "{said}"
+    );
+    assert!(stdout(&unknown).is_empty());
+}

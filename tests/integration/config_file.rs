@@ -128,3 +128,60 @@ fn the_acp_host_refuses_an_unknown_key_in_an_acp_table_and_a_bad_acp_flag() {
     );
     assert_eq!(output.status.code(), Some(1));
 }
+
+/// Runs the binary as [`run`] does, but a run still going after 5 s fails the test: a hang is
+/// the failure this guards against, not a speed to keep.
+fn run_guarded(home: &Path, args: &[&str]) -> Output {
+    let mut child = std::process::Command::new(BIN)
+        .args(args)
+        .env_remove("COLLIE_DURABLE_SOCKET")
+        .env_remove("COLLIE_DURABLE_TOKEN")
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("the child's status").is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(5) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} was still running after 5 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("the child's output")
+}
+
+#[test]
+fn s1_a_socket_path_of_the_wrong_shape_in_the_config_is_a_usage_error_at_its_line() {
+    let home = tempfile::tempdir().expect("dir");
+    let folder = home.path().join("config").join("collie-phone");
+    std::fs::create_dir_all(&folder).expect("the config folder");
+    let config = folder.join("config.toml");
+    std::fs::write(&config, "[agents.x]\nsocket = \"rel/x.sock\"\n").expect("write the config");
+    let config = config.display().to_string();
+    for command in [vec!["asks"], vec!["asks", "--json"], vec!["doctor"]] {
+        let output = run_guarded(home.path(), &command);
+        // `--json` tells it on stdout, as the object's message; the rest on stderr.
+        let said = if command.contains(&"--json") {
+            let object: serde_json::Value =
+                serde_json::from_slice(&output.stdout).expect("one JSON object");
+            assert_eq!(object["result"], "bad-arguments", "{object}");
+            object["message"].as_str().unwrap_or_default().to_string()
+        } else {
+            stderr(&output)
+        };
+        assert_eq!(output.status.code(), Some(2), "{command:?}: {said}");
+        assert!(
+            said.contains(&format!(
+                "{config}:2:10: socket = \"rel/x.sock\" in [agents.x] is not a valid value: the socket path must be absolute; write the whole path from /"
+            )),
+            "{command:?}: {said}"
+        );
+        // Refused as the command line's --socket is, never dialled and waited for.
+        assert!(!said.contains("unreachable"), "{command:?}: {said}");
+    }
+}

@@ -311,6 +311,54 @@ fn pick<'a>(options: &'a [AskOption], wanted: &str) -> Option<&'a AskOption> {
     })
 }
 
+/// The place of a choice field's option named by `wanted` (trimmed): its id, else its number,
+/// else its label when that is exactly the label of one choice, as a person reads the card
+/// (`--field channel=beta`). A label two choices share picks neither: it is refused naming
+/// their ids, since guessing would answer what the person did not choose.
+fn pick_choice(field: &FormField, wanted: &str) -> Result<usize, String> {
+    let wanted = wanted.trim();
+    let by_number = || {
+        wanted
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .filter(|&at| at < field.options.len())
+    };
+    if let Some(at) = field
+        .options
+        .iter()
+        .position(|o| o.id == wanted)
+        .or_else(by_number)
+    {
+        return Ok(at);
+    }
+    let labelled: Vec<usize> = (0..field.options.len())
+        .filter(|&at| field.options[at].label.trim() == wanted)
+        .collect();
+    match labelled.as_slice() {
+        [at] => Ok(*at),
+        [] => Err(format!(
+            "{} ({}) has no choice \"{wanted}\"; the choices are: {}",
+            field.id,
+            field.label,
+            list_options(&field.options)
+        )),
+        several => {
+            let ids: Vec<&str> = several
+                .iter()
+                .map(|&at| field.options[at].id.as_str())
+                .collect();
+            Err(format!(
+                "{} ({}) has {} choices labelled \"{wanted}\" ({}); give the id or the number of the one you mean",
+                field.id,
+                field.label,
+                several.len(),
+                ids.join(", ")
+            ))
+        }
+    }
+}
+
 fn split_field(raw: &str) -> Result<(&str, &str), Failure> {
     raw.split_once('=').ok_or_else(|| {
         Failure::new(
@@ -335,31 +383,11 @@ fn field_value(field: &FormField, value: &str) -> Result<FieldValue, String> {
         FieldKind::Choice if field.multiple => {
             let mut picked = vec![false; field.options.len()];
             for one in value.split(',').map(str::trim).filter(|v| !v.is_empty()) {
-                let at = pick(&field.options, one)
-                    .and_then(|o| field.options.iter().position(|p| p.id == o.id))
-                    .ok_or_else(|| {
-                        format!(
-                            "{} ({}) has no choice \"{one}\"; the choices are: {}",
-                            field.id,
-                            field.label,
-                            list_options(&field.options)
-                        )
-                    })?;
-                picked[at] = true;
+                picked[pick_choice(field, one)?] = true;
             }
             Ok(FieldValue::Many { picked, at: 0 })
         }
-        FieldKind::Choice => pick(&field.options, value)
-            .and_then(|o| field.options.iter().position(|p| p.id == o.id))
-            .map(|at| FieldValue::Choice(Some(at)))
-            .ok_or_else(|| {
-                format!(
-                    "{} ({}) has no choice \"{value}\"; the choices are: {}",
-                    field.id,
-                    field.label,
-                    list_options(&field.options)
-                )
-            }),
+        FieldKind::Choice => pick_choice(field, value).map(|at| FieldValue::Choice(Some(at))),
         FieldKind::Number => Ok(FieldValue::Number(Editor::from_text(value))),
         // Text, and kinds this phone does not know, are typed as text (as on the card).
         _ => Ok(FieldValue::Text(Editor::from_text(value))),
@@ -392,4 +420,78 @@ fn list_fields(fields: &[FormField]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn option(id: &str, label: &str) -> AskOption {
+        AskOption {
+            id: id.into(),
+            label: label.into(),
+            effect: None,
+        }
+    }
+
+    fn channel(labels: &[(&str, &str)], multiple: bool) -> FormField {
+        let mut field = FormField::new("channel", "Channel", FieldKind::Choice);
+        field.options = labels.iter().map(|(id, label)| option(id, label)).collect();
+        field.multiple = multiple;
+        field
+    }
+
+    fn chosen(field: &FormField, value: &str) -> Result<Option<usize>, String> {
+        match field_value(field, value)? {
+            FieldValue::Choice(at) => Ok(at),
+            other => panic!("not one choice: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_choice_is_picked_by_its_id_its_number_or_its_exact_label() {
+        let field = channel(&[("o1", "stable"), ("o2", "beta")], false);
+        assert_eq!(chosen(&field, "o2"), Ok(Some(1)));
+        assert_eq!(chosen(&field, "2"), Ok(Some(1)));
+        assert_eq!(chosen(&field, "beta"), Ok(Some(1)));
+        assert_eq!(chosen(&field, " beta "), Ok(Some(1)));
+        // Exact: a label in another case, or a part of one, is not it.
+        assert_eq!(
+            chosen(&field, "Beta"),
+            Err(
+                r#"channel (Channel) has no choice "Beta"; the choices are: o1 (1: stable), o2 (2: beta)"#
+                    .to_string()
+            )
+        );
+        assert!(chosen(&field, "bet").is_err());
+    }
+
+    #[test]
+    fn a_label_two_choices_share_is_refused_naming_their_ids() {
+        let field = channel(&[("o1", "stable"), ("o2", "beta"), ("o3", "beta")], false);
+        assert_eq!(
+            chosen(&field, "beta"),
+            Err(
+                r#"channel (Channel) has 2 choices labelled "beta" (o2, o3); give the id or the number of the one you mean"#
+                    .to_string()
+            )
+        );
+        assert_eq!(chosen(&field, "o3"), Ok(Some(2)));
+        // The label no other choice shares still picks.
+        assert_eq!(chosen(&field, "stable"), Ok(Some(0)));
+    }
+
+    #[test]
+    fn several_choices_are_picked_by_ids_numbers_or_labels_alike() {
+        let field = channel(&[("o1", "stable"), ("o2", "beta"), ("o3", "nightly")], true);
+        match field_value(&field, "stable, 3") {
+            Ok(FieldValue::Many { picked, .. }) => assert_eq!(picked, vec![true, false, true]),
+            other => panic!("{other:?}"),
+        }
+        match field_value(&field, "o2,nightly") {
+            Ok(FieldValue::Many { picked, .. }) => assert_eq!(picked, vec![false, true, true]),
+            other => panic!("{other:?}"),
+        }
+        assert!(field_value(&field, "stable,gamma").is_err());
+    }
 }

@@ -46,7 +46,12 @@ impl Failure {
 
 impl From<anyhow::Error> for Failure {
     fn from(error: anyhow::Error) -> Self {
-        Self::new(Exit::Error, format!("{error:#}"))
+        let exit = if crate::cli::is_usage_error(&error) {
+            Exit::BadArguments
+        } else {
+            Exit::Error
+        };
+        Self::new(exit, format!("{error:#}"))
     }
 }
 

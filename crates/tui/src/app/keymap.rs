@@ -396,6 +396,11 @@ impl Chord {
         }
     }
 
+    /// True for a key that is text where letters are typed: a character, with Shift at most.
+    pub(crate) fn is_text(&self) -> bool {
+        matches!(self.code, KeyCode::Char(_)) && (self.modifiers - KeyModifiers::SHIFT).is_empty()
+    }
+
     pub(crate) const fn ch(c: char) -> Self {
         Self::plain(KeyCode::Char(c))
     }
@@ -546,10 +551,37 @@ impl fmt::Display for Chord {
     }
 }
 
+/// Ctrl-C, a person's way out: whatever `[keys]` says, it keeps its built-in action (quit, or
+/// no in a question) in every part that has one (docs/CONFIG.md, "What is refused").
+pub(crate) const WAY_OUT: Chord = Chord::ctrl('c');
+
+/// A key `[keys]` would give to two actions in one part, found before the phone starts, so it
+/// is refused rather than one of the two silently losing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Clash {
+    /// The action whose keys in the file take the key.
+    pub(crate) action: Action,
+    pub(crate) chord: Chord,
+    /// The action that has the key there too.
+    pub(crate) holder: Action,
+    pub(crate) context: Context,
+}
+
+impl Clash {
+    /// True when the key is [`WAY_OUT`], which no file can take from its action.
+    pub(crate) fn is_way_out(&self) -> bool {
+        self.chord == WAY_OUT
+    }
+}
+
 /// Every binding of every context, in the order the help lists them.
 #[derive(Debug, Clone)]
 pub struct Keymap {
     bindings: BTreeMap<Context, Vec<(Chord, Action)>>,
+    /// What [`WAY_OUT`] does in each part that has it by default, whatever the bindings say.
+    way_out: BTreeMap<Context, Action>,
+    /// The parts in the order they were handed in.
+    order: Vec<Context>,
 }
 
 #[cfg(test)]
@@ -637,32 +669,106 @@ impl Keymap {
                 }
                 (context, list)
             })
+            .collect::<BTreeMap<_, _>>();
+        let way_out = bindings
+            .iter()
+            .filter_map(|(context, list)| {
+                let (_, action) = list.iter().find(|(c, _)| *c == WAY_OUT)?;
+                Some((*context, *action))
+            })
             .collect();
-        Self { bindings }
+        Self {
+            bindings,
+            way_out,
+            order: parts.to_vec(),
+        }
     }
 
-    /// The defaults with the config's `[keys]` applied: each action gets exactly the given
-    /// keys, wherever it had keys before. The names and keys were read and checked once, where
-    /// the config file is (`config::phone`), so nothing here can be refused.
-    pub(crate) fn with_overrides(parts: &[Context], overrides: &[(Action, Vec<Chord>)]) -> Self {
+    /// The defaults with the config's `[keys]` applied, `overrides` in the file's order: each
+    /// action gets exactly the given keys wherever it had keys before. Where letters are typed
+    /// a plain character stays text (an action given only such keys keeps its built-in ones
+    /// there), and [`WAY_OUT`] keeps its action. A key that would then do two things in one part
+    /// is a [`Clash`], told against the later of the two in the file.
+    pub(crate) fn with_overrides(
+        parts: &[Context],
+        overrides: &[(Action, Vec<Chord>)],
+    ) -> Result<Self, Vec<Clash>> {
         let mut keymap = Self::defaults(parts);
         for (action, chords) in overrides {
             let action = *action;
-            for list in keymap.bindings.values_mut() {
-                if !list.iter().any(|(_, a)| *a == action) {
+            for (context, list) in &mut keymap.bindings {
+                let Some(at) = list.iter().position(|(_, a)| *a == action) else {
+                    continue;
+                };
+                let keys: Vec<Chord> = chords
+                    .iter()
+                    .filter(|chord| !(context.takes_typing() && chord.is_text()))
+                    .copied()
+                    .collect();
+                if keys.is_empty() {
                     continue;
                 }
-                let at = list.iter().position(|(_, a)| *a == action).unwrap_or(0);
                 list.retain(|(_, a)| *a != action);
-                // The new keys win over any other action they were bound to here.
-                list.retain(|(c, _)| !chords.contains(c));
                 let at = at.min(list.len());
-                for (offset, chord) in chords.iter().enumerate() {
-                    list.insert(at + offset, (*chord, action));
+                for (offset, chord) in keys.into_iter().enumerate() {
+                    list.insert(at + offset, (chord, action));
                 }
             }
         }
-        keymap
+        let clashes = keymap.clashes(overrides);
+        if clashes.is_empty() {
+            Ok(keymap)
+        } else {
+            Err(clashes)
+        }
+    }
+
+    /// Every key of `overrides` that does something else too in a part where its action is,
+    /// once per action, key and other action.
+    fn clashes(&self, overrides: &[(Action, Vec<Chord>)]) -> Vec<Clash> {
+        let later =
+            |index: usize, holder: Action| overrides[index + 1..].iter().any(|(a, _)| *a == holder);
+        let mut clashes: Vec<Clash> = Vec::new();
+        for (index, (action, chords)) in overrides.iter().enumerate() {
+            // In the order the rooms hand their parts in, so a refusal names the part a
+            // person meets first (Home before a card).
+            for (context, list) in self
+                .order
+                .iter()
+                .filter_map(|c| Some((c, self.bindings.get(c)?)))
+            {
+                if !list.iter().any(|(_, a)| a == action) {
+                    continue;
+                }
+                for chord in chords {
+                    let holder = match self.way_out.get(context) {
+                        Some(way) if *chord == WAY_OUT => Some(*way).filter(|way| way != action),
+                        // Two overrides with one key: told at the later one.
+                        _ => list
+                            .iter()
+                            .find(|(c, a)| c == chord && a != action && !later(index, *a))
+                            .map(|(_, a)| *a),
+                    };
+                    let Some(holder) = holder else {
+                        continue;
+                    };
+                    let clash = Clash {
+                        action: *action,
+                        chord: *chord,
+                        holder,
+                        context: *context,
+                    };
+                    // One refusal per key the file gives, naming the first part it clashes in.
+                    if !clashes
+                        .iter()
+                        .any(|c| (c.action, c.chord) == (clash.action, clash.chord))
+                    {
+                        clashes.push(clash);
+                    }
+                }
+            }
+        }
+        clashes
     }
 
     /// Every part keys are read in, in the order of their ids.
@@ -676,6 +782,11 @@ impl Keymap {
             return None;
         }
         let chord = Chord::of(key);
+        if chord == WAY_OUT
+            && let Some(way) = self.way_out.get(&context)
+        {
+            return Some(*way);
+        }
         self.bindings
             .get(&context)?
             .iter()
@@ -724,6 +835,14 @@ impl Keymap {
             match lines.iter_mut().find(|(a, _)| a == action) {
                 Some((_, keys)) => keys.push(chord.to_string()),
                 None => lines.push((*action, vec![chord.to_string()])),
+            }
+        }
+        // The way out is listed with its action even where the file gave that action other keys.
+        if let Some(way) = self.way_out.get(&context).filter(|way| shown(**way)) {
+            match lines.iter_mut().find(|(a, _)| a == way) {
+                Some((_, keys)) if keys.contains(&WAY_OUT.to_string()) => {}
+                Some((_, keys)) => keys.push(WAY_OUT.to_string()),
+                None => lines.push((*way, vec![WAY_OUT.to_string()])),
             }
         }
         lines

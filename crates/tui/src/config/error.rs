@@ -80,6 +80,10 @@ pub enum ConfigError {
     UnknownKey(Box<UnknownKey>),
     #[error("{0}")]
     BadValue(Box<BadValue>),
+    /// SPEC S1: a socket path of the wrong shape (not absolute, too long, `.` or `..`). The same
+    /// path after `--socket` is a usage error, so in the file it is one too ([`Self::is_usage`]).
+    #[error("{0}")]
+    BadSocket(Box<BadValue>),
     /// A refusal the parser could not tie to one key (kept in its words).
     #[error("{at}: {why}")]
     Other { at: Place, why: String },
@@ -94,8 +98,18 @@ impl ConfigError {
         match self {
             Self::Syntax { at, .. } | Self::Other { at, .. } => Some(at),
             Self::UnknownKey(unknown) => Some(&unknown.at),
-            Self::BadValue(bad) => Some(&bad.at),
+            Self::BadValue(bad) | Self::BadSocket(bad) => Some(&bad.at),
             Self::Read { .. } | Self::NotYours(_) | Self::Several(_) => None,
+        }
+    }
+
+    /// True when the file holds what the command line refuses as a usage error (exit 2): a
+    /// socket path of the wrong shape, so one mistake gets one answer wherever it is written.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            Self::BadSocket(_) => true,
+            Self::Several(errors) => errors.iter().all(Self::is_usage),
+            _ => false,
         }
     }
 }

@@ -50,6 +50,25 @@ impl Source<'_> {
             .to_string()
     }
 
+    /// The span of the value at `path` (`["agents", "laptop", "socket"]`), when the file has
+    /// one there.
+    pub(crate) fn value_span(&self, path: &[&str]) -> Option<Range<usize>> {
+        let (last, sections) = path.split_last()?;
+        let mut table = self.table;
+        for section in sections {
+            table = table
+                .iter()
+                .find(|(key, _)| key.get_ref() == section)?
+                .1
+                .get_ref()
+                .as_table()?;
+        }
+        table
+            .iter()
+            .find(|(key, _)| key.get_ref() == last)
+            .map(|(_, value)| value.span())
+    }
+
     /// serde's refusal of the file, as a config error, with the span of the whole `key =
     /// value` it is about when it is about one (so the rest of the file can be read without it).
     pub(crate) fn explain(&self, error: &toml::de::Error) -> (ConfigError, Option<Range<usize>>) {

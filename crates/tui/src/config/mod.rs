@@ -18,7 +18,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use dial::{AcpEntry, AgentEntry, DshEntry, resolve_agents, resolve_bridges, ssh_entries};
-pub(crate) use error::{ConfigError, Place};
+pub use error::ConfigError;
+pub(crate) use error::Place;
+use error::{BadValue, Hint, Section};
 pub use theme_file::theme_from_env;
 
 use crate::app::settings::Settings;
@@ -105,6 +107,44 @@ fn read_all(source: &Source<'_>) -> Result<RawFile, ConfigError> {
     }
 }
 
+/// SPEC S1: every `socket = PATH` of `[agents.NAME]` has the shape a socket path must have
+/// (absolute, short enough, no `.` or `..`), checked as `--socket` checks it, so a path that
+/// can never be dialled is refused at its line at once rather than waited for.
+fn check_sockets(
+    source: &Source<'_>,
+    agents: &BTreeMap<String, AgentEntry>,
+) -> Result<(), ConfigError> {
+    let mut errors: Vec<ConfigError> = agents
+        .iter()
+        .filter_map(|(name, entry)| {
+            let path = entry.socket.as_ref()?;
+            let refused = crate::transport::privacy::check_shape(path).err()?;
+            let span = source
+                .value_span(&["agents", name, "socket"])
+                .unwrap_or(0..0);
+            Some(ConfigError::BadSocket(Box::new(BadValue {
+                at: source.place(&span),
+                section: Section(vec!["agents".into(), name.clone()]),
+                key: "socket".into(),
+                written: source.written(&span),
+                // The command line's fix names the current folder; the file is read from any
+                // folder, so here the fix is only the rule.
+                hint: Hint::Because(if path.is_relative() {
+                    format!("{}; write the whole path from /", refused.why)
+                } else {
+                    refused.why
+                }),
+            })))
+        })
+        .collect();
+    errors.sort_by_key(|error| error.place().map(|at| (at.line, at.column)));
+    match errors.len() {
+        0 => Ok(()),
+        1 => Err(errors.remove(0)),
+        _ => Err(ConfigError::Several(errors)),
+    }
+}
+
 impl Config {
     /// Reads and checks the file at `path`; a missing file is the defaults.
     pub fn read(path: &Path) -> Result<Self, ConfigError> {
@@ -137,6 +177,7 @@ impl Config {
             table: table.get_ref(),
         };
         let raw = read_all(&source)?;
+        check_sockets(&source, &raw.agents)?;
         let settings = Settings {
             keymap: phone::keymap(&source, &raw.keys)?,
             notify: phone::notify_style(&source, raw.notify.as_ref(), raw.bell.unwrap_or(true))?,

@@ -142,6 +142,8 @@ fn every_key_the_suggestions_know_is_one_the_file_takes() {
     text.push("[agents.a]".into());
     text.extend(AgentEntry::KEYS.iter().map(|key| match *key {
         "pin" => format!("pin = \"sha256:{}\"", "ab".repeat(32)),
+        // A socket path has a shape of its own to keep (SPEC S1).
+        "socket" => "socket = \"/run/a.sock\"".to_string(),
         other => format!("{other} = \"x\""),
     }));
     text.push("[dsh.d]".into());
@@ -284,4 +286,113 @@ fn every_refusal_of_a_file_is_told_in_one_run_in_file_order() {
 fn one_refusal_is_told_alone() {
     let said = refusal("bell = 3\n");
     assert!(!said.contains("errors in the file"), "{said}");
+}
+
+#[test]
+fn a_key_given_to_two_actions_in_one_place_is_refused_naming_both() {
+    // `j` moves down on Home: quitting on it would take the move away without a word.
+    assert_eq!(
+        refusal("[keys]\nquit = \"j\"\n"),
+        r#"config.toml:2:8: quit = "j" in [keys] is not a valid value: j already does down in "Home", and one key does one thing there; give quit another key, or give down others (down = "…")"#
+    );
+    // Two overrides with the same key: the later line is refused, naming the earlier action.
+    assert_eq!(
+        refusal("[keys]\nretry = \"ctrl-q\"\nquit = [\"q\", \"ctrl-q\"]\n"),
+        r#"config.toml:3:8: quit = ["q", "ctrl-q"] in [keys] is not a valid value: Ctrl-Q already does retry in "Pane", and one key does one thing there; give quit another key, or give retry others (retry = "…")"#
+    );
+    // Moving the other action off the key first is no clash.
+    let config = parse("[keys]\nquit = \"j\"\ndown = \"z\"\n").expect("parses");
+    let keymap = &config.settings().keymap;
+    assert_eq!(
+        keymap.keys_for(crate::screens::home::keys::HOME, Action::Quit),
+        vec![Chord::ch('j')]
+    );
+    assert_eq!(
+        keymap.keys_for(crate::screens::home::keys::HOME, Action::Down),
+        vec![Chord::ch('z')]
+    );
+}
+
+#[test]
+fn ctrl_c_is_always_the_way_out_whatever_the_keys_say() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    let config = parse("[keys]\nquit = \"ctrl-q\"\ncancel = \"x\"\n").expect("parses");
+    let keymap = &config.settings().keymap;
+    for context in [
+        crate::screens::home::keys::HOME,
+        crate::screens::pane::keys::CHAT,
+        crate::screens::pane::keys::INPUT,
+    ] {
+        assert_eq!(
+            keymap.action(context, &ctrl_c),
+            Some(Action::Quit),
+            "{context:?}"
+        );
+    }
+    // In a yes/no question Ctrl-C says no, as it did before the file moved `cancel`.
+    assert_eq!(
+        keymap.action(crate::app::overlay::keys::CONFIRM, &ctrl_c),
+        Some(Action::Cancel)
+    );
+    // The help still lists it.
+    assert!(
+        keymap
+            .help(crate::screens::home::keys::HOME)
+            .iter()
+            .any(|(keys, what)| keys == "Ctrl-Q Ctrl-C" && what == "Quit collie-phone")
+    );
+    assert_eq!(
+        refusal("[keys]\nhelp = [\"?\", \"ctrl-c\"]\n"),
+        r#"config.toml:2:8: help = ["?", "ctrl-c"] in [keys] is not a valid value: Ctrl-C always does quit in "Home", whatever the file says, so a person can always get out; give help another key"#
+    );
+}
+
+#[test]
+fn a_letter_is_not_taken_from_a_box_where_it_is_typed() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    // The README's own example: `q` quits where letters are commands, and is typed in the box.
+    let config = parse("[keys]\nquit = [\"q\", \"ctrl-q\"]\n").expect("parses");
+    let keymap = &config.settings().keymap;
+    let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+    assert_eq!(
+        keymap.action(crate::screens::home::keys::HOME, &q),
+        Some(Action::Quit)
+    );
+    assert_eq!(keymap.action(crate::screens::pane::keys::INPUT, &q), None);
+    assert_eq!(
+        keymap.keys_for(crate::screens::pane::keys::INPUT, Action::Quit),
+        vec![Chord::ctrl('q')]
+    );
+    // An action given only letters keeps its built-in chord where letters are typed.
+    let config = parse("[keys]\nabort = \"X\"\n").expect("parses");
+    assert_eq!(
+        config
+            .settings()
+            .keymap
+            .keys_for(crate::screens::pane::keys::INPUT, Action::Abort),
+        vec![Chord::ctrl('x')]
+    );
+}
+
+#[test]
+fn s1_a_socket_of_the_wrong_shape_is_refused_at_its_line_as_a_usage_error() {
+    let error = parse("[agents.x]\nsocket = \"rel/x.sock\"\n").expect_err("relative");
+    assert!(error.is_usage());
+    assert_eq!(
+        error.to_string(),
+        r#"config.toml:2:10: socket = "rel/x.sock" in [agents.x] is not a valid value: the socket path must be absolute; write the whole path from /"#
+    );
+    let error = parse(
+        "[agents.a]\nsocket = \"/run/../a.sock\"\n[agents.b]\nsocket = \"b.sock\"\n[agents.c]\nsocket = \"/run/c.sock\"\n",
+    )
+    .expect_err("two of the wrong shape");
+    assert!(error.is_usage());
+    let said = error.to_string();
+    assert!(
+        said.starts_with("config.toml:2:10: socket = \"/run/../a.sock\" in [agents.a] is not a valid value: the socket path holds '.' or '..'\nconfig.toml:4:10: socket = \"b.sock\" in [agents.b]"),
+        "{said}"
+    );
+    // Other refusals stay what they were: not the command line's kind of mistake.
+    assert!(!parse("thme = 1\n").expect_err("unknown").is_usage());
 }

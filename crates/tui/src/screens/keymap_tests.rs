@@ -130,7 +130,8 @@ fn enter_never_says_yes_to_allow_always() {
             Action::Confirm,
             vec![Chord::plain(KeyCode::Enter), Chord::ch('y')],
         )],
-    );
+    )
+    .expect("no key does two things");
     assert_eq!(
         keymap.action(crate::app::overlay::keys::CONFIRM_ALWAYS, &enter),
         None
@@ -178,7 +179,8 @@ fn overrides_replace_an_action_everywhere() {
             (Action::Quit, vec![Chord::ctrl('q')]),
             (Action::JumpExpiring, vec![Chord::ch('x')]),
         ],
-    );
+    )
+    .expect("no key does two things");
     let q = key(KeyCode::Char('q'), KeyModifiers::NONE);
     assert_eq!(keymap.action(crate::screens::home::keys::HOME, &q), None);
     let ctrl_q = key(KeyCode::Char('q'), KeyModifiers::CONTROL);
