@@ -126,10 +126,18 @@ pub fn check_own_folder(folder: &Path) -> Result<(), NotPrivate> {
         return Err(fail(folder, "is not a folder".into(), None));
     }
     owned_and_closed(folder, &meta, uid, Part::Own)?;
-    let mut above = folder.parent();
+    check_folders_above(folder, uid)
+}
+
+/// Every folder above `path`: the caller's or root's, writable by nobody else unless sticky.
+fn check_folders_above(path: &Path, uid: u32) -> Result<(), NotPrivate> {
+    let mut above = path.parent();
     while let Some(part) = above.filter(|p| !p.as_os_str().is_empty()) {
-        let meta = std::fs::metadata(part)
-            .map_err(|e| fail(part, format!("cannot be read: {e}"), None))?;
+        let meta = std::fs::metadata(part).map_err(|e| NotPrivate {
+            part: part.to_path_buf(),
+            why: format!("cannot be read: {e}"),
+            fix: None,
+        })?;
         owned_and_closed(part, &meta, uid, Part::Above)?;
         above = part.parent();
     }
@@ -201,17 +209,7 @@ pub fn check_own_file(path: &Path) -> Result<(), NotPrivate> {
         fix: None,
     })?;
     owned_and_closed(&real, &meta, current_uid(), Part::Read)?;
-    let mut above = real.parent();
-    while let Some(part) = above.filter(|p| !p.as_os_str().is_empty()) {
-        let meta = std::fs::metadata(part).map_err(|e| NotPrivate {
-            part: part.to_path_buf(),
-            why: format!("cannot be read: {e}"),
-            fix: None,
-        })?;
-        owned_and_closed(part, &meta, current_uid(), Part::Above)?;
-        above = part.parent();
-    }
-    Ok(())
+    check_folders_above(&real, current_uid())
 }
 
 /// SPEC S9: a new file, 0600, never one that was there (`O_EXCL`), never through a symlink.
