@@ -14,7 +14,9 @@ use collie_phone::transport::Token;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-/// Request lines seen at the door, by route (the path without its query).
+/// Request lines seen at the door, by route (the path's last part, without its query); a
+/// transcript read is counted under `transcript` and again under `transcript SESSION-OR-TASK`,
+/// so each pane's reads are counted apart.
 type Seen = Arc<Mutex<BTreeMap<String, usize>>>;
 
 /// Counts the request lines in what the phone writes: a line that starts a request begins the
@@ -28,9 +30,20 @@ fn count_requests(bytes: &[u8], seen: &Seen) {
                 && let Some(target) = rest.split(' ').next()
                 && target.starts_with('/')
             {
-                let route = target.split('?').next().unwrap_or(target);
-                let route = route.rsplit('/').next().unwrap_or(route).to_string();
-                *seen.lock().expect("seen").entry(route).or_default() += 1;
+                let (path, query) = target.split_once('?').unwrap_or((target, ""));
+                let route = path.rsplit('/').next().unwrap_or(path).to_string();
+                let mut seen = seen.lock().expect("seen");
+                if route == "transcript"
+                    && let Some(whose) = query.split('&').find_map(|pair| {
+                        pair.strip_prefix("sessionId=")
+                            .or_else(|| pair.strip_prefix("taskId="))
+                    })
+                {
+                    // The ids are query-encoded; the demo's have only `-` to decode.
+                    let whose = whose.replace("%2D", "-");
+                    *seen.entry(format!("transcript {whose}")).or_default() += 1;
+                }
+                *seen.entry(route).or_default() += 1;
             }
         }
     }
@@ -75,12 +88,36 @@ async fn counting_proxy(upstream: String, seen: Seen) -> String {
     address
 }
 
-/// The engine on one bridge behind a counting proxy, watched or not, for `how_long`; what the
-/// bridge was asked.
-async fn requests_over(how_long: Duration, watching: bool) -> BTreeMap<String, usize> {
+/// Where the phone is while it is counted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phone {
+    /// Nobody looks at it.
+    Away,
+    /// A person looks at it, and the engine was never told which panes are on screen (every
+    /// pane counts as on screen then).
+    Looked,
+    /// A person looks at Home: no pane on screen, as the phone tells the engine there.
+    Home,
+}
+
+/// The engine on one bridge (the demo desktop frozen, or live at `speed`) behind a counting
+/// proxy, with the phone as `phone` says, for `how_long`; what the bridge was asked.
+async fn requests_over(how_long: Duration, phone: Phone, speed: &str) -> BTreeMap<String, usize> {
     let dir = common::temp_dir();
     let (token_path, _) = common::token_file(dir.path());
-    let bridge = common::frozen_demo_bridge(dir.path(), &token_path, "127.0.0.1:0");
+    let root = dir.path().join("desktop");
+    let bridge = common::AgentProcess::start(&[
+        "dsh-bridge",
+        "--demo",
+        "--listen",
+        "127.0.0.1:0",
+        "--token-file",
+        token_path.to_str().expect("utf-8"),
+        "--root",
+        root.to_str().expect("utf-8"),
+        "--speed",
+        speed,
+    ]);
     let rest = bridge.url.strip_prefix("http://").expect("an http url");
     let (address, prefix) = rest.split_once('/').expect("a prefix");
     let seen: Seen = Arc::default();
@@ -99,8 +136,15 @@ async fn requests_over(how_long: Duration, watching: bool) -> BTreeMap<String, u
     .expect("the engine starts");
     engine
         .commands
-        .send(ToEngine::Watching(watching))
+        .send(ToEngine::Watching(phone != Phone::Away))
         .expect("the engine listens");
+    if phone == Phone::Home {
+        // What the phone sends on Home: no pane is on screen.
+        engine
+            .commands
+            .send(ToEngine::OnScreen(Vec::new()))
+            .expect("the engine listens");
+    }
     // The app's half: take every change, as the phone does, so the sessions run on.
     let end = tokio::time::Instant::now() + how_long;
     while tokio::time::timeout_at(end, engine.updates.recv())
@@ -118,7 +162,10 @@ async fn requests_over(how_long: Duration, watching: bool) -> BTreeMap<String, u
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bridge_is_read_at_the_documented_cadence_looked_at_or_not() {
     const WINDOW: Duration = Duration::from_secs(30);
-    let (idle, looked) = tokio::join!(requests_over(WINDOW, false), requests_over(WINDOW, true));
+    let (idle, looked) = tokio::join!(
+        requests_over(WINDOW, Phone::Away, "0"),
+        requests_over(WINDOW, Phone::Looked, "0")
+    );
     let health = |seen: &BTreeMap<String, usize>| seen.get("health").copied().unwrap_or(0);
     // Nobody looking: 10 s → at most 1 + 3 passes, and one spare.
     assert!(health(&idle) <= 5, "nobody looking: {idle:?}");
@@ -148,4 +195,35 @@ async fn the_bridge_is_read_at_the_documented_cadence_looked_at_or_not() {
         "a person looking: {looked:?}"
     );
     eprintln!("nobody looking: {idle:?}\na person looking: {looked:?}");
+}
+
+/// docs/DSH.md, "How often the phone asks": with a person on Home, the pass (and so
+/// `/tasks/list`) runs every 2 s at most, news from a follower included, and a session no task
+/// follows and nobody has on screen is read every 10 s. The demo desktop runs live here, so
+/// its tasks' streams bring news (turns that start and end, waits that open and close) the
+/// whole time. Counted over 30 s: one pass at the start and one per period.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_home_the_task_list_and_the_sessions_nobody_looks_at_keep_their_cadence() {
+    const WINDOW: Duration = Duration::from_secs(30);
+    let seen = requests_over(WINDOW, Phone::Home, "1").await;
+    eprintln!("on Home: {seen:?}");
+    let lists = seen.get("list").copied().unwrap_or(0);
+    assert!(
+        lists <= 16,
+        "on Home, /tasks/list every 2 s at most: {lists} in 30 s; {seen:?}"
+    );
+    assert!(lists >= 10, "on Home, the tasks are still listed: {seen:?}");
+    // The demo desktop's read-only sessions: nobody has them on screen, so every 10 s each,
+    // the first read and three more in 30 s.
+    let sessions: Vec<(&String, &usize)> = seen
+        .iter()
+        .filter(|(route, _)| route.starts_with("transcript session-"))
+        .collect();
+    assert!(!sessions.is_empty(), "the sessions are read: {seen:?}");
+    for (route, reads) in sessions {
+        assert!(
+            *reads <= 4,
+            "on Home, {route} every 10 s: {reads} in 30 s; {seen:?}"
+        );
+    }
 }
