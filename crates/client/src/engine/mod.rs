@@ -154,6 +154,8 @@ struct BridgeHandle {
     client: BridgeClient,
     shared: Arc<BridgeShared>,
     poke: Arc<Notify>,
+    /// Which of its panes are on screen: a session pane's re-reads follow it (docs/DSH.md).
+    on_screen: watch::Sender<session::OnScreen>,
 }
 
 /// How the engine runs, apart from its agents.
@@ -257,6 +259,7 @@ impl Engine {
                 .observed_by(&spec.name, observer.clone());
             let shared = Arc::new(BridgeShared::default());
             let poke = Arc::new(Notify::new());
+            let (on_screen_tx, on_screen_rx) = watch::channel(session::OnScreen::Every);
             let core = SessionCore::new(
                 spec.name.clone(),
                 "bridge",
@@ -265,7 +268,7 @@ impl Engine {
                 poke.clone(),
                 stop_rx.clone(),
             );
-            let session = BridgeSession::new(core, client.clone(), shared.clone());
+            let session = BridgeSession::new(core, client.clone(), shared.clone(), on_screen_rx);
             tokio::spawn(session.run());
             bridge_handles.insert(
                 spec.name,
@@ -273,6 +276,7 @@ impl Engine {
                     client,
                     shared,
                     poke,
+                    on_screen: on_screen_tx,
                 },
             );
         }
@@ -392,6 +396,21 @@ impl IntentRunner {
             if gained {
                 handle.poke.notify_one();
             }
+        }
+        // A bridge's pass reads lists, not panes: only its session followers heed this, and
+        // one whose pane comes on screen reads at once by itself.
+        for (name, handle) in self.bridges.iter() {
+            let shown: BTreeSet<String> = panes
+                .iter()
+                .filter(|(agent, _)| agent == name)
+                .map(|(_, pane)| pane.clone())
+                .collect();
+            let now = session::OnScreen::Panes(shown);
+            handle.on_screen.send_if_modified(|before| {
+                let changed = *before != now;
+                *before = now;
+                changed
+            });
         }
     }
 

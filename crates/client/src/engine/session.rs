@@ -50,7 +50,7 @@ pub(super) enum OnScreen {
 }
 
 impl OnScreen {
-    fn shows(&self, pane: &str) -> bool {
+    pub(super) fn shows(&self, pane: &str) -> bool {
         match self {
             OnScreen::Every => true,
             OnScreen::Panes(panes) => panes.contains(pane),

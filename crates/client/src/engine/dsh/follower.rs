@@ -19,13 +19,16 @@ use super::backoff::Backoff;
 use super::http::{BridgeClient, CallError, MAX_TRANSCRIPT_REPLY};
 use super::sse::{self, Frame};
 use crate::dsh_wire::{self as wire, ClientBehaviour, Event, TranscriptPage};
+use crate::engine::session::OnScreen;
 
 /// Events asked for in one transcript page: the seed's most. The real bridge answers a page with
 /// the NEWEST `limit` events after `sinceSeq`, not the oldest, so a smaller page would skip
 /// events between pages; a full page that starts past the cursor is shown as a gap.
 pub(crate) const PAGE_LIMIT: usize = 2000;
 
-/// How often a session no task follows is read again: the phone's cadence (SPEC T8).
+/// How often a session no task follows is read again (docs/DSH.md, "How often the phone
+/// asks"): every 2 s while a person looks at its pane, else every 10 s, as a quiet pane of a
+/// Collie agent is not read at every poll (SPEC S7, T8).
 const SESSION_EVERY_WATCHED: Duration = Duration::from_secs(2);
 const SESSION_EVERY_IDLE: Duration = Duration::from_secs(10);
 
@@ -74,8 +77,10 @@ pub(crate) struct Follower {
     pub(crate) pane: String,
     pub(crate) source: Source,
     pub(crate) to_session: mpsc::Sender<FollowerMsg>,
-    /// Whether a person is looking (the cadence of a session's re-reads).
+    /// Whether a person is looking, and which panes are on screen: the cadence of a
+    /// session's re-reads.
     pub(crate) watching: watch::Receiver<bool>,
+    pub(in crate::engine) on_screen: watch::Receiver<OnScreen>,
 }
 
 impl Follower {
@@ -104,12 +109,7 @@ impl Follower {
                 if self.to_session.is_closed() {
                     return;
                 }
-                let every = if *self.watching.borrow() {
-                    SESSION_EVERY_WATCHED
-                } else {
-                    SESSION_EVERY_IDLE
-                };
-                tokio::time::sleep(every).await;
+                self.until_read_again().await;
                 continue;
             };
             match self.client.open_events(task_id, cursor).await {
@@ -129,6 +129,36 @@ impl Follower {
                 return;
             }
             tokio::time::sleep(backoff.next_delay()).await;
+        }
+    }
+
+    /// True when a person looks at this follower's pane.
+    fn looked_at(&self) -> bool {
+        *self.watching.borrow() && self.on_screen.borrow().shows(&self.pane)
+    }
+
+    /// Waits until a session no task follows is due to be read again: its cadence counted
+    /// from the read just made, as it is now (a person may look away, or come to the pane);
+    /// a pane that comes on screen is read at once, as a Collie agent's is (SPEC S7).
+    async fn until_read_again(&self) {
+        let read = tokio::time::Instant::now();
+        let mut watching = self.watching.clone();
+        let mut on_screen = self.on_screen.clone();
+        loop {
+            let looked_at = self.looked_at();
+            let every = if looked_at {
+                SESSION_EVERY_WATCHED
+            } else {
+                SESSION_EVERY_IDLE
+            };
+            tokio::select! {
+                () = tokio::time::sleep_until(read + every) => return,
+                Ok(()) = watching.changed() => {}
+                Ok(()) = on_screen.changed() => {}
+            }
+            if self.looked_at() && !looked_at {
+                return;
+            }
         }
     }
 

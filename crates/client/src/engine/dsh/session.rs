@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use time::OffsetDateTime;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::backoff::Backoff;
@@ -23,6 +23,7 @@ use super::{DshChange, TaskStopped};
 use crate::dsh_wire::{
     self as wire, Capabilities, ErrorCode, Health, SessionList, TaskList, WorkspaceList,
 };
+use crate::engine::session::OnScreen;
 use crate::engine::session_core::{SessionCore, Settled, Stop};
 use crate::engine::{AgentChange, AgentStatus};
 use crate::wire::{EventType, Item, Pane, PaneView, Snapshot, Tab, Tone, Workspace};
@@ -32,6 +33,9 @@ use crate::wire::{EventType, Item, Pane, PaneView, Snapshot, Tab, Tone, Workspac
 const SESSIONS_EVERY: Duration = Duration::from_secs(30);
 /// After an event that may change a task's status, the task list is read again this soon.
 const STATUS_SOON: Duration = Duration::from_millis(300);
+/// The pass's cadence while a person looks, and the least time between two passes (SPEC T8,
+/// docs/DSH.md).
+const WATCHED_EVERY: Duration = Duration::from_secs(2);
 /// Items of a pane's first view (the phone keeps 2000).
 const VIEW_ITEMS: usize = 2000;
 
@@ -89,6 +93,11 @@ pub(crate) struct BridgeSession {
     followers: HashMap<String, JoinHandle<()>>,
     to_session: mpsc::Sender<FollowerMsg>,
     from_followers: mpsc::Receiver<FollowerMsg>,
+    /// The panes on screen, for the followers of sessions no task follows.
+    on_screen: watch::Receiver<OnScreen>,
+    /// When the last pass began: news brings the next one forward, never nearer than the
+    /// cadence of a person looking (docs/DSH.md, "How often the phone asks").
+    last_pass: Option<tokio::time::Instant>,
     seen: wire::SeenEvents,
     /// The highest `sessionSeq` seen of each session.
     highest: HashMap<String, i64>,
@@ -105,6 +114,7 @@ impl BridgeSession {
         core: SessionCore,
         client: BridgeClient,
         shared: Arc<BridgeShared>,
+        on_screen: watch::Receiver<OnScreen>,
     ) -> Self {
         let (to_session, from_followers) = mpsc::channel(256);
         Self {
@@ -128,6 +138,8 @@ impl BridgeSession {
             followers: HashMap::new(),
             to_session,
             from_followers,
+            on_screen,
+            last_pass: None,
             seen: wire::SeenEvents::default(),
             highest: HashMap::new(),
             shown_stopped: HashMap::new(),
@@ -144,6 +156,7 @@ impl BridgeSession {
             .emit(AgentChange::Status(self.core.status.clone()));
         while !self.core.is_ended() {
             if !self.token_refused {
+                self.last_pass = Some(tokio::time::Instant::now());
                 self.pass().await;
             }
             let wait = self.wait();
@@ -160,13 +173,25 @@ impl BridgeSession {
                     message = self.from_followers.recv() => {
                         let Some(message) = message else { break };
                         if self.on_follower(message) {
-                            deadline = deadline.min(tokio::time::Instant::now() + STATUS_SOON);
+                            deadline = deadline.min(self.soon());
                         }
                     }
                 }
             }
         }
         self.followers.values().for_each(JoinHandle::abort);
+    }
+
+    /// When a pass brought forward by a follower's news runs: shortly, but never nearer to the
+    /// pass before than the cadence of a person looking (docs/DSH.md: every 2 s at most). A
+    /// live desktop sends news all the time, and each one bringing a pass 300 ms nearer read
+    /// the lists more often than the rule.
+    fn soon(&self) -> tokio::time::Instant {
+        let soon = tokio::time::Instant::now() + STATUS_SOON;
+        match self.last_pass {
+            Some(last) => soon.max(last + WATCHED_EVERY),
+            None => soon,
+        }
     }
 
     /// The cadence of Collie's TLS agents (SPEC T8), a back-off while the bridge is not ready.
@@ -178,7 +203,7 @@ impl BridgeSession {
         let down = matches!(self.core.status, AgentStatus::Unreachable { .. });
         match (down, watching) {
             (true, _) => Duration::from_secs(10),
-            (false, true) => Duration::from_secs(2),
+            (false, true) => WATCHED_EVERY,
             (false, false) => Duration::from_secs(10),
         }
     }
@@ -587,6 +612,7 @@ impl BridgeSession {
                 source: source.clone(),
                 to_session: self.to_session.clone(),
                 watching: self.core.watching_receiver(),
+                on_screen: self.on_screen.clone(),
             };
             self.followers
                 .insert(pane.clone(), tokio::spawn(follower.run()));
