@@ -583,3 +583,144 @@ fn a_command_waits_for_an_agent_started_a_moment_later() {
     let listed: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(listed.as_array().map(Vec::len), Some(4));
 }
+
+/// A folder as `collie-phone demo` makes one under `runtime` (mode 0700), and its socket's path.
+fn demo_folder(runtime: &Path, name: &str) -> PathBuf {
+    use std::os::unix::fs::DirBuilderExt;
+    let folder = runtime.join(format!("collie-phone-demo-{name}"));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&folder)
+        .expect("the demo folder");
+    folder.join("agent.sock")
+}
+
+/// Something listening on `socket`, private as a demo's (mode 0600), until dropped.
+fn listening(socket: &Path) -> std::os::unix::net::UnixListener {
+    use std::os::unix::fs::PermissionsExt;
+    let listener = std::os::unix::net::UnixListener::bind(socket).expect("a socket");
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    listener
+}
+
+/// `collie-phone ARGS` with no agent named: the demos it looks through are the ones under
+/// `runtime` (both `XDG_RUNTIME_DIR` and the temp folder point there).
+fn with_no_agent(home: &Home, runtime: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = home
+        .command(args)
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("TMPDIR", runtime)
+        .output()
+        .expect("the binary runs");
+    (
+        output.status.code().expect("an exit code"),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// docs/SCRIPTING.md: with no agent named and two demos of the caller's running, which one
+/// is meant is theirs to say: refused as a bad argument, with each socket to give to --socket.
+#[test]
+fn with_no_agent_named_two_running_demos_are_refused_with_the_list() {
+    let home = Home::new();
+    let runtime = home.dir.path().join("run");
+    std::fs::create_dir(&runtime).expect("the runtime folder");
+    let first = demo_folder(&runtime, "0000aaaa");
+    let second = demo_folder(&runtime, "0000bbbb");
+    let _first = listening(&first);
+    let _second = listening(&second);
+    for command in ["asks", "watch"] {
+        let (code, _, said) = with_no_agent(&home, &runtime, &[command]);
+        assert_eq!(code, BAD_ARGUMENTS, "{command}: {said}");
+        assert!(
+            said.contains("2 demos of yours are running; name one with --socket")
+                && said.contains(&format!("--socket {}", first.display()))
+                && said.contains(&format!("--socket {}", second.display()))
+                && !said.contains("reaching the demo"),
+            "{command}: {said}"
+        );
+    }
+}
+
+/// docs/SCRIPTING.md: with no agent named and one demo of the caller's running, the command
+/// reaches it and says so on stderr with its socket. A demo that was killed and left its folder
+/// behind (nothing listens on its socket) is not running, so it is not a second one.
+#[test]
+fn with_no_agent_named_the_one_running_demo_is_reached_and_said() {
+    let home = Home::new();
+    let runtime = home.dir.path().join("run");
+    std::fs::create_dir(&runtime).expect("the runtime folder");
+    let socket = demo_folder(&runtime, "0000cccc");
+    let _agent = common::AgentProcess::start(&[
+        "agent",
+        "--socket",
+        socket.to_str().expect("utf-8"),
+        "--speed",
+        "0",
+    ]);
+    let stale = demo_folder(&runtime, "0000dddd");
+    drop(listening(&stale));
+    assert!(stale.exists(), "a socket left behind");
+    let (code, listed, said) = with_no_agent(&home, &runtime, &["asks"]);
+    assert_eq!(code, DONE, "{said}");
+    let lines: Vec<&str> = said.lines().filter(|l| l.contains("demo")).collect();
+    assert_eq!(
+        lines,
+        [format!(
+            "collie-phone: no agent named: reaching the demo you are running, at {} (name it with --socket {})",
+            socket.display(),
+            socket.display()
+        )],
+        "{said}"
+    );
+    assert!(listed.contains("Deploy settings"), "{listed}");
+}
+
+/// SPEC S3, docs/SCRIPTING.md: a demo whose folder and socket are another user's is never
+/// reached, even as the only one; with one of the caller's beside it, the caller's is the one.
+/// Only root can give a folder to another user, so the test needs root.
+#[test]
+fn with_no_agent_named_another_users_demo_is_never_used() {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: only root can make a demo folder of another user's (uid 65534)");
+        return;
+    }
+    const NOBODY: u32 = 65534;
+    let home = Home::new();
+    let runtime = home.dir.path().join("run");
+    std::fs::create_dir(&runtime).expect("the runtime folder");
+    let theirs = demo_folder(&runtime, "0000eeee");
+    let _theirs = listening(&theirs);
+    std::os::unix::fs::lchown(&theirs, Some(NOBODY), Some(NOBODY)).expect("chown the socket");
+    std::os::unix::fs::chown(theirs.parent().expect("a folder"), Some(NOBODY), Some(NOBODY))
+        .expect("chown the folder");
+    let (code, _, said) = with_no_agent(&home, &runtime, &["asks"]);
+    assert_ne!(code, DONE, "{said}");
+    assert!(
+        !said.contains("reaching the demo")
+            && said.contains("no agent to dial")
+            && said.contains(&format!("left alone: the demo at {}", theirs.display()))
+            && said.contains("(uid 65534), not yours"),
+        "{said}"
+    );
+    let ours = demo_folder(&runtime, "0000ffff");
+    let _agent = common::AgentProcess::start(&[
+        "agent",
+        "--socket",
+        ours.to_str().expect("utf-8"),
+        "--speed",
+        "0",
+    ]);
+    let (code, listed, said) = with_no_agent(&home, &runtime, &["asks"]);
+    assert_eq!(code, DONE, "{said}");
+    assert!(
+        said.contains(&format!(
+            "reaching the demo you are running, at {}",
+            ours.display()
+        )) && !said.contains(&theirs.display().to_string()),
+        "{said}"
+    );
+    assert!(listed.contains("Deploy settings"), "{listed}");
+}
