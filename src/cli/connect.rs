@@ -90,27 +90,38 @@ impl ConnectArgs {
     /// config file's, else `COLLIE_DURABLE_SOCKET`); an error when there is none.
     pub(crate) fn agents(&self, config: &Config) -> anyhow::Result<Vec<AgentSpec>> {
         let agents = self.resolve_agents(config)?;
-        if agents.is_empty()
-            && let Some(socket) = running_demo_sockets().into_iter().next()
-        {
-            // The demo the same person runs is the agent they mean; said, with how to name it.
-            crate::out::eprintln(&format!(
-                "collie-phone: no agent named: reaching the demo you are running, at {} (name it with --socket {})",
-                socket.display(),
-                socket.display()
-            ));
-            return Ok(vec![AgentSpec {
-                name: "demo".into(),
-                endpoint: crate::transport::Endpoint::socket(socket),
-            }]);
+        if !agents.is_empty() {
+            return Ok(agents);
         }
-        if agents.is_empty() {
-            bail!(
-                "no agent to dial: give --socket PATH or --url URL, set COLLIE_DURABLE_SOCKET, or name agents in {} (try `collie-phone demo`)",
-                config.path().display()
-            );
+        // With no agent named, the one demo the same person runs is the agent they mean: said,
+        // with how to name it. Of several, which one is theirs to say; another person's demo on
+        // a shared machine is never dialled (SPEC S3).
+        let mut demos = running_demos();
+        match demos.ours.len() {
+            0 => {}
+            1 => {
+                let socket = demos.ours.remove(0);
+                crate::out::eprintln(&format!(
+                    "collie-phone: no agent named: reaching the demo you are running, at {} (name it with --socket {})",
+                    socket.display(),
+                    socket.display()
+                ));
+                return Ok(vec![AgentSpec {
+                    name: "demo".into(),
+                    endpoint: crate::transport::Endpoint::socket(socket),
+                }]);
+            }
+            _ => return Err(SeveralDemos(demos.ours).into()),
         }
-        Ok(agents)
+        let left_alone: String = demos
+            .left_alone
+            .iter()
+            .map(|(socket, why)| format!("\nleft alone: the demo at {}: {why}", socket.display()))
+            .collect();
+        bail!(
+            "no agent to dial: give --socket PATH or --url URL, set COLLIE_DURABLE_SOCKET, or name agents in {} (try `collie-phone demo`){left_alone}",
+            config.path().display()
+        );
     }
 
     /// Every DSH bridge these flags and the config name (SPEC D1); none is not an error.
@@ -231,13 +242,24 @@ pub(crate) fn demo_bases() -> Vec<PathBuf> {
     .collect()
 }
 
-/// The socket of each demo this person is running (its folder theirs, its socket there), the
-/// newest first: a headless command given no agent reaches it.
-pub(crate) fn running_demo_sockets() -> Vec<PathBuf> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
+/// The demos found in the folders a demo makes its own in ([`demo_bases`]).
+#[derive(Debug, Default)]
+pub(crate) struct RunningDemos {
+    /// The socket of each demo of the caller's that answers, the newest first.
+    pub(crate) ours: Vec<PathBuf>,
+    /// Each other demo socket found, with why it is left alone: another user's folder or
+    /// socket, or one that is not private (SPEC S3).
+    pub(crate) left_alone: Vec<(PathBuf, String)>,
+}
+
+/// Every `collie-phone demo` socket under the demo bases. One is the caller's when its path
+/// passes the privacy walk every dial passes (SPEC S3: no symlink, the folder ours with mode
+/// 0700, the socket ours and private) and something listens on it: a demo that was killed
+/// leaves its folder behind, and that one is not running.
+pub(crate) fn running_demos() -> RunningDemos {
+    use std::os::unix::fs::MetadataExt;
     let mut found: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    let mut demos = RunningDemos::default();
     let mut bases = demo_bases();
     bases.dedup();
     for base in bases {
@@ -250,19 +272,76 @@ pub(crate) fn running_demo_sockets() -> Vec<PathBuf> {
                 continue;
             }
             let socket = entry.path().join("agent.sock");
-            let ours =
-                std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_dir() && m.uid() == uid);
-            match std::fs::symlink_metadata(&socket) {
-                Ok(meta) if ours && meta.file_type().is_socket() => {
-                    let made = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
-                    if !found.iter().any(|(_, known)| *known == socket) {
-                        found.push((made, socket));
-                    }
-                }
-                _ => {}
+            let Ok(meta) = std::fs::symlink_metadata(&socket) else {
+                continue;
+            };
+            if found.iter().any(|(_, known)| *known == socket)
+                || demos.left_alone.iter().any(|(known, _)| *known == socket)
+            {
+                continue;
             }
+            if let Some(why) = not_ours(&socket) {
+                demos.left_alone.push((socket, why));
+                continue;
+            }
+            if std::os::unix::net::UnixStream::connect(&socket).is_err() {
+                continue;
+            }
+            let made = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+            found.push((made, socket));
         }
     }
     found.sort_by_key(|found| std::cmp::Reverse(found.0));
-    found.into_iter().map(|(_, socket)| socket).collect()
+    demos.ours = found.into_iter().map(|(_, socket)| socket).collect();
+    demos.left_alone.sort();
+    return demos;
+
+    /// Why the demo socket at `socket` is not the caller's to dial, in words; None when it is.
+    fn not_ours(socket: &Path) -> Option<String> {
+        let me = crate::transport::privacy::current_uid();
+        let owner = |path: &Path| {
+            std::fs::symlink_metadata(path)
+                .ok()
+                .map(|m| m.uid())
+                .filter(|uid| *uid != me)
+        };
+        let named = |uid: u32| {
+            crate::transport::own_files::user_name(uid).map_or_else(
+                || format!("uid {uid}'s"),
+                |name| format!("{name}'s (uid {uid})"),
+            )
+        };
+        let folder = socket.parent()?;
+        if let Some(uid) = owner(folder) {
+            return Some(format!("its folder is {}, not yours", named(uid)));
+        }
+        if let Some(uid) = owner(socket) {
+            return Some(format!("its socket is {}, not yours", named(uid)));
+        }
+        crate::transport::privacy::walk_socket_path(socket)
+            .into_iter()
+            .find_map(|part| part.verdict.err())
+            .map(|refused| format!("it is not private: {refused}"))
+    }
 }
+
+/// No agent was named and several demos of the caller's are running: which one they mean is
+/// theirs to say. A bad argument (exit 2), as a missing `--agent NAME` among several agents.
+#[derive(Debug)]
+pub(crate) struct SeveralDemos(pub(crate) Vec<PathBuf>);
+
+impl std::fmt::Display for SeveralDemos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "no agent named, and {} demos of yours are running; name one with --socket:",
+            self.0.len()
+        )?;
+        for socket in &self.0 {
+            write!(f, "\n  --socket {}", socket.display())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SeveralDemos {}

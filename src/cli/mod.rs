@@ -92,6 +92,7 @@ pub fn is_usage_error(error: &anyhow::Error) -> bool {
     error
         .downcast_ref::<crate::config::ConfigError>()
         .is_some_and(crate::config::ConfigError::is_usage)
+        || error.downcast_ref::<connect::SeveralDemos>().is_some()
 }
 
 /// The exit code of a command that ended in `error`: 2 for a usage error, else 1.

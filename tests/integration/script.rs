@@ -694,8 +694,12 @@ fn with_no_agent_named_another_users_demo_is_never_used() {
     let theirs = demo_folder(&runtime, "0000eeee");
     let _theirs = listening(&theirs);
     std::os::unix::fs::lchown(&theirs, Some(NOBODY), Some(NOBODY)).expect("chown the socket");
-    std::os::unix::fs::chown(theirs.parent().expect("a folder"), Some(NOBODY), Some(NOBODY))
-        .expect("chown the folder");
+    std::os::unix::fs::chown(
+        theirs.parent().expect("a folder"),
+        Some(NOBODY),
+        Some(NOBODY),
+    )
+    .expect("chown the folder");
     let (code, _, said) = with_no_agent(&home, &runtime, &["asks"]);
     assert_ne!(code, DONE, "{said}");
     assert!(
