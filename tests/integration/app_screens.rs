@@ -20,6 +20,7 @@ use collie_phone::engine::{
 use collie_phone::look::theme::Theme;
 use collie_phone::rigs::WorldKind;
 use collie_phone::rigs::worlds;
+use collie_phone::screens::Screen;
 use collie_phone::shell;
 use collie_phone::shell::App;
 use collie_phone::wire::{
@@ -3010,6 +3011,44 @@ fn a_click_on_a_cards_option_selects_it_and_enter_answers() {
     assert!(
         sent.contains("Answer"),
         "Enter answers the clicked option: {sent}"
+    );
+}
+
+fn bunch(keys: &[&str]) -> Message {
+    Message::Bunch(
+        keys.iter()
+            .map(|k| {
+                let chord = Chord::parse(k).expect("a key");
+                KeyEvent::new(chord.code, chord.modifiers)
+            })
+            .collect(),
+    )
+}
+
+/// Keys that come together may move and open (docs/KEYS.md, "Keys that act on an agent"):
+/// `j j Enter` on the workspaces opens the pane moved to; in the pane, a bunched belt number
+/// is held back, and the line says to press it again.
+#[test]
+fn keys_a_bunched_enter_that_opens_a_screen_opens_it_and_a_bunched_belt_key_does_not_press() {
+    let size = (80, 24);
+    let world = demo_world();
+    let mut app = app_on(&world, false, size);
+    app.update(key("enter"));
+    assert!(matches!(app.nav().top(), Screen::Layout(_)));
+    app.update(bunch(&["j", "j", "enter"]));
+    let screen = screen_text(&app, size);
+    assert!(
+        matches!(app.nav().top(), Screen::Pane(_)),
+        "the pane opened: {screen}"
+    );
+    assert!(!screen.contains("came together"), "{screen}");
+    let sent = handed(&app.update(bunch(&["2", "2"])));
+    assert!(!sent.contains("Action"), "no belt press: {sent}");
+    assert!(
+        screen_text(&app, size)
+            .contains("2 keys came together; only the moves were taken. Press 2 again."),
+        "{}",
+        screen_text(&app, size)
     );
 }
 
