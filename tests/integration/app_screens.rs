@@ -2498,6 +2498,8 @@ fn a_mode_that_acts_without_asking_asks_first_and_takes_only_its_own_yes() {
         "Enter never says yes here"
     );
     assert!(app.overlay().is_some());
+    // Once the reading time is over (the next test holds it).
+    app.update(Message::Tick(NOW + ARMING));
     let yes = app.update(key("y"));
     assert!(
         handed(&yes).contains("Setting") && handed(&yes).contains("\"yolo\""),
@@ -2519,6 +2521,51 @@ fn a_mode_that_acts_without_asking_asks_first_and_takes_only_its_own_yes() {
         "{text}"
     );
     assert!(text.contains("Mode ⚠ Act without asking"), "{text}");
+}
+
+/// The question before a mode that acts without asking and the allow-always question wait one
+/// reading time, by one rule (docs/KEYS.md, "Keys that act on an agent"): a `y` 0.4 s after
+/// either appeared, drawn, does nothing and says why; after the reading time it is a yes.
+#[test]
+fn a_yes_inside_the_reading_time_says_nothing_to_the_mode_question_as_to_allow_always() {
+    let size = (80, 24);
+    let soon = NOW + Duration::milliseconds(400);
+    let mut app = settings_pane(size);
+    app.update(key("s"));
+    app.update(key("3"));
+    app.update(key("enter"));
+    app.frame_drawn();
+    app.update(Message::Tick(soon));
+    let early = app.update(key("y"));
+    assert!(!handed(&early).contains("Setting"), "{}", handed(&early));
+    let text = screen_text(&app, size);
+    assert!(
+        text.contains("This question just appeared. Read it, then answer it."),
+        "{text}"
+    );
+    assert!(app.overlay().is_some(), "{text}");
+    app.update(Message::Tick(NOW + ARMING));
+    let yes = app.update(key("y"));
+    assert!(handed(&yes).contains("\"yolo\""), "{}", handed(&yes));
+
+    // Allow always: the same key at the same time after its question appeared.
+    let (mut app, _) = card_app(&world_asking(permission()), false, size);
+    read(&mut app);
+    app.update(key("a"));
+    app.update(key("enter"));
+    assert!(
+        matches!(app.overlay(), Some(Overlay::AllowAlways(_))),
+        "{}",
+        screen_text(&app, size)
+    );
+    app.frame_drawn();
+    let asked = app.now();
+    app.update(Message::Tick(asked + Duration::milliseconds(400)));
+    let early = app.update(key("y"));
+    assert!(!handed(&early).contains("Answer"), "{}", handed(&early));
+    app.update(Message::Tick(asked + ARMING));
+    let yes = app.update(key("y"));
+    assert!(handed(&yes).contains("Answer"), "{}", handed(&yes));
 }
 
 /// The picker never floats over settings the agent took away: it closes and says so.

@@ -55,9 +55,9 @@ impl Why {
     }
 }
 
-/// Since when, and why, keys do not answer yet.
+/// Since when, and why, keys do not answer yet (`pub` as what floats that holds one is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Arming {
+pub struct Arming {
     pub(crate) why: Why,
     pub(crate) since: OffsetDateTime,
 }

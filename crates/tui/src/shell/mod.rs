@@ -330,8 +330,13 @@ impl App {
             for card in self.phone.cards.values_mut() {
                 card.arming.clock_stepped_back(now);
             }
-            if let Some(Overlay::AllowAlways(question)) = &mut self.phone.overlay {
-                question.arming.clock_stepped_back(now);
+            match &mut self.phone.overlay {
+                Some(Overlay::AllowAlways(question)) => question.arming.clock_stepped_back(now),
+                Some(Overlay::Confirm {
+                    arming: Some(arming),
+                    ..
+                }) => arming.clock_stepped_back(now),
+                _ => {}
             }
             if let Some((closed, _)) = &mut self.card_closed {
                 closed.clock_stepped_back(now);
