@@ -2523,6 +2523,33 @@ fn a_mode_that_acts_without_asking_asks_first_and_takes_only_its_own_yes() {
     assert!(text.contains("Mode ⚠ Act without asking"), "{text}");
 }
 
+/// A pane's `?` names the box's keys a newcomer never finds from the chat: the person's editor
+/// on Ctrl-G and the box's own help on Alt-? (docs/KEYS.md, "The person's editor").
+#[test]
+fn the_panes_help_names_the_editor_and_the_boxs_own_keys() {
+    for size in [(40, 12), (80, 24), (200, 60)] {
+        let (_, mut app) = showcase(size);
+        app.update(key("?"));
+        app.update(key("G"));
+        let text: String = rows(&app, size)
+            .iter()
+            .map(|r| {
+                r.trim_end_matches(['│', ' '])
+                    .trim_start_matches(['│', ' '])
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for words in [
+            "In the box (Enter):",
+            "Ctrl-G writes the message in your own editor",
+            "Alt-? lists",
+        ] {
+            assert!(text.contains(words), "{size:?} {words}: {text}");
+        }
+    }
+}
+
 /// The question before a mode that acts without asking and the allow-always question wait one
 /// reading time, by one rule (docs/KEYS.md, "Keys that act on an agent"): a `y` 0.4 s after
 /// either appeared, drawn, does nothing and says why; after the reading time it is a yes.

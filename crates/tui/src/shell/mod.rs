@@ -399,6 +399,25 @@ impl App {
             })
     }
 
+    /// What the `?` help says of `context`: its keys, and the room's notes after them when
+    /// the help is the room's own (not a picker's).
+    pub(crate) fn help_lines(&self, context: Context) -> overlay::help::HelpLines {
+        let room = self.nav.top().room();
+        let floating = matches!(
+            &self.phone.overlay,
+            Some(Overlay::Help { under: Some(_), .. })
+        );
+        let notes = if !floating && context == room.keys(&self.phone) {
+            room.help_notes(&self.phone)
+        } else {
+            Vec::new()
+        };
+        overlay::help::HelpLines {
+            keys: self.help_for(context),
+            notes,
+        }
+    }
+
     /// What the `?` help lists where the keys go now.
     pub fn help_now(&self) -> Vec<(String, String)> {
         self.help_for(self.context())
@@ -681,7 +700,7 @@ impl App {
         overlay::help::layout(
             &self.phone,
             context,
-            self.help_for(context),
+            self.help_lines(context),
             ratatui::layout::Rect::new(0, 0, width, height),
         )
     }
