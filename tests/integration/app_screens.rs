@@ -2729,6 +2729,8 @@ fn hint_states(size: (u16, u16)) -> Vec<(String, App)> {
             ));
             let mut question = keys(set.clone(), &["s", "3", "enter"]);
             question.frame_drawn();
+            // Read: past the reading time its `y` waits (docs/KEYS.md).
+            read(&mut question);
             states.push((
                 format!("pane {title}, the question before acting without asking"),
                 question,
