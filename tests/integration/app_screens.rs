@@ -2375,6 +2375,11 @@ fn the_inbox_selection_stays_on_its_row_and_falls_to_the_nearest() {
 /// The showcase pane as an ACP host shows one: a mode (one of whose choices acts without
 /// asking), an option, and more commands than the belt holds (docs/WIRE.md § 5.13, § 5.14).
 fn with_settings(world: &World, app: &mut App, current_mode: &str) {
+    with_settings_used(world, app, current_mode, None);
+}
+
+/// The showcase pane with settings, and the usage its agent says (`usage` on the wire).
+fn with_settings_used(world: &World, app: &mut App, current_mode: &str, usage: Option<Value>) {
     let mut snapshot = decoded::<Snapshot>(&world.snapshot());
     let id = pane_id(world, "HTTP routes 🚀");
     let pane = snapshot
@@ -2408,6 +2413,9 @@ fn with_settings(world: &World, app: &mut App, current_mode: &str) {
     .expect("a pane");
     pane.settings = extra.settings;
     pane.commands = extra.commands;
+    if let Some(usage) = usage {
+        pane.usage = Some(serde_json::from_value(usage).expect("a usage"));
+    }
     agent_change(
         app,
         AgentChange::Snapshot {
@@ -2548,6 +2556,66 @@ fn the_panes_help_names_the_editor_and_the_boxs_own_keys() {
             assert!(text.contains(words), "{size:?} {words}: {text}");
         }
     }
+}
+
+/// A line that does not fit ends with "…" and keeps what matters most (docs/KEYS.md, "Lines
+/// that are cut"): the settings row keeps the mode beside the usage, or gives the usage up; a
+/// link card's sentence wraps whole; a card's hint line drops whole hints, never the way back.
+#[test]
+fn cut_lines_end_with_a_sign_and_keep_the_mode_and_the_way_back() {
+    let used = || json!({"used": 21_000, "size": 200_000});
+    snap("pane_settings_used", |size| {
+        let (world, mut app) = showcase(size);
+        with_settings_used(&world, &mut app, "yolo", Some(used()));
+        app
+    });
+    let size = (40, 12);
+    let (world, mut app) = showcase(size);
+    with_settings_used(&world, &mut app, "ask", Some(used()));
+    let text = rows(&app, size);
+    let row = text
+        .iter()
+        .find(|r| r.contains("s Mode"))
+        .unwrap_or_else(|| panic!("a settings row: {text:?}"));
+    assert!(row.contains("s Mode Ask first"), "{row}");
+    assert!(row.trim_end().ends_with('…'), "{row}");
+
+    let mut link = collie_phone::durable::cards::choice(
+        "Sign in to GitHub",
+        "The agent needs a token to open the pull request.",
+        &["Done", "Cancel"],
+    );
+    if let Some(choice) = &mut link.choice {
+        choice.url = Some("https://github.com/login/device".into());
+    }
+    snap("card_link", |size| {
+        card_app(&world_asking(link.clone()), false, size).0
+    });
+    let (app, _) = card_app(&world_asking(link.clone()), false, size);
+    let text = rows(&app, size).join("\n");
+    assert!(text.contains("o opens the link, then Done."), "{text}");
+
+    // The hint line of a permission card whose answer may not have arrived, at 80x24.
+    let size = (80, 24);
+    let (mut app, key) = card_app(&world_asking(permission()), false, size);
+    read(&mut app);
+    app.update(record(
+        &key,
+        1,
+        IntentState::Unknown { why: "lost".into() },
+        1,
+    ));
+    let text = rows(&app, size);
+    let hint = text
+        .iter()
+        .find(|r| r.starts_with('│') && r.contains("retries"))
+        .unwrap_or_else(|| panic!("a hint line: {text:?}"));
+    assert!(hint.contains("Esc back"), "{hint}");
+    let inner = hint.trim_end_matches(['│', ' ']);
+    assert!(
+        inner.ends_with("Esc back") || inner.ends_with("Esc back …"),
+        "{hint}"
+    );
 }
 
 /// The question before a mode that acts without asking and the allow-always question wait one
