@@ -1106,6 +1106,60 @@ async fn keys_a_bunched_enter_or_y_on_a_card_or_a_confirm_answers_nothing() {
     );
 }
 
+/// Belt presses the agent applied on `pane`, from its own log.
+fn applied_belt_presses(agent: &AgentProcess, pane: &str) -> usize {
+    let path = common::pane_path(pane, "action");
+    agent
+        .stderr()
+        .lines()
+        .filter(|line| line.contains("applied") && line.contains(&path))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_a_number_meant_for_a_card_that_closed_presses_no_belt_button() {
+    let dir = common::temp_dir();
+    let agent = logging_agent(dir.path(), "0");
+    let mut phone = Phone::on(agent, dir).await;
+    phone.open_pane("HTTP routes 🚀").await;
+    let pane = phone.pane_id("HTTP routes 🚀").await;
+    phone.press(&["a"]).await;
+    phone
+        .until("the permission card", |s| s.contains("Tool  shell"))
+        .await;
+    phone.read_card().await;
+    // 2 selects deny, Enter answers; the card closes once the agent took it and the pane is
+    // back. The 2 that follows, alone or twice in a bunch, was meant for the card.
+    phone.press(&["2", "enter"]).await;
+    phone
+        .until("the answer taken, the pane back", |s| {
+            s.contains("Answered from a phone") && s.contains("[F2 ")
+        })
+        .await;
+    phone.press(&["2"]).await;
+    assert!(
+        phone
+            .screen()
+            .contains("The card just closed; that key did nothing. Press it again to act here."),
+        "{}",
+        phone.screen()
+    );
+    phone.bunch(&["2", "2"]).await;
+    phone.run_for(Duration::from_millis(300)).await;
+    let pressed = journal_intents(&phone, "action", "button_id");
+    assert!(pressed.is_empty(), "the journal: {pressed:?}");
+    assert_eq!(applied_belt_presses(&phone.agent, &pane), 0);
+    // After the reading time a 2 alone presses the button: the belt still works.
+    phone.read_card().await;
+    phone.press(&["2"]).await;
+    phone
+        .until("the press taken", |s| s.contains("Pressed."))
+        .await;
+    let pressed = journal_intents(&phone, "action", "button_id");
+    assert_eq!(pressed.len(), 1, "the journal: {pressed:?}");
+    assert_eq!(applied_belt_presses(&phone.agent, &pane), 1);
+}
+
 /// Request ids the agent logged as applied on `path`, in the order it applied them.
 fn applied_ids(agent: &AgentProcess, path: &str) -> Vec<String> {
     agent

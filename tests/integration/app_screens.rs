@@ -20,6 +20,7 @@ use collie_phone::engine::{
 use collie_phone::look::theme::Theme;
 use collie_phone::rigs::WorldKind;
 use collie_phone::rigs::worlds;
+use collie_phone::screens::Screen;
 use collie_phone::shell;
 use collie_phone::shell::App;
 use collie_phone::wire::{
@@ -2374,6 +2375,11 @@ fn the_inbox_selection_stays_on_its_row_and_falls_to_the_nearest() {
 /// The showcase pane as an ACP host shows one: a mode (one of whose choices acts without
 /// asking), an option, and more commands than the belt holds (docs/WIRE.md § 5.13, § 5.14).
 fn with_settings(world: &World, app: &mut App, current_mode: &str) {
+    with_settings_used(world, app, current_mode, None);
+}
+
+/// The showcase pane with settings, and the usage its agent says (`usage` on the wire).
+fn with_settings_used(world: &World, app: &mut App, current_mode: &str, usage: Option<Value>) {
     let mut snapshot = decoded::<Snapshot>(&world.snapshot());
     let id = pane_id(world, "HTTP routes 🚀");
     let pane = snapshot
@@ -2407,6 +2413,9 @@ fn with_settings(world: &World, app: &mut App, current_mode: &str) {
     .expect("a pane");
     pane.settings = extra.settings;
     pane.commands = extra.commands;
+    if let Some(usage) = usage {
+        pane.usage = Some(serde_json::from_value(usage).expect("a usage"));
+    }
     agent_change(
         app,
         AgentChange::Snapshot {
@@ -2497,6 +2506,8 @@ fn a_mode_that_acts_without_asking_asks_first_and_takes_only_its_own_yes() {
         "Enter never says yes here"
     );
     assert!(app.overlay().is_some());
+    // Once the reading time is over (the next test holds it).
+    app.update(Message::Tick(NOW + ARMING));
     let yes = app.update(key("y"));
     assert!(
         handed(&yes).contains("Setting") && handed(&yes).contains("\"yolo\""),
@@ -2518,6 +2529,138 @@ fn a_mode_that_acts_without_asking_asks_first_and_takes_only_its_own_yes() {
         "{text}"
     );
     assert!(text.contains("Mode ⚠ Act without asking"), "{text}");
+}
+
+/// A pane's `?` names the box's keys a newcomer never finds from the chat: the person's editor
+/// on Ctrl-G and the box's own help on Alt-? (docs/KEYS.md, "The person's editor").
+#[test]
+fn the_panes_help_names_the_editor_and_the_boxs_own_keys() {
+    for size in [(40, 12), (80, 24), (200, 60)] {
+        let (_, mut app) = showcase(size);
+        app.update(key("?"));
+        app.update(key("G"));
+        let text: String = rows(&app, size)
+            .iter()
+            .map(|r| {
+                r.trim_end_matches(['│', ' '])
+                    .trim_start_matches(['│', ' '])
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for words in [
+            "In the box (Enter):",
+            "Ctrl-G writes the message in your own editor",
+            "Alt-? lists",
+        ] {
+            assert!(text.contains(words), "{size:?} {words}: {text}");
+        }
+    }
+}
+
+/// A line that does not fit ends with "…" and keeps what matters most (docs/KEYS.md, "Lines
+/// that are cut"): the settings row keeps the mode beside the usage, or gives the usage up; a
+/// link card's sentence wraps whole; a card's hint line drops whole hints, never the way back.
+#[test]
+fn cut_lines_end_with_a_sign_and_keep_the_mode_and_the_way_back() {
+    let used = || json!({"used": 21_000, "size": 200_000});
+    snap("pane_settings_used", |size| {
+        let (world, mut app) = showcase(size);
+        with_settings_used(&world, &mut app, "yolo", Some(used()));
+        app
+    });
+    let size = (40, 12);
+    let (world, mut app) = showcase(size);
+    with_settings_used(&world, &mut app, "ask", Some(used()));
+    let text = rows(&app, size);
+    let row = text
+        .iter()
+        .find(|r| r.contains("s Mode"))
+        .unwrap_or_else(|| panic!("a settings row: {text:?}"));
+    assert!(row.contains("s Mode Ask first"), "{row}");
+    assert!(row.trim_end().ends_with('…'), "{row}");
+
+    let mut link = collie_phone::durable::cards::choice(
+        "Sign in to GitHub",
+        "The agent needs a token to open the pull request.",
+        &["Done", "Cancel"],
+    );
+    if let Some(choice) = &mut link.choice {
+        choice.url = Some("https://github.com/login/device".into());
+    }
+    snap("card_link", |size| {
+        card_app(&world_asking(link.clone()), false, size).0
+    });
+    let (app, _) = card_app(&world_asking(link.clone()), false, size);
+    let text = rows(&app, size).join("\n");
+    assert!(text.contains("o opens the link, then Done."), "{text}");
+
+    // The hint line of a permission card whose answer may not have arrived, at 80x24.
+    let size = (80, 24);
+    let (mut app, key) = card_app(&world_asking(permission()), false, size);
+    read(&mut app);
+    app.update(record(
+        &key,
+        1,
+        IntentState::Unknown { why: "lost".into() },
+        1,
+    ));
+    let text = rows(&app, size);
+    let hint = text
+        .iter()
+        .find(|r| r.starts_with('│') && r.contains("retries"))
+        .unwrap_or_else(|| panic!("a hint line: {text:?}"));
+    assert!(hint.contains("Esc back"), "{hint}");
+    let inner = hint.trim_end_matches(['│', ' ']);
+    assert!(
+        inner.ends_with("Esc back") || inner.ends_with("Esc back …"),
+        "{hint}"
+    );
+}
+
+/// The question before a mode that acts without asking and the allow-always question wait one
+/// reading time, by one rule (docs/KEYS.md, "Keys that act on an agent"): a `y` 0.4 s after
+/// either appeared, drawn, does nothing and says why; after the reading time it is a yes.
+#[test]
+fn a_yes_inside_the_reading_time_says_nothing_to_the_mode_question_as_to_allow_always() {
+    let size = (80, 24);
+    let soon = NOW + Duration::milliseconds(400);
+    let mut app = settings_pane(size);
+    app.update(key("s"));
+    app.update(key("3"));
+    app.update(key("enter"));
+    app.frame_drawn();
+    app.update(Message::Tick(soon));
+    let early = app.update(key("y"));
+    assert!(!handed(&early).contains("Setting"), "{}", handed(&early));
+    let text = screen_text(&app, size);
+    assert!(
+        text.contains("This question just appeared. Read it, then answer it."),
+        "{text}"
+    );
+    assert!(app.overlay().is_some(), "{text}");
+    app.update(Message::Tick(NOW + ARMING));
+    let yes = app.update(key("y"));
+    assert!(handed(&yes).contains("\"yolo\""), "{}", handed(&yes));
+
+    // Allow always: the same key at the same time after its question appeared.
+    let (mut app, _) = card_app(&world_asking(permission()), false, size);
+    read(&mut app);
+    app.update(key("a"));
+    app.update(key("enter"));
+    assert!(
+        matches!(app.overlay(), Some(Overlay::AllowAlways(_))),
+        "{}",
+        screen_text(&app, size)
+    );
+    app.frame_drawn();
+    let asked = app.now();
+    app.update(Message::Tick(asked + Duration::milliseconds(400)));
+    let early = app.update(key("y"));
+    assert!(!handed(&early).contains("Answer"), "{}", handed(&early));
+    app.update(Message::Tick(asked + ARMING));
+    let yes = app.update(key("y"));
+    assert!(handed(&yes).contains("Answer"), "{}", handed(&yes));
 }
 
 /// The picker never floats over settings the agent took away: it closes and says so.
@@ -2654,6 +2797,8 @@ fn hint_states(size: (u16, u16)) -> Vec<(String, App)> {
             ));
             let mut question = keys(set.clone(), &["s", "3", "enter"]);
             question.frame_drawn();
+            // Read: past the reading time its `y` waits (docs/KEYS.md).
+            read(&mut question);
             states.push((
                 format!("pane {title}, the question before acting without asking"),
                 question,
@@ -3010,6 +3155,44 @@ fn a_click_on_a_cards_option_selects_it_and_enter_answers() {
     assert!(
         sent.contains("Answer"),
         "Enter answers the clicked option: {sent}"
+    );
+}
+
+fn bunch(keys: &[&str]) -> Message {
+    Message::Bunch(
+        keys.iter()
+            .map(|k| {
+                let chord = Chord::parse(k).expect("a key");
+                KeyEvent::new(chord.code, chord.modifiers)
+            })
+            .collect(),
+    )
+}
+
+/// Keys that come together may move and open (docs/KEYS.md, "Keys that act on an agent"):
+/// `j j Enter` on the workspaces opens the pane moved to; in the pane, a bunched belt number
+/// is held back, and the line says to press it again.
+#[test]
+fn keys_a_bunched_enter_that_opens_a_screen_opens_it_and_a_bunched_belt_key_does_not_press() {
+    let size = (80, 24);
+    let world = demo_world();
+    let mut app = app_on(&world, false, size);
+    app.update(key("enter"));
+    assert!(matches!(app.nav().top(), Screen::Layout(_)));
+    app.update(bunch(&["j", "j", "enter"]));
+    let screen = screen_text(&app, size);
+    assert!(
+        matches!(app.nav().top(), Screen::Pane(_)),
+        "the pane opened: {screen}"
+    );
+    assert!(!screen.contains("came together"), "{screen}");
+    let sent = handed(&app.update(bunch(&["2", "2"])));
+    assert!(!sent.contains("Action"), "no belt press: {sent}");
+    assert!(
+        screen_text(&app, size)
+            .contains("2 keys came together; only the moves were taken. Press 2 again."),
+        "{}",
+        screen_text(&app, size)
     );
 }
 

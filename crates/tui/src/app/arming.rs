@@ -1,7 +1,10 @@
 //! Reading time before a card answers: a key pressed just after a card opened, or just after
 //! its ask changed under the person's eyes, must not answer what the person has not read.
 //! SPEC A3's `409 stale` cannot catch that case, because the phone already sends the new
-//! revision. docs/ASKS.md says why the time is what it is.
+//! revision. docs/ASKS.md says why the time is what it is. The same time, by the same rule
+//! ([`Arming::refusal`]), holds back every key that acts on an agent: an answer, the yes of a
+//! question that lets the agent act without asking, and a key of the screen a card closed onto
+//! (docs/KEYS.md, "Keys that act on an agent").
 
 use time::{Duration, OffsetDateTime};
 
@@ -29,8 +32,12 @@ pub(crate) enum Why {
     Changed,
     /// The ask had left the open list and is open again (SPEC A8, A9).
     Reopened,
-    /// The allow-always question was just put over the card.
+    /// A question was just put over the screen: allow always, or a mode that acts without
+    /// asking.
     Asked,
+    /// A card just closed by itself (answered, or gone) and the screen under it came back:
+    /// a key on its way was meant for the card.
+    CardClosed,
 }
 
 impl Why {
@@ -41,13 +48,16 @@ impl Why {
             Self::Changed => "This ask just changed. Read it, then answer.",
             Self::Reopened => "This ask is open again. Read it, then answer.",
             Self::Asked => "This question just appeared. Read it, then answer it.",
+            Self::CardClosed => {
+                "The card just closed; that key did nothing. Press it again to act here."
+            }
         }
     }
 }
 
-/// Since when, and why, keys do not answer yet.
+/// Since when, and why, keys do not answer yet (`pub` as what floats that holds one is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Arming {
+pub struct Arming {
     pub(crate) why: Why,
     pub(crate) since: OffsetDateTime,
 }
@@ -66,6 +76,12 @@ impl Arming {
     /// True once the reading time is over.
     pub(crate) fn is_armed(&self, now: OffsetDateTime) -> bool {
         now >= self.until()
+    }
+
+    /// Why a key that acts must wait, while the reading time lasts; None once it is over.
+    /// The one test every key that acts on an agent passes (docs/KEYS.md).
+    pub(crate) fn refusal(&self, now: OffsetDateTime) -> Option<&'static str> {
+        (!self.is_armed(now)).then(|| self.why.sentence())
     }
 
     /// The wall clock went back past the start (a clock step): the reading time starts again
@@ -92,6 +108,16 @@ mod tests {
         assert!(!arming.is_armed(T0 + ARMING - Duration::milliseconds(1)));
         assert!(arming.is_armed(T0 + ARMING));
         assert!(arming.is_armed(T0 + Duration::minutes(5)));
+    }
+
+    #[test]
+    fn the_refusal_says_why_until_the_time_is_over() {
+        let arming = Arming::start(Why::CardClosed, T0);
+        assert_eq!(
+            arming.refusal(T0 + ARMING - Duration::milliseconds(1)),
+            Some(Why::CardClosed.sentence())
+        );
+        assert_eq!(arming.refusal(T0 + ARMING), None);
     }
 
     #[test]
@@ -122,6 +148,7 @@ mod tests {
             let sentence = why.sentence();
             assert!(sentence.contains("Read it"), "{sentence}");
         }
+        assert!(Why::CardClosed.sentence().contains("Press it again"));
         assert_eq!(
             Why::Changed.sentence(),
             "This ask just changed. Read it, then answer."

@@ -44,6 +44,12 @@ pub(crate) trait Room {
     /// A key bound to nothing where [`Room::keys`] takes typing.
     fn typed(&mut self, _phone: &mut Phone, _key: &KeyEvent) {}
 
+    /// Lines the `?` help says after the keys of where the person is: keys that work one
+    /// step further on (a pane's chat names the box's own).
+    fn help_notes(&self, _phone: &Phone) -> Vec<String> {
+        Vec::new()
+    }
+
     /// A paste where [`Room::keys`] takes one.
     fn paste(&mut self, _phone: &mut Phone, _text: &str) {}
 

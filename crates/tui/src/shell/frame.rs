@@ -25,8 +25,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     top.draw(frame, app, theme);
     chrome::footer(frame, parts.footer, app, top, theme);
     let help_lines = match &app.overlay {
-        Some(Overlay::Help { context, .. }) => app.help_for(*context),
-        _ => Vec::new(),
+        Some(Overlay::Help { context, .. }) => app.help_lines(*context),
+        _ => Default::default(),
     };
     screens::overlay::draw::draw(frame, app, &help_lines, theme);
 }

@@ -10,6 +10,7 @@ pub mod frame;
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use time::OffsetDateTime;
 
+use crate::app::arming::{Arming, Why};
 use crate::app::card_state::CardStatus;
 use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
@@ -46,6 +47,11 @@ pub struct App {
     /// True when the person's last input was a paste without markers, so a next one with
     /// nothing between is its next piece.
     after_keys_paste: bool,
+    /// A card closed by itself and the screen under it came back: since when, and the stack's
+    /// move count then. While that screen stays on top, a key that acts on an agent waits the
+    /// reading time (docs/KEYS.md, "Keys that act on an agent"); once the person went
+    /// elsewhere, their keys are meant for where they went.
+    card_closed: Option<(Arming, u64)>,
 }
 
 /// The clock and each agent's last poll (in the order of the agent list) when the last frame
@@ -97,6 +103,7 @@ impl App {
             watching: true,
             drawn: None,
             after_keys_paste: false,
+            card_closed: None,
         }
     }
 
@@ -163,6 +170,14 @@ impl App {
         }
     }
 
+    /// The ask of the card on top, if a card is.
+    fn card_on_top(&self) -> Option<AskKey> {
+        match self.nav.top() {
+            Screen::Card(card) => Some(card.key.clone()),
+            _ => None,
+        }
+    }
+
     /// The stack of screens.
     pub fn nav(&self) -> &Navigation {
         &self.nav
@@ -183,7 +198,17 @@ impl App {
             }
             _ => None,
         };
+        let card_before = self.card_on_top();
         let commands = self.take_message(message);
+        // A card that closed by itself (answered, taken by another phone, gone) leaves the
+        // screen under it to keys meant for the card: those that act wait the reading time
+        // (docs/KEYS.md). The person's own Esc is no such surprise.
+        if input.is_none() && card_before.is_some() && self.card_on_top() != card_before {
+            self.card_closed = Some((
+                Arming::start(Why::CardClosed, self.phone.now),
+                self.nav.moves(),
+            ));
+        }
         self.phone.settle_came_back();
         if let Some(keys_paste) = input {
             self.after_keys_paste = keys_paste;
@@ -305,8 +330,16 @@ impl App {
             for card in self.phone.cards.values_mut() {
                 card.arming.clock_stepped_back(now);
             }
-            if let Some(Overlay::AllowAlways(question)) = &mut self.phone.overlay {
-                question.arming.clock_stepped_back(now);
+            match &mut self.phone.overlay {
+                Some(Overlay::AllowAlways(question)) => question.arming.clock_stepped_back(now),
+                Some(Overlay::Confirm {
+                    arming: Some(arming),
+                    ..
+                }) => arming.clock_stepped_back(now),
+                _ => {}
+            }
+            if let Some((closed, _)) = &mut self.card_closed {
+                closed.clock_stepped_back(now);
             }
         }
         self.phone.now = now;
@@ -364,6 +397,25 @@ impl App {
                 Some(overlay) => phone.overlay_lists(overlay, action),
                 None => context != room.keys(phone) || room.lists(phone, action),
             })
+    }
+
+    /// What the `?` help says of `context`: its keys, and the room's notes after them when
+    /// the help is the room's own (not a picker's).
+    pub(crate) fn help_lines(&self, context: Context) -> overlay::help::HelpLines {
+        let room = self.nav.top().room();
+        let floating = matches!(
+            &self.phone.overlay,
+            Some(Overlay::Help { under: Some(_), .. })
+        );
+        let notes = if !floating && context == room.keys(&self.phone) {
+            room.help_notes(&self.phone)
+        } else {
+            Vec::new()
+        };
+        overlay::help::HelpLines {
+            keys: self.help_for(context),
+            notes,
+        }
     }
 
     /// What the `?` help lists where the keys go now.
@@ -448,8 +500,8 @@ impl App {
     }
 
     /// Keys that came together (docs/KEYS.md): each is taken as it would be alone when it
-    /// types or moves; one that would answer, confirm, open, stop or quit is not acted on, and
-    /// the phone says so.
+    /// types, moves or opens a screen; one that acts on an agent (`acts_on_agent`) is not
+    /// acted on, and the phone says so.
     fn on_bunch(&mut self, keys: &[KeyEvent]) -> Vec<Command> {
         let mut commands = Vec::new();
         let mut left = Vec::new();
@@ -527,6 +579,22 @@ impl App {
         let action = self.phone.keymap.action(context, &key);
         if bunched && !bunched_key_acts(context, action) {
             return (false, commands);
+        }
+        // A key just after a card closed by itself was meant for the card: one that acts on
+        // the screen now on top waits the reading time, as an answer would (docs/KEYS.md).
+        if acts_on_agent(context, action)
+            && let Some(why) = self
+                .card_closed
+                .filter(|(_, moves)| *moves == self.nav.moves())
+                .and_then(|(closed, _)| closed.refusal(self.phone.now))
+        {
+            self.phone.show_toast(why, false);
+            commands.push(Command::Log(format!(
+                "a key came just after a card closed, on {}: not acted on: {}",
+                context.title(),
+                action.map_or_else(|| "none".to_string(), Action::name)
+            )));
+            return (true, commands);
         }
         if action == Some(Action::Redraw) {
             // Before anything else: it must work over a help, a too-small terminal, a prompt.
@@ -632,7 +700,7 @@ impl App {
         overlay::help::layout(
             &self.phone,
             context,
-            self.help_for(context),
+            self.help_lines(context),
             ratatui::layout::Rect::new(0, 0, width, height),
         )
     }
@@ -1094,11 +1162,15 @@ impl App {
     }
 }
 
-/// What a key that came with others may do (docs/KEYS.md), decided by its action: move, type,
-/// and in a pane's box send (each Enter of a person's bunched words is a send of its own).
-/// Answering, confirming, opening, stopping and quitting wait for a key that comes alone.
-fn bunched_key_acts(context: Context, action: Option<Action>) -> bool {
+/// Whether a key acts on an agent, or cannot be taken back (docs/KEYS.md, "Keys that act on
+/// an agent"): it answers, confirms, sends, presses a belt button, stops, closes, retries,
+/// renames, starts, or quits. Such a key needs what an answer needs: to come alone, and not in a
+/// reading time (`Arming::refusal`). Moving, opening a screen, looking and typing go through.
+/// Decided by action, so a key changed in `[keys]` is judged by what it does; the one action
+/// whose deed depends on where it is pressed is Open, which on the New page runs a starter.
+fn acts_on_agent(context: Context, action: Option<Action>) -> bool {
     match action {
+        Some(Action::Open) => context == crate::screens::new::keys::NEW,
         Some(
             Action::Up
             | Action::Down
@@ -1110,19 +1182,36 @@ fn bunched_key_acts(context: Context, action: Option<Action>) -> bool {
             | Action::SelectNext
             // The next field of a form, the next setting of the picker: moves too.
             | Action::NextField
-            | Action::PrevField,
-        ) => true,
-        // Completing a command only writes its name into the box: typing, as far as a bunch
-        // goes.
-        Some(
-            Action::Send
+            | Action::PrevField
+            | Action::NextMatch
+            | Action::PrevMatch
+            // Opening a screen, a line or a list to look at; a card opened so has its own
+            // reading time before anything on it answers (docs/ASKS.md).
+            | Action::FocusInput
+            | Action::OpenAsk
+            | Action::JumpExpiring
+            | Action::History
+            | Action::NewPage
+            | Action::Wire
+            | Action::Help
+            | Action::Filter
+            | Action::Search
+            | Action::ToggleThinking
+            | Action::Cancel
+            // Typing: a new line, and completing a command's name into the box.
             | Action::Newline
             | Action::Complete,
-        ) => context.takes_typing(),
+        ) => false,
         // Typed where text is typed; nothing at all elsewhere.
-        None => true,
-        Some(_) => false,
+        None => false,
+        Some(_) => true,
     }
+}
+
+/// What a key that came with others may do (docs/KEYS.md): all but what acts on an agent, and
+/// in a pane's box send too (each Enter of a person's bunched words is a send of its own).
+fn bunched_key_acts(context: Context, action: Option<Action>) -> bool {
+    !acts_on_agent(context, action) || (context.takes_typing() && action == Some(Action::Send))
 }
 
 fn capitalized(word: &str) -> String {

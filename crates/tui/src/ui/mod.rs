@@ -107,10 +107,94 @@ pub(crate) fn columns(cells: &[(String, usize, Style)], width: usize) -> Line<'s
 }
 
 /// "synced 2s ago": in `look`, where the router can read it too (`App::redraws`).
+/// A line of parts in `width` columns, each part whole (docs/KEYS.md, "Lines that are cut"):
+/// `widths` are the parts' widths, most needed first, `sep` the width between two. The last of
+/// the parts not `kept` give way first; the kept ones (the way back, the help, a pane's mode)
+/// go only when nothing else is left. Gives the places of the parts kept, in order, and whether
+/// any gave way: then the line ends with [`CUT`], which this leaves room for.
+pub(crate) fn fit_parts(
+    widths: &[usize],
+    kept: &[bool],
+    sep: usize,
+    width: usize,
+) -> (Vec<usize>, bool) {
+    let mut shown: Vec<usize> = (0..widths.len()).collect();
+    let total = |shown: &[usize], cut: bool| {
+        shown.iter().map(|&i| widths[i]).sum::<usize>()
+            + sep * shown.len().saturating_sub(1)
+            + if cut { wrap::width(CUT) } else { 0 }
+    };
+    while !shown.is_empty() && total(&shown, shown.len() < widths.len()) > width {
+        let at = shown
+            .iter()
+            .rposition(|&i| !kept.get(i).copied().unwrap_or(false))
+            .unwrap_or(shown.len() - 1);
+        shown.remove(at);
+    }
+    let cut = shown.len() < widths.len();
+    (shown, cut)
+}
+
+/// What ends a line whose parts did not all fit: a sign that more was there.
+pub(crate) const CUT: &str = " …";
+
+/// Parts of plain words joined with " · " in `width` columns by [`fit_parts`]: whole parts,
+/// the kept ones last to go, and " …" at the end when any gave way. A part wider than the whole
+/// line is cut inside, with "…".
+pub(crate) fn fit_words(parts: &[(String, bool)], width: usize) -> String {
+    let widths: Vec<usize> = parts.iter().map(|(p, _)| wrap::width(p)).collect();
+    let kept: Vec<bool> = parts.iter().map(|(_, k)| *k).collect();
+    let (shown, cut) = fit_parts(&widths, &kept, 3, width);
+    if shown.is_empty() {
+        let all: Vec<&str> = parts.iter().map(|(p, _)| p.as_str()).collect();
+        return wrap::truncate(&all.join(" · "), width);
+    }
+    let mut line = shown
+        .iter()
+        .map(|&i| parts[i].0.as_str())
+        .collect::<Vec<_>>()
+        .join(" · ");
+    if cut {
+        line.push_str(CUT);
+    }
+    line
+}
+
 pub(crate) use crate::look::ago;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_line_of_parts_drops_whole_parts_from_the_end_keeps_the_kept_and_says_it_was_cut() {
+        let parts = |words: &[(&str, bool)]| -> Vec<(String, bool)> {
+            words.iter().map(|(w, k)| ((*w).to_string(), *k)).collect()
+        };
+        let line = parts(&[
+            ("↑/↓ select", false),
+            ("Enter answers", false),
+            ("R retries", false),
+            ("Esc back", true),
+        ]);
+        assert_eq!(
+            super::fit_words(&line, 80),
+            "↑/↓ select · Enter answers · R retries · Esc back"
+        );
+        assert_eq!(
+            super::fit_words(&line, 40),
+            "↑/↓ select · Enter answers · Esc back …"
+        );
+        assert_eq!(super::fit_words(&line, 12), "Esc back …");
+        // Nothing whole fits: the words are cut inside, and still say so.
+        assert_eq!(super::fit_words(&line, 6), "↑/↓ s…");
+        for width in 1..60 {
+            let fitted = super::fit_words(&line, width);
+            assert!(
+                crate::look::wrap::width(&fitted) <= width,
+                "{width}: {fitted}"
+            );
+        }
+    }
+
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
 

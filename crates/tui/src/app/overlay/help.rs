@@ -24,14 +24,21 @@ impl HelpLayout {
     }
 }
 
-/// Every binding of the screen below (`bindings`, the keymap's lines for `context`), laid out
-/// for `area`.
-pub(crate) fn layout(
-    phone: &Phone,
-    context: Context,
-    bindings: Vec<(String, String)>,
-    area: Rect,
-) -> HelpLayout {
+/// What the help says: the keys of where the person is, and lines of the room's own after
+/// them (the keys of the box a pane's chat leads to, docs/KEYS.md).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HelpLines {
+    pub(crate) keys: Vec<(String, String)>,
+    pub(crate) notes: Vec<String>,
+}
+
+/// Every binding of the screen below (`help.keys`, the keymap's lines for `context`) and the
+/// room's notes, laid out for `area`.
+pub(crate) fn layout(phone: &Phone, context: Context, help: HelpLines, area: Rect) -> HelpLayout {
+    let HelpLines {
+        keys: bindings,
+        notes,
+    } = help;
     // A text field's editing keys, from the editor's own table, where the part says it has
     // them; they are the same in every field, so `[keys]` does not change them.
     let edit_notes = [EDIT_MOVES, EDIT_KILLS, EDIT_YANK_UNDO];
@@ -90,6 +97,9 @@ pub(crate) fn layout(
         row(&mut lines, keys, what);
     }
     for note in context.notes().iter().filter(|n| !edit_notes.contains(n)) {
+        lines.extend(said(note));
+    }
+    for note in &notes {
         lines.extend(said(note));
     }
     if !editing.is_empty() {

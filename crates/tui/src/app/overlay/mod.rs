@@ -51,6 +51,9 @@ pub enum Overlay {
         then: Deferred,
         shown: bool,
         about: About,
+        /// The reading time of a question before the agent may act without asking, the one
+        /// allow-always has (docs/KEYS.md, "Keys that act on an agent"); None for the others.
+        arming: Option<Arming>,
     },
     Prompt {
         title: String,
@@ -146,6 +149,24 @@ impl Overlay {
             then,
             shown: false,
             about,
+            arming: None,
+        }
+    }
+
+    /// The question before a mode that lets the agent act without asking: no yes within the
+    /// reading time after it appears, as on the allow-always question (docs/ASKS.md).
+    pub(crate) fn confirm_unattended(
+        question: String,
+        then: Deferred,
+        about: About,
+        now: OffsetDateTime,
+    ) -> Self {
+        Overlay::Confirm {
+            question,
+            then,
+            shown: false,
+            about,
+            arming: Some(Arming::start(crate::app::arming::Why::Asked, now)),
         }
     }
 
@@ -286,6 +307,16 @@ impl Phone {
                 if matches!(self.overlay, Some(Overlay::Confirm { shown: false, .. })) =>
             {
                 self.show_toast(crate::app::arming::Why::Asked.sentence(), false);
+                Vec::new()
+            }
+            Some(Action::Confirm | Action::ConfirmAlways)
+                if let Some(Overlay::Confirm {
+                    arming: Some(arming),
+                    ..
+                }) = &self.overlay
+                    && let Some(why) = arming.refusal(self.now) =>
+            {
+                self.show_toast(why, false);
                 Vec::new()
             }
             Some(Action::Confirm | Action::ConfirmAlways) => match self.overlay.take() {

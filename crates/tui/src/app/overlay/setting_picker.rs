@@ -148,7 +148,7 @@ impl Phone {
             "Switch {} to “{}”? The agent acts without asking you in it: it runs commands and changes files with no permission card first{what}. Until you switch back, nothing it does waits for your answer.",
             setting.name, choice.name
         );
-        self.overlay = Some(Overlay::confirm_about(
+        self.overlay = Some(Overlay::confirm_unattended(
             question,
             Deferred::Submit {
                 agent: agent.clone(),
@@ -160,6 +160,7 @@ impl Phone {
                 setting: setting.id.clone(),
                 value: choice.id.clone(),
             },
+            self.now,
         ));
         Vec::new()
     }

@@ -531,10 +531,18 @@ fn card_parts(
                     .keymap
                     .key_label(crate::screens::card::keys::CHOOSING, Action::OpenLink)
                     .unwrap_or_default();
-                lines.push(Line::from(Span::styled(
-                    format!("{open} opens the link in a browser; Done once it is done there."),
-                    theme.dim,
-                )));
+                // One line, whole: in fewer words where the full sentence does not fit, and
+                // cut with "…" only where not even those do (docs/KEYS.md, "Lines that are
+                // cut"); a short card has no row to spare for a second one.
+                let long =
+                    format!("{open} opens the link in a browser; Done once it is done there.");
+                let short = format!("{open} opens the link, then Done.");
+                let line = if wrap::width(&long) <= width {
+                    long
+                } else {
+                    wrap::truncate(&short, width)
+                };
+                lines.push(Line::from(Span::styled(line, theme.dim)));
                 lines.push(Line::default());
             }
             for (i, option) in card.options(true).iter().enumerate() {
@@ -910,13 +918,23 @@ fn hint_lines(
     } else if live && status.and_then(CardStatus::retry_id).is_some() {
         parts.push(format!("{} retries", key(Action::Retry)));
     }
-    if !(compact && answerable && card.ask.kind == AskKind::Form) {
+    let back = !(compact && answerable && card.ask.kind == AskKind::Form);
+    if back {
         parts.push(format!("{} back", key(Action::Back)));
     }
-    let text = parts.join(" · ");
     if !compact {
+        // Whole hints, the last before the way back giving way first, and a sign when any
+        // did (docs/KEYS.md, "Lines that are cut").
+        let last = parts.len().saturating_sub(1);
+        let parts: Vec<(String, bool)> = parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| (p, back && i == last))
+            .collect();
+        let text = crate::ui::fit_words(&parts, width);
         return vec![Line::from(Span::styled(text, theme.dim))];
     }
+    let text = parts.join(" · ");
     wrap::wrap(&text, width)
         .into_iter()
         .map(|line| Line::from(Span::styled(line, theme.dim)))

@@ -508,8 +508,10 @@ pub(crate) fn allow_always_key(phone: &mut Phone, action: Option<Action>) -> Vec
         return Vec::new();
     };
     match action {
-        Some(Action::ConfirmAlways) if !question.arming.is_armed(phone.now) => {
-            question.notice = Some(question.arming.why.sentence().to_string());
+        // The one rule of the reading time, as on the question before a mode that acts
+        // without asking (docs/KEYS.md, "Keys that act on an agent").
+        Some(Action::ConfirmAlways) if let Some(why) = question.arming.refusal(phone.now) => {
+            question.notice = Some(why.to_string());
             Vec::new()
         }
         Some(Action::ConfirmAlways) => {

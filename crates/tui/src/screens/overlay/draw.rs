@@ -7,6 +7,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::app::geometry;
 use crate::app::keymap::{Action, Context};
+use crate::app::overlay::help::HelpLines;
 use crate::app::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::app::phone::Phone;
 use crate::look::theme::Theme;
@@ -18,12 +19,7 @@ const QUESTION_ARGUMENT_LINES: usize = 8;
 
 /// What floats, drawn over the room; `help` is the help's lines where the keys go now (the
 /// router knows which room is on top, and so which of its keys the help lists).
-pub(crate) fn draw(
-    frame: &mut Frame<'_>,
-    phone: &Phone,
-    help_lines: &[(String, String)],
-    theme: &Theme,
-) {
+pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, help_lines: &HelpLines, theme: &Theme) {
     if let Some(overlay) = &phone.overlay {
         draw_one(frame, phone, overlay, help_lines, theme);
     }
@@ -34,7 +30,7 @@ fn draw_one(
     frame: &mut Frame<'_>,
     phone: &Phone,
     overlay: &Overlay,
-    help_lines: &[(String, String)],
+    help_lines: &HelpLines,
     theme: &Theme,
 ) {
     let area = frame.area();
@@ -45,9 +41,9 @@ fn draw_one(
             under,
         } => {
             if let Some(under) = under {
-                draw_one(frame, phone, under, &[], theme);
+                draw_one(frame, phone, under, &HelpLines::default(), theme);
             }
-            help(frame, phone, *context, *scroll, help_lines.to_vec(), theme)
+            help(frame, phone, *context, *scroll, help_lines.clone(), theme)
         }
         Overlay::Confirm { question, .. } => {
             let keys = overlay.keys();
@@ -220,7 +216,7 @@ fn help(
     phone: &Phone,
     context: Context,
     scroll: usize,
-    help_lines: Vec<(String, String)>,
+    help_lines: HelpLines,
     theme: &Theme,
 ) {
     let crate::app::overlay::help::HelpLayout {

@@ -514,7 +514,9 @@ fn mode_span(settings: &[crate::wire::Setting], theme: &Theme) -> Span<'static> 
 
 /// The agent's mode and options as it last said them, under the heading, and the key that
 /// switches them; at the right, its usage ("43k of 200k tokens · 22 % · $0.42"). A choice that
-/// lets the agent act without asking is drawn as a warning.
+/// lets the agent act without asking is drawn as a warning. On a short row the mode is the last
+/// to go: the usage gives way first, then the other settings, whole, and the row ends with "…"
+/// (docs/KEYS.md, "Lines that are cut").
 fn draw_settings(
     frame: &mut Frame<'_>,
     phone: &Phone,
@@ -523,57 +525,127 @@ fn draw_settings(
     theme: &Theme,
 ) {
     let settings = &pane.settings;
+    let (key, groups) = setting_groups(phone, settings, area.width, theme);
     if let Some(usage) = &pane.usage {
         let words = usage.words();
         let width = u16::try_from(wrap::width(&words)).unwrap_or(u16::MAX);
-        if width < area.width {
+        // The key and the mode, with the sign of a cut, must fit beside it.
+        let needed = key.as_ref().map_or(0, |(_, w)| *w)
+            + groups.iter().find(|g| g.kept).map_or(0, |g| g.width)
+            + wrap::width(crate::ui::CUT);
+        let needed = if settings.is_empty() { 0 } else { needed };
+        if width < area.width && usize::from(area.width - width - 1) >= needed {
             let right = Rect::new(area.right() - width, area.y, width, 1);
             put(frame, right, 0, Line::from(Span::styled(words, theme.dim)));
             // The settings keep the rest of the row, a column apart.
             let area = Rect::new(area.x, area.y, area.width - width - 1, 1);
-            return draw_setting_words(frame, phone, settings, area, theme);
+            return draw_setting_words(frame, key, groups, area, false, theme);
         }
+        return draw_setting_words(frame, key, groups, area, true, theme);
     }
-    draw_setting_words(frame, phone, settings, area, theme);
+    draw_setting_words(frame, key, groups, area, false, theme);
 }
 
-fn draw_setting_words(
-    frame: &mut Frame<'_>,
+/// One setting as drawn on the settings row: its spans, their width, and whether it is the
+/// mode, the one kept when the row is short.
+struct SettingGroup {
+    spans: Vec<Span<'static>>,
+    width: usize,
+    kept: bool,
+    /// What stands before it after another: " · " between settings, a wider gap before the
+    /// key; both three columns, as `fit_parts` counts them.
+    before: &'static str,
+}
+
+/// The settings row's pieces: the key first on a narrow terminal (with its width), and each
+/// setting, then "s switches" at the end on a wide one.
+fn setting_groups(
     phone: &Phone,
     settings: &[crate::wire::Setting],
-    area: Rect,
+    width: u16,
     theme: &Theme,
-) {
+) -> (Option<(Span<'static>, usize)>, Vec<SettingGroup>) {
     if settings.is_empty() {
-        return;
+        return (None, Vec::new());
     }
-    let mut spans: Vec<Span<'static>> = Vec::new();
     let key = phone
         .keymap
         .key_label(crate::screens::pane::keys::CHAT, Action::Settings);
     // A narrow terminal puts the key first, so a long name never cuts it off.
-    let narrow = crate::app::geometry::is_narrow(area.width);
-    if narrow && let Some(key) = &key {
-        spans.push(Span::styled(format!("{key} "), theme.accent));
-    }
-    for (i, setting) in settings.iter().enumerate() {
-        if i > 0 {
-            spans.push(Span::styled(" · ", theme.dim));
-        }
-        spans.push(Span::styled(format!("{} ", setting.name), theme.dim));
+    let narrow = crate::app::geometry::is_narrow(width);
+    let mut groups = Vec::new();
+    for setting in settings {
         let unattended = setting
             .current_choice()
             .is_some_and(|c| c.acts_without_asking);
-        spans.push(if unattended {
+        let value = if unattended {
             Span::styled(format!("⚠ {}", setting.current_name()), theme.warn)
         } else {
             Span::styled(setting.current_name().to_string(), theme.text)
+        };
+        let name = Span::styled(format!("{} ", setting.name), theme.dim);
+        groups.push(SettingGroup {
+            width: wrap::width(&name.content) + wrap::width(&value.content),
+            spans: vec![name, value],
+            kept: setting.id == "mode",
+            before: " · ",
         });
     }
-    if !narrow && let Some(key) = key {
-        spans.push(Span::styled("   ", theme.dim));
-        spans.push(Span::styled(key, theme.accent));
-        spans.push(Span::styled(" switches", theme.dim));
+    let first = if narrow {
+        key.map(|key| {
+            let span = Span::styled(format!("{key} "), theme.accent);
+            let width = wrap::width(&span.content);
+            (span, width)
+        })
+    } else {
+        if let Some(key) = key {
+            let spans = vec![
+                Span::styled(key, theme.accent),
+                Span::styled(" switches", theme.dim),
+            ];
+            groups.push(SettingGroup {
+                width: spans.iter().map(|s| wrap::width(&s.content)).sum(),
+                spans,
+                kept: false,
+                before: "   ",
+            });
+        }
+        None
+    };
+    (first, groups)
+}
+
+fn draw_setting_words(
+    frame: &mut Frame<'_>,
+    key: Option<(Span<'static>, usize)>,
+    groups: Vec<SettingGroup>,
+    area: Rect,
+    cut_already: bool,
+    theme: &Theme,
+) {
+    if groups.is_empty() {
+        return;
+    }
+    let lead = key.as_ref().map_or(0, |(_, w)| *w);
+    let room = usize::from(area.width)
+        .saturating_sub(lead)
+        .saturating_sub(if cut_already {
+            wrap::width(crate::ui::CUT)
+        } else {
+            0
+        });
+    let widths: Vec<usize> = groups.iter().map(|g| g.width).collect();
+    let kept: Vec<bool> = groups.iter().map(|g| g.kept).collect();
+    let (shown, cut) = crate::ui::fit_parts(&widths, &kept, 3, room);
+    let mut spans: Vec<Span<'static>> = key.into_iter().map(|(span, _)| span).collect();
+    for (n, &i) in shown.iter().enumerate() {
+        if n > 0 {
+            spans.push(Span::styled(groups[i].before, theme.dim));
+        }
+        spans.extend(groups[i].spans.iter().cloned());
+    }
+    if cut || cut_already {
+        spans.push(Span::styled(crate::ui::CUT, theme.dim));
     }
     put(frame, area, 0, Line::from(spans));
 }

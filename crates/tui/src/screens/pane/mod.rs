@@ -620,6 +620,31 @@ impl PaneScreen {
 }
 
 impl Room for PaneScreen {
+    /// The chat's help names the box's keys a newcomer would not find from the chat: the
+    /// person's editor and the box's own help (docs/KEYS.md, "The person's editor"), by the
+    /// keys the keymap gives them, so `[keys]` changes the words too.
+    fn help_notes(&self, phone: &Phone) -> Vec<String> {
+        if self.keys(phone) != keys::CHAT {
+            return Vec::new();
+        }
+        let label = |context, action| phone.keymap.key_label(context, action);
+        let into = label(keys::CHAT, Action::FocusInput);
+        let mut said = Vec::new();
+        if let Some(editor) = label(keys::INPUT, Action::EditOutside) {
+            said.push(format!(
+                "{editor} writes the message in your own editor ($VISUAL or $EDITOR)"
+            ));
+        }
+        if let Some(help) = label(keys::INPUT, Action::Help) {
+            said.push(format!("{help} lists the box's own keys"));
+        }
+        match (into, said.is_empty()) {
+            (_, true) => Vec::new(),
+            (Some(into), false) => vec![format!("In the box ({into}): {}.", said.join("; "))],
+            (None, false) => vec![format!("In the box: {}.", said.join("; "))],
+        }
+    }
+
     fn key_parts() -> &'static [Context] {
         &[
             keys::CHAT,
