@@ -684,8 +684,8 @@ fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agen
     });
     tmux.keys(&["Enter"]);
     // Typed only once the box has the focus: keys that reach the phone in one read with the
-    // Enter before them are a bunch outside a text field, and only its moves are taken
-    // (docs/KEYS.md); a loaded machine reads them so.
+    // Enter before them are a bunch outside a text field, where a letter may be a key that
+    // acts (docs/KEYS.md, "Keys that act on an agent"); a loaded machine reads them so.
     tmux.until("the box takes the typing", |s| {
         !s.contains("to type a message")
     });
