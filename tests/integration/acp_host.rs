@@ -536,6 +536,62 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
     assert_eq!(second.until_turn_ends(&pane).await["turn"]["state"], "done");
 }
 
+/// A host killed (`kill -9`) while a call waits on its card: after the restart the turn failed,
+/// and its call says it did not finish and why, instead of "waiting" for good (docs/ACP.md,
+/// "Tool calls and their notices").
+#[tokio::test]
+async fn a_host_killed_mid_turn_settles_its_calls_when_it_comes_back() {
+    let dir = temp_dir();
+    let state = dir.path().join("state");
+    let state_arg = state.display().to_string();
+    let agents = [("scripted", "")];
+    let first = host_in(dir, &agents, &["--state", &state_arg]).await;
+    let pane = first.start("scripted-1").await;
+    first.send(&pane, "s1", "/test").await;
+    first.ask(&pane).await;
+    assert_eq!(
+        texts_starting(&first.items(&pane).await, "Tool "),
+        ["Tool execute: Run the tests (waiting)"]
+    );
+    // Past the store's second, so what the card and the call say is on disk.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let Host {
+        dir, mut process, ..
+    } = first;
+    process.kill();
+    drop(process);
+
+    let second = host_in(dir, &agents, &["--state", &state_arg]).await;
+    let back = second.until_state(&pane, "failed").await;
+    assert_eq!(back["turn"]["state"], "failed");
+    let items = second.items(&pane).await;
+    assert_eq!(
+        texts_starting(&items, "Tool "),
+        ["Tool execute: Run the tests (not finished: the host restarted during the turn)"],
+        "nothing waits after its turn ended"
+    );
+    // Settled before the pane says the turn is over, as a turn that ends does.
+    let notices = texts(&items, "notice");
+    let settled = notices.iter().position(|t| t.starts_with("Tool "));
+    let said = notices
+        .iter()
+        .position(|t| t == "The host restarted during this turn; the agent did not finish it.");
+    assert!(settled.is_some() && settled < said, "{notices:?}");
+    // Kept so: a second restart finds nothing open.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let Host {
+        dir, mut process, ..
+    } = second;
+    process.kill();
+    drop(process);
+    let third = host_in(dir, &agents, &["--state", &state_arg]).await;
+    third.until_state(&pane, "failed").await;
+    assert_eq!(
+        texts_starting(&third.items(&pane).await, "Tool "),
+        ["Tool execute: Run the tests (not finished: the host restarted during the turn)"]
+    );
+}
+
 /// An agent may bring a session back in another mode than it was in (codex-acp 2.6 resumed a
 /// read-only session in `workspace-write` and ran `touch` without asking): after a restart the
 /// host puts the session back in the mode its pane was in, and the agent is in it. The scripted
