@@ -855,7 +855,7 @@ fn demo_acp_in_tmux_a_form_question_answered_from_keys_in_a_bunch_reaches_the_ac
     tmux.text("/ask");
     tmux.keys(&["Enter"]);
     tmux.until("the question waits, and says which key answers it", |s| {
-        s.contains("Needs your answer") && s.contains("a answers")
+        s.contains("Needs your answer") && s.contains("a to answer")
     });
     tmux.keys(&["Escape"]);
     tmux.until("out of the box", |s| s.contains("to type a message"));

@@ -142,16 +142,16 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &PaneScreen, th
             n if narrow && phone.is_bridge(&screen.agent) => {
                 format!("⚑ {n} waits, {key} shows: {}", first.title)
             }
-            1 if narrow => format!("⚑ {key} answers: {}", first.title),
-            n if narrow => format!("⚑ {n} asks, {key} answers: {}", first.title),
+            1 if narrow => format!("⚑ {key} to answer: {}", first.title),
+            n if narrow => format!("⚑ {n} asks, {key} to answer: {}", first.title),
             1 if phone.is_bridge(&screen.agent) => format!("⚑ {} — {key} shows it", first.title),
             n if phone.is_bridge(&screen.agent) => format!(
                 "⚑ {n} waits on the desktop, oldest: {} — {key} shows it",
                 first.title
             ),
-            1 => format!("⚑ Needs your answer: {} — {key} answers", first.title),
+            1 => format!("⚑ Needs your answer: {} — {key} to answer", first.title),
             n => format!(
-                "⚑ {n} asks need your answer, oldest: {} — {key} answers",
+                "⚑ {n} asks need your answer, oldest: {} — {key} to answer",
                 first.title
             ),
         };
