@@ -1573,8 +1573,7 @@ mod tests {
                 .map(|i| i.text.as_str())
                 .collect();
             assert!(
-                said.iter()
-                    .any(|t| *t == "30 秒内没有回答，我选了 cargo nextest。"),
+                said.contains(&"30 秒内没有回答，我选了 cargo nextest。"),
                 "{said:?}"
             );
             assert!(
