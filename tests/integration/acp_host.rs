@@ -142,6 +142,15 @@ impl Host {
         common::panes::items(&self.client, pane).await
     }
 
+    /// Answers Allow once to the next permission card: the scripted agent's "Ask first" asks
+    /// before every command and edit.
+    async fn allow_next(&self, pane: &str, id: &str) {
+        let ask = self.ask(pane).await;
+        self.answer(pane, id, &ask, "allow-once")
+            .await
+            .expect(200, "ok");
+    }
+
     async fn until_turn_ends(&self, pane: &str) -> Value {
         eventually("the turn ends", WAIT, || async {
             self.pane(pane)
@@ -221,6 +230,12 @@ async fn a_starter_opens_a_session_and_a_turn_streams_into_items() {
     host.answer(&pane, "a1", &ask, "allow-once")
         .await
         .expect(200, "ok");
+    // The edit asks too, in "Ask first".
+    eventually("the edit's card", WAIT, || async {
+        host.ask(&pane).await["id"].ne(&ask["id"]).then_some(())
+    })
+    .await;
+    host.allow_next(&pane, "a1-edit").await;
     let done = host.until_turn_ends(&pane).await;
     assert_eq!(done["turn"]["state"], "done");
 
@@ -305,6 +320,11 @@ async fn deny_always_reaches_the_agent_as_its_reject_always_option() {
     host.answer(&pane, "a1", &ask, "deny-always")
         .await
         .expect(200, "ok");
+    eventually("the edit's card", WAIT, || async {
+        host.ask(&pane).await["id"].ne(&ask["id"]).then_some(())
+    })
+    .await;
+    host.allow_next(&pane, "a1-edit").await;
     host.until_turn_ends(&pane).await;
     let items = host.items(&pane).await;
     assert!(texts(&items, "reply").contains(&"Understood: I will not run the tests.".to_string()));
@@ -421,6 +441,11 @@ async fn a_crash_fails_the_turn_and_the_next_send_loads_the_session_again() {
     host.answer(&pane, "a1", &ask, "allow-once")
         .await
         .expect(200, "ok");
+    eventually("the edit's card", WAIT, || async {
+        host.ask(&pane).await["id"].ne(&ask["id"]).then_some(())
+    })
+    .await;
+    host.allow_next(&pane, "a1-edit").await;
     host.until_turn_ends(&pane).await;
     host.send(&pane, "s2", "now crash").await;
     let ended = host.until_turn_ends(&pane).await;
@@ -534,6 +559,62 @@ async fn a_restart_loads_sessions_back_into_their_panes() {
         .await
         .expect(200, "ok");
     assert_eq!(second.until_turn_ends(&pane).await["turn"]["state"], "done");
+}
+
+/// A host killed (`kill -9`) while a call waits on its card: after the restart the turn failed,
+/// and its call says it did not finish and why, instead of "waiting" for good (docs/ACP.md,
+/// "Tool calls and their notices").
+#[tokio::test]
+async fn a_host_killed_mid_turn_settles_its_calls_when_it_comes_back() {
+    let dir = temp_dir();
+    let state = dir.path().join("state");
+    let state_arg = state.display().to_string();
+    let agents = [("scripted", "")];
+    let first = host_in(dir, &agents, &["--state", &state_arg]).await;
+    let pane = first.start("scripted-1").await;
+    first.send(&pane, "s1", "/test").await;
+    first.ask(&pane).await;
+    assert_eq!(
+        texts_starting(&first.items(&pane).await, "Tool "),
+        ["Tool execute: Run the tests (waiting)"]
+    );
+    // Past the store's second, so what the card and the call say is on disk.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let Host {
+        dir, mut process, ..
+    } = first;
+    process.kill();
+    drop(process);
+
+    let second = host_in(dir, &agents, &["--state", &state_arg]).await;
+    let back = second.until_state(&pane, "failed").await;
+    assert_eq!(back["turn"]["state"], "failed");
+    let items = second.items(&pane).await;
+    assert_eq!(
+        texts_starting(&items, "Tool "),
+        ["Tool execute: Run the tests (not finished: the host restarted during the turn)"],
+        "nothing waits after its turn ended"
+    );
+    // Settled before the pane says the turn is over, as a turn that ends does.
+    let notices = texts(&items, "notice");
+    let settled = notices.iter().position(|t| t.starts_with("Tool "));
+    let said = notices
+        .iter()
+        .position(|t| t == "The host restarted during this turn; the agent did not finish it.");
+    assert!(settled.is_some() && settled < said, "{notices:?}");
+    // Kept so: a second restart finds nothing open.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let Host {
+        dir, mut process, ..
+    } = second;
+    process.kill();
+    drop(process);
+    let third = host_in(dir, &agents, &["--state", &state_arg]).await;
+    third.until_state(&pane, "failed").await;
+    assert_eq!(
+        texts_starting(&third.items(&pane).await, "Tool "),
+        ["Tool execute: Run the tests (not finished: the host restarted during the turn)"]
+    );
 }
 
 /// An agent may bring a session back in another mode than it was in (codex-acp 2.6 resumed a
@@ -781,6 +862,11 @@ async fn a3_the_same_call_asked_again_changes_the_card_in_place() {
     host.answer(&pane, "new", &changed, "allow-once")
         .await
         .expect(200, "ok");
+    eventually("the edit's card", WAIT, || async {
+        host.ask(&pane).await["id"].ne(&changed["id"]).then_some(())
+    })
+    .await;
+    host.allow_next(&pane, "new-edit").await;
     assert_eq!(host.until_turn_ends(&pane).await["turn"]["state"], "done");
 }
 
@@ -1164,6 +1250,7 @@ async fn a_tool_call_sent_twice_under_one_id_is_one_notice_that_ends_done() {
     let pane = host.start("scripted-1").await;
     let mut phone = Follower::new(&host, &pane).await;
     host.send(&pane, "s1", "/tool").await;
+    host.allow_next(&pane, "a1").await;
     phone
         .until(&host, "the call done", |f| {
             f.tool_notices()
@@ -1202,6 +1289,7 @@ async fn a_call_still_running_when_the_turn_ends_is_settled_in_place() {
     let pane = host.start("scripted-1").await;
     let mut phone = Follower::new(&host, &pane).await;
     host.send(&pane, "s1", "/tool-open").await;
+    host.allow_next(&pane, "a1").await;
     let settled = "Tool execute: `cargo test` (not finished: the turn ended first)";
     phone
         .until(&host, "the call settled", |f| {
@@ -1233,6 +1321,7 @@ async fn a_stopped_turn_settles_its_calls_and_says_it_was_stopped() {
     let pane = host.start("scripted-1").await;
     let mut phone = Follower::new(&host, &pane).await;
     let sent = host.send(&pane, "s1", "/tool-hold").await;
+    host.allow_next(&pane, "a1").await;
     phone
         .until(&host, "the call running", |f| {
             f.tool_notices()
@@ -1299,6 +1388,7 @@ async fn a_turn_the_agent_cancels_itself_says_so_and_settles_its_calls() {
     );
     // And the next send works.
     host.send(&pane, "s2", "/tool").await;
+    host.allow_next(&pane, "a2").await;
     host.until_turn_ends(&pane).await;
 }
 
@@ -1701,4 +1791,79 @@ async fn a_listed_session_without_resume_is_loaded_and_its_replay_is_the_panes_h
         texts(&items, "reply"),
         ["Fixed it: the token was read twice."]
     );
+}
+
+/// Our scripted agent keeps its modes' word (docs/ACP.md, "Without an account"): in "Ask first"
+/// every command and edit asks, an edit's card carrying its diff; a "deny always" stands for
+/// that kind of tool for the rest of the session; in "Act without asking" nothing asks. Judged
+/// by what the agent itself kept of what it did.
+#[tokio::test]
+async fn the_scripted_agents_modes_decide_what_asks_and_an_always_answer_is_kept() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    let done = |host: &Host| -> Vec<String> {
+        host.agent_history()
+            .into_iter()
+            .filter(|(who, _)| who == "done")
+            .map(|(_, what)| what)
+            .collect()
+    };
+    // Ask first: the one command of /tool asks, and "deny always" runs nothing.
+    host.send(&pane, "s1", "/tool").await;
+    let ask = host.ask(&pane).await;
+    assert_eq!(ask["title"], "execute: cargo test");
+    host.answer(&pane, "a1", &ask, "deny-always")
+        .await
+        .expect(200, "ok");
+    host.until_turn_ends(&pane).await;
+    // The next command is not asked again: the Deny always stands.
+    host.send(&pane, "s2", "/test").await;
+    let ended = host.until_turn_ends(&pane).await;
+    assert_eq!(ended["turn"]["state"], "done");
+    assert!(ended["asks"].as_array().is_some_and(Vec::is_empty));
+    assert!(done(&host).is_empty(), "nothing ran: {:?}", done(&host));
+    // A whole turn: the tests are not asked, the edit is, with its diff on the card.
+    host.send(&pane, "s3", "Check the project").await;
+    let ask = host.ask(&pane).await;
+    assert!(
+        ask["title"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("edit: ") && t.contains("src/lib.rs")),
+        "{ask}"
+    );
+    let diffs = &ask["permission"]["arguments"]["diffs"][0];
+    assert_eq!(diffs["path"], "src/lib.rs", "{ask}");
+    assert!(
+        diffs["newText"]
+            .as_str()
+            .is_some_and(|t| t.contains("a + b"))
+    );
+    assert!(
+        diffs["oldText"]
+            .as_str()
+            .is_some_and(|t| t.contains("a - b"))
+    );
+    host.answer(&pane, "a2", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    host.until_turn_ends(&pane).await;
+    assert_eq!(done(&host), ["edited src/lib.rs"]);
+    // Act without asking: nothing asks, and the command runs.
+    host.client
+        .post(
+            &pane_path(&pane, "setting"),
+            json!({"requestId": "m1", "settingId": "mode", "value": "yolo"}),
+        )
+        .await
+        .expect(200, "ok");
+    eventually("the agent's yes shows", WAIT, || async {
+        host.pane(&pane)
+            .await
+            .filter(|p| p["settings"][0]["current"] == "yolo")
+    })
+    .await;
+    host.send(&pane, "s4", "/test").await;
+    let ended = host.until_turn_ends(&pane).await;
+    assert_eq!(ended["turn"]["state"], "done");
+    assert_eq!(done(&host), ["edited src/lib.rs", "ran cargo test"]);
 }

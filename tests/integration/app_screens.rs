@@ -3265,3 +3265,58 @@ fn q6_a_long_message_wraps_and_a_receipt_fades_on_the_pane() {
         "trouble stays until replaced"
     );
 }
+
+/// The words of the history's count, a pane's `r` and a pane's ask line say what is true in
+/// plain English: one conversation is singular, `r` on a pane names what it does rename, and
+/// the ask line names its key as an instruction.
+#[test]
+fn the_count_the_rename_of_a_pane_and_the_ask_line_read_right() {
+    let world = demo_world();
+    let page = world.conversations(None, 100).expect("a page");
+    let one = |next: Option<String>| {
+        let mut app = app_on(&world, false, (80, 24));
+        app.update(key("H"));
+        app.update(Message::Engine(FromEngine::History {
+            agent: "demo".into(),
+            page: HistoryPage::Conversations {
+                after: None,
+                page: decoded(&collie_phone::wire::ConversationsPage {
+                    conversations: page.conversations[..1].to_vec(),
+                    next,
+                }),
+            },
+        }));
+        screen_text(&app, (80, 24))
+    };
+    let single = one(None);
+    assert!(single.contains("1 conversation "), "{single}");
+    assert!(!single.contains("1 conversations"), "{single}");
+    let more = one(page.next.clone());
+    assert!(more.contains("1+ conversations"), "{more}");
+    let (_, many) = with_history((80, 24));
+    assert!(screen_text(&many, (80, 24)).contains("100+ conversations"));
+
+    // `r` on a pane row: the wire renames workspaces and tabs, and the tab row above does.
+    let mut app = app_on(&world, false, (80, 24));
+    for message in [key("enter"), key("j"), key("j"), key("r")] {
+        app.update(message);
+    }
+    let said = screen_text(&app, (80, 24));
+    assert!(
+        said.contains("Panes are named by their agent; r on the tab renames the tab."),
+        "{said}"
+    );
+    let mut app = app_on(&world, false, (80, 24));
+    for message in [key("enter"), key("j"), key("r")] {
+        app.update(message);
+    }
+    let tab = screen_text(&app, (80, 24));
+    assert!(tab.contains("New title for the tab"), "{tab}");
+
+    let (_, pane) = showcase((80, 24));
+    let line = screen_text(&pane, (80, 24));
+    assert!(line.contains(" — a to answer"), "{line}");
+    let (_, narrow) = showcase((40, 12));
+    let line = screen_text(&narrow, (40, 12));
+    assert!(line.contains("⚑ a to answer: "), "{line}");
+}

@@ -631,6 +631,21 @@ fn scripted_agent_history(runtime: &Path) -> Vec<(String, String)> {
     all
 }
 
+/// Allows the demo's edit from the inbox: in "Ask first" the scripted agent asks before it
+/// edits, and its card shows the diff (docs/ACP.md, "Without an account").
+fn allow_the_demos_edit(tmux: &Tmux) {
+    tmux.until("the edit's card in the inbox", |s| {
+        s.contains("edit: src/lib.rs")
+    });
+    tmux.select("edit: src/lib.rs");
+    tmux.keys(&["Enter"]);
+    tmux.until("the edit's card with its diff", |s| {
+        s.contains("-    a - b") && s.contains("+    a + b")
+    });
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+}
+
 #[test]
 fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agent() {
     if !tmux_installed() {
@@ -649,6 +664,7 @@ fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agen
     });
     tmux.read_card();
     tmux.keys(&["Enter"]);
+    allow_the_demos_edit(&tmux);
     // The other side: the agent ran the tests because it was told "allow".
     let deadline = Instant::now() + SOON;
     let ran = |history: &[(String, String)]| {
@@ -729,6 +745,7 @@ fn demo_acp_in_tmux_the_mode_and_a_command_from_the_keyboard_reach_the_acp_agent
     tmux.until("the card", |s| s.contains("Allow once"));
     tmux.read_card();
     tmux.keys(&["Enter"]);
+    allow_the_demos_edit(&tmux);
     tmux.until("back home", |s| s.contains("nothing needs your answer"));
     tmux.select("ACP host");
     tmux.keys(&["Enter"]);
@@ -842,6 +859,7 @@ fn demo_acp_in_tmux_a_form_question_answered_from_keys_in_a_bunch_reaches_the_ac
     tmux.until("the card", |s| s.contains("Allow once"));
     tmux.read_card();
     tmux.keys(&["Enter"]);
+    allow_the_demos_edit(&tmux);
     tmux.until("back home", |s| s.contains("nothing needs your answer"));
     tmux.select("ACP host");
     tmux.keys(&["Enter"]);
@@ -857,7 +875,7 @@ fn demo_acp_in_tmux_a_form_question_answered_from_keys_in_a_bunch_reaches_the_ac
     tmux.text("/ask");
     tmux.keys(&["Enter"]);
     tmux.until("the question waits, and says which key answers it", |s| {
-        s.contains("Needs your answer") && s.contains("a answers")
+        s.contains("Needs your answer") && s.contains("a to answer")
     });
     tmux.keys(&["Escape"]);
     tmux.until("out of the box", |s| s.contains("to type a message"));

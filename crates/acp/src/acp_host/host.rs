@@ -244,6 +244,14 @@ impl AcpHost {
                     now,
                 );
             }
+            // The calls the old host's turn left open are over with it; settled before the
+            // pane says the turn failed, as a turn that ends settles its calls first.
+            super::stream::settle_after_restart(
+                world,
+                &pane,
+                "the host restarted during the turn",
+                now,
+            );
             if world.layout.panes[&pane]
                 .turn
                 .as_ref()

@@ -172,6 +172,23 @@ impl Stream {
         let ended = self.turns;
         self.tools.retain(|_, t| t.turn >= ended);
         self.turns += 1;
+        self.keep_open(world, pane);
+    }
+
+    /// Tells the pane's record which notices are still open, so a host that comes back from a
+    /// kill can settle them ([`settle_after_restart`]).
+    fn keep_open(&self, world: &mut World, pane: &str) {
+        let mut open: Vec<&Tool> = self.tools.values().filter(|t| t.open()).collect();
+        open.sort_by_key(|t| t.shown);
+        let open: Vec<(String, String)> = open
+            .into_iter()
+            .map(|t| (t.notice.clone(), t.stem()))
+            .collect();
+        if let Some(record) = world.layout.panes.get_mut(pane)
+            && record.open_tools != open
+        {
+            record.open_tools = open;
+        }
     }
 
     fn chunk(
@@ -294,6 +311,7 @@ impl Stream {
             tool.notice = notice;
             tool.content(world, pane, fields.content.unwrap_or_default(), now);
             self.tools.insert(id, tool);
+            self.keep_open(world, pane);
             return;
         };
         tool.turn = turn;
@@ -314,6 +332,7 @@ impl Stream {
         if let Some(content) = fields.content {
             tool.content(world, pane, content, now);
         }
+        self.keep_open(world, pane);
     }
 
     fn plan(&mut self, world: &mut World, pane: &str, plan: &Plan, now: OffsetDateTime) {
@@ -515,10 +534,15 @@ impl Tool {
     }
 
     fn line(&self) -> String {
+        format!("{} ({})", self.stem(), self.status)
+    }
+
+    /// The notice's words before its status.
+    fn stem(&self) -> String {
         if self.title.is_empty() || self.title == self.tool {
-            format!("Tool {} ({})", self.tool, self.status)
+            format!("Tool {}", self.tool)
         } else {
-            format!("Tool {}: {} ({})", self.tool, self.title, self.status)
+            format!("Tool {}: {}", self.tool, self.title)
         }
     }
 
@@ -589,6 +613,22 @@ impl Tool {
 
 /// A link the agent sent: an `https://` address becomes a link item, anything else a line
 /// of text naming it (SPEC L: a link is `https://` only).
+/// A host that comes back from a kill settles the calls its pane's record still holds open:
+/// the old host's turn is over and no update will come for them, so each notice says it did
+/// not finish and `why`, in the order shown (docs/ACP.md, "Tool calls and their notices").
+pub(crate) fn settle_after_restart(world: &mut World, pane: &str, why: &str, now: OffsetDateTime) {
+    let open = world
+        .layout
+        .panes
+        .get_mut(pane)
+        .map(|record| std::mem::take(&mut record.open_tools))
+        .unwrap_or_default();
+    for (notice, stem) in open {
+        let status = Status::Unfinished(clean_line(why));
+        world.grow_item(pane, &notice, &format!("{stem} ({status})"), now);
+    }
+}
+
 fn push_link(world: &mut World, pane: &str, uri: &str, name: &str, now: OffsetDateTime) {
     let uri = clean_line(uri);
     let name = clean_line(name);

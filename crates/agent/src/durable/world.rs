@@ -110,6 +110,12 @@ pub struct PaneRecord {
     pub(crate) starting: bool,
     pub asks: Vec<OpenAsk>,
     pub decisions: VecDeque<Decision>,
+    /// The ACP host's tool notices still waiting or running, in the order shown: (item id,
+    /// the notice's words before its status). Kept with the layout so a host that comes back
+    /// from a kill settles them with its failed turn (docs/ACP.md, "Tool calls and their
+    /// notices"); the host's own memory of its calls died with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_tools: Vec<(String, String)>,
     /// Events are per epoch: never persisted (SPEC H5).
     #[serde(skip)]
     pub events: VecDeque<Event>,
@@ -1486,6 +1492,7 @@ impl PaneRecord {
             starting: false,
             asks: Vec::new(),
             decisions: VecDeque::new(),
+            open_tools: Vec::new(),
             events: VecDeque::new(),
             last_seq: 0,
         }

@@ -22,7 +22,11 @@
 //! `("elicitation", "{…reply…}")`.
 //!
 //! It offers modes (`ask`, `plan`, and `yolo`, which stands for the modes that act without
-//! asking), a config option (`speed`: `careful`, `quick`, and `refused`, which it refuses with an
+//! asking) and keeps their word: in `ask` and `plan` every command and every edit asks first
+//! (an edit's request carries its diff), in `yolo` nothing asks, and an "allow always" or
+//! "deny always" answer stands for that kind of tool (`execute`, `edit`) for the rest of the
+//! session; what it ran or changed is kept in the session's history as `("done", what)`. It
+//! offers a config option (`speed`: `careful`, `quick`, and `refused`, which it refuses with an
 //! error), a boolean option (`compact`, on at first) only to a client that says it takes them
 //! (`session.configOptions.boolean`, as ACP asks of agents), and six commands (`/test`, `/review`, `/tool`, `/tool-open`, `/explain`, `/mode`;
 //! `/mode` says the mode and speed it is in). It answers `session/set_mode` and
@@ -163,6 +167,10 @@ struct Remembered {
     /// The boolean option `compact`; `None` is its first value, on.
     #[serde(default)]
     compact: Option<bool>,
+    /// An "allow always" (true) or "deny always" (false) answer, by the kind of tool it was
+    /// given for (`execute`, `edit`): what the session asks no more.
+    #[serde(default)]
+    always: std::collections::BTreeMap<String, bool>,
 }
 
 /// The modes it offers: (id, name, description).
@@ -495,7 +503,12 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
                 if late && let Some(early) = responder.take() {
                     early.respond(reply.clone())?;
                 }
-                for (who, words) in found.history.iter().filter(|(who, _)| who != "setting") {
+                // Its own notes (switches, what it did) are not the conversation.
+                for (who, words) in found
+                    .history
+                    .iter()
+                    .filter(|(who, _)| who != "setting" && who != "done")
+                {
                     let chunk =
                         ContentChunk::new(ContentBlock::Text(TextContent::new(words.clone())));
                     let update = if who == "user" {
@@ -759,6 +772,7 @@ async fn play(
     remember(state, options, session);
     let turn = Turn {
         cx,
+        state,
         session,
         pace: options.pace,
         cancelled: &cancelled,
@@ -849,31 +863,40 @@ async fn play(
     } else if words.trim() == "/tool" {
         let id = format!("call-bash-{}", turn.number);
         turn.bash_call(&id);
-        turn.tool_done(&id, ToolCallStatus::InProgress, None);
-        tokio::time::sleep(turn.pace * 5).await;
-        turn.tool_done(
-            &id,
-            ToolCallStatus::Completed,
-            Some("test result: ok. 3 passed"),
-        );
-        let words = "The tests passed.";
-        turn.say(words).await;
-        words.to_string()
+        if turn.permit(&id, bash_fields()).await? {
+            turn.tool_done(&id, ToolCallStatus::InProgress, None);
+            tokio::time::sleep(turn.pace * 5).await;
+            turn.tool_done(
+                &id,
+                ToolCallStatus::Completed,
+                Some("test result: ok. 3 passed"),
+            );
+            turn.remember_done("ran cargo test");
+            let words = "The tests passed.";
+            turn.say(words).await;
+            words.to_string()
+        } else {
+            turn.not_run(&id).await?
+        }
     } else if words.trim() == "/tool-open" || words.trim() == "/tool-hold" {
         // A call left running when the turn ends; `/tool-hold` keeps the turn going until it
         // is stopped (30 s at most).
         let id = format!("call-bash-{}", turn.number);
         turn.bash_call(&id);
-        turn.tool_done(&id, ToolCallStatus::InProgress, None);
-        if words.trim() == "/tool-hold" {
-            for _ in 0..600 {
-                if turn.stopped() {
-                    break;
+        if turn.permit(&id, bash_fields()).await? {
+            turn.tool_done(&id, ToolCallStatus::InProgress, None);
+            if words.trim() == "/tool-hold" {
+                for _ in 0..600 {
+                    if turn.stopped() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                 }
-                tokio::time::sleep(Duration::from_millis(50)).await;
             }
+            "I left the command running.".to_string()
+        } else {
+            turn.not_run(&id).await?
         }
-        "I left the command running.".to_string()
     } else if let Some(path) = words.trim().strip_prefix("/replay ") {
         turn.replay(path.trim()).await
     } else if words.trim() == "/cancel-self" {
@@ -899,6 +922,7 @@ async fn play(
 
 struct Turn<'a> {
     cx: &'a ConnectionTo<Client>,
+    state: &'a Shared,
     session: &'a str,
     pace: Duration,
     cancelled: &'a AtomicBool,
@@ -1098,11 +1122,31 @@ impl Turn<'_> {
             "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
         )
         .old_text("pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n".to_string());
-        let call = ToolCall::new("call-edit".to_string(), "Fix add in src/lib.rs")
+        let edit = format!("call-edit-{}", self.number);
+        let call = ToolCall::new(edit.clone(), "Fix add in src/lib.rs")
             .kind(ToolKind::Edit)
-            .status(ToolCallStatus::Completed)
-            .content(vec![diff.into()]);
+            .status(ToolCallStatus::Pending)
+            .content(vec![diff.clone().into()]);
         self.update(SessionUpdate::ToolCall(call));
+        // The request carries the call with its diff, as ACP's do: the card shows what
+        // changes (docs/ACP.md, "Permission requests").
+        let fields = ToolCallUpdateFields::new()
+            .kind(ToolKind::Edit)
+            .title("Fix add in src/lib.rs".to_string())
+            .content(vec![diff.into()]);
+        if !self.permit(&edit, fields).await? {
+            self.tool_done(
+                &edit,
+                ToolCallStatus::Failed,
+                Some("not applied: permission denied"),
+            );
+            self.plan(3);
+            let last = "Understood: I left src/lib.rs as it is.".to_string();
+            self.say(&last).await;
+            return Ok(last);
+        }
+        self.tool_done(&edit, ToolCallStatus::Completed, None);
+        self.remember_done("edited src/lib.rs");
         self.plan(3);
         let last = "Here is a fix for `add`: it subtracted instead of adding.".to_string();
         self.say(&last).await;
@@ -1271,6 +1315,14 @@ impl Turn<'_> {
             .kind(ToolKind::Execute)
             .title("Run the tests".to_string())
             .raw_input(serde_json::json!({"command": "cargo test", "cwd": "."}));
+        // The plain ask goes by the mode and the session's "always" answers; the two asks of
+        // `twice` and the broken P13 are asked as they are, whatever the mode.
+        if !twice && !self.options.breaks("P13") {
+            if !self.permit(id, fields).await? {
+                return self.not_run(id).await;
+            }
+            return self.tests_ran(id).await;
+        }
         let request = RequestPermissionRequest::new(
             self.session.to_string(),
             ToolCallUpdate::new(asked_id.to_string(), fields.clone()),
@@ -1300,22 +1352,109 @@ impl Turn<'_> {
             _ => false,
         };
         if !allowed {
-            self.tool_done(
-                id,
-                ToolCallStatus::Failed,
-                Some("not run: permission denied"),
-            );
-            let words = "Understood: I will not run the tests.";
-            self.say(words).await;
-            return Ok(words.to_string());
+            return self.not_run(id).await;
         }
+        self.tests_ran(id).await
+    }
+
+    /// A command it was not let run: the call fails, and it says so.
+    async fn not_run(&self, id: &str) -> Result<String, Error> {
+        self.tool_done(
+            id,
+            ToolCallStatus::Failed,
+            Some("not run: permission denied"),
+        );
+        let words = "Understood: I will not run the tests.";
+        self.say(words).await;
+        Ok(words.to_string())
+    }
+
+    /// Keeps what it did in the session's history as `("done", what)`, so tests judge what
+    /// ran and what changed by the agent's own record.
+    fn remember_done(&self, what: &str) {
+        if let Ok(mut state) = self.state.lock()
+            && let Some(remembered) = state.sessions.get_mut(self.session)
+        {
+            remembered.history.push(("done".into(), what.to_string()));
+        }
+        remember(self.state, self.options, self.session);
+    }
+
+    /// Whether it may run or apply the call, as its mode says (docs/ACP.md, "Our scripted
+    /// agent's modes"): in `yolo` nothing asks; an "always" answer given in this session for
+    /// the call's kind stands; else it asks with all four option kinds, and keeps an
+    /// "always" answer for the kind.
+    async fn permit(&self, id: &str, fields: ToolCallUpdateFields) -> Result<bool, Error> {
+        let kind = match fields.kind {
+            Some(ToolKind::Edit) => "edit",
+            _ => "execute",
+        };
+        let (mode, always) = self
+            .state
+            .lock()
+            .ok()
+            .and_then(|s| {
+                s.sessions
+                    .get(self.session)
+                    .map(|r| (r.mode().to_string(), r.always.get(kind).copied()))
+            })
+            .unwrap_or_default();
+        if mode == "yolo" {
+            return Ok(true);
+        }
+        if let Some(always) = always {
+            return Ok(always);
+        }
+        let options = vec![
+            PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+            PermissionOption::new(
+                "allow_always",
+                format!("Always allow {kind}"),
+                PermissionOptionKind::AllowAlways,
+            ),
+            PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+            PermissionOption::new("reject_always", "Never", PermissionOptionKind::RejectAlways),
+        ];
+        let request = RequestPermissionRequest::new(
+            self.session.to_string(),
+            ToolCallUpdate::new(id.to_string(), fields),
+            options,
+        );
+        let answer = self.cx.send_request(request).block_task().await?;
+        let chosen = match &answer.outcome {
+            RequestPermissionOutcome::Selected(selected) => selected.option_id.to_string(),
+            _ => String::new(),
+        };
+        let allowed = chosen.starts_with("allow");
+        if chosen.ends_with("_always") {
+            if let Ok(mut state) = self.state.lock()
+                && let Some(remembered) = state.sessions.get_mut(self.session)
+            {
+                remembered.always.insert(kind.to_string(), allowed);
+            }
+            remember(self.state, self.options, self.session);
+        }
+        Ok(allowed)
+    }
+
+    /// Runs the tests it was let run.
+    async fn tests_ran(&self, id: &str) -> Result<String, Error> {
         self.tool_done(id, ToolCallStatus::InProgress, None);
         tokio::time::sleep(self.pace * 5).await;
         self.tool_done(id, ToolCallStatus::Completed, Some("running 3 tests\ntest adds ... FAILED\ntest parses ... ok\ntest prints ... ok\n\ntest result: FAILED. 2 passed; 1 failed"));
+        self.remember_done("ran cargo test");
         let words = "The tests ran: 2 passed, 1 failed (`adds`).";
         self.say(words).await;
         Ok(words.to_string())
     }
+}
+
+/// The `cargo test` call of `/tool`, as a permission request carries it.
+fn bash_fields() -> ToolCallUpdateFields {
+    ToolCallUpdateFields::new()
+        .kind(ToolKind::Execute)
+        .title("`cargo test`".to_string())
+        .raw_input(serde_json::json!({"command": "cargo test", "description": "Run the tests"}))
 }
 
 /// Applies a switch to a session and keeps it in its history; false when there is no such

@@ -33,6 +33,8 @@ pub(crate) const CHANGES_AFTER_MS: u64 = 20_000;
 pub(crate) const DECIDES_AFTER_MS: u64 = 30_000;
 /// The summary of the program's decision on the scripted choice.
 pub(crate) const DECIDED_SUMMARY: &str = "Went with cargo nextest";
+/// The scripted choice's title, by which a restarted script knows it among the open asks.
+const DECIDES_TITLE: &str = "Which runner for the integration tests?";
 
 /// Every this often the demo looks for idle panes to wake and for asks it waited on too long.
 const PULSE_EVERY_MS: u64 = 3_000;
@@ -188,6 +190,20 @@ impl Script {
                 script
                     .asks
                     .insert(open.ask.id.clone(), (pane_id.clone(), open.ask.clone()));
+                // The choice that promised to pick nextest when its time is up still does after
+                // a restart, at the time its card counts down to (SPEC A5, A13).
+                if open.ask.title == DECIDES_TITLE
+                    && let Some(expires) = open.ask.expires_at.as_ref().and_then(wire::Stamp::at)
+                {
+                    let left = (expires - origin).as_seconds_f64().max(0.0);
+                    script.schedule(
+                        (left * script.speed * 1000.0) as u64,
+                        Cue::Decide {
+                            pane: pane_id.clone(),
+                            ask_id: open.ask.id.clone(),
+                        },
+                    );
+                }
             }
             // The big world stays as laid out for benchmarks: only the phone moves it.
             if kind == WorldKind::Big {
@@ -448,13 +464,21 @@ impl Script {
         );
     }
 
+    /// Forgets the asks that closed, but not one a pane still waits on: its check names it in
+    /// the words that say how it closed.
     fn forget_closed_asks(&mut self, world: &World) {
+        let waited: Vec<String> = self
+            .panes
+            .values()
+            .filter_map(|p| p.waiting.as_ref().map(|w| w.ask_id.clone()))
+            .collect();
         self.asks.retain(|ask_id, (pane, _)| {
-            world
-                .layout
-                .panes
-                .get(pane)
-                .is_some_and(|p| p.asks.iter().any(|a| &a.ask.id == ask_id))
+            waited.contains(ask_id)
+                || world
+                    .layout
+                    .panes
+                    .get(pane)
+                    .is_some_and(|p| p.asks.iter().any(|a| &a.ask.id == ask_id))
         });
     }
 
@@ -613,8 +637,16 @@ impl Script {
         {
             return false;
         }
-        if scene == Scene::Expires {
-            ask.expires_at = Some(wire::Stamp::of(now + self.real_span(EXPIRES_AFTER_MS)));
+        match scene {
+            Scene::Expires => {
+                ask.expires_at = Some(wire::Stamp::of(now + self.real_span(EXPIRES_AFTER_MS)));
+            }
+            // Its words promise a pick in 30 seconds: the card counts down to it (SPEC A13),
+            // and the program decides then (the `Decide` cue, played before the expiry).
+            Scene::Decides => {
+                ask.expires_at = Some(wire::Stamp::of(now + self.real_span(DECIDES_AFTER_MS)));
+            }
+            Scene::Plain | Scene::Changes => {}
         }
         // The tool call id comes from the layout's counter, so it is new across restarts too and
         // the ask id of SPEC A9 never repeats an old one.
@@ -700,7 +732,14 @@ impl Script {
         let what = asked
             .as_ref()
             .map_or_else(|| "the question".to_string(), |a| a.title.clone());
+        let picked_nextest = asked.as_ref().is_some_and(|a| a.title == DECIDES_TITLE)
+            && closer.as_ref().is_some_and(|c| *c != Closer::Phone);
         let words = match (closer, chinese) {
+            // What the question promised, whether the program or the clock closed it.
+            _ if picked_nextest && chinese => "30 秒内没有回答，我选了 cargo nextest。".to_string(),
+            _ if picked_nextest => {
+                "No answer in 30 seconds, so I picked cargo nextest.".to_string()
+            }
             (Some(Closer::Agent(DecidedBy::Timeout)), false) => {
                 format!("No answer in time, so I skipped it: {what}")
             }
@@ -713,6 +752,10 @@ impl Script {
         world.push_item(pane, ItemKind::Notice, &words, now);
         if let Some(state) = self.panes.get_mut(pane) {
             state.waiting = None;
+            if picked_nextest {
+                // A restarted script plays a generic ending: the pick is run all the same.
+                state.plan = nextest_run(chinese);
+            }
         }
         self.resume(world, pane, at);
     }
@@ -996,9 +1039,18 @@ fn scene_plan(scene: Scene) -> VecDeque<Step> {
     let say = |kind: ItemKind, text: &str| Step::Say(kind, text.to_string());
     match scene {
         Scene::Expires | Scene::Plain => VecDeque::from([
-            say(ItemKind::User, "Publish the v0.3 release notes to the staging docs."),
-            say(ItemKind::Thinking, "Publishing is seen by the whole team, so I ask first and skip it if nobody answers."),
-            say(ItemKind::Reply, "The notes are ready. Publishing needs your OK; I'll wait 45 seconds."),
+            say(
+                ItemKind::User,
+                "Publish the v0.3 release notes to the staging docs.",
+            ),
+            say(
+                ItemKind::Thinking,
+                "Publishing is seen by the whole team, so I ask first and skip it if nobody answers.",
+            ),
+            say(
+                ItemKind::Reply,
+                "The notes are ready. Publishing needs your OK; I'll wait 45 seconds.",
+            ),
             Step::Ask(
                 Box::new(worlds::permission(
                     "publish_docs",
@@ -1006,13 +1058,25 @@ fn scene_plan(scene: Scene) -> VecDeque<Step> {
                 )),
                 Scene::Expires,
             ),
-            say(ItemKind::Reply, "Release notes are done either way; they are in docs/releases/0.3.md."),
+            say(
+                ItemKind::Reply,
+                "Release notes are done either way; they are in docs/releases/0.3.md.",
+            ),
             Step::End,
         ]),
         Scene::Changes => VecDeque::from([
-            say(ItemKind::User, "Rebase the store branch on main and push it."),
-            say(ItemKind::Thinking, "The branch was pushed before, so after a rebase the push has to be forced."),
-            say(ItemKind::Reply, "Rebased cleanly on main: 3 commits replayed."),
+            say(
+                ItemKind::User,
+                "Rebase the store branch on main and push it.",
+            ),
+            say(
+                ItemKind::Thinking,
+                "The branch was pushed before, so after a rebase the push has to be forced.",
+            ),
+            say(
+                ItemKind::Reply,
+                "Rebased cleanly on main: 3 commits replayed.",
+            ),
             Step::Ask(
                 Box::new(worlds::permission(
                     "shell",
@@ -1025,23 +1089,43 @@ fn scene_plan(scene: Scene) -> VecDeque<Step> {
         ]),
         Scene::Decides => VecDeque::from([
             say(ItemKind::User, "跑一遍集成测试。"),
-            say(ItemKind::Reply, "集成测试有几种跑法，你来选；30 秒内没有回答我就自己决定。"),
+            say(
+                ItemKind::Reply,
+                "集成测试有几种跑法，你来选；30 秒内没有回答我就自己决定。",
+            ),
             Step::Ask(
                 Box::new(worlds::choice(
-                    "Which runner for the integration tests?",
+                    DECIDES_TITLE,
                     "If nobody answers in 30 seconds the agent picks cargo nextest.",
                     &["cargo test", "cargo nextest", "Skip the slow tests"],
                 )),
                 Scene::Decides,
             ),
-            Step::Code(
-                "text".into(),
-                "    Starting 64 tests across 3 binaries\n        PASS [   0.412s] orders::refund_is_idempotent\n        PASS [   1.087s] payments::callback_retries\n     Summary [   6.931s] 64 tests run: 64 passed, 0 skipped\n".into(),
-            ),
-            say(ItemKind::Reply, "集成测试全部通过。"),
-            Step::End,
-        ]),
+        ])
+        .into_iter()
+        .chain(nextest_run(true))
+        .collect(),
     }
+}
+
+/// What the scripted choice's pane does once cargo nextest is its runner.
+fn nextest_run(chinese: bool) -> VecDeque<Step> {
+    VecDeque::from([
+        Step::Code(
+            "text".into(),
+            "    Starting 64 tests across 3 binaries\n        PASS [   0.412s] orders::refund_is_idempotent\n        PASS [   1.087s] payments::callback_retries\n     Summary [   6.931s] 64 tests run: 64 passed, 0 skipped\n".into(),
+        ),
+        Step::Say(
+            ItemKind::Reply,
+            if chinese {
+                "集成测试全部通过。"
+            } else {
+                "The integration tests all passed."
+            }
+            .to_string(),
+        ),
+        Step::End,
+    ])
 }
 
 /// What a new pane started from a starter says first (SPEC A17).
@@ -1450,6 +1534,73 @@ mod tests {
             .expect("decided");
         assert_eq!(decision.closer, Closer::Agent(DecidedBy::Program));
         assert_eq!(decision.outcome.summary, DECIDED_SUMMARY);
+    }
+
+    /// The question that names a time has it as its `expiresAt` (SPEC A13), and the demo does
+    /// what it promised when the time is up, a restart in between or not: it picks cargo
+    /// nextest and runs it, and its words say so.
+    #[test]
+    fn a13_the_question_that_names_30_seconds_expires_then_and_nextest_is_picked() {
+        let options = crate::durable::AgentOptions {
+            restart_every: Some(std::time::Duration::from_secs(20)),
+            ..crate::durable::AgentOptions::from(WorldOptions::default())
+        };
+        let mut restarted = Agent::new_at(options, t0()).expect("starts");
+        for agent in [&mut demo(1.0, 1), &mut restarted] {
+            let (opened_ms, open) = run_until_asked(agent, "集成测试", 0);
+            assert!(
+                open.choice
+                    .as_ref()
+                    .and_then(|c| c.prompt.as_deref())
+                    .is_some_and(|p| p.contains("30 seconds")),
+                "{open:?}"
+            );
+            let (opened, expires) = ask_window(&open);
+            assert_eq!(expires - opened, time::Duration::seconds(30));
+            run(agent, opened_ms + 100, opened_ms + 29_000, 100);
+            assert_eq!(pane(agent, "集成测试").asks.len(), 1, "open until then");
+            run(agent, opened_ms + 29_100, opened_ms + 40_000, 100);
+            let tests = pane(agent, "集成测试");
+            assert!(tests.asks.is_empty());
+            let decision = tests
+                .decisions
+                .iter()
+                .find(|d| d.ask_id == open.id)
+                .expect("decided");
+            assert_eq!(decision.outcome.summary, DECIDED_SUMMARY);
+            let said: Vec<&str> = items(agent, tests)
+                .iter()
+                .map(|i| i.text.as_str())
+                .collect();
+            assert!(
+                said.contains(&"30 秒内没有回答，我选了 cargo nextest。"),
+                "{said:?}"
+            );
+            assert!(
+                said.iter().any(|t| t.contains("64 tests run: 64 passed")),
+                "nextest ran: {said:?}"
+            );
+        }
+    }
+
+    /// An ask that timed out is named in the words that say so, whenever the script looks.
+    #[test]
+    fn a6_the_words_after_a_timeout_name_the_ask() {
+        for seed in 1..=4 {
+            let mut agent = demo(1.0, seed);
+            let (opened_ms, ask) = run_until_asked(&mut agent, "Release notes", 0);
+            run(&mut agent, opened_ms + 100, opened_ms + 50_000, 100);
+            let notes = pane(&agent, "Release notes");
+            let said = format!("No answer in time, so I skipped it: {}", ask.title);
+            assert!(
+                items(&agent, notes).iter().any(|i| i.text == said),
+                "seed {seed}: {:?}",
+                items(&agent, notes)
+                    .iter()
+                    .map(|i| &i.text)
+                    .collect::<Vec<_>>()
+            );
+        }
     }
 
     fn answer(agent: &mut Agent, title: &str, answer: Answer, ms: u64) {

@@ -53,7 +53,7 @@ pub(crate) fn draw_list(
     let state = match list {
         Some(l) if l.paging.loading => "reading…".to_string(),
         Some(l) if l.paging.next.is_some() => format!("{}+ conversations", l.rows.len()),
-        Some(l) => format!("{} conversations", l.rows.len()),
+        Some(l) => crate::out::count(l.rows.len(), "conversation", "conversations"),
         None => String::new(),
     };
     // A narrow terminal keeps the state, a shorter time and the title; the count goes.
@@ -109,7 +109,15 @@ pub(crate) fn draw_list(
                     if narrow {
                         String::new()
                     } else {
-                        format!("{:>6} items  ", conversation.item_count)
+                        format!(
+                            "{:>6} {:<5}  ",
+                            conversation.item_count,
+                            if conversation.item_count == 1 {
+                                "item"
+                            } else {
+                                "items"
+                            }
+                        )
                     },
                     if narrow { 0 } else { 14 },
                     theme.dim,

@@ -158,8 +158,16 @@ impl Room for LayoutScreen {
                     return Vec::new();
                 };
                 if kind == "pane" {
+                    // The wire renames workspaces and tabs only (docs/WIRE.md § 4.6); a pane's
+                    // title is its agent's.
+                    let rename = phone
+                        .keymap
+                        .key_label(keys::LAYOUT, Action::Rename)
+                        .unwrap_or_default();
                     phone.show_toast(
-                        "A pane has no title of its own to rename: pick its tab or workspace.",
+                        format!(
+                            "Panes are named by their agent; {rename} on the tab renames the tab."
+                        ),
                         false,
                     );
                     return Vec::new();

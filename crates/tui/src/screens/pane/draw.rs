@@ -134,27 +134,39 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &PaneScreen, th
             .key_label(crate::screens::pane::keys::CHAT, Action::OpenAsk)
             .unwrap_or_default();
         let narrow = crate::app::geometry::is_narrow(parts.asks.width);
-        let words = match asks.len() {
+        let count = asks.len();
+        let bridge = phone.is_bridge(&screen.agent);
+        let line = |title: &str| match count {
             // The key first on a narrow terminal, so a long title never cuts it.
-            1 if narrow && phone.is_bridge(&screen.agent) => {
-                format!("⚑ {key} shows it: {}", first.title)
+            1 if narrow && bridge => {
+                format!("⚑ {key} shows it: {}", title)
             }
-            n if narrow && phone.is_bridge(&screen.agent) => {
-                format!("⚑ {n} waits, {key} shows: {}", first.title)
+            n if narrow && bridge => {
+                format!("⚑ {n} waits, {key} shows: {}", title)
             }
-            1 if narrow => format!("⚑ {key} answers: {}", first.title),
-            n if narrow => format!("⚑ {n} asks, {key} answers: {}", first.title),
-            1 if phone.is_bridge(&screen.agent) => format!("⚑ {} — {key} shows it", first.title),
-            n if phone.is_bridge(&screen.agent) => format!(
+            1 if narrow => format!("⚑ {key} to answer: {}", title),
+            n if narrow => format!("⚑ {n} asks, {key} to answer: {}", title),
+            1 if bridge => format!("⚑ {} — {key} shows it", title),
+            n if bridge => format!(
                 "⚑ {n} waits on the desktop, oldest: {} — {key} shows it",
-                first.title
+                title
             ),
-            1 => format!("⚑ Needs your answer: {} — {key} answers", first.title),
+            1 => format!("⚑ Needs your answer: {} — {key} to answer", title),
             n => format!(
-                "⚑ {n} asks need your answer, oldest: {} — {key} answers",
-                first.title
+                "⚑ {n} asks need your answer, oldest: {} — {key} to answer",
+                title
             ),
         };
+        // The title gives way, never the key: a line too long for the row cuts the title.
+        let mut words = line(&first.title);
+        let room = usize::from(parts.asks.width);
+        if crate::look::wrap::width(&words) > room {
+            let fixed = crate::look::wrap::width(&line(""));
+            words = line(&crate::look::wrap::truncate(
+                &first.title,
+                room.saturating_sub(fixed),
+            ));
+        }
         put(
             frame,
             parts.asks,
