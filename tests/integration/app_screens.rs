@@ -1542,6 +1542,68 @@ fn a15_form_card_with_a_missing_required_field() {
     });
 }
 
+/// A form's one-line field shows the part around the cursor, with "…" where text is out of
+/// sight, at every width: typed text never hides past the box's edge (docs/KEYS.md, "A form's
+/// fields").
+#[test]
+fn a15_a_long_form_field_shows_the_cursors_part_and_marks_the_rest() {
+    const LONG: &str = "部署说明：今天下午三点发布支付服务 🚀🚀 check the canary dashboards, \
+                        and tell 值班同学 on call 📟 before 末尾END";
+    let typed = |size: (u16, u16)| {
+        let world = world_asking(worlds::deploy_form());
+        let (mut app, card) = card_app(&world, false, size);
+        read(&mut app);
+        for _ in 0..3 {
+            app.update(key("tab"));
+        }
+        app.update(Message::Paste(LONG.into()));
+        (app, card)
+    };
+    snap("card_form_long_field", |size| typed(size).0);
+    for size in [(40, 12), (80, 24), (200, 60)] {
+        let (mut app, card) = typed(size);
+        let row = |app: &App| {
+            let text = screen_text(app, size);
+            text.lines()
+                .find(|l| l.contains("Notes"))
+                .unwrap_or_else(|| panic!("the Notes row: {text}"))
+                .to_string()
+        };
+        let end = row(&app);
+        assert!(
+            end.contains("末尾END"),
+            "the cursor's end shows at {size:?}: {end}"
+        );
+        assert!(
+            end.contains('…'),
+            "text before is marked at {size:?}: {end}"
+        );
+        app.update(key("home"));
+        let start = row(&app);
+        assert!(
+            start.contains("部署"),
+            "the start shows at {size:?}: {start}"
+        );
+        assert!(
+            start.contains('…'),
+            "text after is marked at {size:?}: {start}"
+        );
+        // The agent gets the whole text.
+        let value = match app.cards().get(&card).and_then(|c| c.form.as_ref()) {
+            Some(form) => match &form.values[3] {
+                FieldValue::Text(editor) => editor.text(),
+                other => panic!("the fourth field is {other:?}"),
+            },
+            None => panic!("no form"),
+        };
+        assert_eq!(value, LONG);
+        // Away from the field, its start shows and "…" says there is more.
+        app.update(key("tab"));
+        let away = row(&app);
+        assert!(away.contains("部署") && away.contains('…'), "{away}");
+    }
+}
+
 #[test]
 fn a15_a_number_field_edits_with_ctrl_chords_and_takes_only_number_chars() {
     let world = world_asking(worlds::deploy_form());

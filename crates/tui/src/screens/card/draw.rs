@@ -614,16 +614,29 @@ fn card_parts(
                         "{marker}{}  ",
                         wrap::pad_to(&wrap::truncate(&label, label_width), label_width)
                     );
+                    let bounds = field_bounds(field).map(|words| format!("  {words}"));
+                    // A typed value gets the row's columns after its label; its bounds stay
+                    // beside it while a dozen columns are left for it, else go below.
+                    let room = width.saturating_sub(wrap::width(&prefix));
+                    let beside = bounds.as_ref().filter(|words| {
+                        value.editor().is_none() || room.saturating_sub(wrap::width(words)) >= 12
+                    });
+                    let room = room
+                        .saturating_sub(beside.map_or(0, |words| wrap::width(words)))
+                        .max(1);
                     let shown = match value {
                         FieldValue::Text(editor) | FieldValue::Number(editor) => {
+                            let text = editor.text();
                             if focused {
+                                // The part around the cursor, "…" where text is out of sight.
+                                let (before, after) = editor.split_at_cursor();
+                                let (shown, column) = wrap::around_cursor(before, after, room);
                                 cursor = Some(Cursor {
                                     row: lines.len(),
-                                    column: wrap::width(&prefix) + editor.cursor().1,
+                                    column: wrap::width(&prefix) + column,
                                 });
-                            }
-                            let text = editor.text();
-                            if text.is_empty() && !focused {
+                                Span::styled(shown, theme.text)
+                            } else if text.is_empty() {
                                 let kind = if field.kind == FieldKind::Number {
                                     "(a number)"
                                 } else {
@@ -631,7 +644,7 @@ fn card_parts(
                                 };
                                 Span::styled(kind.to_string(), theme.dim)
                             } else {
-                                Span::styled(text, theme.text)
+                                Span::styled(wrap::truncate(&text, room), theme.text)
                             }
                         }
                         FieldValue::Choice(choice) => {
@@ -653,10 +666,13 @@ fn card_parts(
                         Span::styled(prefix, if focused { theme.selected } else { theme.text }),
                         shown,
                     ];
-                    if let Some(words) = field_bounds(field) {
-                        spans.push(Span::styled(format!("  {words}"), theme.dim));
+                    if let Some(words) = beside {
+                        spans.push(Span::styled(words.clone(), theme.dim));
                     }
                     lines.push(Line::from(spans));
+                    if let Some(words) = bounds.as_ref().filter(|_| beside.is_none()) {
+                        lines.extend(wrapped(words.trim_start(), width, theme.dim, "    "));
+                    }
                     if let FieldValue::Many { picked, at } = value {
                         for (n, (option, on)) in field.options.iter().zip(picked).enumerate() {
                             let here = focused && n == *at;
