@@ -1542,6 +1542,80 @@ fn a15_form_card_with_a_missing_required_field() {
     });
 }
 
+/// A form as an ACP agent's elicitation makes it: a whole number in bounds, a pick-several
+/// field of at most 2, an email, and Decline.
+fn regions_form() -> Ask {
+    serde_json::from_value(json!({
+        "id": "regions", "revision": 1, "kind": "form", "title": "Roll out",
+        "form": {
+            "fields": [
+                {"id": "replicas", "label": "Replicas", "kind": "number", "integer": true,
+                 "min": 1, "max": 9, "default": 2},
+                {"id": "regions", "label": "Regions", "kind": "choice", "multiple": true,
+                 "max": 2, "options": [
+                    {"id": "eu", "label": "Europe 🌍"}, {"id": "us", "label": "Americas"},
+                    {"id": "ap", "label": "亚太 Asia-Pacific"}]},
+                {"id": "contact", "label": "Contact", "kind": "text", "format": "email"}
+            ],
+            "options": [{"id": "decline", "label": "Decline"}]
+        }
+    }))
+    .expect("a form ask")
+}
+
+fn picks(app: &App, card: &AskKey, field: usize) -> (Vec<bool>, usize) {
+    match app.cards().get(card).and_then(|c| c.form.as_ref()) {
+        Some(form) => match &form.values[field] {
+            FieldValue::Many { picked, at } => (picked.clone(), *at),
+            other => panic!("field {field} is {other:?}"),
+        },
+        None => panic!("no form"),
+    }
+}
+
+/// On a pick-several field a number selects (moves the highlight) and Space picks, as a number
+/// selects and Enter answers on every card; a field of at most 2 refuses the third pick at the
+/// key and says why (docs/KEYS.md, "One rule for numbers").
+#[test]
+fn a15_a_number_selects_on_a_pick_several_field_and_space_picks_within_its_most() {
+    let world = world_asking(regions_form());
+    let (mut app, card) = card_app(&world, false, (80, 24));
+    read(&mut app);
+    app.update(key("tab"));
+    app.update(key("2"));
+    assert_eq!(
+        picks(&app, &card, 1),
+        (vec![false, false, false], 1),
+        "2 selects only"
+    );
+    app.update(key("space"));
+    assert_eq!(
+        picks(&app, &card, 1),
+        (vec![false, true, false], 1),
+        "Space picks"
+    );
+    app.update(key("1"));
+    app.update(key("space"));
+    assert_eq!(picks(&app, &card, 1).0, vec![true, true, false]);
+    app.update(key("3"));
+    app.update(key("space"));
+    assert_eq!(
+        picks(&app, &card, 1).0,
+        vec![true, true, false],
+        "a third pick is refused at the key"
+    );
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Regions takes at most 2"), "{text}");
+    // Space on a picked one unpicks it; then the third may go in.
+    app.update(key("1"));
+    app.update(key("space"));
+    app.update(key("3"));
+    app.update(key("space"));
+    assert_eq!(picks(&app, &card, 1).0, vec![false, true, true]);
+    let text = screen_text(&app, (80, 24));
+    assert!(!text.contains("takes at most"), "{text}");
+}
+
 /// A form's one-line field shows the part around the cursor, with "…" where text is out of
 /// sight, at every width: typed text never hides past the box's edge (docs/KEYS.md, "A form's
 /// fields").

@@ -714,21 +714,35 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
                         *on = !*on;
                     }
                 }
+                // A number selects (lights) an option and Space picks it, as a number selects
+                // and Enter answers on a card (docs/KEYS.md, "One rule for numbers").
                 Some(FieldValue::Many { picked, at }) if options > 0 => match key.code {
                     KeyCode::Right => *at = (*at + 1) % options,
                     KeyCode::Left => *at = (*at + options - 1) % options,
                     KeyCode::Char(' ') => {
-                        if let Some(on) = picked.get_mut(*at) {
-                            *on = !*on;
+                        let count = picked.iter().filter(|on| **on).count();
+                        // The field's most is kept at the key, not first told at Submit.
+                        let most = focused
+                            .and_then(|f| f.max)
+                            .filter(|most| *most >= 0.0)
+                            .map(|most| most as usize);
+                        match picked.get_mut(*at) {
+                            Some(on) if !*on && most.is_some_and(|most| count >= most) => {
+                                let label = focused.map_or("This field", |f| f.label.as_str());
+                                let most = most.unwrap_or_default();
+                                card.notice = Some(format!(
+                                    "{label} takes at most {most}: unpick one first (Space on a picked one)."
+                                ));
+                            }
+                            Some(on) => *on = !*on,
+                            None => {}
                         }
                     }
                     KeyCode::Char(c) => {
                         if let Some(n) = c.to_digit(10).map(|n| n as usize)
                             && (1..=options).contains(&n)
-                            && let Some(on) = picked.get_mut(n - 1)
                         {
                             *at = n - 1;
-                            *on = !*on;
                         }
                     }
                     _ => {}
