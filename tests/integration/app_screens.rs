@@ -1616,6 +1616,123 @@ fn a15_a_number_selects_on_a_pick_several_field_and_space_picks_within_its_most(
     assert!(!text.contains("takes at most"), "{text}");
 }
 
+/// The card's own hint line: the keys that act on the focused field.
+fn card_hint(app: &App, size: (u16, u16)) -> String {
+    let text = screen_text(app, size);
+    let inside = |l: &str| {
+        l.split(" Hidden by")
+            .next()
+            .unwrap_or_default()
+            .trim_matches(|c| c == ' ' || c == '│' || c == '"')
+            .to_string()
+    };
+    let lines: Vec<String> = text.lines().map(inside).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("Tab/Shift-Tab"))
+        .unwrap_or_else(|| panic!("a hint line: {text}"));
+    lines[start..]
+        .iter()
+        .take_while(|l| !l.is_empty() && !l.starts_with('└'))
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Each field's hint names only keys that act on it, with what they do; each is pressed
+/// here and does it (docs/KEYS.md, "A form's fields").
+#[test]
+fn a_form_hints_the_keys_of_the_focused_field_and_each_does_what_it_says() {
+    let size = (80, 24);
+    let world = world_asking(regions_form());
+    let (mut app, card) = card_app(&world, false, size);
+    read(&mut app);
+    let number = |app: &App| match app.cards().get(&card).and_then(|c| c.form.as_ref()) {
+        Some(form) => match &form.values[0] {
+            FieldValue::Number(editor) => editor.text(),
+            other => panic!("the first field is {other:?}"),
+        },
+        None => panic!("no form"),
+    };
+    // A whole number: digits, - and +; nothing to change with ←/→ Space.
+    let hint = card_hint(&app, size);
+    assert!(hint.contains("digits - + type"), "{hint}");
+    assert!(!hint.contains("Space"), "{hint}");
+    for (k, typed) in [("-", "2-"), ("+", "2-+"), ("7", "2-+7")] {
+        app.update(key(k));
+        assert_eq!(number(&app), typed, "{k} types");
+    }
+    for _ in 0..3 {
+        app.update(key("backspace"));
+    }
+    // A pick-several field: numbers and ←/→ select, Space picks.
+    app.update(key("tab"));
+    let hint = card_hint(&app, size);
+    assert!(hint.contains("1–3 ←/→ select · Space picks"), "{hint}");
+    app.update(key("right"));
+    assert_eq!(picks(&app, &card, 1), (vec![false, false, false], 1));
+    app.update(key("left"));
+    app.update(key("space"));
+    assert_eq!(picks(&app, &card, 1), (vec![true, false, false], 0));
+    // A text field: typing, the fields and submit; no ←/→ Space change.
+    app.update(key("tab"));
+    let hint = card_hint(&app, size);
+    assert!(!hint.contains("change"), "{hint}");
+    assert!(hint.contains("Tab/Shift-Tab fields"), "{hint}");
+    assert!(hint.contains("Enter submits"), "{hint}");
+    // Decline: Enter declines, and the hint says so.
+    app.update(key("tab"));
+    let hint = card_hint(&app, size);
+    assert!(hint.contains("Enter answers “Decline”"), "{hint}");
+    assert!(
+        !hint.contains("submits") && !hint.contains("change"),
+        "{hint}"
+    );
+    let footer = screen_text(&app, size);
+    let footer = footer.lines().last().unwrap_or_default();
+    assert!(!footer.contains("submit"), "{footer}");
+    app.update(key("shift-tab"));
+    app.update(key("tab"));
+    let sent = handed(&app.update(key("enter")));
+    assert!(sent.contains("decline"), "Enter declined: {sent}");
+}
+
+/// The deploy form's pick-one and yes/no fields hint their own keys, and each acts.
+#[test]
+fn a_forms_choice_and_yes_no_fields_hint_their_own_keys() {
+    let size = (80, 24);
+    let world = world_asking(worlds::deploy_form());
+    let (mut app, card) = card_app(&world, false, size);
+    read(&mut app);
+    let value = |app: &App, field: usize| match app.cards().get(&card).and_then(|c| c.form.as_ref())
+    {
+        Some(form) => format!("{:?}", form.values[field]),
+        None => panic!("no form"),
+    };
+    let hint = card_hint(&app, size);
+    assert!(hint.contains("1–3 ←/→ Space change"), "{hint}");
+    for (k, now) in [
+        ("3", "Choice(Some(2))"),
+        ("right", "Choice(Some(0))"),
+        ("left", "Choice(Some(2))"),
+        ("space", "Choice(Some(0))"),
+    ] {
+        app.update(key(k));
+        assert_eq!(value(&app, 0), now, "{k}");
+    }
+    app.update(key("tab"));
+    let hint = card_hint(&app, size);
+    assert!(hint.contains("Space ←/→ toggle"), "{hint}");
+    for (k, now) in [
+        ("space", "Boolean(false)"),
+        ("left", "Boolean(true)"),
+        ("right", "Boolean(false)"),
+    ] {
+        app.update(key(k));
+        assert_eq!(value(&app, 1), now, "{k}");
+    }
+}
+
 /// A form's one-line field shows the part around the cursor, with "…" where text is out of
 /// sight, at every width: typed text never hides past the box's edge (docs/KEYS.md, "A form's
 /// fields").

@@ -837,8 +837,8 @@ fn option_line(
 }
 
 /// The keys that do something on this card now, as they really work: option keys select, Enter
-/// answers the selected one (and asks again before allow-always). One line, or in shorter
-/// words wrapped over several on a compact card.
+/// answers the selected one (and asks again before allow-always). Wrapped over more lines
+/// when they do not fit, in shorter words on a compact card.
 fn hint_lines(
     app: &Phone,
     card: &CardState,
@@ -912,8 +912,7 @@ fn hint_lines(
                         key(Action::PrevField)
                     ));
                 }
-                parts.push("←/→ Space change".into());
-                parts.push(format!("{} submits", key(Action::Submit)));
+                parts.extend(focused_field_keys(card, &key(Action::Submit)));
             }
             AskKind::Unknown(_) => {}
         }
@@ -929,15 +928,57 @@ fn hint_lines(
     if !(compact && answerable && card.ask.kind == AskKind::Form) {
         parts.push(format!("{} back", key(Action::Back)));
     }
+    // Wrapped, never cut: a key cut off at the card's edge would be a key not told.
     let text = parts.join(" · ");
-    if !compact {
-        return vec![Line::from(Span::styled(text, theme.dim))];
-    }
     wrap::wrap(&text, width)
         .into_iter()
         .map(|line| Line::from(Span::styled(line, theme.dim)))
         .collect()
 }
+
+/// The keys that act on a form's focused row, with what they do there (card_typing's keys):
+/// a number's marks, a choice's numbers and arrows, Space on a yes/no or a pick-several field,
+/// and Enter, which submits the form on a field and answers with an option (Decline) on one.
+fn focused_field_keys(card: &CardState, enter: &str) -> Vec<String> {
+    let (Some(body), Some(state)) = (card.ask.form.as_ref(), card.form.as_ref()) else {
+        return Vec::new();
+    };
+    if let Some(option) = card.focused_form_option() {
+        return vec![format!("{enter} answers “{}”", option.label)];
+    }
+    let numbers = |field: &crate::wire::FormField| match field.options.len().min(9) {
+        1 => "1".to_string(),
+        n => format!("1–{n}"),
+    };
+    let mut parts = Vec::new();
+    if let (Some(field), Some(value)) =
+        (body.fields.get(state.focus), state.values.get(state.focus))
+    {
+        match value {
+            FieldValue::Number(_) if field.integer => parts.push("digits - + type".to_string()),
+            FieldValue::Number(_) => parts.push("digits - + . e type".to_string()),
+            FieldValue::Choice(_) if !field.options.is_empty() => {
+                parts.push(format!("{} ←/→ Space change", numbers(field)));
+            }
+            FieldValue::Many { .. } if !field.options.is_empty() => {
+                parts.push(format!("{} ←/→ select", numbers(field)));
+                parts.push("Space picks".to_string());
+            }
+            FieldValue::Boolean(_) => parts.push("Space ←/→ toggle".to_string()),
+            _ => {}
+        }
+    }
+    parts.push(format!("{enter} submits"));
+    parts
+}
+
+/// The footer's keys while a form's option (Decline) is focused: Enter answers with it.
+const ON_A_FORM_OPTION: &[crate::app::keymap::Hint] = &[
+    (Action::Submit, "answer with it", "answer"),
+    (Action::NextField, "next field", "next"),
+    (Action::Back, "back", "back"),
+    (Action::Help, "keys", "keys"),
+];
 
 impl crate::ui::Drawn for crate::screens::CardScreen {
     fn place(&self, _app: &Phone) -> String {
@@ -962,6 +1003,11 @@ impl crate::ui::Drawn for crate::screens::CardScreen {
         app: &Phone,
         _context: crate::app::keymap::Context,
     ) -> Option<&'static [crate::app::keymap::Hint]> {
-        super::draw_dsh::hints(app, &self.key)
+        super::draw_dsh::hints(app, &self.key).or_else(|| {
+            app.cards
+                .get(&self.key)
+                .and_then(CardState::focused_form_option)
+                .map(|_| ON_A_FORM_OPTION)
+        })
     }
 }

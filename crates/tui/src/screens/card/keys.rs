@@ -92,9 +92,11 @@ pub(crate) const TYPING: Context = Context(&KeyPart {
         EDIT_MOVES,
         EDIT_KILLS,
         EDIT_YANK_UNDO,
-        "Choice fields: ←/→ cycle the options",
+        "Choice fields: a number, ←/→ or Space change the choice",
+        "Pick-several fields: a number or ←/→ lights an option, Space picks or unpicks it",
         "Yes/no fields: Space or ←/→ toggle",
-        "Number fields: type digits",
+        "Number fields: type digits and - + (a decimal also . e)",
+        "On an option such as Decline, Enter answers with it",
     ],
     hints: &[
         (Action::Submit, "submit", "submit"),
