@@ -1616,6 +1616,54 @@ fn a15_a_number_selects_on_a_pick_several_field_and_space_picks_within_its_most(
     assert!(!text.contains("takes at most"), "{text}");
 }
 
+/// A url card, as an ACP agent's sign-in makes it.
+fn url_card() -> Ask {
+    serde_json::from_value(json!({
+        "id": "signin", "revision": 1, "kind": "choice", "title": "Sign in to 数据库 🔐",
+        "choice": {"prompt": "Sign in to let me read the schema.",
+                   "url": "https://auth.example.com/device?code=ABCD-1234",
+                   "options": [{"id": "done", "label": "Done"}, {"id": "decline", "label": "Decline"}]}
+    }))
+    .expect("a url ask")
+}
+
+/// On a url card the key the card names copies its link, through the terminal as the pane's
+/// copy does (OSC 52), and so does the key a failed open names; the help lists it.
+#[test]
+fn a_url_cards_copy_key_copies_its_link() {
+    let size = (80, 24);
+    let world = world_asking(url_card());
+    let (mut app, _) = card_app(&world, false, size);
+    read(&mut app);
+    let text = screen_text(&app, size);
+    assert!(
+        text.contains("y copies it"),
+        "the card names the key: {text}"
+    );
+    let copied = handed(&app.update(key("y")));
+    assert!(
+        copied.contains("Copy(\"https://auth.example.com/device?code=ABCD-1234\")"),
+        "y copies the link: {copied}"
+    );
+    let text = screen_text(&app, size);
+    assert!(text.contains("Copied 1 line"), "{text}");
+    // A failed open names the key that copies here, and that key copies.
+    app.update(Message::LinkOpened {
+        url: "https://auth.example.com/device?code=ABCD-1234".into(),
+        result: Err("no display to open a browser on.".into()),
+    });
+    let text = screen_text(&app, size);
+    assert!(text.contains("y copies the link"), "{text}");
+    assert!(handed(&app.update(key("y"))).contains("Copy("));
+    assert!(
+        app.help_now()
+            .iter()
+            .any(|(keys, words)| keys == "y" && words.contains("link")),
+        "{:?}",
+        app.help_now()
+    );
+}
+
 /// The card's own hint line: the keys that act on the focused field.
 fn card_hint(app: &App, size: (u16, u16)) -> String {
     let text = screen_text(app, size);

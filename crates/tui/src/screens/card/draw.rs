@@ -527,14 +527,17 @@ fn card_parts(
                 for piece in wrap::wrap(url, width) {
                     lines.push(Line::from(Span::styled(piece, theme.link)));
                 }
-                let open = app
-                    .keymap
-                    .key_label(crate::screens::card::keys::CHOOSING, Action::OpenLink)
-                    .unwrap_or_default();
-                lines.push(Line::from(Span::styled(
-                    format!("{open} opens the link in a browser; Done once it is done there."),
-                    theme.dim,
-                )));
+                let key = |action| {
+                    app.keymap
+                        .key_label(crate::screens::card::keys::LINK, action)
+                        .unwrap_or_default()
+                };
+                let words = format!(
+                    "{} opens the link in a browser, {} copies it; Done once it is done there.",
+                    key(Action::OpenLink),
+                    key(Action::Copy)
+                );
+                lines.extend(wrapped(&words, width, theme.dim, ""));
                 lines.push(Line::default());
             }
             for (i, option) in card.options(true).iter().enumerate() {

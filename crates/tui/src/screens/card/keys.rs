@@ -27,6 +27,18 @@ pub(crate) fn choosing() -> Vec<(Chord, Action)> {
     card
 }
 
+/// A url card: a choice card's keys, and its link copied with the pane's copy key (`y`), as
+/// the pane copies an item with its link (docs/KEYS.md, "Copy"). A url card has no
+/// permission to allow, so `y` is free here.
+pub(crate) fn linking() -> Vec<(Chord, Action)> {
+    let mut card: Vec<(Chord, Action)> = choosing()
+        .into_iter()
+        .filter(|(_, action)| *action != Action::AllowOnce)
+        .collect();
+    card.push((Chord::ch('y'), Action::Copy));
+    card
+}
+
 /// A text or form card: letters are typed into the focused field.
 pub(crate) fn typing() -> Vec<(Chord, Action)> {
     // The box's own keys (a new line, the help), as in a pane's box.
@@ -47,6 +59,23 @@ pub(crate) const CHOOSING: Context = Context(&KeyPart {
     id: "card",
     title: "Ask card",
     bindings: choosing,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Submit, "answer", "answer"),
+        (Action::Retry, "retry", "retry"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "help", "help"),
+    ],
+    describe: choosing_words,
+});
+
+/// A url card: a choice card whose link opens in a browser or is copied.
+pub(crate) const LINK: Context = Context(&KeyPart {
+    id: "card-link",
+    title: "Ask card (a link)",
+    bindings: linking,
     typing: false,
     pastes: false,
     notes: &[],
@@ -122,6 +151,7 @@ fn choosing_words(action: Action) -> Option<String> {
             ));
         }
         Action::Pick(n) => return Some(format!("Select option {n}")),
+        Action::Copy => "Copy the card's link to the clipboard (through the terminal)",
         _ => return None,
     };
     Some(words.to_string())

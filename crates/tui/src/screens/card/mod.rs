@@ -47,7 +47,7 @@ impl CardScreen {
 
 impl Room for CardScreen {
     fn key_parts() -> &'static [Context] {
-        &[keys::CHOOSING, keys::TEXT, keys::TYPING]
+        &[keys::CHOOSING, keys::LINK, keys::TEXT, keys::TYPING]
     }
 
     fn keys(&self, phone: &Phone) -> Context {
@@ -217,9 +217,20 @@ pub(crate) fn card_context(phone: &Phone, key: &AskKey) -> Context {
             Some(AskKind::Text) => keys::TEXT,
             _ => keys::TYPING,
         }
+    } else if card_link(phone, key).is_some() {
+        keys::LINK
     } else {
         keys::CHOOSING
     }
+}
+
+/// The link of a url card, if this card is one.
+pub(crate) fn card_link(phone: &Phone, key: &AskKey) -> Option<String> {
+    phone
+        .cards
+        .get(key)
+        .and_then(|c| c.ask.choice.as_ref())
+        .and_then(|c| c.url.clone())
 }
 
 pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Vec<Command> {
@@ -249,13 +260,15 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                 Vec::new()
             }
         },
+        // A url card's link is copied as the pane copies (OSC 52, cleaned and capped, SPEC
+        // L1), at any time: copying answers nothing.
+        Action::Copy => match card_link(phone, &key) {
+            Some(url) => crate::screens::search::copy(phone, &url, ""),
+            None => Vec::new(),
+        },
         // A url card's link opens at any time: opening answers nothing.
         Action::OpenLink => {
-            let url = phone
-                .cards
-                .get(&key)
-                .and_then(|c| c.ask.choice.as_ref())
-                .and_then(|c| c.url.clone());
+            let url = card_link(phone, &key);
             match url {
                 Some(url) => {
                     phone.show_toast(crate::look::chat_links::opening_words(&url), false);
