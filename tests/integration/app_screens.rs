@@ -1704,7 +1704,7 @@ fn a_form_hints_the_keys_of_the_focused_field_and_each_does_what_it_says() {
     };
     // A whole number: digits, - and +; nothing to change with ←/→ Space.
     let hint = card_hint(&app, size);
-    assert!(hint.contains("digits - + type"), "{hint}");
+    assert!(hint.contains("type digits - +"), "{hint}");
     assert!(!hint.contains("Space"), "{hint}");
     for (k, typed) in [("-", "2-"), ("+", "2-+"), ("7", "2-+7")] {
         app.update(key(k));
@@ -1743,6 +1743,30 @@ fn a_form_hints_the_keys_of_the_focused_field_and_each_does_what_it_says() {
     app.update(key("tab"));
     let sent = handed(&app.update(key("enter")));
     assert!(sent.contains("decline"), "Enter declined: {sent}");
+}
+
+/// On a short terminal the field being typed in stays in view, with its bounds, when the card
+/// must give lines away.
+#[test]
+fn a_focused_field_stays_in_view_on_a_short_card() {
+    let size = (40, 12);
+    // As the ACP agent's form comes: the number last, under the pick-several field.
+    let mut ask = regions_form();
+    if let Some(body) = ask.form.as_mut() {
+        body.fields.rotate_left(1);
+        body.fields[2].description = Some("How many copies run at once".into());
+    }
+    let world = world_asking(ask);
+    let (mut app, _) = card_app(&world, false, size);
+    read(&mut app);
+    app.update(key("tab"));
+    let text = screen_text(&app, size);
+    assert!(text.contains("› Contact"), "{text}");
+    assert!(text.contains("an email address"), "{text}");
+    app.update(key("tab"));
+    let text = screen_text(&app, size);
+    assert!(text.contains("› Replicas"), "{text}");
+    assert!(text.contains("whole number, 1–9"), "{text}");
 }
 
 /// The deploy form's pick-one and yes/no fields hint their own keys, and each acts.

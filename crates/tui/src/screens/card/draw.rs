@@ -285,7 +285,21 @@ pub(crate) fn draw(
             last_four
         };
         let tail = lines.split_off(start);
-        lines.truncate(height.saturating_sub(tail.len() + 1));
+        let kept = height.saturating_sub(tail.len() + 1);
+        // The field being typed in stays in view, with the line under it (its bounds when
+        // they go below): the lines before it give way (after the card's first line), marked
+        // "…", rather than the field itself.
+        let after = usize::from(cursor.as_ref().is_some_and(|c| c.row + 1 < start));
+        if let Some(c) = cursor.as_mut()
+            && c.row < start
+            && c.row + after >= kept
+            && kept >= 3 + after
+        {
+            let first = c.row + after + 3 - kept;
+            lines.splice(1..first, [Line::from(Span::styled("  …", theme.dim))]);
+            c.row = kept - 1 - after;
+        }
+        lines.truncate(kept);
         lines.push(Line::from(Span::styled("  …", theme.dim)));
         cursor = match cursor {
             Some(c) if c.row >= start => Some(Cursor {
@@ -618,15 +632,23 @@ fn card_parts(
                         wrap::pad_to(&wrap::truncate(&label, label_width), label_width)
                     );
                     let bounds = field_bounds(field).map(|words| format!("  {words}"));
-                    // A typed value gets the row's columns after its label; its bounds stay
-                    // beside it while a dozen columns are left for it, else go below.
+                    // A typed value gets the row's columns after its label. Its bounds stay
+                    // beside it while a dozen columns are left for the value; else the focused
+                    // field's go below it, and another's are cut with "…" at the edge.
+                    const VALUE_ROOM: usize = 12;
                     let room = width.saturating_sub(wrap::width(&prefix));
-                    let beside = bounds.as_ref().filter(|words| {
-                        value.editor().is_none() || room.saturating_sub(wrap::width(words)) >= 12
-                    });
-                    let room = room
-                        .saturating_sub(beside.map_or(0, |words| wrap::width(words)))
-                        .max(1);
+                    let tight = |words: &String| {
+                        room.saturating_sub(wrap::width(words)) < VALUE_ROOM
+                            && value.editor().is_some()
+                    };
+                    let below = bounds.as_ref().filter(|words| focused && tight(words));
+                    let beside = bounds.as_ref().filter(|_| below.is_none());
+                    let room = match beside {
+                        Some(words) if tight(words) => room.min(VALUE_ROOM),
+                        Some(words) => room - wrap::width(words),
+                        None => room,
+                    }
+                    .max(1);
                     let shown = match value {
                         FieldValue::Text(editor) | FieldValue::Number(editor) => {
                             let text = editor.text();
@@ -672,8 +694,8 @@ fn card_parts(
                     if let Some(words) = beside {
                         spans.push(Span::styled(words.clone(), theme.dim));
                     }
-                    lines.push(Line::from(spans));
-                    if let Some(words) = bounds.as_ref().filter(|_| beside.is_none()) {
+                    lines.push(wrap::fit_line(Line::from(spans), width));
+                    if let Some(words) = below {
                         lines.extend(wrapped(words.trim_start(), width, theme.dim, "    "));
                     }
                     if let FieldValue::Many { picked, at } = value {
@@ -958,8 +980,8 @@ fn focused_field_keys(card: &CardState, enter: &str) -> Vec<String> {
         (body.fields.get(state.focus), state.values.get(state.focus))
     {
         match value {
-            FieldValue::Number(_) if field.integer => parts.push("digits - + type".to_string()),
-            FieldValue::Number(_) => parts.push("digits - + . e type".to_string()),
+            FieldValue::Number(_) if field.integer => parts.push("type digits - +".to_string()),
+            FieldValue::Number(_) => parts.push("type digits - + . e".to_string()),
             FieldValue::Choice(_) if !field.options.is_empty() => {
                 parts.push(format!("{} ←/→ Space change", numbers(field)));
             }
