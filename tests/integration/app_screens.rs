@@ -1755,10 +1755,14 @@ fn a_focused_field_stays_in_view_on_a_short_card() {
     if let Some(body) = ask.form.as_mut() {
         body.fields.rotate_left(1);
         body.fields[2].description = Some("How many copies run at once".into());
+        // A long label leaves a pick-several field's bounds no room beside it at 40 columns.
+        body.fields[0].label = "Regions 区域 to roll out".into();
     }
     let world = world_asking(ask);
     let (mut app, _) = card_app(&world, false, size);
     read(&mut app);
+    let text = screen_text(&app, size);
+    assert!(text.contains("› Regions"), "{text}");
     app.update(key("tab"));
     let text = screen_text(&app, size);
     assert!(text.contains("› Contact"), "{text}");

@@ -645,7 +645,7 @@ fn card_parts(
                     let beside = bounds.as_ref().filter(|_| below.is_none());
                     let room = match beside {
                         Some(words) if tight(words) => room.min(VALUE_ROOM),
-                        Some(words) => room - wrap::width(words),
+                        Some(words) => room.saturating_sub(wrap::width(words)),
                         None => room,
                     }
                     .max(1);
