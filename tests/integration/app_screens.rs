@@ -1763,6 +1763,10 @@ fn a_focused_field_stays_in_view_on_a_short_card() {
     read(&mut app);
     let text = screen_text(&app, size);
     assert!(text.contains("› Regions"), "{text}");
+    // The lit option of a pick-several field stays in view too.
+    app.update(key("3"));
+    let text = screen_text(&app, size);
+    assert!(text.contains("› 3 [ ] 亚太"), "{text}");
     app.update(key("tab"));
     let text = screen_text(&app, size);
     assert!(text.contains("› Contact"), "{text}");
@@ -1771,6 +1775,12 @@ fn a_focused_field_stays_in_view_on_a_short_card() {
     let text = screen_text(&app, size);
     assert!(text.contains("› Replicas"), "{text}");
     assert!(text.contains("whole number, 1–9"), "{text}");
+    // Every row, round the card, is in view while focused.
+    for _ in 0..4 {
+        app.update(key("tab"));
+        let text = screen_text(&app, size);
+        assert!(text.lines().skip(1).any(|l| l.contains("› ")), "{text}");
+    }
 }
 
 /// The deploy form's pick-one and yes/no fields hint their own keys, and each acts.

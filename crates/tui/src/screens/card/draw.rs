@@ -28,6 +28,9 @@ use crate::wire::{AskKind, AskOption, Effect, FieldKind, tool_input};
 struct Cursor {
     row: usize,
     column: usize,
+    /// False on a focused field that takes no typing (a choice, a yes/no): its row is kept in
+    /// view as a cursor's is, but no terminal cursor is drawn there.
+    shown: bool,
 }
 
 fn wrapped(text: &str, width: usize, style: Style, indent: &str) -> Vec<Line<'static>> {
@@ -299,14 +302,17 @@ pub(crate) fn draw(
             lines.splice(1..first, [Line::from(Span::styled("  …", theme.dim))]);
             c.row = kept - 1 - after;
         }
-        lines.truncate(kept);
-        lines.push(Line::from(Span::styled("  …", theme.dim)));
+        let head = lines.len().min(kept);
+        if lines.len() > kept {
+            lines.truncate(kept);
+            lines.push(Line::from(Span::styled("  …", theme.dim)));
+        }
         cursor = match cursor {
             Some(c) if c.row >= start => Some(Cursor {
                 row: c.row - start + lines.len(),
-                column: c.column,
+                ..c
             }),
-            Some(c) if c.row < lines.len() - 1 => Some(c),
+            Some(c) if c.row < head => Some(c),
             _ => None,
         };
         lines.extend(tail);
@@ -340,7 +346,7 @@ pub(crate) fn draw(
         .collect();
     options_at.replace(rows);
     frame.render_widget(Paragraph::new(lines), inner);
-    if let Some(cursor) = cursor.filter(|_| app.overlay.is_none()) {
+    if let Some(cursor) = cursor.filter(|c| c.shown && app.overlay.is_none()) {
         let x = inner.x + u16::try_from(cursor.column.min(width.saturating_sub(1))).unwrap_or(0);
         let y = inner.y + u16::try_from(cursor.row).unwrap_or(0);
         if y < inner.bottom() {
@@ -604,6 +610,7 @@ fn card_parts(
                     cursor = Some(Cursor {
                         row: start + row,
                         column: ANSWER_MARK_WIDTH + column.min(room - 1),
+                        shown: true,
                     });
                 }
             }
@@ -659,6 +666,7 @@ fn card_parts(
                                 cursor = Some(Cursor {
                                     row: lines.len(),
                                     column: wrap::width(&prefix) + column,
+                                    shown: true,
                                 });
                                 Span::styled(shown, theme.text)
                             } else if text.is_empty() {
@@ -694,6 +702,13 @@ fn card_parts(
                     if let Some(words) = beside {
                         spans.push(Span::styled(words.clone(), theme.dim));
                     }
+                    if focused && value.editor().is_none() {
+                        cursor = Some(Cursor {
+                            row: lines.len(),
+                            column: 0,
+                            shown: false,
+                        });
+                    }
                     lines.push(wrap::fit_line(Line::from(spans), width));
                     if let Some(words) = below {
                         lines.extend(wrapped(words.trim_start(), width, theme.dim, "    "));
@@ -709,6 +724,10 @@ fn card_parts(
                                 option.label
                             );
                             let style = if here { theme.selected } else { theme.text };
+                            if here && let Some(c) = cursor.as_mut() {
+                                // The lit option is what must stay in view.
+                                c.row = lines.len();
+                            }
                             lines.extend(wrapped(&text, width, style, ""));
                         }
                     }
