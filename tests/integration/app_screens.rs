@@ -1543,6 +1543,345 @@ fn a15_form_card_with_a_missing_required_field() {
     });
 }
 
+/// A form as an ACP agent's elicitation makes it: a whole number in bounds, a pick-several
+/// field of at most 2, an email, and Decline.
+fn regions_form() -> Ask {
+    serde_json::from_value(json!({
+        "id": "regions", "revision": 1, "kind": "form", "title": "Roll out",
+        "form": {
+            "fields": [
+                {"id": "replicas", "label": "Replicas", "kind": "number", "integer": true,
+                 "min": 1, "max": 9, "default": 2},
+                {"id": "regions", "label": "Regions", "kind": "choice", "multiple": true,
+                 "max": 2, "options": [
+                    {"id": "eu", "label": "Europe 🌍"}, {"id": "us", "label": "Americas"},
+                    {"id": "ap", "label": "亚太 Asia-Pacific"}]},
+                {"id": "contact", "label": "Contact", "kind": "text", "format": "email"}
+            ],
+            "options": [{"id": "decline", "label": "Decline"}]
+        }
+    }))
+    .expect("a form ask")
+}
+
+fn picks(app: &App, card: &AskKey, field: usize) -> (Vec<bool>, usize) {
+    match app.cards().get(card).and_then(|c| c.form.as_ref()) {
+        Some(form) => match &form.values[field] {
+            FieldValue::Many { picked, at } => (picked.clone(), *at),
+            other => panic!("field {field} is {other:?}"),
+        },
+        None => panic!("no form"),
+    }
+}
+
+/// On a pick-several field a number selects (moves the highlight) and Space picks, as a number
+/// selects and Enter answers on every card; a field of at most 2 refuses the third pick at the
+/// key and says why (docs/KEYS.md, "One rule for numbers").
+#[test]
+fn a15_a_number_selects_on_a_pick_several_field_and_space_picks_within_its_most() {
+    let world = world_asking(regions_form());
+    let (mut app, card) = card_app(&world, false, (80, 24));
+    read(&mut app);
+    app.update(key("tab"));
+    app.update(key("2"));
+    assert_eq!(
+        picks(&app, &card, 1),
+        (vec![false, false, false], 1),
+        "2 selects only"
+    );
+    app.update(key("space"));
+    assert_eq!(
+        picks(&app, &card, 1),
+        (vec![false, true, false], 1),
+        "Space picks"
+    );
+    app.update(key("1"));
+    app.update(key("space"));
+    assert_eq!(picks(&app, &card, 1).0, vec![true, true, false]);
+    app.update(key("3"));
+    app.update(key("space"));
+    assert_eq!(
+        picks(&app, &card, 1).0,
+        vec![true, true, false],
+        "a third pick is refused at the key"
+    );
+    let text = screen_text(&app, (80, 24));
+    assert!(text.contains("Regions takes at most 2"), "{text}");
+    // Space on a picked one unpicks it; then the third may go in.
+    app.update(key("1"));
+    app.update(key("space"));
+    app.update(key("3"));
+    app.update(key("space"));
+    assert_eq!(picks(&app, &card, 1).0, vec![false, true, true]);
+    let text = screen_text(&app, (80, 24));
+    assert!(!text.contains("takes at most"), "{text}");
+}
+
+/// A url card, as an ACP agent's sign-in makes it.
+fn url_card() -> Ask {
+    serde_json::from_value(json!({
+        "id": "signin", "revision": 1, "kind": "choice", "title": "Sign in to 数据库 🔐",
+        "choice": {"prompt": "Sign in to let me read the schema.",
+                   "url": "https://auth.example.com/device?code=ABCD-1234",
+                   "options": [{"id": "done", "label": "Done"}, {"id": "decline", "label": "Decline"}]}
+    }))
+    .expect("a url ask")
+}
+
+/// On a url card the key the card names copies its link, through the terminal as the pane's
+/// copy does (OSC 52), and so does the key a failed open names; the help lists it.
+#[test]
+fn a_url_cards_copy_key_copies_its_link() {
+    let size = (80, 24);
+    let world = world_asking(url_card());
+    let (mut app, _) = card_app(&world, false, size);
+    read(&mut app);
+    let text = screen_text(&app, size);
+    assert!(
+        text.contains("y copies it"),
+        "the card names the key: {text}"
+    );
+    let copied = handed(&app.update(key("y")));
+    assert!(
+        copied.contains("Copy(\"https://auth.example.com/device?code=ABCD-1234\")"),
+        "y copies the link: {copied}"
+    );
+    let text = screen_text(&app, size);
+    assert!(text.contains("Copied 1 line"), "{text}");
+    // A failed open names the key that copies here, and that key copies.
+    app.update(Message::LinkOpened {
+        url: "https://auth.example.com/device?code=ABCD-1234".into(),
+        result: Err("no display to open a browser on.".into()),
+    });
+    let text = screen_text(&app, size);
+    assert!(text.contains("y copies the link"), "{text}");
+    assert!(handed(&app.update(key("y"))).contains("Copy("));
+    assert!(
+        app.help_now()
+            .iter()
+            .any(|(keys, words)| keys == "y" && words.contains("link")),
+        "{:?}",
+        app.help_now()
+    );
+}
+
+/// The card's own hint line: the keys that act on the focused field.
+fn card_hint(app: &App, size: (u16, u16)) -> String {
+    let text = screen_text(app, size);
+    let inside = |l: &str| {
+        l.split(" Hidden by")
+            .next()
+            .unwrap_or_default()
+            .trim_matches(|c| c == ' ' || c == '│' || c == '"')
+            .to_string()
+    };
+    let lines: Vec<String> = text.lines().map(inside).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("Tab/Shift-Tab"))
+        .unwrap_or_else(|| panic!("a hint line: {text}"));
+    lines[start..]
+        .iter()
+        .take_while(|l| !l.is_empty() && !l.starts_with('└'))
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Each field's hint names only keys that act on it, with what they do; each is pressed
+/// here and does it (docs/KEYS.md, "A form's fields").
+#[test]
+fn a_form_hints_the_keys_of_the_focused_field_and_each_does_what_it_says() {
+    let size = (80, 24);
+    let world = world_asking(regions_form());
+    let (mut app, card) = card_app(&world, false, size);
+    read(&mut app);
+    let number = |app: &App| match app.cards().get(&card).and_then(|c| c.form.as_ref()) {
+        Some(form) => match &form.values[0] {
+            FieldValue::Number(editor) => editor.text(),
+            other => panic!("the first field is {other:?}"),
+        },
+        None => panic!("no form"),
+    };
+    // A whole number: digits, - and +; nothing to change with ←/→ Space.
+    let hint = card_hint(&app, size);
+    assert!(hint.contains("type digits - +"), "{hint}");
+    assert!(!hint.contains("Space"), "{hint}");
+    for (k, typed) in [("-", "2-"), ("+", "2-+"), ("7", "2-+7")] {
+        app.update(key(k));
+        assert_eq!(number(&app), typed, "{k} types");
+    }
+    for _ in 0..3 {
+        app.update(key("backspace"));
+    }
+    // A pick-several field: numbers and ←/→ select, Space picks.
+    app.update(key("tab"));
+    let hint = card_hint(&app, size);
+    assert!(hint.contains("1–3 ←/→ select · Space picks"), "{hint}");
+    app.update(key("right"));
+    assert_eq!(picks(&app, &card, 1), (vec![false, false, false], 1));
+    app.update(key("left"));
+    app.update(key("space"));
+    assert_eq!(picks(&app, &card, 1), (vec![true, false, false], 0));
+    // A text field: typing, the fields and submit; no ←/→ Space change.
+    app.update(key("tab"));
+    let hint = card_hint(&app, size);
+    assert!(!hint.contains("change"), "{hint}");
+    assert!(hint.contains("Tab/Shift-Tab fields"), "{hint}");
+    assert!(hint.contains("Enter submits"), "{hint}");
+    // Decline: Enter declines, and the hint says so.
+    app.update(key("tab"));
+    let hint = card_hint(&app, size);
+    assert!(hint.contains("Enter answers “Decline”"), "{hint}");
+    assert!(
+        !hint.contains("submits") && !hint.contains("change"),
+        "{hint}"
+    );
+    let footer = screen_text(&app, size);
+    let footer = footer.lines().last().unwrap_or_default();
+    assert!(!footer.contains("submit"), "{footer}");
+    app.update(key("shift-tab"));
+    app.update(key("tab"));
+    let sent = handed(&app.update(key("enter")));
+    assert!(sent.contains("decline"), "Enter declined: {sent}");
+}
+
+/// On a short terminal the field being typed in stays in view, with its bounds, when the card
+/// must give lines away.
+#[test]
+fn a_focused_field_stays_in_view_on_a_short_card() {
+    let size = (40, 12);
+    // As the ACP agent's form comes: the number last, under the pick-several field.
+    let mut ask = regions_form();
+    if let Some(body) = ask.form.as_mut() {
+        body.fields.rotate_left(1);
+        body.fields[2].description = Some("How many copies run at once".into());
+        // A long label leaves a pick-several field's bounds no room beside it at 40 columns.
+        body.fields[0].label = "Regions 区域 to roll out".into();
+    }
+    let world = world_asking(ask);
+    let (mut app, _) = card_app(&world, false, size);
+    read(&mut app);
+    let text = screen_text(&app, size);
+    assert!(text.contains("› Regions"), "{text}");
+    // The lit option of a pick-several field stays in view too.
+    app.update(key("3"));
+    let text = screen_text(&app, size);
+    assert!(text.contains("› 3 [ ] 亚太"), "{text}");
+    app.update(key("tab"));
+    let text = screen_text(&app, size);
+    assert!(text.contains("› Contact"), "{text}");
+    assert!(text.contains("an email address"), "{text}");
+    app.update(key("tab"));
+    let text = screen_text(&app, size);
+    assert!(text.contains("› Replicas"), "{text}");
+    assert!(text.contains("whole number, 1–9"), "{text}");
+    // Every row, round the card, is in view while focused.
+    for _ in 0..4 {
+        app.update(key("tab"));
+        let text = screen_text(&app, size);
+        assert!(text.lines().skip(1).any(|l| l.contains("› ")), "{text}");
+    }
+}
+
+/// The deploy form's pick-one and yes/no fields hint their own keys, and each acts.
+#[test]
+fn a_forms_choice_and_yes_no_fields_hint_their_own_keys() {
+    let size = (80, 24);
+    let world = world_asking(worlds::deploy_form());
+    let (mut app, card) = card_app(&world, false, size);
+    read(&mut app);
+    let value = |app: &App, field: usize| match app.cards().get(&card).and_then(|c| c.form.as_ref())
+    {
+        Some(form) => format!("{:?}", form.values[field]),
+        None => panic!("no form"),
+    };
+    let hint = card_hint(&app, size);
+    assert!(hint.contains("1–3 ←/→ Space change"), "{hint}");
+    for (k, now) in [
+        ("3", "Choice(Some(2))"),
+        ("right", "Choice(Some(0))"),
+        ("left", "Choice(Some(2))"),
+        ("space", "Choice(Some(0))"),
+    ] {
+        app.update(key(k));
+        assert_eq!(value(&app, 0), now, "{k}");
+    }
+    app.update(key("tab"));
+    let hint = card_hint(&app, size);
+    assert!(hint.contains("Space ←/→ toggle"), "{hint}");
+    for (k, now) in [
+        ("space", "Boolean(false)"),
+        ("left", "Boolean(true)"),
+        ("right", "Boolean(false)"),
+    ] {
+        app.update(key(k));
+        assert_eq!(value(&app, 1), now, "{k}");
+    }
+}
+
+/// A form's one-line field shows the part around the cursor, with "…" where text is out of
+/// sight, at every width: typed text never hides past the box's edge (docs/KEYS.md, "A form's
+/// fields").
+#[test]
+fn a15_a_long_form_field_shows_the_cursors_part_and_marks_the_rest() {
+    const LONG: &str = "部署说明：今天下午三点发布支付服务 🚀🚀 check the canary dashboards, \
+                        and tell 值班同学 on call 📟 before 末尾END";
+    let typed = |size: (u16, u16)| {
+        let world = world_asking(worlds::deploy_form());
+        let (mut app, card) = card_app(&world, false, size);
+        read(&mut app);
+        for _ in 0..3 {
+            app.update(key("tab"));
+        }
+        app.update(Message::Paste(LONG.into()));
+        (app, card)
+    };
+    snap("card_form_long_field", |size| typed(size).0);
+    for size in [(40, 12), (80, 24), (200, 60)] {
+        let (mut app, card) = typed(size);
+        let row = |app: &App| {
+            let text = screen_text(app, size);
+            text.lines()
+                .find(|l| l.contains("Notes"))
+                .unwrap_or_else(|| panic!("the Notes row: {text}"))
+                .to_string()
+        };
+        let end = row(&app);
+        assert!(
+            end.contains("末尾END"),
+            "the cursor's end shows at {size:?}: {end}"
+        );
+        assert!(
+            end.contains('…'),
+            "text before is marked at {size:?}: {end}"
+        );
+        app.update(key("home"));
+        let start = row(&app);
+        assert!(
+            start.contains("部署"),
+            "the start shows at {size:?}: {start}"
+        );
+        assert!(
+            start.contains('…'),
+            "text after is marked at {size:?}: {start}"
+        );
+        // The agent gets the whole text.
+        let value = match app.cards().get(&card).and_then(|c| c.form.as_ref()) {
+            Some(form) => match &form.values[3] {
+                FieldValue::Text(editor) => editor.text(),
+                other => panic!("the fourth field is {other:?}"),
+            },
+            None => panic!("no form"),
+        };
+        assert_eq!(value, LONG);
+        // Away from the field, its start shows and "…" says there is more.
+        app.update(key("tab"));
+        let away = row(&app);
+        assert!(away.contains("部署") && away.contains('…'), "{away}");
+    }
+}
+
 #[test]
 fn a15_a_number_field_edits_with_ctrl_chords_and_takes_only_number_chars() {
     let world = world_asking(worlds::deploy_form());

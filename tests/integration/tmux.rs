@@ -915,6 +915,102 @@ fn demo_acp_in_tmux_a_form_question_answered_from_keys_in_a_bunch_reaches_the_ac
     tmux.keys(&["Escape", "Escape", "Escape", "q"]);
 }
 
+/// docs/KEYS.md, "A form's fields", in a real terminal: on the ACP agent's form every hinted
+/// key is pressed and does what its hint says. On Regions (at most 2) a number lights its
+/// option and Space picks it; a third pick is refused at the key with why; on Decline the
+/// hint says Enter answers with it, and it does.
+#[test]
+fn demo_acp_in_tmux_a_forms_hints_name_the_keys_of_the_focused_field() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED demo_acp_in_tmux_a_forms_hints…: tmux is not installed");
+        return;
+    }
+    let (_home, runtime, command) = demo_home("demo --acp");
+    let tmux = Tmux::start("acp-form-hints", (80, 30), &command);
+    tmux.until("the ACP agent's permission in the inbox", |s| {
+        s.contains("ACP host: scripted") && s.contains("execute: cargo test")
+    });
+    // The permission first, so the form is the one ask left.
+    tmux.select("execute: cargo test");
+    tmux.keys(&["Enter"]);
+    tmux.until("the card", |s| s.contains("Allow once"));
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    tmux.until("back home", |s| s.contains("nothing needs your answer"));
+    tmux.select("ACP host");
+    tmux.keys(&["Enter"]);
+    tmux.select("turn 1");
+    tmux.keys(&["Enter"]);
+    tmux.until("the pane", |s| s.contains("to type a message"));
+    tmux.keys(&["i"]);
+    tmux.until("the box takes the typing", |s| {
+        !s.contains("to type a message")
+    });
+    tmux.text("/ask");
+    tmux.keys(&["Enter"]);
+    tmux.until("the question waits", |s| {
+        s.contains("Needs your answer: AskUserQuestion")
+    });
+    tmux.keys(&["Escape"]);
+    tmux.until("out of the box", |s| s.contains("to type a message"));
+    tmux.keys(&["a"]);
+    tmux.until("the form card", |s| s.contains("Dry run first"));
+    tmux.read_card();
+    let focused = |s: &str, label: &str| s.lines().any(|l| l.contains(&format!("› {label}")));
+    for _ in 0..8 {
+        if focused(&tmux.screen(), "Regions") {
+            break;
+        }
+        tmux.keys(&["Tab"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tmux.until("Regions hints its keys", |s| {
+        focused(s, "Regions") && s.contains("1–3 ←/→ select · Space picks")
+    });
+    tmux.keys(&["2"]);
+    tmux.until("2 lights Americas, unpicked", |s| {
+        s.contains("› 2 [ ] Americas")
+    });
+    tmux.keys(&["Space"]);
+    tmux.until("Space picks it", |s| s.contains("› 2 [x] Americas"));
+    tmux.keys(&["1", "Space", "3", "Space"]);
+    tmux.until("the third pick refused, with why", |s| {
+        s.contains("1 [x] Europe") && s.contains("› 3 [ ] 亚太") && s.contains("takes at most 2")
+    });
+    // Right lights the next option (round the end), Left the one before.
+    tmux.keys(&["Right"]);
+    tmux.until("Right goes round to 1", |s| s.contains("› 1 [x] Europe"));
+    tmux.keys(&["Left"]);
+    tmux.until("Left back to 3", |s| s.contains("› 3 [ ] 亚太"));
+    // Onto Decline: its hint says what Enter does there, and Enter does it.
+    for _ in 0..8 {
+        if tmux.screen().contains("› [ Decline ]") {
+            break;
+        }
+        tmux.keys(&["Tab"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tmux.until("Decline hints Enter", |s| {
+        s.contains("Enter answers “Decline”") && !s.contains("Space change")
+    });
+    tmux.keys(&["Enter"]);
+    let declined = || {
+        scripted_agent_history(&runtime)
+            .iter()
+            .any(|(who, got)| who == "elicitation" && got.contains("decline"))
+    };
+    let deadline = Instant::now() + SOON;
+    while !declined() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        declined(),
+        "Enter on Decline declined: {:?}",
+        scripted_agent_history(&runtime)
+    );
+    tmux.keys(&["Escape", "Escape", "Escape", "q"]);
+}
+
 /// docs/KEYS.md in a real terminal: a person's words written to it the way ssh hands them on
 /// (small writes 1–10 ms apart, each Enter straight after its word and the next word straight
 /// after it) are three sends of their own words, in order, read back from the journal.

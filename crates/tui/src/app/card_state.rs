@@ -80,6 +80,14 @@ impl FieldValue {
         }
     }
 
+    /// The editor of a field that takes typing, to read.
+    pub(crate) fn editor(&self) -> Option<&Editor> {
+        match self {
+            Self::Text(editor) | Self::Number(editor) => Some(editor),
+            _ => None,
+        }
+    }
+
     /// The editor of a field that takes typing.
     pub(crate) fn editor_mut(&mut self) -> Option<&mut Editor> {
         match self {

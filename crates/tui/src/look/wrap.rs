@@ -67,6 +67,60 @@ pub(crate) fn skip_columns(text: &str, skip: usize) -> String {
     out
 }
 
+/// One line being typed, split at the cursor, shown in `room` columns: the part around the
+/// cursor, with "…" on each side where text is out of sight, and the cursor's column in what
+/// is shown. The cursor gets a cell of its own at the end of the text. The window starts at the
+/// text's start while the cursor is in view there, else it ends just past the cursor, so what
+/// was typed last shows (as the pane's box keeps its cursor's row in view, docs/KEYS.md).
+/// Graphemes are never split; a wide one that does not fit leaves its column blank.
+pub(crate) fn around_cursor(before: &str, after: &str, room: usize) -> (String, usize) {
+    let pieces: Vec<(&str, usize)> = before
+        .graphemes(true)
+        .chain(after.graphemes(true))
+        .map(|g| (g, grapheme_width(g)))
+        .collect();
+    let at = before.graphemes(true).count();
+    let n = pieces.len();
+    let columns = |a: usize, b: usize| pieces[a..b].iter().map(|(_, w)| w).sum::<usize>();
+    let dots = width(ELLIPSIS);
+    // Columns a window of graphemes a..b takes, with its marks and the cursor's own cell.
+    let takes = |a: usize, b: usize| {
+        columns(a, b)
+            + if a > 0 { dots } else { 0 }
+            + if b < n { dots } else { 0 }
+            + usize::from(at == n && b == n)
+    };
+    let shows_cursor = |b: usize| at < b || (at == n && b == n);
+    let widest_from = |a: usize| (a..=n).rev().find(|&b| takes(a, b) <= room).unwrap_or(a);
+    let (mut a, mut b) = (0, widest_from(0));
+    if !shows_cursor(b) {
+        b = (at + 1).min(n);
+        a = at.min(b);
+        while a > 0 && takes(a - 1, b) <= room {
+            a -= 1;
+        }
+        while b < n && takes(a, b + 1) <= room {
+            b += 1;
+        }
+        // Too narrow for the grapheme at the cursor with both marks: the marks and the cursor.
+        while b > at && takes(a, b) > room {
+            b -= 1;
+        }
+    }
+    let mut shown = String::new();
+    if a > 0 {
+        shown.push_str(ELLIPSIS);
+    }
+    for (grapheme, _) in &pieces[a..b] {
+        shown.push_str(grapheme);
+    }
+    if b < n {
+        shown.push_str(ELLIPSIS);
+    }
+    let column = if a > 0 { dots } else { 0 } + columns(a, at.max(a));
+    (shown, column)
+}
+
 /// `text` cut or right-padded with spaces to exactly `width` columns.
 pub fn pad_to(text: &str, width: usize) -> String {
     let mut out = truncate(text, width);
@@ -450,6 +504,59 @@ pub(crate) fn wrap_pieces<T: Clone + PartialEq>(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn around_cursor_shows_the_cursors_part_and_marks_what_is_out_of_sight() {
+        // Short text shows whole, the cursor where it is.
+        assert_eq!(around_cursor("ab", "c", 10), ("abc".to_string(), 2));
+        // The cursor at the end of a long line: its end shows, "…" before it, and the cursor
+        // has the last cell.
+        let text = "部署说明：今天下午三点发布🚀 canary";
+        let (shown, column) = around_cursor(text, "", 12);
+        assert!(
+            shown.starts_with('…') && shown.ends_with("canary"),
+            "{shown}"
+        );
+        assert_eq!(column, width(&shown));
+        assert!(width(&shown) < 12, "{shown}");
+        // At the start: the start shows, "…" after it.
+        let (shown, column) = around_cursor("", text, 12);
+        assert!(shown.starts_with("部署") && shown.ends_with('…'), "{shown}");
+        assert_eq!(column, 0);
+        assert!(width(&shown) <= 12);
+        // In the middle: both marks, the cursor on the grapheme after `before`.
+        let (before, after) = text.split_at("部署说明：今天下午三点".len());
+        let (shown, column) = around_cursor(before, after, 10);
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+        assert!(width(&shown) <= 10);
+        assert!(
+            skip_columns(&shown, column).starts_with('发'),
+            "{shown} {column}"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn around_cursor_fits_and_keeps_the_cursor_in_view(
+            text in "[a-z 日本語🚀👨‍👩‍👧]{0,40}",
+            cut in 0usize..60,
+            room in 3usize..30,
+        ) {
+            let graphemes: Vec<&str> = text.graphemes(true).collect();
+            let cut = cut.min(graphemes.len());
+            let before: String = graphemes[..cut].concat();
+            let after: String = graphemes[cut..].concat();
+            let (shown, column) = around_cursor(&before, &after, room);
+            prop_assert!(width(&shown) <= room, "{} in {}", shown, room);
+            prop_assert!(column < room, "cursor {} in {}", column, room);
+            // What shows, less its marks, is a piece of the text.
+            let inner = shown.trim_start_matches('…').trim_end_matches('…');
+            prop_assert!(text.contains(inner));
+            if width(&text) < room {
+                prop_assert_eq!(shown, text);
+            }
+        }
+    }
 
     #[test]
     fn width_counts_cjk_and_emoji_as_two_and_combining_marks_as_none() {

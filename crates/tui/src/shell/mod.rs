@@ -276,7 +276,9 @@ impl App {
                 Vec::new()
             }
             Message::LinkOpened { url, result } => {
-                crate::screens::pane::select::link_opened(&mut self.phone, &url, result);
+                let link_card = crate::screens::card::keys::LINK;
+                let copies = (self.context() == link_card).then_some((link_card, "the link"));
+                crate::screens::pane::select::link_opened(&mut self.phone, &url, result, copies);
                 Vec::new()
             }
             Message::EditedOutside { target, result } => {

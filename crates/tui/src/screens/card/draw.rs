@@ -28,6 +28,9 @@ use crate::wire::{AskKind, AskOption, Effect, FieldKind, tool_input};
 struct Cursor {
     row: usize,
     column: usize,
+    /// False on a focused field that takes no typing (a choice, a yes/no): its row is kept in
+    /// view as a cursor's is, but no terminal cursor is drawn there.
+    shown: bool,
 }
 
 fn wrapped(text: &str, width: usize, style: Style, indent: &str) -> Vec<Line<'static>> {
@@ -285,14 +288,31 @@ pub(crate) fn draw(
             last_four
         };
         let tail = lines.split_off(start);
-        lines.truncate(height.saturating_sub(tail.len() + 1));
-        lines.push(Line::from(Span::styled("  …", theme.dim)));
+        let kept = height.saturating_sub(tail.len() + 1);
+        // The field being typed in stays in view, with the line under it (its bounds when
+        // they go below): the lines before it give way (after the card's first line), marked
+        // "…", rather than the field itself.
+        let after = usize::from(cursor.as_ref().is_some_and(|c| c.row + 1 < start));
+        if let Some(c) = cursor.as_mut()
+            && c.row < start
+            && c.row + after >= kept
+            && kept >= 3 + after
+        {
+            let first = c.row + after + 3 - kept;
+            lines.splice(1..first, [Line::from(Span::styled("  …", theme.dim))]);
+            c.row = kept - 1 - after;
+        }
+        let head = lines.len().min(kept);
+        if lines.len() > kept {
+            lines.truncate(kept);
+            lines.push(Line::from(Span::styled("  …", theme.dim)));
+        }
         cursor = match cursor {
             Some(c) if c.row >= start => Some(Cursor {
                 row: c.row - start + lines.len(),
-                column: c.column,
+                ..c
             }),
-            Some(c) if c.row < lines.len() - 1 => Some(c),
+            Some(c) if c.row < head => Some(c),
             _ => None,
         };
         lines.extend(tail);
@@ -326,7 +346,7 @@ pub(crate) fn draw(
         .collect();
     options_at.replace(rows);
     frame.render_widget(Paragraph::new(lines), inner);
-    if let Some(cursor) = cursor.filter(|_| app.overlay.is_none()) {
+    if let Some(cursor) = cursor.filter(|c| c.shown && app.overlay.is_none()) {
         let x = inner.x + u16::try_from(cursor.column.min(width.saturating_sub(1))).unwrap_or(0);
         let y = inner.y + u16::try_from(cursor.row).unwrap_or(0);
         if y < inner.bottom() {
@@ -527,16 +547,19 @@ fn card_parts(
                 for piece in wrap::wrap(url, width) {
                     lines.push(Line::from(Span::styled(piece, theme.link)));
                 }
-                let open = app
-                    .keymap
-                    .key_label(crate::screens::card::keys::CHOOSING, Action::OpenLink)
-                    .unwrap_or_default();
+                let key = |action| {
+                    app.keymap
+                        .key_label(crate::screens::card::keys::LINK, action)
+                        .unwrap_or_default()
+                };
+                let (open, copy) = (key(Action::OpenLink), key(Action::Copy));
                 // One line, whole: in fewer words where the full sentence does not fit, and
                 // cut with "…" only where not even those do (docs/KEYS.md, "Lines that are
                 // cut"); a short card has no row to spare for a second one.
-                let long =
-                    format!("{open} opens the link in a browser; Done once it is done there.");
-                let short = format!("{open} opens the link, then Done.");
+                let long = format!(
+                    "{open} opens the link in a browser, {copy} copies it; Done once it is done there."
+                );
+                let short = format!("{open} opens the link, {copy} copies it, then Done.");
                 let line = if wrap::width(&long) <= width {
                     long
                 } else {
@@ -595,6 +618,7 @@ fn card_parts(
                     cursor = Some(Cursor {
                         row: start + row,
                         column: ANSWER_MARK_WIDTH + column.min(room - 1),
+                        shown: true,
                     });
                 }
             }
@@ -622,16 +646,38 @@ fn card_parts(
                         "{marker}{}  ",
                         wrap::pad_to(&wrap::truncate(&label, label_width), label_width)
                     );
+                    let bounds = field_bounds(field).map(|words| format!("  {words}"));
+                    // A typed value gets the row's columns after its label. Its bounds stay
+                    // beside it while a dozen columns are left for the value; else the focused
+                    // field's go below it, and another's are cut with "…" at the edge.
+                    const VALUE_ROOM: usize = 12;
+                    let room = width.saturating_sub(wrap::width(&prefix));
+                    let tight = |words: &String| {
+                        room.saturating_sub(wrap::width(words)) < VALUE_ROOM
+                            && value.editor().is_some()
+                    };
+                    let below = bounds.as_ref().filter(|words| focused && tight(words));
+                    let beside = bounds.as_ref().filter(|_| below.is_none());
+                    let room = match beside {
+                        Some(words) if tight(words) => room.min(VALUE_ROOM),
+                        Some(words) => room.saturating_sub(wrap::width(words)),
+                        None => room,
+                    }
+                    .max(1);
                     let shown = match value {
                         FieldValue::Text(editor) | FieldValue::Number(editor) => {
+                            let text = editor.text();
                             if focused {
+                                // The part around the cursor, "…" where text is out of sight.
+                                let (before, after) = editor.split_at_cursor();
+                                let (shown, column) = wrap::around_cursor(before, after, room);
                                 cursor = Some(Cursor {
                                     row: lines.len(),
-                                    column: wrap::width(&prefix) + editor.cursor().1,
+                                    column: wrap::width(&prefix) + column,
+                                    shown: true,
                                 });
-                            }
-                            let text = editor.text();
-                            if text.is_empty() && !focused {
+                                Span::styled(shown, theme.text)
+                            } else if text.is_empty() {
                                 let kind = if field.kind == FieldKind::Number {
                                     "(a number)"
                                 } else {
@@ -639,7 +685,7 @@ fn card_parts(
                                 };
                                 Span::styled(kind.to_string(), theme.dim)
                             } else {
-                                Span::styled(text, theme.text)
+                                Span::styled(wrap::truncate(&text, room), theme.text)
                             }
                         }
                         FieldValue::Choice(choice) => {
@@ -661,10 +707,20 @@ fn card_parts(
                         Span::styled(prefix, if focused { theme.selected } else { theme.text }),
                         shown,
                     ];
-                    if let Some(words) = field_bounds(field) {
-                        spans.push(Span::styled(format!("  {words}"), theme.dim));
+                    if let Some(words) = beside {
+                        spans.push(Span::styled(words.clone(), theme.dim));
                     }
-                    lines.push(Line::from(spans));
+                    if focused && value.editor().is_none() {
+                        cursor = Some(Cursor {
+                            row: lines.len(),
+                            column: 0,
+                            shown: false,
+                        });
+                    }
+                    lines.push(wrap::fit_line(Line::from(spans), width));
+                    if let Some(words) = below {
+                        lines.extend(wrapped(words.trim_start(), width, theme.dim, "    "));
+                    }
                     if let FieldValue::Many { picked, at } = value {
                         for (n, (option, on)) in field.options.iter().zip(picked).enumerate() {
                             let here = focused && n == *at;
@@ -676,6 +732,10 @@ fn card_parts(
                                 option.label
                             );
                             let style = if here { theme.selected } else { theme.text };
+                            if here && let Some(c) = cursor.as_mut() {
+                                // The lit option is what must stay in view.
+                                c.row = lines.len();
+                            }
                             lines.extend(wrapped(&text, width, style, ""));
                         }
                     }
@@ -829,8 +889,8 @@ fn option_line(
 }
 
 /// The keys that do something on this card now, as they really work: option keys select, Enter
-/// answers the selected one (and asks again before allow-always). One line, or in shorter
-/// words wrapped over several on a compact card.
+/// answers the selected one (and asks again before allow-always). Wrapped over more lines
+/// when they do not fit, in shorter words on a compact card.
 fn hint_lines(
     app: &Phone,
     card: &CardState,
@@ -904,8 +964,7 @@ fn hint_lines(
                         key(Action::PrevField)
                     ));
                 }
-                parts.push("←/→ Space change".into());
-                parts.push(format!("{} submits", key(Action::Submit)));
+                parts.extend(focused_field_keys(card, &key(Action::Submit)));
             }
             AskKind::Unknown(_) => {}
         }
@@ -941,6 +1000,50 @@ fn hint_lines(
         .collect()
 }
 
+/// The keys that act on a form's focused row, with what they do there (card_typing's keys):
+/// a number's marks, a choice's numbers and arrows, Space on a yes/no or a pick-several field,
+/// and Enter, which submits the form on a field and answers with an option (Decline) on one.
+fn focused_field_keys(card: &CardState, enter: &str) -> Vec<String> {
+    let (Some(body), Some(state)) = (card.ask.form.as_ref(), card.form.as_ref()) else {
+        return Vec::new();
+    };
+    if let Some(option) = card.focused_form_option() {
+        return vec![format!("{enter} answers “{}”", option.label)];
+    }
+    let numbers = |field: &crate::wire::FormField| match field.options.len().min(9) {
+        1 => "1".to_string(),
+        n => format!("1–{n}"),
+    };
+    let mut parts = Vec::new();
+    if let (Some(field), Some(value)) =
+        (body.fields.get(state.focus), state.values.get(state.focus))
+    {
+        match value {
+            FieldValue::Number(_) if field.integer => parts.push("type digits - +".to_string()),
+            FieldValue::Number(_) => parts.push("type digits - + . e".to_string()),
+            FieldValue::Choice(_) if !field.options.is_empty() => {
+                parts.push(format!("{} ←/→ Space change", numbers(field)));
+            }
+            FieldValue::Many { .. } if !field.options.is_empty() => {
+                parts.push(format!("{} ←/→ select", numbers(field)));
+                parts.push("Space picks".to_string());
+            }
+            FieldValue::Boolean(_) => parts.push("Space ←/→ toggle".to_string()),
+            _ => {}
+        }
+    }
+    parts.push(format!("{enter} submits"));
+    parts
+}
+
+/// The footer's keys while a form's option (Decline) is focused: Enter answers with it.
+const ON_A_FORM_OPTION: &[crate::app::keymap::Hint] = &[
+    (Action::Submit, "answer with it", "answer"),
+    (Action::NextField, "next field", "next"),
+    (Action::Back, "back", "back"),
+    (Action::Help, "keys", "keys"),
+];
+
 impl crate::ui::Drawn for crate::screens::CardScreen {
     fn place(&self, _app: &Phone) -> String {
         format!("{} › Ask", self.key.agent)
@@ -964,6 +1067,11 @@ impl crate::ui::Drawn for crate::screens::CardScreen {
         app: &Phone,
         _context: crate::app::keymap::Context,
     ) -> Option<&'static [crate::app::keymap::Hint]> {
-        super::draw_dsh::hints(app, &self.key)
+        super::draw_dsh::hints(app, &self.key).or_else(|| {
+            app.cards
+                .get(&self.key)
+                .and_then(CardState::focused_form_option)
+                .map(|_| ON_A_FORM_OPTION)
+        })
     }
 }

@@ -27,6 +27,18 @@ pub(crate) fn choosing() -> Vec<(Chord, Action)> {
     card
 }
 
+/// A url card: a choice card's keys, and its link copied with the pane's copy key (`y`), as
+/// the pane copies an item with its link (docs/KEYS.md, "Copy"). A url card has no
+/// permission to allow, so `y` is free here.
+pub(crate) fn linking() -> Vec<(Chord, Action)> {
+    let mut card: Vec<(Chord, Action)> = choosing()
+        .into_iter()
+        .filter(|(_, action)| *action != Action::AllowOnce)
+        .collect();
+    card.push((Chord::ch('y'), Action::Copy));
+    card
+}
+
 /// A text or form card: letters are typed into the focused field.
 pub(crate) fn typing() -> Vec<(Chord, Action)> {
     // The box's own keys (a new line, the help), as in a pane's box.
@@ -47,6 +59,23 @@ pub(crate) const CHOOSING: Context = Context(&KeyPart {
     id: "card",
     title: "Ask card",
     bindings: choosing,
+    typing: false,
+    pastes: false,
+    notes: &[],
+    hints: &[
+        (Action::Submit, "answer", "answer"),
+        (Action::Retry, "retry", "retry"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "help", "help"),
+    ],
+    describe: choosing_words,
+});
+
+/// A url card: a choice card whose link opens in a browser or is copied.
+pub(crate) const LINK: Context = Context(&KeyPart {
+    id: "card-link",
+    title: "Ask card (a link)",
+    bindings: linking,
     typing: false,
     pastes: false,
     notes: &[],
@@ -92,9 +121,11 @@ pub(crate) const TYPING: Context = Context(&KeyPart {
         EDIT_MOVES,
         EDIT_KILLS,
         EDIT_YANK_UNDO,
-        "Choice fields: ←/→ cycle the options",
+        "Choice fields: a number, ←/→ or Space change the choice",
+        "Pick-several fields: a number or ←/→ lights an option, Space picks or unpicks it",
         "Yes/no fields: Space or ←/→ toggle",
-        "Number fields: type digits",
+        "Number fields: type digits and - + (a decimal also . e)",
+        "On an option such as Decline, Enter answers with it",
     ],
     hints: &[
         (Action::Submit, "submit", "submit"),
@@ -120,6 +151,7 @@ fn choosing_words(action: Action) -> Option<String> {
             ));
         }
         Action::Pick(n) => return Some(format!("Select option {n}")),
+        Action::Copy => "Copy the card's link to the clipboard (through the terminal)",
         _ => return None,
     };
     Some(words.to_string())

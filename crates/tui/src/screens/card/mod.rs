@@ -47,7 +47,7 @@ impl CardScreen {
 
 impl Room for CardScreen {
     fn key_parts() -> &'static [Context] {
-        &[keys::CHOOSING, keys::TEXT, keys::TYPING]
+        &[keys::CHOOSING, keys::LINK, keys::TEXT, keys::TYPING]
     }
 
     fn keys(&self, phone: &Phone) -> Context {
@@ -217,9 +217,20 @@ pub(crate) fn card_context(phone: &Phone, key: &AskKey) -> Context {
             Some(AskKind::Text) => keys::TEXT,
             _ => keys::TYPING,
         }
+    } else if card_link(phone, key).is_some() {
+        keys::LINK
     } else {
         keys::CHOOSING
     }
+}
+
+/// The link of a url card, if this card is one.
+pub(crate) fn card_link(phone: &Phone, key: &AskKey) -> Option<String> {
+    phone
+        .cards
+        .get(key)
+        .and_then(|c| c.ask.choice.as_ref())
+        .and_then(|c| c.url.clone())
 }
 
 pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Vec<Command> {
@@ -249,13 +260,15 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                 Vec::new()
             }
         },
+        // A url card's link is copied as the pane copies (OSC 52, cleaned and capped, SPEC
+        // L1), at any time: copying answers nothing.
+        Action::Copy => match card_link(phone, &key) {
+            Some(url) => crate::screens::search::copy(phone, &url, ""),
+            None => Vec::new(),
+        },
         // A url card's link opens at any time: opening answers nothing.
         Action::OpenLink => {
-            let url = phone
-                .cards
-                .get(&key)
-                .and_then(|c| c.ask.choice.as_ref())
-                .and_then(|c| c.url.clone());
+            let url = card_link(phone, &key);
             match url {
                 Some(url) => {
                     phone.show_toast(crate::look::chat_links::opening_words(&url), false);
@@ -716,21 +729,35 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
                         *on = !*on;
                     }
                 }
+                // A number selects (lights) an option and Space picks it, as a number selects
+                // and Enter answers on a card (docs/KEYS.md, "One rule for numbers").
                 Some(FieldValue::Many { picked, at }) if options > 0 => match key.code {
                     KeyCode::Right => *at = (*at + 1) % options,
                     KeyCode::Left => *at = (*at + options - 1) % options,
                     KeyCode::Char(' ') => {
-                        if let Some(on) = picked.get_mut(*at) {
-                            *on = !*on;
+                        let count = picked.iter().filter(|on| **on).count();
+                        // The field's most is kept at the key, not first told at Submit.
+                        let most = focused
+                            .and_then(|f| f.max)
+                            .filter(|most| *most >= 0.0)
+                            .map(|most| most as usize);
+                        match picked.get_mut(*at) {
+                            Some(on) if !*on && most.is_some_and(|most| count >= most) => {
+                                let label = focused.map_or("This field", |f| f.label.as_str());
+                                let most = most.unwrap_or_default();
+                                card.notice = Some(format!(
+                                    "{label} takes at most {most}: unpick one first (Space on a picked one)."
+                                ));
+                            }
+                            Some(on) => *on = !*on,
+                            None => {}
                         }
                     }
                     KeyCode::Char(c) => {
                         if let Some(n) = c.to_digit(10).map(|n| n as usize)
                             && (1..=options).contains(&n)
-                            && let Some(on) = picked.get_mut(n - 1)
                         {
                             *at = n - 1;
-                            *on = !*on;
                         }
                     }
                     _ => {}

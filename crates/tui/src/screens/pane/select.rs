@@ -352,8 +352,15 @@ impl PaneScreen {
     }
 }
 
-/// What the runner's opener came to.
-pub(crate) fn link_opened(phone: &mut Phone, url: &str, result: Result<String, String>) {
+/// What the runner's opener came to. `copies` is where keys go now and what its copy key
+/// copies there, so a failed open names a key that acts where the person is (a url card
+/// copies its link, docs/KEYS.md); none names the pane's.
+pub(crate) fn link_opened(
+    phone: &mut Phone,
+    url: &str,
+    result: Result<String, String>,
+    copies: Option<(crate::app::keymap::Context, &str)>,
+) {
     match result {
         Ok(opener) => phone.show_toast(
             format!(
@@ -363,12 +370,13 @@ pub(crate) fn link_opened(phone: &mut Phone, url: &str, result: Result<String, S
             false,
         ),
         Err(why) => {
+            let (context, what) = copies.unwrap_or((super::keys::CHAT, "the item, link included"));
             let key = phone
                 .keymap
-                .key_label(super::keys::CHAT, Action::Copy)
+                .key_label(context, Action::Copy)
                 .unwrap_or_default();
             phone.show_toast(
-                format!("The link was not opened: {why} {key} copies the item, link included."),
+                format!("The link was not opened: {why} {key} copies {what}."),
                 true,
             );
         }
