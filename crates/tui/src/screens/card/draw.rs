@@ -559,7 +559,7 @@ fn card_parts(
                 let long = format!(
                     "{open} opens the link in a browser, {copy} copies it; Done once it is done there."
                 );
-                let short = format!("{open} opens the link, {copy} copies it, then Done.");
+                let short = format!("{open} opens, {copy} copies the link; then Done.");
                 let line = if wrap::width(&long) <= width {
                     long
                 } else {
