@@ -2932,7 +2932,10 @@ fn cut_lines_end_with_a_sign_and_keep_the_mode_and_the_way_back() {
     });
     let (app, _) = card_app(&world_asking(link.clone()), false, size);
     let text = rows(&app, size).join("\n");
-    assert!(text.contains("o opens, y copies the link; then Done."), "{text}");
+    assert!(
+        text.contains("o opens, y copies the link; then Done."),
+        "{text}"
+    );
 
     // The hint line of a permission card whose answer may not have arrived, at 80x24.
     let size = (80, 24);
