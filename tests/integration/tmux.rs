@@ -930,12 +930,14 @@ fn demo_acp_in_tmux_a_forms_hints_name_the_keys_of_the_focused_field() {
     tmux.until("the ACP agent's permission in the inbox", |s| {
         s.contains("ACP host: scripted") && s.contains("execute: cargo test")
     });
-    // The permission first, so the form is the one ask left.
+    // The permissions first (the command, then the edit the turn goes on to ask for), so the
+    // form is the one ask left.
     tmux.select("execute: cargo test");
     tmux.keys(&["Enter"]);
     tmux.until("the card", |s| s.contains("Allow once"));
     tmux.read_card();
     tmux.keys(&["Enter"]);
+    allow_the_demos_edit(&tmux);
     tmux.until("back home", |s| s.contains("nothing needs your answer"));
     tmux.select("ACP host");
     tmux.keys(&["Enter"]);
