@@ -378,12 +378,7 @@ impl IntentRunner {
     /// once, so a pane just opened shows what is new without waiting for the next poll.
     fn on_screen(&self, panes: &[(String, String)]) {
         for (name, handle) in self.agents.iter() {
-            let shown: BTreeSet<String> = panes
-                .iter()
-                .filter(|(agent, _)| agent == name)
-                .map(|(_, pane)| pane.clone())
-                .collect();
-            let now = session::OnScreen::Panes(shown);
+            let now = session::OnScreen::Panes(panes_of(panes, name));
             let mut gained = false;
             handle.on_screen.send_if_modified(|before| {
                 if *before == now {
@@ -400,12 +395,7 @@ impl IntentRunner {
         // A bridge's pass reads lists, not panes: only its session followers heed this, and
         // one whose pane comes on screen reads at once by itself.
         for (name, handle) in self.bridges.iter() {
-            let shown: BTreeSet<String> = panes
-                .iter()
-                .filter(|(agent, _)| agent == name)
-                .map(|(_, pane)| pane.clone())
-                .collect();
-            let now = session::OnScreen::Panes(shown);
+            let now = session::OnScreen::Panes(panes_of(panes, name));
             handle.on_screen.send_if_modified(|before| {
                 let changed = *before != now;
                 *before = now;
@@ -949,4 +939,13 @@ fn since(created_at: &str) -> std::time::Duration {
         .unwrap_or(std::time::Duration::from_secs(
             intent::CHECK_HORIZON_SECONDS,
         ))
+}
+
+/// The panes of `agent` among the panes on screen (`(agent, pane)` pairs).
+fn panes_of(panes: &[(String, String)], agent: &str) -> BTreeSet<String> {
+    panes
+        .iter()
+        .filter(|(name, _)| name == agent)
+        .map(|(_, pane)| pane.clone())
+        .collect()
 }

@@ -419,6 +419,15 @@ mod tests {
         );
     }
 
+    /// A token file of 40 characters in `dir`, 0600 as the token rules ask (SPEC T2).
+    fn private_token(dir: &Path, name: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let token = dir.join(name);
+        std::fs::write(&token, "t".repeat(40)).expect("write");
+        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        token
+    }
+
     #[test]
     fn t2_url_without_token_is_refused() {
         let entry = AgentEntry {
@@ -439,10 +448,7 @@ mod tests {
     #[test]
     fn t12_the_command_lines_token_never_goes_to_a_config_agent() {
         let dir = tempfile::tempdir().expect("dir");
-        let token = dir.path().join("work.token");
-        std::fs::write(&token, "w".repeat(40)).expect("write");
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let token = private_token(dir.path(), "work.token");
         let tokens = TokenSource {
             file: Some(token.clone()),
             env: Some("e".repeat(40)),
@@ -490,10 +496,7 @@ mod tests {
     #[test]
     fn t12_a_dsh_section_names_its_own_token() {
         let dir = tempfile::tempdir().expect("dir");
-        let token = dir.path().join("token");
-        std::fs::write(&token, "t".repeat(40)).expect("write");
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let token = private_token(dir.path(), "token");
         let configured = BTreeMap::from([(
             "desk".to_string(),
             DshEntry {
@@ -510,10 +513,7 @@ mod tests {
     #[test]
     fn d1_dsh_sections_and_flags() {
         let dir = tempfile::tempdir().expect("dir");
-        let token = dir.path().join("token");
-        std::fs::write(&token, "t".repeat(40)).expect("write");
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let token = private_token(dir.path(), "token");
         let configured = BTreeMap::from([(
             "desk".to_string(),
             DshEntry {
