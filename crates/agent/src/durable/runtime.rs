@@ -83,10 +83,8 @@ impl Agent {
         {
             self.restart_in_place(now);
         }
-        // The driver first: an agent that said it decides at a time does so at that time,
-        // and the clock closes only what is still open then (SPEC A5, A13).
-        self.driver.tick(&mut self.world, now);
         self.world.expire_asks(now);
+        self.driver.tick(&mut self.world, now);
         if let Some(store) = &mut self.store {
             store.save_if_due(&self.world, now);
         }

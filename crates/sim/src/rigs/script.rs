@@ -31,6 +31,10 @@ pub(crate) const EXPIRES_AFTER_MS: u64 = 45_000;
 pub(crate) const CHANGES_AFTER_MS: u64 = 20_000;
 /// The scripted ask the program decides itself, this long after it opens (SPEC A5).
 pub(crate) const DECIDES_AFTER_MS: u64 = 30_000;
+/// The program decides its choice this long (real ms) before the card's deadline: two of the
+/// agent's ticks (100 ms each), so the decision is played in a tick before the one in which
+/// the clock closes the ask, and the record says the program decided, as the words promise.
+const DECIDES_AHEAD_REAL_MS: f64 = 200.0;
 /// The summary of the program's decision on the scripted choice.
 pub(crate) const DECIDED_SUMMARY: &str = "Went with cargo nextest";
 /// The scripted choice's title, by which a restarted script knows it among the open asks.
@@ -196,8 +200,9 @@ impl Script {
                     && let Some(expires) = open.ask.expires_at.as_ref().and_then(wire::Stamp::at)
                 {
                     let left = (expires - origin).as_seconds_f64().max(0.0);
+                    let ahead = DECIDES_AHEAD_REAL_MS / 1000.0;
                     script.schedule(
-                        (left * script.speed * 1000.0) as u64,
+                        ((left - ahead).max(0.0) * script.speed * 1000.0) as u64,
                         Cue::Decide {
                             pane: pane_id.clone(),
                             ask_id: open.ask.id.clone(),
@@ -642,7 +647,8 @@ impl Script {
                 ask.expires_at = Some(wire::Stamp::of(now + self.real_span(EXPIRES_AFTER_MS)));
             }
             // Its words promise a pick in 30 seconds: the card counts down to it (SPEC A13),
-            // and the program decides then (the `Decide` cue, played before the expiry).
+            // and the program decides then (the `Decide` cue, a tick or two before the clock
+            // would close it).
             Scene::Decides => {
                 ask.expires_at = Some(wire::Stamp::of(now + self.real_span(DECIDES_AFTER_MS)));
             }
@@ -685,7 +691,7 @@ impl Script {
                 },
             ),
             Scene::Decides => self.schedule(
-                at + DECIDES_AFTER_MS,
+                (at + DECIDES_AFTER_MS).saturating_sub((DECIDES_AHEAD_REAL_MS * self.speed) as u64),
                 Cue::Decide {
                     pane: pane.to_string(),
                     ask_id,
