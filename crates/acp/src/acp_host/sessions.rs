@@ -136,11 +136,7 @@ async fn start_in_mode(
         });
         return (None, note);
     };
-    let offered: Vec<&str> = modes
-        .available_modes
-        .iter()
-        .map(|m| m.id.0.as_ref())
-        .collect();
+    let offered = offered_ids(&modes);
     let (wanted, mut note) = starting_mode(agent, &offered, &modes.current_mode_id.0, chosen);
     if let Some(wanted) = wanted {
         match cx
@@ -193,11 +189,7 @@ async fn back_in_mode(
         });
         return (None, note);
     };
-    let offered: Vec<&str> = modes
-        .available_modes
-        .iter()
-        .map(|m| m.id.0.as_ref())
-        .collect();
+    let offered = offered_ids(&modes);
     let current = modes.current_mode_id.0.to_string();
     let (wanted, mut note) = match back {
         Some(mode) if offered.contains(&mode) => {
@@ -297,6 +289,15 @@ pub(crate) async fn list(
         }
     }
     Ok(found)
+}
+
+/// The ids of the modes a session offers, in its order.
+fn offered_ids(modes: &SessionModeState) -> Vec<&str> {
+    modes
+        .available_modes
+        .iter()
+        .map(|m| m.id.0.as_ref())
+        .collect()
 }
 
 #[cfg(test)]
