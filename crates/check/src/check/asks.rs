@@ -317,7 +317,7 @@ fn a13(probe: &Probe) -> Vec<Finding> {
     let now = OffsetDateTime::now_utc();
     let asks = open_asks(&snapshot);
     let mut carrying = 0;
-    let mut soonest: Option<(OffsetDateTime, OpenAsk)> = None;
+    let mut watchable: Vec<(OffsetDateTime, OpenAsk)> = Vec::new();
     let mut wrong = None;
     for ask in &asks {
         let Some(expires) = ask.ask.get("expiresAt") else {
@@ -344,21 +344,20 @@ fn a13(probe: &Probe) -> Vec<Finding> {
                 });
             }
             Some(at) if at > now && at - now <= WATCH_EXPIRY_AT_MOST => {
-                if soonest.as_ref().is_none_or(|(first, _)| at < *first) {
-                    soonest = Some((at, ask.clone()));
-                }
+                watchable.push((at, ask.clone()));
             }
             Some(_) => {}
         }
     }
-    let what = match (carrying, &soonest) {
+    watchable.sort_by_key(|(at, _)| *at);
+    let what = match (carrying, watchable.is_empty()) {
         (0, _) => "every listed expiresAt has a zone and lies ahead (no open ask carries one now)"
             .to_string(),
-        (n, None) => format!(
+        (n, true) => format!(
             "every listed expiresAt has a zone and lies ahead ({n} open asks carry one; none expires within {} s, so the timeout itself was not watched)",
             WATCH_EXPIRY_AT_MOST.whole_seconds()
         ),
-        (n, Some(_)) => {
+        (n, false) => {
             format!("every listed expiresAt has a zone and lies ahead ({n} open asks carry one)")
         }
     };
@@ -366,27 +365,100 @@ fn a13(probe: &Probe) -> Vec<Finding> {
         Some(why) => Finding::fail("A13", what, why),
         None => Finding::pass("A13", what),
     }];
-    if let Some((at, ask)) = soonest {
-        findings.push(watch_expiry(probe, at, &ask));
+    if !watchable.is_empty() {
+        findings.push(watch_first_expiry(probe, &watchable));
     }
     findings
 }
 
-/// Waits for `ask` to pass its `expiresAt`, then: the snapshot no longer lists it, and (with
-/// writes) a late answer gets `409 decided` with `decidedBy: "timeout"` (SPEC A6, A7, A13).
-fn watch_expiry(probe: &Probe, at: OffsetDateTime, ask: &OpenAsk) -> Finding {
-    let what = if probe.allow_writes() {
+/// What watching one ask up to its `expiresAt` saw.
+enum Watch {
+    /// The ask stayed open up to its mark: the finding judges what came after.
+    Judged(Finding),
+    /// The ask was closed before its mark (the agent decided it, or its turn ended): nothing
+    /// about the timeout can be learned from it.
+    ClosedEarly(String),
+}
+
+/// Watches the asks of `watchable` (soonest first) until one stays open up to its
+/// `expiresAt`, and judges that one; an ask the agent closes before its time is the agent's
+/// right (SPEC A5) and says nothing about the timeout, so the next one is watched instead.
+fn watch_first_expiry(probe: &Probe, watchable: &[(OffsetDateTime, OpenAsk)]) -> Finding {
+    let mut closed_early = Vec::new();
+    for (at, ask) in watchable {
+        if *at <= OffsetDateTime::now_utc() {
+            // Its mark passed while an earlier ask was watched: not seen open up to it.
+            continue;
+        }
+        match watch_expiry(probe, *at, ask, &closed_early) {
+            Watch::Judged(finding) => return finding,
+            Watch::ClosedEarly(described) => closed_early.push(described),
+        }
+    }
+    Finding::skipped(
+        "A13",
+        "once its expiresAt passed, an ask is no longer listed and a late answer gets 409 decided by timeout",
+        format!(
+            "the asks with an expiresAt within {} s were closed before it ({}), so the timeout itself was not watched",
+            WATCH_EXPIRY_AT_MOST.whole_seconds(),
+            closed_early.join("; ")
+        ),
+    )
+}
+
+/// How often the snapshot is read while an ask is watched up to its `expiresAt`: often enough
+/// to see an ask the agent decides a moment before its mark leave before it.
+const WATCH_EVERY: Duration = Duration::from_millis(100);
+
+/// Watches `ask` up to its `expiresAt` (`at`), then: the snapshot no longer lists it, and
+/// (with writes) a late answer gets `409 decided` with `decidedBy: "timeout"` (SPEC A6, A7,
+/// A13).
+fn watch_expiry(
+    probe: &Probe,
+    at: OffsetDateTime,
+    ask: &OpenAsk,
+    closed_early: &[String],
+) -> Watch {
+    let mut what = if probe.allow_writes() {
         "once its expiresAt passed, an ask is no longer listed and a late answer gets 409 decided by timeout"
     } else {
         "once its expiresAt passed, an ask is no longer listed (the late answer needs --allow-writes)"
-    };
+    }
+    .to_string();
+    if !closed_early.is_empty() {
+        // Said, so a reader knows why the watch took longer than the soonest mark.
+        what = format!(
+            "{what} (watched {}: {})",
+            ask.describe(),
+            closed_early.join("; ")
+        );
+    }
+    loop {
+        let left = at - OffsetDateTime::now_utc();
+        if left <= time::Duration::ZERO {
+            break;
+        }
+        match still_listed(probe, &ask.pane, ask.id()) {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                return Watch::ClosedEarly(format!(
+                    "{} left the snapshot {} ms before its expiresAt",
+                    ask.describe(),
+                    left.whole_milliseconds()
+                ));
+            }
+            Err(why) => return Watch::Judged(Finding::fail("A13", what, why)),
+        }
+        let nap = Duration::try_from(left).unwrap_or(WATCH_EVERY);
+        std::thread::sleep(nap.min(WATCH_EVERY));
+    }
     // The agent's own timer may lag a little behind the mark.
     let settle = time::Duration::seconds(2);
     let wait = (at + settle - OffsetDateTime::now_utc()).max(time::Duration::ZERO);
     std::thread::sleep(Duration::from_millis(
         wait.whole_milliseconds().max(0) as u64
     ));
-    Finding::judge("A13", what, || {
+    Watch::Judged(Finding::judge("A13", what, || {
         if still_listed(probe, &ask.pane, ask.id())?.is_some() {
             return Err(format!(
                 "{} is still listed {} s after its expiresAt",
@@ -405,11 +477,11 @@ fn watch_expiry(probe: &Probe, at: OffsetDateTime, ask: &OpenAsk) -> Finding {
         match decided_parts(&got) {
             (_, Some(by), _) if by == "timeout" => Ok(()),
             (by, decided_by, _) => Err(format!(
-                "sent {} after the ask's expiresAt, got 409 decided with by {by:?} and decidedBy {decided_by:?}, expected decidedBy: \"timeout\"",
+                "sent {} after the ask's expiresAt, got 409 decided with by {by:?} and decidedBy {decided_by:?}, expected decidedBy: \"timeout\" (it was listed as open up to its expiresAt)",
                 sent.describe()
             )),
         }
-    })
+    }))
 }
 
 // ----- A14 --------------------------------------------------------------------------------------
