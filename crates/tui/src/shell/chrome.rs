@@ -121,11 +121,11 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, top: &dyn Dra
             Some((
                 key,
                 if narrow { *short } else { *words },
-                *action == Action::Help,
+                matches!(action, Action::Help | Action::Back | Action::Quit),
             ))
         })
         .collect();
-    let kept = fitting(&hints, usize::from(area.width).saturating_sub(1));
+    let (kept, cut) = fitting(&hints, usize::from(area.width).saturating_sub(1));
     let mut spans = vec![Span::raw(" ")];
     for (key, words, _) in kept {
         if spans.len() > 1 {
@@ -134,8 +134,14 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, top: &dyn Dra
         spans.push(Span::styled(key.clone(), theme.accent));
         spans.push(Span::styled(format!(" {words}"), theme.dim));
     }
+    if cut {
+        spans.push(Span::styled(CUT_SIGN, theme.dim));
+    }
     put(frame, area, 0, Line::from(spans));
 }
+
+/// Ends a footer that left hints out, so a person knows there are more keys (in the help).
+const CUT_SIGN: &str = " …";
 
 /// The rows of a message in `width` columns: one when it fits, else two, the second cut with
 /// "…" when even two cannot hold it.
@@ -152,24 +158,34 @@ fn message_rows(text: &str, width: usize) -> Vec<String> {
     rows
 }
 
-/// The hints that fit in `width`, whole: the last ones give way first, but the help's hint
-/// stays, since the help lists every key of the screen.
+/// The hints that fit in `width`, whole, and whether some were left out (then the line keeps
+/// room for the cut sign). The last ones give way first; the help's hint and the key that
+/// leaves the screen (the sticky ones) go last, since the help lists every key of the screen and
+/// the way out is what a person must never lose (docs/KEYS.md).
 fn fitting<'a>(
     hints: &'a [(String, &'a str, bool)],
     width: usize,
-) -> Vec<&'a (String, &'a str, bool)> {
+) -> (Vec<&'a (String, &'a str, bool)>, bool) {
     let cost = |hint: &(String, &str, bool)| wrap::width(&hint.0) + 1 + wrap::width(hint.1);
     let mut kept: Vec<&(String, &str, bool)> = hints.iter().collect();
     let total = |kept: &[&(String, &str, bool)]| {
         kept.iter().map(|&h| cost(h)).sum::<usize>() + 3 * kept.len().saturating_sub(1)
     };
-    while total(&kept) > width {
-        match kept.iter().rposition(|h| !h.2) {
+    if total(&kept) <= width {
+        return (kept, false);
+    }
+    let room = width.saturating_sub(wrap::width(CUT_SIGN));
+    while total(&kept) > room {
+        let give = kept
+            .iter()
+            .rposition(|h| !h.2)
+            .or_else(|| (kept.len() > 1).then_some(0));
+        match give {
             Some(i) => {
                 kept.remove(i);
             }
             None => break,
         }
     }
-    kept
+    (kept, true)
 }

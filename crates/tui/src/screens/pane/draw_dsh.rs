@@ -51,7 +51,7 @@ pub(crate) fn hints(
             (Action::Send, "send", "send"),
             (Action::MessageKind, "kind", "kind"),
             (Action::SendMode, "mode", "mode"),
-            (Action::Back, "leave input", "leave"),
+            (Action::Back, "leave", "leave"),
             (Action::Newline, "new line", "newline"),
         ]),
         _ => None,

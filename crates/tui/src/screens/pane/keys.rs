@@ -125,11 +125,13 @@ pub(crate) const INPUT: Context = Context(&KeyPart {
         (Action::Send, "send", "send"),
         (Action::TakeBack, "take back", "take back"),
         (Action::Retry, "retry", "retry"),
-        (Action::Newline, "new line", "newline"),
+        // Where the line is short the last give way first: the new line (also in the help)
+        // before the editor, which writes a long message whole.
         (Action::Abort, "stop turn", "stop"),
         (Action::EditOutside, "editor", "editor"),
+        (Action::Newline, "new line", "newline"),
         (Action::Help, "keys", "keys"),
-        (Action::Back, "leave input", "leave"),
+        (Action::Back, "leave", "leave"),
     ],
     describe: plain_words,
 });
