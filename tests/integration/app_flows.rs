@@ -8,9 +8,9 @@
 
 use crate::common;
 
-use collie_phone::app::editor::Editor;
-use collie_phone::app::inbox::AskKey;
 use collie_phone::engine::IntentKind;
+use collie_phone::model::editor::Editor;
+use collie_phone::model::inbox::AskKey;
 use collie_phone::screens::Screen;
 use collie_phone::transport::Endpoint;
 use common::phone::TestPhone;

@@ -5,9 +5,6 @@
 
 use std::sync::Arc;
 
-use collie_phone::app::arming::ARMING;
-use collie_phone::app::card_state::FieldValue;
-use collie_phone::app::inbox::AskKey;
 use collie_phone::app::keymap::Chord;
 use collie_phone::app::overlay::Overlay;
 use collie_phone::app::settings::Settings;
@@ -18,6 +15,9 @@ use collie_phone::engine::{
     IntentState, ToEngine,
 };
 use collie_phone::look::theme::Theme;
+use collie_phone::model::arming::ARMING;
+use collie_phone::model::card_state::FieldValue;
+use collie_phone::model::inbox::AskKey;
 use collie_phone::rigs::WorldKind;
 use collie_phone::rigs::worlds;
 use collie_phone::screens::Screen;

@@ -33,7 +33,10 @@ enum Layer {
     Chat,
     /// Text laid out without a terminal: widths, wrapping, markdown, the theme, chat lines.
     Look,
-    /// The phone's state (`app`): what a room may touch, the `Message` in and `Command` out.
+    /// The phone's model apart from its glass (`model`, collie-model): the agents as heard, the
+    /// inbox, the cards' state, the intents, the outbox and the words for their outcomes.
+    Model,
+    /// The glass's state (`app`): what a room may touch, the `Message` in and `Command` out.
     App,
     /// A room's app half: `screens/`, each room's `mod.rs`, `keys.rs` and the rest but its
     /// `draw*.rs`; the `Screen` enum, the stack and the harness.
@@ -85,24 +88,25 @@ fn may_use(layer: Layer) -> &'static [Layer] {
         Engine => &[Wire, Out, Transport],
         Chat => &[Wire],
         Look => &[Wire, Out, Engine, Chat],
-        App => &[Wire, Out, Engine, Chat, Look],
-        Room => &[Wire, Out, Engine, Chat, Look, App],
-        Ui => &[Wire, Out, Engine, Chat, Look, App],
-        Draw => &[Wire, Out, Engine, Chat, Look, App, Room, Ui],
-        Shell => &[Wire, Out, Engine, Chat, Look, App, Room, Ui, Draw],
+        Model => &[Wire, Out, Engine, Chat, Look],
+        App => &[Wire, Out, Engine, Chat, Look, Model],
+        Room => &[Wire, Out, Engine, Chat, Look, Model, App],
+        Ui => &[Wire, Out, Engine, Chat, Look, Model, App],
+        Draw => &[Wire, Out, Engine, Chat, Look, Model, App, Room, Ui],
+        Shell => &[Wire, Out, Engine, Chat, Look, Model, App, Room, Ui, Draw],
         Tui => &[
-            Wire, Out, Transport, Engine, Chat, Look, App, Room, Ui, Shell,
+            Wire, Out, Transport, Engine, Chat, Look, Model, App, Room, Ui, Shell,
         ],
-        Config => &[Wire, Out, Transport, Engine, Chat, Look, App, Room],
+        Config => &[Wire, Out, Transport, Engine, Chat, Look, Model, App, Room],
         Agent => &[Wire, Out, Transport],
         Acp => &[Wire, Out, Transport, Agent],
         Sim => &[Wire, Out, Transport, Agent],
         Check => &[Wire, Out, Transport],
         Doctor => &[Wire, Out, Transport, Engine],
-        FuzzChecks => &[Wire, Out, Engine, Chat, Look, App, Ui],
+        FuzzChecks => &[Wire, Out, Engine, Chat, Look, Model, App, Ui],
         Cli => &[
-            Wire, Out, Transport, Engine, Chat, Look, App, Room, Ui, Draw, Shell, Tui, Config,
-            Agent, Acp, Sim, Check, Doctor,
+            Wire, Out, Transport, Engine, Chat, Look, Model, App, Room, Ui, Draw, Shell, Tui,
+            Config, Agent, Acp, Sim, Check, Doctor,
         ],
     }
 }
@@ -127,6 +131,8 @@ const TOP_MODULES: &[(&str, Layer)] = &[
     ("engine", Layer::Engine),
     ("chat", Layer::Chat),
     ("look", Layer::Look),
+    ("text", Layer::Look),
+    ("model", Layer::Model),
     ("app", Layer::App),
     ("screens", Layer::Room),
     ("shell", Layer::Shell),
@@ -184,6 +190,7 @@ const INPUT_OUTPUT: &[&str] = &[
 const PURE: &[Layer] = &[
     Layer::Wire,
     Layer::Look,
+    Layer::Model,
     Layer::App,
     Layer::Room,
     Layer::Ui,
@@ -835,6 +842,103 @@ fn no_impl_phone_outside_the_phone() {
     assert!(
         found.is_empty(),
         "impl Phone outside crates/tui/src/app/:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The phone's model stands on no terminal (docs/ARCHITECTURE.md, "The model"): collie-model
+/// and every crate of this workspace below it name neither ratatui nor crossterm, in their
+/// manifests or their code, so the headless commands and any other face can use it alone.
+#[test]
+fn the_model_stands_on_no_terminal() {
+    const TERMINAL: &[&str] = &["ratatui", "crossterm"];
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut seen = BTreeSet::new();
+    let mut next = vec!["model".to_string()];
+    let mut found = Vec::new();
+    while let Some(name) = next.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let manifest = repo.join("crates").join(&name).join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest)
+            .unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+        let parsed: toml::Table = text
+            .parse()
+            .unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+        let dependencies = parsed
+            .get("dependencies")
+            .and_then(toml::Value::as_table)
+            .cloned()
+            .unwrap_or_default();
+        for (dependency, spec) in &dependencies {
+            if TERMINAL.contains(&dependency.as_str()) {
+                found.push(format!("crates/{name}/Cargo.toml depends on {dependency}"));
+            }
+            if let Some(path) = spec.get("path").and_then(toml::Value::as_str)
+                && let Some(below) = path.strip_prefix("../")
+            {
+                next.push(below.to_string());
+            }
+        }
+    }
+    for source in sources() {
+        let in_model = source.file.starts_with("crates/model");
+        if !in_model {
+            continue;
+        }
+        for named in &source.named {
+            if !named.inside
+                && named
+                    .path
+                    .first()
+                    .is_some_and(|first| TERMINAL.contains(&first.as_str()))
+            {
+                found.push(format!(
+                    "{}:{}: {}",
+                    source.file.display(),
+                    named.line,
+                    named.path.join("::")
+                ));
+            }
+        }
+    }
+    assert!(seen.contains("wire") && seen.contains("client"), "{seen:?}");
+    assert!(
+        found.is_empty(),
+        "the model reaches a terminal:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The headless commands (`src/cli/headless`) stand on the model alone: they name nothing of
+/// the terminal crate (its glass state, look, rooms, shell, kit, runner or config), so what
+/// they build an answer with and the words they print are the model's, as the phone's are.
+#[test]
+fn the_headless_commands_name_nothing_of_the_glass() {
+    const GLASS: &[&str] = &["app", "look", "screens", "shell", "ui", "tui", "config"];
+    let mut found = Vec::new();
+    let mut read = 0;
+    for source in sources() {
+        if !source.file.starts_with("src/cli/headless") {
+            continue;
+        }
+        read += 1;
+        for named in &source.named {
+            if named.inside && GLASS.iter().any(|module| starts_with(&named.path, module)) {
+                found.push(format!(
+                    "{}:{}: crate::{}",
+                    source.file.display(),
+                    named.line,
+                    named.path.join("::")
+                ));
+            }
+        }
+    }
+    assert!(read > 5, "the headless commands were read: {read} files");
+    assert!(
+        found.is_empty(),
+        "a headless command names the terminal crate (use the model's):\n{}",
         found.join("\n")
     );
 }

@@ -794,7 +794,7 @@ fn demo_acp_in_tmux_the_mode_and_a_command_from_the_keyboard_reach_the_acp_agent
         tmux.screen()
     );
     // Its `y` waits the reading time, as allow-always's does (docs/KEYS.md).
-    std::thread::sleep(collie_phone::app::arming::ARMING.unsigned_abs());
+    std::thread::sleep(collie_phone::model::arming::ARMING.unsigned_abs());
     tmux.keys(&["y"]);
     tmux.until("the mode that acts without asking, marked", |s| {
         s.contains("Mode ⚠ Act without asking")

@@ -14,9 +14,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::app::editor::{Editor, UNDO_BYTES};
 use crate::look::theme::Theme;
 use crate::look::wrap;
+use crate::model::editor::{Editor, UNDO_BYTES};
 use crate::wire::shown;
 use crate::wire::{self, Sanitize};
 

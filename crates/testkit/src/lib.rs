@@ -3,7 +3,8 @@
 //! `crate::look::…` reads the same here as in the root package.
 
 pub(crate) use collie_client::engine;
-pub(crate) use collie_tui::{app, look};
+pub(crate) use collie_model::model;
+pub(crate) use collie_tui::look;
 pub(crate) use collie_wire::{out, wire};
 
 pub mod fuzz_checks;

@@ -13,11 +13,11 @@ use super::exit::{self, Exit};
 use super::link::{Link, Sending};
 use super::out::{Failure, Report, run_to_end};
 use super::receipt::report;
-use crate::app::agents::AgentView;
-use crate::app::card_state::{AgentOffer, CANNOT_ANSWER, CardState, FieldValue};
-use crate::app::editor::Editor;
-use crate::app::inbox::AskKey;
 use crate::engine::IntentKind;
+use crate::model::agents::AgentView;
+use crate::model::card_state::{AgentOffer, CANNOT_ANSWER, CardState, FieldValue};
+use crate::model::editor::Editor;
+use crate::model::inbox::AskKey;
 use crate::wire::{Answer, Ask, AskKind, AskOption, FieldKind, FormField};
 
 #[derive(Debug, Args)]

@@ -13,9 +13,9 @@ use super::exit::{self, Exit};
 use super::journal_hold::JournalHold;
 use super::link::Link;
 use super::out::{Failure, Report, run_to_end, warn};
-use crate::app::agents::AgentView;
-use crate::app::card_state::{CANNOT_ANSWER, CardState};
-use crate::app::inbox::AskKey;
+use crate::model::agents::AgentView;
+use crate::model::card_state::{CANNOT_ANSWER, CardState};
+use crate::model::inbox::AskKey;
 use crate::wire::{Ask, AskKind};
 
 #[derive(Debug, Args)]

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use crate::app::intents::is_retryable;
 use crate::engine::{IntentRecord, IntentState};
+use crate::model::intents::is_retryable;
 
 /// How a headless command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,11 +11,11 @@ use tokio::time::Instant;
 use super::exit::Exit;
 use super::journal_hold::JournalHold;
 use super::out::Failure;
-use crate::app::agents::{AgentView, PaneRef};
 use crate::engine::{
     AgentSpec, AgentStatus, Engine, EngineOptions, FromEngine, IntentKind, IntentRecord,
     IntentState, ToEngine,
 };
+use crate::model::agents::{AgentView, PaneRef};
 use crate::transport::privacy::missing_socket;
 use crate::transport::{Endpoint, NoSocket};
 

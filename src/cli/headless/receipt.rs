@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use super::exit::Exit;
 use super::out::Report;
-use crate::app::intents::is_retryable;
 use crate::engine::{Decider, IntentKind, IntentRecord, IntentState};
+use crate::model::intents::is_retryable;
 
 /// The headless command that sends this kind of intent, if one does.
 pub(crate) fn command_of(kind: &IntentKind) -> Option<&'static str> {

@@ -10,7 +10,7 @@ use super::journal_hold::JournalHold;
 use super::link::Link;
 use super::out::{Failure, Report, run_to_end};
 use super::receipt::{command_of, report};
-use crate::app::intents::is_retryable;
+use crate::model::intents::is_retryable;
 
 /// Runs `collie-phone COMMAND --retry REQUEST_ID`.
 pub(crate) fn run(

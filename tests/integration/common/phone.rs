@@ -149,7 +149,7 @@ impl TestPhone {
     /// Lets the reading time of a card that just opened or changed go by, as a person reading
     /// it would (docs/ASKS.md): a little more than the arming time, so the next key answers.
     pub async fn read_card(&mut self) {
-        let arming = collie_phone::app::arming::ARMING.unsigned_abs();
+        let arming = collie_phone::model::arming::ARMING.unsigned_abs();
         self.run_for(arming + Duration::from_millis(150)).await;
     }
 

@@ -176,7 +176,7 @@ impl Tmux {
     /// Waits as a person reading a card would: past its reading time (docs/ASKS.md), after
     /// which Enter answers.
     pub fn read_card(&self) {
-        let arming = collie_phone::app::arming::ARMING.unsigned_abs();
+        let arming = collie_phone::model::arming::ARMING.unsigned_abs();
         std::thread::sleep(arming + Duration::from_millis(200));
     }
 

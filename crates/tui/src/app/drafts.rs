@@ -4,8 +4,8 @@
 
 use time::OffsetDateTime;
 
-use crate::app::editor::Editor;
 use crate::app::phone::{Phone, Step};
+use crate::model::editor::Editor;
 
 impl Phone {
     pub fn draft(&self, agent: &str, pane: &str) -> Option<&Editor> {
@@ -21,7 +21,7 @@ impl Phone {
     /// True when a send of the outbox stopped: it failed, or its outcome is unknown.
     pub(crate) fn send_is_held(&self, request_id: &str) -> bool {
         self.intents.get(request_id).is_some_and(|r| {
-            !crate::app::intents::is_in_flight(&r.state)
+            !crate::model::intents::is_in_flight(&r.state)
                 && !matches!(
                     r.state,
                     crate::engine::IntentState::Done { .. }
@@ -65,7 +65,7 @@ impl Phone {
             let box_text = self.box_text(&agent, &pane_id);
             self.outbox.note_came_back(&agent, &pane_id, now, box_text);
             // The pane says it until the box changes; this says where, for a person elsewhere.
-            let minutes = crate::app::outbox::WAIT_FOR_AGENT_SECONDS / 60;
+            let minutes = crate::model::outbox::WAIT_FOR_AGENT_SECONDS / 60;
             let title = self
                 .agents
                 .pane(&agent, &pane_id)

@@ -1,19 +1,26 @@
-//! A bridge's tasks as the phone knows them (SPEC D2, D5): whether an agent is a bridge, whether
+//! A bridge's tasks as the phone knows them (SPEC D2, D5): what an agent can do, whether
 //! a task takes actions, whether its turn runs, the question before closing it, the chat a
 //! closed task leaves to its session, and the words for a bridge intent's state. The pane and
 //! the layout both ask them, so they are the phone's, not a room's.
 
-use crate::app::dsh_state::DshView;
+use crate::app::Command;
 use crate::app::overlay::{Deferred, Overlay};
 use crate::app::phone::Phone;
-use crate::app::{Command, intents};
 use crate::dsh_wire::TaskStatus;
 use crate::engine::{IntentKind, IntentRecord, IntentState};
+use crate::model::capabilities::{self, Capabilities};
+use crate::model::dsh_state::DshView;
+use crate::model::intents;
 
 impl Phone {
-    /// True when `agent` is a DSH bridge.
-    pub(crate) fn is_bridge(&self, agent: &str) -> bool {
-        self.dsh.contains_key(agent)
+    /// What `agent` can do: a DSH bridge's set, or a Collie agent's. Rooms ask this, never
+    /// the peer's kind.
+    pub(crate) fn can(&self, agent: &str) -> Capabilities {
+        if self.dsh.contains_key(agent) {
+            capabilities::DSH_BRIDGE
+        } else {
+            capabilities::COLLIE
+        }
     }
 
     pub fn dsh_view(&self, agent: &str) -> Option<&DshView> {
@@ -157,7 +164,7 @@ pub(crate) fn dsh_intent_words(record: &IntentRecord) -> String {
         IntentState::Unknown { why } if intents::is_retryable(record) => {
             format!("no reply ({why}); it may or may not have arrived")
         }
-        _ => crate::app::intent_words(record),
+        _ => crate::model::words::intent_words(record),
     }
 }
 

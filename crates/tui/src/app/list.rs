@@ -1,8 +1,8 @@
 //! A selection in a list with the first row shown, kept so the selected row is always on
 //! screen; and the `/` filter of a list.
 
-use super::editor::Editor;
 use super::keymap::Action;
+use crate::model::editor::Editor;
 
 /// One step forward or back around a ring of `count` places (a form's fields, a field's
 /// choices): past the last comes the first, before the first the last; an empty ring stays at 0.

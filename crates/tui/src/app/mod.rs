@@ -4,24 +4,14 @@
 //! `Message` in and `Command` out. No I/O, no drawing, and no room: the router above the rooms
 //! (`crate::shell`) routes.
 
-pub mod agents;
-pub mod arming;
-pub(crate) mod ask_diff;
-pub mod card_state;
 pub(crate) mod drafts;
-pub(crate) mod dsh_state;
 pub(crate) mod dsh_tasks;
-pub mod editor;
 pub mod geometry;
-pub(crate) mod history;
-pub mod inbox;
-pub mod intents;
 pub mod keymap;
 pub(crate) mod list;
 pub(crate) mod mouse;
 pub(crate) mod names;
 pub mod notify;
-pub(crate) mod outbox;
 pub mod outside_editor;
 pub mod overlay;
 pub mod phone;
@@ -37,7 +27,7 @@ use time::OffsetDateTime;
 
 use self::notify::Notice;
 use self::settings::Settings;
-use crate::engine::{FromEngine, IntentRecord, IntentState, ToEngine};
+use crate::engine::{FromEngine, ToEngine};
 use crate::look::theme::Theme;
 
 /// Everything that can happen to the phone.
@@ -87,7 +77,7 @@ pub enum Message {
     /// `collie-phone demo`'s runner saw its own agent stop or come back.
     Demo {
         agent: String,
-        news: crate::app::agents::DemoNews,
+        news: crate::model::agents::DemoNews,
     },
 }
 
@@ -132,33 +122,4 @@ pub struct AppSetup {
     pub theme: Theme,
     pub now: OffsetDateTime,
     pub size: (u16, u16),
-}
-
-/// An intent's state in a few words, for the line next to the input and for messages.
-pub(crate) fn intent_words(record: &IntentRecord) -> String {
-    match &record.state {
-        IntentState::Created | IntentState::Sending => "sending…".into(),
-        IntentState::Done { reply } if reply.queued == Some(true) => {
-            "queued: the agent reads it when this turn ends".into()
-        }
-        IntentState::Done { .. } => "sent".into(),
-        IntentState::Replayed { .. } => "sent (the agent had it already)".into(),
-        IntentState::Stale { .. } => "refused: the ask changed".into(),
-        IntentState::Decided { .. } => "refused: already decided".into(),
-        IntentState::TooLate => "not taken: the agent no longer knows it".into(),
-        IntentState::RequestIdReused => "refused: request-id-reused".into(),
-        IntentState::Refused { code, message, .. } => match message {
-            Some(message) => format!("refused: {code}: {message}"),
-            None => format!("refused: {code}"),
-        },
-        // SPEC Q4: the engine resends it with the same request id; the reply settles it.
-        IntentState::Unknown { .. } if record.checking => "not sure it arrived: checking…".into(),
-        IntentState::Unknown { why } if intents::is_retryable(record) => {
-            format!("unknown: {why}")
-        }
-        IntentState::Unknown { .. } | IntentState::MaybeApplied => {
-            "maybe applied: check the chat".into()
-        }
-        IntentState::NotSent { why } => format!("not sent: {why}"),
-    }
 }

@@ -4,9 +4,9 @@
 //! runner (`crate::tui::outside_editor`) leaves the screen, runs the editor and comes back.
 
 use crate::app::Command;
-use crate::app::editor::Editor;
-use crate::app::inbox::AskKey;
 use crate::app::phone::Phone;
+use crate::model::editor::Editor;
+use crate::model::inbox::AskKey;
 
 /// The field the editor's text goes back to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,24 +10,24 @@ use std::path::{Path, PathBuf};
 
 use time::OffsetDateTime;
 
-use super::agents::{AgentView, Agents};
-use super::dsh_state;
-use super::editor::Editor;
 use super::geometry;
-use super::history::HistoryStore;
-use super::inbox::AskKey;
-use super::intents::Intents;
 use super::keymap::Keymap;
 use super::notify::NotifyStyle;
-use super::outbox::Outbox;
 use super::{AppSetup, Command};
-use crate::app::card_state::{AgentOffer, CardState};
 use crate::app::overlay::{Deferred, Overlay, TOAST_SECONDS, TROUBLE_TOAST_SECONDS, Toast};
 use crate::app::wire_log::WireLog;
 use crate::chat::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{IntentKind, ToEngine};
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
+use crate::model::agents::{AgentView, Agents};
+use crate::model::card_state::{AgentOffer, CardState};
+use crate::model::dsh_state;
+use crate::model::editor::Editor;
+use crate::model::history::HistoryStore;
+use crate::model::inbox::AskKey;
+use crate::model::intents::Intents;
+use crate::model::outbox::Outbox;
 
 /// Where a room asks to go, as data: the app (the router) makes the screen with the room's
 /// constructor, so no room names another and the phone names none.
@@ -56,7 +56,7 @@ pub(crate) enum Goto {
     /// The New page's form for a bridge.
     DshForm {
         agent: String,
-        purpose: super::dsh_state::DshPurpose,
+        purpose: crate::model::dsh_state::DshPurpose,
     },
 }
 

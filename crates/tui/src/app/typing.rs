@@ -14,8 +14,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::editor::Editor;
 use super::keymap::Chord;
+use crate::model::editor::Editor;
 
 /// What an editing key does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

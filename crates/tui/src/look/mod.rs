@@ -16,7 +16,6 @@ pub mod markdown;
 // A door for `benches/search.rs`, not in the product.
 #[cfg(feature = "bench")]
 pub mod search_bench;
-pub(crate) mod soft_wrap;
 pub mod theme;
 pub(crate) mod theme_contrast;
 pub mod wrap;

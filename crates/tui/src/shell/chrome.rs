@@ -8,10 +8,10 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::App;
 use crate::app::geometry::{self, MIN_HEIGHT, MIN_WIDTH};
-use crate::app::inbox;
 use crate::app::keymap::Action;
 use crate::look::theme::Theme;
 use crate::look::wrap;
+use crate::model::inbox;
 use crate::ui::{Drawn, put};
 
 pub(crate) fn too_small(frame: &mut Frame<'_>, area: Rect, theme: &Theme) {

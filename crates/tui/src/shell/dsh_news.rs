@@ -3,9 +3,10 @@
 //! is. The router takes it: it touches the stack of screens.
 
 use super::App;
+use crate::app::Command;
 use crate::app::dsh_tasks::dsh_intent_words;
-use crate::app::{Command, intents};
 use crate::engine::{IntentKind, IntentRecord, ToEngine};
+use crate::model::intents;
 use crate::screens::Screen;
 use crate::wire::PostReply;
 

@@ -10,18 +10,16 @@ pub mod frame;
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use time::OffsetDateTime;
 
-use crate::app::arming::{Arming, Why};
-use crate::app::card_state::CardStatus;
-use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
 use crate::app::notify::Announcement;
 use crate::app::overlay::{self, Overlay};
 use crate::app::phone::{Goto, Phone, Step};
-use crate::app::{
-    AppSetup, Command, Message, geometry, inbox, intent_words, intents, keymap, notify, outbox,
-    typing,
-};
+use crate::app::{AppSetup, Command, Message, geometry, keymap, notify, typing};
 use crate::engine::{AgentChange, FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
+use crate::model::arming::{Arming, Why};
+use crate::model::card_state::CardStatus;
+use crate::model::inbox::AskKey;
+use crate::model::{inbox, intents, outbox, words::intent_words};
 use crate::screens::room::Room;
 use crate::screens::{
     CardScreen, ConversationScreen, DshFormScreen, ExchangeScreen, HistoryScreen, InspectorScreen,

@@ -4,8 +4,8 @@
 use ratatui::style::Style;
 use time::OffsetDateTime;
 
-use crate::app::inbox::TimeLeft;
 use crate::look::theme::Theme;
+use crate::model::inbox::TimeLeft;
 
 /// The time left until `expires_at`, e.g. "0:42 left", and its style: urgent in the last ten
 /// seconds and once expired, the countdown's own before; empty and dim with no deadline.

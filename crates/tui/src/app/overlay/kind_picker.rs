@@ -2,11 +2,11 @@
 //! the pane is; it floats over the pane, so its keys are the phone's (docs/ARCHITECTURE.md).
 
 use crate::app::Command;
-use crate::app::dsh_state::kind_words;
 use crate::app::keymap::Action;
 use crate::app::overlay::Overlay;
 use crate::app::phone::Phone;
 use crate::dsh_wire::AppendKind;
+use crate::model::dsh_state::kind_words;
 
 impl Phone {
     /// The kind picker's keys.

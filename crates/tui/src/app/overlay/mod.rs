@@ -9,13 +9,13 @@ pub(crate) mod setting_picker;
 use crossterm::event::KeyEvent;
 use time::OffsetDateTime;
 
-use crate::app::arming::Arming;
-use crate::app::editor::Editor;
-use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
 use crate::app::phone::Phone;
 use crate::app::{Command, typing};
 use crate::engine::IntentKind;
+use crate::model::arming::Arming;
+use crate::model::editor::Editor;
+use crate::model::inbox::AskKey;
 use crate::wire::Ask;
 
 /// What happens once the person says yes (or types the prompt's answer).
@@ -166,7 +166,7 @@ impl Overlay {
             then,
             shown: false,
             about,
-            arming: Some(Arming::start(crate::app::arming::Why::Asked, now)),
+            arming: Some(Arming::start(crate::model::arming::Why::Asked, now)),
         }
     }
 
@@ -306,7 +306,7 @@ impl Phone {
             Some(Action::Confirm | Action::ConfirmAlways)
                 if matches!(self.overlay, Some(Overlay::Confirm { shown: false, .. })) =>
             {
-                self.show_toast(crate::app::arming::Why::Asked.sentence(), false);
+                self.show_toast(crate::model::arming::Why::Asked.sentence(), false);
                 Vec::new()
             }
             Some(Action::Confirm | Action::ConfirmAlways)

@@ -10,17 +10,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use serde_json::Value;
 
-use crate::app::ask_diff::Changed;
-use crate::app::card_state::{
-    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
-};
 use crate::app::geometry;
-use crate::app::inbox::AskKey;
 use crate::app::keymap::Action;
 use crate::app::phone::Phone;
 use crate::look::chat_links::find_links;
 use crate::look::theme::Theme;
 use crate::look::{markdown, wrap};
+use crate::model::ask_diff::Changed;
+use crate::model::card_state::{
+    CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
+};
+use crate::model::inbox::AskKey;
 use crate::screens::pane::select::DrawnLink;
 use crate::wire::{AskKind, AskOption, Effect, FieldKind, tool_input};
 

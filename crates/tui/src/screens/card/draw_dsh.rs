@@ -9,12 +9,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::geometry;
-use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Hint};
 use crate::app::phone::Phone;
 use crate::engine::dsh::pane::DESKTOP_ASK_KIND;
 use crate::look::theme::Theme;
 use crate::look::wrap;
+use crate::model::inbox::AskKey;
 use crate::wire::{Ask, AskKind};
 
 /// True for an ask no phone can answer because it waits on the desktop.
@@ -24,11 +24,12 @@ pub(crate) fn is_desktop_ask(ask: &Ask) -> bool {
 
 /// The footer's hints on a card of a desktop wait: no key answers it, so only back and help.
 pub(crate) fn hints(phone: &Phone, key: &AskKey) -> Option<&'static [Hint]> {
-    (phone.is_bridge(&key.agent) && phone.cards.get(key).is_some_and(|c| is_desktop_ask(&c.ask)))
-        .then_some(&[
-            (Action::Back, "back", "back"),
-            (Action::Help, "help", "help"),
-        ])
+    (phone.can(&key.agent).desktop_waits
+        && phone.cards.get(key).is_some_and(|c| is_desktop_ask(&c.ask)))
+    .then_some(&[
+        (Action::Back, "back", "back"),
+        (Action::Help, "help", "help"),
+    ])
 }
 
 /// Draws the card when the ask waits on the desktop; false for any other ask.

@@ -147,7 +147,7 @@ fn choosing_words(action: Action) -> Option<String> {
         Action::Submit => {
             return Some(format!(
                 "Answer with the selected option (not within {} of the card opening or changing)",
-                crate::app::arming::words()
+                crate::model::arming::words()
             ));
         }
         Action::Pick(n) => return Some(format!("Select option {n}")),
@@ -163,7 +163,7 @@ fn typing_words(action: Action) -> Option<String> {
         Action::EditOutside => Some("Edit a text answer in $VISUAL or $EDITOR, unsent".into()),
         Action::Submit => Some(format!(
             "Submit the answer (not within {} of the card opening or changing)",
-            crate::app::arming::words()
+            crate::model::arming::words()
         )),
         _ => None,
     }

@@ -9,9 +9,6 @@ pub(crate) mod keys;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::app::arming::{Arming, Why};
-use crate::app::card_state::{CardState, CardStatus, FieldValue};
-use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::step_around;
 use crate::app::outside_editor::{self, EditTarget};
@@ -19,6 +16,9 @@ use crate::app::overlay::{AllowAlwaysQuestion, Overlay};
 use crate::app::phone::Phone;
 use crate::app::{Command, typing};
 use crate::engine::IntentKind;
+use crate::model::arming::{Arming, Why};
+use crate::model::card_state::{CardState, CardStatus, FieldValue};
+use crate::model::inbox::AskKey;
 use crate::screens::room::Room;
 use crate::wire::{Answer, AskKind, Effect};
 
@@ -142,18 +142,19 @@ pub(crate) fn card_answerable(phone: &Phone, key: &AskKey) -> bool {
 /// cannot be reached, or it is not ready (None while it is). Typing still goes on.
 pub(crate) fn card_unreachable(phone: &Phone, key: &AskKey) -> Option<String> {
     let agent = phone.agents.get(&key.agent)?;
-    if !crate::app::inbox::is_unreachable(agent) {
+    if !crate::model::inbox::is_unreachable(agent) {
         return None;
     }
     Some(match agent.link() {
-        crate::app::agents::Link::Down(crate::engine::AgentStatus::Unreachable {
-            reason, ..
+        crate::model::agents::Link::Down(crate::engine::AgentStatus::Unreachable {
+            reason,
+            ..
         }) => format!(
             "{} cannot be reached: {}. No answer can go now; this card answers again once the agent is back.",
             key.agent,
             reason.trim_end_matches('.')
         ),
-        crate::app::agents::Link::Waiting(status) => format!(
+        crate::model::agents::Link::Waiting(status) => format!(
             "{} is not ready: {} No answer can go until it is.",
             key.agent,
             status.sentence()
@@ -488,7 +489,7 @@ fn refuse_expired(phone: &mut Phone, key: &AskKey) {
     if let Some(card) = phone.cards.get_mut(key)
         && let Some(at) = card.expired_at(now)
     {
-        card.notice = Some(crate::app::card_state::expired_refusal(at));
+        card.notice = Some(crate::model::card_state::expired_refusal(at));
     }
 }
 
@@ -609,17 +610,17 @@ fn why_not_answerable(phone: &Phone, key: &AskKey) -> String {
     match phone.cards.get(key) {
         Some(card) if card.expired_at(phone.now).is_some() => card
             .expired_at(phone.now)
-            .map(crate::app::card_state::expired_refusal)
+            .map(crate::model::card_state::expired_refusal)
             .unwrap_or_default(),
         Some(card) if !card.ask.is_answerable() => {
-            crate::app::card_state::CANNOT_ANSWER.to_string()
+            crate::model::card_state::CANNOT_ANSWER.to_string()
         }
         // Names the answer that won, when the chat says it (SPEC A4, A7).
         Some(card) if card.closed.is_some() => {
             card.closed.as_ref().map_or_else(String::new, |closed| {
                 format!(
                     "{} Nothing was sent.",
-                    crate::app::card_state::closed_sentence(closed)
+                    crate::model::card_state::closed_sentence(closed)
                 )
             })
         }

@@ -10,16 +10,17 @@ pub(crate) mod draw;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-pub(crate) use crate::app::dsh_state::DshPurpose;
-use crate::app::dsh_state::{DshView, ModelChoice};
-use crate::app::editor::Editor;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, step_around};
 use crate::app::phone::Phone;
-use crate::app::{Command, intents, typing};
+use crate::app::{Command, typing};
 use crate::dsh_wire::{ModelConfig, limits};
 use crate::engine::dsh::pane::session_of_pane;
 use crate::engine::{IntentKind, IntentRecord};
+pub(crate) use crate::model::dsh_state::DshPurpose;
+use crate::model::dsh_state::{DshView, ModelChoice};
+use crate::model::editor::Editor;
+use crate::model::intents;
 use crate::screens::room::Room;
 
 /// One field of a form.

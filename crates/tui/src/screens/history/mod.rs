@@ -4,7 +4,6 @@
 pub(crate) mod draw;
 pub(crate) mod keys;
 
-use crate::app::history::{HistoryStore, LOAD_AHEAD};
 use crate::app::keymap::{Action, Context};
 use crate::app::list::Filter;
 use crate::app::list::ListCursor;
@@ -16,6 +15,7 @@ use crate::engine::{HistoryPage, IntentKind};
 use crate::look::chat::ChatStyle;
 use crate::look::chat_scroll::{ChatScroll, entry_key};
 use crate::look::chat_search::all_matches;
+use crate::model::history::{HistoryStore, LOAD_AHEAD};
 use crate::screens::pane::select::copy_text;
 use crate::screens::room::Room;
 use crate::screens::search::keys::SEARCH;

@@ -5,13 +5,13 @@ use ratatui::Frame;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::app::agents::AgentView;
 use crate::app::geometry;
-use crate::app::inbox;
 use crate::app::phone::Phone;
 use crate::engine::AgentStatus;
 use crate::look::theme::Theme;
 use crate::look::wrap;
+use crate::model::agents::AgentView;
+use crate::model::inbox;
 use crate::screens::HomeScreen;
 use crate::ui::{ago, columns, put};
 
@@ -184,8 +184,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
             // What the row did not hold, said once: the row has the state word and the
             // code, or the whole sentence when it fits.
             (status, _)
-                if matches!(agent.link(), crate::app::agents::Link::Down(_))
-                    && !app.is_bridge(&agent.name) =>
+                if matches!(agent.link(), crate::model::agents::Link::Down(_))
+                    && app.can(&agent.name).doctor =>
             {
                 let sentence = match row_state(status, state_room).1 {
                     Held::Whole => String::new(),

@@ -1,17 +1,16 @@
 //! A DSH bridge on Home: marked as one, and when chosen, what it holds — its workspaces by
 //! name, its open tasks and sessions, the desktop's process — beside the Collie agents.
 
-use crate::app::agents::AgentView;
-use crate::app::dsh_state::DshView;
 use crate::app::phone::Phone;
 use crate::engine::AgentStatus;
+use crate::model::agents::AgentView;
+use crate::model::dsh_state::DshView;
 
 /// The name shown for an agent on Home: a bridge says that it is one.
 pub(crate) fn name(phone: &Phone, agent: &AgentView) -> String {
-    if phone.is_bridge(&agent.name) {
-        format!("{} (DSH bridge)", agent.name)
-    } else {
-        agent.display_name()
+    match phone.can(&agent.name).kind_label {
+        Some(kind) => format!("{} ({kind})", agent.name),
+        None => agent.display_name(),
     }
 }
 

@@ -5,13 +5,13 @@ pub(crate) mod draw;
 pub(crate) mod draw_dsh;
 pub(crate) mod keys;
 
-use crate::app::inbox::{self, InboxRow};
 use crate::app::keymap::{Action, Context};
 use crate::app::list::Filter;
 use crate::app::list::ListCursor;
 use crate::app::phone::Goto;
 use crate::app::phone::Phone;
 use crate::app::{Command, geometry};
+use crate::model::inbox::{self, InboxRow};
 use crate::screens::room::Room;
 
 #[derive(Debug, Clone, Default)]

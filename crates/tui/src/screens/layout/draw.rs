@@ -215,15 +215,15 @@ impl crate::ui::Drawn for LayoutScreen {
 
     /// A bridge's tasks close and open here: its layout hints those keys.
     fn hints(&self, phone: &Phone, context: Context) -> Option<&'static [Hint]> {
-        (phone.is_bridge(&self.agent) && context == crate::screens::layout::keys::LAYOUT).then_some(
-            &[
+        (phone.can(&self.agent).closes_only_tasks
+            && context == crate::screens::layout::keys::LAYOUT)
+            .then_some(&[
                 (Action::Open, "open", "open"),
                 (Action::Close, "close task", "close"),
                 (Action::NewPage, "new task", "new"),
                 (Action::Filter, "filter", "filter"),
                 (Action::Back, "back", "back"),
                 (Action::Help, "help", "help"),
-            ],
-        )
+            ])
     }
 }

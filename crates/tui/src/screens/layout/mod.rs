@@ -4,14 +4,15 @@
 pub(crate) mod draw;
 pub(crate) mod keys;
 
-use crate::app::agents::PaneRef;
+use crate::app::Command;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, ListCursor};
 use crate::app::overlay::{Deferred, Overlay};
 use crate::app::phone::Goto;
 use crate::app::phone::Phone;
-use crate::app::{Command, editor::Editor};
 use crate::engine::IntentKind;
+use crate::model::agents::PaneRef;
+use crate::model::editor::Editor;
 use crate::screens::room::Room;
 use crate::wire::{Tab, Workspace, caps};
 
@@ -191,7 +192,7 @@ impl Room for LayoutScreen {
                 let Some((kind, id, title, _)) = chosen else {
                     return Vec::new();
                 };
-                if phone.is_bridge(&agent) {
+                if phone.can(&agent).closes_only_tasks {
                     if kind == "pane" {
                         return phone.dsh_ask_close(&agent, &id);
                     }
@@ -243,7 +244,7 @@ impl Room for LayoutScreen {
     fn offers(&self, phone: &Phone, action: Action) -> bool {
         let rows = self.rows(phone);
         let selected = rows.get(self.cursor.selected.min(rows.len().saturating_sub(1)));
-        let bridge = phone.is_bridge(&self.agent);
+        let can = phone.can(&self.agent);
         match action {
             Action::Open => selected.is_some_and(|row| match row {
                 TreeRow::Pane(_) => true,
@@ -251,11 +252,13 @@ impl Room for LayoutScreen {
                 TreeRow::Workspace(w) => w.tabs.iter().any(|t| !t.panes.is_empty()),
             }),
             Action::Rename => {
-                !bridge
+                can.rename
                     && agent_can(phone, &self.agent, caps::RENAME)
                     && selected.is_some_and(|row| !matches!(row, TreeRow::Pane(_)))
             }
-            Action::Close if bridge => selected.is_some_and(|row| matches!(row, TreeRow::Pane(_))),
+            Action::Close if can.closes_only_tasks => {
+                selected.is_some_and(|row| matches!(row, TreeRow::Pane(_)))
+            }
             Action::Close => selected.is_some() && agent_can(phone, &self.agent, caps::CLOSE),
             _ => true,
         }

@@ -45,7 +45,7 @@ pub(crate) fn offered(
     pane: &str,
     list: &CommandList,
 ) -> Vec<AgentCommand> {
-    if list.closed || phone.is_bridge(agent) {
+    if list.closed || !phone.can(agent).slash_commands {
         return Vec::new();
     }
     let Some(text) = phone.draft(agent, pane).map(|d| d.text()) else {

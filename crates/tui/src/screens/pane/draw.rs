@@ -8,18 +8,19 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
 use time::OffsetDateTime;
 
-use crate::app::agents::Link;
 use crate::app::keymap::{Action, Context};
-use crate::app::outbox::{Outgoing, Step};
 use crate::app::phone::Phone;
-use crate::app::{intent_words, intents};
 use crate::engine::AgentStatus;
 use crate::engine::{IntentKind, IntentState};
 use crate::look::theme::Theme;
-use crate::look::{soft_wrap, wrap};
+use crate::look::wrap;
+use crate::model::agents::Link;
+use crate::model::outbox::{Outgoing, Step};
+use crate::model::{intents, words::intent_words};
 use crate::screens::layout::draw::{state_word, turn_words};
 use crate::screens::pane::{belt_slots, byte_count};
 use crate::screens::{PaneFocus, PaneScreen};
+use crate::text::soft_wrap;
 use crate::ui::put;
 use crate::wire::limits;
 
@@ -135,19 +136,19 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &PaneScreen, th
             .unwrap_or_default();
         let narrow = crate::app::geometry::is_narrow(parts.asks.width);
         let count = asks.len();
-        let bridge = phone.is_bridge(&screen.agent);
+        let desktop = phone.can(&screen.agent).desktop_waits;
         let line = |title: &str| match count {
             // The key first on a narrow terminal, so a long title never cuts it.
-            1 if narrow && bridge => {
+            1 if narrow && desktop => {
                 format!("⚑ {key} shows it: {}", title)
             }
-            n if narrow && bridge => {
+            n if narrow && desktop => {
                 format!("⚑ {n} waits, {key} shows: {}", title)
             }
             1 if narrow => format!("⚑ {key} to answer: {}", title),
             n if narrow => format!("⚑ {n} asks, {key} to answer: {}", title),
-            1 if bridge => format!("⚑ {} — {key} shows it", title),
-            n if bridge => format!(
+            1 if desktop => format!("⚑ {} — {key} shows it", title),
+            n if desktop => format!(
                 "⚑ {n} waits on the desktop, oldest: {} — {key} shows it",
                 title
             ),
@@ -210,11 +211,7 @@ fn connection_line(
     link: Link<'_>,
     theme: &Theme,
 ) -> Option<Line<'static>> {
-    let peer = if phone.is_bridge(agent) {
-        "The bridge"
-    } else {
-        "The agent"
-    };
+    let peer = phone.can(agent).noun;
     let (text, style) = match link {
         Link::Up => return None,
         // The cause last: a narrow screen cuts it, not what the person can count on.
@@ -312,11 +309,11 @@ fn draw_outbox(
 /// the box.": the longest that fits whole, the time going first and the agent next, so a
 /// narrow screen still says what happened and where the words are.
 fn came_back_line(agent: &str, at: OffsetDateTime, width: usize, theme: &Theme) -> Line<'static> {
-    let minutes = crate::app::outbox::WAIT_FOR_AGENT_SECONDS / 60;
+    let minutes = crate::model::outbox::WAIT_FOR_AGENT_SECONDS / 60;
     let said = [
         format!(
             "Not sent: {agent} was not ready for {minutes} minutes, so at {} your words came back to the box.",
-            crate::app::inbox::clock_time(at)
+            crate::model::inbox::clock_time(at)
         ),
         format!(
             "Not sent: {agent} was not ready for {minutes} minutes; your words are back in the box."

@@ -8,15 +8,15 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::app::dsh_state::DshView;
 use crate::app::dsh_tasks::{dsh_intent_parts, dsh_verb};
-use crate::app::intents;
 use crate::app::keymap::{Action, Context, Hint};
 use crate::app::phone::Phone;
 use crate::dsh_wire::ModelConfig;
 use crate::engine::{IntentRecord, IntentState};
 use crate::look::theme::Theme;
 use crate::look::wrap;
+use crate::model::dsh_state::DshView;
+use crate::model::intents;
 use crate::screens::pane::dsh::MAX_BRIDGE_MESSAGE;
 use crate::screens::pane::keys;
 use crate::screens::{PaneFocus, PaneScreen};
@@ -28,7 +28,7 @@ pub(crate) fn hints(
     screen: &PaneScreen,
     context: Context,
 ) -> Option<&'static [Hint]> {
-    if !phone.is_bridge(&screen.agent) {
+    if !phone.can(&screen.agent).task_actions {
         return None;
     }
     match context {
@@ -253,7 +253,7 @@ pub(crate) fn draw_status(
     area: Rect,
     theme: &Theme,
 ) -> bool {
-    if !phone.is_bridge(&screen.agent) {
+    if !phone.can(&screen.agent).message_kinds {
         return false;
     }
     let bytes = phone

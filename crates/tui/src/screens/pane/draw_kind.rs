@@ -4,13 +4,13 @@
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 
-use crate::app::dsh_state::kind_words;
 use crate::app::geometry;
 use crate::app::keymap::Action;
 use crate::app::phone::Phone;
 use crate::dsh_wire::AppendKind;
 use crate::look::theme::Theme;
 use crate::look::wrap;
+use crate::model::dsh_state::kind_words;
 use crate::ui::popup::boxed_to_fit;
 
 pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, selected: usize, theme: &Theme) {

@@ -3,12 +3,12 @@
 //! same kind of confirm the Collie actions use. A session no task follows is read-only here.
 
 use crate::app::Command;
-use crate::app::dsh_state::mode_words;
 use crate::app::keymap::Action;
 use crate::app::overlay::{About, Deferred, Overlay};
 use crate::app::phone::Phone;
 use crate::dsh_wire::{AppendKind, AppendMode};
 use crate::engine::IntentKind;
+use crate::model::dsh_state::mode_words;
 use crate::screens::PaneScreen;
 
 /// The longest message the phone sends to a bridge; the body must stay under its 256 KiB

@@ -14,8 +14,6 @@ pub(crate) mod select;
 
 use crossterm::event::KeyEvent;
 
-use crate::app::editor::Editor;
-use crate::app::inbox::AskKey;
 use crate::app::keymap::{Action, Context};
 use crate::app::outside_editor::{self, EditTarget};
 use crate::app::overlay::{About, Deferred, Overlay};
@@ -29,6 +27,8 @@ use crate::look::chat_scroll::ChatScroll;
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
 use crate::look::wrap;
+use crate::model::editor::Editor;
+use crate::model::inbox::AskKey;
 use crate::screens::room::Room;
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
@@ -397,8 +397,8 @@ impl PaneScreen {
             .remove(&(self.agent.clone(), self.pane.clone()));
         self.scroll.jump_to_bottom();
         match phone.outbox.push(&self.agent, &self.pane, kind) {
-            crate::app::outbox::Next::Submit { agent, kind } => phone.submit(&agent, kind),
-            crate::app::outbox::Next::Wait => Vec::new(),
+            crate::model::outbox::Next::Submit { agent, kind } => phone.submit(&agent, kind),
+            crate::model::outbox::Next::Wait => Vec::new(),
         }
     }
 
@@ -444,10 +444,11 @@ impl PaneScreen {
     /// A key's action on a pane: the chat's, the box's, or a DSH bridge task's.
     fn pane_action(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
         let (agent, pane_id, focus) = (self.agent.clone(), self.pane.clone(), self.focus);
-        if phone.is_bridge(&agent) && action == Action::Send {
+        let can = phone.can(&agent);
+        if can.task_actions && action == Action::Send {
             return self.dsh_send(phone);
         }
-        if phone.is_bridge(&agent)
+        if can.task_actions
             && let Some(commands) = dsh::pane_action(phone, &agent, &pane_id, action)
         {
             return commands;
@@ -514,14 +515,14 @@ impl PaneScreen {
                         phone
                             .intents
                             .get(id)
-                            .is_some_and(crate::app::intents::is_retryable)
+                            .is_some_and(crate::model::intents::is_retryable)
                     })
                     .map(str::to_string);
                 let retry = held.or_else(|| {
                     phone
                         .intents
                         .latest_for_pane(&agent, &pane_id)
-                        .filter(|r| crate::app::intents::is_retryable(r))
+                        .filter(|r| crate::model::intents::is_retryable(r))
                         .map(|r| r.request_id.clone())
                 });
                 match retry {
@@ -790,12 +791,12 @@ impl Room for PaneScreen {
     /// A Collie pane lists no DSH message kinds, a bridge's task no belt; the settings key
     /// only where the agent has settings to switch.
     fn lists(&self, phone: &Phone, action: Action) -> bool {
-        let bridge = phone.is_bridge(&self.agent);
+        let can = phone.can(&self.agent);
         match action {
-            Action::MessageKind | Action::SendMode => bridge,
-            Action::Belt(_) => !bridge,
+            Action::MessageKind | Action::SendMode => can.message_kinds,
+            Action::Belt(_) => can.belt,
             Action::Settings => {
-                !bridge
+                can.settings
                     && phone
                         .agents
                         .pane(&self.agent, &self.pane)
@@ -807,10 +808,10 @@ impl Room for PaneScreen {
 
     fn offers(&self, phone: &Phone, action: Action) -> bool {
         let pane = phone.agents.pane(&self.agent, &self.pane);
-        let bridge = phone.is_bridge(&self.agent);
+        let can = phone.can(&self.agent);
         match action {
             Action::OpenAsk => pane.is_some_and(|p| !p.asks().is_empty()),
-            Action::Abort if bridge => phone.dsh_turn_running(&self.agent, &self.pane),
+            Action::Abort if can.task_actions => phone.dsh_turn_running(&self.agent, &self.pane),
             Action::Abort => pane
                 .and_then(|p| p.turn())
                 .is_some_and(|t| t.state == TurnState::Running),
@@ -837,13 +838,14 @@ impl Room for PaneScreen {
                         && phone
                             .intents
                             .get(id)
-                            .is_some_and(crate::app::intents::is_retryable)
+                            .is_some_and(crate::model::intents::is_retryable)
                 }),
-            Action::Close if !bridge => {
+            Action::Close if !can.task_actions => {
                 crate::screens::layout::agent_can(phone, &self.agent, crate::wire::caps::CLOSE)
             }
-            Action::Close | Action::MessageKind | Action::SendMode => {
-                bridge && phone.dsh_writable(&self.agent, &self.pane)
+            Action::Close => phone.dsh_writable(&self.agent, &self.pane),
+            Action::MessageKind | Action::SendMode => {
+                can.message_kinds && phone.dsh_writable(&self.agent, &self.pane)
             }
             _ => true,
         }

@@ -13,13 +13,13 @@ use std::collections::VecDeque;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
-use crate::app::editor::Editor;
 use crate::app::keymap::{Action, Context};
 use crate::app::phone::Phone;
 use crate::app::{Command, typing};
 use crate::chat::pane_log::ChatEntry;
 use crate::look::chat_scroll::{Anchor, ChatScroll, entry_key};
 use crate::look::chat_search::Query;
+use crate::model::editor::Editor;
 
 /// The most text one copy sends. Terminals cap what an OSC 52 sequence may carry: hterm (the
 /// ChromeOS terminal and Secure Shell) takes 100 000 bytes of base64 and drops a longer one

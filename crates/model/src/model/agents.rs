@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use time::OffsetDateTime;
 
-use crate::app::card_state::AgentOffer;
 use crate::chat::pane_log::PaneLog;
 use crate::engine::AgentChange;
 use crate::engine::status::AgentStatus;
+use crate::model::card_state::AgentOffer;
 use crate::wire::{Ask, Hello, Pane, PaneState, Snapshot, Tab, Turn, Workspace, caps};
 
 /// One agent as the screens see it.
@@ -17,24 +17,24 @@ use crate::wire::{Ask, Hello, Pane, PaneState, Snapshot, Tab, Turn, Workspace, c
 pub struct AgentView {
     pub name: String,
     /// Reached over TLS, so no allow-always (SPEC A11).
-    pub(crate) is_tls: bool,
+    pub is_tls: bool,
     /// The host whose socket ssh forwards to this phone (`--ssh`), when it is one.
-    pub(crate) through_ssh: Option<String>,
+    pub through_ssh: Option<String>,
     /// The socket of the agent `collie-phone demo` started, said so headless commands can
     /// name it (docs/SCRIPTING.md).
-    pub(crate) demo_socket: Option<String>,
+    pub demo_socket: Option<String>,
     /// What the demo's runner last said of its own agent stopping and coming back.
-    pub(crate) demo_news: Option<DemoNews>,
+    pub demo_news: Option<DemoNews>,
     pub status: AgentStatus,
-    pub(crate) hello: Option<Hello>,
+    pub hello: Option<Hello>,
     pub snapshot: Option<Arc<Snapshot>>,
     pub panes: HashMap<String, PaneLog>,
     /// The last poll that went through.
     pub synced: Option<OffsetDateTime>,
     /// Why the last poll failed, when it is the only failure since a good read (SPEC H6).
-    pub(crate) missed: Option<String>,
+    pub missed: Option<String>,
     /// Epochs seen since the phone started; more than one means the agent restarted (SPEC H5).
-    pub(crate) epochs: u32,
+    pub epochs: u32,
     /// When each open ask expires, if it says (SPEC A13), kept as the snapshot and the chats
     /// change: every frame counts the open asks and the runner looks for the next countdown
     /// change at every wake, and going over every pane of every agent for it was most of an idle
@@ -56,7 +56,7 @@ pub enum DemoNews {
 
 impl DemoNews {
     /// The sentence Home says of it.
-    pub(crate) fn sentence(&self) -> String {
+    pub fn sentence(&self) -> String {
         match self {
             Self::Stopped(status) => format!(
                 "The demo's agent stopped ({status}); starting it again with its state kept."
@@ -73,7 +73,7 @@ impl DemoNews {
 /// How the phone reaches an agent: up, one poll missed (what is shown may be old), down, or
 /// not yet (connecting, starting).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Link<'a> {
+pub enum Link<'a> {
     Up,
     Missed(&'a str),
     Down(&'a AgentStatus),
@@ -83,8 +83,8 @@ pub(crate) enum Link<'a> {
 /// A pane with where it lives, as read from the snapshot and its chat.
 #[derive(Debug, Clone, Copy)]
 pub struct PaneRef<'a> {
-    pub(crate) workspace: &'a Workspace,
-    pub(crate) tab: &'a Tab,
+    pub workspace: &'a Workspace,
+    pub tab: &'a Tab,
     pub pane: &'a Pane,
     pub log: Option<&'a PaneLog>,
 }
@@ -187,7 +187,7 @@ impl AgentView {
     }
 
     /// The bytes the chats of all this agent's panes hold (SPEC L2).
-    pub(crate) fn chat_bytes(&self) -> usize {
+    pub fn chat_bytes(&self) -> usize {
         self.chat_bytes
     }
 
@@ -197,7 +197,7 @@ impl AgentView {
     /// only if that was not enough, the oldest of `on_screen`, the pane the person reads. Each
     /// chat that lost entries shows `words` at its top. Costs nothing under the budget; over
     /// it, a sort of the panes and the entries let go.
-    pub(crate) fn keep_within(&mut self, budget: usize, on_screen: Option<&str>, words: &str) {
+    pub fn keep_within(&mut self, budget: usize, on_screen: Option<&str>, words: &str) {
         debug_assert_eq!(
             self.chat_bytes,
             self.panes.values().map(PaneLog::bytes).sum::<usize>(),
@@ -234,7 +234,7 @@ impl AgentView {
     }
 
     /// Notes again when each open ask expires, after the snapshot or a chat changed.
-    pub(crate) fn note_asks(&mut self) {
+    pub fn note_asks(&mut self) {
         let deadlines = self
             .panes()
             .iter()
@@ -245,12 +245,12 @@ impl AgentView {
     }
 
     /// When each open ask expires (`None`: it does not say), in no order.
-    pub(crate) fn ask_deadlines(&self) -> &[Option<OffsetDateTime>] {
+    pub fn ask_deadlines(&self) -> &[Option<OffsetDateTime>] {
         &self.ask_deadlines
     }
 
     /// How the phone reaches this agent now, for every screen that shows its panes.
-    pub(crate) fn link(&self) -> Link<'_> {
+    pub fn link(&self) -> Link<'_> {
         match &self.status {
             AgentStatus::Ready => match &self.missed {
                 None => Link::Up,
@@ -270,7 +270,7 @@ impl AgentView {
         }
     }
 
-    pub(crate) fn allows_always(&self) -> bool {
+    pub fn allows_always(&self) -> bool {
         !self.is_tls
             && self
                 .hello
@@ -278,12 +278,12 @@ impl AgentView {
                 .is_some_and(|h| h.cap(caps::ALLOW_ALWAYS))
     }
 
-    pub(crate) fn has_cap(&self, cap: &str) -> bool {
+    pub fn has_cap(&self, cap: &str) -> bool {
         self.hello.as_ref().is_some_and(|h| h.cap(cap))
     }
 
     /// The name to show: the configured one, with the agent's own name when it differs.
-    pub(crate) fn display_name(&self) -> String {
+    pub fn display_name(&self) -> String {
         match &self.hello {
             Some(hello) if !hello.host.name.is_empty() && hello.host.name != self.name => {
                 format!("{} ({})", self.name, hello.host.name)
@@ -308,7 +308,7 @@ impl AgentView {
             .collect()
     }
 
-    pub(crate) fn pane(&self, id: &str) -> Option<PaneRef<'_>> {
+    pub fn pane(&self, id: &str) -> Option<PaneRef<'_>> {
         let snapshot = self.snapshot.as_ref()?;
         snapshot
             .panes()
@@ -342,11 +342,11 @@ fn level_to_cut(sizes: &[usize], excess: usize) -> usize {
 /// Every agent, in the order they were given.
 #[derive(Debug, Clone, Default)]
 pub struct Agents {
-    pub(crate) list: Vec<AgentView>,
+    pub list: Vec<AgentView>,
 }
 
 impl Agents {
-    pub(crate) fn new(agents: impl IntoIterator<Item = (String, bool)>) -> Self {
+    pub fn new(agents: impl IntoIterator<Item = (String, bool)>) -> Self {
         Self {
             list: agents
                 .into_iter()
@@ -359,12 +359,12 @@ impl Agents {
         self.list.iter().find(|a| a.name == name)
     }
 
-    pub(crate) fn get_mut(&mut self, name: &str) -> Option<&mut AgentView> {
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut AgentView> {
         self.list.iter_mut().find(|a| a.name == name)
     }
 
     /// A pane of an agent, if both are known.
-    pub(crate) fn pane(&self, agent: &str, pane: &str) -> Option<PaneRef<'_>> {
+    pub fn pane(&self, agent: &str, pane: &str) -> Option<PaneRef<'_>> {
         self.get(agent)?.pane(pane)
     }
 }

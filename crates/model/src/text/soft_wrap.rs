@@ -2,9 +2,9 @@
 //! grow downwards instead of scrolling sideways, so a long prompt is read whole before it is
 //! sent (docs/KEYS.md, "The message box").
 //!
-//! Unlike [`crate::look::wrap::wrap`], which makes lines to read, nothing is dropped or changed
+//! Unlike [`crate::text::wrap::wrap`], which makes lines to read, nothing is dropped or changed
 //! here: every byte of a line is in exactly one row, so a cursor in the text is a row and a
-//! column on screen and back. Widths are display widths as [`crate::look::wrap::width`]
+//! column on screen and back. Widths are display widths as [`crate::text::wrap::width`]
 //! measures them, grapheme by grapheme (CJK and emoji take two columns). A row breaks after
 //! whitespace or on either side of a wide grapheme where it can, inside a word only when the
 //! word is longer than the row. Whitespace at a break stays at the end of its row, even past
@@ -15,19 +15,19 @@ use std::ops::Range;
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::look::wrap::width as text_width;
+use crate::text::wrap::width as text_width;
 
 /// One row on screen: a line of the text and the bytes of it the row shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Row {
-    pub(crate) line: usize,
-    pub(crate) bytes: Range<usize>,
+pub struct Row {
+    pub line: usize,
+    pub bytes: Range<usize>,
 }
 
 /// The rows of one line at `width` columns (at least one): byte ranges that follow each other
 /// and cover the line. When the last row is full, an empty row follows it, so a cursor at the
 /// line's end has a column on screen.
-pub(crate) fn line_rows(line: &str, width: usize) -> Vec<Range<usize>> {
+pub fn line_rows(line: &str, width: usize) -> Vec<Range<usize>> {
     let width = width.max(1);
     let mut rows = Vec::new();
     let mut start = 0;
@@ -69,7 +69,7 @@ pub(crate) fn line_rows(line: &str, width: usize) -> Vec<Range<usize>> {
 
 /// The row a place in the text (a line, a byte in it) is shown on, and its column there. A
 /// place where one row ends and the next starts is at the start of the next.
-pub(crate) fn locate(rows: &[Row], lines: &[String], line: usize, byte: usize) -> (usize, usize) {
+pub fn locate(rows: &[Row], lines: &[String], line: usize, byte: usize) -> (usize, usize) {
     let index = rows
         .iter()
         .rposition(|row| row.line == line && row.bytes.start <= byte)
@@ -85,7 +85,7 @@ pub(crate) fn locate(rows: &[Row], lines: &[String], line: usize, byte: usize) -
 /// The byte of `line` nearest `column` on `row`, never past it: on a row that is not its
 /// line's last, the byte before its last grapheme at most, as the row's end is the next row's
 /// start.
-pub(crate) fn byte_at(rows: &[Row], lines: &[String], index: usize, column: usize) -> usize {
+pub fn byte_at(rows: &[Row], lines: &[String], index: usize, column: usize) -> usize {
     let row = &rows[index];
     let text = &lines[row.line][row.bytes.clone()];
     let last_of_line = rows.get(index + 1).is_none_or(|next| next.line != row.line);
@@ -106,7 +106,7 @@ pub(crate) fn byte_at(rows: &[Row], lines: &[String], index: usize, column: usiz
 /// The first of `total` rows to show in `height` rows so the cursor's row is in view: the
 /// last rows while the cursor is among them, else the cursor's row at the top, so the rows do
 /// not jump while the cursor moves within the view's bottom part.
-pub(crate) fn first_shown(total: usize, cursor: usize, height: usize) -> usize {
+pub fn first_shown(total: usize, cursor: usize, height: usize) -> usize {
     let height = height.max(1);
     let last_view = total.saturating_sub(height);
     cursor.min(last_view).max(cursor.saturating_sub(height - 1))

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::app::arming::{Arming, Why};
-use crate::app::ask_diff::{self, Changed};
-use crate::app::editor::Editor;
-use crate::app::inbox::AskKey;
-use crate::app::intents::{Intents, is_retryable};
 use crate::chat::pane_log::ClosedAsk;
 use crate::engine::{Decider, IntentState};
+use crate::model::arming::{Arming, Why};
+use crate::model::ask_diff::{self, Changed};
+use crate::model::editor::Editor;
+use crate::model::inbox::AskKey;
+use crate::model::intents::{Intents, is_retryable};
 use crate::wire::{
     Answer, Ask, AskKind, AskOption, DecidedBy, Effect, FieldKind, FormField, Outcome,
 };
@@ -81,7 +81,7 @@ impl FieldValue {
     }
 
     /// The editor of a field that takes typing, to read.
-    pub(crate) fn editor(&self) -> Option<&Editor> {
+    pub fn editor(&self) -> Option<&Editor> {
         match self {
             Self::Text(editor) | Self::Number(editor) => Some(editor),
             _ => None,
@@ -89,7 +89,7 @@ impl FieldValue {
     }
 
     /// The editor of a field that takes typing.
-    pub(crate) fn editor_mut(&mut self) -> Option<&mut Editor> {
+    pub fn editor_mut(&mut self) -> Option<&mut Editor> {
         match self {
             Self::Text(editor) | Self::Number(editor) => Some(editor),
             _ => None,
@@ -101,22 +101,22 @@ impl FieldValue {
 /// form's options (e.g. Decline), which answer when Enter is pressed on them.
 #[derive(Debug, Clone)]
 pub struct FormState {
-    pub(crate) focus: usize,
+    pub focus: usize,
     pub values: Vec<FieldValue>,
     /// How many options follow the fields.
-    pub(crate) buttons: usize,
+    pub buttons: usize,
 }
 
 impl FormState {
     /// The rows focus moves over: the fields, then the options.
-    pub(crate) fn rows(&self) -> usize {
+    pub fn rows(&self) -> usize {
         self.values.len() + self.buttons
     }
 }
 
 /// Why the card was left without an answer from this phone.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum ClosedHow {
+pub enum ClosedHow {
     /// The pane's chat says how (SPEC A4–A6).
     Known(Box<ClosedAsk>),
     /// The ask left the open list and the chat does not say why.
@@ -127,13 +127,13 @@ pub(crate) enum ClosedHow {
 /// allow-always at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct AgentOffer {
-    pub(crate) tls: bool,
-    pub(crate) allows_always: bool,
+    pub tls: bool,
+    pub allows_always: bool,
 }
 
 #[derive(Debug, Clone)]
 pub struct CardState {
-    pub(crate) key: AskKey,
+    pub key: AskKey,
     /// The ask as last seen; kept after it closes so the card can still say what happened.
     pub ask: Ask,
     pub pane_title: String,
@@ -144,15 +144,15 @@ pub struct CardState {
     /// The answer of a text card.
     pub text: Editor,
     /// Set once the ask is no longer open.
-    pub(crate) closed: Option<ClosedHow>,
+    pub closed: Option<ClosedHow>,
     /// A line from the phone itself, e.g. a required field left empty.
-    pub(crate) notice: Option<String>,
+    pub notice: Option<String>,
     /// Since when keys may answer: the card opened, or its ask changed (docs/ASKS.md, "The
     /// reading time").
-    pub(crate) arming: Arming,
+    pub arming: Arming,
     /// The ask as the person last saw it settled, while a change since is not acknowledged:
     /// the card shows what changed until the person moves or answers after the reading time.
-    pub(crate) changed_from: Option<Ask>,
+    pub changed_from: Option<Ask>,
 }
 
 impl CardState {
@@ -175,7 +175,7 @@ impl CardState {
     }
 
     /// When the ask expires, if it does (SPEC A13).
-    pub(crate) fn expires_at(&self) -> Option<OffsetDateTime> {
+    pub fn expires_at(&self) -> Option<OffsetDateTime> {
         self.ask
             .expires_at
             .as_ref()
@@ -185,14 +185,14 @@ impl CardState {
     /// The deadline, once it has passed by the phone's clock: from then on no key answers the
     /// card (docs/ASKS.md, "When an ask expires"). The agent's own refusal stays the last word
     /// for a phone whose clock is behind.
-    pub(crate) fn expired_at(&self, now: OffsetDateTime) -> Option<OffsetDateTime> {
+    pub fn expired_at(&self, now: OffsetDateTime) -> Option<OffsetDateTime> {
         self.expires_at()
-            .filter(|at| crate::app::inbox::TimeLeft::is_over(*at, now))
+            .filter(|at| crate::model::inbox::TimeLeft::is_over(*at, now))
     }
 
     /// What the person's typed words are, to give back when the card goes without taking them:
     /// a text card's answer, or a form's typed fields as "Label: words" lines.
-    pub(crate) fn typed_words(&self) -> Option<String> {
+    pub fn typed_words(&self) -> Option<String> {
         let words = match (&self.ask.kind, &self.ask.form, &self.form) {
             (AskKind::Text, _, _) => self.text.text(),
             (AskKind::Form, Some(body), Some(state)) => body
@@ -215,23 +215,23 @@ impl CardState {
     }
 
     /// True once the reading time since the card opened or changed is over.
-    pub(crate) fn is_armed(&self, now: OffsetDateTime) -> bool {
+    pub fn is_armed(&self, now: OffsetDateTime) -> bool {
         self.arming.is_armed(now)
     }
 
     /// The card is on screen again (opened from the inbox or a pane): read it before answering.
-    pub(crate) fn reopen(&mut self, now: OffsetDateTime) {
+    pub fn reopen(&mut self, now: OffsetDateTime) {
         self.arming = Arming::start(Why::Opened, now);
     }
 
     /// The person moved or answered after the reading time: the change has been seen.
-    pub(crate) fn acknowledge(&mut self) {
+    pub fn acknowledge(&mut self) {
         self.changed_from = None;
         self.notice = None;
     }
 
     /// A key that would answer came inside the reading time: it does nothing, and says why.
-    pub(crate) fn refuse_unread(&mut self) {
+    pub fn refuse_unread(&mut self) {
         self.notice = Some(self.arming.why.sentence().to_string());
     }
 
@@ -254,7 +254,7 @@ impl CardState {
     /// the same one) redraws the card (SPEC A3), keeps what was typed into fields that are still
     /// there and the selection on the same option, starts the reading time again and marks what
     /// changed. Returns true when the card changed under the person's eyes.
-    pub(crate) fn refresh(
+    pub fn refresh(
         &mut self,
         live: Option<&Ask>,
         closed: Option<&ClosedAsk>,
@@ -372,17 +372,17 @@ impl CardState {
     }
 
     /// The options this card offers on this agent (SPEC A11, A12).
-    pub(crate) fn offered(&self, agent: AgentOffer) -> Vec<&AskOption> {
+    pub fn offered(&self, agent: AgentOffer) -> Vec<&AskOption> {
         self.options(self.allow_always(agent).is_ok())
     }
 
     /// The selected option, if the card has options.
-    pub(crate) fn selected_option(&self, agent: AgentOffer) -> Option<&AskOption> {
+    pub fn selected_option(&self, agent: AgentOffer) -> Option<&AskOption> {
         self.offered(agent).get(self.selected).copied()
     }
 
     /// The form option the focus is on (e.g. Decline), if it is on one.
-    pub(crate) fn focused_form_option(&self) -> Option<&AskOption> {
+    pub fn focused_form_option(&self) -> Option<&AskOption> {
         let (body, state) = (self.ask.form.as_ref()?, self.form.as_ref()?);
         body.options
             .get(state.focus.checked_sub(state.values.len())?)
@@ -473,7 +473,7 @@ impl CardState {
     }
 
     /// True when the card is a text card or a form: letters are typed, not commands.
-    pub(crate) fn takes_typing(&self) -> bool {
+    pub fn takes_typing(&self) -> bool {
         matches!(self.ask.kind, AskKind::Text | AskKind::Form) && self.ask.is_answerable()
     }
 }
@@ -494,7 +494,7 @@ fn reads_the_same(a: &Ask, b: &Ask) -> bool {
 
 /// The state of a card's answer, each with the exact sentence of the SPEC.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum CardStatus {
+pub enum CardStatus {
     /// Submitted, or on its way.
     Sending,
     Answered,
@@ -528,7 +528,7 @@ pub(crate) enum CardStatus {
 
 impl CardStatus {
     /// The status of the newest answer to this card, if any.
-    pub(crate) fn of(intents: &Intents, key: &AskKey) -> Option<Self> {
+    pub fn of(intents: &Intents, key: &AskKey) -> Option<Self> {
         if intents.answer_pending(key) {
             return Some(Self::Sending);
         }
@@ -560,7 +560,7 @@ impl CardStatus {
         })
     }
 
-    pub(crate) fn sentence(&self) -> String {
+    pub fn sentence(&self) -> String {
         match self {
             Self::Sending => "Sending…".into(),
             Self::Answered => "Answered.".into(),
@@ -603,7 +603,7 @@ impl CardStatus {
     }
 
     /// A request id the person may retry (SPEC Q4).
-    pub(crate) fn retry_id(&self) -> Option<&str> {
+    pub fn retry_id(&self) -> Option<&str> {
         match self {
             Self::Checking { request_id }
             | Self::Unknown { request_id }
@@ -613,7 +613,7 @@ impl CardStatus {
     }
 
     /// True when a new answer may be given: nothing is on its way and nothing was decided.
-    pub(crate) fn allows_answer(status: Option<&Self>) -> bool {
+    pub fn allows_answer(status: Option<&Self>) -> bool {
         match status {
             None => true,
             Some(status) => matches!(
@@ -628,14 +628,14 @@ impl CardStatus {
     }
 
     /// True for the outcomes drawn as trouble rather than progress.
-    pub(crate) fn is_trouble(&self) -> bool {
+    pub fn is_trouble(&self) -> bool {
         !matches!(self, Self::Sending | Self::Answered)
     }
 }
 
 /// The words of an outcome for a sentence: the text answered, else the agent's summary, else
 /// the option id; on one line and short (the outcome was cleaned on decoding, SPEC L1).
-pub(crate) fn outcome_words(outcome: &Outcome) -> Option<String> {
+pub fn outcome_words(outcome: &Outcome) -> Option<String> {
     let words = [
         outcome.text.as_deref(),
         Some(outcome.summary.as_str()),
@@ -646,31 +646,31 @@ pub(crate) fn outcome_words(outcome: &Outcome) -> Option<String> {
     .map(str::trim)
     .find(|w| !w.is_empty())?;
     let line = words.split_whitespace().collect::<Vec<_>>().join(" ");
-    Some(crate::look::wrap::truncate(&line, MAX_WON_WIDTH))
+    Some(crate::text::wrap::truncate(&line, MAX_WON_WIDTH))
 }
 
 /// How wide the words of the answer that won may be in a sentence.
 const MAX_WON_WIDTH: usize = 60;
 
 /// The refusal of a key that would answer an expired card (SPEC A13).
-pub(crate) fn expired_refusal(at: OffsetDateTime) -> String {
+pub fn expired_refusal(at: OffsetDateTime) -> String {
     format!(
         "Expired at {}: nothing was sent.",
-        crate::app::inbox::clock_time(at)
+        crate::model::inbox::clock_time(at)
     )
 }
 
 /// The state line of an expired card that was not answered (SPEC A13).
-pub(crate) fn expired_state(at: OffsetDateTime) -> String {
+pub fn expired_state(at: OffsetDateTime) -> String {
     format!(
         "Expired at {}. It can no longer be answered.",
-        crate::app::inbox::clock_time(at)
+        crate::model::inbox::clock_time(at)
     )
 }
 
 /// The sentence for a card whose ask closed without this phone's answer (SPEC A4–A6), naming
 /// the answer that won when the chat says it.
-pub(crate) fn closed_sentence(closed: &ClosedHow) -> String {
+pub fn closed_sentence(closed: &ClosedHow) -> String {
     let ClosedHow::Known(closed) = closed else {
         return "This ask is no longer open.".into();
     };
@@ -688,7 +688,7 @@ pub(crate) fn closed_sentence(closed: &ClosedHow) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::arming::ARMING;
+    use crate::model::arming::ARMING;
     use time::Duration;
     use time::macros::datetime;
 

@@ -13,7 +13,7 @@ const KEEP_FINAL: usize = 1000;
 
 /// How long a receipt ("button Benchmark: sent") stays on a pane's status line, by the phone's
 /// clock (SPEC Q6); what needs the person stays until a newer intent of the pane replaces it.
-pub(crate) const RECEIPT_SECONDS: i64 = 8;
+pub const RECEIPT_SECONDS: i64 = 8;
 
 #[derive(Debug, Clone, Default)]
 pub struct Intents {
@@ -40,16 +40,12 @@ fn is_receipt(state: &IntentState) -> bool {
 
 impl Intents {
     /// Notes a submission before the engine has given it a request id.
-    pub(crate) fn submitted(&mut self, agent: &str, kind: IntentKind) {
+    pub fn submitted(&mut self, agent: &str, kind: IntentKind) {
         self.pending.push((agent.to_string(), kind));
     }
 
     /// Takes a record from the engine at `now`; returns the state it had before, if known.
-    pub(crate) fn note(
-        &mut self,
-        record: IntentRecord,
-        now: OffsetDateTime,
-    ) -> Option<IntentState> {
+    pub fn note(&mut self, record: IntentRecord, now: OffsetDateTime) -> Option<IntentState> {
         if is_receipt(&record.state) {
             let known = self.records.get(&record.request_id).map(|r| &r.state);
             // A record first met settled is an old one (the journal's) unless it went this run.
@@ -112,7 +108,7 @@ impl Intents {
 
     /// Whether a pane's status line shows `record` at `now` (SPEC Q6): a receipt for
     /// [`RECEIPT_SECONDS`] after it came, everything else until replaced.
-    pub(crate) fn shows(&self, record: &IntentRecord, now: OffsetDateTime) -> bool {
+    pub fn shows(&self, record: &IntentRecord, now: OffsetDateTime) -> bool {
         if !is_receipt(&record.state) {
             return true;
         }
@@ -122,7 +118,7 @@ impl Intents {
     }
 
     /// When the next receipt shown now fades, for the runner to wake and redraw then.
-    pub(crate) fn next_fade(&self, now: OffsetDateTime) -> Option<OffsetDateTime> {
+    pub fn next_fade(&self, now: OffsetDateTime) -> Option<OffsetDateTime> {
         self.receipts
             .values()
             .map(|at| *at + time::Duration::seconds(RECEIPT_SECONDS))
@@ -130,15 +126,12 @@ impl Intents {
             .min()
     }
 
-    pub(crate) fn get(&self, request_id: &str) -> Option<&IntentRecord> {
+    pub fn get(&self, request_id: &str) -> Option<&IntentRecord> {
         self.records.get(request_id)
     }
 
     /// The newest intent that matches.
-    pub(crate) fn latest(
-        &self,
-        mut matches: impl FnMut(&IntentRecord) -> bool,
-    ) -> Option<&IntentRecord> {
+    pub fn latest(&self, mut matches: impl FnMut(&IntentRecord) -> bool) -> Option<&IntentRecord> {
         self.order
             .iter()
             .rev()
@@ -147,14 +140,14 @@ impl Intents {
     }
 
     /// True while a matching submission has not been reported yet.
-    pub(crate) fn is_pending(&self, mut matches: impl FnMut(&str, &IntentKind) -> bool) -> bool {
+    pub fn is_pending(&self, mut matches: impl FnMut(&str, &IntentKind) -> bool) -> bool {
         self.pending
             .iter()
             .any(|(agent, kind)| matches(agent, kind))
     }
 
     /// The agent is in this epoch now (its hello said so).
-    pub(crate) fn epoch_is(&mut self, agent: &str, epoch: &str) {
+    pub fn epoch_is(&mut self, agent: &str, epoch: &str) {
         self.epochs.insert(agent.to_string(), epoch.to_string());
     }
 
@@ -182,11 +175,11 @@ impl Intents {
     }
 
     /// The newest send, abort or belt press of a pane.
-    pub(crate) fn latest_for_pane(&self, agent: &str, pane_id: &str) -> Option<&IntentRecord> {
+    pub fn latest_for_pane(&self, agent: &str, pane_id: &str) -> Option<&IntentRecord> {
         self.latest(|r| r.agent == agent && pane_of(&r.kind) == Some(pane_id))
     }
 
-    pub(crate) fn pane_pending(&self, agent: &str, pane_id: &str) -> Option<&'static str> {
+    pub fn pane_pending(&self, agent: &str, pane_id: &str) -> Option<&'static str> {
         self.pending
             .iter()
             .rev()
@@ -196,7 +189,7 @@ impl Intents {
 }
 
 /// The pane a send, abort or belt press goes to (a DSH task's pane id is its task id).
-pub(crate) fn pane_of(kind: &IntentKind) -> Option<&str> {
+pub fn pane_of(kind: &IntentKind) -> Option<&str> {
     match kind {
         IntentKind::Send { pane, .. }
         | IntentKind::Abort { pane, .. }
@@ -219,7 +212,7 @@ pub fn is_retryable(record: &IntentRecord) -> bool {
 }
 
 /// True while the intent is on its way.
-pub(crate) fn is_in_flight(state: &IntentState) -> bool {
+pub fn is_in_flight(state: &IntentState) -> bool {
     matches!(state, IntentState::Created | IntentState::Sending)
 }
 

@@ -13,11 +13,11 @@ use std::ops::Range;
 
 use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 
-use crate::look::soft_wrap::{self, Row};
-use crate::look::wrap::width as text_width;
+use crate::text::soft_wrap::{self, Row};
+use crate::text::wrap::width as text_width;
 
 /// Undo keeps at most this many steps: the oldest go first.
-pub(crate) const UNDO_STEPS: usize = 200;
+pub const UNDO_STEPS: usize = 200;
 
 /// Undo keeps at most this many bytes of text (removed and inserted, undo and redo together),
 /// so a few 40 KiB pastes cannot make one draft hold megabytes. The oldest steps go first; a
@@ -243,7 +243,7 @@ impl Editor {
 
     /// Pastes the next piece of the paste just before it, in the same undo step when nothing
     /// came between them (else as [`Editor::insert_str`]).
-    pub(crate) fn insert_piece(&mut self, s: &str) {
+    pub fn insert_piece(&mut self, s: &str) {
         self.paste_as(s, Kind::PastePiece);
     }
 
@@ -325,7 +325,7 @@ impl Editor {
 
     /// The text cut into rows of `width` columns (`look::soft_wrap`), and the cursor's row and
     /// display column in them: a box that grows with its text draws these.
-    pub(crate) fn rows(&self, width: usize) -> (Vec<Row>, (usize, usize)) {
+    pub fn rows(&self, width: usize) -> (Vec<Row>, (usize, usize)) {
         let mut memo = self.rows_memo.borrow_mut();
         if memo.width != width || memo.changes != self.changes || memo.rows.is_empty() {
             let mut known = std::mem::take(&mut memo.lines);
@@ -522,7 +522,7 @@ impl Editor {
     }
 
     /// Empties the editor and forgets its history and kill ring: a fresh field.
-    pub(crate) fn clear(&mut self) {
+    pub fn clear(&mut self) {
         *self = Self::default();
     }
 
@@ -1552,7 +1552,7 @@ mod tests {
                 }
                 assert_sane(&editor);
                 let (rows, (row, column)) = editor.rows(width);
-                let first = crate::look::soft_wrap::first_shown(rows.len(), row, height);
+                let first = crate::text::soft_wrap::first_shown(rows.len(), row, height);
                 prop_assert!(first <= row && row < first + height, "row {row} from {first}");
                 prop_assert!(row < rows.len());
                 // Past the right edge only on or after whitespace hanging there, or after a

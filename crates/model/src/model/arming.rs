@@ -14,7 +14,7 @@ use time::{Duration, OffsetDateTime};
 pub const ARMING: Duration = Duration::milliseconds(1_000);
 
 /// The reading time in words, for help and hints: "1 s", "800 ms".
-pub(crate) fn words() -> String {
+pub fn words() -> String {
     let ms = ARMING.whole_milliseconds();
     if ms % 1_000 == 0 {
         format!("{} s", ms / 1_000)
@@ -25,7 +25,7 @@ pub(crate) fn words() -> String {
 
 /// What just happened on screen, so the refusal can say it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Why {
+pub enum Why {
     /// The card was opened (from the inbox, a pane, or the soonest-expiring jump).
     Opened,
     /// The ask changed in place: its revision or its words (SPEC A3).
@@ -42,7 +42,7 @@ pub(crate) enum Why {
 
 impl Why {
     /// What the program saw, and what the person can do next.
-    pub(crate) fn sentence(self) -> &'static str {
+    pub fn sentence(self) -> &'static str {
         match self {
             Self::Opened => "This card just opened. Read it, then answer.",
             Self::Changed => "This ask just changed. Read it, then answer.",
@@ -58,35 +58,35 @@ impl Why {
 /// Since when, and why, keys do not answer yet (`pub` as what floats that holds one is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Arming {
-    pub(crate) why: Why,
-    pub(crate) since: OffsetDateTime,
+    pub why: Why,
+    pub since: OffsetDateTime,
 }
 
 impl Arming {
     /// Starts the reading time now.
-    pub(crate) fn start(why: Why, now: OffsetDateTime) -> Self {
+    pub fn start(why: Why, now: OffsetDateTime) -> Self {
         Self { why, since: now }
     }
 
     /// The first moment a key answers.
-    pub(crate) fn until(&self) -> OffsetDateTime {
+    pub fn until(&self) -> OffsetDateTime {
         self.since + ARMING
     }
 
     /// True once the reading time is over.
-    pub(crate) fn is_armed(&self, now: OffsetDateTime) -> bool {
+    pub fn is_armed(&self, now: OffsetDateTime) -> bool {
         now >= self.until()
     }
 
     /// Why a key that acts must wait, while the reading time lasts; None once it is over.
     /// The one test every key that acts on an agent passes (docs/KEYS.md).
-    pub(crate) fn refusal(&self, now: OffsetDateTime) -> Option<&'static str> {
+    pub fn refusal(&self, now: OffsetDateTime) -> Option<&'static str> {
         (!self.is_armed(now)).then(|| self.why.sentence())
     }
 
     /// The wall clock went back past the start (a clock step): the reading time starts again
     /// from `now`, so it lasts at most [`ARMING`] more rather than until the clock catches up.
-    pub(crate) fn clock_stepped_back(&mut self, now: OffsetDateTime) {
+    pub fn clock_stepped_back(&mut self, now: OffsetDateTime) {
         if self.since > now {
             self.since = now;
         }

@@ -14,7 +14,7 @@ use crate::engine::dsh::pane::session_of_pane;
 
 /// What a bridge's form on the New page makes: a task, or a registered workspace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DshPurpose {
+pub enum DshPurpose {
     Task,
     Register,
 }
@@ -41,14 +41,14 @@ impl Default for SendPrefs {
 
 /// One model of the catalog as a choice: its provider, id and declared efforts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ModelChoice {
-    pub(crate) provider: String,
-    pub(crate) model: String,
-    pub(crate) efforts: Vec<String>,
+pub struct ModelChoice {
+    pub provider: String,
+    pub model: String,
+    pub efforts: Vec<String>,
 }
 
 impl ModelChoice {
-    pub(crate) fn label(&self) -> String {
+    pub fn label(&self) -> String {
         format!("{}/{}", self.provider, self.model)
     }
 }
@@ -56,23 +56,23 @@ impl ModelChoice {
 /// One bridge as its own screens see it.
 #[derive(Debug, Clone, Default)]
 pub struct DshView {
-    pub(crate) health: Option<Arc<Health>>,
-    pub(crate) capabilities: Option<Arc<Capabilities>>,
-    pub(crate) workspaces: Option<Arc<WorkspaceList>>,
-    pub(crate) tasks: Arc<Vec<TaskView>>,
+    pub health: Option<Arc<Health>>,
+    pub capabilities: Option<Arc<Capabilities>>,
+    pub workspaces: Option<Arc<WorkspaceList>>,
+    pub tasks: Arc<Vec<TaskView>>,
     /// Desktop reloads seen, oldest first: (old pid, new pid).
-    pub(crate) reloads: Vec<(u64, u64)>,
+    pub reloads: Vec<(u64, u64)>,
     /// Tasks the engine no longer addresses (session/workspace-mismatch), with why.
-    pub(crate) stopped: BTreeMap<String, String>,
+    pub stopped: BTreeMap<String, String>,
     /// The message kind and mode chosen per pane.
-    pub(crate) prefs: HashMap<String, SendPrefs>,
+    pub prefs: HashMap<String, SendPrefs>,
     /// What could not be read of the bridge's replies, by route, to say on screen (docs/DSH.md,
     /// "How the phone reads a bridge").
-    pub(crate) unread: Arc<BTreeMap<String, Vec<Unread>>>,
+    pub unread: Arc<BTreeMap<String, Vec<Unread>>>,
 }
 
 impl DshView {
-    pub(crate) fn apply(&mut self, change: DshChange) {
+    pub fn apply(&mut self, change: DshChange) {
         match change {
             DshChange::Health(health) => self.health = Some(health),
             DshChange::Capabilities(capabilities) => self.capabilities = Some(capabilities),
@@ -91,12 +91,12 @@ impl DshView {
     }
 
     /// The open task a pane shows (pane id = task id), if it is one.
-    pub(crate) fn task(&self, pane: &str) -> Option<&TaskView> {
+    pub fn task(&self, pane: &str) -> Option<&TaskView> {
         self.tasks.iter().find(|t| t.task_id == pane)
     }
 
     /// Tasks that are not closed (the real bridge lists closed ones too).
-    pub(crate) fn open_tasks(&self) -> usize {
+    pub fn open_tasks(&self) -> usize {
         self.tasks
             .iter()
             .filter(|t| t.status != crate::dsh_wire::TaskStatus::Closed)
@@ -104,13 +104,13 @@ impl DshView {
     }
 
     /// True for a pane of a desktop session no task follows (read-only until adopted).
-    pub(crate) fn is_session_pane(pane: &str) -> bool {
+    pub fn is_session_pane(pane: &str) -> bool {
         session_of_pane(pane).is_some()
     }
 
     /// Sentences for the person about what the bridge sent that could not be read or is not
     /// available, the catalog and presets first: what was left out, and what that means.
-    pub(crate) fn unread_sentences(&self) -> Vec<String> {
+    pub fn unread_sentences(&self) -> Vec<String> {
         let mut out = Vec::new();
         let capabilities = self.capabilities.as_deref();
         if let Some(reason) = capabilities.and_then(|c| c.model_catalog.unavailable.as_deref()) {
@@ -176,7 +176,7 @@ impl DshView {
 
     /// One short sentence for Home when something could not be read: which replies, and
     /// where the whole story is (the New page and the log).
-    pub(crate) fn unread_summary(&self) -> Option<String> {
+    pub fn unread_summary(&self) -> Option<String> {
         let catalog_gone = self
             .capabilities
             .as_deref()
@@ -205,21 +205,21 @@ impl DshView {
         self.prefs.get(pane).cloned().unwrap_or_default()
     }
 
-    pub(crate) fn workspace_list(&self) -> &[Workspace] {
+    pub fn workspace_list(&self) -> &[Workspace] {
         self.workspaces
             .as_deref()
             .map_or(&[], |w| w.items.as_slice())
     }
 
     /// Whether this token may register a workspace (`capabilities.workspaces.create`).
-    pub(crate) fn may_register(&self) -> bool {
+    pub fn may_register(&self) -> bool {
         self.capabilities
             .as_ref()
             .is_some_and(|c| c.capabilities.workspaces.create)
     }
 
     /// The presets `/capabilities` lists: the only ones that may be chosen (seed §2).
-    pub(crate) fn presets(&self) -> Vec<(String, Option<String>)> {
+    pub fn presets(&self) -> Vec<(String, Option<String>)> {
         self.capabilities
             .as_ref()
             .map(|c| {
@@ -232,7 +232,7 @@ impl DshView {
     }
 
     /// Every model of the catalog, group by group.
-    pub(crate) fn models(&self) -> Vec<ModelChoice> {
+    pub fn models(&self) -> Vec<ModelChoice> {
         let Some(capabilities) = &self.capabilities else {
             return Vec::new();
         };
@@ -255,7 +255,7 @@ impl DshView {
     }
 
     /// The catalog's default config, in words.
-    pub(crate) fn default_model(&self) -> Option<String> {
+    pub fn default_model(&self) -> Option<String> {
         self.capabilities
             .as_ref()
             .and_then(|c| c.model_catalog.default.as_ref())
@@ -263,7 +263,7 @@ impl DshView {
     }
 
     /// The newest reload, in words, for a pane's info line.
-    pub(crate) fn last_reload(&self) -> Option<String> {
+    pub fn last_reload(&self) -> Option<String> {
         self.reloads
             .last()
             .map(|(old, new)| format!("desktop reloaded (process {old} → {new})"))
@@ -271,7 +271,7 @@ impl DshView {
 }
 
 /// Words for a message kind in the picker.
-pub(crate) fn kind_words(kind: &AppendKind) -> &'static str {
+pub fn kind_words(kind: &AppendKind) -> &'static str {
     match kind {
         AppendKind::Instruction => "what to do next",
         AppendKind::Feedback => "what you think of what it did",
@@ -284,7 +284,7 @@ pub(crate) fn kind_words(kind: &AppendKind) -> &'static str {
 }
 
 /// Words for a mode.
-pub(crate) fn mode_words(mode: &AppendMode) -> &'static str {
+pub fn mode_words(mode: &AppendMode) -> &'static str {
     match mode {
         AppendMode::Queue => "waits for the running turn to end",
         AppendMode::Steer => "goes into the running turn now",

@@ -16,16 +16,16 @@ pub struct AskKey {
 
 /// One row of the inbox.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct InboxRow<'a> {
-    pub(crate) agent: &'a AgentView,
-    pub(crate) pane: PaneRef<'a>,
-    pub(crate) ask: &'a Ask,
-    pub(crate) opened_at: Option<OffsetDateTime>,
-    pub(crate) expires_at: Option<OffsetDateTime>,
+pub struct InboxRow<'a> {
+    pub agent: &'a AgentView,
+    pub pane: PaneRef<'a>,
+    pub ask: &'a Ask,
+    pub opened_at: Option<OffsetDateTime>,
+    pub expires_at: Option<OffsetDateTime>,
 }
 
 impl InboxRow<'_> {
-    pub(crate) fn key(&self) -> AskKey {
+    pub fn key(&self) -> AskKey {
         AskKey {
             agent: self.agent.name.clone(),
             pane: self.pane.pane.id.clone(),
@@ -36,7 +36,7 @@ impl InboxRow<'_> {
 
 /// Every open ask, oldest first by `openedAt` (SPEC A2); asks without it keep layout order
 /// after the dated ones.
-pub(crate) fn rows(agents: &Agents) -> Vec<InboxRow<'_>> {
+pub fn rows(agents: &Agents) -> Vec<InboxRow<'_>> {
     let mut rows: Vec<InboxRow<'_>> = agents
         .list
         .iter()
@@ -64,13 +64,13 @@ pub(crate) fn rows(agents: &Agents) -> Vec<InboxRow<'_>> {
 /// agent that cannot be reached, set apart. An ask leaves both at its deadline by the phone's
 /// clock, when no key answers it any more (docs/ASKS.md), not when the next poll drops it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Tally {
-    pub(crate) answerable: usize,
-    pub(crate) unreachable: usize,
+pub struct Tally {
+    pub answerable: usize,
+    pub unreachable: usize,
 }
 
 /// Counts the open asks at `now`, without sorting them.
-pub(crate) fn tally(agents: &Agents, now: OffsetDateTime) -> Tally {
+pub fn tally(agents: &Agents, now: OffsetDateTime) -> Tally {
     let mut tally = Tally::default();
     for agent in &agents.list {
         let open = agent
@@ -88,7 +88,7 @@ pub(crate) fn tally(agents: &Agents, now: OffsetDateTime) -> Tally {
 }
 
 /// True from an ask's deadline on, by the phone's clock (SPEC A13).
-pub(crate) fn is_expired(ask: &Ask, now: OffsetDateTime) -> bool {
+pub fn is_expired(ask: &Ask, now: OffsetDateTime) -> bool {
     ask.expires_at
         .as_ref()
         .and_then(wire::Stamp::at)
@@ -97,17 +97,14 @@ pub(crate) fn is_expired(ask: &Ask, now: OffsetDateTime) -> bool {
 
 /// True while the phone cannot reach the agent or it is not ready: an answer cannot go, so its
 /// asks are not offered as answerable (its cards say so at their top).
-pub(crate) fn is_unreachable(agent: &AgentView) -> bool {
+pub fn is_unreachable(agent: &AgentView) -> bool {
     !matches!(agent.link(), Link::Up | Link::Missed(_))
 }
 
 /// The next moment a countdown on screen changes: the nearest second boundary of an open ask's
 /// deadline after `now` (the deadline itself last). The runner wakes then, so "0:01 left" turns
 /// to "expired" at the deadline and no second is skipped (docs/ASKS.md).
-pub(crate) fn next_countdown_change(
-    agents: &Agents,
-    now: OffsetDateTime,
-) -> Option<OffsetDateTime> {
+pub fn next_countdown_change(agents: &Agents, now: OffsetDateTime) -> Option<OffsetDateTime> {
     agents
         .list
         .iter()
@@ -117,7 +114,7 @@ pub(crate) fn next_countdown_change(
 }
 
 /// The row whose ask expires soonest and has not expired yet, else the soonest expired one.
-pub(crate) fn soonest_expiring(rows: &[InboxRow<'_>], now: OffsetDateTime) -> Option<usize> {
+pub fn soonest_expiring(rows: &[InboxRow<'_>], now: OffsetDateTime) -> Option<usize> {
     let dated = rows
         .iter()
         .enumerate()
@@ -132,7 +129,7 @@ pub(crate) fn soonest_expiring(rows: &[InboxRow<'_>], now: OffsetDateTime) -> Op
 
 /// The time left of an ask that expires (SPEC A13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TimeLeft {
+pub enum TimeLeft {
     Seconds(i64),
     Expired,
 }
@@ -141,7 +138,7 @@ impl TimeLeft {
     /// Rounds up: "0:01 left" until the deadline itself, and "expired" from the deadline on,
     /// the moment the card stops answering (docs/ASKS.md, "When an ask expires"). Rounding
     /// down would read "expired" while up to a second was left and a key still answered.
-    pub(crate) fn until(expires_at: OffsetDateTime, now: OffsetDateTime) -> Self {
+    pub fn until(expires_at: OffsetDateTime, now: OffsetDateTime) -> Self {
         let left = expires_at - now;
         if !left.is_positive() {
             return Self::Expired;
@@ -153,10 +150,7 @@ impl TimeLeft {
 
     /// When what [`TimeLeft::until`] says next changes: "0:0N left" holds while more than N-1
     /// seconds are left, so it turns at the deadline less N-1 seconds; "expired" never changes.
-    pub(crate) fn next_change(
-        expires_at: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Option<OffsetDateTime> {
+    pub fn next_change(expires_at: OffsetDateTime, now: OffsetDateTime) -> Option<OffsetDateTime> {
         match Self::until(expires_at, now) {
             Self::Seconds(shown) => Some(expires_at - time::Duration::seconds(shown - 1)),
             Self::Expired => None,
@@ -164,17 +158,17 @@ impl TimeLeft {
     }
 
     /// True from the deadline on, by the phone's clock: no key answers the ask any more.
-    pub(crate) fn is_over(expires_at: OffsetDateTime, now: OffsetDateTime) -> bool {
+    pub fn is_over(expires_at: OffsetDateTime, now: OffsetDateTime) -> bool {
         Self::until(expires_at, now) == Self::Expired
     }
 
     /// The last ten seconds are drawn urgent.
-    pub(crate) fn is_urgent(self) -> bool {
+    pub fn is_urgent(self) -> bool {
         matches!(self, Self::Seconds(s) if s <= 10)
     }
 
     /// "0:42 left", "1:05:00 left", "expired".
-    pub(crate) fn text(self) -> String {
+    pub fn text(self) -> String {
         match self {
             Self::Expired => "expired".into(),
             Self::Seconds(s) if s >= 3600 => {
@@ -187,7 +181,7 @@ impl TimeLeft {
 
 /// "14:02:11 UTC": a moment by the phone's clock, to the second, as the phone shows times
 /// elsewhere (UTC, like the wire inspector).
-pub(crate) fn clock_time(at: OffsetDateTime) -> String {
+pub fn clock_time(at: OffsetDateTime) -> String {
     let at = at.to_offset(time::UtcOffset::UTC);
     format!("{:02}:{:02}:{:02} UTC", at.hour(), at.minute(), at.second())
 }

@@ -12,17 +12,17 @@ use crate::wire::{
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClosedAsk {
     pub ask_id: String,
-    pub(crate) title: String,
+    pub title: String,
     /// None when a phone answered (SPEC A4).
     pub decided_by: Option<DecidedBy>,
     pub outcome: Option<Outcome>,
     /// What was answered, in words: the outcome's summary when it says more than
     /// "answered", else the chosen option's label or the words typed.
-    pub(crate) answer: Option<String>,
+    pub answer: Option<String>,
     /// Who answered, as the agent says it (`"phone"` for a phone, SPEC A4).
-    pub(crate) by: Option<String>,
+    pub by: Option<String>,
     /// Where in the chat it closed: the number of items seen before it.
-    pub(crate) after_items: u64,
+    pub after_items: u64,
 }
 
 /// The answer of a closed ask in words: a summary that names it, else the label of the option
@@ -67,8 +67,8 @@ fn answer_words(outcome: Option<&Outcome>, asked: Option<&Ask>) -> Option<String
 /// knows the keys and whether the agent keeps a history.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LetGo {
-    pub(crate) items: u64,
-    pub(crate) words: String,
+    pub items: u64,
+    pub words: String,
 }
 
 /// A line of a pane's chat: an item, the note that an ask closed, or the note that older
@@ -83,7 +83,7 @@ pub enum ChatEntry {
 /// The bytes an entry holds that the agent sent, as the budget of SPEC L2 counts them: an
 /// item's words (text, link, title, language), a closed ask's title and answer. The phone's own
 /// note counts nothing.
-pub(crate) fn entry_bytes(entry: &ChatEntry) -> usize {
+pub fn entry_bytes(entry: &ChatEntry) -> usize {
     match entry {
         ChatEntry::Item(item) => item_bytes(item),
         ChatEntry::Closed(closed) => {
@@ -107,11 +107,11 @@ pub struct PaneLog {
     /// The newest entries, at most [`limits::MAX_VIEW_ITEMS`] besides the let-go note.
     pub entries: VecDeque<ChatEntry>,
     /// Open asks, oldest first (SPEC A2).
-    pub(crate) asks: Vec<Ask>,
+    pub asks: Vec<Ask>,
     pub state: Option<PaneState>,
-    pub(crate) turn: Option<Turn>,
+    pub turn: Option<Turn>,
     /// Items seen in all, so a scroll position survives the trimming of old ones.
-    pub(crate) items_seen: u64,
+    pub items_seen: u64,
     /// What [`entry_bytes`] gives over `entries`, kept as entries come, grow and go, so the
     /// budget of SPEC L2 never counts a chat again.
     bytes: usize,
@@ -119,12 +119,12 @@ pub struct PaneLog {
 
 impl PaneLog {
     /// The bytes the chat holds (SPEC L2).
-    pub(crate) fn bytes(&self) -> usize {
+    pub fn bytes(&self) -> usize {
         self.bytes
     }
 
     /// Entries let go to the budget so far (SPEC L2); 0 when the chat holds all it was sent.
-    pub(crate) fn let_go(&self) -> u64 {
+    pub fn let_go(&self) -> u64 {
         match self.entries.front() {
             Some(ChatEntry::LetGo(note)) => note.items,
             _ => 0,
@@ -241,7 +241,7 @@ impl PaneLog {
 
     /// Lets the oldest entries go until the chat holds at most `bytes` (SPEC L2), and says so
     /// in `words` at its top, where they were; gives the bytes let go.
-    pub(crate) fn let_go_down_to(&mut self, bytes: usize, words: &str) -> usize {
+    pub fn let_go_down_to(&mut self, bytes: usize, words: &str) -> usize {
         let before = self.bytes;
         let mut items = 0;
         while self.bytes > bytes && self.pop_oldest() {

@@ -9,21 +9,21 @@ use crate::engine::{HistoryPage, ToEngine};
 use crate::wire::ConversationSummary;
 
 /// Rows from the end at which the next page is asked for.
-pub(crate) const LOAD_AHEAD: usize = 20;
+pub const LOAD_AHEAD: usize = 20;
 
 /// Pages of one list read so far.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Paging {
+pub struct Paging {
     /// The `after` of the next page; None once the last page came.
-    pub(crate) next: Option<String>,
-    pub(crate) loading: bool,
-    pub(crate) loaded_once: bool,
-    pub(crate) error: Option<String>,
+    pub next: Option<String>,
+    pub loading: bool,
+    pub loaded_once: bool,
+    pub error: Option<String>,
 }
 
 impl Paging {
     /// True when another page exists and none is on its way.
-    pub(crate) fn can_load_more(&self) -> bool {
+    pub fn can_load_more(&self) -> bool {
         !self.loading && self.next.is_some() && self.error.is_none()
     }
 
@@ -40,27 +40,27 @@ impl Paging {
 }
 
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ConversationList {
-    pub(crate) rows: Vec<ConversationSummary>,
-    pub(crate) paging: Paging,
+pub struct ConversationList {
+    pub rows: Vec<ConversationSummary>,
+    pub paging: Paging,
 }
 
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ItemList {
-    pub(crate) entries: VecDeque<ChatEntry>,
-    pub(crate) paging: Paging,
+pub struct ItemList {
+    pub entries: VecDeque<ChatEntry>,
+    pub paging: Paging,
 }
 
 #[derive(Debug, Clone, Default)]
-pub(crate) struct HistoryStore {
-    pub(crate) lists: HashMap<String, ConversationList>,
-    pub(crate) items: HashMap<(String, String), ItemList>,
+pub struct HistoryStore {
+    pub lists: HashMap<String, ConversationList>,
+    pub items: HashMap<(String, String), ItemList>,
 }
 
 impl HistoryStore {
     /// The first page of an agent's conversations, read again each time History opens so it
     /// shows what changed.
-    pub(crate) fn open_conversations(&mut self, agent: &str) -> Option<ToEngine> {
+    pub fn open_conversations(&mut self, agent: &str) -> Option<ToEngine> {
         let list = self.lists.entry(agent.to_string()).or_default();
         if list.paging.loading {
             return None;
@@ -73,7 +73,7 @@ impl HistoryStore {
     }
 
     /// The next page, when the selection is near the end of what was read.
-    pub(crate) fn more_conversations(&mut self, agent: &str, selected: usize) -> Option<ToEngine> {
+    pub fn more_conversations(&mut self, agent: &str, selected: usize) -> Option<ToEngine> {
         let list = self.lists.get_mut(agent)?;
         if !list.paging.can_load_more() || selected + LOAD_AHEAD < list.rows.len() {
             return None;
@@ -87,7 +87,7 @@ impl HistoryStore {
     }
 
     /// The first page of a conversation's items, unless already read.
-    pub(crate) fn open_items(&mut self, agent: &str, conversation: &str) -> Option<ToEngine> {
+    pub fn open_items(&mut self, agent: &str, conversation: &str) -> Option<ToEngine> {
         let list = self
             .items
             .entry((agent.to_string(), conversation.to_string()))
@@ -103,7 +103,7 @@ impl HistoryStore {
         })
     }
 
-    pub(crate) fn more_items(&mut self, agent: &str, conversation: &str) -> Option<ToEngine> {
+    pub fn more_items(&mut self, agent: &str, conversation: &str) -> Option<ToEngine> {
         let list = self
             .items
             .get_mut(&(agent.to_string(), conversation.to_string()))?;
@@ -120,7 +120,7 @@ impl HistoryStore {
     }
 
     /// Takes a page from the engine.
-    pub(crate) fn apply(&mut self, agent: &str, page: HistoryPage) {
+    pub fn apply(&mut self, agent: &str, page: HistoryPage) {
         match page {
             HistoryPage::Conversations { after, page } => {
                 let list = self.lists.entry(agent.to_string()).or_default();
@@ -174,11 +174,11 @@ impl HistoryStore {
         }
     }
 
-    pub(crate) fn conversations(&self, agent: &str) -> Option<&ConversationList> {
+    pub fn conversations(&self, agent: &str) -> Option<&ConversationList> {
         self.lists.get(agent)
     }
 
-    pub(crate) fn items(&self, agent: &str, conversation: &str) -> Option<&ItemList> {
+    pub fn items(&self, agent: &str, conversation: &str) -> Option<&ItemList> {
         self.items
             .get(&(agent.to_string(), conversation.to_string()))
     }

@@ -16,18 +16,18 @@ use crate::engine::{IntentKind, IntentRecord, IntentState};
 
 /// How long a line that was taken stays, saying "sent", so the words do not vanish before
 /// the chat shows them on the next poll (1 s on a socket, 2 s over TLS: SPEC S7, T8).
-pub(crate) const SENT_LINE_SECONDS: i64 = 3;
+pub const SENT_LINE_SECONDS: i64 = 3;
 
 /// How long a send that never left waits for its agent before its words come back to the box
 /// as the draft (docs/ENGINE.md, "Sends that never left go by themselves").
-pub(crate) const WAIT_FOR_AGENT_SECONDS: i64 = 600;
+pub const WAIT_FOR_AGENT_SECONDS: i64 = 600;
 
 /// One send, from Enter to the agent's reply.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Outgoing {
+pub struct Outgoing {
     /// A `Send` or a `DshAppend`, exactly as it goes to the engine.
-    pub(crate) kind: IntentKind,
-    pub(crate) step: Step,
+    pub kind: IntentKind,
+    pub step: Step,
     /// The turn on screen when Enter was pressed.
     seen_turn: Option<String>,
     /// Since when it waits for its agent: it provably never left (not-sent, no try counted),
@@ -38,7 +38,7 @@ pub(crate) struct Outgoing {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Step {
+pub enum Step {
     /// Waits for the sends before it.
     Queued,
     /// Handed to the engine, which has not named its request id yet.
@@ -56,7 +56,7 @@ pub(crate) enum Step {
 
 impl Outgoing {
     /// The words of the send.
-    pub(crate) fn text(&self) -> &str {
+    pub fn text(&self) -> &str {
         match &self.kind {
             IntentKind::Send { text, .. } => text,
             IntentKind::DshAppend { message, .. } => message,
@@ -64,7 +64,7 @@ impl Outgoing {
         }
     }
 
-    pub(crate) fn request_id(&self) -> Option<&str> {
+    pub fn request_id(&self) -> Option<&str> {
         match &self.step {
             Step::Tracked { request_id } | Step::Sent { request_id, .. } => Some(request_id),
             Step::Queued | Step::Submitted => None,
@@ -72,7 +72,7 @@ impl Outgoing {
     }
 
     /// True while it waits for its agent and will go by itself.
-    pub(crate) fn waits_for_agent(&self) -> bool {
+    pub fn waits_for_agent(&self) -> bool {
         self.waits_since.is_some() && matches!(self.step, Step::Tracked { .. })
     }
 }
@@ -87,7 +87,7 @@ fn never_left(record: &IntentRecord) -> bool {
 
 /// The sends of every pane, by (agent, pane).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Outbox {
+pub struct Outbox {
     panes: HashMap<(String, String), VecDeque<Outgoing>>,
     /// Words the agent took but holds behind a running turn (the reply said `queued: true`,
     /// WIRE § 4.3), by (agent, pane): (that turn, the words), in the order sent. Stopping that
@@ -102,16 +102,16 @@ pub(crate) struct Outbox {
 /// the draft. The pane says so on a line above the box until the person sends or edits the
 /// box, so a person who was away reads it on return (docs/ENGINE.md).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct CameBack {
+pub struct CameBack {
     /// When the words came back.
-    pub(crate) at: OffsetDateTime,
+    pub at: OffsetDateTime,
     /// The box as it was then: once it holds anything else, the person acted on it.
     box_text: String,
 }
 
 /// What the app must do after the outbox took a change.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Next {
+pub enum Next {
     /// Nothing leaves now.
     Wait,
     /// Hand this send to the engine.
@@ -120,7 +120,7 @@ pub(crate) enum Next {
 
 impl Outbox {
     /// The sends of a pane, oldest first.
-    pub(crate) fn lines(&self, agent: &str, pane: &str) -> impl Iterator<Item = &Outgoing> {
+    pub fn lines(&self, agent: &str, pane: &str) -> impl Iterator<Item = &Outgoing> {
         self.panes
             .get(&(agent.to_string(), pane.to_string()))
             .into_iter()
@@ -128,12 +128,12 @@ impl Outbox {
     }
 
     /// How many lines a pane shows.
-    pub(crate) fn len(&self, agent: &str, pane: &str) -> usize {
+    pub fn len(&self, agent: &str, pane: &str) -> usize {
         self.lines(agent, pane).count()
     }
 
     /// Words waiting anywhere that were not taken yet (for the quit question).
-    pub(crate) fn unsent(&self) -> usize {
+    pub fn unsent(&self) -> usize {
         self.panes
             .values()
             .flatten()
@@ -143,7 +143,7 @@ impl Outbox {
 
     /// Enter was pressed: the words join the pane's line. Returns what leaves now: this send,
     /// when nothing before it is on its way or held.
-    pub(crate) fn push(&mut self, agent: &str, pane: &str, kind: IntentKind) -> Next {
+    pub fn push(&mut self, agent: &str, pane: &str, kind: IntentKind) -> Next {
         let queue = self
             .panes
             .entry((agent.to_string(), pane.to_string()))
@@ -163,7 +163,7 @@ impl Outbox {
     }
 
     /// The engine reported an intent: true when it is one of the outbox's, and what leaves now.
-    pub(crate) fn note(&mut self, record: &IntentRecord, now: OffsetDateTime) -> (bool, Next) {
+    pub fn note(&mut self, record: &IntentRecord, now: OffsetDateTime) -> (bool, Next) {
         let Some(pane) = super::intents::pane_of(&record.kind).map(str::to_string) else {
             return (false, Next::Wait);
         };
@@ -260,7 +260,7 @@ impl Outbox {
     }
 
     /// Lets the sent lines of every pane go once they have been seen for a while.
-    pub(crate) fn tick(&mut self, now: OffsetDateTime) {
+    pub fn tick(&mut self, now: OffsetDateTime) {
         for queue in self.panes.values_mut() {
             queue.retain(|o| match o.step {
                 Step::Sent { at, .. } => (now - at).whole_seconds() < SENT_LINE_SECONDS,
@@ -273,7 +273,7 @@ impl Outbox {
     /// The agent is connected and ready: the request ids of its sends that wait for it and go
     /// now by themselves, the first held one of each pane only (the rest follow it in the
     /// order typed), each once until the engine reports it again.
-    pub(crate) fn go_again(&mut self, agent: &str) -> Vec<String> {
+    pub fn go_again(&mut self, agent: &str) -> Vec<String> {
         let mut ids = Vec::new();
         for ((of, _), queue) in self.panes.iter_mut() {
             if of != agent {
@@ -299,10 +299,7 @@ impl Outbox {
     /// Takes back into the box, by pane, the words of sends that waited for their agent for
     /// [`WAIT_FOR_AGENT_SECONDS`] and are not on their way now, with those queued after them,
     /// in the order typed: (agent, pane, the words).
-    pub(crate) fn waited_too_long(
-        &mut self,
-        now: OffsetDateTime,
-    ) -> Vec<(String, String, Vec<String>)> {
+    pub fn waited_too_long(&mut self, now: OffsetDateTime) -> Vec<(String, String, Vec<String>)> {
         let mut back = Vec::new();
         for ((agent, pane), queue) in self.panes.iter_mut() {
             let first = queue.iter().position(|o| {
@@ -326,7 +323,7 @@ impl Outbox {
     }
 
     /// Words came back to a pane's box at `at`, which now holds `box_text`.
-    pub(crate) fn note_came_back(
+    pub fn note_came_back(
         &mut self,
         agent: &str,
         pane: &str,
@@ -340,7 +337,7 @@ impl Outbox {
     }
 
     /// What came back to a pane's box, while the box still holds `box_text` as it was then.
-    pub(crate) fn came_back(&self, agent: &str, pane: &str, box_text: &str) -> Option<&CameBack> {
+    pub fn came_back(&self, agent: &str, pane: &str, box_text: &str) -> Option<&CameBack> {
         self.came_back
             .get(&(agent.to_string(), pane.to_string()))
             .filter(|back| back.box_text == box_text)
@@ -348,18 +345,13 @@ impl Outbox {
 
     /// Forgets what came back to each box that holds something else now (`box_of` gives a
     /// pane's box): the person sent it or edited it, so the line above the box has done.
-    pub(crate) fn settle_came_back(&mut self, box_of: impl Fn(&str, &str) -> String) {
+    pub fn settle_came_back(&mut self, box_of: impl Fn(&str, &str) -> String) {
         self.came_back
             .retain(|(agent, pane), back| back.box_text == box_of(agent, pane));
     }
 
     /// The first line of a pane that is held (failed, unknown or not sent), with its request id.
-    pub(crate) fn held(
-        &self,
-        agent: &str,
-        pane: &str,
-        is_held: impl Fn(&str) -> bool,
-    ) -> Option<&str> {
+    pub fn held(&self, agent: &str, pane: &str, is_held: impl Fn(&str) -> bool) -> Option<&str> {
         self.lines(agent, pane)
             .filter_map(Outgoing::request_id)
             .find(|id| is_held(id))
@@ -367,7 +359,7 @@ impl Outbox {
 
     /// Takes back into the box the words of the first held send and of every send queued after
     /// it, in the order typed; the lines go. The intent stays in the journal as it was.
-    pub(crate) fn take_back(
+    pub fn take_back(
         &mut self,
         agent: &str,
         pane: &str,
@@ -390,7 +382,7 @@ impl Outbox {
     }
 
     /// The words the agent holds behind this running turn, in the order sent.
-    pub(crate) fn waiting_behind(&self, agent: &str, pane: &str, turn: &str) -> Vec<&str> {
+    pub fn waiting_behind(&self, agent: &str, pane: &str, turn: &str) -> Vec<&str> {
         self.waiting
             .get(&(agent.to_string(), pane.to_string()))
             .into_iter()
@@ -402,7 +394,7 @@ impl Outbox {
 
     /// The turn was stopped: the words held behind it are the person's again, in the order
     /// sent. Words held behind older turns went with those turns, and are forgotten.
-    pub(crate) fn take_waiting(&mut self, agent: &str, pane: &str, turn: &str) -> Vec<String> {
+    pub fn take_waiting(&mut self, agent: &str, pane: &str, turn: &str) -> Vec<String> {
         let Some(all) = self.waiting.remove(&(agent.to_string(), pane.to_string())) else {
             return Vec::new();
         };
@@ -575,7 +567,7 @@ mod tests {
         checking.checking = true;
         assert_eq!(outbox.note(&checking, now()), (true, Next::Wait));
         assert_eq!(
-            super::super::intent_words(&checking),
+            super::super::words::intent_words(&checking),
             "not sure it arrived: checking…"
         );
         let replayed = IntentState::Replayed {

@@ -11,9 +11,9 @@ use crate::wire::{Ask, AskOption, Effect, FieldKind, FormField};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Changed {
     /// What it is: "title", "tool", an argument's name, "options", "prompt"…
-    pub(crate) what: String,
-    pub(crate) was: String,
-    pub(crate) now: String,
+    pub what: String,
+    pub was: String,
+    pub now: String,
 }
 
 /// Shown for a part that was not there before, or is not there any more.
@@ -22,7 +22,7 @@ const NONE: &str = "(none)";
 /// Everything a person reads that differs between `old` and `new`, in card order. The revision
 /// is not in the list (the banner names it). `allow_always` says whether allow-always options
 /// are shown on this card (SPEC A11, A12), so a hidden option is not listed either.
-pub(crate) fn changes(old: &Ask, new: &Ask, allow_always: bool) -> Vec<Changed> {
+pub fn changes(old: &Ask, new: &Ask, allow_always: bool) -> Vec<Changed> {
     let mut out = Vec::new();
     let mut push = |what: &str, was: String, now: String| {
         if was != now {

@@ -1,0 +1,19 @@
+//! The phone's model of its agents (docs/ARCHITECTURE.md, "The model"): what it heard of each
+//! agent (`agents`) and the inbox of open asks across them (`inbox`), each card's state and the
+//! answer it builds (`card_state`, with `arming` and `ask_diff`), the person's intents and what
+//! became of them (`intents`, `words`), the messages held for a busy pane (`outbox`), the
+//! conversations read back (`history`) and a DSH bridge's own view (`dsh_state`). No terminal,
+//! no I/O.
+
+pub mod agents;
+pub mod arming;
+pub mod ask_diff;
+pub mod capabilities;
+pub mod card_state;
+pub mod dsh_state;
+pub mod editor;
+pub mod history;
+pub mod inbox;
+pub mod intents;
+pub mod outbox;
+pub mod words;
