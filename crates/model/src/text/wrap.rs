@@ -381,7 +381,7 @@ impl<T: Clone + PartialEq> LineBuilder<T> {
     }
 }
 
-/// The wrapping engine behind [`wrap`] and [`wrap_spans`]: pieces of text tagged with a style
+/// The wrapping engine behind [`wrap`] and the glass's `look::wrap::wrap_spans`: pieces of text tagged with a style
 /// (or nothing), wrapped to `width`, adjacent parts with equal tags merged.
 pub fn wrap_pieces<T: Clone + PartialEq>(
     pieces: &[(&str, T)],
