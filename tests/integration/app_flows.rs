@@ -1157,7 +1157,16 @@ async fn keys_a_number_meant_for_a_card_that_closed_presses_no_belt_button() {
         .await;
     let pressed = journal_intents(&phone, "action", "button_id");
     assert_eq!(pressed.len(), 1, "the journal: {pressed:?}");
-    assert_eq!(applied_belt_presses(&phone.agent, &pane), 1);
+    // The agent's log is written by a thread of its own: wait for its line.
+    let mut applied = applied_belt_presses(&phone.agent, &pane);
+    for _ in 0..50 {
+        if applied == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        applied = applied_belt_presses(&phone.agent, &pane);
+    }
+    assert_eq!(applied, 1);
 }
 
 /// Request ids the agent logged as applied on `path`, in the order it applied them.
