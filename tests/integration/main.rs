@@ -50,6 +50,7 @@ mod soak;
 mod spec_book;
 mod ssh_remote;
 mod tmux;
+mod tmux_claims;
 mod tmux_glass;
 mod tmux_terminal;
 mod wire_props;

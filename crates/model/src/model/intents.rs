@@ -100,6 +100,18 @@ impl Intents {
         });
     }
 
+    /// Whether `record` is the journal's of an earlier run: met first with its outcome settled,
+    /// and not one of this run's submissions. An outcome still open to the person (unknown,
+    /// maybe applied) is not settled: it is hers to decide whichever run sent it.
+    pub fn from_earlier_run(&self, record: &IntentRecord) -> bool {
+        let settled = !is_in_flight(&record.state)
+            && !matches!(
+                record.state,
+                IntentState::Unknown { .. } | IntentState::MaybeApplied
+            );
+        settled && !self.records.contains_key(&record.request_id) && !self.pending_matches(record)
+    }
+
     fn pending_matches(&self, record: &IntentRecord) -> bool {
         self.pending
             .iter()

@@ -17,6 +17,7 @@ pub mod overlay;
 pub mod phone;
 pub(crate) mod pretty_json;
 pub mod settings;
+pub(crate) mod toast;
 pub(crate) mod typing;
 pub(crate) mod wire_log;
 

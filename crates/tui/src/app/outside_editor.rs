@@ -5,6 +5,7 @@
 
 use crate::app::Command;
 use crate::app::phone::Phone;
+use crate::app::toast::Subject;
 use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
 
@@ -54,14 +55,17 @@ pub(crate) fn came_back(phone: &mut Phone, target: &EditTarget, result: Result<S
     };
     let changed = editor.text() != text;
     editor.replace_text(&text);
-    phone.show_toast(
-        if changed {
-            "The editor's text is in the box, not sent."
-        } else {
-            "The editor saved no change."
-        },
-        false,
-    );
+    let words = if changed {
+        "The editor's text is in the box, not sent."
+    } else {
+        "The editor saved no change."
+    };
+    // Words about the box: once its text is sent or changed, they are over.
+    let about = match target {
+        EditTarget::Draft { agent, pane } => phone.draft_subject(agent, pane),
+        EditTarget::Answer(_) => Subject::Screen,
+    };
+    phone.show_toast_about(words, false, about);
 }
 
 fn field<'a>(phone: &'a mut Phone, target: &EditTarget) -> Option<&'a mut Editor> {

@@ -14,7 +14,8 @@ use super::geometry;
 use super::keymap::Keymap;
 use super::notify::NotifyStyle;
 use super::{AppSetup, Command};
-use crate::app::overlay::{Deferred, Overlay, TOAST_SECONDS, TROUBLE_TOAST_SECONDS, Toast};
+use crate::app::overlay::{Deferred, Overlay};
+use crate::app::toast::{Subject, Toast};
 use crate::app::wire_log::WireLog;
 use crate::chat::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{IntentKind, ToEngine};
@@ -262,18 +263,79 @@ impl Phone {
         self.open(Goto::Card(key));
     }
 
+    /// A message about the screen it is shown on.
     pub(crate) fn show_toast(&mut self, text: impl Into<String>, trouble: bool) {
+        self.show_toast_about(text, trouble, Subject::Screen);
+    }
+
+    /// A message about `about`: it goes when that changes, as well as when its time is up.
+    pub(crate) fn show_toast_about(
+        &mut self,
+        text: impl Into<String>,
+        trouble: bool,
+        about: Subject,
+    ) {
         self.toasts_shown += 1;
-        self.toast = Some(Toast {
-            text: text.into(),
-            trouble,
-            until: self.now
-                + time::Duration::seconds(if trouble {
-                    TROUBLE_TOAST_SECONDS
-                } else {
-                    TOAST_SECONDS
-                }),
-        });
+        self.toast = Some(Toast::new(text.into(), trouble, self.now, about));
+    }
+
+    /// A pane's turn as it is now, for a message about it.
+    pub(crate) fn pane_turn_subject(&self, agent: &str, pane: &str) -> Subject {
+        let seen = self
+            .agents
+            .pane(agent, pane)
+            .and_then(|p| p.turn())
+            .map(|turn| (turn.id.clone(), turn.state.clone()));
+        Subject::PaneTurn {
+            agent: agent.to_string(),
+            pane: pane.to_string(),
+            seen,
+        }
+    }
+
+    /// A bridge task's status as it is now, for a message about its turn.
+    pub(crate) fn task_turn_subject(&self, agent: &str, task: &str) -> Subject {
+        let seen = self
+            .dsh
+            .get(agent)
+            .and_then(|view| view.task(task))
+            .map(|task| task.status.to_string());
+        Subject::TaskTurn {
+            agent: agent.to_string(),
+            task: task.to_string(),
+            seen,
+        }
+    }
+
+    /// A pane's box as it is now, for a message about its words.
+    pub(crate) fn draft_subject(&self, agent: &str, pane: &str) -> Subject {
+        let seen = self
+            .drafts
+            .get(&(agent.to_string(), pane.to_string()))
+            .map(|editor| editor.text())
+            .unwrap_or_default();
+        Subject::Draft {
+            agent: agent.to_string(),
+            pane: pane.to_string(),
+            seen,
+        }
+    }
+
+    /// Takes the footer's message down once its time is up or what it speaks of is no longer
+    /// as it was (`app::toast`).
+    pub(crate) fn settle_toast(&mut self) {
+        let Some(toast) = &self.toast else {
+            return;
+        };
+        let now_seen = match &toast.about {
+            Subject::Screen => None,
+            Subject::PaneTurn { agent, pane, .. } => Some(self.pane_turn_subject(agent, pane)),
+            Subject::TaskTurn { agent, task, .. } => Some(self.task_turn_subject(agent, task)),
+            Subject::Draft { agent, pane, .. } => Some(self.draft_subject(agent, pane)),
+        };
+        if toast.is_over(self.now, now_seen.as_ref()) {
+            self.toast = None;
+        }
     }
 
     /// How many rows a list screen shows at this size, with or without its filter line.

@@ -188,6 +188,7 @@ impl App {
 
     pub fn update(&mut self, message: Message) -> Vec<Command> {
         let (moves, toasts) = (self.nav.moves(), self.phone.toasts_shown);
+        let floating = self.phone.overlay.as_ref().map(std::mem::discriminant);
         // The person's inputs end a paste that came in pieces; the clock and the engine do not.
         let input = match &message {
             Message::KeysPaste(_) => Some(true),
@@ -214,9 +215,16 @@ impl App {
         // A message speaks of the screen it was shown on: once another screen is on top, one
         // shown before the move is gone; one shown by the move itself (the card that closed
         // and the pane it went back to) stays.
-        if self.nav.moves() != moves && self.phone.toasts_shown == toasts {
+        // Something that floats up over the screen (a question, a prompt, the help) is such a
+        // move too: the message below it spoke of the moment before.
+        let floats_up = self.phone.overlay.is_some()
+            && self.phone.overlay.as_ref().map(std::mem::discriminant) != floating;
+        if (self.nav.moves() != moves || floats_up) && self.phone.toasts_shown == toasts {
             self.phone.toast = None;
         }
+        // What a message speaks of may have changed under it (docs/ARCHITECTURE.md, "What a
+        // message is about").
+        self.phone.settle_toast();
         commands
     }
 
@@ -261,9 +269,6 @@ impl App {
             }
             Message::Tick(now) => {
                 self.set_now(now);
-                if self.phone.toast.as_ref().is_some_and(|t| t.until <= now) {
-                    self.phone.toast = None;
-                }
                 self.phone.outbox.tick(now);
                 self.phone.bring_back_waited(now);
                 self.watching_change()
@@ -1001,7 +1006,13 @@ impl App {
     }
 
     fn on_intent(&mut self, record: IntentRecord) -> Vec<Command> {
+        let earlier_run = self.phone.intents.from_earlier_run(&record);
         let before = self.phone.intents.note(record.clone(), self.phone.now);
+        // The journal's record of what an earlier run did is history (History shows it), never
+        // news: a phone just started does not say "Answered." of yesterday's answer.
+        if earlier_run {
+            return Vec::new();
+        }
         if before.as_ref() == Some(&record.state) {
             return Vec::new();
         }

@@ -123,19 +123,6 @@ pub struct AllowAlwaysQuestion {
     pub(crate) notice: Option<String>,
 }
 
-/// How long a message stays (SPEC Q6): long enough to read two rows of it.
-pub(crate) const TOAST_SECONDS: i64 = 6;
-/// How long a message of trouble stays, unless another replaces it: it asks for something.
-pub(crate) const TROUBLE_TOAST_SECONDS: i64 = 12;
-
-/// A short message in the footer.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Toast {
-    pub(crate) text: String,
-    pub(crate) trouble: bool,
-    pub(crate) until: OffsetDateTime,
-}
-
 impl Overlay {
     /// A yes/no question that stands until answered.
     pub(crate) fn confirm(question: String, then: Deferred) -> Self {

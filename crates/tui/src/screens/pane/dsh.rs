@@ -85,10 +85,9 @@ fn ask_cancel(phone: &mut Phone, agent: &str, pane: &str) -> Vec<Command> {
         return Vec::new();
     };
     if !phone.dsh_turn_runs(agent, pane) {
-        phone.show_toast(
-            format!("No turn is running in this task (it is {}).", task.status),
-            false,
-        );
+        let words = format!("No turn is running in this task (it is {}).", task.status);
+        let about = phone.task_turn_subject(agent, pane);
+        phone.show_toast_about(words, false, about);
         return Vec::new();
     }
     let title = phone.dsh_task_name(agent, pane);

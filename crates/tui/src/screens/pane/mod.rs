@@ -288,7 +288,9 @@ fn ask_abort(phone: &mut Phone, agent: &str, pane_id: &str) -> Vec<Command> {
         .filter(|t| t.state == TurnState::Running)
         .map(|t| t.id.clone());
     let Some(turn_id) = running else {
-        phone.show_toast("No turn is running in this pane.", false);
+        // True until a turn starts here (a message sent starts one).
+        let about = phone.pane_turn_subject(agent, pane_id);
+        phone.show_toast_about("No turn is running in this pane.", false, about);
         return Vec::new();
     };
     // The question stands alone: an older message would speak of another moment.
