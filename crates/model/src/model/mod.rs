@@ -16,4 +16,4 @@ pub mod history;
 pub mod inbox;
 pub mod intents;
 pub mod outbox;
-pub mod words;
+pub mod outcome;

@@ -149,25 +149,6 @@ impl Phone {
     }
 }
 
-/// A bridge intent's state in a few words (SPEC D5): a replay is said as such, and a lost
-/// reply says who may resend it and how.
-pub(crate) fn dsh_intent_words(record: &IntentRecord) -> String {
-    match &record.state {
-        IntentState::Replayed { .. } => "replayed (already applied)".into(),
-        IntentState::Done { .. } => match &record.kind {
-            IntentKind::DshCreate { .. } => "created".into(),
-            IntentKind::DshRegisterWorkspace { .. } => "registered".into(),
-            IntentKind::DshCancel { .. } => "cancel taken by the bridge".into(),
-            IntentKind::DshClose { .. } => "closed".into(),
-            _ => "accepted".into(),
-        },
-        IntentState::Unknown { why } if intents::is_retryable(record) => {
-            format!("no reply ({why}); it may or may not have arrived")
-        }
-        _ => crate::model::words::intent_words(record),
-    }
-}
-
 /// A bridge intent's state split for a one-line status: a few words, and the bridge's whole
 /// sentence (with its advice) for the line above when there is one.
 pub(crate) fn dsh_intent_parts(record: &IntentRecord) -> (String, Option<String>) {
@@ -182,7 +163,7 @@ pub(crate) fn dsh_intent_parts(record: &IntentRecord) -> (String, Option<String>
             "no reply: it may or may not have arrived".into(),
             Some(why.clone()),
         ),
-        _ => (dsh_intent_words(record), None),
+        _ => (crate::model::outcome::short(record), None),
     }
 }
 
@@ -233,7 +214,10 @@ mod tests {
             },
             1,
         );
-        assert_eq!(dsh_intent_words(&replayed), "replayed (already applied)");
+        assert_eq!(
+            crate::model::outcome::short(&replayed),
+            "replayed (already applied)"
+        );
         assert_eq!(dsh_verb(&replayed.kind), "send feedback (steer)");
     }
 
@@ -245,7 +229,7 @@ mod tests {
             },
             1,
         );
-        assert!(dsh_intent_words(&lost).contains("may or may not have arrived"));
+        assert!(crate::model::outcome::short(&lost).contains("may or may not have arrived"));
         assert!(intents::is_retryable(&lost));
         let twice = record(
             IntentState::Unknown {

@@ -4,7 +4,6 @@
 
 use super::App;
 use crate::app::Command;
-use crate::app::dsh_tasks::dsh_intent_words;
 use crate::engine::{IntentKind, IntentRecord, ToEngine};
 use crate::model::intents;
 use crate::screens::Screen;
@@ -68,7 +67,11 @@ impl App {
         let shown_in_place = matches!(self.nav.top(), Screen::Pane(_) | Screen::DshForm(_));
         if !shown_in_place && done.is_none() && !intents::is_in_flight(&record.state) {
             self.phone.show_toast(
-                format!("{}: {}", record.kind.verb(), dsh_intent_words(record)),
+                format!(
+                    "{}: {}",
+                    record.kind.verb(),
+                    crate::model::outcome::short(record)
+                ),
                 true,
             );
         }

@@ -19,7 +19,7 @@ use crate::engine::{AgentChange, FromEngine, IntentKind, IntentRecord, IntentSta
 use crate::model::arming::{Arming, Why};
 use crate::model::card_state::CardStatus;
 use crate::model::inbox::AskKey;
-use crate::model::{inbox, intents, outbox, words::intent_words};
+use crate::model::{inbox, intents, outbox, outcome};
 use crate::screens::room::Room;
 use crate::screens::{
     CardScreen, ConversationScreen, DshFormScreen, ExchangeScreen, HistoryScreen, InspectorScreen,
@@ -979,7 +979,7 @@ impl App {
                 .is_some_and(|c| c.closed.is_some());
             let status = CardStatus::of(&self.phone.intents, &key);
             match status {
-                Some(CardStatus::Answered) if closed => {
+                Some(CardStatus::Answered { .. }) if closed => {
                     self.nav.pop();
                     self.phone.cards.remove(&key);
                 }
@@ -1046,31 +1046,22 @@ impl App {
                 self.phone.cards.remove(&key);
                 self.nav
                     .retain(|s| !matches!(s, Screen::Card(card) if card.key == key));
-                if matches!(record.state, IntentState::Replayed { .. }) {
-                    // As the headless `answer` says it: the retry found the first try taken.
-                    self.phone.show_toast(
-                        "Answered: the agent had this answer already and ran nothing again.",
-                        false,
-                    );
-                } else {
-                    self.phone.show_toast("Answered.", false);
-                }
+                // As the card and the headless `answer` say it (SPEC Q7).
+                self.phone.show_toast(outcome::said(&record), false);
             }
             (IntentKind::Starter { .. } | IntentKind::Reopen { .. }, Some(reply)) => {
                 if let Some(pane) = &reply.pane_id {
                     commands.extend(self.await_pane(&agent, pane));
                 }
             }
-            (IntentKind::Rename { .. }, Some(_)) => self.phone.show_toast("Renamed.", false),
-            (IntentKind::Close { target, .. }, Some(_)) => self
-                .phone
-                .show_toast(format!("Closed the {target}."), false),
-            (IntentKind::Action { .. }, Some(_)) => self.phone.show_toast("Pressed.", false),
-            // The value shown follows the agent's answer, not ours (docs/ACP.md).
-            (IntentKind::Setting { .. }, Some(_)) => self.phone.show_toast(
-                "Asked the agent to switch; the pane shows the new value once it says yes.",
-                false,
-            ),
+            // The value a switch shows follows the agent's answer, not ours (docs/ACP.md).
+            (
+                IntentKind::Rename { .. }
+                | IntentKind::Close { .. }
+                | IntentKind::Action { .. }
+                | IntentKind::Setting { .. },
+                Some(_),
+            ) => self.phone.show_toast(outcome::said(&record), false),
             (IntentKind::Abort { pane, turn_id }, Some(_)) => {
                 // The stop dropped what the agent held behind the turn: the words are the
                 // person's again, back in the box before the draft (docs/ACP.md).
@@ -1108,7 +1099,7 @@ impl App {
                 format!(
                     "{}: {}",
                     capitalized(record.kind.verb()),
-                    intent_words(&record)
+                    outcome::short(&record)
                 ),
                 true,
             );

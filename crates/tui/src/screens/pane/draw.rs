@@ -16,7 +16,7 @@ use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::model::agents::Link;
 use crate::model::outbox::{Outgoing, Step};
-use crate::model::{intents, words::intent_words};
+use crate::model::{intents, outcome};
 use crate::screens::layout::draw::{state_word, turn_words};
 use crate::screens::pane::{belt_slots, byte_count};
 use crate::screens::{PaneFocus, PaneScreen};
@@ -343,7 +343,7 @@ fn outbox_line(
     }
     let record = outgoing.request_id().and_then(|id| phone.intents.get(id));
     let (words, style) = match (&outgoing.step, record) {
-        (Step::Queued, _) => ("waits for the one above".to_string(), theme.dim),
+        (Step::Queued, _) => (outcome::IntentOutcome::HeldBehind.short(), theme.dim),
         (Step::Submitted, _) => ("sending…".to_string(), theme.dim),
         (_, None) => ("sending…".to_string(), theme.dim),
         (_, Some(record)) => {
@@ -353,7 +353,7 @@ fn outbox_line(
                 IntentState::Unknown { .. } | IntentState::MaybeApplied => theme.warn,
                 _ => theme.danger,
             };
-            (intent_words(record), style)
+            (outcome::short(record), style)
         }
     };
     // A send that never left waits for its agent and goes by itself (docs/ENGINE.md): the line
@@ -361,10 +361,7 @@ fn outbox_line(
     let waits = outgoing.waits_for_agent()
         && record.is_some_and(|r| matches!(r.state, IntentState::NotSent { .. }));
     let (words, style) = if waits {
-        (
-            "waits for the agent, goes by itself".to_string(),
-            theme.warn,
-        )
+        (outcome::IntentOutcome::HeldForAgent.short(), theme.warn)
     } else {
         (words, style)
     };
@@ -739,7 +736,7 @@ fn draw_status(
             _ => theme.danger,
         };
         spans.push(Span::styled(
-            format!("{verb}: {}", intent_words(record)),
+            format!("{verb}: {}", outcome::short(record)),
             style,
         ));
         if intents::is_retryable(record) {
