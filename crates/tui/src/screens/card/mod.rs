@@ -643,6 +643,13 @@ fn send_answer(phone: &mut Phone, key: &AskKey, answer: Answer) -> Vec<Command> 
     let Some(card) = phone.cards.get_mut(key) else {
         return Vec::new();
     };
+    // The agent's own check (SPEC A15), run here so an answer it would refuse never leaves and
+    // the card keeps what the person typed.
+    if let Err(problem) = crate::wire::accepts(&card.ask, &answer) {
+        tracing::info!(ask = %key.ask_id, %problem, "the card holds an answer its ask does not take");
+        card.notice = Some(format!("Nothing was sent: {problem}."));
+        return Vec::new();
+    }
     card.notice = None;
     let kind = IntentKind::Answer {
         pane: key.pane.clone(),
