@@ -233,13 +233,17 @@ fn a15_an_answer_the_agent_would_refuse_never_leaves() {
     assert_eq!(refused.status.code(), Some(BAD_ARGUMENTS));
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(
-        said.contains(&format!("{text} does not take this answer: text over 32 KiB")),
+        said.contains(&format!(
+            "{text} does not take this answer: text over 32 KiB"
+        )),
         "{said}"
     );
     let receipts = std::fs::read_to_string(home.journal()).unwrap_or_default();
     assert!(receipts.is_empty(), "nothing was sent: {receipts}");
     assert!(
-        open_asks(&home, &socket).iter().any(|a| a["id"] == text.as_str()),
+        open_asks(&home, &socket)
+            .iter()
+            .any(|a| a["id"] == text.as_str()),
         "the ask is still open"
     );
 }

@@ -253,13 +253,15 @@ mod tests {
                 .said;
             // Alone, a done answer names what the agent took; every other row is the same.
             assert!(
-                alone == said
-                    || (said.starts_with("Answered.") && alone.starts_with("Answered: ")),
+                alone == said || (said.starts_with("Answered.") && alone.starts_with("Answered: ")),
                 "{state:?}: {alone} / {said}"
             );
             let receipt = report(&record, "--socket /s", "/j");
             let message = receipt.json["message"].as_str().expect("a message");
-            assert!(message.starts_with(&alone), "{state:?}: {message} / {alone}");
+            assert!(
+                message.starts_with(&alone),
+                "{state:?}: {message} / {alone}"
+            );
             assert!(
                 receipt.lines[0].ends_with(message),
                 "{state:?}: {}",

@@ -17,3 +17,4 @@ pub mod inbox;
 pub mod intents;
 pub mod outbox;
 pub mod outcome;
+pub mod phone_model;

@@ -37,7 +37,7 @@ impl App {
             // the desktop goes on waiting: say so, the card stays.
             (IntentKind::DshCancel { task_id }, Some(_)) => {
                 let waits = self
-                    .agents
+                    .agents()
                     .pane(&agent, task_id)
                     .map_or(0, |p| p.pane.asks.len());
                 if waits > 0 {

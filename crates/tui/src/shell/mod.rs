@@ -73,14 +73,14 @@ impl App {
     /// The agent is reached through ssh from `host` (`--ssh`): the screens say so, not "the
     /// private socket", though the phone dials one.
     pub fn reached_through_ssh(&mut self, agent: &str, host: &str) {
-        if let Some(view) = self.phone.agents.get_mut(agent) {
+        if let Some(view) = self.phone.model.agent_mut(agent) {
             view.through_ssh = Some(host.to_string());
         }
     }
 
     /// The agent `collie-phone demo` runs listens on `socket`: Home and the help say it.
     pub fn demo_socket(&mut self, agent: &str, socket: &str) {
-        if let Some(view) = self.phone.agents.get_mut(agent) {
+        if let Some(view) = self.phone.model.agent_mut(agent) {
             view.demo_socket = Some(socket.to_string());
         }
     }
@@ -131,14 +131,14 @@ impl App {
     /// True when the poll ends a missed one: the pane's "missed a poll" line goes with it.
     fn synced_ends_a_missed_poll(&self, agent: &str) -> bool {
         self.phone
-            .agents
+            .agents()
             .get(agent)
             .is_some_and(|a| a.missed.is_some())
     }
 
     /// True unless the last frame shows `agent` synced in the words a poll at `at` reads now.
     fn synced_words_change(&self, agent: &str, at: OffsetDateTime) -> bool {
-        let list = &self.phone.agents.list;
+        let list = &self.phone.agents().list;
         let Some(drawn) = self.drawn.as_ref().filter(|d| d.synced.len() == list.len()) else {
             return true;
         };
@@ -208,7 +208,7 @@ impl App {
                 self.nav.moves(),
             ));
         }
-        self.phone.settle_came_back();
+        self.phone.model.settle_came_back();
         if let Some(keys_paste) = input {
             self.after_keys_paste = keys_paste;
         }
@@ -269,7 +269,7 @@ impl App {
             }
             Message::Tick(now) => {
                 self.set_now(now);
-                self.phone.outbox.tick(now);
+                self.phone.model.outbox_mut().tick(now);
                 self.phone.bring_back_waited(now);
                 self.watching_change()
             }
@@ -293,7 +293,7 @@ impl App {
                 Vec::new()
             }
             Message::Demo { agent, news } => {
-                if let Some(view) = self.phone.agents.get_mut(&agent) {
+                if let Some(view) = self.phone.model.agent_mut(&agent) {
                     view.demo_news = Some(news);
                 }
                 Vec::new()
@@ -316,8 +316,8 @@ impl App {
             .map(|t| t.until)
             .filter(|at| *at > now);
         [
-            inbox::next_countdown_change(&self.phone.agents, now),
-            self.phone.intents.next_fade(now),
+            inbox::next_countdown_change(self.phone.agents(), now),
+            self.phone.intents().next_fade(now),
             toast,
         ]
         .into_iter()
@@ -332,7 +332,7 @@ impl App {
     /// stretching it.
     pub fn set_now(&mut self, now: OffsetDateTime) {
         if now < self.phone.now {
-            for card in self.phone.cards.values_mut() {
+            for card in self.phone.model.cards_mut() {
                 card.arming.clock_stepped_back(now);
             }
             match &mut self.phone.overlay {
@@ -356,7 +356,7 @@ impl App {
         self.phone.overlay_drawn();
         self.drawn = Some(Drawn {
             now: self.phone.now,
-            synced: self.phone.agents.list.iter().map(|a| a.synced).collect(),
+            synced: self.phone.agents().list.iter().map(|a| a.synced).collect(),
         });
     }
 
@@ -745,19 +745,18 @@ impl App {
         if let Some(Screen::Card(card)) = self.nav.pop()
             && self
                 .phone
-                .cards
-                .get(&card.key)
+                .card(&card.key)
                 .is_some_and(|c| c.closed.is_some())
         {
             // A person's words are never dropped in silence: what was typed on a card whose
             // ask closed goes to its pane's box.
-            if let Some(title) = self.phone.give_back_card_words(&card.key) {
+            if let Some(title) = self.phone.model.give_back_card_words(&card.key) {
                 self.phone.show_toast(
                     format!("Not sent. Your words are in the pane's box ({title})."),
                     false,
                 );
             }
-            self.phone.cards.remove(&card.key);
+            self.phone.model.forget_card(&card.key);
         }
     }
 
@@ -855,21 +854,20 @@ impl App {
         match update {
             FromEngine::Agent { agent, change } => {
                 if let crate::engine::AgentChange::Dsh(dsh) = &change {
-                    self.phone
-                        .dsh
-                        .entry(agent.clone())
-                        .or_default()
-                        .apply(dsh.clone());
+                    self.phone.model.dsh_view_or_new(&agent).apply(dsh.clone());
                 }
                 if let crate::engine::AgentChange::Snapshot { snapshot, .. } = &change {
-                    self.phone.carry_closed_task_chats(&agent, snapshot);
+                    self.phone.model.carry_closed_task_chats(&agent, snapshot);
                 }
                 match &change {
                     crate::engine::AgentChange::Hello(hello) => {
-                        self.phone.intents.epoch_is(&agent, &hello.epoch);
+                        self.phone
+                            .model
+                            .intents_mut()
+                            .epoch_is(&agent, &hello.epoch);
                     }
                     crate::engine::AgentChange::NewEpoch { epoch } => {
-                        self.phone.intents.epoch_is(&agent, epoch);
+                        self.phone.model.intents_mut().epoch_is(&agent, epoch);
                     }
                     _ => {}
                 }
@@ -878,7 +876,7 @@ impl App {
                     crate::engine::AgentChange::PaneEvents { .. }
                         | crate::engine::AgentChange::PaneView { .. }
                 );
-                let Some(view) = self.phone.agents.get_mut(&agent) else {
+                let Some(view) = self.phone.model.agent_mut(&agent) else {
                     return Vec::new();
                 };
                 // Asks already open when the phone first hears of an agent ring no bell.
@@ -917,14 +915,14 @@ impl App {
                 // A poll went through: sends that never left go by themselves now, with their
                 // request ids, the first of each pane (docs/ENGINE.md).
                 if synced && ready {
-                    for request_id in self.phone.outbox.go_again(&agent) {
+                    for request_id in self.phone.model.outbox_mut().go_again(&agent) {
                         commands.extend(self.phone.retry(&request_id));
                     }
                 }
                 if nothing_new {
                     return commands;
                 }
-                let new_asks = self.phone.note_new_asks(&agent);
+                let new_asks = self.phone.model.note_new_asks(&agent);
                 if primed {
                     match notify::announce(self.phone.notify, &agent, &new_asks) {
                         Some(Announcement::Bell) => commands.push(Command::Bell),
@@ -946,7 +944,7 @@ impl App {
                         conversation.pin(phone, &agent, &page);
                     }
                 }
-                self.phone.history.apply(&agent, page);
+                self.phone.model.history_mut().apply(&agent, page);
                 let App { nav, phone, .. } = self;
                 for screen in nav.screens_mut() {
                     if let Screen::Conversation(conversation) = screen {
@@ -972,16 +970,12 @@ impl App {
         // "Already answered. This card goes away on the next refresh." (SPEC A7)
         if let Screen::Card(card) = self.nav.top() {
             let key = card.key.clone();
-            let closed = self
-                .phone
-                .cards
-                .get(&key)
-                .is_some_and(|c| c.closed.is_some());
-            let status = CardStatus::of(&self.phone.intents, &key);
+            let closed = self.phone.card(&key).is_some_and(|c| c.closed.is_some());
+            let status = CardStatus::of(self.phone.intents(), &key);
             match status {
                 Some(CardStatus::Answered { .. }) if closed => {
                     self.nav.pop();
-                    self.phone.cards.remove(&key);
+                    self.phone.model.forget_card(&key);
                 }
                 // Another phone answered first (SPEC A7): the card goes, never in silence. The
                 // answer that won is named, and the person's words go to the pane's box, where
@@ -990,13 +984,13 @@ impl App {
                     let won = won.map_or_else(String::new, |w| format!(": “{w}”"));
                     let mut words = format!("Answered from another phone first{won}.");
                     self.nav.pop();
-                    if self.phone.give_back_card_words(&key).is_some() {
+                    if self.phone.model.give_back_card_words(&key).is_some() {
                         words.push_str(" Yours was not taken. Your words are in the pane's box.");
-                        if self.phone.agents.pane(&key.agent, &key.pane).is_some() {
+                        if self.phone.agents().pane(&key.agent, &key.pane).is_some() {
                             self.phone.open_pane(&key.agent, &key.pane);
                         }
                     }
-                    self.phone.cards.remove(&key);
+                    self.phone.model.forget_card(&key);
                     self.phone.show_toast(words, true);
                 }
                 _ => {}
@@ -1006,8 +1000,8 @@ impl App {
     }
 
     fn on_intent(&mut self, record: IntentRecord) -> Vec<Command> {
-        let earlier_run = self.phone.intents.from_earlier_run(&record);
-        let before = self.phone.intents.note(record.clone(), self.phone.now);
+        let earlier_run = self.phone.intents().from_earlier_run(&record);
+        let before = self.phone.model.note_intent(record.clone(), self.phone.now);
         // The journal's record of what an earlier run did is history (History shows it), never
         // news: a phone just started does not say "Answered." of yesterday's answer.
         if earlier_run {
@@ -1019,7 +1013,7 @@ impl App {
         let mut commands = Vec::new();
         // The next send of the pane leaves once this one was taken (one at a time, in order).
         if let (_, outbox::Next::Submit { agent, kind }) =
-            self.phone.outbox.note(&record, self.phone.now)
+            self.phone.model.outbox_mut().note(&record, self.phone.now)
         {
             commands.extend(self.phone.submit(&agent, kind));
         }
@@ -1043,7 +1037,7 @@ impl App {
                 if matches!(self.nav.top(), Screen::Card(card) if card.key == key) {
                     self.nav.pop();
                 }
-                self.phone.cards.remove(&key);
+                self.phone.model.forget_card(&key);
                 self.nav
                     .retain(|s| !matches!(s, Screen::Card(card) if card.key == key));
                 // As the card and the headless `answer` say it (SPEC Q7).
@@ -1065,7 +1059,11 @@ impl App {
             (IntentKind::Abort { pane, turn_id }, Some(_)) => {
                 // The stop dropped what the agent held behind the turn: the words are the
                 // person's again, back in the box before the draft (docs/ACP.md).
-                let taken = self.phone.outbox.take_waiting(&agent, pane, turn_id);
+                let taken = self
+                    .phone
+                    .model
+                    .outbox_mut()
+                    .take_waiting(&agent, pane, turn_id);
                 if !taken.is_empty() {
                     let (pane, count) = (pane.clone(), taken.len());
                     self.phone.back_into_box(&agent, &pane, &taken);
@@ -1111,9 +1109,9 @@ impl App {
     /// Waits for the pane a reply named (a starter's, a reopen's, a bridge task's): opened at
     /// once when the snapshot has it, else at the poll asked for here (SPEC A17).
     fn await_pane(&mut self, agent: &str, pane: &str) -> Option<Command> {
-        self.phone.awaiting_pane = Some((agent.to_string(), pane.to_string()));
+        self.phone.model.await_pane(agent, pane);
         self.open_awaited_pane();
-        self.phone.awaiting_pane.is_some().then(|| {
+        self.phone.awaiting_pane().is_some().then(|| {
             Command::Engine(ToEngine::PollNow {
                 agent: agent.to_string(),
             })
@@ -1122,13 +1120,9 @@ impl App {
 
     /// Opens the pane a starter or reopen named once the snapshot has it (SPEC A17).
     fn open_awaited_pane(&mut self) {
-        let Some((agent, pane)) = self.phone.awaiting_pane.clone() else {
+        let Some((agent, pane)) = self.phone.model.awaited_pane_arrived() else {
             return;
         };
-        if self.phone.agents.pane(&agent, &pane).is_none() {
-            return;
-        }
-        self.phone.awaiting_pane = None;
         // "Starting …" or "Reopening …" is over: the pane is here.
         self.phone.toast = None;
         self.nav.retain(|s| {

@@ -257,7 +257,7 @@ impl Phone {
                 turn_id,
             } => {
                 let running = self
-                    .agents
+                    .agents()
                     .pane(agent, pane)
                     .and_then(|p| p.turn())
                     .is_some_and(|t| {

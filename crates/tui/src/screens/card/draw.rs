@@ -205,10 +205,10 @@ pub(crate) fn draw(
     }
     let area = frame.area();
     let rect = geometry::card(area.width, area.height);
-    let Some(card) = app.cards.get(key) else {
+    let Some(card) = app.card(key) else {
         return;
     };
-    let status = CardStatus::of(&app.intents, key);
+    let status = CardStatus::of(app.intents(), key);
     let answerable = super::card_answerable(app, key);
     // A narrow or short terminal draws the card without its border, and without the blank
     // lines between its parts: every row and column goes to the ask.
@@ -1068,8 +1068,7 @@ impl crate::ui::Drawn for crate::screens::CardScreen {
         _context: crate::app::keymap::Context,
     ) -> Option<&'static [crate::app::keymap::Hint]> {
         super::draw_dsh::hints(app, &self.key).or_else(|| {
-            app.cards
-                .get(&self.key)
+            app.card(&self.key)
                 .and_then(CardState::focused_form_option)
                 .map(|_| ON_A_FORM_OPTION)
         })

@@ -62,7 +62,7 @@ pub(crate) fn conversation_rows<'a>(
     filter: &Filter,
 ) -> Vec<&'a ConversationSummary> {
     phone
-        .history
+        .history()
         .conversations(agent)
         .map(|list| {
             list.rows
@@ -116,7 +116,7 @@ impl Room for HistoryScreen {
                 // Paging stays invisible: the next page comes before the end is reached.
                 let filtered_out = len
                     < phone
-                        .history
+                        .history()
                         .conversations(&agent)
                         .map_or(0, |l| l.rows.len());
                 let position = if filtered_out {
@@ -125,7 +125,8 @@ impl Room for HistoryScreen {
                     selected
                 };
                 phone
-                    .history
+                    .model
+                    .history_mut()
                     .more_conversations(&agent, position)
                     .map(Command::Engine)
                     .into_iter()
@@ -141,7 +142,8 @@ impl Room for HistoryScreen {
                     title,
                 });
                 phone
-                    .history
+                    .model
+                    .history_mut()
                     .open_items(&agent, &conversation)
                     .map(Command::Engine)
                     .into_iter()
@@ -159,7 +161,8 @@ impl Room for HistoryScreen {
         let (len, height) = (self.len(phone), phone.list_height(self.filter.is_active()));
         self.cursor.wheel(down, len, height);
         phone
-            .history
+            .model
+            .history_mut()
             .more_conversations(&self.agent, self.cursor.selected)
             .map(Command::Engine)
             .into_iter()
@@ -274,7 +277,7 @@ impl Room for ConversationScreen {
         }
         action != Action::ToggleThinking
             || phone
-                .history
+                .history()
                 .items(&self.agent, &self.conversation)
                 .is_some_and(|list| {
                     list.entries.iter().any(|e| {
@@ -297,7 +300,7 @@ impl ConversationScreen {
     /// The conversation's screen, at its top when its first page is already here.
     pub(crate) fn open(phone: &Phone, agent: String, conversation: String, title: String) -> Self {
         let loaded = phone
-            .history
+            .history()
             .items(&agent, &conversation)
             .is_some_and(|l| !l.entries.is_empty());
         let mut screen = ConversationScreen {
@@ -310,7 +313,7 @@ impl ConversationScreen {
             search: Search::default(),
         };
         if let Some(list) = phone
-            .history
+            .history()
             .items(&agent, &conversation)
             .filter(|_| loaded)
         {
@@ -329,7 +332,7 @@ impl ConversationScreen {
     /// Counts the matches again and moves to one (`Search::choose`); the view follows it.
     fn search_moved(&mut self, phone: &Phone, step: Option<bool>) {
         let chat = self.chat_area(phone.size.0, phone.size.1);
-        let Some(list) = phone.history.items(&self.agent, &self.conversation) else {
+        let Some(list) = phone.history().items(&self.agent, &self.conversation) else {
             self.search.choose(&[], step);
             return;
         };
@@ -371,7 +374,7 @@ impl ConversationScreen {
     /// `y`: the item of the current match while matches are lit, else every item read so far,
     /// through the terminal (OSC 52, written by the runner).
     fn copy(&self, phone: &mut Phone) -> Vec<Command> {
-        let Some(list) = phone.history.items(&self.agent, &self.conversation) else {
+        let Some(list) = phone.history().items(&self.agent, &self.conversation) else {
             phone.show_toast("Nothing is read yet to copy.", false);
             return Vec::new();
         };
@@ -401,7 +404,7 @@ impl ConversationScreen {
     /// gets there (SPEC W5).
     fn scroll(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
         let chat = self.chat_area(phone.size.0, phone.size.1);
-        let Some(list) = phone.history.items(&self.agent, &self.conversation) else {
+        let Some(list) = phone.history().items(&self.agent, &self.conversation) else {
             return Vec::new();
         };
         let style = ChatStyle {
@@ -423,7 +426,8 @@ impl ConversationScreen {
         );
         if self.scroll.is_following() || action == Action::Bottom {
             return phone
-                .history
+                .model
+                .history_mut()
                 .more_items(&self.agent, &self.conversation)
                 .map(Command::Engine)
                 .into_iter()
@@ -441,7 +445,7 @@ impl ConversationScreen {
         if self.agent != agent || self.conversation != *conversation {
             return;
         }
-        let Some(list) = phone.history.items(agent, conversation) else {
+        let Some(list) = phone.history().items(agent, conversation) else {
             return;
         };
         if self.scroll.is_following() && !list.entries.is_empty() {
@@ -463,7 +467,8 @@ impl ConversationScreen {
     /// first item (history reads oldest first).
     pub(crate) fn place(&mut self, phone: &Phone) {
         if !self.placed
-            && let Some(list) = HistoryStore::items(&phone.history, &self.agent, &self.conversation)
+            && let Some(list) =
+                HistoryStore::items(phone.history(), &self.agent, &self.conversation)
             && !list.entries.is_empty()
         {
             self.scroll.jump_to_top(&list.entries);
@@ -509,7 +514,7 @@ mod tests {
                 )
             })
             .collect();
-        harness.phone.history.apply(
+        harness.phone.model.history_mut().apply(
             "demo",
             HistoryPage::Items {
                 conversation: "c-1".into(),

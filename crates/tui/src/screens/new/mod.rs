@@ -27,7 +27,7 @@ pub(crate) struct StarterRow<'a> {
 
 pub(crate) fn starter_rows<'a>(phone: &'a Phone, filter: &Filter) -> Vec<StarterRow<'a>> {
     phone
-        .agents
+        .agents()
         .list
         .iter()
         .filter_map(|agent| agent.snapshot.as_ref().map(|s| (agent, s)))
