@@ -27,62 +27,89 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::check::report::Report;
+use crate::check::report::{Report, Tier};
 use crate::check::{Finding, Verdict};
 use crate::transport::own_files;
 
-/// The rules of the P family, in the order they are reported: (id, what it asks).
-pub(crate) const RULES: &[(&str, &str)] = &[
+/// The rules of the P family, in the order they are reported: (id, tier, what it asks). The
+/// tiers are the official kit's (acp-tck) where a rule covers one of its requirements
+/// (docs/SPEC.md, "ACP agents (P)", its tiers).
+pub(crate) const RULES: &[(&str, Tier, &str)] = &[
     (
         "P1",
+        Tier::Mandatory,
         "stdout carries only JSON-RPC 2.0 messages, one a line, and notifications carry no id",
     ),
     (
         "P2",
+        Tier::Mandatory,
         "every request gets exactly one answer with its id, and error codes are in range",
     ),
     (
         "P3",
-        "initialize answers a version the client offered, with capabilities of the right shape",
+        Tier::Mandatory,
+        "initialize answers the version asked, else the latest the agent speaks, with capabilities of the right shape",
     ),
     (
         "P4",
+        Tier::Advisory,
         "an agent that wants a sign-in names its ways to sign in (authMethods)",
     ),
     (
         "P5",
+        Tier::Mandatory,
         "session/new gives a session id, and session/list lists sessions with their cwd",
     ),
     (
         "P6",
+        Tier::Capability,
         "session/load and session/resume of an unknown session fail with -32002",
     ),
     (
         "P7",
+        Tier::Capability,
         "a loaded session replays its conversation before session/load answers",
     ),
-    ("P8", "a closed session takes no prompt"),
+    ("P8", Tier::Capability, "a closed session takes no prompt"),
     (
         "P9",
+        Tier::Capability,
         "session/set_mode and session/set_config_option take the values offered and refuse others",
     ),
-    ("P10", "session/cancel on an idle session is harmless"),
-    ("P11", "closing stdin ends the agent within 5 s"),
+    (
+        "P10",
+        Tier::Advisory,
+        "session/cancel on an idle session is harmless",
+    ),
+    (
+        "P11",
+        Tier::Advisory,
+        "closing stdin ends the agent within 5 s",
+    ),
     (
         "P12",
+        Tier::Mandatory,
         "a turn's updates belong to its session and are well formed",
     ),
     (
         "P13",
+        Tier::Capability,
         "permission requests and questions are well formed, and their answers are taken",
     ),
     (
         "P14",
+        Tier::Mandatory,
         "session/cancel ends a running turn with stopReason cancelled within 5 s",
     ),
     (
         "P15",
+        Tier::Advisory,
         "a late answer, a second cancel and $/cancel_request do not break the agent",
+    ),
+    (
+        "P16",
+        Tier::Informational,
+        "what the agent wrote on stderr is read and kept for the person, never judged",
     ),
 ];
 
@@ -181,7 +208,7 @@ impl Rulings {
     fn findings(mut self) -> Vec<Finding> {
         RULES
             .iter()
-            .map(|(id, title)| {
+            .map(|(id, _, title)| {
                 let ruling = std::mem::take(self.ruling(id));
                 let verdict = if !ruling.faults.is_empty() {
                     Verdict::Fail(ruling.faults.join("; "))
@@ -252,6 +279,7 @@ pub fn run(options: AcpOptions) -> Result<Report, Unstartable> {
         !options.prompts.is_empty(),
         &log_path,
         rulings.findings(),
+        RULES.iter().map(|(id, tier, _)| (*id, *tier)).collect(),
     ))
 }
 
@@ -267,7 +295,7 @@ async fn check(
     let mut rulings = Rulings::default();
     let start = |label| driver::Driver::start(label, &options.command, workspace, Arc::clone(&log));
     let mut first = start("the first process").map_err(Unstartable)?;
-    let setup = session_rules::open(&mut first, workspace, &mut rulings).await;
+    let (setup, version) = session_rules::open(&mut first, workspace, &mut rulings).await;
     let mut turned = None;
     if let Some(setup) = &setup {
         session_rules::idle(&mut first, setup, workspace, &mut rulings).await;
@@ -318,7 +346,8 @@ async fn check(
     }
     match start("the third process") {
         Ok(mut third) => {
-            session_rules::newer_version(&mut third, &mut rulings).await;
+            let asked_one = (version > 0).then_some(u64::from(version));
+            session_rules::newer_version(&mut third, asked_one, &mut rulings).await;
             drivers.push(third);
         }
         Err(why) => rulings.fault("P3", format!("a third process: {why}")),
@@ -329,11 +358,11 @@ async fn check(
         other.close(Duration::from_secs(1)).await;
     }
     session_rules::stream(&drivers, &mut rulings);
+    session_rules::stderr_read(&drivers, &mut rulings).await;
     rulings.settle(
         "P4",
         "not run: the agent asked for no sign-in, so it had none to name",
     );
-    let version = setup.map_or(0, |s| s.version);
     Ok((rulings, version))
 }
 
@@ -399,5 +428,57 @@ mod tests {
         assert!(findings[2].what.contains("answered 1"));
         assert_eq!(findings[3].verdict, Verdict::Skipped("no sign-in".into()));
         assert!(matches!(findings[14].verdict, Verdict::Skipped(_)));
+        assert_eq!(findings[15].rule, "P16");
+    }
+
+    /// SPEC P3 judged by the version asked: a stand-in agent in sh that answers every request
+    /// as a v2-only agent answers `initialize` (2, whatever was offered). Offered 1, its 2 is
+    /// no fault; nothing past `initialize` speaks v2, so the MANDATORY rules that could not
+    /// run keep the run from conforming, and the report names the version it answered.
+    #[test]
+    fn p3_a_v2_only_agent_answers_2_and_the_v1_rules_it_cannot_take_are_not_a_pass() {
+        let script = r#"while read -r line; do
+id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+[ -n "$id" ] && printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":2,"info":{"name":"v2-only","version":"0"},"capabilities":{"session":{}},"authMethods":[{"methodId":"x","name":"x"}]}}\n' "$id"
+done
+"#;
+        let report = run(AcpOptions {
+            command: vec!["sh".into(), "-c".into(), script.into()],
+            shown: "v2-only".into(),
+            workspace: None,
+            prompts: vec!["hello".into()],
+            mode: None,
+            log: None,
+        })
+        .expect("it starts");
+        let table = report.table();
+        assert!(table.contains("(ACP v2;"), "{table}");
+        let finding = |rule: &str| {
+            report
+                .findings
+                .iter()
+                .find(|f| f.rule == rule)
+                .expect("every rule is reported")
+        };
+        assert_eq!(finding("P3").verdict, Verdict::Pass, "{table}");
+        assert!(
+            finding("P3").what.contains("offered 1, answered 2"),
+            "{table}"
+        );
+        assert!(
+            finding("P3").what.contains("offered 999, answered 2"),
+            "{table}"
+        );
+        for rule in ["P1", "P2", "P11", "P16"] {
+            assert_eq!(finding(rule).verdict, Verdict::Pass, "{table}");
+        }
+        assert!(
+            matches!(&finding("P12").verdict, Verdict::Skipped(why) if why.contains("answered 2")),
+            "{table}"
+        );
+        let verdict = report.conformance().expect("an ACP run");
+        assert!(!verdict.conformant);
+        assert!(verdict.failed.is_empty(), "{verdict:?}");
+        assert_eq!(verdict.not_run, ["P5", "P12", "P14"]);
     }
 }
