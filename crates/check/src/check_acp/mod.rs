@@ -32,8 +32,8 @@ use crate::check::{Finding, Verdict};
 use crate::transport::own_files;
 
 /// The rules of the P family, in the order they are reported: (id, tier, what it asks). The
-/// tiers are the official kit's (acp-tck) where a rule covers one of its requirements
-/// (docs/SPEC.md, "ACP agents (P)", its tiers).
+/// tiers are the official kit's (acp-tck) where a rule covers one of its requirements, as
+/// the map of the kit in docs/SPEC.md ("ACP agents (P)") says.
 pub(crate) const RULES: &[(&str, Tier, &str)] = &[
     (
         "P1",
@@ -480,5 +480,68 @@ done
         assert!(!verdict.conformant);
         assert!(verdict.failed.is_empty(), "{verdict:?}");
         assert_eq!(verdict.not_run, ["P5", "P12", "P14"]);
+    }
+
+    /// The tiers and the map of the official kit in docs/SPEC.md say what `check --acp` does:
+    /// each rule's tier there is its tier here, and every rule a kit id is mapped to is one
+    /// of ours.
+    #[test]
+    fn the_kit_map_names_our_rules_with_their_tiers() {
+        let book = include_str!("../../../../docs/SPEC.md");
+        let tier_of = |id: &str| {
+            RULES
+                .iter()
+                .find(|(rule, _, _)| *rule == id)
+                .map(|(_, tier, _)| tier.name())
+        };
+        let rule_ids = rule_ids();
+        // The tier table: `| P1 | MANDATORY | | P9 | CAPABILITY (…) |`, two rules a row.
+        let mut tiered = Vec::new();
+        for line in book.lines().filter(|l| l.starts_with("| P")) {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            for pair in cells[1..].chunks(3).filter(|c| c.len() >= 2) {
+                let (rule, tier) = (pair[0], pair[1]);
+                if rule_ids(rule) == [rule] {
+                    let tier = tier.split(' ').next().unwrap_or_default();
+                    assert_eq!(tier_of(rule), Some(tier), "{rule} in the tier table");
+                    tiered.push(rule.to_string());
+                }
+            }
+        }
+        let mut all: Vec<String> = RULES.iter().map(|(id, _, _)| id.to_string()).collect();
+        tiered.sort();
+        all.sort();
+        assert_eq!(tiered, all, "every rule has its tier in the table, once");
+        // The kit's rows: `| ACP-… | TIER | what | ours |`.
+        let mut rows = 0;
+        for line in book.lines().filter(|l| l.starts_with("| ACP-")) {
+            rows += 1;
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            assert!(
+                ["MANDATORY", "CAPABILITY", "ADVISORY", "INFORMATIONAL"].contains(&cells[2]),
+                "{line}"
+            );
+            for id in rule_ids(cells[4]) {
+                assert!(
+                    tier_of(&id).is_some(),
+                    "{id} is no rule of check --acp: {line}"
+                );
+            }
+        }
+        assert!(rows >= 100, "the map lost its rows: {rows}");
+    }
+
+    /// The rule ids (`P<n>`) a cell names.
+    fn rule_ids() -> impl Fn(&str) -> Vec<String> {
+        |cell: &str| {
+            cell.split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|word| {
+                    word.len() > 1
+                        && word.starts_with('P')
+                        && word[1..].chars().all(|c| c.is_ascii_digit())
+                })
+                .map(str::to_string)
+                .collect()
+        }
     }
 }
