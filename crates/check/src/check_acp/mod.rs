@@ -512,7 +512,39 @@ done
         tiered.sort();
         all.sort();
         assert_eq!(tiered, all, "every rule has its tier in the table, once");
-        // The kit's rows: `| ACP-… | TIER | what | ours |`.
+        // The kit's rows: `| ACP-… | TIER | what | ours |`, v1's table then v2's; each id
+        // of the kit's registries once in its table, and no other (the ids as the kit's
+        // requirements.py files named them when the map was made: SPEC says which).
+        let v2_at = book.find("v2 (acp-tck's").expect("the v2 table");
+        let mut ids: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+        let mut at = 0;
+        for line in book.split_inclusive('\n') {
+            let version = usize::from(at >= v2_at);
+            at += line.len();
+            let Some(cell) = line.strip_prefix("| ").and_then(|l| l.split(" |").next()) else {
+                continue;
+            };
+            if !cell.starts_with("ACP-") {
+                continue;
+            }
+            // `ACP-CANCEL-201, -203, ACP-PATCH-208`: a bare number is of the id before it.
+            let mut area = "";
+            for part in cell.split(", ") {
+                if part.starts_with('-') {
+                    ids[version].push(format!("{area}{part}"));
+                } else {
+                    area = &part[..part.rfind('-').unwrap_or_default()];
+                    ids[version].push(part.to_string());
+                }
+            }
+        }
+        for (version, kit) in [(0, KIT_V1), (1, KIT_V2)] {
+            let mut expected: Vec<String> = kit.split(' ').map(|id| format!("ACP-{id}")).collect();
+            let mut mapped = ids[version].clone();
+            expected.sort();
+            mapped.sort();
+            assert_eq!(mapped, expected, "the map of v{}", version + 1);
+        }
         let mut rows = 0;
         for line in book.lines().filter(|l| l.starts_with("| ACP-")) {
             rows += 1;
@@ -530,6 +562,12 @@ done
         }
         assert!(rows >= 100, "the map lost its rows: {rows}");
     }
+
+    /// The requirement ids of acp-tck's v1 registry (`src/tck/v1/requirements.py`), without
+    /// their `ACP-`.
+    const KIT_V1: &str = "TRANSPORT-001 TRANSPORT-002 JSONRPC-001 JSONRPC-002 JSONRPC-003 JSONRPC-004 JSONRPC-005 INIT-001 INIT-002 INIT-003 INIT-004 SCHEMA-001 SESSION-001 SESSION-002 PROMPT-001 PROMPT-002 PROMPT-003 CANCEL-001 CANCEL-002 LOAD-001 LOAD-002 LOAD-003 RESUME-001 RESUME-002 LIST-001 LIST-002 DELETE-001 DELETE-002 CLOSE-001 CLOSE-002 ADDDIRS-001 MODES-001 MODES-002 CONFIG-001 CONFIG-002 CONFIG-003 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 AUTH-001 AUTH-002 AUTH-003 AUTH-004 AUTH-005 CLIENTCAP-001 CLIENTCAP-002 CLIENTCAP-003 EXT-001 META-001 ERROR-001 SHUTDOWN-001 SCHEMA-002 STDERR-001 INFO-PARSE-001 INFO-INVALIDREQ-001 INFO-UNKNOWNSESSION-001";
+    /// The requirement ids of acp-tck's v2 registry (`src/tck/v2/requirements.py`).
+    const KIT_V2: &str = "INIT-001 INIT-201 INIT-003 INIT-202 INIT-203 INIT-204 SCHEMA-001 SESSION-001 SESSION-002 PROMPT-205 PROMPT-201 PROMPT-203 STATE-201 STATE-202 STATE-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 PROMPT-003 PERM-201 CLIENTCAP-201 CLIENTCAP-202 INFO-CONCURRENT-201 INFO-UNKNOWNSESSION-001 CANCEL-201 CANCEL-202 CANCEL-203 CANCEL-204 CANCEL-205 CANCEL-206 CANCEL-207 CANCEL-208 INFO-CANCEL-201 INFO-CANCEL-202 TRANSPORT-201 TRANSPORT-002 TRANSPORT-203 JSONRPC-001 JSONRPC-002 JSONRPC-003 JSONRPC-004 JSONRPC-005 BATCH-201 BATCH-202 BATCH-203 BATCH-204 BATCH-205 BATCH-206 BATCH-207 BATCH-208 INFO-BATCH-201 INFO-BATCH-202 SESSION-203 RESUME-201 RESUME-202 RESUME-203 RESUME-204 RESUME-205 LIST-201 LIST-202 LIST-203 LIST-204 CLOSE-201 CLOSE-202 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 ADDDIRS-202 MCP-201 MCP-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 CONFIG-206 AUTH-201 AUTH-202 AUTH-203 AUTH-204 AUTH-205 AUTH-206 AUTH-207 PATCH-201 PATCH-203 PATCH-204 PATCH-205 PATCH-206 PATCH-207 PATCH-208 PATCH-209 ENUM-201 ENUM-202 ENUM-203 EXT-001 META-001 META-201 EXT-201 EXT-202 EXT-203 ERROR-001 SHUTDOWN-001 SCHEMA-002 STDERR-001 INFO-PARSE-001 INFO-INVALIDREQ-001";
 
     /// The rule ids (`P<n>`) a cell names.
     fn rule_ids() -> impl Fn(&str) -> Vec<String> {
