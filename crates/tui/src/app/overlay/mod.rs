@@ -16,6 +16,7 @@ use crate::engine::IntentKind;
 use crate::model::arming::Arming;
 use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
+use crate::model::outcome::capitalized;
 use crate::wire::Ask;
 
 /// What happens once the person says yes (or types the prompt's answer).
@@ -354,12 +355,4 @@ impl Phone {
             }
         }
     }
-}
-
-/// "turn 3" → "Turn 3", for the start of a sentence.
-fn capitalized(words: &str) -> String {
-    let mut chars = words.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
 }
