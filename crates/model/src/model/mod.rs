@@ -16,4 +16,5 @@ pub mod history;
 pub mod inbox;
 pub mod intents;
 pub mod outbox;
+pub mod rings;
 pub mod words;
