@@ -17,8 +17,9 @@ pub(super) struct RawFile {
     pub(crate) theme: Option<Spanned<String>>,
     /// The older switch for announcing new asks (`notify` wins when both are set).
     pub(crate) bell: Option<bool>,
-    /// How a new ask is announced, by [`crate::app::notify::NotifyStyle`]'s name.
-    pub(crate) notify: Option<Spanned<String>>,
+    /// How the phone rings: a [`crate::app::notify::NotifyStyle`]'s name, or the `[notify]`
+    /// table of rings.
+    pub(crate) notify: Option<super::rings::NotifyEntry>,
     /// Whether the phone takes the mouse (wheel and clicks); false leaves the terminal's own
     /// selection working. The phone's key for it turns it on and off while it runs.
     pub(crate) mouse: Option<bool>,
