@@ -5,14 +5,13 @@
 //! [`Phone::back`], and the app applies those steps once the room is done (docs/ARCHITECTURE.md,
 //! "Rooms").
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use time::OffsetDateTime;
 
 use super::geometry;
 use super::keymap::Keymap;
-use super::notify::NotifyStyle;
 use super::{AppSetup, Command};
 use crate::app::overlay::{Deferred, Overlay};
 use crate::app::toast::{Subject, Toast};
@@ -96,8 +95,8 @@ pub struct Phone {
     pub(crate) chat_layout: ChatLayout,
     pub(crate) keymap: Keymap,
     pub(crate) theme: Theme,
-    /// How a new ask is announced.
-    pub(crate) notify: NotifyStyle,
+    /// How the phone rings: where the person is, the mute, the rules (`app::ringer`).
+    pub(crate) ringer: super::ringer::Ringer,
     /// Whether the phone takes the mouse (`app::mouse`).
     pub(crate) mouse: bool,
     /// The phone runs in tmux whose `set-clipboard` is not `on`: tmux drops the OSC 52 a copy
@@ -113,8 +112,6 @@ pub struct Phone {
     pub(crate) size: (u16, u16),
     /// A pane a starter or reopen named, opened as soon as the snapshot has it (SPEC A17, W5).
     pub(crate) awaiting_pane: Option<(String, String)>,
-    /// Open asks already seen, per agent, so only a new one rings the bell.
-    pub(crate) known_asks: HashMap<String, HashSet<String>>,
     pub(crate) quitting: bool,
     /// What the rooms asked of the stack of screens, oldest first, until the app applies it.
     pub(crate) steps: Vec<Step>,
@@ -141,7 +138,11 @@ impl Phone {
             chat_layout: ChatLayout::default(),
             keymap: setup.settings.keymap,
             theme: setup.theme,
-            notify: setup.settings.notify,
+            ringer: super::ringer::Ringer::new(
+                setup.settings.rings,
+                setup.settings.notify,
+                setup.now,
+            ),
             mouse: setup.settings.mouse,
             tmux_keeps_clipboard: false,
             wire: WireLog::default(),
@@ -150,7 +151,6 @@ impl Phone {
             now: setup.now,
             size: setup.size,
             awaiting_pane: None,
-            known_asks: HashMap::new(),
             quitting: false,
             steps: Vec::new(),
         }
@@ -374,6 +374,10 @@ impl Phone {
                 vec![Command::Quit]
             }
             Deferred::Submit { agent, kind } => self.submit(&agent, kind),
+            Deferred::MuteUntil => {
+                self.mute_until_typed(text.as_deref().unwrap_or_default());
+                Vec::new()
+            }
             Deferred::Rename { agent, target, id } => match text {
                 Some(title) => self.submit(&agent, IntentKind::Rename { target, id, title }),
                 None => Vec::new(),
@@ -447,29 +451,6 @@ impl Phone {
             })
         });
         (live, closed)
-    }
-    /// Notes the agent's open asks; gives the titles of the new ones, oldest first (SPEC A2).
-    pub(crate) fn note_new_asks(&mut self, agent: &str) -> Vec<String> {
-        let Some(view) = self.agents.get(agent) else {
-            return Vec::new();
-        };
-        let panes = view.panes();
-        let asks: Vec<&crate::wire::Ask> = panes.iter().flat_map(|p| p.asks().iter()).collect();
-        let known = self.known_asks.entry(agent.to_string()).or_default();
-        let mut new: Vec<&crate::wire::Ask> = asks
-            .iter()
-            .copied()
-            .filter(|a| !known.contains(&a.id))
-            .collect();
-        // As the inbox sorts: by when asked, layout order among equal or missing times.
-        new.sort_by_key(
-            |a| match a.opened_at.as_ref().and_then(crate::wire::Stamp::at) {
-                Some(at) => (0, at),
-                None => (1, OffsetDateTime::UNIX_EPOCH),
-            },
-        );
-        *known = asks.iter().map(|a| a.id.clone()).collect();
-        new.into_iter().map(|a| a.title.clone()).collect()
     }
 
     /// Takes down an allow-always question about a card that changed or closed under it.
