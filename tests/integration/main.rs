@@ -44,6 +44,7 @@ mod layering;
 mod own_hands;
 mod real_agents;
 mod record_replay;
+mod rings;
 mod script;
 mod shell_cmd;
 mod soak;
