@@ -41,6 +41,18 @@ pub(super) const TOP_KEYS: [&str; 8] = [
     "theme", "bell", "notify", "mouse", "keys", "agents", "dsh", "acp",
 ];
 
+/// The keys of `[notify]`, for the suggestion after a refusal.
+pub(super) const NOTIFY_KEYS: [&str; 8] = [
+    "style",
+    "command",
+    "after",
+    "limit",
+    "new-ask",
+    "expiring",
+    "turn-ended",
+    "reachability",
+];
+
 /// One or several keys for an action: `quit = "q"` or `quit = ["q", "ctrl-q"]`.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(

@@ -12,18 +12,6 @@ use super::explain::Source;
 use crate::app::notify::NotifyStyle;
 use crate::model::rings::{Loudness, Rules};
 
-/// The keys of `[notify]`, for the suggestion after a refusal.
-pub(super) const NOTIFY_KEYS: [&str; 8] = [
-    "style",
-    "command",
-    "after",
-    "limit",
-    "new-ask",
-    "expiring",
-    "turn-ended",
-    "reachability",
-];
-
 /// `notify` as written: a style's name, or a table.
 #[derive(Debug)]
 pub(crate) enum NotifyEntry {
