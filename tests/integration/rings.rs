@@ -59,7 +59,9 @@ pub(crate) fn until_pushed(file: &Path, what: &str, check: impl Fn(&Value) -> bo
 
 fn watch(home: &Path, config: &Path, socket: &str) -> Child {
     Command::new(BIN)
-        .args(["watch", "--notify", "--json", "--socket", socket, "--config"])
+        .args([
+            "watch", "--notify", "--json", "--socket", socket, "--config",
+        ])
         .arg(config)
         .env("XDG_STATE_HOME", home.join("state"))
         .env("XDG_CONFIG_HOME", home.join("config"))
@@ -72,7 +74,11 @@ fn watch(home: &Path, config: &Path, socket: &str) -> Child {
 }
 
 /// Waits for a line of watch's stdout that passes `check`.
-fn until_line(lines: &std::sync::mpsc::Receiver<String>, what: &str, check: impl Fn(&Value) -> bool) {
+fn until_line(
+    lines: &std::sync::mpsc::Receiver<String>,
+    what: &str,
+    check: impl Fn(&Value) -> bool,
+) {
     let deadline = Instant::now() + SOON;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());

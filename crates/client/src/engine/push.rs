@@ -39,7 +39,10 @@ impl PushFailure {
         let line = |s: &str| crate::out::line(s).into_owned();
         match self {
             Self::NotStarted { program, why } => {
-                format!("The notify command {} could not start: {why}.", line(program))
+                format!(
+                    "The notify command {} could not start: {why}.",
+                    line(program)
+                )
             }
             Self::Failed { program, status } => {
                 format!("The notify command {} failed ({status}).", line(program))
@@ -150,7 +153,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("a folder");
         let file = dir.path().join("got");
         let script = format!("cat > {}", file.display());
-        run(&push(&["sh", "-c", &script], 10)).await.expect("it ran");
+        run(&push(&["sh", "-c", &script], 10))
+            .await
+            .expect("it ran");
         let got = std::fs::read_to_string(&file).expect("written");
         assert_eq!(got, "{\"event\":\"new-ask\"}\n");
     }
@@ -197,11 +202,19 @@ mod tests {
         let Err(failure @ PushFailure::NotStarted { .. }) = missing else {
             panic!("not started: {missing:?}");
         };
-        assert!(failure.sentence().contains("/nonexistent/notify-me could not start"));
+        assert!(
+            failure
+                .sentence()
+                .contains("/nonexistent/notify-me could not start")
+        );
         let failed = run(&push(&["sh", "-c", "echo nope >&2; exit 3"], 5)).await;
         let Err(failure @ PushFailure::Failed { .. }) = failed else {
             panic!("failed: {failed:?}");
         };
-        assert!(failure.sentence().contains("exit status: 3"), "{}", failure.sentence());
+        assert!(
+            failure.sentence().contains("exit status: 3"),
+            "{}",
+            failure.sentence()
+        );
     }
 }

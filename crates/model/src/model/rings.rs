@@ -228,7 +228,11 @@ pub fn decide(loudness: Loudness, attention: Attention, muted: bool) -> Signal {
         (Loudness::Quiet, _) | (Loudness::Ring, Attention::Elsewhere) => Signal::Quiet,
         (Loudness::Ring, Attention::Away) => Signal::Full,
     };
-    if muted { signal.min(Signal::Quiet) } else { signal }
+    if muted {
+        signal.min(Signal::Quiet)
+    } else {
+        signal
+    }
 }
 
 /// What an event is about, to tell whether the screen shows it.
@@ -319,7 +323,11 @@ pub fn cut(words: &str) -> String {
 /// The command line that answers an ask from a shell: `dial` are the flags that reach its
 /// agent (`--agent NAME`, `--socket PATH` …), `option` the option's id or a placeholder.
 fn answer_line(dial: &str, ask_id: &str, option: &str) -> String {
-    format!("collie-phone answer {dial} {} {}", quoted(ask_id), quoted(option))
+    format!(
+        "collie-phone answer {dial} {} {}",
+        quoted(ask_id),
+        quoted(option)
+    )
 }
 
 /// A word as a POSIX shell reads it back unchanged.

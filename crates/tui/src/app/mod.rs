@@ -77,7 +77,9 @@ pub enum Message {
         text: String,
     },
     /// A run of the person's notify command ended: `failure` says what went wrong, if anything.
-    Pushed { failure: Option<String> },
+    Pushed {
+        failure: Option<String>,
+    },
     /// `collie-phone demo`'s runner saw its own agent stop or come back.
     Demo {
         agent: String,

@@ -83,7 +83,12 @@ impl Ringer {
                 .mute_at(now)
                 .is_some_and(|mute| mute.holds(happening.event, now));
             let signal = rings::decide(loudness, attention, muted);
-            tracing::debug!(event = happening.event.name(), ?attention, ?signal, "a ring");
+            tracing::debug!(
+                event = happening.event.name(),
+                ?attention,
+                ?signal,
+                "a ring"
+            );
             // The command waits for what rings: an ask still open when the person walks away
             // from it, a turn's end they have not seen.
             if loudness == rings::Loudness::Ring
@@ -219,7 +224,11 @@ mod tests {
             NotifyStyle::Bell,
             datetime!(2026-12-07 14:00:00 UTC),
         );
-        assert!(ringer.failed("The notify command x failed.".into()).is_some());
+        assert!(
+            ringer
+                .failed("The notify command x failed.".into())
+                .is_some()
+        );
         assert_eq!(ringer.failed("The notify command x failed.".into()), None);
     }
 }

@@ -3,8 +3,8 @@
 //! is, and the person's own command with its wait and time limit. Read here into the phone's
 //! style and the model's [`Rules`], each refusal naming its line.
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use toml::Spanned;
 
 use super::error::{BadValue, ConfigError, Hint, Section};
@@ -119,7 +119,11 @@ pub(super) fn read(
         }
     }
     if let Some(command) = &table.command {
-        if command.get_ref().first().is_none_or(|program| program.trim().is_empty()) {
+        if command
+            .get_ref()
+            .first()
+            .is_none_or(|program| program.trim().is_empty())
+        {
             return Err(bad(
                 source,
                 command.span(),
@@ -168,7 +172,11 @@ fn style(
     section: &[String],
 ) -> Result<NotifyStyle, ConfigError> {
     NotifyStyle::from_name(style.get_ref()).ok_or_else(|| {
-        let key = if section.is_empty() { "notify" } else { "style" };
+        let key = if section.is_empty() {
+            "notify"
+        } else {
+            "style"
+        };
         bad(
             source,
             style.span(),

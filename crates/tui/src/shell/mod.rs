@@ -5,8 +5,8 @@
 
 mod chrome;
 mod dsh_news;
-mod ringing;
 pub mod frame;
+mod ringing;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use time::OffsetDateTime;

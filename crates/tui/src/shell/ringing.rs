@@ -83,10 +83,7 @@ impl App {
     pub(super) fn ring_tick(&mut self) -> Vec<Command> {
         let now = self.phone.now;
         let shown = self.shown();
-        let (commands, line) = self
-            .phone
-            .ringer
-            .tick(now, &|subject| shown.shows(subject));
+        let (commands, line) = self.phone.ringer.tick(now, &|subject| shown.shows(subject));
         if let Some(line) = line {
             self.phone.show_toast(line, false);
         }

@@ -105,13 +105,23 @@ fn a_mute_holds_everything_but_an_expiring_ask_unless_told() {
 #[test]
 fn asks_open_at_the_first_hearing_ring_nothing_and_new_ones_ring_once() {
     let mut rings = Rings::default();
-    assert!(rings.heard(&view(json!([ask("a1", "Old?", None)]), None), T0).is_empty());
-    let both = view(json!([ask("a1", "Old?", None), ask("a2", "Deploy?", None)]), None);
+    assert!(
+        rings
+            .heard(&view(json!([ask("a1", "Old?", None)]), None), T0)
+            .is_empty()
+    );
+    let both = view(
+        json!([ask("a1", "Old?", None), ask("a2", "Deploy?", None)]),
+        None,
+    );
     let heard = rings.heard(&both, at(1));
     assert_eq!(events(&heard), [Event::NewAsk]);
     assert_eq!(heard[0].id, "ask/laptop/p1/a2");
     assert_eq!(heard[0].words, "laptop: Deploy?");
-    assert!(rings.heard(&both, at(2)).is_empty(), "heard again, rings not again");
+    assert!(
+        rings.heard(&both, at(2)).is_empty(),
+        "heard again, rings not again"
+    );
 }
 
 #[test]
@@ -119,12 +129,19 @@ fn an_ask_seventy_seconds_from_its_deadline_rings_at_sixty_and_ten() {
     let mut rings = Rings::default();
     rings.heard(&view(json!([]), None), T0);
     let deadline = at(70);
-    let heard = rings.heard(&view(json!([ask("a1", "Deploy?", Some(deadline))]), None), T0);
+    let heard = rings.heard(
+        &view(json!([ask("a1", "Deploy?", Some(deadline))]), None),
+        T0,
+    );
     assert_eq!(events(&heard), [Event::NewAsk]);
     let mut rang = Vec::new();
     for second in 0..=75 {
         for happening in rings.tick(at(second)) {
-            rang.push((second, happening.event, happening.json()["secondsLeft"].clone()));
+            rang.push((
+                second,
+                happening.event,
+                happening.json()["secondsLeft"].clone(),
+            ));
         }
     }
     assert_eq!(
@@ -148,17 +165,29 @@ fn an_ask_first_heard_inside_its_last_minute_rings_only_the_ten_seconds() {
 #[test]
 fn a_turn_that_ended_rings_once_and_a_new_turn_ends_it() {
     let mut rings = Rings::default();
-    assert!(rings.heard(&view(json!([]), Some(("t1", "running"))), T0).is_empty());
+    assert!(
+        rings
+            .heard(&view(json!([]), Some(("t1", "running"))), T0)
+            .is_empty()
+    );
     let heard = rings.heard(&view(json!([]), Some(("t1", "done"))), at(1));
     assert_eq!(events(&heard), [Event::TurnEnded]);
     assert_eq!(heard[0].json()["turn"]["how"], "done");
-    assert!(rings.heard(&view(json!([]), Some(("t1", "done"))), at(2)).is_empty());
+    assert!(
+        rings
+            .heard(&view(json!([]), Some(("t1", "done"))), at(2))
+            .is_empty()
+    );
     // A turn that ran between two polls still ended.
     let heard = rings.heard(&view(json!([]), Some(("t2", "aborted"))), at(3));
     assert_eq!(heard[0].json()["turn"]["how"], "stopped");
     // A pane first heard with its turn over says nothing.
     let mut fresh = Rings::default();
-    assert!(fresh.heard(&view(json!([]), Some(("t1", "failed"))), T0).is_empty());
+    assert!(
+        fresh
+            .heard(&view(json!([]), Some(("t1", "failed"))), T0)
+            .is_empty()
+    );
 }
 
 #[test]
@@ -199,7 +228,11 @@ fn watching_starts_the_wait_again_and_an_answer_before_it_sends_no_closed() {
     rings.heard(&view(json!([]), None), T0);
     let heard = rings.heard(&view(json!([ask("a1", "Deploy?", None)]), None), T0);
     rings.hold(&heard[0], T0);
-    assert!(rings.due(30, at(20), |_| Attention::Elsewhere, None).is_empty());
+    assert!(
+        rings
+            .due(30, at(20), |_| Attention::Elsewhere, None)
+            .is_empty()
+    );
     assert!(rings.due(30, at(49), |_| Attention::Away, None).is_empty());
     assert!(rings.due(30, at(30), |_| Attention::OnIt, None).is_empty());
     assert!(rings.heard(&view(json!([]), None), at(55)).is_empty());
@@ -210,13 +243,20 @@ fn watching_starts_the_wait_again_and_an_answer_before_it_sends_no_closed() {
 fn a_mute_holds_the_command_back_and_an_expiring_ask_goes_at_once() {
     let mut rings = Rings::default();
     rings.heard(&view(json!([]), None), T0);
-    let heard = rings.heard(&view(json!([ask("a1", "Deploy?", Some(at(100)))]), None), T0);
+    let heard = rings.heard(
+        &view(json!([ask("a1", "Deploy?", Some(at(100)))]), None),
+        T0,
+    );
     rings.hold(&heard[0], T0);
     let mute = Mute {
         until: at(3600),
         even_expiring: false,
     };
-    assert!(rings.due(30, at(35), |_| Attention::Away, Some(&mute)).is_empty());
+    assert!(
+        rings
+            .due(30, at(35), |_| Attention::Away, Some(&mute))
+            .is_empty()
+    );
     let expiring = rings.tick(at(40));
     assert_eq!(events(&expiring), [Event::Expiring]);
     rings.hold(&expiring[0], at(40));
@@ -243,19 +283,32 @@ fn the_json_holds_the_ask_and_the_command_that_answers_it() {
         value["ask"]["options"][1]["answer"],
         "collie-phone answer --socket /tmp/x.sock a1 deny"
     );
-    assert_eq!(value["answer"], "collie-phone answer --socket /tmp/x.sock a1 OPTION");
-    assert_eq!(value["ask"]["expiresAt"], crate::wire::Stamp::of(at(90)).text());
+    assert_eq!(
+        value["answer"],
+        "collie-phone answer --socket /tmp/x.sock a1 OPTION"
+    );
+    assert_eq!(
+        value["ask"]["expiresAt"],
+        crate::wire::Stamp::of(at(90)).text()
+    );
 }
 
 #[test]
 fn a_hostile_title_arrives_clean_and_short() {
     let mut rings = Rings::default();
     rings.heard(&view(json!([]), None), T0);
-    let title = format!("\u{1b}]0;pwned\u{7}Deploy?\r\nrm -rf /\u{9b}31m{}", "x".repeat(400));
+    let title = format!(
+        "\u{1b}]0;pwned\u{7}Deploy?\r\nrm -rf /\u{9b}31m{}",
+        "x".repeat(400)
+    );
     let heard = rings.heard(&view(json!([ask("a1", &title, None)]), None), T0);
     let value = heard[0].json();
     let shown = value["ask"]["title"].as_str().expect("a title");
-    for text in [shown, value["text"].as_str().expect("text"), heard[0].words.as_str()] {
+    for text in [
+        shown,
+        value["text"].as_str().expect("text"),
+        heard[0].words.as_str(),
+    ] {
         assert!(!text.chars().any(char::is_control), "{text:?}");
         assert!(text.len() <= MAX_RING_WORDS_BYTES, "{}", text.len());
     }

@@ -102,7 +102,8 @@ impl Phone {
                 self.overlay = None;
                 // To the next whole minute, so the title bar says a time a person reads.
                 let until = self.now + time::Duration::minutes(MUTE_MINUTES);
-                let past = i64::from(until.second()) * 1_000_000_000 + i64::from(until.nanosecond());
+                let past =
+                    i64::from(until.second()) * 1_000_000_000 + i64::from(until.nanosecond());
                 let until = match past {
                     0 => until,
                     past => until + time::Duration::nanoseconds(60_000_000_000 - past),

@@ -39,7 +39,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, selected: usize, theme:
             Span::raw("  "),
             Span::styled(wrap::truncate(&value, room), theme.accent),
         ]);
-        lines.push(if lit { line.style(theme.selected) } else { line });
+        lines.push(if lit {
+            line.style(theme.selected)
+        } else {
+            line
+        });
     }
     let short = geometry::is_short(area.height);
     if !short {
