@@ -397,8 +397,11 @@ struct Held {
     happening: Happening,
     /// Since when the person has not been watching it (reset while they are).
     unwatched_since: OffsetDateTime,
-    /// The command has been run for it: its end sends `closed`.
+    /// The command has been run for what it holds now.
     pushed: bool,
+    /// The command has been run for it at least once: its end sends `closed`, even when a
+    /// later ring (an ask about to expire) holds it again unpushed.
+    went: bool,
     /// Runs at once, not after the wait: an ask about to expire.
     at_once: bool,
 }
@@ -460,7 +463,7 @@ impl Rings {
             }
             (true, false) => {
                 if let Some(lost) = self.lost.remove(&agent) {
-                    out.extend(self.end(&lost.id, "back"));
+                    out.extend(self.end(&lost.id, "back", None));
                 }
                 out.push(Happening {
                     event: Event::Back,
@@ -535,7 +538,7 @@ impl Rings {
                 let ran = was.as_ref().is_some_and(|(before, r)| *r || *before != id);
                 if running {
                     if let Some(ended) = self.ended.remove(&slot) {
-                        out.extend(self.end(&ended.id, "a new turn began"));
+                        out.extend(self.end(&ended.id, "a new turn began", None));
                     }
                 } else if primed && ran {
                     let how = match state {
@@ -563,7 +566,7 @@ impl Rings {
                         )),
                     };
                     if let Some(before) = self.ended.insert(slot, happening.clone()) {
-                        out.extend(self.end(&before.id, "a new turn began"));
+                        out.extend(self.end(&before.id, "a new turn began", None));
                     }
                     out.push(happening);
                 }
@@ -585,7 +588,7 @@ impl Rings {
                 } else {
                     "answered"
                 };
-                out.extend(self.end(&seen.happening.id, reason));
+                out.extend(self.end(&seen.happening.id, reason, Some(&seen.happening)));
             }
         }
         let closed_panes: Vec<(String, String)> = self
@@ -597,17 +600,19 @@ impl Rings {
         for slot in closed_panes {
             self.turns.remove(&slot);
             if let Some(ended) = self.ended.remove(&slot) {
-                out.extend(self.end(&ended.id, "its pane closed"));
+                out.extend(self.end(&ended.id, "its pane closed", None));
             }
         }
         self.primed.insert(agent);
         out
     }
 
-    /// Lets go of what is held for `id`; its `closed` when the command ran for it.
-    fn end(&mut self, id: &str, reason: &str) -> Option<Happening> {
+    /// Lets go of what is held for `id`; its `closed` when the command ran for it, said of
+    /// `latest` (an ask as last heard) when given, else of what was held.
+    fn end(&mut self, id: &str, reason: &str, latest: Option<&Happening>) -> Option<Happening> {
         let held = self.held.remove(id)?;
-        held.pushed.then(|| held.happening.closed(reason))
+        held.went
+            .then(|| latest.unwrap_or(&held.happening).closed(reason))
     }
 
     /// The clock: each open ask whose deadline came within a minute, then ten seconds, rings
@@ -654,6 +659,7 @@ impl Rings {
                         happening: happening.clone(),
                         unwatched_since: now,
                         pushed: false,
+                        went: false,
                         at_once,
                     },
                 );
@@ -692,12 +698,13 @@ impl Rings {
             let waited = (now - held.unwatched_since).whole_seconds();
             if held.at_once || waited >= i64::try_from(after).unwrap_or(i64::MAX) {
                 held.pushed = true;
+                held.went = true;
                 out.push(held.happening.clone());
             }
         }
         for id in seen {
             if let Some(held) = self.held.get(&id)
-                && !held.pushed
+                && !held.went
             {
                 self.held.remove(&id);
             }

@@ -314,3 +314,29 @@ fn a_hostile_title_arrives_clean_and_short() {
     }
     assert!(shown.starts_with("]0;pwnedDeploy? rm -rf /"), "{shown}");
 }
+
+#[test]
+fn a_pushed_ask_rung_again_as_it_nears_its_deadline_is_still_withdrawn() {
+    let mut rings = Rings::default();
+    rings.heard(&view(json!([]), None), T0);
+    let deadline = at(100);
+    let asks = json!([ask("a1", "Deploy?", Some(deadline))]);
+    let heard = rings.heard(&view(asks.clone(), None), T0);
+    rings.hold(&heard[0], T0);
+    let pushed = rings.due(30, at(30), |_| Attention::Away, None);
+    assert_eq!(events(&pushed), [Event::NewAsk]);
+    // The person came back; the minute's ring holds the ask again, and nothing goes to the
+    // command while they watch.
+    let expiring = rings.tick(at(40));
+    assert_eq!(events(&expiring), [Event::Expiring]);
+    rings.hold(&expiring[0], at(40));
+    assert!(rings.due(30, at(41), |_| Attention::OnIt, None).is_empty());
+    // Answered: the push that went is withdrawn, under its id, as the ask was heard.
+    let closed = rings.heard(&view(json!([]), None), at(50));
+    assert_eq!(events(&closed), [Event::Closed]);
+    assert_eq!(closed[0].id, pushed[0].id);
+    let value = closed[0].json();
+    assert_eq!(value["reason"], "answered");
+    assert_eq!(value["secondsLeft"], serde_json::Value::Null);
+    assert_eq!(value["text"], "laptop: Deploy? (closed: answered)");
+}
