@@ -100,7 +100,7 @@ impl Notifier {
             }
         });
         Rang {
-            text: format!("notify {}: {}", happening.event.name(), happening.words),
+            text: format!("notify {}: {}", happening.event.name(), happening.words()),
             json: json!({"type": "notify", "notify": value}),
         }
     }

@@ -276,8 +276,10 @@ pub struct Happening {
     /// The JSON the person's command reads, its strings cleaned (without `event`, set when it
     /// is sent).
     facts: Value,
-    /// One line for the status line and the desktop notification.
-    pub words: String,
+    /// Who it is about: the agent's name.
+    pub who: String,
+    /// What happened, after the name.
+    pub what: String,
 }
 
 impl Happening {
@@ -286,7 +288,7 @@ impl Happening {
         let mut value = self.facts.clone();
         value["event"] = json!(self.event.name());
         value["id"] = json!(self.id);
-        value["text"] = json!(self.words);
+        value["text"] = json!(self.words());
         crate::out::json(value)
     }
 
@@ -295,8 +297,13 @@ impl Happening {
         let mut closed = self.clone();
         closed.event = Event::Closed;
         closed.facts["reason"] = json!(reason);
-        closed.words = cut(&format!("{} (closed: {reason})", self.words));
+        closed.what = cut(&format!("{} (closed: {reason})", self.what));
         closed
+    }
+
+    /// One line for the status line and the desktop notification: who, then what.
+    pub fn words(&self) -> String {
+        cut(&format!("{}: {}", self.who, self.what))
     }
 }
 
@@ -448,7 +455,9 @@ impl Rings {
         let mut out = Vec::new();
         // Reachability first: a lost agent's asks stay as they were.
         let unreachable = inbox::is_unreachable(view);
-        let display = view.display_name();
+        // The agent's own name, as the config and the answer command say it (the host's name
+        // after it would only lengthen every line).
+        let who = cut(&agent);
         match (self.lost.contains_key(&agent), unreachable) {
             (false, true) if view.synced.is_some() => {
                 let happening = Happening {
@@ -456,7 +465,8 @@ impl Rings {
                     id: format!("agent/{agent}/{}", now.unix_timestamp()),
                     subject: Subject::Agent(agent.clone()),
                     facts: json!({"agent": cut(&agent)}),
-                    words: cut(&format!("{display}: cannot be reached")),
+                    who: who.clone(),
+                    what: "cannot be reached".into(),
                 };
                 self.lost.insert(agent.clone(), happening.clone());
                 out.push(happening);
@@ -470,7 +480,8 @@ impl Rings {
                     id: format!("agent/{agent}/{}", now.unix_timestamp()),
                     subject: Subject::Agent(agent.clone()),
                     facts: json!({"agent": cut(&agent)}),
-                    words: cut(&format!("{display}: reached again")),
+                    who: who.clone(),
+                    what: "reached again".into(),
                 });
             }
             _ => {}
@@ -501,7 +512,8 @@ impl Rings {
                         ask_id: ask.id.clone(),
                     },
                     facts,
-                    words: cut(&format!("{display}: {}", ask.title)),
+                    who: who.clone(),
+                    what: cut(&ask.title),
                 };
                 match self.asks.get_mut(&key) {
                     Some(seen) => {
@@ -560,10 +572,8 @@ impl Rings {
                             "paneTitle": cut(&pane.pane.title),
                             "turn": {"id": cut(&id), "state": state.to_string(), "how": how},
                         }),
-                        words: cut(&format!(
-                            "{display}: {} {how}, waiting for you",
-                            pane.pane.title
-                        )),
+                        who: who.clone(),
+                        what: cut(&format!("{} {how}, waiting for you", pane.pane.title)),
                     };
                     if let Some(before) = self.ended.insert(slot, happening.clone()) {
                         out.extend(self.end(&before.id, "a new turn began", None));
@@ -628,7 +638,7 @@ impl Rings {
                 let mut happening = seen.happening.clone();
                 happening.event = Event::Expiring;
                 happening.facts["secondsLeft"] = json!(left);
-                happening.words = cut(&format!("{} (expires in {left} s)", seen.happening.words));
+                happening.what = cut(&format!("{} (expires in {left} s)", seen.happening.what));
                 out.push(happening);
             } else if due > seen.rung {
                 seen.rung = due;

@@ -64,6 +64,34 @@ impl Notice {
     }
 }
 
+/// What the full signal means under `style`: nothing, the bell, or a notice with words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Announcement {
+    Bell,
+    Desktop(Notice),
+}
+
+/// How what rang at one moment is announced: `agent` names who the first ring is about and
+/// `titles` say what each one is, first first (`app::ringer`). None when the style is off or
+/// nothing rang.
+pub(crate) fn announce(style: NotifyStyle, agent: &str, titles: &[String]) -> Option<Announcement> {
+    let first = titles.first()?;
+    let protocol = match style {
+        NotifyStyle::Off => return None,
+        NotifyStyle::Bell => return Some(Announcement::Bell),
+        NotifyStyle::Osc9 => DesktopProtocol::Osc9,
+        NotifyStyle::Osc777 => DesktopProtocol::Osc777,
+    };
+    let words = match titles.len() {
+        1 => format!("{agent}: {first}"),
+        n => format!("{agent}: {first} (and {} more)", n - 1),
+    };
+    Some(Announcement::Desktop(Notice {
+        protocol,
+        text: notice_text(&words),
+    }))
+}
+
 /// The words cleaned for an escape sequence and cut to [`MAX_NOTICE_BYTES`]: a control
 /// character (ESC, BEL, a newline) would end the sequence early or start another, so each run
 /// of them and of spaces becomes one space.
@@ -101,20 +129,46 @@ fn cut_to_bytes(text: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
+    fn titles(list: &[&str]) -> Vec<String> {
+        list.iter().map(|t| t.to_string()).collect()
+    }
+
     #[test]
-    fn each_protocol_writes_its_escape() {
-        let notice = |protocol| Notice {
-            protocol,
-            text: notice_text("demo: shell: rm -rf build/"),
+    fn each_style_announces_its_way() {
+        let one = titles(&["shell: rm -rf build/"]);
+        assert_eq!(announce(NotifyStyle::Off, "demo", &one), None);
+        assert_eq!(
+            announce(NotifyStyle::Bell, "demo", &one),
+            Some(Announcement::Bell)
+        );
+        let Some(Announcement::Desktop(notice)) = announce(NotifyStyle::Osc9, "demo", &one) else {
+            panic!("a desktop notice");
         };
         assert_eq!(
-            notice(DesktopProtocol::Osc9).escape(),
+            notice.escape(),
             "\x1b]9;Collie: demo: shell: rm -rf build/\x07"
         );
+        let Some(Announcement::Desktop(notice)) = announce(NotifyStyle::Osc777, "demo", &one)
+        else {
+            panic!("a desktop notice");
+        };
         assert_eq!(
-            notice(DesktopProtocol::Osc777).escape(),
+            notice.escape(),
             "\x1b]777;notify;Collie;demo: shell: rm -rf build/\x07"
         );
+        assert_eq!(announce(NotifyStyle::Osc9, "demo", &[]), None);
+    }
+
+    #[test]
+    fn several_new_asks_name_the_first_and_count_the_rest() {
+        let Some(Announcement::Desktop(notice)) = announce(
+            NotifyStyle::Osc777,
+            "laptop",
+            &titles(&["Deploy?", "Name?"]),
+        ) else {
+            panic!("a desktop notice");
+        };
+        assert_eq!(notice.text, "laptop: Deploy? (and 1 more)");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 use time::OffsetDateTime;
 
 use super::Command;
-use super::notify::{DesktopProtocol, Notice, NotifyStyle, notice_text};
+use super::notify::{self, Announcement, NotifyStyle};
 use crate::engine::push::Push;
 use crate::model::rings::{self, Attention, Event, Happening, Mute, Rings, Rules, Signal};
 
@@ -100,32 +100,19 @@ impl Ringer {
             }
             match signal {
                 Signal::Nothing => {}
-                Signal::Quiet => quiet.push(happening.words),
-                Signal::Full => full.push(happening.words),
+                Signal::Quiet => quiet.push(happening),
+                Signal::Full => full.push(happening),
             }
         }
         if let Some(first) = full.first() {
-            let words = match full.len() {
-                1 => first.clone(),
-                n => format!("{first} (and {} more)", n - 1),
-            };
-            let protocol = match self.style {
-                NotifyStyle::Bell => {
-                    commands.push(Command::Bell);
-                    None
-                }
-                NotifyStyle::Osc9 => Some(DesktopProtocol::Osc9),
-                NotifyStyle::Osc777 => Some(DesktopProtocol::Osc777),
-                NotifyStyle::Off => None,
-            };
-            if let Some(protocol) = protocol {
-                commands.push(Command::Notify(Notice {
-                    protocol,
-                    text: notice_text(&words),
-                }));
+            let whats: Vec<String> = full.iter().map(|h| h.what.clone()).collect();
+            match notify::announce(self.style, &first.who, &whats) {
+                Some(Announcement::Bell) => commands.push(Command::Bell),
+                Some(Announcement::Desktop(notice)) => commands.push(Command::Notify(notice)),
+                None => {}
             }
         }
-        let line = full.into_iter().chain(quiet).next();
+        let line = full.iter().chain(&quiet).next().map(Happening::words);
         (commands, line)
     }
 

@@ -117,7 +117,7 @@ fn asks_open_at_the_first_hearing_ring_nothing_and_new_ones_ring_once() {
     let heard = rings.heard(&both, at(1));
     assert_eq!(events(&heard), [Event::NewAsk]);
     assert_eq!(heard[0].id, "ask/laptop/p1/a2");
-    assert_eq!(heard[0].words, "laptop: Deploy?");
+    assert_eq!(heard[0].words(), "laptop: Deploy?");
     assert!(
         rings.heard(&both, at(2)).is_empty(),
         "heard again, rings not again"
@@ -304,11 +304,8 @@ fn a_hostile_title_arrives_clean_and_short() {
     let heard = rings.heard(&view(json!([ask("a1", &title, None)]), None), T0);
     let value = heard[0].json();
     let shown = value["ask"]["title"].as_str().expect("a title");
-    for text in [
-        shown,
-        value["text"].as_str().expect("text"),
-        heard[0].words.as_str(),
-    ] {
+    let words = heard[0].words();
+    for text in [shown, value["text"].as_str().expect("text"), &words] {
         assert!(!text.chars().any(char::is_control), "{text:?}");
         assert!(text.len() <= MAX_RING_WORDS_BYTES, "{}", text.len());
     }
