@@ -20,6 +20,7 @@ mod agent_worlds;
 mod app_dsh;
 mod app_flows;
 mod app_inspector;
+mod app_rings;
 mod app_screens;
 mod check;
 mod check_acp;

@@ -56,7 +56,10 @@ impl Phone {
             RingRow::Unmute => (
                 "Unmute".into(),
                 match ringer.mute_at(self.now) {
-                    Some(mute) => format!("muted until {}", short_time(mute.until)),
+                    // As the title bar says it; the prompt and the status line name the zone.
+                    Some(mute) => {
+                        format!("until {}", short_time(mute.until).trim_end_matches(" UTC"))
+                    }
                     None => "not muted".into(),
                 },
             ),

@@ -21,12 +21,18 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, selected: usize, theme:
             .saturating_sub(2),
     );
     let rows: Vec<(String, String)> = ROWS.iter().map(|row| phone.ring_row(*row)).collect();
+    // The values are short and say the state: they get their room first, the labels the rest.
+    let value_width = rows
+        .iter()
+        .map(|(_, value)| wrap::width(value))
+        .max()
+        .unwrap_or(0);
     let label_width = rows
         .iter()
         .map(|(label, _)| wrap::width(label))
         .max()
         .unwrap_or(0)
-        .min(width.saturating_sub(12));
+        .min(width.saturating_sub(value_width + 4));
     let mut lines: Vec<Line<'static>> = Vec::new();
     for (index, (label, value)) in rows.into_iter().enumerate() {
         let lit = index == selected;
@@ -49,6 +55,14 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, selected: usize, theme:
     if !short {
         lines.push(Line::default());
     }
+    // The keys before the command's line: on a short screen the box keeps what it must.
+    let key = |action| phone.keymap.key_label(RINGS, action).unwrap_or_default();
+    lines.push(Line::from(vec![
+        Span::styled(key(Action::Confirm), theme.accent),
+        Span::styled(" mute / switch · ", theme.dim),
+        Span::styled(key(Action::Cancel), theme.accent),
+        Span::styled(" close", theme.dim),
+    ]));
     let rules = &phone.ringer.rules;
     let command = if rules.command.is_empty() {
         "No command of yours: [notify] command in the config file sets one.".to_string()
@@ -63,12 +77,5 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, selected: usize, theme:
     for line in wrap::wrap(&crate::out::line(&command), width) {
         lines.push(Line::from(Span::styled(line, theme.dim)));
     }
-    let key = |action| phone.keymap.key_label(RINGS, action).unwrap_or_default();
-    lines.push(Line::from(vec![
-        Span::styled(key(Action::Confirm), theme.accent),
-        Span::styled(" mute / switch · ", theme.dim),
-        Span::styled(key(Action::Cancel), theme.accent),
-        Span::styled(" close", theme.dim),
-    ]));
     boxed_to_fit(frame, area, " Rings ", lines, theme);
 }
