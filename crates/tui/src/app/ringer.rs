@@ -78,7 +78,8 @@ impl Ringer {
                 continue;
             }
             let loudness = self.rules.loudness(happening.event);
-            let attention = rings::attention(watched, shows(&happening.subject));
+            let on_screen = shows(&happening.subject);
+            let attention = rings::attention(watched, on_screen);
             let muted = self
                 .mute_at(now)
                 .is_some_and(|mute| mute.holds(happening.event, now));
@@ -100,19 +101,25 @@ impl Ringer {
             }
             match signal {
                 Signal::Nothing => {}
-                Signal::Quiet => quiet.push(happening),
-                Signal::Full => full.push(happening),
+                Signal::Quiet => quiet.push((happening, on_screen)),
+                Signal::Full => full.push((happening, on_screen)),
             }
         }
-        if let Some(first) = full.first() {
-            let whats: Vec<String> = full.iter().map(|h| h.what.clone()).collect();
+        if let Some((first, _)) = full.first() {
+            let whats: Vec<String> = full.iter().map(|(h, _)| h.what.clone()).collect();
             match notify::announce(self.style, &first.who, &whats) {
                 Some(Announcement::Bell) => commands.push(Command::Bell),
                 Some(Announcement::Desktop(notice)) => commands.push(Command::Notify(notice)),
                 None => {}
             }
         }
-        let line = full.iter().chain(&quiet).next().map(Happening::words);
+        // The status line speaks of what the screen does not show: a card counting down its
+        // own last seconds says so itself (the bell still sounds for a person away).
+        let line = full
+            .iter()
+            .chain(&quiet)
+            .find(|(_, on_screen)| !on_screen)
+            .map(|(happening, _)| happening.words());
         (commands, line)
     }
 
