@@ -300,7 +300,7 @@ impl Action {
             Self::NextMatch => "Next match",
             Self::PrevMatch => "Previous match",
             Self::Mouse => "Mouse on or off (off: the terminal's own selection works)",
-            Self::Rings => "Rings: mute for 30 minutes or until a time, and how each event rings",
+            Self::Rings => "Rings: mute, and how each event rings",
             Self::Settings => "Switch the agent's mode and options",
             Self::Complete => "Complete the lit command",
             Self::Redraw => "Redraw the whole screen",
