@@ -59,8 +59,8 @@ pub(crate) struct CheckArgs {
     pub(crate) log: Option<PathBuf>,
 }
 
-/// Exit 0 when nothing failed (skips are fine), 1 on any failure, 2 when the agent could not
-/// be reached.
+/// Exit 0 when nothing failed (skips are fine) or, with --acp, when the verdict is conformant
+/// (SPEC P, "Tiers and the verdict"); 1 otherwise; 2 when the agent could not be reached.
 pub(crate) fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     if let Some(acp) = &args.acp {
         return run_acp(&args, acp);
@@ -160,7 +160,7 @@ fn finish(args: &CheckArgs, report: &check::Report) -> anyhow::Result<ExitCode> 
         write_out(crate::out::print(&report.table()));
     }
     tracing::info!(summary = ?report.summary(), failed = ?report.failed_rules(), "check done");
-    Ok(if report.summary().failed == 0 {
+    Ok(if report.passed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_FAILED)

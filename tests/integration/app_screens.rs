@@ -1528,6 +1528,32 @@ fn a15_text_card_with_typed_words() {
     });
 }
 
+/// SPEC A15: the card runs the agent's own check before it sends, so a text over the answer
+/// limit is refused on the card in the agent's words and stays in the box.
+#[test]
+fn a15_a_text_card_keeps_an_answer_its_ask_does_not_take() {
+    let size = (80, 24);
+    let world = demo_world();
+    let mut app = app_on(&world, false, size);
+    app.open_card(ask_key(&world, "Docs ✍️"));
+    let long = "字".repeat(12 * 1024);
+    app.update(Message::Paste(long.clone()));
+    read(&mut app);
+    let commands = app.update(key("enter"));
+    assert!(
+        !commands
+            .iter()
+            .any(|c| matches!(c, Command::Engine(ToEngine::Submit { .. }))),
+        "nothing is sent: {commands:?}"
+    );
+    let screen = screen_text(&app, size);
+    assert!(
+        screen.contains("Nothing was sent: text over 32 KiB."),
+        "{screen}"
+    );
+    assert!(screen.contains("字字字"), "the words stay: {screen}");
+}
+
 #[test]
 fn a15_form_card_with_a_missing_required_field() {
     snap("card_form", |size| {

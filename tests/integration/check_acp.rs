@@ -1,7 +1,8 @@
 //! `check --acp` against our scripted ACP agent (`collie-phone acp-scripted-agent`): it passes
-//! the agent whole (no rule failed, every rule of SPEC P reported once, the turn rules run with
-//! `--prompt`), says "not run: sign in first" past a sign-in, and every `--break ID` of the
-//! agent fails exactly that id and nothing else. The runs go in parallel threads: each is a few
+//! the agent whole (no rule failed, every rule of SPEC P reported once with its tier, the turn
+//! rules run with `--prompt`, the verdict conformant), says "not run: sign in first" past a
+//! sign-in, and every `--break ID` of the agent fails exactly that id and nothing else, the
+//! verdict and the exit code as the id's tier says. The runs go in parallel threads: each is a few
 //! seconds of three short processes.
 
 use crate::common;
@@ -20,6 +21,8 @@ use serde_json::Value;
 const AT_ONCE: usize = 8;
 /// What the turn rules prompt: a whole turn (a plan, a tool call, a permission) and a question.
 const PROMPTS: [&str; 2] = ["check the tests", "/ask"];
+/// The rules of the ADVISORY tier (SPEC P, "Tiers and the verdict"): they never fail a run.
+const ADVISORY: [&str; 4] = ["P4", "P10", "P11", "P15"];
 
 /// The scripted agent's command line, as `--acp` takes it.
 fn scripted(sessions: &Path, extra: &str) -> String {
@@ -113,8 +116,20 @@ fn check_acp_passes_the_scripted_agent_whole_named_by_the_config() {
     assert_eq!(json["protocol"], "acp");
     assert_eq!(json["version"], 1);
     let rules: Vec<String> = verdicts(&json).into_iter().map(|(rule, _)| rule).collect();
-    let expected: Vec<String> = (1..=15).map(|n| format!("P{n}")).collect();
+    let expected: Vec<String> = (1..=16).map(|n| format!("P{n}")).collect();
     assert_eq!(rules, expected, "one finding per rule, in order");
+    assert_eq!(json["conformance"]["conformant"], true, "{json:#}");
+    let tier = |n: usize| json["findings"][n]["tier"].as_str().unwrap_or_default();
+    assert_eq!(
+        (tier(0), tier(3), tier(5), tier(15)),
+        ("MANDATORY", "ADVISORY", "CAPABILITY", "INFORMATIONAL")
+    );
+    // P16 counts what the three processes wrote on stderr.
+    let p16 = json["findings"][15]["what"].as_str().unwrap_or_default();
+    assert!(
+        p16.contains(" on stderr from 3 processes, kept in the log"),
+        "{p16}"
+    );
     // Only P4 is skipped: the scripted agent wants no sign-in, so it has none to name.
     let skipped: Vec<(String, String)> = verdicts(&json)
         .into_iter()
@@ -126,7 +141,12 @@ fn check_acp_passes_the_scripted_agent_whole_named_by_the_config() {
         "{json:#}"
     );
     let xml = std::fs::read_to_string(&junit).expect("junit written");
-    assert_eq!(xml.matches("<testcase ").count(), 15);
+    assert_eq!(xml.matches("<testcase ").count(), 16);
+    assert_eq!(
+        xml.matches("<property name=\"tier\" value=\"MANDATORY\"/>")
+            .count(),
+        6
+    );
     // Its stderr went to the log, not to the terminal.
     assert!(
         std::fs::read_to_string(&log)
@@ -145,10 +165,11 @@ fn check_acp_passes_the_scripted_agent_whole_named_by_the_config() {
         "{table}"
     );
     assert!(
-        table.contains("\nP14   pass     session/cancel ends a running turn"),
+        table.contains("\nP14   MANDATORY     pass     session/cancel ends a running turn"),
         "{table}"
     );
-    assert!(table.contains("14 passed, 0 failed, 1 skipped"), "{table}");
+    assert!(table.contains("15 passed, 0 failed, 1 skipped"), "{table}");
+    assert!(table.ends_with("\nVerdict: CONFORMANT.\n"), "{table}");
 }
 
 #[test]
@@ -159,12 +180,19 @@ fn check_acp_without_a_prompt_or_a_sign_in_says_what_it_did_not_run() {
         false,
     );
     let json = report(&output);
-    assert_eq!(output.status.code(), Some(0), "{json:#}");
+    // The MANDATORY rules past the sign-in did not run, which is not a pass.
+    assert_eq!(output.status.code(), Some(1), "{json:#}");
+    assert_eq!(
+        json["conformance"]["notRun"],
+        serde_json::json!(["P5", "P12", "P14"]),
+        "{json:#}"
+    );
+    assert_eq!(json["conformance"]["failed"], serde_json::json!([]));
     for finding in json["findings"].as_array().expect("findings") {
         let rule = finding["rule"].as_str().unwrap_or_default();
         let why = finding["why"].as_str().unwrap_or_default();
         match rule {
-            "P1" | "P2" | "P3" | "P4" | "P6" | "P11" => {
+            "P1" | "P2" | "P3" | "P4" | "P6" | "P11" | "P16" => {
                 assert_eq!(finding["verdict"], "pass", "{finding}")
             }
             _ => {
@@ -175,7 +203,14 @@ fn check_acp_without_a_prompt_or_a_sign_in_says_what_it_did_not_run() {
     }
     let output = check(&["--acp", &scripted(dir.path(), "")], false);
     let table = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{table}");
+    // Without a prompt the MANDATORY rules of a turn do not run: not a pass.
+    assert_eq!(output.status.code(), Some(1), "{table}");
+    assert!(
+        table.ends_with(
+            "\nVerdict: NOT CONFORMANT. MANDATORY rules not run, which is not a pass: P12, P14.\n"
+        ),
+        "{table}"
+    );
     assert!(
         table.contains("not run: a turn needs a model: run with --prompt TEXT"),
         "{table}"
@@ -195,7 +230,8 @@ fn check_acp_cannot_start_a_missing_program_and_exits_2() {
 }
 
 /// Runs the check against the scripted agent breaking `id`; the failed rules, or why not just
-/// that one.
+/// that one, judged as its tier says: an ADVISORY rule broken leaves the run conformant (but
+/// for P4, whose break needs a sign-in that keeps the MANDATORY P5, P12 and P14 from running).
 fn breaking(id: &str) -> Result<(), String> {
     let dir = temp_dir();
     // P4 is about a sign-in, which the agent wants only with --sign-in.
@@ -207,7 +243,30 @@ fn breaking(id: &str) -> Result<(), String> {
     let output = check(&["--acp", &scripted(dir.path(), &extra), "--json"], true);
     let json = report(&output);
     let failed = failed_rules(&json);
-    if output.status.code() == Some(1) && failed.len() == 1 && failed.contains(id) {
+    let verdict = &json["conformance"];
+    let listed = |key: &str| -> Vec<String> {
+        verdict[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|rule| rule.as_str().map(str::to_string))
+            .collect()
+    };
+    let (blocking, advisory, not_run) =
+        (listed("failed"), listed("advisoryFailed"), listed("notRun"));
+    let as_its_tier = if ADVISORY.contains(&id) {
+        let not_run_expected: &[&str] = if id == "P4" {
+            &["P5", "P12", "P14"]
+        } else {
+            &[]
+        };
+        blocking.is_empty() && advisory == [id] && not_run == not_run_expected
+    } else {
+        blocking == [id] && advisory.is_empty() && not_run.is_empty()
+    };
+    let exit = if verdict["conformant"] == true { 0 } else { 1 };
+    if output.status.code() == Some(exit) && failed.len() == 1 && failed.contains(id) && as_its_tier
+    {
         return Ok(());
     }
     let fails: Vec<&Value> = json["findings"]
@@ -217,7 +276,7 @@ fn breaking(id: &str) -> Result<(), String> {
         .filter(|f| f["verdict"] == "fail")
         .collect();
     Err(format!(
-        "--break {id}: check exited {:?} and failed {failed:?}, expected exactly {{{id}}}: {}",
+        "--break {id}: check exited {:?} and failed {failed:?}, expected exactly {{{id}}}, with the verdict {verdict}: {}",
         output.status.code(),
         serde_json::to_string_pretty(&fails).unwrap_or_default()
     ))
@@ -226,8 +285,12 @@ fn breaking(id: &str) -> Result<(), String> {
 #[test]
 fn check_acp_fails_exactly_the_rule_each_break_breaks() {
     let ids: Vec<&str> = BREAKS.iter().map(|(id, _)| *id).collect();
+    // P16 only records what the agent wrote on stderr, which no agent can get wrong.
     let expected: Vec<String> = (1..=15).map(|n| format!("P{n}")).collect();
-    assert_eq!(ids, expected, "every rule of SPEC P can be broken");
+    assert_eq!(
+        ids, expected,
+        "every rule of SPEC P that judges can be broken"
+    );
     let queue = Mutex::new(ids);
     let problems = Mutex::new(Vec::new());
     std::thread::scope(|scope| {

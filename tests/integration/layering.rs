@@ -942,3 +942,77 @@ fn the_headless_commands_name_nothing_of_the_glass() {
         found.join("\n")
     );
 }
+
+/// The model's fields are its own (docs/ARCHITECTURE.md, "The model"): `PhoneModel` declares
+/// no public field, so the glass and the headless commands change it only through its
+/// methods, each of which keeps a rule; the compiler then refuses any other write.
+#[test]
+fn the_phone_model_keeps_its_fields() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/model/src/model/phone_model.rs");
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let parsed = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let fields: Vec<&syn::Field> = parsed
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) if s.ident == "PhoneModel" => Some(s.fields.iter()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert!(
+        fields.len() > 5,
+        "PhoneModel was read: {} fields",
+        fields.len()
+    );
+    let open: Vec<String> = fields
+        .iter()
+        .filter(|f| !matches!(f.vis, syn::Visibility::Inherited))
+        .map(|f| f.ident.as_ref().map_or_else(String::new, |i| i.to_string()))
+        .collect();
+    assert!(
+        open.is_empty(),
+        "PhoneModel fields open to others: {open:?}"
+    );
+}
+
+/// What the agents said and what became of each intent is written by their news alone: only
+/// the shell, which takes the engine's news, calls the model's methods that write them; a room
+/// or an overlay reads them (docs/ARCHITECTURE.md, "The rooms").
+#[test]
+fn only_the_news_writes_what_the_agents_said() {
+    const NEWS_ONLY: &[&str] = &[
+        "agent_mut",
+        "note_intent",
+        "intents_mut",
+        "dsh_view_or_new",
+        "forget_card",
+        "carry_closed_task_chats",
+    ];
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/tui/src");
+    let mut files = Vec::new();
+    walk(&src.join("screens"), &mut files);
+    walk(&src.join("app").join("overlay"), &mut files);
+    assert!(
+        files.len() > 10,
+        "the rooms were read: {} files",
+        files.len()
+    );
+    let mut found = Vec::new();
+    for file in &files {
+        let text =
+            std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for (at, line) in text.lines().enumerate() {
+            for name in NEWS_ONLY {
+                if line.contains(&format!(".{name}(")) {
+                    found.push(format!("{}:{}: {name}", file.display(), at + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a room writes what only the news may write:\n{}",
+        found.join("\n")
+    );
+}

@@ -218,6 +218,36 @@ fn a4_answer_every_kind_closes_the_ask_and_a7_a_second_answer_is_decided() {
     assert_eq!(code, NOT_FOUND, "{reply}");
 }
 
+/// SPEC A15: `answer` runs the agent's own check (`wire::accepts`) before it dials, so an
+/// answer the agent would refuse gets the agent's words and never leaves.
+#[test]
+fn a15_an_answer_the_agent_would_refuse_never_leaves() {
+    let dir = temp_dir();
+    let agent = socket_agent(dir.path(), &[]);
+    let socket = agent.socket_path();
+    let home = Home::new();
+    let asks = open_asks(&home, &socket);
+    let (text, _) = ask_of_kind(&asks, "text");
+    let long = "字".repeat(12 * 1024);
+    let refused = home.run(&socket, &["answer", &text, "--text", &long]);
+    assert_eq!(refused.status.code(), Some(BAD_ARGUMENTS));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains(&format!(
+            "{text} does not take this answer: text over 32 KiB"
+        )),
+        "{said}"
+    );
+    let receipts = std::fs::read_to_string(home.journal()).unwrap_or_default();
+    assert!(receipts.is_empty(), "nothing was sent: {receipts}");
+    assert!(
+        open_asks(&home, &socket)
+            .iter()
+            .any(|a| a["id"] == text.as_str()),
+        "the ask is still open"
+    );
+}
+
 #[test]
 fn a16_send_names_the_turn_and_abort_stops_it() {
     let dir = temp_dir();

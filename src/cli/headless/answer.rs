@@ -79,6 +79,14 @@ async fn answer(args: &AnswerArgs) -> Result<Report, Failure> {
             // reading time of a card on screen does not apply (docs/ASKS.md, "Where else").
             let card = CardState::new(key, ask, title, time::OffsetDateTime::now_utc());
             let answer = build(args, card.clone(), offer)?;
+            // The agent's own check (SPEC A15): what it would refuse is refused before dialing,
+            // in its words.
+            crate::wire::accepts(&card.ask, &answer).map_err(|problem| {
+                Failure::new(
+                    Exit::BadArguments,
+                    format!("{ask_id} does not take this answer: {problem}"),
+                )
+            })?;
             IntentKind::Answer {
                 pane,
                 ask_id: ask_id.clone(),

@@ -6,8 +6,9 @@ use serde_json::{Value, json};
 
 use super::exit::Exit;
 use super::out::Report;
-use crate::engine::{Decider, IntentKind, IntentRecord, IntentState};
+use crate::engine::{IntentKind, IntentRecord, IntentState};
 use crate::model::intents::is_retryable;
+use crate::model::outcome::{IntentOutcome, What};
 
 /// The headless command that sends this kind of intent, if one does.
 pub(crate) fn command_of(kind: &IntentKind) -> Option<&'static str> {
@@ -31,97 +32,12 @@ fn subject(kind: &IntentKind) -> String {
     }
 }
 
-/// The sentence for an outcome.
+/// The sentence for an outcome: the one wording the card and the footer say (SPEC Q7), with
+/// the shell's next step.
 fn sentence(record: &IntentRecord) -> String {
-    match &record.state {
-        IntentState::Done { reply } | IntentState::Replayed { reply } => {
-            let what = match (&record.kind, reply) {
-                (IntentKind::Answer { .. }, reply) => match &reply.outcome {
-                    Some(outcome)
-                        if !outcome.summary.is_empty()
-                            && !outcome.summary.trim_end_matches('.').eq_ignore_ascii_case("answered") =>
-                    {
-                        format!("Answered: {}.", outcome.summary.trim_end_matches('.'))
-                    }
-                    _ => "Answered.".to_string(),
-                },
-                (IntentKind::Send { .. }, reply) => match (&reply.turn_id, reply.steered) {
-                    (Some(turn), _) if reply.queued == Some(true) => format!(
-                        "Queued: turn {turn} is running, and the agent reads this when it ends."
-                    ),
-                    (Some(turn), Some(true)) => format!("Sent: it steers turn {turn}."),
-                    (Some(turn), _) => format!("Sent: it started turn {turn}."),
-                    (None, _) => "Sent.".to_string(),
-                },
-                (IntentKind::Abort { turn_id, .. }, _) => format!("Stopped turn {turn_id}."),
-                (IntentKind::Starter { .. }, reply) => match &reply.pane_id {
-                    Some(pane) => format!("Started: the new pane is {pane}."),
-                    None => "Started.".to_string(),
-                },
-                _ => "Done.".to_string(),
-            };
-            if matches!(record.state, IntentState::Replayed { .. }) {
-                format!(
-                    "{what} Replayed: the agent had this request id already and ran nothing again."
-                )
-            } else {
-                what
-            }
-        }
-        IntentState::Stale { revision } => match revision {
-            Some(revision) => format!(
-                "This ask changed (now revision {revision}). Read it again (collie-phone asks) and answer again."
-            ),
-            None => {
-                "This ask changed. Read it again (collie-phone asks) and answer again.".to_string()
-            }
-        },
-        IntentState::Decided { by, outcome } => {
-            let who = match by {
-                Decider::Program => "Decided on the durable agent.",
-                Decider::Timeout => "Timed out before an answer.",
-                Decider::Phone => "Already answered.",
-            };
-            match outcome {
-                Some(outcome) if !outcome.summary.is_empty() => format!(
-                    "{who} Nothing ran. First outcome: {}.",
-                    outcome.summary.trim_end_matches('.')
-                ),
-                _ => format!("{who} Nothing ran."),
-            }
-        }
-        IntentState::TooLate => "Not taken. The question may come back in a moment.".to_string(),
-        IntentState::Unknown { why } if is_retryable(record) => {
-            format!("Not sure it arrived ({why}). Retry sends it again with the same request id:")
-        }
-        IntentState::Unknown { .. } | IntentState::MaybeApplied => {
-            "May already be applied. Check the chat. It is never sent again.".to_string()
-        }
-        IntentState::NotSent { why } => {
-            format!("Not sent: {why}. Nothing reached the agent; send it again with:")
-        }
-        IntentState::RequestIdReused => {
-            "Refused: the agent already took this request id for another request.".to_string()
-        }
-        IntentState::Refused {
-            status: 0, message, ..
-        } => format!(
-            "Not sent: {}.",
-            message.as_deref().unwrap_or("it could not be built")
-        ),
-        IntentState::Refused {
-            status,
-            code,
-            message,
-        } => match message {
-            Some(message) => format!("Refused ({status} {code}): {message}."),
-            None => format!("Refused ({status} {code})."),
-        },
-        IntentState::Created | IntentState::Sending => {
-            "No reply came in time; it may have arrived. Retry sends it again with the same request id:"
-                .to_string()
-        }
-    }
+    IntentOutcome::when_waiting_ended(record)
+        .wording_alone(What::of(&record.kind))
+        .at_shell()
 }
 
 /// The command that retries this intent, when one may (SPEC Q4).
@@ -144,8 +60,13 @@ pub(crate) fn report(record: &IntentRecord, dial: &str, journal: &str) -> Report
     let exit = Exit::of(record);
     let sentence = sentence(record);
     let retry = retry_line(record, dial);
+    // What the agent or the engine said beside the outcome goes with what the intent was,
+    // so the sentence stays the table's.
+    let context = IntentOutcome::when_waiting_ended(record)
+        .context()
+        .map_or_else(String::new, |context| format!("; {context}"));
     let mut lines = vec![format!(
-        "{} {} ({}): {}",
+        "{} {} ({}{context}): {}",
         record.state.name(),
         record.request_id,
         subject(&record.kind),
@@ -234,5 +155,148 @@ pub(crate) fn report(record: &IntentRecord, dial: &str, journal: &str) -> Report
         exit,
         lines,
         json: object,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Decider;
+    use crate::model::card_state::CardStatus;
+    use crate::model::inbox::AskKey;
+    use crate::model::intents::Intents;
+    use crate::model::outcome;
+    use crate::wire::{Answer, Outcome, PostReply};
+
+    fn answer(state: IntentState, attempts: u32) -> IntentRecord {
+        IntentRecord {
+            request_id: "r-1".into(),
+            agent: "demo".into(),
+            kind: IntentKind::Answer {
+                pane: "p-1".into(),
+                ask_id: "a-1".into(),
+                revision: 1,
+                answer: Answer::default(),
+            },
+            attempts,
+            state,
+            created_at: "2026-12-07T09:00:00Z".into(),
+            checking: false,
+            epoch: None,
+        }
+    }
+
+    fn card_sentence(record: &IntentRecord) -> String {
+        let mut intents = Intents::default();
+        intents.note(record.clone(), time::OffsetDateTime::UNIX_EPOCH);
+        let key = AskKey {
+            agent: "demo".into(),
+            pane: "p-1".into(),
+            ask_id: "a-1".into(),
+        };
+        CardStatus::of(&intents, &key)
+            .expect("the answer's status")
+            .sentence()
+    }
+
+    /// SPEC Q7: every outcome of an answer is one sentence on the card, in the footer, in the
+    /// receipt's line and in `--json`'s `message`; each surface adds only its own next step.
+    #[test]
+    fn q7_the_card_the_footer_and_the_receipt_say_one_sentence() {
+        let mut summarised = PostReply::ok("r-1");
+        summarised.outcome = Some(Outcome {
+            summary: "Allow once".into(),
+            ..Outcome::default()
+        });
+        let won = Outcome {
+            summary: "Deny".into(),
+            ..Outcome::default()
+        };
+        let states = [
+            IntentState::Done {
+                reply: summarised.clone(),
+            },
+            IntentState::Replayed { reply: summarised },
+            IntentState::Stale { revision: Some(2) },
+            IntentState::Decided {
+                by: Decider::Program,
+                outcome: Some(won.clone()),
+            },
+            IntentState::Decided {
+                by: Decider::Phone,
+                outcome: None,
+            },
+            IntentState::Decided {
+                by: Decider::Timeout,
+                outcome: Some(won),
+            },
+            IntentState::TooLate,
+            IntentState::RequestIdReused,
+            IntentState::Refused {
+                status: 409,
+                code: "conflict".into(),
+                message: Some("the pane is closing".into()),
+            },
+            IntentState::Unknown {
+                why: "no complete reply within 3000 ms".into(),
+            },
+            IntentState::MaybeApplied,
+            IntentState::NotSent {
+                why: "the agent is not reachable".into(),
+            },
+        ];
+        for state in states {
+            let record = answer(state.clone(), 1);
+            let said = outcome::said(&record);
+            let alone = IntentOutcome::when_waiting_ended(&record)
+                .wording_alone(What::of(&record.kind))
+                .said;
+            // Alone, a done answer names what the agent took; every other row is the same.
+            assert!(
+                alone == said || (said.starts_with("Answered.") && alone.starts_with("Answered: ")),
+                "{state:?}: {alone} / {said}"
+            );
+            let receipt = report(&record, "--socket /s", "/j");
+            let message = receipt.json["message"].as_str().expect("a message");
+            assert!(
+                message.starts_with(&alone),
+                "{state:?}: {message} / {alone}"
+            );
+            assert!(
+                receipt.lines[0].ends_with(message),
+                "{state:?}: {}",
+                receipt.lines[0]
+            );
+            let card = card_sentence(&record);
+            assert!(card.starts_with(&said), "{state:?}: {card} / {said}");
+        }
+    }
+
+    #[test]
+    fn q7_a_headless_line_names_what_the_agent_took_and_why_no_reply_came() {
+        let mut reply = PostReply::ok("r-1");
+        reply.outcome = Some(Outcome {
+            summary: "Allow once".into(),
+            ..Outcome::default()
+        });
+        let receipt = report(&answer(IntentState::Done { reply }, 1), "", "/j");
+        assert_eq!(
+            receipt.lines[0],
+            "done r-1 (answer to a-1 in pane p-1): Answered: Allow once."
+        );
+        let lost = answer(
+            IntentState::Unknown {
+                why: "the connection was cut".into(),
+            },
+            1,
+        );
+        let receipt = report(&lost, "--socket /s", "/j");
+        assert_eq!(
+            receipt.lines,
+            [
+                "unknown r-1 (answer to a-1 in pane p-1; the connection was cut): Not sure the answer arrived. Retry sends it again with the same request id:",
+                "  collie-phone answer --retry r-1 --socket /s",
+            ]
+        );
     }
 }

@@ -12,11 +12,11 @@ use time::OffsetDateTime;
 
 use super::faults::{Breaks, Rule};
 use crate::wire::{
-    self, AbortRequest, ActionRequest, Answer, AnswerRequest, Ask, AskKind, AskOption, BeltButton,
-    CloseRequest, ConversationState, ConversationSummary, ConversationsPage, DecidedBy, Effect,
-    ErrorBody, ErrorCode, Event, EventType, EventsReply, Hello, Host, Item, ItemKind, ItemsPage,
-    OUR_PROTOCOL, Outcome, Pane, PaneState, PaneView, PostReply, RenameRequest, ReopenRequest,
-    ReplyCode, SendRequest, Snapshot, Starter, Tab, TargetKind, Turn, TurnState, Workspace, limits,
+    self, AbortRequest, ActionRequest, Answer, AnswerRequest, Ask, BeltButton, CloseRequest,
+    ConversationState, ConversationSummary, ConversationsPage, DecidedBy, Effect, ErrorBody,
+    ErrorCode, Event, EventType, EventsReply, Hello, Host, Item, ItemKind, ItemsPage, OUR_PROTOCOL,
+    Outcome, Pane, PaneState, PaneView, PostReply, RenameRequest, ReopenRequest, ReplyCode,
+    SendRequest, Snapshot, Starter, Tab, TargetKind, Turn, TurnState, Workspace, limits,
 };
 
 /// Decided asks whose outcome a pane keeps (SPEC A14 asks for at least 500).
@@ -1535,78 +1535,29 @@ fn default_outcome(ask: &Ask, summary: &str) -> Outcome {
     }
 }
 
-/// Checks an answer against its ask's kind and builds the outcome (SPEC A15).
+/// Checks an answer against its ask (`wire::accepts`, the check the phone runs too) and
+/// builds the outcome (SPEC A15).
 fn check_answer(ask: &Ask, answer: &Answer) -> Result<Outcome, ErrorBody> {
-    let bad = |why: &str| error(ErrorCode::BadAnswer, why.to_string());
-    let pick = |options: &[AskOption]| -> Result<Outcome, ErrorBody> {
-        let id = answer
-            .option_id
-            .as_deref()
-            .ok_or_else(|| bad("this ask needs optionId"))?;
-        let option = options
-            .iter()
-            .find(|o| o.id == id)
-            .ok_or_else(|| bad("optionId is not one of the ask's options"))?;
-        Ok(Outcome {
+    let picked = wire::accepts(ask, answer)
+        .map_err(|problem| error(ErrorCode::BadAnswer, problem.to_string()))?;
+    Ok(match picked {
+        Some(option) => Outcome {
             option_id: Some(option.id.clone()),
             effect: option.effect.clone(),
             summary: option.label.clone(),
             ..Outcome::default()
-        })
-    };
-    match &ask.kind {
-        AskKind::Permission => pick(ask.permission.as_ref().map_or(&[][..], |p| &p.options)),
-        AskKind::Choice => pick(ask.choice.as_ref().map_or(&[][..], |c| &c.options)),
-        AskKind::Text => {
-            let text = answer
-                .text
-                .as_deref()
-                .ok_or_else(|| bad("this ask needs text"))?;
-            if text.len() > limits::MAX_ANSWER_TEXT {
-                return Err(bad("text over 32 KiB"));
-            }
-            Ok(Outcome {
-                text: Some(text.to_string()),
-                summary: "Answered".into(),
-                ..Outcome::default()
-            })
-        }
-        AskKind::Form if answer.option_id.is_some() && answer.values.is_none() => {
-            pick(ask.form.as_ref().map_or(&[][..], |f| &f.options))
-        }
-        AskKind::Form => {
-            let values = answer
-                .values
-                .as_ref()
-                .ok_or_else(|| bad("this ask needs values"))?;
-            let fields = ask.form.as_ref().map_or(&[][..], |f| &f.fields);
-            for field in fields {
-                match values.get(&field.id) {
-                    None | Some(serde_json::Value::Null) if field.required => {
-                        return Err(bad(&format!("field {} is required", field.id)));
-                    }
-                    None | Some(serde_json::Value::Null) => {}
-                    Some(value) => check_field(field, value).map_err(|why| bad(&why))?,
-                }
-            }
-            if let Some(extra) = values.keys().find(|k| !fields.iter().any(|f| &f.id == *k)) {
-                return Err(bad(&format!("the form has no field {extra}")));
-            }
-            Ok(Outcome {
-                values: Some(values.clone()),
-                summary: "Submitted".into(),
-                ..Outcome::default()
-            })
-        }
-        AskKind::Unknown(kind) => Err(bad(&format!("asks of kind {kind} cannot be answered"))),
-    }
-}
-
-fn check_field(field: &wire::FormField, value: &serde_json::Value) -> Result<(), String> {
-    match wire::form_check::field_problem(field, value) {
-        Some(why) => Err(format!("field {} {why}", field.id)),
-        None => Ok(()),
-    }
+        },
+        None if answer.values.is_some() => Outcome {
+            values: answer.values.clone(),
+            summary: "Submitted".into(),
+            ..Outcome::default()
+        },
+        None => Outcome {
+            text: answer.text.clone(),
+            summary: "Answered".into(),
+            ..Outcome::default()
+        },
+    })
 }
 
 /// Per-pane lookups the script uses.
@@ -1619,7 +1570,7 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{PermissionBody, TargetKind};
+    use crate::wire::{AskKind, AskOption, PermissionBody, TargetKind};
 
     fn permission() -> Ask {
         Ask {

@@ -22,6 +22,55 @@ pub(crate) struct AcpRun {
     pub(crate) prompted: bool,
     /// Where the agent's stderr went.
     pub(crate) log: String,
+    /// Each rule's tier, by its id (docs/SPEC.md, "ACP agents (P)", its tiers).
+    pub(crate) tiers: Vec<(&'static str, Tier)>,
+}
+
+/// How much a rule of `check --acp` weighs in its verdict, the four tiers of the official ACP
+/// conformance kit (acp-tck) as docs/SPEC.md words them ("ACP agents (P)"): a MANDATORY
+/// rule must pass, and one that did not run is not a pass; a CAPABILITY rule runs only where the
+/// agent offered what it judges, and then must pass; an ADVISORY rule (a SHOULD) is reported but
+/// never fails the run; an INFORMATIONAL one only records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub(crate) enum Tier {
+    Mandatory,
+    Capability,
+    Advisory,
+    Informational,
+}
+
+impl Tier {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Tier::Mandatory => "MANDATORY",
+            Tier::Capability => "CAPABILITY",
+            Tier::Advisory => "ADVISORY",
+            Tier::Informational => "INFORMATIONAL",
+        }
+    }
+
+    /// Whether a finding of this tier keeps the run from conforming.
+    fn blocks(self, verdict: &Verdict) -> bool {
+        matches!(
+            (self, verdict),
+            (Tier::Mandatory, Verdict::Fail(_) | Verdict::Skipped(_))
+                | (Tier::Capability, Verdict::Fail(_))
+        )
+    }
+}
+
+/// The verdict of a `check --acp` run: conformant, or the rules that keep it from being so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Conformance {
+    pub conformant: bool,
+    /// MANDATORY and CAPABILITY rules that failed.
+    pub failed: Vec<&'static str>,
+    /// MANDATORY rules that did not run.
+    pub not_run: Vec<&'static str>,
+    /// ADVISORY rules that failed, which do not count against the run.
+    pub advisory_failed: Vec<&'static str>,
 }
 
 /// Counts of each verdict.
@@ -50,6 +99,7 @@ impl Report {
         prompted: bool,
         log: &std::path::Path,
         findings: Vec<Finding>,
+        tiers: Vec<(&'static str, Tier)>,
     ) -> Self {
         Self {
             agent: agent.to_string(),
@@ -59,7 +109,59 @@ impl Report {
             acp: Some(AcpRun {
                 prompted,
                 log: log.display().to_string(),
+                tiers,
             }),
+        }
+    }
+
+    /// The tier of a rule of `check --acp`; `None` for the wire's check, which has none.
+    fn tier(&self, rule: &str) -> Option<Tier> {
+        self.acp
+            .as_ref()?
+            .tiers
+            .iter()
+            .find(|(id, _)| *id == rule)
+            .map(|(_, tier)| *tier)
+    }
+
+    /// The verdict of a `check --acp` run (`None` for the wire's check): no MANDATORY or
+    /// CAPABILITY rule failed and every MANDATORY rule ran.
+    pub fn conformance(&self) -> Option<Conformance> {
+        self.acp.as_ref()?;
+        let mut verdict = Conformance {
+            conformant: true,
+            failed: Vec::new(),
+            not_run: Vec::new(),
+            advisory_failed: Vec::new(),
+        };
+        for finding in &self.findings {
+            let tier = self.tier(finding.rule).unwrap_or(Tier::Mandatory);
+            if tier.blocks(&finding.verdict) {
+                verdict.conformant = false;
+                let list = if finding.failed() {
+                    &mut verdict.failed
+                } else {
+                    &mut verdict.not_run
+                };
+                if !list.contains(&finding.rule) {
+                    list.push(finding.rule);
+                }
+            } else if finding.failed()
+                && tier == Tier::Advisory
+                && !verdict.advisory_failed.contains(&finding.rule)
+            {
+                verdict.advisory_failed.push(finding.rule);
+            }
+        }
+        Some(verdict)
+    }
+
+    /// Whether the run passed, for its exit code: for `check --acp` its verdict, else no
+    /// finding failed.
+    pub fn passed(&self) -> bool {
+        match self.conformance() {
+            Some(verdict) => verdict.conformant,
+            None => self.summary().failed == 0,
         }
     }
 
@@ -113,17 +215,29 @@ impl Report {
             .chain(["rule".len()])
             .max()
             .unwrap_or(4);
-        out.push_str(&format!("{:<width$}  {:<8} what\n", "rule", "result"));
+        let tiered = self.acp.is_some();
+        if tiered {
+            out.push_str(&format!(
+                "{:<width$}  {:<13} {:<8} what\n",
+                "rule", "tier", "result"
+            ));
+        } else {
+            out.push_str(&format!("{:<width$}  {:<8} what\n", "rule", "result"));
+        }
         for finding in &self.findings {
             let (result, why) = match &finding.verdict {
                 Verdict::Pass => ("pass", None),
                 Verdict::Fail(why) => ("FAIL", Some(why)),
                 Verdict::Skipped(why) => ("skipped", Some(why)),
             };
+            let tier = match self.tier(finding.rule) {
+                Some(tier) => format!("{:<13} ", tier.name()),
+                None => String::new(),
+            };
             // A finding quotes the agent (a reply body, a code): one cleaned line each, so
             // it can neither steer the terminal nor forge a row (SPEC L1).
             out.push_str(&format!(
-                "{:<width$}  {result:<8} {}",
+                "{:<width$}  {tier}{result:<8} {}",
                 finding.rule,
                 crate::out::line(&finding.what)
             ));
@@ -150,6 +264,9 @@ impl Report {
             out.push_str(". Checks that change the agent's state were skipped: add --allow-writes to run them.");
         }
         out.push('\n');
+        if let Some(verdict) = self.conformance() {
+            out.push_str(&verdict_line(&verdict));
+        }
         out
     }
 
@@ -161,6 +278,8 @@ impl Report {
         #[serde(rename_all = "camelCase")]
         struct Line<'a> {
             rule: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            tier: Option<Tier>,
             what: &'a str,
             #[serde(flatten)]
             verdict: &'a Verdict,
@@ -177,6 +296,8 @@ impl Report {
             #[serde(skip_serializing_if = "Option::is_none")]
             prompted: Option<bool>,
             summary: Summary,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            conformance: Option<Conformance>,
             failed_rules: Vec<&'a str>,
             findings: Vec<Line<'a>>,
         }
@@ -187,12 +308,14 @@ impl Report {
             allow_writes: self.acp.is_none().then_some(self.allow_writes),
             prompted: self.acp.as_ref().map(|run| run.prompted),
             summary: self.summary(),
+            conformance: self.conformance(),
             failed_rules: self.failed_rules(),
             findings: self
                 .findings
                 .iter()
                 .map(|finding| Line {
                     rule: finding.rule,
+                    tier: self.tier(finding.rule),
                     what: &finding.what,
                     verdict: &finding.verdict,
                 })
@@ -204,23 +327,39 @@ impl Report {
         ))
     }
 
+    /// Whether a finding counts against the run: for `check --acp` as its tier says (a
+    /// MANDATORY rule failed or not run, a CAPABILITY rule failed), else any failure.
+    fn counts_against(&self, finding: &Finding) -> bool {
+        match self.tier(finding.rule) {
+            Some(tier) => tier.blocks(&finding.verdict),
+            None => finding.failed(),
+        }
+    }
+
     /// JUnit XML: one testsuite, one testcase per finding (classname the rule id), with a
-    /// `<failure>` or `<skipped>` element carrying the why.
+    /// `<failure>` or `<skipped>` element carrying the why. For `check --acp` each testcase
+    /// carries its tier as a property, and its verdict as the tiers give it: a MANDATORY rule
+    /// not run is a failure, an ADVISORY or INFORMATIONAL rule not met is its system-out.
     pub fn junit(&self) -> String {
-        let summary = self.summary();
+        let failures = self
+            .findings
+            .iter()
+            .filter(|f| self.counts_against(f))
+            .count();
+        let skipped = self
+            .findings
+            .iter()
+            .filter(|f| matches!(f.verdict, Verdict::Skipped(_)) && !self.counts_against(f))
+            .count();
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         out.push_str(&format!(
-            "<testsuites name=\"collie-phone check\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+            "<testsuites name=\"collie-phone check\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">\n",
             self.findings.len(),
-            summary.failed,
-            summary.skipped
         ));
         out.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n",
             xml_escape(&format!("collie-phone check {}", self.agent)),
             self.findings.len(),
-            summary.failed,
-            summary.skipped
         ));
         for finding in &self.findings {
             let open = format!(
@@ -228,22 +367,76 @@ impl Report {
                 xml_escape(finding.rule),
                 xml_escape(&format!("{} {}", finding.rule, finding.what))
             );
-            match &finding.verdict {
-                Verdict::Pass => out.push_str(&format!("{open}/>\n")),
-                Verdict::Fail(why) => out.push_str(&format!(
-                    "{open}>\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
+            let tier = self.tier(finding.rule);
+            let properties = tier
+                .map(|tier| {
+                    format!(
+                        "      <properties><property name=\"tier\" value=\"{}\"/></properties>\n",
+                        tier.name()
+                    )
+                })
+                .unwrap_or_default();
+            let counts = self.counts_against(finding);
+            let inner = match &finding.verdict {
+                Verdict::Pass => String::new(),
+                Verdict::Fail(why) if counts => format!(
+                    "      <failure message=\"{}\">{}</failure>\n",
                     xml_escape(why),
                     xml_escape(why)
-                )),
-                Verdict::Skipped(why) => out.push_str(&format!(
-                    "{open}>\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                ),
+                Verdict::Fail(why) => format!(
+                    "      <system-out>{} rule not met, which does not fail the run: {}</system-out>\n",
+                    tier.map(Tier::name).unwrap_or_default(),
                     xml_escape(why)
-                )),
+                ),
+                Verdict::Skipped(why) if counts => {
+                    let why = format!("a MANDATORY rule not run is not a pass: {why}");
+                    format!(
+                        "      <failure message=\"{}\">{}</failure>\n",
+                        xml_escape(&why),
+                        xml_escape(&why)
+                    )
+                }
+                Verdict::Skipped(why) => {
+                    format!("      <skipped message=\"{}\"/>\n", xml_escape(why))
+                }
+            };
+            if properties.is_empty() && inner.is_empty() {
+                out.push_str(&format!("{open}/>\n"));
+            } else {
+                out.push_str(&format!("{open}>\n{properties}{inner}    </testcase>\n"));
             }
         }
         out.push_str("  </testsuite>\n</testsuites>\n");
         out
     }
+}
+
+/// The verdict's line under the table of `check --acp`.
+fn verdict_line(verdict: &Conformance) -> String {
+    let mut line = if verdict.conformant {
+        "Verdict: CONFORMANT.".to_string()
+    } else {
+        let mut line = "Verdict: NOT CONFORMANT.".to_string();
+        if !verdict.failed.is_empty() {
+            line.push_str(&format!(" Failed: {}.", verdict.failed.join(", ")));
+        }
+        if !verdict.not_run.is_empty() {
+            line.push_str(&format!(
+                " MANDATORY rules not run, which is not a pass: {}.",
+                verdict.not_run.join(", ")
+            ));
+        }
+        line
+    };
+    if !verdict.advisory_failed.is_empty() {
+        line.push_str(&format!(
+            " ADVISORY rules not met, which do not count against it: {}.",
+            verdict.advisory_failed.join(", ")
+        ));
+    }
+    line.push('\n');
+    line
 }
 
 /// Escapes text for an XML attribute or element, and drops the control characters XML 1.0
@@ -325,5 +518,74 @@ mod tests {
         assert!(xml.contains("sent &lt;65537&gt; bytes &amp; got &quot;400&quot;\""));
         assert!(!xml.contains('\u{1b}'));
         assert_eq!(xml.matches("<testcase ").count(), 3);
+    }
+
+    #[test]
+    fn acp_tiers_decide_the_verdict_and_ride_in_json_and_junit() {
+        let findings = vec![
+            Finding::pass("P1", "stdout"),
+            Finding::fail("P11", "stdin", "it still ran"),
+            Finding::skipped("P6", "unknown", "not offered"),
+        ];
+        let tiers = vec![
+            ("P1", Tier::Mandatory),
+            ("P11", Tier::Advisory),
+            ("P6", Tier::Capability),
+        ];
+        let log = std::path::Path::new("/tmp/agent.log");
+        let acp = Report::acp("agent", 1, true, log, findings.clone(), tiers.clone());
+        // An advisory failure and a capability not offered leave it conformant.
+        let verdict = acp.conformance().expect("an ACP run");
+        assert!(verdict.conformant, "{verdict:?}");
+        assert_eq!(verdict.advisory_failed, ["P11"]);
+        assert!(acp.passed());
+        assert!(
+            acp.table().contains("Verdict: CONFORMANT."),
+            "{}",
+            acp.table()
+        );
+        let json = acp.json();
+        assert_eq!(json["findings"][1]["tier"], "ADVISORY");
+        assert_eq!(json["conformance"]["conformant"], true);
+        let xml = acp.junit();
+        assert!(xml.contains("failures=\"0\""), "{xml}");
+        assert!(
+            xml.contains("<property name=\"tier\" value=\"ADVISORY\"/>"),
+            "{xml}"
+        );
+        assert!(xml.contains("<system-out>ADVISORY rule not met"), "{xml}");
+
+        // A mandatory rule not run is not a pass; a capability offered and failed fails.
+        let mut findings = findings;
+        findings[0] = Finding::skipped("P1", "stdout", "not run");
+        findings[2] = Finding::fail("P6", "unknown", "answered -32603");
+        let acp = Report::acp("agent", 1, true, log, findings, tiers);
+        let verdict = acp.conformance().expect("an ACP run");
+        assert!(!verdict.conformant);
+        assert_eq!(verdict.failed, ["P6"]);
+        assert_eq!(verdict.not_run, ["P1"]);
+        assert!(!acp.passed());
+        assert!(
+            acp.table().contains(
+                "Verdict: NOT CONFORMANT. Failed: P6. MANDATORY rules not run, which is not a pass: P1."
+            ),
+            "{}",
+            acp.table()
+        );
+        assert!(
+            acp.table()
+                .contains("\nP1    MANDATORY     skipped  stdout: not run"),
+            "{}",
+            acp.table()
+        );
+        let xml = acp.junit();
+        assert!(xml.contains("failures=\"2\" skipped=\"0\""), "{xml}");
+        assert!(
+            xml.contains("<failure message=\"a MANDATORY rule not run is not a pass: not run\""),
+            "{xml}"
+        );
+        // The wire's check has no tiers: it passes when nothing failed.
+        assert!(report().conformance().is_none());
+        assert!(!report().passed());
     }
 }

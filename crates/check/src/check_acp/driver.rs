@@ -15,6 +15,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -109,6 +110,26 @@ pub(crate) enum Permissions {
     Cancelled,
 }
 
+/// What one process wrote on its stderr, as it was read (SPEC P16).
+#[derive(Debug, Default)]
+pub(crate) struct Stderr {
+    bytes: AtomicU64,
+    lines: AtomicU64,
+    /// Its stderr reached its end: everything it wrote there was read.
+    ended: AtomicBool,
+}
+
+impl Stderr {
+    /// The bytes and lines read so far, and whether that was all.
+    pub(crate) fn read(&self) -> (u64, u64, bool) {
+        (
+            self.bytes.load(Ordering::Acquire),
+            self.lines.load(Ordering::Acquire),
+            self.ended.load(Ordering::Acquire),
+        )
+    }
+}
+
 /// One agent process and everything it said.
 pub(crate) struct Driver {
     /// "the first process", for findings.
@@ -135,6 +156,8 @@ pub(crate) struct Driver {
     held: Vec<(Value, Value)>,
     /// Answers due later: (when, id, result).
     due: Vec<(Instant, Value, Value)>,
+    /// What it wrote on stderr (SPEC P16).
+    pub(crate) stderr: Arc<Stderr>,
 }
 
 impl Driver {
@@ -174,8 +197,12 @@ impl Driver {
                 }
             });
         }
-        if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(copy_stderr(label, stderr, log));
+        let tally = Arc::new(Stderr::default());
+        match child.stderr.take() {
+            Some(stderr) => {
+                tokio::spawn(copy_stderr(label, stderr, log, Arc::clone(&tally)));
+            }
+            None => tally.ended.store(true, Ordering::Release),
         }
         Ok(Self {
             label,
@@ -193,6 +220,7 @@ impl Driver {
             permissions: Permissions::Reject,
             held: Vec::new(),
             due: Vec::new(),
+            stderr: tally,
         })
     }
 
@@ -608,14 +636,35 @@ async fn read_line(reader: &mut BufReader<impl AsyncRead + Unpin>) -> Read {
 }
 
 /// The agent's stderr, one cleaned line at a time, to the log file (SPEC L1): never the
-/// terminal, where it would mix with the report.
-async fn copy_stderr(label: &'static str, stderr: impl AsyncRead + Unpin, log: Arc<Mutex<File>>) {
-    let mut lines = BufReader::new(stderr).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
+/// terminal, where it would mix with the report. Read as bytes to its end, whatever they are
+/// (a line that is not UTF-8, one too long to keep): a pipe nobody reads stalls the agent once
+/// it is full (SPEC P16).
+async fn copy_stderr(
+    label: &'static str,
+    stderr: impl AsyncRead + Unpin,
+    log: Arc<Mutex<File>>,
+    tally: Arc<Stderr>,
+) {
+    let mut reader = BufReader::new(stderr);
+    loop {
+        let (length, kept) = match read_line(&mut reader).await {
+            Read::End => break,
+            Read::Line(line) => (
+                line.len(),
+                crate::out::line(&String::from_utf8_lossy(&line)).into_owned(),
+            ),
+            Read::TooLong(length) => (
+                length,
+                format!("(a line of {length} bytes, too long to keep)"),
+            ),
+        };
+        tally.bytes.fetch_add(length as u64, Ordering::AcqRel);
+        tally.lines.fetch_add(1, Ordering::AcqRel);
         if let Ok(mut file) = log.lock() {
-            let _ = writeln!(file, "{label}: {}", crate::out::line(&line));
+            let _ = writeln!(file, "{label}: {kept}");
         }
     }
+    tally.ended.store(true, Ordering::Release);
 }
 
 #[cfg(test)]
@@ -683,6 +732,51 @@ sleep 30
             assert!(answers.contains("-32500"), "{answers}");
             assert!(answers.contains("c (id 2) got no answer"), "{answers}");
         });
+        let _ = std::fs::remove_file(&log_path);
+    }
+
+    /// P16: a stderr line that is not UTF-8, then more than a pipe holds, before the answer:
+    /// the stderr is read on to its end (an unread pipe would stall the agent, and its answer
+    /// would never come), counted and kept.
+    #[test]
+    fn p16_stderr_is_read_to_its_end_whatever_it_holds() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let dir = std::env::temp_dir();
+        let log_path = dir.join(format!("collie-driver-stderr-{}.log", std::process::id()));
+        let log = Arc::new(Mutex::new(
+            File::options()
+                .create(true)
+                .write(true)
+                .truncate(true)
+                .open(&log_path)
+                .expect("log"),
+        ));
+        let script = r#"printf 'bad \377\376 bytes\n' >&2
+head -c 200000 /dev/zero | tr '\0' 'x' >&2
+printf '\n' >&2
+read line
+printf '{"jsonrpc":"2.0","id":0,"result":{"ok":1}}\n'
+"#;
+        let command = vec!["sh".to_string(), "-c".to_string(), script.to_string()];
+        runtime.block_on(async {
+            let mut driver = Driver::start("the test agent", &command, &dir, log).expect("starts");
+            let answer = driver
+                .request("a", json!({}), Duration::from_secs(10))
+                .await;
+            assert!(matches!(answer.outcome, Outcome::Result(_)), "{answer:?}");
+            assert!(driver.close(Duration::from_secs(5)).await);
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while !driver.stderr.read().2 && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            assert_eq!(driver.stderr.read(), (13 + 200_001, 2, true));
+        });
+        let kept = std::fs::read_to_string(&log_path).expect("log");
+        assert!(kept.starts_with("the test agent: bad "), "{kept:.80}");
+        assert!(kept.contains(" bytes\nthe test agent: xxx"), "{kept:.80}");
         let _ = std::fs::remove_file(&log_path);
     }
 

@@ -27,62 +27,89 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::check::report::Report;
+use crate::check::report::{Report, Tier};
 use crate::check::{Finding, Verdict};
 use crate::transport::own_files;
 
-/// The rules of the P family, in the order they are reported: (id, what it asks).
-pub(crate) const RULES: &[(&str, &str)] = &[
+/// The rules of the P family, in the order they are reported: (id, tier, what it asks). The
+/// tiers are the official kit's (acp-tck) where a rule covers one of its requirements, as
+/// the map of the kit in docs/SPEC.md ("ACP agents (P)") says.
+pub(crate) const RULES: &[(&str, Tier, &str)] = &[
     (
         "P1",
+        Tier::Mandatory,
         "stdout carries only JSON-RPC 2.0 messages, one a line, and notifications carry no id",
     ),
     (
         "P2",
+        Tier::Mandatory,
         "every request gets exactly one answer with its id, and error codes are in range",
     ),
     (
         "P3",
-        "initialize answers a version the client offered, with capabilities of the right shape",
+        Tier::Mandatory,
+        "initialize answers the version asked, else the latest the agent speaks, with capabilities of the right shape",
     ),
     (
         "P4",
+        Tier::Advisory,
         "an agent that wants a sign-in names its ways to sign in (authMethods)",
     ),
     (
         "P5",
+        Tier::Mandatory,
         "session/new gives a session id, and session/list lists sessions with their cwd",
     ),
     (
         "P6",
+        Tier::Capability,
         "session/load and session/resume of an unknown session fail with -32002",
     ),
     (
         "P7",
+        Tier::Capability,
         "a loaded session replays its conversation before session/load answers",
     ),
-    ("P8", "a closed session takes no prompt"),
+    ("P8", Tier::Capability, "a closed session takes no prompt"),
     (
         "P9",
+        Tier::Capability,
         "session/set_mode and session/set_config_option take the values offered and refuse others",
     ),
-    ("P10", "session/cancel on an idle session is harmless"),
-    ("P11", "closing stdin ends the agent within 5 s"),
+    (
+        "P10",
+        Tier::Advisory,
+        "session/cancel on an idle session is harmless",
+    ),
+    (
+        "P11",
+        Tier::Advisory,
+        "closing stdin ends the agent within 5 s",
+    ),
     (
         "P12",
+        Tier::Mandatory,
         "a turn's updates belong to its session and are well formed",
     ),
     (
         "P13",
+        Tier::Capability,
         "permission requests and questions are well formed, and their answers are taken",
     ),
     (
         "P14",
+        Tier::Mandatory,
         "session/cancel ends a running turn with stopReason cancelled within 5 s",
     ),
     (
         "P15",
+        Tier::Advisory,
         "a late answer, a second cancel and $/cancel_request do not break the agent",
+    ),
+    (
+        "P16",
+        Tier::Informational,
+        "what the agent wrote on stderr is read and kept for the person, never judged",
     ),
 ];
 
@@ -181,7 +208,7 @@ impl Rulings {
     fn findings(mut self) -> Vec<Finding> {
         RULES
             .iter()
-            .map(|(id, title)| {
+            .map(|(id, _, title)| {
                 let ruling = std::mem::take(self.ruling(id));
                 let verdict = if !ruling.faults.is_empty() {
                     Verdict::Fail(ruling.faults.join("; "))
@@ -252,6 +279,7 @@ pub fn run(options: AcpOptions) -> Result<Report, Unstartable> {
         !options.prompts.is_empty(),
         &log_path,
         rulings.findings(),
+        RULES.iter().map(|(id, tier, _)| (*id, *tier)).collect(),
     ))
 }
 
@@ -267,7 +295,7 @@ async fn check(
     let mut rulings = Rulings::default();
     let start = |label| driver::Driver::start(label, &options.command, workspace, Arc::clone(&log));
     let mut first = start("the first process").map_err(Unstartable)?;
-    let setup = session_rules::open(&mut first, workspace, &mut rulings).await;
+    let (setup, version) = session_rules::open(&mut first, workspace, &mut rulings).await;
     let mut turned = None;
     if let Some(setup) = &setup {
         session_rules::idle(&mut first, setup, workspace, &mut rulings).await;
@@ -318,7 +346,8 @@ async fn check(
     }
     match start("the third process") {
         Ok(mut third) => {
-            session_rules::newer_version(&mut third, &mut rulings).await;
+            let asked_one = (version > 0).then_some(u64::from(version));
+            session_rules::newer_version(&mut third, asked_one, &mut rulings).await;
             drivers.push(third);
         }
         Err(why) => rulings.fault("P3", format!("a third process: {why}")),
@@ -329,11 +358,11 @@ async fn check(
         other.close(Duration::from_secs(1)).await;
     }
     session_rules::stream(&drivers, &mut rulings);
+    session_rules::stderr_read(&drivers, &mut rulings).await;
     rulings.settle(
         "P4",
         "not run: the agent asked for no sign-in, so it had none to name",
     );
-    let version = setup.map_or(0, |s| s.version);
     Ok((rulings, version))
 }
 
@@ -399,5 +428,158 @@ mod tests {
         assert!(findings[2].what.contains("answered 1"));
         assert_eq!(findings[3].verdict, Verdict::Skipped("no sign-in".into()));
         assert!(matches!(findings[14].verdict, Verdict::Skipped(_)));
+        assert_eq!(findings[15].rule, "P16");
+    }
+
+    /// SPEC P3 judged by the version asked: a stand-in agent in sh that answers every request
+    /// as a v2-only agent answers `initialize` (2, whatever was offered). Offered 1, its 2 is
+    /// no fault; nothing past `initialize` speaks v2, so the MANDATORY rules that could not
+    /// run keep the run from conforming, and the report names the version it answered.
+    #[test]
+    fn p3_a_v2_only_agent_answers_2_and_the_v1_rules_it_cannot_take_are_not_a_pass() {
+        let script = r#"while read -r line; do
+id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+[ -n "$id" ] && printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":2,"info":{"name":"v2-only","version":"0"},"capabilities":{"session":{}},"authMethods":[{"methodId":"x","name":"x"}]}}\n' "$id"
+done
+"#;
+        let report = run(AcpOptions {
+            command: vec!["sh".into(), "-c".into(), script.into()],
+            shown: "v2-only".into(),
+            workspace: None,
+            prompts: vec!["hello".into()],
+            mode: None,
+            log: None,
+        })
+        .expect("it starts");
+        let table = report.table();
+        assert!(table.contains("(ACP v2;"), "{table}");
+        let finding = |rule: &str| {
+            report
+                .findings
+                .iter()
+                .find(|f| f.rule == rule)
+                .expect("every rule is reported")
+        };
+        assert_eq!(finding("P3").verdict, Verdict::Pass, "{table}");
+        assert!(
+            finding("P3").what.contains("offered 1, answered 2"),
+            "{table}"
+        );
+        assert!(
+            finding("P3").what.contains("offered 999, answered 2"),
+            "{table}"
+        );
+        for rule in ["P1", "P2", "P11", "P16"] {
+            assert_eq!(finding(rule).verdict, Verdict::Pass, "{table}");
+        }
+        assert!(
+            matches!(&finding("P12").verdict, Verdict::Skipped(why) if why.contains("answered 2")),
+            "{table}"
+        );
+        let verdict = report.conformance().expect("an ACP run");
+        assert!(!verdict.conformant);
+        assert!(verdict.failed.is_empty(), "{verdict:?}");
+        assert_eq!(verdict.not_run, ["P5", "P12", "P14"]);
+    }
+
+    /// The tiers and the map of the official kit in docs/SPEC.md say what `check --acp` does:
+    /// each rule's tier there is its tier here, and every rule a kit id is mapped to is one
+    /// of ours.
+    #[test]
+    fn the_kit_map_names_our_rules_with_their_tiers() {
+        let book = include_str!("../../../../docs/SPEC.md");
+        let tier_of = |id: &str| {
+            RULES
+                .iter()
+                .find(|(rule, _, _)| *rule == id)
+                .map(|(_, tier, _)| tier.name())
+        };
+        let rule_ids = rule_ids();
+        // The tier table: `| P1 | MANDATORY | | P9 | CAPABILITY (…) |`, two rules a row.
+        let mut tiered = Vec::new();
+        for line in book.lines().filter(|l| l.starts_with("| P")) {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            for pair in cells[1..].chunks(3).filter(|c| c.len() >= 2) {
+                let (rule, tier) = (pair[0], pair[1]);
+                if rule_ids(rule) == [rule] {
+                    let tier = tier.split(' ').next().unwrap_or_default();
+                    assert_eq!(tier_of(rule), Some(tier), "{rule} in the tier table");
+                    tiered.push(rule.to_string());
+                }
+            }
+        }
+        let mut all: Vec<String> = RULES.iter().map(|(id, _, _)| id.to_string()).collect();
+        tiered.sort();
+        all.sort();
+        assert_eq!(tiered, all, "every rule has its tier in the table, once");
+        // The kit's rows: `| ACP-… | TIER | what | ours |`, v1's table then v2's; each id
+        // of the kit's registries once in its table, and no other (the ids as the kit's
+        // requirements.py files named them when the map was made: SPEC says which).
+        let v2_at = book.find("v2 (acp-tck's").expect("the v2 table");
+        let mut ids: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+        let mut at = 0;
+        for line in book.split_inclusive('\n') {
+            let version = usize::from(at >= v2_at);
+            at += line.len();
+            let Some(cell) = line.strip_prefix("| ").and_then(|l| l.split(" |").next()) else {
+                continue;
+            };
+            if !cell.starts_with("ACP-") {
+                continue;
+            }
+            // `ACP-CANCEL-201, -203, ACP-PATCH-208`: a bare number is of the id before it.
+            let mut area = "";
+            for part in cell.split(", ") {
+                if part.starts_with('-') {
+                    ids[version].push(format!("{area}{part}"));
+                } else {
+                    area = &part[..part.rfind('-').unwrap_or_default()];
+                    ids[version].push(part.to_string());
+                }
+            }
+        }
+        for (version, kit) in [(0, KIT_V1), (1, KIT_V2)] {
+            let mut expected: Vec<String> = kit.split(' ').map(|id| format!("ACP-{id}")).collect();
+            let mut mapped = ids[version].clone();
+            expected.sort();
+            mapped.sort();
+            assert_eq!(mapped, expected, "the map of v{}", version + 1);
+        }
+        let mut rows = 0;
+        for line in book.lines().filter(|l| l.starts_with("| ACP-")) {
+            rows += 1;
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            assert!(
+                ["MANDATORY", "CAPABILITY", "ADVISORY", "INFORMATIONAL"].contains(&cells[2]),
+                "{line}"
+            );
+            for id in rule_ids(cells[4]) {
+                assert!(
+                    tier_of(&id).is_some(),
+                    "{id} is no rule of check --acp: {line}"
+                );
+            }
+        }
+        assert!(rows >= 100, "the map lost its rows: {rows}");
+    }
+
+    /// The requirement ids of acp-tck's v1 registry (`src/tck/v1/requirements.py`), without
+    /// their `ACP-`.
+    const KIT_V1: &str = "TRANSPORT-001 TRANSPORT-002 JSONRPC-001 JSONRPC-002 JSONRPC-003 JSONRPC-004 JSONRPC-005 INIT-001 INIT-002 INIT-003 INIT-004 SCHEMA-001 SESSION-001 SESSION-002 PROMPT-001 PROMPT-002 PROMPT-003 CANCEL-001 CANCEL-002 LOAD-001 LOAD-002 LOAD-003 RESUME-001 RESUME-002 LIST-001 LIST-002 DELETE-001 DELETE-002 CLOSE-001 CLOSE-002 ADDDIRS-001 MODES-001 MODES-002 CONFIG-001 CONFIG-002 CONFIG-003 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 AUTH-001 AUTH-002 AUTH-003 AUTH-004 AUTH-005 CLIENTCAP-001 CLIENTCAP-002 CLIENTCAP-003 EXT-001 META-001 ERROR-001 SHUTDOWN-001 SCHEMA-002 STDERR-001 INFO-PARSE-001 INFO-INVALIDREQ-001 INFO-UNKNOWNSESSION-001";
+    /// The requirement ids of acp-tck's v2 registry (`src/tck/v2/requirements.py`).
+    const KIT_V2: &str = "INIT-001 INIT-201 INIT-003 INIT-202 INIT-203 INIT-204 SCHEMA-001 SESSION-001 SESSION-002 PROMPT-205 PROMPT-201 PROMPT-203 STATE-201 STATE-202 STATE-203 PROMPTCAP-001 PROMPTCAP-002 PROMPTCAP-003 PROMPT-003 PERM-201 CLIENTCAP-201 CLIENTCAP-202 INFO-CONCURRENT-201 INFO-UNKNOWNSESSION-001 CANCEL-201 CANCEL-202 CANCEL-203 CANCEL-204 CANCEL-205 CANCEL-206 CANCEL-207 CANCEL-208 INFO-CANCEL-201 INFO-CANCEL-202 TRANSPORT-201 TRANSPORT-002 TRANSPORT-203 JSONRPC-001 JSONRPC-002 JSONRPC-003 JSONRPC-004 JSONRPC-005 BATCH-201 BATCH-202 BATCH-203 BATCH-204 BATCH-205 BATCH-206 BATCH-207 BATCH-208 INFO-BATCH-201 INFO-BATCH-202 SESSION-203 RESUME-201 RESUME-202 RESUME-203 RESUME-204 RESUME-205 LIST-201 LIST-202 LIST-203 LIST-204 CLOSE-201 CLOSE-202 DELETE-201 DELETE-202 DELETE-203 ADDDIRS-201 ADDDIRS-202 MCP-201 MCP-202 CONFIG-201 CONFIG-202 CONFIG-203 CONFIG-204 CONFIG-206 AUTH-201 AUTH-202 AUTH-203 AUTH-204 AUTH-205 AUTH-206 AUTH-207 PATCH-201 PATCH-203 PATCH-204 PATCH-205 PATCH-206 PATCH-207 PATCH-208 PATCH-209 ENUM-201 ENUM-202 ENUM-203 EXT-001 META-001 META-201 EXT-201 EXT-202 EXT-203 ERROR-001 SHUTDOWN-001 SCHEMA-002 STDERR-001 INFO-PARSE-001 INFO-INVALIDREQ-001";
+
+    /// The rule ids (`P<n>`) a cell names.
+    fn rule_ids() -> impl Fn(&str) -> Vec<String> {
+        |cell: &str| {
+            cell.split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|word| {
+                    word.len() > 1
+                        && word.starts_with('P')
+                        && word[1..].chars().all(|c| c.is_ascii_digit())
+                })
+                .map(str::to_string)
+                .collect()
+        }
     }
 }

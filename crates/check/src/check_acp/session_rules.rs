@@ -1,5 +1,5 @@
-//! The rules that need no model (SPEC P1–P11): `initialize`, sessions, modes and options, an
-//! idle cancel, the end of stdin, and the stream as a whole. They run against any agent,
+//! The rules that need no model (SPEC P1–P11, P16): `initialize`, sessions, modes and
+//! options, an idle cancel, the end of stdin, and the stream and stderr as a whole. They run against any agent,
 //! signed in or not; past a sign-in they say so.
 
 use std::path::Path;
@@ -19,6 +19,8 @@ const UNKNOWN_SESSION: &str = "00000000-0000-4000-8000-c011e0c0ffee";
 const NEWER_VERSION: u64 = 999;
 /// The versions ACP has defined: 1, and the draft 2.
 const DEFINED_VERSIONS: std::ops::RangeInclusive<u64> = 1..=2;
+/// Why the rules past `initialize` did not run against an agent that answered 2 when offered 1.
+const ONLY_V2: &str = "not run: offered ACP v1, the agent answered 2, so it does not speak v1, and the rules past initialize speak v1";
 /// How long updates that follow an answer are waited for.
 const FOLLOWING: Duration = Duration::from_millis(300);
 
@@ -70,13 +72,14 @@ pub(crate) fn new_session(workspace: &Path) -> Value {
     json!({"cwd": workspace, "mcpServers": []})
 }
 
-/// `initialize` and the first session (P3, P4, P5, P6). `None` when `initialize` got no
-/// usable answer: then only the stream rules and the end of stdin can run.
+/// `initialize` and the first session (P3, P4, P5, P6), and the version the agent answered
+/// (0 for none). No setup when `initialize` got no usable answer, or one of a version the
+/// rules do not speak: then only the stream rules and the end of stdin can run.
 pub(crate) async fn open(
     driver: &mut Driver,
     workspace: &Path,
     rulings: &mut Rulings,
-) -> Option<Setup> {
+) -> (Option<Setup>, u16) {
     let answer = driver
         .request("initialize", initialize(1), INITIALIZE)
         .await;
@@ -93,23 +96,40 @@ pub(crate) async fn open(
         ] {
             rulings.not_run(rule, "not run: initialize did not answer");
         }
-        return None;
+        return (None, 0);
     };
-    rulings.judge("P3", shapes::initialize(reply));
     let version = reply
         .get("protocolVersion")
         .and_then(Value::as_u64)
         .unwrap_or_default();
-    if version == 1 {
-        rulings.saw("P3", "offered 1, answered 1");
-    } else {
-        rulings.fault(
+    // Judged by the version asked (ACP initialization: "If the Agent supports the requested
+    // version, it MUST respond with the same version. Otherwise, the Agent MUST respond with
+    // the latest version it supports"): offered 1, an agent that speaks 1 answers 1, and one
+    // that speaks only the draft 2 answers 2, which is no fault of it. Its answer is then of
+    // v2's shape, not judged as v1's, and the rules past initialize, which speak v1, cannot
+    // run: the MANDATORY ones among them keep the run from conforming (SPEC P3).
+    if version == 2 {
+        rulings.saw(
+            "P3",
+            "offered 1, answered 2: an agent that does not speak 1 answers the latest it speaks",
+        );
+        for rule in [
+            "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P12", "P13", "P14", "P15",
+        ] {
+            rulings.not_run(rule, ONLY_V2);
+        }
+        return (None, 2);
+    }
+    rulings.judge("P3", shapes::initialize(reply));
+    match version {
+        1 => rulings.saw("P3", "offered 1, answered 1"),
+        _ => rulings.fault(
             "P3",
             format!(
-                "offered version 1, it answered {}: ACP asks for the version offered when the agent speaks it, and every ACP agent speaks 1",
+                "offered version 1, it answered {}: ACP asks for the version offered when the agent speaks it, else the latest it speaks, and the versions ACP defines are 1 and the draft 2",
                 reply.get("protocolVersion").map(Value::to_string).unwrap_or_else(|| "none".into())
             ),
-        );
+        ),
     }
     let capabilities = reply
         .get("agentCapabilities")
@@ -173,7 +193,8 @@ pub(crate) async fn open(
             }
         }
     }
-    Some(setup)
+    let version = setup.version;
+    (Some(setup), version)
 }
 
 /// P4: `method` answered auth_required; `initialize` must have named how to sign in.
@@ -664,12 +685,31 @@ pub(crate) async fn load(
 
 /// P3 in a process of its own: offered a newer version than any, the agent answers one it
 /// speaks, not more than offered.
-pub(crate) async fn newer_version(driver: &mut Driver, rulings: &mut Rulings) {
+///
+/// `asked_one` is what it answered when offered 1: an agent that speaks more than one version
+/// may answer higher here, never lower (the kit's ACP-INIT-003).
+pub(crate) async fn newer_version(
+    driver: &mut Driver,
+    asked_one: Option<u64>,
+    rulings: &mut Rulings,
+) {
     let answer = driver
         .request("initialize", initialize(NEWER_VERSION), INITIALIZE)
         .await;
     match &answer.outcome {
         Outcome::Result(reply) => match reply.get("protocolVersion").and_then(Value::as_u64) {
+            Some(version)
+                if DEFINED_VERSIONS.contains(&version)
+                    && asked_one.is_some_and(|one| version < one) =>
+            {
+                rulings.fault(
+                    "P3",
+                    format!(
+                        "offered version {NEWER_VERSION}, it answered {version}, lower than the {} it answered when offered 1: the latest version it speaks is at least that",
+                        asked_one.unwrap_or_default()
+                    ),
+                )
+            }
             Some(version) if DEFINED_VERSIONS.contains(&version) => rulings.saw(
                 "P3",
                 format!("offered {NEWER_VERSION}, answered {version}"),
@@ -747,4 +787,38 @@ pub(crate) fn stream(drivers: &[Driver], rulings: &mut Rulings) {
             rulings.fault(rule, why.join("; "));
         }
     }
+}
+
+/// P16: what every process wrote on stderr was read to its end and kept in the log. It only
+/// records (INFORMATIONAL): ACP lets an agent write anything there, and a client keep it or not.
+pub(crate) async fn stderr_read(drivers: &[Driver], rulings: &mut Rulings) {
+    // The processes are gone; the last of their stderr may still be on its way to the log.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while drivers.iter().any(|d| !d.stderr.read().2) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (mut bytes, mut lines) = (0, 0);
+    let mut open = Vec::new();
+    for driver in drivers {
+        let (b, l, ended) = driver.stderr.read();
+        bytes += b;
+        lines += l;
+        if !ended {
+            open.push(driver.label);
+        }
+    }
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut what = format!(
+        "{} in {} on stderr from {}, kept in the log",
+        plural(bytes, "byte", "bytes"),
+        plural(lines, "line", "lines"),
+        plural(drivers.len() as u64, "process", "processes"),
+    );
+    if !open.is_empty() {
+        what.push_str(&format!(
+            "; the stderr of {} was still open after it ended, so the log may lack its last lines",
+            open.join(", ")
+        ));
+    }
+    rulings.saw("P16", what);
 }

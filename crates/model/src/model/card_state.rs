@@ -10,12 +10,12 @@ use crate::chat::pane_log::ClosedAsk;
 use crate::engine::{Decider, IntentState};
 use crate::model::arming::{Arming, Why};
 use crate::model::ask_diff::{self, Changed};
+use crate::model::card_shape::CardShape;
 use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
 use crate::model::intents::{Intents, is_retryable};
-use crate::wire::{
-    Answer, Ask, AskKind, AskOption, DecidedBy, Effect, FieldKind, FormField, Outcome,
-};
+use crate::model::outcome::{Done, IntentOutcome, What, outcome_words};
+use crate::wire::{Answer, Ask, AskKind, AskOption, DecidedBy, Effect, FieldKind, FormField};
 
 /// The line a card shows for an ask kind the phone does not know (SPEC V3).
 pub const CANNOT_ANSWER: &str = "This kind of question cannot be answered from the phone.";
@@ -474,7 +474,7 @@ impl CardState {
 
     /// True when the card is a text card or a form: letters are typed, not commands.
     pub fn takes_typing(&self) -> bool {
-        matches!(self.ask.kind, AskKind::Text | AskKind::Form) && self.ask.is_answerable()
+        CardShape::of(&self.ask).takes_typing()
     }
 }
 
@@ -497,7 +497,10 @@ fn reads_the_same(a: &Ask, b: &Ask) -> bool {
 pub enum CardStatus {
     /// Submitted, or on its way.
     Sending,
-    Answered,
+    /// Taken; `replayed` when the agent had this request id already (SPEC Q3).
+    Answered {
+        replayed: bool,
+    },
     /// SPEC A3.
     Stale,
     /// SPEC A7: who decided first, and the words of the answer that won, if the agent said.
@@ -511,11 +514,13 @@ pub enum CardStatus {
     /// SPEC Q4: the person may retry this request id.
     Unknown {
         request_id: String,
+        why: String,
     },
     /// SPEC Q5: final.
     MaybeApplied,
     RequestIdReused,
     Refused {
+        status: u16,
         code: String,
         message: Option<String>,
     },
@@ -535,7 +540,8 @@ impl CardStatus {
         let record = intents.latest_answer(key)?;
         Some(match &record.state {
             IntentState::Created | IntentState::Sending => Self::Sending,
-            IntentState::Done { .. } | IntentState::Replayed { .. } => Self::Answered,
+            IntentState::Done { .. } => Self::Answered { replayed: false },
+            IntentState::Replayed { .. } => Self::Answered { replayed: true },
             IntentState::Stale { .. } => Self::Stale,
             IntentState::Decided { by, outcome } => {
                 Self::Decided(by.clone(), outcome.as_ref().and_then(outcome_words))
@@ -544,12 +550,18 @@ impl CardStatus {
             IntentState::Unknown { .. } if record.checking => Self::Checking {
                 request_id: record.request_id.clone(),
             },
-            IntentState::Unknown { .. } if is_retryable(record) => Self::Unknown {
+            IntentState::Unknown { why } if is_retryable(record) => Self::Unknown {
                 request_id: record.request_id.clone(),
+                why: why.clone(),
             },
             IntentState::Unknown { .. } | IntentState::MaybeApplied => Self::MaybeApplied,
             IntentState::RequestIdReused => Self::RequestIdReused,
-            IntentState::Refused { code, message, .. } => Self::Refused {
+            IntentState::Refused {
+                status,
+                code,
+                message,
+            } => Self::Refused {
+                status: *status,
                 code: code.clone(),
                 message: message.clone(),
             },
@@ -560,45 +572,41 @@ impl CardStatus {
         })
     }
 
+    /// The card's sentence: the one wording of the outcome (`model::outcome`, SPEC Q7) and
+    /// the card's own next step.
     pub fn sentence(&self) -> String {
+        self.outcome().wording(What::Answer).on_card()
+    }
+
+    /// The outcome this status shows.
+    pub fn outcome(&self) -> IntentOutcome {
         match self {
-            Self::Sending => "Sending…".into(),
-            Self::Answered => "Answered.".into(),
-            Self::Stale => "This ask changed. Read it again and tap an answer.".into(),
-            Self::Decided(by, None) => match by {
-                Decider::Program => "Decided on the durable agent.".into(),
-                Decider::Timeout => "Timed out before an answer.".into(),
-                Decider::Phone => {
-                    "Already answered. This card goes away on the next refresh.".into()
-                }
+            Self::Sending => IntentOutcome::Sending,
+            Self::Answered { replayed: false } => IntentOutcome::Done(Done::Answered(None)),
+            Self::Answered { replayed: true } => IntentOutcome::Replayed(Done::Answered(None)),
+            Self::Stale => IntentOutcome::Stale,
+            Self::Decided(by, won) => IntentOutcome::Decided(by.clone(), won.clone()),
+            Self::TooLate => IntentOutcome::TooLate,
+            Self::Checking { .. } => IntentOutcome::Checking,
+            Self::Unknown { why, .. } => IntentOutcome::Unknown {
+                why: why.clone(),
+                bridge: false,
             },
-            // The answer that won, named, and that the person's was not the one taken (SPEC A7).
-            Self::Decided(by, Some(won)) => match by {
-                Decider::Program => {
-                    format!("Decided on the durable agent first: “{won}”. Yours was not taken.")
-                }
-                // The timeout's own words say no more than this.
-                Decider::Timeout => "Timed out before an answer.".into(),
-                Decider::Phone => {
-                    format!("Answered from another phone first: “{won}”. Yours was not taken.")
-                }
+            Self::MaybeApplied => IntentOutcome::MaybeApplied,
+            Self::RequestIdReused => IntentOutcome::RequestIdReused,
+            Self::Refused {
+                status: 0, message, ..
+            } => IntentOutcome::NotBuilt(message.clone()),
+            Self::Refused {
+                status,
+                code,
+                message,
+            } => IntentOutcome::Refused {
+                status: *status,
+                code: code.clone(),
+                message: message.clone(),
             },
-            Self::TooLate => "Not taken. The question may come back in a moment.".into(),
-            Self::Checking { .. } => "Not sure the answer arrived: checking…".into(),
-            Self::Unknown { .. } => "Not sure the answer arrived. Retry sends it again.".into(),
-            Self::MaybeApplied => "May already be applied. Check the chat.".into(),
-            Self::RequestIdReused => {
-                "Refused: the agent already took this request id for another answer.".into()
-            }
-            Self::Refused { code, message } => match message {
-                Some(message) => format!("Refused: {code}: {message}"),
-                None => format!("Refused: {code}."),
-            },
-            // It never reached the agent: nothing goes by itself (the ask may have changed
-            // meanwhile); Enter answers the revision on screen again, once the agent is ready.
-            Self::NotSent { why, .. } => {
-                format!("The answer was not sent: {why}. Enter sends it again.")
-            }
+            Self::NotSent { why, .. } => IntentOutcome::NotSent(why.clone()),
         }
     }
 
@@ -606,7 +614,7 @@ impl CardStatus {
     pub fn retry_id(&self) -> Option<&str> {
         match self {
             Self::Checking { request_id }
-            | Self::Unknown { request_id }
+            | Self::Unknown { request_id, .. }
             | Self::NotSent { request_id, .. } => Some(request_id),
             _ => None,
         }
@@ -629,35 +637,13 @@ impl CardStatus {
 
     /// True for the outcomes drawn as trouble rather than progress.
     pub fn is_trouble(&self) -> bool {
-        !matches!(self, Self::Sending | Self::Answered)
+        !matches!(self, Self::Sending | Self::Answered { .. })
     }
 }
 
-/// The words of an outcome for a sentence: the text answered, else the agent's summary, else
-/// the option id; on one line and short (the outcome was cleaned on decoding, SPEC L1).
-pub fn outcome_words(outcome: &Outcome) -> Option<String> {
-    let words = [
-        outcome.text.as_deref(),
-        Some(outcome.summary.as_str()),
-        outcome.option_id.as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    .map(str::trim)
-    .find(|w| !w.is_empty())?;
-    let line = words.split_whitespace().collect::<Vec<_>>().join(" ");
-    Some(crate::text::wrap::truncate(&line, MAX_WON_WIDTH))
-}
-
-/// How wide the words of the answer that won may be in a sentence.
-const MAX_WON_WIDTH: usize = 60;
-
 /// The refusal of a key that would answer an expired card (SPEC A13).
 pub fn expired_refusal(at: OffsetDateTime) -> String {
-    format!(
-        "Expired at {}: nothing was sent.",
-        crate::model::inbox::clock_time(at)
-    )
+    IntentOutcome::Expired(at).wording(What::Answer).said
 }
 
 /// The state line of an expired card that was not answered (SPEC A13).
@@ -943,7 +929,8 @@ mod tests {
         );
         assert_eq!(
             CardStatus::Unknown {
-                request_id: "r".into()
+                request_id: "r".into(),
+                why: "cut".into()
             }
             .sentence(),
             "Not sure the answer arrived. Retry sends it again."

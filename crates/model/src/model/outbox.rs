@@ -567,7 +567,7 @@ mod tests {
         checking.checking = true;
         assert_eq!(outbox.note(&checking, now()), (true, Next::Wait));
         assert_eq!(
-            super::super::words::intent_words(&checking),
+            super::super::outcome::short(&checking),
             "not sure it arrived: checking…"
         );
         let replayed = IntentState::Replayed {

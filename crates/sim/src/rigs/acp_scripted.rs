@@ -98,7 +98,7 @@ pub const BREAKS: &[(&str, &str)] = &[
     ),
     (
         "P3",
-        "answers initialize with version 2 whatever it is offered",
+        "answers initialize with version 3, which ACP does not define, whatever it is offered",
     ),
     ("P4", "with --sign-in, names no authMethods"),
     ("P5", "answers session/list with no sessions"),
@@ -676,7 +676,7 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
             agent_client_protocol::on_receive_notification!(),
         );
     if options.breaks("P3") {
-        agent.connect_to(version_two()).await?;
+        agent.connect_to(version_three()).await?;
     } else {
         agent.connect_to(Stdio::new()).await?;
     }
@@ -687,9 +687,9 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Stdio whose every answer naming a `protocolVersion` says 2, whatever was offered: SPEC P3
+/// Stdio whose every answer naming a `protocolVersion` says 3, whatever was offered: SPEC P3
 /// broken on purpose, below the crate, which would otherwise keep the version right.
-fn version_two() -> agent_client_protocol::Lines<
+fn version_three() -> agent_client_protocol::Lines<
     impl futures::Sink<String, Error = std::io::Error> + Send + 'static,
     impl futures::Stream<Item = std::io::Result<String>> + Send + 'static,
 > {
@@ -710,7 +710,7 @@ fn version_two() -> agent_client_protocol::Lines<
             if let Ok(mut message) = serde_json::from_str::<serde_json::Value>(&line)
                 && let Some(version) = message.pointer_mut("/result/protocolVersion")
             {
-                *version = serde_json::json!(2);
+                *version = serde_json::json!(3);
                 line = message.to_string();
             }
             line.push('\n');

@@ -36,8 +36,7 @@ pub(crate) fn came_back(phone: &mut Phone, target: &EditTarget, result: Result<S
     // A one-line answer takes the lines joined, as a paste into it does.
     let one_line = match target {
         EditTarget::Answer(key) => phone
-            .cards
-            .get(key)
+            .card(key)
             .is_some_and(|card| !card.ask.text.as_ref().is_some_and(|t| t.multiline)),
         EditTarget::Draft { .. } => false,
     };
@@ -70,7 +69,7 @@ pub(crate) fn came_back(phone: &mut Phone, target: &EditTarget, result: Result<S
 
 fn field<'a>(phone: &'a mut Phone, target: &EditTarget) -> Option<&'a mut Editor> {
     match target {
-        EditTarget::Draft { agent, pane } => Some(phone.draft_mut(agent, pane)),
-        EditTarget::Answer(key) => phone.cards.get_mut(key).map(|card| &mut card.text),
+        EditTarget::Draft { agent, pane } => Some(phone.model.draft_mut(agent, pane)),
+        EditTarget::Answer(key) => phone.model.card_mut(key).map(|card| &mut card.text),
     }
 }

@@ -5,7 +5,6 @@
 //! [`Phone::back`], and the app applies those steps once the room is done (docs/ARCHITECTURE.md,
 //! "Rooms").
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use time::OffsetDateTime;
@@ -16,18 +15,11 @@ use super::{AppSetup, Command};
 use crate::app::overlay::{Deferred, Overlay};
 use crate::app::toast::{Subject, Toast};
 use crate::app::wire_log::WireLog;
-use crate::chat::pane_log::{ChatEntry, ClosedAsk};
 use crate::engine::{IntentKind, ToEngine};
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
-use crate::model::agents::{AgentView, Agents};
-use crate::model::card_state::{AgentOffer, CardState};
-use crate::model::dsh_state;
-use crate::model::editor::Editor;
-use crate::model::history::HistoryStore;
 use crate::model::inbox::AskKey;
-use crate::model::intents::Intents;
-use crate::model::outbox::Outbox;
+use crate::model::phone_model::PhoneModel;
 
 /// Where a room asks to go, as data: the app (the router) makes the screen with the room's
 /// constructor, so no room names another and the phone names none.
@@ -73,18 +65,10 @@ pub(crate) enum Step {
 
 #[derive(Clone)]
 pub struct Phone {
-    pub(crate) agents: Agents,
-    pub(crate) intents: Intents,
-    pub(crate) history: HistoryStore,
+    /// The phone's model: every fact about the agents and what the person said to them. The
+    /// glass reads it through `Deref` and changes it only through its named methods.
+    pub(crate) model: PhoneModel,
     pub(crate) overlay: Option<Overlay>,
-    /// Cards opened, by ask: what was picked or typed survives leaving the card.
-    pub(crate) cards: HashMap<AskKey, CardState>,
-    /// Unsent text per (agent, pane): a person's words are never lost.
-    pub(crate) drafts: HashMap<(String, String), Editor>,
-    /// Words that left a box with Enter, until the agent took them (one send = one Enter).
-    pub(crate) outbox: Outbox,
-    /// What each DSH bridge told beyond its panes, by agent name (SPEC D).
-    pub(crate) dsh: HashMap<String, dsh_state::DshView>,
     pub(crate) toast: Option<Toast>,
     /// How many short messages were shown so far, to tell a new one from one left standing.
     pub(crate) toasts_shown: u64,
@@ -110,8 +94,6 @@ pub struct Phone {
     pub(crate) pending_export: Option<(PathBuf, usize)>,
     pub(crate) now: OffsetDateTime,
     pub(crate) size: (u16, u16),
-    /// A pane a starter or reopen named, opened as soon as the snapshot has it (SPEC A17, W5).
-    pub(crate) awaiting_pane: Option<(String, String)>,
     pub(crate) quitting: bool,
     /// What the rooms asked of the stack of screens, oldest first, until the app applies it.
     pub(crate) steps: Vec<Step>,
@@ -120,18 +102,8 @@ pub struct Phone {
 impl Phone {
     pub(crate) fn new(setup: AppSetup) -> Self {
         Self {
-            agents: Agents::new(setup.agents),
-            intents: Intents::default(),
-            history: HistoryStore::default(),
+            model: PhoneModel::new(setup.agents, setup.bridges),
             overlay: None,
-            cards: HashMap::new(),
-            drafts: HashMap::new(),
-            outbox: Outbox::default(),
-            dsh: setup
-                .bridges
-                .into_iter()
-                .map(|name| (name, dsh_state::DshView::default()))
-                .collect(),
             toast: None,
             toasts_shown: 0,
             paste_continues: false,
@@ -150,30 +122,14 @@ impl Phone {
             pending_export: None,
             now: setup.now,
             size: setup.size,
-            awaiting_pane: None,
             quitting: false,
             steps: Vec::new(),
         }
     }
 
-    /// The cards opened, by ask, with what was picked or typed on them.
-    pub fn cards(&self) -> &HashMap<AskKey, CardState> {
-        &self.cards
-    }
-
     /// What floats over the screen, if anything.
     pub fn overlay(&self) -> Option<&Overlay> {
         self.overlay.as_ref()
-    }
-
-    /// The agents as last heard.
-    pub fn agents(&self) -> &Agents {
-        &self.agents
-    }
-
-    /// What was asked of the agents, and how it went.
-    pub fn intents(&self) -> &Intents {
-        &self.intents
     }
 
     /// The newest exchanges with the agents, for the wire inspector.
@@ -247,20 +203,9 @@ impl Phone {
     /// (the inbox, a pane, the soonest-expiring jump), no key answers it within the reading
     /// time (docs/ASKS.md, "The reading time").
     pub(crate) fn open_card(&mut self, key: AskKey) {
-        let Some(pane) = self.agents.pane(&key.agent, &key.pane) else {
-            return;
-        };
-        let Some(ask) = pane.asks().iter().find(|a| a.id == key.ask_id) else {
-            return;
-        };
-        let ask = ask.clone();
-        let title = pane.pane.title.clone();
-        let now = self.now;
-        self.cards
-            .entry(key.clone())
-            .and_modify(|card| card.reopen(now))
-            .or_insert_with(|| CardState::new(key.clone(), ask, title, now));
-        self.open(Goto::Card(key));
+        if self.model.open_card(&key, self.now) {
+            self.open(Goto::Card(key));
+        }
     }
 
     /// A message about the screen it is shown on.
@@ -282,7 +227,8 @@ impl Phone {
     /// A pane's turn as it is now, for a message about it.
     pub(crate) fn pane_turn_subject(&self, agent: &str, pane: &str) -> Subject {
         let seen = self
-            .agents
+            .model
+            .agents()
             .pane(agent, pane)
             .and_then(|p| p.turn())
             .map(|turn| (turn.id.clone(), turn.state.clone()));
@@ -296,8 +242,8 @@ impl Phone {
     /// A bridge task's status as it is now, for a message about its turn.
     pub(crate) fn task_turn_subject(&self, agent: &str, task: &str) -> Subject {
         let seen = self
-            .dsh
-            .get(agent)
+            .model
+            .dsh_view(agent)
             .and_then(|view| view.task(task))
             .map(|task| task.status.to_string());
         Subject::TaskTurn {
@@ -310,8 +256,8 @@ impl Phone {
     /// A pane's box as it is now, for a message about its words.
     pub(crate) fn draft_subject(&self, agent: &str, pane: &str) -> Subject {
         let seen = self
-            .drafts
-            .get(&(agent.to_string(), pane.to_string()))
+            .model
+            .draft(agent, pane)
             .map(|editor| editor.text())
             .unwrap_or_default();
         Subject::Draft {
@@ -349,7 +295,7 @@ impl Phone {
 
     /// Hands a new intent to the engine (SPEC Q1: it gets its own request id there).
     pub(crate) fn submit(&mut self, agent: &str, kind: IntentKind) -> Vec<Command> {
-        self.intents.submitted(agent, kind.clone());
+        self.model.submitted(agent, kind.clone());
         vec![Command::Engine(ToEngine::Submit {
             agent: agent.to_string(),
             kind,
@@ -387,7 +333,7 @@ impl Phone {
 
     /// Quits, asking first when unsent words would be dropped.
     pub(crate) fn quit(&mut self) -> Vec<Command> {
-        let drafts = self.unsent_drafts();
+        let drafts = self.model.unsent_drafts();
         if drafts == 0 {
             self.quitting = true;
             return vec![Command::Quit];
@@ -401,69 +347,17 @@ impl Phone {
         Vec::new()
     }
 
-    /// Pane drafts, sends not taken yet and card answers with words in them.
-    pub fn unsent_drafts(&self) -> usize {
-        let panes = self.drafts.values().filter(|e| !e.is_empty()).count() + self.outbox.unsent();
-        let cards = self
-            .cards
-            .values()
-            .filter(|card| card.closed.is_none() && !card.text.is_empty())
-            .count();
-        panes + cards
-    }
-
-    /// Puts the words typed on a card into the box of its ask's pane, after what is there;
-    /// gives the pane's title when there were words.
-    pub(crate) fn give_back_card_words(&mut self, key: &AskKey) -> Option<String> {
-        let card = self.cards.get(key)?;
-        let words = card.typed_words()?;
-        let title = card.pane_title.clone();
-        let draft = self
-            .drafts
-            .entry((key.agent.clone(), key.pane.clone()))
-            .or_default();
-        let mut text = draft.text();
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&words);
-        *draft = Editor::from_text(&text);
-        Some(title)
-    }
-
-    /// What an agent lets its cards offer (SPEC A11).
-    pub fn agent_offer(&self, agent: &str) -> AgentOffer {
-        self.agents
-            .get(agent)
-            .map_or_else(AgentOffer::default, AgentView::offer)
-    }
-
-    /// The live ask of a card, and how it closed if the chat says.
-    pub(crate) fn live_ask(&self, key: &AskKey) -> (Option<&crate::wire::Ask>, Option<&ClosedAsk>) {
-        let Some(pane) = self.agents.pane(&key.agent, &key.pane) else {
-            return (None, None);
-        };
-        let live = pane.asks().iter().find(|a| a.id == key.ask_id);
-        let closed = pane.log.and_then(|log| {
-            log.entries.iter().rev().find_map(|entry| match entry {
-                ChatEntry::Closed(closed) if closed.ask_id == key.ask_id => Some(closed),
-                _ => None,
-            })
-        });
-        (live, closed)
-    }
-
     /// Takes down an allow-always question about a card that changed or closed under it.
     pub(crate) fn drop_allow_always_question(&mut self, key: &AskKey) {
         if matches!(&self.overlay, Some(Overlay::AllowAlways(q)) if q.key == *key) {
             self.overlay = None;
-            let closed = self.cards.get(key).is_some_and(|c| c.closed.is_some());
+            let closed = self.model.card(key).is_some_and(|c| c.closed.is_some());
             let why = if closed {
                 "This ask closed before you confirmed allow always. Nothing was sent."
             } else {
                 "This ask changed before you confirmed allow always. Nothing was sent. Read it again."
             };
-            if let Some(card) = self.cards.get_mut(key) {
+            if let Some(card) = self.model.card_mut(key) {
                 card.notice = Some(why.to_string());
             }
         }
@@ -472,27 +366,18 @@ impl Phone {
     /// Redraws open cards from the live asks (SPEC A3). A card whose ask changed starts its
     /// reading time again, and an allow-always question about the ask it was is taken down.
     pub(crate) fn refresh_cards(&mut self) {
-        let keys: Vec<AskKey> = self.cards.keys().cloned().collect();
-        for key in keys {
-            // An agent that is not ready keeps showing what it had (SPEC H6).
-            let ready = self
-                .agents
-                .get(&key.agent)
-                .is_some_and(|a| a.status.is_ready());
-            let (live, closed) = self.live_ask(&key);
-            if live.is_none() && !ready {
-                continue;
-            }
-            let (live, closed) = (live.cloned(), closed.cloned());
-            let offer = self.agent_offer(&key.agent);
-            let now = self.now;
-            let changed = self
-                .cards
-                .get_mut(&key)
-                .is_some_and(|card| card.refresh(live.as_ref(), closed.as_ref(), offer, now));
-            if changed {
-                self.drop_allow_always_question(&key);
-            }
+        for key in self.model.refresh_cards(self.now) {
+            self.drop_allow_always_question(&key);
         }
+    }
+}
+
+impl std::ops::Deref for Phone {
+    type Target = PhoneModel;
+
+    /// The model, read: what a room shows. A change goes through `phone.model` and one of its
+    /// named methods, which keep its rules.
+    fn deref(&self) -> &PhoneModel {
+        &self.model
     }
 }

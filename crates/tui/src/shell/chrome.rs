@@ -39,7 +39,7 @@ pub(crate) fn title_bar(
     theme: &Theme,
 ) {
     let place = top.place(app);
-    let tally = inbox::tally(&app.agents, app.now);
+    let tally = inbox::tally(app.agents(), app.now);
     let waiting = tally.answerable;
     let narrow = geometry::is_narrow(area.width);
     let mut right = match (waiting, narrow) {

@@ -4,7 +4,6 @@
 //! focus, the engine's changes and clock ticks in, and carries the commands out.
 
 mod chrome;
-mod dsh_news;
 pub mod frame;
 mod ringing;
 
@@ -15,12 +14,12 @@ use crate::app::keymap::{Action, Context};
 use crate::app::overlay::{self, Overlay};
 use crate::app::phone::{Goto, Phone, Step};
 use crate::app::{AppSetup, Command, Message, geometry, keymap, typing};
-use crate::engine::{AgentChange, FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
+use crate::engine::{AgentChange, FromEngine, IntentRecord, ToEngine};
 use crate::model::arming::{Arming, Why};
-use crate::model::card_state::CardStatus;
+use crate::model::inbox;
 use crate::model::inbox::AskKey;
-use crate::model::{inbox, intents, outbox, words::intent_words};
-use crate::screens::room::Room;
+use crate::model::news::Heard;
+use crate::screens::room::{Heeded, Room};
 use crate::screens::{
     CardScreen, ConversationScreen, DshFormScreen, ExchangeScreen, HistoryScreen, InspectorScreen,
     LayoutScreen, Navigation, NewScreen, PaneFocus, PaneScreen, Screen,
@@ -73,7 +72,7 @@ impl App {
     /// The agent is reached through ssh from `host` (`--ssh`): the screens say so, not "the
     /// private socket", though the phone dials one.
     pub fn reached_through_ssh(&mut self, agent: &str, host: &str) {
-        if let Some(view) = self.phone.agents.get_mut(agent) {
+        if let Some(view) = self.phone.model.agent_mut(agent) {
             view.through_ssh = Some(host.to_string());
         }
     }
@@ -85,7 +84,7 @@ impl App {
 
     /// The agent `collie-phone demo` runs listens on `socket`: Home and the help say it.
     pub fn demo_socket(&mut self, agent: &str, socket: &str) {
-        if let Some(view) = self.phone.agents.get_mut(agent) {
+        if let Some(view) = self.phone.model.agent_mut(agent) {
             view.demo_socket = Some(socket.to_string());
         }
     }
@@ -136,14 +135,14 @@ impl App {
     /// True when the poll ends a missed one: the pane's "missed a poll" line goes with it.
     fn synced_ends_a_missed_poll(&self, agent: &str) -> bool {
         self.phone
-            .agents
+            .agents()
             .get(agent)
             .is_some_and(|a| a.missed.is_some())
     }
 
     /// True unless the last frame shows `agent` synced in the words a poll at `at` reads now.
     fn synced_words_change(&self, agent: &str, at: OffsetDateTime) -> bool {
-        let list = &self.phone.agents.list;
+        let list = &self.phone.agents().list;
         let Some(drawn) = self.drawn.as_ref().filter(|d| d.synced.len() == list.len()) else {
             return true;
         };
@@ -213,7 +212,7 @@ impl App {
                 self.nav.moves(),
             ));
         }
-        self.phone.settle_came_back();
+        self.phone.model.settle_came_back();
         if let Some(keys_paste) = input {
             self.after_keys_paste = keys_paste;
         }
@@ -275,7 +274,7 @@ impl App {
             }
             Message::Tick(now) => {
                 self.set_now(now);
-                self.phone.outbox.tick(now);
+                self.phone.model.outbox_mut().tick(now);
                 self.phone.bring_back_waited(now);
                 let mut commands = self.watching_change();
                 commands.extend(self.ring_tick());
@@ -305,7 +304,7 @@ impl App {
                 Vec::new()
             }
             Message::Demo { agent, news } => {
-                if let Some(view) = self.phone.agents.get_mut(&agent) {
+                if let Some(view) = self.phone.model.agent_mut(&agent) {
                     view.demo_news = Some(news);
                 }
                 Vec::new()
@@ -328,8 +327,8 @@ impl App {
             .map(|t| t.until)
             .filter(|at| *at > now);
         [
-            inbox::next_countdown_change(&self.phone.agents, now),
-            self.phone.intents.next_fade(now),
+            inbox::next_countdown_change(self.phone.agents(), now),
+            self.phone.intents().next_fade(now),
             toast,
         ]
         .into_iter()
@@ -344,7 +343,7 @@ impl App {
     /// stretching it.
     pub fn set_now(&mut self, now: OffsetDateTime) {
         if now < self.phone.now {
-            for card in self.phone.cards.values_mut() {
+            for card in self.phone.model.cards_mut() {
                 card.arming.clock_stepped_back(now);
             }
             match &mut self.phone.overlay {
@@ -368,7 +367,7 @@ impl App {
         self.phone.overlay_drawn();
         self.drawn = Some(Drawn {
             now: self.phone.now,
-            synced: self.phone.agents.list.iter().map(|a| a.synced).collect(),
+            synced: self.phone.agents().list.iter().map(|a| a.synced).collect(),
         });
     }
 
@@ -762,19 +761,18 @@ impl App {
         if let Some(Screen::Card(card)) = self.nav.pop()
             && self
                 .phone
-                .cards
-                .get(&card.key)
+                .card(&card.key)
                 .is_some_and(|c| c.closed.is_some())
         {
             // A person's words are never dropped in silence: what was typed on a card whose
             // ask closed goes to its pane's box.
-            if let Some(title) = self.phone.give_back_card_words(&card.key) {
+            if let Some(title) = self.phone.model.give_back_card_words(&card.key) {
                 self.phone.show_toast(
                     format!("Not sent. Your words are in the pane's box ({title})."),
                     false,
                 );
             }
-            self.phone.cards.remove(&card.key);
+            self.phone.model.forget_card(&card.key);
         }
     }
 
@@ -872,21 +870,20 @@ impl App {
         match update {
             FromEngine::Agent { agent, change } => {
                 if let crate::engine::AgentChange::Dsh(dsh) = &change {
-                    self.phone
-                        .dsh
-                        .entry(agent.clone())
-                        .or_default()
-                        .apply(dsh.clone());
+                    self.phone.model.dsh_view_or_new(&agent).apply(dsh.clone());
                 }
                 if let crate::engine::AgentChange::Snapshot { snapshot, .. } = &change {
-                    self.phone.carry_closed_task_chats(&agent, snapshot);
+                    self.phone.model.carry_closed_task_chats(&agent, snapshot);
                 }
                 match &change {
                     crate::engine::AgentChange::Hello(hello) => {
-                        self.phone.intents.epoch_is(&agent, &hello.epoch);
+                        self.phone
+                            .model
+                            .intents_mut()
+                            .epoch_is(&agent, &hello.epoch);
                     }
                     crate::engine::AgentChange::NewEpoch { epoch } => {
-                        self.phone.intents.epoch_is(&agent, epoch);
+                        self.phone.model.intents_mut().epoch_is(&agent, epoch);
                     }
                     _ => {}
                 }
@@ -895,7 +892,7 @@ impl App {
                     crate::engine::AgentChange::PaneEvents { .. }
                         | crate::engine::AgentChange::PaneView { .. }
                 );
-                let Some(view) = self.phone.agents.get_mut(&agent) else {
+                let Some(view) = self.phone.model.agent_mut(&agent) else {
                     return Vec::new();
                 };
                 let synced = matches!(change, crate::engine::AgentChange::Synced(_));
@@ -932,7 +929,7 @@ impl App {
                 // A poll went through: sends that never left go by themselves now, with their
                 // request ids, the first of each pane (docs/ENGINE.md).
                 if synced && ready {
-                    for request_id in self.phone.outbox.go_again(&agent) {
+                    for request_id in self.phone.model.outbox_mut().go_again(&agent) {
                         commands.extend(self.phone.retry(&request_id));
                     }
                 }
@@ -952,7 +949,7 @@ impl App {
                         conversation.pin(phone, &agent, &page);
                     }
                 }
-                self.phone.history.apply(&agent, page);
+                self.phone.model.history_mut().apply(&agent, page);
                 let App { nav, phone, .. } = self;
                 for screen in nav.screens_mut() {
                     if let Screen::Conversation(conversation) = screen {
@@ -976,148 +973,61 @@ impl App {
     fn refresh_cards(&mut self) {
         self.phone.refresh_cards();
         // "Already answered. This card goes away on the next refresh." (SPEC A7)
-        if let Screen::Card(card) = self.nav.top() {
-            let key = card.key.clone();
-            let closed = self
-                .phone
-                .cards
-                .get(&key)
-                .is_some_and(|c| c.closed.is_some());
-            let status = CardStatus::of(&self.phone.intents, &key);
-            match status {
-                Some(CardStatus::Answered) if closed => {
-                    self.nav.pop();
-                    self.phone.cards.remove(&key);
-                }
-                // Another phone answered first (SPEC A7): the card goes, never in silence. The
-                // answer that won is named, and the person's words go to the pane's box, where
-                // the pane now on screen shows them.
-                Some(CardStatus::Decided(crate::engine::Decider::Phone, won)) if closed => {
-                    let won = won.map_or_else(String::new, |w| format!(": “{w}”"));
-                    let mut words = format!("Answered from another phone first{won}.");
-                    self.nav.pop();
-                    if self.phone.give_back_card_words(&key).is_some() {
-                        words.push_str(" Yours was not taken. Your words are in the pane's box.");
-                        if self.phone.agents.pane(&key.agent, &key.pane).is_some() {
-                            self.phone.open_pane(&key.agent, &key.pane);
-                        }
-                    }
-                    self.phone.cards.remove(&key);
-                    self.phone.show_toast(words, true);
-                }
-                _ => {}
-            }
+        let on_top = match self.nav.top() {
+            Screen::Card(card) => Some(card.key.clone()),
+            _ => None,
+        };
+        if let Some(heard) = on_top.and_then(|key| self.phone.model.hear_card_closed(&key)) {
+            self.take_news(vec![heard]);
         }
         self.apply_steps();
     }
 
     fn on_intent(&mut self, record: IntentRecord) -> Vec<Command> {
-        let earlier_run = self.phone.intents.from_earlier_run(&record);
-        let before = self.phone.intents.note(record.clone(), self.phone.now);
-        // The journal's record of what an earlier run did is history (History shows it), never
-        // news: a phone just started does not say "Answered." of yesterday's answer.
-        if earlier_run {
-            return Vec::new();
-        }
-        if before.as_ref() == Some(&record.state) {
-            return Vec::new();
-        }
+        let news = self.phone.model.hear_intent(record, self.phone.now);
+        self.take_news(news)
+    }
+
+    /// The model's news, routed: each screen hears it through its one hook and goes when it
+    /// says so, and what is left is the phone's to do or say (docs/ARCHITECTURE.md, "The
+    /// router routes"). The shell names no screen here.
+    fn take_news(&mut self, news: Vec<Heard>) -> Vec<Command> {
         let mut commands = Vec::new();
-        // The next send of the pane leaves once this one was taken (one at a time, in order).
-        if let (_, outbox::Next::Submit { agent, kind }) =
-            self.phone.outbox.note(&record, self.phone.now)
-        {
-            commands.extend(self.phone.submit(&agent, kind));
-        }
-        let agent = record.agent.clone();
-        let done_reply = match &record.state {
-            IntentState::Done { reply } | IntentState::Replayed { reply } => Some(reply),
-            _ => None,
-        };
-        if let Some(dsh) = self.dsh_on_intent(&record, done_reply) {
-            commands.extend(dsh);
-            self.apply_steps();
-            return commands;
-        }
-        match (&record.kind, done_reply) {
-            (IntentKind::Answer { pane, ask_id, .. }, Some(_)) => {
-                let key = AskKey {
-                    agent: agent.clone(),
-                    pane: pane.clone(),
-                    ask_id: ask_id.clone(),
-                };
-                if matches!(self.nav.top(), Screen::Card(card) if card.key == key) {
-                    self.nav.pop();
+        for heard in news {
+            let App { nav, phone, .. } = self;
+            let shown_here = nav.top().room().heard(phone, &heard) == Heeded::ShownHere;
+            nav.retain(|screen| screen.room().heard(phone, &heard) != Heeded::Leave);
+            match heard {
+                Heard::AnswerTaken { .. } | Heard::PaneGone { .. } => {}
+                // Another phone answered first (SPEC A7): never in silence, and the person's
+                // words wait in the pane's box, where the pane now on screen shows them.
+                Heard::AnsweredElsewhere {
+                    key,
+                    words,
+                    words_back,
+                } => {
+                    if words_back && self.phone.agents().pane(&key.agent, &key.pane).is_some() {
+                        self.phone.open_pane(&key.agent, &key.pane);
+                    }
+                    self.phone.show_toast(words, true);
                 }
-                self.phone.cards.remove(&key);
-                self.nav
-                    .retain(|s| !matches!(s, Screen::Card(card) if card.key == key));
-                if matches!(record.state, IntentState::Replayed { .. }) {
-                    // As the headless `answer` says it: the retry found the first try taken.
-                    self.phone.show_toast(
-                        "Answered: the agent had this answer already and ran nothing again.",
-                        false,
-                    );
-                } else {
-                    self.phone.show_toast("Answered.", false);
+                Heard::PaneNamed { agent, pane } => {
+                    commands.extend(self.await_pane(&agent, &pane));
                 }
+                Heard::PaneReady { agent, pane } => {
+                    // "Starting …" or "Reopening …" is over: the pane is here.
+                    self.phone.toast = None;
+                    self.phone.open_pane(&agent, &pane);
+                }
+                Heard::WordsBack { .. } => self.phone.steps.push(Step::FocusBox),
+                Heard::Submit { agent, kind } => commands.extend(self.phone.submit(&agent, kind)),
+                Heard::PollNow { agent } => {
+                    commands.push(Command::Engine(ToEngine::PollNow { agent }));
+                }
+                Heard::Said { words, trouble } => self.phone.show_toast(words, trouble),
+                Heard::Trouble { words, .. } if !shown_here => self.phone.show_toast(words, true),
+                Heard::Trouble { .. } => {}
             }
-            (IntentKind::Starter { .. } | IntentKind::Reopen { .. }, Some(reply)) => {
-                if let Some(pane) = &reply.pane_id {
-                    commands.extend(self.await_pane(&agent, pane));
-                }
-            }
-            (IntentKind::Rename { .. }, Some(_)) => self.phone.show_toast("Renamed.", false),
-            (IntentKind::Close { target, .. }, Some(_)) => self
-                .phone
-                .show_toast(format!("Closed the {target}."), false),
-            (IntentKind::Action { .. }, Some(_)) => self.phone.show_toast("Pressed.", false),
-            // The value shown follows the agent's answer, not ours (docs/ACP.md).
-            (IntentKind::Setting { .. }, Some(_)) => self.phone.show_toast(
-                "Asked the agent to switch; the pane shows the new value once it says yes.",
-                false,
-            ),
-            (IntentKind::Abort { pane, turn_id }, Some(_)) => {
-                // The stop dropped what the agent held behind the turn: the words are the
-                // person's again, back in the box before the draft (docs/ACP.md).
-                let taken = self.phone.outbox.take_waiting(&agent, pane, turn_id);
-                if !taken.is_empty() {
-                    let (pane, count) = (pane.clone(), taken.len());
-                    self.phone.back_into_box(&agent, &pane, &taken);
-                    self.phone.show_toast(
-                        if count == 1 {
-                            "Stopped. The queued message is back in the box.".to_string()
-                        } else {
-                            format!("Stopped. The {count} queued messages are back in the box.")
-                        },
-                        false,
-                    );
-                }
-            }
-            _ => {}
-        }
-        // Trouble with anything but answers and pane messages, which show it where they live.
-        let shown_in_place = matches!(
-            record.kind,
-            IntentKind::Answer { .. }
-                | IntentKind::Send { .. }
-                | IntentKind::Abort { .. }
-                | IntentKind::Action { .. }
-                | IntentKind::Setting { .. }
-        );
-        if !shown_in_place
-            && done_reply.is_none()
-            && !intents::is_in_flight(&record.state)
-            && !matches!(self.nav.top(), Screen::Pane(_))
-        {
-            self.phone.show_toast(
-                format!(
-                    "{}: {}",
-                    capitalized(record.kind.verb()),
-                    intent_words(&record)
-                ),
-                true,
-            );
         }
         self.apply_steps();
         commands
@@ -1126,9 +1036,9 @@ impl App {
     /// Waits for the pane a reply named (a starter's, a reopen's, a bridge task's): opened at
     /// once when the snapshot has it, else at the poll asked for here (SPEC A17).
     fn await_pane(&mut self, agent: &str, pane: &str) -> Option<Command> {
-        self.phone.awaiting_pane = Some((agent.to_string(), pane.to_string()));
+        self.phone.model.await_pane(agent, pane);
         self.open_awaited_pane();
-        self.phone.awaiting_pane.is_some().then(|| {
+        self.phone.awaiting_pane().is_some().then(|| {
             Command::Engine(ToEngine::PollNow {
                 agent: agent.to_string(),
             })
@@ -1137,23 +1047,9 @@ impl App {
 
     /// Opens the pane a starter or reopen named once the snapshot has it (SPEC A17).
     fn open_awaited_pane(&mut self) {
-        let Some((agent, pane)) = self.phone.awaiting_pane.clone() else {
-            return;
-        };
-        if self.phone.agents.pane(&agent, &pane).is_none() {
-            return;
+        if let Some(ready) = self.phone.model.hear_awaited_pane() {
+            self.take_news(vec![ready]);
         }
-        self.phone.awaiting_pane = None;
-        // "Starting …" or "Reopening …" is over: the pane is here.
-        self.phone.toast = None;
-        self.nav.retain(|s| {
-            !matches!(
-                s,
-                Screen::New(_) | Screen::History(_) | Screen::Conversation(_) | Screen::DshForm(_)
-            )
-        });
-        self.phone.open_pane(&agent, &pane);
-        self.apply_steps();
     }
 
     /// Keeps every list's selection on a real row after the data or the size changed.
@@ -1229,14 +1125,6 @@ fn acts_on_agent(context: Context, action: Option<Action>) -> bool {
 /// in a pane's box send too (each Enter of a person's bunched words is a send of its own).
 fn bunched_key_acts(context: Context, action: Option<Action>) -> bool {
     !acts_on_agent(context, action) || (context.takes_typing() && action == Some(Action::Send))
-}
-
-fn capitalized(word: &str) -> String {
-    let mut chars = word.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ impl App {
     /// What the agent's news rings, after the phone took it in.
     pub(super) fn ring_heard(&mut self, agent: &str) -> Vec<Command> {
         let now = self.phone.now;
-        let Some(view) = self.phone.agents.get(agent) else {
+        let Some(view) = self.phone.model.agents().get(agent) else {
             return Vec::new();
         };
         let happenings = self.phone.ringer.rings.heard(view, now);

@@ -3,7 +3,9 @@
 //! The contract these types follow is docs/WIRE.md.
 
 pub(crate) mod actions;
+pub mod answer_check;
 pub(crate) mod ask;
+pub mod ask_body;
 pub mod decode;
 pub mod etag;
 pub(crate) mod events;
@@ -26,7 +28,9 @@ pub(crate) mod usage;
 
 pub use self::time::Stamp;
 pub use actions::*;
+pub use answer_check::{AnswerProblem, accepts};
 pub use ask::*;
+pub use ask_body::{AskBody, DESKTOP_ASK_KIND};
 pub use decode::{DecodeError, Decoded, Sanitize, decode};
 pub use etag::*;
 pub use events::*;

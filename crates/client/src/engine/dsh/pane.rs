@@ -23,7 +23,8 @@ use crate::wire::{
 
 /// The ask kind of a bridge permission wait. No phone can answer it: the bridge has no approval
 /// endpoint and never auto-approves (seed §5, SPEC D6), so it must be answered on the desktop.
-pub const DESKTOP_ASK_KIND: &str = "desktop";
+/// The wire names it, so an ask's sum type has it as a variant (`wire::AskBody::DesktopWait`).
+pub use crate::wire::DESKTOP_ASK_KIND;
 
 /// The pane state word of a task that needs attention with no wait open (a turn that ended
 /// otherwise than completed). The phone has no such state, so it is shown as the bridge's word.

@@ -67,7 +67,7 @@ pub(crate) fn layout(phone: &Phone, context: Context, help: HelpLines, area: Rec
             .map(move |piece| Line::from(Span::styled(piece, dim)))
     };
     // The demo's socket first, where it is seen without scrolling (docs/SCRIPTING.md).
-    for agent in &phone.agents.list {
+    for agent in &phone.agents().list {
         if let Some(socket) = &agent.demo_socket {
             lines.extend(said(&format!(
                 "Headless commands reach this demo's agent with --socket {socket}"

@@ -71,7 +71,7 @@ impl Phone {
         };
         self.overlay = None;
         let kind = AppendKind::ALL[chosen.min(last)].clone();
-        if let Some(view) = self.dsh.get_mut(&agent) {
+        if let Some(view) = self.model.dsh_view_mut(&agent) {
             view.prefs.entry(pane).or_default().kind = kind.clone();
         }
         self.show_toast(

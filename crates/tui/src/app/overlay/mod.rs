@@ -17,6 +17,7 @@ use crate::engine::IntentKind;
 use crate::model::arming::Arming;
 use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
+use crate::model::outcome::capitalized;
 use crate::wire::Ask;
 
 /// What happens once the person says yes (or types the prompt's answer).
@@ -265,7 +266,7 @@ impl Phone {
                 turn_id,
             } => {
                 let running = self
-                    .agents
+                    .agents()
                     .pane(agent, pane)
                     .and_then(|p| p.turn())
                     .is_some_and(|t| {
@@ -370,12 +371,4 @@ impl Phone {
             }
         }
     }
-}
-
-/// "turn 3" → "Turn 3", for the start of a sentence.
-fn capitalized(words: &str) -> String {
-    let mut chars = words.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
 }

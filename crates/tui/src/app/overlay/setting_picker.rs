@@ -14,7 +14,7 @@ use crate::wire::Setting;
 impl Phone {
     /// The pane's settings, as the last snapshot has them.
     pub(crate) fn pane_settings(&self, agent: &str, pane: &str) -> Vec<Setting> {
-        self.agents
+        self.agents()
             .pane(agent, pane)
             .map(|p| p.pane.settings.clone())
             .unwrap_or_default()

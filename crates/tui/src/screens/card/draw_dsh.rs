@@ -11,30 +11,28 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use crate::app::geometry;
 use crate::app::keymap::{Action, Hint};
 use crate::app::phone::Phone;
-use crate::engine::dsh::pane::DESKTOP_ASK_KIND;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::model::inbox::AskKey;
-use crate::wire::{Ask, AskKind};
+use crate::wire::{Ask, AskBody};
 
 /// True for an ask no phone can answer because it waits on the desktop.
 pub(crate) fn is_desktop_ask(ask: &Ask) -> bool {
-    ask.kind == AskKind::Unknown(DESKTOP_ASK_KIND.into())
+    matches!(ask.body(), AskBody::DesktopWait)
 }
 
 /// The footer's hints on a card of a desktop wait: no key answers it, so only back and help.
 pub(crate) fn hints(phone: &Phone, key: &AskKey) -> Option<&'static [Hint]> {
-    (phone.can(&key.agent).desktop_waits
-        && phone.cards.get(key).is_some_and(|c| is_desktop_ask(&c.ask)))
-    .then_some(&[
-        (Action::Back, "back", "back"),
-        (Action::Help, "help", "help"),
-    ])
+    (phone.can(&key.agent).desktop_waits && phone.card(key).is_some_and(|c| is_desktop_ask(&c.ask)))
+        .then_some(&[
+            (Action::Back, "back", "back"),
+            (Action::Help, "help", "help"),
+        ])
 }
 
 /// Draws the card when the ask waits on the desktop; false for any other ask.
 pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, key: &AskKey, theme: &Theme) -> bool {
-    let Some(card) = phone.cards.get(key) else {
+    let Some(card) = phone.card(key) else {
         return false;
     };
     if !is_desktop_ask(&card.ask) {

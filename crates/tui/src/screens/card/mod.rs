@@ -17,9 +17,11 @@ use crate::app::phone::Phone;
 use crate::app::{Command, typing};
 use crate::engine::IntentKind;
 use crate::model::arming::{Arming, Why};
+use crate::model::card_shape::CardShape;
 use crate::model::card_state::{CardState, CardStatus, FieldValue};
 use crate::model::inbox::AskKey;
-use crate::screens::room::Room;
+use crate::model::news::Heard;
+use crate::screens::room::{Heeded, Room};
 use crate::wire::{Answer, AskKind, Effect};
 
 /// A card on screen: which ask it shows. What was picked or typed on it lives in the phone
@@ -46,6 +48,18 @@ impl CardScreen {
 }
 
 impl Room for CardScreen {
+    /// The card goes once its ask was answered, here or elsewhere (SPEC A4, A7).
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::AnswerTaken { key } | Heard::AnsweredElsewhere { key, .. }
+                if *key == self.key =>
+            {
+                Heeded::Leave
+            }
+            _ => Heeded::Nothing,
+        }
+    }
+
     fn key_parts() -> &'static [Context] {
         &[keys::CHOOSING, keys::LINK, keys::TEXT, keys::TYPING]
     }
@@ -98,21 +112,20 @@ impl Room for CardScreen {
 /// link key only on a card with a link; a new line only in an answer of many lines; the field
 /// keys only on a form of more than one row; a retry only while an outcome is unknown.
 pub(crate) fn card_lists(phone: &Phone, key: &AskKey, action: Action) -> bool {
-    let Some(card) = phone.cards.get(key) else {
+    let Some(card) = phone.card(key) else {
         return true;
     };
     let options = card.offered(phone.agent_offer(&key.agent));
     let has = |effect: Effect| options.iter().any(|o| o.effect.as_ref() == Some(&effect));
+    let shape = CardShape::of(&card.ask);
     match action {
-        Action::AllowOnce => card.ask.kind == AskKind::Permission && has(Effect::Allow),
-        Action::Deny => card.ask.kind == AskKind::Permission && has(Effect::Deny),
-        Action::AllowAlways => card.ask.kind == AskKind::Permission && has(Effect::AllowAlways),
+        Action::AllowOnce => shape.letters && has(Effect::Allow),
+        Action::Deny => shape.letters && has(Effect::Deny),
+        Action::AllowAlways => shape.letters && has(Effect::AllowAlways),
         Action::Pick(n) => usize::from(n) <= options.len(),
-        Action::Up | Action::Down => !options.is_empty() || card.ask.kind == AskKind::Form,
-        Action::OpenLink => card.ask.choice.as_ref().is_some_and(|c| c.url.is_some()),
-        Action::Newline => {
-            card.ask.kind == AskKind::Text && card.ask.text.as_ref().is_some_and(|t| t.multiline)
-        }
+        Action::Up | Action::Down => !options.is_empty() || shape.fields,
+        Action::OpenLink => shape.link,
+        Action::Newline => shape.lines,
         // A retry acts only while an answer's outcome is unknown: listed only then.
         Action::NextField | Action::PrevField | Action::Retry => {
             card_footer_offers(phone, key, action)
@@ -126,7 +139,7 @@ pub(crate) fn card_lists(phone: &Phone, key: &AskKey, action: Action) -> bool {
 
 /// True when letters go into the card: a text or form card that may be answered now.
 pub(crate) fn card_takes_typing(phone: &Phone, key: &AskKey) -> bool {
-    let Some(card) = phone.cards.get(key) else {
+    let Some(card) = phone.card(key) else {
         return false;
     };
     card.takes_typing() && card_open_to_answer(phone, key)
@@ -141,7 +154,7 @@ pub(crate) fn card_answerable(phone: &Phone, key: &AskKey) -> bool {
 /// Why no answer can go to this card's agent now, in a sentence for the card's top: it
 /// cannot be reached, or it is not ready (None while it is). Typing still goes on.
 pub(crate) fn card_unreachable(phone: &Phone, key: &AskKey) -> Option<String> {
-    let agent = phone.agents.get(&key.agent)?;
+    let agent = phone.agents().get(&key.agent)?;
     if !crate::model::inbox::is_unreachable(agent) {
         return None;
     }
@@ -169,13 +182,13 @@ pub(crate) fn card_unreachable(phone: &Phone, key: &AskKey) -> Option<String> {
 
 /// True when the card itself takes an answer: open, not past its deadline, not answered.
 fn card_open_to_answer(phone: &Phone, key: &AskKey) -> bool {
-    let Some(card) = phone.cards.get(key) else {
+    let Some(card) = phone.card(key) else {
         return false;
     };
     card.closed.is_none()
         && card.expired_at(phone.now).is_none()
         && card.ask.is_answerable()
-        && CardStatus::allows_answer(CardStatus::of(&phone.intents, key).as_ref())
+        && CardStatus::allows_answer(CardStatus::of(phone.intents(), key).as_ref())
 }
 
 /// Whether the footer may hint `action` on the card shown now: answering only while the
@@ -186,19 +199,17 @@ pub(crate) fn card_footer_offers(phone: &Phone, key: &AskKey, action: Action) ->
         Action::Submit => card_answerable(phone, key),
         Action::Retry => {
             let live = phone
-                .cards
-                .get(key)
+                .card(key)
                 .is_some_and(|card| card.expired_at(phone.now).is_none())
                 && card_unreachable(phone, key).is_none();
-            live && CardStatus::of(&phone.intents, key)
+            live && CardStatus::of(phone.intents(), key)
                 .as_ref()
                 .and_then(CardStatus::retry_id)
                 .is_some()
         }
         // A text card has one field: there is no next one to go to.
         Action::NextField | Action::PrevField => phone
-            .cards
-            .get(key)
+            .card(key)
             .and_then(|card| card.form.as_ref())
             .is_some_and(|form| form.rows() > 1),
         _ => true,
@@ -214,9 +225,10 @@ pub(crate) fn card_allow_always(phone: &Phone, card: &CardState) -> Result<(), &
 pub(crate) fn card_context(phone: &Phone, key: &AskKey) -> Context {
     if card_takes_typing(phone, key) {
         // A text answer and a form have their own notes in the help: a form's kinds of field.
-        match phone.cards.get(key).map(|c| &c.ask.kind) {
-            Some(AskKind::Text) => keys::TEXT,
-            _ => keys::TYPING,
+        if phone.card(key).is_some_and(|c| CardShape::of(&c.ask).typed) {
+            keys::TEXT
+        } else {
+            keys::TYPING
         }
     } else if card_link(phone, key).is_some() {
         keys::LINK
@@ -228,15 +240,14 @@ pub(crate) fn card_context(phone: &Phone, key: &AskKey) -> Context {
 /// The link of a url card, if this card is one.
 pub(crate) fn card_link(phone: &Phone, key: &AskKey) -> Option<String> {
     phone
-        .cards
-        .get(key)
+        .card(key)
         .and_then(|c| c.ask.choice.as_ref())
         .and_then(|c| c.url.clone())
 }
 
 pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Vec<Command> {
     let key = key.clone();
-    let Some(card) = phone.cards.get(&key) else {
+    let Some(card) = phone.card(&key) else {
         return phone.back();
     };
     let answerable = card_answerable(phone, &key);
@@ -244,12 +255,13 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
     let offer = phone.agent_offer(&key.agent);
     let options: Vec<_> = card.offered(offer).into_iter().cloned().collect();
     let kind = card.ask.kind.clone();
+    let shape = CardShape::of(&card.ask);
     let expired = card.expired_at(phone.now);
     match action {
         Action::Back => phone.back(),
         // A text answer opens in the person's editor at any time: it comes back unsent.
-        Action::EditOutside => match phone.cards.get(&key) {
-            Some(card) if kind == AskKind::Text => {
+        Action::EditOutside => match phone.card(&key) {
+            Some(card) if shape.typed => {
                 let text = card.text.text();
                 vec![outside_editor::open(EditTarget::Answer(key), text)]
             }
@@ -290,7 +302,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
         // A retry sends an answer again: it waits out the reading time like any answer.
         Action::Retry if !armed => refuse_unread(phone, &key),
         Action::Retry => {
-            match CardStatus::of(&phone.intents, &key)
+            match CardStatus::of(phone.intents(), &key)
                 .as_ref()
                 .and_then(CardStatus::retry_id)
             {
@@ -319,9 +331,9 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
         }
         // Selecting never answers, so it works inside the reading time too; only after it
         // does a move count as having seen a change.
-        Action::Up | Action::Down if matches!(kind, AskKind::Permission | AskKind::Choice) => {
+        Action::Up | Action::Down if shape.options => {
             let last = options.len().saturating_sub(1);
-            let selected = phone.cards.get(&key).map_or(0, |c| c.selected);
+            let selected = phone.card(&key).map_or(0, |c| c.selected);
             let selected = if action == Action::Up {
                 selected.saturating_sub(1)
             } else {
@@ -330,11 +342,9 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             select_option(phone, &key, selected, armed);
             Vec::new()
         }
-        Action::Up | Action::Down | Action::PrevField | Action::NextField
-            if kind == AskKind::Form =>
-        {
+        Action::Up | Action::Down | Action::PrevField | Action::NextField if shape.fields => {
             let forward = matches!(action, Action::Down | Action::NextField);
-            if let Some(card) = phone.cards.get_mut(&key) {
+            if let Some(card) = phone.model.card_mut(&key) {
                 if armed {
                     card.acknowledge();
                 }
@@ -344,7 +354,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             }
             Vec::new()
         }
-        Action::AllowOnce | Action::Deny | Action::AllowAlways if kind == AskKind::Permission => {
+        Action::AllowOnce | Action::Deny | Action::AllowAlways if shape.letters => {
             let effect = match action {
                 Action::AllowOnce => Effect::Allow,
                 Action::Deny => Effect::Deny,
@@ -358,8 +368,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                 None => {
                     let why = match effect {
                         Effect::AllowAlways => phone
-                            .cards
-                            .get(&key)
+                            .card(&key)
                             .and_then(|c| card_allow_always(phone, c).err())
                             .unwrap_or("This card offers no allow always."),
                         _ => "This card has no such option.",
@@ -369,7 +378,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             }
             Vec::new()
         }
-        Action::Pick(n) if matches!(kind, AskKind::Permission | AskKind::Choice) => {
+        Action::Pick(n) if shape.options => {
             let index = usize::from(n).wrapping_sub(1);
             if index < options.len() {
                 select_option(phone, &key, index, armed);
@@ -380,12 +389,12 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
         }
         Action::Submit if !armed => refuse_unread(phone, &key),
         Action::Submit => {
-            if let Some(card) = phone.cards.get_mut(&key) {
+            if let Some(card) = phone.model.card_mut(&key) {
                 card.acknowledge();
             }
             match kind {
                 AskKind::Permission | AskKind::Choice => {
-                    let selected = phone.cards.get(&key).map_or(0, |c| c.selected);
+                    let selected = phone.card(&key).map_or(0, |c| c.selected);
                     match options.get(selected) {
                         Some(option) if option.effect == Some(Effect::AllowAlways) => {
                             ask_allow_always(phone, &key, option.id.clone());
@@ -396,7 +405,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                     }
                 }
                 AskKind::Text => {
-                    let Some(card) = phone.cards.get(&key) else {
+                    let Some(card) = phone.card(&key) else {
                         return Vec::new();
                     };
                     if card.text.is_empty() {
@@ -407,7 +416,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                     send_answer(phone, &key, answer)
                 }
                 AskKind::Form => {
-                    let Some(card) = phone.cards.get(&key) else {
+                    let Some(card) = phone.card(&key) else {
                         return Vec::new();
                     };
                     // Enter on one of the form's options (Decline) answers with it.
@@ -419,7 +428,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                         Ok(answer) => send_answer(phone, &key, answer),
                         Err((field, why)) => {
                             if let Some(form) =
-                                phone.cards.get_mut(&key).and_then(|c| c.form.as_mut())
+                                phone.model.card_mut(&key).and_then(|c| c.form.as_mut())
                             {
                                 form.focus = field;
                             }
@@ -432,9 +441,8 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             }
         }
         Action::Newline => {
-            if let Some(card) = phone.cards.get_mut(&key)
-                && card.ask.kind == AskKind::Text
-                && card.ask.text.as_ref().is_some_and(|t| t.multiline)
+            if shape.lines
+                && let Some(card) = phone.model.card_mut(&key)
             {
                 card.text.newline();
             } else {
@@ -468,7 +476,7 @@ fn select_option(phone: &mut Phone, key: &AskKey, index: usize, armed: bool) {
         .keymap
         .key_label(context, Action::Submit)
         .unwrap_or_else(|| "Enter".into());
-    let Some(card) = phone.cards.get_mut(key) else {
+    let Some(card) = phone.model.card_mut(key) else {
         return;
     };
     if armed {
@@ -486,7 +494,7 @@ fn select_option(phone: &mut Phone, key: &AskKey, index: usize, armed: bool) {
 /// expired (SPEC A13).
 fn refuse_expired(phone: &mut Phone, key: &AskKey) {
     let now = phone.now;
-    if let Some(card) = phone.cards.get_mut(key)
+    if let Some(card) = phone.model.card_mut(key)
         && let Some(at) = card.expired_at(now)
     {
         card.notice = Some(crate::model::card_state::expired_refusal(at));
@@ -496,7 +504,7 @@ fn refuse_expired(phone: &mut Phone, key: &AskKey) {
 /// A key that would answer inside the reading time: nothing is sent, now or later, and the
 /// card says why.
 fn refuse_unread(phone: &mut Phone, key: &AskKey) -> Vec<Command> {
-    if let Some(card) = phone.cards.get_mut(key) {
+    if let Some(card) = phone.model.card_mut(key) {
         card.refuse_unread();
     }
     Vec::new()
@@ -504,7 +512,7 @@ fn refuse_unread(phone: &mut Phone, key: &AskKey) -> Vec<Command> {
 
 /// Puts the allow-always question over the card, naming what it allows.
 fn ask_allow_always(phone: &mut Phone, key: &AskKey, option_id: String) {
-    let Some(card) = phone.cards.get(key) else {
+    let Some(card) = phone.card(key) else {
         return;
     };
     phone.overlay = Some(Overlay::AllowAlways(Box::new(AllowAlwaysQuestion {
@@ -570,8 +578,7 @@ pub(crate) fn allow_always_key(phone: &mut Phone, action: Option<Action>) -> Vec
 fn confirm_allow_always(phone: &mut Phone, question: &AllowAlwaysQuestion) -> Vec<Command> {
     let key = &question.key;
     if phone
-        .cards
-        .get(key)
+        .card(key)
         .is_some_and(|card| card.expired_at(phone.now).is_some())
     {
         refuse_expired(phone, key);
@@ -579,7 +586,7 @@ fn confirm_allow_always(phone: &mut Phone, question: &AllowAlwaysQuestion) -> Ve
     }
     let offer = phone.agent_offer(&key.agent);
     let still = card_answerable(phone, key)
-        && phone.cards.get(key).is_some_and(|card| {
+        && phone.card(key).is_some_and(|card| {
             card.ask == question.ask
                 && card
                     .offered(offer)
@@ -607,7 +614,7 @@ fn why_not_answerable(phone: &Phone, key: &AskKey) -> String {
     {
         return format!("Nothing was sent: {why}");
     }
-    match phone.cards.get(key) {
+    match phone.card(key) {
         Some(card) if card.expired_at(phone.now).is_some() => card
             .expired_at(phone.now)
             .map(crate::model::card_state::expired_refusal)
@@ -624,7 +631,7 @@ fn why_not_answerable(phone: &Phone, key: &AskKey) -> String {
                 )
             })
         }
-        _ => match CardStatus::of(&phone.intents, key) {
+        _ => match CardStatus::of(phone.intents(), key) {
             Some(status @ CardStatus::Unknown { .. }) => status.sentence(),
             Some(status) => status.sentence(),
             None => "This card cannot be answered now.".to_string(),
@@ -633,16 +640,23 @@ fn why_not_answerable(phone: &Phone, key: &AskKey) -> String {
 }
 
 fn set_card_notice(phone: &mut Phone, key: &AskKey, text: &str) {
-    if let Some(card) = phone.cards.get_mut(key) {
+    if let Some(card) = phone.model.card_mut(key) {
         card.notice = Some(text.to_string());
     }
 }
 
 /// Sends an answer to the revision on screen (SPEC A3).
 fn send_answer(phone: &mut Phone, key: &AskKey, answer: Answer) -> Vec<Command> {
-    let Some(card) = phone.cards.get_mut(key) else {
+    let Some(card) = phone.model.card_mut(key) else {
         return Vec::new();
     };
+    // The agent's own check (SPEC A15), run here so an answer it would refuse never leaves and
+    // the card keeps what the person typed.
+    if let Err(problem) = crate::wire::accepts(&card.ask, &answer) {
+        tracing::info!(ask = %key.ask_id, %problem, "the card holds an answer its ask does not take");
+        card.notice = Some(format!("Nothing was sent: {problem}."));
+        return Vec::new();
+    }
     card.notice = None;
     let kind = IntentKind::Answer {
         pane: key.pane.clone(),
@@ -656,11 +670,8 @@ fn send_answer(phone: &mut Phone, key: &AskKey, answer: Answer) -> Vec<Command> 
 
 pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) {
     let card_key = card_key.clone();
-    let armed = phone
-        .cards
-        .get(&card_key)
-        .is_some_and(|c| c.is_armed(phone.now));
-    let Some(card) = phone.cards.get_mut(&card_key) else {
+    let armed = phone.card(&card_key).is_some_and(|c| c.is_armed(phone.now));
+    let Some(card) = phone.model.card_mut(&card_key) else {
         return;
     };
     // Typing never answers; after the reading time it says a change was seen.
@@ -787,7 +798,7 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
 }
 
 pub(crate) fn card_paste(phone: &mut Phone, key: &AskKey, text: &str) {
-    let Some(card) = phone.cards.get_mut(key) else {
+    let Some(card) = phone.model.card_mut(key) else {
         return;
     };
     match card.ask.kind {

@@ -21,7 +21,8 @@ pub(crate) use crate::model::dsh_state::DshPurpose;
 use crate::model::dsh_state::{DshView, ModelChoice};
 use crate::model::editor::Editor;
 use crate::model::intents;
-use crate::screens::room::Room;
+use crate::model::news::Heard;
+use crate::screens::room::{Heeded, Room};
 
 /// One field of a form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,8 +258,8 @@ impl DshChoices {
 /// token may (`capabilities.workspaces.create`).
 pub(crate) fn dsh_new_rows(phone: &Phone, filter: &Filter) -> Vec<DshNewRow> {
     let mut rows = Vec::new();
-    for agent in &phone.agents.list {
-        let Some(view) = phone.dsh.get(&agent.name) else {
+    for agent in &phone.agents().list {
+        let Some(view) = phone.dsh_view(&agent.name) else {
             continue;
         };
         rows.push(DshNewRow {
@@ -282,7 +283,7 @@ pub(crate) fn dsh_new_rows(phone: &Phone, filter: &Filter) -> Vec<DshNewRow> {
 
 /// The options of a form, from the bridge's capabilities, workspaces and layout.
 pub(crate) fn dsh_choices(phone: &Phone, form: &DshFormScreen) -> DshChoices {
-    let Some(view) = phone.dsh.get(&form.agent) else {
+    let Some(view) = phone.dsh_view(&form.agent) else {
         return DshChoices::default();
     };
     let workspaces: Vec<(String, String, String, String)> = view
@@ -313,7 +314,7 @@ pub(crate) fn dsh_choices(phone: &Phone, form: &DshFormScreen) -> DshChoices {
 /// The sessions of a workspace no task follows: the panes of its "sessions" tab.
 fn dsh_sessions(phone: &Phone, agent: &str, workspace_id: &str) -> Vec<(String, String)> {
     phone
-        .agents
+        .agents()
         .get(agent)
         .map(|a| a.panes())
         .unwrap_or_default()
@@ -332,20 +333,30 @@ pub(crate) fn dsh_form_receipt<'a>(
 ) -> Option<&'a IntentRecord> {
     let sent = form.sent.as_ref()?;
     phone
-        .intents
+        .intents()
         .latest(|r| r.agent == form.agent && r.kind == *sent)
 }
 
 pub(crate) fn dsh_form_pending(phone: &Phone, form: &DshFormScreen) -> bool {
     form.sent.as_ref().is_some_and(|sent| {
         phone
-            .intents
+            .intents()
             .is_pending(|agent, kind| agent == form.agent && kind == sent)
     })
 }
 
 /// The form's state is boxed in the stack of screens (it is much larger than the others).
 impl Room for Box<DshFormScreen> {
+    /// The task this form started is here: the form gives way to it (SPEC A17). A bridge
+    /// intent's trouble shows in the form's receipt.
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::PaneReady { .. } => Heeded::Leave,
+            Heard::Trouble { kind, .. } if kind.is_dsh() => Heeded::ShownHere,
+            _ => Heeded::Nothing,
+        }
+    }
+
     fn key_parts() -> &'static [Context] {
         &[keys::FORM]
     }
@@ -436,7 +447,7 @@ impl DshFormScreen {
             phone.show_toast("Still sending…", false);
             return Vec::new();
         }
-        let built = match phone.dsh.get(&self.agent) {
+        let built = match phone.dsh_view(&self.agent) {
             Some(view) => build(self, view, &dsh_choices(phone, self)),
             None => Err(format!("{} is not a DSH bridge.", self.agent)),
         };

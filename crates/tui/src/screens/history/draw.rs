@@ -49,7 +49,7 @@ pub(crate) fn draw_list(
 ) {
     let area = frame.area();
     let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
-    let list = phone.history.conversations(&screen.agent);
+    let list = phone.history().conversations(&screen.agent);
     let state = match list {
         Some(l) if l.paging.loading => "reading…".to_string(),
         Some(l) if l.paging.next.is_some() => format!("{}+ conversations", l.rows.len()),
@@ -173,7 +173,7 @@ pub(crate) fn draw_conversation(
     let area = frame.area();
     let (heading, whole) = geometry::conversation(area.width, area.height);
     let (chat, bar) = screen.search.split(whole);
-    let list = phone.history.items(&screen.agent, &screen.conversation);
+    let list = phone.history().items(&screen.agent, &screen.conversation);
     let count = match list {
         Some(l) if l.paging.next.is_some() => format!("{}+ items", l.entries.len()),
         Some(l) => crate::out::count(l.entries.len(), "item", "items"),

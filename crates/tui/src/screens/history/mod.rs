@@ -16,8 +16,9 @@ use crate::look::chat::ChatStyle;
 use crate::look::chat_scroll::{ChatScroll, entry_key};
 use crate::look::chat_search::all_matches;
 use crate::model::history::{HistoryStore, LOAD_AHEAD};
+use crate::model::news::Heard;
 use crate::screens::pane::select::copy_text;
-use crate::screens::room::Room;
+use crate::screens::room::{Heeded, Room};
 use crate::screens::search::keys::SEARCH;
 use crate::screens::search::{LineKey, Place, Search, bring_into_view, copy};
 use crate::wire::ConversationSummary;
@@ -62,7 +63,7 @@ pub(crate) fn conversation_rows<'a>(
     filter: &Filter,
 ) -> Vec<&'a ConversationSummary> {
     phone
-        .history
+        .history()
         .conversations(agent)
         .map(|list| {
             list.rows
@@ -85,6 +86,14 @@ pub(crate) fn reopen(phone: &mut Phone, agent: &str, conversation: &str) -> Vec<
 }
 
 impl Room for HistoryScreen {
+    /// The pane this page started is here: the page gives way to it (SPEC A17).
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::PaneReady { .. } => Heeded::Leave,
+            _ => Heeded::Nothing,
+        }
+    }
+
     fn key_parts() -> &'static [Context] {
         &[keys::LIST]
     }
@@ -116,7 +125,7 @@ impl Room for HistoryScreen {
                 // Paging stays invisible: the next page comes before the end is reached.
                 let filtered_out = len
                     < phone
-                        .history
+                        .history()
                         .conversations(&agent)
                         .map_or(0, |l| l.rows.len());
                 let position = if filtered_out {
@@ -125,7 +134,8 @@ impl Room for HistoryScreen {
                     selected
                 };
                 phone
-                    .history
+                    .model
+                    .history_mut()
                     .more_conversations(&agent, position)
                     .map(Command::Engine)
                     .into_iter()
@@ -141,7 +151,8 @@ impl Room for HistoryScreen {
                     title,
                 });
                 phone
-                    .history
+                    .model
+                    .history_mut()
                     .open_items(&agent, &conversation)
                     .map(Command::Engine)
                     .into_iter()
@@ -159,7 +170,8 @@ impl Room for HistoryScreen {
         let (len, height) = (self.len(phone), phone.list_height(self.filter.is_active()));
         self.cursor.wheel(down, len, height);
         phone
-            .history
+            .model
+            .history_mut()
             .more_conversations(&self.agent, self.cursor.selected)
             .map(Command::Engine)
             .into_iter()
@@ -188,6 +200,14 @@ impl HistoryScreen {
 }
 
 impl Room for ConversationScreen {
+    /// The pane this page started is here: the page gives way to it (SPEC A17).
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::PaneReady { .. } => Heeded::Leave,
+            _ => Heeded::Nothing,
+        }
+    }
+
     fn key_parts() -> &'static [Context] {
         &[keys::CONVERSATION, SEARCH]
     }
@@ -274,7 +294,7 @@ impl Room for ConversationScreen {
         }
         action != Action::ToggleThinking
             || phone
-                .history
+                .history()
                 .items(&self.agent, &self.conversation)
                 .is_some_and(|list| {
                     list.entries.iter().any(|e| {
@@ -297,7 +317,7 @@ impl ConversationScreen {
     /// The conversation's screen, at its top when its first page is already here.
     pub(crate) fn open(phone: &Phone, agent: String, conversation: String, title: String) -> Self {
         let loaded = phone
-            .history
+            .history()
             .items(&agent, &conversation)
             .is_some_and(|l| !l.entries.is_empty());
         let mut screen = ConversationScreen {
@@ -310,7 +330,7 @@ impl ConversationScreen {
             search: Search::default(),
         };
         if let Some(list) = phone
-            .history
+            .history()
             .items(&agent, &conversation)
             .filter(|_| loaded)
         {
@@ -329,7 +349,7 @@ impl ConversationScreen {
     /// Counts the matches again and moves to one (`Search::choose`); the view follows it.
     fn search_moved(&mut self, phone: &Phone, step: Option<bool>) {
         let chat = self.chat_area(phone.size.0, phone.size.1);
-        let Some(list) = phone.history.items(&self.agent, &self.conversation) else {
+        let Some(list) = phone.history().items(&self.agent, &self.conversation) else {
             self.search.choose(&[], step);
             return;
         };
@@ -371,7 +391,7 @@ impl ConversationScreen {
     /// `y`: the item of the current match while matches are lit, else every item read so far,
     /// through the terminal (OSC 52, written by the runner).
     fn copy(&self, phone: &mut Phone) -> Vec<Command> {
-        let Some(list) = phone.history.items(&self.agent, &self.conversation) else {
+        let Some(list) = phone.history().items(&self.agent, &self.conversation) else {
             phone.show_toast("Nothing is read yet to copy.", false);
             return Vec::new();
         };
@@ -401,7 +421,7 @@ impl ConversationScreen {
     /// gets there (SPEC W5).
     fn scroll(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
         let chat = self.chat_area(phone.size.0, phone.size.1);
-        let Some(list) = phone.history.items(&self.agent, &self.conversation) else {
+        let Some(list) = phone.history().items(&self.agent, &self.conversation) else {
             return Vec::new();
         };
         let style = ChatStyle {
@@ -423,7 +443,8 @@ impl ConversationScreen {
         );
         if self.scroll.is_following() || action == Action::Bottom {
             return phone
-                .history
+                .model
+                .history_mut()
                 .more_items(&self.agent, &self.conversation)
                 .map(Command::Engine)
                 .into_iter()
@@ -441,7 +462,7 @@ impl ConversationScreen {
         if self.agent != agent || self.conversation != *conversation {
             return;
         }
-        let Some(list) = phone.history.items(agent, conversation) else {
+        let Some(list) = phone.history().items(agent, conversation) else {
             return;
         };
         if self.scroll.is_following() && !list.entries.is_empty() {
@@ -463,7 +484,8 @@ impl ConversationScreen {
     /// first item (history reads oldest first).
     pub(crate) fn place(&mut self, phone: &Phone) {
         if !self.placed
-            && let Some(list) = HistoryStore::items(&phone.history, &self.agent, &self.conversation)
+            && let Some(list) =
+                HistoryStore::items(phone.history(), &self.agent, &self.conversation)
             && !list.entries.is_empty()
         {
             self.scroll.jump_to_top(&list.entries);
@@ -509,7 +531,7 @@ mod tests {
                 )
             })
             .collect();
-        harness.phone.history.apply(
+        harness.phone.model.history_mut().apply(
             "demo",
             HistoryPage::Items {
                 conversation: "c-1".into(),

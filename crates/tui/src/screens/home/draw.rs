@@ -59,7 +59,7 @@ const STATE_MIN: usize = 8;
 
 pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, theme: &Theme) {
     let (width, height) = (frame.area().width, frame.area().height);
-    let parts = geometry::home(width, height, app.agents.list.len());
+    let parts = geometry::home(width, height, app.agents().list.len());
     let agents = super::home_agents(app, &screen.filter);
     let heading = if screen.filter.is_active() {
         format!(
@@ -81,7 +81,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
     let fresh_width = if narrow { 11 } else { 16 };
     // The name column fits the longest name, as long as the state keeps a few columns.
     let name_width = app
-        .agents
+        .agents()
         .list
         .iter()
         .map(|a| wrap::width(&crate::screens::home::draw_dsh::name(app, a)))
@@ -92,14 +92,14 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
     let state_room = row_width.saturating_sub(name_width + 6 + fresh_width);
     let selected_agent = agents
         .get(screen.agents.selected.min(agents.len().saturating_sub(1)))
-        .and_then(|i| app.agents.list.get(*i));
+        .and_then(|i| app.agents().list.get(*i));
     for (row, index) in agents
         .iter()
         .skip(screen.agents.offset)
         .take(usize::from(parts.agents.height))
         .enumerate()
     {
-        let agent = &app.agents.list[*index];
+        let agent = &app.agents().list[*index];
         let is_selected = !screen.in_inbox && screen.agents.offset + row == screen.agents.selected;
         let fresh = if narrow {
             agent.synced.map_or_else(
@@ -264,7 +264,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
     let width = usize::from(parts.inbox.width);
     // Columns as wide as their widest entry (display width). On a narrow terminal the agent
     // goes when there is only one, and the kind goes (the card names it).
-    let one_agent = app.agents.list.len() <= 1;
+    let one_agent = app.agents().list.len() <= 1;
     let agent_width = if narrow && one_agent {
         0
     } else {
@@ -389,7 +389,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
             .saturating_sub(screen.inbox.offset + usize::from(parts.inbox.height)),
         theme,
     );
-    if rows.is_empty() && !app.agents.list.iter().any(|a| a.status.is_ready()) {
+    if rows.is_empty() && !app.agents().list.iter().any(|a| a.status.is_ready()) {
         put(
             frame,
             parts.inbox,

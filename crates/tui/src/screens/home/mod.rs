@@ -26,7 +26,7 @@ pub struct HomeScreen {
 /// Indices of the agents the filter lets through.
 pub(crate) fn home_agents(phone: &Phone, filter: &Filter) -> Vec<usize> {
     phone
-        .agents
+        .agents()
         .list
         .iter()
         .enumerate()
@@ -37,7 +37,7 @@ pub(crate) fn home_agents(phone: &Phone, filter: &Filter) -> Vec<usize> {
 
 /// The inbox rows the filter lets through, oldest first (SPEC A2).
 pub(crate) fn home_inbox<'a>(phone: &'a Phone, filter: &Filter) -> Vec<InboxRow<'a>> {
-    let mut rows = inbox::rows(&phone.agents);
+    let mut rows = inbox::rows(phone.agents());
     // Asks on an agent the phone cannot reach come after those it can answer, set apart.
     rows.sort_by_key(|row| inbox::is_unreachable(row.agent));
     rows.into_iter()
@@ -54,7 +54,7 @@ pub(crate) fn home_inbox<'a>(phone: &'a Phone, filter: &Filter) -> Vec<InboxRow<
 }
 
 fn home_heights(phone: &Phone) -> (usize, usize) {
-    let parts = geometry::home(phone.size.0, phone.size.1, phone.agents.list.len());
+    let parts = geometry::home(phone.size.0, phone.size.1, phone.agents().list.len());
     (
         usize::from(parts.agents.height),
         usize::from(parts.inbox.height),
@@ -64,7 +64,7 @@ fn home_heights(phone: &Phone) -> (usize, usize) {
 /// Opens the history of an agent and reads its first page.
 pub(crate) fn open_history(phone: &mut Phone, agent: &str) -> Vec<Command> {
     let has_history = phone
-        .agents
+        .agents()
         .get(agent)
         .is_some_and(|a| a.has_cap(crate::wire::caps::HISTORY));
     if !has_history {
@@ -78,7 +78,8 @@ pub(crate) fn open_history(phone: &mut Phone, agent: &str) -> Vec<Command> {
         agent: agent.to_string(),
     });
     phone
-        .history
+        .model
+        .history_mut()
         .open_conversations(agent)
         .map(Command::Engine)
         .into_iter()
@@ -148,7 +149,7 @@ impl Room for HomeScreen {
                         None => phone.show_toast("Nothing needs your answer.", false),
                     }
                 } else if let Some(index) = agents.get(self.agents.selected) {
-                    let name = phone.agents.list[*index].name.clone();
+                    let name = phone.agents().list[*index].name.clone();
                     phone.open(Goto::Layout { agent: name });
                 }
                 Vec::new()
@@ -174,7 +175,7 @@ impl Room for HomeScreen {
                 } else {
                     agents
                         .get(self.agents.selected)
-                        .map(|i| phone.agents.list[*i].name.clone())
+                        .map(|i| phone.agents().list[*i].name.clone())
                 };
                 match agent {
                     Some(agent) => open_history(phone, &agent),
@@ -186,7 +187,7 @@ impl Room for HomeScreen {
     }
 
     fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
-        let parts = geometry::home(phone.size.0, phone.size.1, phone.agents.list.len());
+        let parts = geometry::home(phone.size.0, phone.size.1, phone.agents().list.len());
         let filter = self.filter.clone();
         let agents = home_agents(phone, &filter).len();
         let asks = home_inbox(phone, &filter).len();
@@ -251,7 +252,7 @@ impl Room for HomeScreen {
 
     fn follow(&mut self, phone: &Phone) {
         let (agents, inbox) = self.row_keys(phone);
-        let parts = geometry::home(phone.size.0, phone.size.1, phone.agents.list.len());
+        let parts = geometry::home(phone.size.0, phone.size.1, phone.agents().list.len());
         self.agents
             .follow(&agents, usize::from(parts.agents.height));
         self.inbox.follow(&inbox, usize::from(parts.inbox.height));
@@ -271,7 +272,7 @@ impl Room for HomeScreen {
 impl HomeScreen {
     /// What each row of the agents and of the inbox shows, as a key that stays with the row.
     fn row_keys(&self, phone: &Phone) -> (Vec<String>, Vec<String>) {
-        let agents = phone.agents.list.iter().map(|a| a.name.clone()).collect();
+        let agents = phone.agents().list.iter().map(|a| a.name.clone()).collect();
         let inbox = home_inbox(phone, &self.filter)
             .iter()
             .map(|row| {

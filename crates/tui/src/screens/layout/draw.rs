@@ -37,7 +37,7 @@ pub(crate) fn turn_words(state: &TurnState) -> &str {
 pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &LayoutScreen, theme: &Theme) {
     let area = frame.area();
     let parts = geometry::listing(area.width, area.height, screen.filter.is_active());
-    let agent = phone.agents.get(&screen.agent);
+    let agent = phone.agents().get(&screen.agent);
     let status = agent.map(|a| a.status.sentence()).unwrap_or_default();
     let narrow = geometry::is_narrow(area.width);
     put(

@@ -55,13 +55,13 @@ impl TreeRow<'_> {
 }
 
 pub(crate) fn agent_can(phone: &Phone, agent: &str, cap: &str) -> bool {
-    phone.agents.get(agent).is_some_and(|a| a.has_cap(cap))
+    phone.agents().get(agent).is_some_and(|a| a.has_cap(cap))
 }
 
 impl LayoutScreen {
     /// The rows of an agent's tree; with a filter, the matching panes and what holds them.
     pub(crate) fn rows<'a>(&self, phone: &'a Phone) -> Vec<TreeRow<'a>> {
-        let Some(agent) = phone.agents.get(&self.agent) else {
+        let Some(agent) = phone.agents().get(&self.agent) else {
             return Vec::new();
         };
         let Some(snapshot) = &agent.snapshot else {

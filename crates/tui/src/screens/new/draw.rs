@@ -19,7 +19,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &NewScreen, the
         parts.heading,
         0,
         Line::from(Span::styled(
-            match (phone.dsh.is_empty(), narrow) {
+            match (!phone.has_bridges(), narrow) {
                 (true, false) => "New — run a starter; its pane opens when it is ready",
                 (false, false) => {
                     "New — run a starter or start a DSH task; its pane opens when ready"

@@ -135,8 +135,7 @@ fn allow_always(
     );
     let key = &question.key;
     let pane = phone
-        .cards
-        .get(key)
+        .card(key)
         .map_or_else(|| key.pane.clone(), |c| c.pane_title.clone());
     let (tool, arguments) = question
         .ask

@@ -55,7 +55,7 @@ pub(crate) fn offered(
         return Vec::new();
     };
     phone
-        .agents
+        .agents()
         .pane(agent, pane)
         .map(|p| {
             matching(&p.pane.commands, typed)

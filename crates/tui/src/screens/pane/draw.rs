@@ -16,7 +16,7 @@ use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::model::agents::Link;
 use crate::model::outbox::{Outgoing, Step};
-use crate::model::{intents, words::intent_words};
+use crate::model::{intents, outcome};
 use crate::screens::layout::draw::{state_word, turn_words};
 use crate::screens::pane::{belt_slots, byte_count};
 use crate::screens::{PaneFocus, PaneScreen};
@@ -30,7 +30,7 @@ const PLACE_AT_LEAST: usize = 16;
 
 pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &PaneScreen, theme: &Theme) {
     let parts = screen.parts(phone);
-    let Some(pane) = phone.agents.pane(&screen.agent, &screen.pane) else {
+    let Some(pane) = phone.agents().pane(&screen.agent, &screen.pane) else {
         put(
             frame,
             parts.heading,
@@ -44,7 +44,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &PaneScreen, th
         return;
     };
     let link = phone
-        .agents
+        .agents()
         .get(&screen.agent)
         .map_or(Link::Up, |a| a.link());
     // What the pane shows is only as new as the last poll that went through: while the agent
@@ -278,7 +278,7 @@ fn draw_outbox(
     if area.height == 0 {
         return;
     }
-    let lines: Vec<&Outgoing> = phone.outbox.lines(&screen.agent, &screen.pane).collect();
+    let lines: Vec<&Outgoing> = phone.outbox().lines(&screen.agent, &screen.pane).collect();
     let room = usize::from(area.height);
     // When they do not all fit, the first ones show (the held one is first) and the last row
     // says how many more wait.
@@ -341,9 +341,9 @@ fn outbox_line(
     if more_lines > 0 {
         first.push_str(&format!(" (+{more_lines} lines)"));
     }
-    let record = outgoing.request_id().and_then(|id| phone.intents.get(id));
+    let record = outgoing.request_id().and_then(|id| phone.intents().get(id));
     let (words, style) = match (&outgoing.step, record) {
-        (Step::Queued, _) => ("waits for the one above".to_string(), theme.dim),
+        (Step::Queued, _) => (outcome::IntentOutcome::HeldBehind.short(), theme.dim),
         (Step::Submitted, _) => ("sending…".to_string(), theme.dim),
         (_, None) => ("sending…".to_string(), theme.dim),
         (_, Some(record)) => {
@@ -353,7 +353,7 @@ fn outbox_line(
                 IntentState::Unknown { .. } | IntentState::MaybeApplied => theme.warn,
                 _ => theme.danger,
             };
-            (intent_words(record), style)
+            (outcome::short(record), style)
         }
     };
     // A send that never left waits for its agent and goes by itself (docs/ENGINE.md): the line
@@ -361,10 +361,7 @@ fn outbox_line(
     let waits = outgoing.waits_for_agent()
         && record.is_some_and(|r| matches!(r.state, IntentState::NotSent { .. }));
     let (words, style) = if waits {
-        (
-            "waits for the agent, goes by itself".to_string(),
-            theme.warn,
-        )
+        (outcome::IntentOutcome::HeldForAgent.short(), theme.warn)
     } else {
         (words, style)
     };
@@ -683,13 +680,13 @@ fn draw_status(
     };
     let mut spans: Vec<Span<'static>> = Vec::new();
     if let Some(verb) = phone
-        .intents
+        .intents()
         .pane_pending(&screen.agent, &screen.pane)
         .filter(|verb| *verb != "send")
     {
         spans.push(Span::styled(format!("{verb}: sending…"), theme.dim));
     } else if let Some(record) = phone
-        .intents
+        .intents()
         .latest(|r| {
             r.agent == screen.agent
                 && intents::pane_of(&r.kind) == Some(screen.pane.as_str())
@@ -697,7 +694,7 @@ fn draw_status(
                 && !matches!(r.kind, IntentKind::Send { .. })
         })
         // A receipt fades; what needs the person stays until replaced (SPEC Q6).
-        .filter(|r| phone.intents.shows(r, phone.now))
+        .filter(|r| phone.intents().shows(r, phone.now))
     {
         let verb = match &record.kind {
             IntentKind::Abort { turn_id, .. } => {
@@ -707,7 +704,7 @@ fn draw_status(
                 setting_id, value, ..
             } => {
                 let settings = phone
-                    .agents
+                    .agents()
                     .pane(&screen.agent, &screen.pane)
                     .map(|p| p.pane.settings.clone())
                     .unwrap_or_default();
@@ -722,7 +719,7 @@ fn draw_status(
                 "button {}",
                 crate::app::names::button_name(
                     phone
-                        .agents
+                        .agents()
                         .pane(&screen.agent, &screen.pane)
                         .map_or(&[][..], |p| &p.pane.belt[..]),
                     button_id
@@ -739,7 +736,7 @@ fn draw_status(
             _ => theme.danger,
         };
         spans.push(Span::styled(
-            format!("{verb}: {}", intent_words(record)),
+            format!("{verb}: {}", outcome::short(record)),
             style,
         ));
         if intents::is_retryable(record) {
@@ -769,7 +766,7 @@ fn draw_status(
 impl crate::ui::Drawn for PaneScreen {
     fn place(&self, phone: &Phone) -> String {
         let title = phone
-            .agents
+            .agents()
             .pane(&self.agent, &self.pane)
             .map_or_else(|| self.pane.clone(), |p| p.pane.title.clone());
         format!("{} › {title}", self.agent)

@@ -113,10 +113,10 @@ pub(crate) fn info_line(
     // Why the last action was refused or may not have arrived, in the bridge's words: the
     // status line below has room only for its code.
     if phone
-        .intents
+        .intents()
         .pane_pending(&screen.agent, &screen.pane)
         .is_none()
-        && let Some(record) = phone.intents.latest_for_pane(&screen.agent, &screen.pane)
+        && let Some(record) = phone.intents().latest_for_pane(&screen.agent, &screen.pane)
         && let (_, Some(detail)) = dsh_intent_parts(record)
         && !healed_since(phone, &screen.agent, record)
     {
@@ -221,7 +221,7 @@ fn healed_since(phone: &Phone, agent: &str, record: &IntentRecord) -> bool {
     if !matches!(record.state, IntentState::NotSent { .. }) {
         return false;
     }
-    let synced = phone.agents.get(agent).and_then(|a| a.synced);
+    let synced = phone.agents().get(agent).and_then(|a| a.synced);
     let created = crate::wire::time::parse(&record.created_at);
     matches!((synced, created), (Some(synced), Some(created)) if synced > created)
 }
@@ -272,7 +272,7 @@ pub(crate) fn draw_status(
         crate::screens::pane::keys::CHAT
     };
     let mut spans: Vec<Span<'static>> = Vec::new();
-    if let Some(verb) = phone.intents.pane_pending(&screen.agent, &screen.pane) {
+    if let Some(verb) = phone.intents().pane_pending(&screen.agent, &screen.pane) {
         spans.push(Span::styled(format!("{verb}: sending…"), theme.dim));
     } else if let Some(record) = latest_for_task(phone, &screen.agent, &screen.pane) {
         spans.extend(receipt_spans(
@@ -298,7 +298,7 @@ pub(crate) fn draw_status(
 /// The preset this phone asked for when it created the task, if it did.
 fn asked_preset(phone: &Phone, agent: &str, pane: &str) -> Option<String> {
     phone
-        .intents
+        .intents()
         .latest(|r| {
             r.agent == agent
                 && matches!(
@@ -317,7 +317,7 @@ fn asked_preset(phone: &Phone, agent: &str, pane: &str) -> Option<String> {
 
 /// The newest action on this task, its create included (whose reply named the task).
 fn latest_for_task<'a>(phone: &'a Phone, agent: &str, pane: &str) -> Option<&'a IntentRecord> {
-    phone.intents.latest(|r| {
+    phone.intents().latest(|r| {
         r.agent == agent
             && (intents::pane_of(&r.kind) == Some(pane)
                 || matches!(

@@ -16,7 +16,7 @@ use crate::ui::popup::boxed_to_fit;
 pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, picker: &SettingPicker, theme: &Theme) {
     let area = frame.area();
     let settings = phone
-        .agents
+        .agents()
         .pane(&picker.agent, &picker.pane)
         .map(|p| p.pane.settings.clone())
         .unwrap_or_default();

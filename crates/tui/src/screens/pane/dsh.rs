@@ -32,8 +32,7 @@ pub(crate) fn pane_action(
                 return Some(Vec::new());
             }
             let current = phone
-                .dsh
-                .get(agent)
+                .dsh_view(agent)
                 .map(|v| v.prefs(pane).kind)
                 .unwrap_or(AppendKind::Instruction);
             let selected = AppendKind::ALL
@@ -52,7 +51,7 @@ pub(crate) fn pane_action(
                 phone.show_toast(why, false);
                 return Some(Vec::new());
             }
-            let Some(view) = phone.dsh.get_mut(agent) else {
+            let Some(view) = phone.model.dsh_view_mut(agent) else {
                 return Some(Vec::new());
             };
             let prefs = view.prefs.entry(pane.to_string()).or_default();
@@ -79,7 +78,7 @@ fn ask_cancel(phone: &mut Phone, agent: &str, pane: &str) -> Vec<Command> {
         phone.show_toast(why, false);
         return Vec::new();
     }
-    let task = phone.dsh.get(agent).and_then(|v| v.task(pane));
+    let task = phone.dsh_view(agent).and_then(|v| v.task(pane));
     let Some(task) = task else {
         phone.show_toast("This task is not open on the bridge any more.", false);
         return Vec::new();
@@ -139,13 +138,12 @@ impl PaneScreen {
             );
             return Vec::new();
         }
-        if phone.agents.pane(agent, pane).is_none() {
+        if phone.agents().pane(agent, pane).is_none() {
             phone.show_toast("This task is gone; the words stay here.", true);
             return Vec::new();
         }
         let prefs = phone
-            .dsh
-            .get(agent)
+            .dsh_view(agent)
             .map(|v| v.prefs(pane))
             .unwrap_or_default();
         self.dispatch_send(

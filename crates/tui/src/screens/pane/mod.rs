@@ -29,7 +29,8 @@ use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
-use crate::screens::room::Room;
+use crate::model::news::Heard;
+use crate::screens::room::{Heeded, Room};
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
 
@@ -76,13 +77,13 @@ impl PaneScreen {
         let input_lines = phone
             .draft(&self.agent, &self.pane)
             .map_or(1, |d| d.rows(width).0.len());
-        let shown = phone.agents.pane(&self.agent, &self.pane);
+        let shown = phone.agents().pane(&self.agent, &self.pane);
         let has_asks = shown.as_ref().is_some_and(|p| !p.asks().is_empty());
         // The line under the heading: the agent's settings, its usage, or both.
         let has_settings = shown
             .as_ref()
             .is_some_and(|p| !p.pane.settings.is_empty() || p.pane.usage.is_some());
-        let outbox_lines = phone.outbox.len(&self.agent, &self.pane)
+        let outbox_lines = phone.outbox().len(&self.agent, &self.pane)
             + usize::from(phone.came_back(&self.agent, &self.pane).is_some());
         geometry::pane(
             phone.size.0,
@@ -241,14 +242,15 @@ pub(crate) fn scroll(scroll: &mut ChatScroll, action: Action, view: ChatView<'_>
 /// before what is typed there; the receipt stays in the journal as it was.
 fn take_back(phone: &mut Phone, agent: &str, pane_id: &str) -> Vec<Command> {
     let held: Vec<String> = phone
-        .outbox
+        .outbox()
         .lines(agent, pane_id)
         .filter_map(|o| o.request_id())
         .filter(|id| phone.send_is_held(id))
         .map(str::to_string)
         .collect();
     let Some(taken) = phone
-        .outbox
+        .model
+        .outbox_mut()
         .take_back(agent, pane_id, |id| held.iter().any(|h| h == id))
     else {
         phone.show_toast(
@@ -259,7 +261,7 @@ fn take_back(phone: &mut Phone, agent: &str, pane_id: &str) -> Vec<Command> {
     };
     let unknown = held
         .first()
-        .and_then(|id| phone.intents.get(id))
+        .and_then(|id| phone.intents().get(id))
         .is_some_and(|r| {
             matches!(
                 r.state,
@@ -282,7 +284,7 @@ fn take_back(phone: &mut Phone, agent: &str, pane_id: &str) -> Vec<Command> {
 /// Asks first, naming the turn that will stop (SPEC A16).
 fn ask_abort(phone: &mut Phone, agent: &str, pane_id: &str) -> Vec<Command> {
     let running = phone
-        .agents
+        .agents()
         .pane(agent, pane_id)
         .and_then(|p| p.turn())
         .filter(|t| t.state == TurnState::Running)
@@ -297,7 +299,7 @@ fn ask_abort(phone: &mut Phone, agent: &str, pane_id: &str) -> Vec<Command> {
     phone.toast = None;
     // Words the agent holds behind this turn are dropped by the stop: the question says
     // so, and they come back to the box once the stop is taken.
-    let waiting = phone.outbox.waiting_behind(agent, pane_id, &turn_id);
+    let waiting = phone.outbox().waiting_behind(agent, pane_id, &turn_id);
     let short = |words: &str| {
         let first = words.lines().next().unwrap_or_default();
         crate::look::wrap::truncate(first, 40)
@@ -335,7 +337,7 @@ fn ask_abort(phone: &mut Phone, agent: &str, pane_id: &str) -> Vec<Command> {
 
 fn press_belt(phone: &mut Phone, agent: &str, pane_id: &str, n: usize) -> Vec<Command> {
     let button = phone
-        .agents
+        .agents()
         .pane(agent, pane_id)
         .and_then(|p| p.pane.belt.get(n.wrapping_sub(1)).map(|b| b.id.clone()));
     match button {
@@ -375,7 +377,7 @@ impl PaneScreen {
             );
             return Vec::new();
         }
-        let Some(pane) = phone.agents.pane(agent, pane_id) else {
+        let Some(pane) = phone.agents().pane(agent, pane_id) else {
             phone.show_toast("This pane is gone; the words stay here.", true);
             return Vec::new();
         };
@@ -394,11 +396,10 @@ impl PaneScreen {
     /// a new message and never rides along; they leave for the agent when the sends before
     /// them were taken. The chat shows its newest item: what was just sent goes there.
     fn dispatch_send(&mut self, phone: &mut Phone, kind: IntentKind) -> Vec<Command> {
-        phone
-            .drafts
-            .remove(&(self.agent.clone(), self.pane.clone()));
+        // The words are the outbox's now (SPEC A16).
+        phone.model.clear_draft(&self.agent, &self.pane);
         self.scroll.jump_to_bottom();
-        match phone.outbox.push(&self.agent, &self.pane, kind) {
+        match phone.model.outbox_mut().push(&self.agent, &self.pane, kind) {
             crate::model::outbox::Next::Submit { agent, kind } => phone.submit(&agent, kind),
             crate::model::outbox::Next::Wait => Vec::new(),
         }
@@ -408,7 +409,7 @@ impl PaneScreen {
     /// it changes what the person sees.
     fn thinking_on_screen(&self, phone: &Phone) -> bool {
         let Some(log) = phone
-            .agents
+            .agents()
             .pane(&self.agent, &self.pane)
             .and_then(|p| p.log)
         else {
@@ -487,7 +488,7 @@ impl PaneScreen {
                 Vec::new()
             }
             Action::Newline => {
-                phone.draft_mut(&agent, &pane_id).newline();
+                phone.model.draft_mut(&agent, &pane_id).newline();
                 Vec::new()
             }
             Action::EditOutside => {
@@ -512,17 +513,17 @@ impl PaneScreen {
             Action::Retry => {
                 // The held send first: it holds the ones typed after it.
                 let held = phone
-                    .outbox
+                    .outbox()
                     .held(&agent, &pane_id, |id| {
                         phone
-                            .intents
+                            .intents()
                             .get(id)
                             .is_some_and(crate::model::intents::is_retryable)
                     })
                     .map(str::to_string);
                 let retry = held.or_else(|| {
                     phone
-                        .intents
+                        .intents()
                         .latest_for_pane(&agent, &pane_id)
                         .filter(|r| crate::model::intents::is_retryable(r))
                         .map(|r| r.request_id.clone())
@@ -550,7 +551,7 @@ impl PaneScreen {
                     return Vec::new();
                 }
                 let title = phone
-                    .agents
+                    .agents()
                     .pane(&agent, &pane_id)
                     .map_or_else(|| pane_id.clone(), |p| p.pane.title.clone());
                 phone.overlay = Some(Overlay::confirm(
@@ -567,7 +568,7 @@ impl PaneScreen {
             }
             Action::OpenAsk => {
                 let first = phone
-                    .agents
+                    .agents()
                     .pane(&agent, &pane_id)
                     .and_then(|p| p.asks().first().map(|a| a.id.clone()));
                 match first {
@@ -589,11 +590,12 @@ impl PaneScreen {
         let chat = self.chat_area(phone);
         let (width, height) = (chat.width, chat.height);
         let Phone {
-            agents,
+            model,
             theme,
             chat_layout,
             ..
         } = phone;
+        let agents = model.agents();
         let screen = self;
         let Some(log) = agents
             .get(&screen.agent)
@@ -623,6 +625,18 @@ impl PaneScreen {
 }
 
 impl Room for PaneScreen {
+    /// The pane goes once the bridge closed its task; an intent's trouble shows on its
+    /// status line.
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::PaneGone { agent, pane } if *agent == self.agent && *pane == self.pane => {
+                Heeded::Leave
+            }
+            Heard::Trouble { .. } => Heeded::ShownHere,
+            _ => Heeded::Nothing,
+        }
+    }
+
     /// The chat's help names the box's keys a newcomer would not find from the chat: the
     /// person's editor and the box's own help (docs/KEYS.md, "The person's editor"), by the
     /// keys the keymap gives them, so `[keys]` changes the words too.
@@ -699,7 +713,7 @@ impl Room for PaneScreen {
                 Action::Complete => {
                     let offered = commands::offered(phone, &self.agent, &self.pane, list);
                     if let Some(command) = offered.get(list.selected.min(count - 1)) {
-                        *phone.draft_mut(&self.agent, &self.pane) =
+                        *phone.model.draft_mut(&self.agent, &self.pane) =
                             Editor::from_text(&format!("/{} ", command.name));
                     }
                     list.selected = 0;
@@ -724,7 +738,7 @@ impl Room for PaneScreen {
             self.search_typed(phone, key);
         } else {
             let width = geometry::input_text_width(phone.size.0);
-            let draft = phone.draft_mut(&self.agent, &self.pane);
+            let draft = phone.model.draft_mut(&self.agent, &self.pane);
             typing::edit(draft, key, typing::Shape::Rows(width));
             // The list narrows from its top; it opens again once the box starts afresh.
             self.commands.selected = 0;
@@ -740,7 +754,7 @@ impl Room for PaneScreen {
         } else {
             self.set_focus(PaneFocus::Input);
             let piece = phone.paste_continues;
-            let draft = phone.draft_mut(&self.agent, &self.pane);
+            let draft = phone.model.draft_mut(&self.agent, &self.pane);
             if piece {
                 typing::paste_piece(draft, text, true);
             } else {
@@ -762,7 +776,7 @@ impl Room for PaneScreen {
             return self.pane_action(phone, Action::Settings);
         } else if geometry::contains(parts.belt, column, row) {
             let belt = phone
-                .agents
+                .agents()
                 .pane(&agent, &pane_id)
                 .map(|p| p.pane.belt.clone())
                 .unwrap_or_default();
@@ -800,7 +814,7 @@ impl Room for PaneScreen {
             Action::Settings => {
                 can.settings
                     && phone
-                        .agents
+                        .agents()
                         .pane(&self.agent, &self.pane)
                         .is_some_and(|p| !p.pane.settings.is_empty())
             }
@@ -809,7 +823,7 @@ impl Room for PaneScreen {
     }
 
     fn offers(&self, phone: &Phone, action: Action) -> bool {
-        let pane = phone.agents.pane(&self.agent, &self.pane);
+        let pane = phone.agents().pane(&self.agent, &self.pane);
         let can = phone.can(&self.agent);
         match action {
             Action::OpenAsk => pane.is_some_and(|p| !p.asks().is_empty()),
@@ -827,18 +841,18 @@ impl Room for PaneScreen {
             // it back, and retrying one the person must decide on (one that waits for its agent
             // goes by itself).
             Action::TakeBack => phone
-                .outbox
+                .outbox()
                 .held(&self.agent, &self.pane, |id| phone.send_is_held(id))
                 .is_some(),
             Action::Retry => phone
-                .outbox
+                .outbox()
                 .lines(&self.agent, &self.pane)
                 .filter(|o| !o.waits_for_agent())
                 .filter_map(|o| o.request_id())
                 .any(|id| {
                     phone.send_is_held(id)
                         && phone
-                            .intents
+                            .intents()
                             .get(id)
                             .is_some_and(crate::model::intents::is_retryable)
                 }),

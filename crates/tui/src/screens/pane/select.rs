@@ -112,11 +112,12 @@ impl PaneScreen {
     pub(crate) fn select_item(&mut self, phone: &Phone, action: Action) -> Vec<Command> {
         let at = self.chat_at(phone);
         let Phone {
-            agents,
+            model,
             theme,
             chat_layout,
             ..
         } = phone;
+        let agents = model.agents();
         let Some(log) = agents.get(&at.agent).and_then(|a| a.panes.get(&at.pane)) else {
             return Vec::new();
         };
@@ -187,7 +188,7 @@ impl PaneScreen {
         );
         let key = screen.selected.as_deref().ok_or_else(|| none.clone())?;
         phone
-            .agents
+            .agents()
             .get(&at.agent)
             .and_then(|a| a.panes.get(&at.pane))
             .and_then(|log| log.entries.iter().find(|e| entry_key(e) == key))
@@ -292,11 +293,12 @@ impl PaneScreen {
     fn search_moved(&mut self, phone: &Phone, step: Option<bool>) {
         let at = self.chat_at(phone);
         let Phone {
-            agents,
+            model,
             theme,
             chat_layout,
             ..
         } = phone;
+        let agents = model.agents();
         let screen = self;
         let Some(log) = agents.get(&at.agent).and_then(|a| a.panes.get(&at.pane)) else {
             screen.search.count = (0, 0);
