@@ -15,6 +15,7 @@ mod retry;
 mod send;
 mod start;
 mod watch;
+mod watch_notify;
 
 pub(crate) use args::quoted;
 

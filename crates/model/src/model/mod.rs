@@ -20,3 +20,4 @@ pub mod news;
 pub mod outbox;
 pub mod outcome;
 pub mod phone_model;
+pub mod rings;

@@ -175,6 +175,8 @@ pub(crate) enum Action {
     PrevMatch,
     /// Take the mouse, or leave it to the terminal (its own selection).
     Mouse,
+    /// The rings: mute them for a while, and switch how each event rings.
+    Rings,
     /// A pane: switch its agent's mode and options.
     Settings,
     /// A pane's box: complete the command lit in the list of the agent's commands.
@@ -237,6 +239,7 @@ impl Action {
             Self::NextMatch => "next-match",
             Self::PrevMatch => "previous-match",
             Self::Mouse => "mouse",
+            Self::Rings => "rings",
             Self::Redraw => "redraw",
             Self::Settings => "settings",
             Self::Complete => "complete",
@@ -297,6 +300,7 @@ impl Action {
             Self::NextMatch => "Next match",
             Self::PrevMatch => "Previous match",
             Self::Mouse => "Mouse on or off (off: the terminal's own selection works)",
+            Self::Rings => "Rings: mute, and how each event rings",
             Self::Settings => "Switch the agent's mode and options",
             Self::Complete => "Complete the lit command",
             Self::Redraw => "Redraw the whole screen",
@@ -356,6 +360,7 @@ impl Action {
             Self::NextMatch,
             Self::PrevMatch,
             Self::Mouse,
+            Self::Rings,
             Self::Settings,
             Self::Complete,
             Self::Redraw,
@@ -644,6 +649,7 @@ pub(crate) fn common() -> Vec<(Chord, Action)> {
         (Chord::plain(KeyCode::Left), Action::Back),
         (Chord::ch('h'), Action::Back),
         (Chord::ch('M'), Action::Mouse),
+        (Chord::ch('Z'), Action::Rings),
     ]
 }
 

@@ -5,15 +5,15 @@
 
 mod chrome;
 pub mod frame;
+mod ringing;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use time::OffsetDateTime;
 
 use crate::app::keymap::{Action, Context};
-use crate::app::notify::Announcement;
 use crate::app::overlay::{self, Overlay};
 use crate::app::phone::{Goto, Phone, Step};
-use crate::app::{AppSetup, Command, Message, geometry, keymap, notify, typing};
+use crate::app::{AppSetup, Command, Message, geometry, keymap, typing};
 use crate::engine::{AgentChange, FromEngine, IntentRecord, ToEngine};
 use crate::model::arming::{Arming, Why};
 use crate::model::inbox;
@@ -75,6 +75,11 @@ impl App {
         if let Some(view) = self.phone.model.agent_mut(agent) {
             view.through_ssh = Some(host.to_string());
         }
+    }
+
+    /// How a shell reaches `agent` in the rings' answer command lines (`--socket PATH`).
+    pub fn answers_with(&mut self, agent: &str, flags: String) {
+        self.phone.ringer.rings.dial_with(agent, flags);
     }
 
     /// The agent `collie-phone demo` runs listens on `socket`: Home and the help say it.
@@ -259,6 +264,7 @@ impl App {
             }
             Message::Focus(focused) => {
                 self.focused = focused;
+                self.phone.ringer.focus = Some(focused);
                 self.watching_change()
             }
             Message::Engine(update) => {
@@ -270,7 +276,9 @@ impl App {
                 self.set_now(now);
                 self.phone.model.outbox_mut().tick(now);
                 self.phone.bring_back_waited(now);
-                self.watching_change()
+                let mut commands = self.watching_change();
+                commands.extend(self.ring_tick());
+                commands
             }
             Message::Exported { path, result } => {
                 let (text, trouble) = self.phone.export_words(&path, result);
@@ -289,6 +297,10 @@ impl App {
             }
             Message::ClipboardChecked { keeps, text } => {
                 crate::screens::search::clipboard_checked(&mut self.phone, keeps, &text);
+                Vec::new()
+            }
+            Message::Pushed { failure } => {
+                self.pushed(failure);
                 Vec::new()
             }
             Message::Demo { agent, news } => {
@@ -578,6 +590,7 @@ impl App {
             return (true, Vec::new());
         }
         self.last_key = Some(self.phone.now);
+        self.phone.ringer.last_key = self.phone.now;
         let mut commands = self.watching_change();
         let context = self.context();
         let action = self.phone.keymap.action(context, &key);
@@ -643,6 +656,10 @@ impl App {
                     Vec::new()
                 }
                 Some(Action::Mouse) => self.phone.toggle_mouse(context),
+                Some(Action::Rings) => {
+                    self.phone.overlay = Some(Overlay::Rings { selected: 0 });
+                    Vec::new()
+                }
                 // Esc clears a kept filter before it leaves the screen.
                 Some(Action::Back) if self.nav.top().filter().is_some_and(|f| f.is_active()) => {
                     let room = self.nav.top_mut().room_mut();
@@ -878,8 +895,6 @@ impl App {
                 let Some(view) = self.phone.model.agent_mut(&agent) else {
                     return Vec::new();
                 };
-                // Asks already open when the phone first hears of an agent ring no bell.
-                let primed = view.synced.is_some();
                 let synced = matches!(change, crate::engine::AgentChange::Synced(_));
                 let was_unreachable = inbox::is_unreachable(view);
                 view.apply(change);
@@ -921,16 +936,7 @@ impl App {
                 if nothing_new {
                     return commands;
                 }
-                let new_asks = self.phone.model.note_new_asks(&agent);
-                if primed {
-                    match notify::announce(self.phone.notify, &agent, &new_asks) {
-                        Some(Announcement::Bell) => commands.push(Command::Bell),
-                        Some(Announcement::Desktop(notice)) => {
-                            commands.push(Command::Notify(notice))
-                        }
-                        None => {}
-                    }
-                }
+                commands.extend(self.ring_heard(&agent));
                 self.refresh_cards();
                 self.open_awaited_pane();
                 commands
