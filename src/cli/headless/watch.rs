@@ -43,8 +43,8 @@ the screen, with one JSON object on its stdin (docs/CONFIG.md, \"Rings\").";
 pub(crate) struct WatchArgs {
     #[command(flatten)]
     pub(crate) common: ScriptArgs,
-    /// Ring as the phone does for a person away from it: run the config's [notify] command
-    /// for each new ask, ask about to expire and whatever else [notify] sets to ring.
+    /// Ring as the phone does for a person away from it: run the config's `[notify]` command
+    /// for each new ask, ask about to expire and whatever else `[notify]` sets to ring.
     #[arg(long)]
     pub(crate) notify: bool,
 }
