@@ -18,6 +18,7 @@ pub mod phone;
 pub(crate) mod pretty_json;
 pub mod settings;
 pub(crate) mod toast;
+pub(crate) mod triage;
 pub(crate) mod typing;
 pub(crate) mod wire_log;
 

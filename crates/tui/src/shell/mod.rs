@@ -643,6 +643,13 @@ impl App {
                     self.phone.open(Goto::Inspector);
                     Vec::new()
                 }
+                // The same key on every screen, so it is the router's (docs/KEYS.md, "The
+                // ask that needs you first").
+                Some(Action::NextAsk) => {
+                    let on_screen = self.card_on_top();
+                    self.phone.open_next_ask(on_screen.as_ref());
+                    Vec::new()
+                }
                 Some(Action::Mouse) => self.phone.toggle_mouse(context),
                 // Esc clears a kept filter before it leaves the screen.
                 Some(Action::Back) if self.nav.top().filter().is_some_and(|f| f.is_active()) => {
@@ -1186,6 +1193,7 @@ fn acts_on_agent(context: Context, action: Option<Action>) -> bool {
             | Action::FocusInput
             | Action::OpenAsk
             | Action::JumpExpiring
+            | Action::NextAsk
             | Action::History
             | Action::NewPage
             | Action::Wire
