@@ -12,6 +12,7 @@ mod link;
 mod out;
 mod receipt;
 mod retry;
+mod say;
 mod send;
 mod start;
 mod watch;

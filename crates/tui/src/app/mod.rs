@@ -19,6 +19,7 @@ pub(crate) mod pretty_json;
 pub mod ringer;
 pub mod settings;
 pub(crate) mod toast;
+pub(crate) mod triage;
 pub(crate) mod typing;
 pub(crate) mod wire_log;
 

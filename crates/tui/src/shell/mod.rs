@@ -655,6 +655,13 @@ impl App {
                     self.phone.open(Goto::Inspector);
                     Vec::new()
                 }
+                // The same key on every screen, so it is the router's (docs/KEYS.md, "The
+                // ask that needs you first").
+                Some(Action::NextAsk) => {
+                    let on_screen = self.card_on_top();
+                    self.phone.open_next_ask(on_screen.as_ref());
+                    Vec::new()
+                }
                 Some(Action::Mouse) => self.phone.toggle_mouse(context),
                 Some(Action::Rings) => {
                     self.phone.overlay = Some(Overlay::Rings { selected: 0 });
@@ -1103,6 +1110,7 @@ fn acts_on_agent(context: Context, action: Option<Action>) -> bool {
             | Action::FocusInput
             | Action::OpenAsk
             | Action::JumpExpiring
+            | Action::NextAsk
             | Action::History
             | Action::NewPage
             | Action::Wire
