@@ -120,6 +120,26 @@ async fn a18_ctrl_n_walks_three_agents_asks_soonest_deadline_first_and_counts_th
             s.matches("publish_docs").count() >= 3
         })
         .await;
+    // Each agent plays at its own speed: the walk starts once every one of them has an ask
+    // with a deadline still ahead, so none is missing from it for having asked late.
+    let every_agent_dated = |phone: &TestPhone| {
+        let app = phone.tui.app();
+        let rows = inbox::rows(app.agents());
+        names.iter().all(|name| {
+            rows.iter().any(|row| {
+                row.key().agent == *name
+                    && row.expires_at.is_some()
+                    && !inbox::is_expired(row.ask, app.now())
+            })
+        })
+    };
+    for _ in 0..100 {
+        if every_agent_dated(&phone) {
+            break;
+        }
+        phone.run_for(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(every_agent_dated(&phone), "{}", phone.screen());
     // Home lists them soonest first and says why the first is first.
     assert!(
         phone.screen().contains("· first: expires in "),
