@@ -21,6 +21,8 @@ mod driver;
 mod session_rules;
 mod shapes;
 mod turn_rules;
+mod v2_rules;
+mod v2_shapes;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -135,6 +137,9 @@ pub struct AcpOptions {
     /// The mode the turns' session is switched to first (`--mode`), e.g. one that asks
     /// before it acts, so the turns show permission requests.
     pub mode: Option<String>,
+    /// The ACP version the check asks for and judges by: 1, or the draft 2 (SPEC P says
+    /// what each rule asks in v2's terms).
+    pub protocol: u16,
     /// Where the agent's stderr goes; `None` puts it in the check's private scratch folder
     /// (0700, a random name), where it stays for the person to read once the check is done.
     pub log: Option<PathBuf>,
@@ -294,6 +299,10 @@ async fn check(
 ) -> Result<(Rulings, u16), Unstartable> {
     let mut rulings = Rulings::default();
     let start = |label| driver::Driver::start(label, &options.command, workspace, Arc::clone(&log));
+    if options.protocol == 2 {
+        let version = v2_rules::check(start, workspace, &options.prompts, &mut rulings).await;
+        return Ok((rulings, version));
+    }
     let mut first = start("the first process").map_err(Unstartable)?;
     let (setup, version) = session_rules::open(&mut first, workspace, &mut rulings).await;
     let mut turned = None;
@@ -448,6 +457,7 @@ done
             workspace: None,
             prompts: vec!["hello".into()],
             mode: None,
+            protocol: 1,
             log: None,
         })
         .expect("it starts");

@@ -373,6 +373,10 @@ impl Turn {
     }
 
     fn state(&self, state_of: &str, stop: Option<&str>) {
+        if state_of == "running" && self.options.breaks("P12") {
+            // SPEC P12 broken on purpose in v2's terms: the turn never says it runs.
+            return;
+        }
         tell_state(&self.cx, &self.session, state_of, stop);
     }
 
@@ -412,10 +416,11 @@ impl Turn {
                 "_failed"
             }
         };
-        let stop = if self.stopped() && !self.options.breaks("P14") {
-            "cancelled"
-        } else {
-            stop
+        let stop = match (self.stopped(), self.options.breaks("P14")) {
+            // SPEC P14 broken on purpose: a cancelled turn ends as if it had run its course.
+            (true, true) => "end_turn",
+            (true, false) => "cancelled",
+            (false, _) => stop,
         };
         self.state("idle", Some(stop));
         Ok(())
@@ -423,9 +428,7 @@ impl Turn {
 
     /// The turn, up to its stop reason.
     async fn run(&self) -> Result<&'static str, Error> {
-        if !self.options.breaks("P12") {
-            self.state("running", None);
-        }
+        self.state("running", None);
         self.update(json!({"sessionUpdate": "user_message", "messageId": self.user, "content": [{"type": "text", "text": self.words}]}));
         let plan = format!("{}-plan", self.user);
         let step = |status: &str| json!({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": plan, "entries": [{"content": "Run the tests", "priority": "high", "status": status}]}});
