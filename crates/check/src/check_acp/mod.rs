@@ -115,6 +115,31 @@ pub(crate) const RULES: &[(&str, Tier, &str)] = &[
     ),
 ];
 
+/// The rules whose words differ in ACP v2 (`--protocol 2`): v2 has no `session/load` nor
+/// `session/set_mode`, and a turn ends with an idle `state_update`, not the prompt's answer.
+const V2_TITLES: &[(&str, &str)] = &[
+    (
+        "P6",
+        "session/resume of an unknown session fails with -32002",
+    ),
+    (
+        "P7",
+        "a resumed session replays its conversation (replayFrom) before session/resume answers",
+    ),
+    (
+        "P9",
+        "session/set_config_option takes the values offered and refuses others",
+    ),
+    (
+        "P12",
+        "a turn is acknowledged with a messageId, runs, and goes idle with a stop reason; its updates belong to its session and are well formed",
+    ),
+    (
+        "P14",
+        "session/cancel ends a running turn idle with stopReason cancelled within 5 s",
+    ),
+];
+
 /// Why a rule past a sign-in did not run.
 pub(crate) const SIGN_IN_FIRST: &str = "not run: sign in first (session/new answered auth_required, -32000); run the agent once in a terminal to sign in, then check again";
 
@@ -154,6 +179,8 @@ pub struct Unstartable(pub String);
 #[derive(Default)]
 pub(crate) struct Rulings {
     rules: Vec<(&'static str, Ruling)>,
+    /// The rules were asked in ACP v2's terms, and are titled so.
+    v2: bool,
 }
 
 #[derive(Default)]
@@ -214,6 +241,10 @@ impl Rulings {
         RULES
             .iter()
             .map(|(id, _, title)| {
+                let title = V2_TITLES
+                    .iter()
+                    .find(|(rule, _)| self.v2 && rule == id)
+                    .map_or(*title, |(_, v2)| *v2);
                 let ruling = std::mem::take(self.ruling(id));
                 let verdict = if !ruling.faults.is_empty() {
                     Verdict::Fail(ruling.faults.join("; "))
@@ -235,7 +266,7 @@ impl Rulings {
                         }
                         what
                     }
-                    _ => (*title).to_string(),
+                    _ => title.to_string(),
                 };
                 Finding {
                     rule: id,
@@ -300,6 +331,7 @@ async fn check(
     let mut rulings = Rulings::default();
     let start = |label| driver::Driver::start(label, &options.command, workspace, Arc::clone(&log));
     if options.protocol == 2 {
+        rulings.v2 = true;
         let version = v2_rules::check(start, workspace, &options.prompts, &mut rulings).await;
         return Ok((rulings, version));
     }

@@ -526,11 +526,22 @@ struct Turn {
     idle: Option<Option<String>>,
     /// A `running` state came before that idle.
     running: bool,
+    /// The code of the failure an idle `error` carried.
+    error_code: Option<i64>,
 }
 
 /// The index just past the turn's idle, scanning from `from`: the first idle after a
 /// `running`, or the first idle with a stopReason.
 fn turn_end(driver: &Driver, from: usize, session: &str) -> Option<(usize, Option<String>, bool)> {
+    turn_end_with(driver, from, session).map(|(end, stop, running, _)| (end, stop, running))
+}
+
+/// [`turn_end`], with the code of the failure an idle `error` carries.
+fn turn_end_with(
+    driver: &Driver,
+    from: usize,
+    session: &str,
+) -> Option<(usize, Option<String>, bool, Option<i64>)> {
     let mut running = false;
     for (at, seen) in driver.log.iter().enumerate().skip(from) {
         let Some(update) = update_of(&seen.message, session) else {
@@ -544,7 +555,8 @@ fn turn_end(driver: &Driver, from: usize, session: &str) -> Option<(usize, Optio
                     .and_then(Value::as_str)
                     .map(str::to_string);
                 if running || stop.is_some() {
-                    return Some((at + 1, stop, running));
+                    let code = update.pointer("/error/code").and_then(Value::as_i64);
+                    return Some((at + 1, stop, running, code));
                 }
             }
             _ => {}
@@ -565,16 +577,18 @@ async fn play(driver: &mut Driver, session: &str, text: &str, within: Duration) 
         ack: answer.outcome,
         idle: None,
         running: false,
+        error_code: None,
     };
     if !matches!(turn.ack, Outcome::Result(_)) {
         return turn;
     }
     let deadline = Instant::now() + within;
     loop {
-        if let Some((end, stop, running)) = turn_end(driver, mark, session) {
+        if let Some((end, stop, running, code)) = turn_end_with(driver, mark, session) {
             turn.end = end;
             turn.idle = Some(stop);
             turn.running = running;
+            turn.error_code = code;
             return turn;
         }
         if !driver.alive() || Instant::now() >= deadline {
@@ -639,12 +653,22 @@ async fn turns(
             Permissions::Reject
         };
         let turn = play(driver, &session, text, TURN).await;
-        if turn.ack.code() == Some(-32000) {
+        // A sign-in is wanted before the prompt is taken (an error answer) or after (v2: the
+        // turn, the prompt inserted, goes idle `error` with auth_required, as Claude Code's
+        // adapter does).
+        let signed_out = if turn.ack.code() == Some(-32000) {
+            Some("session/prompt answered auth_required, -32000")
+        } else if turn.idle == Some(Some("error".into())) && turn.error_code == Some(-32000) {
+            Some("the turn went idle with stopReason error and auth_required, -32000")
+        } else {
+            None
+        };
+        if let Some(how) = signed_out {
             sign_in_wanted(setup, "session/prompt", rulings);
             for rule in TURN_RULES {
                 rulings.not_run(
                     rule,
-                    "not run: sign in first (session/prompt answered auth_required, -32000); run the agent once in a terminal to sign in, then check again",
+                    format!("not run: sign in first ({how}); run the agent once in a terminal to sign in, then check again"),
                 );
             }
             return None;

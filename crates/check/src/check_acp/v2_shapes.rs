@@ -33,12 +33,15 @@ const TOOL_STATUSES: &[&str] = &["pending", "in_progress", "completed", "failed"
 const PLAN_PRIORITIES: &[&str] = &["high", "medium", "low"];
 const PLAN_STATUSES: &[&str] = &["pending", "in_progress", "completed"];
 const OPTION_KINDS: &[&str] = &["allow_once", "allow_always", "reject_once", "reject_always"];
+/// The schema's `StopReason` has `error` (with the failure as a JSON-RPC error object) beside
+/// the five acp-tck's ACP-STATE-203 lists; the schema is the reference where they differ.
 pub(crate) const STOP_REASONS: &[&str] = &[
     "end_turn",
     "max_tokens",
     "max_turn_requests",
     "refusal",
     "cancelled",
+    "error",
 ];
 /// The message updates of v2, each of which carries the `messageId` of its message.
 const MESSAGE_KINDS: &[&str] = &[
@@ -351,6 +354,50 @@ mod tests {
         assert_eq!(update(&params(idle)), Ok("state_update".into()));
         assert!(defined("_paused", STOP_REASONS));
         assert!(!defined("aborted", STOP_REASONS));
+    }
+
+    /// What the real adapters answer ACP v2 with no sign-in (`tests/fixtures/acp/real/`,
+    /// README there): both `initialize` answers read as v2's; Claude Code's adapter opens a
+    /// session, takes the prompt and ends its turn idle `error` with the -32000 of a sign-in.
+    #[test]
+    fn the_real_adapters_v2_answers_read_as_v2() {
+        for (capture, methods) in [
+            (
+                include_str!(
+                    "../../../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-v2-signed-out.jsonl"
+                ),
+                vec!["claude-ai-login", "console-login"],
+            ),
+            (
+                include_str!(
+                    "../../../../tests/fixtures/acp/real/codex-acp-2.6.0-v2-signed-out.jsonl"
+                ),
+                vec!["api-key", "chat-gpt", "chat-gpt-device-code"],
+            ),
+        ] {
+            let lines: Vec<Value> = capture
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("a JSON line"))
+                .collect();
+            let init = &lines[0]["result"];
+            assert_eq!(init["protocolVersion"], 2);
+            assert!(initialize(init).is_ok(), "{:?}", initialize(init));
+            assert!(offers_sessions(init));
+            assert_eq!(auth_methods(init), methods);
+            for line in lines.iter().filter(|l| l["method"] == "session/update") {
+                assert!(update(&line["params"]).is_ok(), "{line}");
+            }
+        }
+        let claude = include_str!(
+            "../../../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-v2-signed-out.jsonl"
+        );
+        let idle = claude
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+            .find(|l| l.pointer("/params/update/state") == Some(&json!("idle")))
+            .expect("the turn's idle");
+        assert_eq!(idle["params"]["update"]["stopReason"], "error");
+        assert_eq!(idle["params"]["update"]["error"]["code"], -32000);
     }
 
     #[test]
