@@ -204,10 +204,8 @@ pub(crate) fn update(params: &Value) -> Result<String, String> {
             .is_some_and(|s| !s.trim().is_empty())
     };
     match kind.as_str() {
-        kind if MESSAGE_KINDS.contains(&kind) => {
-            if !non_empty(update.get("messageId")) {
-                return Err(format!("a {kind} update with an empty messageId"));
-            }
+        kind if MESSAGE_KINDS.contains(&kind) && !non_empty(update.get("messageId")) => {
+            return Err(format!("a {kind} update with an empty messageId"));
         }
         "tool_call_update" => {
             if !non_empty(update.get("toolCallId")) {
