@@ -34,6 +34,8 @@
 //! session's history as `("setting", "mode=plan,speed=careful,compact=on")`, so tests judge what
 //! it received.
 
+mod v2;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,7 +81,7 @@ pub struct ScriptedOptions {
     /// catch each; ids of [`BREAKS`].
     pub breaks: Vec<String>,
     /// Speak ACP v1 alone (`--protocol 1`), as agents before v2 do; otherwise a client that
-    /// asks for v2 or more gets its v2 side (`acp_scripted_v2`).
+    /// asks for v2 or more gets its v2 side (`acp_scripted::v2`).
     pub v1_only: bool,
 }
 
@@ -684,14 +686,10 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
         (true, true) => agent.connect_to(version_three()).await?,
         (true, false) => agent.connect_to(Stdio::new()).await?,
         (false, broken) => {
-            let router =
-                Agent
-                    .protocol_router()
-                    .with_v1(agent)
-                    .with_v2(super::acp_scripted_v2::agent(
-                        options.clone(),
-                        Arc::clone(&state),
-                    ));
+            let router = Agent
+                .protocol_router()
+                .with_v1(agent)
+                .with_v2(v2::agent(options.clone(), Arc::clone(&state)));
             if broken {
                 router.connect_to(version_three()).await?;
             } else {
@@ -1573,7 +1571,7 @@ pub(super) mod sessions {
             .resume(resume.then(SessionResumeCapabilities::new))
     }
 
-    pub(in crate::rigs) fn list(
+    pub(super) fn list(
         state: &Shared,
         options: &ScriptedOptions,
         request: ListSessionsRequest,

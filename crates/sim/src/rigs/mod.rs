@@ -8,7 +8,6 @@
 //! `acp_scripted` is our own ACP agent, a real process for the ACP host's demo and tests.
 
 pub mod acp_scripted;
-mod acp_scripted_v2;
 #[cfg(test)]
 mod agent_tests;
 pub mod chaos;

@@ -1,5 +1,5 @@
 //! The scripted ACP agent's v2 side: what it answers a client that asks for ACP v2 (the draft
-//! of the schema's `v2` module, the crate's `unstable_protocol_v2`). `acp_scripted` routes a
+//! of the schema's `v2` module, the crate's `unstable_protocol_v2`). the scripted agent routes a
 //! client's `initialize` here when it asks for 2 or more, and to its v1 side otherwise; with
 //! `--protocol 1` it speaks v1 alone.
 //!
@@ -15,7 +15,7 @@
 //!
 //! Each turn thinks nothing and plans one step, says a sentence, asks to run the tests, runs
 //! them or not as answered, and ends; `/ask` asks a question (`elicitation/create`) instead;
-//! `slow` streams for long, to be cancelled. The `--break` ids of `acp_scripted::BREAKS` are
+//! `slow` streams for long, to be cancelled. The `--break` ids of `BREAKS` are
 //! kept here as in v1, in v2's terms where v2 differs (`P9` and `P2` on the option's values,
 //! `P12` an idle with no `running` before it, `P13` a permission with an empty title).
 
@@ -29,9 +29,7 @@ use agent_client_protocol::{Agent, Client, ConnectTo, Error, ErrorCode};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::acp_scripted::{
-    Remembered, SPEEDS, ScriptedOptions, Shared, recall, remember, sessions,
-};
+use super::{Remembered, SPEEDS, ScriptedOptions, Shared, recall, remember, sessions};
 
 /// A v2 message of ours, built from its wire shape and read back through the schema's type,
 /// so what it sends is what the schema says.
