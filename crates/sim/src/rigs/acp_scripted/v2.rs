@@ -137,8 +137,10 @@ pub(super) fn agent(options: ScriptedOptions, state: Shared) -> impl ConnectTo<C
                     };
                     state.next += 1;
                     let id = format!("scripted-v2-{}-{}", std::process::id(), state.next);
-                    let mut fresh = Remembered::default();
-                    fresh.cwd = request.cwd.into_inner();
+                    let fresh = Remembered {
+                        cwd: request.cwd.into_inner(),
+                        ..Remembered::default()
+                    };
                     state.sessions.insert(id.clone(), fresh);
                     id
                 };
