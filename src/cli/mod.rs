@@ -11,6 +11,7 @@ pub(crate) mod headless;
 mod logging;
 pub(crate) mod phone_cmd;
 pub(crate) mod replay_cmd;
+pub(crate) mod rings;
 pub mod rule_book;
 pub(crate) mod scripted_cmd;
 mod shell_cmd;

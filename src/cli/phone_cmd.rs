@@ -130,6 +130,10 @@ pub(crate) async fn open_phone_mixed(
         .iter()
         .map(|a| (a.name.clone(), a.endpoint.is_tls()))
         .collect();
+    let dials: Vec<(String, String)> = agents
+        .iter()
+        .map(|a| (a.name.clone(), super::rings::answer_dial(a)))
+        .collect();
     let through_ssh: Vec<(String, String)> = agents
         .iter()
         .filter_map(|a| Some((a.name.clone(), a.endpoint.through_ssh()?.to_string())))
@@ -153,6 +157,9 @@ pub(crate) async fn open_phone_mixed(
     });
     for (agent, host) in &through_ssh {
         app.reached_through_ssh(agent, host);
+    }
+    for (agent, flags) in dials {
+        app.answers_with(&agent, flags);
     }
     if crate::tui::osc::tmux_clipboard_now() == Some(true) {
         app.tmux_keeps_the_clipboard();

@@ -535,6 +535,8 @@ fn announced(style: NotifyStyle) -> Vec<Command> {
         AgentChange::Hello(decoded::<Hello>(&world.hello(false))),
     );
     agent_change(&mut app, AgentChange::Status(AgentStatus::Ready));
+    // The person is away: the terminal lost focus (a watched phone rings quietly).
+    app.update(Message::Focus(false));
     // Asks open before the first snapshot ring nothing.
     let first = agent_change(&mut app, snapshot_of(&world));
     assert!(

@@ -2501,6 +2501,8 @@ fn a5_a6_decided_on_the_agent_shows_on_card_and_in_chat() {
 fn bell_rings_for_a_new_ask_only() {
     let mut world = demo_world();
     let mut app = app_on(&world, false, (80, 24));
+    // The person is away: the terminal lost focus (a watched phone rings quietly).
+    app.update(Message::Focus(false));
     let pane = pane_id(&world, "Inbox screen");
     world.open_ask(&pane, "call-new", permission(), NOW);
     let snapshot = decoded::<Snapshot>(&world.snapshot());

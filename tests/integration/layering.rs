@@ -988,7 +988,6 @@ fn only_the_news_writes_what_the_agents_said() {
         "dsh_view_or_new",
         "forget_card",
         "carry_closed_task_chats",
-        "note_new_asks",
     ];
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/tui/src");
     let mut files = Vec::new();

@@ -248,6 +248,89 @@ fn a15_an_answer_the_agent_would_refuse_never_leaves() {
     );
 }
 
+/// `answer ASK deny --say WORDS` (docs/SCRIPTING.md, "Deny, and say why"): the Deny, then the
+/// words to the same pane, each once and in that order, on the journal and in what the agent
+/// applied; refused before anything leaves when the option does not deny or the ask is a choice.
+#[test]
+fn deny_with_words_sends_the_deny_then_the_words_to_the_same_pane_once_each() {
+    let dir = temp_dir();
+    let agent = common::logging_socket_agent(dir.path(), &["--chaos", "delay=1:1ms"]);
+    let socket = agent.socket_path();
+    let home = Home::new();
+    let asks = open_asks(&home, &socket);
+    let (permission, pane) = ask_of_kind(&asks, "permission");
+    let (choice, _) = ask_of_kind(&asks, "choice");
+    for (ask, option) in [(&permission, "allow-once"), (&choice, "1")] {
+        let refused = home.run(&socket, &["answer", ask, option, "--say", "x"]);
+        assert_eq!(refused.status.code(), Some(BAD_ARGUMENTS));
+        let said = String::from_utf8_lossy(&refused.stderr);
+        assert!(said.contains("--say follows a Deny"), "{said}");
+    }
+    let receipts = std::fs::read_to_string(home.journal()).unwrap_or_default();
+    assert!(receipts.is_empty(), "nothing was sent: {receipts}");
+
+    let words = "Use cargo clean instead; 别删 build/ 🙏";
+    let denied = home.run(&socket, &["answer", &permission, "deny", "--say", words]);
+    let said = String::from_utf8_lossy(&denied.stdout);
+    assert_eq!(denied.status.code(), Some(DONE), "{said}");
+    assert_eq!(
+        said.lines().next(),
+        Some("Denied, and your words were sent."),
+        "{said}"
+    );
+    // The journal: the Deny, then the words to the same pane, each once.
+    let journal = std::fs::read_to_string(home.journal()).expect("a journal");
+    let created: Vec<Value> = journal
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+        .filter(|e| e["op"] == "created")
+        .map(|e| e["record"].clone())
+        .collect();
+    assert_eq!(created.len(), 2, "{journal}");
+    assert_eq!(created[0]["kind"]["kind"], "answer");
+    assert_eq!(created[0]["kind"]["answer"]["optionId"], "deny");
+    assert_eq!(created[1]["kind"]["kind"], "send");
+    assert_eq!(created[1]["kind"]["pane"], pane.as_str());
+    assert_eq!(created[1]["kind"]["text"], words);
+    // What the agent applied, in its own log: the answer, then the send, once each.
+    let ids: Vec<String> = created
+        .iter()
+        .map(|r| r["requestId"].as_str().expect("an id").to_string())
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let applied = loop {
+        let log = agent.stderr();
+        let applied: Vec<String> = log
+            .lines()
+            .filter(|l| l.contains(" applied "))
+            .filter_map(|l| l.split("request_id=").nth(1))
+            .map(|rest| rest.split_whitespace().next().unwrap_or("").to_string())
+            .collect();
+        if applied.len() >= 2 || Instant::now() > deadline {
+            break applied;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(applied, ids, "the agent applied the Deny, then the words");
+    // The ask is closed now: words for it are refused whole, nothing leaves.
+    let again = home.run(&socket, &["answer", &permission, "deny", "--say", words]);
+    assert_eq!(again.status.code(), Some(NOT_FOUND));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("your words neither"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    // The journal is compacted when a command opens it: its records are the same two.
+    let after = std::fs::read_to_string(home.journal()).expect("a journal");
+    let ids_after: Vec<String> = after
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+        .filter(|e| e["op"] == "created")
+        .filter_map(|e| e["record"]["requestId"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(ids_after, ids, "nothing more on the journal");
+}
+
 #[test]
 fn a16_send_names_the_turn_and_abort_stops_it() {
     let dir = temp_dir();

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
 
 /// The OSC sequences in raw terminal output: (number, body without the number, terminator).
-fn osc_sequences(raw: &[u8]) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn osc_sequences(raw: &[u8]) -> Vec<(String, Vec<u8>)> {
     let mut found = Vec::new();
     let mut at = 0;
     while let Some(start) = raw[at..].windows(2).position(|w| w == b"\x1b]") {

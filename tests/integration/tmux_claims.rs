@@ -54,6 +54,17 @@ fn pane_header(screen: &str) -> &str {
     screen.lines().nth(1).unwrap_or_default()
 }
 
+/// From the inbox to the workspaces, with the demo's idle pane (告警规则, "alert rules")
+/// selected: where each claim below starts.
+fn select_the_idle_pane(tmux: &Tmux) {
+    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
+    tmux.keys(&["Enter"]);
+    tmux.until("the workspaces", |s| {
+        s.contains("workspaces, tabs and panes")
+    });
+    tmux.select("告警规则");
+}
+
 /// "No turn is running in this pane." after a stop key on an idle pane is true until a turn
 /// starts: the message sent next starts one, and from the frame whose header shows that turn
 /// on, the footer no longer says there is none.
@@ -67,12 +78,7 @@ fn the_no_turn_message_goes_once_a_sent_message_starts_a_turn() {
     }
     let (_home, _runtime, command) = demo_home("demo --speed 1");
     let tmux = Tmux::start("claim-turn", (100, 30), &command);
-    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
-    tmux.keys(&["Enter"]);
-    tmux.until("the workspaces", |s| {
-        s.contains("workspaces, tabs and panes")
-    });
-    tmux.select("告警规则");
+    select_the_idle_pane(&tmux);
     tmux.keys(&["Enter"]);
     tmux.until("the idle pane", |s| {
         pane_header(s).contains("告警规则") && pane_header(s).contains("turn 2 done")
@@ -117,12 +123,7 @@ fn the_editor_message_goes_once_its_words_are_sent() {
         1,
     );
     let tmux = Tmux::start("claim-editor", (100, 30), &command);
-    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
-    tmux.keys(&["Enter"]);
-    tmux.until("the workspaces", |s| {
-        s.contains("workspaces, tabs and panes")
-    });
-    tmux.select("告警规则");
+    select_the_idle_pane(&tmux);
     tmux.keys(&["Enter"]);
     tmux.until("the pane", |s| pane_header(s).contains("告警规则"));
     tmux.keys(&["Enter", "C-g"]);
@@ -154,12 +155,7 @@ fn a_refusal_goes_when_a_question_floats_up() {
     }
     let (_home, _runtime, command) = demo_home("demo --speed 0");
     let tmux = Tmux::start("claim-question", (100, 30), &command);
-    tmux.until("the inbox", |s| s.contains("Needs your answer (4)"));
-    tmux.keys(&["Enter"]);
-    tmux.until("the workspaces", |s| {
-        s.contains("workspaces, tabs and panes")
-    });
-    tmux.select("告警规则");
+    select_the_idle_pane(&tmux);
     tmux.keys(&["r"]);
     let refusal = "Panes are named by their agent";
     tmux.until("the rename refused", |s| s.contains(refusal));

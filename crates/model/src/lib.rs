@@ -4,7 +4,7 @@
 //! terminal and no I/O: the phone's glass (collie-tui) and the headless commands both read it.
 
 pub use collie_client::engine;
-pub use collie_wire::{dsh_wire, wire};
+pub use collie_wire::{dsh_wire, out, wire};
 
 pub mod chat;
 pub mod model;

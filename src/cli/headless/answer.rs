@@ -1,4 +1,4 @@
-//! `collie-phone answer ASK OPTION | --text T | --field k=v…`: an answer built exactly as the
+//! `collie-phone answer ASK OPTION [--say WORDS] | --text T | --field k=v…`: an answer built exactly as the
 //! phone's card builds it (`app::card_state::CardState`), sent to the revision this command saw
 //! (SPEC A3, A15), with allow-always held back where the card would hold it back (A11, A12).
 
@@ -47,6 +47,11 @@ pub(crate) struct AnswerArgs {
     /// (same id, same body; never a third time).
     #[arg(long, value_name = "REQUEST_ID", conflicts_with_all = ["ask", "option", "text", "fields"])]
     pub(crate) retry: Option<String>,
+    /// With a permission ask's deny: once the agent took the Deny, send these words to the same
+    /// pane, to say what to do instead (one receipt of both; words that cannot go are printed
+    /// back).
+    #[arg(long, value_name = "TEXT", requires = "option", conflicts_with_all = ["text", "fields", "retry"])]
+    pub(crate) say: Option<String>,
 }
 
 pub(crate) fn run(args: AnswerArgs) -> anyhow::Result<ExitCode> {
@@ -87,6 +92,9 @@ async fn answer(args: &AnswerArgs) -> Result<Report, Failure> {
                     format!("{ask_id} does not take this answer: {problem}"),
                 )
             })?;
+            if let Some(words) = &args.say {
+                super::say::check(&card.ask, &answer, words)?;
+            }
             IntentKind::Answer {
                 pane,
                 ask_id: ask_id.clone(),
@@ -94,10 +102,29 @@ async fn answer(args: &AnswerArgs) -> Result<Report, Failure> {
                 answer,
             }
         }
+        None if args.say.is_some() => {
+            return Err(Failure::new(
+                Exit::NotFound,
+                format!("{ask_id} is not open: nothing was sent, your words neither"),
+            ));
+        }
         None => closed_again(args, &link, &agent, &ask_id)?,
     };
     let record = link.submit(&agent, kind).await?;
-    Ok(report(&record, &args.common.dial_flags(), &shown))
+    match &args.say {
+        Some(words) => {
+            super::say::after(
+                &mut link,
+                &agent,
+                &record,
+                words,
+                &args.common.dial_flags(),
+                &shown,
+            )
+            .await
+        }
+        None => Ok(report(&record, &args.common.dial_flags(), &shown)),
+    }
 }
 
 /// The open ask with this id: its pane, the pane's title and the ask as last seen.

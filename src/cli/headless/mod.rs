@@ -12,9 +12,11 @@ mod link;
 mod out;
 mod receipt;
 mod retry;
+mod say;
 mod send;
 mod start;
 mod watch;
+mod watch_notify;
 
 pub(crate) use args::quoted;
 

@@ -14,6 +14,7 @@ use super::args::ScriptArgs;
 use super::journal_hold::JournalHold;
 use super::link::Link;
 use super::out::{self, Failure};
+use super::watch_notify::Notifier;
 use crate::chat::pane_log::ChatEntry;
 use crate::engine::{AgentChange, AgentSpec, FromEngine};
 use crate::model::agents::AgentView;
@@ -32,13 +33,20 @@ const WATCH_HELP: &str = "Exit codes:
      when the watch starts or, for 2 s, while it runs)
 
 With --json every line is one object with a \"type\": status, hello, new-epoch, snapshot,
-event, pane-view, ask-opened, ask-changed or ask-closed.";
+event, pane-view, ask-opened, ask-changed, ask-closed, or (with --notify) notify.
+
+With --notify the config's [notify] command runs as the phone runs it for a person away from
+the screen, with one JSON object on its stdin (docs/CONFIG.md, \"Rings\").";
 
 #[derive(Debug, Args)]
 #[command(after_help = WATCH_HELP)]
 pub(crate) struct WatchArgs {
     #[command(flatten)]
     pub(crate) common: ScriptArgs,
+    /// Ring as the phone does for a person away from it: run the config's `[notify]` command
+    /// for each new ask, ask about to expire and whatever else `[notify]` sets to ring.
+    #[arg(long)]
+    pub(crate) notify: bool,
 }
 
 pub(crate) fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
@@ -68,6 +76,21 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
         specs = vec![args.common.connect.one_agent(&config, Some(name))?];
     }
     let specs = without_sockets_that_cannot_appear(specs).await?;
+    let mut notifier = if args.notify {
+        let rules = config.settings().rings.clone();
+        if rules.command.is_empty() {
+            return Err(Failure::new(
+                super::exit::Exit::BadArguments,
+                format!(
+                    "watch --notify needs a command to run: set [notify] command = [\"ntfy\", \"publish\", \"mytopic\"] (an argv) in {}",
+                    config.path().display()
+                ),
+            ));
+        }
+        Some(Notifier::new(rules, &specs))
+    } else {
+        None
+    };
     let mut folders = FolderWatch::new(&specs);
     // Watching sends nothing, so the shared receipts stay untouched (see journal_hold).
     let journal = JournalHold::scratch()?;
@@ -83,6 +106,13 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
                     break;
                 }
                 folders.look()?;
+                if let Some(notifier) = notifier.as_mut() {
+                    let rang = notifier.tick(time::OffsetDateTime::now_utc());
+                    if write(args, rang.into_iter().map(|r| Entry { json: r.json, text: r.text }).collect()).is_err() {
+                        tracing::info!("stdout was closed: stopping");
+                        break;
+                    }
+                }
             }
             update = link.next() => {
                 let Some(update) = update else {
@@ -93,15 +123,14 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
                 {
                     continue;
                 }
-                let entries = entries(&update, &link, &mut known);
-                let written = entries.iter().try_for_each(|entry| {
-                    if args.common.json {
-                        out::json_line(&entry.json)
-                    } else {
-                        out::line(&entry.text)
-                    }
-                });
-                if written.is_err() {
+                let mut entries = entries(&update, &link, &mut known);
+                if let (Some(notifier), FromEngine::Agent { agent, .. }) = (notifier.as_mut(), &update)
+                    && let Some(view) = link.views.get(agent)
+                {
+                    let rang = notifier.heard(view, time::OffsetDateTime::now_utc());
+                    entries.extend(rang.into_iter().map(|r| Entry { json: r.json, text: r.text }));
+                }
+                if write(args, entries).is_err() {
                     tracing::info!("stdout was closed: stopping");
                     break;
                 }
@@ -109,6 +138,17 @@ async fn watch(args: &WatchArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// Writes entries to stdout in the form asked; an error once the reader is gone.
+fn write(args: &WatchArgs, entries: Vec<Entry>) -> std::io::Result<()> {
+    entries.iter().try_for_each(|entry| {
+        if args.common.json {
+            out::json_line(&entry.json)
+        } else {
+            out::line(&entry.text)
+        }
+    })
 }
 
 /// Leaves out, with a line on stderr, each agent whose socket cannot appear (its folder is not

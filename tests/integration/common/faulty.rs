@@ -41,6 +41,8 @@ pub struct Behaviour {
     pub rev: u64,
     pub ask_open: bool,
     pub ask_id: String,
+    /// The open ask's title, as the agent sends it (a test may make it hostile).
+    pub ask_title: String,
     pub post_fault: PostFault,
     /// Stall every GET this long (SPEC S6 deadline tests).
     pub get_stall: Option<Duration>,
@@ -81,6 +83,7 @@ impl Faulty {
                 rev: 1,
                 ask_open: true,
                 ask_id: "ask-1".into(),
+                ask_title: "Run a command".into(),
                 post_fault: PostFault::None,
                 get_stall: None,
                 force_status: None,
@@ -236,7 +239,7 @@ impl Faulty {
                     return (304, Value::Null, vec![("etag", tag)]);
                 }
                 let asks = if b.ask_open {
-                    json!([{"id": b.ask_id, "revision": 1, "kind": "permission", "title": "Run a command",
+                    json!([{"id": b.ask_id, "revision": 1, "kind": "permission", "title": b.ask_title,
                         "permission": {"tool": "shell", "arguments": {"command": "ls"}, "options": [
                             {"id": "allow-once", "label": "Allow once", "effect": "allow"},
                             {"id": "deny", "label": "Deny", "effect": "deny"}]}}])

@@ -214,6 +214,13 @@ impl Tmux {
         panic!("no row with {words}:\n{}", self.screen());
     }
 
+    /// The command that attaches a client to this server's session: run in a pane of another
+    /// tmux, it makes a client that is attached and focused, so this server sends its panes
+    /// focus reports (`focus-events on`) as windows are selected.
+    pub fn attach_command(&self) -> String {
+        format!("tmux -L {} attach -t {}", self.socket, self.session)
+    }
+
     /// Records every byte the program in the pane writes, raw, to `file` (`pipe-pane -O`).
     pub fn record_output(&self, file: &Path) {
         let command = format!("cat >> '{}'", file.display());

@@ -8,6 +8,7 @@ pub mod intent;
 pub(crate) mod journal;
 pub(crate) mod observer;
 mod poll_grid;
+pub mod push;
 pub(crate) mod record;
 mod session;
 mod session_core;

@@ -10,6 +10,7 @@ use crate::chat::pane_log::ClosedAsk;
 use crate::engine::{Decider, IntentState};
 use crate::model::arming::{Arming, Why};
 use crate::model::ask_diff::{self, Changed};
+use crate::model::card_shape::CardShape;
 use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
 use crate::model::intents::{Intents, is_retryable};
@@ -473,7 +474,7 @@ impl CardState {
 
     /// True when the card is a text card or a form: letters are typed, not commands.
     pub fn takes_typing(&self) -> bool {
-        matches!(self.ask.kind, AskKind::Text | AskKind::Form) && self.ask.is_answerable()
+        CardShape::of(&self.ask).takes_typing()
     }
 }
 

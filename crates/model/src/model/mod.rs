@@ -1,7 +1,7 @@
 //! The phone's model of its agents (docs/ARCHITECTURE.md, "The model"): what it heard of each
-//! agent (`agents`) and the inbox of open asks across them (`inbox`), each card's state and the
-//! answer it builds (`card_state`, with `arming` and `ask_diff`), the person's intents and what
-//! became of them (`intents`, `words`), the messages held for a busy pane (`outbox`), the
+//! agent (`agents`), the inbox of open asks across them (`inbox`) and the order they need the
+//! person in (`triage`), each card's state and the answer it builds (`card_state`, with
+//! `arming` and `ask_diff`), the person's intents and what became of them (`intents`, `words`), the messages held for a busy pane (`outbox`), the
 //! conversations read back (`history`) and a DSH bridge's own view (`dsh_state`). No terminal,
 //! no I/O.
 
@@ -9,12 +9,16 @@ pub mod agents;
 pub mod arming;
 pub mod ask_diff;
 pub mod capabilities;
+pub mod card_shape;
 pub mod card_state;
 pub mod dsh_state;
 pub mod editor;
 pub mod history;
 pub mod inbox;
 pub mod intents;
+pub mod news;
 pub mod outbox;
 pub mod outcome;
 pub mod phone_model;
+pub mod rings;
+pub mod triage;

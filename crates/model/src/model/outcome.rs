@@ -497,7 +497,8 @@ pub fn said(record: &IntentRecord) -> String {
         .said
 }
 
-fn capitalized(words: &str) -> String {
+/// The words with their first letter a capital, for a sentence that starts with them.
+pub fn capitalized(words: &str) -> String {
     let mut chars = words.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),

@@ -1,12 +1,12 @@
 //! The phone's model as one value (docs/ARCHITECTURE.md, "The model"): the agents as heard, the
 //! intents and what became of them, the conversations read back, the cards opened, each pane's
-//! box, the outbox, what each DSH bridge told beyond its panes, the pane a reply named and the
-//! asks already announced. Its fields are its own: the glass and the headless commands read it
+//! box, the outbox, what each DSH bridge told beyond its panes and the pane a reply named.
+//! Its fields are its own: the glass and the headless commands read it
 //! and change it only through the methods below, each of which keeps a rule of the model (a
 //! person's words are never lost, a card keeps what was typed on it, a bridge is a set of
 //! capabilities). No terminal, no I/O.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use time::OffsetDateTime;
 
@@ -22,7 +22,7 @@ use crate::model::history::HistoryStore;
 use crate::model::inbox::AskKey;
 use crate::model::intents::{self, Intents};
 use crate::model::outbox::Outbox;
-use crate::wire::{Ask, Snapshot, Stamp};
+use crate::wire::{Ask, Snapshot};
 
 #[derive(Debug, Clone, Default)]
 pub struct PhoneModel {
@@ -39,8 +39,6 @@ pub struct PhoneModel {
     dsh: HashMap<String, DshView>,
     /// A pane a starter or reopen named, opened as soon as the snapshot has it (SPEC A17, W5).
     awaiting_pane: Option<(String, String)>,
-    /// Open asks already seen, per agent, so only a new one is announced.
-    known_asks: HashMap<String, HashSet<String>>,
 }
 
 impl PhoneModel {
@@ -230,28 +228,6 @@ impl PhoneModel {
             }
         }
         changed
-    }
-
-    /// Notes the agent's open asks; gives the titles of the new ones, oldest first (SPEC A2).
-    pub fn note_new_asks(&mut self, agent: &str) -> Vec<String> {
-        let Some(view) = self.agents.get(agent) else {
-            return Vec::new();
-        };
-        let panes = view.panes();
-        let asks: Vec<&Ask> = panes.iter().flat_map(|p| p.asks().iter()).collect();
-        let known = self.known_asks.entry(agent.to_string()).or_default();
-        let mut new: Vec<&Ask> = asks
-            .iter()
-            .copied()
-            .filter(|a| !known.contains(&a.id))
-            .collect();
-        // As the inbox sorts: by when asked, layout order among equal or missing times.
-        new.sort_by_key(|a| match a.opened_at.as_ref().and_then(Stamp::at) {
-            Some(at) => (0, at),
-            None => (1, OffsetDateTime::UNIX_EPOCH),
-        });
-        *known = asks.iter().map(|a| a.id.clone()).collect();
-        new.into_iter().map(|a| a.title.clone()).collect()
     }
 
     /// Waits for the pane a reply named (a starter's, a reopen's, a bridge task's).

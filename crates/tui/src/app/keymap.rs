@@ -129,6 +129,9 @@ pub(crate) enum Action {
     Open,
     Filter,
     JumpExpiring,
+    /// Open the ask that needs the person first, across every agent; again, the next one
+    /// (docs/KEYS.md, "The ask that needs you first").
+    NextAsk,
     NewPage,
     History,
     Rename,
@@ -175,6 +178,8 @@ pub(crate) enum Action {
     PrevMatch,
     /// Take the mouse, or leave it to the terminal (its own selection).
     Mouse,
+    /// The rings: mute them for a while, and switch how each event rings.
+    Rings,
     /// A pane: switch its agent's mode and options.
     Settings,
     /// A pane's box: complete the command lit in the list of the agent's commands.
@@ -202,6 +207,7 @@ impl Action {
             Self::Open => "open",
             Self::Filter => "filter",
             Self::JumpExpiring => "jump-expiring",
+            Self::NextAsk => "next-ask",
             Self::NewPage => "new-page",
             Self::History => "history",
             Self::Rename => "rename",
@@ -237,6 +243,7 @@ impl Action {
             Self::NextMatch => "next-match",
             Self::PrevMatch => "previous-match",
             Self::Mouse => "mouse",
+            Self::Rings => "rings",
             Self::Redraw => "redraw",
             Self::Settings => "settings",
             Self::Complete => "complete",
@@ -262,6 +269,7 @@ impl Action {
             Self::Open => "Open the selected row",
             Self::Filter => "Filter the list",
             Self::JumpExpiring => "Open the ask that expires soonest",
+            Self::NextAsk => "Open the ask that needs you first; again, the next",
             Self::NewPage => "New: run a starter",
             Self::History => "History of conversations",
             Self::Rename => "Rename the workspace or tab",
@@ -297,6 +305,7 @@ impl Action {
             Self::NextMatch => "Next match",
             Self::PrevMatch => "Previous match",
             Self::Mouse => "Mouse on or off (off: the terminal's own selection works)",
+            Self::Rings => "Rings: mute, and how each event rings",
             Self::Settings => "Switch the agent's mode and options",
             Self::Complete => "Complete the lit command",
             Self::Redraw => "Redraw the whole screen",
@@ -321,6 +330,7 @@ impl Action {
             Self::Open,
             Self::Filter,
             Self::JumpExpiring,
+            Self::NextAsk,
             Self::NewPage,
             Self::History,
             Self::Rename,
@@ -356,6 +366,7 @@ impl Action {
             Self::NextMatch,
             Self::PrevMatch,
             Self::Mouse,
+            Self::Rings,
             Self::Settings,
             Self::Complete,
             Self::Redraw,
@@ -634,9 +645,16 @@ pub(crate) fn text_box() -> Vec<(Chord, Action)> {
     ]
 }
 
+/// The key to the ask that needs the person first, the same on every screen, in the box and
+/// on a card's text too (docs/KEYS.md, "The ask that needs you first"): a chord, so it is never
+/// text, and one no box, list or terminal takes (readline's next-history has no place here).
+pub(crate) fn to_the_asks() -> [(Chord, Action); 1] {
+    [(Chord::ctrl('n'), Action::NextAsk)]
+}
+
 /// Keys every screen that does not take typing shares.
 pub(crate) fn common() -> Vec<(Chord, Action)> {
-    vec![
+    let mut keys = vec![
         (Chord::ch('?'), Action::Help),
         (Chord::ch('q'), Action::Quit),
         (Chord::ctrl('c'), Action::Quit),
@@ -644,7 +662,10 @@ pub(crate) fn common() -> Vec<(Chord, Action)> {
         (Chord::plain(KeyCode::Left), Action::Back),
         (Chord::ch('h'), Action::Back),
         (Chord::ch('M'), Action::Mouse),
-    ]
+        (Chord::ch('Z'), Action::Rings),
+    ];
+    keys.extend(to_the_asks());
+    keys
 }
 
 /// Keys every part takes, typing or not. Ctrl-L redraws, as in a shell, vim, less and tmux:

@@ -16,8 +16,10 @@ pub mod outside_editor;
 pub mod overlay;
 pub mod phone;
 pub(crate) mod pretty_json;
+pub mod ringer;
 pub mod settings;
 pub(crate) mod toast;
+pub(crate) mod triage;
 pub(crate) mod typing;
 pub(crate) mod wire_log;
 
@@ -75,6 +77,10 @@ pub enum Message {
         keeps: bool,
         text: String,
     },
+    /// A run of the person's notify command ended: `failure` says what went wrong, if anything.
+    Pushed {
+        failure: Option<String>,
+    },
     /// `collie-phone demo`'s runner saw its own agent stop or come back.
     Demo {
         agent: String,
@@ -90,6 +96,9 @@ pub enum Command {
     Bell,
     /// Show a desktop notification through the terminal: a new ask arrived.
     Notify(Notice),
+    /// Run the person's notify command with one JSON object on its stdin; how it went comes
+    /// back as [`Message::Pushed`].
+    Push(crate::engine::push::Push),
     /// Write the wire inspector's exchanges (JSON lines) to a new private file.
     ExportInspector(PathBuf, String),
     /// Put cleaned, capped text on the clipboard through the terminal (OSC 52).

@@ -1,7 +1,7 @@
-//! How a new ask is announced (the config's `notify`): the terminal bell, a desktop
-//! notification through the terminal, or nothing. OSC 9 is read by iTerm2, WezTerm, kitty and
-//! Windows Terminal; OSC 777 by foot, Konsole, rxvt-unicode and VTE terminals. The app picks
-//! the words; the runner writes the bytes.
+//! How the full signal sounds in the terminal (the config's `notify`, or `[notify]`'s
+//! `style`): the terminal bell, a desktop notification through the terminal, or nothing. OSC 9
+//! is read by iTerm2, WezTerm, kitty and Windows Terminal; OSC 777 by foot, Konsole,
+//! rxvt-unicode and VTE terminals. The app picks the words; the runner writes the bytes.
 
 /// Most bytes of words a notification carries: terminals and desktops cut or drop long ones.
 pub(crate) const MAX_NOTICE_BYTES: usize = 200;
@@ -64,15 +64,16 @@ impl Notice {
     }
 }
 
-/// What ringing for new asks means under `style`: nothing, the bell, or a notice with words.
+/// What the full signal means under `style`: nothing, the bell, or a notice with words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Announcement {
     Bell,
     Desktop(Notice),
 }
 
-/// How the new asks of one agent are announced; `titles` are the new asks' titles, oldest
-/// first. None when the style is off or nothing is new.
+/// How what rang at one moment is announced: `agent` names who the first ring is about and
+/// `titles` say what each one is, first first (`app::ringer`). None when the style is off or
+/// nothing rang.
 pub(crate) fn announce(style: NotifyStyle, agent: &str, titles: &[String]) -> Option<Announcement> {
     let first = titles.first()?;
     let protocol = match style {

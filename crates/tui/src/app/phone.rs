@@ -11,7 +11,6 @@ use time::OffsetDateTime;
 
 use super::geometry;
 use super::keymap::Keymap;
-use super::notify::NotifyStyle;
 use super::{AppSetup, Command};
 use crate::app::overlay::{Deferred, Overlay};
 use crate::app::toast::{Subject, Toast};
@@ -80,8 +79,8 @@ pub struct Phone {
     pub(crate) chat_layout: ChatLayout,
     pub(crate) keymap: Keymap,
     pub(crate) theme: Theme,
-    /// How a new ask is announced.
-    pub(crate) notify: NotifyStyle,
+    /// How the phone rings: where the person is, the mute, the rules (`app::ringer`).
+    pub(crate) ringer: super::ringer::Ringer,
     /// Whether the phone takes the mouse (`app::mouse`).
     pub(crate) mouse: bool,
     /// The phone runs in tmux whose `set-clipboard` is not `on`: tmux drops the OSC 52 a copy
@@ -111,7 +110,11 @@ impl Phone {
             chat_layout: ChatLayout::default(),
             keymap: setup.settings.keymap,
             theme: setup.theme,
-            notify: setup.settings.notify,
+            ringer: super::ringer::Ringer::new(
+                setup.settings.rings,
+                setup.settings.notify,
+                setup.now,
+            ),
             mouse: setup.settings.mouse,
             tmux_keeps_clipboard: false,
             wire: WireLog::default(),
@@ -317,6 +320,10 @@ impl Phone {
                 vec![Command::Quit]
             }
             Deferred::Submit { agent, kind } => self.submit(&agent, kind),
+            Deferred::MuteUntil => {
+                self.mute_until_typed(text.as_deref().unwrap_or_default());
+                Vec::new()
+            }
             Deferred::Rename { agent, target, id } => match text {
                 Some(title) => self.submit(&agent, IntentKind::Rename { target, id, title }),
                 None => Vec::new(),

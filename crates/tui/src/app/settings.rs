@@ -11,8 +11,11 @@ use super::notify::NotifyStyle;
 pub struct Settings {
     /// The default keys with the file's `[keys]` applied.
     pub keymap: Keymap,
-    /// How a new ask is announced (`notify`; an older `bell = false` reads as off).
+    /// How the full signal sounds in the terminal (`notify`, or `[notify]`'s `style`; an older
+    /// `bell = false` reads as off).
     pub notify: NotifyStyle,
+    /// How loud each event is and the person's own command (`[notify]`).
+    pub rings: crate::model::rings::Rules,
     /// Whether the phone takes the mouse at its start (`mouse`).
     pub mouse: bool,
 }

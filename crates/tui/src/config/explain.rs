@@ -138,6 +138,10 @@ fn known_keys(section: &[String]) -> Vec<String> {
         [top, _] if top == "dsh" => DshEntry::KEYS.iter().map(ToString::to_string).collect(),
         [top, _] if top == "acp" => AcpEntry::KEYS.iter().map(ToString::to_string).collect(),
         [top] if top == "keys" => Action::names(),
+        [top] if top == "notify" => super::file::NOTIFY_KEYS
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
         _ => Vec::new(),
     };
     words

@@ -17,8 +17,9 @@ pub(super) struct RawFile {
     pub(crate) theme: Option<Spanned<String>>,
     /// The older switch for announcing new asks (`notify` wins when both are set).
     pub(crate) bell: Option<bool>,
-    /// How a new ask is announced, by [`crate::app::notify::NotifyStyle`]'s name.
-    pub(crate) notify: Option<Spanned<String>>,
+    /// How the phone rings: a [`crate::app::notify::NotifyStyle`]'s name, or the `[notify]`
+    /// table of rings.
+    pub(crate) notify: Option<super::rings::NotifyEntry>,
     /// Whether the phone takes the mouse (wheel and clicks); false leaves the terminal's own
     /// selection working. The phone's key for it turns it on and off while it runs.
     pub(crate) mouse: Option<bool>,
@@ -38,6 +39,18 @@ pub(super) struct RawFile {
 /// The keys [`RawFile`] knows, for the suggestion after a refusal. A test holds the two together.
 pub(super) const TOP_KEYS: [&str; 8] = [
     "theme", "bell", "notify", "mouse", "keys", "agents", "dsh", "acp",
+];
+
+/// The keys of `[notify]`, for the suggestion after a refusal.
+pub(super) const NOTIFY_KEYS: [&str; 8] = [
+    "style",
+    "command",
+    "after",
+    "limit",
+    "new-ask",
+    "expiring",
+    "turn-ended",
+    "reachability",
 ];
 
 /// One or several keys for an action: `quit = "q"` or `quit = ["q", "ctrl-q"]`.

@@ -12,6 +12,7 @@ mod error;
 mod explain;
 mod file;
 mod phone;
+mod rings;
 mod theme_file;
 
 use std::collections::BTreeMap;
@@ -178,9 +179,11 @@ impl Config {
         };
         let raw = read_all(&source)?;
         check_sockets(&source, &raw.agents)?;
+        let (notify, rings) = rings::read(&source, raw.notify.as_ref(), raw.bell.unwrap_or(true))?;
         let settings = Settings {
             keymap: phone::keymap(&source, &raw.keys)?,
-            notify: phone::notify_style(&source, raw.notify.as_ref(), raw.bell.unwrap_or(true))?,
+            notify,
+            rings,
             mouse: raw.mouse.unwrap_or(true),
         };
         Ok(Self {

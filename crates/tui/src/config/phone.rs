@@ -1,5 +1,5 @@
-//! The phone's part of the config file, checked: how new asks are announced (`notify`, or the
-//! older `bell`), the `[keys]` overrides and the theme, each refusal naming its line.
+//! The phone's part of the config file, checked: the `[keys]` overrides and the theme, each
+//! refusal naming its line (how it rings is `rings`).
 
 use std::collections::BTreeMap;
 
@@ -9,38 +9,7 @@ use super::error::{BadValue, ConfigError, Hint, Place, Section};
 use super::explain::Source;
 use super::file::Keys;
 use crate::app::keymap::{Action, Chord, Clash, Keymap};
-use crate::app::notify::NotifyStyle;
 use crate::look::theme::{AUTO, BUILTIN_THEMES, Background, Theme, ThemeError};
-
-/// How new asks are announced: `notify` when set (it is the newer, more precise word), else the
-/// bell, or nothing under `bell = false`.
-pub(super) fn notify_style(
-    source: &Source<'_>,
-    notify: Option<&Spanned<String>>,
-    bell: bool,
-) -> Result<NotifyStyle, ConfigError> {
-    let Some(notify) = notify else {
-        return Ok(if bell {
-            NotifyStyle::Bell
-        } else {
-            NotifyStyle::Off
-        });
-    };
-    NotifyStyle::from_name(notify.get_ref()).ok_or_else(|| {
-        ConfigError::BadValue(Box::new(BadValue {
-            at: source.place(&notify.span()),
-            section: Section(Vec::new()),
-            key: "notify".into(),
-            written: source.written(&notify.span()),
-            hint: Hint::OneOf(
-                NotifyStyle::ALL
-                    .iter()
-                    .map(|style| style.name().to_string())
-                    .collect(),
-            ),
-        }))
-    })
-}
 
 /// The default keymap with `[keys]` applied; an action name that is not one is an unknown key,
 /// a key that does not parse a bad value, and so is a key that would do two things in one part

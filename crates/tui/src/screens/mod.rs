@@ -120,6 +120,7 @@ impl Default for Settings {
         Self {
             keymap: Keymap::defaults(&key_parts()),
             notify: NotifyStyle::default(),
+            rings: crate::model::rings::Rules::default(),
             mouse: true,
         }
     }

@@ -10,6 +10,18 @@ use crate::app::Command;
 use crate::app::keymap::{Action, Context};
 use crate::app::list::Filter;
 use crate::app::phone::Phone;
+use crate::model::news::Heard;
+
+/// What a screen does with news the model heard ([`Room::heard`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Heeded {
+    /// Nothing: the screen draws what changed.
+    Nothing,
+    /// The screen goes: what it showed is no more (a card answered, a pane closed).
+    Leave,
+    /// The screen shows it in place (a pane's status line), so the footer need not.
+    ShownHere,
+}
 
 pub(crate) trait Room {
     /// Every key part of the room, for the keymap: the parts [`Room::keys`] can give.
@@ -39,6 +51,12 @@ pub(crate) trait Room {
     /// [`Room::offers`], a key that acts only at some moments (a retry) is listed.
     fn lists(&self, _phone: &Phone, _action: Action) -> bool {
         true
+    }
+
+    /// News the model heard (`model::news`): the one hook by which a screen learns that
+    /// what it shows closed or moved. It reads; the shell applies what it says.
+    fn heard(&self, _phone: &Phone, _news: &Heard) -> Heeded {
+        Heeded::Nothing
     }
 
     /// A key bound to nothing where [`Room::keys`] takes typing.

@@ -56,6 +56,16 @@ pub(crate) fn title_bar(
         (n, false) => right.push_str(&format!(" · {n} on an unreachable agent")),
         (n, true) => right.push_str(&format!(" · {n} unreachable")),
     }
+    // A mute is said where the count is: the asks are still all counted.
+    if let Some(mute) = app.ringer.mute_at(app.now) {
+        let until = crate::app::overlay::rings_picker::short_time(mute.until);
+        let until = until.trim_end_matches(" UTC");
+        right.push_str(&if narrow {
+            format!(" · muted {until}")
+        } else {
+            format!(" · muted until {until}")
+        });
+    }
     let width = usize::from(area.width);
     // On a narrow terminal every column goes to where the person is.
     let left = if narrow {

@@ -4,23 +4,22 @@
 //! focus, the engine's changes and clock ticks in, and carries the commands out.
 
 mod chrome;
-mod dsh_news;
 pub mod frame;
+mod ringing;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use time::OffsetDateTime;
 
 use crate::app::keymap::{Action, Context};
-use crate::app::notify::Announcement;
 use crate::app::overlay::{self, Overlay};
 use crate::app::phone::{Goto, Phone, Step};
-use crate::app::{AppSetup, Command, Message, geometry, keymap, notify, typing};
-use crate::engine::{AgentChange, FromEngine, IntentKind, IntentRecord, IntentState, ToEngine};
+use crate::app::{AppSetup, Command, Message, geometry, keymap, typing};
+use crate::engine::{AgentChange, FromEngine, IntentRecord, ToEngine};
 use crate::model::arming::{Arming, Why};
-use crate::model::card_state::CardStatus;
+use crate::model::inbox;
 use crate::model::inbox::AskKey;
-use crate::model::{inbox, intents, outbox, outcome};
-use crate::screens::room::Room;
+use crate::model::news::Heard;
+use crate::screens::room::{Heeded, Room};
 use crate::screens::{
     CardScreen, ConversationScreen, DshFormScreen, ExchangeScreen, HistoryScreen, InspectorScreen,
     LayoutScreen, Navigation, NewScreen, PaneFocus, PaneScreen, Screen,
@@ -76,6 +75,11 @@ impl App {
         if let Some(view) = self.phone.model.agent_mut(agent) {
             view.through_ssh = Some(host.to_string());
         }
+    }
+
+    /// How a shell reaches `agent` in the rings' answer command lines (`--socket PATH`).
+    pub fn answers_with(&mut self, agent: &str, flags: String) {
+        self.phone.ringer.rings.dial_with(agent, flags);
     }
 
     /// The agent `collie-phone demo` runs listens on `socket`: Home and the help say it.
@@ -260,6 +264,7 @@ impl App {
             }
             Message::Focus(focused) => {
                 self.focused = focused;
+                self.phone.ringer.focus = Some(focused);
                 self.watching_change()
             }
             Message::Engine(update) => {
@@ -271,7 +276,9 @@ impl App {
                 self.set_now(now);
                 self.phone.model.outbox_mut().tick(now);
                 self.phone.bring_back_waited(now);
-                self.watching_change()
+                let mut commands = self.watching_change();
+                commands.extend(self.ring_tick());
+                commands
             }
             Message::Exported { path, result } => {
                 let (text, trouble) = self.phone.export_words(&path, result);
@@ -290,6 +297,10 @@ impl App {
             }
             Message::ClipboardChecked { keeps, text } => {
                 crate::screens::search::clipboard_checked(&mut self.phone, keeps, &text);
+                Vec::new()
+            }
+            Message::Pushed { failure } => {
+                self.pushed(failure);
                 Vec::new()
             }
             Message::Demo { agent, news } => {
@@ -579,6 +590,7 @@ impl App {
             return (true, Vec::new());
         }
         self.last_key = Some(self.phone.now);
+        self.phone.ringer.last_key = self.phone.now;
         let mut commands = self.watching_change();
         let context = self.context();
         let action = self.phone.keymap.action(context, &key);
@@ -643,7 +655,18 @@ impl App {
                     self.phone.open(Goto::Inspector);
                     Vec::new()
                 }
+                // The same key on every screen, so it is the router's (docs/KEYS.md, "The
+                // ask that needs you first").
+                Some(Action::NextAsk) => {
+                    let on_screen = self.card_on_top();
+                    self.phone.open_next_ask(on_screen.as_ref());
+                    Vec::new()
+                }
                 Some(Action::Mouse) => self.phone.toggle_mouse(context),
+                Some(Action::Rings) => {
+                    self.phone.overlay = Some(Overlay::Rings { selected: 0 });
+                    Vec::new()
+                }
                 // Esc clears a kept filter before it leaves the screen.
                 Some(Action::Back) if self.nav.top().filter().is_some_and(|f| f.is_active()) => {
                     let room = self.nav.top_mut().room_mut();
@@ -879,8 +902,6 @@ impl App {
                 let Some(view) = self.phone.model.agent_mut(&agent) else {
                     return Vec::new();
                 };
-                // Asks already open when the phone first hears of an agent ring no bell.
-                let primed = view.synced.is_some();
                 let synced = matches!(change, crate::engine::AgentChange::Synced(_));
                 let was_unreachable = inbox::is_unreachable(view);
                 view.apply(change);
@@ -922,16 +943,7 @@ impl App {
                 if nothing_new {
                     return commands;
                 }
-                let new_asks = self.phone.model.note_new_asks(&agent);
-                if primed {
-                    match notify::announce(self.phone.notify, &agent, &new_asks) {
-                        Some(Announcement::Bell) => commands.push(Command::Bell),
-                        Some(Announcement::Desktop(notice)) => {
-                            commands.push(Command::Notify(notice))
-                        }
-                        None => {}
-                    }
-                }
+                commands.extend(self.ring_heard(&agent));
                 self.refresh_cards();
                 self.open_awaited_pane();
                 commands
@@ -968,139 +980,61 @@ impl App {
     fn refresh_cards(&mut self) {
         self.phone.refresh_cards();
         // "Already answered. This card goes away on the next refresh." (SPEC A7)
-        if let Screen::Card(card) = self.nav.top() {
-            let key = card.key.clone();
-            let closed = self.phone.card(&key).is_some_and(|c| c.closed.is_some());
-            let status = CardStatus::of(self.phone.intents(), &key);
-            match status {
-                Some(CardStatus::Answered { .. }) if closed => {
-                    self.nav.pop();
-                    self.phone.model.forget_card(&key);
-                }
-                // Another phone answered first (SPEC A7): the card goes, never in silence. The
-                // answer that won is named, and the person's words go to the pane's box, where
-                // the pane now on screen shows them.
-                Some(CardStatus::Decided(crate::engine::Decider::Phone, won)) if closed => {
-                    let won = won.map_or_else(String::new, |w| format!(": “{w}”"));
-                    let mut words = format!("Answered from another phone first{won}.");
-                    self.nav.pop();
-                    if self.phone.model.give_back_card_words(&key).is_some() {
-                        words.push_str(" Yours was not taken. Your words are in the pane's box.");
-                        if self.phone.agents().pane(&key.agent, &key.pane).is_some() {
-                            self.phone.open_pane(&key.agent, &key.pane);
-                        }
-                    }
-                    self.phone.model.forget_card(&key);
-                    self.phone.show_toast(words, true);
-                }
-                _ => {}
-            }
+        let on_top = match self.nav.top() {
+            Screen::Card(card) => Some(card.key.clone()),
+            _ => None,
+        };
+        if let Some(heard) = on_top.and_then(|key| self.phone.model.hear_card_closed(&key)) {
+            self.take_news(vec![heard]);
         }
         self.apply_steps();
     }
 
     fn on_intent(&mut self, record: IntentRecord) -> Vec<Command> {
-        let earlier_run = self.phone.intents().from_earlier_run(&record);
-        let before = self.phone.model.note_intent(record.clone(), self.phone.now);
-        // The journal's record of what an earlier run did is history (History shows it), never
-        // news: a phone just started does not say "Answered." of yesterday's answer.
-        if earlier_run {
-            return Vec::new();
-        }
-        if before.as_ref() == Some(&record.state) {
-            return Vec::new();
-        }
+        let news = self.phone.model.hear_intent(record, self.phone.now);
+        self.take_news(news)
+    }
+
+    /// The model's news, routed: each screen hears it through its one hook and goes when it
+    /// says so, and what is left is the phone's to do or say (docs/ARCHITECTURE.md, "The
+    /// router routes"). The shell names no screen here.
+    fn take_news(&mut self, news: Vec<Heard>) -> Vec<Command> {
         let mut commands = Vec::new();
-        // The next send of the pane leaves once this one was taken (one at a time, in order).
-        if let (_, outbox::Next::Submit { agent, kind }) =
-            self.phone.model.outbox_mut().note(&record, self.phone.now)
-        {
-            commands.extend(self.phone.submit(&agent, kind));
-        }
-        let agent = record.agent.clone();
-        let done_reply = match &record.state {
-            IntentState::Done { reply } | IntentState::Replayed { reply } => Some(reply),
-            _ => None,
-        };
-        if let Some(dsh) = self.dsh_on_intent(&record, done_reply) {
-            commands.extend(dsh);
-            self.apply_steps();
-            return commands;
-        }
-        match (&record.kind, done_reply) {
-            (IntentKind::Answer { pane, ask_id, .. }, Some(_)) => {
-                let key = AskKey {
-                    agent: agent.clone(),
-                    pane: pane.clone(),
-                    ask_id: ask_id.clone(),
-                };
-                if matches!(self.nav.top(), Screen::Card(card) if card.key == key) {
-                    self.nav.pop();
+        for heard in news {
+            let App { nav, phone, .. } = self;
+            let shown_here = nav.top().room().heard(phone, &heard) == Heeded::ShownHere;
+            nav.retain(|screen| screen.room().heard(phone, &heard) != Heeded::Leave);
+            match heard {
+                Heard::AnswerTaken { .. } | Heard::PaneGone { .. } => {}
+                // Another phone answered first (SPEC A7): never in silence, and the person's
+                // words wait in the pane's box, where the pane now on screen shows them.
+                Heard::AnsweredElsewhere {
+                    key,
+                    words,
+                    words_back,
+                } => {
+                    if words_back && self.phone.agents().pane(&key.agent, &key.pane).is_some() {
+                        self.phone.open_pane(&key.agent, &key.pane);
+                    }
+                    self.phone.show_toast(words, true);
                 }
-                self.phone.model.forget_card(&key);
-                self.nav
-                    .retain(|s| !matches!(s, Screen::Card(card) if card.key == key));
-                // As the card and the headless `answer` say it (SPEC Q7).
-                self.phone.show_toast(outcome::said(&record), false);
-            }
-            (IntentKind::Starter { .. } | IntentKind::Reopen { .. }, Some(reply)) => {
-                if let Some(pane) = &reply.pane_id {
-                    commands.extend(self.await_pane(&agent, pane));
+                Heard::PaneNamed { agent, pane } => {
+                    commands.extend(self.await_pane(&agent, &pane));
                 }
-            }
-            // The value a switch shows follows the agent's answer, not ours (docs/ACP.md).
-            (
-                IntentKind::Rename { .. }
-                | IntentKind::Close { .. }
-                | IntentKind::Action { .. }
-                | IntentKind::Setting { .. },
-                Some(_),
-            ) => self.phone.show_toast(outcome::said(&record), false),
-            (IntentKind::Abort { pane, turn_id }, Some(_)) => {
-                // The stop dropped what the agent held behind the turn: the words are the
-                // person's again, back in the box before the draft (docs/ACP.md).
-                let taken = self
-                    .phone
-                    .model
-                    .outbox_mut()
-                    .take_waiting(&agent, pane, turn_id);
-                if !taken.is_empty() {
-                    let (pane, count) = (pane.clone(), taken.len());
-                    self.phone.back_into_box(&agent, &pane, &taken);
-                    self.phone.show_toast(
-                        if count == 1 {
-                            "Stopped. The queued message is back in the box.".to_string()
-                        } else {
-                            format!("Stopped. The {count} queued messages are back in the box.")
-                        },
-                        false,
-                    );
+                Heard::PaneReady { agent, pane } => {
+                    // "Starting …" or "Reopening …" is over: the pane is here.
+                    self.phone.toast = None;
+                    self.phone.open_pane(&agent, &pane);
                 }
+                Heard::WordsBack { .. } => self.phone.steps.push(Step::FocusBox),
+                Heard::Submit { agent, kind } => commands.extend(self.phone.submit(&agent, kind)),
+                Heard::PollNow { agent } => {
+                    commands.push(Command::Engine(ToEngine::PollNow { agent }));
+                }
+                Heard::Said { words, trouble } => self.phone.show_toast(words, trouble),
+                Heard::Trouble { words, .. } if !shown_here => self.phone.show_toast(words, true),
+                Heard::Trouble { .. } => {}
             }
-            _ => {}
-        }
-        // Trouble with anything but answers and pane messages, which show it where they live.
-        let shown_in_place = matches!(
-            record.kind,
-            IntentKind::Answer { .. }
-                | IntentKind::Send { .. }
-                | IntentKind::Abort { .. }
-                | IntentKind::Action { .. }
-                | IntentKind::Setting { .. }
-        );
-        if !shown_in_place
-            && done_reply.is_none()
-            && !intents::is_in_flight(&record.state)
-            && !matches!(self.nav.top(), Screen::Pane(_))
-        {
-            self.phone.show_toast(
-                format!(
-                    "{}: {}",
-                    capitalized(record.kind.verb()),
-                    outcome::short(&record)
-                ),
-                true,
-            );
         }
         self.apply_steps();
         commands
@@ -1120,19 +1054,9 @@ impl App {
 
     /// Opens the pane a starter or reopen named once the snapshot has it (SPEC A17).
     fn open_awaited_pane(&mut self) {
-        let Some((agent, pane)) = self.phone.model.awaited_pane_arrived() else {
-            return;
-        };
-        // "Starting …" or "Reopening …" is over: the pane is here.
-        self.phone.toast = None;
-        self.nav.retain(|s| {
-            !matches!(
-                s,
-                Screen::New(_) | Screen::History(_) | Screen::Conversation(_) | Screen::DshForm(_)
-            )
-        });
-        self.phone.open_pane(&agent, &pane);
-        self.apply_steps();
+        if let Some(ready) = self.phone.model.hear_awaited_pane() {
+            self.take_news(vec![ready]);
+        }
     }
 
     /// Keeps every list's selection on a real row after the data or the size changed.
@@ -1186,6 +1110,7 @@ fn acts_on_agent(context: Context, action: Option<Action>) -> bool {
             | Action::FocusInput
             | Action::OpenAsk
             | Action::JumpExpiring
+            | Action::NextAsk
             | Action::History
             | Action::NewPage
             | Action::Wire
@@ -1208,14 +1133,6 @@ fn acts_on_agent(context: Context, action: Option<Action>) -> bool {
 /// in a pane's box send too (each Enter of a person's bunched words is a send of its own).
 fn bunched_key_acts(context: Context, action: Option<Action>) -> bool {
     !acts_on_agent(context, action) || (context.takes_typing() && action == Some(Action::Send))
-}
-
-fn capitalized(word: &str) -> String {
-    let mut chars = word.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]

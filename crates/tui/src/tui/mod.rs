@@ -107,6 +107,11 @@ pub struct Tui<B: Backend, E> {
     on_screen: Option<Vec<(String, String)>>,
     /// Messages from the program around the phone (the demo's runner), when it has any.
     side: Option<tokio::sync::mpsc::UnboundedReceiver<Message>>,
+    /// How each run of the person's notify command went, from the task that ran it.
+    pushed: (
+        tokio::sync::mpsc::UnboundedSender<Message>,
+        tokio::sync::mpsc::UnboundedReceiver<Message>,
+    ),
 }
 
 /// The next message from the program around the phone; never, when there is none.
@@ -180,6 +185,7 @@ where
             read_at: std::time::Instant::now(),
             on_screen: None,
             side: None,
+            pushed: tokio::sync::mpsc::unbounded_channel(),
         };
         tui.tell_on_screen();
         tui
@@ -319,6 +325,7 @@ where
                 None => return Err(anyhow::anyhow!("the engine stopped")),
             },
             _ = self.ticker.tick() => First::Message(Message::Tick((self.clock)())),
+            Some(message) = self.pushed.1.recv() => First::Message(message),
             message = side_message(&mut self.side) => match message {
                 Some(message) => First::Message(message),
                 // The runner is gone: it has nothing more to say.
@@ -433,6 +440,17 @@ where
                     }
                     Command::Bell => (self.bell)(),
                     Command::Notify(notice) => (self.notifier)(&notice),
+                    Command::Push(push) => {
+                        // Beside the loop: a slow command never holds a frame or a key up.
+                        let back = self.pushed.0.clone();
+                        tokio::spawn(async move {
+                            let failure = crate::engine::push::run(&push)
+                                .await
+                                .err()
+                                .map(|failure| failure.sentence());
+                            let _ = back.send(Message::Pushed { failure });
+                        });
+                    }
                     Command::Mouse(captured) => (self.mouse)(captured),
                     Command::ExportInspector(path, text) => {
                         let result = export::write_export(&path, &text);

@@ -50,6 +50,23 @@ pub(crate) fn setting_picker() -> Vec<(Chord, Action)> {
     keys
 }
 
+/// The rings: arrows light a row, Enter mutes or switches it.
+pub(crate) fn rings_picker() -> Vec<(Chord, Action)> {
+    vec![
+        (Chord::plain(KeyCode::Up), Action::Up),
+        (Chord::ch('k'), Action::Up),
+        (Chord::plain(KeyCode::Down), Action::Down),
+        (Chord::ch('j'), Action::Down),
+        (Chord::plain(KeyCode::Enter), Action::Confirm),
+        (Chord::ch(' '), Action::Confirm),
+        (Chord::plain(KeyCode::Esc), Action::Cancel),
+        (Chord::ch('q'), Action::Cancel),
+        (Chord::ch('Z'), Action::Cancel),
+        (Chord::ctrl('c'), Action::Cancel),
+        (Chord::ch('?'), Action::Help),
+    ]
+}
+
 /// A one-line prompt, e.g. a rename.
 pub(crate) fn prompt() -> Vec<(Chord, Action)> {
     vec![
@@ -238,6 +255,38 @@ pub(crate) const FILTER: Context = Context(&KeyPart {
     describe: plain_words,
 });
 
+/// The rings: the mute, and how each event rings (docs/CONFIG.md, "Rings").
+pub(crate) const RINGS: Context = Context(&KeyPart {
+    id: "rings",
+    title: "Rings",
+    bindings: rings_picker,
+    typing: false,
+    pastes: false,
+    notes: &[
+        "Switched here for this run; the config file's [notify] sets them for every run",
+        "Times are UTC, as everywhere in the phone",
+    ],
+    hints: &[
+        (Action::Confirm, "mute / switch", "do"),
+        (Action::Down, "next", "next"),
+        (Action::Cancel, "close", "close"),
+        (Action::Help, "help", "help"),
+    ],
+    describe: rings_words,
+});
+
+/// In the rings, Enter does what the lit row says.
+fn rings_words(action: Action) -> Option<String> {
+    let words = match action {
+        Action::Up => "Light the row above",
+        Action::Down => "Light the row below",
+        Action::Confirm => "Mute, unmute, or switch the lit row to its next value",
+        Action::Cancel => "Close",
+        _ => return None,
+    };
+    Some(words.to_string())
+}
+
 /// Choosing the kind of the next message to a DSH bridge task (instruction, feedback…).
 pub(crate) const KIND_PICKER: Context = Context(&KeyPart {
     id: "kind-picker",
@@ -292,5 +341,6 @@ pub(crate) const PARTS: &[Context] = &[
     FILTER,
     KIND_PICKER,
     SETTING_PICKER,
+    RINGS,
     HELP,
 ];

@@ -4,6 +4,7 @@
 pub(crate) mod help;
 pub(crate) mod keys;
 pub(crate) mod kind_picker;
+pub(crate) mod rings_picker;
 pub(crate) mod setting_picker;
 
 use crossterm::event::KeyEvent;
@@ -16,6 +17,7 @@ use crate::engine::IntentKind;
 use crate::model::arming::Arming;
 use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
+use crate::model::outcome::capitalized;
 use crate::wire::Ask;
 
 /// What happens once the person says yes (or types the prompt's answer).
@@ -26,6 +28,8 @@ pub enum Deferred {
         agent: String,
         kind: IntentKind,
     },
+    /// The prompt's text is a time of day (UTC) the rings are muted until.
+    MuteUntil,
     /// The prompt's text is the new title (SPEC W5: rename a workspace or a tab).
     Rename {
         agent: String,
@@ -65,6 +69,9 @@ pub enum Overlay {
     /// The choices of a pane's settings (its agent's mode and options), one setting at a time
     /// (docs/WIRE.md § 5.13).
     Setting(SettingPicker),
+    /// The rings: the mute and how each event rings; `selected` is the lit row of
+    /// `rings_picker::ROWS`.
+    Rings { selected: usize },
     /// The kind of the next message to a DSH bridge task, remembered per pane (SPEC D3).
     DshKind {
         agent: String,
@@ -172,6 +179,7 @@ impl Overlay {
             Overlay::AllowAlways(_) => keys::CONFIRM_ALWAYS,
             Overlay::Prompt { .. } => keys::PROMPT,
             Overlay::DshKind { .. } => keys::KIND_PICKER,
+            Overlay::Rings { .. } => keys::RINGS,
         }
     }
 }
@@ -186,7 +194,7 @@ impl Phone {
         if action == Some(Action::Help)
             && matches!(
                 self.overlay,
-                Some(Overlay::Setting(_) | Overlay::DshKind { .. })
+                Some(Overlay::Setting(_) | Overlay::DshKind { .. } | Overlay::Rings { .. })
             )
         {
             let under = self.overlay.take().map(Box::new);
@@ -207,6 +215,7 @@ impl Phone {
             Some(Overlay::Prompt { .. }) => self.prompt_key(action, key),
             Some(Overlay::DshKind { .. }) => self.kind_picker_key(action),
             Some(Overlay::Setting(_)) => self.setting_picker_key(action),
+            Some(Overlay::Rings { .. }) => self.rings_key(action),
             None => Vec::new(),
         }
     }
@@ -324,12 +333,20 @@ impl Phone {
     pub(crate) fn prompt_key(&mut self, action: Option<Action>, key: &KeyEvent) -> Vec<Command> {
         match action {
             Some(Action::Confirm) => match self.overlay.take() {
-                Some(Overlay::Prompt { editor, then, .. }) => {
+                Some(Overlay::Prompt {
+                    title,
+                    editor,
+                    then,
+                }) => {
                     let text = editor.text().trim().to_string();
                     if text.is_empty() {
-                        self.show_toast("A title cannot be empty.", true);
+                        let why = match then {
+                            Deferred::MuteUntil => "Type a time such as 14:30.",
+                            _ => "A title cannot be empty.",
+                        };
+                        self.show_toast(why, true);
                         self.overlay = Some(Overlay::Prompt {
-                            title: "New title".into(),
+                            title,
                             editor,
                             then,
                         });
@@ -354,12 +371,4 @@ impl Phone {
             }
         }
     }
-}
-
-/// "turn 3" → "Turn 3", for the start of a sentence.
-fn capitalized(words: &str) -> String {
-    let mut chars = words.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
 }

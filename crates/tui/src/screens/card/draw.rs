@@ -17,6 +17,7 @@ use crate::look::chat_links::find_links;
 use crate::look::theme::Theme;
 use crate::look::{markdown, wrap};
 use crate::model::ask_diff::Changed;
+use crate::model::card_shape::CardShape;
 use crate::model::card_state::{
     CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
 };
@@ -929,7 +930,7 @@ fn hint_lines(
                 .map(|(_, action)| key(action))
                 .filter(|label| !label.is_empty())
                 .collect();
-                if card.ask.kind == AskKind::Permission && !letters.is_empty() {
+                if CardShape::of(&card.ask).letters && !letters.is_empty() {
                     ways.push(letters.join("/"));
                 }
                 // A compact card leaves the selecting keys to its option lines, which show
@@ -977,7 +978,7 @@ fn hint_lines(
     } else if live && status.and_then(CardStatus::retry_id).is_some() {
         parts.push(format!("{} retries", key(Action::Retry)));
     }
-    let back = !(compact && answerable && card.ask.kind == AskKind::Form);
+    let back = !(compact && answerable && CardShape::of(&card.ask).fields);
     if back {
         parts.push(format!("{} back", key(Action::Back)));
     }

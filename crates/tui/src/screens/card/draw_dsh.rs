@@ -11,15 +11,14 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use crate::app::geometry;
 use crate::app::keymap::{Action, Hint};
 use crate::app::phone::Phone;
-use crate::engine::dsh::pane::DESKTOP_ASK_KIND;
 use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::model::inbox::AskKey;
-use crate::wire::{Ask, AskKind};
+use crate::wire::{Ask, AskBody};
 
 /// True for an ask no phone can answer because it waits on the desktop.
 pub(crate) fn is_desktop_ask(ask: &Ask) -> bool {
-    ask.kind == AskKind::Unknown(DESKTOP_ASK_KIND.into())
+    matches!(ask.body(), AskBody::DesktopWait)
 }
 
 /// The footer's hints on a card of a desktop wait: no key answers it, so only back and help.

@@ -5,6 +5,7 @@ use crossterm::event::KeyCode;
 
 use crate::app::keymap::{
     Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, common, text_box,
+    to_the_asks,
 };
 
 /// A permission, choice or unknown ask card (or any card while its answer is out).
@@ -51,6 +52,7 @@ pub(crate) fn typing() -> Vec<(Chord, Action)> {
         (Chord::ctrl('r'), Action::Retry),
         (Chord::ctrl('c'), Action::Quit),
     ]);
+    keys.extend(to_the_asks());
     keys
 }
 

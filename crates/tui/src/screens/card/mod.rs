@@ -17,9 +17,11 @@ use crate::app::phone::Phone;
 use crate::app::{Command, typing};
 use crate::engine::IntentKind;
 use crate::model::arming::{Arming, Why};
+use crate::model::card_shape::CardShape;
 use crate::model::card_state::{CardState, CardStatus, FieldValue};
 use crate::model::inbox::AskKey;
-use crate::screens::room::Room;
+use crate::model::news::Heard;
+use crate::screens::room::{Heeded, Room};
 use crate::wire::{Answer, AskKind, Effect};
 
 /// A card on screen: which ask it shows. What was picked or typed on it lives in the phone
@@ -46,6 +48,18 @@ impl CardScreen {
 }
 
 impl Room for CardScreen {
+    /// The card goes once its ask was answered, here or elsewhere (SPEC A4, A7).
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::AnswerTaken { key } | Heard::AnsweredElsewhere { key, .. }
+                if *key == self.key =>
+            {
+                Heeded::Leave
+            }
+            _ => Heeded::Nothing,
+        }
+    }
+
     fn key_parts() -> &'static [Context] {
         &[keys::CHOOSING, keys::LINK, keys::TEXT, keys::TYPING]
     }
@@ -103,16 +117,15 @@ pub(crate) fn card_lists(phone: &Phone, key: &AskKey, action: Action) -> bool {
     };
     let options = card.offered(phone.agent_offer(&key.agent));
     let has = |effect: Effect| options.iter().any(|o| o.effect.as_ref() == Some(&effect));
+    let shape = CardShape::of(&card.ask);
     match action {
-        Action::AllowOnce => card.ask.kind == AskKind::Permission && has(Effect::Allow),
-        Action::Deny => card.ask.kind == AskKind::Permission && has(Effect::Deny),
-        Action::AllowAlways => card.ask.kind == AskKind::Permission && has(Effect::AllowAlways),
+        Action::AllowOnce => shape.letters && has(Effect::Allow),
+        Action::Deny => shape.letters && has(Effect::Deny),
+        Action::AllowAlways => shape.letters && has(Effect::AllowAlways),
         Action::Pick(n) => usize::from(n) <= options.len(),
-        Action::Up | Action::Down => !options.is_empty() || card.ask.kind == AskKind::Form,
-        Action::OpenLink => card.ask.choice.as_ref().is_some_and(|c| c.url.is_some()),
-        Action::Newline => {
-            card.ask.kind == AskKind::Text && card.ask.text.as_ref().is_some_and(|t| t.multiline)
-        }
+        Action::Up | Action::Down => !options.is_empty() || shape.fields,
+        Action::OpenLink => shape.link,
+        Action::Newline => shape.lines,
         // A retry acts only while an answer's outcome is unknown: listed only then.
         Action::NextField | Action::PrevField | Action::Retry => {
             card_footer_offers(phone, key, action)
@@ -212,9 +225,10 @@ pub(crate) fn card_allow_always(phone: &Phone, card: &CardState) -> Result<(), &
 pub(crate) fn card_context(phone: &Phone, key: &AskKey) -> Context {
     if card_takes_typing(phone, key) {
         // A text answer and a form have their own notes in the help: a form's kinds of field.
-        match phone.card(key).map(|c| &c.ask.kind) {
-            Some(AskKind::Text) => keys::TEXT,
-            _ => keys::TYPING,
+        if phone.card(key).is_some_and(|c| CardShape::of(&c.ask).typed) {
+            keys::TEXT
+        } else {
+            keys::TYPING
         }
     } else if card_link(phone, key).is_some() {
         keys::LINK
@@ -241,12 +255,13 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
     let offer = phone.agent_offer(&key.agent);
     let options: Vec<_> = card.offered(offer).into_iter().cloned().collect();
     let kind = card.ask.kind.clone();
+    let shape = CardShape::of(&card.ask);
     let expired = card.expired_at(phone.now);
     match action {
         Action::Back => phone.back(),
         // A text answer opens in the person's editor at any time: it comes back unsent.
         Action::EditOutside => match phone.card(&key) {
-            Some(card) if kind == AskKind::Text => {
+            Some(card) if shape.typed => {
                 let text = card.text.text();
                 vec![outside_editor::open(EditTarget::Answer(key), text)]
             }
@@ -316,7 +331,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
         }
         // Selecting never answers, so it works inside the reading time too; only after it
         // does a move count as having seen a change.
-        Action::Up | Action::Down if matches!(kind, AskKind::Permission | AskKind::Choice) => {
+        Action::Up | Action::Down if shape.options => {
             let last = options.len().saturating_sub(1);
             let selected = phone.card(&key).map_or(0, |c| c.selected);
             let selected = if action == Action::Up {
@@ -327,9 +342,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             select_option(phone, &key, selected, armed);
             Vec::new()
         }
-        Action::Up | Action::Down | Action::PrevField | Action::NextField
-            if kind == AskKind::Form =>
-        {
+        Action::Up | Action::Down | Action::PrevField | Action::NextField if shape.fields => {
             let forward = matches!(action, Action::Down | Action::NextField);
             if let Some(card) = phone.model.card_mut(&key) {
                 if armed {
@@ -341,7 +354,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             }
             Vec::new()
         }
-        Action::AllowOnce | Action::Deny | Action::AllowAlways if kind == AskKind::Permission => {
+        Action::AllowOnce | Action::Deny | Action::AllowAlways if shape.letters => {
             let effect = match action {
                 Action::AllowOnce => Effect::Allow,
                 Action::Deny => Effect::Deny,
@@ -365,7 +378,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             }
             Vec::new()
         }
-        Action::Pick(n) if matches!(kind, AskKind::Permission | AskKind::Choice) => {
+        Action::Pick(n) if shape.options => {
             let index = usize::from(n).wrapping_sub(1);
             if index < options.len() {
                 select_option(phone, &key, index, armed);
@@ -428,9 +441,8 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             }
         }
         Action::Newline => {
-            if let Some(card) = phone.model.card_mut(&key)
-                && card.ask.kind == AskKind::Text
-                && card.ask.text.as_ref().is_some_and(|t| t.multiline)
+            if shape.lines
+                && let Some(card) = phone.model.card_mut(&key)
             {
                 card.text.newline();
             } else {

@@ -5,6 +5,7 @@ use crossterm::event::KeyCode;
 
 use crate::app::keymap::{
     Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, plain_words,
+    to_the_asks,
 };
 
 /// The New page's form for a DSH bridge.
@@ -18,6 +19,7 @@ pub(crate) fn bindings() -> Vec<(Chord, Action)> {
         (Chord::plain(KeyCode::Esc), Action::Back),
         (Chord::ctrl('r'), Action::Retry),
         (Chord::ctrl('c'), Action::Quit),
+        to_the_asks()[0],
     ]
 }
 

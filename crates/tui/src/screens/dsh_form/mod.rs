@@ -21,7 +21,8 @@ pub(crate) use crate::model::dsh_state::DshPurpose;
 use crate::model::dsh_state::{DshView, ModelChoice};
 use crate::model::editor::Editor;
 use crate::model::intents;
-use crate::screens::room::Room;
+use crate::model::news::Heard;
+use crate::screens::room::{Heeded, Room};
 
 /// One field of a form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -346,6 +347,16 @@ pub(crate) fn dsh_form_pending(phone: &Phone, form: &DshFormScreen) -> bool {
 
 /// The form's state is boxed in the stack of screens (it is much larger than the others).
 impl Room for Box<DshFormScreen> {
+    /// The task this form started is here: the form gives way to it (SPEC A17). A bridge
+    /// intent's trouble shows in the form's receipt.
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::PaneReady { .. } => Heeded::Leave,
+            Heard::Trouble { kind, .. } if kind.is_dsh() => Heeded::ShownHere,
+            _ => Heeded::Nothing,
+        }
+    }
+
     fn key_parts() -> &'static [Context] {
         &[keys::FORM]
     }

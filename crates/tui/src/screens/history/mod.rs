@@ -16,8 +16,9 @@ use crate::look::chat::ChatStyle;
 use crate::look::chat_scroll::{ChatScroll, entry_key};
 use crate::look::chat_search::all_matches;
 use crate::model::history::{HistoryStore, LOAD_AHEAD};
+use crate::model::news::Heard;
 use crate::screens::pane::select::copy_text;
-use crate::screens::room::Room;
+use crate::screens::room::{Heeded, Room};
 use crate::screens::search::keys::SEARCH;
 use crate::screens::search::{LineKey, Place, Search, bring_into_view, copy};
 use crate::wire::ConversationSummary;
@@ -85,6 +86,14 @@ pub(crate) fn reopen(phone: &mut Phone, agent: &str, conversation: &str) -> Vec<
 }
 
 impl Room for HistoryScreen {
+    /// The pane this page started is here: the page gives way to it (SPEC A17).
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::PaneReady { .. } => Heeded::Leave,
+            _ => Heeded::Nothing,
+        }
+    }
+
     fn key_parts() -> &'static [Context] {
         &[keys::LIST]
     }
@@ -191,6 +200,14 @@ impl HistoryScreen {
 }
 
 impl Room for ConversationScreen {
+    /// The pane this page started is here: the page gives way to it (SPEC A17).
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::PaneReady { .. } => Heeded::Leave,
+            _ => Heeded::Nothing,
+        }
+    }
+
     fn key_parts() -> &'static [Context] {
         &[keys::CONVERSATION, SEARCH]
     }

@@ -1,5 +1,6 @@
 //! Home: every agent with its state in words and how fresh it is, then "Needs your answer",
-//! oldest first, with the time left of asks that expire (SPEC A2, A13, H3, H6, S4, T6, V5).
+//! the nearest deadline first, then the oldest, with the time left of asks that expire and why
+//! the first is first (SPEC A2, A13, H3, H6, S4, T6, V5).
 
 use ratatui::Frame;
 use ratatui::style::Style;
@@ -254,6 +255,36 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
     };
     if unreachable > 0 {
         heading.push_str(&format!(" · {unreachable} on an unreachable agent"));
+    }
+    // Why the first row is first, once there is an order to read (docs/KEYS.md, "The ask
+    // that needs you first"): the whole reason where it fits, else its time alone.
+    if answerable > 1
+        && let Some(first) = rows.first()
+    {
+        let facts = crate::model::triage::Facts::of(first);
+        if facts.answerable(app.now) {
+            let why = crate::model::triage::why_first(&facts, app.now);
+            // The "↓ 7 more" at the heading's end keeps its columns.
+            let below = rows
+                .len()
+                .saturating_sub(screen.inbox.offset + usize::from(parts.inbox.height));
+            let note = if below > 0 {
+                wrap::width(&format!("↓ {below} more")) + 2
+            } else {
+                0
+            };
+            let room = usize::from(parts.inbox_heading.width).saturating_sub(note);
+            let short = match why.strip_prefix("expires in ") {
+                Some(left) => format!(" · first: {left}"),
+                None => " · oldest first".to_string(),
+            };
+            for words in [format!(" · first: {why}"), short] {
+                if wrap::width(&heading) + wrap::width(&words) <= room {
+                    heading.push_str(&words);
+                    break;
+                }
+            }
+        }
     }
     put(
         frame,

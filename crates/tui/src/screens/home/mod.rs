@@ -35,12 +35,12 @@ pub(crate) fn home_agents(phone: &Phone, filter: &Filter) -> Vec<usize> {
         .collect()
 }
 
-/// The inbox rows the filter lets through, oldest first (SPEC A2).
+/// The inbox rows the filter lets through, in the order they need the person: the nearest
+/// deadline first, then the oldest (SPEC A2; `model::triage`). Asks on an agent the phone
+/// cannot reach come after those it can answer, set apart.
 pub(crate) fn home_inbox<'a>(phone: &'a Phone, filter: &Filter) -> Vec<InboxRow<'a>> {
-    let mut rows = inbox::rows(phone.agents());
-    // Asks on an agent the phone cannot reach come after those it can answer, set apart.
-    rows.sort_by_key(|row| inbox::is_unreachable(row.agent));
-    rows.into_iter()
+    crate::model::triage::rows_in_order(inbox::rows(phone.agents()), phone.now)
+        .into_iter()
         .filter(|row| {
             filter.matches(&format!(
                 "{} {} {} {}",

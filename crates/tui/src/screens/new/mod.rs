@@ -9,7 +9,8 @@ use crate::app::keymap::{Action, Context};
 use crate::app::list::{Filter, ListCursor};
 use crate::app::phone::Phone;
 use crate::engine::IntentKind;
-use crate::screens::room::Room;
+use crate::model::news::Heard;
+use crate::screens::room::{Heeded, Room};
 use crate::wire::Starter;
 
 #[derive(Debug, Clone, Default)]
@@ -49,6 +50,14 @@ pub(crate) fn starter_rows<'a>(phone: &'a Phone, filter: &Filter) -> Vec<Starter
 }
 
 impl Room for NewScreen {
+    /// The pane this page started is here: the page gives way to it (SPEC A17).
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::PaneReady { .. } => Heeded::Leave,
+            _ => Heeded::Nothing,
+        }
+    }
+
     fn key_parts() -> &'static [Context] {
         &[keys::NEW]
     }

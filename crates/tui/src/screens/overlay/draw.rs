@@ -80,10 +80,15 @@ fn draw_one(
         Overlay::Setting(picker) => {
             crate::screens::pane::draw_setting::draw(frame, phone, picker, theme)
         }
+        Overlay::Rings { selected } => super::draw_rings::draw(frame, phone, *selected, theme),
         Overlay::DshKind { selected, .. } => {
             crate::screens::pane::draw_kind::draw(frame, phone, *selected, theme)
         }
-        Overlay::Prompt { title, editor, .. } => {
+        Overlay::Prompt {
+            title,
+            editor,
+            then,
+        } => {
             let width = usize::from(
                 geometry::dialog(area.width, area.height, 1)
                     .width
@@ -100,7 +105,11 @@ fn draw_one(
                 Span::styled(editor.text(), theme.text),
             ]));
             let rect = geometry::dialog(area.width, area.height, above + 1);
-            boxed(frame, rect, " Rename ", lines, theme);
+            let heading = match then {
+                crate::app::overlay::Deferred::MuteUntil => " Mute ",
+                _ => " Rename ",
+            };
+            boxed(frame, rect, heading, lines, theme);
             let x = rect.x + 3 + u16::try_from(editor.cursor().1).unwrap_or(0);
             frame.set_cursor_position(Position::new(
                 x.min(rect.right().saturating_sub(2)),

@@ -2,3 +2,4 @@
 //! keys are the phone's: `app::overlay`.
 
 pub(crate) mod draw;
+pub(crate) mod draw_rings;

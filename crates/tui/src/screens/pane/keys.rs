@@ -5,7 +5,7 @@ use crossterm::event::{KeyCode, KeyModifiers};
 
 use crate::app::keymap::{
     Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, common, list_moves,
-    plain_words, text_box,
+    plain_words, text_box, to_the_asks,
 };
 
 /// A pane with the chat focused: letters are commands.
@@ -67,6 +67,7 @@ pub(crate) fn input() -> Vec<(Chord, Action)> {
         (Chord::ctrl('o'), Action::SendMode),
         (Chord::ctrl('c'), Action::Quit),
     ]);
+    input.extend(to_the_asks());
     for n in 1..=4u8 {
         input.push((Chord::plain(KeyCode::F(n)), Action::Belt(n)));
     }

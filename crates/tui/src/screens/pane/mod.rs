@@ -29,7 +29,8 @@ use crate::look::theme::Theme;
 use crate::look::wrap;
 use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
-use crate::screens::room::Room;
+use crate::model::news::Heard;
+use crate::screens::room::{Heeded, Room};
 use crate::wire::{BeltButton, TurnState, limits};
 use std::collections::VecDeque;
 
@@ -624,6 +625,18 @@ impl PaneScreen {
 }
 
 impl Room for PaneScreen {
+    /// The pane goes once the bridge closed its task; an intent's trouble shows on its
+    /// status line.
+    fn heard(&self, _phone: &Phone, news: &Heard) -> Heeded {
+        match news {
+            Heard::PaneGone { agent, pane } if *agent == self.agent && *pane == self.pane => {
+                Heeded::Leave
+            }
+            Heard::Trouble { .. } => Heeded::ShownHere,
+            _ => Heeded::Nothing,
+        }
+    }
+
     /// The chat's help names the box's keys a newcomer would not find from the chat: the
     /// person's editor and the box's own help (docs/KEYS.md, "The person's editor"), by the
     /// keys the keymap gives them, so `[keys]` changes the words too.

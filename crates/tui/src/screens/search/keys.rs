@@ -2,7 +2,9 @@
 
 use crossterm::event::KeyCode;
 
-use crate::app::keymap::{Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart};
+use crate::app::keymap::{
+    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, to_the_asks,
+};
 
 /// The search line: letters are typed, Enter keeps the matches lit.
 pub(crate) fn search() -> Vec<(Chord, Action)> {
@@ -12,6 +14,7 @@ pub(crate) fn search() -> Vec<(Chord, Action)> {
         (Chord::plain(KeyCode::Down), Action::NextMatch),
         (Chord::plain(KeyCode::Up), Action::PrevMatch),
         (Chord::ctrl('c'), Action::Quit),
+        to_the_asks()[0],
     ]
 }
 

@@ -1,0 +1,380 @@
+//! What the engine's news means to the phone, as typed events (docs/ARCHITECTURE.md, "The
+//! router routes"): the model takes an intent's record or a card's closing, keeps its own
+//! rules (the outbox sends the next message, a stopped turn's queue goes back to its box, a
+//! card answered elsewhere gives its words to its pane), and says what happened as [`Heard`].
+//! The glass hands each event to the rooms through one hook and says what it says; it never
+//! decides by an intent's kind.
+
+use time::OffsetDateTime;
+
+use crate::engine::{Decider, IntentKind, IntentRecord, IntentState};
+use crate::model::card_state::CardStatus;
+use crate::model::inbox::AskKey;
+use crate::model::intents;
+use crate::model::outbox;
+use crate::model::outcome::{self, capitalized};
+use crate::model::phone_model::PhoneModel;
+
+/// One thing that happened, for the rooms and the footer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Heard {
+    /// The agent took an answer to this ask (here or, by the chat, anywhere): its card goes.
+    AnswerTaken { key: AskKey },
+    /// Another phone answered this ask first: its card goes, and the words typed on it went
+    /// to the pane's box when `words_back` (SPEC A7).
+    AnsweredElsewhere {
+        key: AskKey,
+        words: String,
+        words_back: bool,
+    },
+    /// A pane the phone followed is gone (a bridge's task closed): its screen goes.
+    PaneGone { agent: String, pane: String },
+    /// A reply named a pane (a starter's, a reopen's, a task's): it opens once it is here.
+    PaneNamed { agent: String, pane: String },
+    /// The pane waited for is here: the pages that started it give way to it.
+    PaneReady { agent: String, pane: String },
+    /// Words came back to a pane's box: the typing goes there.
+    WordsBack { agent: String, pane: String },
+    /// The next message of a pane leaves now (one at a time, in order).
+    Submit { agent: String, kind: IntentKind },
+    /// The agent is asked for news now, not at its next poll.
+    PollNow { agent: String },
+    /// What became of an intent, for the footer.
+    Said { words: String, trouble: bool },
+    /// Trouble with an intent, for the footer unless the screen on top shows it in place.
+    Trouble { kind: IntentKind, words: String },
+}
+
+impl PhoneModel {
+    /// An intent's record as the engine tells it: noted, with what it means now. A record of
+    /// an earlier run's journal is history, never news; one that says nothing new says nothing.
+    pub fn hear_intent(&mut self, record: IntentRecord, now: OffsetDateTime) -> Vec<Heard> {
+        let earlier_run = self.intents().from_earlier_run(&record);
+        let before = self.note_intent(record.clone(), now);
+        // A phone just started does not say "Answered." of yesterday's answer.
+        if earlier_run || before.as_ref() == Some(&record.state) {
+            return Vec::new();
+        }
+        let mut heard = Vec::new();
+        if let (_, outbox::Next::Submit { agent, kind }) = self.outbox_mut().note(&record, now) {
+            heard.push(Heard::Submit { agent, kind });
+        }
+        let agent = record.agent.clone();
+        let done = matches!(
+            record.state,
+            IntentState::Done { .. } | IntentState::Replayed { .. }
+        );
+        let reply = match &record.state {
+            IntentState::Done { reply } | IntentState::Replayed { reply } => Some(reply),
+            _ => None,
+        };
+        if record.kind.is_dsh() {
+            self.hear_bridge_intent(&record, done, &mut heard);
+            return heard;
+        }
+        match &record.kind {
+            IntentKind::Answer { pane, ask_id, .. } if done => {
+                let key = AskKey {
+                    agent: agent.clone(),
+                    pane: pane.clone(),
+                    ask_id: ask_id.clone(),
+                };
+                self.forget_card(&key);
+                heard.push(Heard::AnswerTaken { key });
+                // As the card and the headless `answer` say it (SPEC Q7).
+                heard.push(Heard::Said {
+                    words: outcome::said(&record),
+                    trouble: false,
+                });
+            }
+            IntentKind::Starter { .. } | IntentKind::Reopen { .. } => {
+                if let Some(pane) = reply.and_then(|r| r.pane_id.clone()) {
+                    heard.push(Heard::PaneNamed { agent, pane });
+                }
+            }
+            // The value a switch shows follows the agent's answer, not ours (docs/ACP.md).
+            IntentKind::Rename { .. }
+            | IntentKind::Close { .. }
+            | IntentKind::Action { .. }
+            | IntentKind::Setting { .. }
+                if done =>
+            {
+                heard.push(Heard::Said {
+                    words: outcome::said(&record),
+                    trouble: false,
+                });
+            }
+            IntentKind::Abort { pane, turn_id } if done => {
+                // The stop dropped what the agent held behind the turn: the words are the
+                // person's again, back in the box before the draft (docs/ACP.md).
+                let taken = self.outbox_mut().take_waiting(&agent, pane, turn_id);
+                if self.back_into_box(&agent, pane, &taken) {
+                    heard.push(Heard::WordsBack {
+                        agent: agent.clone(),
+                        pane: pane.clone(),
+                    });
+                    heard.push(Heard::Said {
+                        words: if taken.len() == 1 {
+                            "Stopped. The queued message is back in the box.".to_string()
+                        } else {
+                            format!(
+                                "Stopped. The {} queued messages are back in the box.",
+                                taken.len()
+                            )
+                        },
+                        trouble: false,
+                    });
+                }
+            }
+            _ => {}
+        }
+        // Answers and pane messages show their trouble where they live (the card, the line
+        // by the box); the rest is said unless the screen on top shows it.
+        let shown_where_it_lives = matches!(
+            record.kind,
+            IntentKind::Answer { .. }
+                | IntentKind::Send { .. }
+                | IntentKind::Abort { .. }
+                | IntentKind::Action { .. }
+                | IntentKind::Setting { .. }
+        );
+        if !shown_where_it_lives && !done && !intents::is_in_flight(&record.state) {
+            heard.push(Heard::Trouble {
+                kind: record.kind.clone(),
+                words: format!(
+                    "{}: {}",
+                    capitalized(record.kind.verb()),
+                    outcome::short(&record)
+                ),
+            });
+        }
+        heard
+    }
+
+    /// A bridge's intent (SPEC D2, D5): what its reply means to the phone.
+    fn hear_bridge_intent(&mut self, record: &IntentRecord, done: bool, heard: &mut Vec<Heard>) {
+        let agent = record.agent.clone();
+        let reply = match &record.state {
+            IntentState::Done { reply } | IntentState::Replayed { reply } => Some(reply),
+            _ => None,
+        };
+        match &record.kind {
+            IntentKind::DshClose { task_id } if done => {
+                heard.push(Heard::PaneGone {
+                    agent: agent.clone(),
+                    pane: task_id.clone(),
+                });
+                heard.push(Heard::Said {
+                    words: "Closed the task. Its session stays on the desktop.".into(),
+                    trouble: false,
+                });
+                heard.push(Heard::PollNow { agent });
+            }
+            // The real bridge takes a cancel during a permission wait (`accepted: true`) and
+            // the desktop goes on waiting: say so, the card stays.
+            IntentKind::DshCancel { task_id } if done => {
+                let waits = self
+                    .agents()
+                    .pane(&agent, task_id)
+                    .map_or(0, |p| p.pane.asks.len());
+                if waits > 0 {
+                    heard.push(Heard::Said {
+                        words: "The bridge took the cancel, but the desktop still waits for an answer: answer it there.".into(),
+                        trouble: false,
+                    });
+                }
+            }
+            IntentKind::DshCreate { .. } => {
+                if let Some(pane) = reply.and_then(|r| r.pane_id.clone()) {
+                    heard.push(Heard::PaneNamed { agent, pane });
+                }
+            }
+            IntentKind::DshRegisterWorkspace { path, .. } if done => {
+                heard.push(Heard::Said {
+                    words: format!("Registered {path}: it shows among the bridge's workspaces."),
+                    trouble: false,
+                });
+                heard.push(Heard::PollNow { agent });
+            }
+            _ => {}
+        }
+        // Trouble shows where the person is: the pane's status line or the form's receipt.
+        if !done && !intents::is_in_flight(&record.state) {
+            heard.push(Heard::Trouble {
+                kind: record.kind.clone(),
+                words: format!("{}: {}", record.kind.verb(), outcome::short(record)),
+            });
+        }
+    }
+
+    /// The pane a reply named, once the snapshot has it.
+    pub fn hear_awaited_pane(&mut self) -> Option<Heard> {
+        let (agent, pane) = self.awaited_pane_arrived()?;
+        Some(Heard::PaneReady { agent, pane })
+    }
+
+    /// The card on screen, once the chat says its ask closed: it goes when this phone's
+    /// answer was taken, or when another phone's won, its words then going to the pane's box
+    /// (SPEC A4, A7). Nothing while it is open or closed some other way.
+    pub fn hear_card_closed(&mut self, key: &AskKey) -> Option<Heard> {
+        if self.card(key).is_none_or(|c| c.closed.is_none()) {
+            return None;
+        }
+        match CardStatus::of(self.intents(), key)? {
+            CardStatus::Answered { .. } => {
+                self.forget_card(key);
+                Some(Heard::AnswerTaken { key: key.clone() })
+            }
+            // The answer that won is named, never in silence.
+            CardStatus::Decided(Decider::Phone, won) => {
+                let won = won.map_or_else(String::new, |w| format!(": “{w}”"));
+                let mut words = format!("Answered from another phone first{won}.");
+                let words_back = self.give_back_card_words(key).is_some();
+                if words_back {
+                    words.push_str(" Yours was not taken. Your words are in the pane's box.");
+                }
+                self.forget_card(key);
+                Some(Heard::AnsweredElsewhere {
+                    key: key.clone(),
+                    words,
+                    words_back,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{Answer, PostReply};
+
+    fn record(kind: IntentKind, state: IntentState) -> IntentRecord {
+        IntentRecord {
+            request_id: "r-1".into(),
+            agent: "a".into(),
+            kind,
+            attempts: 1,
+            state,
+            created_at: "2026-12-07T00:00:00Z".into(),
+            checking: false,
+            epoch: None,
+        }
+    }
+
+    fn answer() -> IntentKind {
+        IntentKind::Answer {
+            pane: "p".into(),
+            ask_id: "ask-1".into(),
+            revision: 1,
+            answer: Answer::default(),
+        }
+    }
+
+    fn now() -> OffsetDateTime {
+        OffsetDateTime::UNIX_EPOCH
+    }
+
+    /// An answer this run sent and the agent took: its card goes and the footer says the
+    /// table's sentence (SPEC Q7); the same record again says nothing new.
+    #[test]
+    fn an_answer_taken_closes_its_card_once() {
+        let mut model = PhoneModel::new([("a".to_string(), false)], []);
+        model.submitted("a", answer());
+        let done = record(
+            answer(),
+            IntentState::Done {
+                reply: PostReply::ok("r-1"),
+            },
+        );
+        let key = AskKey {
+            agent: "a".into(),
+            pane: "p".into(),
+            ask_id: "ask-1".into(),
+        };
+        assert_eq!(
+            model.hear_intent(done.clone(), now()),
+            [
+                Heard::AnswerTaken { key },
+                Heard::Said {
+                    words: "Answered.".into(),
+                    trouble: false
+                }
+            ]
+        );
+        assert_eq!(model.hear_intent(done, now()), []);
+    }
+
+    /// The journal's record of an earlier run is history: no card goes, nothing is said.
+    #[test]
+    fn an_earlier_runs_record_is_no_news() {
+        let mut model = PhoneModel::new([("a".to_string(), false)], []);
+        let old = record(
+            answer(),
+            IntentState::Done {
+                reply: PostReply::ok("r-1"),
+            },
+        );
+        assert_eq!(model.hear_intent(old, now()), []);
+    }
+
+    /// A bridge task closed: its pane goes, the footer says the session stays, and the bridge
+    /// is asked for its news now (SPEC D2).
+    #[test]
+    fn a_closed_task_takes_its_pane_away() {
+        let mut model = PhoneModel::new([("dsh".to_string(), false)], ["dsh".to_string()]);
+        let kind = IntentKind::DshClose {
+            task_id: "t1".into(),
+        };
+        model.submitted("dsh", kind.clone());
+        let mut closed = record(
+            kind,
+            IntentState::Done {
+                reply: PostReply::ok("r-1"),
+            },
+        );
+        closed.agent = "dsh".into();
+        let heard = model.hear_intent(closed, now());
+        assert_eq!(
+            heard.first(),
+            Some(&Heard::PaneGone {
+                agent: "dsh".into(),
+                pane: "t1".into()
+            })
+        );
+        assert_eq!(
+            heard.last(),
+            Some(&Heard::PollNow {
+                agent: "dsh".into()
+            })
+        );
+    }
+
+    /// Trouble with a rename is said unless the screen on top shows it; an answer's shows on
+    /// its card, so it is no footer news.
+    #[test]
+    fn trouble_is_news_where_it_has_no_place_of_its_own() {
+        let mut model = PhoneModel::new([("a".to_string(), false)], []);
+        let rename = IntentKind::Rename {
+            target: "pane".into(),
+            id: "p".into(),
+            title: "新".into(),
+        };
+        model.submitted("a", rename.clone());
+        let refused = IntentState::Refused {
+            status: 409,
+            code: "conflict".into(),
+            message: None,
+        };
+        let heard = model.hear_intent(record(rename, refused.clone()), now());
+        assert!(
+            matches!(heard.as_slice(), [Heard::Trouble { words, .. }] if words.starts_with("Rename")),
+            "{heard:?}"
+        );
+        model.submitted("a", answer());
+        let mut answer_refused = record(answer(), refused);
+        answer_refused.request_id = "r-2".into();
+        assert_eq!(model.hear_intent(answer_refused, now()), []);
+    }
+}
