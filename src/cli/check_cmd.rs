@@ -52,6 +52,10 @@ pub(crate) struct CheckArgs {
     /// agent's permission requests. The check never approves one.
     #[arg(long, value_name = "MODE", requires = "prompt")]
     pub(crate) mode: Option<String>,
+    /// With --acp: the ACP version to ask for and judge by: 1, or the draft 2 (the rules in
+    /// v2's terms: docs/SPEC.md, P).
+    #[arg(long, value_name = "VERSION", requires = "acp", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=2))]
+    pub(crate) protocol: u16,
     /// With --acp: where the agent's stderr goes (default: agent.log in a private folder of the
     /// check's own in the temporary folder, 0700 with a random name, named in the report's
     /// first line).
@@ -127,8 +131,14 @@ fn run_acp(args: &CheckArgs, acp: &str) -> anyhow::Result<ExitCode> {
         workspace: args.workspace.clone(),
         prompts: args.prompt.clone(),
         mode: args.mode.clone(),
+        protocol: args.protocol,
         log: args.log.clone(),
     };
+    if args.protocol == 2 && args.mode.is_some() {
+        anyhow::bail!(
+            "--mode switches a session's mode, and ACP v2 has no modes (no session/set_mode): leave --mode out with --protocol 2"
+        );
+    }
     let report = match check_acp::run(options) {
         Ok(report) => report,
         Err(unstartable) => {

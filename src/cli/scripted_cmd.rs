@@ -31,6 +31,10 @@ pub(crate) struct ScriptedArgs {
     /// May be given more than once; never for anything but tests.
     #[arg(long = "break", value_name = "RULE")]
     pub(crate) breaks: Vec<String>,
+    /// The newest ACP version it speaks: 2 (v1 and the draft v2, each to a client that asks
+    /// for it) or 1 (v1 alone, as agents before v2).
+    #[arg(long, value_name = "VERSION", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=2))]
+    pub(crate) protocol: u16,
 }
 
 pub(crate) fn run(args: ScriptedArgs) -> anyhow::Result<()> {
@@ -42,5 +46,6 @@ pub(crate) fn run(args: ScriptedArgs) -> anyhow::Result<()> {
         sign_in: args.sign_in,
         sessions: args.sessions,
         breaks,
+        v1_only: args.protocol == 1,
     })
 }

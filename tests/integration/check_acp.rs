@@ -172,6 +172,101 @@ fn check_acp_passes_the_scripted_agent_whole_named_by_the_config() {
     assert!(table.ends_with("\nVerdict: CONFORMANT.\n"), "{table}");
 }
 
+/// `check --acp --protocol 2`: the scripted agent's v2 side passes whole (four processes:
+/// the rules, a resume with replayFrom, offered 999, offered 1); the same agent speaking v1
+/// alone answers 2 with 1, which is no fault, and the v2 rules it cannot take are not a pass.
+#[test]
+fn check_acp_protocol_2_passes_the_scripted_agent_whole_and_a_v1_agent_is_not_run() {
+    let dir = temp_dir();
+    let output = check(
+        &[
+            "--acp",
+            &scripted(dir.path(), ""),
+            "--protocol",
+            "2",
+            "--json",
+        ],
+        true,
+    );
+    let json = report(&output);
+    assert_eq!(output.status.code(), Some(0), "{json:#}");
+    assert_eq!(json["version"], 2, "{json:#}");
+    assert_eq!(json["conformance"]["conformant"], true, "{json:#}");
+    let skipped: Vec<(String, String)> = verdicts(&json)
+        .into_iter()
+        .filter(|(_, verdict)| verdict != "pass")
+        .collect();
+    assert_eq!(
+        skipped,
+        [("P4".to_string(), "skipped".to_string())],
+        "{json:#}"
+    );
+    let what = |n: usize| {
+        json["findings"][n]["what"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    for said in [
+        "offered 2, answered 2",
+        "offered 999, answered 2",
+        "offered 1, answered 1",
+        "info and object capabilities",
+    ] {
+        assert!(what(2).contains(said), "P3: {}", what(2));
+    }
+    assert!(
+        what(6).contains("the prompt's messageId among them"),
+        "P7: {}",
+        what(6)
+    );
+    assert!(
+        what(11).contains("ran and went idle end_turn"),
+        "P12: {}",
+        what(11)
+    );
+    assert!(
+        what(12).contains("requires_action while it waited"),
+        "P13: {}",
+        what(12)
+    );
+    assert!(
+        what(13).contains("went idle cancelled"),
+        "P14: {}",
+        what(13)
+    );
+    assert!(what(15).contains(" from 4 processes"), "P16: {}", what(15));
+
+    let v1_only = temp_dir();
+    let output = check(
+        &[
+            "--acp",
+            &scripted(v1_only.path(), "--protocol 1"),
+            "--protocol",
+            "2",
+            "--json",
+        ],
+        true,
+    );
+    let json = report(&output);
+    assert_eq!(output.status.code(), Some(1), "{json:#}");
+    assert_eq!(json["version"], 1, "{json:#}");
+    assert_eq!(
+        json["conformance"]["failed"],
+        serde_json::json!([]),
+        "{json:#}"
+    );
+    assert_eq!(
+        json["conformance"]["notRun"],
+        serde_json::json!(["P5", "P12", "P14"]),
+        "{json:#}"
+    );
+    let p3 = json["findings"][2]["what"].as_str().unwrap_or_default();
+    assert!(p3.contains("offered 2, answered 1"), "{p3}");
+    let p12 = json["findings"][11]["why"].as_str().unwrap_or_default();
+    assert!(p12.contains("check it with --protocol 1"), "{p12}");
+}
+
 #[test]
 fn check_acp_without_a_prompt_or_a_sign_in_says_what_it_did_not_run() {
     let dir = temp_dir();
@@ -232,7 +327,7 @@ fn check_acp_cannot_start_a_missing_program_and_exits_2() {
 /// Runs the check against the scripted agent breaking `id`; the failed rules, or why not just
 /// that one, judged as its tier says: an ADVISORY rule broken leaves the run conformant (but
 /// for P4, whose break needs a sign-in that keeps the MANDATORY P5, P12 and P14 from running).
-fn breaking(id: &str) -> Result<(), String> {
+fn breaking(id: &str, protocol: &str) -> Result<(), String> {
     let dir = temp_dir();
     // P4 is about a sign-in, which the agent wants only with --sign-in.
     let extra = if id == "P4" {
@@ -240,7 +335,16 @@ fn breaking(id: &str) -> Result<(), String> {
     } else {
         format!("--break {id}")
     };
-    let output = check(&["--acp", &scripted(dir.path(), &extra), "--json"], true);
+    let output = check(
+        &[
+            "--acp",
+            &scripted(dir.path(), &extra),
+            "--protocol",
+            protocol,
+            "--json",
+        ],
+        true,
+    );
     let json = report(&output);
     let failed = failed_rules(&json);
     let verdict = &json["conformance"];
@@ -276,7 +380,7 @@ fn breaking(id: &str) -> Result<(), String> {
         .filter(|f| f["verdict"] == "fail")
         .collect();
     Err(format!(
-        "--break {id}: check exited {:?} and failed {failed:?}, expected exactly {{{id}}}, with the verdict {verdict}: {}",
+        "--break {id} with --protocol {protocol}: check exited {:?} and failed {failed:?}, expected exactly {{{id}}}, with the verdict {verdict}: {}",
         output.status.code(),
         serde_json::to_string_pretty(&fails).unwrap_or_default()
     ))
@@ -284,6 +388,18 @@ fn breaking(id: &str) -> Result<(), String> {
 
 #[test]
 fn check_acp_fails_exactly_the_rule_each_break_breaks() {
+    every_break_fails_its_rule("1");
+}
+
+/// The same breaks, asked for and judged as ACP v2: the scripted agent's v2 side keeps each
+/// rule or breaks it in v2's terms (P12: a turn that never says it runs; P13: a permission
+/// with no title; P7: a resume that answers before its replay; SPEC P says what each asks).
+#[test]
+fn check_acp_protocol_2_fails_exactly_the_rule_each_break_breaks() {
+    every_break_fails_its_rule("2");
+}
+
+fn every_break_fails_its_rule(protocol: &str) {
     let ids: Vec<&str> = BREAKS.iter().map(|(id, _)| *id).collect();
     // P16 only records what the agent wrote on stderr, which no agent can get wrong.
     let expected: Vec<String> = (1..=15).map(|n| format!("P{n}")).collect();
@@ -303,7 +419,7 @@ fn check_acp_fails_exactly_the_rule_each_break_breaks() {
                     let Some(id) = next else {
                         return;
                     };
-                    if let Err(problem) = breaking(id) {
+                    if let Err(problem) = breaking(id, protocol) {
                         problems.lock().expect("problems").push(problem);
                     }
                 }

@@ -158,6 +158,8 @@ pub(crate) struct Driver {
     due: Vec<(Instant, Value, Value)>,
     /// What it wrote on stderr (SPEC P16).
     pub(crate) stderr: Arc<Stderr>,
+    /// A line may carry a batch, a non-empty array of messages (ACP v2; v1 has none).
+    pub(crate) batches: bool,
 }
 
 impl Driver {
@@ -221,6 +223,7 @@ impl Driver {
             held: Vec::new(),
             due: Vec::new(),
             stderr: tally,
+            batches: false,
         })
     }
 
@@ -420,6 +423,29 @@ impl Driver {
             self.stream_faults.push(format!("{}: {what}", self.label));
             return;
         };
+        if let Value::Array(batch) = &message
+            && self.batches
+        {
+            // ACP v2's transport: a line is one message or a non-empty batch of them.
+            if batch.is_empty() {
+                self.stream_faults.push(format!(
+                    "{}: an empty batch, which ACP v2 does not allow on stdout",
+                    self.label
+                ));
+            }
+            for one in batch.clone() {
+                let text = one.to_string();
+                Box::pin(self.take_message(one, &text)).await;
+            }
+            return;
+        }
+        let text = text.to_string();
+        self.take_message(message, &text).await;
+    }
+
+    /// One message read from stdout: judged for P1 and P2, kept, and a request of the agent
+    /// answered.
+    async fn take_message(&mut self, message: Value, text: &str) {
         if !message.is_object() {
             self.stream_faults.push(format!(
                 "{}: JSON that is not one JSON-RPC object: {}",
@@ -778,6 +804,53 @@ printf '{"jsonrpc":"2.0","id":0,"result":{"ok":1}}\n'
         assert!(kept.starts_with("the test agent: bad "), "{kept:.80}");
         assert!(kept.contains(" bytes\nthe test agent: xxx"), "{kept:.80}");
         let _ = std::fs::remove_file(&log_path);
+    }
+
+    /// P1 in ACP v2's transport: a line may carry a non-empty batch of messages, each taken as
+    /// if it came alone; an empty batch is a fault, and in v1, which has no batches, any is.
+    #[test]
+    fn p1_a_v2_line_may_carry_a_batch_and_a_v1_line_may_not() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let dir = std::env::temp_dir();
+        let log = Arc::new(Mutex::new(
+            File::options()
+                .create(true)
+                .append(true)
+                .open(dir.join(format!("collie-driver-batch-{}.log", std::process::id())))
+                .expect("log"),
+        ));
+        let script = r#"read line
+printf '[{"jsonrpc":"2.0","method":"session/update","params":{}},{"jsonrpc":"2.0","id":0,"result":{"ok":1}}]\n'
+printf '[]\n'
+"#;
+        let command = vec!["sh".to_string(), "-c".to_string(), script.to_string()];
+        runtime.block_on(async {
+            for batches in [true, false] {
+                let mut driver = Driver::start("the test agent", &command, &dir, Arc::clone(&log))
+                    .expect("starts");
+                driver.batches = batches;
+                let answer = driver.request("a", json!({}), Duration::from_secs(5)).await;
+                driver.close(Duration::from_secs(5)).await;
+                let faults = driver.stream_faults.join("\n");
+                if batches {
+                    assert!(matches!(answer.outcome, Outcome::Result(ref r) if r["ok"] == 1));
+                    assert_eq!(driver.log.len(), 2, "{faults}");
+                    assert!(faults.contains("an empty batch"), "{faults}");
+                    assert_eq!(driver.stream_faults.len(), 1, "{faults}");
+                } else {
+                    assert!(
+                        faults.contains("JSON that is not one JSON-RPC object"),
+                        "{faults}"
+                    );
+                }
+            }
+        });
+        let _ = std::fs::remove_file(
+            dir.join(format!("collie-driver-batch-{}.log", std::process::id())),
+        );
     }
 
     #[test]

@@ -21,6 +21,8 @@ mod driver;
 mod session_rules;
 mod shapes;
 mod turn_rules;
+mod v2_rules;
+mod v2_shapes;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -113,6 +115,31 @@ pub(crate) const RULES: &[(&str, Tier, &str)] = &[
     ),
 ];
 
+/// The rules whose words differ in ACP v2 (`--protocol 2`): v2 has no `session/load` nor
+/// `session/set_mode`, and a turn ends with an idle `state_update`, not the prompt's answer.
+const V2_TITLES: &[(&str, &str)] = &[
+    (
+        "P6",
+        "session/resume of an unknown session fails with -32002",
+    ),
+    (
+        "P7",
+        "a resumed session replays its conversation (replayFrom) before session/resume answers",
+    ),
+    (
+        "P9",
+        "session/set_config_option takes the values offered and refuses others",
+    ),
+    (
+        "P12",
+        "a turn is acknowledged with a messageId, runs, and goes idle with a stop reason; its updates belong to its session and are well formed",
+    ),
+    (
+        "P14",
+        "session/cancel ends a running turn idle with stopReason cancelled within 5 s",
+    ),
+];
+
 /// Why a rule past a sign-in did not run.
 pub(crate) const SIGN_IN_FIRST: &str = "not run: sign in first (session/new answered auth_required, -32000); run the agent once in a terminal to sign in, then check again";
 
@@ -135,6 +162,9 @@ pub struct AcpOptions {
     /// The mode the turns' session is switched to first (`--mode`), e.g. one that asks
     /// before it acts, so the turns show permission requests.
     pub mode: Option<String>,
+    /// The ACP version the check asks for and judges by: 1, or the draft 2 (SPEC P says
+    /// what each rule asks in v2's terms).
+    pub protocol: u16,
     /// Where the agent's stderr goes; `None` puts it in the check's private scratch folder
     /// (0700, a random name), where it stays for the person to read once the check is done.
     pub log: Option<PathBuf>,
@@ -149,6 +179,8 @@ pub struct Unstartable(pub String);
 #[derive(Default)]
 pub(crate) struct Rulings {
     rules: Vec<(&'static str, Ruling)>,
+    /// The rules were asked in ACP v2's terms, and are titled so.
+    v2: bool,
 }
 
 #[derive(Default)]
@@ -209,6 +241,10 @@ impl Rulings {
         RULES
             .iter()
             .map(|(id, _, title)| {
+                let title = V2_TITLES
+                    .iter()
+                    .find(|(rule, _)| self.v2 && rule == id)
+                    .map_or(*title, |(_, v2)| *v2);
                 let ruling = std::mem::take(self.ruling(id));
                 let verdict = if !ruling.faults.is_empty() {
                     Verdict::Fail(ruling.faults.join("; "))
@@ -230,7 +266,7 @@ impl Rulings {
                         }
                         what
                     }
-                    _ => (*title).to_string(),
+                    _ => title.to_string(),
                 };
                 Finding {
                     rule: id,
@@ -294,6 +330,11 @@ async fn check(
 ) -> Result<(Rulings, u16), Unstartable> {
     let mut rulings = Rulings::default();
     let start = |label| driver::Driver::start(label, &options.command, workspace, Arc::clone(&log));
+    if options.protocol == 2 {
+        rulings.v2 = true;
+        let version = v2_rules::check(start, workspace, &options.prompts, &mut rulings).await;
+        return Ok((rulings, version));
+    }
     let mut first = start("the first process").map_err(Unstartable)?;
     let (setup, version) = session_rules::open(&mut first, workspace, &mut rulings).await;
     let mut turned = None;
@@ -448,6 +489,7 @@ done
             workspace: None,
             prompts: vec!["hello".into()],
             mode: None,
+            protocol: 1,
             log: None,
         })
         .expect("it starts");

@@ -34,6 +34,8 @@
 //! session's history as `("setting", "mode=plan,speed=careful,compact=on")`, so tests judge what
 //! it received.
 
+mod v2;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,7 +57,7 @@ use agent_client_protocol::v1::schema::{
     ToolCallUpdateFields, ToolKind, UnstructuredCommandInput,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio};
+use agent_client_protocol::{Agent, Client, ConnectTo, Error, ErrorCode, Stdio};
 use serde::{Deserialize, Serialize};
 
 /// How long `/link-done` leaves its sign-in card open before it says `elicitation/complete`.
@@ -78,10 +80,13 @@ pub struct ScriptedOptions {
     /// The rules of SPEC P it breaks on purpose (`--break`), so `check --acp` is seen to
     /// catch each; ids of [`BREAKS`].
     pub breaks: Vec<String>,
+    /// Speak ACP v1 alone (`--protocol 1`), as agents before v2 do; otherwise a client that
+    /// asks for v2 or more gets its v2 side (`acp_scripted::v2`).
+    pub v1_only: bool,
 }
 
 impl ScriptedOptions {
-    fn breaks(&self, rule: &str) -> bool {
+    pub(super) fn breaks(&self, rule: &str) -> bool {
         self.breaks.iter().any(|b| b == rule)
     }
 }
@@ -154,16 +159,16 @@ pub fn checked_breaks(ids: &[String]) -> Result<Vec<String>, String> {
 
 /// One conversation as the agent remembers it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct Remembered {
-    cwd: PathBuf,
+pub(super) struct Remembered {
+    pub(super) cwd: PathBuf,
     /// (who, words): "user" or "agent".
-    history: Vec<(String, String)>,
+    pub(super) history: Vec<(String, String)>,
     reads: u64,
     /// The mode and the speed in effect; empty means the first of each.
     #[serde(default)]
     mode: String,
     #[serde(default)]
-    speed: String,
+    pub(super) speed: String,
     /// The boolean option `compact`; `None` is its first value, on.
     #[serde(default)]
     compact: Option<bool>,
@@ -185,7 +190,7 @@ const MODES: &[(&str, &str, &str)] = &[
 ];
 
 /// The values of its `speed` option: (id, name).
-const SPEEDS: &[(&str, &str)] = &[
+pub(super) const SPEEDS: &[(&str, &str)] = &[
     ("careful", "Careful"),
     ("quick", "Quick"),
     ("refused", "Refused (it says no)"),
@@ -221,7 +226,7 @@ impl Remembered {
         }
     }
 
-    fn speed(&self) -> &str {
+    pub(super) fn speed(&self) -> &str {
         if self.speed.is_empty() {
             SPEEDS[0].0
         } else {
@@ -285,21 +290,21 @@ fn commands() -> Vec<AvailableCommand> {
 }
 
 #[derive(Default)]
-struct State {
-    sessions: HashMap<String, Remembered>,
-    cancelled: HashMap<String, Arc<AtomicBool>>,
-    next: u64,
+pub(super) struct State {
+    pub(super) sessions: HashMap<String, Remembered>,
+    pub(super) cancelled: HashMap<String, Arc<AtomicBool>>,
+    pub(super) next: u64,
     /// The client said at `initialize` that it takes boolean options.
     booleans: bool,
     /// Sessions with a turn running.
-    running: std::collections::HashSet<String>,
+    pub(super) running: std::collections::HashSet<String>,
     /// Sessions cancelled while idle (`--break P10` refuses their switches).
-    poisoned: std::collections::HashSet<String>,
+    pub(super) poisoned: std::collections::HashSet<String>,
     /// Cancels of the running turn, by session (`--break P15`).
-    cancels: HashMap<String, usize>,
+    pub(super) cancels: HashMap<String, usize>,
 }
 
-type Shared = Arc<Mutex<State>>;
+pub(super) type Shared = Arc<Mutex<State>>;
 
 /// Whether the client takes boolean options (`session.configOptions.boolean`).
 fn takes_booleans(state: &Shared) -> bool {
@@ -675,10 +680,22 @@ async fn serve(options: ScriptedOptions) -> anyhow::Result<()> {
             },
             agent_client_protocol::on_receive_notification!(),
         );
-    if options.breaks("P3") {
-        agent.connect_to(version_three()).await?;
-    } else {
-        agent.connect_to(Stdio::new()).await?;
+    // The version the client asks for picks the side that speaks it (the crate's router:
+    // v2 or more to the v2 side, anything else to v1's, which answers 1).
+    match (options.v1_only, options.breaks("P3")) {
+        (true, true) => agent.connect_to(version_three()).await?,
+        (true, false) => agent.connect_to(Stdio::new()).await?,
+        (false, broken) => {
+            let router = Agent
+                .protocol_router()
+                .with_v1(agent)
+                .with_v2(v2::agent(options.clone(), Arc::clone(&state)));
+            if broken {
+                router.connect_to(version_three()).await?;
+            } else {
+                router.connect_to(Stdio::new()).await?;
+            }
+        }
     }
     if end_options.breaks("P11") {
         // SPEC P11 broken on purpose: the client went away, and it runs on.
@@ -1499,7 +1516,7 @@ fn turn_number(state: &Shared, session: &str) -> usize {
 }
 
 /// Writes a session to the sessions folder, when there is one.
-fn remember(state: &Shared, options: &ScriptedOptions, session: &str) {
+pub(super) fn remember(state: &Shared, options: &ScriptedOptions, session: &str) {
     let Some(folder) = &options.sessions else {
         return;
     };
@@ -1516,7 +1533,11 @@ fn remember(state: &Shared, options: &ScriptedOptions, session: &str) {
 }
 
 /// A session from memory or from the sessions folder.
-fn recall(state: &Shared, options: &ScriptedOptions, session: &str) -> Option<Remembered> {
+pub(super) fn recall(
+    state: &Shared,
+    options: &ScriptedOptions,
+    session: &str,
+) -> Option<Remembered> {
     let mut state = state.lock().ok()?;
     if let Some(found) = state.sessions.get(session) {
         return Some(found.clone());
@@ -1533,7 +1554,7 @@ fn recall(state: &Shared, options: &ScriptedOptions, session: &str) -> Option<Re
 
 /// The sessions it keeps, as `session/list` gives them: those in its sessions folder (and
 /// in memory) for the folder asked about, titled by their first words, newest first.
-mod sessions {
+pub(super) mod sessions {
     use std::time::SystemTime;
 
     use agent_client_protocol::v1::schema::{
@@ -1543,7 +1564,7 @@ mod sessions {
 
     use super::{Remembered, ScriptedOptions, Shared};
 
-    pub(super) fn capabilities(resume: bool) -> SessionCapabilities {
+    pub(in crate::rigs) fn capabilities(resume: bool) -> SessionCapabilities {
         SessionCapabilities::new()
             .list(SessionListCapabilities::new())
             .close(SessionCloseCapabilities::new())
