@@ -199,17 +199,20 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).trim() == "1"
     }
 
-    /// Moves the selection down until its row holds `words`.
+    /// Moves the selection down until its row holds `words`, then up, when the row came to
+    /// stand above it (Home sorts its asks by deadline, so a new one may go on top).
     pub fn select(&self, words: &str) {
-        for _ in 0..40 {
-            if self
-                .screen()
-                .lines()
-                .any(|l| l.starts_with('›') && l.contains(words))
-            {
-                return;
+        for key in ["j", "k"] {
+            for _ in 0..40 {
+                if self
+                    .screen()
+                    .lines()
+                    .any(|l| l.starts_with('›') && l.contains(words))
+                {
+                    return;
+                }
+                self.keys(&[key]);
             }
-            self.keys(&["j"]);
         }
         panic!("no row with {words}:\n{}", self.screen());
     }
