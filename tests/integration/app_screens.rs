@@ -2329,7 +2329,7 @@ fn number_keys_and_letters_only_select() {
     assert_eq!(app.cards()[&ask].selected, 0);
     let text = screen_text(&app, (80, 24));
     assert!(
-        text.contains("↑/↓, 1–3, y/n/a select · Enter answers the selected one"),
+        text.contains("↑/↓, 1–4, y/n/a select · Enter answers the selected one"),
         "{text}"
     );
     let commands = engine_commands(&mut app, vec![key("n"), key("enter")]);

@@ -129,6 +129,8 @@ pub enum ClosedHow {
 pub struct AgentOffer {
     pub tls: bool,
     pub allows_always: bool,
+    /// A Deny may carry words to the same pane (SPEC A21).
+    pub deny_with_words: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -143,6 +145,9 @@ pub struct CardState {
     pub form: Option<FormState>,
     /// The answer of a text card.
     pub text: Editor,
+    /// The words under "Deny, and say why" on a permission card (SPEC A21): kept while the
+    /// selection moves, given back with the card's other typed words.
+    pub say_why: Editor,
     /// Set once the ask is no longer open.
     pub closed: Option<ClosedHow>,
     /// A line from the phone itself, e.g. a required field left empty.
@@ -165,6 +170,7 @@ impl CardState {
             pane_title,
             selected: 0,
             text: Editor::new(),
+            say_why: Editor::new(),
             closed: None,
             notice: None,
             arming: Arming::start(Why::Opened, now),
@@ -209,6 +215,7 @@ impl CardState {
                 })
                 .collect::<Vec<_>>()
                 .join("\n"),
+            (AskKind::Permission, _, _) => self.say_why.text(),
             _ => String::new(),
         };
         (!words.trim().is_empty()).then_some(words)
@@ -290,6 +297,7 @@ impl CardState {
     }
 
     fn take_new_form(&mut self, ask: &Ask, agent: AgentOffer) {
+        let was_saying_why = self.saying_why(agent);
         let picked = self
             .offered(agent)
             .get(self.selected)
@@ -330,6 +338,38 @@ impl CardState {
             })
             .or_else(|| offered.iter().position(|o| o.effect == Some(Effect::Deny)))
             .unwrap_or(0);
+        // The words under the Deny stay where they are typed while the new ask still denies.
+        if was_saying_why && let Some(row) = self.say_why_row(agent) {
+            self.selected = row;
+        }
+    }
+
+    /// The row of "Deny, and say why" (SPEC A21): after the options, on a permission card
+    /// that offers a Deny, of an agent whose Deny may carry words.
+    pub fn say_why_row(&self, agent: AgentOffer) -> Option<usize> {
+        let offered = self.offered(agent);
+        (agent.deny_with_words
+            && CardShape::of(&self.ask).letters
+            && offered.iter().any(|o| o.effect == Some(Effect::Deny)))
+        .then_some(offered.len())
+    }
+
+    /// True while "Deny, and say why" is selected: letters go into its words.
+    pub fn saying_why(&self, agent: AgentOffer) -> bool {
+        self.say_why_row(agent) == Some(self.selected)
+    }
+
+    /// The rows the selection moves over: the options, and "Deny, and say why" where offered.
+    pub fn rows(&self, agent: AgentOffer) -> usize {
+        self.say_why_row(agent)
+            .map_or_else(|| self.offered(agent).len(), |row| row + 1)
+    }
+
+    /// The option a Deny with words answers with.
+    pub fn deny_option(&self, agent: AgentOffer) -> Option<&AskOption> {
+        self.offered(agent)
+            .into_iter()
+            .find(|o| o.effect == Some(Effect::Deny))
     }
 
     /// Whether allow-always may be offered on this card, and if not, why (SPEC A11, A12).
@@ -682,6 +722,7 @@ mod tests {
     const LOCAL: AgentOffer = AgentOffer {
         tls: false,
         allows_always: true,
+        deny_with_words: true,
     };
 
     fn ask(json: serde_json::Value) -> Ask {
@@ -713,14 +754,16 @@ mod tests {
         assert_eq!(
             card.allow_always(AgentOffer {
                 tls: false,
-                allows_always: true
+                allows_always: true,
+                deny_with_words: true,
             }),
             Ok(())
         );
         assert_eq!(
             card.allow_always(AgentOffer {
                 tls: true,
-                allows_always: true
+                allows_always: true,
+                deny_with_words: true,
             }),
             Err("Allow always is not offered: this agent is reached over TLS.")
         );
@@ -730,7 +773,8 @@ mod tests {
         assert!(
             card.allow_always(AgentOffer {
                 tls: false,
-                allows_always: true
+                allows_always: true,
+                deny_with_words: true,
             })
             .is_err()
         );
@@ -738,7 +782,8 @@ mod tests {
         assert_eq!(
             card.allow_always(AgentOffer {
                 tls: false,
-                allows_always: true
+                allows_always: true,
+                deny_with_words: true,
             }),
             Err("Allow always is not offered: this card names no tool.")
         );

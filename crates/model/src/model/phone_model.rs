@@ -16,6 +16,7 @@ use crate::engine::{IntentKind, IntentRecord, IntentState};
 use crate::model::agents::{AgentView, Agents};
 use crate::model::capabilities::{self, Capabilities};
 use crate::model::card_state::{AgentOffer, CardState};
+use crate::model::deny_words::DenyWords;
 use crate::model::dsh_state::DshView;
 use crate::model::editor::Editor;
 use crate::model::history::HistoryStore;
@@ -39,6 +40,8 @@ pub struct PhoneModel {
     dsh: HashMap<String, DshView>,
     /// A pane a starter or reopen named, opened as soon as the snapshot has it (SPEC A17, W5).
     awaiting_pane: Option<(String, String)>,
+    /// The words after each Deny on its way, and the messages they became (SPEC A21).
+    deny_words: DenyWords,
 }
 
 impl PhoneModel {
@@ -154,9 +157,27 @@ impl PhoneModel {
 
     /// What an agent lets its cards offer (SPEC A11).
     pub fn agent_offer(&self, agent: &str) -> AgentOffer {
-        self.agents
-            .get(agent)
-            .map_or_else(AgentOffer::default, AgentView::offer)
+        AgentOffer {
+            deny_with_words: self.can(agent).deny_with_words,
+            ..self
+                .agents
+                .get(agent)
+                .map_or_else(AgentOffer::default, AgentView::offer)
+        }
+    }
+
+    /// A Deny with words is handed to the engine (SPEC A21): the words leave the card and wait
+    /// for its outcome here.
+    pub fn deny_with_words(&mut self, key: &AskKey, text: String) {
+        if let Some(card) = self.cards.get_mut(key) {
+            card.say_why = Editor::new();
+        }
+        self.deny_words.deny_sent(key.clone(), text);
+    }
+
+    /// The words after each Deny on its way (SPEC A21).
+    pub(crate) fn deny_words_mut(&mut self) -> &mut DenyWords {
+        &mut self.deny_words
     }
 
     /// A new intent handed on to the engine (SPEC Q1).

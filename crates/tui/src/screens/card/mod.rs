@@ -61,7 +61,13 @@ impl Room for CardScreen {
     }
 
     fn key_parts() -> &'static [Context] {
-        &[keys::CHOOSING, keys::LINK, keys::TEXT, keys::TYPING]
+        &[
+            keys::CHOOSING,
+            keys::LINK,
+            keys::TEXT,
+            keys::TYPING,
+            keys::SAY_WHY,
+        ]
     }
 
     fn keys(&self, phone: &Phone) -> Context {
@@ -115,17 +121,21 @@ pub(crate) fn card_lists(phone: &Phone, key: &AskKey, action: Action) -> bool {
     let Some(card) = phone.card(key) else {
         return true;
     };
-    let options = card.offered(phone.agent_offer(&key.agent));
+    let offer = phone.agent_offer(&key.agent);
+    let options = card.offered(offer);
     let has = |effect: Effect| options.iter().any(|o| o.effect.as_ref() == Some(&effect));
     let shape = CardShape::of(&card.ask);
+    let saying_why = card.saying_why(offer);
     match action {
         Action::AllowOnce => shape.letters && has(Effect::Allow),
         Action::Deny => shape.letters && has(Effect::Deny),
+        Action::DenyWithWords => card.say_why_row(offer).is_some(),
         Action::AllowAlways => shape.letters && has(Effect::AllowAlways),
-        Action::Pick(n) => usize::from(n) <= options.len(),
+        Action::Pick(n) => usize::from(n) <= card.rows(offer),
         Action::Up | Action::Down => !options.is_empty() || shape.fields,
         Action::OpenLink => shape.link,
-        Action::Newline => shape.lines,
+        Action::Newline => shape.lines || saying_why,
+        Action::NextField | Action::PrevField if saying_why => true,
         // A retry acts only while an answer's outcome is unknown: listed only then.
         Action::NextField | Action::PrevField | Action::Retry => {
             card_footer_offers(phone, key, action)
@@ -142,7 +152,8 @@ pub(crate) fn card_takes_typing(phone: &Phone, key: &AskKey) -> bool {
     let Some(card) = phone.card(key) else {
         return false;
     };
-    card.takes_typing() && card_open_to_answer(phone, key)
+    (card.takes_typing() || card.saying_why(phone.agent_offer(&key.agent)))
+        && card_open_to_answer(phone, key)
 }
 
 /// True when a new answer may be given on this card now: open to one, and its agent
@@ -207,11 +218,12 @@ pub(crate) fn card_footer_offers(phone: &Phone, key: &AskKey, action: Action) ->
                 .and_then(CardStatus::retry_id)
                 .is_some()
         }
-        // A text card has one field: there is no next one to go to.
-        Action::NextField | Action::PrevField => phone
-            .card(key)
-            .and_then(|card| card.form.as_ref())
-            .is_some_and(|form| form.rows() > 1),
+        // A text card has one field: there is no next one to go to. The words after a Deny
+        // go back to the options.
+        Action::NextField | Action::PrevField => phone.card(key).is_some_and(|card| {
+            card.saying_why(phone.agent_offer(&key.agent))
+                || card.form.as_ref().is_some_and(|form| form.rows() > 1)
+        }),
         _ => true,
     }
 }
@@ -225,7 +237,12 @@ pub(crate) fn card_allow_always(phone: &Phone, card: &CardState) -> Result<(), &
 pub(crate) fn card_context(phone: &Phone, key: &AskKey) -> Context {
     if card_takes_typing(phone, key) {
         // A text answer and a form have their own notes in the help: a form's kinds of field.
-        if phone.card(key).is_some_and(|c| CardShape::of(&c.ask).typed) {
+        let saying_why = phone
+            .card(key)
+            .is_some_and(|c| c.saying_why(phone.agent_offer(&key.agent)));
+        if saying_why {
+            keys::SAY_WHY
+        } else if phone.card(key).is_some_and(|c| CardShape::of(&c.ask).typed) {
             keys::TEXT
         } else {
             keys::TYPING
@@ -257,6 +274,9 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
     let kind = card.ask.kind.clone();
     let shape = CardShape::of(&card.ask);
     let expired = card.expired_at(phone.now);
+    let rows = card.rows(offer);
+    let say_why_row = card.say_why_row(offer);
+    let saying_why = card.saying_why(offer);
     match action {
         Action::Back => phone.back(),
         // A text answer opens in the person's editor at any time: it comes back unsent.
@@ -264,6 +284,10 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             Some(card) if shape.typed => {
                 let text = card.text.text();
                 vec![outside_editor::open(EditTarget::Answer(key), text)]
+            }
+            Some(card) if saying_why => {
+                let text = card.say_why.text();
+                vec![outside_editor::open(EditTarget::DenyWords(key), text)]
             }
             _ => {
                 phone.show_toast(
@@ -321,6 +345,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                 action,
                 Action::AllowOnce
                     | Action::Deny
+                    | Action::DenyWithWords
                     | Action::AllowAlways
                     | Action::Pick(_)
                     | Action::Submit
@@ -331,8 +356,14 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
         }
         // Selecting never answers, so it works inside the reading time too; only after it
         // does a move count as having seen a change.
+        // Out of the words after a Deny, back to the options: the words stay (SPEC A21).
+        Action::NextField | Action::PrevField if saying_why => {
+            let deny = options.iter().position(|o| o.effect == Some(Effect::Deny));
+            select_option(phone, &key, deny.unwrap_or(0), armed);
+            Vec::new()
+        }
         Action::Up | Action::Down if shape.options => {
-            let last = options.len().saturating_sub(1);
+            let last = rows.saturating_sub(1);
             let selected = phone.card(&key).map_or(0, |c| c.selected);
             let selected = if action == Action::Up {
                 selected.saturating_sub(1)
@@ -378,9 +409,23 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             }
             Vec::new()
         }
+        Action::DenyWithWords => {
+            match say_why_row {
+                Some(row) => select_option(phone, &key, row, armed),
+                None => phone.show_toast(
+                    if shape.letters {
+                        "This card has no Deny to say why with."
+                    } else {
+                        "Only a permission's Deny says why."
+                    },
+                    false,
+                ),
+            }
+            Vec::new()
+        }
         Action::Pick(n) if shape.options => {
             let index = usize::from(n).wrapping_sub(1);
-            if index < options.len() {
+            if index < rows {
                 select_option(phone, &key, index, armed);
             } else {
                 phone.show_toast(format!("There is no option {n}."), false);
@@ -393,6 +438,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                 card.acknowledge();
             }
             match kind {
+                AskKind::Permission if saying_why => deny_with_words(phone, &key),
                 AskKind::Permission | AskKind::Choice => {
                     let selected = phone.card(&key).map_or(0, |c| c.selected);
                     match options.get(selected) {
@@ -441,7 +487,9 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             }
         }
         Action::Newline => {
-            if shape.lines
+            if saying_why && let Some(card) = phone.model.card_mut(&key) {
+                card.say_why.newline();
+            } else if shape.lines
                 && let Some(card) = phone.model.card_mut(&key)
             {
                 card.text.newline();
@@ -476,6 +524,7 @@ fn select_option(phone: &mut Phone, key: &AskKey, index: usize, armed: bool) {
         .keymap
         .key_label(context, Action::Submit)
         .unwrap_or_else(|| "Enter".into());
+    let offer = phone.agent_offer(&key.agent);
     let Some(card) = phone.model.card_mut(key) else {
         return;
     };
@@ -484,7 +533,8 @@ fn select_option(phone: &mut Phone, key: &AskKey, index: usize, armed: bool) {
     }
     let again = card.selected == index;
     card.selected = index;
-    let label = card.ask.options().get(index).map(|o| o.label.clone());
+    // The label as drawn: among the options offered, where allow-always may be left out.
+    let label = card.offered(offer).get(index).map(|o| o.label.clone());
     if again && let Some(label) = label {
         phone.show_toast(format!("“{label}” is selected: {enter} answers."), false);
     }
@@ -645,6 +695,45 @@ fn set_card_notice(phone: &mut Phone, key: &AskKey, text: &str) {
     }
 }
 
+/// Enter on "Deny, and say why" (SPEC A21): the Deny goes to the revision on screen, and the
+/// words wait in the model for its outcome; they leave for the same pane only once the agent
+/// took the Deny. Words that are empty or too long keep the card as it is and say why.
+fn deny_with_words(phone: &mut Phone, key: &AskKey) -> Vec<Command> {
+    let offer = phone.agent_offer(&key.agent);
+    let Some(card) = phone.card(key) else {
+        return Vec::new();
+    };
+    let text = card.say_why.text();
+    if text.trim().is_empty() {
+        set_card_notice(
+            phone,
+            key,
+            "Type what the agent should do instead first (or pick Deny alone).",
+        );
+        return Vec::new();
+    }
+    if text.len() > crate::wire::limits::MAX_SEND_TEXT {
+        set_card_notice(
+            phone,
+            key,
+            &format!(
+                "Nothing was sent: the words are {:.1} KiB and a message takes 32 KiB. Shorten them first.",
+                text.len() as f64 / 1024.0
+            ),
+        );
+        return Vec::new();
+    }
+    let Some(deny) = card.deny_option(offer).map(CardState::pick) else {
+        set_card_notice(phone, key, "This card has no Deny to say why with.");
+        return Vec::new();
+    };
+    let commands = send_answer(phone, key, deny);
+    if !commands.is_empty() {
+        phone.model.deny_with_words(key, text);
+    }
+    commands
+}
+
 /// Sends an answer to the revision on screen (SPEC A3).
 fn send_answer(phone: &mut Phone, key: &AskKey, answer: Answer) -> Vec<Command> {
     let Some(card) = phone.model.card_mut(key) else {
@@ -671,6 +760,7 @@ fn send_answer(phone: &mut Phone, key: &AskKey, answer: Answer) -> Vec<Command> 
 pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) {
     let card_key = card_key.clone();
     let armed = phone.card(&card_key).is_some_and(|c| c.is_armed(phone.now));
+    let offer = phone.agent_offer(&card_key.agent);
     let Some(card) = phone.model.card_mut(&card_key) else {
         return;
     };
@@ -679,6 +769,26 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
         card.acknowledge();
     }
     card.notice = None;
+    if card.saying_why(offer) {
+        let first_row = card
+            .say_why
+            .rows(draw::answer_width(phone.size.0, phone.size.1))
+            .1
+            .0
+            == 0;
+        let shape = typing::Shape::Rows(draw::answer_width(phone.size.0, phone.size.1));
+        // ↑ on the first row goes back to the options, the words kept (SPEC A21).
+        if key.code == KeyCode::Up && key.modifiers.is_empty() && first_row {
+            let deny = card
+                .offered(offer)
+                .iter()
+                .position(|o| o.effect == Some(Effect::Deny));
+            card.selected = deny.unwrap_or(0);
+            return;
+        }
+        typing::edit(&mut card.say_why, key, shape);
+        return;
+    }
     match card.ask.kind {
         AskKind::Text => {
             let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
@@ -798,9 +908,14 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
 }
 
 pub(crate) fn card_paste(phone: &mut Phone, key: &AskKey, text: &str) {
+    let offer = phone.agent_offer(&key.agent);
     let Some(card) = phone.model.card_mut(key) else {
         return;
     };
+    if card.saying_why(offer) {
+        typing::paste(&mut card.say_why, text, true);
+        return;
+    }
     match card.ask.kind {
         AskKind::Text => {
             let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
