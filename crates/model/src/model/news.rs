@@ -184,17 +184,20 @@ impl PhoneModel {
             }
             Followed::GiveBack { key, text } => {
                 let quoted = quoted_words(&text);
-                let how = match self.card_mut(&key) {
+                let how = match self
+                    .card_mut(&key)
+                    .and_then(crate::model::card_state::CardState::say_why_mut)
+                {
                     // The card is still here (the ask changed, the outcome is unknown): the
                     // words go back under its Deny, before what was typed since.
-                    Some(card) => {
-                        let typed = card.say_why.text();
+                    Some(words) => {
+                        let typed = words.text();
                         let joined = if typed.is_empty() {
                             text
                         } else {
                             format!("{text}\n{typed}")
                         };
-                        card.say_why = crate::model::editor::Editor::from_text(&joined);
+                        *words = crate::model::editor::Editor::from_text(&joined);
                         "they are back on the card"
                     }
                     None => {

@@ -169,8 +169,8 @@ impl PhoneModel {
     /// A Deny with words is handed to the engine (SPEC A21): the words leave the card and wait
     /// for its outcome here.
     pub fn deny_with_words(&mut self, key: &AskKey, text: String) {
-        if let Some(card) = self.cards.get_mut(key) {
-            card.say_why = Editor::new();
+        if let Some(words) = self.cards.get_mut(key).and_then(CardState::say_why_mut) {
+            *words = Editor::new();
         }
         self.deny_words.deny_sent(key.clone(), text);
     }
@@ -287,13 +287,13 @@ impl PhoneModel {
             .unwrap_or_default()
     }
 
-    /// Pane drafts, sends not taken yet and card answers with words in them.
+    /// Pane drafts, sends not taken yet and open cards with words typed on them.
     pub fn unsent_drafts(&self) -> usize {
         let panes = self.drafts.values().filter(|e| !e.is_empty()).count() + self.outbox.unsent();
         let cards = self
             .cards
             .values()
-            .filter(|card| card.closed.is_none() && !card.text.is_empty())
+            .filter(|card| card.closed.is_none() && card.typed_words().is_some())
             .count();
         panes + cards
     }

@@ -72,7 +72,13 @@ pub(crate) fn came_back(phone: &mut Phone, target: &EditTarget, result: Result<S
 fn field<'a>(phone: &'a mut Phone, target: &EditTarget) -> Option<&'a mut Editor> {
     match target {
         EditTarget::Draft { agent, pane } => Some(phone.model.draft_mut(agent, pane)),
-        EditTarget::Answer(key) => phone.model.card_mut(key).map(|card| &mut card.text),
-        EditTarget::DenyWords(key) => phone.model.card_mut(key).map(|card| &mut card.say_why),
+        EditTarget::Answer(key) => phone
+            .model
+            .card_mut(key)
+            .and_then(crate::model::card_state::CardState::answer_text_mut),
+        EditTarget::DenyWords(key) => phone
+            .model
+            .card_mut(key)
+            .and_then(crate::model::card_state::CardState::say_why_mut),
     }
 }

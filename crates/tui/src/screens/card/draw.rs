@@ -21,6 +21,7 @@ use crate::model::card_shape::CardShape;
 use crate::model::card_state::{
     CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
 };
+use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
 use crate::screens::pane::select::DrawnLink;
 use crate::wire::{AskKind, AskOption, Effect, FieldKind, tool_input};
@@ -562,7 +563,7 @@ fn card_parts(
                     i,
                     &letter,
                     &option.label,
-                    i == card.selected && answerable,
+                    i == card.selected() && answerable,
                     answerable,
                     theme,
                 );
@@ -578,7 +579,7 @@ fn card_parts(
                     .key_label(super::card_context(app, &card.key), Action::DenyWithWords)
                     .map(|key| format!("{key} "))
                     .unwrap_or_else(|| "  ".into());
-                let selected = card.selected == row && answerable;
+                let selected = card.selected() == row && answerable;
                 let line = option_line(
                     row,
                     &letter,
@@ -589,8 +590,11 @@ fn card_parts(
                 );
                 options_drawn.push((line.clone(), row));
                 lines.push(line);
-                if card.selected == row {
-                    let (words, at) = say_why_lines(card, width, answerable, theme);
+                if card.selected() == row
+                    && let Some(words) = card.say_why()
+                {
+                    let hint = "what the agent should do instead";
+                    let (words, at) = typed_lines(words, hint, width, answerable, theme);
                     if let Some((row, column)) = at {
                         cursor = Some(Cursor {
                             row: lines.len() + row,
@@ -644,7 +648,7 @@ fn card_parts(
                     i,
                     "",
                     &option.label,
-                    i == card.selected && answerable,
+                    i == card.selected() && answerable,
                     answerable,
                     theme,
                 );
@@ -660,37 +664,17 @@ fn card_parts(
                     cuttable = start..lines.len();
                     lines.push(Line::default());
                 }
-                // The answer wrapped as the message box is (`look::soft_wrap`), so ↑/↓ and
-                // what is drawn agree on its rows.
-                let room = width.saturating_sub(ANSWER_MARK_WIDTH).max(1);
-                let (rows, (row, column)) = card.text.rows(room);
-                let start = lines.len();
-                if card.text.is_empty() {
-                    let hint = body.placeholder.clone().unwrap_or_default();
-                    lines.push(Line::from(vec![
-                        Span::styled("› ", theme.accent),
-                        Span::styled(hint, theme.dim),
-                    ]));
-                } else {
-                    let typed = card.text.lines();
-                    for (i, shown) in rows.iter().enumerate() {
-                        let mark = if i == 0 { "› " } else { "  " };
-                        let mut text = &typed[shown.line][shown.bytes.clone()];
-                        if wrap::width(text) > room {
-                            text = text.trim_end_matches(char::is_whitespace);
-                        }
-                        lines.push(Line::from(vec![
-                            Span::styled(mark, theme.accent),
-                            Span::styled(text.to_string(), theme.text),
-                        ]));
+                if let Some(editor) = card.answer_text() {
+                    let hint = body.placeholder.as_deref().unwrap_or_default();
+                    let (typed, at) = typed_lines(editor, hint, width, answerable, theme);
+                    if let Some((row, column)) = at {
+                        cursor = Some(Cursor {
+                            row: lines.len() + row,
+                            column,
+                            shown: true,
+                        });
                     }
-                }
-                if answerable {
-                    cursor = Some(Cursor {
-                        row: start + row,
-                        column: ANSWER_MARK_WIDTH + column.min(room - 1),
-                        shown: true,
-                    });
+                    lines.extend(typed);
                 }
             }
         }
@@ -701,7 +685,7 @@ fn card_parts(
                 cuttable = start..lines.len();
                 lines.push(Line::default());
             }
-            if let (Some(body), Some(state)) = (&ask.form, &card.form) {
+            if let (Some(body), Some(state)) = (&ask.form, card.form()) {
                 let label_width = body
                     .fields
                     .iter()
@@ -934,28 +918,27 @@ fn change_lines(
     lines
 }
 
-/// The words under "Deny, and say why", wrapped as the message box is (`look::soft_wrap`), so
-/// ↑/↓ and what is drawn agree on its rows; a hint while empty. With the cursor's row and
-/// column among these lines while the card can be answered.
-fn say_why_lines(
-    card: &CardState,
+/// Words typed on a card (a text answer, the words under "Deny, and say why"), wrapped as the
+/// message box is (`look::soft_wrap`), so ↑/↓ and what is drawn agree on its rows; `hint`
+/// while empty. With the cursor's row and column among these lines while the card can be
+/// answered.
+fn typed_lines(
+    editor: &Editor,
+    hint: &str,
     width: usize,
     answerable: bool,
     theme: &Theme,
 ) -> (Vec<Line<'static>>, Option<(usize, usize)>) {
     let room = width.saturating_sub(ANSWER_MARK_WIDTH).max(1);
-    let (rows, (row, column)) = card.say_why.rows(room);
+    let (rows, (row, column)) = editor.rows(room);
     let mut lines = Vec::new();
-    if card.say_why.is_empty() {
+    if editor.is_empty() {
         lines.push(Line::from(vec![
             Span::styled("› ", theme.accent),
-            Span::styled(
-                wrap::truncate("what the agent should do instead", room),
-                theme.dim,
-            ),
+            Span::styled(wrap::truncate(hint, room), theme.dim),
         ]));
     } else {
-        let typed = card.say_why.lines();
+        let typed = editor.lines();
         for (i, shown) in rows.iter().enumerate() {
             let mark = if i == 0 { "› " } else { "  " };
             let mut text = &typed[shown.line][shown.bytes.clone()];
@@ -1122,7 +1105,7 @@ fn hint_lines(
 /// a number's marks, a choice's numbers and arrows, Space on a yes/no or a pick-several field,
 /// and Enter, which submits the form on a field and answers with an option (Decline) on one.
 fn focused_field_keys(card: &CardState, enter: &str) -> Vec<String> {
-    let (Some(body), Some(state)) = (card.ask.form.as_ref(), card.form.as_ref()) else {
+    let (Some(body), Some(state)) = (card.ask.form.as_ref(), card.form()) else {
         return Vec::new();
     };
     if let Some(option) = card.focused_form_option() {

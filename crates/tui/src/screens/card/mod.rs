@@ -18,11 +18,11 @@ use crate::app::{Command, typing};
 use crate::engine::IntentKind;
 use crate::model::arming::{Arming, Why};
 use crate::model::card_shape::CardShape;
-use crate::model::card_state::{CardState, CardStatus, FieldValue};
+use crate::model::card_state::{CardInput, CardState, CardStatus, FieldValue};
 use crate::model::inbox::AskKey;
 use crate::model::news::Heard;
 use crate::screens::room::{Heeded, Room};
-use crate::wire::{Answer, AskKind, Effect};
+use crate::wire::{Answer, Effect};
 
 /// A card on screen: which ask it shows. What was picked or typed on it lives in the phone
 /// (`Phone::cards`), so it survives leaving the card.
@@ -222,7 +222,7 @@ pub(crate) fn card_footer_offers(phone: &Phone, key: &AskKey, action: Action) ->
         // go back to the options.
         Action::NextField | Action::PrevField => phone.card(key).is_some_and(|card| {
             card.saying_why(phone.agent_offer(&key.agent))
-                || card.form.as_ref().is_some_and(|form| form.rows() > 1)
+                || card.form().is_some_and(|form| form.rows() > 1)
         }),
         _ => true,
     }
@@ -271,7 +271,6 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
     let armed = card.is_armed(phone.now);
     let offer = phone.agent_offer(&key.agent);
     let options: Vec<_> = card.offered(offer).into_iter().cloned().collect();
-    let kind = card.ask.kind.clone();
     let shape = CardShape::of(&card.ask);
     let expired = card.expired_at(phone.now);
     let rows = card.rows(offer);
@@ -281,12 +280,12 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
         Action::Back => phone.back(),
         // A text answer opens in the person's editor at any time: it comes back unsent.
         Action::EditOutside => match phone.card(&key) {
-            Some(card) if shape.typed => {
-                let text = card.text.text();
+            Some(card) if let Some(answer) = card.answer_text() => {
+                let text = answer.text();
                 vec![outside_editor::open(EditTarget::Answer(key), text)]
             }
-            Some(card) if saying_why => {
-                let text = card.say_why.text();
+            Some(card) if saying_why && let Some(words) = card.say_why() => {
+                let text = words.text();
                 vec![outside_editor::open(EditTarget::DenyWords(key), text)]
             }
             _ => {
@@ -364,7 +363,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
         }
         Action::Up | Action::Down if shape.options => {
             let last = rows.saturating_sub(1);
-            let selected = phone.card(&key).map_or(0, |c| c.selected);
+            let selected = phone.card(&key).map_or(0, CardState::selected);
             let selected = if action == Action::Up {
                 selected.saturating_sub(1)
             } else {
@@ -379,7 +378,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                 if armed {
                     card.acknowledge();
                 }
-                if let Some(form) = card.form.as_mut() {
+                if let Some(form) = card.form_mut() {
                     form.focus = step_around(form.focus, form.rows(), forward);
                 }
             }
@@ -437,31 +436,32 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             if let Some(card) = phone.model.card_mut(&key) {
                 card.acknowledge();
             }
-            match kind {
-                AskKind::Permission if saying_why => deny_with_words(phone, &key),
-                AskKind::Permission | AskKind::Choice => {
-                    let selected = phone.card(&key).map_or(0, |c| c.selected);
-                    match options.get(selected) {
-                        Some(option) if option.effect == Some(Effect::AllowAlways) => {
-                            ask_allow_always(phone, &key, option.id.clone());
-                            Vec::new()
-                        }
-                        Some(option) => send_answer(phone, &key, CardState::pick(option)),
-                        None => Vec::new(),
+            // Each kind's model builds its answer.
+            let Some(input) = phone.card(&key).map(|c| c.input.clone()) else {
+                return Vec::new();
+            };
+            match input {
+                CardInput::Options { .. } if saying_why => deny_with_words(phone, &key),
+                CardInput::Options { selected, .. } => match options.get(selected) {
+                    Some(option) if option.effect == Some(Effect::AllowAlways) => {
+                        ask_allow_always(phone, &key, option.id.clone());
+                        Vec::new()
                     }
-                }
-                AskKind::Text => {
+                    Some(option) => send_answer(phone, &key, CardState::pick(option)),
+                    None => Vec::new(),
+                },
+                CardInput::Text(answer) => {
                     let Some(card) = phone.card(&key) else {
                         return Vec::new();
                     };
-                    if card.text.is_empty() {
+                    if answer.is_empty() {
                         set_card_notice(phone, &key, "Type an answer first.");
                         return Vec::new();
                     }
                     let answer = card.text_answer();
                     send_answer(phone, &key, answer)
                 }
-                AskKind::Form => {
+                CardInput::Form(_) => {
                     let Some(card) = phone.card(&key) else {
                         return Vec::new();
                     };
@@ -474,7 +474,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                         Ok(answer) => send_answer(phone, &key, answer),
                         Err((field, why)) => {
                             if let Some(form) =
-                                phone.model.card_mut(&key).and_then(|c| c.form.as_mut())
+                                phone.model.card_mut(&key).and_then(CardState::form_mut)
                             {
                                 form.focus = field;
                             }
@@ -483,16 +483,18 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                         }
                     }
                 }
-                AskKind::Unknown(_) => Vec::new(),
+                CardInput::Nothing => Vec::new(),
             }
         }
         Action::Newline => {
-            if saying_why && let Some(card) = phone.model.card_mut(&key) {
-                card.say_why.newline();
-            } else if shape.lines
-                && let Some(card) = phone.model.card_mut(&key)
-            {
-                card.text.newline();
+            let card = phone.model.card_mut(&key);
+            let typed = match card {
+                Some(card) if saying_why => card.say_why_mut(),
+                Some(card) if shape.lines => card.answer_text_mut(),
+                _ => None,
+            };
+            if let Some(typed) = typed {
+                typed.newline();
             } else {
                 phone.show_toast("This answer takes one line.", false);
             }
@@ -531,8 +533,8 @@ fn select_option(phone: &mut Phone, key: &AskKey, index: usize, armed: bool) {
     if armed {
         card.acknowledge();
     }
-    let again = card.selected == index;
-    card.selected = index;
+    let again = card.selected() == index;
+    card.select(index);
     // The label as drawn: among the options offered, where allow-always may be left out.
     let label = card.offered(offer).get(index).map(|o| o.label.clone());
     if again && let Some(label) = label {
@@ -703,7 +705,7 @@ fn deny_with_words(phone: &mut Phone, key: &AskKey) -> Vec<Command> {
     let Some(card) = phone.card(key) else {
         return Vec::new();
     };
-    let text = card.say_why.text();
+    let text = card.say_why().map(|w| w.text()).unwrap_or_default();
     if text.trim().is_empty() {
         set_card_notice(
             phone,
@@ -761,6 +763,7 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
     let card_key = card_key.clone();
     let armed = phone.card(&card_key).is_some_and(|c| c.is_armed(phone.now));
     let offer = phone.agent_offer(&card_key.agent);
+    let width = draw::answer_width(phone.size.0, phone.size.1);
     let Some(card) = phone.model.card_mut(&card_key) else {
         return;
     };
@@ -769,50 +772,41 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
         card.acknowledge();
     }
     card.notice = None;
-    if card.saying_why(offer) {
-        let first_row = card
-            .say_why
-            .rows(draw::answer_width(phone.size.0, phone.size.1))
-            .1
-            .0
-            == 0;
-        let shape = typing::Shape::Rows(draw::answer_width(phone.size.0, phone.size.1));
-        // ↑ on the first row goes back to the options, the words kept (SPEC A21).
-        if key.code == KeyCode::Up && key.modifiers.is_empty() && first_row {
-            let deny = card
-                .offered(offer)
-                .iter()
-                .position(|o| o.effect == Some(Effect::Deny));
-            card.selected = deny.unwrap_or(0);
-            return;
+    let saying_why = card.saying_why(offer);
+    let deny_row = card
+        .offered(offer)
+        .iter()
+        .position(|o| o.effect == Some(Effect::Deny))
+        .unwrap_or(0);
+    let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
+    let CardState {
+        ask, input, notice, ..
+    } = card;
+    match input {
+        CardInput::Options { selected, say_why } if saying_why => {
+            // ↑ on the first row goes back to the options, the words kept (SPEC A21).
+            let first_row = say_why.rows(width).1.0 == 0;
+            if key.code == KeyCode::Up && key.modifiers.is_empty() && first_row {
+                *selected = deny_row;
+                return;
+            }
+            typing::edit(say_why, key, typing::Shape::Rows(width));
         }
-        typing::edit(&mut card.say_why, key, shape);
-        return;
-    }
-    match card.ask.kind {
-        AskKind::Text => {
-            let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
+        CardInput::Text(editor) => {
             let shape = if multiline {
-                typing::Shape::Rows(draw::answer_width(phone.size.0, phone.size.1))
+                typing::Shape::Rows(width)
             } else {
                 typing::Shape::OneLine
             };
-            typing::edit(&mut card.text, key, shape);
+            typing::edit(editor, key, shape);
         }
-        AskKind::Form => {
-            let Some(form) = card.form.as_mut() else {
-                return;
-            };
+        CardInput::Form(form) => {
             if let KeyCode::Down | KeyCode::Up = key.code {
                 let forward = key.code == KeyCode::Down;
                 form.focus = step_around(form.focus, form.rows(), forward);
                 return;
             }
-            let focused = card
-                .ask
-                .form
-                .as_ref()
-                .and_then(|f| f.fields.get(form.focus));
+            let focused = ask.form.as_ref().and_then(|f| f.fields.get(form.focus));
             let options = focused.map_or(0, |f| f.options.len());
             let integer = focused.is_some_and(|f| f.integer);
             match form.values.get_mut(form.focus) {
@@ -835,7 +829,7 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
                             } else {
                                 "a number: digits and - + . e"
                             };
-                            card.notice =
+                            *notice =
                                 Some(format!("{label} takes {takes} only; “{c}” was not typed."));
                         }
                         _ => {
@@ -867,7 +861,7 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
                             Some(on) if !*on && most.is_some_and(|most| count >= most) => {
                                 let label = focused.map_or("This field", |f| f.label.as_str());
                                 let most = most.unwrap_or_default();
-                                card.notice = Some(format!(
+                                *notice = Some(format!(
                                     "{label} takes at most {most}: unpick one first (Space on a picked one)."
                                 ));
                             }
@@ -912,20 +906,15 @@ pub(crate) fn card_paste(phone: &mut Phone, key: &AskKey, text: &str) {
     let Some(card) = phone.model.card_mut(key) else {
         return;
     };
-    if card.saying_why(offer) {
-        typing::paste(&mut card.say_why, text, true);
-        return;
-    }
-    match card.ask.kind {
-        AskKind::Text => {
-            let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
-            typing::paste(&mut card.text, text, multiline);
-        }
-        AskKind::Form => {
-            if let Some(editor) = card
-                .form
-                .as_mut()
-                .and_then(|f| f.values.get_mut(f.focus))
+    let saying_why = card.saying_why(offer);
+    let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
+    match &mut card.input {
+        CardInput::Options { say_why, .. } if saying_why => typing::paste(say_why, text, true),
+        CardInput::Text(editor) => typing::paste(editor, text, multiline),
+        CardInput::Form(form) => {
+            if let Some(editor) = form
+                .values
+                .get_mut(form.focus)
                 .and_then(FieldValue::editor_mut)
             {
                 typing::paste(editor, text, false);
