@@ -442,15 +442,8 @@ async fn a21_a_deny_with_words_rejects_the_call_and_the_words_are_the_next_promp
         texts(&items, "reply").contains(&"Understood: I will not run the tests.".to_string()),
         "{items:?}"
     );
-    let journal =
-        std::fs::read_to_string(host.dir.path().join("intents.jsonl")).expect("a journal");
-    let created: Vec<Value> = journal
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
-        .filter(|e| e["op"] == "created")
-        .map(|e| e["record"]["kind"].clone())
-        .collect();
-    assert_eq!(created.len(), 2, "{journal}");
+    let created = common::journal_kinds(&host.dir.path().join("intents.jsonl"));
+    assert_eq!(created.len(), 2, "{created:?}");
     assert_eq!(created[0]["kind"], "answer");
     assert_eq!(created[0]["answer"]["optionId"], "deny");
     assert_eq!(created[1]["kind"], "send");

@@ -462,15 +462,8 @@ async fn a21_deny_and_say_why_sends_the_deny_then_the_words_once() {
         "{received:?}"
     );
     // The journal: the Deny, then the words, each once and each taken.
-    let journal =
-        std::fs::read_to_string(phone._dir.path().join("intents.jsonl")).expect("the journal");
-    let created: Vec<Value> = journal
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
-        .filter(|e| e["op"] == "created")
-        .map(|e| e["record"]["kind"].clone())
-        .collect();
-    assert_eq!(created.len(), 2, "{journal}");
+    let created = common::journal_kinds(&phone._dir.path().join("intents.jsonl"));
+    assert_eq!(created.len(), 2, "{created:?}");
     assert_eq!(created[0]["kind"], "answer");
     assert_eq!(created[0]["answer"]["optionId"], "deny");
     assert_eq!(created[1]["kind"], "send");
