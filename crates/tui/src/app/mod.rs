@@ -18,6 +18,7 @@ pub mod phone;
 pub(crate) mod pretty_json;
 pub mod ringer;
 pub mod settings;
+pub(crate) mod terminal_facts;
 pub(crate) mod toast;
 pub(crate) mod triage;
 pub(crate) mod typing;

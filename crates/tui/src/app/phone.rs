@@ -5,7 +5,7 @@
 //! [`Phone::back`], and the app applies those steps once the room is done (docs/ARCHITECTURE.md,
 //! "Rooms").
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use time::OffsetDateTime;
 
@@ -13,8 +13,9 @@ use super::geometry;
 use super::keymap::Keymap;
 use super::{AppSetup, Command};
 use crate::app::overlay::{Deferred, Overlay};
+use crate::app::terminal_facts::TerminalFacts;
 use crate::app::toast::{Subject, Toast};
-use crate::app::wire_log::WireLog;
+use crate::app::wire_log::{Inspector, WireLog};
 use crate::engine::{IntentKind, ToEngine};
 use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
@@ -81,17 +82,10 @@ pub struct Phone {
     pub(crate) theme: Theme,
     /// How the phone rings: where the person is, the mute, the rules (`app::ringer`).
     pub(crate) ringer: super::ringer::Ringer,
-    /// Whether the phone takes the mouse (`app::mouse`).
-    pub(crate) mouse: bool,
-    /// The phone runs in tmux whose `set-clipboard` is not `on`: tmux drops the OSC 52 a copy
-    /// writes, so a copy says the line that lets it through (docs/KEYS.md, "Copy").
-    pub(crate) tmux_keeps_clipboard: bool,
-    /// The newest exchanges with the agents, for the wire inspector.
-    pub(crate) wire: WireLog,
-    /// Where the wire inspector saves its exports.
-    pub(crate) export_dir: PathBuf,
-    /// The export the runner is writing, and how many exchanges it holds.
-    pub(crate) pending_export: Option<(PathBuf, usize)>,
+    /// What the phone knows of its terminal: the mouse, tmux's clipboard.
+    pub(crate) terminal: TerminalFacts,
+    /// The wire inspector's: the newest exchanges with the agents, and its exports.
+    pub(crate) inspector: Inspector,
     pub(crate) now: OffsetDateTime,
     pub(crate) size: (u16, u16),
     pub(crate) quitting: bool,
@@ -115,11 +109,11 @@ impl Phone {
                 setup.settings.notify,
                 setup.now,
             ),
-            mouse: setup.settings.mouse,
-            tmux_keeps_clipboard: false,
-            wire: WireLog::default(),
-            export_dir: crate::app::wire_log::default_export_dir(),
-            pending_export: None,
+            terminal: TerminalFacts {
+                mouse: setup.settings.mouse,
+                tmux_keeps_clipboard: false,
+            },
+            inspector: Inspector::default(),
             now: setup.now,
             size: setup.size,
             quitting: false,
@@ -134,7 +128,7 @@ impl Phone {
 
     /// The newest exchanges with the agents, for the wire inspector.
     pub fn wire(&self) -> &WireLog {
-        &self.wire
+        &self.inspector.log
     }
 
     /// The phone's clock.
@@ -144,35 +138,7 @@ impl Phone {
 
     /// Where the wire inspector saves its exports.
     pub fn set_export_dir(&mut self, dir: PathBuf) {
-        self.export_dir = dir;
-    }
-
-    /// What an export the runner wrote (or could not write) came to, and whether it is
-    /// trouble.
-    pub(crate) fn export_words(
-        &mut self,
-        path: &Path,
-        result: Result<(), String>,
-    ) -> (String, bool) {
-        let count = match self.pending_export.take() {
-            Some((pending, count)) if pending == path => Some(count),
-            other => {
-                self.pending_export = other;
-                None
-            }
-        };
-        let shown = path.display();
-        match result {
-            Ok(()) => {
-                let what = match count {
-                    Some(1) => "1 exchange".to_string(),
-                    Some(n) => format!("{n} exchanges"),
-                    None => "the exchanges".to_string(),
-                };
-                (format!("Saved {what} to {shown}"), false)
-            }
-            Err(error) => (format!("Could not save to {shown}: {error}"), true),
-        }
+        self.inspector.export_dir = dir;
     }
 
     /// Forgets every chat entry as laid out, so the next frame lays them out again.

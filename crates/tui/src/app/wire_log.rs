@@ -90,6 +90,55 @@ pub(crate) fn default_export_dir() -> PathBuf {
         .unwrap_or_default()
 }
 
+/// The wire inspector's part of the phone: the exchanges kept, where its exports go, and the
+/// export the runner is writing with how many exchanges it holds.
+#[derive(Debug, Clone)]
+pub struct Inspector {
+    pub(crate) log: WireLog,
+    pub(crate) export_dir: PathBuf,
+    pub(crate) pending_export: Option<(PathBuf, usize)>,
+}
+
+impl Default for Inspector {
+    fn default() -> Self {
+        Self {
+            log: WireLog::default(),
+            export_dir: default_export_dir(),
+            pending_export: None,
+        }
+    }
+}
+
+impl Inspector {
+    /// What an export the runner wrote (or could not write) came to, and whether it is
+    /// trouble.
+    pub(crate) fn export_words(
+        &mut self,
+        path: &Path,
+        result: Result<(), String>,
+    ) -> (String, bool) {
+        let count = match self.pending_export.take() {
+            Some((pending, count)) if pending == path => Some(count),
+            other => {
+                self.pending_export = other;
+                None
+            }
+        };
+        let shown = path.display();
+        match result {
+            Ok(()) => {
+                let what = match count {
+                    Some(1) => "1 exchange".to_string(),
+                    Some(n) => format!("{n} exchanges"),
+                    None => "the exchanges".to_string(),
+                };
+                (format!("Saved {what} to {shown}"), false)
+            }
+            Err(error) => (format!("Could not save to {shown}: {error}"), true),
+        }
+    }
+}
+
 /// An exchange numbered `n`, for the tests of the log and of the inspector that lists it.
 #[cfg(test)]
 pub(crate) fn record(n: usize) -> ExchangeRecord {

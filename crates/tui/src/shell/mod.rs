@@ -93,7 +93,7 @@ impl App {
     /// (`tui::osc::tmux_clipboard_now`): each copy then says what lets it through, until
     /// tmux is found to let it through after a copy (`Message::ClipboardChecked`).
     pub fn tmux_keeps_the_clipboard(&mut self) {
-        self.phone.tmux_keeps_clipboard = true;
+        self.phone.terminal.tmux_keeps_clipboard = true;
     }
 
     pub fn new(setup: AppSetup) -> Self {
@@ -281,7 +281,7 @@ impl App {
                 commands
             }
             Message::Exported { path, result } => {
-                let (text, trouble) = self.phone.export_words(&path, result);
+                let (text, trouble) = self.phone.inspector.export_words(&path, result);
                 self.note_export(text, trouble);
                 Vec::new()
             }
@@ -478,7 +478,7 @@ impl App {
             )),
             Goto::Inspector => Screen::Inspector(InspectorScreen::default()),
             Goto::Exchange { number } => {
-                Screen::Exchange(ExchangeScreen::of(&self.phone.wire, number)?)
+                Screen::Exchange(ExchangeScreen::of(&self.phone.inspector.log, number)?)
             }
             Goto::DshForm { agent, purpose } => {
                 Screen::DshForm(Box::new(DshFormScreen::new(&agent, purpose)))
@@ -967,7 +967,7 @@ impl App {
                 Vec::new()
             }
             FromEngine::Exchange(record) => {
-                self.phone.wire.push(record);
+                self.phone.inspector.log.push(record);
                 Vec::new()
             }
         }
@@ -1235,15 +1235,15 @@ mod mouse {
     #[test]
     fn m_leaves_the_mouse_to_the_terminal_and_takes_it_back_saying_so() {
         let mut app = app();
-        assert!(app.mouse);
+        assert!(app.terminal.mouse);
         assert_eq!(press_m(&mut app), [false]);
-        assert!(!app.mouse);
+        assert!(!app.terminal.mouse);
         assert_eq!(
             app.toast.as_ref().map(|t| t.text.as_str()),
             Some("Mouse off: your terminal's selection works; press M to turn it back on")
         );
         assert_eq!(press_m(&mut app), [true]);
-        assert!(app.mouse);
+        assert!(app.terminal.mouse);
         assert!(
             app.toast.as_ref().is_some_and(|t| t.text
                 == "Mouse on: wheel and clicks work here; press M for your terminal's selection"),
@@ -1255,8 +1255,8 @@ mod mouse {
     #[test]
     fn a_phone_started_without_the_mouse_takes_it_on_the_first_m() {
         let mut app = app();
-        app.phone_mut().mouse = false;
-        assert!(!app.mouse);
+        app.phone_mut().terminal.mouse = false;
+        assert!(!app.terminal.mouse);
         assert_eq!(press_m(&mut app), [true]);
     }
 }

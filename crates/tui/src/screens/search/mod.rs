@@ -285,10 +285,10 @@ pub(crate) fn copy(phone: &mut Phone, text: &str, what: &str) -> Vec<Command> {
 /// gave them, or turned set-clipboard off): when the answer changed, the phone keeps the new
 /// one and says again what became of the copy just made.
 pub(crate) fn clipboard_checked(phone: &mut Phone, keeps: bool, text: &str) {
-    if keeps == phone.tmux_keeps_clipboard {
+    if keeps == phone.terminal.tmux_keeps_clipboard {
         return;
     }
-    phone.tmux_keeps_clipboard = keeps;
+    phone.terminal.tmux_keeps_clipboard = keeps;
     tell_copy(phone, &for_clipboard(text), "");
 }
 
@@ -308,7 +308,7 @@ fn tell_copy(phone: &mut Phone, copied: &Copied, what: &str) {
             MAX_COPY_BYTES / 1024
         ),
     };
-    if phone.tmux_keeps_clipboard {
+    if phone.terminal.tmux_keeps_clipboard {
         // tmux takes an application's OSC 52 only with `set-clipboard on` (docs/KEYS.md, "Copy").
         phone.show_toast(
             format!(
@@ -328,7 +328,7 @@ mod tests {
     #[test]
     fn a_set_clipboard_turned_on_while_the_phone_runs_is_seen_at_the_next_copy() {
         let mut harness = crate::screens::harness::Harness::new();
-        harness.phone.tmux_keeps_clipboard = true;
+        harness.phone.terminal.tmux_keeps_clipboard = true;
         // The copy as the phone first tells it: tmux drops it, and the line that fixes it.
         let commands = copy(&mut harness.phone, "one\ntwo", "");
         assert!(matches!(&commands[..], [Command::Copy(text)] if text == "one\ntwo"));
@@ -339,7 +339,7 @@ mod tests {
         );
         // The runner asked tmux after it and found set-clipboard on: the copy went through.
         clipboard_checked(&mut harness.phone, false, "one\ntwo");
-        assert!(!harness.phone.tmux_keeps_clipboard);
+        assert!(!harness.phone.terminal.tmux_keeps_clipboard);
         assert_eq!(
             harness.toast(),
             Some("Copied 2 lines to the clipboard (through the terminal, OSC 52).")
