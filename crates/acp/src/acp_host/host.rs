@@ -5,10 +5,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
     RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, SessionConfigOption, SessionUpdate, StopReason,
+    SelectedPermissionOutcome, SessionConfigOption, StopReason,
 };
 use time::OffsetDateTime;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -18,10 +17,11 @@ use super::client::{self, Command, Event, Events, Failure};
 use super::elicitation::{Asker, Elicitations};
 use super::kept_modes::KeptModes;
 use super::permission::{PermissionCard, card};
+use super::reply::{ElicitationReply, PermissionReply};
 use super::sessions::{Abilities, Opening};
 use super::settings::Settings;
 use super::spec::AcpSpec;
-use super::stream::Stream;
+use super::stream::{Stream, Told};
 use crate::durable::world::{Happening, HostedSession, Layout, World};
 use crate::durable::{Drive, Driver};
 use crate::wire::{AskOption, Effect, ItemKind, Outcome, Starter, TurnState};
@@ -77,7 +77,7 @@ struct Bound {
 struct Pending {
     key: u64,
     pane: String,
-    responder: Responder<RequestPermissionResponse>,
+    responder: PermissionReply,
     card: PermissionCard,
 }
 
@@ -98,7 +98,7 @@ pub(crate) struct AcpHost {
     /// Updates for a session no pane holds yet: an agent may send one (its commands, say)
     /// before the reply to `session/new` reaches us. Shown when the session opens; dropped
     /// when it was a load (they are the history we hold already).
-    early: Vec<(String, String, SessionUpdate)>,
+    early: Vec<(String, String, Told)>,
     /// Conversations made from an agent's `session/list` whose replay no pane has shown yet.
     unreplayed: HashSet<String>,
     /// The workspace folders, for `session/list`.
@@ -772,17 +772,18 @@ impl AcpHost {
             }
             Event::Update(notification) => {
                 let session = notification.session_id.0.to_string();
-                let Some((pane, bound)) = self.session_pane(agent, &session) else {
-                    tracing::debug!(agent, session, "an update before its session opened");
-                    if self.early.len() >= MAX_EARLY_UPDATES {
-                        self.early.remove(0);
-                    }
-                    self.early
-                        .push((agent.to_string(), session, notification.update));
-                    return;
-                };
-                if !bound.loading {
-                    bound.stream.apply(world, &pane, notification.update, now);
+                self.told(
+                    world,
+                    agent,
+                    session,
+                    Told::Update(notification.update),
+                    now,
+                );
+            }
+            Event::Told { session, told } => self.told(world, agent, session, told, now),
+            Event::Waiting { session, waiting } => {
+                if let Some((pane, _)) = self.session_pane(agent, &session) {
+                    world.set_waiting(&pane, waiting, now);
                 }
             }
             Event::Permission {
@@ -826,6 +827,28 @@ impl AcpHost {
                 outcome,
             } => self.prompt_ended(world, &pane, &turn, outcome, now),
             Event::Exited { failure } => self.exited(world, agent, &failure, now),
+        }
+    }
+
+    /// What a session told goes to its pane's stream; before its session opened, it waits.
+    fn told(
+        &mut self,
+        world: &mut World,
+        agent: &str,
+        session: String,
+        told: Told,
+        now: OffsetDateTime,
+    ) {
+        let Some((pane, bound)) = self.session_pane(agent, &session) else {
+            tracing::debug!(agent, session, "an update before its session opened");
+            if self.early.len() >= MAX_EARLY_UPDATES {
+                self.early.remove(0);
+            }
+            self.early.push((agent.to_string(), session, told));
+            return;
+        };
+        if !bound.loading {
+            bound.stream.tell(world, &pane, told, now);
         }
     }
 
@@ -971,8 +994,8 @@ impl AcpHost {
         } else if let Some(bound) = self.panes.get_mut(pane) {
             // A new session's early updates, or the replay of a session from the agent's
             // list, which becomes the pane's history this once.
-            for (_, _, update) in early {
-                bound.stream.apply(world, pane, update, now);
+            for (_, _, told) in early {
+                bound.stream.tell(world, pane, told, now);
             }
             if replayed {
                 bound.stream.flush(world, pane, now);
@@ -1058,7 +1081,7 @@ impl AcpHost {
         agent: &str,
         key: u64,
         mut request: RequestPermissionRequest,
-        responder: Responder<RequestPermissionResponse>,
+        responder: PermissionReply,
         now: OffsetDateTime,
     ) {
         let session = request.session_id.0.to_string();
@@ -1123,7 +1146,7 @@ impl AcpHost {
         agent: &str,
         key: u64,
         request: &agent_client_protocol::v1::schema::CreateElicitationRequest,
-        responder: Responder<agent_client_protocol::v1::schema::CreateElicitationResponse>,
+        responder: ElicitationReply,
         now: OffsetDateTime,
     ) {
         let found = super::elicitation::scope(request).and_then(|(session, call)| {
@@ -1377,7 +1400,7 @@ impl Bound {
     }
 }
 
-fn respond(responder: Responder<RequestPermissionResponse>, outcome: RequestPermissionOutcome) {
+fn respond(responder: PermissionReply, outcome: RequestPermissionOutcome) {
     if let Err(error) = responder.respond(RequestPermissionResponse::new(outcome)) {
         tracing::warn!(error = %super::text::log_line(&error.to_string()), "the answer could not be sent to the agent");
     }
@@ -1480,7 +1503,7 @@ mod tests {
     use super::*;
     use crate::acp_host::AcpSpec;
     use agent_client_protocol::v1::schema::{
-        AvailableCommand, AvailableCommandsUpdate, SessionNotification,
+        AvailableCommand, AvailableCommandsUpdate, SessionNotification, SessionUpdate,
     };
 
     fn t0() -> OffsetDateTime {

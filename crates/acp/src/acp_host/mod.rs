@@ -26,18 +26,21 @@ mod kept_modes;
 pub(crate) mod lines;
 pub(crate) mod permission;
 pub(crate) mod process;
+pub(crate) mod reply;
 pub(crate) mod sessions;
 pub(crate) mod settings;
+mod shared_lines;
 pub mod spec;
 pub(crate) mod startup_failure;
 pub(crate) mod stderr_tail;
 pub(crate) mod stream;
 pub mod text;
 pub(crate) mod usage;
+pub(crate) mod v2;
 
 use std::path::PathBuf;
 
-pub use spec::AcpSpec;
+pub use spec::{AcpSpec, Protocol};
 
 /// What the host runs: its agents, and the folders they may work in.
 #[derive(Debug, Clone, Default)]

@@ -10,6 +10,11 @@
 //!
 //! Growth is written to the world at most once per host tick ([`Stream::flush`]), so a fast
 //! agent costs its readers one event per message per tick, not one per chunk.
+//!
+//! ACP v2 keys its messages and plans by the agent's ids ([`Upsert`], from `super::v2`): one
+//! item per message id and per plan id, made the first time and rewritten in place after, even
+//! when other items came between; its tool calls are v1's `tool_call_update`, which is an
+//! upsert by call id already.
 
 use std::collections::HashMap;
 
@@ -41,6 +46,39 @@ pub(crate) struct Stream {
     pub(crate) commands: Vec<(String, String)>,
     /// The session's modes and config options as the agent last said them.
     pub(crate) settings: Settings,
+    /// ACP v2: each message id's item ([`Upsert`]).
+    messages: HashMap<String, String>,
+    /// ACP v2: each plan id's item.
+    plans: HashMap<String, String>,
+}
+
+/// What a session told, in the stream's words: a v1 update, or an item keyed by the agent's
+/// own id (ACP v2).
+#[derive(Debug, Clone)]
+pub(crate) enum Told {
+    Update(SessionUpdate),
+    Upsert(Upsert),
+}
+
+/// An item the agent keys by its own id (ACP v2's upserts, docs/ACP.md "ACP v1 and v2"): made
+/// the first time the id is seen, rewritten in place after.
+#[derive(Debug, Clone)]
+pub(crate) enum Upsert {
+    /// A whole message (`user_message`, `agent_message`, `agent_thought`): its item says what
+    /// the content says now.
+    Message {
+        kind: ItemKind,
+        id: String,
+        content: Vec<ContentBlock>,
+    },
+    /// A chunk of one (`*_message_chunk`, which carries its `messageId`): added to its item.
+    Chunk {
+        kind: ItemKind,
+        id: String,
+        content: ContentBlock,
+    },
+    /// A plan by its `planId` (`plan_update`).
+    Plan { id: String, plan: Plan },
 }
 
 #[derive(Debug)]
@@ -81,6 +119,100 @@ struct Said {
 }
 
 impl Stream {
+    /// Applies what a session told to the pane's items.
+    pub(crate) fn tell(&mut self, world: &mut World, pane: &str, told: Told, now: OffsetDateTime) {
+        match told {
+            Told::Update(update) => self.apply(world, pane, update, now),
+            Told::Upsert(upsert) => self.upsert(world, pane, upsert, now),
+        }
+    }
+
+    /// An item keyed by the agent's id: the item of that id is rewritten, or made.
+    pub(crate) fn upsert(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        upsert: Upsert,
+        now: OffsetDateTime,
+    ) {
+        match upsert {
+            Upsert::Chunk { kind, id, content } => {
+                let growing_it = self
+                    .growing
+                    .as_ref()
+                    .is_some_and(|g| g.kind == kind && g.message_id.as_deref() == Some(&id));
+                if !growing_it
+                    && let Some(item_id) = self.messages.get(&id).cloned()
+                    && let Some(text) = item_text(world, pane, &item_id)
+                {
+                    // Its message was interrupted (a tool call came between): it grows again.
+                    self.flush(world, pane, now);
+                    self.growing = Some(Growing {
+                        kind: kind.clone(),
+                        item_id,
+                        message_id: Some(id.clone()),
+                        text,
+                        dirty: false,
+                    });
+                }
+                self.chunk(world, pane, kind, Some(id.clone()), content, now);
+                if let Some(growing) = &self.growing
+                    && growing.message_id.as_deref() == Some(&id)
+                {
+                    self.messages.insert(id, growing.item_id.clone());
+                }
+            }
+            Upsert::Message { kind, id, content } => {
+                let mut text = String::new();
+                for block in content {
+                    text.push_str(&block_text(block));
+                }
+                let text = clean_text(&text, Item::text_limit(&kind));
+                if let Some(growing) = &mut self.growing
+                    && growing.message_id.as_deref() == Some(&id)
+                {
+                    if growing.text != text {
+                        growing.text = text;
+                        growing.dirty = true;
+                    }
+                    return;
+                }
+                self.flush(world, pane, now);
+                let item_id = match self.messages.get(&id) {
+                    Some(item_id) => {
+                        world.grow_item(pane, item_id, &text, now);
+                        Some(item_id.clone())
+                    }
+                    None if text.is_empty() => None,
+                    None => world.push_item(pane, kind.clone(), &text, now),
+                };
+                self.growing = item_id.map(|item_id| {
+                    self.messages.insert(id.clone(), item_id.clone());
+                    Growing {
+                        kind,
+                        item_id,
+                        message_id: Some(id),
+                        text,
+                        dirty: false,
+                    }
+                });
+            }
+            Upsert::Plan { id, plan } => {
+                self.flush(world, pane, now);
+                self.growing = None;
+                let text = plan_text(&plan);
+                let grown = self
+                    .plans
+                    .get(&id)
+                    .is_some_and(|item| world.grow_item(pane, item, &text, now));
+                if !grown && let Some(item) = world.push_item(pane, ItemKind::Markdown, &text, now)
+                {
+                    self.plans.insert(id, item);
+                }
+            }
+        }
+    }
+
     /// Applies one update to the pane's items.
     pub(crate) fn apply(
         &mut self,
@@ -337,15 +469,7 @@ impl Stream {
 
     fn plan(&mut self, world: &mut World, pane: &str, plan: &Plan, now: OffsetDateTime) {
         self.growing = None;
-        let mut text = String::from("**Plan**\n\n");
-        for entry in &plan.entries {
-            let mark = match entry.status {
-                PlanEntryStatus::Completed => "✓",
-                PlanEntryStatus::InProgress => "▸",
-                _ => "○",
-            };
-            text.push_str(&format!("- {mark} {}\n", clean_line(&entry.content)));
-        }
+        let text = plan_text(plan);
         let grown = self
             .plan
             .as_ref()
@@ -461,6 +585,46 @@ impl Stream {
             .find(|(id, _)| id == button)
             .map(|(_, name)| name.as_str())
     }
+}
+
+/// A plan as its item's markdown: ✓ done, ▸ now, ○ to do.
+fn plan_text(plan: &Plan) -> String {
+    let mut text = String::from("**Plan**\n\n");
+    for entry in &plan.entries {
+        let mark = match entry.status {
+            PlanEntryStatus::Completed => "✓",
+            PlanEntryStatus::InProgress => "▸",
+            _ => "○",
+        };
+        text.push_str(&format!("- {mark} {}\n", clean_line(&entry.content)));
+    }
+    text
+}
+
+/// A content block of a whole message as its text: text as said, anything else as words
+/// saying what it was (as a chunk's, [`Stream::chunk`]).
+fn block_text(block: ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(text) => text.text,
+        ContentBlock::ResourceLink(link) => format!("[{}]({})", link.name, link.uri),
+        ContentBlock::Image(_) => "[an image, not shown here]".to_string(),
+        ContentBlock::Audio(_) => "[a sound clip, not played here]".to_string(),
+        _ => "[a file the agent attached, not shown here]".to_string(),
+    }
+}
+
+/// The text of one of the pane's items, as the world holds it.
+fn item_text(world: &World, pane: &str, item_id: &str) -> Option<String> {
+    let conversation = &world.layout.panes.get(pane)?.conversation_id;
+    world
+        .layout
+        .conversations
+        .get(conversation)?
+        .items
+        .iter()
+        .rev()
+        .find(|i| i.id == item_id)
+        .map(|i| i.text.clone())
 }
 
 /// Where a call stands, as its notice says it.

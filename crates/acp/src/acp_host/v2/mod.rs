@@ -1,0 +1,600 @@
+//! The host's ACP v2 side, for an agent the person asked v2 of (`--acp-protocol NAME=2`,
+//! `protocol = 2` under `[acp.NAME]`; docs/ACP.md, "ACP v1 and v2"). It offers 2 at
+//! `initialize`; an agent that answers 1 is handed back to the v1 connection over the same
+//! pipes (`super::client`). One that answers 2 is served here: the host's commands become v2
+//! requests, and what the agent says becomes the host's own events (`told`), so the host
+//! drives a v2 session as it drives a v1 one.
+//!
+//! What v2 changes here: `initialize` carries `info` and object capabilities, and
+//! `capabilities.session` stands for new, list, resume, close, prompt, cancel and update;
+//! `session/prompt` is answered at once with the user message's id, and the turn ends with the
+//! `idle` of `state_update`, which this side turns into the end of the prompt the host sent; a
+//! session the host holds comes back with `session/resume`, and one from the agent's list with
+//! `session/resume` and `replayFrom`, whose replay the host makes the pane's history once (v1's
+//! `session/load`); modes are config options of the category `mode`, into whose asking-most
+//! value a new session is put as v1's are (docs/ACP.md, "The mode a session starts in"); and
+//! a permission carries a `title` and a `subject` (`told::permission`).
+
+mod told;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol::v1::schema::{
+    SessionConfigOption, SessionConfigOptionValue, StopReason,
+};
+use agent_client_protocol::v2::schema as v2;
+use agent_client_protocol::v2::{ConnectionTo, InitializeOutcome};
+use agent_client_protocol::{Agent, Client, ConnectTo, Error, JsonRpcRequest};
+use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::client::{Command, Event, Events, Failure, failure_of};
+use super::reply::Reply;
+use super::sessions::{Abilities, Listed, Opening};
+use super::settings::starting_mode;
+use super::spec::AcpSpec;
+use super::stderr_tail::StderrTail;
+use super::text::{clean_line, log_line};
+use told::{Said, Turn};
+
+/// Each session's turn on its way: the pane and the host's turn its `idle` ends.
+type Turns = Arc<Mutex<HashMap<String, (String, String)>>>;
+
+/// A v2 message of ours, built from its wire shape and read through the schema's type, so
+/// what goes out is what the schema says.
+fn wire<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, Error> {
+    serde_json::from_value(value).map_err(Error::into_internal_error)
+}
+
+/// Runs the v2 connection. `Some(commands)` when the agent answered 1: the caller goes on with
+/// v1, the commands not yet read.
+pub(crate) async fn connect(
+    spec: &AcpSpec,
+    transport: impl ConnectTo<Client> + 'static,
+    commands: UnboundedReceiver<Command>,
+    events: Events,
+    tail: StderrTail,
+) -> Result<Option<UnboundedReceiver<Command>>, Error> {
+    let name = spec.name.clone();
+    let mode = spec.mode.clone();
+    let turns: Turns = Arc::default();
+    let (updates, update_name, update_turns) = (events.clone(), name.clone(), Arc::clone(&turns));
+    let (permissions, permission_name) = (events.clone(), name.clone());
+    let (elicitations, elicitation_name) = (events.clone(), name.clone());
+    let (completions, completion_name) = (events.clone(), name.clone());
+    Client
+        .v2()
+        .name("collie-phone")
+        .on_receive_notification(
+            async move |notification: v2::UpdateSessionNotification, _cx| {
+                let session = notification.session_id.to_string();
+                let update = serde_json::to_value(&notification.update).unwrap_or(Value::Null);
+                let event = match told::update(&update) {
+                    Some(Said::Told(told)) => Some(Event::Told { session, told }),
+                    Some(Said::Turn(turn)) => turn_event(&update_turns, session, turn),
+                    None => {
+                        tracing::debug!(agent = %update_name, kind = %log_line(update["sessionUpdate"].as_str().unwrap_or("?")), "an ACP v2 update the phone does not show");
+                        None
+                    }
+                };
+                if let Some(event) = event {
+                    let _ = updates.send((update_name.clone(), event));
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: v2::RequestPermissionRequest,
+                        responder: agent_client_protocol::v2::Responder<v2::RequestPermissionResponse>,
+                        _cx| {
+                let key = super::client::next_key();
+                let asked = serde_json::to_value(&request).unwrap_or(Value::Null);
+                let Some(request) = told::permission(&asked, key) else {
+                    // Nothing the host can show: no one could say yes to it.
+                    return responder.respond(wire(json!({"outcome": {"outcome": "cancelled"}}))?);
+                };
+                super::client::withdrawn_on_cancel(
+                    responder.cancellation(),
+                    permissions.clone(),
+                    permission_name.clone(),
+                    key,
+                );
+                let _ = permissions.send((
+                    permission_name.clone(),
+                    Event::Permission {
+                        key,
+                        request: Box::new(request),
+                        responder: Reply::V2(responder),
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: v2::CreateElicitationRequest,
+                        responder: agent_client_protocol::v2::Responder<v2::CreateElicitationResponse>,
+                        _cx| {
+                let key = super::client::next_key();
+                // The same shape as v1's (`sessionId`, `mode`, `message`, its schema or url).
+                let asked = serde_json::to_value(&request).unwrap_or(Value::Null);
+                let Ok(request) = serde_json::from_value(asked) else {
+                    return responder.respond(wire(json!({"action": "decline"}))?);
+                };
+                super::client::withdrawn_on_cancel(
+                    responder.cancellation(),
+                    elicitations.clone(),
+                    elicitation_name.clone(),
+                    key,
+                );
+                let _ = elicitations.send((
+                    elicitation_name.clone(),
+                    Event::Elicitation {
+                        key,
+                        request: Box::new(request),
+                        responder: Reply::V2(responder),
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: v2::CompleteElicitationNotification, _cx| {
+                let _ = completions.send((
+                    completion_name.clone(),
+                    Event::ElicitationComplete {
+                        elicitation_id: notification.elicitation_id.to_string(),
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
+            Ok(serve(cx, commands, events, name, tail, mode, turns).await)
+        })
+        .await
+}
+
+/// What a `state_update` is to the host: the end of the turn on its way (`idle`, once), or the
+/// session waiting for the person or not.
+fn turn_event(turns: &Turns, session: String, turn: Turn) -> Option<Event> {
+    match turn {
+        Turn::Running => Some(Event::Waiting {
+            session,
+            waiting: false,
+        }),
+        Turn::RequiresAction => Some(Event::Waiting {
+            session,
+            waiting: true,
+        }),
+        Turn::Idle(reason) => {
+            let ended = turns.lock().ok()?.remove(&session);
+            match ended {
+                Some((pane, turn)) => Some(Event::PromptEnded {
+                    pane,
+                    turn,
+                    outcome: reason.unwrap_or(Ok(StopReason::EndTurn)),
+                }),
+                // A resume's snapshot, or an idle after the turn ended: nothing waits.
+                None => Some(Event::Waiting {
+                    session,
+                    waiting: false,
+                }),
+            }
+        }
+    }
+}
+
+/// `initialize` offering 2, then one command at a time, each request in a task of its own
+/// (as v1's `serve`). `Some(commands)` when the agent answered 1.
+async fn serve(
+    cx: ConnectionTo<Agent>,
+    mut commands: UnboundedReceiver<Command>,
+    events: Events,
+    name: String,
+    tail: StderrTail,
+    mode: Option<String>,
+    turns: Turns,
+) -> Option<UnboundedReceiver<Command>> {
+    let initialize = wire::<v2::InitializeRequest>(json!({
+        "protocolVersion": 2,
+        "info": {"name": "collie-phone", "version": env!("CARGO_PKG_VERSION")},
+        // Questions the agent asks become cards (docs/ACP.md, "Questions the agent asks").
+        "capabilities": {"elicitation": {"form": {}, "url": {}}},
+    }));
+    let init = match initialize {
+        Ok(request) => cx.send_initialize(request).block_task().await,
+        Err(error) => Err(error),
+    };
+    let init = match init {
+        Ok(InitializeOutcome::Initialized(init)) => init,
+        Ok(InitializeOutcome::LowerVersion(lower)) => {
+            tracing::info!(agent = %name, selected = %lower.selected(), "offered ACP v2, the agent chose a lower version");
+            return Some(commands);
+        }
+        Ok(other) => {
+            tracing::warn!(agent = %name, outcome = ?other, "initialize answered what this host does not know");
+            return None;
+        }
+        Err(error) => {
+            tracing::warn!(agent = %name, error = %log_line(&error.to_string()), "initialize failed");
+            return None;
+        }
+    };
+    let init = serde_json::to_value(&init).unwrap_or(Value::Null);
+    let sign_in: Vec<String> = init["authMethods"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| clean_line(m["name"].as_str().unwrap_or("a sign-in")))
+        .collect();
+    // ACP v2: `capabilities.session` stands for new, list, resume, close, prompt, cancel and
+    // update; a listed session is brought back with its replay by `session/resume` and
+    // `replayFrom`, which is the host's "load".
+    let sessions = init.pointer("/capabilities/session").is_some();
+    let abilities = Abilities {
+        load: sessions,
+        resume: sessions,
+        list: sessions,
+        close: sessions,
+    };
+    tracing::info!(agent = %name, ?abilities, "the agent speaks ACP v2");
+    let _ = events.send((name.clone(), Event::Initialized { abilities }));
+    while let Some(command) = commands.recv().await {
+        let cx2 = cx.clone();
+        let events = events.clone();
+        let task_name = name.clone();
+        let sign_in = sign_in.clone();
+        let tail = tail.clone();
+        let mode = mode.clone();
+        let turns = Arc::clone(&turns);
+        let task = async move {
+            run(
+                &cx2,
+                command,
+                &events,
+                &task_name,
+                &sign_in,
+                &tail,
+                mode.as_deref(),
+                &turns,
+            )
+            .await;
+            Ok(())
+        };
+        if let Err(error) = cx.spawn(task) {
+            tracing::warn!(agent = %name, error = %log_line(&error.to_string()), "the connection is closing");
+            return None;
+        }
+    }
+    None
+}
+
+/// One command, as v2 says it.
+#[allow(clippy::too_many_arguments)]
+async fn run(
+    cx: &ConnectionTo<Agent>,
+    command: Command,
+    events: &Events,
+    name: &str,
+    sign_in: &[String],
+    tail: &StderrTail,
+    mode: Option<&str>,
+    turns: &Turns,
+) {
+    let send = |event: Event| {
+        let _ = events.send((name.to_string(), event));
+    };
+    match command {
+        Command::Open {
+            pane,
+            cwd,
+            how,
+            back,
+        } => match open(cx, name, mode, back.as_deref(), &cwd, how).await {
+            Ok((session, loaded, options, note)) => send(Event::Opened {
+                pane,
+                session,
+                loaded,
+                modes: None,
+                options,
+                note,
+            }),
+            Err(error) => send(Event::OpenFailed {
+                pane,
+                failure: failure_of(&error, sign_in),
+            }),
+        },
+        Command::Close { session } => {
+            if let Err(error) =
+                request::<v2::CloseSessionRequest>(cx, json!({"sessionId": session})).await
+            {
+                tracing::info!(agent = name, session, error = %log_line(&error.to_string()), "session/close was refused");
+            }
+        }
+        Command::List { cwd } => {
+            let sessions = list(cx, &cwd).await.map_err(|e| failure_of(&e, &[]));
+            send(Event::Listed { cwd, sessions });
+        }
+        Command::Prompt {
+            pane,
+            turn,
+            session,
+            texts,
+        } => {
+            let prompt: Vec<Value> = texts
+                .into_iter()
+                .map(|t| json!({"type": "text", "text": t}))
+                .collect();
+            // Kept before it is sent: its `idle` may come before the acknowledgement.
+            if let Ok(mut turns) = turns.lock() {
+                turns.insert(session.clone(), (pane.clone(), turn.clone()));
+            }
+            let asked =
+                request::<v2::PromptRequest>(cx, json!({"sessionId": session, "prompt": prompt}))
+                    .await;
+            // ACP v2: the answer is only the acknowledgement (`messageId`); the turn goes on
+            // until its `idle`.
+            if let Err(error) = asked {
+                let mine = turns.lock().ok().and_then(|mut t| t.remove(&session));
+                if mine.is_some() {
+                    let failure = if cx.is_incoming_closed() {
+                        Failure::Gone(tail.settled().await)
+                    } else {
+                        failure_of(&error, sign_in)
+                    };
+                    send(Event::PromptEnded {
+                        pane,
+                        turn,
+                        outcome: Err(failure),
+                    });
+                }
+            }
+        }
+        Command::Set {
+            pane,
+            session,
+            setting,
+            option,
+            value,
+        } => {
+            let outcome = match option {
+                // ACP v2 has no `session/set_mode`; its modes are options.
+                None => {
+                    let id = json!({"type": "id", "value": value});
+                    set_option(cx, &session, &setting, id).await.map(Some)
+                }
+                Some((option, option_value)) => {
+                    let v2_value = option_value_of(&option_value, &value);
+                    set_option(cx, &session, &option, v2_value).await.map(Some)
+                }
+            }
+            .map_err(|e| failure_of(&e, sign_in));
+            send(Event::SetAnswered {
+                pane,
+                setting,
+                value,
+                outcome,
+            });
+        }
+        Command::Cancel { session } => {
+            let cancel = wire::<v2::CancelSessionNotification>(json!({"sessionId": session}));
+            if let Err(error) = cancel.and_then(|c| cx.send_notification(c)) {
+                tracing::warn!(agent = name, error = %log_line(&error.to_string()), "session/cancel could not be sent");
+            }
+        }
+    }
+}
+
+/// A v2 request of type `R`, built from its JSON params and read through the schema's type
+/// (so what goes out is what the schema says), answered as the JSON of its typed answer.
+async fn request<R>(cx: &ConnectionTo<Agent>, params: Value) -> Result<Value, Error>
+where
+    R: JsonRpcRequest + serde::de::DeserializeOwned,
+    R::Response: serde::Serialize,
+{
+    let request: R = wire(params)?;
+    let reply = cx.send_request(request).block_task().await?;
+    serde_json::to_value(reply).map_err(Error::into_internal_error)
+}
+
+/// A v1 option value (a select's value id, or a boolean) as v2 says it: `{"type": "id",
+/// "value": …}` or `{"type": "boolean", "value": …}`.
+fn option_value_of(value: &SessionConfigOptionValue, id: &str) -> Value {
+    match value {
+        SessionConfigOptionValue::Boolean { value } => json!({"type": "boolean", "value": value}),
+        SessionConfigOptionValue::ValueId { value } => json!({"type": "id", "value": value.0}),
+        _ => json!({"type": "id", "value": id}),
+    }
+}
+
+/// `session/set_config_option` of `value` (v2's shape, [`option_value_of`]): the options as
+/// the agent answers them, in v1's shape.
+async fn set_option(
+    cx: &ConnectionTo<Agent>,
+    session: &str,
+    option: &str,
+    value: Value,
+) -> Result<Vec<SessionConfigOption>, Error> {
+    let mut params = json!({"sessionId": session, "configId": option});
+    if let (Some(params), Value::Object(value)) = (params.as_object_mut(), value) {
+        params.extend(value);
+    }
+    let reply = request::<v2::SetSessionConfigOptionRequest>(cx, params).await?;
+    Ok(options_of(&reply))
+}
+
+/// The config options of a reply, as v1's.
+fn options_of(reply: &Value) -> Vec<SessionConfigOption> {
+    told::config_options(reply.get("configOptions").unwrap_or(&Value::Null))
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| serde_json::from_value(o.clone()).ok())
+        .collect()
+}
+
+/// A pane's session: new (then put in its starting mode), resumed as the host holds it, or
+/// resumed with its replay for one of the agent's own (`Opening::Load`). Its id, whether it
+/// was known, its options, and what the pane is told of its mode.
+async fn open(
+    cx: &ConnectionTo<Agent>,
+    agent: &str,
+    mode: Option<&str>,
+    back: Option<&str>,
+    cwd: &Path,
+    how: Opening,
+) -> Result<
+    (
+        String,
+        bool,
+        Option<Vec<SessionConfigOption>>,
+        Option<String>,
+    ),
+    Error,
+> {
+    let (session, loaded, reply) = match how {
+        Opening::New => {
+            let reply = request::<v2::NewSessionRequest>(cx, json!({"cwd": cwd})).await?;
+            let session = reply["sessionId"].as_str().unwrap_or_default().to_string();
+            (session, false, reply)
+        }
+        Opening::Resume(session) => {
+            let reply =
+                request::<v2::ResumeSessionRequest>(cx, json!({"sessionId": session, "cwd": cwd}))
+                    .await?;
+            (session, true, reply)
+        }
+        Opening::Load(session) => {
+            let reply = request::<v2::ResumeSessionRequest>(
+                cx,
+                json!({"sessionId": session, "cwd": cwd, "replayFrom": {"type": "start"}}),
+            )
+            .await?;
+            (session, true, reply)
+        }
+    };
+    let mut options = options_of(&reply);
+    let note = into_mode(
+        cx,
+        agent,
+        &session,
+        &mut options,
+        if loaded { back } else { None },
+        mode,
+    )
+    .await;
+    Ok((session, loaded, Some(options), note))
+}
+
+/// ACP v2's modes are a select option of the category `mode`: a session is put in the value
+/// that asks most before acting, or the person's choice (`--acp-mode`), or back in the one its
+/// pane was in, as v1's modes are (docs/ACP.md, "The mode a session starts in").
+async fn into_mode(
+    cx: &ConnectionTo<Agent>,
+    agent: &str,
+    session: &str,
+    options: &mut Vec<SessionConfigOption>,
+    back: Option<&str>,
+    chosen: Option<&str>,
+) -> Option<String> {
+    let as_json = serde_json::to_value(&*options).ok()?;
+    let option = as_json
+        .as_array()?
+        .iter()
+        .find(|o| o["category"] == "mode" && o["type"] == "select")?;
+    let id = option["id"].as_str()?.to_string();
+    let current = option["currentValue"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let offered: Vec<String> = option["options"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|o| match o.get("options").and_then(Value::as_array) {
+            Some(group) => group.clone(),
+            None => vec![o.clone()],
+        })
+        .filter_map(|o| o["value"].as_str().map(str::to_string))
+        .collect();
+    let offered: Vec<&str> = offered.iter().map(String::as_str).collect();
+    let (wanted, mut note) = match back {
+        Some(mode) if offered.contains(&mode) => {
+            ((mode != current).then(|| mode.to_string()), None)
+        }
+        _ => starting_mode(agent, &offered, &current, chosen),
+    };
+    let wanted = wanted?;
+    match set_option(cx, session, &id, json!({"type": "id", "value": wanted})).await {
+        Ok(now) if !now.is_empty() => *options = now,
+        Ok(_) => {}
+        Err(error) => {
+            tracing::warn!(agent, session, mode = %log_line(&wanted), error = %log_line(&error.to_string()), "the session's mode could not be set");
+            note = Some(format!(
+                "{agent} did not switch this session to the mode {}; it stays in {}.",
+                clean_line(&wanted),
+                clean_line(&current)
+            ));
+        }
+    }
+    note
+}
+
+/// The agent's sessions in `cwd` (`session/list`), every page up to five.
+async fn list(cx: &ConnectionTo<Agent>, cwd: &Path) -> Result<Vec<Listed>, Error> {
+    let mut found = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..5 {
+        let mut params = json!({"cwd": cwd});
+        if let Some(cursor) = &cursor {
+            params["cursor"] = json!(cursor);
+        }
+        let reply = request::<v2::ListSessionsRequest>(cx, params).await?;
+        for session in reply["sessions"].as_array().into_iter().flatten() {
+            if session["cwd"].as_str().map(PathBuf::from).as_deref() != Some(cwd) {
+                continue;
+            }
+            let Some(id) = session["sessionId"].as_str() else {
+                continue;
+            };
+            found.push(Listed {
+                session: id.to_string(),
+                title: session["title"]
+                    .as_str()
+                    .map(clean_line)
+                    .filter(|t| !t.is_empty()),
+                updated_at: session["updatedAt"].as_str().map(clean_line),
+            });
+        }
+        cursor = reply["nextCursor"].as_str().map(str::to_string);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_v1_value_goes_out_as_v2s() {
+        let id = SessionConfigOptionValue::value_id("quick");
+        assert_eq!(
+            option_value_of(&id, "quick"),
+            json!({"type": "id", "value": "quick"})
+        );
+        let flag = SessionConfigOptionValue::Boolean { value: true };
+        assert_eq!(
+            option_value_of(&flag, "true"),
+            json!({"type": "boolean", "value": true})
+        );
+    }
+}
