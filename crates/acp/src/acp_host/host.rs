@@ -910,7 +910,14 @@ impl AcpHost {
             .get(pane)
             .and_then(|p| self.modes.get(&p.conversation_id))
             .map(str::to_string);
-        match (bound.session.clone().and_then(|s| abilities.again(s)), why) {
+        let unheld = bound.replay;
+        match (
+            bound
+                .session
+                .clone()
+                .and_then(|s| abilities.again(s, unheld)),
+            why,
+        ) {
             (Some(how), _) => {
                 bound.opening = true;
                 bound.loading = !(bound.replay && matches!(how, Opening::Load(_)));

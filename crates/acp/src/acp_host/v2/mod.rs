@@ -72,6 +72,15 @@ pub(crate) async fn connect(
                 let session = notification.session_id.to_string();
                 let update = serde_json::to_value(&notification.update).unwrap_or(Value::Null);
                 let event = match told::update(&update) {
+                    // ACP v2 tells the user message of a prompt back (its `messageId` is the
+                    // prompt's answer); the pane shows what was sent already, so the echo of
+                    // a turn of ours is not shown twice. A replay's are shown.
+                    Some(Said::Told(told))
+                        if told::is_user(&told)
+                            && update_turns.lock().is_ok_and(|t| t.contains_key(&session)) =>
+                    {
+                        None
+                    }
                     Some(Said::Told(told)) => Some(Event::Told { session, told }),
                     Some(Said::Turn(turn)) => turn_event(&update_turns, session, turn),
                     None => {
@@ -242,6 +251,7 @@ async fn serve(
         resume: sessions,
         list: sessions,
         close: sessions,
+        replay: sessions,
     };
     tracing::info!(agent = %name, ?abilities, "the agent speaks ACP v2");
     let _ = events.send((name.clone(), Event::Initialized { abilities }));

@@ -112,6 +112,22 @@ pub(crate) fn update(update: &Value) -> Option<Said> {
     }
 }
 
+/// Whether it is (a piece of) the user's message.
+pub(crate) fn is_user(told: &Told) -> bool {
+    matches!(
+        told,
+        Told::Upsert(
+            Upsert::Message {
+                kind: ItemKind::User,
+                ..
+            } | Upsert::Chunk {
+                kind: ItemKind::User,
+                ..
+            }
+        )
+    )
+}
+
 /// A v1 update from its JSON, with the fields v2 left out dropped (`null` is not v1's
 /// "absent" for every field).
 fn v1(mut value: Value) -> Option<Said> {

@@ -464,7 +464,7 @@ impl Turn {
             return Ok(String::new());
         }
         let call = format!("{}-tests", self.user);
-        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "title": "cargo test", "kind": "execute", "status": "pending"}));
+        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "title": "cargo test", "kind": "execute", "status": "pending", "rawInput": {"command": "cargo test"}}));
         self.state("requires_action", None);
         let title = if self.options.breaks("P13") {
             ""
