@@ -1252,6 +1252,8 @@ impl AcpHost {
             ),
         };
         bound.stream.end_turn(world, pane, &unfinished, now);
+        // Nothing waits for the person once the turn is over (ACP v2's `requires_action`).
+        world.set_waiting(pane, false, now);
         // A permission request or a question cannot outlive its prompt.
         self.elicitations
             .give_up(world, pane, "the turn ended before an answer", true, now);
@@ -1309,6 +1311,7 @@ impl AcpHost {
                     now,
                 );
             }
+            world.set_waiting(&pane, false, now);
             let Some(bound) = self.panes.get_mut(&pane) else {
                 continue;
             };

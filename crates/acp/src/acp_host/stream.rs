@@ -26,7 +26,7 @@ use time::OffsetDateTime;
 
 use super::permission::tool_name;
 use super::settings::Settings;
-use super::text::{clean_line, clean_text};
+use super::text::{clean_line, clean_text, terminal_text};
 use crate::durable::world::World;
 use crate::wire::{AgentCommand, BeltButton, Item, ItemKind, limits, tool_input};
 
@@ -50,6 +50,8 @@ pub(crate) struct Stream {
     messages: HashMap<String, String>,
     /// ACP v2: each plan id's item.
     plans: HashMap<String, String>,
+    /// ACP v2: each terminal id's item and the output it shows.
+    terminals: HashMap<String, (String, String)>,
 }
 
 /// What a session told, in the stream's words: a v1 update, or an item keyed by the agent's
@@ -79,6 +81,14 @@ pub(crate) enum Upsert {
     },
     /// A plan by its `planId` (`plan_update`).
     Plan { id: String, plan: Plan },
+    /// The output of one of the agent's own terminals (display-only): `terminal_output_chunk`
+    /// adds to it, a `terminal_update` with `output` replaces it. One `code` item per
+    /// terminal id, capped as any item is (SPEC L1).
+    Terminal {
+        id: String,
+        text: String,
+        replace: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -208,6 +218,36 @@ impl Stream {
                 if !grown && let Some(item) = world.push_item(pane, ItemKind::Markdown, &text, now)
                 {
                     self.plans.insert(id, item);
+                }
+            }
+            Upsert::Terminal { id, text, replace } => {
+                self.flush(world, pane, now);
+                self.growing = None;
+                let limit = limits::MAX_DOC_TEXT;
+                let text = terminal_text(&text, limit);
+                match self.terminals.get_mut(&id) {
+                    Some((item, shown)) => {
+                        let was = shown.clone();
+                        if replace {
+                            *shown = text;
+                        } else if shown.len() < limit {
+                            shown.push_str(&text);
+                        }
+                        if shown.len() > limit {
+                            let cut = crate::wire::sanitize::truncate_to(shown, limit).to_string();
+                            *shown = cut;
+                        }
+                        if *shown != was {
+                            world.grow_item(pane, item, shown, now);
+                        }
+                    }
+                    None if text.is_empty() => {}
+                    None => {
+                        let mut item = Item::text("", ItemKind::Code, &text);
+                        if let Some(item_id) = world.push_built_item(pane, &mut item, now) {
+                            self.terminals.insert(id, (item_id, text));
+                        }
+                    }
                 }
             }
         }
@@ -840,6 +880,66 @@ mod tests {
             .filter(|i| i.kind == ItemKind::Reply)
             .map(|i| i.text.clone())
             .collect()
+    }
+
+    /// ACP v2's upserts: a message id is one item, rewritten in place when a whole message
+    /// comes again, even after another item; a terminal's output grows its own item, capped
+    /// as any item is (SPEC L1).
+    #[test]
+    fn an_upsert_rewrites_its_item_in_place_and_a_terminal_is_capped() {
+        use super::Upsert;
+        let mut world =
+            crate::rigs::worlds::build(crate::rigs::WorldKind::Demo, 1, true, "h", t0());
+        let pane = world.layout.panes.keys().next().expect("a pane").clone();
+        let before = replies(&world, &pane).len();
+        let mut stream = Stream::default();
+        let message = |id: &str, text: &str| Upsert::Message {
+            kind: ItemKind::Reply,
+            id: id.into(),
+            content: vec![ContentBlock::from(text.to_string())],
+        };
+        stream.upsert(&mut world, &pane, message("m1", "Draft"), t0());
+        stream.upsert(
+            &mut world,
+            &pane,
+            Upsert::Chunk {
+                kind: ItemKind::Reply,
+                id: "m2".into(),
+                content: ContentBlock::from("Other".to_string()),
+            },
+            t0(),
+        );
+        stream.upsert(&mut world, &pane, message("m1", "Final words"), t0());
+        stream.flush(&mut world, &pane, t0());
+        assert_eq!(replies(&world, &pane)[before..], ["Final words", "Other"]);
+
+        let limit = crate::wire::limits::MAX_DOC_TEXT;
+        let code_items = |world: &World| -> Vec<usize> {
+            let conversation = &world.layout.panes[&pane].conversation_id;
+            world.layout.conversations[conversation]
+                .items
+                .iter()
+                .filter(|i| i.kind == ItemKind::Code)
+                .map(|i| i.text.len())
+                .collect()
+        };
+        let code_before = code_items(&world).len();
+        for _ in 0..3 {
+            let text = "x".repeat(limit / 2 + 1);
+            let chunk = Upsert::Terminal {
+                id: "t1".into(),
+                text,
+                replace: false,
+            };
+            stream.upsert(&mut world, &pane, chunk, t0());
+        }
+        let code = code_items(&world);
+        assert_eq!(code.len(), code_before + 1, "one item per terminal");
+        assert!(
+            code[code_before] <= limit,
+            "{} > {limit}",
+            code[code_before]
+        );
     }
 
     /// An agent's `messageId` keeps one item per message (docs/ACP.md, "Session updates"):

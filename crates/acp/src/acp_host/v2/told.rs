@@ -12,6 +12,7 @@
 //! - `available_commands_update`, `config_option_update` (`configId` read as v1's `id`),
 //!   `session_info_update`, `usage_update` → v1's;
 //! - `state_update` → [`Turn`]: `running`, `requires_action`, `idle` with its `stopReason`;
+//! - `terminal_output_chunk` and a `terminal_update`'s `output` (base64) → [`Upsert::Terminal`];
 //! - `session/request_permission` → v1's request: its `subject` (the tool call, or a command)
 //!   is the card's tool call, and its `title` the call's title, which the card shows beside the
 //!   arguments, never as the card's title (SPEC A10).
@@ -108,8 +109,28 @@ pub(crate) fn update(update: &Value) -> Option<Said> {
         })),
         "available_commands_update" | "session_info_update" | "usage_update" => v1(update.clone()),
         "state_update" => state(update).map(Said::Turn),
+        // The agent's own terminals, display-only: their output as it comes (base64 bytes).
+        "terminal_output_chunk" => terminal(update, "/data", false),
+        "terminal_update" => terminal(update, "/output/data", true),
         _ => None,
     }
+}
+
+/// A terminal's output bytes (base64, at `pointer`) as text for its item; `None` when the
+/// update carries none (a `terminal_update` of its command or exit only) or they do not read.
+fn terminal(update: &Value, pointer: &str, replace: bool) -> Option<Said> {
+    use base64::Engine as _;
+    let id = update.get("terminalId")?.as_str()?.to_string();
+    let data = update.pointer(pointer)?.as_str()?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .ok()?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    Some(Said::Told(Told::Upsert(Upsert::Terminal {
+        id,
+        text,
+        replace,
+    })))
 }
 
 /// Whether it is (a piece of) the user's message.
@@ -145,7 +166,8 @@ fn v1(mut value: Value) -> Option<Said> {
 
 /// A tool call's v2 content as v1's: text content stays as it is; a diff's `patch` (its
 /// `git_patch` text), when given, is shown as the diff; a diff without one names its files;
-/// a terminal (display-only) is left out here: its output comes as its own updates.
+/// a terminal (display-only) is left out here: its output comes as its own updates
+/// ([`Upsert::Terminal`]).
 fn tool_content(content: &Value) -> Value {
     let pieces = content.as_array().cloned().unwrap_or_default();
     Value::Array(
@@ -332,6 +354,27 @@ mod tests {
         };
         assert_eq!(call.tool_call_id.0.as_ref(), "c1");
         assert_eq!(call.fields.content.as_ref().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn a_terminals_bytes_are_its_text() {
+        let Upsert::Terminal { id, text, replace } = upsert(json!({
+            "sessionUpdate": "terminal_output_chunk", "terminalId": "t1",
+            "data": "cnVubmluZyAzIHRlc3RzChtbMzJtb2sbWzBtCg=="
+        })) else {
+            panic!("a terminal")
+        };
+        assert_eq!(
+            (id.as_str(), text.as_str(), replace),
+            ("t1", "running 3 tests\n\u{1b}[32mok\u{1b}[0m\n", false)
+        );
+        assert!(update(&json!({"sessionUpdate": "terminal_update", "terminalId": "t1", "exitStatus": {"exitCode": 0}})).is_none());
+        assert!(
+            update(
+                &json!({"sessionUpdate": "terminal_output_chunk", "terminalId": "t1", "data": "%%"})
+            )
+            .is_none()
+        );
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! marker (new, list, resume, close, prompt, cancel, update); `session/prompt` only
 //! acknowledges with the user message's `messageId`, and the turn is told by `state_update`
 //! (`running`, `requires_action` while a permission waits, `idle` with its `stopReason`); the
-//! messages, the plan and the tool call are upserts keyed by their ids; the permission has a
+//! messages, the plan and the tool call are upserts keyed by their ids; the command's output
+//! comes from a terminal of its own (`terminal_update`, `terminal_output_chunk`); the permission has a
 //! `title` and names its tool call as its `subject`; `session/resume` with `replayFrom`
 //! replays the conversation as whole messages with the ids they had, then answers. There are no
 //! modes (v2 has no `session/set_mode`), only the `speed` option. Sessions are kept in the
@@ -497,8 +498,21 @@ impl Turn {
             self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "failed", "content": [{"type": "content", "content": {"type": "text", "text": "Not run: you said no."}}]}));
             return Ok("I did not run the tests, as you said.".into());
         }
-        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "in_progress"}));
-        tokio::time::sleep(self.options.pace * 5).await;
+        // The command runs in a terminal of its own, display-only (ACP v2): the call names
+        // it, and its output comes as base64 chunks.
+        let terminal = format!("{call}-terminal");
+        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "in_progress", "content": [{"type": "terminal", "terminalId": terminal}]}));
+        self.update(json!({"sessionUpdate": "terminal_update", "terminalId": terminal, "command": "cargo test"}));
+        for line in [
+            "running 3 tests\n",
+            "\u{1b}[32mtest result: ok.\u{1b}[0m 3 passed\n",
+        ] {
+            use base64::Engine as _;
+            let data = base64::engine::general_purpose::STANDARD.encode(line);
+            self.update(json!({"sessionUpdate": "terminal_output_chunk", "terminalId": terminal, "data": data}));
+            tokio::time::sleep(self.options.pace * 2).await;
+        }
+        self.update(json!({"sessionUpdate": "terminal_update", "terminalId": terminal, "exitStatus": {"exitCode": 0}}));
         self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "test result: ok. 3 passed"}}]}));
         Ok("The tests pass.".into())
     }
