@@ -289,3 +289,71 @@ async fn on_v2_a_listed_session_is_resumed_with_its_replay_shown_once() {
         ["Fix the login bug", "And the logout?"]
     );
 }
+
+#[tokio::test]
+async fn on_v2_an_agents_question_is_a_card_and_the_answer_goes_back_in_v2() {
+    let host = v2_host("").await;
+    let pane = host.start("scripted-1").await;
+    host.send(&pane, "s1", "/ask").await;
+    let ask = host.ask(&pane).await;
+    assert_eq!(ask["kind"], "form", "{ask}");
+    assert_eq!(ask["title"], "Which name should the new function have?");
+    host.answer(&pane, "q1", &ask, "decline")
+        .await
+        .expect(200, "ok");
+    assert_eq!(host.until_turn_ends(&pane).await["turn"]["state"], "done");
+    let answered = logged(&host, "stdin", |m| m.pointer("/result/action").is_some()).await;
+    assert_eq!(answered[0]["result"], json!({"action": "decline"}));
+    assert_eq!(
+        texts(&host.items(&pane).await, "reply"),
+        ["A question first. You would rather not say; fine."]
+    );
+}
+
+#[tokio::test]
+async fn on_v2_a_restart_resumes_the_session_without_a_replay_and_it_takes_prompts() {
+    let dir = temp_dir();
+    let state = dir.path().join("state");
+    let state_arg = state.display().to_string();
+    let agents = [("scripted", "")];
+    let extra = ["--acp-protocol", "scripted=2", "--state", &state_arg];
+    let first = host_logging(dir, &agents, &extra, "info,collie_acp=trace").await;
+    let pane = first.start("scripted-1").await;
+    first.send(&pane, "s1", "Check the project").await;
+    first.allow_next(&pane, "a1").await;
+    assert_eq!(first.until_turn_ends(&pane).await["turn"]["state"], "done");
+    let before = first.items(&pane).await;
+    let Host {
+        dir, mut process, ..
+    } = first;
+    process.stop(false);
+    drop(process);
+
+    let second = host_logging(dir, &agents, &extra, "info,collie_acp=trace").await;
+    let items = eventually("resumed", WAIT, || async {
+        let items = second.items(&pane).await;
+        texts(&items, "notice")
+            .contains(&"scripted resumed this conversation.".to_string())
+            .then_some(items)
+    })
+    .await;
+    // The host holds the conversation: resumed with no replay, nothing shown twice.
+    let resumed = sent(&second, "session/resume", 1).await;
+    assert!(
+        resumed[0]["params"].get("replayFrom").is_none(),
+        "{resumed:?}"
+    );
+    assert_eq!(texts(&items, "reply"), texts(&before, "reply"));
+    assert_eq!(texts(&items, "user"), ["Check the project"]);
+    // The resumed session takes a prompt, and the agent keeps both turns under its id.
+    second.send(&pane, "s2", "Once more").await;
+    second.allow_next(&pane, "a2").await;
+    assert_eq!(second.until_turn_ends(&pane).await["turn"]["state"], "done");
+    let said: Vec<String> = second
+        .agent_history()
+        .into_iter()
+        .filter(|(who, _)| who == "user")
+        .map(|(_, words)| words)
+        .collect();
+    assert_eq!(said, ["Check the project", "Once more"]);
+}
