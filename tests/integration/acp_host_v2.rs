@@ -357,3 +357,52 @@ async fn on_v2_a_restart_resumes_the_session_without_a_replay_and_it_takes_promp
         .collect();
     assert_eq!(said, ["Check the project", "Once more"]);
 }
+
+#[tokio::test]
+async fn on_v2_a_file_change_shows_its_patch_on_the_card_and_in_the_chat() {
+    let host = v2_host("").await;
+    let pane = host.start("scripted-1").await;
+    host.send(&pane, "s1", "/edit the add").await;
+    let ask = host.ask(&pane).await;
+    // The subject leads (an edit of its file), the patch is the card's diff.
+    let project = host
+        .dir
+        .path()
+        .join("project")
+        .canonicalize()
+        .expect("a path");
+    let file = project.join("src/lib.rs").display().to_string();
+    assert_eq!(ask["title"], format!("edit: {file}"));
+    assert_eq!(ask["permission"]["arguments"]["files"], json!([file]));
+    assert!(
+        ask["permission"]["arguments"]["patch"]
+            .as_str()
+            .is_some_and(|p| p.contains("-    a - b\n+    a + b")),
+        "{ask}"
+    );
+    assert_eq!(
+        ask["permission"]["arguments"]["title"],
+        "Apply the fix to src/lib.rs?"
+    );
+    host.answer(&pane, "a1", &ask, "allow-once")
+        .await
+        .expect(200, "ok");
+    assert_eq!(host.until_turn_ends(&pane).await["turn"]["state"], "done");
+    let items = host.items(&pane).await;
+    let diffs: Vec<&Value> = items.iter().filter(|i| i["language"] == "diff").collect();
+    assert_eq!(
+        diffs.len(),
+        1,
+        "once, though the call and the ask both carry it"
+    );
+    assert!(
+        diffs[0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("-    a - b\n+    a + b"))
+    );
+    assert_eq!(texts(&items, "reply"), ["Let me fix it. The fix is in."]);
+    assert!(
+        !project.join("src/lib.rs").exists(),
+        "the scripted agent writes no file of the workspace"
+    );
+}

@@ -81,6 +81,9 @@ pub(crate) enum Upsert {
     },
     /// A plan by its `planId` (`plan_update`).
     Plan { id: String, plan: Plan },
+    /// A file change of a tool call, as a unified diff (ACP v2's `diff`, its `git_patch`
+    /// text): a `code` item in `diff`, shown once per call and text.
+    Diff { call: String, text: String },
     /// The output of one of the agent's own terminals (display-only): `terminal_output_chunk`
     /// adds to it, a `terminal_update` with `output` replaces it. One `code` item per
     /// terminal id, capped as any item is (SPEC L1).
@@ -218,6 +221,20 @@ impl Stream {
                 if !grown && let Some(item) = world.push_item(pane, ItemKind::Markdown, &text, now)
                 {
                     self.plans.insert(id, item);
+                }
+            }
+            Upsert::Diff { call, text } => {
+                self.flush(world, pane, now);
+                self.growing = None;
+                let text = clean_text(&text, limits::MAX_DOC_TEXT);
+                let tool = self.tools.entry(call).or_default();
+                if text.is_empty() || tool.diffs.iter().any(|(_, t)| t == &text) {
+                    return;
+                }
+                let mut item = Item::text("", ItemKind::Code, &text);
+                item.language = Some("diff".into());
+                if world.push_built_item(pane, &mut item, now).is_some() {
+                    tool.diffs.push((String::new(), text));
                 }
             }
             Upsert::Terminal { id, text, replace } => {

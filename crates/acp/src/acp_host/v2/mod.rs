@@ -71,25 +71,26 @@ pub(crate) async fn connect(
             async move |notification: v2::UpdateSessionNotification, _cx| {
                 let session = notification.session_id.to_string();
                 let update = serde_json::to_value(&notification.update).unwrap_or(Value::Null);
-                let event = match told::update(&update) {
-                    // ACP v2 tells the user message of a prompt back (its `messageId` is the
-                    // prompt's answer); the pane shows what was sent already, so the echo of
-                    // a turn of ours is not shown twice. A replay's are shown.
-                    Some(Said::Told(told))
-                        if told::is_user(&told)
-                            && update_turns.lock().is_ok_and(|t| t.contains_key(&session)) =>
-                    {
-                        None
+                for said in told::update(&update) {
+                    let event = match said {
+                        // ACP v2 tells the user message of a prompt back (its `messageId` is
+                        // the prompt's answer); the pane shows what was sent already, so the
+                        // echo of a turn of ours is not shown twice. A replay's are shown.
+                        Said::Told(told)
+                            if told::is_user(&told)
+                                && update_turns.lock().is_ok_and(|t| t.contains_key(&session)) =>
+                        {
+                            None
+                        }
+                        Said::Told(told) => Some(Event::Told {
+                            session: session.clone(),
+                            told,
+                        }),
+                        Said::Turn(turn) => turn_event(&update_turns, session.clone(), turn),
+                    };
+                    if let Some(event) = event {
+                        let _ = updates.send((update_name.clone(), event));
                     }
-                    Some(Said::Told(told)) => Some(Event::Told { session, told }),
-                    Some(Said::Turn(turn)) => turn_event(&update_turns, session, turn),
-                    None => {
-                        tracing::debug!(agent = %update_name, kind = %log_line(update["sessionUpdate"].as_str().unwrap_or("?")), "an ACP v2 update the phone does not show");
-                        None
-                    }
-                };
-                if let Some(event) = event {
-                    let _ = updates.send((update_name.clone(), event));
                 }
                 Ok(())
             },
@@ -97,7 +98,9 @@ pub(crate) async fn connect(
         )
         .on_receive_request(
             async move |request: v2::RequestPermissionRequest,
-                        responder: agent_client_protocol::v2::Responder<v2::RequestPermissionResponse>,
+                        responder: agent_client_protocol::v2::Responder<
+                v2::RequestPermissionResponse,
+            >,
                         _cx| {
                 let key = super::client::next_key();
                 let asked = serde_json::to_value(&request).unwrap_or(Value::Null);
@@ -125,7 +128,9 @@ pub(crate) async fn connect(
         )
         .on_receive_request(
             async move |request: v2::CreateElicitationRequest,
-                        responder: agent_client_protocol::v2::Responder<v2::CreateElicitationResponse>,
+                        responder: agent_client_protocol::v2::Responder<
+                v2::CreateElicitationResponse,
+            >,
                         _cx| {
                 let key = super::client::next_key();
                 // The same shape as v1's (`sessionId`, `mode`, `message`, its schema or url).

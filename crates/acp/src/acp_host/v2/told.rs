@@ -44,8 +44,31 @@ pub(crate) enum Said {
     Turn(Turn),
 }
 
-/// One v2 `session/update` (its `update`, as JSON).
-pub(crate) fn update(update: &Value) -> Option<Said> {
+/// One v2 `session/update` (its `update`, as JSON): a tool call's file changes come after the
+/// call itself, each as a diff of its own ([`Upsert::Diff`]).
+pub(crate) fn update(update: &Value) -> Vec<Said> {
+    let mut said: Vec<Said> = one(update).into_iter().collect();
+    if let (Some("tool_call_update" | "tool_call_content_chunk"), Some(call)) = (
+        update.get("sessionUpdate").and_then(Value::as_str),
+        update.get("toolCallId").and_then(Value::as_str),
+    ) {
+        let content = match update.get("content") {
+            Some(Value::Array(pieces)) => pieces.clone(),
+            Some(piece @ Value::Object(_)) => vec![piece.clone()],
+            _ => Vec::new(),
+        };
+        for piece in content.iter().filter(|p| p["type"] == "diff") {
+            said.push(Said::Told(Told::Upsert(Upsert::Diff {
+                call: call.to_string(),
+                text: diff_text(piece),
+            })));
+        }
+    }
+    said
+}
+
+/// What one update says for itself.
+fn one(update: &Value) -> Option<Said> {
     let kind = update.get("sessionUpdate")?.as_str()?;
     let message = |kind: ItemKind| -> Option<Said> {
         let id = update.get("messageId")?.as_str()?.to_string();
@@ -164,29 +187,37 @@ fn v1(mut value: Value) -> Option<Said> {
     }
 }
 
-/// A tool call's v2 content as v1's: text content stays as it is; a diff's `patch` (its
-/// `git_patch` text), when given, is shown as the diff; a diff without one names its files;
-/// a terminal (display-only) is left out here: its output comes as its own updates
-/// ([`Upsert::Terminal`]).
+/// A tool call's v2 content as v1's: text content stays as it is; a diff (v2's file
+/// changes) is shown apart, as a diff ([`update`]); a terminal (display-only) is left out
+/// here: its output comes as its own updates ([`Upsert::Terminal`]).
 fn tool_content(content: &Value) -> Value {
     let pieces = content.as_array().cloned().unwrap_or_default();
     Value::Array(
         pieces
             .into_iter()
-            .filter_map(|piece| match piece.get("type").and_then(Value::as_str) {
-                Some("content") => Some(piece),
-                Some("diff") => {
-                    let text = piece
-                        .pointer("/patch/text")
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                        .unwrap_or_else(|| changes_words(&piece));
-                    Some(json!({"type": "content", "content": {"type": "text", "text": text}}))
-                }
-                _ => None,
-            })
+            .filter(|piece| piece["type"] == "content")
             .collect(),
     )
+}
+
+/// A v2 diff as the text the phone shows: its `patch` (the `git_patch` text, a unified
+/// diff) where given, else the files it changes, one line each.
+fn diff_text(diff: &Value) -> String {
+    diff.pointer("/patch/text")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| changes_words(diff))
+}
+
+/// The paths a v2 diff changes (its `changes`).
+fn diff_paths(diff: &Value) -> Vec<String> {
+    diff.get("changes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|change| change.get("path").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The files a diff without a patch changes, one line each ("modify /src/lib.rs").
@@ -283,6 +314,25 @@ pub(crate) fn permission(request: &Value, key: u64) -> Option<RequestPermissionR
             map.insert("title".into(), json!(title));
         }
         if let Some(content) = map.get("content").cloned() {
+            // The file changes it asks for are the card's arguments when the call sends no
+            // input of its own: its files, and the patch the card shows as a diff.
+            let diffs: Vec<&Value> = content
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["type"] == "diff")
+                .collect();
+            let no_input = map
+                .get("rawInput")
+                .is_none_or(|i| i.is_null() || i.as_object().is_some_and(|o| o.is_empty()));
+            if no_input && !diffs.is_empty() {
+                let files: Vec<String> = diffs.iter().flat_map(|d| diff_paths(d)).collect();
+                let patch: Vec<String> = diffs.iter().map(|d| diff_text(d)).collect();
+                map.insert(
+                    "rawInput".into(),
+                    json!({"files": files, "patch": patch.join("\n")}),
+                );
+            }
             map.insert("content".into(), tool_content(&content));
         }
         map.retain(|_, v| !v.is_null());
@@ -304,7 +354,7 @@ mod tests {
     use super::*;
 
     fn upsert(value: Value) -> Upsert {
-        match update(&value) {
+        match update(&value).pop() {
             Some(Said::Told(Told::Upsert(upsert))) => upsert,
             other => panic!("not an upsert: {other:?}"),
         }
@@ -340,7 +390,7 @@ mod tests {
 
     #[test]
     fn a_tool_call_update_reads_as_v1s_and_a_patch_is_its_diff() {
-        let said = update(&json!({
+        let mut said = update(&json!({
             "sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "cargo test",
             "kind": "execute", "status": "completed",
             "content": [
@@ -349,11 +399,19 @@ mod tests {
                 {"type": "terminal", "terminalId": "t1"}
             ]
         }));
-        let Some(Said::Told(Told::Update(SessionUpdate::ToolCallUpdate(call)))) = said else {
+        let Some(Said::Told(Told::Upsert(Upsert::Diff { call, text }))) = said.pop() else {
+            panic!("its diff: {said:?}")
+        };
+        assert_eq!((call.as_str(), text.as_str()), ("c1", "--- /a\n+++ /a\n"));
+        let Some(Said::Told(Told::Update(SessionUpdate::ToolCallUpdate(call)))) = said.pop() else {
             panic!("a tool call update: {said:?}")
         };
         assert_eq!(call.tool_call_id.0.as_ref(), "c1");
-        assert_eq!(call.fields.content.as_ref().map(Vec::len), Some(2));
+        assert_eq!(
+            call.fields.content.as_ref().map(Vec::len),
+            Some(1),
+            "its text"
+        );
     }
 
     #[test]
@@ -368,18 +426,18 @@ mod tests {
             (id.as_str(), text.as_str(), replace),
             ("t1", "running 3 tests\n\u{1b}[32mok\u{1b}[0m\n", false)
         );
-        assert!(update(&json!({"sessionUpdate": "terminal_update", "terminalId": "t1", "exitStatus": {"exitCode": 0}})).is_none());
+        assert!(update(&json!({"sessionUpdate": "terminal_update", "terminalId": "t1", "exitStatus": {"exitCode": 0}})).is_empty());
         assert!(
             update(
                 &json!({"sessionUpdate": "terminal_output_chunk", "terminalId": "t1", "data": "%%"})
             )
-            .is_none()
+            .is_empty()
         );
     }
 
     #[test]
     fn state_updates_tell_the_turn() {
-        let state = |v: Value| match update(&v) {
+        let state = |v: Value| match update(&v).pop() {
             Some(Said::Turn(turn)) => turn,
             other => panic!("a state: {other:?}"),
         };
@@ -438,6 +496,33 @@ mod tests {
         assert_eq!(
             request.tool_call.fields.raw_input,
             Some(json!({"command": "rm -rf build", "cwd": "/w"}))
+        );
+        // An edit asked with its file changes: the card holds its files and the patch.
+        let request = permission(
+            &json!({
+                "sessionId": "s", "title": "Apply the fix?",
+                "subject": {"type": "tool_call", "toolCall": {"toolCallId": "e1", "kind": "edit", "content": [
+                    {"type": "diff", "changes": [{"operation": "modify", "path": "/w/src/lib.rs"}],
+                     "patch": {"format": "git_patch", "text": "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-a - b\n+a + b\n"}}
+                ]}},
+                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]
+            }),
+            8,
+        )
+        .expect("reads");
+        let card = super::super::super::permission::card(&request);
+        assert_eq!(card.ask.title, "edit: /w/src/lib.rs");
+        let arguments = &card
+            .ask
+            .permission
+            .as_ref()
+            .expect("a permission")
+            .arguments;
+        assert_eq!(arguments["files"], json!(["/w/src/lib.rs"]));
+        assert!(
+            arguments["patch"]
+                .as_str()
+                .is_some_and(|p| p.contains("+a + b"))
         );
     }
 }

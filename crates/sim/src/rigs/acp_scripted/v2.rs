@@ -16,6 +16,7 @@
 //!
 //! Each turn thinks nothing and plans one step, says a sentence, asks to run the tests, runs
 //! them or not as answered, and ends; `/ask` asks a question (`elicitation/create`) instead;
+//! `/edit` proposes a fix as a file change with its `git_patch`, asking first;
 //! `slow` streams for long, to be cancelled. The `--break` ids of `BREAKS` are
 //! kept here as in v1, in v2's terms where v2 differs (`P9` and `P2` on the option's values,
 //! `P12` an idle with no `running` before it, `P13` a permission with an empty title).
@@ -434,13 +435,18 @@ impl Turn {
         let plan = format!("{}-plan", self.user);
         let step = |status: &str| json!({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": plan, "entries": [{"content": "Run the tests", "priority": "high", "status": status}]}});
         self.update(step("pending"));
-        let reply = if self.words.contains("/ask") {
-            self.say("A question first. ", false).await;
-            self.ask().await?
+        let (opening, reply) = if self.words.contains("/ask") {
+            let opening = "A question first. ";
+            self.say(opening, false).await;
+            (opening, self.ask().await?)
+        } else if self.words.contains("/edit") {
+            let opening = "Let me fix it. ";
+            self.say(opening, false).await;
+            (opening, self.edit().await?)
         } else {
-            self.say("Let me run the tests. ", self.words.contains("slow"))
-                .await;
-            self.tests().await?
+            let opening = "Let me run the tests. ";
+            self.say(opening, self.words.contains("slow")).await;
+            (opening, self.tests().await?)
         };
         if self.stopped() {
             return Ok("cancelled");
@@ -453,7 +459,7 @@ impl Turn {
             remembered.history.push(("user".into(), self.words.clone()));
             remembered
                 .history
-                .push(("agent".into(), format!("Let me run the tests. {reply}")));
+                .push(("agent".into(), format!("{opening}{reply}")));
         }
         remember(&self.state, &self.options, &self.session);
         Ok("end_turn")
@@ -515,6 +521,48 @@ impl Turn {
         self.update(json!({"sessionUpdate": "terminal_update", "terminalId": terminal, "exitStatus": {"exitCode": 0}}));
         self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "test result: ok. 3 passed"}}]}));
         Ok("The tests pass.".into())
+    }
+
+    /// Proposes a fix to `src/lib.rs` as ACP v2's file change (its `git_patch`), asks before
+    /// it, and keeps it or not as answered; it writes no file of the workspace.
+    async fn edit(&self) -> Result<String, Error> {
+        let cwd = self
+            .state
+            .lock()
+            .ok()
+            .and_then(|s| s.sessions.get(&self.session).map(|r| r.cwd.clone()))
+            .unwrap_or_default();
+        let path = cwd.join("src/lib.rs").display().to_string();
+        let patch = "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,3 @@\n pub fn add(a: i32, b: i32) -> i32 {\n-    a - b\n+    a + b\n }\n";
+        let call = format!("{}-edit", self.user);
+        let diff = json!({"type": "diff", "changes": [{"operation": "modify", "path": path, "fileType": "text"}], "patch": {"format": "git_patch", "text": patch}});
+        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "title": "Fix add in src/lib.rs", "kind": "edit", "status": "pending", "content": [diff]}));
+        self.state("requires_action", None);
+        let request: v2::RequestPermissionRequest = wire(json!({
+            "sessionId": self.session,
+            "title": "Apply the fix to src/lib.rs?",
+            "subject": {"type": "tool_call", "toolCall": {"toolCallId": call, "kind": "edit", "content": [diff]}},
+            "options": [
+                {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+                {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+            ],
+        }))?;
+        let answer = self.cx.send_request(request).block_task().await?;
+        let answer = serde_json::to_value(&answer).unwrap_or(Value::Null);
+        let allowed = answer
+            .pointer("/outcome/optionId")
+            .and_then(Value::as_str)
+            .is_some_and(|o| o == "allow");
+        self.state("running", None);
+        let status = if allowed { "completed" } else { "failed" };
+        self.update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": status}),
+        );
+        Ok(if allowed {
+            "The fix is in.".into()
+        } else {
+            "I left src/lib.rs as it was.".into()
+        })
     }
 
     /// Asks the person one question through the client (`elicitation/create`).
