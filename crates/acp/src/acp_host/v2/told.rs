@@ -468,7 +468,7 @@ mod tests {
     }
 
     #[test]
-    fn a_permissions_subject_is_its_tool_call_and_its_title_the_calls() {
+    fn a10_a_v2_permissions_subject_builds_the_card_and_its_title_is_data() {
         let request = permission(
             &json!({
                 "sessionId": "s", "title": "Run the tests (cargo test)?",
