@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use super::acp_host::{Host, WAIT, host_logging, kept_session, listed, reopen, texts};
-use crate::common::*;
+use crate::common::{self, *};
 
 /// Every line the host wrote to the agent, and read from it, as JSON.
 fn wire_lines(host: &Host, direction: &str) -> Vec<Value> {
@@ -405,4 +405,50 @@ async fn on_v2_a_file_change_shows_its_patch_on_the_card_and_in_the_chat() {
         !project.join("src/lib.rs").exists(),
         "the scripted agent writes no file of the workspace"
     );
+}
+
+#[tokio::test]
+async fn on_v2_a_sign_in_the_agent_does_itself_is_a_card_of_its_ways_and_auth_login() {
+    let host = v2_host("SCRIPTED --sign-in").await;
+    // Not now fails the pane, saying how to sign in; nothing goes to the agent.
+    let first = common::panes::start(&host.client, "scripted-1").await;
+    let ask = host.ask(&first).await;
+    assert_eq!(ask["kind"], "choice", "{ask}");
+    assert_eq!(ask["title"], "scripted needs a sign-in");
+    let labels: Vec<&str> = ask["choice"]["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .filter_map(|o| o["label"].as_str())
+        .collect();
+    assert_eq!(labels, ["Log in to the scripted agent", "Not now"]);
+    host.answer(&first, "g1", &ask, "not-now")
+        .await
+        .expect(200, "ok");
+    host.until_state(&first, "failed").await;
+    assert!(
+        texts(&host.items(&first).await, "notice").contains(
+            &"scripted needs a sign-in (Log in to the scripted agent): run it once in a terminal, then send again here."
+                .to_string()
+        ),
+        "{:?}",
+        texts(&host.items(&first).await, "notice")
+    );
+    assert!(!host.log().contains("\"method\":\"auth/login\""));
+
+    // A send asks again; a way chosen is `auth/login` with its id, and the session opens
+    // after it and takes the words that waited.
+    let pane = first;
+    host.send(&pane, "s1", "Check the project").await;
+    let ask = host.ask(&pane).await;
+    host.answer(&pane, "g2", &ask, "o1").await.expect(200, "ok");
+    let login = sent(&host, "auth/login", 1).await;
+    assert_eq!(login.len(), 1);
+    assert_eq!(login[0]["params"], json!({"methodId": "login"}));
+    host.allow_next(&pane, "a1").await;
+    assert_eq!(host.until_turn_ends(&pane).await["turn"]["state"], "done");
+    assert!(texts(&host.items(&pane).await, "notice").contains(
+        &"Signed in: scripted took the sign-in “Log in to the scripted agent”.".to_string()
+    ));
+    assert_eq!(host.agent_history()[0].1, "Check the project");
 }

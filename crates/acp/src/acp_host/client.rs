@@ -38,6 +38,7 @@ use super::process::{self, Group};
 use super::reply::{ElicitationReply, PermissionReply, Reply};
 use super::sessions::{self, Abilities, Listed, Opening};
 use super::shared_lines::SharedLines;
+use super::sign_in::{Held, Method};
 use super::spec::{AcpSpec, Protocol};
 use super::stderr_tail::StderrTail;
 use super::stream::Told;
@@ -67,6 +68,8 @@ pub(crate) enum Command {
     },
     /// `session/cancel`.
     Cancel { session: String },
+    /// ACP v2's `auth/login` with the way a person chose (`super::sign_in`).
+    Login { pane: String, method: String },
     /// `session/set_mode`, or `session/set_config_option` of `option`: a phone chose `value`
     /// for the pane's setting `setting`.
     Set {
@@ -134,6 +137,18 @@ pub(crate) enum Event {
         session: String,
         waiting: bool,
     },
+    /// ACP v2: the agent refused to open a session before a sign-in it does itself
+    /// (`auth/login`), by one of these ways; the opening waits for it.
+    SignInWanted {
+        pane: String,
+        methods: Vec<Method>,
+        held: Held,
+    },
+    /// `auth/login` answered: signed in, or why not.
+    SignedIn {
+        pane: String,
+        outcome: Result<(), Failure>,
+    },
     /// A permission request, answered later through its responder.
     Permission {
         key: u64,
@@ -184,6 +199,10 @@ impl std::fmt::Debug for Event {
             Event::Update(n) => write!(f, "Update({})", n.session_id.0),
             Event::Told { session, .. } => write!(f, "Told({session})"),
             Event::Waiting { session, waiting } => write!(f, "Waiting({session}, {waiting})"),
+            Event::SignInWanted { pane, methods, .. } => {
+                write!(f, "SignInWanted({pane}, {})", methods.len())
+            }
+            Event::SignedIn { pane, outcome } => write!(f, "SignedIn({pane}, {})", outcome.is_ok()),
             Event::Initialized { abilities } => write!(f, "Initialized({abilities:?})"),
             Event::Listed { cwd, sessions } => write!(
                 f,
@@ -731,6 +750,17 @@ async fn serve(
                     if let Err(error) = cx2.send_notification(CancelNotification::new(session)) {
                         tracing::warn!(agent = %task_name, error = %log_line(&error.to_string()), "session/cancel could not be sent");
                     }
+                }
+                // Made only on v2 (no v1 session asks for it): signing in on v1 is done in
+                // the agent's own CLI (docs/ACP.md, "Every ACP v1 method and update").
+                Command::Login { pane, .. } => {
+                    let _ = events.send((
+                        task_name,
+                        Event::SignedIn {
+                            pane,
+                            outcome: Err(Failure::SignIn(sign_in.clone())),
+                        },
+                    ));
                 }
             }
             Ok(())

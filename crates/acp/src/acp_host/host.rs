@@ -20,6 +20,7 @@ use super::permission::{PermissionCard, card};
 use super::reply::{ElicitationReply, PermissionReply};
 use super::sessions::{Abilities, Opening};
 use super::settings::Settings;
+use super::sign_in::{Chosen, Held, SignIns};
 use super::spec::AcpSpec;
 use super::stream::{Stream, Told};
 use crate::durable::world::{Happening, HostedSession, Layout, World};
@@ -105,6 +106,10 @@ pub(crate) struct AcpHost {
     folders: Vec<PathBuf>,
     /// The mode each conversation's session comes back in.
     modes: KeptModes,
+    /// Sign-in cards open (ACP v2's `auth/login`).
+    sign_ins: SignIns,
+    /// By pane, the way chosen and the opening it holds, while `auth/login` is on its way.
+    signing_in: HashMap<String, (String, Held)>,
 }
 
 /// Early updates kept at most.
@@ -158,6 +163,8 @@ impl AcpHost {
             unreplayed: HashSet::new(),
             folders: options.workspaces.clone(),
             modes: KeptModes::open(options.state.as_deref()),
+            sign_ins: SignIns::default(),
+            signing_in: HashMap::new(),
         }
     }
 
@@ -572,6 +579,30 @@ impl AcpHost {
         if self.elicitations.answer(world, ask_id, outcome, now) {
             return;
         }
+        match self.sign_ins.answer(ask_id, outcome) {
+            Some(Chosen::Way {
+                agent,
+                pane,
+                method,
+                held,
+            }) => {
+                tracing::info!(agent, pane, method = %method.id, "a sign-in chosen: auth/login");
+                self.signing_in.insert(pane.clone(), (method.name, held));
+                self.command(
+                    &agent,
+                    Command::Login {
+                        pane,
+                        method: method.id,
+                    },
+                );
+                return;
+            }
+            Some(Chosen::NotNow { agent, pane, names }) => {
+                self.open_failed(world, &agent, &pane, &Failure::SignIn(names), now);
+                return;
+            }
+            None => {}
+        }
         let Some(pending) = self.pending.remove(ask_id) else {
             tracing::warn!(
                 pane,
@@ -644,6 +675,8 @@ impl AcpHost {
     /// `session/close` (docs/ACP.md, "Sessions the agent keeps").
     fn closed(&mut self, world: &mut World, pane: &str, now: OffsetDateTime) {
         self.cancel_pending(pane);
+        self.sign_ins.forget(pane);
+        self.signing_in.remove(pane);
         self.elicitations
             .give_up(world, pane, "the pane was closed", false, now);
         let Some(bound) = self.panes.remove(pane) else {
@@ -827,6 +860,54 @@ impl AcpHost {
                 outcome,
             } => self.prompt_ended(world, &pane, &turn, outcome, now),
             Event::Exited { failure } => self.exited(world, agent, &failure, now),
+            Event::SignInWanted {
+                pane,
+                methods,
+                held,
+            } => {
+                let names: Vec<String> = methods.iter().map(|m| m.name.clone()).collect();
+                if !self.sign_ins.ask(world, agent, &pane, methods, held, now) {
+                    self.open_failed(world, agent, &pane, &Failure::SignIn(names), now);
+                }
+            }
+            Event::SignedIn { pane, outcome } => self.signed_in(world, agent, &pane, outcome, now),
+        }
+    }
+
+    /// The agent answered `auth/login`: the held opening goes again, or the pane says why not.
+    fn signed_in(
+        &mut self,
+        world: &mut World,
+        agent: &str,
+        pane: &str,
+        outcome: Result<(), Failure>,
+        now: OffsetDateTime,
+    ) {
+        let held = self.signing_in.remove(pane);
+        match (outcome, held) {
+            (Ok(()), Some((method, held))) => {
+                world.push_item(
+                    pane,
+                    ItemKind::Notice,
+                    &format!("Signed in: {agent} took the sign-in “{method}”."),
+                    now,
+                );
+                self.command(
+                    agent,
+                    Command::Open {
+                        pane: pane.to_string(),
+                        cwd: held.cwd,
+                        how: held.how,
+                        back: held.back,
+                    },
+                );
+            }
+            (Ok(()), None) => {}
+            (Err(failure), _) => {
+                let words = failure_words(agent, &failure, "did not sign in");
+                world.push_item(pane, ItemKind::Notice, &words, now);
+                self.open_failed(world, agent, pane, &failure, now);
+            }
         }
     }
 

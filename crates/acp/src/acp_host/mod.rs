@@ -30,6 +30,7 @@ pub(crate) mod reply;
 pub(crate) mod sessions;
 pub(crate) mod settings;
 mod shared_lines;
+pub(crate) mod sign_in;
 pub mod spec;
 pub(crate) mod startup_failure;
 pub(crate) mod stderr_tail;

@@ -26,7 +26,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v2::schema as v2;
 use agent_client_protocol::v2::{ConnectionTo, InitializeOutcome};
-use agent_client_protocol::{Agent, Client, ConnectTo, Error, JsonRpcRequest};
+use agent_client_protocol::{Agent, Client, ConnectTo, Error, ErrorCode, JsonRpcRequest};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -34,6 +34,7 @@ use super::client::{Command, Event, Events, Failure, failure_of};
 use super::reply::Reply;
 use super::sessions::{Abilities, Listed, Opening};
 use super::settings::starting_mode;
+use super::sign_in::{Held, Method};
 use super::spec::AcpSpec;
 use super::stderr_tail::StderrTail;
 use super::text::{clean_line, log_line};
@@ -247,6 +248,20 @@ async fn serve(
         .flatten()
         .map(|m| clean_line(m["name"].as_str().unwrap_or("a sign-in")))
         .collect();
+    // The ways the agent signs in itself, through `auth/login` (a `terminal` one is run by
+    // the person in a terminal, as v1's are).
+    let ways: Vec<Method> = init["authMethods"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["type"] == "agent")
+        .filter_map(|m| {
+            Some(Method {
+                id: m["methodId"].as_str()?.to_string(),
+                name: clean_line(m["name"].as_str().unwrap_or("a sign-in")),
+            })
+        })
+        .collect();
     // ACP v2: `capabilities.session` stands for new, list, resume, close, prompt, cancel and
     // update; a listed session is brought back with its replay by `session/resume` and
     // `replayFrom`, which is the host's "load".
@@ -265,21 +280,20 @@ async fn serve(
         let events = events.clone();
         let task_name = name.clone();
         let sign_in = sign_in.clone();
+        let ways = ways.clone();
         let tail = tail.clone();
         let mode = mode.clone();
         let turns = Arc::clone(&turns);
         let task = async move {
-            run(
-                &cx2,
-                command,
-                &events,
-                &task_name,
-                &sign_in,
-                &tail,
-                mode.as_deref(),
-                &turns,
-            )
-            .await;
+            let known = Known {
+                name: &task_name,
+                sign_in: &sign_in,
+                ways: &ways,
+                tail: &tail,
+                mode: mode.as_deref(),
+                turns: &turns,
+            };
+            run(&cx2, command, &events, known).await;
             Ok(())
         };
         if let Err(error) = cx.spawn(task) {
@@ -290,18 +304,28 @@ async fn serve(
     None
 }
 
+/// What the connection knows that its commands need.
+struct Known<'a> {
+    name: &'a str,
+    /// The names of every way the agent named to sign in.
+    sign_in: &'a [String],
+    /// The ways it signs in itself (`auth/login`).
+    ways: &'a [Method],
+    tail: &'a StderrTail,
+    mode: Option<&'a str>,
+    turns: &'a Turns,
+}
+
 /// One command, as v2 says it.
-#[allow(clippy::too_many_arguments)]
-async fn run(
-    cx: &ConnectionTo<Agent>,
-    command: Command,
-    events: &Events,
-    name: &str,
-    sign_in: &[String],
-    tail: &StderrTail,
-    mode: Option<&str>,
-    turns: &Turns,
-) {
+async fn run(cx: &ConnectionTo<Agent>, command: Command, events: &Events, known: Known<'_>) {
+    let Known {
+        name,
+        sign_in,
+        ways,
+        tail,
+        mode,
+        turns,
+    } = known;
     let send = |event: Event| {
         let _ = events.send((name.to_string(), event));
     };
@@ -311,7 +335,7 @@ async fn run(
             cwd,
             how,
             back,
-        } => match open(cx, name, mode, back.as_deref(), &cwd, how).await {
+        } => match open(cx, name, mode, back.as_deref(), &cwd, how.clone()).await {
             Ok((session, loaded, options, note)) => send(Event::Opened {
                 pane,
                 session,
@@ -320,11 +344,29 @@ async fn run(
                 options,
                 note,
             }),
+            // A sign-in the agent does itself waits for a person's choice of way.
+            Err(error) if error.code == ErrorCode::AUTH_REQUIRED && !ways.is_empty() => {
+                send(Event::SignInWanted {
+                    pane,
+                    methods: ways.to_vec(),
+                    held: Held { cwd, how, back },
+                })
+            }
             Err(error) => send(Event::OpenFailed {
                 pane,
                 failure: failure_of(&error, sign_in),
             }),
         },
+        Command::Login { pane, method } => {
+            let login = request::<v2::LoginAuthRequest>(cx, json!({"methodId": method})).await;
+            if let Err(error) = &login {
+                tracing::info!(agent = name, method = %log_line(&method), error = %log_line(&error.to_string()), "auth/login was refused");
+            }
+            send(Event::SignedIn {
+                pane,
+                outcome: login.map(|_| ()).map_err(|e| failure_of(&e, sign_in)),
+            });
+        }
         Command::Close { session } => {
             if let Err(error) =
                 request::<v2::CloseSessionRequest>(cx, json!({"sessionId": session})).await

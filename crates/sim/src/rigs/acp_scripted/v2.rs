@@ -88,6 +88,7 @@ fn not_found(id: &str) -> Error {
 
 /// The v2 side, ready for the router.
 pub(super) fn agent(options: ScriptedOptions, state: Shared) -> impl ConnectTo<Client> {
+    let (o_login, s_login) = (options.clone(), Arc::clone(&state));
     let (o_init, o_new, o_resume, o_list, o_option, o_prompt, o_cancel, o_close) = (
         options.clone(),
         options.clone(),
@@ -130,7 +131,7 @@ pub(super) fn agent(options: ScriptedOptions, state: Shared) -> impl ConnectTo<C
             async move |request: v2::NewSessionRequest,
                         responder: Responder<v2::NewSessionResponse>,
                         _cx| {
-                if o_new.sign_in {
+                if o_new.sign_in && !s_new.lock().is_ok_and(|s| s.signed_in) {
                     return responder.respond_with_error(Error::auth_required());
                 }
                 let id = {
@@ -198,6 +199,23 @@ pub(super) fn agent(options: ScriptedOptions, state: Shared) -> impl ConnectTo<C
                     responder.respond(reply)?;
                 }
                 Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: v2::LoginAuthRequest,
+                        responder: Responder<v2::LoginAuthResponse>,
+                        _cx| {
+                // ACP v2: the agent signs in itself; its one way is `login`, done at once.
+                let method = request.method_id.to_string();
+                if !o_login.sign_in || method != "login" {
+                    return responder.respond_with_error(Error::invalid_params());
+                }
+                if let Ok(mut state) = s_login.lock() {
+                    state.signed_in = true;
+                }
+                eprintln!("scripted agent: signed in with {method} (v2)");
+                responder.respond(wire(json!({}))?)
             },
             agent_client_protocol::on_receive_request!(),
         )
