@@ -560,7 +560,50 @@ async fn into_mode(
     back: Option<&str>,
     chosen: Option<&str>,
 ) -> Option<String> {
-    let as_json = serde_json::to_value(&*options).ok()?;
+    let switch = mode_switch(agent, options, back, chosen)?;
+    let Some(wanted) = switch.wanted else {
+        return switch.note;
+    };
+    let value = json!({"type": "id", "value": wanted});
+    match set_option(cx, session, &switch.option, value).await {
+        Ok(now) if !now.is_empty() => {
+            *options = now;
+            switch.note
+        }
+        Ok(_) => switch.note,
+        Err(error) => {
+            tracing::warn!(agent, session, mode = %log_line(&wanted), error = %log_line(&error.to_string()), "the session's mode could not be set");
+            Some(format!(
+                "{agent} did not switch this session to the mode {}; it stays in {}.",
+                clean_line(&wanted),
+                clean_line(&switch.current)
+            ))
+        }
+    }
+}
+
+/// The switch of a session's mode option, when it has one ([`into_mode`]).
+#[derive(Debug, PartialEq)]
+struct ModeSwitch {
+    /// The option's id.
+    option: String,
+    current: String,
+    /// The value to switch it to; `None` when it is in it already.
+    wanted: Option<String>,
+    /// What the pane is told of it.
+    note: Option<String>,
+}
+
+/// Which value a session's mode option (a select of the category `mode`) should be switched
+/// to: back to `back` (the mode its pane was in) where offered, else as a new session's
+/// (`settings::starting_mode`: the person's choice, else the value that asks most).
+fn mode_switch(
+    agent: &str,
+    options: &[SessionConfigOption],
+    back: Option<&str>,
+    chosen: Option<&str>,
+) -> Option<ModeSwitch> {
+    let as_json = serde_json::to_value(options).ok()?;
     let option = as_json
         .as_array()?
         .iter()
@@ -581,26 +624,18 @@ async fn into_mode(
         .filter_map(|o| o["value"].as_str().map(str::to_string))
         .collect();
     let offered: Vec<&str> = offered.iter().map(String::as_str).collect();
-    let (wanted, mut note) = match back {
+    let (wanted, note) = match back {
         Some(mode) if offered.contains(&mode) => {
             ((mode != current).then(|| mode.to_string()), None)
         }
         _ => starting_mode(agent, &offered, &current, chosen),
     };
-    let wanted = wanted?;
-    match set_option(cx, session, &id, json!({"type": "id", "value": wanted})).await {
-        Ok(now) if !now.is_empty() => *options = now,
-        Ok(_) => {}
-        Err(error) => {
-            tracing::warn!(agent, session, mode = %log_line(&wanted), error = %log_line(&error.to_string()), "the session's mode could not be set");
-            note = Some(format!(
-                "{agent} did not switch this session to the mode {}; it stays in {}.",
-                clean_line(&wanted),
-                clean_line(&current)
-            ));
-        }
-    }
-    note
+    Some(ModeSwitch {
+        option: id,
+        current,
+        wanted,
+        note,
+    })
 }
 
 /// The agent's sessions in `cwd` (`session/list`), every page up to five.
@@ -640,6 +675,40 @@ async fn list(cx: &ConnectionTo<Agent>, cwd: &Path) -> Result<Vec<Listed>, Error
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ACP v2 has no modes but a mode option: a new session goes into the value that asks
+    /// most (claude-agent-acp starts in `auto` of itself), or the person's; a resumed one back
+    /// into its pane's.
+    #[test]
+    fn a_v2_sessions_mode_option_goes_to_the_value_that_asks_most() {
+        let options: Vec<SessionConfigOption> = serde_json::from_value(told::config_options(&json!([{
+            "configId": "mode", "name": "Mode", "category": "mode", "type": "select",
+            "currentValue": "auto",
+            "options": [{"value": "default", "name": "Default"}, {"value": "acceptEdits", "name": "Accept Edits"}, {"value": "auto", "name": "Auto"}]
+        }])))
+        .expect("v1 options");
+        let switch =
+            |back, chosen| mode_switch("claude", &options, back, chosen).expect("a mode option");
+        assert_eq!(switch(None, None).wanted.as_deref(), Some("default"));
+        assert_eq!(
+            switch(None, Some("acceptEdits")).wanted.as_deref(),
+            Some("acceptEdits")
+        );
+        assert_eq!(
+            switch(Some("acceptEdits"), None).wanted.as_deref(),
+            Some("acceptEdits")
+        );
+        assert_eq!(switch(Some("auto"), None).wanted, None, "in it already");
+        let refused = switch(None, Some("fast"));
+        assert_eq!(refused.wanted.as_deref(), Some("default"));
+        assert!(
+            refused
+                .note
+                .is_some_and(|n| n.contains("claude offers no mode fast"))
+        );
+        assert_eq!(switch(None, None).option, "mode");
+        assert!(mode_switch("claude", &[], None, None).is_none());
+    }
 
     #[test]
     fn a_v1_value_goes_out_as_v2s() {
