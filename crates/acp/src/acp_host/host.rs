@@ -809,7 +809,7 @@ impl AcpHost {
                     world,
                     agent,
                     session,
-                    Told::Update(notification.update),
+                    Told::Update(Box::new(notification.update)),
                     now,
                 );
             }

@@ -58,7 +58,7 @@ pub(crate) struct Stream {
 /// own id (ACP v2).
 #[derive(Debug, Clone)]
 pub(crate) enum Told {
-    Update(SessionUpdate),
+    Update(Box<SessionUpdate>),
     Upsert(Upsert),
 }
 
@@ -77,7 +77,7 @@ pub(crate) enum Upsert {
     Chunk {
         kind: ItemKind,
         id: String,
-        content: ContentBlock,
+        content: Box<ContentBlock>,
     },
     /// A plan by its `planId` (`plan_update`).
     Plan { id: String, plan: Plan },
@@ -135,7 +135,7 @@ impl Stream {
     /// Applies what a session told to the pane's items.
     pub(crate) fn tell(&mut self, world: &mut World, pane: &str, told: Told, now: OffsetDateTime) {
         match told {
-            Told::Update(update) => self.apply(world, pane, update, now),
+            Told::Update(update) => self.apply(world, pane, *update, now),
             Told::Upsert(upsert) => self.upsert(world, pane, upsert, now),
         }
     }
@@ -168,7 +168,7 @@ impl Stream {
                         dirty: false,
                     });
                 }
-                self.chunk(world, pane, kind, Some(id.clone()), content, now);
+                self.chunk(world, pane, kind, Some(id.clone()), *content, now);
                 if let Some(growing) = &self.growing
                     && growing.message_id.as_deref() == Some(&id)
                 {
@@ -922,7 +922,7 @@ mod tests {
             Upsert::Chunk {
                 kind: ItemKind::Reply,
                 id: "m2".into(),
-                content: ContentBlock::from("Other".to_string()),
+                content: Box::new(ContentBlock::from("Other".to_string())),
             },
             t0(),
         );

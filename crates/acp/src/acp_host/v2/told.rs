@@ -179,7 +179,7 @@ fn v1(mut value: Value) -> Option<Said> {
         map.retain(|_, v| !v.is_null());
     }
     match serde_json::from_value::<SessionUpdate>(value) {
-        Ok(update) => Some(Said::Told(Told::Update(update))),
+        Ok(update) => Some(Said::Told(Told::Update(Box::new(update)))),
         Err(error) => {
             tracing::debug!(error = %error, "a v2 update that does not read as the host shows it");
             None
@@ -403,8 +403,11 @@ mod tests {
             panic!("its diff: {said:?}")
         };
         assert_eq!((call.as_str(), text.as_str()), ("c1", "--- /a\n+++ /a\n"));
-        let Some(Said::Told(Told::Update(SessionUpdate::ToolCallUpdate(call)))) = said.pop() else {
+        let Some(Said::Told(Told::Update(update))) = said.pop() else {
             panic!("a tool call update: {said:?}")
+        };
+        let SessionUpdate::ToolCallUpdate(call) = *update else {
+            panic!("a tool call update: {update:?}")
         };
         assert_eq!(call.tool_call_id.0.as_ref(), "c1");
         assert_eq!(
