@@ -248,20 +248,7 @@ async fn serve(
         .flatten()
         .map(|m| clean_line(m["name"].as_str().unwrap_or("a sign-in")))
         .collect();
-    // The ways the agent signs in itself, through `auth/login` (a `terminal` one is run by
-    // the person in a terminal, as v1's are).
-    let ways: Vec<Method> = init["authMethods"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["type"] == "agent")
-        .filter_map(|m| {
-            Some(Method {
-                id: m["methodId"].as_str()?.to_string(),
-                name: clean_line(m["name"].as_str().unwrap_or("a sign-in")),
-            })
-        })
-        .collect();
+    let ways = ways_of(&init);
     // ACP v2: `capabilities.session` stands for new, list, resume, close, prompt, cancel and
     // update; a listed session is brought back with its replay by `session/resume` and
     // `replayFrom`, which is the host's "load".
@@ -302,6 +289,23 @@ async fn serve(
         }
     }
     None
+}
+
+/// The ways an agent signs in itself, through `auth/login`, as its `initialize` answer names
+/// them (a `terminal` one is run by the person in a terminal, as v1's are).
+fn ways_of(init: &Value) -> Vec<Method> {
+    init["authMethods"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["type"] == "agent")
+        .filter_map(|m| {
+            Some(Method {
+                id: m["methodId"].as_str()?.to_string(),
+                name: clean_line(m["name"].as_str().unwrap_or("a sign-in")),
+            })
+        })
+        .collect()
 }
 
 /// What the connection knows that its commands need.
@@ -708,6 +712,70 @@ mod tests {
         );
         assert_eq!(switch(None, None).option, "mode");
         assert!(mode_switch("claude", &[], None, None).is_none());
+    }
+
+    /// The lines of a capture of a real adapter on v2 (tests/fixtures/acp/real/README.md).
+    fn captured(jsonl: &str) -> Vec<Value> {
+        jsonl
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect()
+    }
+
+    /// claude-agent-acp 0.101.0 on v2, signed out: its session's mode option starts in `auto`
+    /// ("Claude handles permission decisions") and goes to `default`; its user message, told
+    /// before the prompt's answer, and its updates read; its turn ends in an `idle` `error`.
+    #[test]
+    fn claude_agent_acps_v2_session_reads_and_starts_in_the_mode_that_asks_most() {
+        let lines = captured(include_str!(
+            "../../../../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-v2-signed-out.jsonl"
+        ));
+        assert!(
+            ways_of(&lines[0]["result"]).is_empty(),
+            "its ways are terminal ones"
+        );
+        let options = options_of(&lines[2]["result"]);
+        let switch = mode_switch("claude", &options, None, None).expect("its mode option");
+        assert_eq!(
+            (
+                switch.option.as_str(),
+                switch.current.as_str(),
+                switch.wanted.as_deref()
+            ),
+            ("mode", "auto", Some("default"))
+        );
+        let mut said = Vec::new();
+        for line in lines.iter().filter(|l| l["method"] == "session/update") {
+            said.extend(told::update(&line["params"]["update"]));
+        }
+        assert!(
+            said.iter()
+                .any(|s| matches!(s, Said::Told(t) if told::is_user(t)))
+        );
+        assert!(matches!(
+            said.iter().rev().find(|s| matches!(s, Said::Turn(_))),
+            Some(Said::Turn(Turn::Idle(Some(Err(Failure::Refused(why)))))) if why == "Authentication required"
+        ));
+    }
+
+    /// codex-acp 2.6.0 on v2, signed out, names three ways it signs in itself: the card's.
+    #[test]
+    fn codex_acps_v2_ways_to_sign_in_are_its_agent_methods() {
+        let lines = captured(include_str!(
+            "../../../../../tests/fixtures/acp/real/codex-acp-2.6.0-v2-signed-out.jsonl"
+        ));
+        let ways: Vec<String> = ways_of(&lines[0]["result"])
+            .into_iter()
+            .map(|m| format!("{}={}", m.id, m.name))
+            .collect();
+        assert_eq!(
+            ways,
+            [
+                "api-key=API Key",
+                "chat-gpt=ChatGPT",
+                "chat-gpt-device-code=ChatGPT (device code)"
+            ]
+        );
     }
 
     #[test]
