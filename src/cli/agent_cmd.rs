@@ -79,6 +79,11 @@ pub(crate) struct AgentArgs {
     /// under `[acp.NAME]` does the same. See docs/ACP.md.
     #[arg(long = "acp-mode", value_name = "NAME=MODE")]
     pub(crate) acp_modes: Vec<String>,
+    /// The ACP version the host offers an agent: NAME=2 offers the draft ACP v2 (the agent may
+    /// still answer 1, and then runs on v1); NAME=1, the default, offers v1 alone. May be given
+    /// once per agent; `protocol = 2` under `[acp.NAME]` does the same. See docs/ACP.md.
+    #[arg(long = "acp-protocol", value_name = "NAME=VERSION")]
+    pub(crate) acp_protocols: Vec<String>,
     /// A folder the ACP agents may work in: a workspace with a starter per agent. May be given
     /// more than once; the default is the current folder.
     #[arg(long = "workspace", value_name = "PATH")]
@@ -181,7 +186,7 @@ pub(crate) fn run(args: AgentArgs) -> anyhow::Result<()> {
 /// The ACP agents to host, from `--acp` and the config's `[acp.NAME]`, with their folders;
 /// None when there is none.
 fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
-    use crate::acp_host::AcpSpec;
+    use crate::acp_host::{AcpSpec, Protocol};
     let mut agents = Vec::new();
     for text in &args.acp {
         agents.push(AcpSpec::parse(text).map_err(anyhow::Error::msg)?);
@@ -194,6 +199,11 @@ fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
         let mut spec = AcpSpec::new(name, entry.command.clone())
             .map_err(|why| anyhow::anyhow!("{}: [acp.{name}]: {why}", config.path().display()))?;
         spec.mode = entry.mode.clone();
+        if let Some(number) = entry.protocol {
+            spec.protocol = Protocol::from_number(number).map_err(|why| {
+                anyhow::anyhow!("{}: [acp.{name}] protocol: {why}", config.path().display())
+            })?;
+        }
         agents.push(spec);
     }
     for text in &args.acp_modes {
@@ -210,6 +220,26 @@ fn hosted(args: &AgentArgs) -> anyhow::Result<Option<AcpHostOptions>> {
             );
         };
         agent.mode = Some(mode.to_string());
+    }
+    for text in &args.acp_protocols {
+        let (name, number) = text
+            .split_once('=')
+            .map(|(n, v)| (n.trim(), v.trim()))
+            .filter(|(n, _)| !n.is_empty())
+            .ok_or_else(|| {
+                anyhow::anyhow!("--acp-protocol takes NAME=VERSION, e.g. claude=2; got {text:?}")
+            })?;
+        let protocol = number
+            .parse::<i64>()
+            .map_err(|_| format!("the ACP protocol is 1 or 2 (the draft v2); got {number:?}"))
+            .and_then(Protocol::from_number)
+            .map_err(|why| anyhow::anyhow!("--acp-protocol {text}: {why}"))?;
+        let Some(agent) = agents.iter_mut().find(|a| a.name == name) else {
+            bail!(
+                "--acp-protocol {text}: no ACP agent is named {name} (name it with --acp or [acp.{name}])"
+            );
+        };
+        agent.protocol = protocol;
     }
     if agents.is_empty() {
         if !args.workspaces.is_empty() || args.first_prompt.is_some() {

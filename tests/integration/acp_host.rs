@@ -11,20 +11,20 @@ use std::time::Duration;
 use common::*;
 use serde_json::{Value, json};
 
-const WAIT: Duration = Duration::from_secs(20);
+pub(crate) const WAIT: Duration = Duration::from_secs(20);
 
 /// A host with the scripted agent as `scripted`, in a folder of its own.
-struct Host {
-    dir: tempfile::TempDir,
-    process: AgentProcess,
-    client: Client,
+pub(crate) struct Host {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) process: AgentProcess,
+    pub(crate) client: Client,
 }
 
 fn arg(path: &Path) -> &str {
     path.to_str().expect("a utf-8 path")
 }
 
-fn scripted(dir: &Path, extra: &str) -> String {
+pub(crate) fn scripted(dir: &Path, extra: &str) -> String {
     let sessions = dir.join("sessions");
     std::fs::create_dir_all(&sessions).expect("a sessions folder");
     format!(
@@ -33,18 +33,33 @@ fn scripted(dir: &Path, extra: &str) -> String {
     )
 }
 
-fn workspace(dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn workspace(dir: &Path, name: &str) -> PathBuf {
     let folder = dir.join(name);
     std::fs::create_dir_all(&folder).expect("a workspace folder");
     folder
 }
 
-async fn host(agents: &[(&str, &str)], extra: &[&str]) -> Host {
+pub(crate) async fn host(agents: &[(&str, &str)], extra: &[&str]) -> Host {
     let dir = temp_dir();
     host_in(dir, agents, extra).await
 }
 
-async fn host_in(dir: tempfile::TempDir, agents: &[(&str, &str)], extra: &[&str]) -> Host {
+pub(crate) async fn host_in(
+    dir: tempfile::TempDir,
+    agents: &[(&str, &str)],
+    extra: &[&str],
+) -> Host {
+    host_logging(dir, agents, extra, "info").await
+}
+
+/// [`host_in`] with its log at `filter` (`RUST_LOG`): at trace, the host logs every line it
+/// writes to the agent and reads from it, what the other side received.
+pub(crate) async fn host_logging(
+    dir: tempfile::TempDir,
+    agents: &[(&str, &str)],
+    extra: &[&str],
+    filter: &str,
+) -> Host {
     let project = workspace(dir.path(), "project");
     let log = dir.path().join("host.log");
     let config = dir.path().join("none.toml");
@@ -71,7 +86,7 @@ async fn host_in(dir: tempfile::TempDir, agents: &[(&str, &str)], extra: &[&str]
     let mut all = vec!["agent", "--socket", arg(&socket)];
     all.extend_from_slice(&args);
     // Info, not the tests' usual warn: the tests read what the host logs.
-    let process = AgentProcess::start_with_env(&all, &[("RUST_LOG", "info")]);
+    let process = AgentProcess::start_with_env(&all, &[("RUST_LOG", filter)]);
     let client = process.client();
     wait_ready(&client).await;
     Host {
@@ -82,12 +97,12 @@ async fn host_in(dir: tempfile::TempDir, agents: &[(&str, &str)], extra: &[&str]
 }
 
 impl Host {
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("host.log")).unwrap_or_default()
     }
 
     /// What the scripted agent keeps of its sessions: every (who, words) it received and said.
-    fn agent_history(&self) -> Vec<(String, String)> {
+    pub(crate) fn agent_history(&self) -> Vec<(String, String)> {
         let mut all = Vec::new();
         let folder = self.dir.path().join("sessions");
         for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
@@ -103,28 +118,28 @@ impl Host {
         all
     }
 
-    async fn start(&self, starter: &str) -> String {
+    pub(crate) async fn start(&self, starter: &str) -> String {
         let pane = common::panes::start(&self.client, starter).await;
         self.until_state(&pane, "idle").await;
         pane
     }
 
-    async fn pane(&self, pane: &str) -> Option<Value> {
+    pub(crate) async fn pane(&self, pane: &str) -> Option<Value> {
         common::panes::find(&self.client, pane).await
     }
 
-    async fn until_state(&self, pane: &str, state: &str) -> Value {
+    pub(crate) async fn until_state(&self, pane: &str, state: &str) -> Value {
         eventually(&format!("pane {pane} is {state}"), WAIT, || async {
             self.pane(pane).await.filter(|p| p["state"] == state)
         })
         .await
     }
 
-    async fn send(&self, pane: &str, id: &str, text: &str) -> Value {
+    pub(crate) async fn send(&self, pane: &str, id: &str, text: &str) -> Value {
         common::panes::send(&self.client, pane, id, text).await
     }
 
-    async fn ask(&self, pane: &str) -> Value {
+    pub(crate) async fn ask(&self, pane: &str) -> Value {
         eventually("a permission ask", WAIT, || async {
             self.pane(pane)
                 .await
@@ -133,25 +148,25 @@ impl Host {
         .await
     }
 
-    async fn answer(&self, pane: &str, id: &str, ask: &Value, option: &str) -> Reply {
+    pub(crate) async fn answer(&self, pane: &str, id: &str, ask: &Value, option: &str) -> Reply {
         common::panes::answer(&self.client, pane, id, ask, option).await
     }
 
     /// The pane's items as the whole view gives them.
-    async fn items(&self, pane: &str) -> Vec<Value> {
+    pub(crate) async fn items(&self, pane: &str) -> Vec<Value> {
         common::panes::items(&self.client, pane).await
     }
 
     /// Answers Allow once to the next permission card: the scripted agent's "Ask first" asks
     /// before every command and edit.
-    async fn allow_next(&self, pane: &str, id: &str) {
+    pub(crate) async fn allow_next(&self, pane: &str, id: &str) {
         let ask = self.ask(pane).await;
         self.answer(pane, id, &ask, "allow-once")
             .await
             .expect(200, "ok");
     }
 
-    async fn until_turn_ends(&self, pane: &str) -> Value {
+    pub(crate) async fn until_turn_ends(&self, pane: &str) -> Value {
         eventually("the turn ends", WAIT, || async {
             self.pane(pane)
                 .await
@@ -161,7 +176,7 @@ impl Host {
     }
 }
 
-fn texts(items: &[Value], kind: &str) -> Vec<String> {
+pub(crate) fn texts(items: &[Value], kind: &str) -> Vec<String> {
     items
         .iter()
         .filter(|i| i["kind"] == kind)
@@ -1730,7 +1745,7 @@ async fn a10_the_captured_claude_write_ask_reads_as_an_edit_of_its_file() {
 }
 
 /// A session the agent kept from before (its own CLI, say), as the scripted agent keeps one.
-fn kept_session(dir: &Path, id: &str, first_words: &str) {
+pub(crate) fn kept_session(dir: &Path, id: &str, first_words: &str) {
     let project = workspace(dir, "project").canonicalize().expect("the path");
     let kept = json!({
         "cwd": project,
@@ -1745,7 +1760,7 @@ fn kept_session(dir: &Path, id: &str, first_words: &str) {
 }
 
 /// The conversations of History whose title holds `words`.
-async fn listed(host: &Host, words: &str) -> Vec<Value> {
+pub(crate) async fn listed(host: &Host, words: &str) -> Vec<Value> {
     let history = host
         .client
         .get("/session/v1/conversations?limit=50")
@@ -1760,7 +1775,7 @@ async fn listed(host: &Host, words: &str) -> Vec<Value> {
         .collect()
 }
 
-async fn reopen(host: &Host, conversation: &Value) -> String {
+pub(crate) async fn reopen(host: &Host, conversation: &Value) -> String {
     let reopened = host
         .client
         .post(

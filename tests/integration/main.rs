@@ -10,6 +10,7 @@ mod common;
 
 mod acp_elicitation;
 mod acp_host;
+mod acp_host_v2;
 mod agent_chaos;
 mod agent_http;
 mod agent_restart;

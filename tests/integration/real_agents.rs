@@ -9,7 +9,9 @@
 //! permission, Allow once runs it and Deny does not, a long answer is stopped mid-stream, and
 //! after a host restart the session is loaded back and the next turn works. Every step is
 //! judged by what the model endpoint received and what happened in the workspace, not only by
-//! what the host says.
+//! what the host says. Each runs the tier again with the host offering ACP v2
+//! (`--acp-protocol NAME=2`): on v2 where the agent answers 2, on v1 where it answers 1
+//! (docs/ACP.md, "ACP v1 and v2").
 //!
 //! `.ci/run` installs the packages (`npm ci --prefix tests/agents`) and sets
 //! `COLLIE_REAL_AGENTS=required`, so a missing agent fails the run there. Anywhere else a test
@@ -44,6 +46,10 @@ struct Agent {
     again: Option<&'static str>,
     /// A setting of its pane to switch from the phone, the choice, and what shows it took.
     switch: (&'static str, &'static str, Switched),
+    /// Offered ACP v2 (`--acp-protocol NAME=2`), whether it answers 2 (else 1, and runs on
+    /// v1), and whether it then tells its commands (codex-acp 2.6.0 on v2 sends no
+    /// `available_commands_update`; on v1 it does).
+    on_v2: (bool, bool),
 }
 
 /// How the tier sees that a switch reached the agent.
@@ -66,6 +72,7 @@ const CODEX: Agent = Agent {
         "gpt-6.1-sol",
         Switched::ModelGets("/model", "gpt-6.1-sol"),
     ),
+    on_v2: (true, false),
 };
 const CLAUDE: Agent = Agent {
     name: "claude",
@@ -73,6 +80,7 @@ const CLAUDE: Agent = Agent {
     args: "",
     again: Some("claude resumed this conversation."),
     switch: ("mode", "acceptEdits", Switched::WritesWithoutAsking),
+    on_v2: (true, true),
 };
 const GEMINI: Agent = Agent {
     name: "gemini",
@@ -80,6 +88,8 @@ const GEMINI: Agent = Agent {
     args: " --acp",
     again: None,
     switch: ("mode", "autoEdit", Switched::WritesWithoutAsking),
+    // Gemini CLI 0.61.0 answers 1 when offered 2.
+    on_v2: (false, true),
 };
 
 /// The adapter's command, when the packages are installed. When they are not, the test says
@@ -197,6 +207,8 @@ fn environment(
 /// The host with one real agent, its workspace and the endpoint it talks to.
 struct Tier {
     agent: &'static Agent,
+    /// The host offers it ACP v2.
+    v2: bool,
     dir: tempfile::TempDir,
     workspace: PathBuf,
     endpoint: ModelEndpoint,
@@ -217,6 +229,11 @@ impl Drop for Tier {
 
 impl Tier {
     async fn start(agent: &'static Agent) -> Option<Self> {
+        Self::start_on(agent, false).await
+    }
+
+    /// [`Tier::start`], the host offering ACP v2 when `v2`.
+    async fn start_on(agent: &'static Agent, v2: bool) -> Option<Self> {
         let command = installed(agent)?;
         let dir = temp_dir();
         let workspace = dir.path().join("workspace");
@@ -224,9 +241,10 @@ impl Tier {
         // The canonical path: codex trusts a project by its real path.
         let workspace = workspace.canonicalize().expect("the workspace's path");
         let endpoint = ModelEndpoint::start().await;
-        let (process, client) = host(agent, dir.path(), &workspace, &endpoint, &command).await;
+        let (process, client) = host(agent, dir.path(), &workspace, &endpoint, &command, v2).await;
         Some(Self {
             agent,
+            v2,
             dir,
             workspace,
             endpoint,
@@ -247,6 +265,7 @@ impl Tier {
             &self.workspace,
             &self.endpoint,
             &self.command,
+            self.v2,
         )
         .await;
         self.process = Some(process);
@@ -371,6 +390,7 @@ async fn host(
     workspace: &Path,
     endpoint: &ModelEndpoint,
     command: &Path,
+    v2: bool,
 ) -> (AgentProcess, Client) {
     let env = environment(agent, dir, workspace, endpoint);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -384,7 +404,8 @@ async fn host(
         arg(dir.join("none.toml")),
     );
     let workspace = arg(workspace.to_path_buf());
-    let args = [
+    let v2_flag = format!("{}=2", agent.name);
+    let mut args = vec![
         "agent",
         "--socket",
         &socket,
@@ -399,6 +420,9 @@ async fn host(
         "--workspace",
         &workspace,
     ];
+    if v2 {
+        args.extend(["--acp-protocol", v2_flag.as_str()]);
+    }
     let process = AgentProcess::start_with_env(&args, &env);
     let client = process.client();
     wait_ready(&client).await;
@@ -412,10 +436,16 @@ fn tail(log: &str) -> String {
 
 /// Every step of the tier, for one agent.
 async fn whole_turns(agent: &'static Agent) {
-    let Some(mut tier) = Tier::start(agent).await else {
+    whole_turns_on(agent, false).await;
+}
+
+/// [`whole_turns`], the host offering ACP v2 when `v2` (docs/ACP.md, "ACP v1 and v2").
+async fn whole_turns_on(agent: &'static Agent, v2: bool) {
+    let Some(mut tier) = Tier::start_on(agent, v2).await else {
         return;
     };
     let name = agent.name;
+    let (answers_v2, tells_commands) = agent.on_v2;
 
     // A starter opens a pane, and a prompt streams into a reply.
     let pane = tier.start_pane().await;
@@ -560,10 +590,12 @@ async fn whole_turns(agent: &'static Agent) {
             .is_some_and(|c| c.iter().any(|c| c["id"] == *value)),
         "{offered}"
     );
-    assert!(
-        shown["commands"].as_array().is_some_and(|c| !c.is_empty()),
-        "{name}'s commands reach the pane: {shown}"
-    );
+    if !v2 || tells_commands {
+        assert!(
+            shown["commands"].as_array().is_some_and(|c| !c.is_empty()),
+            "{name}'s commands reach the pane: {shown}"
+        );
+    }
     if name == "gemini" {
         // Its subcommands keep their words, so `/memory show` is what a phone sends.
         assert!(
@@ -735,6 +767,15 @@ async fn whole_turns(agent: &'static Agent) {
     tier.answer(&pane, "no-after-restart", &ask, "deny").await;
     tier.turn_ends(&pane, &sent).await;
     assert!(!tier.workspace.join("after-restart.txt").exists());
+    if v2 {
+        // Offered 2: it ran on the version it answered.
+        let spoken = if answers_v2 {
+            "the agent speaks ACP v2"
+        } else {
+            "offered ACP v2, the agent answered 1: it runs on v1"
+        };
+        assert!(tier.log().contains(spoken), "{name}: {}", tail(&tier.log()));
+    }
     eprintln!(
         "{name}: {} requests to the model, {} CONNECTs refused ({:?})",
         tier.endpoint.received().len(),
@@ -756,6 +797,22 @@ async fn claude_code_runs_whole_turns_behind_the_host() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gemini_cli_runs_whole_turns_behind_the_host() {
     whole_turns(&GEMINI).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_runs_whole_turns_behind_the_host_on_acp_v2() {
+    whole_turns_on(&CODEX, true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_runs_whole_turns_behind_the_host_on_acp_v2() {
+    whole_turns_on(&CLAUDE, true).await;
+}
+
+/// Offered 2, Gemini CLI answers 1: the whole tier on v1, over the same process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_cli_offered_acp_v2_runs_whole_turns_on_v1() {
+    whole_turns_on(&GEMINI, true).await;
 }
 
 /// Claude's AskUserQuestion reaches the phone as a form card (the host offers

@@ -18,17 +18,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     BooleanConfigOptionCapabilities, CancelNotification, ClientCapabilities,
     ClientSessionCapabilities, CompleteElicitationNotification, ContentBlock,
-    CreateElicitationRequest, CreateElicitationResponse, ElicitationCapabilities,
-    ElicitationFormCapabilities, ElicitationUrlCapabilities, Implementation, InitializeRequest,
-    PromptRequest, RequestPermissionRequest, RequestPermissionResponse, SessionConfigOption,
-    SessionConfigOptionValue, SessionConfigOptionsCapabilities, SessionModeState,
-    SessionNotification, SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason,
-    TextContent,
+    CreateElicitationRequest, ElicitationCapabilities, ElicitationFormCapabilities,
+    ElicitationUrlCapabilities, Implementation, InitializeRequest, PromptRequest,
+    RequestPermissionRequest, SessionConfigOption, SessionConfigOptionValue,
+    SessionConfigOptionsCapabilities, SessionModeState, SessionNotification,
+    SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, TextContent,
 };
-use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, ErrorCode};
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
@@ -36,9 +35,13 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::lines::{self, MAX_STDERR_LINE, MAX_STDOUT_LINE, Read};
 use super::process::{self, Group};
+use super::reply::{ElicitationReply, PermissionReply, Reply};
 use super::sessions::{self, Abilities, Listed, Opening};
-use super::spec::AcpSpec;
+use super::shared_lines::SharedLines;
+use super::sign_in::{Held, Method};
+use super::spec::{AcpSpec, Protocol};
 use super::stderr_tail::StderrTail;
+use super::stream::Told;
 use super::text::log_line;
 
 /// What the host asks of one agent process.
@@ -65,6 +68,8 @@ pub(crate) enum Command {
     },
     /// `session/cancel`.
     Cancel { session: String },
+    /// ACP v2's `auth/login` with the way a person chose (`super::sign_in`).
+    Login { pane: String, method: String },
     /// `session/set_mode`, or `session/set_config_option` of `option`: a phone chose `value`
     /// for the pane's setting `setting`.
     Set {
@@ -121,11 +126,34 @@ pub(crate) enum Event {
         failure: Failure,
     },
     Update(Box<SessionNotification>),
+    /// What an ACP v2 session told, in the stream's words (`super::v2`).
+    Told {
+        session: String,
+        told: Told,
+    },
+    /// ACP v2's `state_update`: the session waits for the person (`requires_action`), or no
+    /// longer does.
+    Waiting {
+        session: String,
+        waiting: bool,
+    },
+    /// ACP v2: the agent refused to open a session before a sign-in it does itself
+    /// (`auth/login`), by one of these ways; the opening waits for it.
+    SignInWanted {
+        pane: String,
+        methods: Vec<Method>,
+        held: Held,
+    },
+    /// `auth/login` answered: signed in, or why not.
+    SignedIn {
+        pane: String,
+        outcome: Result<(), Failure>,
+    },
     /// A permission request, answered later through its responder.
     Permission {
         key: u64,
         request: Box<RequestPermissionRequest>,
-        responder: Responder<RequestPermissionResponse>,
+        responder: PermissionReply,
     },
     /// The agent took a permission request or an elicitation back (`$/cancel_request`).
     PermissionWithdrawn {
@@ -135,7 +163,7 @@ pub(crate) enum Event {
     Elicitation {
         key: u64,
         request: Box<CreateElicitationRequest>,
-        responder: Responder<CreateElicitationResponse>,
+        responder: ElicitationReply,
     },
     /// `elicitation/complete`: a url elicitation was done out of band.
     ElicitationComplete {
@@ -169,6 +197,12 @@ impl std::fmt::Debug for Event {
                 write!(f, "ElicitationComplete({elicitation_id})")
             }
             Event::Update(n) => write!(f, "Update({})", n.session_id.0),
+            Event::Told { session, .. } => write!(f, "Told({session})"),
+            Event::Waiting { session, waiting } => write!(f, "Waiting({session}, {waiting})"),
+            Event::SignInWanted { pane, methods, .. } => {
+                write!(f, "SignInWanted({pane}, {})", methods.len())
+            }
+            Event::SignedIn { pane, outcome } => write!(f, "SignedIn({pane}, {})", outcome.is_ok()),
             Event::Initialized { abilities } => write!(f, "Initialized({abilities:?})"),
             Event::Listed { cwd, sessions } => write!(
                 f,
@@ -199,6 +233,24 @@ impl std::fmt::Debug for Event {
 pub(crate) type Events = UnboundedSender<(String, Event)>;
 
 static NEXT_PERMISSION: AtomicU64 = AtomicU64::new(1);
+
+/// The key of a request the agent makes (a permission, a question), unique in the host.
+pub(crate) fn next_key() -> u64 {
+    NEXT_PERMISSION.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Tells the host when the agent takes request `key` back (`$/cancel_request`).
+pub(crate) fn withdrawn_on_cancel(
+    cancellation: agent_client_protocol::RequestCancellation,
+    events: Events,
+    name: String,
+    key: u64,
+) {
+    tokio::spawn(async move {
+        cancellation.cancelled().await;
+        let _ = events.send((name, Event::PermissionWithdrawn { key }));
+    });
+}
 
 /// Starts the agent's process and its connection; the returned sender takes its commands.
 /// Dropping the sender ends the connection, which stops the process (its whole process group).
@@ -258,100 +310,11 @@ async fn run(
     let tail = StderrTail::default();
     let stderr_read = tokio::spawn(read_stderr(stderr, name.clone(), tail.clone()));
     let too_long = Arc::new(AtomicBool::new(false));
-    let transport = agent_client_protocol::Lines::new(
+    let lines = SharedLines::new(
         outgoing(stdin, name.clone()),
         incoming(stdout, name.clone(), Arc::clone(&too_long)),
     );
-    let prompt_tail = tail.clone();
-    let updates = events.clone();
-    let update_name = name.clone();
-    let permissions = events.clone();
-    let permission_name = name.clone();
-    let elicitations = events.clone();
-    let elicitation_name = name.clone();
-    let completions = events.clone();
-    let completion_name = name.clone();
-    let foreground_events = events.clone();
-    let foreground_name = name.clone();
-    let mode = spec.mode.clone();
-    let connection = Client
-        .v1()
-        .name("collie-phone")
-        .on_receive_notification(
-            async move |notification: SessionNotification, _cx| {
-                let _ = updates.send((update_name.clone(), Event::Update(Box::new(notification))));
-                Ok(())
-            },
-            agent_client_protocol::on_receive_notification!(),
-        )
-        .on_receive_request(
-            async move |request: RequestPermissionRequest, responder, _cx| {
-                let key = NEXT_PERMISSION.fetch_add(1, Ordering::Relaxed);
-                let cancellation = responder.cancellation();
-                let withdrawn = permissions.clone();
-                let withdrawn_name = permission_name.clone();
-                tokio::spawn(async move {
-                    cancellation.cancelled().await;
-                    let _ = withdrawn.send((withdrawn_name, Event::PermissionWithdrawn { key }));
-                });
-                let _ = permissions.send((
-                    permission_name.clone(),
-                    Event::Permission {
-                        key,
-                        request: Box::new(request),
-                        responder,
-                    },
-                ));
-                Ok(())
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: CreateElicitationRequest, responder, _cx| {
-                let key = NEXT_PERMISSION.fetch_add(1, Ordering::Relaxed);
-                let cancellation = responder.cancellation();
-                let withdrawn = elicitations.clone();
-                let withdrawn_name = elicitation_name.clone();
-                tokio::spawn(async move {
-                    cancellation.cancelled().await;
-                    let _ = withdrawn.send((withdrawn_name, Event::PermissionWithdrawn { key }));
-                });
-                let _ = elicitations.send((
-                    elicitation_name.clone(),
-                    Event::Elicitation {
-                        key,
-                        request: Box::new(request),
-                        responder,
-                    },
-                ));
-                Ok(())
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_notification(
-            async move |notification: CompleteElicitationNotification, _cx| {
-                let _ = completions.send((
-                    completion_name.clone(),
-                    Event::ElicitationComplete {
-                        elicitation_id: notification.elicitation_id.0.to_string(),
-                    },
-                ));
-                Ok(())
-            },
-            agent_client_protocol::on_receive_notification!(),
-        )
-        .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
-            serve(
-                cx,
-                commands,
-                foreground_events,
-                foreground_name,
-                prompt_tail,
-                mode,
-            )
-            .await;
-            Ok(())
-        });
+    let connection = connect(spec.clone(), lines, commands, events.clone(), tail.clone());
     let mut connection = std::pin::pin!(connection);
     let ended = tokio::select! {
         result = &mut connection => Ended::Connection(result),
@@ -395,6 +358,139 @@ async fn run(
         return Failure::TooLong;
     }
     Failure::Gone(tail.said())
+}
+
+/// The connection of the version the person asked for: ACP v2 is offered where asked
+/// (`super::v2`), and an agent that answers 1 goes on with v1 over the same pipes; otherwise
+/// v1 alone. The pipes close when this ends.
+async fn connect(
+    spec: AcpSpec,
+    lines: SharedLines,
+    commands: UnboundedReceiver<Command>,
+    events: Events,
+    tail: StderrTail,
+) -> Result<(), agent_client_protocol::Error> {
+    let commands = match spec.protocol {
+        Protocol::V2 => {
+            let negotiated = super::v2::connect(
+                &spec,
+                lines.transport(),
+                commands,
+                events.clone(),
+                tail.clone(),
+            )
+            .await?;
+            match negotiated {
+                Some(commands) => {
+                    tracing::info!(agent = %spec.name, "offered ACP v2, the agent answered 1: it runs on v1");
+                    commands
+                }
+                None => return Ok(()),
+            }
+        }
+        Protocol::V1 => commands,
+    };
+    v1(&spec, lines.transport(), commands, events, tail).await
+}
+
+/// Today's ACP v1 connection: the handlers of what the agent sends, and [`serve`].
+async fn v1(
+    spec: &AcpSpec,
+    transport: impl agent_client_protocol::ConnectTo<Client> + 'static,
+    commands: UnboundedReceiver<Command>,
+    events: Events,
+    tail: StderrTail,
+) -> Result<(), agent_client_protocol::Error> {
+    let name = spec.name.clone();
+    let prompt_tail = tail.clone();
+    let updates = events.clone();
+    let update_name = name.clone();
+    let permissions = events.clone();
+    let permission_name = name.clone();
+    let elicitations = events.clone();
+    let elicitation_name = name.clone();
+    let completions = events.clone();
+    let completion_name = name.clone();
+    let foreground_events = events.clone();
+    let foreground_name = name.clone();
+    let mode = spec.mode.clone();
+    Client
+        .v1()
+        .name("collie-phone")
+        .on_receive_notification(
+            async move |notification: SessionNotification, _cx| {
+                let _ = updates.send((update_name.clone(), Event::Update(Box::new(notification))));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: RequestPermissionRequest, responder, _cx| {
+                let key = next_key();
+                withdrawn_on_cancel(
+                    responder.cancellation(),
+                    permissions.clone(),
+                    permission_name.clone(),
+                    key,
+                );
+                let _ = permissions.send((
+                    permission_name.clone(),
+                    Event::Permission {
+                        key,
+                        request: Box::new(request),
+                        responder: Reply::V1(responder),
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: CreateElicitationRequest, responder, _cx| {
+                let key = next_key();
+                withdrawn_on_cancel(
+                    responder.cancellation(),
+                    elicitations.clone(),
+                    elicitation_name.clone(),
+                    key,
+                );
+                let _ = elicitations.send((
+                    elicitation_name.clone(),
+                    Event::Elicitation {
+                        key,
+                        request: Box::new(request),
+                        responder: Reply::V1(responder),
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CompleteElicitationNotification, _cx| {
+                let _ = completions.send((
+                    completion_name.clone(),
+                    Event::ElicitationComplete {
+                        elicitation_id: notification.elicitation_id.0.to_string(),
+                    },
+                ));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
+            serve(
+                cx,
+                commands,
+                foreground_events,
+                foreground_name,
+                prompt_tail,
+                mode,
+            )
+            .await;
+            Ok(())
+        })
+        .await
 }
 
 /// The agent's stdout as lines for the crate, each at most [`MAX_STDOUT_LINE`] bytes (logged at
@@ -654,6 +750,17 @@ async fn serve(
                     if let Err(error) = cx2.send_notification(CancelNotification::new(session)) {
                         tracing::warn!(agent = %task_name, error = %log_line(&error.to_string()), "session/cancel could not be sent");
                     }
+                }
+                // Made only on v2 (no v1 session asks for it): signing in on v1 is done in
+                // the agent's own CLI (docs/ACP.md, "Every ACP v1 method and update").
+                Command::Login { pane, .. } => {
+                    let _ = events.send((
+                        task_name,
+                        Event::SignedIn {
+                            pane,
+                            outcome: Err(Failure::SignIn(sign_in.clone())),
+                        },
+                    ));
                 }
             }
             Ok(())

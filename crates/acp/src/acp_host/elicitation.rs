@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use agent_client_protocol::v1::Responder;
+use super::reply::ElicitationReply;
 use agent_client_protocol::v1::schema::{
     CreateElicitationRequest, CreateElicitationResponse, ElicitationAcceptAction,
     ElicitationAction, ElicitationContentValue, ElicitationMode, ElicitationPropertySchema,
@@ -525,7 +525,7 @@ fn options_of(
 struct Waiting {
     key: u64,
     pane: String,
-    responder: Responder<CreateElicitationResponse>,
+    responder: ElicitationReply,
     card: ElicitationCard,
 }
 
@@ -552,7 +552,7 @@ impl Elicitations {
         asker: Asker<'_>,
         key: u64,
         request: &CreateElicitationRequest,
-        responder: Responder<CreateElicitationResponse>,
+        responder: ElicitationReply,
         now: OffsetDateTime,
     ) {
         let Asker {
@@ -720,7 +720,7 @@ impl Elicitations {
     }
 }
 
-fn reply(responder: Responder<CreateElicitationResponse>, action: ElicitationAction) {
+fn reply(responder: ElicitationReply, action: ElicitationAction) {
     if let Err(error) = responder.respond(CreateElicitationResponse::new(action)) {
         tracing::warn!(error = %super::text::log_line(&error.to_string()), "the answer could not be sent to the agent");
     }

@@ -5,10 +5,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
     RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, SessionConfigOption, SessionUpdate, StopReason,
+    SelectedPermissionOutcome, SessionConfigOption, StopReason,
 };
 use time::OffsetDateTime;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -18,10 +17,12 @@ use super::client::{self, Command, Event, Events, Failure};
 use super::elicitation::{Asker, Elicitations};
 use super::kept_modes::KeptModes;
 use super::permission::{PermissionCard, card};
+use super::reply::{ElicitationReply, PermissionReply};
 use super::sessions::{Abilities, Opening};
 use super::settings::Settings;
+use super::sign_in::{Chosen, Held, SignIns};
 use super::spec::AcpSpec;
-use super::stream::Stream;
+use super::stream::{Stream, Told};
 use crate::durable::world::{Happening, HostedSession, Layout, World};
 use crate::durable::{Drive, Driver};
 use crate::wire::{AskOption, Effect, ItemKind, Outcome, Starter, TurnState};
@@ -77,7 +78,7 @@ struct Bound {
 struct Pending {
     key: u64,
     pane: String,
-    responder: Responder<RequestPermissionResponse>,
+    responder: PermissionReply,
     card: PermissionCard,
 }
 
@@ -98,13 +99,17 @@ pub(crate) struct AcpHost {
     /// Updates for a session no pane holds yet: an agent may send one (its commands, say)
     /// before the reply to `session/new` reaches us. Shown when the session opens; dropped
     /// when it was a load (they are the history we hold already).
-    early: Vec<(String, String, SessionUpdate)>,
+    early: Vec<(String, String, Told)>,
     /// Conversations made from an agent's `session/list` whose replay no pane has shown yet.
     unreplayed: HashSet<String>,
     /// The workspace folders, for `session/list`.
     folders: Vec<PathBuf>,
     /// The mode each conversation's session comes back in.
     modes: KeptModes,
+    /// Sign-in cards open (ACP v2's `auth/login`).
+    sign_ins: SignIns,
+    /// By pane, the way chosen and the opening it holds, while `auth/login` is on its way.
+    signing_in: HashMap<String, (String, Held)>,
 }
 
 /// Early updates kept at most.
@@ -158,6 +163,8 @@ impl AcpHost {
             unreplayed: HashSet::new(),
             folders: options.workspaces.clone(),
             modes: KeptModes::open(options.state.as_deref()),
+            sign_ins: SignIns::default(),
+            signing_in: HashMap::new(),
         }
     }
 
@@ -572,6 +579,30 @@ impl AcpHost {
         if self.elicitations.answer(world, ask_id, outcome, now) {
             return;
         }
+        match self.sign_ins.answer(ask_id, outcome) {
+            Some(Chosen::Way {
+                agent,
+                pane,
+                method,
+                held,
+            }) => {
+                tracing::info!(agent, pane, method = %method.id, "a sign-in chosen: auth/login");
+                self.signing_in.insert(pane.clone(), (method.name, held));
+                self.command(
+                    &agent,
+                    Command::Login {
+                        pane,
+                        method: method.id,
+                    },
+                );
+                return;
+            }
+            Some(Chosen::NotNow { agent, pane, names }) => {
+                self.open_failed(world, &agent, &pane, &Failure::SignIn(names), now);
+                return;
+            }
+            None => {}
+        }
         let Some(pending) = self.pending.remove(ask_id) else {
             tracing::warn!(
                 pane,
@@ -644,6 +675,8 @@ impl AcpHost {
     /// `session/close` (docs/ACP.md, "Sessions the agent keeps").
     fn closed(&mut self, world: &mut World, pane: &str, now: OffsetDateTime) {
         self.cancel_pending(pane);
+        self.sign_ins.forget(pane);
+        self.signing_in.remove(pane);
         self.elicitations
             .give_up(world, pane, "the pane was closed", false, now);
         let Some(bound) = self.panes.remove(pane) else {
@@ -772,17 +805,18 @@ impl AcpHost {
             }
             Event::Update(notification) => {
                 let session = notification.session_id.0.to_string();
-                let Some((pane, bound)) = self.session_pane(agent, &session) else {
-                    tracing::debug!(agent, session, "an update before its session opened");
-                    if self.early.len() >= MAX_EARLY_UPDATES {
-                        self.early.remove(0);
-                    }
-                    self.early
-                        .push((agent.to_string(), session, notification.update));
-                    return;
-                };
-                if !bound.loading {
-                    bound.stream.apply(world, &pane, notification.update, now);
+                self.told(
+                    world,
+                    agent,
+                    session,
+                    Told::Update(Box::new(notification.update)),
+                    now,
+                );
+            }
+            Event::Told { session, told } => self.told(world, agent, session, told, now),
+            Event::Waiting { session, waiting } => {
+                if let Some((pane, _)) = self.session_pane(agent, &session) {
+                    world.set_waiting(&pane, waiting, now);
                 }
             }
             Event::Permission {
@@ -826,6 +860,76 @@ impl AcpHost {
                 outcome,
             } => self.prompt_ended(world, &pane, &turn, outcome, now),
             Event::Exited { failure } => self.exited(world, agent, &failure, now),
+            Event::SignInWanted {
+                pane,
+                methods,
+                held,
+            } => {
+                let names: Vec<String> = methods.iter().map(|m| m.name.clone()).collect();
+                if !self.sign_ins.ask(world, agent, &pane, methods, held, now) {
+                    self.open_failed(world, agent, &pane, &Failure::SignIn(names), now);
+                }
+            }
+            Event::SignedIn { pane, outcome } => self.signed_in(world, agent, &pane, outcome, now),
+        }
+    }
+
+    /// The agent answered `auth/login`: the held opening goes again, or the pane says why not.
+    fn signed_in(
+        &mut self,
+        world: &mut World,
+        agent: &str,
+        pane: &str,
+        outcome: Result<(), Failure>,
+        now: OffsetDateTime,
+    ) {
+        let held = self.signing_in.remove(pane);
+        match (outcome, held) {
+            (Ok(()), Some((method, held))) => {
+                world.push_item(
+                    pane,
+                    ItemKind::Notice,
+                    &format!("Signed in: {agent} took the sign-in “{method}”."),
+                    now,
+                );
+                self.command(
+                    agent,
+                    Command::Open {
+                        pane: pane.to_string(),
+                        cwd: held.cwd,
+                        how: held.how,
+                        back: held.back,
+                    },
+                );
+            }
+            (Ok(()), None) => {}
+            (Err(failure), _) => {
+                let words = failure_words(agent, &failure, "did not sign in");
+                world.push_item(pane, ItemKind::Notice, &words, now);
+                self.open_failed(world, agent, pane, &failure, now);
+            }
+        }
+    }
+
+    /// What a session told goes to its pane's stream; before its session opened, it waits.
+    fn told(
+        &mut self,
+        world: &mut World,
+        agent: &str,
+        session: String,
+        told: Told,
+        now: OffsetDateTime,
+    ) {
+        let Some((pane, bound)) = self.session_pane(agent, &session) else {
+            tracing::debug!(agent, session, "an update before its session opened");
+            if self.early.len() >= MAX_EARLY_UPDATES {
+                self.early.remove(0);
+            }
+            self.early.push((agent.to_string(), session, told));
+            return;
+        };
+        if !bound.loading {
+            bound.stream.tell(world, &pane, told, now);
         }
     }
 
@@ -887,7 +991,14 @@ impl AcpHost {
             .get(pane)
             .and_then(|p| self.modes.get(&p.conversation_id))
             .map(str::to_string);
-        match (bound.session.clone().and_then(|s| abilities.again(s)), why) {
+        let unheld = bound.replay;
+        match (
+            bound
+                .session
+                .clone()
+                .and_then(|s| abilities.again(s, unheld)),
+            why,
+        ) {
             (Some(how), _) => {
                 bound.opening = true;
                 bound.loading = !(bound.replay && matches!(how, Opening::Load(_)));
@@ -971,8 +1082,8 @@ impl AcpHost {
         } else if let Some(bound) = self.panes.get_mut(pane) {
             // A new session's early updates, or the replay of a session from the agent's
             // list, which becomes the pane's history this once.
-            for (_, _, update) in early {
-                bound.stream.apply(world, pane, update, now);
+            for (_, _, told) in early {
+                bound.stream.tell(world, pane, told, now);
             }
             if replayed {
                 bound.stream.flush(world, pane, now);
@@ -1058,7 +1169,7 @@ impl AcpHost {
         agent: &str,
         key: u64,
         mut request: RequestPermissionRequest,
-        responder: Responder<RequestPermissionResponse>,
+        responder: PermissionReply,
         now: OffsetDateTime,
     ) {
         let session = request.session_id.0.to_string();
@@ -1123,7 +1234,7 @@ impl AcpHost {
         agent: &str,
         key: u64,
         request: &agent_client_protocol::v1::schema::CreateElicitationRequest,
-        responder: Responder<agent_client_protocol::v1::schema::CreateElicitationResponse>,
+        responder: ElicitationReply,
         now: OffsetDateTime,
     ) {
         let found = super::elicitation::scope(request).and_then(|(session, call)| {
@@ -1222,6 +1333,8 @@ impl AcpHost {
             ),
         };
         bound.stream.end_turn(world, pane, &unfinished, now);
+        // Nothing waits for the person once the turn is over (ACP v2's `requires_action`).
+        world.set_waiting(pane, false, now);
         // A permission request or a question cannot outlive its prompt.
         self.elicitations
             .give_up(world, pane, "the turn ended before an answer", true, now);
@@ -1279,6 +1392,7 @@ impl AcpHost {
                     now,
                 );
             }
+            world.set_waiting(&pane, false, now);
             let Some(bound) = self.panes.get_mut(&pane) else {
                 continue;
             };
@@ -1377,7 +1491,7 @@ impl Bound {
     }
 }
 
-fn respond(responder: Responder<RequestPermissionResponse>, outcome: RequestPermissionOutcome) {
+fn respond(responder: PermissionReply, outcome: RequestPermissionOutcome) {
     if let Err(error) = responder.respond(RequestPermissionResponse::new(outcome)) {
         tracing::warn!(error = %super::text::log_line(&error.to_string()), "the answer could not be sent to the agent");
     }
@@ -1480,7 +1594,7 @@ mod tests {
     use super::*;
     use crate::acp_host::AcpSpec;
     use agent_client_protocol::v1::schema::{
-        AvailableCommand, AvailableCommandsUpdate, SessionNotification,
+        AvailableCommand, AvailableCommandsUpdate, SessionNotification, SessionUpdate,
     };
 
     fn t0() -> OffsetDateTime {

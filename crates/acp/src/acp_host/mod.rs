@@ -11,7 +11,11 @@
 //! output with a cap, `permission` turns permission
 //! requests into asks, `elicitation` an agent's questions into asks and their answers back,
 //! `usage` a session's usage and title, and `text` cleans what agents say; `card_fixtures`
-//! plays the adapters' recorded asks through the stream and the card (tests).
+//! plays the adapters' recorded asks through the stream and the card (tests). `v2` is the
+//! whole of ACP v2, where the person asks for it: its connection, and `v2::told` turning what
+//! a v2 agent says into the host's own events; `shared_lines` lets the v1 connection go on over
+//! the same pipes when an agent offered 2 answers 1; `reply` answers a request on the version
+//! it came over; `sign_in` is the card of the ways a v2 agent signs in itself (`auth/login`).
 //! The host is one driver of `crate::durable` (`impl Drive for AcpHostOptions`, in `host`);
 //! nothing here plays a demo,
 //! breaks a rule or replays a recording. Our own ACP agent for `demo --acp` and the tests is a
@@ -26,18 +30,22 @@ mod kept_modes;
 pub(crate) mod lines;
 pub(crate) mod permission;
 pub(crate) mod process;
+pub(crate) mod reply;
 pub(crate) mod sessions;
 pub(crate) mod settings;
+mod shared_lines;
+pub(crate) mod sign_in;
 pub mod spec;
 pub(crate) mod startup_failure;
 pub(crate) mod stderr_tail;
 pub(crate) mod stream;
 pub mod text;
 pub(crate) mod usage;
+pub(crate) mod v2;
 
 use std::path::PathBuf;
 
-pub use spec::AcpSpec;
+pub use spec::{AcpSpec, Protocol};
 
 /// What the host runs: its agents, and the folders they may work in.
 #[derive(Debug, Clone, Default)]

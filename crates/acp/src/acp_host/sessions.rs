@@ -27,6 +27,10 @@ pub(crate) struct Abilities {
     pub(crate) list: bool,
     /// `session/close`: the agent lets a session go.
     pub(crate) close: bool,
+    /// ACP v2's `session/resume` with `replayFrom`: a session from the agent's list comes
+    /// back with its conversation replayed (opened as [`Opening::Load`]), where v1 resumes it
+    /// with none.
+    pub(crate) replay: bool,
 }
 
 impl Abilities {
@@ -37,13 +41,18 @@ impl Abilities {
             resume: sessions.resume.is_some(),
             list: sessions.list.is_some(),
             close: sessions.close.is_some(),
+            replay: false,
         }
     }
 
     /// How a session the host knows comes back: resumed where the agent offers it (the host
-    /// holds the conversation already), else loaded; `None` when it can do neither.
-    pub(crate) fn again(self, session: String) -> Option<Opening> {
-        if self.resume {
+    /// holds the conversation already), else loaded; `None` when it can do neither. One whose
+    /// history the pane does not hold yet (`unheld`: from the agent's list) is replayed where
+    /// the agent can (ACP v2's `replayFrom`).
+    pub(crate) fn again(self, session: String, unheld: bool) -> Option<Opening> {
+        if unheld && self.replay {
+            Some(Opening::Load(session))
+        } else if self.resume {
             Some(Opening::Resume(session))
         } else if self.load {
             Some(Opening::Load(session))
@@ -320,6 +329,7 @@ mod tests {
             resume: true,
             list: true,
             close: true,
+            replay: false,
         };
         for fixture in [
             include_str!("../../../../tests/fixtures/acp/real/claude-agent-acp-0.101.0-open.jsonl"),
@@ -328,13 +338,19 @@ mod tests {
             let offered = abilities(fixture);
             assert_eq!(offered, all);
             // A known session comes back resumed, the host holding its conversation.
-            assert_eq!(offered.again("s".into()), Some(Opening::Resume("s".into())));
+            assert_eq!(
+                offered.again("s".into(), false),
+                Some(Opening::Resume("s".into()))
+            );
         }
         let load_only = Abilities {
             load: true,
             ..Abilities::default()
         };
-        assert_eq!(load_only.again("s".into()), Some(Opening::Load("s".into())));
-        assert_eq!(Abilities::default().again("s".into()), None);
+        assert_eq!(
+            load_only.again("s".into(), false),
+            Some(Opening::Load("s".into()))
+        );
+        assert_eq!(Abilities::default().again("s".into(), false), None);
     }
 }

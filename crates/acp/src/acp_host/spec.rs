@@ -12,6 +12,33 @@ pub struct AcpSpec {
     /// The mode its new sessions start in, when the person chose one (`--acp-mode NAME=MODE`,
     /// `mode` under `[acp.NAME]`); else the one that asks most before acting.
     pub mode: Option<String>,
+    /// The ACP version the host offers it (`--acp-protocol NAME=2`, `protocol = 2` under
+    /// `[acp.NAME]`): v1 unless the person asks for v2, which is a draft (docs/ACP.md, "ACP v1
+    /// and v2"). Offered 2, an agent may answer 1, and then it runs on the v1 path.
+    pub protocol: Protocol,
+}
+
+/// The ACP version the host offers an agent at `initialize`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// ACP v1, the stable protocol: offered unless the person asks for more.
+    #[default]
+    V1,
+    /// ACP v2, the draft (the crate's `unstable_protocol_v2`): offered where asked for.
+    V2,
+}
+
+impl Protocol {
+    /// `1` or `2`, as `--acp-protocol` and `protocol = …` give it.
+    pub fn from_number(number: i64) -> Result<Self, String> {
+        match number {
+            1 => Ok(Self::V1),
+            2 => Ok(Self::V2),
+            other => Err(format!(
+                "the ACP protocol is 1 or 2 (the draft v2); got {other}"
+            )),
+        }
+    }
 }
 
 impl AcpSpec {
@@ -45,6 +72,7 @@ impl AcpSpec {
             name: name.to_string(),
             command,
             mode: None,
+            protocol: Protocol::V1,
         })
     }
 
@@ -114,6 +142,21 @@ mod tests {
             AcpSpec::parse("x=\"unclosed")
                 .expect_err("refused")
                 .contains("cannot be read")
+        );
+    }
+
+    #[test]
+    fn the_protocol_is_1_or_2() {
+        assert_eq!(Protocol::from_number(1), Ok(Protocol::V1));
+        assert_eq!(Protocol::from_number(2), Ok(Protocol::V2));
+        assert!(
+            Protocol::from_number(3)
+                .expect_err("refused")
+                .contains("1 or 2")
+        );
+        assert_eq!(
+            AcpSpec::parse("x=ls").expect("parses").protocol,
+            Protocol::V1
         );
     }
 

@@ -10,6 +10,11 @@
 //!
 //! Growth is written to the world at most once per host tick ([`Stream::flush`]), so a fast
 //! agent costs its readers one event per message per tick, not one per chunk.
+//!
+//! ACP v2 keys its messages and plans by the agent's ids ([`Upsert`], from `super::v2`): one
+//! item per message id and per plan id, made the first time and rewritten in place after, even
+//! when other items came between; its tool calls are v1's `tool_call_update`, which is an
+//! upsert by call id already.
 
 use std::collections::HashMap;
 
@@ -21,7 +26,7 @@ use time::OffsetDateTime;
 
 use super::permission::tool_name;
 use super::settings::Settings;
-use super::text::{clean_line, clean_text};
+use super::text::{clean_line, clean_text, terminal_text};
 use crate::durable::world::World;
 use crate::wire::{AgentCommand, BeltButton, Item, ItemKind, limits, tool_input};
 
@@ -41,6 +46,52 @@ pub(crate) struct Stream {
     pub(crate) commands: Vec<(String, String)>,
     /// The session's modes and config options as the agent last said them.
     pub(crate) settings: Settings,
+    /// ACP v2: each message id's item ([`Upsert`]).
+    messages: HashMap<String, String>,
+    /// ACP v2: each plan id's item.
+    plans: HashMap<String, String>,
+    /// ACP v2: each terminal id's item and the output it shows.
+    terminals: HashMap<String, (String, String)>,
+}
+
+/// What a session told, in the stream's words: a v1 update, or an item keyed by the agent's
+/// own id (ACP v2).
+#[derive(Debug, Clone)]
+pub(crate) enum Told {
+    Update(Box<SessionUpdate>),
+    Upsert(Upsert),
+}
+
+/// An item the agent keys by its own id (ACP v2's upserts, docs/ACP.md "ACP v1 and v2"): made
+/// the first time the id is seen, rewritten in place after.
+#[derive(Debug, Clone)]
+pub(crate) enum Upsert {
+    /// A whole message (`user_message`, `agent_message`, `agent_thought`): its item says what
+    /// the content says now.
+    Message {
+        kind: ItemKind,
+        id: String,
+        content: Vec<ContentBlock>,
+    },
+    /// A chunk of one (`*_message_chunk`, which carries its `messageId`): added to its item.
+    Chunk {
+        kind: ItemKind,
+        id: String,
+        content: Box<ContentBlock>,
+    },
+    /// A plan by its `planId` (`plan_update`).
+    Plan { id: String, plan: Plan },
+    /// A file change of a tool call, as a unified diff (ACP v2's `diff`, its `git_patch`
+    /// text): a `code` item in `diff`, shown once per call and text.
+    Diff { call: String, text: String },
+    /// The output of one of the agent's own terminals (display-only): `terminal_output_chunk`
+    /// adds to it, a `terminal_update` with `output` replaces it. One `code` item per
+    /// terminal id, capped as any item is (SPEC L1).
+    Terminal {
+        id: String,
+        text: String,
+        replace: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -81,6 +132,144 @@ struct Said {
 }
 
 impl Stream {
+    /// Applies what a session told to the pane's items.
+    pub(crate) fn tell(&mut self, world: &mut World, pane: &str, told: Told, now: OffsetDateTime) {
+        match told {
+            Told::Update(update) => self.apply(world, pane, *update, now),
+            Told::Upsert(upsert) => self.upsert(world, pane, upsert, now),
+        }
+    }
+
+    /// An item keyed by the agent's id: the item of that id is rewritten, or made.
+    pub(crate) fn upsert(
+        &mut self,
+        world: &mut World,
+        pane: &str,
+        upsert: Upsert,
+        now: OffsetDateTime,
+    ) {
+        match upsert {
+            Upsert::Chunk { kind, id, content } => {
+                let growing_it = self
+                    .growing
+                    .as_ref()
+                    .is_some_and(|g| g.kind == kind && g.message_id.as_deref() == Some(&id));
+                if !growing_it
+                    && let Some(item_id) = self.messages.get(&id).cloned()
+                    && let Some(text) = item_text(world, pane, &item_id)
+                {
+                    // Its message was interrupted (a tool call came between): it grows again.
+                    self.flush(world, pane, now);
+                    self.growing = Some(Growing {
+                        kind: kind.clone(),
+                        item_id,
+                        message_id: Some(id.clone()),
+                        text,
+                        dirty: false,
+                    });
+                }
+                self.chunk(world, pane, kind, Some(id.clone()), *content, now);
+                if let Some(growing) = &self.growing
+                    && growing.message_id.as_deref() == Some(&id)
+                {
+                    self.messages.insert(id, growing.item_id.clone());
+                }
+            }
+            Upsert::Message { kind, id, content } => {
+                let mut text = String::new();
+                for block in content {
+                    text.push_str(&block_text(block));
+                }
+                let text = clean_text(&text, Item::text_limit(&kind));
+                if let Some(growing) = &mut self.growing
+                    && growing.message_id.as_deref() == Some(&id)
+                {
+                    if growing.text != text {
+                        growing.text = text;
+                        growing.dirty = true;
+                    }
+                    return;
+                }
+                self.flush(world, pane, now);
+                let item_id = match self.messages.get(&id) {
+                    Some(item_id) => {
+                        world.grow_item(pane, item_id, &text, now);
+                        Some(item_id.clone())
+                    }
+                    None if text.is_empty() => None,
+                    None => world.push_item(pane, kind.clone(), &text, now),
+                };
+                self.growing = item_id.map(|item_id| {
+                    self.messages.insert(id.clone(), item_id.clone());
+                    Growing {
+                        kind,
+                        item_id,
+                        message_id: Some(id),
+                        text,
+                        dirty: false,
+                    }
+                });
+            }
+            Upsert::Plan { id, plan } => {
+                self.flush(world, pane, now);
+                self.growing = None;
+                let text = plan_text(&plan);
+                let grown = self
+                    .plans
+                    .get(&id)
+                    .is_some_and(|item| world.grow_item(pane, item, &text, now));
+                if !grown && let Some(item) = world.push_item(pane, ItemKind::Markdown, &text, now)
+                {
+                    self.plans.insert(id, item);
+                }
+            }
+            Upsert::Diff { call, text } => {
+                self.flush(world, pane, now);
+                self.growing = None;
+                let text = clean_text(&text, limits::MAX_DOC_TEXT);
+                let tool = self.tools.entry(call).or_default();
+                if text.is_empty() || tool.diffs.iter().any(|(_, t)| t == &text) {
+                    return;
+                }
+                let mut item = Item::text("", ItemKind::Code, &text);
+                item.language = Some("diff".into());
+                if world.push_built_item(pane, &mut item, now).is_some() {
+                    tool.diffs.push((String::new(), text));
+                }
+            }
+            Upsert::Terminal { id, text, replace } => {
+                self.flush(world, pane, now);
+                self.growing = None;
+                let limit = limits::MAX_DOC_TEXT;
+                let text = terminal_text(&text, limit);
+                match self.terminals.get_mut(&id) {
+                    Some((item, shown)) => {
+                        let was = shown.clone();
+                        if replace {
+                            *shown = text;
+                        } else if shown.len() < limit {
+                            shown.push_str(&text);
+                        }
+                        if shown.len() > limit {
+                            let cut = crate::wire::sanitize::truncate_to(shown, limit).to_string();
+                            *shown = cut;
+                        }
+                        if *shown != was {
+                            world.grow_item(pane, item, shown, now);
+                        }
+                    }
+                    None if text.is_empty() => {}
+                    None => {
+                        let mut item = Item::text("", ItemKind::Code, &text);
+                        if let Some(item_id) = world.push_built_item(pane, &mut item, now) {
+                            self.terminals.insert(id, (item_id, text));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Applies one update to the pane's items.
     pub(crate) fn apply(
         &mut self,
@@ -337,15 +526,7 @@ impl Stream {
 
     fn plan(&mut self, world: &mut World, pane: &str, plan: &Plan, now: OffsetDateTime) {
         self.growing = None;
-        let mut text = String::from("**Plan**\n\n");
-        for entry in &plan.entries {
-            let mark = match entry.status {
-                PlanEntryStatus::Completed => "✓",
-                PlanEntryStatus::InProgress => "▸",
-                _ => "○",
-            };
-            text.push_str(&format!("- {mark} {}\n", clean_line(&entry.content)));
-        }
+        let text = plan_text(plan);
         let grown = self
             .plan
             .as_ref()
@@ -461,6 +642,46 @@ impl Stream {
             .find(|(id, _)| id == button)
             .map(|(_, name)| name.as_str())
     }
+}
+
+/// A plan as its item's markdown: ✓ done, ▸ now, ○ to do.
+fn plan_text(plan: &Plan) -> String {
+    let mut text = String::from("**Plan**\n\n");
+    for entry in &plan.entries {
+        let mark = match entry.status {
+            PlanEntryStatus::Completed => "✓",
+            PlanEntryStatus::InProgress => "▸",
+            _ => "○",
+        };
+        text.push_str(&format!("- {mark} {}\n", clean_line(&entry.content)));
+    }
+    text
+}
+
+/// A content block of a whole message as its text: text as said, anything else as words
+/// saying what it was (as a chunk's, [`Stream::chunk`]).
+fn block_text(block: ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(text) => text.text,
+        ContentBlock::ResourceLink(link) => format!("[{}]({})", link.name, link.uri),
+        ContentBlock::Image(_) => "[an image, not shown here]".to_string(),
+        ContentBlock::Audio(_) => "[a sound clip, not played here]".to_string(),
+        _ => "[a file the agent attached, not shown here]".to_string(),
+    }
+}
+
+/// The text of one of the pane's items, as the world holds it.
+fn item_text(world: &World, pane: &str, item_id: &str) -> Option<String> {
+    let conversation = &world.layout.panes.get(pane)?.conversation_id;
+    world
+        .layout
+        .conversations
+        .get(conversation)?
+        .items
+        .iter()
+        .rev()
+        .find(|i| i.id == item_id)
+        .map(|i| i.text.clone())
 }
 
 /// Where a call stands, as its notice says it.
@@ -676,6 +897,66 @@ mod tests {
             .filter(|i| i.kind == ItemKind::Reply)
             .map(|i| i.text.clone())
             .collect()
+    }
+
+    /// ACP v2's upserts: a message id is one item, rewritten in place when a whole message
+    /// comes again, even after another item; a terminal's output grows its own item, capped
+    /// as any item is (SPEC L1).
+    #[test]
+    fn an_upsert_rewrites_its_item_in_place_and_a_terminal_is_capped() {
+        use super::Upsert;
+        let mut world =
+            crate::rigs::worlds::build(crate::rigs::WorldKind::Demo, 1, true, "h", t0());
+        let pane = world.layout.panes.keys().next().expect("a pane").clone();
+        let before = replies(&world, &pane).len();
+        let mut stream = Stream::default();
+        let message = |id: &str, text: &str| Upsert::Message {
+            kind: ItemKind::Reply,
+            id: id.into(),
+            content: vec![ContentBlock::from(text.to_string())],
+        };
+        stream.upsert(&mut world, &pane, message("m1", "Draft"), t0());
+        stream.upsert(
+            &mut world,
+            &pane,
+            Upsert::Chunk {
+                kind: ItemKind::Reply,
+                id: "m2".into(),
+                content: Box::new(ContentBlock::from("Other".to_string())),
+            },
+            t0(),
+        );
+        stream.upsert(&mut world, &pane, message("m1", "Final words"), t0());
+        stream.flush(&mut world, &pane, t0());
+        assert_eq!(replies(&world, &pane)[before..], ["Final words", "Other"]);
+
+        let limit = crate::wire::limits::MAX_DOC_TEXT;
+        let code_items = |world: &World| -> Vec<usize> {
+            let conversation = &world.layout.panes[&pane].conversation_id;
+            world.layout.conversations[conversation]
+                .items
+                .iter()
+                .filter(|i| i.kind == ItemKind::Code)
+                .map(|i| i.text.len())
+                .collect()
+        };
+        let code_before = code_items(&world).len();
+        for _ in 0..3 {
+            let text = "x".repeat(limit / 2 + 1);
+            let chunk = Upsert::Terminal {
+                id: "t1".into(),
+                text,
+                replace: false,
+            };
+            stream.upsert(&mut world, &pane, chunk, t0());
+        }
+        let code = code_items(&world);
+        assert_eq!(code.len(), code_before + 1, "one item per terminal");
+        assert!(
+            code[code_before] <= limit,
+            "{} > {limit}",
+            code[code_before]
+        );
     }
 
     /// An agent's `messageId` keeps one item per message (docs/ACP.md, "Session updates"):

@@ -15,6 +15,12 @@ pub(crate) fn clean_text(text: &str, max: usize) -> String {
     cleaned(text, max, Lines::Multi)
 }
 
+/// A terminal's output for its chat item: its colours and other terminal sequences taken out
+/// whole (as a log line's), then chat text, cut to `max` bytes.
+pub(crate) fn terminal_text(text: &str, max: usize) -> String {
+    cleaned(&without_sequences(text), max, Lines::Multi)
+}
+
 /// A line of the agent's stderr for the host's log: its colours and other terminal
 /// sequences taken out whole, then one line, controls gone, at most 1 KiB.
 pub fn log_line(text: &str) -> String {

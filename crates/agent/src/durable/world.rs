@@ -108,6 +108,11 @@ pub struct PaneRecord {
     pub turn: Option<Turn>,
     pub turns_started: u64,
     pub(crate) starting: bool,
+    /// The agent says it waits for the person (ACP v2's `requires_action`) while no ask of
+    /// this pane is open: the pane reads as waiting (SPEC A2). Said again by the agent after a
+    /// restart, so not kept.
+    #[serde(skip)]
+    pub(crate) waiting: bool,
     pub asks: Vec<OpenAsk>,
     pub decisions: VecDeque<Decision>,
     /// The ACP host's tool notices still waiting or running, in the order shown: (item id,
@@ -311,7 +316,7 @@ impl World {
     // ----- reading -------------------------------------------------------------------------
 
     pub(crate) fn pane_state(pane: &PaneRecord) -> PaneState {
-        if !pane.asks.is_empty() {
+        if !pane.asks.is_empty() || pane.waiting {
             PaneState::Waiting
         } else if pane.starting {
             PaneState::Starting
@@ -1334,6 +1339,20 @@ impl World {
         self.touch();
     }
 
+    /// Marks a pane as waiting for the person by the agent's word, or no longer (ACP v2's
+    /// `state_update`; docs/ACP.md, "ACP v1 and v2").
+    pub fn set_waiting(&mut self, pane_id: &str, waiting: bool, now: OffsetDateTime) {
+        let Some(pane) = self.layout.panes.get_mut(pane_id) else {
+            return;
+        };
+        if pane.waiting == waiting {
+            return;
+        }
+        pane.waiting = waiting;
+        self.push_state(pane_id, now);
+        self.touch();
+    }
+
     /// Sets a pane's belt (the snapshot shows it).
     pub fn set_belt(&mut self, pane_id: &str, belt: Vec<BeltButton>, _now: OffsetDateTime) {
         if let Some(pane) = self.layout.panes.get_mut(pane_id)
@@ -1490,6 +1509,7 @@ impl PaneRecord {
             turn: None,
             turns_started: 0,
             starting: false,
+            waiting: false,
             asks: Vec::new(),
             decisions: VecDeque::new(),
             open_tools: Vec::new(),

@@ -302,6 +302,8 @@ pub(super) struct State {
     pub(super) poisoned: std::collections::HashSet<String>,
     /// Cancels of the running turn, by session (`--break P15`).
     pub(super) cancels: HashMap<String, usize>,
+    /// `--sign-in`: a v2 client signed in with `auth/login`, so sessions open.
+    pub(super) signed_in: bool,
 }
 
 pub(super) type Shared = Arc<Mutex<State>>;

@@ -75,11 +75,14 @@ pub struct AcpEntry {
     /// The mode its new sessions start in (docs/ACP.md); unset, the one that asks most.
     #[serde(default)]
     pub mode: Option<String>,
+    /// The ACP version the host offers it: 1 (the default) or 2, the draft (docs/ACP.md).
+    #[serde(default)]
+    pub protocol: Option<i64>,
 }
 
 impl AcpEntry {
     /// The keys of `[acp.NAME]`, for the suggestion after a refusal.
-    pub(crate) const KEYS: [&str; 2] = ["command", "mode"];
+    pub(crate) const KEYS: [&str; 3] = ["command", "mode", "protocol"];
 }
 
 fn default_dsh_url() -> String {

@@ -151,6 +151,7 @@ fn every_key_the_suggestions_know_is_one_the_file_takes() {
     text.push("[acp.c]".into());
     text.extend(AcpEntry::KEYS.iter().map(|key| match *key {
         "mode" => "mode = \"default\"".to_string(),
+        "protocol" => "protocol = 2".to_string(),
         other => format!("{other} = [\"x\"]"),
     }));
     parse(&text.join("\n")).expect("every known key is taken");

@@ -71,6 +71,7 @@ pub fn readable(arguments: &Value) -> Readable {
         .or_else(|| command(map))
         .or_else(|| file(map))
         .or_else(|| acp_diffs(map))
+        .or_else(|| acp_patch(map))
         .or_else(|| first_of(map, &["url", "path", "target", "query", "notebook_path"]))
         .or_else(|| locations(map))
         .unwrap_or_else(|| Readable {
@@ -281,6 +282,26 @@ fn acp_diffs(map: &Map<String, Value>) -> Option<Readable> {
         command: None,
         diff: Some(diff).filter(|d| !d.is_empty()),
         shown: vec!["diffs"],
+    })
+}
+
+/// The file changes of a call that sends no input of its own, as ACP v2 gives them and the
+/// card holds them: `files` (the paths changed) and `patch` (its `git_patch` text, a unified
+/// diff of them all).
+fn acp_patch(map: &Map<String, Value>) -> Option<Readable> {
+    let patch = text(map, "patch")?;
+    let files: Vec<&str> = map
+        .get("files")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    Some(Readable {
+        lead: files.join(", "),
+        command: None,
+        diff: Some(patch.to_string()).filter(|d| !d.is_empty()),
+        shown: vec!["files", "patch"],
     })
 }
 

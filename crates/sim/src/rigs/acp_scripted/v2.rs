@@ -7,7 +7,8 @@
 //! marker (new, list, resume, close, prompt, cancel, update); `session/prompt` only
 //! acknowledges with the user message's `messageId`, and the turn is told by `state_update`
 //! (`running`, `requires_action` while a permission waits, `idle` with its `stopReason`); the
-//! messages, the plan and the tool call are upserts keyed by their ids; the permission has a
+//! messages, the plan and the tool call are upserts keyed by their ids; the command's output
+//! comes from a terminal of its own (`terminal_update`, `terminal_output_chunk`); the permission has a
 //! `title` and names its tool call as its `subject`; `session/resume` with `replayFrom`
 //! replays the conversation as whole messages with the ids they had, then answers. There are no
 //! modes (v2 has no `session/set_mode`), only the `speed` option. Sessions are kept in the
@@ -15,6 +16,7 @@
 //!
 //! Each turn thinks nothing and plans one step, says a sentence, asks to run the tests, runs
 //! them or not as answered, and ends; `/ask` asks a question (`elicitation/create`) instead;
+//! `/edit` proposes a fix as a file change with its `git_patch`, asking first;
 //! `slow` streams for long, to be cancelled. The `--break` ids of `BREAKS` are
 //! kept here as in v1, in v2's terms where v2 differs (`P9` and `P2` on the option's values,
 //! `P12` an idle with no `running` before it, `P13` a permission with an empty title).
@@ -86,6 +88,7 @@ fn not_found(id: &str) -> Error {
 
 /// The v2 side, ready for the router.
 pub(super) fn agent(options: ScriptedOptions, state: Shared) -> impl ConnectTo<Client> {
+    let (o_login, s_login) = (options.clone(), Arc::clone(&state));
     let (o_init, o_new, o_resume, o_list, o_option, o_prompt, o_cancel, o_close) = (
         options.clone(),
         options.clone(),
@@ -128,7 +131,7 @@ pub(super) fn agent(options: ScriptedOptions, state: Shared) -> impl ConnectTo<C
             async move |request: v2::NewSessionRequest,
                         responder: Responder<v2::NewSessionResponse>,
                         _cx| {
-                if o_new.sign_in {
+                if o_new.sign_in && !s_new.lock().is_ok_and(|s| s.signed_in) {
                     return responder.respond_with_error(Error::auth_required());
                 }
                 let id = {
@@ -196,6 +199,23 @@ pub(super) fn agent(options: ScriptedOptions, state: Shared) -> impl ConnectTo<C
                     responder.respond(reply)?;
                 }
                 Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: v2::LoginAuthRequest,
+                        responder: Responder<v2::LoginAuthResponse>,
+                        _cx| {
+                // ACP v2: the agent signs in itself; its one way is `login`, done at once.
+                let method = request.method_id.to_string();
+                if !o_login.sign_in || method != "login" {
+                    return responder.respond_with_error(Error::invalid_params());
+                }
+                if let Ok(mut state) = s_login.lock() {
+                    state.signed_in = true;
+                }
+                eprintln!("scripted agent: signed in with {method} (v2)");
+                responder.respond(wire(json!({}))?)
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -433,13 +453,18 @@ impl Turn {
         let plan = format!("{}-plan", self.user);
         let step = |status: &str| json!({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": plan, "entries": [{"content": "Run the tests", "priority": "high", "status": status}]}});
         self.update(step("pending"));
-        let reply = if self.words.contains("/ask") {
-            self.say("A question first. ", false).await;
-            self.ask().await?
+        let (opening, reply) = if self.words.contains("/ask") {
+            let opening = "A question first. ";
+            self.say(opening, false).await;
+            (opening, self.ask().await?)
+        } else if self.words.contains("/edit") {
+            let opening = "Let me fix it. ";
+            self.say(opening, false).await;
+            (opening, self.edit().await?)
         } else {
-            self.say("Let me run the tests. ", self.words.contains("slow"))
-                .await;
-            self.tests().await?
+            let opening = "Let me run the tests. ";
+            self.say(opening, self.words.contains("slow")).await;
+            (opening, self.tests().await?)
         };
         if self.stopped() {
             return Ok("cancelled");
@@ -452,7 +477,7 @@ impl Turn {
             remembered.history.push(("user".into(), self.words.clone()));
             remembered
                 .history
-                .push(("agent".into(), format!("Let me run the tests. {reply}")));
+                .push(("agent".into(), format!("{opening}{reply}")));
         }
         remember(&self.state, &self.options, &self.session);
         Ok("end_turn")
@@ -464,7 +489,7 @@ impl Turn {
             return Ok(String::new());
         }
         let call = format!("{}-tests", self.user);
-        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "title": "cargo test", "kind": "execute", "status": "pending"}));
+        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "title": "cargo test", "kind": "execute", "status": "pending", "rawInput": {"command": "cargo test"}}));
         self.state("requires_action", None);
         let title = if self.options.breaks("P13") {
             ""
@@ -497,10 +522,65 @@ impl Turn {
             self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "failed", "content": [{"type": "content", "content": {"type": "text", "text": "Not run: you said no."}}]}));
             return Ok("I did not run the tests, as you said.".into());
         }
-        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "in_progress"}));
-        tokio::time::sleep(self.options.pace * 5).await;
+        // The command runs in a terminal of its own, display-only (ACP v2): the call names
+        // it, and its output comes as base64 chunks.
+        let terminal = format!("{call}-terminal");
+        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "in_progress", "content": [{"type": "terminal", "terminalId": terminal}]}));
+        self.update(json!({"sessionUpdate": "terminal_update", "terminalId": terminal, "command": "cargo test"}));
+        for line in [
+            "running 3 tests\n",
+            "\u{1b}[32mtest result: ok.\u{1b}[0m 3 passed\n",
+        ] {
+            use base64::Engine as _;
+            let data = base64::engine::general_purpose::STANDARD.encode(line);
+            self.update(json!({"sessionUpdate": "terminal_output_chunk", "terminalId": terminal, "data": data}));
+            tokio::time::sleep(self.options.pace * 2).await;
+        }
+        self.update(json!({"sessionUpdate": "terminal_update", "terminalId": terminal, "exitStatus": {"exitCode": 0}}));
         self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed", "content": [{"type": "content", "content": {"type": "text", "text": "test result: ok. 3 passed"}}]}));
         Ok("The tests pass.".into())
+    }
+
+    /// Proposes a fix to `src/lib.rs` as ACP v2's file change (its `git_patch`), asks before
+    /// it, and keeps it or not as answered; it writes no file of the workspace.
+    async fn edit(&self) -> Result<String, Error> {
+        let cwd = self
+            .state
+            .lock()
+            .ok()
+            .and_then(|s| s.sessions.get(&self.session).map(|r| r.cwd.clone()))
+            .unwrap_or_default();
+        let path = cwd.join("src/lib.rs").display().to_string();
+        let patch = "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,3 @@\n pub fn add(a: i32, b: i32) -> i32 {\n-    a - b\n+    a + b\n }\n";
+        let call = format!("{}-edit", self.user);
+        let diff = json!({"type": "diff", "changes": [{"operation": "modify", "path": path, "fileType": "text"}], "patch": {"format": "git_patch", "text": patch}});
+        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "title": "Fix add in src/lib.rs", "kind": "edit", "status": "pending", "content": [diff]}));
+        self.state("requires_action", None);
+        let request: v2::RequestPermissionRequest = wire(json!({
+            "sessionId": self.session,
+            "title": "Apply the fix to src/lib.rs?",
+            "subject": {"type": "tool_call", "toolCall": {"toolCallId": call, "kind": "edit", "content": [diff]}},
+            "options": [
+                {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+                {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+            ],
+        }))?;
+        let answer = self.cx.send_request(request).block_task().await?;
+        let answer = serde_json::to_value(&answer).unwrap_or(Value::Null);
+        let allowed = answer
+            .pointer("/outcome/optionId")
+            .and_then(Value::as_str)
+            .is_some_and(|o| o == "allow");
+        self.state("running", None);
+        let status = if allowed { "completed" } else { "failed" };
+        self.update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": status}),
+        );
+        Ok(if allowed {
+            "The fix is in.".into()
+        } else {
+            "I left src/lib.rs as it was.".into()
+        })
     }
 
     /// Asks the person one question through the client (`elicitation/create`).
