@@ -10,6 +10,7 @@ pub(crate) mod export;
 pub(crate) mod opener;
 pub mod osc;
 pub mod outside_editor;
+pub mod seen_file;
 pub mod terminal;
 pub mod woken_stream;
 
@@ -107,6 +108,8 @@ pub struct Tui<B: Backend, E> {
     on_screen: Option<Vec<(String, String)>>,
     /// Messages from the program around the phone (the demo's runner), when it has any.
     side: Option<tokio::sync::mpsc::UnboundedReceiver<Message>>,
+    /// Where what the person saw of each pane is kept (SPEC A22); none keeps nothing.
+    seen_file: Option<std::path::PathBuf>,
     /// How each run of the person's notify command went, from the task that ran it.
     pushed: (
         tokio::sync::mpsc::UnboundedSender<Message>,
@@ -185,6 +188,7 @@ where
             read_at: std::time::Instant::now(),
             on_screen: None,
             side: None,
+            seen_file: None,
             pushed: tokio::sync::mpsc::unbounded_channel(),
         };
         tui.tell_on_screen();
@@ -207,6 +211,18 @@ where
     /// OSC 8): a real terminal writes them to stdout; a test records them.
     pub fn with_raw_out(mut self, out: impl FnMut(&[u8]) + Send + 'static) -> Self {
         self.raw_out = Box::new(out);
+        self
+    }
+
+    /// Keeps what the person saw of each pane in `path` (SPEC A22): what a phone kept there
+    /// before is read back now, and each change is written there.
+    pub fn with_seen_file(mut self, path: std::path::PathBuf) -> Self {
+        match seen_file::read(&path) {
+            Ok(Some(kept)) => self.app.recall_seen(&kept),
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "what was seen of each pane is not read"),
+        }
+        self.seen_file = Some(path);
         self
     }
 
@@ -481,6 +497,13 @@ where
                             tracing::warn!(%error, "clearing the terminal failed");
                         }
                         self.dirty = true;
+                    }
+                    Command::KeepSeen(text) => {
+                        if let Some(path) = &self.seen_file
+                            && let Err(error) = seen_file::write(path, &text)
+                        {
+                            tracing::warn!(path = %path.display(), %error, "what was seen of each pane is not kept");
+                        }
                     }
                     Command::Quit => flow = Flow::Quit,
                 }
