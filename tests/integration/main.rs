@@ -22,6 +22,7 @@ mod app_flows;
 mod app_inspector;
 mod app_rings;
 mod app_screens;
+mod app_moves;
 mod app_triage;
 mod check;
 mod check_acp;

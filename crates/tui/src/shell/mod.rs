@@ -616,15 +616,23 @@ impl App {
         }
         // A key just after a card closed by itself was meant for the card: one that acts on
         // the screen now on top waits the reading time, as an answer would (docs/KEYS.md).
+        // After a move between panes Esc is let through: a move takes the place of the pane
+        // before, so Esc goes back to the same screen whichever pane it was meant for.
         if acts_on_agent(context, action)
-            && let Some(why) = self
+            && let Some((landed, _)) = self
                 .landed
                 .filter(|(_, moves)| *moves == self.nav.moves())
-                .and_then(|(closed, _)| closed.refusal(self.phone.now))
+            && !(landed.why == Why::Moved && action == Some(Action::Back))
+            && let Some(why) = landed.refusal(self.phone.now)
         {
             self.phone.show_toast(why, false);
+            let what = if landed.why == Why::Moved {
+                "a move between panes"
+            } else {
+                "a card closed"
+            };
             commands.push(Command::Log(format!(
-                "a key came just after a card closed, on {}: not acted on: {}",
+                "a key came just after {what}, on {}: not acted on: {}",
                 context.title(),
                 action.map_or_else(|| "none".to_string(), Action::name)
             )));

@@ -57,7 +57,8 @@ fn freshness(agent: &AgentView, now: time::OffsetDateTime) -> String {
 }
 
 /// The state column of a ready agent whose panes have news since the person saw them (SPEC
-/// A22): "Ready. · 2 panes with news", shorter where the row is short; else as [`row_state`].
+/// A22): "Ready. · 2 panes with news", shorter where the row is short ("Ready ●2" at 40
+/// columns); else as [`row_state`].
 fn with_news(app: &Phone, agent: &AgentView, room: usize) -> String {
     let news = app.seen().count(&agent.name);
     let (state, _) = row_state(&agent.status, room);
@@ -71,6 +72,7 @@ fn with_news(app: &Phone, agent: &AgentView, room: usize) -> String {
         ),
         format!("{state} · {news} with news"),
         format!("{state} · {news} new"),
+        format!("{} ●{news}", state.trim_end_matches('.')),
     ];
     words
         .into_iter()
