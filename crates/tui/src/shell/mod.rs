@@ -106,6 +106,12 @@ impl App {
         self.phone.model.recall_seen(kept);
     }
 
+    /// What to keep in the state folder of the panes the person saw, when it changed since it
+    /// was last kept (SPEC A22): the runner asks as it stops, between the once-a-second writes.
+    pub fn seen_to_keep(&mut self) -> Option<String> {
+        self.phone.model.seen_to_keep()
+    }
+
     pub fn new(setup: AppSetup) -> Self {
         Self {
             nav: Navigation::default(),

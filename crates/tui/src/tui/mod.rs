@@ -283,7 +283,16 @@ where
     pub async fn run(&mut self) -> anyhow::Result<()> {
         self.draw()?;
         while self.step().await? == Flow::Continue {}
+        self.keep_seen();
         Ok(())
+    }
+
+    /// Writes what the person saw of each pane to its file, when it changed since the last
+    /// write (SPEC A22).
+    fn keep_seen(&mut self) {
+        if let (Some(path), Some(text)) = (&self.seen_file, self.app.seen_to_keep()) {
+            write_seen(path, &text);
+        }
     }
 
     /// True when every key that came has been handed to the app (none is held to tell a paste
@@ -499,13 +508,15 @@ where
                         self.dirty = true;
                     }
                     Command::KeepSeen(text) => {
-                        if let Some(path) = &self.seen_file
-                            && let Err(error) = seen_file::write(path, &text)
-                        {
-                            tracing::warn!(path = %path.display(), %error, "what was seen of each pane is not kept");
+                        if let Some(path) = &self.seen_file {
+                            write_seen(path, &text);
                         }
                     }
-                    Command::Quit => flow = Flow::Quit,
+                    Command::Quit => {
+                        // Kept before the phone stops, not only at the next tick.
+                        self.keep_seen();
+                        flow = Flow::Quit;
+                    }
                 }
             }
         }
@@ -574,6 +585,13 @@ where
         self.dirty = false;
         self.frames += 1;
         Ok(())
+    }
+}
+
+/// Writes the file of what was seen (`seen_file`), saying in the log why it could not.
+fn write_seen(path: &std::path::Path, text: &str) {
+    if let Err(error) = seen_file::write(path, text) {
+        tracing::warn!(path = %path.display(), %error, "what was seen of each pane is not kept");
     }
 }
 
