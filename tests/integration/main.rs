@@ -56,6 +56,7 @@ mod ssh_remote;
 mod tmux;
 mod tmux_claims;
 mod tmux_glass;
+mod tmux_moves;
 mod tmux_rings;
 mod tmux_terminal;
 mod wire_props;
