@@ -155,7 +155,10 @@ fn a22_panes_with_news_are_marked_on_home_workspaces_and_their_tabs() {
         assert_eq!(app.seen().news(&agent, &pane), None);
         assert_eq!(app.seen().count("demo"), 2);
         press(&mut app, &["Esc"]);
-        insta::assert_snapshot!(format!("marks_workspaces_one_seen_{w}x{h}"), draw(&app, size));
+        insta::assert_snapshot!(
+            format!("marks_workspaces_one_seen_{w}x{h}"),
+            draw(&app, size)
+        );
     }
 }
 
@@ -263,7 +266,11 @@ async fn a22_marks_of_panes_not_yet_seen_outlive_a_restart_of_the_phone() {
     let agent = common::AgentProcess::start(&[
         "agent",
         "--socket",
-        dir.path().join("run").join("agent.sock").to_str().expect("utf-8"),
+        dir.path()
+            .join("run")
+            .join("agent.sock")
+            .to_str()
+            .expect("utf-8"),
         "--speed",
         "6",
     ]);

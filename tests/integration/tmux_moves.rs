@@ -56,7 +56,12 @@ fn more_said(screen: &str) -> Option<usize> {
     let line = screen
         .lines()
         .find(|l| l.contains(" more need you.") || l.contains(" more needs you."))?;
-    line.split(" more need").next()?.split_whitespace().last()?.parse().ok()
+    line.split(" more need")
+        .next()?
+        .split_whitespace()
+        .last()?
+        .parse()
+        .ok()
 }
 
 /// The titles of the panes Workspaces marks, with whether the row says their chat grew.
@@ -179,10 +184,15 @@ fn ctrl_n_walks_three_agents_soonest_first_and_marks_outlive_a_restart() {
         walked.push((now.0.clone(), now.1.clone(), at));
         last = Some(now);
     }
-    assert!(steady > 0, "no count was read with the asks steady: {walked:?}");
+    assert!(
+        steady > 0,
+        "no count was read with the asks steady: {walked:?}"
+    );
     for name in names {
         assert!(
-            walked.iter().any(|(agent, title, _)| agent == name && title == "Release notes"),
+            walked
+                .iter()
+                .any(|(agent, title, _)| agent == name && title == "Release notes"),
             "{name}'s expiring ask is walked: {walked:?}"
         );
     }
@@ -194,7 +204,10 @@ fn ctrl_n_walks_three_agents_soonest_first_and_marks_outlive_a_restart() {
         .cloned()
         .expect("a Release notes ask");
     let on_screen = last.clone().expect("a card on screen");
-    assert_ne!((on_screen.0.as_str(), on_screen.1.as_str()), (gone_agent.as_str(), "Release notes"));
+    assert_ne!(
+        (on_screen.0.as_str(), on_screen.1.as_str()),
+        (gone_agent.as_str(), "Release notes")
+    );
     let wait = gone_at.saturating_duration_since(Instant::now()) + Duration::from_millis(1500);
     std::thread::sleep(wait);
     let total = asks_in_header(&tmux.screen()).expect("the header counts the asks");
@@ -225,7 +238,9 @@ fn ctrl_n_walks_three_agents_soonest_first_and_marks_outlive_a_restart() {
         .expect("a marked row");
     tmux.select(&opened);
     tmux.keys(&["Enter"]);
-    tmux.until("the pane", |s| s.lines().next().is_some_and(|l| l.contains(&opened)));
+    tmux.until("the pane", |s| {
+        s.lines().next().is_some_and(|l| l.contains(&opened))
+    });
     tmux.keys(&["Escape"]);
     tmux.until("Workspaces again", |s| s.contains("slow — workspaces"));
     let back = tmux.screen();
@@ -247,7 +262,11 @@ fn ctrl_n_walks_three_agents_soonest_first_and_marks_outlive_a_restart() {
         assert!(Instant::now() < deadline, "the phone did not quit");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let kept = home.path().join("state").join("collie-phone").join("seen.json");
+    let kept = home
+        .path()
+        .join("state")
+        .join("collie-phone")
+        .join("seen.json");
     assert!(kept.is_file(), "{} kept at quit", kept.display());
     drop(tmux);
     let again = Tmux::start("moves-again", (120, 40), &command);
@@ -257,7 +276,9 @@ fn ctrl_n_walks_three_agents_soonest_first_and_marks_outlive_a_restart() {
     again.until("the marks of the panes not yet seen", |s| {
         let marked = marked_rows(s);
         s.contains("slow — workspaces")
-            && grew.iter().all(|title| marked.iter().any(|(t, _)| t == title))
+            && grew
+                .iter()
+                .all(|title| marked.iter().any(|(t, _)| t == title))
     });
     eprintln!(
         "tmux moves: the walk took {walk_took:?}, all of it {:?}",

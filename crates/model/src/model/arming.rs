@@ -54,7 +54,9 @@ impl Why {
             Self::CardClosed => {
                 "The card just closed; that key did nothing. Press it again to act here."
             }
-            Self::Moved => "You just came to this pane; that key did nothing. Press it again to act here.",
+            Self::Moved => {
+                "You just came to this pane; that key did nothing. Press it again to act here."
+            }
         }
     }
 }

@@ -315,7 +315,11 @@ mod tests {
         let mut state = Event::new(1, EventType::State);
         state.state = Some(crate::wire::PaneState::Idle);
         let mut event = Event::new(1, EventType::Item);
-        event.item = Some(Item::text(id.to_string(), ItemKind::Reply, text.to_string()));
+        event.item = Some(Item::text(
+            id.to_string(),
+            ItemKind::Reply,
+            text.to_string(),
+        ));
         view.apply(AgentChange::PaneEvents {
             pane: pane.into(),
             events: vec![state, event],

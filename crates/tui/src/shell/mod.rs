@@ -625,9 +625,7 @@ impl App {
         // After a move between panes Esc is let through: a move takes the place of the pane
         // before, so Esc goes back to the same screen whichever pane it was meant for.
         if acts_on_agent(context, action)
-            && let Some((landed, _)) = self
-                .landed
-                .filter(|(_, moves)| *moves == self.nav.moves())
+            && let Some((landed, _)) = self.landed.filter(|(_, moves)| *moves == self.nav.moves())
             && !(landed.why == Why::Moved && action == Some(Action::Back))
             && let Some(why) = landed.refusal(self.phone.now)
         {

@@ -21,10 +21,16 @@ pub(crate) fn read(path: &Path) -> Result<Option<String>, String> {
         Err(e) => return Err(e.to_string()),
     };
     if !meta.is_file() {
-        return Err(format!("{} is not a plain file, so it is not read", path.display()));
+        return Err(format!(
+            "{} is not a plain file, so it is not read",
+            path.display()
+        ));
     }
     if meta.uid() != crate::transport::privacy::current_uid() {
-        return Err(format!("{} is not yours, so it is not read", path.display()));
+        return Err(format!(
+            "{} is not yours, so it is not read",
+            path.display()
+        ));
     }
     let mut text = String::new();
     std::fs::File::open(path)

@@ -4,8 +4,8 @@
 use crossterm::event::KeyCode;
 
 use crate::app::keymap::{
-    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, plain_words,
-    moves, to_the_asks,
+    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, moves, plain_words,
+    to_the_asks,
 };
 
 /// The New page's form for a DSH bridge.

@@ -153,11 +153,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
                     theme.text,
                 ),
                 ("  ".into(), 2, theme.text),
-                (
-                    with_news(app, agent, state_room),
-                    state_room,
-                    theme.text,
-                ),
+                (with_news(app, agent, state_room), state_room, theme.text),
                 (
                     format!("{fresh:>width$}", width = fresh_width - 1),
                     fresh_width,
