@@ -675,15 +675,11 @@ pub(crate) fn text_box() -> Vec<(Chord, Action)> {
 /// Alt-Backspace are its own). Alt-↓/↑ walk the panes as ↓/↑ walk the workspaces' tree; Alt-n
 /// goes to news; Alt-o goes back, as vim's Ctrl-O jumps back (Ctrl-O is a key of the box).
 pub(crate) fn moves() -> [(Chord, Action); 4] {
-    let alt = |code| Chord {
-        code,
-        modifiers: KeyModifiers::ALT,
-    };
     [
-        (alt(KeyCode::Down), Action::NextPane),
-        (alt(KeyCode::Up), Action::PrevPane),
-        (alt(KeyCode::Char('n')), Action::NextNews),
-        (alt(KeyCode::Char('o')), Action::WhereYouWere),
+        (Chord::alt(KeyCode::Down), Action::NextPane),
+        (Chord::alt(KeyCode::Up), Action::PrevPane),
+        (Chord::alt(KeyCode::Char('n')), Action::NextNews),
+        (Chord::alt(KeyCode::Char('o')), Action::WhereYouWere),
     ]
 }
 
