@@ -179,12 +179,12 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &LayoutScreen, 
                         )
                     })
                     .unwrap_or_default();
-                // A pane with news since the person saw it is marked, and says why where
-                // the line is wide (SPEC A22).
+                // A pane with news since the person saw it is marked, and says why after its
+                // turn where the line is wide, so a short line cuts the why first (SPEC A22).
                 let news = phone.seen().news(&screen.agent, &p.pane.id);
                 let mark = if news.is_some() { "●" } else { " " };
                 let turn = match news {
-                    Some(news) if !turn.is_empty() => format!("{} · {turn}", news.words()),
+                    Some(news) if !turn.is_empty() => format!("{turn} · {}", news.words()),
                     Some(news) => news.words().to_string(),
                     None => turn,
                 };
