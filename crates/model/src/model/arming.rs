@@ -55,7 +55,7 @@ impl Why {
                 "The card just closed; that key did nothing. Press it again to act here."
             }
             Self::Moved => {
-                "You just came to this pane; that key did nothing. Press it again to act here."
+                "You just came here; that key did nothing. Press it again to act here."
             }
         }
     }
