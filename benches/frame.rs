@@ -11,6 +11,9 @@
 //! "first", with the memo emptied and a fresh terminal (opening the pane, a resize, a theme
 //! change), so every visible entry is laid out and every cell written.
 
+#[path = "support/world_agent.rs"]
+mod world_agent;
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -24,14 +27,11 @@ use time::OffsetDateTime;
 use collie_phone::app::notify::NotifyStyle;
 use collie_phone::app::settings::Settings;
 use collie_phone::app::{AppSetup, Command, Message};
-use collie_phone::durable::listen::bind_unix;
-use collie_phone::durable::runtime::Agent;
-use collie_phone::durable::server::{Access, Server};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::look::chat_scroll::ViewStart;
 use collie_phone::look::theme::Theme;
+use collie_phone::rigs::WorldKind;
 use collie_phone::rigs::worlds::{BIG_LONG_PANE, BIG_LONG_PANE_ITEMS};
-use collie_phone::rigs::{WorldKind, WorldOptions};
 use collie_phone::screens::Screen;
 use collie_phone::shell;
 use collie_phone::shell::App;
@@ -60,45 +60,13 @@ fn big_world_app() -> (App, String) {
         .expect("a temp folder");
     let socket = dir.path().join("run").join("agent.sock");
     let (stop_agent, stopped) = tokio::sync::oneshot::channel::<()>();
-    let agent_task = start_agent(&runtime, &socket, stopped);
+    let agent_task = world_agent::start(&runtime, &socket, WorldKind::Big, stopped);
     let loaded = runtime.block_on(read_the_world(&socket, dir.path()));
     let _ = stop_agent.send(());
     let _ = runtime.block_on(agent_task);
     // The engine's sessions go with the runtime: nothing polls while frames are timed.
     runtime.shutdown_timeout(Duration::from_secs(1));
     loaded
-}
-
-fn start_agent(
-    runtime: &tokio::runtime::Runtime,
-    socket: &Path,
-    stopped: tokio::sync::oneshot::Receiver<()>,
-) -> tokio::task::JoinHandle<()> {
-    let options = WorldOptions {
-        kind: WorldKind::Big,
-        speed: 0.0,
-        ..WorldOptions::default()
-    };
-    let agent = Agent::new(options).expect("the big world");
-    let server = Server::new(
-        agent,
-        Access {
-            token: None,
-            tls: false,
-        },
-    );
-    let binding = runtime
-        .block_on(async { bind_unix(socket) })
-        .expect("bind the socket");
-    runtime.spawn(async move {
-        let ticker = server.spawn_ticker();
-        binding
-            .serve(server, async {
-                let _ = stopped.await;
-            })
-            .await;
-        ticker.abort();
-    })
 }
 
 /// Runs the engine against the agent, feeding its updates into a fresh app (and the app's

@@ -383,6 +383,73 @@ async fn a_send_during_a_turn_is_queued_and_becomes_the_next_prompt() {
     );
 }
 
+/// SPEC A21 on the ACP host, from the phone's card: "Deny, and say why" rejects the agent's
+/// permission request, and the words become the next prompt, queued while the turn runs
+/// (docs/ACP.md, "Sends are queued, never steered"). The agent's own sessions hold the words
+/// once, after the first prompt; the phone's journal holds the Deny and then the words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a21_a_deny_with_words_rejects_the_call_and_the_words_are_the_next_prompt() {
+    let host = host(&[("scripted", "")], &[]).await;
+    let pane = host.start("scripted-1").await;
+    host.send(&pane, "s1", "/test").await;
+    let ask = host.ask(&pane).await;
+    let endpoint = collie_phone::transport::Endpoint::socket(host.process.socket_path());
+    let mut phone = common::phone::TestPhone::start(
+        "host",
+        endpoint,
+        false,
+        host.dir.path(),
+        (100, 30),
+        |_| {},
+    );
+    phone
+        .until("the ask on Home", |s| s.contains("execute: cargo test"))
+        .await;
+    phone.press(&["ctrl-n"]).await;
+    phone
+        .until("the card", |s| s.contains("Deny, and say why"))
+        .await;
+    phone.press(&["N"]).await;
+    let words = "run only the unit tests";
+    phone.type_text(words).await;
+    phone.read_card().await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("one receipt of both", |s| {
+            s.contains("Denied, and your words were sent.")
+        })
+        .await;
+    // The scripted turn goes on to its edit; once that is allowed, the turn ends and the
+    // queued words run as the next one.
+    eventually("the edit's card", WAIT, || async {
+        host.ask(&pane).await["id"].ne(&ask["id"]).then_some(())
+    })
+    .await;
+    host.allow_next(&pane, "a-edit").await;
+    let users = eventually("the words ran as the next prompt", WAIT, || async {
+        let users: Vec<String> = host
+            .agent_history()
+            .into_iter()
+            .filter(|(who, _)| who == "user")
+            .map(|(_, words)| words)
+            .collect();
+        (users.len() >= 2).then_some(users)
+    })
+    .await;
+    assert_eq!(users, ["/test", words]);
+    let items = host.items(&pane).await;
+    assert!(
+        texts(&items, "reply").contains(&"Understood: I will not run the tests.".to_string()),
+        "{items:?}"
+    );
+    let created = common::journal_kinds(&host.dir.path().join("intents.jsonl"));
+    assert_eq!(created.len(), 2, "{created:?}");
+    assert_eq!(created[0]["kind"], "answer");
+    assert_eq!(created[0]["answer"]["optionId"], "deny");
+    assert_eq!(created[1]["kind"], "send");
+    assert_eq!(created[1]["text"], words);
+}
+
 #[tokio::test]
 async fn abort_cancels_the_turn_and_its_open_permission_is_decided() {
     let host = host(&[("scripted", "")], &[]).await;

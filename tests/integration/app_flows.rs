@@ -408,6 +408,134 @@ async fn a15_answer_a_choice_by_its_number_then_enter() {
         .await;
 }
 
+/// SPEC A21: "Deny, and say why" on a permission card. `N` opens the box under the options
+/// even among keys that came together (the words after it are typed, never dropped); Enter
+/// denies, and only once the agent took the Deny do the words go to the same pane. The
+/// agent's own records and the journal hold the Deny and then the words, each once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a21_deny_and_say_why_sends_the_deny_then_the_words_once() {
+    let dir = common::temp_dir();
+    let agent = logging_agent(dir.path(), "0");
+    let mut phone = Phone::on(agent, dir).await;
+    phone.open_inbox_row("rm -rf build/").await;
+    phone
+        .until("the permission card", |s| {
+            s.contains("$ rm -rf build/") && s.contains("Deny, and say why")
+        })
+        .await;
+    let key = phone.card_key();
+    let pane = key.pane.clone();
+    let words = "keep build/, 重构 with make clean 🚀";
+    let mut keys = vec!["N".to_string()];
+    keys.extend(words.chars().map(|c| match c {
+        ' ' => "space".to_string(),
+        c => c.to_string(),
+    }));
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    phone.bunch(&keys).await;
+    phone
+        .until("the words under the Deny", |s| {
+            s.contains(&format!("› {words}")) && s.contains("Enter denies, then sends the words")
+        })
+        .await;
+    phone.read_card().await;
+    phone.press(&["enter"]).await;
+    phone
+        .until("one receipt of both", |s| {
+            s.contains("Denied, and your words were sent.") && s.contains("Needs your answer (3)")
+        })
+        .await;
+    // The agent's log: one answer and one message applied to the pane.
+    assert_eq!(phone.applied(&key), 1, "{}", phone.agent.stderr());
+    let send_path = common::pane_path(&pane, "send");
+    let sends_applied = phone
+        .agent
+        .stderr()
+        .lines()
+        .filter(|line| line.contains("applied") && line.contains(&send_path))
+        .count();
+    assert_eq!(sends_applied, 1, "{}", phone.agent.stderr());
+    let received = phone.received(&pane).await;
+    assert_eq!(
+        received.iter().filter(|t| *t == words).count(),
+        1,
+        "{received:?}"
+    );
+    // The journal: the Deny, then the words, each once and each taken.
+    let created = common::journal_kinds(&phone._dir.path().join("intents.jsonl"));
+    assert_eq!(created.len(), 2, "{created:?}");
+    assert_eq!(created[0]["kind"], "answer");
+    assert_eq!(created[0]["answer"]["optionId"], "deny");
+    assert_eq!(created[1]["kind"], "send");
+    assert_eq!(created[1]["pane"], pane.as_str());
+    assert_eq!(created[1]["text"], words);
+    assert_eq!(
+        phone.journal_sends(),
+        [(words.to_string(), "done".to_string())]
+    );
+}
+
+/// SPEC A21: the words under a Deny are the person's until they leave: another phone that
+/// answers first closes the card with the words still on it, and leaving it puts them in the
+/// pane's box, said so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a21_words_under_a_deny_answered_elsewhere_go_to_the_pane_box() {
+    let mut phone = Phone::start().await;
+    phone.open_inbox_row("rm -rf build/").await;
+    phone
+        .until("the permission card", |s| s.contains("Deny, and say why"))
+        .await;
+    let key = phone.card_key();
+    phone.press(&["N"]).await;
+    phone.type_text("use the cache").await;
+    // Another phone allows it first, over the agent's own wire.
+    let ask = common::snapshot(&phone.agent.client()).await;
+    let revision = common::panes(&ask)
+        .into_iter()
+        .find(|p| p["id"] == key.pane.as_str())
+        .and_then(|p| {
+            p["asks"]
+                .as_array()
+                .and_then(|asks| asks.iter().find(|a| a["id"] == key.ask_id.as_str()))
+                .and_then(|a| a["revision"].as_u64())
+        })
+        .expect("the ask is open");
+    phone
+        .agent
+        .client()
+        .post(
+            &common::pane_path(&key.pane, "answer"),
+            serde_json::json!({
+                "requestId": "r-other-phone",
+                "askId": key.ask_id,
+                "revision": revision,
+                "answer": {"optionId": "allow-once"},
+            }),
+        )
+        .await
+        .expect(200, "ok");
+    // The card says who answered, the words still on it; leaving it gives them to the pane.
+    phone
+        .until("the card closed with the words on it", |s| {
+            s.contains("Answered from a phone: “Allow once”.") && s.contains("› use the cache")
+        })
+        .await;
+    phone.press(&["esc"]).await;
+    phone
+        .until("the words in the pane's box", |s| {
+            s.contains("Not sent. Your words are in the pane's box (HTTP routes 🚀).")
+        })
+        .await;
+    let app = phone.tui.app();
+    let draft = app.draft(&key.agent, &key.pane).map(Editor::text);
+    assert_eq!(
+        draft.as_deref(),
+        Some("use the cache"),
+        "{}",
+        phone.screen()
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a16_send_text_to_a_pane() {
     let mut phone = Phone::start().await;

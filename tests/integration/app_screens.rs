@@ -1595,7 +1595,7 @@ fn regions_form() -> Ask {
 }
 
 fn picks(app: &App, card: &AskKey, field: usize) -> (Vec<bool>, usize) {
-    match app.cards().get(card).and_then(|c| c.form.as_ref()) {
+    match app.cards().get(card).and_then(|c| c.form()) {
         Some(form) => match &form.values[field] {
             FieldValue::Many { picked, at } => (picked.clone(), *at),
             other => panic!("field {field} is {other:?}"),
@@ -1726,7 +1726,7 @@ fn a_form_hints_the_keys_of_the_focused_field_and_each_does_what_it_says() {
     let world = world_asking(regions_form());
     let (mut app, card) = card_app(&world, false, size);
     read(&mut app);
-    let number = |app: &App| match app.cards().get(&card).and_then(|c| c.form.as_ref()) {
+    let number = |app: &App| match app.cards().get(&card).and_then(|c| c.form()) {
         Some(form) => match &form.values[0] {
             FieldValue::Number(editor) => editor.text(),
             other => panic!("the first field is {other:?}"),
@@ -1821,8 +1821,7 @@ fn a_forms_choice_and_yes_no_fields_hint_their_own_keys() {
     let world = world_asking(worlds::deploy_form());
     let (mut app, card) = card_app(&world, false, size);
     read(&mut app);
-    let value = |app: &App, field: usize| match app.cards().get(&card).and_then(|c| c.form.as_ref())
-    {
+    let value = |app: &App, field: usize| match app.cards().get(&card).and_then(|c| c.form()) {
         Some(form) => format!("{:?}", form.values[field]),
         None => panic!("no form"),
     };
@@ -1897,7 +1896,7 @@ fn a15_a_long_form_field_shows_the_cursors_part_and_marks_the_rest() {
             "text after is marked at {size:?}: {start}"
         );
         // The agent gets the whole text.
-        let value = match app.cards().get(&card).and_then(|c| c.form.as_ref()) {
+        let value = match app.cards().get(&card).and_then(|c| c.form()) {
             Some(form) => match &form.values[3] {
                 FieldValue::Text(editor) => editor.text(),
                 other => panic!("the fourth field is {other:?}"),
@@ -1916,7 +1915,7 @@ fn a15_a_long_form_field_shows_the_cursors_part_and_marks_the_rest() {
 fn a15_a_number_field_edits_with_ctrl_chords_and_takes_only_number_chars() {
     let world = world_asking(worlds::deploy_form());
     let (mut app, card) = card_app(&world, false, (80, 24));
-    let replicas = |app: &App| match app.cards().get(&card).and_then(|c| c.form.as_ref()) {
+    let replicas = |app: &App| match app.cards().get(&card).and_then(|c| c.form()) {
         Some(form) => match &form.values[2] {
             FieldValue::Number(editor) => editor.text(),
             other => panic!("the third field is {other:?}"),
@@ -2301,11 +2300,11 @@ fn a_move_after_the_arming_time_acknowledges_the_change() {
     let (mut app, ask) = changed_under_the_eyes((80, 24), at);
     // A move inside the reading time selects, but the change stays marked.
     app.update(key("j"));
-    assert_eq!(app.cards()[&ask].selected, 1);
+    assert_eq!(app.cards()[&ask].selected(), 1);
     assert!(app.cards()[&ask].changes(app.agent_offer("demo")).is_some());
     app.update(Message::Tick(at + ARMING));
     app.update(key("k"));
-    assert_eq!(app.cards()[&ask].selected, 0);
+    assert_eq!(app.cards()[&ask].selected(), 0);
     assert!(app.cards()[&ask].changes(app.agent_offer("demo")).is_none());
     let text = screen_text(&app, (80, 24));
     assert!(!text.contains("Changed while on screen"), "{text}");
@@ -2317,19 +2316,19 @@ fn number_keys_and_letters_only_select() {
     let (mut app, ask) = card_app(&world_asking(force_push()), false, (80, 24));
     read(&mut app);
     assert!(engine_commands(&mut app, vec![key("3")]).is_empty());
-    assert_eq!(app.cards()[&ask].selected, 2);
+    assert_eq!(app.cards()[&ask].selected(), 2);
     let text = screen_text(&app, (80, 24));
     assert!(
         text.contains("Enter asks again before it allows always"),
         "{text}"
     );
     assert!(engine_commands(&mut app, vec![key("n")]).is_empty());
-    assert_eq!(app.cards()[&ask].selected, 1);
+    assert_eq!(app.cards()[&ask].selected(), 1);
     assert!(engine_commands(&mut app, vec![key("2"), key("y")]).is_empty());
-    assert_eq!(app.cards()[&ask].selected, 0);
+    assert_eq!(app.cards()[&ask].selected(), 0);
     let text = screen_text(&app, (80, 24));
     assert!(
-        text.contains("↑/↓, 1–3, y/n/a select · Enter answers the selected one"),
+        text.contains("↑/↓, 1–4, y/n/a select · Enter answers the selected one"),
         "{text}"
     );
     let commands = engine_commands(&mut app, vec![key("n"), key("enter")]);

@@ -271,7 +271,9 @@ fn build(args: &AnswerArgs, mut card: CardState, offer: AgentOffer) -> Result<An
                     ask.id
                 )));
             }
-            card.text = Editor::from_text(text);
+            if let Some(answer) = card.answer_text_mut() {
+                *answer = Editor::from_text(text);
+            }
             Ok(card.text_answer())
         }
         AskKind::Form => {
@@ -296,7 +298,7 @@ fn build(args: &AnswerArgs, mut card: CardState, offer: AgentOffer) -> Result<An
                     ask.id
                 )));
             }
-            let Some(form) = card.form.as_mut() else {
+            let Some(form) = card.form_mut() else {
                 return Err(bad(format!("{} has no fields to fill in", ask.id)));
             };
             let mut given = Vec::new();

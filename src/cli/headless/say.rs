@@ -12,6 +12,7 @@ use super::link::Link;
 use super::out::{Failure, Report};
 use super::receipt::report;
 use crate::engine::{IntentKind, IntentRecord, IntentState};
+use crate::model::outcome::AfterDeny;
 use crate::wire::{Answer, Ask, AskKind, Effect, limits};
 
 /// Whether `text` may follow `answer` to `ask`: a permission ask's deny, and words that fit a
@@ -68,10 +69,13 @@ pub(crate) async fn after(
         IntentState::Done { .. } | IntentState::Replayed { .. }
     );
     if !taken {
-        deny.lines.push(format!(
-            "Your words were not sent, as the Deny was not taken: {}",
-            super::quoted(text)
-        ));
+        deny.lines.push(
+            AfterDeny::NotDenied {
+                words: &super::quoted(text),
+                how: None,
+            }
+            .said(),
+        );
         merge(
             &mut deny.json,
             json!({ "say": { "sent": false, "text": text } }),
@@ -97,12 +101,13 @@ pub(crate) async fn after(
         IntentState::Done { .. } | IntentState::Replayed { .. }
     );
     let first = if went {
-        "Denied, and your words were sent.".to_string()
+        AfterDeny::Sent.said()
     } else {
-        format!(
-            "Denied; your words wait: {} (collie-phone send {pane} … sends them again).",
-            super::quoted(text)
-        )
+        AfterDeny::Waits {
+            words: &super::quoted(text),
+            how: &format!("collie-phone send {pane} … sends them again"),
+        }
+        .said()
     };
     let mut lines = vec![first];
     lines.extend(deny.lines);

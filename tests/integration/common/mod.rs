@@ -694,6 +694,17 @@ pub fn pane_path(pane: &str, verb: &str) -> String {
     format!("/session/v1/pane/{pane}/{verb}")
 }
 
+/// The kinds of the intents a journal holds (`intents.jsonl`: its `created` records), oldest
+/// first, as written: `{"kind": "answer", …}`.
+pub fn journal_kinds(journal: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(journal).unwrap_or_default();
+    text.lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a journal line is JSON"))
+        .filter(|entry| entry["op"] == "created")
+        .map(|entry| entry["record"]["kind"].clone())
+        .collect()
+}
+
 /// Every pane of a snapshot, flattened.
 pub fn panes(snapshot: &Value) -> Vec<Value> {
     let mut out = Vec::new();

@@ -262,11 +262,13 @@ impl AgentView {
     }
 
     /// True when allow-always may be offered at all on this agent (SPEC A11).
-    /// What this agent lets its cards offer (SPEC A11).
+    /// What this agent lets its cards offer (SPEC A11). Whether a Deny carries words depends
+    /// on the kind of peer, which the phone's model adds (`PhoneModel::agent_offer`).
     pub fn offer(&self) -> AgentOffer {
         AgentOffer {
             tls: self.is_tls,
             allows_always: self.allows_always(),
+            deny_with_words: false,
         }
     }
 

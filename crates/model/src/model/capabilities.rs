@@ -24,6 +24,9 @@ pub struct Capabilities {
     pub doctor: bool,
     /// Its asks may be a wait on the desktop, answered there, not on the phone.
     pub desktop_waits: bool,
+    /// A Deny may carry words that go to the same pane next (SPEC A21): its messages are
+    /// Collie sends.
+    pub deny_with_words: bool,
     /// How a sentence names it: "The agent", "The bridge".
     pub noun: &'static str,
     /// What Home adds to its name, if anything.
@@ -41,6 +44,7 @@ pub const COLLIE: Capabilities = Capabilities {
     closes_only_tasks: false,
     doctor: true,
     desktop_waits: false,
+    deny_with_words: true,
     noun: "The agent",
     kind_label: None,
 };
@@ -56,6 +60,7 @@ pub const DSH_BRIDGE: Capabilities = Capabilities {
     closes_only_tasks: true,
     doctor: false,
     desktop_waits: true,
+    deny_with_words: false,
     noun: "The bridge",
     kind_label: Some("DSH bridge"),
 };

@@ -15,7 +15,7 @@ use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
 use crate::model::intents::{Intents, is_retryable};
 use crate::model::outcome::{Done, IntentOutcome, What, outcome_words};
-use crate::wire::{Answer, Ask, AskKind, AskOption, DecidedBy, Effect, FieldKind, FormField};
+use crate::wire::{Answer, Ask, AskBody, AskOption, DecidedBy, Effect, FieldKind, FormField};
 
 /// The line a card shows for an ask kind the phone does not know (SPEC V3).
 pub const CANNOT_ANSWER: &str = "This kind of question cannot be answered from the phone.";
@@ -129,6 +129,45 @@ pub enum ClosedHow {
 pub struct AgentOffer {
     pub tls: bool,
     pub allows_always: bool,
+    /// A Deny may carry words to the same pane (SPEC A21).
+    pub deny_with_words: bool,
+}
+
+/// What the person picked or typed on a card: one model per kind of ask, made from the ask's
+/// body (`wire::AskBody`), so a new kind of ask is a compile error here and each kind holds
+/// only its own state (docs/ARCHITECTURE.md, "On paper").
+#[derive(Debug, Clone)]
+pub enum CardInput {
+    /// A permission's, a choice's or a link's options: the highlighted row (an index into
+    /// [`CardState::offered`], or the row of "Deny, and say why"), and the words under that
+    /// Deny (SPEC A21), kept while the selection moves.
+    Options { selected: usize, say_why: Editor },
+    /// A text ask's answer.
+    Text(Editor),
+    /// A form being filled in.
+    Form(FormState),
+    /// Nothing to pick or type: a wait answered on the desktop, or a kind this phone does not
+    /// know (SPEC V3).
+    Nothing,
+}
+
+impl CardInput {
+    /// A card's input as it opens: the first option, an empty answer, a form at its defaults.
+    fn of(ask: &Ask) -> Self {
+        match ask.body() {
+            AskBody::Permission(_) | AskBody::Choice(_) | AskBody::Link(..) => Self::Options {
+                selected: 0,
+                say_why: Editor::new(),
+            },
+            AskBody::Text(_) => Self::Text(Editor::new()),
+            AskBody::Form(form) => Self::Form(FormState {
+                focus: 0,
+                values: form.fields.iter().map(FieldValue::initial).collect(),
+                buttons: form.options.len(),
+            }),
+            AskBody::DesktopWait | AskBody::Unknown(_) => Self::Nothing,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -137,12 +176,8 @@ pub struct CardState {
     /// The ask as last seen; kept after it closes so the card can still say what happened.
     pub ask: Ask,
     pub pane_title: String,
-    /// The highlighted option of a permission or choice card: an index into
-    /// [`CardState::offered`].
-    pub selected: usize,
-    pub form: Option<FormState>,
-    /// The answer of a text card.
-    pub text: Editor,
+    /// What the person picked or typed, by the ask's kind.
+    pub input: CardInput,
     /// Set once the ask is no longer open.
     pub closed: Option<ClosedHow>,
     /// A line from the phone itself, e.g. a required field left empty.
@@ -158,20 +193,79 @@ pub struct CardState {
 impl CardState {
     /// A card opened `now`: no key answers it until the reading time is over.
     pub fn new(key: AskKey, ask: Ask, pane_title: String, now: OffsetDateTime) -> Self {
-        let mut card = Self {
+        Self {
             key,
-            form: None,
-            ask: ask.clone(),
+            input: CardInput::of(&ask),
+            ask,
             pane_title,
-            selected: 0,
-            text: Editor::new(),
             closed: None,
             notice: None,
             arming: Arming::start(Why::Opened, now),
             changed_from: None,
-        };
-        card.reset_form(&ask);
-        card
+        }
+    }
+
+    /// The highlighted row of a card with options (0 on any other).
+    pub fn selected(&self) -> usize {
+        match &self.input {
+            CardInput::Options { selected, .. } => *selected,
+            _ => 0,
+        }
+    }
+
+    /// Highlights a row of a card with options; nothing on any other.
+    pub fn select(&mut self, row: usize) {
+        if let CardInput::Options { selected, .. } = &mut self.input {
+            *selected = row;
+        }
+    }
+
+    /// A text card's answer.
+    pub fn answer_text(&self) -> Option<&Editor> {
+        match &self.input {
+            CardInput::Text(editor) => Some(editor),
+            _ => None,
+        }
+    }
+
+    /// A text card's answer, to type in.
+    pub fn answer_text_mut(&mut self) -> Option<&mut Editor> {
+        match &mut self.input {
+            CardInput::Text(editor) => Some(editor),
+            _ => None,
+        }
+    }
+
+    /// A form card's fields as filled in.
+    pub fn form(&self) -> Option<&FormState> {
+        match &self.input {
+            CardInput::Form(form) => Some(form),
+            _ => None,
+        }
+    }
+
+    /// A form card's fields, to fill in.
+    pub fn form_mut(&mut self) -> Option<&mut FormState> {
+        match &mut self.input {
+            CardInput::Form(form) => Some(form),
+            _ => None,
+        }
+    }
+
+    /// The words under "Deny, and say why" (SPEC A21), on a card with options.
+    pub fn say_why(&self) -> Option<&Editor> {
+        match &self.input {
+            CardInput::Options { say_why, .. } => Some(say_why),
+            _ => None,
+        }
+    }
+
+    /// The words under "Deny, and say why", to type in.
+    pub fn say_why_mut(&mut self) -> Option<&mut Editor> {
+        match &mut self.input {
+            CardInput::Options { say_why, .. } => Some(say_why),
+            _ => None,
+        }
     }
 
     /// When the ask expires, if it does (SPEC A13).
@@ -193,9 +287,9 @@ impl CardState {
     /// What the person's typed words are, to give back when the card goes without taking them:
     /// a text card's answer, or a form's typed fields as "Label: words" lines.
     pub fn typed_words(&self) -> Option<String> {
-        let words = match (&self.ask.kind, &self.ask.form, &self.form) {
-            (AskKind::Text, _, _) => self.text.text(),
-            (AskKind::Form, Some(body), Some(state)) => body
+        let words = match (&self.input, &self.ask.form) {
+            (CardInput::Text(editor), _) => editor.text(),
+            (CardInput::Form(state), Some(body)) => body
                 .fields
                 .iter()
                 .zip(&state.values)
@@ -209,6 +303,7 @@ impl CardState {
                 })
                 .collect::<Vec<_>>()
                 .join("\n"),
+            (CardInput::Options { say_why, .. }, _) => say_why.text(),
             _ => String::new(),
         };
         (!words.trim().is_empty()).then_some(words)
@@ -240,14 +335,6 @@ impl CardState {
         let old = self.changed_from.as_ref()?;
         let shown = self.allow_always(agent).is_ok();
         Some((old.revision, ask_diff::changes(old, &self.ask, shown)))
-    }
-
-    fn reset_form(&mut self, ask: &Ask) {
-        self.form = ask.form.as_ref().map(|form| FormState {
-            focus: 0,
-            values: form.fields.iter().map(FieldValue::initial).collect(),
-            buttons: form.options.len(),
-        });
     }
 
     /// Takes the live ask. Any change a person could read (a new revision, or new words under
@@ -290,24 +377,32 @@ impl CardState {
     }
 
     fn take_new_form(&mut self, ask: &Ask, agent: AgentOffer) {
+        let was_saying_why = self.saying_why(agent);
         let picked = self
             .offered(agent)
-            .get(self.selected)
+            .get(self.selected())
             .map(|o| (o.id.clone(), o.effect.clone()));
         let old_fields = self.ask.form.as_ref().map(|f| f.fields.clone());
-        let old_values = self.form.take();
+        let old_input = std::mem::replace(&mut self.input, CardInput::of(ask));
         let before = std::mem::replace(&mut self.ask, ask.clone());
         // The banner compares with what the person last saw settled, across several changes.
         if self.changed_from.is_none() {
             self.changed_from = Some(before);
         }
-        self.reset_form(ask);
-        if let (Some(fields), Some(old), Some(new), Some(form)) = (
-            old_fields,
-            old_values,
-            self.form.as_mut(),
-            ask.form.as_ref(),
-        ) {
+        // What was typed stays where its place is still there: a text answer, the words under
+        // a Deny, the fields of the same id and kind.
+        let mut old_form = None;
+        match (old_input, &mut self.input) {
+            (CardInput::Text(old), CardInput::Text(new)) => *new = old,
+            (CardInput::Options { say_why: old, .. }, CardInput::Options { say_why, .. }) => {
+                *say_why = old;
+            }
+            (CardInput::Form(old), CardInput::Form(_)) => old_form = Some(old),
+            _ => {}
+        }
+        if let (Some(fields), Some(old), Some(new), Some(form)) =
+            (old_fields, old_form, self.form_mut(), ask.form.as_ref())
+        {
             for (i, field) in form.fields.iter().enumerate() {
                 let kept = fields
                     .iter()
@@ -322,7 +417,7 @@ impl CardState {
         // The same option stays selected only if it still does the same; otherwise the safe
         // one (deny) is, so a reordered list never leaves the selection on another effect.
         let offered = self.offered(agent);
-        self.selected = picked
+        let row = picked
             .and_then(|(id, effect)| {
                 offered
                     .iter()
@@ -330,6 +425,39 @@ impl CardState {
             })
             .or_else(|| offered.iter().position(|o| o.effect == Some(Effect::Deny)))
             .unwrap_or(0);
+        self.select(row);
+        // The words under the Deny stay where they are typed while the new ask still denies.
+        if was_saying_why && let Some(row) = self.say_why_row(agent) {
+            self.select(row);
+        }
+    }
+
+    /// The row of "Deny, and say why" (SPEC A21): after the options, on a permission card
+    /// that offers a Deny, of an agent whose Deny may carry words.
+    pub fn say_why_row(&self, agent: AgentOffer) -> Option<usize> {
+        let offered = self.offered(agent);
+        (agent.deny_with_words
+            && CardShape::of(&self.ask).letters
+            && offered.iter().any(|o| o.effect == Some(Effect::Deny)))
+        .then_some(offered.len())
+    }
+
+    /// True while "Deny, and say why" is selected: letters go into its words.
+    pub fn saying_why(&self, agent: AgentOffer) -> bool {
+        self.say_why_row(agent) == Some(self.selected())
+    }
+
+    /// The rows the selection moves over: the options, and "Deny, and say why" where offered.
+    pub fn rows(&self, agent: AgentOffer) -> usize {
+        self.say_why_row(agent)
+            .map_or_else(|| self.offered(agent).len(), |row| row + 1)
+    }
+
+    /// The option a Deny with words answers with.
+    pub fn deny_option(&self, agent: AgentOffer) -> Option<&AskOption> {
+        self.offered(agent)
+            .into_iter()
+            .find(|o| o.effect == Some(Effect::Deny))
     }
 
     /// Whether allow-always may be offered on this card, and if not, why (SPEC A11, A12).
@@ -378,12 +506,12 @@ impl CardState {
 
     /// The selected option, if the card has options.
     pub fn selected_option(&self, agent: AgentOffer) -> Option<&AskOption> {
-        self.offered(agent).get(self.selected).copied()
+        self.offered(agent).get(self.selected()).copied()
     }
 
     /// The form option the focus is on (e.g. Decline), if it is on one.
     pub fn focused_form_option(&self) -> Option<&AskOption> {
-        let (body, state) = (self.ask.form.as_ref()?, self.form.as_ref()?);
+        let (body, state) = (self.ask.form.as_ref()?, self.form()?);
         body.options
             .get(state.focus.checked_sub(state.values.len())?)
     }
@@ -399,7 +527,7 @@ impl CardState {
     /// The answer of a text card.
     pub fn text_answer(&self) -> Answer {
         Answer {
-            text: Some(self.text.text()),
+            text: Some(self.answer_text().map(Editor::text).unwrap_or_default()),
             ..Answer::default()
         }
     }
@@ -407,7 +535,7 @@ impl CardState {
     /// The answer of a form card, or the first field that needs the person (client-side
     /// check; the agent checks again).
     pub fn form_answer(&self) -> Result<Answer, (usize, String)> {
-        let (Some(body), Some(state)) = (self.ask.form.as_ref(), self.form.as_ref()) else {
+        let (Some(body), Some(state)) = (self.ask.form.as_ref(), self.form()) else {
             return Err((0, "This form has no fields to fill in.".into()));
         };
         let mut values = BTreeMap::new();
@@ -682,6 +810,7 @@ mod tests {
     const LOCAL: AgentOffer = AgentOffer {
         tls: false,
         allows_always: true,
+        deny_with_words: true,
     };
 
     fn ask(json: serde_json::Value) -> Ask {
@@ -713,14 +842,16 @@ mod tests {
         assert_eq!(
             card.allow_always(AgentOffer {
                 tls: false,
-                allows_always: true
+                allows_always: true,
+                deny_with_words: true,
             }),
             Ok(())
         );
         assert_eq!(
             card.allow_always(AgentOffer {
                 tls: true,
-                allows_always: true
+                allows_always: true,
+                deny_with_words: true,
             }),
             Err("Allow always is not offered: this agent is reached over TLS.")
         );
@@ -730,7 +861,8 @@ mod tests {
         assert!(
             card.allow_always(AgentOffer {
                 tls: false,
-                allows_always: true
+                allows_always: true,
+                deny_with_words: true,
             })
             .is_err()
         );
@@ -738,7 +870,8 @@ mod tests {
         assert_eq!(
             card.allow_always(AgentOffer {
                 tls: false,
-                allows_always: true
+                allows_always: true,
+                deny_with_words: true,
             }),
             Err("Allow always is not offered: this card names no tool.")
         );
@@ -759,7 +892,7 @@ mod tests {
         }));
         let mut card = CardState::new(key(), form, "P".into(), T0);
         assert_eq!(card.form_answer().map_err(|e| e.0), Err(0));
-        if let Some(state) = card.form.as_mut() {
+        if let Some(state) = card.form_mut() {
             state.values[0] = FieldValue::Choice(Some(0));
         }
         let answer = card.form_answer().expect("complete");
@@ -779,13 +912,13 @@ mod tests {
             }))
         };
         let mut card = CardState::new(key(), form(1), "P".into(), T0);
-        if let Some(FieldValue::Text(editor)) = card.form.as_mut().map(|f| &mut f.values[0]) {
+        if let Some(FieldValue::Text(editor)) = card.form_mut().map(|f| &mut f.values[0]) {
             editor.insert_str("kept");
         }
         assert!(card.refresh(Some(&form(2)), None, LOCAL, T0));
         assert_eq!(card.ask.revision, 2);
         assert!(
-            matches!(&card.form.as_ref().expect("form").values[0], FieldValue::Text(e) if e.text() == "kept")
+            matches!(&card.form().expect("form").values[0], FieldValue::Text(e) if e.text() == "kept")
         );
     }
 
@@ -868,10 +1001,41 @@ mod tests {
         assert!(card.changes(LOCAL).is_some());
     }
 
+    /// Each kind's model keeps what was typed across a new revision (SPEC A3): a text
+    /// answer, and the words under "Deny, and say why" with that row still selected (A21).
+    #[test]
+    fn a3_a21_typed_words_stay_through_a_new_revision() {
+        let text = |revision: u64| {
+            ask(serde_json::json!({
+                "id": "a1", "revision": revision, "kind": "text", "title": "Name?",
+                "text": {"multiline": false}
+            }))
+        };
+        let mut card = CardState::new(key(), text(1), "P".into(), T0);
+        if let Some(answer) = card.answer_text_mut() {
+            answer.insert_str("kept");
+        }
+        assert!(card.refresh(Some(&text(2)), None, LOCAL, T0));
+        assert_eq!(
+            card.answer_text().map(Editor::text).as_deref(),
+            Some("kept")
+        );
+
+        let mut card = CardState::new(key(), permission("shell"), "P".into(), T0);
+        let row = card.say_why_row(LOCAL).expect("a permission with a Deny");
+        card.select(row);
+        if let Some(words) = card.say_why_mut() {
+            words.insert_str("use the cache");
+        }
+        assert!(card.refresh(Some(&with_command(2, "ls -la")), None, LOCAL, T0));
+        assert!(card.saying_why(LOCAL));
+        assert_eq!(card.typed_words().as_deref(), Some("use the cache"));
+    }
+
     #[test]
     fn the_selection_follows_its_option_or_falls_back_to_deny() {
         let mut card = CardState::new(key(), permission("shell"), "P".into(), T0);
-        card.selected = 0;
+        card.select(0);
         // Reordered: allow-once moves to the end; the selection follows it.
         let mut reordered = permission("shell");
         reordered.revision = 2;

@@ -9,10 +9,11 @@ use time::OffsetDateTime;
 
 use crate::engine::{Decider, IntentKind, IntentRecord, IntentState};
 use crate::model::card_state::CardStatus;
+use crate::model::deny_words::Followed;
 use crate::model::inbox::AskKey;
 use crate::model::intents;
 use crate::model::outbox;
-use crate::model::outcome::{self, capitalized};
+use crate::model::outcome::{self, AfterDeny, capitalized};
 use crate::model::phone_model::PhoneModel;
 
 /// One thing that happened, for the rooms and the footer.
@@ -72,6 +73,7 @@ impl PhoneModel {
             self.hear_bridge_intent(&record, done, &mut heard);
             return heard;
         }
+        let followed = self.deny_words_mut().hear(&record);
         match &record.kind {
             IntentKind::Answer { pane, ask_id, .. } if done => {
                 let key = AskKey {
@@ -81,11 +83,17 @@ impl PhoneModel {
                 };
                 self.forget_card(&key);
                 heard.push(Heard::AnswerTaken { key });
-                // As the card and the headless `answer` say it (SPEC Q7).
+                // As the card and the headless `answer` say it (SPEC Q7), or, for a Deny
+                // with words, that they go next (SPEC A21).
+                let words = match followed {
+                    Followed::Send { .. } => AfterDeny::Going.said(),
+                    _ => outcome::said(&record),
+                };
                 heard.push(Heard::Said {
-                    words: outcome::said(&record),
+                    words,
                     trouble: false,
                 });
+                self.follow_deny(followed, &mut heard);
             }
             IntentKind::Starter { .. } | IntentKind::Reopen { .. } => {
                 if let Some(pane) = reply.and_then(|r| r.pane_id.clone()) {
@@ -126,7 +134,7 @@ impl PhoneModel {
                     });
                 }
             }
-            _ => {}
+            _ => self.follow_deny(followed, &mut heard),
         }
         // Answers and pane messages show their trouble where they live (the card, the line
         // by the box); the rest is said unless the screen on top shows it.
@@ -149,6 +157,80 @@ impl PhoneModel {
             });
         }
         heard
+    }
+
+    /// The words after a Deny (SPEC A21): sent once the Deny was taken, given back where they
+    /// were typed when it was not, and one receipt of both.
+    fn follow_deny(&mut self, followed: Followed, heard: &mut Vec<Heard>) {
+        match followed {
+            Followed::Nothing => {}
+            Followed::Send { agent, pane, text } => {
+                // They name the turn on screen, as a message typed in the box would (SPEC A16).
+                let turn_id = self
+                    .agents()
+                    .pane(&agent, &pane)
+                    .and_then(|p| p.turn().map(|t| t.id.clone()));
+                let kind = IntentKind::Send {
+                    pane: pane.clone(),
+                    turn_id,
+                    text,
+                };
+                self.deny_words_mut().message_made(&agent, kind.clone());
+                if let outbox::Next::Submit { agent, kind } =
+                    self.outbox_mut().push(&agent, &pane, kind)
+                {
+                    heard.push(Heard::Submit { agent, kind });
+                }
+            }
+            Followed::GiveBack { key, text } => {
+                let quoted = quoted_words(&text);
+                let how = match self
+                    .card_mut(&key)
+                    .and_then(crate::model::card_state::CardState::say_why_mut)
+                {
+                    // The card is still here (the ask changed, the outcome is unknown): the
+                    // words go back under its Deny, before what was typed since.
+                    Some(words) => {
+                        let typed = words.text();
+                        let joined = if typed.is_empty() {
+                            text
+                        } else {
+                            format!("{text}\n{typed}")
+                        };
+                        *words = crate::model::editor::Editor::from_text(&joined);
+                        "they are back on the card"
+                    }
+                    None => {
+                        self.back_into_box(&key.agent, &key.pane, &[text]);
+                        heard.push(Heard::WordsBack {
+                            agent: key.agent.clone(),
+                            pane: key.pane.clone(),
+                        });
+                        "they are in the pane's box"
+                    }
+                };
+                heard.push(Heard::Said {
+                    words: AfterDeny::NotDenied {
+                        words: &quoted,
+                        how: Some(how),
+                    }
+                    .said(),
+                    trouble: true,
+                });
+            }
+            Followed::Sent => heard.push(Heard::Said {
+                words: AfterDeny::Sent.said(),
+                trouble: false,
+            }),
+            Followed::Waits { text } => heard.push(Heard::Said {
+                words: AfterDeny::Waits {
+                    words: &quoted_words(&text),
+                    how: "above the pane's box",
+                }
+                .said(),
+                trouble: true,
+            }),
+        }
     }
 
     /// A bridge's intent (SPEC D2, D5): what its reply means to the phone.
@@ -245,6 +327,11 @@ impl PhoneModel {
     }
 }
 
+/// A person's words in a sentence: one line, cleaned and cut (SPEC L1), in quotes.
+fn quoted_words(text: &str) -> String {
+    format!("“{}”", crate::model::rings::cut(text))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,6 +391,83 @@ mod tests {
             ]
         );
         assert_eq!(model.hear_intent(done, now()), []);
+    }
+
+    /// SPEC A21: a Deny with words that the agent took says the words go next and hands them
+    /// to the pane's outbox; their message's outcome is the one receipt.
+    #[test]
+    fn a21_a_deny_taken_sends_its_words_and_one_receipt_says_both() {
+        let mut model = PhoneModel::new([("a".to_string(), false)], []);
+        let key = AskKey {
+            agent: "a".into(),
+            pane: "p".into(),
+            ask_id: "ask-1".into(),
+        };
+        model.submitted("a", answer());
+        model.deny_with_words(&key, "use the cache".into());
+        let done = IntentState::Done {
+            reply: PostReply::ok("r-1"),
+        };
+        let heard = model.hear_intent(record(answer(), done.clone()), now());
+        let message = IntentKind::Send {
+            pane: "p".into(),
+            turn_id: None,
+            text: "use the cache".into(),
+        };
+        assert_eq!(
+            heard,
+            [
+                Heard::AnswerTaken { key },
+                Heard::Said {
+                    words: "Denied; your words go to the pane next.".into(),
+                    trouble: false
+                },
+                Heard::Submit {
+                    agent: "a".into(),
+                    kind: message.clone()
+                },
+            ]
+        );
+        model.submitted("a", message.clone());
+        let mut sent = record(message, done);
+        sent.request_id = "r-2".into();
+        let heard = model.hear_intent(sent, now());
+        assert!(
+            heard.contains(&Heard::Said {
+                words: "Denied, and your words were sent.".into(),
+                trouble: false
+            }),
+            "{heard:?}"
+        );
+    }
+
+    /// SPEC A21: a Deny not taken gives its words back: onto the card while it is there,
+    /// else into the pane's box, and says so.
+    #[test]
+    fn a21_a_deny_not_taken_gives_its_words_back_where_they_were_typed() {
+        let key = AskKey {
+            agent: "a".into(),
+            pane: "p".into(),
+            ask_id: "ask-1".into(),
+        };
+        let too_late = || record(answer(), IntentState::TooLate);
+        // No card: the pane's box.
+        let mut model = PhoneModel::new([("a".to_string(), false)], []);
+        model.submitted("a", answer());
+        model.deny_with_words(&key, "use the cache".into());
+        let heard = model.hear_intent(too_late(), now());
+        assert!(heard.contains(&Heard::WordsBack {
+            agent: "a".into(),
+            pane: "p".into()
+        }));
+        assert!(
+            heard
+                .iter()
+                .any(|h| matches!(h, Heard::Said { words, trouble: true }
+                if words.contains("“use the cache”") && words.contains("pane's box"))),
+            "{heard:?}"
+        );
+        assert_eq!(model.box_text("a", "p"), "use the cache");
     }
 
     /// The journal's record of an earlier run is history: no card goes, nothing is said.

@@ -497,6 +497,41 @@ pub fn said(record: &IntentRecord) -> String {
         .said
 }
 
+/// What became of a Deny that carries words (SPEC A21), worded once for the phone's footer and
+/// the headless `answer --say`. `words` comes quoted the surface's way; `how` says where the
+/// words are now, or how to send them again, the surface's way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterDeny<'a> {
+    /// The Deny was taken; the words leave next.
+    Going,
+    /// The Deny was taken, and so were the words.
+    Sent,
+    /// The Deny was taken; the words were not, and wait.
+    Waits { words: &'a str, how: &'a str },
+    /// The Deny was not taken, so the words did not go.
+    NotDenied {
+        words: &'a str,
+        how: Option<&'a str>,
+    },
+}
+
+impl AfterDeny<'_> {
+    pub fn said(self) -> String {
+        match self {
+            Self::Going => "Denied; your words go to the pane next.".into(),
+            Self::Sent => "Denied, and your words were sent.".into(),
+            Self::Waits { words, how } => format!("Denied; your words wait: {words} ({how})."),
+            Self::NotDenied { words, how: None } => {
+                format!("Your words were not sent, as the Deny was not taken: {words}")
+            }
+            Self::NotDenied {
+                words,
+                how: Some(how),
+            } => format!("Your words were not sent, as the Deny was not taken: {words} ({how})."),
+        }
+    }
+}
+
 /// The words with their first letter a capital, for a sentence that starts with them.
 pub fn capitalized(words: &str) -> String {
     let mut chars = words.chars();

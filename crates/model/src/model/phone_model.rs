@@ -16,6 +16,7 @@ use crate::engine::{IntentKind, IntentRecord, IntentState};
 use crate::model::agents::{AgentView, Agents};
 use crate::model::capabilities::{self, Capabilities};
 use crate::model::card_state::{AgentOffer, CardState};
+use crate::model::deny_words::DenyWords;
 use crate::model::dsh_state::DshView;
 use crate::model::editor::Editor;
 use crate::model::history::HistoryStore;
@@ -40,6 +41,8 @@ pub struct PhoneModel {
     dsh: HashMap<String, DshView>,
     /// A pane a starter or reopen named, opened as soon as the snapshot has it (SPEC A17, W5).
     awaiting_pane: Option<(String, String)>,
+    /// The words after each Deny on its way, and the messages they became (SPEC A21).
+    deny_words: DenyWords,
     /// What the person last saw of each pane, and the panes with news since (SPEC A22).
     seen: Seen,
 }
@@ -162,9 +165,27 @@ impl PhoneModel {
 
     /// What an agent lets its cards offer (SPEC A11).
     pub fn agent_offer(&self, agent: &str) -> AgentOffer {
-        self.agents
-            .get(agent)
-            .map_or_else(AgentOffer::default, AgentView::offer)
+        AgentOffer {
+            deny_with_words: self.can(agent).deny_with_words,
+            ..self
+                .agents
+                .get(agent)
+                .map_or_else(AgentOffer::default, AgentView::offer)
+        }
+    }
+
+    /// A Deny with words is handed to the engine (SPEC A21): the words leave the card and wait
+    /// for its outcome here.
+    pub fn deny_with_words(&mut self, key: &AskKey, text: String) {
+        if let Some(words) = self.cards.get_mut(key).and_then(CardState::say_why_mut) {
+            *words = Editor::new();
+        }
+        self.deny_words.deny_sent(key.clone(), text);
+    }
+
+    /// The words after each Deny on its way (SPEC A21).
+    pub(crate) fn deny_words_mut(&mut self) -> &mut DenyWords {
+        &mut self.deny_words
     }
 
     /// A new intent handed on to the engine (SPEC Q1).
@@ -301,13 +322,13 @@ impl PhoneModel {
             .unwrap_or_default()
     }
 
-    /// Pane drafts, sends not taken yet and card answers with words in them.
+    /// Pane drafts, sends not taken yet and open cards with words typed on them.
     pub fn unsent_drafts(&self) -> usize {
         let panes = self.drafts.values().filter(|e| !e.is_empty()).count() + self.outbox.unsent();
         let cards = self
             .cards
             .values()
-            .filter(|card| card.closed.is_none() && !card.text.is_empty())
+            .filter(|card| card.closed.is_none() && card.typed_words().is_some())
             .count();
         panes + cards
     }

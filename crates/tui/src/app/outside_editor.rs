@@ -16,6 +16,8 @@ pub enum EditTarget {
     Draft { agent: String, pane: String },
     /// A text card's answer.
     Answer(AskKey),
+    /// The words after a Deny on a permission card (SPEC A21).
+    DenyWords(AskKey),
 }
 
 /// The command that opens `text` of `target` in the person's editor.
@@ -38,7 +40,7 @@ pub(crate) fn came_back(phone: &mut Phone, target: &EditTarget, result: Result<S
         EditTarget::Answer(key) => phone
             .card(key)
             .is_some_and(|card| !card.ask.text.as_ref().is_some_and(|t| t.multiline)),
-        EditTarget::Draft { .. } => false,
+        EditTarget::Draft { .. } | EditTarget::DenyWords(_) => false,
     };
     let text = if one_line {
         text.lines().collect::<Vec<_>>().join(" ")
@@ -62,7 +64,7 @@ pub(crate) fn came_back(phone: &mut Phone, target: &EditTarget, result: Result<S
     // Words about the box: once its text is sent or changed, they are over.
     let about = match target {
         EditTarget::Draft { agent, pane } => phone.draft_subject(agent, pane),
-        EditTarget::Answer(_) => Subject::Screen,
+        EditTarget::Answer(_) | EditTarget::DenyWords(_) => Subject::Screen,
     };
     phone.show_toast_about(words, false, about);
 }
@@ -70,6 +72,13 @@ pub(crate) fn came_back(phone: &mut Phone, target: &EditTarget, result: Result<S
 fn field<'a>(phone: &'a mut Phone, target: &EditTarget) -> Option<&'a mut Editor> {
     match target {
         EditTarget::Draft { agent, pane } => Some(phone.model.draft_mut(agent, pane)),
-        EditTarget::Answer(key) => phone.model.card_mut(key).map(|card| &mut card.text),
+        EditTarget::Answer(key) => phone
+            .model
+            .card_mut(key)
+            .and_then(crate::model::card_state::CardState::answer_text_mut),
+        EditTarget::DenyWords(key) => phone
+            .model
+            .card_mut(key)
+            .and_then(crate::model::card_state::CardState::say_why_mut),
     }
 }

@@ -42,6 +42,7 @@ fn typing_contexts_leave_letters_alone() {
         crate::screens::pane::keys::INPUT,
         crate::screens::card::keys::TEXT,
         crate::screens::card::keys::TYPING,
+        crate::screens::card::keys::SAY_WHY,
         crate::app::overlay::keys::PROMPT,
         crate::app::overlay::keys::FILTER,
         crate::screens::search::keys::SEARCH,
@@ -80,6 +81,7 @@ fn typing_contexts_leave_the_editing_chords_to_the_editor() {
         crate::screens::pane::keys::INPUT,
         crate::screens::card::keys::TEXT,
         crate::screens::card::keys::TYPING,
+        crate::screens::card::keys::SAY_WHY,
         crate::app::overlay::keys::PROMPT,
         crate::app::overlay::keys::FILTER,
         crate::screens::search::keys::SEARCH,
@@ -292,6 +294,7 @@ fn the_box_and_the_cards_share_the_box_keys() {
         crate::screens::pane::keys::INPUT,
         crate::screens::card::keys::TEXT,
         crate::screens::card::keys::TYPING,
+        crate::screens::card::keys::SAY_WHY,
     ] {
         for (chord, action) in crate::app::keymap::text_box() {
             let event = key(chord.code, chord.modifiers);

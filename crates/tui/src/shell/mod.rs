@@ -1168,6 +1168,9 @@ fn acts_on_agent(context: Context, action: Option<Action>) -> bool {
             | Action::Search
             | Action::ToggleThinking
             | Action::Cancel
+            // Opening the box of a Deny's words: letters after it are typed, and the
+            // Enter that sends both still waits to come alone (SPEC A21).
+            | Action::DenyWithWords
             // Typing: a new line, and completing a command's name into the box.
             | Action::Newline
             | Action::Complete,

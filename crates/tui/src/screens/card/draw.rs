@@ -21,6 +21,7 @@ use crate::model::card_shape::CardShape;
 use crate::model::card_state::{
     CANNOT_ANSWER, CardState, CardStatus, FieldValue, closed_sentence, expired_state,
 };
+use crate::model::editor::Editor;
 use crate::model::inbox::AskKey;
 use crate::screens::pane::select::DrawnLink;
 use crate::wire::{AskKind, AskOption, Effect, FieldKind, tool_input};
@@ -229,15 +230,32 @@ pub(crate) fn draw(
             .title(Span::styled(format!(" {heading} "), theme.title))
     };
     let width = text_width(area.width, area.height);
-    let (mut lines, cursor, cuttable, options_drawn) = card_lines(
-        app,
-        card,
-        status.as_ref(),
-        answerable,
-        width,
-        compact,
-        theme,
-    );
+    // Words before air: a card longer than its room gives up its blank lines first, then the
+    // row of "Deny, and say why" while it is not selected (its key still selects it and the
+    // row comes back with its box), and only then shortens its words.
+    let border = if compact { 0 } else { 2 };
+    let room = usize::from(rect.height).saturating_sub(border);
+    let fitted = |say_why_row: bool| {
+        let mut drawn = card_lines(
+            app,
+            card,
+            status.as_ref(),
+            answerable,
+            width,
+            compact,
+            say_why_row,
+            theme,
+        );
+        if drawn.0.len() > room {
+            drop_blank_lines(&mut drawn.0, &mut drawn.1, &mut drawn.2);
+        }
+        drawn
+    };
+    let mut drawn = fitted(true);
+    if drawn.0.len() > room && !card.saying_why(app.agent_offer(&card.key.agent)) {
+        drawn = fitted(false);
+    }
+    let (mut lines, mut cursor, cuttable, options_drawn) = drawn;
     let wanted = u16::try_from(lines.len() + if compact { 0 } else { 2 }).unwrap_or(u16::MAX);
     let rect = Rect::new(rect.x, rect.y, rect.width, rect.height.min(wanted));
     let inner = if compact {
@@ -255,7 +273,6 @@ pub(crate) fn draw(
     // Keep the options, the state and the keys in view: when the card is long, its arguments or
     // prompt are shortened first (their first lines stay, then "…"), and only then the rest.
     let height = usize::from(inner.height);
-    let mut cursor = cursor;
     let excess = lines.len().saturating_sub(height);
     // Where the answer part (options, fields, the typed text) starts: right after the part
     // that is shortened first.
@@ -389,6 +406,7 @@ fn kind_title(kind: &AskKind) -> String {
 
 /// The card's lines. A `compact` card (drawn without its border) names its kind and revision
 /// on its first line, and leaves out the blank lines between its parts.
+#[allow(clippy::too_many_arguments)]
 fn card_lines(
     app: &Phone,
     card: &CardState,
@@ -396,6 +414,7 @@ fn card_lines(
     answerable: bool,
     width: usize,
     compact: bool,
+    say_why_row: bool,
     theme: &Theme,
 ) -> (
     Vec<Line<'static>>,
@@ -403,30 +422,49 @@ fn card_lines(
     Range<usize>,
     OptionLines,
 ) {
-    let (mut lines, mut cursor, mut cuttable, options) =
-        card_parts(app, card, status, answerable, width, compact, theme);
+    let (mut lines, mut cursor, mut cuttable, options) = card_parts(
+        app,
+        card,
+        status,
+        answerable,
+        width,
+        compact,
+        say_why_row,
+        theme,
+    );
     if compact {
-        // Blank lines out; the rows the cursor and the cuttable part point at move up.
-        let blanks_before = |row: usize| {
-            lines[..row.min(lines.len())]
-                .iter()
-                .filter(|l| l.spans.is_empty())
-                .count()
-        };
-        if let Some(c) = cursor.as_mut() {
-            c.row -= blanks_before(c.row);
-        }
-        cuttable = cuttable.start - blanks_before(cuttable.start)
-            ..cuttable.end - blanks_before(cuttable.end);
-        lines.retain(|l| !l.spans.is_empty());
+        drop_blank_lines(&mut lines, &mut cursor, &mut cuttable);
     }
     (lines, cursor, cuttable, options)
+}
+
+/// Takes the blank lines between a card's parts out; the rows the cursor and the cuttable part
+/// point at move up. A compact card has none, and a card too long for its room gives them up
+/// before any of its words.
+fn drop_blank_lines(
+    lines: &mut Vec<Line<'static>>,
+    cursor: &mut Option<Cursor>,
+    cuttable: &mut Range<usize>,
+) {
+    let blanks_before = |row: usize| {
+        lines[..row.min(lines.len())]
+            .iter()
+            .filter(|l| l.spans.is_empty())
+            .count()
+    };
+    if let Some(c) = cursor.as_mut() {
+        c.row -= blanks_before(c.row);
+    }
+    *cuttable =
+        cuttable.start - blanks_before(cuttable.start)..cuttable.end - blanks_before(cuttable.end);
+    lines.retain(|l| !l.spans.is_empty());
 }
 
 /// The lines of a card's options, each with its option's place, to find where they were drawn
 /// for the mouse (a click selects an option, docs/KEYS.md).
 type OptionLines = Vec<(Line<'static>, usize)>;
 
+#[allow(clippy::too_many_arguments)]
 fn card_parts(
     app: &Phone,
     card: &CardState,
@@ -434,6 +472,7 @@ fn card_parts(
     answerable: bool,
     width: usize,
     compact: bool,
+    say_why_row: bool,
     theme: &Theme,
 ) -> (
     Vec<Line<'static>>,
@@ -524,12 +563,47 @@ fn card_parts(
                     i,
                     &letter,
                     &option.label,
-                    i == card.selected && answerable,
+                    i == card.selected() && answerable,
                     answerable,
                     theme,
                 );
                 options_drawn.push((line.clone(), i));
                 lines.push(line);
+            }
+            // Deny, and say why (SPEC A21): a row after the options, and under it, while it
+            // is selected, the words in a box as a pane's.
+            let offer = app.agent_offer(&card.key.agent);
+            if let Some(row) = card.say_why_row(offer).filter(|_| say_why_row) {
+                let letter = app
+                    .keymap
+                    .key_label(super::card_context(app, &card.key), Action::DenyWithWords)
+                    .map(|key| format!("{key} "))
+                    .unwrap_or_else(|| "  ".into());
+                let selected = card.selected() == row && answerable;
+                let line = option_line(
+                    row,
+                    &letter,
+                    "Deny, and say why",
+                    selected,
+                    answerable,
+                    theme,
+                );
+                options_drawn.push((line.clone(), row));
+                lines.push(line);
+                if card.selected() == row
+                    && let Some(words) = card.say_why()
+                {
+                    let hint = "what the agent should do instead";
+                    let (words, at) = typed_lines(words, hint, width, answerable, theme);
+                    if let Some((row, column)) = at {
+                        cursor = Some(Cursor {
+                            row: lines.len() + row,
+                            column,
+                            shown: true,
+                        });
+                    }
+                    lines.extend(words);
+                }
             }
             if let Err(why) = always {
                 lines.extend(wrapped(why, width, theme.dim, ""));
@@ -574,7 +648,7 @@ fn card_parts(
                     i,
                     "",
                     &option.label,
-                    i == card.selected && answerable,
+                    i == card.selected() && answerable,
                     answerable,
                     theme,
                 );
@@ -590,37 +664,17 @@ fn card_parts(
                     cuttable = start..lines.len();
                     lines.push(Line::default());
                 }
-                // The answer wrapped as the message box is (`look::soft_wrap`), so ↑/↓ and
-                // what is drawn agree on its rows.
-                let room = width.saturating_sub(ANSWER_MARK_WIDTH).max(1);
-                let (rows, (row, column)) = card.text.rows(room);
-                let start = lines.len();
-                if card.text.is_empty() {
-                    let hint = body.placeholder.clone().unwrap_or_default();
-                    lines.push(Line::from(vec![
-                        Span::styled("› ", theme.accent),
-                        Span::styled(hint, theme.dim),
-                    ]));
-                } else {
-                    let typed = card.text.lines();
-                    for (i, shown) in rows.iter().enumerate() {
-                        let mark = if i == 0 { "› " } else { "  " };
-                        let mut text = &typed[shown.line][shown.bytes.clone()];
-                        if wrap::width(text) > room {
-                            text = text.trim_end_matches(char::is_whitespace);
-                        }
-                        lines.push(Line::from(vec![
-                            Span::styled(mark, theme.accent),
-                            Span::styled(text.to_string(), theme.text),
-                        ]));
+                if let Some(editor) = card.answer_text() {
+                    let hint = body.placeholder.as_deref().unwrap_or_default();
+                    let (typed, at) = typed_lines(editor, hint, width, answerable, theme);
+                    if let Some((row, column)) = at {
+                        cursor = Some(Cursor {
+                            row: lines.len() + row,
+                            column,
+                            shown: true,
+                        });
                     }
-                }
-                if answerable {
-                    cursor = Some(Cursor {
-                        row: start + row,
-                        column: ANSWER_MARK_WIDTH + column.min(room - 1),
-                        shown: true,
-                    });
+                    lines.extend(typed);
                 }
             }
         }
@@ -631,7 +685,7 @@ fn card_parts(
                 cuttable = start..lines.len();
                 lines.push(Line::default());
             }
-            if let (Some(body), Some(state)) = (&ask.form, &card.form) {
+            if let (Some(body), Some(state)) = (&ask.form, card.form()) {
                 let label_width = body
                     .fields
                     .iter()
@@ -864,6 +918,43 @@ fn change_lines(
     lines
 }
 
+/// Words typed on a card (a text answer, the words under "Deny, and say why"), wrapped as the
+/// message box is (`look::soft_wrap`), so ↑/↓ and what is drawn agree on its rows; `hint`
+/// while empty. With the cursor's row and column among these lines while the card can be
+/// answered.
+fn typed_lines(
+    editor: &Editor,
+    hint: &str,
+    width: usize,
+    answerable: bool,
+    theme: &Theme,
+) -> (Vec<Line<'static>>, Option<(usize, usize)>) {
+    let room = width.saturating_sub(ANSWER_MARK_WIDTH).max(1);
+    let (rows, (row, column)) = editor.rows(room);
+    let mut lines = Vec::new();
+    if editor.is_empty() {
+        lines.push(Line::from(vec![
+            Span::styled("› ", theme.accent),
+            Span::styled(wrap::truncate(hint, room), theme.dim),
+        ]));
+    } else {
+        let typed = editor.lines();
+        for (i, shown) in rows.iter().enumerate() {
+            let mark = if i == 0 { "› " } else { "  " };
+            let mut text = &typed[shown.line][shown.bytes.clone()];
+            if wrap::width(text) > room {
+                text = text.trim_end_matches(char::is_whitespace);
+            }
+            lines.push(Line::from(vec![
+                Span::styled(mark, theme.accent),
+                Span::styled(text.to_string(), theme.text),
+            ]));
+        }
+    }
+    let at = answerable.then(|| (row, ANSWER_MARK_WIDTH + column.min(room - 1)));
+    (lines, at)
+}
+
 fn option_line(
     index: usize,
     letter: &str,
@@ -904,7 +995,16 @@ fn hint_lines(
     let context = super::card_context(app, &card.key);
     let key = |action| app.keymap.key_label(context, action).unwrap_or_default();
     let mut parts: Vec<String> = Vec::new();
-    if answerable {
+    let saying_why = card.saying_why(app.agent_offer(&card.key.agent));
+    if answerable && saying_why {
+        // The words after a Deny: Enter sends both, and the way back to the options.
+        parts.push(if compact {
+            format!("{} denies, sends", key(Action::Submit))
+        } else {
+            format!("{} denies, then sends the words", key(Action::Submit))
+        });
+        parts.push(format!("{} options", key(Action::PrevField)));
+    } else if answerable {
         match card.ask.kind {
             AskKind::Permission | AskKind::Choice => {
                 let offer = app.agent_offer(&card.key.agent);
@@ -912,7 +1012,7 @@ fn hint_lines(
                 let mut ways = vec![format!("{}/{}", key(Action::Up), key(Action::Down))];
                 if !options.is_empty() {
                     let first = key(Action::Pick(1));
-                    let last = u8::try_from(options.len().min(8))
+                    let last = u8::try_from(card.rows(offer).min(8))
                         .map_or_else(|_| String::new(), |n| key(Action::Pick(n)));
                     ways.push(if first == last {
                         first
@@ -1005,7 +1105,7 @@ fn hint_lines(
 /// a number's marks, a choice's numbers and arrows, Space on a yes/no or a pick-several field,
 /// and Enter, which submits the form on a field and answers with an option (Decline) on one.
 fn focused_field_keys(card: &CardState, enter: &str) -> Vec<String> {
-    let (Some(body), Some(state)) = (card.ask.form.as_ref(), card.form.as_ref()) else {
+    let (Some(body), Some(state)) = (card.ask.form.as_ref(), card.form()) else {
         return Vec::new();
     };
     if let Some(option) = card.focused_form_option() {

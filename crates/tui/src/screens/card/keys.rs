@@ -14,6 +14,7 @@ pub(crate) fn choosing() -> Vec<(Chord, Action)> {
     card.extend([
         (Chord::ch('y'), Action::AllowOnce),
         (Chord::ch('n'), Action::Deny),
+        (Chord::ch('N'), Action::DenyWithWords),
         (Chord::ch('a'), Action::AllowAlways),
         (Chord::ch('R'), Action::Retry),
         (Chord::plain(KeyCode::Up), Action::Up),
@@ -111,6 +112,30 @@ pub(crate) const TEXT: Context = Context(&KeyPart {
     describe: typing_words,
 });
 
+/// "Deny, and say why" selected on a permission card: letters are the words the agent reads
+/// after the Deny (SPEC A21), in a box as a pane's.
+pub(crate) const SAY_WHY: Context = Context(&KeyPart {
+    id: "card-deny-words",
+    title: "Ask card (Deny, and say why)",
+    bindings: typing,
+    typing: true,
+    pastes: true,
+    notes: &[
+        "Typing puts the words the agent reads after the Deny; Backspace, Delete and these edit:",
+        EDIT_MOVES,
+        EDIT_KILLS,
+        EDIT_YANK_UNDO,
+        "↑ on the first line, Tab or Shift-Tab go back to the options; the words stay",
+    ],
+    hints: &[
+        (Action::Submit, "deny and send", "deny"),
+        (Action::PrevField, "options", "options"),
+        (Action::Back, "back", "back"),
+        (Action::Help, "keys", "keys"),
+    ],
+    describe: say_why_words,
+});
+
 /// A form card: letters are typed into the focused field.
 pub(crate) const TYPING: Context = Context(&KeyPart {
     id: "card-typing",
@@ -143,6 +168,7 @@ fn choosing_words(action: Action) -> Option<String> {
     let words = match action {
         Action::AllowOnce => "Select allow once",
         Action::Deny => "Select deny",
+        Action::DenyWithWords => "Select deny, and say why: then type the words",
         Action::AllowAlways => "Select allow always (Enter then asks again)",
         Action::Up => "Select the option above",
         Action::Down => "Select the option below",
@@ -167,6 +193,19 @@ fn typing_words(action: Action) -> Option<String> {
             "Submit the answer (not within {} of the card opening or changing)",
             crate::model::arming::words()
         )),
+        _ => None,
+    }
+}
+
+/// Enter denies and then sends the words to the same pane; the other keys leave the box.
+fn say_why_words(action: Action) -> Option<String> {
+    match action {
+        Action::Submit => Some(format!(
+            "Deny, then send the words to the same pane (not within {} of the card opening or changing)",
+            crate::model::arming::words()
+        )),
+        Action::EditOutside => Some("Edit the words in $VISUAL or $EDITOR, unsent".into()),
+        Action::NextField | Action::PrevField => Some("Back to the options; the words stay".into()),
         _ => None,
     }
 }

@@ -18,11 +18,11 @@ use crate::app::{Command, typing};
 use crate::engine::IntentKind;
 use crate::model::arming::{Arming, Why};
 use crate::model::card_shape::CardShape;
-use crate::model::card_state::{CardState, CardStatus, FieldValue};
+use crate::model::card_state::{CardInput, CardState, CardStatus, FieldValue};
 use crate::model::inbox::AskKey;
 use crate::model::news::Heard;
 use crate::screens::room::{Heeded, Room};
-use crate::wire::{Answer, AskKind, Effect};
+use crate::wire::{Answer, Effect};
 
 /// A card on screen: which ask it shows. What was picked or typed on it lives in the phone
 /// (`Phone::cards`), so it survives leaving the card.
@@ -61,7 +61,13 @@ impl Room for CardScreen {
     }
 
     fn key_parts() -> &'static [Context] {
-        &[keys::CHOOSING, keys::LINK, keys::TEXT, keys::TYPING]
+        &[
+            keys::CHOOSING,
+            keys::LINK,
+            keys::TEXT,
+            keys::TYPING,
+            keys::SAY_WHY,
+        ]
     }
 
     fn keys(&self, phone: &Phone) -> Context {
@@ -115,17 +121,21 @@ pub(crate) fn card_lists(phone: &Phone, key: &AskKey, action: Action) -> bool {
     let Some(card) = phone.card(key) else {
         return true;
     };
-    let options = card.offered(phone.agent_offer(&key.agent));
+    let offer = phone.agent_offer(&key.agent);
+    let options = card.offered(offer);
     let has = |effect: Effect| options.iter().any(|o| o.effect.as_ref() == Some(&effect));
     let shape = CardShape::of(&card.ask);
+    let saying_why = card.saying_why(offer);
     match action {
         Action::AllowOnce => shape.letters && has(Effect::Allow),
         Action::Deny => shape.letters && has(Effect::Deny),
+        Action::DenyWithWords => card.say_why_row(offer).is_some(),
         Action::AllowAlways => shape.letters && has(Effect::AllowAlways),
-        Action::Pick(n) => usize::from(n) <= options.len(),
+        Action::Pick(n) => usize::from(n) <= card.rows(offer),
         Action::Up | Action::Down => !options.is_empty() || shape.fields,
         Action::OpenLink => shape.link,
-        Action::Newline => shape.lines,
+        Action::Newline => shape.lines || saying_why,
+        Action::NextField | Action::PrevField if saying_why => true,
         // A retry acts only while an answer's outcome is unknown: listed only then.
         Action::NextField | Action::PrevField | Action::Retry => {
             card_footer_offers(phone, key, action)
@@ -142,7 +152,8 @@ pub(crate) fn card_takes_typing(phone: &Phone, key: &AskKey) -> bool {
     let Some(card) = phone.card(key) else {
         return false;
     };
-    card.takes_typing() && card_open_to_answer(phone, key)
+    (card.takes_typing() || card.saying_why(phone.agent_offer(&key.agent)))
+        && card_open_to_answer(phone, key)
 }
 
 /// True when a new answer may be given on this card now: open to one, and its agent
@@ -207,11 +218,12 @@ pub(crate) fn card_footer_offers(phone: &Phone, key: &AskKey, action: Action) ->
                 .and_then(CardStatus::retry_id)
                 .is_some()
         }
-        // A text card has one field: there is no next one to go to.
-        Action::NextField | Action::PrevField => phone
-            .card(key)
-            .and_then(|card| card.form.as_ref())
-            .is_some_and(|form| form.rows() > 1),
+        // A text card has one field: there is no next one to go to. The words after a Deny
+        // go back to the options.
+        Action::NextField | Action::PrevField => phone.card(key).is_some_and(|card| {
+            card.saying_why(phone.agent_offer(&key.agent))
+                || card.form().is_some_and(|form| form.rows() > 1)
+        }),
         _ => true,
     }
 }
@@ -225,7 +237,12 @@ pub(crate) fn card_allow_always(phone: &Phone, card: &CardState) -> Result<(), &
 pub(crate) fn card_context(phone: &Phone, key: &AskKey) -> Context {
     if card_takes_typing(phone, key) {
         // A text answer and a form have their own notes in the help: a form's kinds of field.
-        if phone.card(key).is_some_and(|c| CardShape::of(&c.ask).typed) {
+        let saying_why = phone
+            .card(key)
+            .is_some_and(|c| c.saying_why(phone.agent_offer(&key.agent)));
+        if saying_why {
+            keys::SAY_WHY
+        } else if phone.card(key).is_some_and(|c| CardShape::of(&c.ask).typed) {
             keys::TEXT
         } else {
             keys::TYPING
@@ -254,16 +271,22 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
     let armed = card.is_armed(phone.now);
     let offer = phone.agent_offer(&key.agent);
     let options: Vec<_> = card.offered(offer).into_iter().cloned().collect();
-    let kind = card.ask.kind.clone();
     let shape = CardShape::of(&card.ask);
     let expired = card.expired_at(phone.now);
+    let rows = card.rows(offer);
+    let say_why_row = card.say_why_row(offer);
+    let saying_why = card.saying_why(offer);
     match action {
         Action::Back => phone.back(),
         // A text answer opens in the person's editor at any time: it comes back unsent.
         Action::EditOutside => match phone.card(&key) {
-            Some(card) if shape.typed => {
-                let text = card.text.text();
+            Some(card) if let Some(answer) = card.answer_text() => {
+                let text = answer.text();
                 vec![outside_editor::open(EditTarget::Answer(key), text)]
+            }
+            Some(card) if saying_why && let Some(words) = card.say_why() => {
+                let text = words.text();
+                vec![outside_editor::open(EditTarget::DenyWords(key), text)]
             }
             _ => {
                 phone.show_toast(
@@ -321,6 +344,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                 action,
                 Action::AllowOnce
                     | Action::Deny
+                    | Action::DenyWithWords
                     | Action::AllowAlways
                     | Action::Pick(_)
                     | Action::Submit
@@ -331,9 +355,15 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
         }
         // Selecting never answers, so it works inside the reading time too; only after it
         // does a move count as having seen a change.
+        // Out of the words after a Deny, back to the options: the words stay (SPEC A21).
+        Action::NextField | Action::PrevField if saying_why => {
+            let deny = options.iter().position(|o| o.effect == Some(Effect::Deny));
+            select_option(phone, &key, deny.unwrap_or(0), armed);
+            Vec::new()
+        }
         Action::Up | Action::Down if shape.options => {
-            let last = options.len().saturating_sub(1);
-            let selected = phone.card(&key).map_or(0, |c| c.selected);
+            let last = rows.saturating_sub(1);
+            let selected = phone.card(&key).map_or(0, CardState::selected);
             let selected = if action == Action::Up {
                 selected.saturating_sub(1)
             } else {
@@ -348,7 +378,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                 if armed {
                     card.acknowledge();
                 }
-                if let Some(form) = card.form.as_mut() {
+                if let Some(form) = card.form_mut() {
                     form.focus = step_around(form.focus, form.rows(), forward);
                 }
             }
@@ -378,9 +408,23 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             }
             Vec::new()
         }
+        Action::DenyWithWords => {
+            match say_why_row {
+                Some(row) => select_option(phone, &key, row, armed),
+                None => phone.show_toast(
+                    if shape.letters {
+                        "This card has no Deny to say why with."
+                    } else {
+                        "Only a permission's Deny says why."
+                    },
+                    false,
+                ),
+            }
+            Vec::new()
+        }
         Action::Pick(n) if shape.options => {
             let index = usize::from(n).wrapping_sub(1);
-            if index < options.len() {
+            if index < rows {
                 select_option(phone, &key, index, armed);
             } else {
                 phone.show_toast(format!("There is no option {n}."), false);
@@ -392,30 +436,32 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
             if let Some(card) = phone.model.card_mut(&key) {
                 card.acknowledge();
             }
-            match kind {
-                AskKind::Permission | AskKind::Choice => {
-                    let selected = phone.card(&key).map_or(0, |c| c.selected);
-                    match options.get(selected) {
-                        Some(option) if option.effect == Some(Effect::AllowAlways) => {
-                            ask_allow_always(phone, &key, option.id.clone());
-                            Vec::new()
-                        }
-                        Some(option) => send_answer(phone, &key, CardState::pick(option)),
-                        None => Vec::new(),
+            // Each kind's model builds its answer.
+            let Some(input) = phone.card(&key).map(|c| c.input.clone()) else {
+                return Vec::new();
+            };
+            match input {
+                CardInput::Options { .. } if saying_why => deny_with_words(phone, &key),
+                CardInput::Options { selected, .. } => match options.get(selected) {
+                    Some(option) if option.effect == Some(Effect::AllowAlways) => {
+                        ask_allow_always(phone, &key, option.id.clone());
+                        Vec::new()
                     }
-                }
-                AskKind::Text => {
+                    Some(option) => send_answer(phone, &key, CardState::pick(option)),
+                    None => Vec::new(),
+                },
+                CardInput::Text(answer) => {
                     let Some(card) = phone.card(&key) else {
                         return Vec::new();
                     };
-                    if card.text.is_empty() {
+                    if answer.is_empty() {
                         set_card_notice(phone, &key, "Type an answer first.");
                         return Vec::new();
                     }
                     let answer = card.text_answer();
                     send_answer(phone, &key, answer)
                 }
-                AskKind::Form => {
+                CardInput::Form(_) => {
                     let Some(card) = phone.card(&key) else {
                         return Vec::new();
                     };
@@ -428,7 +474,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                         Ok(answer) => send_answer(phone, &key, answer),
                         Err((field, why)) => {
                             if let Some(form) =
-                                phone.model.card_mut(&key).and_then(|c| c.form.as_mut())
+                                phone.model.card_mut(&key).and_then(CardState::form_mut)
                             {
                                 form.focus = field;
                             }
@@ -437,14 +483,18 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                         }
                     }
                 }
-                AskKind::Unknown(_) => Vec::new(),
+                CardInput::Nothing => Vec::new(),
             }
         }
         Action::Newline => {
-            if shape.lines
-                && let Some(card) = phone.model.card_mut(&key)
-            {
-                card.text.newline();
+            let card = phone.model.card_mut(&key);
+            let typed = match card {
+                Some(card) if saying_why => card.say_why_mut(),
+                Some(card) if shape.lines => card.answer_text_mut(),
+                _ => None,
+            };
+            if let Some(typed) = typed {
+                typed.newline();
             } else {
                 phone.show_toast("This answer takes one line.", false);
             }
@@ -476,15 +526,17 @@ fn select_option(phone: &mut Phone, key: &AskKey, index: usize, armed: bool) {
         .keymap
         .key_label(context, Action::Submit)
         .unwrap_or_else(|| "Enter".into());
+    let offer = phone.agent_offer(&key.agent);
     let Some(card) = phone.model.card_mut(key) else {
         return;
     };
     if armed {
         card.acknowledge();
     }
-    let again = card.selected == index;
-    card.selected = index;
-    let label = card.ask.options().get(index).map(|o| o.label.clone());
+    let again = card.selected() == index;
+    card.select(index);
+    // The label as drawn: among the options offered, where allow-always may be left out.
+    let label = card.offered(offer).get(index).map(|o| o.label.clone());
     if again && let Some(label) = label {
         phone.show_toast(format!("“{label}” is selected: {enter} answers."), false);
     }
@@ -645,6 +697,45 @@ fn set_card_notice(phone: &mut Phone, key: &AskKey, text: &str) {
     }
 }
 
+/// Enter on "Deny, and say why" (SPEC A21): the Deny goes to the revision on screen, and the
+/// words wait in the model for its outcome; they leave for the same pane only once the agent
+/// took the Deny. Words that are empty or too long keep the card as it is and say why.
+fn deny_with_words(phone: &mut Phone, key: &AskKey) -> Vec<Command> {
+    let offer = phone.agent_offer(&key.agent);
+    let Some(card) = phone.card(key) else {
+        return Vec::new();
+    };
+    let text = card.say_why().map(|w| w.text()).unwrap_or_default();
+    if text.trim().is_empty() {
+        set_card_notice(
+            phone,
+            key,
+            "Type what the agent should do instead first (or pick Deny alone).",
+        );
+        return Vec::new();
+    }
+    if text.len() > crate::wire::limits::MAX_SEND_TEXT {
+        set_card_notice(
+            phone,
+            key,
+            &format!(
+                "Nothing was sent: the words are {:.1} KiB and a message takes 32 KiB. Shorten them first.",
+                text.len() as f64 / 1024.0
+            ),
+        );
+        return Vec::new();
+    }
+    let Some(deny) = card.deny_option(offer).map(CardState::pick) else {
+        set_card_notice(phone, key, "This card has no Deny to say why with.");
+        return Vec::new();
+    };
+    let commands = send_answer(phone, key, deny);
+    if !commands.is_empty() {
+        phone.model.deny_with_words(key, text);
+    }
+    commands
+}
+
 /// Sends an answer to the revision on screen (SPEC A3).
 fn send_answer(phone: &mut Phone, key: &AskKey, answer: Answer) -> Vec<Command> {
     let Some(card) = phone.model.card_mut(key) else {
@@ -671,6 +762,8 @@ fn send_answer(phone: &mut Phone, key: &AskKey, answer: Answer) -> Vec<Command> 
 pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) {
     let card_key = card_key.clone();
     let armed = phone.card(&card_key).is_some_and(|c| c.is_armed(phone.now));
+    let offer = phone.agent_offer(&card_key.agent);
+    let width = draw::answer_width(phone.size.0, phone.size.1);
     let Some(card) = phone.model.card_mut(&card_key) else {
         return;
     };
@@ -679,30 +772,41 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
         card.acknowledge();
     }
     card.notice = None;
-    match card.ask.kind {
-        AskKind::Text => {
-            let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
+    let saying_why = card.saying_why(offer);
+    let deny_row = card
+        .offered(offer)
+        .iter()
+        .position(|o| o.effect == Some(Effect::Deny))
+        .unwrap_or(0);
+    let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
+    let CardState {
+        ask, input, notice, ..
+    } = card;
+    match input {
+        CardInput::Options { selected, say_why } if saying_why => {
+            // ↑ on the first row goes back to the options, the words kept (SPEC A21).
+            let first_row = say_why.rows(width).1.0 == 0;
+            if key.code == KeyCode::Up && key.modifiers.is_empty() && first_row {
+                *selected = deny_row;
+                return;
+            }
+            typing::edit(say_why, key, typing::Shape::Rows(width));
+        }
+        CardInput::Text(editor) => {
             let shape = if multiline {
-                typing::Shape::Rows(draw::answer_width(phone.size.0, phone.size.1))
+                typing::Shape::Rows(width)
             } else {
                 typing::Shape::OneLine
             };
-            typing::edit(&mut card.text, key, shape);
+            typing::edit(editor, key, shape);
         }
-        AskKind::Form => {
-            let Some(form) = card.form.as_mut() else {
-                return;
-            };
+        CardInput::Form(form) => {
             if let KeyCode::Down | KeyCode::Up = key.code {
                 let forward = key.code == KeyCode::Down;
                 form.focus = step_around(form.focus, form.rows(), forward);
                 return;
             }
-            let focused = card
-                .ask
-                .form
-                .as_ref()
-                .and_then(|f| f.fields.get(form.focus));
+            let focused = ask.form.as_ref().and_then(|f| f.fields.get(form.focus));
             let options = focused.map_or(0, |f| f.options.len());
             let integer = focused.is_some_and(|f| f.integer);
             match form.values.get_mut(form.focus) {
@@ -725,7 +829,7 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
                             } else {
                                 "a number: digits and - + . e"
                             };
-                            card.notice =
+                            *notice =
                                 Some(format!("{label} takes {takes} only; “{c}” was not typed."));
                         }
                         _ => {
@@ -757,7 +861,7 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
                             Some(on) if !*on && most.is_some_and(|most| count >= most) => {
                                 let label = focused.map_or("This field", |f| f.label.as_str());
                                 let most = most.unwrap_or_default();
-                                card.notice = Some(format!(
+                                *notice = Some(format!(
                                     "{label} takes at most {most}: unpick one first (Space on a picked one)."
                                 ));
                             }
@@ -798,19 +902,19 @@ pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) 
 }
 
 pub(crate) fn card_paste(phone: &mut Phone, key: &AskKey, text: &str) {
+    let offer = phone.agent_offer(&key.agent);
     let Some(card) = phone.model.card_mut(key) else {
         return;
     };
-    match card.ask.kind {
-        AskKind::Text => {
-            let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
-            typing::paste(&mut card.text, text, multiline);
-        }
-        AskKind::Form => {
-            if let Some(editor) = card
-                .form
-                .as_mut()
-                .and_then(|f| f.values.get_mut(f.focus))
+    let saying_why = card.saying_why(offer);
+    let multiline = card.ask.text.as_ref().is_some_and(|t| t.multiline);
+    match &mut card.input {
+        CardInput::Options { say_why, .. } if saying_why => typing::paste(say_why, text, true),
+        CardInput::Text(editor) => typing::paste(editor, text, multiline),
+        CardInput::Form(form) => {
+            if let Some(editor) = form
+                .values
+                .get_mut(form.focus)
                 .and_then(FieldValue::editor_mut)
             {
                 typing::paste(editor, text, false);
