@@ -185,6 +185,10 @@ pub(crate) async fn open_phone_mixed(
     if let Some(side) = side {
         tui = tui.with_side_messages(side);
     }
+    // Next to the journal, in the state folder of the person's own (SPEC S8, A22).
+    if let Some(folder) = setup.journal.parent() {
+        tui = tui.with_seen_file(folder.join(crate::tui::seen_file::FILE_NAME));
+    }
     tokio::select! {
         result = tui.run() => result,
         () = terminal::stop_signal() => {

@@ -91,6 +91,13 @@ impl TestPhone {
         }
     }
 
+    /// Keeps what the person saw of each pane in `path`, reading back what a phone before kept
+    /// there (SPEC A22), as the phone keeps it in its state folder.
+    pub fn keeping_seen_in(mut self, path: std::path::PathBuf) -> Self {
+        self.tui = self.tui.with_seen_file(path);
+        self
+    }
+
     /// The screen as text, one line per row; the cell after a wide character is skipped.
     pub fn screen(&self) -> String {
         let buffer = self.tui.terminal().backend().buffer();

@@ -38,6 +38,9 @@ pub enum Why {
     /// A card just closed by itself (answered, or gone) and the screen under it came back:
     /// a key on its way was meant for the card.
     CardClosed,
+    /// The person just moved to this pane with a key that walks the panes (docs/KEYS.md,
+    /// "Moving without going back"): a key on its way was meant for the pane before.
+    Moved,
 }
 
 impl Why {
@@ -50,6 +53,9 @@ impl Why {
             Self::Asked => "This question just appeared. Read it, then answer it.",
             Self::CardClosed => {
                 "The card just closed; that key did nothing. Press it again to act here."
+            }
+            Self::Moved => {
+                "You just came here; that key did nothing. Press it again to act here."
             }
         }
     }

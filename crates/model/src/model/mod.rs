@@ -3,8 +3,9 @@
 //! person in (`triage`), each card's state and the answer it builds (`card_state`, with
 //! `arming` and `ask_diff`), the person's intents and what became of them (`intents`, `words`),
 //! the messages held for a busy pane (`outbox`) and the words that follow a Deny
-//! (`deny_words`), the conversations read back (`history`) and a DSH bridge's own view (`dsh_state`). No terminal,
-//! no I/O.
+//! (`deny_words`), the conversations read back (`history`), a DSH bridge's own view
+//! (`dsh_state`), every pane in the tree's order (`pane_order`) and what the person last saw of
+//! each (`seen`, the news marks). No terminal, no I/O.
 
 pub mod agents;
 pub mod arming;
@@ -21,6 +22,8 @@ pub mod intents;
 pub mod news;
 pub mod outbox;
 pub mod outcome;
+pub mod pane_order;
 pub mod phone_model;
 pub mod rings;
+pub mod seen;
 pub mod triage;

@@ -23,6 +23,7 @@ use crate::model::history::HistoryStore;
 use crate::model::inbox::AskKey;
 use crate::model::intents::{self, Intents};
 use crate::model::outbox::Outbox;
+use crate::model::seen::Seen;
 use crate::wire::{Ask, Snapshot};
 
 #[derive(Debug, Clone, Default)]
@@ -42,6 +43,8 @@ pub struct PhoneModel {
     awaiting_pane: Option<(String, String)>,
     /// The words after each Deny on its way, and the messages they became (SPEC A21).
     deny_words: DenyWords,
+    /// What the person last saw of each pane, and the panes with news since (SPEC A22).
+    seen: Seen,
 }
 
 impl PhoneModel {
@@ -93,6 +96,11 @@ impl PhoneModel {
 
     pub fn dsh_view(&self, agent: &str) -> Option<&DshView> {
         self.dsh.get(agent)
+    }
+
+    /// What the person last saw of each pane, and which panes have news since (SPEC A22).
+    pub fn seen(&self) -> &Seen {
+        &self.seen
     }
 
     /// The pane a reply named that the snapshot does not have yet.
@@ -249,6 +257,33 @@ impl PhoneModel {
             }
         }
         changed
+    }
+
+    // News marks (SPEC A22): what the person saw of each pane.
+
+    /// Goes over `agent`'s panes after news of it: the pane on screen is seen, the others are
+    /// marked when they changed since the person saw them.
+    pub fn hear_seen(&mut self, agent: &str, on_screen: Option<&str>) {
+        if let Some(view) = self.agents.get(agent) {
+            self.seen.hear(view, on_screen);
+        }
+    }
+
+    /// The person looks at this pane: what it shows now is seen, and its mark goes.
+    pub fn look_at(&mut self, agent: &str, pane: &str) {
+        if let Some(view) = self.agents.get(agent) {
+            self.seen.look_at(view, pane);
+        }
+    }
+
+    /// What a phone kept in its state folder before it stopped (`Seen::to_json`).
+    pub fn recall_seen(&mut self, kept: &str) {
+        self.seen = Seen::from_json(kept);
+    }
+
+    /// What to keep in the state folder now, when what was seen changed since it was kept.
+    pub fn seen_to_keep(&mut self) -> Option<String> {
+        self.seen.changed().then(|| self.seen.to_json())
     }
 
     /// Waits for the pane a reply named (a starter's, a reopen's, a bridge task's).

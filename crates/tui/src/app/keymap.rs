@@ -132,6 +132,14 @@ pub(crate) enum Action {
     /// Open the ask that needs the person first, across every agent; again, the next one
     /// (docs/KEYS.md, "The ask that needs you first").
     NextAsk,
+    /// The next pane in the tree's order across every agent, and the one before it
+    /// (docs/KEYS.md, "Moving without going back").
+    NextPane,
+    PrevPane,
+    /// The next pane with news since the person last saw it.
+    NextNews,
+    /// Back to the pane or card the last move left.
+    WhereYouWere,
     NewPage,
     History,
     Rename,
@@ -210,6 +218,10 @@ impl Action {
             Self::Filter => "filter",
             Self::JumpExpiring => "jump-expiring",
             Self::NextAsk => "next-ask",
+            Self::NextPane => "next-pane",
+            Self::PrevPane => "previous-pane",
+            Self::NextNews => "next-pane-with-news",
+            Self::WhereYouWere => "where-you-were",
             Self::NewPage => "new-page",
             Self::History => "history",
             Self::Rename => "rename",
@@ -273,6 +285,10 @@ impl Action {
             Self::Filter => "Filter the list",
             Self::JumpExpiring => "Open the ask that expires soonest",
             Self::NextAsk => "Open the ask that needs you first; again, the next",
+            Self::NextPane => "Next pane, across tabs, workspaces and agents",
+            Self::PrevPane => "Previous pane",
+            Self::NextNews => "Next pane with news since you saw it",
+            Self::WhereYouWere => "Back to where you were before the last move",
             Self::NewPage => "New: run a starter",
             Self::History => "History of conversations",
             Self::Rename => "Rename the workspace or tab",
@@ -335,6 +351,10 @@ impl Action {
             Self::Filter,
             Self::JumpExpiring,
             Self::NextAsk,
+            Self::NextPane,
+            Self::PrevPane,
+            Self::NextNews,
+            Self::WhereYouWere,
             Self::NewPage,
             Self::History,
             Self::Rename,
@@ -638,7 +658,8 @@ pub(crate) fn opens() -> [(Chord, Action); 3] {
 
 /// The keys of every box a person writes words in (a pane's box, a card's text and form
 /// fields), besides Enter and the editing keys (`typing`): one list, so the box and the card
-/// have the same keys and their `?` help lists them alike.
+/// have the same keys and their `?` help lists them alike. The moves between panes are among
+/// them ([`moves`]).
 pub(crate) fn text_box() -> Vec<(Chord, Action)> {
     vec![
         (Chord::alt(KeyCode::Enter), Action::Newline),
@@ -647,6 +668,23 @@ pub(crate) fn text_box() -> Vec<(Chord, Action)> {
         // person's editor"); the key list is Alt-? here, as `?` alone is text.
         (Chord::ctrl('g'), Action::EditOutside),
         (Chord::alt(KeyCode::Char('?')), Action::Help),
+    ]
+    .into_iter()
+    .chain(moves())
+    .collect()
+}
+
+/// The keys that move between panes without going back, the same on every screen Ctrl-N is
+/// on, in the box and on a card's text too (docs/KEYS.md, "Moving without going back"): Alt
+/// chords, so they are never text, and none the box's editing takes (Alt-←/→, Alt-B/F/D/Z,
+/// Alt-Backspace are its own). Alt-↓/↑ walk the panes as ↓/↑ walk the workspaces' tree; Alt-n
+/// goes to news; Alt-o goes back, as vim's Ctrl-O jumps back (Ctrl-O is a key of the box).
+pub(crate) fn moves() -> [(Chord, Action); 4] {
+    [
+        (Chord::alt(KeyCode::Down), Action::NextPane),
+        (Chord::alt(KeyCode::Up), Action::PrevPane),
+        (Chord::alt(KeyCode::Char('n')), Action::NextNews),
+        (Chord::alt(KeyCode::Char('o')), Action::WhereYouWere),
     ]
 }
 
@@ -670,6 +708,7 @@ pub(crate) fn common() -> Vec<(Chord, Action)> {
         (Chord::ch('Z'), Action::Rings),
     ];
     keys.extend(to_the_asks());
+    keys.extend(moves());
     keys
 }
 

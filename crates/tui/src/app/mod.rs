@@ -118,6 +118,9 @@ pub enum Command {
     Log(String),
     /// Clear the terminal and send every cell of the next frame (Ctrl-L).
     Redraw,
+    /// Keep what the person saw of each pane in the phone's state folder, so the news marks
+    /// outlive a restart (SPEC A22): the whole file, as `model::seen` writes it.
+    KeepSeen(String),
     Quit,
 }
 

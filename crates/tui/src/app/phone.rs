@@ -281,10 +281,7 @@ impl Phone {
         text: Option<String>,
     ) -> Vec<Command> {
         match deferred {
-            Deferred::Quit => {
-                self.quitting = true;
-                vec![Command::Quit]
-            }
+            Deferred::Quit => self.quit_now(),
             Deferred::Submit { agent, kind } => self.submit(&agent, kind),
             Deferred::MuteUntil => {
                 self.mute_until_typed(text.as_deref().unwrap_or_default());
@@ -297,12 +294,17 @@ impl Phone {
         }
     }
 
+    /// Quits now. What was seen of each pane is kept by the runner as it stops (SPEC A22).
+    fn quit_now(&mut self) -> Vec<Command> {
+        self.quitting = true;
+        vec![Command::Quit]
+    }
+
     /// Quits, asking first when unsent words would be dropped.
     pub(crate) fn quit(&mut self) -> Vec<Command> {
         let drafts = self.model.unsent_drafts();
         if drafts == 0 {
-            self.quitting = true;
-            return vec![Command::Quit];
+            return self.quit_now();
         }
         let question = if drafts == 1 {
             "One message is typed but not sent. Quit and drop it?".to_string()

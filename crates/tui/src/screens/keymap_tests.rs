@@ -306,3 +306,46 @@ fn the_box_and_the_cards_share_the_box_keys() {
         }
     }
 }
+
+/// The moves between panes are on every part the key to the asks is on, a card's and the box's
+/// included (docs/KEYS.md, "Moving without going back"), and `[keys]` moves them there too.
+#[test]
+fn the_moves_between_panes_are_wherever_the_key_to_the_asks_is() {
+    let keymap = defaults();
+    let mut parts = 0;
+    for context in keymap.contexts() {
+        if keymap.keys_for(context, Action::NextAsk).is_empty() {
+            continue;
+        }
+        parts += 1;
+        for (chord, action) in moves() {
+            assert_eq!(
+                keymap.action(context, &key(chord.code, chord.modifiers)),
+                Some(action),
+                "{chord} in {context:?}"
+            );
+        }
+    }
+    assert!(parts >= 10, "{parts} parts have the key to the asks");
+    let ctrl_down = Chord::parse("ctrl-down").expect("a key");
+    let keymap = Keymap::with_overrides(
+        &crate::screens::key_parts(),
+        &[(Action::NextPane, vec![ctrl_down])],
+    )
+    .expect("no key does two things");
+    for context in [
+        crate::screens::pane::keys::INPUT,
+        crate::screens::card::keys::TEXT,
+        crate::screens::home::keys::HOME,
+    ] {
+        assert_eq!(
+            keymap.action(context, &key(KeyCode::Down, KeyModifiers::CONTROL)),
+            Some(Action::NextPane),
+            "{context:?}"
+        );
+        assert_eq!(
+            keymap.action(context, &key(KeyCode::Down, KeyModifiers::ALT)),
+            None
+        );
+    }
+}

@@ -5,6 +5,7 @@
 
 mod chrome;
 pub mod frame;
+mod moves;
 mod ringing;
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
@@ -44,11 +45,14 @@ pub struct App {
     /// True when the person's last input was a paste without markers, so a next one with
     /// nothing between is its next piece.
     after_keys_paste: bool,
-    /// A card closed by itself and the screen under it came back: since when, and the stack's
-    /// move count then. While that screen stays on top, a key that acts on an agent waits the
-    /// reading time (docs/KEYS.md, "Keys that act on an agent"); once the person went
-    /// elsewhere, their keys are meant for where they went.
-    card_closed: Option<(Arming, u64)>,
+    /// A card closed by itself and the screen under it came back, or a move between panes
+    /// landed on a pane (`moves`): since when, and the stack's move count then. While that
+    /// screen stays on top, a key that acts on an agent waits the reading time (docs/KEYS.md,
+    /// "Keys that act on an agent"); once the person went elsewhere, their keys are meant for
+    /// where they went.
+    landed: Option<(Arming, u64)>,
+    /// Where the last move between panes began, for the key that goes back there.
+    before: Option<moves::Before>,
 }
 
 /// The clock and each agent's last poll (in the order of the agent list) when the last frame
@@ -96,6 +100,18 @@ impl App {
         self.phone.terminal.tmux_keeps_clipboard = true;
     }
 
+    /// What a phone kept of the panes the person saw before it stopped (SPEC A22), read back
+    /// by the runner from the state folder.
+    pub fn recall_seen(&mut self, kept: &str) {
+        self.phone.model.recall_seen(kept);
+    }
+
+    /// What to keep in the state folder of the panes the person saw, when it changed since it
+    /// was last kept (SPEC A22): the runner asks as it stops, between the once-a-second writes.
+    pub fn seen_to_keep(&mut self) -> Option<String> {
+        self.phone.model.seen_to_keep()
+    }
+
     pub fn new(setup: AppSetup) -> Self {
         Self {
             nav: Navigation::default(),
@@ -105,7 +121,8 @@ impl App {
             watching: true,
             drawn: None,
             after_keys_paste: false,
-            card_closed: None,
+            landed: None,
+            before: None,
         }
     }
 
@@ -207,12 +224,16 @@ impl App {
         // screen under it to keys meant for the card: those that act wait the reading time
         // (docs/KEYS.md). The person's own Esc is no such surprise.
         if input.is_none() && card_before.is_some() && self.card_on_top() != card_before {
-            self.card_closed = Some((
+            self.landed = Some((
                 Arming::start(Why::CardClosed, self.phone.now),
                 self.nav.moves(),
             ));
         }
         self.phone.model.settle_came_back();
+        // The pane the person came to is seen as it is (SPEC A22).
+        if self.nav.moves() != moves {
+            self.look_at_top();
+        }
         if let Some(keys_paste) = input {
             self.after_keys_paste = keys_paste;
         }
@@ -278,6 +299,8 @@ impl App {
                 self.phone.bring_back_waited(now);
                 let mut commands = self.watching_change();
                 commands.extend(self.ring_tick());
+                // What was seen goes to the state folder at most once a second (SPEC A22).
+                commands.extend(self.phone.model.seen_to_keep().map(Command::KeepSeen));
                 commands
             }
             Message::Exported { path, result } => {
@@ -354,7 +377,7 @@ impl App {
                 }) => arming.clock_stepped_back(now),
                 _ => {}
             }
-            if let Some((closed, _)) = &mut self.card_closed {
+            if let Some((closed, _)) = &mut self.landed {
                 closed.clock_stepped_back(now);
             }
         }
@@ -599,15 +622,21 @@ impl App {
         }
         // A key just after a card closed by itself was meant for the card: one that acts on
         // the screen now on top waits the reading time, as an answer would (docs/KEYS.md).
+        // After a move between panes Esc is let through: a move takes the place of the pane
+        // before, so Esc goes back to the same screen whichever pane it was meant for.
         if acts_on_agent(context, action)
-            && let Some(why) = self
-                .card_closed
-                .filter(|(_, moves)| *moves == self.nav.moves())
-                .and_then(|(closed, _)| closed.refusal(self.phone.now))
+            && let Some((landed, _)) = self.landed.filter(|(_, moves)| *moves == self.nav.moves())
+            && !(landed.why == Why::Moved && action == Some(Action::Back))
+            && let Some(why) = landed.refusal(self.phone.now)
         {
             self.phone.show_toast(why, false);
+            let what = if landed.why == Why::Moved {
+                "a move between panes"
+            } else {
+                "a card closed"
+            };
             commands.push(Command::Log(format!(
-                "a key came just after a card closed, on {}: not acted on: {}",
+                "a key came just after {what}, on {}: not acted on: {}",
                 context.title(),
                 action.map_or_else(|| "none".to_string(), Action::name)
             )));
@@ -659,7 +688,20 @@ impl App {
                 // ask that needs you first").
                 Some(Action::NextAsk) => {
                     let on_screen = self.card_on_top();
+                    let from = (self.place_on_top(), self.nav.depth(), self.nav.moves());
                     self.phone.open_next_ask(on_screen.as_ref());
+                    self.apply_steps();
+                    self.note_move(from.0, from.1, from.2);
+                    Vec::new()
+                }
+                // Moving between panes, the same keys on every screen (docs/KEYS.md, "Moving
+                // without going back").
+                Some(action @ (Action::NextPane | Action::PrevPane | Action::NextNews)) => {
+                    self.take_move(action);
+                    Vec::new()
+                }
+                Some(Action::WhereYouWere) => {
+                    self.go_where_you_were();
                     Vec::new()
                 }
                 Some(Action::Mouse) => self.phone.toggle_mouse(context),
@@ -944,6 +986,9 @@ impl App {
                     return commands;
                 }
                 commands.extend(self.ring_heard(&agent));
+                // The panes with news since the person saw them (SPEC A22).
+                let looked_at = self.pane_looked_at(&agent);
+                self.phone.model.hear_seen(&agent, looked_at.as_deref());
                 self.refresh_cards();
                 self.open_awaited_pane();
                 commands
@@ -1111,6 +1156,10 @@ fn acts_on_agent(context: Context, action: Option<Action>) -> bool {
             | Action::OpenAsk
             | Action::JumpExpiring
             | Action::NextAsk
+            | Action::NextPane
+            | Action::PrevPane
+            | Action::NextNews
+            | Action::WhereYouWere
             | Action::History
             | Action::NewPage
             | Action::Wire

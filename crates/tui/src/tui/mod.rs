@@ -10,6 +10,7 @@ pub(crate) mod export;
 pub(crate) mod opener;
 pub mod osc;
 pub mod outside_editor;
+pub mod seen_file;
 pub mod terminal;
 pub mod woken_stream;
 
@@ -107,6 +108,8 @@ pub struct Tui<B: Backend, E> {
     on_screen: Option<Vec<(String, String)>>,
     /// Messages from the program around the phone (the demo's runner), when it has any.
     side: Option<tokio::sync::mpsc::UnboundedReceiver<Message>>,
+    /// Where what the person saw of each pane is kept (SPEC A22); none keeps nothing.
+    seen_file: Option<std::path::PathBuf>,
     /// How each run of the person's notify command went, from the task that ran it.
     pushed: (
         tokio::sync::mpsc::UnboundedSender<Message>,
@@ -185,6 +188,7 @@ where
             read_at: std::time::Instant::now(),
             on_screen: None,
             side: None,
+            seen_file: None,
             pushed: tokio::sync::mpsc::unbounded_channel(),
         };
         tui.tell_on_screen();
@@ -207,6 +211,18 @@ where
     /// OSC 8): a real terminal writes them to stdout; a test records them.
     pub fn with_raw_out(mut self, out: impl FnMut(&[u8]) + Send + 'static) -> Self {
         self.raw_out = Box::new(out);
+        self
+    }
+
+    /// Keeps what the person saw of each pane in `path` (SPEC A22): what a phone kept there
+    /// before is read back now, and each change is written there.
+    pub fn with_seen_file(mut self, path: std::path::PathBuf) -> Self {
+        match seen_file::read(&path) {
+            Ok(Some(kept)) => self.app.recall_seen(&kept),
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "what was seen of each pane is not read"),
+        }
+        self.seen_file = Some(path);
         self
     }
 
@@ -267,7 +283,16 @@ where
     pub async fn run(&mut self) -> anyhow::Result<()> {
         self.draw()?;
         while self.step().await? == Flow::Continue {}
+        self.keep_seen();
         Ok(())
+    }
+
+    /// Writes what the person saw of each pane to its file, when it changed since the last
+    /// write (SPEC A22).
+    fn keep_seen(&mut self) {
+        if let (Some(path), Some(text)) = (&self.seen_file, self.app.seen_to_keep()) {
+            write_seen(path, &text);
+        }
     }
 
     /// True when every key that came has been handed to the app (none is held to tell a paste
@@ -482,7 +507,16 @@ where
                         }
                         self.dirty = true;
                     }
-                    Command::Quit => flow = Flow::Quit,
+                    Command::KeepSeen(text) => {
+                        if let Some(path) = &self.seen_file {
+                            write_seen(path, &text);
+                        }
+                    }
+                    Command::Quit => {
+                        // Kept before the phone stops, not only at the next tick.
+                        self.keep_seen();
+                        flow = Flow::Quit;
+                    }
                 }
             }
         }
@@ -551,6 +585,13 @@ where
         self.dirty = false;
         self.frames += 1;
         Ok(())
+    }
+}
+
+/// Writes the file of what was seen (`seen_file`), saying in the log why it could not.
+fn write_seen(path: &std::path::Path, text: &str) {
+    if let Err(error) = seen_file::write(path, text) {
+        tracing::warn!(path = %path.display(), %error, "what was seen of each pane is not kept");
     }
 }
 

@@ -4,7 +4,7 @@
 use crossterm::event::KeyCode;
 
 use crate::app::keymap::{
-    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, plain_words,
+    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, moves, plain_words,
     to_the_asks,
 };
 
@@ -21,6 +21,9 @@ pub(crate) fn bindings() -> Vec<(Chord, Action)> {
         (Chord::ctrl('c'), Action::Quit),
         to_the_asks()[0],
     ]
+    .into_iter()
+    .chain(moves())
+    .collect()
 }
 
 /// The New page's form for a DSH bridge: a task or a workspace to register.

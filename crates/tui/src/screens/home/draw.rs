@@ -1,4 +1,5 @@
-//! Home: every agent with its state in words and how fresh it is, then "Needs your answer",
+//! Home: every agent with its state in words, how many of its panes have news (SPEC A22) and
+//! how fresh it is, then "Needs your answer",
 //! the nearest deadline first, then the oldest, with the time left of asks that expire and why
 //! the first is first (SPEC A2, A13, H3, H6, S4, T6, V5).
 
@@ -53,6 +54,30 @@ fn freshness(agent: &AgentView, now: time::OffsetDateTime) -> String {
         Some(at) => format!("synced {}", ago((now - at).whole_seconds())),
         None => "not synced yet".to_string(),
     }
+}
+
+/// The state column of a ready agent whose panes have news since the person saw them (SPEC
+/// A22): "Ready. · 2 panes with news", shorter where the row is short ("Ready ●2" at 40
+/// columns); else as [`row_state`].
+fn with_news(app: &Phone, agent: &AgentView, room: usize) -> String {
+    let news = app.seen().count(&agent.name);
+    let (state, _) = row_state(&agent.status, room);
+    if news == 0 || agent.status != AgentStatus::Ready {
+        return state;
+    }
+    let words = [
+        format!(
+            "{state} · {}",
+            crate::out::count(news, "pane with news", "panes with news")
+        ),
+        format!("{state} · {news} with news"),
+        format!("{state} · {news} new"),
+        format!("{} ●{news}", state.trim_end_matches('.')),
+    ];
+    words
+        .into_iter()
+        .find(|words| wrap::width(words) <= room)
+        .unwrap_or(state)
 }
 
 /// The state's words keep at least this many columns beside the agent's name.
@@ -128,11 +153,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
                     theme.text,
                 ),
                 ("  ".into(), 2, theme.text),
-                (
-                    row_state(&agent.status, state_room).0,
-                    state_room,
-                    theme.text,
-                ),
+                (with_news(app, agent, state_room), state_room, theme.text),
                 (
                     format!("{fresh:>width$}", width = fresh_width - 1),
                     fresh_width,

@@ -1,5 +1,6 @@
 //! An agent's workspaces, tabs and panes as a tree, titles aligned by display width so CJK and
-//! emoji line up, each pane with its state in words (SPEC A2).
+//! emoji line up, each pane with its state in words (SPEC A2), a pane with news since the person
+//! saw it marked and its tab counting them (SPEC A22).
 
 use ratatui::Frame;
 use ratatui::style::Style;
@@ -133,22 +134,34 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &LayoutScreen, 
                 ],
                 width,
             ),
-            TreeRow::Tab(t) => columns(
-                &[
-                    (marker.into(), 2, theme.accent),
-                    (format!("  {}", t.title), title_width + 2, theme.text),
-                    (
-                        if narrow {
-                            plural(t.panes.len(), "1 pane", "panes", "")
-                        } else {
-                            plural(t.panes.len(), "tab · 1 pane", "panes", "tab · ")
-                        },
-                        30,
-                        theme.dim,
-                    ),
-                ],
-                width,
-            ),
+            TreeRow::Tab(t) => {
+                // The tab's panes with news since the person saw them (SPEC A22).
+                let news = t
+                    .panes
+                    .iter()
+                    .filter(|p| phone.seen().news(&screen.agent, &p.id).is_some())
+                    .count();
+                let mut count = if narrow {
+                    plural(t.panes.len(), "1 pane", "panes", "")
+                } else {
+                    plural(t.panes.len(), "tab · 1 pane", "panes", "tab · ")
+                };
+                if news > 0 {
+                    count.push_str(&if narrow {
+                        format!(" · {news} new")
+                    } else {
+                        format!(" · {news} with news")
+                    });
+                }
+                columns(
+                    &[
+                        (marker.into(), 2, theme.accent),
+                        (format!("  {}", t.title), title_width + 2, theme.text),
+                        (count, 30, if news > 0 { theme.accent } else { theme.dim }),
+                    ],
+                    width,
+                )
+            }
             TreeRow::Pane(p) => {
                 let (word, style) = state_word(p.state(), theme);
                 let asks = match p.asks().len() {
@@ -166,10 +179,21 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &LayoutScreen, 
                         )
                     })
                     .unwrap_or_default();
+                // A pane with news since the person saw it is marked, and says why after its
+                // turn where the line is wide, so a short line cuts the why first (SPEC A22).
+                let news = phone.seen().news(&screen.agent, &p.pane.id);
+                let mark = if news.is_some() { "●" } else { " " };
+                let turn = match news {
+                    Some(news) if !turn.is_empty() => format!("{turn} · {}", news.words()),
+                    Some(news) => news.words().to_string(),
+                    None => turn,
+                };
                 columns(
                     &[
                         (marker.into(), 2, theme.accent),
-                        (format!("    {}", p.pane.title), title_width + 2, theme.text),
+                        ("  ".into(), 2, theme.text),
+                        (mark.into(), 2, theme.accent),
+                        (p.pane.title.clone(), title_width - 2, theme.text),
                         (word, state_width, style),
                         (asks, asks_width, theme.warn),
                         (if narrow { String::new() } else { turn }, 40, theme.dim),

@@ -3,7 +3,7 @@
 use crossterm::event::KeyCode;
 
 use crate::app::keymap::{
-    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, to_the_asks,
+    Action, Chord, Context, EDIT_KILLS, EDIT_MOVES, EDIT_YANK_UNDO, KeyPart, moves, to_the_asks,
 };
 
 /// The search line: letters are typed, Enter keeps the matches lit.
@@ -16,6 +16,9 @@ pub(crate) fn search() -> Vec<(Chord, Action)> {
         (Chord::ctrl('c'), Action::Quit),
         to_the_asks()[0],
     ]
+    .into_iter()
+    .chain(moves())
+    .collect()
 }
 
 /// The keys `/`, `n`, `N` and `y` where text is read (a pane's chat has them among its own).
