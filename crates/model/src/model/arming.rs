@@ -54,9 +54,7 @@ impl Why {
             Self::CardClosed => {
                 "The card just closed; that key did nothing. Press it again to act here."
             }
-            Self::Moved => {
-                "You just came here; that key did nothing. Press it again to act here."
-            }
+            Self::Moved => "You just came here; that key did nothing. Press it again to act here.",
         }
     }
 }

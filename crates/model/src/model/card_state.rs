@@ -309,6 +309,18 @@ impl CardState {
         (!words.trim().is_empty()).then_some(words)
     }
 
+    /// True when the person typed words of their own here: a text answer, or words under a
+    /// Deny. A form's fields start at the agent's defaults, so they are not counted.
+    pub fn has_own_words(&self) -> bool {
+        match &self.input {
+            CardInput::Text(editor)
+            | CardInput::Options {
+                say_why: editor, ..
+            } => !editor.text().trim().is_empty(),
+            CardInput::Form(_) | CardInput::Nothing => false,
+        }
+    }
+
     /// True once the reading time since the card opened or changed is over.
     pub fn is_armed(&self, now: OffsetDateTime) -> bool {
         self.arming.is_armed(now)
@@ -999,6 +1011,23 @@ mod tests {
             Some(serde_json::json!("rm -rf ~"))
         );
         assert!(card.changes(LOCAL).is_some());
+    }
+
+    /// The quit question counts the person's own words: a form at its defaults has none; a
+    /// text answer and the words under a Deny do once typed.
+    #[test]
+    fn a_form_at_its_defaults_holds_no_words_of_the_persons() {
+        let form = ask(serde_json::json!({
+            "id": "a1", "revision": 1, "kind": "form", "title": "F",
+            "form": {"fields": [{"id": "n", "label": "Notes", "kind": "text", "default": "x"}]}
+        }));
+        assert!(!CardState::new(key(), form, "P".into(), T0).has_own_words());
+        let mut card = CardState::new(key(), permission("shell"), "P".into(), T0);
+        assert!(!card.has_own_words());
+        if let Some(words) = card.say_why_mut() {
+            words.insert_str("no");
+        }
+        assert!(card.has_own_words());
     }
 
     /// Each kind's model keeps what was typed across a new revision (SPEC A3): a text

@@ -322,13 +322,14 @@ impl PhoneModel {
             .unwrap_or_default()
     }
 
-    /// Pane drafts, sends not taken yet and open cards with words typed on them.
+    /// Pane drafts, sends not taken yet and open cards with the person's own words on them (a
+    /// text answer, the words under a Deny; a form's defaults are the agent's, not typed).
     pub fn unsent_drafts(&self) -> usize {
         let panes = self.drafts.values().filter(|e| !e.is_empty()).count() + self.outbox.unsent();
         let cards = self
             .cards
             .values()
-            .filter(|card| card.closed.is_none() && card.typed_words().is_some())
+            .filter(|card| card.closed.is_none() && card.has_own_words())
             .count();
         panes + cards
     }
