@@ -62,6 +62,10 @@ pub(crate) struct DemoArgs {
     /// runs tools, asks permission and makes a plan, with no account anywhere.
     #[arg(long)]
     pub(crate) acp: bool,
+    /// With --acp: the ACP version the host offers the scripted agent, 1 (the default, as for
+    /// every ACP agent) or 2, the draft the agent then speaks (docs/ACP.md, "ACP v1 and v2").
+    #[arg(long, value_name = "VERSION", requires = "acp", value_parser = clap::value_parser!(u16).range(1..=2))]
+    pub(crate) protocol: Option<u16>,
     /// auto (light or dark by the terminal's background; the default), a built-in theme
     /// (dark, light, high-contrast) or a theme file.
     #[arg(long, value_name = "NAME|PATH")]
@@ -115,7 +119,8 @@ pub(crate) fn run(args: DemoArgs) -> anyhow::Result<()> {
         let folder = DemoFolder::create()?;
         // The demo's intents stay with the demo: a real journal never sees them.
         setup.journal = folder.path.join("intents.jsonl");
-        let agent = DemoAgent::new(&folder.path, &args.world, args.chaos.as_deref(), args.acp)?;
+        let acp = args.acp.then_some(args.protocol.unwrap_or(1));
+        let agent = DemoAgent::new(&folder.path, &args.world, args.chaos.as_deref(), acp)?;
         let child = Arc::new(Mutex::new(Some(agent.start(false).await?)));
         let socket = folder.path.join(SOCKET_NAME);
         let (tell, news) = tokio::sync::mpsc::unbounded_channel();
@@ -180,7 +185,7 @@ impl DemoAgent {
         folder: &Path,
         world: &WorldFlags,
         chaos: Option<&str>,
-        acp: bool,
+        acp: Option<u16>,
     ) -> anyhow::Result<Self> {
         let program =
             std::env::current_exe().context("cannot find this program to start the agent")?;
@@ -212,7 +217,7 @@ impl DemoAgent {
         if let Some(spec) = chaos {
             args.extend(["--chaos".to_string(), spec.to_string()]);
         }
-        if acp {
+        if let Some(protocol) = acp {
             let sessions = folder.join("acp-sessions");
             std::fs::create_dir_all(&sessions)
                 .context("cannot make the scripted agent's sessions folder")?;
@@ -225,6 +230,8 @@ impl DemoAgent {
             args.extend([
                 "--acp".to_string(),
                 format!("scripted={command}"),
+                "--acp-protocol".into(),
+                format!("scripted={protocol}"),
                 "--first-prompt".into(),
                 "Check this project and run its tests, please.".into(),
                 // The demo's config is the phone's; the host needs none of it.

@@ -726,6 +726,126 @@ fn demo_acp_in_tmux_a_permission_answered_from_the_keyboard_reaches_the_acp_agen
     tmux.keys(&["Escape", "Escape", "Escape", "q"]);
 }
 
+/// The ACP demo on v2 (`demo --acp --protocol 2`): the host offers 2 and the scripted agent
+/// speaks it (the host's own log says so). Its permission is answered from the keyboard with
+/// "Deny, and say why": the agent is told no, and the words reach it as its next prompt, once
+/// (SPEC A21; docs/ACP.md, "Sends are queued, never steered"). The phone's journal holds the
+/// Deny and then the words.
+#[test]
+fn demo_acp_v2_in_tmux_a_deny_with_words_reaches_the_agent_as_its_next_prompt() {
+    if !tmux_installed() {
+        eprintln!("SKIPPED demo_acp_v2_in_tmux_…: tmux is not installed");
+        return;
+    }
+    let (home, runtime, command) = demo_home("demo --acp --protocol 2");
+    let tmux = Tmux::start("acp-v2", (100, 30), &command);
+    tmux.until("the ACP agent's permission in the inbox", |s| {
+        s.contains("ACP host: scripted") && s.contains("execute: cargo test")
+    });
+    tmux.select("execute: cargo test");
+    tmux.keys(&["Enter"]);
+    tmux.until("the card and its Deny with words", |s| {
+        s.contains("Allow once") && s.contains("Deny, and say why")
+    });
+    tmux.keys(&["N"]);
+    tmux.until("the box under the Deny", |s| {
+        s.contains("what the agent should do instead")
+    });
+    let words = "explain the code instead 你好";
+    tmux.text(words);
+    tmux.read_card();
+    tmux.keys(&["Enter"]);
+    // The words run as the next turn, and the scripted agent asks before its tests again: that
+    // ask (a new id) is denied plainly from a shell, so the turn ends and the agent keeps both
+    // prompts.
+    let demo = std::fs::read_dir(&runtime)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| path.join("acp-sessions").is_dir())
+        .expect("the demo's folder");
+    let first_ask = common::journal_kinds(&demo.join("intents.jsonl"))
+        .first()
+        .and_then(|k| k["ask_id"].as_str().map(str::to_string))
+        .expect("the Deny is on the journal");
+    let shell = |args: &[&str]| {
+        let output = std::process::Command::new(BIN)
+            .args(args)
+            .arg("--socket")
+            .arg(demo.join("agent.sock"))
+            .env("XDG_STATE_HOME", home.path().join("state"))
+            .output()
+            .expect("runs");
+        String::from_utf8_lossy(&output.stdout).to_string()
+    };
+    let deadline = Instant::now() + SOON;
+    let second_ask = loop {
+        let asks: serde_json::Value =
+            serde_json::from_str(&shell(&["asks", "--json"])).unwrap_or_default();
+        let next = asks
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["id"].as_str())
+            .find(|id| *id != first_ask)
+            .map(str::to_string);
+        if let Some(id) = next {
+            break id;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no second ask: {}",
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    shell(&["answer", &second_ask, "deny"]);
+    let deadline = Instant::now() + SOON;
+    let users = |history: &[(String, String)]| -> Vec<String> {
+        history
+            .iter()
+            .filter(|(who, _)| who == "user")
+            .map(|(_, words)| words.clone())
+            .collect()
+    };
+    while users(&scripted_agent_history(&runtime)).len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let history = scripted_agent_history(&runtime);
+    assert_eq!(
+        users(&history),
+        ["Check this project and run its tests, please.", words],
+        "{history:?}"
+    );
+    assert!(
+        history
+            .iter()
+            .any(|(who, said)| who == "agent" && said.contains("I did not run the tests")),
+        "the agent was told no: {history:?}"
+    );
+    let log = std::fs::read_to_string(demo.join("agent.log")).unwrap_or_default();
+    assert!(log.contains("the agent speaks ACP v2"), "{log}");
+    let kinds = common::journal_kinds(&demo.join("intents.jsonl"));
+    let sent: Vec<(&str, &str)> = kinds
+        .iter()
+        .map(|k| {
+            let kind = k["kind"].as_str().unwrap_or_default();
+            let what = k["answer"]["optionId"]
+                .as_str()
+                .or(k["text"].as_str())
+                .unwrap_or_default();
+            (kind, what)
+        })
+        .collect();
+    assert_eq!(
+        sent[..2],
+        [("answer", "deny"), ("send", words)],
+        "{kinds:?}"
+    );
+    tmux.keys(&["q"]);
+}
+
 /// A pane's mode from the keyboard in a real terminal, at 80x24: the picker switches it, a mode
 /// that acts without asking needs its own `y`, and the agent itself says which mode it is in
 /// when asked with a command completed from the `/` list (docs/ACP.md, docs/KEYS.md).
