@@ -754,7 +754,7 @@ mod tests {
         );
         assert!(matches!(
             said.iter().rev().find(|s| matches!(s, Said::Turn(_))),
-            Some(Said::Turn(Turn::Idle(Some(Err(Failure::Refused(why)))))) if why == "Authentication required"
+            Some(Said::Turn(Turn::Idle(Some(Err(Failure::SignIn(ways)))))) if ways.is_empty()
         ));
     }
 

@@ -17,6 +17,7 @@
 //!   is the card's tool call, and its `title` the call's title, which the card shows beside the
 //!   arguments, never as the card's title (SPEC A10).
 
+use agent_client_protocol::ErrorCode;
 use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionUpdate, StopReason};
 use serde_json::{Value, json};
 
@@ -267,6 +268,18 @@ fn state(update: &Value) -> Option<Turn> {
         "requires_action" => Some(Turn::RequiresAction),
         "idle" => Some(Turn::Idle(update.get("stopReason").map(|reason| {
             match reason.as_str() {
+                // A turn that fails for want of a sign-in (`auth_required`, -32000: claude
+                // signed out ends its first turn so) says so as v1's refusal does, not as a
+                // failure of the turn.
+                Some("error")
+                    if update
+                        .get("error")
+                        .and_then(|e| e.get("code"))
+                        .and_then(Value::as_i64)
+                        == Some(i64::from(i32::from(ErrorCode::AUTH_REQUIRED))) =>
+                {
+                    Err(Failure::SignIn(Vec::new()))
+                }
                 Some("error") => {
                     let error = update.get("error");
                     let message = error
@@ -467,6 +480,13 @@ mod tests {
                 json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error", "error": {"code": -32603, "message": "model\u{1b}[31m down"}})
             ),
             Turn::Idle(Some(Err(Failure::Refused("model[31m down".into()))))
+        );
+        // A turn that ends for want of a sign-in is a sign-in, in v1's words.
+        assert_eq!(
+            state(
+                json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "error", "error": {"code": -32000, "message": "Authentication required"}})
+            ),
+            Turn::Idle(Some(Err(Failure::SignIn(Vec::new()))))
         );
     }
 
