@@ -581,7 +581,27 @@ pub(crate) async fn listed(
         rulings.not_run("P5", "session/list not run: the agent does not offer it");
         return;
     }
-    // Page by page, as the host reads it (at most 5 pages), until the prompted session shows.
+    let Some(sessions) =
+        listed_pages(driver, workspace, prompted, shapes::listed_page, rulings).await
+    else {
+        return;
+    };
+    rulings.judge(
+        "P5",
+        shapes::listed(&json!({ "sessions": sessions }), workspace, prompted),
+    );
+}
+
+/// The sessions `session/list` gives for the workspace, page by page as the host reads them
+/// (at most 5 pages), until the prompted session shows; each page read with the version's
+/// `page` check. None once a page fails, P5 then saying why.
+pub(crate) async fn listed_pages(
+    driver: &mut Driver,
+    workspace: &Path,
+    prompted: &str,
+    page: fn(&Value) -> Result<(), String>,
+    rulings: &mut Rulings,
+) -> Option<Vec<Value>> {
     let mut sessions = Vec::new();
     let mut cursor: Option<Value> = None;
     for _ in 0..5 {
@@ -598,11 +618,11 @@ pub(crate) async fn listed(
                     answer.outcome.describe()
                 ),
             );
-            return;
+            return None;
         };
-        if let Err(why) = shapes::listed_page(reply) {
+        if let Err(why) = page(reply) {
             rulings.fault("P5", why);
-            return;
+            return None;
         }
         sessions.extend(reply["sessions"].as_array().cloned().unwrap_or_default());
         let found = sessions
@@ -613,10 +633,7 @@ pub(crate) async fn listed(
             break;
         }
     }
-    rulings.judge(
-        "P5",
-        shapes::listed(&json!({ "sessions": sessions }), workspace, prompted),
-    );
+    Some(sessions)
 }
 
 /// P7: a second process loads the session prompted in the first, and replays it before it

@@ -39,38 +39,40 @@ fn prompt(session: &str, text: &str) -> Value {
     json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})
 }
 
-/// Runs the turns of the prompts in a fresh session: its id, and whether a turn ended.
-pub(crate) async fn turns(
+/// The fresh session the turns of P12–P15 run in, on either version (`params` its
+/// `session/new`, `read` the version's reading of the answer): none when the agent waits for a
+/// sign-in, no prompt was given or the session did not open, each turn rule then saying why it
+/// was not run.
+pub(crate) async fn turns_session(
     driver: &mut Driver,
-    setup: &Setup,
-    workspace: &Path,
+    signed_out: bool,
     prompts: &[String],
-    mode: Option<&str>,
+    params: Value,
+    read: fn(&Value) -> Result<String, String>,
     rulings: &mut Rulings,
-) -> Option<(String, bool)> {
-    if setup.signed_out {
+) -> Option<String> {
+    let why = if signed_out {
+        Some(SIGN_IN_FIRST.to_string())
+    } else if prompts.is_empty() {
+        Some(
+            "not run: a turn needs a model: run with --prompt TEXT (the scripted agent needs none)"
+                .to_string(),
+        )
+    } else {
+        None
+    };
+    if let Some(why) = why {
         for rule in TURN_RULES {
-            rulings.not_run(rule, SIGN_IN_FIRST);
+            rulings.not_run(rule, why.clone());
         }
         return None;
     }
-    if prompts.is_empty() {
-        for rule in TURN_RULES {
-            rulings.not_run(
-                rule,
-                "not run: a turn needs a model: run with --prompt TEXT (the scripted agent needs none)",
-            );
-        }
-        return None;
-    }
-    let answer = driver
-        .request("session/new", new_session(workspace), REQUEST)
-        .await;
+    let answer = driver.request("session/new", params, REQUEST).await;
     let session = match &answer.outcome {
-        Outcome::Result(reply) => shapes::new_session(reply).ok(),
+        Outcome::Result(reply) => read(reply).ok(),
         _ => None,
     };
-    let Some(session) = session else {
+    if session.is_none() {
         for rule in TURN_RULES {
             rulings.not_run(
                 rule,
@@ -80,8 +82,28 @@ pub(crate) async fn turns(
                 ),
             );
         }
-        return None;
-    };
+    }
+    session
+}
+
+/// Runs the turns of the prompts in a fresh session: its id, and whether a turn ended.
+pub(crate) async fn turns(
+    driver: &mut Driver,
+    setup: &Setup,
+    workspace: &Path,
+    prompts: &[String],
+    mode: Option<&str>,
+    rulings: &mut Rulings,
+) -> Option<(String, bool)> {
+    let session = turns_session(
+        driver,
+        setup.signed_out,
+        prompts,
+        new_session(workspace),
+        shapes::new_session,
+        rulings,
+    )
+    .await?;
     if let Some(mode) = mode {
         let answer = driver
             .request(

@@ -608,40 +608,15 @@ async fn turns(
     prompts: &[String],
     rulings: &mut Rulings,
 ) -> Option<(String, String)> {
-    if setup.signed_out {
-        for rule in TURN_RULES {
-            rulings.not_run(rule, SIGN_IN_FIRST);
-        }
-        return None;
-    }
-    if prompts.is_empty() {
-        for rule in TURN_RULES {
-            rulings.not_run(
-                rule,
-                "not run: a turn needs a model: run with --prompt TEXT (the scripted agent needs none)",
-            );
-        }
-        return None;
-    }
-    let answer = driver
-        .request("session/new", new_session(workspace), REQUEST)
-        .await;
-    let session = match &answer.outcome {
-        Outcome::Result(reply) => v2_shapes::new_session(reply).ok(),
-        _ => None,
-    };
-    let Some(session) = session else {
-        for rule in TURN_RULES {
-            rulings.not_run(
-                rule,
-                format!(
-                    "not run: session/new for the turns {}",
-                    answer.outcome.describe()
-                ),
-            );
-        }
-        return None;
-    };
+    let session = super::turn_rules::turns_session(
+        driver,
+        setup.signed_out,
+        prompts,
+        new_session(workspace),
+        v2_shapes::new_session,
+        rulings,
+    )
+    .await?;
     let mut first_message = None;
     let mut messages = HashSet::new();
     let mut asked_anything = false;
@@ -888,37 +863,12 @@ fn judge_requests(seen: &[Value], session: &str, rulings: &mut Rulings) -> Asked
 
 /// P5 after a turn: `session/list` for the workspace lists the prompted session.
 async fn listed(driver: &mut Driver, workspace: &Path, prompted: &str, rulings: &mut Rulings) {
-    let mut sessions = Vec::new();
-    let mut cursor: Option<Value> = None;
-    for _ in 0..5 {
-        let mut params = json!({"cwd": workspace});
-        if let Some(cursor) = &cursor {
-            params["cursor"] = cursor.clone();
-        }
-        let answer = driver.request("session/list", params, REQUEST).await;
-        let Outcome::Result(reply) = &answer.outcome else {
-            rulings.fault(
-                "P5",
-                format!(
-                    "session/list for the workspace {}",
-                    answer.outcome.describe()
-                ),
-            );
-            return;
-        };
-        if let Err(why) = v2_shapes::listed_page(reply) {
-            rulings.fault("P5", why);
-            return;
-        }
-        sessions.extend(reply["sessions"].as_array().cloned().unwrap_or_default());
-        cursor = reply.get("nextCursor").filter(|c| !c.is_null()).cloned();
-        let found = sessions
-            .iter()
-            .any(|s| s.get("sessionId").and_then(Value::as_str) == Some(prompted));
-        if found || cursor.is_none() {
-            break;
-        }
-    }
+    let Some(sessions) =
+        session_rules::listed_pages(driver, workspace, prompted, v2_shapes::listed_page, rulings)
+            .await
+    else {
+        return;
+    };
     let cwd = workspace.display().to_string();
     if let Some(other) = sessions
         .iter()
