@@ -437,41 +437,29 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                 card.acknowledge();
             }
             // Each kind's model builds its answer.
-            let Some(input) = phone.card(&key).map(|c| c.input.clone()) else {
+            let Some(card) = phone.card(&key) else {
                 return Vec::new();
             };
-            match input {
-                CardInput::Options { .. } if saying_why => deny_with_words(phone, &key),
-                CardInput::Options { selected, .. } => match options.get(selected) {
+            let answer = match &card.input {
+                CardInput::Options { .. } if saying_why => return deny_with_words(phone, &key),
+                CardInput::Options { selected, .. } => match options.get(*selected) {
                     Some(option) if option.effect == Some(Effect::AllowAlways) => {
                         ask_allow_always(phone, &key, option.id.clone());
-                        Vec::new()
+                        return Vec::new();
                     }
-                    Some(option) => send_answer(phone, &key, CardState::pick(option)),
-                    None => Vec::new(),
+                    Some(option) => CardState::pick(option),
+                    None => return Vec::new(),
                 },
-                CardInput::Text(answer) => {
-                    let Some(card) = phone.card(&key) else {
-                        return Vec::new();
-                    };
-                    if answer.is_empty() {
-                        set_card_notice(phone, &key, "Type an answer first.");
-                        return Vec::new();
-                    }
-                    let answer = card.text_answer();
-                    send_answer(phone, &key, answer)
+                CardInput::Text(typed) if typed.is_empty() => {
+                    set_card_notice(phone, &key, "Type an answer first.");
+                    return Vec::new();
                 }
-                CardInput::Form(_) => {
-                    let Some(card) = phone.card(&key) else {
-                        return Vec::new();
-                    };
-                    // Enter on one of the form's options (Decline) answers with it.
-                    if let Some(option) = card.focused_form_option() {
-                        let answer = CardState::pick(option);
-                        return send_answer(phone, &key, answer);
-                    }
-                    match card.form_answer() {
-                        Ok(answer) => send_answer(phone, &key, answer),
+                CardInput::Text(_) => card.text_answer(),
+                // Enter on one of the form's options (Decline) answers with it.
+                CardInput::Form(_) => match card.focused_form_option() {
+                    Some(option) => CardState::pick(option),
+                    None => match card.form_answer() {
+                        Ok(answer) => answer,
                         Err((field, why)) => {
                             if let Some(form) =
                                 phone.model.card_mut(&key).and_then(CardState::form_mut)
@@ -479,12 +467,13 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
                                 form.focus = field;
                             }
                             set_card_notice(phone, &key, &why);
-                            Vec::new()
+                            return Vec::new();
                         }
-                    }
-                }
-                CardInput::Nothing => Vec::new(),
-            }
+                    },
+                },
+                CardInput::Nothing => return Vec::new(),
+            };
+            send_answer(phone, &key, answer)
         }
         Action::Newline => {
             let card = phone.model.card_mut(&key);
