@@ -364,7 +364,14 @@ fn export_hands_the_runner_the_listed_exchanges_as_json_lines() {
     let mut app = inspector_app((80, 24));
     press(&mut app, &["/", "p", "o", "s", "t", "enter"]);
     let commands = press(&mut app, &["x"]);
-    let [Command::ExportInspector(path, text)] = commands.as_slice() else {
+    let [
+        Command::ExportInspector {
+            path,
+            text,
+            exchanges,
+        },
+    ] = commands.as_slice()
+    else {
         panic!("one export command: {commands:?}");
     };
     assert_eq!(
@@ -388,6 +395,7 @@ fn export_hands_the_runner_the_listed_exchanges_as_json_lines() {
 
     app.update(Message::Exported {
         path: path.clone(),
+        exchanges: *exchanges,
         result: Ok(()),
     });
     let saved = screen_text(&app, (160, 48));
@@ -399,9 +407,13 @@ fn export_hands_the_runner_the_listed_exchanges_as_json_lines() {
     );
     snap("inspector_saved", |size| {
         let mut app = inspector_app(size);
-        press(&mut app, &["x"]);
+        let commands = press(&mut app, &["x"]);
+        let [Command::ExportInspector { exchanges, .. }] = commands.as_slice() else {
+            panic!("one export command: {commands:?}");
+        };
         app.update(Message::Exported {
             path: Path::new(EXPORT_DIR).join("wire-20261129-143000-000.jsonl"),
+            exchanges: *exchanges,
             result: Ok(()),
         });
         app
@@ -412,11 +424,17 @@ fn export_hands_the_runner_the_listed_exchanges_as_json_lines() {
 fn a_failed_export_shows_the_error_and_an_empty_list_saves_nothing() {
     let mut app = inspector_app((80, 24));
     let commands = press(&mut app, &["x"]);
-    let [Command::ExportInspector(path, _)] = commands.as_slice() else {
+    let [
+        Command::ExportInspector {
+            path, exchanges, ..
+        },
+    ] = commands.as_slice()
+    else {
         panic!("one export command: {commands:?}");
     };
     app.update(Message::Exported {
         path: path.clone(),
+        exchanges: *exchanges,
         result: Err("Permission denied (os error 13)".into()),
     });
     let text = screen_text(&app, (160, 48));

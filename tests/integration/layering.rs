@@ -1016,3 +1016,109 @@ fn only_the_news_writes_what_the_agents_said() {
         found.join("\n")
     );
 }
+
+/// What a room reads of its surroundings (`app/view_context.rs`: the settings, the clock, the
+/// size, the terminal's facts, the wire log) it never writes: the shell keeps them, and the
+/// phone's own behaviour changes the settings the person changes there (docs/ARCHITECTURE.md,
+/// "The phone"). No room, in either half and outside its tests, calls a method of the view
+/// context that takes `&mut self`; the fields are private, so the compiler refuses the rest.
+#[test]
+fn a_room_reads_the_view_context_and_never_writes_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/tui/src");
+    let file = src.join("app/view_context.rs");
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let parsed = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut writers = BTreeSet::new();
+    let mut open_fields = Vec::new();
+    for item in &parsed.items {
+        match item {
+            syn::Item::Impl(block)
+                if matches!(&*block.self_ty, syn::Type::Path(ty)
+                    if ty.path.segments.last().is_some_and(|s| s.ident == "ViewContext")) =>
+            {
+                for inner in &block.items {
+                    if let syn::ImplItem::Fn(method) = inner
+                        && let Some(syn::FnArg::Receiver(receiver)) = method.sig.inputs.first()
+                        && receiver.mutability.is_some()
+                    {
+                        writers.insert(method.sig.ident.to_string());
+                    }
+                }
+            }
+            syn::Item::Struct(s) if s.ident == "ViewContext" => {
+                open_fields.extend(
+                    s.fields
+                        .iter()
+                        .filter(|f| !matches!(f.vis, syn::Visibility::Inherited))
+                        .map(|f| f.ident.as_ref().map_or_else(String::new, |i| i.to_string())),
+                );
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        writers.len() > 3,
+        "the view context's writers were read: {writers:?}"
+    );
+    assert!(
+        open_fields.is_empty(),
+        "ViewContext fields open to others: {open_fields:?}"
+    );
+
+    struct Calls<'a> {
+        writers: &'a BTreeSet<String>,
+        found: Vec<(String, usize)>,
+    }
+    impl<'ast> Visit<'ast> for Calls<'_> {
+        fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+            if !item.attrs.iter().any(is_cfg_test) {
+                syn::visit::visit_item_mod(self, item);
+            }
+        }
+        fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+            if !item.attrs.iter().any(is_cfg_test) {
+                syn::visit::visit_item_fn(self, item);
+            }
+        }
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            let name = call.method.to_string();
+            if self.writers.contains(&name) {
+                self.found.push((name, call.method.span().start().line));
+            }
+            syn::visit::visit_expr_method_call(self, call);
+        }
+    }
+    let mut files = Vec::new();
+    walk(&src.join("screens"), &mut files);
+    assert!(
+        files.len() > 10,
+        "the rooms were read: {} files",
+        files.len()
+    );
+    let mut found = Vec::new();
+    for file in &files {
+        if file.ends_with("harness.rs") {
+            // The rooms' test harness, compiled for tests alone, sets the scene.
+            continue;
+        }
+        let text =
+            std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let parsed = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let mut calls = Calls {
+            writers: &writers,
+            found: Vec::new(),
+        };
+        calls.visit_file(&parsed);
+        found.extend(
+            calls
+                .found
+                .into_iter()
+                .map(|(name, line)| format!("{}:{line}: {name}", file.display())),
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "a room writes the view context (only the shell and the phone's own may):\n{}",
+        found.join("\n")
+    );
+}

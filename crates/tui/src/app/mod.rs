@@ -22,6 +22,7 @@ pub(crate) mod terminal_facts;
 pub(crate) mod toast;
 pub(crate) mod triage;
 pub(crate) mod typing;
+pub mod view_context;
 pub(crate) mod wire_log;
 
 use std::path::PathBuf;
@@ -60,6 +61,8 @@ pub enum Message {
     /// The runner wrote the wire inspector's export to `path`, or says why it could not.
     Exported {
         path: PathBuf,
+        /// How many exchanges the export holds, as the inspector counted them.
+        exchanges: usize,
         result: Result<(), String>,
     },
     /// The runner asked a browser opener to open `url` (its name), or says why it could not.
@@ -101,7 +104,13 @@ pub enum Command {
     /// back as [`Message::Pushed`].
     Push(crate::engine::push::Push),
     /// Write the wire inspector's exchanges (JSON lines) to a new private file.
-    ExportInspector(PathBuf, String),
+    ExportInspector {
+        path: PathBuf,
+        /// The exchanges, one JSON line each.
+        text: String,
+        /// How many exchanges `text` holds, for the words about the export.
+        exchanges: usize,
+    },
     /// Put cleaned, capped text on the clipboard through the terminal (OSC 52).
     Copy(String),
     /// Open a checked `https://` link with the system's browser opener.

@@ -9,12 +9,13 @@ use super::phone::Phone;
 impl Phone {
     /// Takes the mouse, or leaves it to the terminal, and says on screen what changed.
     pub(crate) fn toggle_mouse(&mut self, context: Context) -> Vec<Command> {
-        self.terminal.mouse = !self.terminal.mouse;
+        let terminal = self.view.terminal_mut();
+        terminal.mouse = !terminal.mouse;
         let key = self
-            .keymap
+            .keymap()
             .key_label(context, Action::Mouse)
             .unwrap_or_else(|| "the mouse key".into());
-        let text = if self.terminal.mouse {
+        let text = if self.view.terminal().mouse {
             format!(
                 "Mouse on: wheel and clicks work here; press {key} for your terminal's selection"
             )
@@ -22,6 +23,6 @@ impl Phone {
             format!("Mouse off: your terminal's selection works; press {key} to turn it back on")
         };
         self.show_toast(text, false);
-        vec![Command::Mouse(self.terminal.mouse)]
+        vec![Command::Mouse(self.view.terminal().mouse)]
     }
 }

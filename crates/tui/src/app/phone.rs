@@ -1,9 +1,9 @@
-//! The part of the app a screen may touch: the agents as last heard, the intents, the cards,
-//! drafts and outbox, the overlay and the footer's message, the settings, the clock and the
-//! terminal's size. A room (`screens/<name>/`) gets its own state and `&mut Phone`, never the
-//! stack of screens: it asks for a screen to open or to go back with [`Phone::open`] and
-//! [`Phone::back`], and the app applies those steps once the room is done (docs/ARCHITECTURE.md,
-//! "Rooms").
+//! The part of the app a screen may touch: the phone's model, what floats over the screen,
+//! the footer's message, the steps a room asked of the stack of screens, and the view context
+//! it reads (the settings, the clock, the size). A room (`screens/<name>/`) gets its own state
+//! and `&mut Phone`, never the stack of screens: it asks for a screen to open or to go back
+//! with [`Phone::open`] and [`Phone::back`], and the app applies those steps once the room is
+//! done (docs/ARCHITECTURE.md, "Rooms").
 
 use std::path::PathBuf;
 
@@ -13,11 +13,10 @@ use super::geometry;
 use super::keymap::Keymap;
 use super::{AppSetup, Command};
 use crate::app::overlay::{Deferred, Overlay};
-use crate::app::terminal_facts::TerminalFacts;
-use crate::app::toast::{Subject, Toast};
-use crate::app::wire_log::{Inspector, WireLog};
+use crate::app::toast::{Footer, Subject, Toast};
+use crate::app::view_context::ViewContext;
+use crate::app::wire_log::WireLog;
 use crate::engine::{IntentKind, ToEngine};
-use crate::look::chat_view::ChatLayout;
 use crate::look::theme::Theme;
 use crate::model::inbox::AskKey;
 use crate::model::phone_model::PhoneModel;
@@ -64,33 +63,22 @@ pub(crate) enum Step {
     FocusBox,
 }
 
+/// The phone as a room sees it: the model, the glass's own few fields, and what the room reads
+/// of its surroundings. A room changes the model through its named methods, and the glass
+/// through the methods here; it reads the surroundings (`ViewContext`) and never writes them.
 #[derive(Clone)]
 pub struct Phone {
     /// The phone's model: every fact about the agents and what the person said to them. The
     /// glass reads it through `Deref` and changes it only through its named methods.
     pub(crate) model: PhoneModel,
     pub(crate) overlay: Option<Overlay>,
-    pub(crate) toast: Option<Toast>,
-    /// How many short messages were shown so far, to tell a new one from one left standing.
-    pub(crate) toasts_shown: u64,
-    /// True while a paste without markers is handed on that continues the one before it
-    /// (nothing the person did came between): its text joins that paste's undo step.
-    pub(crate) paste_continues: bool,
-    /// Chat entries as laid out, kept between frames (a memo, see `look::chat_view`).
-    pub(crate) chat_layout: ChatLayout,
-    pub(crate) keymap: Keymap,
-    pub(crate) theme: Theme,
-    /// How the phone rings: where the person is, the mute, the rules (`app::ringer`).
-    pub(crate) ringer: super::ringer::Ringer,
-    /// What the phone knows of its terminal: the mouse, tmux's clipboard.
-    pub(crate) terminal: TerminalFacts,
-    /// The wire inspector's: the newest exchanges with the agents, and its exports.
-    pub(crate) inspector: Inspector,
-    pub(crate) now: OffsetDateTime,
-    pub(crate) size: (u16, u16),
-    pub(crate) quitting: bool,
+    /// The footer's message line.
+    pub(crate) footer: Footer,
     /// What the rooms asked of the stack of screens, oldest first, until the app applies it.
     pub(crate) steps: Vec<Step>,
+    /// What a room reads and the shell keeps: the settings, the clock, the size, the terminal's
+    /// facts, the wire log and the layout memo.
+    pub(crate) view: ViewContext,
 }
 
 impl Phone {
@@ -98,26 +86,9 @@ impl Phone {
         Self {
             model: PhoneModel::new(setup.agents, setup.bridges),
             overlay: None,
-            toast: None,
-            toasts_shown: 0,
-            paste_continues: false,
-            chat_layout: ChatLayout::default(),
-            keymap: setup.settings.keymap,
-            theme: setup.theme,
-            ringer: super::ringer::Ringer::new(
-                setup.settings.rings,
-                setup.settings.notify,
-                setup.now,
-            ),
-            terminal: TerminalFacts {
-                mouse: setup.settings.mouse,
-                tmux_keeps_clipboard: false,
-            },
-            inspector: Inspector::default(),
-            now: setup.now,
-            size: setup.size,
-            quitting: false,
+            footer: Footer::default(),
             steps: Vec::new(),
+            view: ViewContext::new(setup.settings, setup.theme, setup.now, setup.size),
         }
     }
 
@@ -128,22 +99,35 @@ impl Phone {
 
     /// The newest exchanges with the agents, for the wire inspector.
     pub fn wire(&self) -> &WireLog {
-        &self.inspector.log
+        self.view.wire()
     }
 
     /// The phone's clock.
     pub fn now(&self) -> OffsetDateTime {
-        self.now
+        self.view.now()
+    }
+
+    /// The terminal's columns and rows.
+    pub(crate) fn size(&self) -> (u16, u16) {
+        self.view.size()
+    }
+
+    pub(crate) fn keymap(&self) -> &Keymap {
+        self.view.keymap()
+    }
+
+    pub(crate) fn theme(&self) -> &Theme {
+        self.view.theme()
     }
 
     /// Where the wire inspector saves its exports.
     pub fn set_export_dir(&mut self, dir: PathBuf) {
-        self.inspector.export_dir = dir;
+        self.view.set_export_dir(dir);
     }
 
     /// Forgets every chat entry as laid out, so the next frame lays them out again.
     pub fn forget_chat_layout(&mut self) {
-        self.chat_layout = ChatLayout::default();
+        self.view.forget_chat_layout();
     }
 
     /// Opens the screen `goto` names over the one on top, once the room that asked is done.
@@ -169,7 +153,7 @@ impl Phone {
     /// (the inbox, a pane, the soonest-expiring jump), no key answers it within the reading
     /// time (docs/ASKS.md, "The reading time").
     pub(crate) fn open_card(&mut self, key: AskKey) {
-        if self.model.open_card(&key, self.now) {
+        if self.model.open_card(&key, self.now()) {
             self.open(Goto::Card(key));
         }
     }
@@ -186,8 +170,8 @@ impl Phone {
         trouble: bool,
         about: Subject,
     ) {
-        self.toasts_shown += 1;
-        self.toast = Some(Toast::new(text.into(), trouble, self.now, about));
+        let toast = Toast::new(text.into(), trouble, self.now(), about);
+        self.footer.show(toast);
     }
 
     /// A pane's turn as it is now, for a message about it.
@@ -236,7 +220,7 @@ impl Phone {
     /// Takes the footer's message down once its time is up or what it speaks of is no longer
     /// as it was (`app::toast`).
     pub(crate) fn settle_toast(&mut self) {
-        let Some(toast) = &self.toast else {
+        let Some(toast) = self.footer.toast() else {
             return;
         };
         let now_seen = match &toast.about {
@@ -245,15 +229,15 @@ impl Phone {
             Subject::TaskTurn { agent, task, .. } => Some(self.task_turn_subject(agent, task)),
             Subject::Draft { agent, pane, .. } => Some(self.draft_subject(agent, pane)),
         };
-        if toast.is_over(self.now, now_seen.as_ref()) {
-            self.toast = None;
+        if toast.is_over(self.now(), now_seen.as_ref()) {
+            self.footer.clear();
         }
     }
 
     /// How many rows a list screen shows at this size, with or without its filter line.
     pub(crate) fn list_height(&self, filter_shown: bool) -> usize {
         usize::from(
-            geometry::listing(self.size.0, self.size.1, filter_shown)
+            geometry::listing(self.size().0, self.size().1, filter_shown)
                 .list
                 .height,
         )
@@ -296,7 +280,6 @@ impl Phone {
 
     /// Quits now. What was seen of each pane is kept by the runner as it stops (SPEC A22).
     fn quit_now(&mut self) -> Vec<Command> {
-        self.quitting = true;
         vec![Command::Quit]
     }
 
@@ -334,7 +317,7 @@ impl Phone {
     /// Redraws open cards from the live asks (SPEC A3). A card whose ask changed starts its
     /// reading time again, and an allow-always question about the ask it was is taken down.
     pub(crate) fn refresh_cards(&mut self) {
-        for key in self.model.refresh_cards(self.now) {
+        for key in self.model.refresh_cards(self.now()) {
             self.drop_allow_always_question(&key);
         }
     }

@@ -73,6 +73,37 @@ impl Toast {
     }
 }
 
+/// The footer's message line: the message standing, and how many were shown so far, to tell a
+/// new one from one left standing.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Footer {
+    toast: Option<Toast>,
+    shown: u64,
+}
+
+impl Footer {
+    /// The message standing, if any.
+    pub(crate) fn toast(&self) -> Option<&Toast> {
+        self.toast.as_ref()
+    }
+
+    /// How many messages were shown since the phone started.
+    pub(crate) fn shown(&self) -> u64 {
+        self.shown
+    }
+
+    /// Shows `toast` in the place of the one standing.
+    pub(crate) fn show(&mut self, toast: Toast) {
+        self.shown += 1;
+        self.toast = Some(toast);
+    }
+
+    /// Takes the message standing down.
+    pub(crate) fn clear(&mut self) {
+        self.toast = None;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ impl Phone {
     /// Opens the next ask of the walk from the card on screen (`on_screen`), or the first
     /// from any other screen, and says how many more need the person.
     pub(crate) fn open_next_ask(&mut self, on_screen: Option<&AskKey>) {
-        let now = self.now;
+        let now = self.now();
         let (next, unreachable) = {
             let rows = triage::rows_in_order(inbox::rows(self.agents()), now);
             let here = on_screen.and_then(|key| rows.iter().position(|r| r.key() == *key));

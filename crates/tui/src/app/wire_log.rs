@@ -1,5 +1,5 @@
 //! The newest exchanges with the agents, as the engine reports them, kept in a ring for the
-//! wire inspector (`screens/inspector`), and where its exports go.
+//! wire inspector (`screens/inspector`), and what an export of them came to.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -90,52 +90,24 @@ pub(crate) fn default_export_dir() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// The wire inspector's part of the phone: the exchanges kept, where its exports go, and the
-/// export the runner is writing with how many exchanges it holds.
-#[derive(Debug, Clone)]
-pub struct Inspector {
-    pub(crate) log: WireLog,
-    pub(crate) export_dir: PathBuf,
-    pub(crate) pending_export: Option<(PathBuf, usize)>,
-}
-
-impl Default for Inspector {
-    fn default() -> Self {
-        Self {
-            log: WireLog::default(),
-            export_dir: default_export_dir(),
-            pending_export: None,
+/// What an export the runner wrote (or could not write) of `exchanges` exchanges came to, and
+/// whether it is trouble.
+pub(crate) fn export_words(
+    path: &Path,
+    exchanges: usize,
+    result: Result<(), String>,
+) -> (String, bool) {
+    let shown = path.display();
+    match result {
+        Ok(()) => {
+            let what = if exchanges == 1 {
+                "1 exchange".to_string()
+            } else {
+                format!("{exchanges} exchanges")
+            };
+            (format!("Saved {what} to {shown}"), false)
         }
-    }
-}
-
-impl Inspector {
-    /// What an export the runner wrote (or could not write) came to, and whether it is
-    /// trouble.
-    pub(crate) fn export_words(
-        &mut self,
-        path: &Path,
-        result: Result<(), String>,
-    ) -> (String, bool) {
-        let count = match self.pending_export.take() {
-            Some((pending, count)) if pending == path => Some(count),
-            other => {
-                self.pending_export = other;
-                None
-            }
-        };
-        let shown = path.display();
-        match result {
-            Ok(()) => {
-                let what = match count {
-                    Some(1) => "1 exchange".to_string(),
-                    Some(n) => format!("{n} exchanges"),
-                    None => "the exchanges".to_string(),
-                };
-                (format!("Saved {what} to {shown}"), false)
-            }
-            Err(error) => (format!("Could not save to {shown}: {error}"), true),
-        }
+        Err(error) => (format!("Could not save to {shown}: {error}"), true),
     }
 }
 

@@ -41,6 +41,6 @@ impl Harness {
 
     /// The footer's message, if the room left one.
     pub(crate) fn toast(&self) -> Option<&str> {
-        self.phone.toast.as_ref().map(|toast| toast.text.as_str())
+        self.phone.footer.toast().map(|toast| toast.text.as_str())
     }
 }

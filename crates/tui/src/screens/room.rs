@@ -119,10 +119,12 @@ macro_rules! plain_list {
     () => {
         fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
             let len = self.len(phone);
-            if self
-                .cursor
-                .click_in_listing(phone.size, self.filter.is_active(), len, (column, row))
-            {
+            if self.cursor.click_in_listing(
+                phone.size(),
+                self.filter.is_active(),
+                len,
+                (column, row),
+            ) {
                 return self.act(phone, Action::Open);
             }
             Vec::new()

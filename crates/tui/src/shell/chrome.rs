@@ -39,7 +39,7 @@ pub(crate) fn title_bar(
     theme: &Theme,
 ) {
     let place = top.place(app);
-    let tally = inbox::tally(app.agents(), app.now);
+    let tally = inbox::tally(app.agents(), app.now());
     let waiting = tally.answerable;
     let narrow = geometry::is_narrow(area.width);
     let mut right = match (waiting, narrow) {
@@ -57,7 +57,7 @@ pub(crate) fn title_bar(
         (n, true) => right.push_str(&format!(" · {n} unreachable")),
     }
     // A mute is said where the count is: the asks are still all counted.
-    if let Some(mute) = app.ringer.mute_at(app.now) {
+    if let Some(mute) = app.view.ringer().mute_at(app.now()) {
         let until = crate::app::overlay::rings_picker::short_time(mute.until);
         let until = until.trim_end_matches(" UTC");
         right.push_str(&if narrow {
@@ -90,7 +90,7 @@ pub(crate) fn title_bar(
 
 /// A short message when there is one, else the main keys of where the person is.
 pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, top: &dyn Drawn, theme: &Theme) {
-    if let Some(toast) = &app.toast {
+    if let Some(toast) = app.footer.toast() {
         let style = if toast.trouble { theme.warn } else { theme.ok };
         let rows = message_rows(&toast.text, usize::from(area.width).saturating_sub(1));
         // A message wider than the line takes the row above too (SPEC Q6), over the last row
@@ -127,7 +127,7 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App, top: &dyn Dra
             }
         })
         .filter_map(|(action, words, short)| {
-            let key = app.keymap.key_label(context, *action)?;
+            let key = app.keymap().key_label(context, *action)?;
             Some((
                 key,
                 if narrow { *short } else { *words },

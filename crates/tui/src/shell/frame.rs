@@ -13,7 +13,7 @@ use crate::ui::Drawn;
 
 /// Draws the whole phone from the app's state. Reads only.
 pub fn draw(frame: &mut Frame<'_>, app: &App) {
-    let theme = &app.theme;
+    let theme = app.theme();
     let area = frame.area();
     if geometry::is_too_small(area.width, area.height) {
         chrome::too_small(frame, area, theme);

@@ -83,7 +83,7 @@ impl App {
 
     /// How a shell reaches `agent` in the rings' answer command lines (`--socket PATH`).
     pub fn answers_with(&mut self, agent: &str, flags: String) {
-        self.phone.ringer.rings.dial_with(agent, flags);
+        self.phone.view.ringer_mut().rings.dial_with(agent, flags);
     }
 
     /// The agent `collie-phone demo` runs listens on `socket`: Home and the help say it.
@@ -97,7 +97,18 @@ impl App {
     /// (`tui::osc::tmux_clipboard_now`): each copy then says what lets it through, until
     /// tmux is found to let it through after a copy (`Message::ClipboardChecked`).
     pub fn tmux_keeps_the_clipboard(&mut self) {
-        self.phone.terminal.tmux_keeps_clipboard = true;
+        self.phone.view.terminal_mut().tmux_keeps_clipboard = true;
+    }
+
+    /// After a copy the runner asked tmux again: when its answer changed, the phone keeps the
+    /// new one and says again what became of the copy just made.
+    fn clipboard_checked(&mut self, keeps: bool, text: &str) {
+        let terminal = self.phone.view.terminal_mut();
+        if terminal.tmux_keeps_clipboard == keeps {
+            return;
+        }
+        terminal.tmux_keeps_clipboard = keeps;
+        crate::screens::search::tell_copy_again(&mut self.phone, text);
     }
 
     /// What a phone kept of the panes the person saw before it stopped (SPEC A22), read back
@@ -172,7 +183,7 @@ impl App {
         };
         let words =
             |now: OffsetDateTime, at: OffsetDateTime| crate::look::ago((now - at).whole_seconds());
-        words(drawn.now, *shown) != words(self.phone.now, at)
+        words(drawn.now, *shown) != words(self.phone.now(), at)
     }
 
     /// Shows what an export came to under the inspector's list, or as a message elsewhere.
@@ -208,7 +219,7 @@ impl App {
     }
 
     pub fn update(&mut self, message: Message) -> Vec<Command> {
-        let (moves, toasts) = (self.nav.moves(), self.phone.toasts_shown);
+        let (moves, toasts) = (self.nav.moves(), self.phone.footer.shown());
         let floating = self.phone.overlay.as_ref().map(std::mem::discriminant);
         // The person's inputs end a paste that came in pieces; the clock and the engine do not.
         let input = match &message {
@@ -225,7 +236,7 @@ impl App {
         // (docs/KEYS.md). The person's own Esc is no such surprise.
         if input.is_none() && card_before.is_some() && self.card_on_top() != card_before {
             self.landed = Some((
-                Arming::start(Why::CardClosed, self.phone.now),
+                Arming::start(Why::CardClosed, self.phone.now()),
                 self.nav.moves(),
             ));
         }
@@ -244,8 +255,8 @@ impl App {
         // move too: the message below it spoke of the moment before.
         let floats_up = self.phone.overlay.is_some()
             && self.phone.overlay.as_ref().map(std::mem::discriminant) != floating;
-        if (self.nav.moves() != moves || floats_up) && self.phone.toasts_shown == toasts {
-            self.phone.toast = None;
+        if (self.nav.moves() != moves || floats_up) && self.phone.footer.shown() == toasts {
+            self.phone.footer.clear();
         }
         // What a message speaks of may have changed under it (docs/ARCHITECTURE.md, "What a
         // message is about").
@@ -272,20 +283,20 @@ impl App {
             }
             Message::Paste(text) => self.on_paste(&text),
             Message::KeysPaste(text) => {
-                self.phone.paste_continues = self.after_keys_paste;
+                self.phone.view.set_paste_continues(self.after_keys_paste);
                 let commands = self.on_keys_paste(&text);
-                self.phone.paste_continues = false;
+                self.phone.view.set_paste_continues(false);
                 self.remember_selections();
                 commands
             }
             Message::Resize(width, height) => {
-                self.phone.size = (width, height);
+                self.phone.view.set_size((width, height));
                 self.clamp_lists();
                 Vec::new()
             }
             Message::Focus(focused) => {
                 self.focused = focused;
-                self.phone.ringer.focus = Some(focused);
+                self.phone.view.ringer_mut().focus = Some(focused);
                 self.watching_change()
             }
             Message::Engine(update) => {
@@ -303,8 +314,12 @@ impl App {
                 commands.extend(self.phone.model.seen_to_keep().map(Command::KeepSeen));
                 commands
             }
-            Message::Exported { path, result } => {
-                let (text, trouble) = self.phone.inspector.export_words(&path, result);
+            Message::Exported {
+                path,
+                exchanges,
+                result,
+            } => {
+                let (text, trouble) = crate::app::wire_log::export_words(&path, exchanges, result);
                 self.note_export(text, trouble);
                 Vec::new()
             }
@@ -319,7 +334,7 @@ impl App {
                 Vec::new()
             }
             Message::ClipboardChecked { keeps, text } => {
-                crate::screens::search::clipboard_checked(&mut self.phone, keeps, &text);
+                self.clipboard_checked(keeps, &text);
                 Vec::new()
             }
             Message::Pushed { failure } => {
@@ -341,12 +356,12 @@ impl App {
     /// next second boundary of the nearest ask deadline (docs/ASKS.md, "When an ask expires"),
     /// the moment a receipt fades or a message goes (SPEC Q6).
     pub fn next_wake(&self) -> Option<OffsetDateTime> {
-        let now = self.phone.now;
+        let now = self.phone.now();
         // A receipt that fades and a message that goes change the screen too (SPEC Q6).
         let toast = self
             .phone
-            .toast
-            .as_ref()
+            .footer
+            .toast()
             .map(|t| t.until)
             .filter(|at| *at > now);
         [
@@ -365,7 +380,7 @@ impl App {
     /// of it wrong. A clock that stepped back restarts each reading time from now instead of
     /// stretching it.
     pub fn set_now(&mut self, now: OffsetDateTime) {
-        if now < self.phone.now {
+        if now < self.phone.now() {
             for card in self.phone.model.cards_mut() {
                 card.arming.clock_stepped_back(now);
             }
@@ -381,7 +396,7 @@ impl App {
                 closed.clock_stepped_back(now);
             }
         }
-        self.phone.now = now;
+        self.phone.view.set_clock(now);
     }
 
     /// The runner drew a frame: what floats over the screen has been seen, so a question in
@@ -389,7 +404,7 @@ impl App {
     pub fn frame_drawn(&mut self) {
         self.phone.overlay_drawn();
         self.drawn = Some(Drawn {
-            now: self.phone.now,
+            now: self.phone.now(),
             synced: self.phone.agents().list.iter().map(|a| a.synced).collect(),
         });
     }
@@ -398,7 +413,7 @@ impl App {
     fn watching_change(&mut self) -> Vec<Command> {
         let recent_key = self
             .last_key
-            .is_some_and(|at| (self.phone.now - at).whole_seconds() < WATCHING_AFTER_KEY_SECONDS);
+            .is_some_and(|at| (self.phone.now() - at).whole_seconds() < WATCHING_AFTER_KEY_SECONDS);
         let watching = self.focused || recent_key;
         if watching == self.watching {
             return Vec::new();
@@ -431,7 +446,7 @@ impl App {
         };
         let phone = &self.phone;
         self.phone
-            .keymap
+            .keymap()
             .help_where(context, |action| match floating {
                 Some(overlay) => phone.overlay_lists(overlay, action),
                 None => context != room.keys(phone) || room.lists(phone, action),
@@ -501,7 +516,7 @@ impl App {
             )),
             Goto::Inspector => Screen::Inspector(InspectorScreen::default()),
             Goto::Exchange { number } => {
-                Screen::Exchange(ExchangeScreen::of(&self.phone.inspector.log, number)?)
+                Screen::Exchange(ExchangeScreen::of(self.phone.wire(), number)?)
             }
             Goto::DshForm { agent, purpose } => {
                 Screen::DshForm(Box::new(DshFormScreen::new(&agent, purpose)))
@@ -546,7 +561,7 @@ impl App {
         let mut left = Vec::new();
         for key in keys {
             let context = self.context();
-            let action = self.phone.keymap.action(context, key);
+            let action = self.phone.keymap().action(context, key);
             let (taken, more) = self.take_key(*key, true);
             commands.extend(more);
             if !taken {
@@ -612,11 +627,11 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return (true, Vec::new());
         }
-        self.last_key = Some(self.phone.now);
-        self.phone.ringer.last_key = self.phone.now;
+        self.last_key = Some(self.phone.now());
+        self.phone.view.ringer_mut().last_key = self.phone.now();
         let mut commands = self.watching_change();
         let context = self.context();
-        let action = self.phone.keymap.action(context, &key);
+        let action = self.phone.keymap().action(context, &key);
         if bunched && !bunched_key_acts(context, action) {
             return (false, commands);
         }
@@ -627,7 +642,7 @@ impl App {
         if acts_on_agent(context, action)
             && let Some((landed, _)) = self.landed.filter(|(_, moves)| *moves == self.nav.moves())
             && !(landed.why == Why::Moved && action == Some(Action::Back))
-            && let Some(why) = landed.refusal(self.phone.now)
+            && let Some(why) = landed.refusal(self.phone.now())
         {
             self.phone.show_toast(why, false);
             let what = if landed.why == Why::Moved {
@@ -647,7 +662,7 @@ impl App {
             commands.push(Command::Redraw);
             return (true, commands);
         }
-        if geometry::is_too_small(self.phone.size.0, self.phone.size.1) {
+        if geometry::is_too_small(self.phone.size().0, self.phone.size().1) {
             // Nothing is drawn but the message; only quitting makes sense.
             if action == Some(Action::Quit) {
                 commands.extend(self.phone.quit());
@@ -766,7 +781,7 @@ impl App {
 
     /// The help of `context` as the terminal's size lays it out.
     fn help_layout(&self, context: Context) -> overlay::help::HelpLayout {
-        let (width, height) = self.phone.size;
+        let (width, height) = self.phone.size();
         overlay::help::layout(
             &self.phone,
             context,
@@ -863,7 +878,7 @@ impl App {
 
     fn on_mouse(&mut self, mouse: MouseEvent) -> Vec<Command> {
         if self.phone.overlay.is_some()
-            || geometry::is_too_small(self.phone.size.0, self.phone.size.1)
+            || geometry::is_too_small(self.phone.size().0, self.phone.size().1)
         {
             if let Some(Overlay::Help { scroll, .. }) = &mut self.phone.overlay {
                 match mouse.kind {
@@ -941,6 +956,14 @@ impl App {
                     crate::engine::AgentChange::PaneEvents { .. }
                         | crate::engine::AgentChange::PaneView { .. }
                 );
+                // The key that opens History, for the note a chat over its budget gives.
+                let history_key = chat_changed
+                    .then(|| {
+                        self.phone
+                            .keymap()
+                            .key_label(crate::screens::pane::keys::CHAT, Action::History)
+                    })
+                    .flatten();
                 let Some(view) = self.phone.model.agent_mut(&agent) else {
                     return Vec::new();
                 };
@@ -951,13 +974,9 @@ impl App {
                 // the person reads lets go last, and the note names the key that really opens
                 // History, when the agent keeps one.
                 if chat_changed && view.chat_bytes() > crate::wire::limits::MAX_AGENT_CHAT_BYTES {
-                    let key = self
-                        .phone
-                        .keymap
-                        .key_label(crate::screens::pane::keys::CHAT, Action::History);
                     let words = crate::look::chat::let_go_words(
                         view.has_cap(crate::wire::caps::HISTORY),
-                        key.as_deref(),
+                        history_key.as_deref(),
                     );
                     view.keep_within(
                         crate::wire::limits::MAX_AGENT_CHAT_BYTES,
@@ -1012,7 +1031,7 @@ impl App {
                 Vec::new()
             }
             FromEngine::Exchange(record) => {
-                self.phone.inspector.log.push(record);
+                self.phone.view.heard_exchange(record);
                 Vec::new()
             }
         }
@@ -1036,7 +1055,7 @@ impl App {
     }
 
     fn on_intent(&mut self, record: IntentRecord) -> Vec<Command> {
-        let news = self.phone.model.hear_intent(record, self.phone.now);
+        let news = self.phone.model.hear_intent(record, self.phone.now());
         self.take_news(news)
     }
 
@@ -1068,7 +1087,7 @@ impl App {
                 }
                 Heard::PaneReady { agent, pane } => {
                     // "Starting …" or "Reopening …" is over: the pane is here.
-                    self.phone.toast = None;
+                    self.phone.footer.clear();
                     self.phone.open_pane(&agent, &pane);
                 }
                 Heard::WordsBack { .. } => self.phone.steps.push(Step::FocusBox),
@@ -1284,28 +1303,54 @@ mod mouse {
     #[test]
     fn m_leaves_the_mouse_to_the_terminal_and_takes_it_back_saying_so() {
         let mut app = app();
-        assert!(app.terminal.mouse);
+        assert!(app.view.terminal().mouse);
         assert_eq!(press_m(&mut app), [false]);
-        assert!(!app.terminal.mouse);
+        assert!(!app.view.terminal().mouse);
         assert_eq!(
-            app.toast.as_ref().map(|t| t.text.as_str()),
+            app.footer.toast().map(|t| t.text.as_str()),
             Some("Mouse off: your terminal's selection works; press M to turn it back on")
         );
         assert_eq!(press_m(&mut app), [true]);
-        assert!(app.terminal.mouse);
+        assert!(app.view.terminal().mouse);
         assert!(
-            app.toast.as_ref().is_some_and(|t| t.text
+            app.footer.toast().is_some_and(|t| t.text
                 == "Mouse on: wheel and clicks work here; press M for your terminal's selection"),
             "{:?}",
-            app.toast
+            app.footer.toast()
+        );
+    }
+
+    #[test]
+    fn a_clipboard_check_that_changes_nothing_says_nothing_again() {
+        let mut app = app();
+        app.tmux_keeps_the_clipboard();
+        let checked = |keeps: bool, text: &str| Message::ClipboardChecked {
+            keeps,
+            text: text.to_string(),
+        };
+        app.update(checked(false, "one\ntwo"));
+        assert!(!app.view.terminal().tmux_keeps_clipboard);
+        assert_eq!(
+            app.footer.toast().map(|t| t.text.as_str()),
+            Some("Copied 2 lines to the clipboard (through the terminal, OSC 52).")
+        );
+        app.phone_mut().footer.clear();
+        app.update(checked(false, "one\ntwo"));
+        assert_eq!(app.footer.toast().map(|t| t.text.as_str()), None);
+        app.update(checked(true, "one"));
+        assert!(app.view.terminal().tmux_keeps_clipboard);
+        assert!(
+            app.footer
+                .toast()
+                .is_some_and(|t| t.text.starts_with("tmux drops the copy"))
         );
     }
 
     #[test]
     fn a_phone_started_without_the_mouse_takes_it_on_the_first_m() {
         let mut app = app();
-        app.phone_mut().terminal.mouse = false;
-        assert!(!app.terminal.mouse);
+        app.phone_mut().view.terminal_mut().mouse = false;
+        assert!(!app.view.terminal().mouse);
         assert_eq!(press_m(&mut app), [true]);
     }
 }

@@ -96,7 +96,7 @@ impl App {
             _ => {
                 let key = self
                     .phone
-                    .keymap
+                    .keymap()
                     .key_label(self.context(), Action::NextPane)
                     .unwrap_or_else(|| "the key to the next pane".to_string());
                 self.phone.show_toast(
@@ -142,7 +142,10 @@ impl App {
         self.apply_steps();
         self.before = Some(before);
         if to_pane {
-            self.landed = Some((Arming::start(Why::Moved, self.phone.now), self.nav.moves()));
+            self.landed = Some((
+                Arming::start(Why::Moved, self.phone.now()),
+                self.nav.moves(),
+            ));
         }
     }
 

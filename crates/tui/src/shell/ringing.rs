@@ -60,18 +60,19 @@ impl App {
 
     /// What the agent's news rings, after the phone took it in.
     pub(super) fn ring_heard(&mut self, agent: &str) -> Vec<Command> {
-        let now = self.phone.now;
+        let now = self.phone.now();
         let Some(view) = self.phone.model.agents().get(agent) else {
             return Vec::new();
         };
-        let happenings = self.phone.ringer.rings.heard(view, now);
+        let happenings = self.phone.view.ringer_mut().rings.heard(view, now);
         if happenings.is_empty() {
             return Vec::new();
         }
         let shown = self.shown();
         let (commands, line) = self
             .phone
-            .ringer
+            .view
+            .ringer_mut()
             .ring(happenings, now, &|subject| shown.shows(subject));
         if let Some(line) = line {
             self.phone.show_toast(line, false);
@@ -81,9 +82,13 @@ impl App {
 
     /// The clock's rings: asks about to expire, and the person's command for what waited.
     pub(super) fn ring_tick(&mut self) -> Vec<Command> {
-        let now = self.phone.now;
+        let now = self.phone.now();
         let shown = self.shown();
-        let (commands, line) = self.phone.ringer.tick(now, &|subject| shown.shows(subject));
+        let (commands, line) = self
+            .phone
+            .view
+            .ringer_mut()
+            .tick(now, &|subject| shown.shows(subject));
         if let Some(line) = line {
             self.phone.show_toast(line, false);
         }
@@ -92,7 +97,9 @@ impl App {
 
     /// A run of the person's command ended; a failure is said once.
     pub(super) fn pushed(&mut self, failure: Option<String>) {
-        if let Some(words) = failure.and_then(|sentence| self.phone.ringer.failed(sentence)) {
+        if let Some(words) =
+            failure.and_then(|sentence| self.phone.view.ringer_mut().failed(sentence))
+        {
             self.phone.show_toast(words, true);
         }
     }

@@ -477,12 +477,20 @@ where
                         });
                     }
                     Command::Mouse(captured) => (self.mouse)(captured),
-                    Command::ExportInspector(path, text) => {
+                    Command::ExportInspector {
+                        path,
+                        text,
+                        exchanges,
+                    } => {
                         let result = export::write_export(&path, &text);
                         if let Err(error) = &result {
                             tracing::warn!(path = %path.display(), %error, "the wire export failed");
                         }
-                        queue.push_back(Message::Exported { path, result });
+                        queue.push_back(Message::Exported {
+                            path,
+                            exchanges,
+                            result,
+                        });
                     }
                     Command::Copy(text) => {
                         (self.raw_out)(&osc::clipboard(&text));

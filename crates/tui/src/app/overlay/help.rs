@@ -60,7 +60,7 @@ pub(crate) fn layout(phone: &Phone, context: Context, help: HelpLines, area: Rec
         .min(inner / 3);
     let what_width = inner.saturating_sub(keys_width + 2).max(1);
     let mut lines: Vec<Line<'static>> = Vec::new();
-    let dim = phone.theme.dim;
+    let dim = phone.theme().dim;
     let said = |text: &str| {
         wrap::wrap(text, inner)
             .into_iter()
@@ -78,7 +78,7 @@ pub(crate) fn layout(phone: &Phone, context: Context, help: HelpLines, area: Rec
     let row = |lines: &mut Vec<Line<'static>>, keys: String, what: String| {
         // Keys longer than their column get a line of their own.
         let mut keys = Some(if wrap::width(&keys) > keys_width {
-            lines.push(Line::from(Span::styled(keys, phone.theme.accent)));
+            lines.push(Line::from(Span::styled(keys, phone.theme().accent)));
             String::new()
         } else {
             keys
@@ -87,9 +87,9 @@ pub(crate) fn layout(phone: &Phone, context: Context, help: HelpLines, area: Rec
             lines.push(Line::from(vec![
                 Span::styled(
                     wrap::pad_to(&keys.take().unwrap_or_default(), keys_width + 2),
-                    phone.theme.accent,
+                    phone.theme().accent,
                 ),
-                Span::styled(piece, phone.theme.text),
+                Span::styled(piece, phone.theme().text),
             ]));
         }
     };

@@ -44,7 +44,7 @@ impl Phone {
                 // The key is never silent: lit already, it says what chooses it.
                 if selected == usize::from(n) - 1 {
                     let enter = self
-                        .keymap
+                        .keymap()
                         .key_label(super::keys::KIND_PICKER, Action::Confirm)
                         .unwrap_or_else(|| "Enter".into());
                     self.show_toast(

@@ -310,7 +310,7 @@ impl Phone {
                     arming: Some(arming),
                     ..
                 }) = &self.overlay
-                    && let Some(why) = arming.refusal(self.now) =>
+                    && let Some(why) = arming.refusal(self.now()) =>
             {
                 self.show_toast(why, false);
                 Vec::new()

@@ -49,13 +49,13 @@ pub(crate) fn event_label(event: Event) -> &'static str {
 impl Phone {
     /// What the row says now: its words and, for a setting, its value.
     pub(crate) fn ring_row(&self, row: RingRow) -> (String, String) {
-        let ringer = &self.ringer;
+        let ringer = self.view.ringer();
         match row {
             RingRow::MuteHalfHour => (format!("Mute for {MUTE_MINUTES} minutes"), String::new()),
             RingRow::MuteUntil => ("Mute until a time…".into(), String::new()),
             RingRow::Unmute => (
                 "Unmute".into(),
-                match ringer.mute_at(self.now) {
+                match ringer.mute_at(self.now()) {
                     // As the title bar says it; the prompt and the status line name the zone.
                     Some(mute) => {
                         format!("until {}", short_time(mute.until).trim_end_matches(" UTC"))
@@ -104,14 +104,14 @@ impl Phone {
             RingRow::MuteHalfHour => {
                 self.overlay = None;
                 // To the next whole minute, so the title bar says a time a person reads.
-                let until = self.now + time::Duration::minutes(MUTE_MINUTES);
+                let until = self.now() + time::Duration::minutes(MUTE_MINUTES);
                 let past =
                     i64::from(until.second()) * 1_000_000_000 + i64::from(until.nanosecond());
                 let until = match past {
                     0 => until,
                     past => until + time::Duration::nanoseconds(60_000_000_000 - past),
                 };
-                self.ringer.mute_until(until);
+                self.view.ringer_mut().mute_until(until);
                 self.say_muted();
             }
             RingRow::MuteUntil => {
@@ -123,8 +123,8 @@ impl Phone {
             }
             RingRow::Unmute => {
                 self.overlay = None;
-                let was = self.ringer.mute_at(self.now).is_some();
-                self.ringer.mute = None;
+                let was = self.view.ringer().mute_at(self.now()).is_some();
+                self.view.ringer_mut().mute = None;
                 self.show_toast(
                     if was {
                         "Unmuted: the phone rings again."
@@ -135,30 +135,31 @@ impl Phone {
                 );
             }
             RingRow::EvenExpiring => {
-                self.ringer.even_expiring = !self.ringer.even_expiring;
-                if let Some(mute) = self.ringer.mute.as_mut() {
-                    mute.even_expiring = self.ringer.even_expiring;
+                let ringer = self.view.ringer_mut();
+                ringer.even_expiring = !ringer.even_expiring;
+                if let Some(mute) = ringer.mute.as_mut() {
+                    mute.even_expiring = ringer.even_expiring;
                 }
             }
             RingRow::Style => {
                 let at = NotifyStyle::ALL
                     .iter()
-                    .position(|style| *style == self.ringer.style)
+                    .position(|style| *style == self.view.ringer().style)
                     .unwrap_or(0);
-                self.ringer.style = NotifyStyle::ALL[(at + 1) % NotifyStyle::ALL.len()];
+                self.view.ringer_mut().style = NotifyStyle::ALL[(at + 1) % NotifyStyle::ALL.len()];
             }
             RingRow::Event(event) => {
-                let next = self.ringer.rules.loudness(event).next();
-                self.ringer.rules.set(event, next);
+                let next = self.view.ringer().rules.loudness(event).next();
+                self.view.ringer_mut().rules.set(event, next);
             }
         }
     }
 
     /// The prompt's typed time: muted until it next comes, or said why not.
     pub(crate) fn mute_until_typed(&mut self, text: &str) {
-        match next_time_of_day(text, self.now) {
+        match next_time_of_day(text, self.now()) {
             Some(until) => {
-                self.ringer.mute_until(until);
+                self.view.ringer_mut().mute_until(until);
                 self.say_muted();
             }
             None => self.show_toast(
@@ -172,7 +173,7 @@ impl Phone {
     }
 
     fn say_muted(&mut self) {
-        let Some(mute) = self.ringer.mute_at(self.now).copied() else {
+        let Some(mute) = self.view.ringer().mute_at(self.now()).copied() else {
             return;
         };
         let expiring = if mute.even_expiring {

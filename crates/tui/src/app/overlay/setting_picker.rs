@@ -85,7 +85,7 @@ impl Phone {
                     && let Some(choice) = setting.choices.get(index)
                 {
                     let enter = self
-                        .keymap
+                        .keymap()
                         .key_label(super::keys::SETTING_PICKER, Action::Confirm)
                         .unwrap_or_else(|| "Enter".into());
                     self.show_toast(
@@ -138,7 +138,7 @@ impl Phone {
             return self.submit(&agent, kind);
         }
         // The question stands alone: an older message would speak of another moment.
-        self.toast = None;
+        self.footer.clear();
         let what = choice
             .description
             .as_deref()
@@ -160,7 +160,7 @@ impl Phone {
                 setting: setting.id.clone(),
                 value: choice.id.clone(),
             },
-            self.now,
+            self.now(),
         ));
         Vec::new()
     }

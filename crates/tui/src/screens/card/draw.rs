@@ -188,7 +188,7 @@ fn option_key(
         .position(|o| o.effect.as_ref() == Some(effect))?;
     (first == index)
         .then(|| {
-            app.keymap
+            app.keymap()
                 .key_label(super::card_context(app, &card.key), action)
         })
         .flatten()
@@ -489,7 +489,7 @@ fn card_parts(
     let ask = &card.ask;
     // Who asks, and the time left (SPEC A2, A13).
     let (left_text, left_style) =
-        crate::ui::countdown::countdown(card.expires_at(), app.now, theme);
+        crate::ui::countdown::countdown(card.expires_at(), app.now(), theme);
     // A compact card has no border to name its kind and revision (SPEC A3): they lead its
     // first line, where the title bar already names the agent.
     let (who, who_style) = if compact {
@@ -575,7 +575,7 @@ fn card_parts(
             let offer = app.agent_offer(&card.key.agent);
             if let Some(row) = card.say_why_row(offer).filter(|_| say_why_row) {
                 let letter = app
-                    .keymap
+                    .keymap()
                     .key_label(super::card_context(app, &card.key), Action::DenyWithWords)
                     .map(|key| format!("{key} "))
                     .unwrap_or_else(|| "  ".into());
@@ -623,7 +623,7 @@ fn card_parts(
                     lines.push(Line::from(Span::styled(piece, theme.link)));
                 }
                 let key = |action| {
-                    app.keymap
+                    app.keymap()
                         .key_label(crate::screens::card::keys::LINK, action)
                         .unwrap_or_default()
                 };
@@ -843,7 +843,7 @@ fn card_parts(
         };
         lines.extend(wrapped(&words, width, theme.warn, ""));
     } else if let Some(at) = card
-        .expired_at(app.now)
+        .expired_at(app.now())
         .filter(|_| CardStatus::allows_answer(status))
     {
         // SPEC A13: the phone answers nothing from the deadline on; the card says so in its
@@ -993,7 +993,7 @@ fn hint_lines(
     theme: &Theme,
 ) -> Vec<Line<'static>> {
     let context = super::card_context(app, &card.key);
-    let key = |action| app.keymap.key_label(context, action).unwrap_or_default();
+    let key = |action| app.keymap().key_label(context, action).unwrap_or_default();
     let mut parts: Vec<String> = Vec::new();
     let saying_why = card.saying_why(app.agent_offer(&card.key.agent));
     if answerable && saying_why {
@@ -1072,7 +1072,7 @@ fn hint_lines(
     }
     // Nothing can go to an agent that cannot be reached: no retry is hinted either.
     let live =
-        card.expired_at(app.now).is_none() && super::card_unreachable(app, &card.key).is_none();
+        card.expired_at(app.now()).is_none() && super::card_unreachable(app, &card.key).is_none();
     if live && matches!(status, Some(CardStatus::Checking { .. })) {
         parts.push(format!("{} checks now", key(Action::Retry)));
     } else if live && status.and_then(CardStatus::retry_id).is_some() {

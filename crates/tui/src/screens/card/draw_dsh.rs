@@ -101,7 +101,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, key: &AskKey, theme: &T
                 when.hour(),
                 when.minute(),
                 when.second(),
-                crate::ui::ago((phone.now - when).whole_seconds())
+                crate::ui::ago((phone.now() - when).whole_seconds())
             ),
             None => stamp.text().to_string(),
         };

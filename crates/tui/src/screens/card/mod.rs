@@ -197,7 +197,7 @@ fn card_open_to_answer(phone: &Phone, key: &AskKey) -> bool {
         return false;
     };
     card.closed.is_none()
-        && card.expired_at(phone.now).is_none()
+        && card.expired_at(phone.now()).is_none()
         && card.ask.is_answerable()
         && CardStatus::allows_answer(CardStatus::of(phone.intents(), key).as_ref())
 }
@@ -211,7 +211,7 @@ pub(crate) fn card_footer_offers(phone: &Phone, key: &AskKey, action: Action) ->
         Action::Retry => {
             let live = phone
                 .card(key)
-                .is_some_and(|card| card.expired_at(phone.now).is_none())
+                .is_some_and(|card| card.expired_at(phone.now()).is_none())
                 && card_unreachable(phone, key).is_none();
             live && CardStatus::of(phone.intents(), key)
                 .as_ref()
@@ -268,11 +268,11 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
         return phone.back();
     };
     let answerable = card_answerable(phone, &key);
-    let armed = card.is_armed(phone.now);
+    let armed = card.is_armed(phone.now());
     let offer = phone.agent_offer(&key.agent);
     let options: Vec<_> = card.offered(offer).into_iter().cloned().collect();
     let shape = CardShape::of(&card.ask);
-    let expired = card.expired_at(phone.now);
+    let expired = card.expired_at(phone.now());
     let rows = card.rows(offer);
     let say_why_row = card.say_why_row(offer);
     let saying_why = card.saying_why(offer);
@@ -512,7 +512,7 @@ pub(crate) fn card_action(phone: &mut Phone, key: &AskKey, action: Action) -> Ve
 fn select_option(phone: &mut Phone, key: &AskKey, index: usize, armed: bool) {
     let context = card_context(phone, key);
     let enter = phone
-        .keymap
+        .keymap()
         .key_label(context, Action::Submit)
         .unwrap_or_else(|| "Enter".into());
     let offer = phone.agent_offer(&key.agent);
@@ -534,7 +534,7 @@ fn select_option(phone: &mut Phone, key: &AskKey, index: usize, armed: bool) {
 /// A key that would answer an expired card: nothing is sent, and the card says when it
 /// expired (SPEC A13).
 fn refuse_expired(phone: &mut Phone, key: &AskKey) {
-    let now = phone.now;
+    let now = phone.now();
     if let Some(card) = phone.model.card_mut(key)
         && let Some(at) = card.expired_at(now)
     {
@@ -560,20 +560,21 @@ fn ask_allow_always(phone: &mut Phone, key: &AskKey, option_id: String) {
         key: key.clone(),
         ask: card.ask.clone(),
         option_id,
-        arming: Arming::start(Why::Asked, phone.now),
+        arming: Arming::start(Why::Asked, phone.now()),
         notice: None,
     })));
 }
 
 /// Keys of the allow-always question: its own yes (never Enter), or no.
 pub(crate) fn allow_always_key(phone: &mut Phone, action: Option<Action>) -> Vec<Command> {
+    let now = phone.now();
     let Some(Overlay::AllowAlways(question)) = &mut phone.overlay else {
         return Vec::new();
     };
     match action {
         // The one rule of the reading time, as on the question before a mode that acts
         // without asking (docs/KEYS.md, "Keys that act on an agent").
-        Some(Action::ConfirmAlways) if let Some(why) = question.arming.refusal(phone.now) => {
+        Some(Action::ConfirmAlways) if let Some(why) = question.arming.refusal(now) => {
             question.notice = Some(why.to_string());
             Vec::new()
         }
@@ -595,14 +596,14 @@ pub(crate) fn allow_always_key(phone: &mut Phone, action: Option<Action>) -> Vec
         }
         _ => {
             let yes = phone
-                .keymap
+                .keymap()
                 .key_label(
                     crate::app::overlay::keys::CONFIRM_ALWAYS,
                     Action::ConfirmAlways,
                 )
                 .unwrap_or_default();
             let no = phone
-                .keymap
+                .keymap()
                 .key_label(crate::app::overlay::keys::CONFIRM_ALWAYS, Action::Cancel)
                 .unwrap_or_default();
             if let Some(Overlay::AllowAlways(question)) = &mut phone.overlay {
@@ -620,7 +621,7 @@ fn confirm_allow_always(phone: &mut Phone, question: &AllowAlwaysQuestion) -> Ve
     let key = &question.key;
     if phone
         .card(key)
-        .is_some_and(|card| card.expired_at(phone.now).is_some())
+        .is_some_and(|card| card.expired_at(phone.now()).is_some())
     {
         refuse_expired(phone, key);
         return Vec::new();
@@ -656,8 +657,8 @@ fn why_not_answerable(phone: &Phone, key: &AskKey) -> String {
         return format!("Nothing was sent: {why}");
     }
     match phone.card(key) {
-        Some(card) if card.expired_at(phone.now).is_some() => card
-            .expired_at(phone.now)
+        Some(card) if card.expired_at(phone.now()).is_some() => card
+            .expired_at(phone.now())
             .map(crate::model::card_state::expired_refusal)
             .unwrap_or_default(),
         Some(card) if !card.ask.is_answerable() => {
@@ -750,9 +751,11 @@ fn send_answer(phone: &mut Phone, key: &AskKey, answer: Answer) -> Vec<Command> 
 
 pub(crate) fn card_typing(phone: &mut Phone, card_key: &AskKey, key: &KeyEvent) {
     let card_key = card_key.clone();
-    let armed = phone.card(&card_key).is_some_and(|c| c.is_armed(phone.now));
+    let armed = phone
+        .card(&card_key)
+        .is_some_and(|c| c.is_armed(phone.now()));
     let offer = phone.agent_offer(&card_key.agent);
-    let width = draw::answer_width(phone.size.0, phone.size.1);
+    let width = draw::answer_width(phone.size().0, phone.size().1);
     let Some(card) = phone.model.card_mut(&card_key) else {
         return;
     };

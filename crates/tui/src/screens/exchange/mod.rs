@@ -93,14 +93,14 @@ impl Room for ExchangeScreen {
                 return Vec::new();
             }
             Action::Copy => {
-                let text = self.copy_text(&phone.theme);
+                let text = self.copy_text(phone.theme());
                 return copy(phone, &text, "");
             }
             _ => {}
         }
-        let body = self.body(phone.size);
+        let body = self.body(phone.size());
         let page = usize::from(body.height).max(1);
-        let lines = lines(self, body.width, &phone.theme).len();
+        let lines = lines(self, body.width, phone.theme()).len();
         let last = lines.saturating_sub(page);
         let scroll = &mut self.scroll;
         match action {
@@ -139,9 +139,9 @@ impl Room for ExchangeScreen {
             // One match or none: there is no other to go to.
             return self.search.count.1 > 1;
         }
-        let body = self.body(phone.size);
+        let body = self.body(phone.size());
         action != Action::Down
-            || lines(self, body.width, &phone.theme).len() > usize::from(body.height).max(1)
+            || lines(self, body.width, phone.theme()).len() > usize::from(body.height).max(1)
     }
 
     fn wheel(&mut self, phone: &mut Phone, down: bool, _column: u16, _row: u16) -> Vec<Command> {
@@ -162,8 +162,8 @@ impl ExchangeScreen {
 
     /// Counts the matches again and moves to one (`Search::choose`); the lines scroll to it.
     fn search_moved(&mut self, phone: &Phone, step: Option<bool>) {
-        let body = self.body(phone.size);
-        let lines = lines(self, body.width, &phone.theme);
+        let body = self.body(phone.size());
+        let lines = lines(self, body.width, phone.theme());
         let query = self.search.query();
         let places: Vec<Place> = lines
             .iter()
@@ -399,7 +399,7 @@ mod tests {
         harness.act(&mut room, Action::Confirm);
         assert!(!room.search.editing && room.search.lit);
         assert_eq!(room.keys(&harness.phone), keys::EXCHANGE);
-        let body = room.body(harness.phone.size);
+        let body = room.body(harness.phone.size());
         let shows = |room: &ExchangeScreen, line: usize| {
             (room.scroll..room.scroll + usize::from(body.height)).contains(&line)
         };

@@ -214,7 +214,7 @@ pub(crate) fn draw_conversation(
     // Read from the top, one row more than fits tells whether the conversation goes on below;
     // following the newest, nothing is below.
     let rows = chat_view::visible_rows(
-        &phone.chat_layout,
+        phone.view.chat_layout(),
         &scope,
         &list.entries,
         &screen.scroll,

@@ -348,7 +348,7 @@ impl ConversationScreen {
 
     /// Counts the matches again and moves to one (`Search::choose`); the view follows it.
     fn search_moved(&mut self, phone: &Phone, step: Option<bool>) {
-        let chat = self.chat_area(phone.size.0, phone.size.1);
+        let chat = self.chat_area(phone.size().0, phone.size().1);
         let Some(list) = phone.history().items(&self.agent, &self.conversation) else {
             self.search.choose(&[], step);
             return;
@@ -359,7 +359,7 @@ impl ConversationScreen {
             thinking_expanded: self.thinking_expanded,
         };
         let scope = crate::screens::pane::conversation_scope(&self.agent, &self.conversation);
-        let (layout, theme) = (&phone.chat_layout, &phone.theme);
+        let (layout, theme) = (phone.view.chat_layout(), phone.theme());
         let matches = all_matches(layout, &scope, entries, &style, theme, &self.search.query());
         let places: Vec<Place> = matches
             .iter()
@@ -420,7 +420,7 @@ impl ConversationScreen {
     /// Moves the conversation's chat; near the end, reads the next page before the person
     /// gets there (SPEC W5).
     fn scroll(&mut self, phone: &mut Phone, action: Action) -> Vec<Command> {
-        let chat = self.chat_area(phone.size.0, phone.size.1);
+        let chat = self.chat_area(phone.size().0, phone.size().1);
         let Some(list) = phone.history().items(&self.agent, &self.conversation) else {
             return Vec::new();
         };
@@ -433,12 +433,12 @@ impl ConversationScreen {
             &mut self.scroll,
             action,
             crate::screens::pane::ChatView {
-                layout: &phone.chat_layout,
+                layout: phone.view.chat_layout(),
                 scope: &scope,
                 entries: &list.entries,
                 style,
                 height: usize::from(chat.height),
-                theme: &phone.theme,
+                theme: phone.theme(),
             },
         );
         if self.scroll.is_following() || action == Action::Bottom {
@@ -466,14 +466,18 @@ impl ConversationScreen {
             return;
         };
         if self.scroll.is_following() && !list.entries.is_empty() {
-            let chat = self.chat_area(phone.size.0, phone.size.1);
+            let chat = self.chat_area(phone.size().0, phone.size().1);
             let style = ChatStyle {
                 width: chat.width,
                 thinking_expanded: self.thinking_expanded,
             };
             let scope = crate::screens::pane::conversation_scope(agent, conversation);
-            let mut measure =
-                |e: &ChatEntry| phone.chat_layout.height(&scope, e, &style, &phone.theme);
+            let mut measure = |e: &ChatEntry| {
+                phone
+                    .view
+                    .chat_layout()
+                    .height(&scope, e, &style, phone.theme())
+            };
             // Moving up by nothing turns "at the bottom" into an anchor at the same place.
             self.scroll
                 .up(0, &list.entries, usize::from(chat.height), &mut measure);

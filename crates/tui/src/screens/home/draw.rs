@@ -130,10 +130,10 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
         let fresh = if narrow {
             agent.synced.map_or_else(
                 || "not synced".to_string(),
-                |at| ago((app.now - at).whole_seconds()),
+                |at| ago((app.now() - at).whole_seconds()),
             )
         } else {
-            freshness(agent, app.now)
+            freshness(agent, app.now())
         };
         let line = columns(
             &[
@@ -264,11 +264,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
     // phone cannot reach (their rows come last, dimmed): no key answers either now.
     let unreachable = rows
         .iter()
-        .filter(|r| inbox::is_unreachable(r.agent) && !inbox::is_expired(r.ask, app.now))
+        .filter(|r| inbox::is_unreachable(r.agent) && !inbox::is_expired(r.ask, app.now()))
         .count();
     let answerable = rows
         .iter()
-        .filter(|r| !inbox::is_unreachable(r.agent) && !inbox::is_expired(r.ask, app.now))
+        .filter(|r| !inbox::is_unreachable(r.agent) && !inbox::is_expired(r.ask, app.now()))
         .count();
     let mut heading = match (answerable, rows.len()) {
         (_, 0) => "Needs your answer — nothing right now".to_string(),
@@ -283,8 +283,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
         && let Some(first) = rows.first()
     {
         let facts = crate::model::triage::Facts::of(first);
-        if facts.answerable(app.now) {
-            let why = crate::model::triage::why_first(&facts, app.now);
+        if facts.answerable(app.now()) {
+            let why = crate::model::triage::why_first(&facts, app.now());
             // The "↓ 7 more" at the heading's end keeps its columns.
             let below = rows
                 .len()
@@ -372,7 +372,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &Phone, screen: &HomeScreen, them
         .enumerate()
     {
         let is_selected = screen.in_inbox && screen.inbox.offset + row == screen.inbox.selected;
-        let (left, left_style) = crate::ui::countdown::countdown(ask.expires_at, app.now, theme);
+        let (left, left_style) = crate::ui::countdown::countdown(ask.expires_at, app.now(), theme);
         // "4:10" rather than "4:10 left" where every column counts.
         let left = if narrow {
             left.trim_end_matches(" left").to_string()

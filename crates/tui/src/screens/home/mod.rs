@@ -39,7 +39,7 @@ pub(crate) fn home_agents(phone: &Phone, filter: &Filter) -> Vec<usize> {
 /// deadline first, then the oldest (SPEC A2; `model::triage`). Asks on an agent the phone
 /// cannot reach come after those it can answer, set apart.
 pub(crate) fn home_inbox<'a>(phone: &'a Phone, filter: &Filter) -> Vec<InboxRow<'a>> {
-    crate::model::triage::rows_in_order(inbox::rows(phone.agents()), phone.now)
+    crate::model::triage::rows_in_order(inbox::rows(phone.agents()), phone.now())
         .into_iter()
         .filter(|row| {
             filter.matches(&format!(
@@ -54,7 +54,7 @@ pub(crate) fn home_inbox<'a>(phone: &'a Phone, filter: &Filter) -> Vec<InboxRow<
 }
 
 fn home_heights(phone: &Phone) -> (usize, usize) {
-    let parts = geometry::home(phone.size.0, phone.size.1, phone.agents().list.len());
+    let parts = geometry::home(phone.size().0, phone.size().1, phone.agents().list.len());
     (
         usize::from(parts.agents.height),
         usize::from(parts.inbox.height),
@@ -156,7 +156,7 @@ impl Room for HomeScreen {
             }
             Action::JumpExpiring => {
                 let rows = home_inbox(phone, &Filter::default());
-                match inbox::soonest_expiring(&rows, phone.now) {
+                match inbox::soonest_expiring(&rows, phone.now()) {
                     Some(index) => {
                         let key = rows[index].key();
                         phone.open_card(key);
@@ -187,7 +187,7 @@ impl Room for HomeScreen {
     }
 
     fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
-        let parts = geometry::home(phone.size.0, phone.size.1, phone.agents().list.len());
+        let parts = geometry::home(phone.size().0, phone.size().1, phone.agents().list.len());
         let filter = self.filter.clone();
         let agents = home_agents(phone, &filter).len();
         let asks = home_inbox(phone, &filter).len();
@@ -231,7 +231,8 @@ impl Room for HomeScreen {
             Action::Open if self.in_inbox => !home_inbox(phone, &self.filter).is_empty(),
             Action::Open => !home_agents(phone, &self.filter).is_empty(),
             Action::JumpExpiring => {
-                inbox::soonest_expiring(&home_inbox(phone, &Filter::default()), phone.now).is_some()
+                inbox::soonest_expiring(&home_inbox(phone, &Filter::default()), phone.now())
+                    .is_some()
             }
             _ => true,
         }
@@ -252,7 +253,7 @@ impl Room for HomeScreen {
 
     fn follow(&mut self, phone: &Phone) {
         let (agents, inbox) = self.row_keys(phone);
-        let parts = geometry::home(phone.size.0, phone.size.1, phone.agents().list.len());
+        let parts = geometry::home(phone.size().0, phone.size().1, phone.agents().list.len());
         self.agents
             .follow(&agents, usize::from(parts.agents.height));
         self.inbox.follow(&inbox, usize::from(parts.inbox.height));

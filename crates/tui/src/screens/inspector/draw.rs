@@ -115,22 +115,18 @@ pub(crate) fn draw_list(
 ) {
     let area = frame.area();
     let parts = inspector_parts(area.width, area.height, screen);
-    let view = inspector_view(&phone.inspector.log, screen, usize::from(parts.list.height));
+    let view = inspector_view(phone.wire(), screen, usize::from(parts.list.height));
     let width = usize::from(parts.list.width);
 
     let count = if screen.filter.is_blank() {
-        exchanges(phone.inspector.log.len())
+        exchanges(phone.wire().len())
     } else {
-        format!(
-            "{} of {}",
-            view.rows.len(),
-            exchanges(phone.inspector.log.len())
-        )
+        format!("{} of {}", view.rows.len(), exchanges(phone.wire().len()))
     };
-    let kept = if phone.inspector.log.seen() > phone.inspector.log.len() as u64 {
+    let kept = if phone.wire().seen() > phone.wire().len() as u64 {
         format!(
             " (the newest {KEPT_EXCHANGES} of {} kept)",
-            phone.inspector.log.seen()
+            phone.wire().seen()
         )
     } else {
         String::new()
@@ -139,7 +135,7 @@ pub(crate) fn draw_list(
         "following the newest".to_string()
     } else {
         match phone
-            .keymap
+            .keymap()
             .key_label(crate::screens::inspector::keys::INSPECTOR, Action::Bottom)
         {
             Some(key) => format!("paused: {key} follows the newest"),
@@ -159,7 +155,7 @@ pub(crate) fn draw_list(
     let agent_width = view
         .rows
         .iter()
-        .filter_map(|n| phone.inspector.log.get(*n))
+        .filter_map(|n| phone.wire().get(*n))
         .map(|r| wrap::width(&r.agent))
         .max()
         .unwrap_or(5)
@@ -168,7 +164,7 @@ pub(crate) fn draw_list(
     let request_ids = view
         .rows
         .iter()
-        .filter_map(|n| phone.inspector.log.get(*n))
+        .filter_map(|n| phone.wire().get(*n))
         .any(|r| r.request_id.is_some());
     let plan = plan(width, agent_width, request_ids);
     let titles = cells(
@@ -194,7 +190,7 @@ pub(crate) fn draw_list(
     put(frame, parts.columns, 0, columns(&titles, width));
 
     if view.rows.is_empty() {
-        let words = if phone.inspector.log.is_empty() {
+        let words = if phone.wire().is_empty() {
             "No exchange yet: every request to an agent shows here."
         } else {
             "No exchange matches the filter."
@@ -213,7 +209,7 @@ pub(crate) fn draw_list(
         .skip(view.cursor.offset)
         .take(usize::from(parts.list.height));
     for (row, (index, number)) in shown.enumerate() {
-        let Some(record) = phone.inspector.log.get(*number) else {
+        let Some(record) = phone.wire().get(*number) else {
             continue;
         };
         let selected = index == view.cursor.selected;

@@ -140,7 +140,7 @@ pub(crate) fn export_file_name(now: OffsetDateTime) -> String {
 impl InspectorScreen {
     fn list_height(&self, phone: &Phone) -> usize {
         usize::from(
-            inspector_parts(phone.size.0, phone.size.1, self)
+            inspector_parts(phone.size().0, phone.size().1, self)
                 .list
                 .height,
         )
@@ -154,7 +154,7 @@ impl InspectorScreen {
         change: impl FnOnce(&mut ListCursor, usize, usize),
     ) {
         let height = self.list_height(phone);
-        let mut view = inspector_view(&phone.inspector.log, self, height);
+        let mut view = inspector_view(phone.wire(), self, height);
         let len = view.rows.len();
         change(&mut view.cursor, len, height);
         let (selected, top) = if view.cursor.selected + 1 >= len {
@@ -170,11 +170,11 @@ impl InspectorScreen {
     }
 
     fn open_exchange(&self, phone: &mut Phone) {
-        let view = inspector_view(&phone.inspector.log, self, self.list_height(phone));
+        let view = inspector_view(phone.wire(), self, self.list_height(phone));
         let Some(number) = view.rows.get(view.cursor.selected).copied() else {
             return;
         };
-        if phone.inspector.log.get(number).is_none() {
+        if phone.wire().get(number).is_none() {
             return;
         }
         phone.open(Goto::Exchange { number });
@@ -182,13 +182,13 @@ impl InspectorScreen {
 
     /// The listed exchanges as JSON lines, oldest first, for the runner to write.
     fn export(&mut self, phone: &mut Phone) -> Vec<Command> {
-        let rows = phone.inspector.log.rows(&self.filter);
+        let rows = phone.wire().rows(&self.filter);
         if rows.is_empty() {
             self.note("Nothing to save: no exchange is listed.".into(), true);
             return Vec::new();
         }
         let mut text = String::new();
-        for record in rows.iter().filter_map(|n| phone.inspector.log.get(*n)) {
+        for record in rows.iter().filter_map(|n| phone.wire().get(*n)) {
             match serde_json::to_string(record) {
                 Ok(line) => {
                     text.push_str(&line);
@@ -200,9 +200,12 @@ impl InspectorScreen {
                 }
             }
         }
-        let path = phone.inspector.export_dir.join(export_file_name(phone.now));
-        phone.inspector.pending_export = Some((path.clone(), rows.len()));
-        vec![Command::ExportInspector(path, text)]
+        let path = phone.view.export_dir().join(export_file_name(phone.now()));
+        vec![Command::ExportInspector {
+            path,
+            text,
+            exchanges: rows.len(),
+        }]
     }
 
     /// Shows what an export came to under the list.
@@ -250,21 +253,17 @@ impl Room for InspectorScreen {
 
     /// A click selects a row; a click on the selected row opens it.
     fn click(&mut self, phone: &mut Phone, column: u16, row: u16) -> Vec<Command> {
-        let list = inspector_parts(phone.size.0, phone.size.1, self).list;
+        let list = inspector_parts(phone.size().0, phone.size().1, self).list;
         if !geometry::contains(list, column, row) {
             return Vec::new();
         }
         let height = usize::from(list.height);
-        let before = inspector_view(&phone.inspector.log, self, height)
-            .cursor
-            .selected;
+        let before = inspector_view(phone.wire(), self, height).cursor.selected;
         let mut clicked = false;
         self.move_selection(phone, |cursor, len, _| {
             clicked = cursor.click(usize::from(row - list.y), len)
         });
-        let after = inspector_view(&phone.inspector.log, self, height)
-            .cursor
-            .selected;
+        let after = inspector_view(phone.wire(), self, height).cursor.selected;
         if clicked && after == before {
             self.open_exchange(phone);
         }
@@ -273,7 +272,7 @@ impl Room for InspectorScreen {
 
     fn offers(&self, phone: &Phone, action: Action) -> bool {
         match action {
-            Action::Open | Action::Export => !phone.inspector.log.rows(&self.filter).is_empty(),
+            Action::Open | Action::Export => !phone.wire().rows(&self.filter).is_empty(),
             // "follow": the newest is followed already unless a row was chosen.
             Action::Bottom => self.selected.is_some(),
             _ => true,

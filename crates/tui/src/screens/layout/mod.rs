@@ -162,7 +162,7 @@ impl Room for LayoutScreen {
                     // The wire renames workspaces and tabs only (docs/WIRE.md § 4.6); a pane's
                     // title is its agent's.
                     let rename = phone
-                        .keymap
+                        .keymap()
                         .key_label(keys::LAYOUT, Action::Rename)
                         .unwrap_or_default();
                     phone.show_toast(

@@ -63,9 +63,12 @@ fn draw_one(
                 .map(|l| Line::from(Span::styled(l, theme.text)))
                 .collect();
             lines.push(Line::default());
-            let yes = phone.keymap.key_label(keys, yes_action).unwrap_or_default();
+            let yes = phone
+                .keymap()
+                .key_label(keys, yes_action)
+                .unwrap_or_default();
             let no = phone
-                .keymap
+                .keymap()
                 .key_label(keys, Action::Cancel)
                 .unwrap_or_default();
             lines.push(Line::from(vec![
@@ -190,7 +193,7 @@ fn allow_always(
     }
     let label = |action| {
         phone
-            .keymap
+            .keymap()
             .key_label(crate::app::overlay::keys::CONFIRM_ALWAYS, action)
             .unwrap_or_default()
     };
@@ -237,7 +240,7 @@ fn help(
     let below = scroll + visible < lines.len();
     let label = |action| {
         phone
-            .keymap
+            .keymap()
             .key_label(crate::app::overlay::keys::HELP, action)
             .unwrap_or_default()
     };

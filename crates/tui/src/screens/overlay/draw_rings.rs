@@ -56,14 +56,14 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, selected: usize, theme:
         lines.push(Line::default());
     }
     // The keys before the command's line: on a short screen the box keeps what it must.
-    let key = |action| phone.keymap.key_label(RINGS, action).unwrap_or_default();
+    let key = |action| phone.keymap().key_label(RINGS, action).unwrap_or_default();
     lines.push(Line::from(vec![
         Span::styled(key(Action::Confirm), theme.accent),
         Span::styled(" mute / switch · ", theme.dim),
         Span::styled(key(Action::Cancel), theme.accent),
         Span::styled(" close", theme.dim),
     ]));
-    let rules = &phone.ringer.rules;
+    let rules = &phone.view.ringer().rules;
     let command = if rules.command.is_empty() {
         "No command of yours: [notify] command in the config file sets one.".to_string()
     } else {

@@ -131,7 +131,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, screen: &PaneScreen, th
     let asks = pane.asks();
     if let Some(first) = asks.first() {
         let key = phone
-            .keymap
+            .keymap()
             .key_label(crate::screens::pane::keys::CHAT, Action::OpenAsk)
             .unwrap_or_default();
         let narrow = crate::app::geometry::is_narrow(parts.asks.width);
@@ -367,14 +367,14 @@ fn outbox_line(
     };
     let mut hints = Vec::new();
     if waits {
-        if let Some(key) = phone.keymap.key_label(context, Action::TakeBack) {
+        if let Some(key) = phone.keymap().key_label(context, Action::TakeBack) {
             hints.push(format!("{key} takes it back"));
         }
     } else if let Some(record) = record
         && phone.send_is_held(&record.request_id)
     {
         if intents::is_retryable(record)
-            && let Some(key) = phone.keymap.key_label(context, Action::Retry)
+            && let Some(key) = phone.keymap().key_label(context, Action::Retry)
         {
             // While the engine checks it, the key asks for the next check at once.
             hints.push(if record.checking {
@@ -383,7 +383,7 @@ fn outbox_line(
                 format!("{key} retries")
             });
         }
-        if let Some(key) = phone.keymap.key_label(context, Action::TakeBack) {
+        if let Some(key) = phone.keymap().key_label(context, Action::TakeBack) {
             hints.push(format!("{key} takes it back"));
         }
     }
@@ -437,7 +437,7 @@ fn draw_input(
     let empty = draft.is_none_or(|d| d.is_empty());
     if empty && !focused {
         let key = phone
-            .keymap
+            .keymap()
             .key_label(crate::screens::pane::keys::CHAT, Action::FocusInput)
             .unwrap_or_default();
         put(
@@ -575,7 +575,7 @@ fn setting_groups(
         return (None, Vec::new());
     }
     let key = phone
-        .keymap
+        .keymap()
         .key_label(crate::screens::pane::keys::CHAT, Action::Settings);
     // A narrow terminal puts the key first, so a long name never cuts it off.
     let narrow = crate::app::geometry::is_narrow(width);
@@ -694,7 +694,7 @@ fn draw_status(
                 && !matches!(r.kind, IntentKind::Send { .. })
         })
         // A receipt fades; what needs the person stays until replaced (SPEC Q6).
-        .filter(|r| phone.intents().shows(r, phone.now))
+        .filter(|r| phone.intents().shows(r, phone.now()))
     {
         let verb = match &record.kind {
             IntentKind::Abort { turn_id, .. } => {
@@ -745,7 +745,7 @@ fn draw_status(
             } else {
                 crate::screens::pane::keys::CHAT
             };
-            if let Some(key) = phone.keymap.key_label(context, Action::Retry) {
+            if let Some(key) = phone.keymap().key_label(context, Action::Retry) {
                 let does = if record.checking {
                     "checks now"
                 } else {

@@ -42,7 +42,7 @@ pub(crate) fn draw_chat(
     };
     let scope = crate::screens::pane::pane_scope(&screen.agent, &screen.pane);
     let rows = chat_view::visible_rows(
-        &phone.chat_layout,
+        phone.view.chat_layout(),
         &scope,
         entries,
         &screen.scroll,
@@ -56,7 +56,10 @@ pub(crate) fn draw_chat(
         (from..=to).find(|i| entries.get(*i).is_some_and(|e| entry_key(e) == key))
     });
     let selected_lines = selected.and_then(|i| entries.get(i)).map_or(0, |entry| {
-        phone.chat_layout.height(&scope, entry, &style, theme)
+        phone
+            .view
+            .chat_layout()
+            .height(&scope, entry, &style, theme)
     });
     let query = screen.search.query();
     let lit = screen.search.lit && !query.is_empty();
@@ -176,7 +179,7 @@ fn draw_bar(
 ) {
     let key = |action| {
         phone
-            .keymap
+            .keymap()
             .key_label(crate::screens::pane::keys::CHAT, action)
             .unwrap_or_default()
     };
@@ -209,8 +212,14 @@ fn draw_bar(
         thinking_expanded: screen.thinking_expanded,
     };
     let scope = crate::screens::pane::pane_scope(&screen.agent, &screen.pane);
-    if crate::screens::pane::select::first_link(entry, &phone.chat_layout, &scope, &style, theme)
-        .is_some()
+    if crate::screens::pane::select::first_link(
+        entry,
+        phone.view.chat_layout(),
+        &scope,
+        &style,
+        theme,
+    )
+    .is_some()
     {
         words.push_str(&format!(" · {} open link", key(Action::OpenLink)));
     }

@@ -354,7 +354,7 @@ pub(crate) fn receipt_spans(
     let verb = dsh_verb(&record.kind);
     let (words, _) = dsh_intent_parts(record);
     let retry = intents::is_retryable(record)
-        .then(|| phone.keymap.key_label(context, Action::Retry))
+        .then(|| phone.keymap().key_label(context, Action::Retry))
         .flatten()
         .map(|key| format!(" — {key} resends with the same id"));
     // verb · request ID · words — retry, and room for the size at the right.

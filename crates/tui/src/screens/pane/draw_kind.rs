@@ -47,7 +47,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, selected: usize, theme:
     }
     let key = |action| {
         phone
-            .keymap
+            .keymap()
             .key_label(crate::app::overlay::keys::KIND_PICKER, action)
             .unwrap_or_default()
     };

@@ -107,7 +107,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, phone: &Phone, picker: &SettingPicker,
     }
     let key = |action| {
         phone
-            .keymap
+            .keymap()
             .key_label(crate::app::overlay::keys::SETTING_PICKER, action)
             .unwrap_or_default()
     };

@@ -73,7 +73,7 @@ impl PaneScreen {
 
     /// The parts of the pane screen for the pane shown now.
     pub(crate) fn parts(&self, phone: &Phone) -> geometry::Pane {
-        let width = geometry::input_text_width(phone.size.0);
+        let width = geometry::input_text_width(phone.size().0);
         let input_lines = phone
             .draft(&self.agent, &self.pane)
             .map_or(1, |d| d.rows(width).0.len());
@@ -86,8 +86,8 @@ impl PaneScreen {
         let outbox_lines = phone.outbox().len(&self.agent, &self.pane)
             + usize::from(phone.came_back(&self.agent, &self.pane).is_some());
         geometry::pane(
-            phone.size.0,
-            phone.size.1,
+            phone.size().0,
+            phone.size().1,
             input_lines,
             outbox_lines,
             has_asks,
@@ -205,7 +205,7 @@ pub(crate) struct ChatView<'a> {
 /// when the chat scrolls to some.
 pub(crate) fn thinking_words(phone: &Phone, expanded: bool) -> String {
     let key = phone
-        .keymap
+        .keymap()
         .key_label(keys::CHAT, Action::ToggleThinking)
         .unwrap_or_else(|| "the thinking key".into());
     if expanded {
@@ -296,7 +296,7 @@ fn ask_abort(phone: &mut Phone, agent: &str, pane_id: &str) -> Vec<Command> {
         return Vec::new();
     };
     // The question stands alone: an older message would speak of another moment.
-    phone.toast = None;
+    phone.footer.clear();
     // Words the agent holds behind this turn are dropped by the stop: the question says
     // so, and they come back to the box once the stop is taken.
     let waiting = phone.outbox().waiting_behind(agent, pane_id, &turn_id);
@@ -422,13 +422,13 @@ impl PaneScreen {
         };
         let scope = pane_scope(&self.agent, &self.pane);
         crate::look::chat_view::visible_rows(
-            &phone.chat_layout,
+            phone.view.chat_layout(),
             &scope,
             &log.entries,
             &self.scroll,
             &style,
             usize::from(chat.height),
-            &phone.theme,
+            phone.theme(),
         )
         .iter()
         // Its first line, which says it is folded and how long it is, is what changes.
@@ -589,12 +589,8 @@ impl PaneScreen {
     fn scroll_chat(&mut self, phone: &Phone, action: Action) -> Vec<Command> {
         let chat = self.chat_area(phone);
         let (width, height) = (chat.width, chat.height);
-        let Phone {
-            model,
-            theme,
-            chat_layout,
-            ..
-        } = phone;
+        let Phone { model, view, .. } = phone;
+        let (theme, chat_layout) = (view.theme(), view.chat_layout());
         let agents = model.agents();
         let screen = self;
         let Some(log) = agents
@@ -644,7 +640,7 @@ impl Room for PaneScreen {
         if self.keys(phone) != keys::CHAT {
             return Vec::new();
         }
-        let label = |context, action| phone.keymap.key_label(context, action);
+        let label = |context, action| phone.keymap().key_label(context, action);
         let into = label(keys::CHAT, Action::FocusInput);
         let mut said = Vec::new();
         if let Some(editor) = label(keys::INPUT, Action::EditOutside) {
@@ -737,7 +733,7 @@ impl Room for PaneScreen {
         if self.keys(phone) == crate::screens::search::keys::SEARCH {
             self.search_typed(phone, key);
         } else {
-            let width = geometry::input_text_width(phone.size.0);
+            let width = geometry::input_text_width(phone.size().0);
             let draft = phone.model.draft_mut(&self.agent, &self.pane);
             typing::edit(draft, key, typing::Shape::Rows(width));
             // The list narrows from its top; it opens again once the box starts afresh.
@@ -753,7 +749,7 @@ impl Room for PaneScreen {
             self.search_paste(phone, text);
         } else {
             self.set_focus(PaneFocus::Input);
-            let piece = phone.paste_continues;
+            let piece = phone.view.paste_continues();
             let draft = phone.model.draft_mut(&self.agent, &self.pane);
             if piece {
                 typing::paste_piece(draft, text, true);

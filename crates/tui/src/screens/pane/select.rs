@@ -111,12 +111,8 @@ impl PaneScreen {
     /// press selects the newest item on screen (or the top one, scrolled up).
     pub(crate) fn select_item(&mut self, phone: &Phone, action: Action) -> Vec<Command> {
         let at = self.chat_at(phone);
-        let Phone {
-            model,
-            theme,
-            chat_layout,
-            ..
-        } = phone;
+        let Phone { model, view, .. } = phone;
+        let (theme, chat_layout) = (view.theme(), view.chat_layout());
         let agents = model.agents();
         let Some(log) = agents.get(&at.agent).and_then(|a| a.panes.get(&at.pane)) else {
             return Vec::new();
@@ -176,7 +172,7 @@ impl PaneScreen {
         let screen = self;
         let keys = |action| {
             phone
-                .keymap
+                .keymap()
                 .key_label(super::keys::CHAT, action)
                 .unwrap_or_default()
         };
@@ -209,7 +205,7 @@ impl PaneScreen {
         };
         let Some(text) = copy_text(&entry, code_only) else {
             let key = phone
-                .keymap
+                .keymap()
                 .key_label(super::keys::CHAT, Action::Copy)
                 .unwrap_or_default();
             phone.show_toast(
@@ -233,10 +229,10 @@ impl PaneScreen {
         };
         match first_link(
             &entry,
-            &phone.chat_layout,
+            phone.view.chat_layout(),
             &at.scope,
             &at.style,
-            &phone.theme,
+            phone.theme(),
         ) {
             Some(url) => {
                 phone.show_toast(crate::look::chat_links::opening_words(&url), false);
@@ -292,12 +288,8 @@ impl PaneScreen {
     /// its item is selected.
     fn search_moved(&mut self, phone: &Phone, step: Option<bool>) {
         let at = self.chat_at(phone);
-        let Phone {
-            model,
-            theme,
-            chat_layout,
-            ..
-        } = phone;
+        let Phone { model, view, .. } = phone;
+        let (theme, chat_layout) = (view.theme(), view.chat_layout());
         let agents = model.agents();
         let screen = self;
         let Some(log) = agents.get(&at.agent).and_then(|a| a.panes.get(&at.pane)) else {
@@ -374,7 +366,7 @@ pub(crate) fn link_opened(
         Err(why) => {
             let (context, what) = copies.unwrap_or((super::keys::CHAT, "the item, link included"));
             let key = phone
-                .keymap
+                .keymap()
                 .key_label(context, Action::Copy)
                 .unwrap_or_default();
             phone.show_toast(

@@ -46,7 +46,7 @@ pub(crate) fn draw_line(
     bar: Rect,
     theme: &Theme,
 ) -> bool {
-    let key = |action| phone.keymap.key_label(keys, action).unwrap_or_default();
+    let key = |action| phone.keymap().key_label(keys, action).unwrap_or_default();
     let count = match search.count {
         (_, 0) if search.editor.is_empty() => "type words to find".to_string(),
         (_, 0) => "no match".to_string(),

@@ -159,7 +159,7 @@ impl Search {
     pub(crate) fn again(&mut self, phone: &mut Phone, keys: Context, place: &str) -> bool {
         if self.editor.is_empty() {
             let key = phone
-                .keymap
+                .keymap()
                 .key_label(keys, Action::Search)
                 .unwrap_or_default();
             phone.show_toast(format!("No search yet: {key} searches in {place}."), false);
@@ -281,14 +281,10 @@ pub(crate) fn copy(phone: &mut Phone, text: &str, what: &str) -> Vec<Command> {
     vec![Command::Copy(copied.text)]
 }
 
-/// After a copy the runner asked tmux again (a person may have followed the line the phone
-/// gave them, or turned set-clipboard off): when the answer changed, the phone keeps the new
-/// one and says again what became of the copy just made.
-pub(crate) fn clipboard_checked(phone: &mut Phone, keeps: bool, text: &str) {
-    if keeps == phone.terminal.tmux_keeps_clipboard {
-        return;
-    }
-    phone.terminal.tmux_keeps_clipboard = keeps;
+/// Says again what became of the copy of `text` just made: the shell found, when the runner
+/// asked tmux after it, that tmux now keeps the clipboard or lets it through (a person may
+/// have followed the line the phone gave them, or turned set-clipboard off).
+pub(crate) fn tell_copy_again(phone: &mut Phone, text: &str) {
     tell_copy(phone, &for_clipboard(text), "");
 }
 
@@ -308,7 +304,7 @@ fn tell_copy(phone: &mut Phone, copied: &Copied, what: &str) {
             MAX_COPY_BYTES / 1024
         ),
     };
-    if phone.terminal.tmux_keeps_clipboard {
+    if phone.view.terminal().tmux_keeps_clipboard {
         // tmux takes an application's OSC 52 only with `set-clipboard on` (docs/KEYS.md, "Copy").
         phone.show_toast(
             format!(
@@ -328,7 +324,7 @@ mod tests {
     #[test]
     fn a_set_clipboard_turned_on_while_the_phone_runs_is_seen_at_the_next_copy() {
         let mut harness = crate::screens::harness::Harness::new();
-        harness.phone.terminal.tmux_keeps_clipboard = true;
+        harness.phone.view.terminal_mut().tmux_keeps_clipboard = true;
         // The copy as the phone first tells it: tmux drops it, and the line that fixes it.
         let commands = copy(&mut harness.phone, "one\ntwo", "");
         assert!(matches!(&commands[..], [Command::Copy(text)] if text == "one\ntwo"));
@@ -337,19 +333,16 @@ mod tests {
                 .toast()
                 .is_some_and(|t| t.starts_with("tmux drops the copy"))
         );
-        // The runner asked tmux after it and found set-clipboard on: the copy went through.
-        clipboard_checked(&mut harness.phone, false, "one\ntwo");
-        assert!(!harness.phone.terminal.tmux_keeps_clipboard);
+        // The shell heard from the runner that tmux lets it through now: the copy went through.
+        harness.phone.view.terminal_mut().tmux_keeps_clipboard = false;
+        tell_copy_again(&mut harness.phone, "one\ntwo");
         assert_eq!(
             harness.toast(),
             Some("Copied 2 lines to the clipboard (through the terminal, OSC 52).")
         );
-        // An answer that changes nothing says nothing again.
-        harness.phone.toast = None;
-        clipboard_checked(&mut harness.phone, false, "one\ntwo");
-        assert_eq!(harness.toast(), None);
         // Turned off again: told at once, for the copy just made.
-        clipboard_checked(&mut harness.phone, true, "one");
+        harness.phone.view.terminal_mut().tmux_keeps_clipboard = true;
+        tell_copy_again(&mut harness.phone, "one");
         assert!(
             harness
                 .toast()
