@@ -976,6 +976,22 @@ fn the_phone_model_keeps_its_fields() {
     );
 }
 
+/// The source files under the folders of collie-tui named, where the rooms (and what floats)
+/// are: more than ten, or the walk read nothing.
+fn room_files(folders: &[&str]) -> Vec<PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/tui/src");
+    let mut files = Vec::new();
+    for folder in folders {
+        walk(&src.join(folder), &mut files);
+    }
+    assert!(
+        files.len() > 10,
+        "the rooms were read: {} files",
+        files.len()
+    );
+    files
+}
+
 /// What the agents said and what became of each intent is written by their news alone: only
 /// the shell, which takes the engine's news, calls the model's methods that write them; a room
 /// or an overlay reads them (docs/ARCHITECTURE.md, "The rooms").
@@ -989,15 +1005,7 @@ fn only_the_news_writes_what_the_agents_said() {
         "forget_card",
         "carry_closed_task_chats",
     ];
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/tui/src");
-    let mut files = Vec::new();
-    walk(&src.join("screens"), &mut files);
-    walk(&src.join("app").join("overlay"), &mut files);
-    assert!(
-        files.len() > 10,
-        "the rooms were read: {} files",
-        files.len()
-    );
+    let files = room_files(&["screens", "app/overlay"]);
     let mut found = Vec::new();
     for file in &files {
         let text =
@@ -1088,13 +1096,7 @@ fn a_room_reads_the_view_context_and_never_writes_it() {
             syn::visit::visit_expr_method_call(self, call);
         }
     }
-    let mut files = Vec::new();
-    walk(&src.join("screens"), &mut files);
-    assert!(
-        files.len() > 10,
-        "the rooms were read: {} files",
-        files.len()
-    );
+    let files = room_files(&["screens"]);
     let mut found = Vec::new();
     for file in &files {
         if file.ends_with("harness.rs") {
