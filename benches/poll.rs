@@ -12,15 +12,16 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::TokioIo;
 
-use collie_phone::durable::listen::bind_unix;
-use collie_phone::durable::runtime::Agent;
-use collie_phone::durable::server::{Access, Server};
-use collie_phone::rigs::{WorldKind, WorldOptions};
+use collie_phone::rigs::WorldKind;
 use collie_phone::transport::{Endpoint, Method, Request, RouteClass};
 use collie_phone::wire::{self, EventsReply, VERSION_HEADER, limits};
 
+#[path = "support/world_agent.rs"]
+mod world_agent;
+
 struct Fixture {
     _dir: tempfile::TempDir,
+    _stop: tokio::sync::oneshot::Sender<()>,
     socket: PathBuf,
     etag: String,
     events_path: String,
@@ -32,26 +33,9 @@ fn start_agent(runtime: &tokio::runtime::Runtime) -> Fixture {
         .tempdir_in("/tmp")
         .expect("dir");
     let socket = dir.path().join("run").join("agent.sock");
-    let options = WorldOptions {
-        kind: WorldKind::Demo,
-        speed: 0.0,
-        ..WorldOptions::default()
-    };
-    let agent = Agent::new(options).expect("agent");
-    let server = Server::new(
-        agent,
-        Access {
-            token: None,
-            tls: false,
-        },
-    );
-    let binding = runtime
-        .block_on(async { bind_unix(&socket) })
-        .expect("bind");
-    runtime.spawn(async move {
-        server.spawn_ticker();
-        binding.serve(server, std::future::pending()).await;
-    });
+    // Served for the whole run: the sender is kept in the fixture, so it never fires.
+    let (stop, stopped) = tokio::sync::oneshot::channel();
+    world_agent::start(runtime, &socket, WorldKind::Demo, stopped);
     let endpoint = Endpoint::socket(socket.clone());
     let (etag, pane) = runtime.block_on(async {
         // Wait for ready, then learn the ETag and a pane.
@@ -93,6 +77,7 @@ fn start_agent(runtime: &tokio::runtime::Runtime) -> Fixture {
     let events_path = wire::paths::events(&pane, view.cursor, Some(&view.epoch));
     Fixture {
         _dir: dir,
+        _stop: stop,
         socket,
         etag,
         events_path,
