@@ -507,11 +507,9 @@ impl Turn {
                 {"optionId": "reject_always", "name": "Never", "kind": "reject_always"},
             ],
         }))?;
-        let answer = self.cx.send_request(request).block_task().await?;
-        let answer = serde_json::to_value(&answer).unwrap_or(Value::Null);
-        let allowed = answer
-            .pointer("/outcome/optionId")
-            .and_then(Value::as_str)
+        let allowed = self
+            .chosen_option(request)
+            .await?
             .is_some_and(|o| o.starts_with("allow"));
         if self.stopped() {
             self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "failed"}));
@@ -541,6 +539,20 @@ impl Turn {
         Ok("The tests pass.".into())
     }
 
+    /// Asks the client's permission and gives the option chosen: none when the turn was
+    /// cancelled under the question.
+    async fn chosen_option(
+        &self,
+        request: v2::RequestPermissionRequest,
+    ) -> Result<Option<String>, Error> {
+        let answer = self.cx.send_request(request).block_task().await?;
+        let answer = serde_json::to_value(&answer).unwrap_or(Value::Null);
+        Ok(answer
+            .pointer("/outcome/optionId")
+            .and_then(Value::as_str)
+            .map(str::to_string))
+    }
+
     /// Proposes a fix to `src/lib.rs` as ACP v2's file change (its `git_patch`), asks before
     /// it, and keeps it or not as answered; it writes no file of the workspace.
     async fn edit(&self) -> Result<String, Error> {
@@ -565,11 +577,9 @@ impl Turn {
                 {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
             ],
         }))?;
-        let answer = self.cx.send_request(request).block_task().await?;
-        let answer = serde_json::to_value(&answer).unwrap_or(Value::Null);
-        let allowed = answer
-            .pointer("/outcome/optionId")
-            .and_then(Value::as_str)
+        let allowed = self
+            .chosen_option(request)
+            .await?
             .is_some_and(|o| o == "allow");
         self.state("running", None);
         let status = if allowed { "completed" } else { "failed" };
