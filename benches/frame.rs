@@ -17,8 +17,12 @@
 //! agent) with its card's frame, together: the goal is one frame. Esc goes back between
 //! tries, untimed.
 
+#[path = "support/quiet_app.rs"]
+mod quiet_app;
 #[path = "support/world_agent.rs"]
 mod world_agent;
+
+use quiet_app::quiet_app;
 
 use std::hint::black_box;
 use std::path::Path;
@@ -30,12 +34,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use time::OffsetDateTime;
 
-use collie_phone::app::notify::NotifyStyle;
-use collie_phone::app::settings::Settings;
-use collie_phone::app::{AppSetup, Command, Message};
+use collie_phone::app::{Command, Message};
 use collie_phone::engine::{AgentSpec, Engine};
 use collie_phone::look::chat_scroll::ViewStart;
-use collie_phone::look::theme::Theme;
 use collie_phone::rigs::WorldKind;
 use collie_phone::rigs::worlds::{BIG_LONG_PANE, BIG_LONG_PANE_ITEMS};
 use collie_phone::screens::Screen;
@@ -56,10 +57,6 @@ const BUSY_LOAD_DEADLINE: Duration = Duration::from_secs(180);
 
 /// How long the engine may take to read the whole big world (a debug build in `cargo test`).
 const LOAD_DEADLINE: Duration = Duration::from_secs(120);
-
-fn theme() -> Theme {
-    Theme::builtin("dark").expect("the dark theme")
-}
 
 /// The phone's state once it has read all of the big world, and the id of its long pane.
 fn big_world_app() -> (App, String) {
@@ -94,17 +91,7 @@ async fn read_the_world(socket: &Path, dir: &Path) -> (App, String) {
         &dir.join("intents.jsonl"),
     )
     .expect("the engine starts");
-    let mut app = App::new(AppSetup {
-        agents: vec![(AGENT.into(), false)],
-        settings: Settings {
-            notify: NotifyStyle::Off,
-            ..Settings::default()
-        },
-        bridges: Vec::new(),
-        theme: theme(),
-        now: OffsetDateTime::now_utc(),
-        size: (WIDTH, HEIGHT),
-    });
+    let mut app = quiet_app(vec![(AGENT.into(), false)], (WIDTH, HEIGHT));
     let deadline = tokio::time::Instant::now() + LOAD_DEADLINE;
     loop {
         if let Some(pane) = everything_read(&app) {
@@ -302,17 +289,7 @@ fn busy_app() -> App {
 async fn read_the_asks(specs: Vec<AgentSpec>, dir: &Path) -> App {
     let names: Vec<(String, bool)> = specs.iter().map(|s| (s.name.clone(), false)).collect();
     let mut engine = Engine::start(specs, &dir.join("intents.jsonl")).expect("the engine starts");
-    let mut app = App::new(AppSetup {
-        agents: names,
-        settings: Settings {
-            notify: NotifyStyle::Off,
-            ..Settings::default()
-        },
-        bridges: Vec::new(),
-        theme: Theme::builtin("dark").expect("the dark theme"),
-        now: OffsetDateTime::now_utc(),
-        size: (WIDTH, HEIGHT),
-    });
+    let mut app = quiet_app(names, (WIDTH, HEIGHT));
     let deadline = tokio::time::Instant::now() + BUSY_LOAD_DEADLINE;
     loop {
         if all_asks_in(&app) {

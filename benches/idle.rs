@@ -41,20 +41,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+#[path = "support/quiet_app.rs"]
+mod quiet_app;
+
 use serde_json::{Value, json};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use time::OffsetDateTime;
 
-use collie_phone::app::notify::NotifyStyle;
-use collie_phone::app::settings::Settings;
-use collie_phone::app::{AppSetup, Command as AppCommand, Message};
+use collie_phone::app::{Command as AppCommand, Message};
 use collie_phone::engine::{AgentChange, AgentSpec, Engine, FromEngine, ToEngine};
-use collie_phone::look::theme::Theme;
 use collie_phone::shell;
 use collie_phone::shell::App;
 use collie_phone::transport::Endpoint;
+use quiet_app::quiet_app;
 
 const BIN: &str = env!("CARGO_BIN_EXE_collie-phone");
 /// The most an agent may take to print `listening`, and the engine to read every pane once.
@@ -433,17 +434,10 @@ struct Phone {
 
 impl Phone {
     fn new(agents: &[AgentChild]) -> Self {
-        let app = App::new(AppSetup {
-            agents: agents.iter().map(|a| (a.name.clone(), false)).collect(),
-            settings: Settings {
-                notify: NotifyStyle::Off,
-                ..Settings::default()
-            },
-            bridges: Vec::new(),
-            theme: Theme::builtin("dark").expect("the dark theme"),
-            now: OffsetDateTime::now_utc(),
-            size: (120, 40),
-        });
+        let app = quiet_app(
+            agents.iter().map(|a| (a.name.clone(), false)).collect(),
+            (120, 40),
+        );
         Self {
             app,
             terminal: Terminal::new(TestBackend::new(120, 40)).expect("a terminal"),

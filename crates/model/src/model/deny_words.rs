@@ -123,14 +123,8 @@ mod tests {
 
     fn record(kind: IntentKind, state: IntentState, checking: bool) -> IntentRecord {
         IntentRecord {
-            request_id: "r-1".into(),
-            agent: "a".into(),
-            kind,
-            attempts: 1,
-            state,
-            created_at: "2026-12-07T00:00:00Z".into(),
             checking,
-            epoch: None,
+            ..intents::test_record(kind, state)
         }
     }
 

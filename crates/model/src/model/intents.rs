@@ -228,6 +228,22 @@ pub fn is_in_flight(state: &IntentState) -> bool {
     matches!(state, IntentState::Created | IntentState::Sending)
 }
 
+/// An intent's record as the engine reports it, for the model's tests: agent `a`, one
+/// attempt, made today, not being checked.
+#[cfg(test)]
+pub(crate) fn test_record(kind: IntentKind, state: IntentState) -> IntentRecord {
+    IntentRecord {
+        request_id: "r-1".into(),
+        agent: "a".into(),
+        kind,
+        attempts: 1,
+        state,
+        created_at: "2026-12-07T00:00:00Z".into(),
+        checking: false,
+        epoch: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -335,20 +335,8 @@ fn quoted_words(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::intents::test_record as record;
     use crate::wire::{Answer, PostReply};
-
-    fn record(kind: IntentKind, state: IntentState) -> IntentRecord {
-        IntentRecord {
-            request_id: "r-1".into(),
-            agent: "a".into(),
-            kind,
-            attempts: 1,
-            state,
-            created_at: "2026-12-07T00:00:00Z".into(),
-            checking: false,
-            epoch: None,
-        }
-    }
 
     fn answer() -> IntentKind {
         IntentKind::Answer {
